@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+/**
+ * The `npl-lb` executable: one binary, one subcommand per role.
+ */
+import { ErrorCodes, NplError } from '../runtime/errors.ts';
+import { runDemo } from './demo.ts';
+import { runSandbox } from './sandbox.ts';
+
+type Command = (argv: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, { run: Command; summary: string }> = {
+  sandbox: { run: runSandbox, summary: 'in-memory Kubernetes API server for local use and tests' },
+  demo: { run: runDemo, summary: 'everything wired together on loopback (what `npm start` runs)' },
+};
+
+export const USAGE = `Usage: npl-lb <command> [flags]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
+  .join('\n')}
+
+Run 'npl-lb <command> --help' for the flags of a command.
+`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(USAGE);
+    return name === undefined ? 2 : 0;
+  }
+  const cmd = COMMANDS[name];
+  if (!cmd) throw new NplError(ErrorCodes.FLAG_INVALID, `unknown command "${name}"; run 'npl-lb --help'`);
+  return cmd.run(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    if (err instanceof NplError) {
+      process.stderr.write(`npl-lb: ${err.message} [${err.code}]\n`);
+      process.exitCode = 2;
+    } else {
+      process.stderr.write(`npl-lb: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,28 @@
+/**
+ * Typed errors with stable codes. Every code is listed in docs/errors.md; tests keep the two in step.
+ */
+export const ErrorCodes = {
+  CONFIG_INVALID: 'NPL_CONFIG_INVALID',
+  FLAG_INVALID: 'NPL_FLAG_INVALID',
+  KUBECONFIG_MISSING: 'NPL_KUBECONFIG_MISSING',
+  INFORMER_LIST_FAILED: 'NPL_INFORMER_LIST_FAILED',
+  INFORMER_WATCH_FAILED: 'NPL_INFORMER_WATCH_FAILED',
+  SANDBOX_LISTEN_FAILED: 'NPL_SANDBOX_LISTEN_FAILED',
+  SPEC_MISSING: 'NPL_SPEC_MISSING',
+} as const;
+
+export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
+
+export class NplError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'NplError';
+    this.code = code;
+  }
+}
+
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

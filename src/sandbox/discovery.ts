@@ -1,0 +1,80 @@
+/**
+ * Legacy discovery documents (/api, /apis, /api/v1, /apis/<group>/<version>) and /version.
+ */
+import { apiVersionOf, RESOURCE_TYPES, type ResourceType } from './kinds.ts';
+
+const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+export const SERVER_VERSION = {
+  major: '1',
+  minor: '35',
+  gitVersion: 'v1.35.0+npl-lb-sandbox',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2026-01-01T00:00:00Z',
+  goVersion: 'go1.25.0',
+  compiler: 'gc',
+  platform: 'linux/amd64',
+};
+
+function resourceEntries(t: ResourceType): object[] {
+  const main = {
+    name: t.plural,
+    singularName: t.singular,
+    namespaced: t.namespaced,
+    kind: t.kind,
+    verbs: VERBS,
+    ...(t.shortNames.length ? { shortNames: t.shortNames } : {}),
+    ...(t.categories ? { categories: t.categories } : {}),
+  };
+  if (!t.hasStatus) return [main];
+  return [
+    main,
+    {
+      name: `${t.plural}/status`,
+      singularName: '',
+      namespaced: t.namespaced,
+      kind: t.kind,
+      verbs: ['get', 'patch', 'update'],
+    },
+  ];
+}
+
+export function apiResourceList(group: string, version: string): object | undefined {
+  const types = RESOURCE_TYPES.filter((t) => t.group === group && t.version === version);
+  if (types.length === 0) return undefined;
+  return {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: apiVersionOf({ group, version }),
+    resources: types.flatMap(resourceEntries),
+  };
+}
+
+export function coreVersions(serverAddress: string): object {
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
+}
+
+function groupEntry(name: string): object {
+  const versions = [...new Set(RESOURCE_TYPES.filter((t) => t.group === name).map((t) => t.version))].map(
+    (v) => ({
+      groupVersion: `${name}/${v}`,
+      version: v,
+    }),
+  );
+  return { name, versions, preferredVersion: versions[0] };
+}
+
+export function apiGroupList(): object {
+  const names = [...new Set(RESOURCE_TYPES.map((t) => t.group).filter((g) => g !== ''))];
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: names.map(groupEntry) };
+}
+
+export function apiGroup(name: string): object | undefined {
+  if (!RESOURCE_TYPES.some((t) => t.group === name)) return undefined;
+  return { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(name) };
+}

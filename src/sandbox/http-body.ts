@@ -1,0 +1,79 @@
+/**
+ * Request bodies: size limit (3 MiB, as the real server), media types, JSON or YAML decoding.
+ */
+import type { IncomingMessage } from 'node:http';
+import { parse as parseYaml } from 'yaml';
+import type { Json } from './openapi.ts';
+import type { PatchType } from './registry.ts';
+import { ApiError, badRequest, entityTooLarge, unsupportedMediaType } from './status.ts';
+
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+const OBJECT_TYPES = ['application/json', 'application/yaml'];
+const PATCH_TYPES: Record<string, PatchType> = {
+  'application/json-patch+json': 'json',
+  'application/merge-patch+json': 'merge',
+  'application/strategic-merge-patch+json': 'strategic',
+};
+
+export function mediaType(req: IncomingMessage): string {
+  return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > limit) {
+    req.resume();
+    throw entityTooLarge(limit);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      req.resume();
+      throw entityTooLarge(limit);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function decode(raw: Buffer, yaml: boolean, what: string): Json {
+  const text = raw.toString('utf8');
+  if (!text.trim()) throw badRequest(`${what}: the request body is empty`);
+  try {
+    return (yaml ? parseYaml(text) : JSON.parse(text)) as Json;
+  } catch (err) {
+    const msg = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    throw badRequest(`${what}: ${yaml ? 'yaml' : 'json'} parse error: ${msg}`);
+  }
+}
+
+/** A create or update body. */
+export function decodeObjectBody(req: IncomingMessage, raw: Buffer): Json {
+  const type = mediaType(req) || 'application/json';
+  if (!OBJECT_TYPES.includes(type)) throw unsupportedMediaType(type, [...OBJECT_TYPES]);
+  return decode(raw, type === 'application/yaml', "couldn't get version/kind");
+}
+
+export function decodePatchBody(req: IncomingMessage, raw: Buffer): { type: PatchType; patch: Json } {
+  const media = mediaType(req);
+  const type = PATCH_TYPES[media];
+  if (!type) {
+    throw new ApiError(
+      415,
+      'UnsupportedMediaType',
+      `the server does not support patch type ${JSON.stringify(media)}: supported are ${Object.keys(PATCH_TYPES).join(', ')}`,
+    );
+  }
+  return { type, patch: decode(raw, false, 'error decoding patch') };
+}
+
+/** DeleteOptions, optional. */
+export function decodeDeleteBody(req: IncomingMessage, raw: Buffer): Json | undefined {
+  if (raw.length === 0 || !raw.toString('utf8').trim()) return undefined;
+  const type = mediaType(req) || 'application/json';
+  if (!OBJECT_TYPES.includes(type)) throw unsupportedMediaType(type, [...OBJECT_TYPES]);
+  return decode(raw, type === 'application/yaml', "couldn't get version/kind");
+}

@@ -1,0 +1,192 @@
+/**
+ * The resource types the sandbox serves: where they live in the URL space, how they are named,
+ * which field selectors they accept, and which OpenAPI definition describes them.
+ */
+export type NameRule = 'subdomain' | 'label1123' | 'label1035' | 'pathSegment';
+
+export interface ResourceType {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames: string[];
+  hasStatus: boolean;
+  /** Fully qualified OpenAPI definition name, e.g. io.k8s.api.core.v1.Pod. */
+  definition: string;
+  nameRule: NameRule;
+  /** Field selector labels beyond metadata.name and metadata.namespace. */
+  fields: string[];
+  /** Objects of this kind share storage with another type (events.k8s.io events with core events). */
+  storage?: string;
+  /** Whether `status` sent on create is kept (nodes) rather than reset (pods, services, ingresses). */
+  keepsStatusOnCreate?: boolean;
+  categories?: string[];
+}
+
+export const apiVersionOf = (t: Pick<ResourceType, 'group' | 'version'>): string =>
+  t.group ? `${t.group}/${t.version}` : t.version;
+
+export const storageKey = (t: ResourceType): string => t.storage ?? `${t.plural}.${t.group}`;
+
+const core = (
+  kind: string,
+  plural: string,
+  extra: Partial<ResourceType> & Pick<ResourceType, 'namespaced'>,
+): ResourceType => ({
+  group: '',
+  version: 'v1',
+  kind,
+  plural,
+  singular: kind.toLowerCase(),
+  shortNames: [],
+  hasStatus: false,
+  definition: `io.k8s.api.core.v1.${kind}`,
+  nameRule: 'subdomain',
+  fields: [],
+  ...extra,
+});
+
+const CORE_EVENT_FIELDS = [
+  'involvedObject.kind',
+  'involvedObject.namespace',
+  'involvedObject.name',
+  'involvedObject.uid',
+  'involvedObject.apiVersion',
+  'involvedObject.resourceVersion',
+  'involvedObject.fieldPath',
+  'reason',
+  'reportingComponent',
+  'source',
+  'type',
+];
+
+export const RESOURCE_TYPES: readonly ResourceType[] = [
+  core('Namespace', 'namespaces', {
+    namespaced: false,
+    shortNames: ['ns'],
+    hasStatus: true,
+    nameRule: 'label1123',
+    fields: ['status.phase'],
+  }),
+  core('Node', 'nodes', {
+    namespaced: false,
+    shortNames: ['no'],
+    hasStatus: true,
+    keepsStatusOnCreate: true,
+    fields: ['spec.unschedulable'],
+  }),
+  core('Pod', 'pods', {
+    namespaced: true,
+    shortNames: ['po'],
+    hasStatus: true,
+    categories: ['all'],
+    fields: [
+      'spec.nodeName',
+      'spec.restartPolicy',
+      'spec.schedulerName',
+      'spec.serviceAccountName',
+      'spec.hostNetwork',
+      'status.phase',
+      'status.podIP',
+      'status.nominatedNodeName',
+    ],
+  }),
+  core('Service', 'services', {
+    namespaced: true,
+    shortNames: ['svc'],
+    hasStatus: true,
+    nameRule: 'label1035',
+    categories: ['all'],
+    fields: ['spec.clusterIP', 'spec.type'],
+  }),
+  core('Endpoints', 'endpoints', { namespaced: true, shortNames: ['ep'], singular: 'endpoints' }),
+  core('Event', 'events', {
+    namespaced: true,
+    shortNames: ['ev'],
+    nameRule: 'pathSegment',
+    fields: CORE_EVENT_FIELDS,
+    storage: 'events',
+  }),
+  {
+    group: 'discovery.k8s.io',
+    version: 'v1',
+    kind: 'EndpointSlice',
+    plural: 'endpointslices',
+    singular: 'endpointslice',
+    namespaced: true,
+    shortNames: [],
+    hasStatus: false,
+    definition: 'io.k8s.api.discovery.v1.EndpointSlice',
+    nameRule: 'subdomain',
+    fields: [],
+  },
+  {
+    group: 'networking.k8s.io',
+    version: 'v1',
+    kind: 'Ingress',
+    plural: 'ingresses',
+    singular: 'ingress',
+    namespaced: true,
+    shortNames: ['ing'],
+    hasStatus: true,
+    definition: 'io.k8s.api.networking.v1.Ingress',
+    nameRule: 'subdomain',
+    fields: [],
+  },
+  {
+    group: 'networking.k8s.io',
+    version: 'v1',
+    kind: 'IngressClass',
+    plural: 'ingressclasses',
+    singular: 'ingressclass',
+    namespaced: false,
+    shortNames: [],
+    hasStatus: false,
+    definition: 'io.k8s.api.networking.v1.IngressClass',
+    nameRule: 'subdomain',
+    fields: [],
+  },
+  {
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    kind: 'Lease',
+    plural: 'leases',
+    singular: 'lease',
+    namespaced: true,
+    shortNames: [],
+    hasStatus: false,
+    definition: 'io.k8s.api.coordination.v1.Lease',
+    nameRule: 'subdomain',
+    fields: [],
+  },
+  {
+    group: 'events.k8s.io',
+    version: 'v1',
+    kind: 'Event',
+    plural: 'events',
+    singular: 'event',
+    namespaced: true,
+    shortNames: ['ev'],
+    hasStatus: false,
+    definition: 'io.k8s.api.events.v1.Event',
+    nameRule: 'pathSegment',
+    fields: ['regarding.kind', 'regarding.namespace', 'regarding.name', 'regarding.uid', 'reason', 'type'],
+    storage: 'events',
+  },
+];
+
+export function findType(group: string, version: string, plural: string): ResourceType | undefined {
+  return RESOURCE_TYPES.find((t) => t.group === group && t.version === version && t.plural === plural);
+}
+
+export function groupVersions(): { group: string; version: string }[] {
+  const seen = new Map<string, { group: string; version: string }>();
+  for (const t of RESOURCE_TYPES) seen.set(apiVersionOf(t), { group: t.group, version: t.version });
+  return [...seen.values()];
+}
+
+export function supportedFields(t: ResourceType): string[] {
+  return ['metadata.name', 'metadata.namespace', ...t.fields];
+}

@@ -1,0 +1,172 @@
+/**
+ * The served part of the Kubernetes OpenAPI document: schema look-ups for strategic merge patch
+ * and field pruning, and the OpenAPI v3 documents kubectl reads (it needs protobuf for v2).
+ */
+import { readFileSync } from 'node:fs';
+import type { Json, JsonObject, SwaggerDoc } from './openapi-extract.ts';
+import { gvPrefix } from './openapi-extract.ts';
+
+export type { Json, JsonObject } from './openapi-extract.ts';
+
+export type Schema = JsonObject;
+
+const SPEC_URL = new URL('./openapi/kube-openapi.json', import.meta.url);
+
+export class OpenApi {
+  readonly doc: SwaggerDoc;
+  private readonly v3Cache = new Map<string, string>();
+
+  constructor(doc?: SwaggerDoc) {
+    this.doc = doc ?? (JSON.parse(readFileSync(SPEC_URL, 'utf8')) as SwaggerDoc);
+  }
+
+  definition(name: string): Schema | undefined {
+    return this.doc.definitions[name];
+  }
+
+  /** Follows `$ref` (and a lone `allOf: [{$ref}]`) to the schema it names. */
+  resolve(node: Schema | undefined): Schema | undefined {
+    let cur = node;
+    for (let i = 0; cur && i < 8; i++) {
+      const ref = cur.$ref;
+      if (typeof ref === 'string') {
+        cur = this.doc.definitions[ref.replace('#/definitions/', '')];
+        continue;
+      }
+      const allOf = cur.allOf;
+      if (Array.isArray(allOf) && allOf.length === 1 && isObject(allOf[0])) {
+        cur = allOf[0];
+        continue;
+      }
+      return cur;
+    }
+    return cur;
+  }
+
+  property(node: Schema | undefined, key: string): Schema | undefined {
+    const s = this.resolve(node);
+    if (!s) return undefined;
+    const props = s.properties;
+    if (isObject(props) && isObject(props[key])) return props[key] as Schema;
+    const extra = s.additionalProperties;
+    if (isObject(extra)) return extra;
+    return undefined;
+  }
+
+  items(node: Schema | undefined): Schema | undefined {
+    const s = this.resolve(node);
+    return s && isObject(s.items) ? s.items : undefined;
+  }
+
+  /** Root document of `/openapi/v3`: one entry per served group version. */
+  v3Root(): JsonObject {
+    const paths: JsonObject = {};
+    for (const key of this.v3Keys()) {
+      paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${this.v3Hash(key)}` };
+    }
+    return { paths };
+  }
+
+  v3Keys(): string[] {
+    const keys = new Set<string>();
+    for (const p of Object.keys(this.doc.paths)) {
+      const m = /^\/(api\/v1|apis\/[^/]+\/[^/]+)\//.exec(p);
+      if (m?.[1]) keys.add(m[1]);
+    }
+    return [...keys].sort();
+  }
+
+  private v3Hash(key: string): string {
+    let h = 0x811c9dc5;
+    for (const ch of this.v3Doc(key) ?? '') h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+    return h.toString(16).toUpperCase().padStart(8, '0');
+  }
+
+  /** The OpenAPI v3 document of one group version (`api/v1`, `apis/networking.k8s.io/v1`), as JSON text. */
+  v3Doc(key: string): string | undefined {
+    const cached = this.v3Cache.get(key);
+    if (cached !== undefined) return cached;
+    const [first, a, b] = key.split('/');
+    const prefix = first === 'api' ? gvPrefix('', a ?? '') : gvPrefix(a ?? '', b ?? '');
+    const paths: JsonObject = {};
+    for (const [p, item] of Object.entries(this.doc.paths)) {
+      if (p.startsWith(prefix)) paths[p] = convertPathItem(item, this.doc.parameters);
+    }
+    if (Object.keys(paths).length === 0) return undefined;
+    const doc = {
+      openapi: '3.0.0',
+      info: this.doc.info ?? { title: 'Kubernetes', version: 'v1.35.0' },
+      paths,
+      components: { schemas: this.doc.definitions },
+    };
+    const text = JSON.stringify(doc).replaceAll('"#/definitions/', '"#/components/schemas/');
+    this.v3Cache.set(key, text);
+    return text;
+  }
+}
+
+function isObject(v: Json | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function resolveParam(p: Json, params: SwaggerDoc['parameters']): JsonObject | undefined {
+  if (!isObject(p)) return undefined;
+  if (typeof p.$ref === 'string') return params[p.$ref.replace('#/parameters/', '')];
+  return p;
+}
+
+const JSON_TYPES = ['application/json', 'application/yaml'];
+
+/** Swagger 2 path item -> OpenAPI 3 path item: body parameters become requestBody, schemas move under content. */
+function convertPathItem(item: JsonObject, params: SwaggerDoc['parameters']): JsonObject {
+  const out: JsonObject = {};
+  for (const [method, op0] of Object.entries(item)) {
+    if (method === 'parameters' && Array.isArray(op0)) {
+      out.parameters = op0.map((p) => convertParam(resolveParam(p, params))).filter((p) => p !== null);
+      continue;
+    }
+    if (!isObject(op0)) continue;
+    const op: JsonObject = { ...op0 };
+    const consumes = Array.isArray(op.consumes) ? (op.consumes as string[]) : JSON_TYPES;
+    const produces = Array.isArray(op.produces) ? (op.produces as string[]) : JSON_TYPES;
+    delete op.consumes;
+    delete op.produces;
+    delete op.schemes;
+    const list = Array.isArray(op.parameters) ? op.parameters : [];
+    const converted: Json[] = [];
+    for (const raw of list) {
+      const p = resolveParam(raw, params);
+      if (!p) continue;
+      if (p.in === 'body') {
+        op.requestBody = {
+          content: Object.fromEntries(consumes.map((c) => [c, { schema: p.schema ?? {} }])),
+          required: p.required === true,
+        };
+        continue;
+      }
+      const c = convertParam(p);
+      if (c) converted.push(c);
+    }
+    op.parameters = converted;
+    if (isObject(op.responses)) {
+      const responses: JsonObject = {};
+      for (const [code, r] of Object.entries(op.responses)) {
+        if (!isObject(r)) continue;
+        const { schema, ...rest } = r;
+        responses[code] = schema
+          ? { ...rest, content: Object.fromEntries(produces.map((c) => [c, { schema }])) }
+          : rest;
+      }
+      op.responses = responses;
+    }
+    out[method] = op;
+  }
+  return out;
+}
+
+function convertParam(p: JsonObject | undefined): JsonObject | null {
+  if (!p) return null;
+  const { type, uniqueItems, ...rest } = p;
+  void uniqueItems;
+  return { ...rest, schema: { type: type ?? 'string' } };
+}

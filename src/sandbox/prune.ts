@@ -1,0 +1,80 @@
+/**
+ * Decodes a request body against its OpenAPI schema as the API server's typed decoder does: fields
+ * the type does not have are dropped (and reported for `fieldValidation`), nulls are dropped, and
+ * a value of the wrong JSON type is a 400.
+ */
+import type { Json, JsonObject, OpenApi, Schema } from './openapi.ts';
+import { badRequest } from './status.ts';
+
+const isObject = (v: Json | undefined): v is JsonObject =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function jsonType(v: Json): string {
+  if (Array.isArray(v)) return 'array';
+  if (v === null) return 'null';
+  return typeof v === 'object' ? 'object' : typeof v;
+}
+
+export interface PruneResult {
+  value: JsonObject;
+  unknown: string[];
+}
+
+export function pruneToSchema(api: OpenApi, obj: JsonObject, schema: Schema, what: string): PruneResult {
+  const unknown: string[] = [];
+  const fail = (path: string, v: Json, want: string): never => {
+    throw badRequest(
+      `${what}: json: cannot unmarshal ${jsonType(v)} into Go struct field ${path || '.'} of type ${want}`,
+    );
+  };
+  const walk = (v: Json, node: Schema | undefined, path: string): Json | undefined => {
+    if (v === null) return undefined;
+    const s = api.resolve(node);
+    if (!s) return v;
+    if (s.format === 'int-or-string' || s['x-kubernetes-int-or-string'] === true) {
+      if (typeof v !== 'string' && typeof v !== 'number') fail(path, v, 'intstr.IntOrString');
+      return v;
+    }
+    switch (s.type) {
+      case 'string':
+        if (typeof v === 'string') return v;
+        // resource.Quantity is a string in the schema but decodes JSON numbers too.
+        if (typeof v === 'number' && node && JSON.stringify(node).includes('resource.Quantity')) return v;
+        return fail(path, v, 'string');
+      case 'integer':
+        if (typeof v !== 'number' || !Number.isInteger(v)) fail(path, v, 'int');
+        return v;
+      case 'number':
+        if (typeof v !== 'number') fail(path, v, 'float64');
+        return v;
+      case 'boolean':
+        if (typeof v !== 'boolean') fail(path, v, 'bool');
+        return v;
+      case 'array': {
+        if (!Array.isArray(v)) return fail(path, v, 'array');
+        const items = isObject(s.items) ? s.items : undefined;
+        return v.map((e, i) => walk(e, items, `${path}[${i}]`) ?? null);
+      }
+      default: {
+        const props = isObject(s.properties) ? s.properties : undefined;
+        const extra = isObject(s.additionalProperties) ? s.additionalProperties : undefined;
+        if (!props && !extra) return v; // free-form (RawExtension, FieldsV1)
+        if (!isObject(v)) return fail(path, v, 'object');
+        const out: JsonObject = {};
+        for (const [k, val] of Object.entries(v)) {
+          const sub = props && isObject(props[k]) ? (props[k] as Schema) : extra;
+          const childPath = path ? `${path}.${k}` : k;
+          if (!sub) {
+            unknown.push(childPath);
+            continue;
+          }
+          const w = walk(val, sub, childPath);
+          if (w !== undefined) out[k] = w;
+        }
+        return out;
+      }
+    }
+  };
+  const value = walk(obj, schema, '');
+  return { value: isObject(value) ? value : {}, unknown };
+}

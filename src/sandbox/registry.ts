@@ -1,0 +1,414 @@
+/**
+ * The verbs of the API server over the store: create, get, list, update, patch, delete, with the
+ * status subresource rules, finalizers, preconditions, defaulting, validation and field pruning.
+ */
+import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import { applyDefaults, initialStatus, validateUpdate } from './defaults.ts';
+import { coreToEventsV1, eventsV1ToCore } from './event-versions.ts';
+import { apiVersionOf, RESOURCE_TYPES, type ResourceType, storageKey } from './kinds.ts';
+import type { Json, JsonObject, OpenApi } from './openapi.ts';
+import { jsonPatch, mergePatch, StrategicMerge } from './patch.ts';
+import { pruneToSchema } from './prune.ts';
+import { type FieldSelector, fieldValue, type LabelSelector, matchFields, matchLabels } from './selectors.ts';
+import { ApiError, alreadyExists, badRequest, conflict, invalid, notFound } from './status.ts';
+import { metadataOf, type Store, type StoredObject } from './store.ts';
+import { validateObject } from './validate.ts';
+
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+export type PatchType = 'json' | 'merge' | 'strategic';
+
+export interface WriteOptions {
+  dryRun: boolean;
+  fieldValidation: FieldValidation;
+  /** Warnings for the `Warning` response header (unknown fields under Warn). */
+  warnings: string[];
+}
+
+export interface DeleteOptions {
+  dryRun: boolean;
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+const NAMESPACES = RESOURCE_TYPES.find((t) => t.kind === 'Namespace')!;
+const NS_STORAGE = storageKey(NAMESPACES);
+const ALLOW_CREATE_ON_UPDATE = new Set(['Lease', 'Endpoints', 'Event']);
+const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+const isObject = (v: Json | undefined): v is JsonObject =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function now(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function withoutMetaAndStatus(o: JsonObject): JsonObject {
+  const { metadata, status, ...rest } = o;
+  void metadata;
+  void status;
+  return rest;
+}
+
+export class Registry {
+  private readonly smp: StrategicMerge;
+
+  constructor(
+    readonly store: Store,
+    readonly openapi: OpenApi,
+  ) {
+    this.smp = new StrategicMerge(openapi);
+  }
+
+  /** The object as the API version `t` shows it. */
+  view(t: ResourceType, obj: JsonObject): JsonObject {
+    return t.group === 'events.k8s.io' ? coreToEventsV1(obj) : obj;
+  }
+
+  viewJson(t: ResourceType, s: StoredObject): string {
+    return t.group === 'events.k8s.io' ? JSON.stringify(coreToEventsV1(s.obj)) : s.json;
+  }
+
+  matches(t: ResourceType, obj: JsonObject, labels: LabelSelector, fields: FieldSelector): boolean {
+    const meta = metadataOf(obj);
+    if (!matchLabels(labels, isObject(meta.labels) ? (meta.labels as Record<string, string>) : undefined)) {
+      return false;
+    }
+    if (fields.length === 0) return true;
+    const v = this.view(t, obj);
+    return matchFields(fields, (f) => fieldValue(v, f));
+  }
+
+  get(t: ResourceType, namespace: string, name: string): StoredObject {
+    const s = this.store.get(storageKey(t), namespace, name);
+    if (!s) throw notFound(t, name);
+    return s;
+  }
+
+  list(
+    t: ResourceType,
+    namespace: string | undefined,
+    labels: LabelSelector,
+    fields: FieldSelector,
+  ): StoredObject[] {
+    return this.store.list(storageKey(t), namespace).filter((s) => this.matches(t, s.obj, labels, fields));
+  }
+
+  /** Decodes a request body into the stored shape: kind checks, pruning, events conversion. */
+  private decode(t: ResourceType, body: Json, opts: WriteOptions): JsonObject {
+    if (!isObject(body))
+      throw badRequest(
+        `${t.kind} in version "${t.version}" cannot be handled as a ${t.kind}: the body must be a JSON object`,
+      );
+    const av = body.apiVersion;
+    if (av !== undefined && av !== apiVersionOf(t)) {
+      throw badRequest(
+        `the API version in the data (${String(av)}) does not match the expected API version (${apiVersionOf(t)})`,
+      );
+    }
+    if (body.kind !== undefined && body.kind !== t.kind) {
+      throw badRequest(
+        `the kind in the data (${String(body.kind)}) does not match the expected kind (${t.kind})`,
+      );
+    }
+    const schema = this.openapi.definition(t.definition);
+    let obj = body;
+    if (schema) {
+      const { value, unknown } = pruneToSchema(
+        this.openapi,
+        body,
+        schema,
+        `${t.kind} in version "${t.version}" cannot be handled as a ${t.kind}`,
+      );
+      if (unknown.length > 0 && opts.fieldValidation === 'Strict') {
+        throw badRequest(`strict decoding error: ${unknown.map((u) => `unknown field "${u}"`).join(', ')}`);
+      }
+      if (opts.fieldValidation === 'Warn') opts.warnings.push(...unknown.map((u) => `unknown field "${u}"`));
+      obj = value;
+    }
+    obj.apiVersion = apiVersionOf(t);
+    obj.kind = t.kind;
+    obj.metadata = isObject(obj.metadata) ? obj.metadata : {};
+    return t.group === 'events.k8s.io' ? eventsV1ToCore(obj) : obj;
+  }
+
+  private checkNamespace(t: ResourceType, namespace: string, obj: JsonObject): void {
+    const meta = metadataOf(obj);
+    if (!t.namespaced) {
+      delete meta.namespace;
+      return;
+    }
+    if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== namespace) {
+      throw badRequest(
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
+    }
+    meta.namespace = namespace;
+  }
+
+  private allocations() {
+    const services = RESOURCE_TYPES.find((x) => x.kind === 'Service')!;
+    const all = () => this.store.list(storageKey(services)).map((s) => s.obj.spec as JsonObject | undefined);
+    return {
+      usedClusterIPs: () => new Set(all().map((s) => String(s?.clusterIP ?? ''))),
+      usedNodePorts: () =>
+        new Set(
+          all().flatMap((s) =>
+            (Array.isArray(s?.ports) ? s.ports : []).map((p) => (isObject(p) ? Number(p.nodePort ?? 0) : 0)),
+          ),
+        ),
+    };
+  }
+
+  private finish(t: ResourceType, obj: JsonObject, old: JsonObject | undefined): void {
+    applyDefaults(t, obj, old, this.allocations());
+    const meta = metadataOf(obj);
+    const causes = [...validateObject(t, obj), ...(old ? validateUpdate(t, obj, old) : [])];
+    if (causes.length > 0)
+      throw invalid(t.kind, t.group, String(meta.name ?? meta.generateName ?? ''), causes);
+  }
+
+  create(t: ResourceType, namespace: string, body: Json, opts: WriteOptions): StoredObject {
+    const obj = this.decode(t, body, opts);
+    this.checkNamespace(t, namespace, obj);
+    const meta = metadataOf(obj);
+    if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
+      throw badRequest('resourceVersion should not be set on objects to be created');
+    }
+    if (t.namespaced) this.requireLiveNamespace(namespace);
+    if (!meta.name && typeof meta.generateName === 'string' && meta.generateName) {
+      let suffix = '';
+      for (let i = 0; i < 5; i++)
+        suffix += GENERATE_ALPHABET[Math.floor(Math.random() * GENERATE_ALPHABET.length)];
+      meta.name = `${meta.generateName}${suffix}`;
+    }
+    meta.uid = randomUUID();
+    meta.creationTimestamp = now();
+    for (const k of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields', 'selfLink'])
+      delete meta[k];
+    if (t.kind !== 'Event' && t.kind !== 'Lease') meta.generation = 1;
+    if (t.group === '' && t.kind === 'Namespace') {
+      meta.labels = {
+        ...(isObject(meta.labels) ? meta.labels : {}),
+        'kubernetes.io/metadata.name': String(meta.name ?? ''),
+      };
+      obj.spec = { finalizers: ['kubernetes'] };
+    }
+    const status = initialStatus(t, obj);
+    if (status === undefined) delete obj.status;
+    else obj.status = status;
+    this.finish(t, obj, undefined);
+    const name = String(meta.name);
+    if (this.store.get(storageKey(t), t.namespaced ? namespace : '', name)) throw alreadyExists(t, name);
+    if (opts.dryRun) return { obj, json: JSON.stringify(obj) };
+    return this.store.commit(storageKey(t), 'ADDED', obj);
+  }
+
+  private requireLiveNamespace(namespace: string): void {
+    const ns = this.store.get(NS_STORAGE, '', namespace);
+    if (!ns) throw notFound(NAMESPACES, namespace);
+    if (metadataOf(ns.obj).deletionTimestamp) {
+      throw new ApiError(
+        403,
+        'Forbidden',
+        `unable to create new content in namespace ${namespace} because it is being terminated`,
+      );
+    }
+  }
+
+  update(
+    t: ResourceType,
+    namespace: string,
+    name: string,
+    body: Json,
+    subresource: 'status' | undefined,
+    opts: WriteOptions,
+  ): StoredObject {
+    const next = this.decode(t, body, opts);
+    const meta = metadataOf(next);
+    if (meta.name !== undefined && meta.name !== name) {
+      throw badRequest(
+        `the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`,
+      );
+    }
+    meta.name = name;
+    this.checkNamespace(t, namespace, next);
+    const ns = t.namespaced ? namespace : '';
+    const existing = this.store.get(storageKey(t), ns, name);
+    if (!existing) {
+      if (subresource || !ALLOW_CREATE_ON_UPDATE.has(t.kind)) throw notFound(t, name);
+      delete meta.resourceVersion;
+      return this.create(t, namespace, this.view(t, next), opts);
+    }
+    return this.replace(t, existing, next, subresource, opts);
+  }
+
+  private replace(
+    t: ResourceType,
+    existing: StoredObject,
+    next: JsonObject,
+    subresource: 'status' | undefined,
+    opts: WriteOptions,
+  ): StoredObject {
+    const old = existing.obj;
+    const oldMeta = metadataOf(old);
+    const meta = metadataOf(next);
+    const name = String(oldMeta.name);
+    if (
+      meta.resourceVersion !== undefined &&
+      meta.resourceVersion !== '' &&
+      meta.resourceVersion !== oldMeta.resourceVersion
+    ) {
+      throw conflict(t, name);
+    }
+    let out: JsonObject;
+    if (subresource === 'status') {
+      // The status endpoint takes status, labels and annotations; everything else stays as stored.
+      out = structuredClone(old);
+      const outMeta = metadataOf(out);
+      if (next.status === undefined) delete out.status;
+      else out.status = next.status;
+      for (const k of ['labels', 'annotations'] as const) {
+        if (meta[k] === undefined) delete outMeta[k];
+        else outMeta[k] = meta[k];
+      }
+    } else {
+      out = next;
+      if (t.hasStatus) {
+        if (old.status === undefined) delete out.status;
+        else out.status = structuredClone(old.status);
+      }
+      for (const k of [
+        'uid',
+        'creationTimestamp',
+        'deletionTimestamp',
+        'deletionGracePeriodSeconds',
+        'generation',
+        'namespace',
+      ]) {
+        if (oldMeta[k] === undefined) delete meta[k];
+        else meta[k] = oldMeta[k];
+      }
+      delete meta.managedFields;
+      if (t.group === '' && t.kind === 'Namespace' && out.spec === undefined) out.spec = old.spec ?? {};
+    }
+    this.finish(t, out, old);
+    const outMeta = metadataOf(out);
+    outMeta.resourceVersion = String(oldMeta.resourceVersion);
+    if (isDeepStrictEqual(out, old)) return existing;
+    if (
+      subresource !== 'status' &&
+      typeof oldMeta.generation === 'number' &&
+      !isDeepStrictEqual(withoutMetaAndStatus(out), withoutMetaAndStatus(old))
+    ) {
+      outMeta.generation = oldMeta.generation + 1;
+    }
+    if (opts.dryRun) return { obj: out, json: JSON.stringify(out) };
+    const finalizers = Array.isArray(outMeta.finalizers) ? outMeta.finalizers : [];
+    if (outMeta.deletionTimestamp && finalizers.length === 0) return this.remove(t, out);
+    return this.store.commit(storageKey(t), 'MODIFIED', out);
+  }
+
+  patch(
+    t: ResourceType,
+    namespace: string,
+    name: string,
+    type: PatchType,
+    patch: Json,
+    subresource: 'status' | undefined,
+    opts: WriteOptions,
+  ): StoredObject {
+    const existing = this.get(t, t.namespaced ? namespace : '', name);
+    const current = structuredClone(this.view(t, existing.obj));
+    let patched: JsonObject;
+    if (type === 'json') patched = jsonPatch(current, patch);
+    else if (type === 'merge') {
+      const m = mergePatch(current, patch);
+      if (!isObject(m)) throw badRequest('merge patch must be a JSON object');
+      patched = m;
+    } else {
+      const schema = this.openapi.definition(t.definition);
+      if (!schema)
+        throw new ApiError(
+          415,
+          'UnsupportedMediaType',
+          `strategic merge patch is not supported for ${t.kind}`,
+        );
+      patched = this.smp.apply(current, patch, schema);
+    }
+    const next = this.decode(t, patched, opts);
+    const meta = metadataOf(next);
+    if (meta.name !== name)
+      throw badRequest(
+        `the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`,
+      );
+    this.checkNamespace(t, namespace, next);
+    return this.replace(t, existing, next, subresource, opts);
+  }
+
+  delete(t: ResourceType, namespace: string, name: string, opts: DeleteOptions): StoredObject {
+    const existing = this.get(t, t.namespaced ? namespace : '', name);
+    const meta = metadataOf(existing.obj);
+    const pre = opts.preconditions;
+    if (pre?.uid && pre.uid !== meta.uid) {
+      throw conflict(
+        t,
+        name,
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(meta.uid)}`,
+      );
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
+      throw conflict(
+        t,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(meta.resourceVersion)}`,
+      );
+    }
+    const finalizers = Array.isArray(meta.finalizers) ? meta.finalizers : [];
+    const isNamespace = t.group === '' && t.kind === 'Namespace';
+    if (finalizers.length > 0 || isNamespace) {
+      if (meta.deletionTimestamp) return existing;
+      const next = structuredClone(existing.obj);
+      const nm = metadataOf(next);
+      nm.deletionTimestamp = now();
+      nm.deletionGracePeriodSeconds = 0;
+      if (isNamespace) next.status = { phase: 'Terminating' };
+      if (opts.dryRun) return { obj: next, json: JSON.stringify(next) };
+      const out = this.store.commit(storageKey(t), 'MODIFIED', next);
+      if (isNamespace) {
+        this.emptyNamespace(name);
+        return this.store.get(NS_STORAGE, '', name) ?? out;
+      }
+      return out;
+    }
+    if (opts.dryRun) return existing;
+    return this.remove(t, structuredClone(existing.obj));
+  }
+
+  private remove(t: ResourceType, obj: JsonObject): StoredObject {
+    const out = this.store.commit(storageKey(t), 'DELETED', obj);
+    const ns = metadataOf(obj).namespace;
+    if (t.namespaced && typeof ns === 'string') this.finalizeNamespaceIfEmpty(ns);
+    return out;
+  }
+
+  /** The namespace controller's work: delete everything in a terminating namespace, then the namespace. */
+  private emptyNamespace(namespace: string): void {
+    const seen = new Set<string>();
+    for (const t of RESOURCE_TYPES) {
+      if (!t.namespaced || seen.has(storageKey(t))) continue;
+      seen.add(storageKey(t));
+      for (const s of this.store.list(storageKey(t), namespace)) {
+        this.delete(t, namespace, String(metadataOf(s.obj).name), { dryRun: false });
+      }
+    }
+    this.finalizeNamespaceIfEmpty(namespace);
+  }
+
+  private finalizeNamespaceIfEmpty(namespace: string): void {
+    const ns = this.store.get(NS_STORAGE, '', namespace);
+    if (!ns || !metadataOf(ns.obj).deletionTimestamp) return;
+    const keys = new Set(RESOURCE_TYPES.filter((t) => t.namespaced).map(storageKey));
+    for (const k of keys) if (this.store.list(k, namespace).length > 0) return;
+    this.store.commit(NS_STORAGE, 'DELETED', structuredClone(ns.obj));
+  }
+}

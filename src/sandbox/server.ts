@@ -1,0 +1,425 @@
+/**
+ * `npl-lb sandbox`: an in-memory Kubernetes API server on one port, over HTTP or HTTPS with a
+ * bearer token, faithful enough for kubectl and @kubernetes/client-node.
+ */
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../runtime/logger.ts';
+import { silentLogger } from '../runtime/logger.ts';
+import { apiGroup, apiGroupList, apiResourceList, coreVersions, SERVER_VERSION } from './discovery.ts';
+import { decodeDeleteBody, decodeObjectBody, decodePatchBody, readBody } from './http-body.ts';
+import {
+  apiVersionOf,
+  findType,
+  RESOURCE_TYPES,
+  type ResourceType,
+  storageKey,
+  supportedFields,
+} from './kinds.ts';
+import { OpenApi } from './openapi.ts';
+import { type FieldValidation, Registry, type WriteOptions } from './registry.ts';
+import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
+import { ApiError, badRequest, methodNotAllowed, notFoundPath, unauthorized } from './status.ts';
+import { Store, type StoredObject } from './store.ts';
+import { type TableRequest, tableRequested, toTable } from './table.ts';
+import { serveWatch } from './watch-stream.ts';
+
+export interface SandboxOptions {
+  host?: string;
+  port?: number;
+  tls?: { cert: string; key: string };
+  /** Bearer token every request must carry (except health and version). */
+  token?: string;
+  historySize?: number;
+  bookmarkIntervalMs?: number;
+  logger?: Logger;
+  openapi?: OpenApi;
+}
+
+export interface Sandbox {
+  readonly url: string;
+  readonly store: Store;
+  readonly registry: Registry;
+  close(): Promise<void>;
+}
+
+interface Route {
+  type: ResourceType;
+  namespace: string | undefined;
+  name: string | undefined;
+  subresource: string | undefined;
+}
+
+const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/livez', '/version']);
+const DEFAULT_WATCH_TIMEOUT_S = 1800;
+
+function parseResourcePath(segments: string[]): Route | undefined {
+  let group = '';
+  let version: string | undefined;
+  let rest: string[];
+  if (segments[0] === 'api') {
+    version = segments[1];
+    rest = segments.slice(2);
+  } else if (segments[0] === 'apis') {
+    group = segments[1] ?? '';
+    version = segments[2];
+    rest = segments.slice(3);
+  } else return undefined;
+  if (!version || rest.length === 0) return undefined;
+  let namespace: string | undefined;
+  if (rest[0] === 'namespaces' && rest.length >= 3) {
+    namespace = rest[1];
+    rest = rest.slice(2);
+  }
+  const [plural, name, subresource, ...extra] = rest;
+  if (!plural || extra.length > 0) return undefined;
+  const type = findType(group, version, plural);
+  if (!type) return undefined;
+  if (type.namespaced === false && namespace !== undefined) return undefined;
+  return { type, namespace, name, subresource };
+}
+
+function send(
+  res: ServerResponse,
+  code: number,
+  body: string | object,
+  extraHeaders: Record<string, string> = {},
+): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  res.writeHead(code, {
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-cache, private',
+    ...extraHeaders,
+  });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, err: ApiError): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  send(res, err.code, err.status);
+}
+
+function fieldValidation(q: URLSearchParams): FieldValidation {
+  const v = q.get('fieldValidation');
+  if (v === null || v === '') return 'Warn';
+  if (v === 'Strict' || v === 'Warn' || v === 'Ignore') return v;
+  throw badRequest(`fieldValidation must be one of "Ignore", "Warn", or "Strict", got "${v}"`);
+}
+
+function writeOptions(q: URLSearchParams): WriteOptions {
+  const dry = q.getAll('dryRun');
+  for (const d of dry)
+    if (d !== 'All') throw badRequest(`Invalid dry run value: unsupported dry run value "${d}"`);
+  return { dryRun: dry.length > 0, fieldValidation: fieldValidation(q), warnings: [] };
+}
+
+function warningHeaders(opts: WriteOptions): Record<string, string> {
+  if (opts.warnings.length === 0) return {};
+  return { Warning: opts.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ') };
+}
+
+interface ContinueToken {
+  rv: number;
+  start: string;
+}
+
+function parseContinue(raw: string | null): ContinueToken | undefined {
+  if (!raw) return undefined;
+  try {
+    const t = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as ContinueToken;
+    if (typeof t.rv === 'number' && typeof t.start === 'string') return t;
+  } catch {
+    // fall through
+  }
+  throw badRequest('continue key is not valid: illegal base64 data');
+}
+
+export class SandboxServer implements Sandbox {
+  readonly store: Store;
+  readonly registry: Registry;
+  private server: Server | undefined;
+  private readonly log: Logger;
+  private readonly closers = new Set<() => void>();
+  private address = '';
+
+  constructor(private readonly opts: SandboxOptions = {}) {
+    this.store = new Store(opts.historySize ?? 20_000);
+    this.registry = new Registry(this.store, opts.openapi ?? new OpenApi());
+    this.log = opts.logger ?? silentLogger();
+    for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
+      const ns = RESOURCE_TYPES.find((t) => t.kind === 'Namespace')!;
+      this.registry.create(
+        ns,
+        '',
+        { metadata: { name } },
+        { dryRun: false, fieldValidation: 'Strict', warnings: [] },
+      );
+    }
+  }
+
+  get url(): string {
+    return `${this.opts.tls ? 'https' : 'http'}://${this.address}`;
+  }
+
+  async listen(): Promise<this> {
+    const handler = (req: IncomingMessage, res: ServerResponse): void => {
+      this.handle(req, res).catch((err: unknown) => {
+        if (err instanceof ApiError) sendError(res, err);
+        else {
+          this.log.error({ err, url: req.url }, 'sandbox request failed');
+          sendError(res, new ApiError(500, 'InternalError', `Internal error occurred: ${String(err)}`));
+        }
+      });
+    };
+    this.server = this.opts.tls
+      ? createHttpsServer({ cert: this.opts.tls.cert, key: this.opts.tls.key }, handler)
+      : createHttpServer(handler);
+    this.server.keepAliveTimeout = 65_000;
+    const host = this.opts.host ?? '127.0.0.1';
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(this.opts.port ?? 0, host, () => resolve());
+    });
+    const addr = this.server.address() as AddressInfo;
+    this.address = addr.family === 'IPv6' ? `[${addr.address}]:${addr.port}` : `${addr.address}:${addr.port}`;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.closers) c();
+    this.closers.clear();
+    const s = this.server;
+    if (!s) return;
+    this.server = undefined;
+    await new Promise<void>((resolve) => {
+      s.close(() => resolve());
+      s.closeAllConnections();
+    });
+  }
+
+  private authorized(req: IncomingMessage, path: string): boolean {
+    if (!this.opts.token || PUBLIC_PATHS.has(path)) return true;
+    return req.headers.authorization === `Bearer ${this.opts.token}`;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://sandbox');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    if (!this.authorized(req, path)) throw unauthorized();
+    const method = req.method ?? 'GET';
+    this.log.debug({ method, url: req.url }, 'request');
+    if (method === 'GET' && this.serveStatic(path, req, res)) return;
+    const route = parseResourcePath(path.split('/').filter(Boolean).map(decodeURIComponent));
+    if (!route) throw notFoundPath();
+    await this.serveResource(route, method, url.searchParams, req, res);
+  }
+
+  private serveStatic(path: string, req: IncomingMessage, res: ServerResponse): boolean {
+    const parts = path.split('/').filter(Boolean);
+    switch (path) {
+      case '/healthz':
+      case '/readyz':
+      case '/livez':
+        res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+        res.end('ok');
+        return true;
+      case '/version':
+        send(res, 200, SERVER_VERSION);
+        return true;
+      case '/api':
+        send(res, 200, coreVersions(this.address));
+        return true;
+      case '/apis':
+        send(res, 200, apiGroupList());
+        return true;
+      case '/openapi/v2': {
+        const accept = req.headers.accept ?? '';
+        if (accept && !/application\/json|\*\/\*/.test(accept)) {
+          send(
+            res,
+            406,
+            new ApiError(406, 'NotAcceptable', 'only application/json is served for /openapi/v2').status,
+          );
+        } else send(res, 200, this.registry.openapi.doc);
+        return true;
+      }
+      case '/openapi/v3':
+        send(res, 200, this.registry.openapi.v3Root());
+        return true;
+    }
+    if (parts[0] === 'openapi' && parts[1] === 'v3') {
+      const doc = this.registry.openapi.v3Doc(parts.slice(2).join('/'));
+      if (doc === undefined) throw notFoundPath();
+      send(res, 200, doc);
+      return true;
+    }
+    if (parts[0] === 'api' && parts.length === 2) {
+      const list = apiResourceList('', parts[1]!);
+      if (!list) throw notFoundPath();
+      send(res, 200, list);
+      return true;
+    }
+    if (parts[0] === 'apis' && parts.length === 2) {
+      const g = apiGroup(parts[1]!);
+      if (!g) throw notFoundPath();
+      send(res, 200, g);
+      return true;
+    }
+    if (parts[0] === 'apis' && parts.length === 3) {
+      const list = apiResourceList(parts[1]!, parts[2]!);
+      if (!list) throw notFoundPath();
+      send(res, 200, list);
+      return true;
+    }
+    return false;
+  }
+
+  private render(t: ResourceType, table: TableRequest | undefined): (s: StoredObject) => string {
+    if (!table) return (s) => this.registry.viewJson(t, s);
+    return (s) =>
+      JSON.stringify(toTable(t, [this.registry.view(t, s.obj)], table, String(this.store.currentRV())));
+  }
+
+  private async serveResource(
+    route: Route,
+    method: string,
+    q: URLSearchParams,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<void> {
+    const { type: t, name, subresource } = route;
+    if (subresource !== undefined && (subresource !== 'status' || !t.hasStatus)) throw notFoundPath();
+    const status = subresource === 'status' ? 'status' : undefined;
+    const ns = route.namespace ?? '';
+    const table = tableRequested(req.headers.accept);
+    if (name === undefined) {
+      if (method === 'GET') return this.serveList(route, q, res, table);
+      if (method === 'POST') {
+        const body = decodeObjectBody(req, await readBody(req));
+        if (t.namespaced && route.namespace === undefined) throw methodNotAllowed();
+        const opts = writeOptions(q);
+        const created = this.registry.create(t, ns, body, opts);
+        return send(res, 201, this.registry.viewJson(t, created), warningHeaders(opts));
+      }
+      if (method === 'DELETE') {
+        await readBody(req);
+        const labels = parseLabelSelector(q.get('labelSelector'));
+        const fields = parseFieldSelector(q.get('fieldSelector'), supportedFields(t));
+        const deleted = this.registry.list(t, route.namespace, labels, fields).map((s) =>
+          this.registry.delete(t, ns, String((s.obj.metadata as { name: string }).name), {
+            dryRun: q.has('dryRun'),
+          }),
+        );
+        return send(res, 200, this.listJson(t, deleted, undefined));
+      }
+      throw methodNotAllowed();
+    }
+    if (method === 'GET') {
+      if (q.get('watch') === 'true' || q.get('watch') === '1')
+        throw badRequest('watch of a single object is done with a fieldSelector on metadata.name');
+      const s = this.registry.get(t, ns, name);
+      return send(res, 200, this.render(t, table)(s));
+    }
+    if (method === 'PUT') {
+      const body = decodeObjectBody(req, await readBody(req));
+      const opts = writeOptions(q);
+      const out = this.registry.update(t, ns, name, body, status, opts);
+      return send(res, 200, this.registry.viewJson(t, out), warningHeaders(opts));
+    }
+    if (method === 'PATCH') {
+      const { type, patch } = decodePatchBody(req, await readBody(req));
+      const opts = writeOptions(q);
+      const out = this.registry.patch(t, ns, name, type, patch, status, opts);
+      return send(res, 200, this.registry.viewJson(t, out), warningHeaders(opts));
+    }
+    if (method === 'DELETE' && !status) {
+      const raw = decodeDeleteBody(req, await readBody(req)) as
+        | { preconditions?: { uid?: string; resourceVersion?: string }; dryRun?: string[] }
+        | undefined;
+      const out = this.registry.delete(t, ns, name, {
+        dryRun: q.has('dryRun') || (raw?.dryRun?.length ?? 0) > 0,
+        ...(raw?.preconditions ? { preconditions: raw.preconditions } : {}),
+      });
+      const gone = this.store.get(storageKey(t), t.namespaced ? ns : '', name) === undefined;
+      return send(res, gone ? 200 : 202, this.registry.viewJson(t, out));
+    }
+    throw methodNotAllowed();
+  }
+
+  private listJson(t: ResourceType, items: StoredObject[], cont: string | undefined, rv?: string): string {
+    const meta = JSON.stringify({
+      resourceVersion: rv ?? String(this.store.currentRV()),
+      ...(cont ? { continue: cont } : {}),
+    });
+    const parts = items.map((s) => this.registry.viewJson(t, s));
+    return `{"kind":"${t.kind}List","apiVersion":"${apiVersionOf(t)}","metadata":${meta},"items":[${parts.join(',')}]}`;
+  }
+
+  private serveList(
+    route: Route,
+    q: URLSearchParams,
+    res: ServerResponse,
+    table: TableRequest | undefined,
+  ): void {
+    const t = route.type;
+    const labels = parseLabelSelector(q.get('labelSelector'));
+    const fields = parseFieldSelector(q.get('fieldSelector'), supportedFields(t));
+    if (q.get('watch') === 'true' || q.get('watch') === '1') {
+      const timeout = Number(q.get('timeoutSeconds') ?? DEFAULT_WATCH_TIMEOUT_S);
+      const rv = q.get('resourceVersion') ?? '';
+      if (rv !== '' && !/^\d+$/.test(rv))
+        throw badRequest(`resourceVersion: Invalid value: "${rv}": must be a non-negative integer`);
+      const close = serveWatch(this.registry, res, {
+        type: t,
+        namespace: route.namespace,
+        labels,
+        fields,
+        resourceVersion: rv,
+        timeoutSeconds: Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_WATCH_TIMEOUT_S,
+        bookmarks: q.get('allowWatchBookmarks') === 'true',
+        bookmarkIntervalMs: this.opts.bookmarkIntervalMs ?? 10_000,
+        render: this.render(t, table),
+      });
+      this.closers.add(close);
+      res.on('close', () => this.closers.delete(close));
+      return;
+    }
+    let items = this.registry.list(t, route.namespace, labels, fields);
+    const token = parseContinue(q.get('continue'));
+    const rv = token ? String(token.rv) : String(this.store.currentRV());
+    if (token) {
+      items = items.filter((s) => {
+        const m = s.obj.metadata as { namespace?: string; name: string };
+        return `${m.namespace ?? ''}/${m.name}` > token.start;
+      });
+    }
+    const limit = Number(q.get('limit') ?? 0);
+    let cont: string | undefined;
+    if (limit > 0 && items.length > limit) {
+      items = items.slice(0, limit);
+      const last = items[items.length - 1]!.obj.metadata as { namespace?: string; name: string };
+      cont = Buffer.from(
+        JSON.stringify({ rv: Number(rv), start: `${last.namespace ?? ''}/${last.name}` }),
+      ).toString('base64url');
+    }
+    if (table) {
+      const rows = items.map((s) => this.registry.view(t, s.obj));
+      send(res, 200, toTable(t, rows, table, rv, cont));
+      return;
+    }
+    send(res, 200, this.listJson(t, items, cont, rv));
+  }
+}
+
+export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxServer> {
+  return new SandboxServer(opts).listen();
+}

@@ -1,0 +1,205 @@
+/**
+ * Server-side printing: `Accept: application/json;as=Table;g=meta.k8s.io;v=v1` gets a
+ * meta.k8s.io/v1 Table with the columns the real server prints for each kind, which is what
+ * `kubectl get` shows.
+ */
+import type { ResourceType } from './kinds.ts';
+import type { Json, JsonObject } from './openapi.ts';
+
+export interface TableRequest {
+  version: 'v1' | 'v1beta1';
+}
+
+interface Column {
+  name: string;
+  type: 'string' | 'integer' | 'date';
+  priority?: number;
+  cell: (o: Obj) => string | number;
+}
+
+type Obj = JsonObject & { metadata?: JsonObject; spec?: JsonObject; status?: JsonObject };
+
+export function tableRequested(accept: string | undefined): TableRequest | undefined {
+  if (!accept) return undefined;
+  for (const part of accept.split(',')) {
+    const params = part.split(';').map((p) => p.trim());
+    if (params.includes('as=Table') && params.includes('g=meta.k8s.io')) {
+      return { version: params.includes('v=v1beta1') ? 'v1beta1' : 'v1' };
+    }
+  }
+  return undefined;
+}
+
+const arr = (v: Json | undefined): JsonObject[] =>
+  Array.isArray(v)
+    ? v.filter((x): x is JsonObject => typeof x === 'object' && x !== null && !Array.isArray(x))
+    : [];
+const obj = (v: Json | undefined): JsonObject =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? v : {};
+
+export function age(ts: Json | undefined, now = Date.now()): string {
+  if (typeof ts !== 'string') return '<unknown>';
+  const s = Math.max(0, Math.floor((now - Date.parse(ts)) / 1000));
+  if (s < 120) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 10) return `${m}m${s % 60 ? `${s % 60}s` : ''}`;
+  if (m < 180) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h}h`;
+  return `${Math.floor(h / 24)}d`;
+}
+
+const NAME: Column = { name: 'Name', type: 'string', cell: (o) => String(obj(o.metadata).name ?? '') };
+const AGE: Column = { name: 'Age', type: 'string', cell: (o) => age(obj(o.metadata).creationTimestamp) };
+
+function podStatus(o: Obj): string {
+  if (obj(o.metadata).deletionTimestamp) return 'Terminating';
+  const st = obj(o.status);
+  for (const cs of arr(st.containerStatuses)) {
+    const waiting = obj(obj(cs.state).waiting);
+    if (typeof waiting.reason === 'string') return waiting.reason;
+  }
+  return String(st.reason ?? st.phase ?? 'Pending');
+}
+
+function servicePorts(o: Obj): string {
+  const ports = arr(obj(o.spec).ports).map(
+    (p) => `${p.port}${p.nodePort ? `:${p.nodePort}` : ''}/${String(p.protocol ?? 'TCP')}`,
+  );
+  return ports.length ? ports.join(',') : '<none>';
+}
+
+function lbIngress(o: Obj): string[] {
+  return arr(obj(obj(o.status).loadBalancer).ingress).map((i) => String(i.ip ?? i.hostname ?? ''));
+}
+
+const COLUMNS: Record<string, Column[]> = {
+  Pod: [
+    NAME,
+    {
+      name: 'Ready',
+      type: 'string',
+      cell: (o) => {
+        const total = arr(obj(o.spec).containers).length;
+        const ready = arr(obj(o.status).containerStatuses).filter((c) => c.ready === true).length;
+        return `${ready}/${total}`;
+      },
+    },
+    { name: 'Status', type: 'string', cell: podStatus },
+    {
+      name: 'Restarts',
+      type: 'string',
+      cell: (o) =>
+        String(arr(obj(o.status).containerStatuses).reduce((n, c) => n + Number(c.restartCount ?? 0), 0)),
+    },
+    AGE,
+    { name: 'IP', type: 'string', priority: 1, cell: (o) => String(obj(o.status).podIP ?? '<none>') },
+    { name: 'Node', type: 'string', priority: 1, cell: (o) => String(obj(o.spec).nodeName ?? '<none>') },
+  ],
+  Service: [
+    NAME,
+    { name: 'Type', type: 'string', cell: (o) => String(obj(o.spec).type ?? 'ClusterIP') },
+    { name: 'Cluster-IP', type: 'string', cell: (o) => String(obj(o.spec).clusterIP ?? '<none>') },
+    {
+      name: 'External-IP',
+      type: 'string',
+      cell: (o) => {
+        const ips = lbIngress(o);
+        if (ips.length) return ips.join(',');
+        return obj(o.spec).type === 'LoadBalancer' ? '<pending>' : '<none>';
+      },
+    },
+    { name: 'Port(s)', type: 'string', cell: servicePorts },
+    AGE,
+    {
+      name: 'Selector',
+      type: 'string',
+      priority: 1,
+      cell: (o) => {
+        const sel = Object.entries(obj(obj(o.spec).selector)).map(([k, v]) => `${k}=${String(v)}`);
+        return sel.length ? sel.join(',') : '<none>';
+      },
+    },
+  ],
+  Node: [
+    NAME,
+    {
+      name: 'Status',
+      type: 'string',
+      cell: (o) => {
+        const ready = arr(obj(o.status).conditions).find((c) => c.type === 'Ready');
+        const base = ready?.status === 'True' ? 'Ready' : ready ? 'NotReady' : 'Unknown';
+        return obj(o.spec).unschedulable ? `${base},SchedulingDisabled` : base;
+      },
+    },
+    {
+      name: 'Roles',
+      type: 'string',
+      cell: (o) => {
+        const roles = Object.keys(obj(obj(o.metadata).labels))
+          .filter((k) => k.startsWith('node-role.kubernetes.io/'))
+          .map((k) => k.slice('node-role.kubernetes.io/'.length));
+        return roles.length ? roles.join(',') : '<none>';
+      },
+    },
+    AGE,
+    {
+      name: 'Version',
+      type: 'string',
+      cell: (o) => String(obj(obj(o.status).nodeInfo).kubeletVersion ?? ''),
+    },
+  ],
+  Namespace: [NAME, { name: 'Status', type: 'string', cell: (o) => String(obj(o.status).phase ?? '') }, AGE],
+  Ingress: [
+    NAME,
+    { name: 'Class', type: 'string', cell: (o) => String(obj(o.spec).ingressClassName ?? '<none>') },
+    {
+      name: 'Hosts',
+      type: 'string',
+      cell: (o) => {
+        const hosts = arr(obj(o.spec).rules).map((r) => String(r.host ?? '*'));
+        return hosts.length ? hosts.join(',') : '*';
+      },
+    },
+    { name: 'Address', type: 'string', cell: (o) => lbIngress(o).join(',') },
+    { name: 'Ports', type: 'string', cell: (o) => (arr(obj(o.spec).tls).length ? '80, 443' : '80') },
+    AGE,
+  ],
+  IngressClass: [
+    NAME,
+    { name: 'Controller', type: 'string', cell: (o) => String(obj(o.spec).controller ?? '') },
+    { name: 'Parameters', type: 'string', cell: () => '<none>' },
+    AGE,
+  ],
+};
+
+function columnsFor(t: ResourceType): Column[] {
+  return COLUMNS[t.kind] ?? [NAME, AGE];
+}
+
+function partialMetadata(o: Obj, v: string): JsonObject {
+  return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${v}`, metadata: obj(o.metadata) };
+}
+
+export function toTable(
+  t: ResourceType,
+  objs: JsonObject[],
+  req: TableRequest,
+  rv: string,
+  cont?: string,
+): JsonObject {
+  const cols = columnsFor(t);
+  return {
+    kind: 'Table',
+    apiVersion: `meta.k8s.io/${req.version}`,
+    metadata: { resourceVersion: rv, ...(cont ? { continue: cont } : {}) },
+    columnDefinitions: cols.map((c) => ({
+      name: c.name,
+      type: c.type,
+      format: c === NAME ? 'name' : '',
+      description: c.name,
+      priority: c.priority ?? 0,
+    })),
+    rows: objs.map((o) => ({ cells: cols.map((c) => c.cell(o)), object: partialMetadata(o, req.version) })),
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * A fresh self-signed server certificate for `--tls`, valid for localhost and the loopback addresses.
+ */
+import { generate } from 'selfsigned';
+
+export interface ServerCertificate {
+  cert: string;
+  key: string;
+}
+
+export async function selfSignedCertificate(host: string): Promise<ServerCertificate> {
+  const altNames: { type: 2 | 7; value?: string; ip?: string }[] = [
+    { type: 2, value: 'localhost' },
+    { type: 7, ip: '127.0.0.1' },
+    { type: 7, ip: '::1' },
+  ];
+  if (host !== '127.0.0.1' && host !== '::1' && host !== 'localhost') {
+    altNames.push(/^[\d.]+$|:/.test(host) ? { type: 7, ip: host } : { type: 2, value: host });
+  }
+  const notAfter = new Date(Date.now() + 365 * 24 * 3600 * 1000);
+  const pems = await generate([{ name: 'commonName', value: 'npl-lb-sandbox' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    notAfterDate: notAfter,
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'keyUsage', digitalSignature: true, keyCertSign: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      { name: 'subjectAltName', altNames },
+    ],
+  });
+  return { cert: pems.cert, key: pems.private };
+}
