@@ -15,6 +15,25 @@ function jsonType(v: Json): string {
   return typeof v === 'object' ? 'object' : typeof v;
 }
 
+const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
+const RFC3339_MICRO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}(Z|[+-]\d\d:\d\d)$/;
+
+/** metav1.Time takes RFC 3339; metav1.MicroTime insists on exactly six fractional digits, as Go's layout does. */
+function checkTime(
+  v: Json,
+  ref: string,
+  path: string,
+  fail: (p: string, v: Json, want: string) => never,
+): Json {
+  if (typeof v !== 'string') return fail(path, v, ref.endsWith('MicroTime') ? 'v1.MicroTime' : 'v1.Time');
+  const micro = ref.endsWith('MicroTime');
+  if (!(micro ? RFC3339_MICRO : RFC3339).test(v) || Number.isNaN(Date.parse(v))) {
+    const layout = micro ? '2006-01-02T15:04:05.000000Z07:00' : '2006-01-02T15:04:05Z07:00';
+    throw badRequest(`parsing time ${JSON.stringify(v)} as ${JSON.stringify(layout)}: cannot parse ${path}`);
+  }
+  return v;
+}
+
 export interface PruneResult {
   value: JsonObject;
   unknown: string[];
@@ -35,6 +54,9 @@ export function pruneToSchema(api: OpenApi, obj: JsonObject, schema: Schema, wha
       if (typeof v !== 'string' && typeof v !== 'number') fail(path, v, 'intstr.IntOrString');
       return v;
     }
+    const ref = typeof node?.$ref === 'string' ? node.$ref : '';
+    if (ref.endsWith('meta.v1.MicroTime') || ref.endsWith('meta.v1.Time'))
+      return checkTime(v, ref, path, fail);
     switch (s.type) {
       case 'string':
         if (typeof v === 'string') return v;

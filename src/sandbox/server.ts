@@ -150,6 +150,8 @@ export class SandboxServer implements Sandbox {
   private readonly log: Logger;
   private readonly closers = new Set<() => void>();
   private address = '';
+  /** The port of the first listen, kept so a restart comes back on the same address. */
+  private boundPort: number | undefined;
 
   constructor(private readonly opts: SandboxOptions = {}) {
     this.store = new Store(opts.historySize ?? 20_000);
@@ -187,11 +189,20 @@ export class SandboxServer implements Sandbox {
     const host = this.opts.host ?? '127.0.0.1';
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
-      this.server!.listen(this.opts.port ?? 0, host, () => resolve());
+      this.server!.listen(this.boundPort ?? this.opts.port ?? 0, host, () => resolve());
     });
     const addr = this.server.address() as AddressInfo;
+    this.boundPort = addr.port;
     this.address = addr.family === 'IPv6' ? `[${addr.address}]:${addr.port}` : `${addr.address}:${addr.port}`;
     return this;
+  }
+
+  /** Stops serving (watches end, connections drop) and serves again on the same port with the same data,
+   * as an API server restart over a surviving etcd does. */
+  async restart(downtimeMs = 0): Promise<void> {
+    await this.close();
+    if (downtimeMs > 0) await new Promise((r) => setTimeout(r, downtimeMs));
+    await this.listen();
   }
 
   async close(): Promise<void> {

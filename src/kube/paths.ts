@@ -1,0 +1,38 @@
+/**
+ * REST paths of Kubernetes resources.
+ */
+export interface ResourceRef {
+  /** '' for the core group. */
+  group: string;
+  version: string;
+  /** Plural resource name, e.g. `pods`. */
+  resource: string;
+  /** Kind, e.g. `Pod`. */
+  kind: string;
+}
+
+export function collectionPath(ref: ResourceRef, namespace?: string): string {
+  const base = ref.group ? `/apis/${ref.group}/${ref.version}` : `/api/${ref.version}`;
+  const ns = namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+  return `${base}${ns}/${ref.resource}`;
+}
+
+export function apiVersion(ref: Pick<ResourceRef, 'group' | 'version'>): string {
+  return ref.group ? `${ref.group}/${ref.version}` : ref.version;
+}
+
+export const RESOURCES = {
+  pods: { group: '', version: 'v1', resource: 'pods', kind: 'Pod' },
+  services: { group: '', version: 'v1', resource: 'services', kind: 'Service' },
+  nodes: { group: '', version: 'v1', resource: 'nodes', kind: 'Node' },
+  namespaces: { group: '', version: 'v1', resource: 'namespaces', kind: 'Namespace' },
+  events: { group: '', version: 'v1', resource: 'events', kind: 'Event' },
+  ingresses: { group: 'networking.k8s.io', version: 'v1', resource: 'ingresses', kind: 'Ingress' },
+  ingressClasses: {
+    group: 'networking.k8s.io',
+    version: 'v1',
+    resource: 'ingressclasses',
+    kind: 'IngressClass',
+  },
+  leases: { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease' },
+} as const satisfies Record<string, ResourceRef>;

@@ -1,0 +1,91 @@
+/**
+ * Plain-JSON reads through client-node's authentication (token, client certificates, CA), for the
+ * informer's list. Objects stay as the API server sent them; sources parse them with zod.
+ */
+import { HttpMethod, type KubeConfig, RequestContext } from '@kubernetes/client-node';
+import { fetch } from 'undici';
+import { z } from 'zod';
+
+/** A failed API call, with the HTTP status and the Status body's reason when there is one. */
+export class KubeApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'KubeApiError';
+  }
+}
+
+const statusBody = z.object({ reason: z.string().optional(), message: z.string().optional() }).loose();
+
+export const listBody = z.object({
+  metadata: z.object({ resourceVersion: z.string().optional(), continue: z.string().optional() }).loose(),
+  items: z.array(z.record(z.string(), z.unknown())).nullable(),
+});
+
+export type RawObject = Record<string, unknown>;
+
+export async function getJson(
+  kc: KubeConfig,
+  path: string,
+  query: Record<string, string | undefined>,
+  signal?: AbortSignal,
+): Promise<unknown> {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new KubeApiError(0, 'NoCluster', 'the kubeconfig has no current cluster');
+  const url = new URL(cluster.server.replace(/\/$/, '') + path);
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, v);
+  const ctx = new RequestContext(url.toString(), HttpMethod.GET);
+  await kc.applySecurityAuthentication(ctx);
+  const headers = { ...ctx.getHeaders(), Accept: 'application/json' };
+  const dispatcher = ctx.getDispatcher();
+  const res = await fetch(url, {
+    method: 'GET',
+    headers,
+    ...(dispatcher ? { dispatcher } : {}),
+    ...(signal ? { signal } : {}),
+  });
+  const text = await res.text();
+  if (res.status !== 200) {
+    let reason = res.statusText;
+    let message = `GET ${path}: HTTP ${res.status}`;
+    try {
+      const s = statusBody.parse(JSON.parse(text));
+      reason = s.reason ?? reason;
+      message = `GET ${path}: ${s.message ?? reason}`;
+    } catch {
+      // not a Status body
+    }
+    throw new KubeApiError(res.status, reason, message);
+  }
+  return JSON.parse(text) as unknown;
+}
+
+export interface ListPage {
+  items: RawObject[];
+  resourceVersion: string;
+}
+
+/** Lists a collection in pages of `pageSize`, as client-go's pager does, and returns the whole of it. */
+export async function listAll(
+  kc: KubeConfig,
+  path: string,
+  selectors: { labelSelector?: string | undefined; fieldSelector?: string | undefined },
+  pageSize = 500,
+  signal?: AbortSignal,
+): Promise<ListPage> {
+  const items: RawObject[] = [];
+  let cont: string | undefined;
+  let resourceVersion = '';
+  do {
+    const body = listBody.parse(
+      await getJson(kc, path, { ...selectors, limit: String(pageSize), continue: cont }, signal),
+    );
+    items.push(...(body.items ?? []));
+    resourceVersion = body.metadata.resourceVersion ?? resourceVersion;
+    cont = body.metadata.continue || undefined;
+  } while (cont);
+  return { items, resourceVersion };
+}
