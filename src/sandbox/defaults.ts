@@ -2,6 +2,7 @@
  * Defaulting and the per-kind create/update rules of the real registry strategies: what status a
  * new object starts with, Service cluster IPs and node ports, Pod spec defaults and immutability.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { ResourceType } from './kinds.ts';
 import type { Json, JsonObject } from './openapi.ts';
 import type { StatusCause } from './status.ts';
@@ -119,7 +120,7 @@ export function initialStatus(t: ResourceType, obj: JsonObject): Json | undefine
 
 const POD_MUTABLE_SPEC = ['activeDeadlineSeconds', 'tolerations', 'terminationGracePeriodSeconds'];
 
-function withoutImages(spec: JsonObject): string {
+function withoutImages(spec: JsonObject): JsonObject {
   const copy = structuredClone(spec);
   for (const key of ['containers', 'initContainers']) {
     for (const c of asArray(copy[key])) {
@@ -128,7 +129,7 @@ function withoutImages(spec: JsonObject): string {
     }
   }
   for (const k of POD_MUTABLE_SPEC) delete copy[k];
-  return JSON.stringify(copy);
+  return copy;
 }
 
 /** Update rules the strategies enforce beyond validation (immutable fields). */
@@ -137,7 +138,7 @@ export function validateUpdate(t: ResourceType, next: JsonObject, old: JsonObjec
   if (t.kind === 'Pod') {
     const a = asObject(next.spec) ?? {};
     const b = asObject(old.spec) ?? {};
-    if (withoutImages(a) !== withoutImages(b)) {
+    if (!isDeepStrictEqual(withoutImages(a), withoutImages(b))) {
       return [
         forbidden(
           'spec',

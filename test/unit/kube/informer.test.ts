@@ -1,0 +1,189 @@
+/**
+ * The restartable informer against a scripted list/watch source and a fake clock: it never stops on
+ * errors, backs off, resumes from the last resourceVersion, relists on 410, and its handlers see
+ * every change once.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  Informer,
+  type ListWatchSource,
+  type WatchEnd,
+  type WatchEventType,
+} from '../../../src/kube/informer.ts';
+import type { ListPage, RawObject } from '../../../src/kube/raw-client.ts';
+import type { Clock } from '../../../src/runtime/clock.ts';
+import { eventually } from '../../support/sandbox.ts';
+
+const pod = (name: string, rv: number): RawObject => ({
+  metadata: { name, namespace: 'default', resourceVersion: String(rv) },
+});
+
+class ScriptedSource implements ListWatchSource {
+  lists: (ListPage | Error)[] = [];
+  listCalls = 0;
+  watchFrom: string[] = [];
+  private current:
+    | { emit: (t: WatchEventType, o: RawObject) => void; end: (e: WatchEnd) => void }
+    | undefined;
+
+  async list(): Promise<ListPage> {
+    this.listCalls++;
+    const next = this.lists.shift();
+    if (!next) throw new Error('no list scripted');
+    if (next instanceof Error) throw next;
+    return next;
+  }
+
+  watch(
+    rv: string,
+    onEvent: (t: WatchEventType, o: RawObject) => void,
+    signal: AbortSignal,
+  ): Promise<WatchEnd> {
+    this.watchFrom.push(rv);
+    return new Promise((resolve) => {
+      this.current = { emit: onEvent, end: resolve };
+      signal.addEventListener('abort', () => resolve({}));
+    });
+  }
+
+  get watching(): boolean {
+    return this.current !== undefined;
+  }
+
+  emit(t: WatchEventType, o: RawObject): void {
+    this.current!.emit(t, o);
+  }
+
+  end(e: WatchEnd = {}): void {
+    const c = this.current!;
+    this.current = undefined;
+    c.end(e);
+  }
+}
+
+function fakeClock(): Clock & { sleeps: number[] } {
+  const sleeps: number[] = [];
+  return {
+    sleeps,
+    now: () => 0,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      await new Promise((r) => setImmediate(r));
+    },
+  };
+}
+
+function recorder(inf: Informer): string[] {
+  const log: string[] = [];
+  const name = (o: RawObject) => String((o.metadata as { name: string }).name);
+  inf.on({
+    add: (o) => log.push(`add ${name(o)}`),
+    update: (_, n) => log.push(`update ${name(n)}`),
+    delete: (o) => log.push(`delete ${name(o)}`),
+  });
+  return log;
+}
+
+describe('informer', () => {
+  it('lists, signals synced, then applies watch events from the list resourceVersion', async (t) => {
+    const src = new ScriptedSource();
+    src.lists.push({ items: [pod('a', 5)], resourceVersion: '10' });
+    const inf = new Informer({ source: src, name: 'pods', clock: fakeClock() });
+    const log = recorder(inf);
+    inf.start();
+    t.after(() => inf.stop());
+    await inf.waitForSync();
+    await eventually(() => src.watching, 1000, 'watch');
+    assert.deepEqual(src.watchFrom, ['10']);
+    src.emit('ADDED', pod('b', 11));
+    src.emit('MODIFIED', pod('a', 12));
+    src.emit('MODIFIED', pod('a', 12));
+    src.emit('BOOKMARK', { metadata: { resourceVersion: '13' } });
+    src.emit('DELETED', pod('b', 14));
+    assert.deepEqual(log, ['add a', 'add b', 'update a', 'delete b']);
+    assert.equal(inf.lastResourceVersion, '14');
+    assert.deepEqual(
+      inf.list().map((o) => (o.metadata as { name: string }).name),
+      ['a'],
+    );
+  });
+
+  it('resumes the watch from the last resourceVersion after an error, with growing backoff', async (t) => {
+    const src = new ScriptedSource();
+    src.lists.push({ items: [], resourceVersion: '10' });
+    const clock = fakeClock();
+    const inf = new Informer({ source: src, name: 'pods', clock, backoff: { initialMs: 100, jitter: 0 } });
+    inf.start();
+    t.after(() => inf.stop());
+    await eventually(() => src.watching, 1000, 'watch');
+    src.emit('ADDED', pod('a', 11));
+    src.end({ error: Object.assign(new Error('connection reset'), { statusCode: 500 }) });
+    await eventually(() => src.watching, 1000, 're-watch');
+    src.end({ error: new Error('ECONNREFUSED') });
+    await eventually(() => src.watching, 1000, 're-watch 2');
+    assert.deepEqual(src.watchFrom, ['10', '11', '11']);
+    assert.equal(src.listCalls, 1, 'no relist for a plain error');
+    assert.deepEqual(clock.sleeps, [100, 200]);
+  });
+
+  it('a clean close (server timeout) re-watches at once', async (t) => {
+    const src = new ScriptedSource();
+    src.lists.push({ items: [], resourceVersion: '3' });
+    const clock = fakeClock();
+    const inf = new Informer({ source: src, name: 'pods', clock });
+    inf.start();
+    t.after(() => inf.stop());
+    await eventually(() => src.watching, 1000, 'watch');
+    src.emit('BOOKMARK', { metadata: { resourceVersion: '7' } });
+    src.end();
+    await eventually(() => src.watching, 1000, 're-watch');
+    assert.deepEqual(src.watchFrom, ['3', '7']);
+    assert.deepEqual(clock.sleeps, []);
+  });
+
+  it('keeps retrying a failing list, and is synced only after one succeeds', async (t) => {
+    const src = new ScriptedSource();
+    src.lists.push(new Error('boom'), new Error('boom'), { items: [pod('a', 1)], resourceVersion: '2' });
+    const clock = fakeClock();
+    const inf = new Informer({ source: src, name: 'pods', clock, backoff: { initialMs: 10, jitter: 0 } });
+    inf.start();
+    t.after(() => inf.stop());
+    await inf.waitForSync();
+    assert.equal(src.listCalls, 3);
+    assert.deepEqual(clock.sleeps, [10, 20]);
+    assert.equal(inf.stats.errors, 2);
+  });
+
+  it('relists on 410 (status or ERROR event) and reconciles: deletes what went, no duplicate adds', async (t) => {
+    const src = new ScriptedSource();
+    src.lists.push(
+      { items: [pod('a', 1), pod('b', 2), pod('c', 3)], resourceVersion: '5' },
+      { items: [pod('a', 1), pod('c', 9), pod('d', 8)], resourceVersion: '10' },
+      { items: [pod('a', 1), pod('c', 9), pod('d', 8)], resourceVersion: '12' },
+    );
+    const inf = new Informer({ source: src, name: 'pods', clock: fakeClock() });
+    const log = recorder(inf);
+    inf.start();
+    t.after(() => inf.stop());
+    await eventually(() => src.watching, 1000, 'watch');
+    src.end({ error: Object.assign(new Error('Gone'), { statusCode: 410 }) });
+    await eventually(() => src.watching && src.listCalls === 2, 1000, 'relist');
+    assert.deepEqual(log, ['add a', 'add b', 'add c', 'update c', 'add d', 'delete b']);
+    src.emit('ERROR', { kind: 'Status', code: 410, reason: 'Expired' });
+    src.end();
+    await eventually(() => src.watching && src.listCalls === 3, 1000, 'relist after ERROR event');
+    assert.equal(log.length, 6, 'an identical relist changes nothing');
+    assert.deepEqual(src.watchFrom, ['5', '10', '12']);
+  });
+
+  it('stop() ends the loop', async () => {
+    const src = new ScriptedSource();
+    src.lists.push({ items: [], resourceVersion: '1' });
+    const inf = new Informer({ source: src, name: 'pods', clock: fakeClock() });
+    inf.start();
+    await eventually(() => src.watching, 1000, 'watch');
+    await inf.stop();
+    assert.equal(src.watchFrom.length, 1);
+  });
+});
