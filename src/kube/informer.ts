@@ -7,7 +7,7 @@
 import { type KubeConfig, Watch } from '@kubernetes/client-node';
 import { Backoff, type BackoffOptions } from '../runtime/backoff.ts';
 import { type Clock, realClock } from '../runtime/clock.ts';
-import { errorMessage } from '../runtime/errors.ts';
+import { ErrorCodes, errorMessage } from '../runtime/errors.ts';
 import { type Logger, silentLogger } from '../runtime/logger.ts';
 import { collectionPath, type ResourceRef } from './paths.ts';
 import { type ListPage, listAll, type RawObject } from './raw-client.ts';
@@ -154,7 +154,7 @@ export class Informer {
           if (signal.aborted) return;
           this.stats.errors++;
           const wait = this.backoff.next();
-          this.log.warn({ err: errorMessage(err), retryInMs: wait }, 'list failed; retrying');
+          this.log.warn({ code: ErrorCodes.INFORMER_LIST_FAILED, err: errorMessage(err), retryInMs: wait }, 'list failed; retrying');
           await this.clock.sleep(wait, signal);
           continue;
         }
@@ -185,7 +185,10 @@ export class Informer {
         continue;
       }
       const wait = this.backoff.next();
-      this.log.warn({ err: errorMessage(end.error), retryInMs: wait }, 'watch failed; resuming');
+      this.log.warn(
+        { code: ErrorCodes.INFORMER_WATCH_FAILED, err: errorMessage(end.error), retryInMs: wait },
+        'watch failed; resuming',
+      );
       await this.clock.sleep(wait, signal);
     }
   }

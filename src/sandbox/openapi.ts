@@ -3,6 +3,7 @@
  * and field pruning, and the OpenAPI v3 documents kubectl reads (it needs protobuf for v2).
  */
 import { readFileSync } from 'node:fs';
+import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import type { Json, JsonObject, SwaggerDoc } from './openapi-extract.ts';
 import { gvPrefix } from './openapi-extract.ts';
 
@@ -12,12 +13,24 @@ export type Schema = JsonObject;
 
 const SPEC_URL = new URL('./openapi/kube-openapi.json', import.meta.url);
 
+function loadBundledSpec(): SwaggerDoc {
+  let text: string;
+  try {
+    text = readFileSync(SPEC_URL, 'utf8');
+  } catch (err) {
+    throw new NplError(ErrorCodes.SPEC_MISSING, `the bundled Kubernetes OpenAPI document is missing: ${SPEC_URL.pathname}`, {
+      cause: err,
+    });
+  }
+  return JSON.parse(text) as SwaggerDoc;
+}
+
 export class OpenApi {
   readonly doc: SwaggerDoc;
   private readonly v3Cache = new Map<string, string>();
 
   constructor(doc?: SwaggerDoc) {
-    this.doc = doc ?? (JSON.parse(readFileSync(SPEC_URL, 'utf8')) as SwaggerDoc);
+    this.doc = doc ?? loadBundledSpec();
   }
 
   definition(name: string): Schema | undefined {

@@ -10,6 +10,7 @@ import {
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { silentLogger } from '../runtime/logger.ts';
 import { apiGroup, apiGroupList, apiResourceList, coreVersions, SERVER_VERSION } from './discovery.ts';
@@ -187,9 +188,12 @@ export class SandboxServer implements Sandbox {
       : createHttpServer(handler);
     this.server.keepAliveTimeout = 65_000;
     const host = this.opts.host ?? '127.0.0.1';
+    const port = this.boundPort ?? this.opts.port ?? 0;
     await new Promise<void>((resolve, reject) => {
-      this.server!.once('error', reject);
-      this.server!.listen(this.boundPort ?? this.opts.port ?? 0, host, () => resolve());
+      this.server!.once('error', (err) =>
+        reject(new NplError(ErrorCodes.SANDBOX_LISTEN_FAILED, `cannot listen on ${host}:${port}: ${err.message}`, { cause: err })),
+      );
+      this.server!.listen(port, host, () => resolve());
     });
     const addr = this.server.address() as AddressInfo;
     this.boundPort = addr.port;

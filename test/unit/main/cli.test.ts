@@ -1,0 +1,108 @@
+/**
+ * The npl-lb executable: help, one clear line and exit code 2 on bad flags, and the sandbox and
+ * demo subcommands as a user runs them (`npm start` runs the demo).
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { parseSandboxFlags } from '../../../src/main/sandbox.ts';
+import { NplError } from '../../../src/runtime/errors.ts';
+import { eventually } from '../../support/sandbox.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const CLI = ['--import', 'tsx', join(ROOT, 'src/main/cli.ts')];
+const run = promisify(execFile);
+
+function start(t: TestContext, args: string[], cwd = ROOT): { child: ChildProcess; out: () => string } {
+  const child = spawn(process.execPath, [...CLI, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  t.after(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  return { child, out: () => out };
+}
+
+const exited = (c: ChildProcess): Promise<number | null> =>
+  c.exitCode !== null ? Promise.resolve(c.exitCode) : new Promise((r) => c.once('exit', (code) => r(code)));
+
+describe('npl-lb command line', () => {
+  it('--help lists the commands; a bad flag is one line and exit code 2', async () => {
+    const help = await run(process.execPath, [...CLI, '--help'], { cwd: ROOT });
+    assert.match(help.stdout, /sandbox\s+in-memory Kubernetes API server/);
+    const sub = await run(process.execPath, [...CLI, 'sandbox', '--help'], { cwd: ROOT });
+    assert.match(sub.stdout, /--kubeconfig-out <value>/);
+    const bad = await run(process.execPath, [...CLI, 'sandbox', '--nope'], { cwd: ROOT }).catch((e: { code: number; stderr: string }) => e);
+    assert.equal((bad as { code: number }).code, 2);
+    const lines = (bad as { stderr: string }).stderr.trim().split('\n');
+    assert.equal(lines.length, 1);
+    assert.match(lines[0]!, /^npl-lb: .*'--nope'.* \[NPL_FLAG_INVALID\]$/);
+    const port = await run(process.execPath, [...CLI, 'sandbox', '--port', 'abc'], { cwd: ROOT }).catch((e: { code: number; stderr: string }) => e);
+    assert.equal((port as { code: number }).code, 2);
+    assert.match((port as { stderr: string }).stderr, /invalid value for --port/);
+  });
+
+  it('reads every flag from the environment too', () => {
+    const f = parseSandboxFlags([], { NPL_LB_PORT: '1234', NPL_LB_TLS: 'true', NPL_LB_HOST: '127.0.0.2' });
+    assert.equal(f.port, 1234);
+    assert.equal(f.tls, true);
+    assert.equal(f.host, '127.0.0.2');
+    assert.equal(parseSandboxFlags(['--port', '5'], { NPL_LB_PORT: '1234' }).port, 5);
+    assert.throws(() => parseSandboxFlags([], { NPL_LB_PORT: '99999' }), NplError);
+  });
+
+  it('sandbox prints its URL, writes a kubeconfig client-node uses, and stops on SIGTERM', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'npl-cli-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const kcPath = join(dir, 'kubeconfig');
+    const { child, out } = start(t, ['sandbox', '--port', '0', '--kubeconfig-out', kcPath]);
+    await eventually(() => /kubeconfig written/.test(out()), 15_000, 'sandbox start');
+    assert.match(out(), /sandbox listening on http:\/\/127\.0\.0\.1:\d+/);
+    const kc = new KubeConfig();
+    kc.loadFromFile(kcPath);
+    const ns = await kc.makeApiClient(CoreV1Api).listNamespace();
+    assert.ok(ns.items.some((n) => n.metadata?.name === 'default'));
+    child.kill('SIGTERM');
+    assert.equal(await exited(child), 0);
+  });
+
+  it('--tls serves HTTPS with a generated token written into the kubeconfig', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'npl-cli-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const kcPath = join(dir, 'kubeconfig');
+    const { child, out } = start(t, ['sandbox', '--tls', '--kubeconfig-out', kcPath]);
+    await eventually(() => /kubeconfig written/.test(out()), 15_000, 'sandbox start');
+    assert.match(out(), /https:\/\/127\.0\.0\.1:\d+/);
+    const kc = new KubeConfig();
+    kc.loadFromFile(kcPath);
+    assert.ok(kc.getCurrentUser()?.token);
+    const ns = await kc.makeApiClient(CoreV1Api).listNamespace();
+    assert.ok(ns.items.length >= 3);
+    child.kill('SIGINT');
+    assert.equal(await exited(child), 0);
+  });
+
+  it('npm start (the demo) starts the sandbox and prints how to point kubectl at it', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'npl-demo-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const { child, out } = start(t, ['demo', '--work-dir', dir]);
+    await eventually(() => /Press Ctrl-C/.test(out()), 15_000, 'demo start');
+    assert.match(out(), new RegExp(`export KUBECONFIG=${join(dir, 'kubeconfig')}`));
+    assert.match(out(), /kubectl get namespaces/);
+    assert.ok(existsSync(join(dir, 'kubeconfig')));
+    assert.match(readFileSync(join(dir, 'kubeconfig'), 'utf8'), /server: http:\/\/127\.0\.0\.1:\d+/);
+    child.kill('SIGTERM');
+    assert.equal(await exited(child), 0);
+  });
+});
