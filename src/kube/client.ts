@@ -23,7 +23,8 @@ export function loadKubeConfig(src: KubeconfigSource = {}): { kc: KubeConfig; or
   const env = src.env ?? process.env;
   const kc = new KubeConfig();
   const fromFile = (path: string, origin: KubeconfigOrigin) => {
-    if (!existsSync(path)) throw new NplError(ErrorCodes.KUBECONFIG_MISSING, `kubeconfig ${path} does not exist`);
+    if (!existsSync(path))
+      throw new NplError(ErrorCodes.KUBECONFIG_MISSING, `kubeconfig ${path} does not exist`);
     kc.loadFromFile(path);
     return { kc, origin };
   };

@@ -154,7 +154,10 @@ export class Informer {
           if (signal.aborted) return;
           this.stats.errors++;
           const wait = this.backoff.next();
-          this.log.warn({ code: ErrorCodes.INFORMER_LIST_FAILED, err: errorMessage(err), retryInMs: wait }, 'list failed; retrying');
+          this.log.warn(
+            { code: ErrorCodes.INFORMER_LIST_FAILED, err: errorMessage(err), retryInMs: wait },
+            'list failed; retrying',
+          );
           await this.clock.sleep(wait, signal);
           continue;
         }

@@ -18,9 +18,13 @@ function loadBundledSpec(): SwaggerDoc {
   try {
     text = readFileSync(SPEC_URL, 'utf8');
   } catch (err) {
-    throw new NplError(ErrorCodes.SPEC_MISSING, `the bundled Kubernetes OpenAPI document is missing: ${SPEC_URL.pathname}`, {
-      cause: err,
-    });
+    throw new NplError(
+      ErrorCodes.SPEC_MISSING,
+      `the bundled Kubernetes OpenAPI document is missing: ${SPEC_URL.pathname}`,
+      {
+        cause: err,
+      },
+    );
   }
   return JSON.parse(text) as SwaggerDoc;
 }

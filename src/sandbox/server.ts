@@ -191,7 +191,11 @@ export class SandboxServer implements Sandbox {
     const port = this.boundPort ?? this.opts.port ?? 0;
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', (err) =>
-        reject(new NplError(ErrorCodes.SANDBOX_LISTEN_FAILED, `cannot listen on ${host}:${port}: ${err.message}`, { cause: err })),
+        reject(
+          new NplError(ErrorCodes.SANDBOX_LISTEN_FAILED, `cannot listen on ${host}:${port}: ${err.message}`, {
+            cause: err,
+          }),
+        ),
       );
       this.server!.listen(port, host, () => resolve());
     });

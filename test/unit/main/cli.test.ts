@@ -43,12 +43,16 @@ describe('npl-lb command line', () => {
     assert.match(help.stdout, /sandbox\s+in-memory Kubernetes API server/);
     const sub = await run(process.execPath, [...CLI, 'sandbox', '--help'], { cwd: ROOT });
     assert.match(sub.stdout, /--kubeconfig-out <value>/);
-    const bad = await run(process.execPath, [...CLI, 'sandbox', '--nope'], { cwd: ROOT }).catch((e: { code: number; stderr: string }) => e);
+    const bad = await run(process.execPath, [...CLI, 'sandbox', '--nope'], { cwd: ROOT }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
     assert.equal((bad as { code: number }).code, 2);
     const lines = (bad as { stderr: string }).stderr.trim().split('\n');
     assert.equal(lines.length, 1);
     assert.match(lines[0]!, /^npl-lb: .*'--nope'.* \[NPL_FLAG_INVALID\]$/);
-    const port = await run(process.execPath, [...CLI, 'sandbox', '--port', 'abc'], { cwd: ROOT }).catch((e: { code: number; stderr: string }) => e);
+    const port = await run(process.execPath, [...CLI, 'sandbox', '--port', 'abc'], { cwd: ROOT }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
     assert.equal((port as { code: number }).code, 2);
     assert.match((port as { stderr: string }).stderr, /invalid value for --port/);
   });

@@ -15,7 +15,11 @@ describe('bundled OpenAPI document', () => {
     }
     const full = JSON.parse(readFileSync(SHARED, 'utf8')) as SwaggerDoc;
     const bundled = new OpenApi().doc;
-    assert.deepEqual(bundled, JSON.parse(JSON.stringify(extractServed(full))), 'run: npx tsx scripts/extract-openapi.ts');
+    assert.deepEqual(
+      bundled,
+      JSON.parse(JSON.stringify(extractServed(full))),
+      'run: npx tsx scripts/extract-openapi.ts',
+    );
   });
 
   it('has a definition for every served kind', () => {
