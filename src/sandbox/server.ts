@@ -362,8 +362,7 @@ export class SandboxServer implements Sandbox {
     }
     if (method === 'DELETE' && !status) {
       const raw = decodeDeleteBody(req, await readBody(req)) as
-        | { preconditions?: { uid?: string; resourceVersion?: string }; dryRun?: string[] }
-        | undefined;
+        { preconditions?: { uid?: string; resourceVersion?: string }; dryRun?: string[] } | undefined;
       const out = this.registry.delete(t, ns, name, {
         dryRun: q.has('dryRun') || (raw?.dryRun?.length ?? 0) > 0,
         ...(raw?.preconditions ? { preconditions: raw.preconditions } : {}),

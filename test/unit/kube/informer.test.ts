@@ -24,8 +24,7 @@ class ScriptedSource implements ListWatchSource {
   listCalls = 0;
   watchFrom: string[] = [];
   private current:
-    | { emit: (t: WatchEventType, o: RawObject) => void; end: (e: WatchEnd) => void }
-    | undefined;
+    { emit: (t: WatchEventType, o: RawObject) => void; end: (e: WatchEnd) => void } | undefined;
 
   async list(): Promise<ListPage> {
     this.listCalls++;
