@@ -165,6 +165,25 @@ const COLUMNS: Record<string, Column[]> = {
     { name: 'Ports', type: 'string', cell: (o) => (arr(obj(o.spec).tls).length ? '80, 443' : '80') },
     AGE,
   ],
+  Event: [
+    {
+      name: 'Last Seen',
+      type: 'string',
+      cell: (o) =>
+        age(o.lastTimestamp ?? o.deprecatedLastTimestamp ?? o.eventTime ?? obj(o.metadata).creationTimestamp),
+    },
+    { name: 'Type', type: 'string', cell: (o) => String(o.type ?? '') },
+    { name: 'Reason', type: 'string', cell: (o) => String(o.reason ?? '') },
+    {
+      name: 'Object',
+      type: 'string',
+      cell: (o) => {
+        const ref = obj(o.involvedObject ?? o.regarding);
+        return `${String(ref.kind ?? '').toLowerCase()}/${String(ref.name ?? '')}`;
+      },
+    },
+    { name: 'Message', type: 'string', cell: (o) => String(o.message ?? o.note ?? '') },
+  ],
   IngressClass: [
     NAME,
     { name: 'Controller', type: 'string', cell: (o) => String(obj(o.spec).controller ?? '') },

@@ -186,6 +186,36 @@ describe('kubectl v1.35 against the sandbox', () => {
     assert.match(described, /^Node:\s+n1/m);
     assert.match(described, /^Labels:\s+app=web$/m);
     assert.match(described, /Image:\s+nginx:1.27/);
+    assert.match(described, /^Events:\s+<none>$/m);
+    // An event written through events.k8s.io/v1 shows in describe, which reads core/v1 events by
+    // involvedObject field selectors, and in `kubectl get events`.
+    const uid = await k('get', 'pod', 'web-1', '-o', 'jsonpath={.metadata.uid}');
+    const eventFile = join(dir, 'event.yaml');
+    writeFileSync(
+      eventFile,
+      JSON.stringify({
+        apiVersion: 'events.k8s.io/v1',
+        kind: 'Event',
+        metadata: { name: 'web-1.npl' },
+        eventTime: new Date().toISOString().replace('Z', '000Z'),
+        reportingController: 'npl-lb.io/agent',
+        reportingInstance: 'n1',
+        action: 'Allocate',
+        reason: 'NodePortLocalAllocated',
+        note: 'allocated node port 61000',
+        type: 'Normal',
+        regarding: { kind: 'Pod', namespace: 'default', name: 'web-1', uid },
+      }),
+    );
+    await k('create', '-f', eventFile);
+    assert.match(
+      await k('describe', 'pod', 'web-1'),
+      /Normal\s+NodePortLocalAllocated\s+\S+\s+npl-lb.io\/agent\s+allocated node port 61000/,
+    );
+    assert.match(
+      await k('get', 'events'),
+      /Normal\s+NodePortLocalAllocated\s+pod\/web-1\s+allocated node port 61000/,
+    );
     assert.match(await k('delete', 'pod', 'web-2'), /pod "web-2" deleted/);
     const names = await k('get', 'pods', '-o', 'name');
     assert.deepEqual(names.trim().split('\n').sort(), ['pod/db-1', 'pod/web-1']);

@@ -258,6 +258,24 @@ describe('sandbox API: bad input keeps the server serving', () => {
       ['invalid name', api(url, 'POST', PODS, POD('Bad_Name')), 422, 'Invalid'],
       ['invalid label', api(url, 'POST', PODS, POD('ok', { labels: { 'bad key': 'v' } })), 422, 'Invalid'],
       [
+        'invalid label value',
+        api(url, 'POST', PODS, POD('ok', { labels: { ok: 'bad value!' } })),
+        422,
+        'Invalid',
+      ],
+      [
+        'invalid annotation key',
+        api(url, 'POST', PODS, POD('ok', { annotations: { '-bad/': 'v' } })),
+        422,
+        'Invalid',
+      ],
+      [
+        'invalid namespace name',
+        api(url, 'POST', '/api/v1/namespaces', { metadata: { name: 'Bad.NS' } }),
+        422,
+        'Invalid',
+      ],
+      [
         'invalid label selector',
         api(url, 'GET', `${PODS}?labelSelector=${encodeURIComponent('a in (b')}`),
         400,
