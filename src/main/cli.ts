@@ -3,12 +3,14 @@
  * The `npl-lb` executable: one binary, one subcommand per role.
  */
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
+import { runAgent } from './agent.ts';
 import { runDemo } from './demo.ts';
 import { runSandbox } from './sandbox.ts';
 
 type Command = (argv: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, { run: Command; summary: string }> = {
+  agent: { run: runAgent, summary: 'node-side NodePortLocal agent (Antrea-compatible annotations)' },
   sandbox: { run: runSandbox, summary: 'in-memory Kubernetes API server for local use and tests' },
   demo: { run: runDemo, summary: 'everything wired together on loopback (what `npm start` runs)' },
 };

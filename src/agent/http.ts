@@ -1,0 +1,62 @@
+/**
+ * The agent's HTTP endpoint: /metrics (Prometheus), /healthz (the process answers), /readyz (the
+ * port table is restored and the workers run).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+
+export interface StatusServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function serveStatus(
+  address: { host: string; port: number },
+  registry: Registry,
+  ready: () => boolean,
+): Promise<StatusServer> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/metrics') {
+      registry.metrics().then(
+        (text) => {
+          res.writeHead(200, { 'Content-Type': registry.contentType });
+          res.end(text);
+        },
+        (err: unknown) => {
+          res.writeHead(500);
+          res.end(String(err));
+        },
+      );
+      return;
+    }
+    if (path === '/healthz') {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.end('ok');
+      return;
+    }
+    if (path === '/readyz') {
+      const ok = ready();
+      res.writeHead(ok ? 200 : 503, { 'Content-Type': 'text/plain' });
+      res.end(ok ? 'ok' : 'not ready');
+      return;
+    }
+    res.writeHead(404);
+    res.end('not found');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(address.port, address.host, () => resolve());
+  });
+  const a = server.address() as AddressInfo;
+  const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+  return {
+    url: `http://${host}:${a.port}`,
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * Every annotation npl-lb reads or writes, with its zod schema. The NodePortLocal ones are
+ * Antrea's and must stay byte-compatible with it.
+ */
+import { z } from 'zod';
+
+/** On a Service: exactly the string "true" turns NodePortLocal on for the Pods it selects. */
+export const NPL_ENABLED_ANNOTATION = 'nodeportlocal.antrea.io/enabled';
+/** On a Pod: the JSON list of its NodePortLocal mappings. */
+export const NPL_POD_ANNOTATION = 'nodeportlocal.antrea.io';
+
+export type NplProtocol = 'tcp' | 'udp';
+export type IpFamily = 'IPv4' | 'IPv6';
+
+/** One mapping as Antrea writes it; field order is Antrea's. */
+export interface NplEntry {
+  podPort: number;
+  nodeIP: string;
+  nodePort: number;
+  protocol: NplProtocol;
+  ipFamily: IpFamily;
+}
+
+const port = z.number().int().min(1).max(65535);
+const protocol = z.enum(['tcp', 'udp', 'sctp']);
+
+/** Current form, and the form before Antrea 1.7 (`protocols`, one nodePort for all of them). */
+const rawEntry = z
+  .object({
+    podPort: port,
+    nodeIP: z.string().min(1),
+    nodePort: port,
+    protocol: protocol.optional(),
+    protocols: z.array(protocol).optional(),
+    ipFamily: z.enum(['IPv4', 'IPv6']).optional(),
+  })
+  .loose()
+  .refine((e) => e.protocol !== undefined || (e.protocols?.length ?? 0) > 0, {
+    message: 'protocol is missing',
+  });
+
+const rawAnnotation = z.array(rawEntry);
+
+export type ParseResult = { ok: true; entries: NplEntry[] } | { ok: false; error: string };
+
+/**
+ * Reads a Pod's NodePortLocal annotation in every form Antrea has written. SCTP entries are
+ * dropped; an entry without ipFamily is IPv4.
+ */
+export function parseNplAnnotation(text: string | undefined): ParseResult {
+  if (text === undefined || text === '') return { ok: true, entries: [] };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, error: `not JSON: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  const parsed = rawAnnotation.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return { ok: false, error: `${issue.path.join('.') || 'value'}: ${issue.message}` };
+  }
+  const entries: NplEntry[] = [];
+  for (const e of parsed.data) {
+    const protocols = e.protocol ? [e.protocol] : (e.protocols ?? []);
+    for (const p of protocols) {
+      if (p === 'sctp') continue;
+      entries.push({
+        podPort: e.podPort,
+        nodeIP: e.nodeIP,
+        nodePort: e.nodePort,
+        protocol: p,
+        ipFamily: e.ipFamily ?? 'IPv4',
+      });
+    }
+  }
+  return { ok: true, entries };
+}
+
+const entryKey = (e: NplEntry): string =>
+  `${e.podPort}/${e.protocol}/${e.ipFamily}/${e.nodeIP}/${e.nodePort}`;
+
+/** Antrea's JSON for a list of mappings, in a stable order. */
+export function serializeNplAnnotation(entries: NplEntry[]): string {
+  const sorted = [...entries].sort((a, b) =>
+    entryKey(a) < entryKey(b) ? -1 : entryKey(a) > entryKey(b) ? 1 : 0,
+  );
+  return JSON.stringify(
+    sorted.map((e) => ({
+      podPort: e.podPort,
+      nodeIP: e.nodeIP,
+      nodePort: e.nodePort,
+      protocol: e.protocol,
+      ipFamily: e.ipFamily,
+    })),
+  );
+}
+
+/** The annotation is a set: order does not matter. */
+export function sameNplEntries(a: NplEntry[], b: NplEntry[]): boolean {
+  if (a.length !== b.length) return false;
+  const ka = a.map(entryKey).sort();
+  const kb = b.map(entryKey).sort();
+  return ka.every((k, i) => k === kb[i]);
+}

@@ -1,0 +1,202 @@
+/**
+ * Test helper: objects in the sandbox as a kubelet and a user would make them (Nodes with
+ * addresses, Pods with IPs written through pods/status), and NPL agents running in-process.
+ */
+import type { TestContext } from 'node:test';
+import { CoreV1Api, type KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { AgentMetrics } from '../../src/agent/metrics.ts';
+import { NplAgent } from '../../src/agent/npl-controller.ts';
+import type { PortRange } from '../../src/agent/port-table.ts';
+import { MemoryBackend } from '../../src/agent/rules/memory.ts';
+import type { ForwardingBackend } from '../../src/agent/rules/types.ts';
+import {
+  NPL_ENABLED_ANNOTATION,
+  NPL_POD_ANNOTATION,
+  type NplEntry,
+  parseNplAnnotation,
+} from '../../src/kube/annotations.ts';
+import { type EventSink, type EventTarget, EventRecorder } from '../../src/kube/events.ts';
+
+export interface NodeAddresses {
+  internal?: string[];
+  external?: string[];
+}
+
+export class Cluster {
+  readonly core: CoreV1Api;
+  constructor(readonly kc: KubeConfig) {
+    this.core = kc.makeApiClient(CoreV1Api);
+  }
+
+  async node(name: string, addrs: NodeAddresses): Promise<void> {
+    const addresses = [
+      ...(addrs.internal ?? []).map((address) => ({ type: 'InternalIP', address })),
+      ...(addrs.external ?? []).map((address) => ({ type: 'ExternalIP', address })),
+    ];
+    await this.core.createNode({ body: { metadata: { name }, status: { addresses } } });
+  }
+
+  async setNodeAddresses(name: string, addrs: NodeAddresses): Promise<void> {
+    const addresses = [
+      ...(addrs.internal ?? []).map((address) => ({ type: 'InternalIP', address })),
+      ...(addrs.external ?? []).map((address) => ({ type: 'ExternalIP', address })),
+    ];
+    await this.core.patchNodeStatus(
+      { name, body: { status: { addresses } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  }
+
+  async service(
+    name: string,
+    opts: {
+      selector?: Record<string, string>;
+      ports: { name?: string; port: number; targetPort?: number | string; protocol?: string }[];
+      type?: string;
+      enabled?: string | null;
+      namespace?: string;
+    },
+  ): Promise<void> {
+    const annotations: Record<string, string> = {};
+    if (opts.enabled !== null) annotations[NPL_ENABLED_ANNOTATION] = opts.enabled ?? 'true';
+    await this.core.createNamespacedService({
+      namespace: opts.namespace ?? 'default',
+      body: {
+        metadata: { name, annotations },
+        spec: { type: opts.type ?? 'ClusterIP', selector: opts.selector ?? { app: name }, ports: opts.ports },
+      },
+    });
+  }
+
+  async patchService(name: string, body: object, namespace = 'default'): Promise<void> {
+    await this.core.patchNamespacedService(
+      { name, namespace, body },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  }
+
+  async pod(
+    name: string,
+    opts: {
+      node: string;
+      labels?: Record<string, string>;
+      ips?: string[];
+      ports?: { name?: string; containerPort: number; protocol?: string; hostPort?: number }[];
+      annotations?: Record<string, string>;
+      namespace?: string;
+      phase?: string;
+    },
+  ): Promise<void> {
+    const namespace = opts.namespace ?? 'default';
+    await this.core.createNamespacedPod({
+      namespace,
+      body: {
+        metadata: { name, labels: opts.labels ?? { app: 'web' }, annotations: opts.annotations ?? {} },
+        spec: { nodeName: opts.node, containers: [{ name: 'c', image: 'x', ports: opts.ports ?? [] }] },
+      },
+    });
+    if (opts.ips !== undefined) await this.setPodIPs(name, opts.ips, namespace, opts.phase ?? 'Running');
+  }
+
+  async setPodIPs(name: string, ips: string[], namespace = 'default', phase = 'Running'): Promise<void> {
+    await this.patchPodStatus(
+      name,
+      { status: { phase, podIP: ips[0] ?? null, podIPs: ips.map((ip) => ({ ip })) } },
+      namespace,
+    );
+  }
+
+  async patchPodStatus(name: string, body: object, namespace = 'default'): Promise<void> {
+    await this.core.patchNamespacedPodStatus(
+      { name, namespace, body },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  }
+
+  async patchPod(name: string, body: object, namespace = 'default'): Promise<void> {
+    await this.core.patchNamespacedPod(
+      { name, namespace, body },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  }
+
+  async annotationText(name: string, namespace = 'default'): Promise<string | undefined> {
+    const p = await this.core.readNamespacedPod({ name, namespace });
+    return p.metadata?.annotations?.[NPL_POD_ANNOTATION];
+  }
+
+  async entries(name: string, namespace = 'default'): Promise<NplEntry[]> {
+    const parsed = parseNplAnnotation(await this.annotationText(name, namespace));
+    if (!parsed.ok) throw new Error(parsed.error);
+    return parsed.entries;
+  }
+
+  async events(
+    name: string,
+    namespace = 'default',
+  ): Promise<{ reason: string; type: string; message: string }[]> {
+    const list = await this.core.listNamespacedEvent({
+      namespace,
+      fieldSelector: `involvedObject.name=${name}`,
+    });
+    return list.items.map((e) => ({ reason: e.reason ?? '', type: e.type ?? '', message: e.message ?? '' }));
+  }
+}
+
+/** Records events in memory as well as in the cluster. */
+export class RecordingEvents implements EventSink {
+  readonly seen: { target: string; type: string; reason: string; message: string }[] = [];
+  constructor(private readonly inner?: EventSink) {}
+  async record(
+    target: EventTarget,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+  ): Promise<void> {
+    this.seen.push({ target: `${target.namespace}/${target.name}`, type, reason, message });
+    await this.inner?.record(target, type, reason, message);
+  }
+}
+
+export interface RunningAgent {
+  agent: NplAgent;
+  backend: ForwardingBackend;
+  events: RecordingEvents;
+  metrics: AgentMetrics;
+  stop(): Promise<void>;
+}
+
+export async function startAgent(
+  t: Pick<TestContext, 'after'>,
+  kc: KubeConfig,
+  opts: {
+    nodeName: string;
+    range?: PortRange;
+    backend?: ForwardingBackend;
+    resyncIntervalMs?: number;
+    preference?: 'ExternalIP' | 'InternalIP';
+  },
+): Promise<RunningAgent> {
+  const backend = opts.backend ?? new MemoryBackend();
+  const events = new RecordingEvents(new EventRecorder(kc, 'npl-lb-agent', opts.nodeName, { dedupeMs: 0 }));
+  const metrics = new AgentMetrics();
+  const agent = new NplAgent({
+    kubeConfig: kc,
+    nodeName: opts.nodeName,
+    portRange: opts.range ?? { start: 61000, end: 61999 },
+    backend,
+    metrics,
+    events,
+    resyncIntervalMs: opts.resyncIntervalMs ?? 0,
+    ...(opts.preference ? { nodeIpPreference: opts.preference } : {}),
+  });
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await agent.stop();
+  };
+  t.after(stop);
+  await agent.start();
+  return { agent, backend, events, metrics, stop };
+}
