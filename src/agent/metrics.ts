@@ -17,14 +17,14 @@ export class AgentMetrics {
 
   constructor() {
     const registers = [this.registry];
-    const self = this;
+    const counts = () => this.table?.counts() ?? [];
     this.portsAllocated = new Gauge({
       name: 'npl_lb_agent_ports_allocated',
       help: 'Node ports allocated to NodePortLocal mappings',
       labelNames: ['protocol', 'family'],
       registers,
       collect() {
-        for (const c of self.table?.counts() ?? [])
+        for (const c of counts())
           this.set({ protocol: c.protocol, family: c.family }, c.allocated);
       },
     });
@@ -34,7 +34,7 @@ export class AgentMetrics {
       labelNames: ['protocol', 'family'],
       registers,
       collect() {
-        for (const c of self.table?.counts() ?? [])
+        for (const c of counts())
           this.set({ protocol: c.protocol, family: c.family }, c.free);
       },
     });
