@@ -11,9 +11,11 @@ import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { parseAgentFlags } from '../../../src/config/agent-flags.ts';
 import { parseSandboxFlags } from '../../../src/main/sandbox.ts';
 import { NplError } from '../../../src/runtime/errors.ts';
-import { eventually } from '../../support/sandbox.ts';
+import { Cluster } from '../../support/cluster.ts';
+import { eventually, useSandbox } from '../../support/sandbox.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CLI = ['--import', 'tsx', join(ROOT, 'src/main/cli.ts')];
@@ -57,6 +59,57 @@ describe('npl-lb command line', () => {
     assert.match((port as { stderr: string }).stderr, /invalid value for --port/);
   });
 
+  it('agent: a missing --node-name and a bad --port-range are one clear line and exit code 2', async () => {
+    const missing = await run(process.execPath, [...CLI, 'agent'], { cwd: ROOT }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    assert.equal((missing as { code: number }).code, 2);
+    assert.match(
+      (missing as { stderr: string }).stderr,
+      /^npl-lb: invalid value for --node-name: is required/,
+    );
+    for (const range of ['61000', '62000-61000', '0-10', '1-70000']) {
+      const bad = await run(process.execPath, [...CLI, 'agent', '--node-name', 'n1', '--port-range', range], {
+        cwd: ROOT,
+      }).catch((e: { code: number; stderr: string }) => e);
+      assert.equal((bad as { code: number }).code, 2, range);
+      assert.match(
+        (bad as { stderr: string }).stderr,
+        /^npl-lb: invalid value for --port-range: .*\[NPL_FLAG_INVALID\]\n$/,
+        range,
+      );
+    }
+  });
+
+  it('agent runs as a process: annotates, serves /metrics and /readyz, stops on SIGTERM', async (t) => {
+    const { kubeconfigPath, kc } = await useSandbox(t);
+    const c = new Cluster(kc);
+    await c.node('n1', { internal: ['127.0.10.1'] });
+    await c.service('web', { ports: [{ port: 80, targetPort: 8080 }] });
+    await c.pod('web-1', { node: 'n1', ips: ['127.0.20.1'] });
+    const { child, out } = start(t, [
+      'agent',
+      '--node-name',
+      'n1',
+      '--kubeconfig',
+      kubeconfigPath,
+      '--forwarding',
+      'userspace',
+      '--http-address',
+      '127.0.0.1:0',
+    ]);
+    await eventually(async () => (await c.annotationText('web-1')) !== undefined, 15_000, 'annotation');
+    const http = /"http":"(http:\/\/[^"]+)"/.exec(out())?.[1];
+    assert.ok(http, out());
+    await eventually(async () => (await fetch(`${http}/readyz`)).status === 200, 5000, 'ready');
+    assert.match(
+      await (await fetch(`${http}/metrics`)).text(),
+      /npl_lb_agent_ports_allocated\{protocol="tcp",family="IPv4"\} 1/,
+    );
+    child.kill('SIGTERM');
+    assert.equal(await exited(child), 0);
+  });
+
   it('reads every flag from the environment too', () => {
     const f = parseSandboxFlags([], { NPL_LB_PORT: '1234', NPL_LB_TLS: 'true', NPL_LB_HOST: '127.0.0.2' });
     assert.equal(f.port, 1234);
@@ -64,6 +117,14 @@ describe('npl-lb command line', () => {
     assert.equal(f.host, '127.0.0.2');
     assert.equal(parseSandboxFlags(['--port', '5'], { NPL_LB_PORT: '1234' }).port, 5);
     assert.throws(() => parseSandboxFlags([], { NPL_LB_PORT: '99999' }), NplError);
+    const agent = parseAgentFlags([], {
+      NPL_LB_NODE_NAME: 'n7',
+      NPL_LB_PORT_RANGE: '40000-40010',
+      NPL_LB_FORWARDING: 'userspace',
+    });
+    assert.equal(agent['node-name'], 'n7');
+    assert.deepEqual(agent['port-range'], { start: 40000, end: 40010 });
+    assert.equal(agent.forwarding, 'userspace');
   });
 
   it('sandbox prints its URL, writes a kubeconfig client-node uses, and stops on SIGTERM', async (t) => {

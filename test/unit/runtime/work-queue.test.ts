@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { WorkQueue } from '../../../src/runtime/work-queue.ts';
+import { eventually } from '../../support/sandbox.ts';
+
+describe('work queue', () => {
+  it('coalesces a key queued twice, never runs one key twice at once, reruns a key added while it ran', async () => {
+    const runs: string[] = [];
+    let inFlight = 0;
+    let maxInFlight = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const q = new WorkQueue({
+      name: 't',
+      concurrency: 4,
+      reconcile: async (key) => {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        runs.push(key);
+        if (runs.length === 1) await gate;
+        inFlight--;
+      },
+    });
+    q.add('a');
+    q.add('a');
+    q.start();
+    await eventually(() => runs.length === 1, 1000, 'first run');
+    q.add('a');
+    q.add('a');
+    release();
+    await eventually(() => runs.length === 2, 1000, 'rerun');
+    await q.idle();
+    assert.deepEqual(runs, ['a', 'a']);
+    assert.equal(maxInFlight, 1);
+    await q.stop();
+  });
+
+  it('retries a failing key with growing per-key backoff and forgets it after a success', async () => {
+    const times: number[] = [];
+    const q = new WorkQueue({
+      name: 't',
+      backoff: { initialMs: 20, jitter: 0 },
+      reconcile: async () => {
+        times.push(Date.now());
+        if (times.length < 3) throw new Error('not yet');
+      },
+    });
+    q.start();
+    q.add('k');
+    await eventually(() => times.length === 3, 3000, 'three tries');
+    assert.equal(q.failures('k'), 0);
+    assert.ok(times[2]! - times[1]! >= times[1]! - times[0]! - 5, 'backoff grows');
+    await q.stop();
+  });
+});
