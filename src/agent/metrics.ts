@@ -24,8 +24,7 @@ export class AgentMetrics {
       labelNames: ['protocol', 'family'],
       registers,
       collect() {
-        for (const c of counts())
-          this.set({ protocol: c.protocol, family: c.family }, c.allocated);
+        for (const c of counts()) this.set({ protocol: c.protocol, family: c.family }, c.allocated);
       },
     });
     this.portsFree = new Gauge({
@@ -34,8 +33,7 @@ export class AgentMetrics {
       labelNames: ['protocol', 'family'],
       registers,
       collect() {
-        for (const c of counts())
-          this.set({ protocol: c.protocol, family: c.family }, c.free);
+        for (const c of counts()) this.set({ protocol: c.protocol, family: c.family }, c.free);
       },
     });
     this.ruleSyncSeconds = new Histogram({
