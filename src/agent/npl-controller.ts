@@ -4,7 +4,7 @@
  * annotation in step with the Services that select it. Level-triggered: handlers only enqueue Pod
  * keys; a reconcile re-reads the caches.
  */
-import { CoreV1Api, type KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import {
   type IpFamily,
   NPL_POD_ANNOTATION,
@@ -24,8 +24,8 @@ import {
   type Service,
   serviceSchema,
 } from '../kube/objects.ts';
-import { RESOURCES } from '../kube/paths.ts';
-import type { RawObject } from '../kube/raw-client.ts';
+import { collectionPath, RESOURCES } from '../kube/paths.ts';
+import { KubeApiError, mergePatch, type RawObject } from '../kube/raw-client.ts';
 import { ErrorCodes, errorMessage, NplError } from '../runtime/errors.ts';
 import { type Logger, silentLogger } from '../runtime/logger.ts';
 import { WorkQueue } from '../runtime/work-queue.ts';
@@ -63,7 +63,6 @@ export class NplAgent {
   private readonly services: Informer;
   private readonly node: Informer;
   private readonly queue: WorkQueue;
-  private readonly core: CoreV1Api;
   private readonly log: Logger;
   private resyncTimer: NodeJS.Timeout | undefined;
   private ready = false;
@@ -94,11 +93,10 @@ export class NplAgent {
     this.pods = new Informer({ name: 'pods', source: src.pods, logger: this.log });
     this.services = new Informer({ name: 'services', source: src.services, logger: this.log });
     this.node = new Informer({ name: 'node', source: src.node, logger: this.log });
-    this.core = kc.makeApiClient(CoreV1Api);
     this.queue = new WorkQueue({
       name: 'npl-pods',
       reconcile: (key) => this.reconcile(key),
-      concurrency: opts.workers ?? 8,
+      concurrency: opts.workers ?? 16,
       logger: this.log,
       onError: () => opts.metrics.reconcileErrors.inc(),
     });
@@ -345,16 +343,12 @@ export class NplAgent {
   private async patchAnnotation(pod: Pod, entries: NplEntry[]): Promise<void> {
     const value = entries.length > 0 ? serializeNplAnnotation(entries) : null;
     try {
-      await this.core.patchNamespacedPodStatus(
-        {
-          name: pod.metadata.name,
-          namespace: pod.metadata.namespace,
-          body: { metadata: { annotations: { [NPL_POD_ANNOTATION]: value } } },
-        },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      );
+      const path = `${collectionPath(RESOURCES.pods, pod.metadata.namespace)}/${encodeURIComponent(pod.metadata.name)}/status`;
+      await mergePatch(this.opts.kubeConfig, path, {
+        metadata: { annotations: { [NPL_POD_ANNOTATION]: value } },
+      });
     } catch (err) {
-      if ((err as { code?: number }).code === 404) return;
+      if (err instanceof KubeApiError && err.statusCode === 404) return;
       this.opts.metrics.annotationPatchErrors.inc();
       throw new NplError(
         ErrorCodes.ANNOTATION_PATCH_FAILED,

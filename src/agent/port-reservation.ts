@@ -34,7 +34,8 @@ export function wildcardFor(family: IpFamily): string {
 }
 
 async function reserveTcp(address: string, port: number): Promise<Reservation | undefined> {
-  const server: Server = createServer({ allowHalfOpen: true });
+  // A larger read buffer than the 16 KiB default moves bulk transfers in fewer, bigger chunks.
+  const server: Server = createServer({ allowHalfOpen: true, highWaterMark: 256 * 1024 });
   const res: Reservation = {
     address,
     port,

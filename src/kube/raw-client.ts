@@ -27,18 +27,66 @@ export const listBody = z.object({
 
 export type RawObject = Record<string, unknown>;
 
+async function requestContext(
+  kc: KubeConfig,
+  path: string,
+  method: HttpMethod,
+): Promise<{ url: URL; ctx: RequestContext }> {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new KubeApiError(0, 'NoCluster', 'the kubeconfig has no current cluster');
+  const url = new URL(cluster.server.replace(/\/$/, '') + path);
+  const ctx = new RequestContext(url.toString(), method);
+  await kc.applySecurityAuthentication(ctx);
+  return { url, ctx };
+}
+
+async function failure(
+  res: { status: number; statusText: string; text(): Promise<string> },
+  what: string,
+): Promise<KubeApiError> {
+  const text = await res.text();
+  let reason = res.statusText;
+  let message = `${what}: HTTP ${res.status}`;
+  try {
+    const s = statusBody.parse(JSON.parse(text));
+    reason = s.reason ?? reason;
+    message = `${what}: ${s.message ?? reason}`;
+  } catch {
+    // not a Status body
+  }
+  return new KubeApiError(res.status, reason, message);
+}
+
+/**
+ * A JSON merge patch, without decoding the answer into client-node's model classes (the agent
+ * patches a thousand Pods at once and needs none of the reply).
+ */
+export async function mergePatch(kc: KubeConfig, path: string, body: unknown): Promise<void> {
+  const { url, ctx } = await requestContext(kc, path, HttpMethod.PATCH);
+  const headers = {
+    ...ctx.getHeaders(),
+    'Content-Type': 'application/merge-patch+json',
+    Accept: 'application/json',
+  };
+  const dispatcher = ctx.getDispatcher();
+  const res = await fetch(url, {
+    method: 'PATCH',
+    headers,
+    body: JSON.stringify(body),
+    ...(dispatcher ? { dispatcher } : {}),
+  });
+  if (res.status >= 300) throw await failure(res, `PATCH ${path}`);
+  await res.arrayBuffer();
+}
+
 export async function getJson(
   kc: KubeConfig,
   path: string,
   query: Record<string, string | undefined>,
   signal?: AbortSignal,
 ): Promise<unknown> {
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new KubeApiError(0, 'NoCluster', 'the kubeconfig has no current cluster');
-  const url = new URL(cluster.server.replace(/\/$/, '') + path);
+  const { url, ctx } = await requestContext(kc, path, HttpMethod.GET);
   for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, v);
-  const ctx = new RequestContext(url.toString(), HttpMethod.GET);
-  await kc.applySecurityAuthentication(ctx);
   const headers = { ...ctx.getHeaders(), Accept: 'application/json' };
   const dispatcher = ctx.getDispatcher();
   const res = await fetch(url, {
@@ -47,20 +95,8 @@ export async function getJson(
     ...(dispatcher ? { dispatcher } : {}),
     ...(signal ? { signal } : {}),
   });
-  const text = await res.text();
-  if (res.status !== 200) {
-    let reason = res.statusText;
-    let message = `GET ${path}: HTTP ${res.status}`;
-    try {
-      const s = statusBody.parse(JSON.parse(text));
-      reason = s.reason ?? reason;
-      message = `GET ${path}: ${s.message ?? reason}`;
-    } catch {
-      // not a Status body
-    }
-    throw new KubeApiError(res.status, reason, message);
-  }
-  return JSON.parse(text) as unknown;
+  if (res.status !== 200) throw await failure(res, `GET ${path}`);
+  return (await res.json()) as unknown;
 }
 
 export interface ListPage {

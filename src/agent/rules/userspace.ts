@@ -5,7 +5,17 @@
  * idle timeout.
  */
 import { createSocket, type RemoteInfo, type Socket as UdpSocket } from 'node:dgram';
-import { connect, type Socket } from 'node:net';
+import { Socket, type SocketConstructorOpts } from 'node:net';
+
+/** Node's stream options, which net.Socket takes though its type does not list them. */
+const UPSTREAM_OPTIONS: SocketConstructorOpts & {
+  readableHighWaterMark: number;
+  writableHighWaterMark: number;
+} = {
+  allowHalfOpen: true,
+  readableHighWaterMark: 256 * 1024,
+  writableHighWaterMark: 256 * 1024,
+};
 import type { Mapping } from '../port-table.ts';
 import type { ForwardingBackend } from './types.ts';
 
@@ -25,7 +35,9 @@ interface Forward {
 }
 
 function pipeTcp(client: Socket, podIP: string, podPort: number, live: Set<Socket>): void {
-  const upstream = connect({ host: podIP, port: podPort, allowHalfOpen: true });
+  // Buffers larger than the 16 KiB default move bulk transfers in fewer, bigger chunks.
+  const upstream = new Socket(UPSTREAM_OPTIONS);
+  upstream.connect({ host: podIP, port: podPort });
   client.setNoDelay(true);
   upstream.setNoDelay(true);
   live.add(client);

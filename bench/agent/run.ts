@@ -1,0 +1,316 @@
+/**
+ * Agent benchmarks, side by side in one run:
+ *  1. Service annotation -> all Pod annotations written, 1,000 Pods on one node (median of 3).
+ *  2. iptables: one iptables-restore batch vs one `iptables -A` call per rule, 1,000 rules, in a
+ *     network namespace of our own (needs root and iptables; skipped otherwise).
+ *  3. Userspace forwarder vs a direct connection on loopback: throughput of 64 KiB transfers and
+ *     round-trip latency.
+ * Loopback and our own namespaces only; every loop is bounded; the run aborts after 10 minutes.
+ *
+ *   npm run bench:agent
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
+import { KubeConfig, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { AgentMetrics } from '../../src/agent/metrics.ts';
+import { NplAgent } from '../../src/agent/npl-controller.ts';
+import type { Mapping } from '../../src/agent/port-table.ts';
+import { runCommand } from '../../src/agent/rules/exec.ts';
+import { noneBackend } from '../../src/agent/rules/none.ts';
+import { NPL_CHAIN, restoreInput, ruleArgs } from '../../src/agent/rules/iptables.ts';
+import { NPL_POD_ANNOTATION } from '../../src/kube/annotations.ts';
+import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
+import { apiServerSource, Informer } from '../../src/kube/informer.ts';
+import { RESOURCES } from '../../src/kube/paths.ts';
+
+const PODS = 1000;
+const deadline = setTimeout(() => {
+  console.error('benchmark exceeded 10 minutes; aborting');
+  process.exit(1);
+}, 600_000);
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+const rows: [string, string, string][] = [];
+
+async function startSandboxProcess(): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'sandbox', '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', () => reject(new Error(`sandbox exited: ${out}`)));
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
+}
+
+/** The API server runs as its own process, as it would in a cluster; the agent and this load share this one. */
+async function annotationLatency(): Promise<void> {
+  const sandbox = await startSandboxProcess();
+  const kc = new KubeConfig();
+  kc.loadFromString(renderKubeconfig({ server: sandbox.url }));
+  const watcher = new Informer({
+    name: 'bench-pods',
+    source: apiServerSource({ kubeConfig: kc, resource: RESOURCES.pods }),
+  });
+  watcher.start();
+  const core = kc.makeApiClient(CoreV1Api);
+  const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+  await core.createNode({
+    body: {
+      metadata: { name: 'n1' },
+      status: { addresses: [{ type: 'InternalIP', address: '127.0.10.1' }] },
+    },
+  });
+  await core.createNamespacedService({
+    namespace: 'default',
+    body: {
+      metadata: { name: 'web' },
+      spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080 }] },
+    },
+  });
+  for (let i = 0; i < PODS; i += 50) {
+    await Promise.all(
+      Array.from({ length: 50 }, async (_, j) => {
+        const name = `web-${i + j}`;
+        await core.createNamespacedPod({
+          namespace: 'default',
+          body: {
+            metadata: { name, labels: { app: 'web' } },
+            spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'x' }] },
+          },
+        });
+        await core.patchNamespacedPodStatus(
+          {
+            name,
+            namespace: 'default',
+            body: { status: { phase: 'Running', podIP: `10.244.${(i + j) >> 8}.${(i + j) & 255}` } },
+          },
+          merge,
+        );
+      }),
+    );
+  }
+  const agent = new NplAgent({
+    kubeConfig: kc,
+    nodeName: 'n1',
+    portRange: { start: 61000, end: 62999 },
+    backend: noneBackend(),
+    metrics: new AgentMetrics(),
+    events: { record: async () => {} },
+    resyncIntervalMs: 0,
+  });
+  await agent.start();
+  await watcher.waitForSync();
+  const annotated = () =>
+    watcher
+      .list()
+      .filter(
+        (p) => (p.metadata as { annotations?: Record<string, string> }).annotations?.[NPL_POD_ANNOTATION],
+      ).length;
+  const times: number[] = [];
+  for (let run = 0; run < 3; run++) {
+    const t0 = performance.now();
+    await core.patchNamespacedService(
+      {
+        name: 'web',
+        namespace: 'default',
+        body: { metadata: { annotations: { 'nodeportlocal.antrea.io/enabled': 'true' } } },
+      },
+      merge,
+    );
+    while (annotated() < PODS && performance.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 2));
+    times.push(performance.now() - t0);
+    await core.patchNamespacedService(
+      {
+        name: 'web',
+        namespace: 'default',
+        body: { metadata: { annotations: { 'nodeportlocal.antrea.io/enabled': null } } },
+      },
+      merge,
+    );
+    const t1 = performance.now();
+    while (annotated() > 0 && performance.now() - t1 < 60_000) await new Promise((r) => setTimeout(r, 5));
+  }
+  rows.push([
+    `Service annotated -> ${PODS} Pod annotations written (median of 3)`,
+    `${median(times).toFixed(0)} ms`,
+    `runs ${times.map((x) => x.toFixed(0)).join(', ')} ms; target < 2000 ms`,
+  ]);
+  await agent.stop();
+  await watcher.stop();
+  sandbox.stop();
+}
+
+async function iptablesBatchVsSingle(): Promise<void> {
+  if (process.getuid?.() !== 0 || spawnSync('sh', ['-c', 'command -v iptables-restore']).status !== 0) {
+    rows.push(['iptables batch vs per rule', 'skipped', 'needs root and iptables']);
+    return;
+  }
+  const ns = `npl-bench-${randomBytes(2).toString('hex')}`;
+  if (spawnSync('ip', ['netns', 'add', ns]).status !== 0) {
+    rows.push(['iptables batch vs per rule', 'skipped', 'cannot create a network namespace']);
+    return;
+  }
+  try {
+    const inNs = (cmd: string, args: string[], input?: string) =>
+      runCommand('ip', ['netns', 'exec', ns, cmd, ...args], input);
+    const mappings: Mapping[] = Array.from({ length: PODS }, (_, i) => ({
+      podKey: `default/web-${i}`,
+      podPort: 8080,
+      protocol: 'tcp',
+      family: 'IPv4',
+      podIP: `10.244.${i >> 8}.${i & 255}`,
+      nodePort: 61000 + i,
+      hostPort: false,
+      reservation: undefined,
+    }));
+    const batch: number[] = [];
+    const single: number[] = [];
+    for (let run = 0; run < 3; run++) {
+      await inNs('iptables', ['-w', '-t', 'nat', '-F', NPL_CHAIN]);
+      let t = performance.now();
+      const r = await inNs('iptables-restore', ['-w', '--noflush'], restoreInput(mappings));
+      if (r.code !== 0) throw new Error(r.stderr);
+      batch.push(performance.now() - t);
+      await inNs('iptables', ['-w', '-t', 'nat', '-F', NPL_CHAIN]);
+      t = performance.now();
+      for (const m of mappings) await inNs('iptables', ['-w', '-t', 'nat', '-A', NPL_CHAIN, ...ruleArgs(m)]);
+      single.push(performance.now() - t);
+    }
+    rows.push([
+      `iptables: ${PODS} rules in one iptables-restore (median of 3)`,
+      `${median(batch).toFixed(0)} ms`,
+      '',
+    ]);
+    rows.push([
+      `iptables: ${PODS} rules, one iptables call each (median of 3)`,
+      `${median(single).toFixed(0)} ms`,
+      `batch is ${(median(single) / median(batch)).toFixed(0)}x faster`,
+    ]);
+  } finally {
+    spawnSync('ip', ['netns', 'del', ns]);
+  }
+}
+
+/** Starts a peer process (the Pod's server, or the forwarder) and reads its port. */
+async function peer(
+  role: 'server' | 'forwarder',
+  podPort?: number,
+): Promise<{ port: number; stop: () => void }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'bench/agent/peer.ts', role, String(podPort ?? '')],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
+    child.once('exit', (code) => reject(new Error(`${role} exited with ${code}`)));
+  });
+  return { port, stop: () => child.stdin!.end() };
+}
+
+function open(host: string, port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const c = connect({ host, port }, () => resolve(c));
+    c.setNoDelay(true);
+    c.on('error', reject);
+  });
+}
+
+async function throughput(host: string, port: number, transfers: number): Promise<number> {
+  const c = await open(host, port);
+  const chunk = randomBytes(65536);
+  const t0 = performance.now();
+  let acks = 0;
+  await new Promise<void>((resolve) => {
+    c.on('data', (d: Buffer) => {
+      acks += d.length;
+      if (acks >= transfers) resolve();
+    });
+    let sent = 0;
+    const pump = () => {
+      while (sent < transfers) {
+        sent++;
+        if (!c.write(chunk)) {
+          c.once('drain', pump);
+          return;
+        }
+      }
+    };
+    pump();
+  });
+  const seconds = (performance.now() - t0) / 1000;
+  c.destroy();
+  return (transfers * 65536) / seconds / 1e6;
+}
+
+async function latency(host: string, port: number, n: number): Promise<number[]> {
+  const c = await open(host, port);
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await new Promise<void>((resolve) => {
+      c.once('data', () => resolve());
+      c.write('x');
+    });
+    out.push(performance.now() - t0);
+  }
+  c.destroy();
+  return out;
+}
+
+/** Client here, the Pod's server and the forwarder each in a process of its own, as on a node. */
+async function userspaceVsDirect(): Promise<void> {
+  const srv = await peer('server');
+  const fwd = await peer('forwarder', srv.port);
+  const direct: number[] = [];
+  const forwarded: number[] = [];
+  const latDirect: number[] = [];
+  const latForwarded: number[] = [];
+  for (let round = 0; round < 7; round++) {
+    direct.push(await throughput('127.0.20.1', srv.port, 2000));
+    forwarded.push(await throughput('127.0.10.1', fwd.port, 2000));
+    latDirect.push(...(await latency('127.0.20.1', srv.port, 2000)));
+    latForwarded.push(...(await latency('127.0.10.1', fwd.port, 2000)));
+  }
+  const d = median(direct);
+  const f = median(forwarded);
+  rows.push(['64 KiB transfers, direct (median of 7 x 2,000)', `${d.toFixed(0)} MB/s`, '']);
+  rows.push([
+    '64 KiB transfers, through the userspace forwarder',
+    `${f.toFixed(0)} MB/s`,
+    `${((f / d) * 100).toFixed(0)}% of direct; target >= 50%`,
+  ]);
+  const p50d = quantile(latDirect, 0.5);
+  const p50f = quantile(latForwarded, 0.5);
+  rows.push([
+    '1-byte round trip p50, direct',
+    `${(p50d * 1000).toFixed(0)} us`,
+    `p99 ${(quantile(latDirect, 0.99) * 1000).toFixed(0)} us`,
+  ]);
+  rows.push([
+    '1-byte round trip p50, forwarded',
+    `${(p50f * 1000).toFixed(0)} us`,
+    `added p50 ${((p50f - p50d) * 1000).toFixed(0)} us; target < 200 us`,
+  ]);
+  fwd.stop();
+  srv.stop();
+}
+
+console.log(`node ${process.version}; loopback and own network namespaces only`);
+if (!process.env.ONLY_FORWARDER) await annotationLatency();
+if (!process.env.ONLY_ANNOTATION && !process.env.ONLY_FORWARDER) await iptablesBatchVsSingle();
+if (!process.env.ONLY_ANNOTATION) await userspaceVsDirect();
+console.log('\n| measure | value | notes |\n| --- | --- | --- |');
+for (const [a, b, c] of rows) console.log(`| ${a} | ${b} | ${c} |`);
+clearTimeout(deadline);
