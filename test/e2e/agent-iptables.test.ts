@@ -113,7 +113,19 @@ describe('iptables forwarding in network namespaces', { skip }, () => {
     assert.equal(await curl(client, nodePort), `pod-ok ${POD_IP}`);
     await second.stop();
 
-    await backend().cleanup();
+    // `npl-lb agent --cleanup`, run inside the node's namespace, removes the chain and the jumps.
+    const cleanup = ns.tryExec(
+      node,
+      process.execPath,
+      '--import',
+      'tsx',
+      'src/main/cli.ts',
+      'agent',
+      '--cleanup',
+      '--http-address',
+      '127.0.0.1:0',
+    );
+    assert.equal(cleanup.code, 0, cleanup.out);
     assert.notEqual(
       ns.tryExec(node, 'iptables', '-w', '-t', 'nat', '-S', NPL_CHAIN).code,
       0,

@@ -102,6 +102,7 @@ describe('npl-lb command line', () => {
     const http = /"http":"(http:\/\/[^"]+)"/.exec(out())?.[1];
     assert.ok(http, out());
     await eventually(async () => (await fetch(`${http}/readyz`)).status === 200, 5000, 'ready');
+    assert.equal(await (await fetch(`${http}/healthz`)).text(), 'ok');
     assert.match(
       await (await fetch(`${http}/metrics`)).text(),
       /npl_lb_agent_ports_allocated\{protocol="tcp",family="IPv4"\} 1/,
