@@ -21,6 +21,7 @@ import { noneBackend } from '../../src/agent/rules/none.ts';
 import { NPL_CHAIN, restoreInput, ruleArgs } from '../../src/agent/rules/iptables.ts';
 import { NPL_POD_ANNOTATION } from '../../src/kube/annotations.ts';
 import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
+import { startSandboxProcess } from '../sandbox-process.ts';
 import { apiServerSource, Informer } from '../../src/kube/informer.ts';
 import { RESOURCES } from '../../src/kube/paths.ts';
 
@@ -35,25 +36,10 @@ const quantile = (xs: number[], q: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 const rows: [string, string, string][] = [];
 
-async function startSandboxProcess(): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'sandbox', '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', () => reject(new Error(`sandbox exited: ${out}`)));
-  });
-  return { url, stop: () => child.kill('SIGTERM') };
-}
-
 /** The API server runs as its own process, as it would in a cluster; the agent and this load share this one. */
 async function annotationLatency(): Promise<void> {
   const sandbox = await startSandboxProcess();
+  const stopSandbox = () => sandbox.child.kill('SIGTERM');
   const kc = new KubeConfig();
   kc.loadFromString(renderKubeconfig({ server: sandbox.url }));
   const watcher = new Informer({
@@ -146,7 +132,7 @@ async function annotationLatency(): Promise<void> {
   ]);
   await agent.stop();
   await watcher.stop();
-  sandbox.stop();
+  stopSandbox();
 }
 
 async function iptablesBatchVsSingle(): Promise<void> {

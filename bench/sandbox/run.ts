@@ -6,13 +6,12 @@
  *
  *   npm run bench:sandbox [-- --pods 10000 --services 1000 --watchers 10 --updates 2000]
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { cpus } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Agent, fetch } from 'undici';
+import { startSandboxProcess } from '../sandbox-process.ts';
 
 const { values } = parseArgs({
   options: {
@@ -28,7 +27,6 @@ const SERVICES = Number(values.services);
 const WATCHERS = Number(values.watchers);
 const UPDATES = Number(values.updates);
 const LISTS = Number(values.lists);
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const deadline = setTimeout(() => {
   console.error('benchmark exceeded 10 minutes; aborting');
   process.exit(1);
@@ -46,23 +44,6 @@ function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return kb / 1024;
-}
-
-async function startSandbox(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'sandbox', '--port', '0'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', () => reject(new Error(`sandbox exited: ${out}`)));
-  });
-  return { child, url };
 }
 
 async function send(
@@ -159,7 +140,7 @@ async function main(): Promise<void> {
   console.log(
     `load: ${PODS} pods in 10 namespaces, ${SERVICES} services, ${WATCHERS} watchers, ${UPDATES} updates`,
   );
-  const { child, url } = await startSandbox();
+  const { child, url } = await startSandboxProcess();
   try {
     const baseRss = rssMiB(child.pid!);
     for (let n = 0; n < 10; n++)

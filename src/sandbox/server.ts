@@ -13,8 +13,9 @@ import type { AddressInfo } from 'node:net';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { silentLogger } from '../runtime/logger.ts';
-import { apiGroup, apiGroupList, apiResourceList, coreVersions, SERVER_VERSION } from './discovery.ts';
 import { decodeDeleteBody, decodeObjectBody, decodePatchBody, readBody } from './http-body.ts';
+import { send, sendError } from './http-util.ts';
+import { serveStatic } from './static-routes.ts';
 import {
   apiVersionOf,
   findType,
@@ -84,29 +85,6 @@ function parseResourcePath(segments: string[]): Route | undefined {
   if (!type) return undefined;
   if (type.namespaced === false && namespace !== undefined) return undefined;
   return { type, namespace, name, subresource };
-}
-
-function send(
-  res: ServerResponse,
-  code: number,
-  body: string | object,
-  extraHeaders: Record<string, string> = {},
-): void {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(code, {
-    'Content-Type': 'application/json',
-    'Cache-Control': 'no-cache, private',
-    ...extraHeaders,
-  });
-  res.end(text);
-}
-
-function sendError(res: ServerResponse, err: ApiError): void {
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  send(res, err.code, err.status);
 }
 
 function fieldValidation(q: URLSearchParams): FieldValidation {
@@ -236,70 +214,10 @@ export class SandboxServer implements Sandbox {
     if (!this.authorized(req, path)) throw unauthorized();
     const method = req.method ?? 'GET';
     this.log.debug({ method, url: req.url }, 'request');
-    if (method === 'GET' && this.serveStatic(path, req, res)) return;
+    if (method === 'GET' && serveStatic(path, req, res, this.registry.openapi, this.address)) return;
     const route = parseResourcePath(path.split('/').filter(Boolean).map(decodeURIComponent));
     if (!route) throw notFoundPath();
     await this.serveResource(route, method, url.searchParams, req, res);
-  }
-
-  private serveStatic(path: string, req: IncomingMessage, res: ServerResponse): boolean {
-    const parts = path.split('/').filter(Boolean);
-    switch (path) {
-      case '/healthz':
-      case '/readyz':
-      case '/livez':
-        res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
-        res.end('ok');
-        return true;
-      case '/version':
-        send(res, 200, SERVER_VERSION);
-        return true;
-      case '/api':
-        send(res, 200, coreVersions(this.address));
-        return true;
-      case '/apis':
-        send(res, 200, apiGroupList());
-        return true;
-      case '/openapi/v2': {
-        const accept = req.headers.accept ?? '';
-        if (accept && !/application\/json|\*\/\*/.test(accept)) {
-          send(
-            res,
-            406,
-            new ApiError(406, 'NotAcceptable', 'only application/json is served for /openapi/v2').status,
-          );
-        } else send(res, 200, this.registry.openapi.doc);
-        return true;
-      }
-      case '/openapi/v3':
-        send(res, 200, this.registry.openapi.v3Root());
-        return true;
-    }
-    if (parts[0] === 'openapi' && parts[1] === 'v3') {
-      const doc = this.registry.openapi.v3Doc(parts.slice(2).join('/'));
-      if (doc === undefined) throw notFoundPath();
-      send(res, 200, doc);
-      return true;
-    }
-    if (parts[0] === 'api' && parts.length === 2) {
-      const list = apiResourceList('', parts[1]!);
-      if (!list) throw notFoundPath();
-      send(res, 200, list);
-      return true;
-    }
-    if (parts[0] === 'apis' && parts.length === 2) {
-      const g = apiGroup(parts[1]!);
-      if (!g) throw notFoundPath();
-      send(res, 200, g);
-      return true;
-    }
-    if (parts[0] === 'apis' && parts.length === 3) {
-      const list = apiResourceList(parts[1]!, parts[2]!);
-      if (!list) throw notFoundPath();
-      send(res, 200, list);
-      return true;
-    }
-    return false;
   }
 
   private render(t: ResourceType, table: TableRequest | undefined): (s: StoredObject) => string {

@@ -1,0 +1,25 @@
+/**
+ * Benchmarks run the sandbox as its own process, as an API server would be; this starts it on a
+ * free loopback port and returns its URL.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+export async function startSandboxProcess(args: string[] = []): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'sandbox', '--port', '0', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', () => reject(new Error(`sandbox exited: ${out}`)));
+  });
+  return { url, child };
+}
