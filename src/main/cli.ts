@@ -3,16 +3,23 @@
  * The `npl-lb` executable: one binary, one subcommand per role.
  */
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
-import { runAgent } from './agent.ts';
-import { runDemo } from './demo.ts';
-import { runSandbox } from './sandbox.ts';
 
 type Command = (argv: string[]) => Promise<number>;
 
+// Each subcommand is loaded only when it runs: the sandbox should not carry the agent's dependencies.
 const COMMANDS: Record<string, { run: Command; summary: string }> = {
-  agent: { run: runAgent, summary: 'node-side NodePortLocal agent (Antrea-compatible annotations)' },
-  sandbox: { run: runSandbox, summary: 'in-memory Kubernetes API server for local use and tests' },
-  demo: { run: runDemo, summary: 'everything wired together on loopback (what `npm start` runs)' },
+  agent: {
+    run: async (argv) => (await import('./agent.ts')).runAgent(argv),
+    summary: 'node-side NodePortLocal agent (Antrea-compatible annotations)',
+  },
+  sandbox: {
+    run: async (argv) => (await import('./sandbox.ts')).runSandbox(argv),
+    summary: 'in-memory Kubernetes API server for local use and tests',
+  },
+  demo: {
+    run: async (argv) => (await import('./demo.ts')).runDemo(argv),
+    summary: 'everything wired together on loopback (what `npm start` runs)',
+  },
 };
 
 export const USAGE = `Usage: npl-lb <command> [flags]
