@@ -75,7 +75,9 @@ function parseResourcePath(segments: string[]): Route | undefined {
   } else return undefined;
   if (!version || rest.length === 0) return undefined;
   let namespace: string | undefined;
-  if (rest[0] === 'namespaces' && rest.length >= 3) {
+  // /namespaces/{name}/status is the Namespace's own subresource, not a collection in it.
+  const namespaceSubresource = rest[0] === 'namespaces' && rest.length === 3 && rest[2] === 'status';
+  if (rest[0] === 'namespaces' && rest.length >= 3 && !namespaceSubresource) {
     namespace = rest[1];
     rest = rest.slice(2);
   }

@@ -232,6 +232,84 @@ describe('sandbox API: verbs', () => {
   });
 });
 
+describe('sandbox API: every served kind', () => {
+  it('creates, gets, lists and deletes each kind, with status subresources where the real server has them', async (t) => {
+    const { url } = await useSandbox(t);
+    const kinds: [string, Record<string, unknown>, boolean][] = [
+      [
+        '/api/v1/nodes',
+        { metadata: { name: 'n1' }, status: { addresses: [{ type: 'InternalIP', address: '10.0.0.1' }] } },
+        true,
+      ],
+      ['/api/v1/namespaces', { metadata: { name: 'extra' } }, true],
+      ['/api/v1/namespaces/default/pods', POD('k1'), true],
+      [
+        '/api/v1/namespaces/default/services',
+        { metadata: { name: 'k1' }, spec: { ports: [{ port: 80 }] } },
+        true,
+      ],
+      [
+        '/api/v1/namespaces/default/endpoints',
+        { metadata: { name: 'k1' }, subsets: [{ addresses: [{ ip: '10.0.0.5' }], ports: [{ port: 80 }] }] },
+        false,
+      ],
+      [
+        '/api/v1/namespaces/default/events',
+        {
+          metadata: { name: 'k1.1' },
+          involvedObject: { kind: 'Pod', name: 'k1', namespace: 'default' },
+          reason: 'R',
+          message: 'm',
+        },
+        false,
+      ],
+      [
+        '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices',
+        { metadata: { name: 'k1-abc' }, addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.5'] }] },
+        false,
+      ],
+      [
+        '/apis/networking.k8s.io/v1/ingressclasses',
+        { metadata: { name: 'k1' }, spec: { controller: 'example.com/x' } },
+        false,
+      ],
+      [
+        '/apis/networking.k8s.io/v1/namespaces/default/ingresses',
+        {
+          metadata: { name: 'k1' },
+          spec: { defaultBackend: { service: { name: 'k1', port: { number: 80 } } } },
+        },
+        true,
+      ],
+      [
+        '/apis/coordination.k8s.io/v1/namespaces/default/leases',
+        { metadata: { name: 'k1' }, spec: { holderIdentity: 'a' } },
+        false,
+      ],
+    ];
+    for (const [path, body, hasStatus] of kinds) {
+      const created = await api(url, 'POST', path, body);
+      assert.equal(created.status, 201, `${path}: ${JSON.stringify(created.body).slice(0, 200)}`);
+      const name = (created.body.metadata as { name: string }).name;
+      assert.equal((await api(url, 'GET', `${path}/${name}`)).status, 200, path);
+      const list = await api(url, 'GET', path);
+      assert.ok(
+        (list.body.items as { metadata: { name: string } }[]).some((i) => i.metadata.name === name),
+        path,
+      );
+      const status = await api(url, 'GET', `${path}/${name}/status`);
+      assert.equal(status.status, hasStatus ? 200 : 404, `${path}/status`);
+      const del = await api(url, 'DELETE', `${path}/${name}`);
+      assert.ok([200, 202].includes(del.status), path);
+    }
+    const slice = await api(url, 'POST', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', {
+      metadata: { name: 'bad' },
+      endpoints: [],
+    });
+    assert.equal(slice.status, 422, 'addressType is required');
+  });
+});
+
 describe('sandbox API: bad input keeps the server serving', () => {
   it('answers each with the right 4xx Status', async (t) => {
     const { url } = await useSandbox(t);
