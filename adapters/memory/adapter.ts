@@ -1,0 +1,89 @@
+/**
+ * The strict in-memory adapter: the reference implementation of the adapter contract, and the
+ * load balancer of dry runs and tests. Optional latency and fault injection stand in for a slow or
+ * failing device.
+ */
+import type {
+  ApplyError,
+  ApplyResult,
+  Capabilities,
+  LoadBalancerAdapter,
+} from '../../src/adapter/contract.ts';
+import type { Change, Observed } from '../../src/plan/diff.ts';
+import { DeviceError, MemoryLoadBalancer } from './device.ts';
+
+export interface MemoryAdapterOptions {
+  owner: string;
+  device?: MemoryLoadBalancer;
+  /** Simulated time per apply call (one batch), for benchmarks. */
+  latencyMs?: number;
+  /** Returns an error to fail one change with, for tests of partial failure. */
+  fault?: (change: Change) => ApplyError | undefined;
+}
+
+const TERMINAL = new Set(['Invalid', 'NotOwned']);
+
+export class MemoryAdapter implements LoadBalancerAdapter {
+  readonly name = 'memory';
+  readonly owner: string;
+  readonly device: MemoryLoadBalancer;
+
+  constructor(private readonly opts: MemoryAdapterOptions) {
+    this.owner = opts.owner;
+    this.device = opts.device ?? new MemoryLoadBalancer();
+  }
+
+  capabilities(): Capabilities {
+    return { l4: { tcp: true, udp: true }, l7: true, memberNodeTag: true, drainingMembers: true };
+  }
+
+  async observe(): Promise<Observed> {
+    const observed: Observed = { owned: { pools: [], virtualServices: [] }, foreign: [] };
+    for (const { owner, pool } of this.device.pools.values()) {
+      if (owner === this.owner) observed.owned.pools.push(structuredClone(pool));
+      else observed.foreign.push({ kind: 'pool', name: pool.name, owner });
+    }
+    for (const { owner, vs } of this.device.virtualServices.values()) {
+      if (owner === this.owner) observed.owned.virtualServices.push(structuredClone(vs));
+      else observed.foreign.push({ kind: 'virtualService', name: vs.name, owner });
+    }
+    return observed;
+  }
+
+  private applyOne(c: Change): void {
+    const d = this.device;
+    if (c.kind === 'pool') {
+      if (c.op === 'create') d.createPool(this.owner, c.desired);
+      else if (c.op === 'update') d.updatePool(this.owner, c.desired);
+      else d.deletePool(this.owner, c.name);
+    } else if (c.op === 'create') d.createVirtualService(this.owner, c.desired);
+    else if (c.op === 'update') d.updateVirtualService(this.owner, c.desired);
+    else d.deleteVirtualService(this.owner, c.name);
+  }
+
+  async apply(changes: Change[]): Promise<ApplyResult[]> {
+    if (this.opts.latencyMs) await new Promise((r) => setTimeout(r, this.opts.latencyMs));
+    const results: ApplyResult[] = [];
+    for (const change of changes) {
+      const fault = this.opts.fault?.(change);
+      if (fault) {
+        results.push({ change, ok: false, error: fault });
+        continue;
+      }
+      try {
+        this.applyOne(change);
+        results.push({ change, ok: true });
+      } catch (err) {
+        if (!(err instanceof DeviceError)) throw err;
+        results.push({
+          change,
+          ok: false,
+          error: { code: err.code, message: err.message, terminal: TERMINAL.has(err.code) },
+        });
+      }
+    }
+    return results;
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,122 @@
+/**
+ * An in-memory load balancer: the "device" the memory adapter talks to. It outlives adapters (so a
+ * restart can be tested), keeps every object with its owner mark, and is strict the way real load
+ * balancers are: duplicates, writes to missing objects, dangling references and deleting a pool
+ * still in use are refused.
+ */
+import type { Pool, VirtualService } from '../../src/model/types.ts';
+
+export interface StoredPool {
+  owner: string;
+  pool: Pool;
+}
+
+export interface StoredVirtualService {
+  owner: string;
+  vs: VirtualService;
+}
+
+export class DeviceError extends Error {
+  constructor(
+    readonly code: 'AlreadyExists' | 'NotFound' | 'Invalid' | 'InUse' | 'NotOwned' | 'Unavailable',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DeviceError';
+  }
+}
+
+function poolRefs(vs: VirtualService): string[] {
+  if (vs.kind === 'l4') return [vs.pool];
+  return [...new Set([...vs.routes.map((r) => r.pool), ...(vs.defaultPool ? [vs.defaultPool] : [])])];
+}
+
+function validatePool(p: Pool): void {
+  if (!p.name || p.name.length > 63)
+    throw new DeviceError('Invalid', `pool name ${JSON.stringify(p.name)}: 1 to 63 characters`);
+  for (const m of p.members) {
+    if (!m.address) throw new DeviceError('Invalid', `pool ${p.name}: member without an address`);
+    if (!Number.isInteger(m.port) || m.port < 1 || m.port > 65535) {
+      throw new DeviceError('Invalid', `pool ${p.name}: member ${m.address} port ${m.port} out of range`);
+    }
+  }
+}
+
+export class MemoryLoadBalancer {
+  readonly pools = new Map<string, StoredPool>();
+  readonly virtualServices = new Map<string, StoredVirtualService>();
+  /** Every write, in order: `create pool x`, ... (tests count writes with it). */
+  readonly writes: string[] = [];
+
+  private checkRefs(vs: VirtualService): void {
+    if (!vs.name || vs.name.length > 63)
+      throw new DeviceError('Invalid', `virtual service name ${JSON.stringify(vs.name)}: 1 to 63 characters`);
+    for (const ref of poolRefs(vs)) {
+      if (!this.pools.has(ref))
+        throw new DeviceError('Invalid', `virtual service ${vs.name}: pool ${ref} does not exist`);
+    }
+  }
+
+  createPool(owner: string, pool: Pool): void {
+    validatePool(pool);
+    if (this.pools.has(pool.name)) throw new DeviceError('AlreadyExists', `pool ${pool.name} already exists`);
+    this.pools.set(pool.name, { owner, pool: structuredClone(pool) });
+    this.writes.push(`create pool ${pool.name}`);
+  }
+
+  updatePool(owner: string, pool: Pool): void {
+    validatePool(pool);
+    const cur = this.pools.get(pool.name);
+    if (!cur) throw new DeviceError('NotFound', `pool ${pool.name} not found`);
+    if (cur.owner !== owner)
+      throw new DeviceError('NotOwned', `pool ${pool.name} belongs to ${cur.owner || 'nobody we know'}`);
+    this.pools.set(pool.name, { owner, pool: structuredClone(pool) });
+    this.writes.push(`update pool ${pool.name}`);
+  }
+
+  deletePool(owner: string, name: string): void {
+    const cur = this.pools.get(name);
+    if (!cur) throw new DeviceError('NotFound', `pool ${name} not found`);
+    if (cur.owner !== owner)
+      throw new DeviceError('NotOwned', `pool ${name} belongs to ${cur.owner || 'nobody we know'}`);
+    for (const v of this.virtualServices.values()) {
+      if (poolRefs(v.vs).includes(name))
+        throw new DeviceError('InUse', `pool ${name} is used by virtual service ${v.vs.name}`);
+    }
+    this.pools.delete(name);
+    this.writes.push(`delete pool ${name}`);
+  }
+
+  createVirtualService(owner: string, vs: VirtualService): void {
+    if (this.virtualServices.has(vs.name))
+      throw new DeviceError('AlreadyExists', `virtual service ${vs.name} already exists`);
+    this.checkRefs(vs);
+    this.virtualServices.set(vs.name, { owner, vs: structuredClone(vs) });
+    this.writes.push(`create virtualService ${vs.name}`);
+  }
+
+  updateVirtualService(owner: string, vs: VirtualService): void {
+    const cur = this.virtualServices.get(vs.name);
+    if (!cur) throw new DeviceError('NotFound', `virtual service ${vs.name} not found`);
+    if (cur.owner !== owner)
+      throw new DeviceError(
+        'NotOwned',
+        `virtual service ${vs.name} belongs to ${cur.owner || 'nobody we know'}`,
+      );
+    this.checkRefs(vs);
+    this.virtualServices.set(vs.name, { owner, vs: structuredClone(vs) });
+    this.writes.push(`update virtualService ${vs.name}`);
+  }
+
+  deleteVirtualService(owner: string, name: string): void {
+    const cur = this.virtualServices.get(name);
+    if (!cur) throw new DeviceError('NotFound', `virtual service ${name} not found`);
+    if (cur.owner !== owner)
+      throw new DeviceError(
+        'NotOwned',
+        `virtual service ${name} belongs to ${cur.owner || 'nobody we know'}`,
+      );
+    this.virtualServices.delete(name);
+    this.writes.push(`delete virtualService ${name}`);
+  }
+}

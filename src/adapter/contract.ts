@@ -1,0 +1,40 @@
+/**
+ * What every load-balancer adapter implements. Core code asks for capabilities, never for a
+ * vendor's name: a new adapter is a folder, one line in adapters/index.ts and a green contract run.
+ */
+import type { Observed, Change } from '../plan/diff.ts';
+
+export interface Capabilities {
+  l4: { tcp: boolean; udp: boolean };
+  l7: boolean;
+  /** Whether a member can carry its node's name where the LB admin sees it. */
+  memberNodeTag: boolean;
+  /** Whether a disabled (draining) member can be kept rather than removed. */
+  drainingMembers: boolean;
+}
+
+export interface ApplyError {
+  /** Stable code of the adapter's (e.g. AlreadyExists, NotFound, Invalid, Unavailable). */
+  code: string;
+  message: string;
+  /** true: retrying will not help (bad input); false: back off and retry. */
+  terminal: boolean;
+}
+
+export interface ApplyResult {
+  change: Change;
+  ok: boolean;
+  error?: ApplyError;
+}
+
+export interface LoadBalancerAdapter {
+  readonly name: string;
+  /** The owner mark this adapter writes and reads (the configured clusterName). */
+  readonly owner: string;
+  capabilities(): Capabilities;
+  /** The load balancer as it is: our objects in full, everyone else's by name and owner. */
+  observe(): Promise<Observed>;
+  /** Applies the changes in order; one result per change, a failure does not stop the others. */
+  apply(changes: Change[]): Promise<ApplyResult[]>;
+  close(): Promise<void>;
+}

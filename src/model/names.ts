@@ -1,0 +1,32 @@
+/**
+ * Deterministic, length-limited names for load-balancer objects, AKO style:
+ * `<cluster>--<namespace>-<name>-<proto>-<port>`. A name over the limit keeps its head and gets a
+ * hash of the whole, so two long names never collide.
+ */
+import { createHash } from 'node:crypto';
+
+export const MAX_NAME = 63;
+
+export function limitName(name: string, max = MAX_NAME): string {
+  if (name.length <= max) return name;
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);
+  return `${name.slice(0, max - 9)}-${hash}`;
+}
+
+export function l4Name(
+  cluster: string,
+  namespace: string,
+  service: string,
+  protocol: string,
+  port: number,
+): string {
+  return limitName(`${cluster}--${namespace}-${service}-${protocol}-${port}`);
+}
+
+export function poolName(cluster: string, namespace: string, service: string, port: string | number): string {
+  return limitName(`${cluster}--${namespace}-${service}-${port}`);
+}
+
+export function l7Name(cluster: string, ingressClass: string): string {
+  return limitName(`${cluster}--ingress-${ingressClass}`);
+}

@@ -1,0 +1,201 @@
+/**
+ * The suite every load-balancer adapter passes. An adapter's test file calls `adapterContract` with
+ * a harness that makes adapters over one shared device (so a "restart" is a new adapter on the same
+ * device), can place a foreign object on the device, and can make one change fail.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
+import type { LbState, Pool, VirtualService } from '../../src/model/types.ts';
+import { type Change, plan } from '../../src/plan/diff.ts';
+
+export interface ContractHarness {
+  /** A fresh device; `adapter(owner)` makes adapters on it. */
+  adapter(owner: string, opts?: { failName?: string }): Promise<LoadBalancerAdapter>;
+  /** Puts a pool owned by someone else (or nobody) on the device. */
+  foreignPool(pool: Pool, owner: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+const pool = (name: string, members: [string, number, string][]): Pool => ({
+  name,
+  protocol: 'TCP',
+  health: 'tcp',
+  service: 'default/web',
+  servicePort: '80',
+  members: members.map(([address, port, node]) => ({
+    address,
+    port,
+    node,
+    pod: `default/${node}-pod`,
+    enabled: true,
+  })),
+});
+
+const l4 = (name: string, poolName: string, vip = '192.0.2.10'): VirtualService => ({
+  kind: 'l4',
+  name,
+  vip,
+  port: 80,
+  protocol: 'TCP',
+  pool: poolName,
+  source: 'default/web',
+});
+
+const state = (pools: Pool[], vss: VirtualService[]): LbState => ({ pools, virtualServices: vss });
+
+async function sync(
+  a: LoadBalancerAdapter,
+  desired: LbState,
+): Promise<{ changes: Change[]; failed: string[] }> {
+  const p = plan(desired, await a.observe());
+  const results = await a.apply(p.changes);
+  return {
+    changes: p.changes,
+    failed: results.filter((r) => !r.ok).map((r) => `${r.change.op} ${r.change.kind} ${r.change.name}`),
+  };
+}
+
+export function adapterContract(name: string, makeHarness: () => Promise<ContractHarness>): void {
+  describe(`adapter contract: ${name}`, () => {
+    it('creates, updates and deletes pools and virtual services; observe() shows exactly what was applied', async (t) => {
+      const h = await makeHarness();
+      t.after(() => h.close());
+      const a = await h.adapter('c1');
+      const s1 = state(
+        [pool('c1--default-web-80', [['192.0.2.1', 61000, 'n1']])],
+        [l4('c1--default-web-TCP-80', 'c1--default-web-80')],
+      );
+      assert.deepEqual((await sync(a, s1)).failed, []);
+      assert.deepEqual(plan(s1, await a.observe()).changes, [], 'idempotent: nothing left to do');
+      const s2 = state(
+        [
+          pool('c1--default-web-80', [
+            ['192.0.2.1', 61000, 'n1'],
+            ['192.0.2.2', 61001, 'n2'],
+          ]),
+        ],
+        [l4('c1--default-web-TCP-80', 'c1--default-web-80')],
+      );
+      const up = await sync(a, s2);
+      assert.deepEqual(up.failed, []);
+      assert.deepEqual(
+        up.changes.map((c) => `${c.op} ${c.kind}`),
+        ['update pool'],
+      );
+      const members = (await a.observe()).owned.pools[0]!.members;
+      assert.deepEqual(
+        members.map((m) => `${m.address}:${m.port}@${m.node}`),
+        ['192.0.2.1:61000@n1', '192.0.2.2:61001@n2'],
+      );
+      const gone = await sync(a, state([], []));
+      assert.deepEqual(gone.failed, []);
+      assert.deepEqual(
+        gone.changes.map((c) => `${c.op} ${c.kind}`),
+        ['delete virtualService', 'delete pool'],
+        'parents first on delete',
+      );
+      assert.deepEqual((await a.observe()).owned, { pools: [], virtualServices: [] });
+    });
+
+    it('never touches foreign objects: a name clash is a conflict, another owner’s objects survive our deletes', async (t) => {
+      const h = await makeHarness();
+      t.after(() => h.close());
+      await h.foreignPool(pool('shared-name', [['192.0.2.9', 80, 'x']]), 'someone-else');
+      await h.foreignPool(pool('c2--default-web-80', [['192.0.2.8', 80, 'y']]), 'c2');
+      const a = await h.adapter('c1');
+      const p = plan(state([pool('shared-name', [['192.0.2.1', 61000, 'n1']])], []), await a.observe());
+      assert.deepEqual(p.conflicts, [{ kind: 'pool', name: 'shared-name', owner: 'someone-else' }]);
+      assert.deepEqual(p.changes, []);
+      await sync(a, state([], []));
+      const other = await h.adapter('c2');
+      assert.equal((await other.observe()).owned.pools.length, 1, 'the other cluster’s pool is still there');
+      const forced = await a.apply([
+        { op: 'delete', kind: 'pool', name: 'c2--default-web-80', observed: pool('c2--default-web-80', []) },
+      ]);
+      assert.equal(forced[0]!.ok, false, 'even a hand-made delete of a foreign object is refused');
+      assert.equal(forced[0]!.error!.terminal, true);
+    });
+
+    it('reports a partial failure per object and applies the rest', async (t) => {
+      const h = await makeHarness();
+      t.after(() => h.close());
+      const a = await h.adapter('c1', { failName: 'c1--bad-80' });
+      const s = state(
+        [pool('c1--good-80', [['192.0.2.1', 61000, 'n1']]), pool('c1--bad-80', [['192.0.2.2', 61000, 'n2']])],
+        [l4('c1--good-TCP-80', 'c1--good-80'), l4('c1--bad-TCP-80', 'c1--bad-80')],
+      );
+      const r = await sync(a, s);
+      assert.deepEqual(r.failed.sort(), ['create pool c1--bad-80', 'create virtualService c1--bad-TCP-80']);
+      const obs = await a.observe();
+      assert.deepEqual(
+        obs.owned.pools.map((p) => p.name),
+        ['c1--good-80'],
+      );
+      assert.deepEqual(
+        obs.owned.virtualServices.map((v) => v.name),
+        ['c1--good-TCP-80'],
+      );
+    });
+
+    it('rebuilds its state from observe() after a restart, with nothing to write', async (t) => {
+      const h = await makeHarness();
+      t.after(() => h.close());
+      const first = await h.adapter('c1');
+      const s = state(
+        [
+          pool('c1--default-web-80', [
+            ['192.0.2.2', 61001, 'n2'],
+            ['192.0.2.1', 61000, 'n1'],
+          ]),
+        ],
+        [
+          l4('c1--default-web-TCP-80', 'c1--default-web-80'),
+          {
+            kind: 'l7',
+            name: 'c1--ingress-npl',
+            vip: '192.0.2.20',
+            port: 80,
+            ingressClass: 'npl',
+            defaultPool: undefined,
+            routes: [
+              {
+                host: 'a.example',
+                path: '/',
+                pathType: 'Prefix',
+                pool: 'c1--default-web-80',
+                source: 'default/ing',
+              },
+            ],
+          },
+        ],
+      );
+      await sync(first, s);
+      await first.close();
+      const second = await h.adapter('c1');
+      assert.deepEqual(plan(s, await second.observe()).changes, []);
+    });
+
+    it('rejects invalid objects as terminal errors', async (t) => {
+      const h = await makeHarness();
+      t.after(() => h.close());
+      const a = await h.adapter('c1');
+      const r = await a.apply([
+        { op: 'create', kind: 'pool', name: 'c1--x', desired: pool('c1--x', [['192.0.2.1', 70000, 'n1']]) },
+      ]);
+      assert.equal(r[0]!.ok, false);
+      assert.equal(r[0]!.error!.terminal, true);
+      const missing = await a.apply([
+        {
+          op: 'update',
+          kind: 'pool',
+          name: 'c1--nope',
+          desired: pool('c1--nope', []),
+          observed: pool('c1--nope', []),
+        },
+      ]);
+      assert.equal(missing[0]!.ok, false, 'update of a missing object');
+      assert.equal(missing[0]!.error!.terminal, false);
+    });
+  });
+}
