@@ -4,6 +4,8 @@
  */
 import { type IpFamily, NPL_ENABLED_ANNOTATION, type NplProtocol } from '../kube/annotations.ts';
 import type { Node, Pod, Service } from '../kube/objects.ts';
+import { podIPs, podTerminated, resolveTargetPort, selectorMatches } from '../kube/pod-ports.ts';
+
 
 export interface Target {
   podPort: number;
@@ -50,35 +52,11 @@ export function serviceEligible(svc: Service): boolean {
 }
 
 export function selects(svc: Service, pod: Pod): boolean {
-  if (svc.metadata.namespace !== pod.metadata.namespace) return false;
-  const sel = svc.spec.selector ?? {};
-  return Object.entries(sel).every(([k, v]) => pod.metadata.labels[k] === v);
-}
-
-export function podIPs(pod: Pod): string[] {
-  const ips = pod.status.podIPs?.map((p) => p.ip) ?? (pod.status.podIP ? [pod.status.podIP] : []);
-  return [...new Set(ips.filter((ip) => ip !== ''))];
+  return svc.metadata.namespace === pod.metadata.namespace && selectorMatches(svc.spec.selector, pod.metadata.labels);
 }
 
 export function podActive(pod: Pod): boolean {
-  const phase = pod.status.phase;
-  return phase !== 'Succeeded' && phase !== 'Failed' && podIPs(pod).length > 0;
-}
-
-/** Resolves a Service port's targetPort on this Pod: numbers as they are, names through its container ports. */
-function resolveTargetPort(
-  pod: Pod,
-  target: number | string | undefined,
-  port: number,
-  protocol: string,
-): number | undefined {
-  if (target === undefined) return port;
-  if (typeof target === 'number') return target;
-  if (/^\d+$/.test(target)) return Number(target);
-  for (const c of pod.spec.containers) {
-    for (const p of c.ports) if (p.name === target && p.protocol === protocol) return p.containerPort;
-  }
-  return undefined;
+  return !podTerminated(pod) && podIPs(pod).length > 0;
 }
 
 function hostPortFor(pod: Pod, podPort: number, protocol: string): number | undefined {

@@ -9,6 +9,13 @@ export const NPL_ENABLED_ANNOTATION = 'nodeportlocal.antrea.io/enabled';
 /** On a Pod: the JSON list of its NodePortLocal mappings. */
 export const NPL_POD_ANNOTATION = 'nodeportlocal.antrea.io';
 
+/** On a Service: set by the controller next to the NPL annotation it added, so it only ever removes its own. */
+export const NPL_MANAGED_ANNOTATION = 'npl-lb.io/npl-annotated';
+/** On a Service or Ingress: the VIP a user asks for. */
+export const VIP_ANNOTATION = 'npl-lb.io/vip';
+/** On an IngressClass: the cluster's default class. */
+export const DEFAULT_INGRESS_CLASS_ANNOTATION = 'ingressclass.kubernetes.io/is-default-class';
+
 export type NplProtocol = 'tcp' | 'udp';
 export type IpFamily = 'IPv4' | 'IPv6';
 

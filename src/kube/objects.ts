@@ -21,6 +21,8 @@ export const objectMetaSchema = z
 
 const protocol = z.enum(['TCP', 'UDP', 'SCTP']).default('TCP');
 
+const condition = z.object({ type: z.string(), status: z.string() }).loose();
+
 export const containerPortSchema = z
   .object({
     name: z.string().optional(),
@@ -47,13 +49,24 @@ export const podSchema = z
         phase: z.string().optional(),
         podIP: z.string().optional(),
         podIPs: z.array(z.object({ ip: z.string() }).loose()).optional(),
+        conditions: z.array(condition).default([]),
       })
       .loose()
-      .default({}),
+      .default({ conditions: [] }),
   })
   .loose();
 
 export type Pod = z.infer<typeof podSchema>;
+
+const lbStatus = z
+  .object({
+    loadBalancer: z
+      .object({ ingress: z.array(z.object({ ip: z.string().optional() }).loose()).default([]) })
+      .loose()
+      .default({ ingress: [] }),
+  })
+  .loose()
+  .default({ loadBalancer: { ingress: [] } });
 
 export const servicePortSchema = z
   .object({
@@ -73,9 +86,12 @@ export const serviceSchema = z
         type: z.string().default('ClusterIP'),
         selector: stringMap.optional(),
         ports: z.array(servicePortSchema).default([]),
+        loadBalancerClass: z.string().optional(),
+        loadBalancerIP: z.string().optional(),
       })
       .loose()
       .default({ type: 'ClusterIP', ports: [] }),
+    status: lbStatus,
   })
   .loose();
 
@@ -87,13 +103,75 @@ export const nodeSchema = z
     status: z
       .object({
         addresses: z.array(z.object({ type: z.string(), address: z.string() }).loose()).default([]),
+        conditions: z.array(condition).default([]),
       })
       .loose()
-      .default({ addresses: [] }),
+      .default({ addresses: [], conditions: [] }),
   })
   .loose();
 
 export type Node = z.infer<typeof nodeSchema>;
+
+const backendSchema = z
+  .object({
+    service: z
+      .object({
+        name: z.string(),
+        port: z.object({ number: z.number().int().optional(), name: z.string().optional() }).loose().default({}),
+      })
+      .loose()
+      .optional(),
+  })
+  .loose();
+
+export type IngressBackend = z.infer<typeof backendSchema>;
+
+export const ingressSchema = z
+  .object({
+    metadata: objectMetaSchema,
+    spec: z
+      .object({
+        ingressClassName: z.string().optional(),
+        defaultBackend: backendSchema.optional(),
+        rules: z
+          .array(
+            z
+              .object({
+                host: z.string().optional(),
+                http: z
+                  .object({
+                    paths: z
+                      .array(
+                        z
+                          .object({
+                            path: z.string().optional(),
+                            pathType: z.enum(['Prefix', 'Exact', 'ImplementationSpecific']).default('Prefix'),
+                            backend: backendSchema,
+                          })
+                          .loose(),
+                      )
+                      .default([]),
+                  })
+                  .loose()
+                  .optional(),
+              })
+              .loose(),
+          )
+          .default([]),
+      })
+      .loose()
+      .default({ rules: [] }),
+    status: lbStatus,
+  })
+  .loose();
+
+export type Ingress = z.infer<typeof ingressSchema>;
+
+export const ingressClassSchema = z
+  .object({ metadata: objectMetaSchema, spec: z.object({ controller: z.string() }).loose() })
+  .loose();
+
+export type IngressClass = z.infer<typeof ingressClassSchema>;
 
 export function parseOr<T>(schema: z.ZodType<T>, raw: unknown): T | undefined {
   const r = schema.safeParse(raw);

@@ -2,6 +2,7 @@
  * Typed errors with stable codes. Every code is listed in docs/errors.md; tests keep the two in step.
  */
 export const ErrorCodes = {
+  CONFIG_INVALID: 'NPL_CONFIG_INVALID',
   FLAG_INVALID: 'NPL_FLAG_INVALID',
   KUBECONFIG_MISSING: 'NPL_KUBECONFIG_MISSING',
   INFORMER_LIST_FAILED: 'NPL_INFORMER_LIST_FAILED',

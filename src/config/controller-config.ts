@@ -1,0 +1,88 @@
+/**
+ * The controller's configuration: one YAML file whose shape mirrors the Helm values. Parsed by one
+ * zod schema; a bad file is one line naming the field (exit code 2).
+ */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { ErrorCodes, NplError } from '../runtime/errors.ts';
+
+const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const cidr = z
+  .string()
+  .regex(/^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/, 'must be an IPv4 CIDR such as 192.0.2.0/24')
+  .refine((c) => {
+    const [ip, bits] = c.split('/') as [string, string];
+    return ip.split('.').every((o) => Number(o) <= 255) && Number(bits) <= 32;
+  }, 'is not a valid IPv4 CIDR');
+
+export const controllerConfigSchema = z
+  .object({
+    clusterName: z
+      .string({ error: 'is required' })
+      .min(1, 'is required')
+      .max(32, 'must be at most 32 characters')
+      .regex(dnsLabel, 'must be lower-case letters, digits and dashes'),
+    serviceType: z.enum(['NodePortLocal', 'NodePort', 'ClusterIP']).default('NodePortLocal'),
+    autoAnnotate: z.boolean().default(true),
+    ingressController: z.string().min(1).default('npl-lb.io/ingress-controller'),
+    loadBalancerClass: z.string().min(1).default('npl-lb.io/lb'),
+    defaultLoadBalancer: z.boolean().default(false),
+    namespaces: z
+      .object({ include: z.array(z.string()).default([]), exclude: z.array(z.string()).default([]) })
+      .strict()
+      .default({ include: [], exclude: [] }),
+    vip: z
+      .object({ cidrs: z.array(cidr).default([]) })
+      .strict()
+      .default({ cidrs: [] }),
+    adapter: z
+      .object({ type: z.string().min(1) })
+      .loose()
+      .default({ type: 'memory' }),
+  })
+  .strict();
+
+export type ControllerConfig = z.infer<typeof controllerConfigSchema>;
+
+/** Parses the config text; an NplError naming the first bad field otherwise. */
+export function parseControllerConfig(text: string, source = 'config'): ControllerConfig {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text) ?? {};
+  } catch (err) {
+    throw new NplError(
+      ErrorCodes.CONFIG_INVALID,
+      `${source}: not valid YAML: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+    );
+  }
+  const r = controllerConfigSchema.safeParse(raw);
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    const field = issue.path.join('.') || '(top level)';
+    const msg =
+      issue.code === 'unrecognized_keys'
+        ? `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}`
+        : issue.message;
+    throw new NplError(ErrorCodes.CONFIG_INVALID, `${source}: ${field}: ${msg}`);
+  }
+  return r.data;
+}
+
+export function loadControllerConfig(path: string): ControllerConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new NplError(
+      ErrorCodes.CONFIG_INVALID,
+      `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+    );
+  }
+  return parseControllerConfig(text, path);
+}
+
+export function namespaceSelected(cfg: ControllerConfig, namespace: string): boolean {
+  if (cfg.namespaces.exclude.includes(namespace)) return false;
+  return cfg.namespaces.include.length === 0 || cfg.namespaces.include.includes(namespace);
+}

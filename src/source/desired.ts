@@ -1,0 +1,204 @@
+/**
+ * Kubernetes objects -> desired load-balancer state: an L4 virtual service per port of each of our
+ * LoadBalancer Services, one shared L7 virtual service per IngressClass of ours, pools per Service
+ * port with members in the configured mode. Pure: the controller passes its caches in.
+ */
+import type { ControllerConfig } from '../config/controller-config.ts';
+import { namespaceSelected } from '../config/controller-config.ts';
+import { DEFAULT_INGRESS_CLASS_ANNOTATION, VIP_ANNOTATION } from '../kube/annotations.ts';
+import type { Ingress, IngressBackend, IngressClass, Node, Pod, Service } from '../kube/objects.ts';
+import { l4Name, l7Name, poolName } from '../model/names.ts';
+import type { HttpRoute, LbState, Pool, VirtualService } from '../model/types.ts';
+import { membersFor } from './members.ts';
+import { allocateVips, type VipResult } from './vips.ts';
+
+export interface ClusterView {
+  services: Service[];
+  ingresses: Ingress[];
+  ingressClasses: IngressClass[];
+  pods: Pod[];
+  nodes: Node[];
+}
+
+export interface SourceStatus {
+  vip: string | undefined;
+  virtualServices: string[];
+  problem: string | undefined;
+}
+
+export interface DesiredResult {
+  state: LbState;
+  /** Per LoadBalancer Service (namespace/name). */
+  services: Map<string, SourceStatus>;
+  /** Per Ingress of ours (namespace/name). */
+  ingresses: Map<string, SourceStatus>;
+  /** Per Service (namespace/name): selected Pods still waiting for their NodePortLocal annotation. */
+  waiting: Map<string, string[]>;
+}
+
+const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
+
+export function ourLoadBalancer(svc: Service, cfg: ControllerConfig): boolean {
+  if (svc.spec.type !== 'LoadBalancer' || !namespaceSelected(cfg, svc.metadata.namespace)) return false;
+  const cls = svc.spec.loadBalancerClass;
+  return cls === cfg.loadBalancerClass || (cls === undefined && cfg.defaultLoadBalancer);
+}
+
+export interface OurClasses {
+  names: Set<string>;
+  defaultClass: string | undefined;
+}
+
+export function ourIngressClasses(classes: IngressClass[], cfg: ControllerConfig): OurClasses {
+  const ours = classes.filter((c) => c.spec.controller === cfg.ingressController);
+  const def = ours.find((c) => c.metadata.annotations[DEFAULT_INGRESS_CLASS_ANNOTATION] === 'true');
+  return { names: new Set(ours.map((c) => c.metadata.name)), defaultClass: def?.metadata.name };
+}
+
+/** The IngressClass of ours an Ingress belongs to, if any (no class: the default one, when it is ours). */
+export function ingressClassOf(ing: Ingress, ours: OurClasses, cfg: ControllerConfig): string | undefined {
+  if (!namespaceSelected(cfg, ing.metadata.namespace)) return undefined;
+  const cls = ing.spec.ingressClassName ?? ing.metadata.annotations['kubernetes.io/ingress.class'];
+  if (cls !== undefined) return ours.names.has(cls) ? cls : undefined;
+  return ours.defaultClass;
+}
+
+/** Every backend of an Ingress: (service name, port by number or name), default backend included. */
+export function ingressBackends(ing: Ingress): { service: string; port: number | string | undefined }[] {
+  const out: { service: string; port: number | string | undefined }[] = [];
+  const add = (b: IngressBackend | undefined) => {
+    if (b?.service) out.push({ service: b.service.name, port: b.service.port.number ?? b.service.port.name });
+  };
+  add(ing.spec.defaultBackend);
+  for (const r of ing.spec.rules) for (const p of r.http?.paths ?? []) add(p.backend);
+  return out;
+}
+
+/** Services npl-lb annotates for NodePortLocal: our LoadBalancer Services and the backends of our Ingresses. */
+export function servicesToAnnotate(view: ClusterView, cfg: ControllerConfig): Set<string> {
+  const out = new Set<string>();
+  if (cfg.serviceType !== 'NodePortLocal' || !cfg.autoAnnotate) return out;
+  for (const s of view.services) if (ourLoadBalancer(s, cfg)) out.add(key(s.metadata));
+  const ours = ourIngressClasses(view.ingressClasses, cfg);
+  for (const ing of view.ingresses) {
+    if (!ingressClassOf(ing, ours, cfg)) continue;
+    for (const b of ingressBackends(ing)) out.add(`${ing.metadata.namespace}/${b.service}`);
+  }
+  return out;
+}
+
+function vipOf(r: VipResult | undefined): { vip?: string; problem?: string } {
+  if (!r) return { problem: 'no VIP' };
+  if ('vip' in r) return { vip: r.vip };
+  if ('conflict' in r) return { problem: `VIP conflict: ${r.conflict}` };
+  return { problem: 'no free VIP in vip.cidrs' };
+}
+
+export function buildDesired(view: ClusterView, cfg: ControllerConfig): DesiredResult {
+  const cluster = cfg.clusterName;
+  const pools = new Map<string, Pool>();
+  const waiting = new Map<string, string[]>();
+  const svcByKey = new Map(view.services.map((s) => [key(s.metadata), s]));
+
+  const poolFor = (svc: Service, port: Service['spec']['ports'][number], health: Pool['health']): string => {
+    const name = poolName(cluster, svc.metadata.namespace, svc.metadata.name, port.name || port.port);
+    if (!pools.has(name)) {
+      const r = membersFor(cfg.serviceType, svc, port, view.pods, view.nodes);
+      if (r.waiting.length > 0)
+        waiting.set(key(svc.metadata), [...(waiting.get(key(svc.metadata)) ?? []), ...r.waiting]);
+      pools.set(name, {
+        name,
+        protocol: port.protocol === 'UDP' ? 'UDP' : 'TCP',
+        health: port.protocol === 'UDP' ? 'udp' : health,
+        members: r.members,
+        service: key(svc.metadata),
+        servicePort: String(port.name || port.port),
+      });
+    }
+    return name;
+  };
+
+  const lbServices = view.services
+    .filter((s) => ourLoadBalancer(s, cfg))
+    .sort((a, b) => (key(a.metadata) < key(b.metadata) ? -1 : 1));
+  const ours = ourIngressClasses(view.ingressClasses, cfg);
+  const byClass = new Map<string, Ingress[]>();
+  for (const ing of view.ingresses) {
+    const cls = ingressClassOf(ing, ours, cfg);
+    if (cls) byClass.set(cls, [...(byClass.get(cls) ?? []), ing]);
+  }
+  const vipRequests = [
+    ...lbServices.map((s) => ({
+      key: `service/${key(s.metadata)}`,
+      requested: s.spec.loadBalancerIP || s.metadata.annotations[VIP_ANNOTATION],
+      published: s.status.loadBalancer.ingress[0]?.ip,
+    })),
+    ...[...byClass.entries()].map(([cls, ings]) => ({
+      key: `ingressclass/${cls}`,
+      requested: ings.map((i) => i.metadata.annotations[VIP_ANNOTATION]).find(Boolean),
+      published: ings.map((i) => i.status.loadBalancer.ingress[0]?.ip).find(Boolean),
+    })),
+  ];
+  const vips = allocateVips(vipRequests, cfg.vip.cidrs);
+
+  const virtualServices: VirtualService[] = [];
+  const services = new Map<string, SourceStatus>();
+  for (const svc of lbServices) {
+    const { vip, problem } = vipOf(vips.get(`service/${key(svc.metadata)}`));
+    const names: string[] = [];
+    if (vip) {
+      for (const port of svc.spec.ports) {
+        if (port.protocol === 'SCTP') continue;
+        const name = l4Name(cluster, svc.metadata.namespace, svc.metadata.name, port.protocol, port.port);
+        virtualServices.push({
+          kind: 'l4',
+          name,
+          vip,
+          port: port.port,
+          protocol: port.protocol,
+          pool: poolFor(svc, port, 'tcp'),
+          source: key(svc.metadata),
+        });
+        names.push(name);
+      }
+    }
+    services.set(key(svc.metadata), { vip, virtualServices: names, problem });
+  }
+
+  const ingresses = new Map<string, SourceStatus>();
+  for (const [cls, ings] of [...byClass.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const { vip, problem } = vipOf(vips.get(`ingressclass/${cls}`));
+    const name = l7Name(cluster, cls);
+    const routes: HttpRoute[] = [];
+    let defaultPool: string | undefined;
+    const resolve = (ns: string, service: string, port: number | string | undefined): string | undefined => {
+      const svc = svcByKey.get(`${ns}/${service}`);
+      const sp = svc?.spec.ports.find((p) => (typeof port === 'number' ? p.port === port : p.name === port));
+      return svc && sp && sp.protocol === 'TCP' ? poolFor(svc, sp, 'http') : undefined;
+    };
+    for (const ing of ings.sort((a, b) => (key(a.metadata) < key(b.metadata) ? -1 : 1))) {
+      const ns = ing.metadata.namespace;
+      const db = ing.spec.defaultBackend?.service;
+      if (db && defaultPool === undefined) defaultPool = resolve(ns, db.name, db.port.number ?? db.port.name);
+      for (const rule of ing.spec.rules) {
+        for (const p of rule.http?.paths ?? []) {
+          const b = p.backend.service;
+          const pool = b ? resolve(ns, b.name, b.port.number ?? b.port.name) : undefined;
+          if (pool)
+            routes.push({
+              host: rule.host ?? '',
+              path: p.path ?? '/',
+              pathType: p.pathType,
+              pool,
+              source: key(ing.metadata),
+            });
+        }
+      }
+      ingresses.set(key(ing.metadata), { vip, virtualServices: vip ? [name] : [], problem });
+    }
+    if (vip && (routes.length > 0 || defaultPool)) {
+      virtualServices.push({ kind: 'l7', name, vip, port: 80, ingressClass: cls, routes, defaultPool });
+    }
+  }
+  return { state: { pools: [...pools.values()], virtualServices }, services, ingresses, waiting };
+}

@@ -1,0 +1,275 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type ControllerConfig, parseControllerConfig } from '../../../src/config/controller-config.ts';
+import {
+  ingressClassSchema,
+  ingressSchema,
+  nodeSchema,
+  podSchema,
+  serviceSchema,
+} from '../../../src/kube/objects.ts';
+import { buildDesired, type ClusterView, servicesToAnnotate } from '../../../src/source/desired.ts';
+import { allocateVips, inCidrs } from '../../../src/source/vips.ts';
+
+const cfg = (extra = ''): ControllerConfig =>
+  parseControllerConfig(`clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\n${extra}`);
+const npl = (entries: [number, string, number][]) =>
+  JSON.stringify(
+    entries.map(([podPort, nodeIP, nodePort]) => ({
+      podPort,
+      nodeIP,
+      nodePort,
+      protocol: 'tcp',
+      ipFamily: 'IPv4',
+    })),
+  );
+const pod = (
+  name: string,
+  node: string,
+  opts: {
+    ready?: boolean;
+    ann?: string;
+    deleting?: boolean;
+    labels?: Record<string, string>;
+    ip?: string;
+  } = {},
+) =>
+  podSchema.parse({
+    metadata: {
+      name,
+      namespace: 'default',
+      labels: opts.labels ?? { app: 'web' },
+      annotations: opts.ann ? { 'nodeportlocal.antrea.io': opts.ann } : {},
+      ...(opts.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
+    },
+    spec: { nodeName: node, containers: [{ name: 'c', ports: [{ name: 'http', containerPort: 8080 }] }] },
+    status: {
+      phase: 'Running',
+      podIP: opts.ip ?? '10.244.0.1',
+      conditions: [{ type: 'Ready', status: opts.ready === false ? 'False' : 'True' }],
+    },
+  });
+const svc = (name: string, spec: Record<string, unknown>, annotations: Record<string, string> = {}) =>
+  serviceSchema.parse({
+    metadata: { name, namespace: 'default', annotations },
+    spec: { selector: { app: 'web' }, ...spec },
+  });
+const node = (name: string, ip: string, ready = true) =>
+  nodeSchema.parse({
+    metadata: { name },
+    status: {
+      addresses: [{ type: 'InternalIP', address: ip }],
+      conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
+    },
+  });
+const view = (v: Partial<ClusterView>): ClusterView => ({
+  services: [],
+  ingresses: [],
+  ingressClasses: [],
+  pods: [],
+  nodes: [],
+  ...v,
+});
+const lb = (ports = [{ name: 'http', port: 80, targetPort: 'http' }]) =>
+  svc('web', { type: 'LoadBalancer', loadBalancerClass: 'npl-lb.io/lb', ports });
+
+describe('desired state from the cluster', () => {
+  it('NodePortLocal: one member per annotated Pod at nodeIP:nodePort, tagged with node and Pod; readiness and termination', () => {
+    const r = buildDesired(
+      view({
+        services: [lb()],
+        pods: [
+          pod('a', 'n1', { ann: npl([[8080, '192.0.2.101', 61000]]) }),
+          pod('b', 'n2', { ann: npl([[8080, '192.0.2.102', 61000]]), ready: false }),
+          pod('c', 'n2', { ann: npl([[8080, '192.0.2.102', 61001]]), deleting: true }),
+          pod('d', 'n3'),
+          pod('other', 'n1', { labels: { app: 'db' }, ann: npl([[8080, '192.0.2.101', 61005]]) }),
+        ],
+      }),
+      cfg(),
+    );
+    const p = r.state.pools[0]!;
+    assert.equal(p.name, 'c1--default-web-http');
+    assert.deepEqual(p.members.map((m) => `${m.address}:${m.port} ${m.node} ${m.pod} ${m.enabled}`).sort(), [
+      '192.0.2.101:61000 n1 default/a true',
+      '192.0.2.102:61000 n2 default/b false',
+      '192.0.2.102:61001 n2 default/c false',
+    ]);
+    assert.deepEqual(r.waiting.get('default/web'), ['default/d']);
+    const vs = r.state.virtualServices[0]!;
+    assert.equal(vs.kind === 'l4' && vs.name, 'c1--default-web-TCP-80');
+    assert.ok(vs.kind === 'l4' && inCidrs(vs.vip, ['192.0.2.0/28']));
+  });
+
+  it('NodePort mode: every Ready node; ClusterIP mode: Pod IPs', () => {
+    const s = lb([{ name: 'http', port: 80, targetPort: 'http', nodePort: 30080 } as never]);
+    const nodes = [node('n1', '10.0.0.1'), node('n2', '10.0.0.2', false)];
+    const np = buildDesired(
+      view({ services: [s], nodes, pods: [pod('a', 'n1')] }),
+      cfg('serviceType: NodePort'),
+    );
+    assert.deepEqual(
+      np.state.pools[0]!.members.map((m) => `${m.address}:${m.port}@${m.node}`),
+      ['10.0.0.1:30080@n1'],
+    );
+    const cip = buildDesired(
+      view({ services: [s], nodes, pods: [pod('a', 'n1', { ip: '10.244.1.9' })] }),
+      cfg('serviceType: ClusterIP'),
+    );
+    assert.deepEqual(
+      cip.state.pools[0]!.members.map((m) => `${m.address}:${m.port}`),
+      ['10.244.1.9:8080'],
+    );
+  });
+
+  it('only LoadBalancer Services of our class (or none, when we are the default)', () => {
+    const other = svc('x', {
+      type: 'LoadBalancer',
+      loadBalancerClass: 'someone/else',
+      ports: [{ port: 80 }],
+    });
+    const none = svc('y', { type: 'LoadBalancer', ports: [{ port: 80 }] });
+    const cip = svc('z', { ports: [{ port: 80 }] });
+    assert.equal(buildDesired(view({ services: [other, none, cip] }), cfg()).state.virtualServices.length, 0);
+    assert.equal(
+      buildDesired(view({ services: [none] }), cfg('defaultLoadBalancer: true')).state.virtualServices.length,
+      1,
+    );
+  });
+
+  it('L7: one shared virtual service per IngressClass, routes by host and path, backends by port name or number, default backend', () => {
+    const classes = [
+      ingressClassSchema.parse({
+        metadata: { name: 'npl', annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } },
+        spec: { controller: 'npl-lb.io/ingress-controller' },
+      }),
+      ingressClassSchema.parse({ metadata: { name: 'nginx' }, spec: { controller: 'k8s.io/ingress-nginx' } }),
+    ];
+    const multi = svc('api', {
+      ports: [
+        { name: 'grpc', port: 9000 },
+        { name: 'http', port: 8080 },
+      ],
+    });
+    const ing = (name: string, spec: Record<string, unknown>) =>
+      ingressSchema.parse({ metadata: { name, namespace: 'default' }, spec });
+    const r = buildDesired(
+      view({
+        services: [multi],
+        ingressClasses: classes,
+        ingresses: [
+          ing('a', {
+            ingressClassName: 'npl',
+            rules: [
+              {
+                host: 'a.example',
+                http: {
+                  paths: [
+                    {
+                      path: '/v1',
+                      pathType: 'Prefix',
+                      backend: { service: { name: 'api', port: { name: 'http' } } },
+                    },
+                  ],
+                },
+              },
+            ],
+          }),
+          ing('b', { defaultBackend: { service: { name: 'api', port: { number: 9000 } } } }),
+          ing('c', {
+            ingressClassName: 'nginx',
+            defaultBackend: { service: { name: 'api', port: { number: 9000 } } },
+          }),
+        ],
+      }),
+      cfg(),
+    );
+    const l7 = r.state.virtualServices.filter((v) => v.kind === 'l7');
+    assert.equal(l7.length, 1);
+    const vs = l7[0]!;
+    assert.ok(vs.kind === 'l7');
+    assert.equal(vs.name, 'c1--ingress-npl');
+    assert.deepEqual(
+      vs.routes.map((x) => `${x.host}${x.path} ${x.pathType} -> ${x.pool}`),
+      ['a.example/v1 Prefix -> c1--default-api-http'],
+    );
+    assert.equal(vs.defaultPool, 'c1--default-api-grpc');
+    assert.deepEqual(
+      [...r.ingresses.keys()].sort(),
+      ['default/a', 'default/b'],
+      'the nginx Ingress is not ours',
+    );
+  });
+
+  it('auto-annotation covers our LoadBalancer Services and our Ingresses’ backends, only in NodePortLocal mode', () => {
+    const classes = [
+      ingressClassSchema.parse({
+        metadata: { name: 'npl' },
+        spec: { controller: 'npl-lb.io/ingress-controller' },
+      }),
+    ];
+    const ingresses = [
+      ingressSchema.parse({
+        metadata: { name: 'i', namespace: 'default' },
+        spec: {
+          ingressClassName: 'npl',
+          defaultBackend: { service: { name: 'backend', port: { number: 80 } } },
+        },
+      }),
+    ];
+    const v = view({ services: [lb()], ingressClasses: classes, ingresses });
+    assert.deepEqual([...servicesToAnnotate(v, cfg())].sort(), ['default/backend', 'default/web']);
+    assert.deepEqual([...servicesToAnnotate(v, cfg('serviceType: NodePort'))], []);
+    assert.deepEqual([...servicesToAnnotate(v, cfg('autoAnnotate: false'))], []);
+  });
+
+  it('idempotency: the same cluster gives the same desired state', () => {
+    const v = view({
+      services: [lb()],
+      pods: [pod('a', 'n1', { ann: npl([[8080, '192.0.2.101', 61000]]) })],
+    });
+    assert.deepEqual(buildDesired(v, cfg()).state, buildDesired(v, cfg()).state);
+  });
+});
+
+describe('VIP allocation', () => {
+  it('requested first, then what the status already shows, then hashed into the CIDRs; clashes reported', () => {
+    const requests = [
+      { key: 'service/a', requested: '192.0.2.5' },
+      { key: 'service/b', requested: '192.0.2.5' },
+      { key: 'service/c', published: '192.0.2.9' },
+      { key: 'service/d' },
+    ];
+    const cidrs = ['192.0.2.0/29', '192.0.2.8/30'];
+    const r = allocateVips(requests, cidrs);
+    assert.deepEqual(r.get('service/a'), { vip: '192.0.2.5' });
+    assert.ok('conflict' in r.get('service/b')!);
+    assert.deepEqual(r.get('service/c'), { vip: '192.0.2.9' });
+    const d = r.get('service/d')!;
+    assert.ok('vip' in d && inCidrs(d.vip, cidrs) && d.vip !== '192.0.2.5' && d.vip !== '192.0.2.9');
+    assert.deepEqual(allocateVips([...requests].reverse(), cidrs), r, 'deterministic, whatever the order');
+    assert.deepEqual(allocateVips([{ key: 'x' }], []).get('x'), { exhausted: true });
+  });
+});
+
+describe('controller config', () => {
+  it('defaults, and one line naming the bad field', () => {
+    const c = parseControllerConfig('clusterName: prod');
+    assert.equal(c.serviceType, 'NodePortLocal');
+    assert.equal(c.loadBalancerClass, 'npl-lb.io/lb');
+    assert.throws(
+      () => parseControllerConfig('serviceType: NodePortLocal'),
+      /config: clusterName: is required/,
+    );
+    assert.throws(() => parseControllerConfig('clusterName: a\nserviceType: LB'), /config: serviceType: /);
+    assert.throws(
+      () => parseControllerConfig('clusterName: a\nvip: {cidrs: [300.1.1.1/24]}'),
+      /config: vip.cidrs.0: is not a valid IPv4 CIDR/,
+    );
+    assert.throws(
+      () => parseControllerConfig('clusterName: a\nbogus: 1'),
+      /config: \(top level\): unknown field "bogus"/,
+    );
+    assert.throws(() => parseControllerConfig('clusterName: [unclosed'), /not valid YAML/);
+  });
+});
