@@ -7,11 +7,17 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
-export async function startSandboxProcess(args: string[] = []): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'sandbox', '--port', '0', ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+export async function startSandboxProcess(
+  args: string[] = [],
+): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/main/cli.ts', 'sandbox', '--port', '0', ...args],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {

@@ -6,7 +6,6 @@ import { type IpFamily, NPL_ENABLED_ANNOTATION, type NplProtocol } from '../kube
 import type { Node, Pod, Service } from '../kube/objects.ts';
 import { podIPs, podTerminated, resolveTargetPort, selectorMatches } from '../kube/pod-ports.ts';
 
-
 export interface Target {
   podPort: number;
   protocol: NplProtocol;
@@ -52,7 +51,10 @@ export function serviceEligible(svc: Service): boolean {
 }
 
 export function selects(svc: Service, pod: Pod): boolean {
-  return svc.metadata.namespace === pod.metadata.namespace && selectorMatches(svc.spec.selector, pod.metadata.labels);
+  return (
+    svc.metadata.namespace === pod.metadata.namespace &&
+    selectorMatches(svc.spec.selector, pod.metadata.labels)
+  );
 }
 
 export function podActive(pod: Pod): boolean {

@@ -117,7 +117,10 @@ const backendSchema = z
     service: z
       .object({
         name: z.string(),
-        port: z.object({ number: z.number().int().optional(), name: z.string().optional() }).loose().default({}),
+        port: z
+          .object({ number: z.number().int().optional(), name: z.string().optional() })
+          .loose()
+          .default({}),
       })
       .loose()
       .optional(),

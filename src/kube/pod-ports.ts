@@ -5,7 +5,10 @@
 import type { Pod } from './objects.ts';
 
 /** A Service selector selects nothing when empty, as for Endpoints. */
-export function selectorMatches(selector: Record<string, string> | undefined, labels: Record<string, string>): boolean {
+export function selectorMatches(
+  selector: Record<string, string> | undefined,
+  labels: Record<string, string>,
+): boolean {
   if (!selector || Object.keys(selector).length === 0) return false;
   return Object.entries(selector).every(([k, v]) => labels[k] === v);
 }
