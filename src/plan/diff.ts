@@ -8,13 +8,12 @@ import { isDeepStrictEqual } from 'node:util';
 import { normalizePool, normalizeVirtualService } from '../model/normalize.ts';
 import type { LbState, ObjectKind, Pool, VirtualService } from '../model/types.ts';
 
-export type Change =
-  | { op: 'create'; kind: 'pool'; name: string; desired: Pool }
-  | { op: 'update'; kind: 'pool'; name: string; desired: Pool; observed: Pool }
-  | { op: 'delete'; kind: 'pool'; name: string; observed: Pool }
-  | { op: 'create'; kind: 'virtualService'; name: string; desired: VirtualService }
-  | { op: 'update'; kind: 'virtualService'; name: string; desired: VirtualService; observed: VirtualService }
-  | { op: 'delete'; kind: 'virtualService'; name: string; observed: VirtualService };
+export type ChangeOf<K extends ObjectKind, T> =
+  | { op: 'create'; kind: K; name: string; desired: T }
+  | { op: 'update'; kind: K; name: string; desired: T; observed: T }
+  | { op: 'delete'; kind: K; name: string; observed: T };
+
+export type Change = ChangeOf<'pool', Pool> | ChangeOf<'virtualService', VirtualService>;
 
 export interface Conflict {
   kind: ObjectKind;
@@ -34,58 +33,54 @@ export interface Observed {
   foreign: { kind: ObjectKind; name: string; owner: string }[];
 }
 
-function byName<T extends { name: string }>(xs: T[]): Map<string, T> {
-  return new Map(xs.map((x) => [x.name, x]));
+interface KindDiff<K extends ObjectKind, T> {
+  upserts: ChangeOf<K, T>[];
+  deletes: ChangeOf<K, T>[];
+}
+
+/** One kind's diff: creates and updates of what we want, deletes of what we own and no longer want. */
+function diffKind<K extends ObjectKind, T extends { name: string }>(
+  kind: K,
+  desired: T[],
+  owned: T[],
+  foreign: Map<string, Observed['foreign'][number]>,
+  normalize: (x: T) => T,
+  conflicts: Conflict[],
+): KindDiff<K, T> {
+  const current = new Map(owned.map((x) => [x.name, x]));
+  const wanted = new Set<string>();
+  const upserts: ChangeOf<K, T>[] = [];
+  for (const d of desired) {
+    const f = foreign.get(`${kind}/${d.name}`);
+    if (f) {
+      conflicts.push({ kind, name: d.name, owner: f.owner });
+      continue;
+    }
+    wanted.add(d.name);
+    const cur = current.get(d.name);
+    const want = normalize(d);
+    if (!cur) upserts.push({ op: 'create', kind, name: d.name, desired: want });
+    else if (!isDeepStrictEqual(normalize(cur), want)) {
+      upserts.push({ op: 'update', kind, name: d.name, desired: want, observed: cur });
+    }
+  }
+  const deletes = owned
+    .filter((o) => !wanted.has(o.name))
+    .map((o): ChangeOf<K, T> => ({ op: 'delete', kind, name: o.name, observed: o }));
+  return { upserts, deletes };
 }
 
 export function plan(desired: LbState, observed: Observed): Plan {
   const foreign = new Map(observed.foreign.map((f) => [`${f.kind}/${f.name}`, f]));
   const conflicts: Conflict[] = [];
-  const poolChanges: Change[] = [];
-  const vsChanges: Change[] = [];
-  const vsDeletes: Change[] = [];
-  const poolDeletes: Change[] = [];
-
-  const ownedPools = byName(observed.owned.pools);
-  const wantedPools = new Set<string>();
-  for (const p of desired.pools) {
-    const f = foreign.get(`pool/${p.name}`);
-    if (f) {
-      conflicts.push({ kind: 'pool', name: p.name, owner: f.owner });
-      continue;
-    }
-    wantedPools.add(p.name);
-    const cur = ownedPools.get(p.name);
-    const want = normalizePool(p);
-    if (!cur) poolChanges.push({ op: 'create', kind: 'pool', name: p.name, desired: want });
-    else if (!isDeepStrictEqual(normalizePool(cur), want)) {
-      poolChanges.push({ op: 'update', kind: 'pool', name: p.name, desired: want, observed: cur });
-    }
-  }
-  for (const p of observed.owned.pools) {
-    if (!wantedPools.has(p.name)) poolDeletes.push({ op: 'delete', kind: 'pool', name: p.name, observed: p });
-  }
-
-  const ownedVs = byName(observed.owned.virtualServices);
-  const wantedVs = new Set<string>();
-  for (const vs of desired.virtualServices) {
-    const f = foreign.get(`virtualService/${vs.name}`);
-    if (f) {
-      conflicts.push({ kind: 'virtualService', name: vs.name, owner: f.owner });
-      continue;
-    }
-    wantedVs.add(vs.name);
-    const cur = ownedVs.get(vs.name);
-    const want = normalizeVirtualService(vs);
-    if (!cur) vsChanges.push({ op: 'create', kind: 'virtualService', name: vs.name, desired: want });
-    else if (!isDeepStrictEqual(normalizeVirtualService(cur), want)) {
-      vsChanges.push({ op: 'update', kind: 'virtualService', name: vs.name, desired: want, observed: cur });
-    }
-  }
-  for (const vs of observed.owned.virtualServices) {
-    if (!wantedVs.has(vs.name)) {
-      vsDeletes.push({ op: 'delete', kind: 'virtualService', name: vs.name, observed: vs });
-    }
-  }
-  return { changes: [...poolChanges, ...vsChanges, ...vsDeletes, ...poolDeletes], conflicts };
+  const pools = diffKind('pool', desired.pools, observed.owned.pools, foreign, normalizePool, conflicts);
+  const vss = diffKind(
+    'virtualService',
+    desired.virtualServices,
+    observed.owned.virtualServices,
+    foreign,
+    normalizeVirtualService,
+    conflicts,
+  );
+  return { changes: [...pools.upserts, ...vss.upserts, ...vss.deletes, ...pools.deletes], conflicts };
 }
