@@ -4,7 +4,7 @@
 import { hostname } from 'node:os';
 import { NplAgent } from '../agent/npl-controller.ts';
 import { AgentMetrics } from '../agent/metrics.ts';
-import { serveStatus } from '../agent/http.ts';
+import { serveStatus } from '../runtime/status-server.ts';
 import { IptablesBackend } from '../agent/rules/iptables.ts';
 import { noneBackend } from '../agent/rules/none.ts';
 import type { ForwardingBackend, ForwardingMode } from '../agent/rules/types.ts';

@@ -13,6 +13,7 @@ export const ErrorCodes = {
   ANTREA_NPL_ACTIVE: 'NPL_ANTREA_NPL_ACTIVE',
   ANNOTATION_PATCH_FAILED: 'NPL_ANNOTATION_PATCH_FAILED',
   PORTS_EXHAUSTED: 'NPL_PORTS_EXHAUSTED',
+  APPLY_FAILED: 'NPL_APPLY_FAILED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

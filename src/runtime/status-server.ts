@@ -1,6 +1,6 @@
 /**
- * The agent's HTTP endpoint: /metrics (Prometheus), /healthz (the process answers), /readyz (the
- * port table is restored and the workers run).
+ * The HTTP endpoint of the agent and the controller: /metrics (Prometheus), /healthz (the process
+ * answers), /readyz (the component says it is ready), and any JSON routes the component adds.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +15,7 @@ export async function serveStatus(
   address: { host: string; port: number },
   registry: Registry,
   ready: () => boolean,
+  json: Record<string, () => unknown> = {},
 ): Promise<StatusServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -29,6 +30,12 @@ export async function serveStatus(
           res.end(String(err));
         },
       );
+      return;
+    }
+    const route = path === undefined ? undefined : json[path];
+    if (route) {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(route()));
       return;
     }
     if (path === '/healthz') {

@@ -1,0 +1,172 @@
+/**
+ * One pass of the load-balancer reconcile, level-triggered: desired state from the caches, observed
+ * state from the adapter, the plan between them applied, then Service and Ingress status and Events.
+ * Retryable failures throw, so the work queue backs off; terminal ones become Events.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { ApplyResult, LoadBalancerAdapter } from '../adapter/contract.ts';
+import type { ControllerConfig } from '../config/controller-config.ts';
+import type { EventSink, EventTarget } from '../kube/events.ts';
+import { collectionPath, RESOURCES, type ResourceRef } from '../kube/paths.ts';
+import { KubeApiError, mergePatch } from '../kube/raw-client.ts';
+import { plan } from '../plan/diff.ts';
+import { ErrorCodes, NplError } from '../runtime/errors.ts';
+import { buildDesired, type ClusterView, type DesiredResult, type SourceStatus } from '../source/desired.ts';
+import type { StateTracker } from './state.ts';
+
+export interface LbReconcilerDeps {
+  kubeConfig: KubeConfig;
+  config: ControllerConfig;
+  adapter: LoadBalancerAdapter;
+  events: EventSink;
+  state: StateTracker;
+}
+
+type Target = EventTarget;
+
+const problemReason = (p: string): string => (p.startsWith('VIP conflict') ? 'VIPConflict' : 'NoVIP');
+
+export class LbReconciler {
+  constructor(private readonly d: LbReconcilerDeps) {}
+
+  async reconcile(view: ClusterView): Promise<{ applied: ApplyResult[]; desired: DesiredResult }> {
+    const desired = buildDesired(view, this.d.config);
+    const observed = await this.d.adapter.observe();
+    const p = plan(desired.state, observed);
+    const applied = p.changes.length > 0 ? await this.d.adapter.apply(p.changes) : [];
+    this.d.state.record(desired.state, applied, p.conflicts);
+    await this.writeStatus(view, desired);
+    await this.emitEvents(view, desired, applied);
+    const retry = applied.filter((r) => !r.ok && !r.error?.terminal);
+    if (retry.length > 0) {
+      throw new NplError(
+        ErrorCodes.APPLY_FAILED,
+        `${retry.length} load-balancer change(s) failed and will be retried: ${retry
+          .map((r) => `${r.change.op} ${r.change.kind} ${r.change.name}: ${r.error?.message ?? ''}`)
+          .join('; ')}`,
+      );
+    }
+    return { applied, desired };
+  }
+
+  private live(status: SourceStatus): boolean {
+    return (
+      status.vip !== undefined &&
+      status.virtualServices.length > 0 &&
+      status.virtualServices.every((n) => !this.d.state.failed('virtualService', n))
+    );
+  }
+
+  private async writeStatus(view: ClusterView, desired: DesiredResult): Promise<void> {
+    const patch = async (
+      ref: ResourceRef,
+      ns: string,
+      name: string,
+      current: (string | undefined)[],
+      status: SourceStatus,
+    ) => {
+      const want = this.live(status) ? [status.vip!] : [];
+      if (current.length === want.length && current.every((ip, i) => ip === want[i])) return;
+      const path = `${collectionPath(ref, ns)}/${encodeURIComponent(name)}/status`;
+      try {
+        await mergePatch(this.d.kubeConfig, path, {
+          status: { loadBalancer: { ingress: want.map((ip) => ({ ip })) } },
+        });
+      } catch (err) {
+        if (!(err instanceof KubeApiError && err.statusCode === 404)) throw err;
+      }
+    };
+    for (const svc of view.services) {
+      const st = desired.services.get(`${svc.metadata.namespace}/${svc.metadata.name}`);
+      if (!st) continue;
+      const cur = svc.status.loadBalancer.ingress.map((i) => i.ip);
+      await patch(RESOURCES.services, svc.metadata.namespace, svc.metadata.name, cur, st);
+    }
+    for (const ing of view.ingresses) {
+      const st = desired.ingresses.get(`${ing.metadata.namespace}/${ing.metadata.name}`);
+      if (!st) continue;
+      const cur = ing.status.loadBalancer.ingress.map((i) => i.ip);
+      await patch(RESOURCES.ingresses, ing.metadata.namespace, ing.metadata.name, cur, st);
+    }
+  }
+
+  private async emitEvents(view: ClusterView, desired: DesiredResult, applied: ApplyResult[]): Promise<void> {
+    const ev = this.d.events;
+    const svcTarget = (key: string): Target | undefined => {
+      const s = view.services.find((x) => `${x.metadata.namespace}/${x.metadata.name}` === key);
+      return (
+        s && {
+          kind: 'Service',
+          apiVersion: 'v1',
+          namespace: s.metadata.namespace,
+          name: s.metadata.name,
+          uid: s.metadata.uid,
+        }
+      );
+    };
+    const ingTarget = (key: string): Target | undefined => {
+      const i = view.ingresses.find((x) => `${x.metadata.namespace}/${x.metadata.name}` === key);
+      return (
+        i && {
+          kind: 'Ingress',
+          apiVersion: 'networking.k8s.io/v1',
+          namespace: i.metadata.namespace,
+          name: i.metadata.name,
+          uid: i.metadata.uid,
+        }
+      );
+    };
+    for (const [key, pods] of desired.waiting) {
+      const t = svcTarget(key);
+      if (t)
+        await ev.record(
+          t,
+          'Normal',
+          'WaitingForNodePortLocal',
+          `${pods.length} selected Pod(s) have no NodePortLocal mapping yet: ${pods.slice(0, 5).join(', ')}`,
+        );
+    }
+    for (const pool of desired.state.pools) {
+      if (pool.members.some((m) => m.enabled)) continue;
+      const t = svcTarget(pool.service);
+      if (t) await ev.record(t, 'Warning', 'NoReadyMembers', `pool ${pool.name} has no ready member`);
+    }
+    for (const [key, st] of desired.services) {
+      const t = svcTarget(key);
+      if (t && st.problem) await ev.record(t, 'Warning', problemReason(st.problem), st.problem);
+    }
+    for (const [key, st] of desired.ingresses) {
+      const t = ingTarget(key);
+      if (t && st.problem) await ev.record(t, 'Warning', problemReason(st.problem), st.problem);
+    }
+    for (const r of applied) {
+      const sources =
+        r.change.kind === 'pool'
+          ? [svcTarget((r.change.op === 'delete' ? r.change.observed : r.change.desired).service)]
+          : (() => {
+              const vs = r.change.op === 'delete' ? r.change.observed : r.change.desired;
+              return vs.kind === 'l4'
+                ? [svcTarget(vs.source)]
+                : [...new Set(vs.routes.map((x) => x.source))].map(ingTarget);
+            })();
+      for (const t of sources) {
+        if (!t) continue;
+        if (r.ok && r.change.kind === 'virtualService' && r.change.op !== 'delete') {
+          await ev.record(
+            t,
+            'Normal',
+            'Applied',
+            `virtual service ${r.change.name} applied to ${this.d.adapter.name}`,
+          );
+        } else if (!r.ok) {
+          await ev.record(
+            t,
+            'Warning',
+            'ApplyFailed',
+            `${r.change.op} ${r.change.kind} ${r.change.name}: ${r.error?.code}: ${r.error?.message}`,
+          );
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * What the controller last applied, for GET /api/v1/state: every virtual service, pool and member
+ * with the last apply result. The document's shape is a stable API (docs/state-api.md).
+ */
+import type { ApplyResult } from '../adapter/contract.ts';
+import type { LbState } from '../model/types.ts';
+import type { Conflict } from '../plan/diff.ts';
+
+export interface ObjectResult {
+  ok: boolean;
+  op: string;
+  at: string;
+  error?: { code: string; message: string; terminal: boolean };
+}
+
+export interface StateDocument {
+  apiVersion: 'npl-lb.io/v1';
+  kind: 'LoadBalancerState';
+  clusterName: string;
+  adapter: string;
+  generatedAt: string;
+  lastSync: { at: string; changes: number; failed: number } | null;
+  virtualServices: (LbState['virtualServices'][number] & { lastApply: ObjectResult | null })[];
+  pools: (LbState['pools'][number] & { lastApply: ObjectResult | null })[];
+  conflicts: Conflict[];
+}
+
+export class StateTracker {
+  private desired: LbState = { pools: [], virtualServices: [] };
+  private readonly results = new Map<string, ObjectResult>();
+  private conflicts: Conflict[] = [];
+  private lastSync: StateDocument['lastSync'] = null;
+
+  constructor(
+    private readonly clusterName: string,
+    private readonly adapter: string,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  record(desired: LbState, results: ApplyResult[], conflicts: Conflict[]): void {
+    this.desired = desired;
+    this.conflicts = conflicts;
+    const at = this.now().toISOString();
+    for (const r of results) {
+      this.results.set(`${r.change.kind}/${r.change.name}`, {
+        ok: r.ok,
+        op: r.change.op,
+        at,
+        ...(r.error ? { error: r.error } : {}),
+      });
+    }
+    this.lastSync = { at, changes: results.length, failed: results.filter((r) => !r.ok).length };
+  }
+
+  failed(kind: string, name: string): boolean {
+    return this.results.get(`${kind}/${name}`)?.ok === false;
+  }
+
+  document(): StateDocument {
+    return {
+      apiVersion: 'npl-lb.io/v1',
+      kind: 'LoadBalancerState',
+      clusterName: this.clusterName,
+      adapter: this.adapter,
+      generatedAt: this.now().toISOString(),
+      lastSync: this.lastSync,
+      virtualServices: this.desired.virtualServices.map((v) => ({
+        ...v,
+        lastApply: this.results.get(`virtualService/${v.name}`) ?? null,
+      })),
+      pools: this.desired.pools.map((p) => ({ ...p, lastApply: this.results.get(`pool/${p.name}`) ?? null })),
+      conflicts: this.conflicts,
+    };
+  }
+}
