@@ -1,0 +1,135 @@
+/**
+ * The controller: caches feed a keyed work queue (`lb` for the load-balancer reconcile, `svc/<key>`
+ * for one Service's auto-annotation). Level-triggered: handlers only enqueue; every reconcile
+ * re-reads the caches. LB reconciles are coalesced to at most one per 100 ms.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { LoadBalancerAdapter } from '../adapter/contract.ts';
+import type { ControllerConfig } from '../config/controller-config.ts';
+import { NPL_MANAGED_ANNOTATION } from '../kube/annotations.ts';
+import type { EventSink } from '../kube/events.ts';
+import type { ListWatchSource } from '../kube/informer.ts';
+import { objectKey } from '../kube/informer.ts';
+import type { RawObject } from '../kube/raw-client.ts';
+import { type Logger, silentLogger } from '../runtime/logger.ts';
+import { WorkQueue } from '../runtime/work-queue.ts';
+import { servicesToAnnotate } from '../source/desired.ts';
+import { Annotator } from './annotator.ts';
+import { type CacheKind, ClusterCache } from './cluster-cache.ts';
+import { LbReconciler } from './lb-reconciler.ts';
+import { StateTracker } from './state.ts';
+
+export interface ControllerOptions {
+  kubeConfig: KubeConfig;
+  config: ControllerConfig;
+  adapter: LoadBalancerAdapter;
+  events: EventSink;
+  logger?: Logger;
+  sources?: Partial<Record<CacheKind, ListWatchSource>>;
+  /** Minimum time between two load-balancer reconciles. */
+  coalesceMs?: number;
+}
+
+const LB_KEY = 'lb';
+
+export class NplController {
+  readonly cache: ClusterCache;
+  readonly state: StateTracker;
+  private readonly queue: WorkQueue;
+  private readonly annotator: Annotator;
+  private readonly lb: LbReconciler;
+  private readonly log: Logger;
+  private lastLbAt = 0;
+  private ready = false;
+  /** Counts for tests and metrics. */
+  readonly stats = { lbReconciles: 0, annotations: 0 };
+
+  constructor(private readonly opts: ControllerOptions) {
+    this.log = (opts.logger ?? silentLogger()).child({
+      component: 'controller',
+      cluster: opts.config.clusterName,
+    });
+    this.cache = new ClusterCache(opts.kubeConfig, this.log, opts.sources);
+    this.state = new StateTracker(opts.config.clusterName, opts.adapter.name);
+    this.annotator = new Annotator(opts.kubeConfig, opts.config);
+    this.lb = new LbReconciler({
+      kubeConfig: opts.kubeConfig,
+      config: opts.config,
+      adapter: opts.adapter,
+      events: opts.events,
+      state: this.state,
+    });
+    this.queue = new WorkQueue({
+      name: 'controller',
+      reconcile: (k) => this.reconcile(k),
+      concurrency: 4,
+      logger: this.log,
+    });
+  }
+
+  get isReady(): boolean {
+    return this.ready;
+  }
+
+  private scheduleLb(): void {
+    const wait = this.lastLbAt + (this.opts.coalesceMs ?? 100) - Date.now();
+    if (wait > 0) this.queue.addAfter(LB_KEY, wait);
+    else this.queue.add(LB_KEY);
+  }
+
+  /** Services whose annotation may have to change after an Ingress or IngressClass event. */
+  private annotationCandidates(): void {
+    const view = this.cache.view();
+    const wanted = servicesToAnnotate(view, this.opts.config);
+    for (const s of view.services) {
+      const key = `${s.metadata.namespace}/${s.metadata.name}`;
+      if (wanted.has(key) || s.metadata.annotations[NPL_MANAGED_ANNOTATION] === 'true')
+        this.queue.add(`svc/${key}`);
+    }
+  }
+
+  async start(): Promise<void> {
+    const lb = () => this.scheduleLb();
+    const svc = (o: RawObject) => {
+      this.queue.add(`svc/${objectKey(o)}`);
+      lb();
+    };
+    this.cache.on('services', { add: svc, update: (a, b) => (svc(a), svc(b)), delete: svc });
+    for (const kind of ['pods', 'nodes'] as const) this.cache.on(kind, { add: lb, update: lb, delete: lb });
+    for (const kind of ['ingresses', 'ingressClasses'] as const) {
+      const h = () => {
+        this.annotationCandidates();
+        lb();
+      };
+      this.cache.on(kind, { add: h, update: h, delete: h });
+    }
+    await this.cache.start();
+    this.queue.start();
+    this.annotationCandidates();
+    this.queue.add(LB_KEY);
+    this.ready = true;
+  }
+
+  async reconcile(key: string): Promise<void> {
+    if (key === LB_KEY) {
+      this.lastLbAt = Date.now();
+      this.stats.lbReconciles++;
+      await this.lb.reconcile(this.cache.view());
+      return;
+    }
+    if (key.startsWith('svc/')) {
+      const did = await this.annotator.reconcile(this.cache.view(), key.slice(4));
+      if (did !== 'none') this.stats.annotations++;
+    }
+  }
+
+  async settled(): Promise<void> {
+    await this.queue.idle();
+  }
+
+  async stop(): Promise<void> {
+    this.ready = false;
+    await this.queue.stop();
+    await this.cache.stop();
+  }
+}

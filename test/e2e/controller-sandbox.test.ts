@@ -1,0 +1,274 @@
+/**
+ * The controller on the sandbox with the memory adapter: pools from NodePortLocal annotations,
+ * auto-annotation, status, Events, Ingresses, ownership between clusters, restart without writes.
+ */
+import assert from 'node:assert/strict';
+import { describe, it, type TestContext } from 'node:test';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { MemoryAdapter } from '../../adapters/memory/adapter.ts';
+import { MemoryLoadBalancer } from '../../adapters/memory/device.ts';
+import { parseControllerConfig } from '../../src/config/controller-config.ts';
+import { NplController } from '../../src/controller/controller.ts';
+import {
+  NPL_ENABLED_ANNOTATION,
+  NPL_MANAGED_ANNOTATION,
+  NPL_POD_ANNOTATION,
+} from '../../src/kube/annotations.ts';
+import { EventRecorder } from '../../src/kube/events.ts';
+import { Cluster, RecordingEvents } from '../support/cluster.ts';
+import { eventually, useSandbox } from '../support/sandbox.ts';
+
+async function startController(
+  t: Pick<TestContext, 'after'>,
+  kc: KubeConfig,
+  device: MemoryLoadBalancer,
+  clusterName = 'c1',
+  extra = '',
+) {
+  const config = parseControllerConfig(`clusterName: ${clusterName}\nvip: {cidrs: [192.0.2.0/24]}\n${extra}`);
+  const events = new RecordingEvents(new EventRecorder(kc, 'npl-lb-controller', 'test', { dedupeMs: 0 }));
+  const c = new NplController({
+    kubeConfig: kc,
+    config,
+    adapter: new MemoryAdapter({ owner: clusterName, device }),
+    events,
+    coalesceMs: 20,
+  });
+  let stopped = false;
+  const stop = async () => {
+    if (!stopped) {
+      stopped = true;
+      await c.stop();
+    }
+  };
+  t.after(stop);
+  await c.start();
+  return { c, events, stop };
+}
+
+const npl = (nodeIP: string, nodePort: number, podPort = 8080) =>
+  JSON.stringify([{ podPort, nodeIP, nodePort, protocol: 'tcp', ipFamily: 'IPv4' }]);
+
+async function readyPod(
+  c: Cluster,
+  name: string,
+  node: string,
+  ann?: string,
+  ready = true,
+  labels = { app: 'web' },
+) {
+  await c.pod(name, { node, labels, ports: [{ name: 'http', containerPort: 8080 }] });
+  await c.patchPodStatus(name, {
+    metadata: ann ? { annotations: { [NPL_POD_ANNOTATION]: ann } } : {},
+    status: {
+      phase: 'Running',
+      podIP: `10.244.0.${name.length}`,
+      conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
+    },
+  });
+}
+
+const members = (device: MemoryLoadBalancer, pool: string) =>
+  (device.pools.get(pool)?.pool.members ?? [])
+    .map((m) => `${m.address}:${m.port}@${m.node}${m.enabled ? '' : ' draining'}`)
+    .sort();
+
+describe('controller on the sandbox (memory adapter)', () => {
+  it('builds the pool from NodePortLocal annotations, annotates the Service itself, publishes the VIP', async (t) => {
+    const { kc } = await useSandbox(t);
+    const c = new Cluster(kc);
+    const device = new MemoryLoadBalancer();
+    await c.service('web', {
+      type: 'LoadBalancer',
+      enabled: null,
+      ports: [{ name: 'http', port: 80, targetPort: 'http' }],
+    });
+    await readyPod(c, 'a', 'n1', npl('192.0.2.201', 61000));
+    await readyPod(c, 'b', 'n2', npl('192.0.2.202', 61000), false);
+    await readyPod(c, 'waiting', 'n3');
+    const { c: ctl, events } = await startController(t, kc, device, 'c1', 'defaultLoadBalancer: true');
+    await eventually(() => members(device, 'c1--default-web-http').length === 2, 5000, 'pool');
+    assert.deepEqual(members(device, 'c1--default-web-http'), [
+      '192.0.2.201:61000@n1',
+      '192.0.2.202:61000@n2 draining',
+    ]);
+    const vs = device.virtualServices.get('c1--default-web-TCP-80')!.vs;
+    assert.ok(vs.kind === 'l4' && vs.vip.startsWith('192.0.2.'));
+    await eventually(
+      async () => {
+        const s = await c.core.readNamespacedService({ name: 'web', namespace: 'default' });
+        return (
+          s.metadata?.annotations?.[NPL_ENABLED_ANNOTATION] === 'true' &&
+          s.metadata.annotations[NPL_MANAGED_ANNOTATION] === 'true'
+        );
+      },
+      5000,
+      'auto-annotated',
+    );
+    await eventually(
+      async () => {
+        const s = await c.core.readNamespacedService({ name: 'web', namespace: 'default' });
+        return s.status?.loadBalancer?.ingress?.[0]?.ip === (vs.kind === 'l4' ? vs.vip : '');
+      },
+      5000,
+      'status published',
+    );
+    assert.ok(
+      events.seen.some(
+        (e) => e.reason === 'WaitingForNodePortLocal' && e.message.includes('default/waiting'),
+      ),
+    );
+    const doc = ctl.state.document();
+    assert.equal(doc.pools[0]!.lastApply?.ok, true);
+    // An annotation removed from a Pod removes its member; readiness flips enable it.
+    await c.patchPodStatus('a', { metadata: { annotations: { [NPL_POD_ANNOTATION]: null } } });
+    await c.patchPodStatus('b', { status: { conditions: [{ type: 'Ready', status: 'True' }] } });
+    await eventually(
+      () => members(device, 'c1--default-web-http').join() === '192.0.2.202:61000@n2',
+      5000,
+      'a gone, b ready',
+    );
+  });
+
+  it('LoadBalancer -> ClusterIP removes what it made and its own annotation; a person’s annotation stays', async (t) => {
+    const { kc } = await useSandbox(t);
+    const c = new Cluster(kc);
+    const device = new MemoryLoadBalancer();
+    await c.service('mine', { type: 'LoadBalancer', enabled: null, ports: [{ port: 80, targetPort: 8080 }] });
+    await c.service('theirs', {
+      type: 'LoadBalancer',
+      selector: { app: 'x' },
+      ports: [{ port: 81, targetPort: 8080 }],
+    });
+    await startController(t, kc, device, 'c1', 'defaultLoadBalancer: true');
+    await eventually(() => device.virtualServices.size === 2, 5000, 'two VS');
+    const ann = async (name: string) =>
+      (await c.core.readNamespacedService({ name, namespace: 'default' })).metadata?.annotations ?? {};
+    await eventually(async () => (await ann('mine'))[NPL_MANAGED_ANNOTATION] === 'true', 5000, 'ours marked');
+    assert.equal(
+      (await ann('theirs'))[NPL_MANAGED_ANNOTATION],
+      undefined,
+      'a person annotated it: no marker',
+    );
+    for (const name of ['mine', 'theirs']) await c.patchService(name, { spec: { type: 'ClusterIP' } });
+    await eventually(
+      () => device.virtualServices.size === 0 && device.pools.size === 0,
+      5000,
+      'removed from the LB',
+    );
+    await eventually(
+      async () => (await ann('mine'))[NPL_ENABLED_ANNOTATION] === undefined,
+      5000,
+      'our annotation removed',
+    );
+    assert.equal(
+      (await ann('theirs'))[NPL_ENABLED_ANNOTATION],
+      'true',
+      'never removes a person’s annotation',
+    );
+  });
+
+  it('Ingress backends are annotated (port by name, reference counted over two Ingresses); class changes follow', async (t) => {
+    const { kc } = await useSandbox(t);
+    const c = new Cluster(kc);
+    const device = new MemoryLoadBalancer();
+    const { NetworkingV1Api } = await import('@kubernetes/client-node');
+    const net = kc.makeApiClient(NetworkingV1Api);
+    await net.createIngressClass({
+      body: { metadata: { name: 'npl' }, spec: { controller: 'npl-lb.io/ingress-controller' } },
+    });
+    await net.createIngressClass({
+      body: { metadata: { name: 'other' }, spec: { controller: 'example.com/other' } },
+    });
+    await c.service('api', {
+      enabled: null,
+      ports: [
+        { name: 'grpc', port: 9000 },
+        { name: 'http', port: 8080, targetPort: 'http' },
+      ],
+    });
+    await readyPod(c, 'api-1', 'n1', npl('192.0.2.201', 61000), true, { app: 'api' });
+    const ing = (name: string) => ({
+      metadata: { name },
+      spec: {
+        ingressClassName: 'npl',
+        rules: [
+          {
+            host: `${name}.example`,
+            http: {
+              paths: [
+                {
+                  path: '/',
+                  pathType: 'Prefix',
+                  backend: { service: { name: 'api', port: { name: 'http' } } },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    });
+    await net.createNamespacedIngress({ namespace: 'default', body: ing('one') });
+    await net.createNamespacedIngress({ namespace: 'default', body: ing('two') });
+    await startController(t, kc, device);
+    const ann = async () =>
+      (await c.core.readNamespacedService({ name: 'api', namespace: 'default' })).metadata?.annotations ?? {};
+    await eventually(async () => (await ann())[NPL_MANAGED_ANNOTATION] === 'true', 5000, 'backend annotated');
+    await eventually(() => device.virtualServices.get('c1--ingress-npl') !== undefined, 5000, 'L7 VS');
+    const l7 = device.virtualServices.get('c1--ingress-npl')!.vs;
+    assert.ok(l7.kind === 'l7');
+    assert.deepEqual(l7.routes.map((r) => `${r.host}${r.path}->${r.pool}`).sort(), [
+      'one.example/->c1--default-api-http',
+      'two.example/->c1--default-api-http',
+    ]);
+    assert.deepEqual(members(device, 'c1--default-api-http'), ['192.0.2.201:61000@n1']);
+    await net.deleteNamespacedIngress({ name: 'one', namespace: 'default' });
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal((await ann())[NPL_MANAGED_ANNOTATION], 'true', 'still referenced by the other Ingress');
+    const { PatchStrategy, setHeaderOptions } = await import('@kubernetes/client-node');
+    await net.patchNamespacedIngress(
+      { name: 'two', namespace: 'default', body: { spec: { ingressClassName: 'other' } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await eventually(
+      async () => (await ann())[NPL_ENABLED_ANNOTATION] === undefined,
+      5000,
+      'class changed: annotation removed',
+    );
+    await eventually(() => device.virtualServices.size === 0, 5000, 'L7 VS gone');
+  });
+
+  it('two clusters share one load balancer without touching each other; a restart converges with no writes', async (t) => {
+    const { kc } = await useSandbox(t);
+    const c = new Cluster(kc);
+    const device = new MemoryLoadBalancer();
+    await c.service('web', { type: 'LoadBalancer', ports: [{ port: 80, targetPort: 8080 }] });
+    await readyPod(c, 'a', 'n1', npl('192.0.2.201', 61000));
+    const one = await startController(t, kc, device, 'c1', 'defaultLoadBalancer: true');
+    const two = await startController(t, kc, device, 'c2', 'defaultLoadBalancer: true');
+    await eventually(
+      () =>
+        device.virtualServices.has('c1--default-web-TCP-80') &&
+        device.virtualServices.has('c2--default-web-TCP-80'),
+      5000,
+      'both',
+    );
+    assert.equal(device.virtualServices.get('c1--default-web-TCP-80')!.owner, 'c1');
+    assert.equal(device.virtualServices.get('c2--default-web-TCP-80')!.owner, 'c2');
+    await one.c.settled();
+    await two.stop();
+    await new Promise((r) => setTimeout(r, 200));
+    await one.stop();
+    const writes = device.writes.length;
+    const again = await startController(t, kc, device, 'c1', 'defaultLoadBalancer: true');
+    await eventually(() => again.c.stats.lbReconciles >= 1, 5000, 'first reconcile');
+    await again.c.settled();
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(
+      device.writes.length,
+      writes,
+      `no writes after restart: ${device.writes.slice(writes).join(', ')}`,
+    );
+    assert.ok(device.virtualServices.has('c2--default-web-TCP-80'), 'c2’s objects are untouched');
+  });
+});
