@@ -2,7 +2,7 @@
  * `npl-lb agent` flags (each also NPL_LB_<FLAG> in the environment, for the DaemonSet).
  */
 import { z } from 'zod';
-import { COMMON_FLAGS, commonSchema, type FlagSpecs, helpText, parseFlags } from './flags.ts';
+import { COMMON_FLAGS, commonSchema, type FlagSpecs, helpText, hostPortSchema, parseFlags } from './flags.ts';
 
 export const AGENT_FLAGS = {
   'node-name': { type: 'string', description: 'the Node this agent runs on (downward API spec.nodeName)' },
@@ -44,14 +44,6 @@ const portRange = z
     'must satisfy 1 <= START <= END <= 65535',
   );
 
-const hostPort = z
-  .string()
-  .regex(/^(\[[^\]]+\]|[^:]+):\d+$/, 'must be HOST:PORT')
-  .transform((s) => {
-    const i = s.lastIndexOf(':');
-    return { host: s.slice(0, i).replace(/^\[|\]$/g, ''), port: Number(s.slice(i + 1)) };
-  });
-
 const schema = commonSchema
   .extend({
     'node-name': z.string().min(1).optional(),
@@ -59,7 +51,7 @@ const schema = commonSchema
     'port-range': portRange,
     forwarding: z.enum(['iptables', 'userspace', 'none']),
     'node-ip-preference': z.enum(['ExternalIP', 'InternalIP']),
-    'http-address': hostPort,
+    'http-address': hostPortSchema,
     'resync-interval': z.coerce.number().min(0),
     cleanup: z.boolean().default(false),
   })

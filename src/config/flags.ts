@@ -26,6 +26,15 @@ export const commonSchema = z.object({
   help: z.boolean().default(false),
 });
 
+/** HOST:PORT (IPv6 hosts in brackets). */
+export const hostPortSchema = z
+  .string()
+  .regex(/^(\[[^\]]+\]|[^:]+):\d+$/, 'must be HOST:PORT')
+  .transform((s) => {
+    const i = s.lastIndexOf(':');
+    return { host: s.slice(0, i).replace(/^\[|\]$/g, ''), port: Number(s.slice(i + 1)) };
+  });
+
 export function envName(flag: string): string {
   return `NPL_LB_${flag.toUpperCase().replaceAll('-', '_')}`;
 }

@@ -17,6 +17,7 @@ import { servicesToAnnotate } from '../source/desired.ts';
 import { Annotator } from './annotator.ts';
 import { type CacheKind, ClusterCache } from './cluster-cache.ts';
 import { LbReconciler } from './lb-reconciler.ts';
+import { ControllerMetrics } from './metrics.ts';
 import { StateTracker } from './state.ts';
 
 export interface ControllerOptions {
@@ -35,6 +36,7 @@ const LB_KEY = 'lb';
 export class NplController {
   readonly cache: ClusterCache;
   readonly state: StateTracker;
+  readonly metrics = new ControllerMetrics();
   private readonly queue: WorkQueue;
   private readonly annotator: Annotator;
   private readonly lb: LbReconciler;
@@ -111,15 +113,22 @@ export class NplController {
   }
 
   async reconcile(key: string): Promise<void> {
-    if (key === LB_KEY) {
-      this.lastLbAt = Date.now();
-      this.stats.lbReconciles++;
-      await this.lb.reconcile(this.cache.view());
-      return;
-    }
-    if (key.startsWith('svc/')) {
-      const did = await this.annotator.reconcile(this.cache.view(), key.slice(4));
-      if (did !== 'none') this.stats.annotations++;
+    const kind = key === LB_KEY ? 'lb' : 'service';
+    const end = this.metrics.reconcileSeconds.startTimer({ kind });
+    try {
+      if (key === LB_KEY) {
+        this.lastLbAt = Date.now();
+        this.stats.lbReconciles++;
+        await this.lb.reconcile(this.cache.view());
+      } else if (key.startsWith('svc/')) {
+        const did = await this.annotator.reconcile(this.cache.view(), key.slice(4));
+        if (did !== 'none') this.stats.annotations++;
+      }
+    } catch (err) {
+      this.metrics.reconcileErrors.inc({ kind });
+      throw err;
+    } finally {
+      end();
     }
   }
 

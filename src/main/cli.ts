@@ -12,6 +12,10 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
     run: async (argv) => (await import('./agent.ts')).runAgent(argv),
     summary: 'node-side NodePortLocal agent (Antrea-compatible annotations)',
   },
+  controller: {
+    run: async (argv) => (await import('./controller.ts')).runController(argv),
+    summary: 'load-balancer controller (pools from NodePortLocal annotations)',
+  },
   sandbox: {
     run: async (argv) => (await import('./sandbox.ts')).runSandbox(argv),
     summary: 'in-memory Kubernetes API server for local use and tests',

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
@@ -106,6 +106,53 @@ describe('npl-lb command line', () => {
     assert.match(
       await (await fetch(`${http}/metrics`)).text(),
       /npl_lb_agent_ports_allocated\{protocol="tcp",family="IPv4"\} 1/,
+    );
+    child.kill('SIGTERM');
+    assert.equal(await exited(child), 0);
+  });
+
+  it('controller: a bad config is one line naming the field, exit 2; as a process it serves /api/v1/state', async (t) => {
+    const { kubeconfigPath, kc, dir } = await useSandbox(t);
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(bad, 'clusterName: c1\nserviceType: Bogus\n');
+    const r = await run(process.execPath, [...CLI, 'controller', '--config', bad], { cwd: ROOT }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    assert.equal((r as { code: number }).code, 2);
+    const lines = (r as { stderr: string }).stderr.trim().split('\n');
+    assert.equal(lines.length, 1);
+    assert.match(lines[0]!, /serviceType: .*\[NPL_CONFIG_INVALID\]$/);
+    const good = join(dir, 'good.yaml');
+    writeFileSync(
+      good,
+      'clusterName: c1\ndefaultLoadBalancer: true\nvip: {cidrs: [192.0.2.0/24]}\nadapter: {type: memory}\n',
+    );
+    const c = new Cluster(kc);
+    await c.service('web', { type: 'LoadBalancer', ports: [{ port: 80, targetPort: 8080 }] });
+    const { child, out } = start(t, [
+      'controller',
+      '--config',
+      good,
+      '--kubeconfig',
+      kubeconfigPath,
+      '--http-address',
+      '127.0.0.1:0',
+    ]);
+    await eventually(() => /"http":"http:/.test(out()), 15_000, 'controller start');
+    const http = /"http":"(http:\/\/[^"]+)"/.exec(out())![1];
+    await eventually(
+      async () => {
+        const doc = (await (await fetch(`${http}/api/v1/state`)).json()) as {
+          virtualServices: { name: string }[];
+        };
+        return doc.virtualServices.some((v) => v.name === 'c1--default-web-TCP-80');
+      },
+      10_000,
+      'state shows the virtual service',
+    );
+    assert.match(
+      await (await fetch(`${http}/metrics`)).text(),
+      /npl_lb_controller_reconcile_duration_seconds/,
     );
     child.kill('SIGTERM');
     assert.equal(await exited(child), 0);

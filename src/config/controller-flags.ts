@@ -1,0 +1,42 @@
+/**
+ * `npl-lb controller` flags (each also NPL_LB_<FLAG>).
+ */
+import { z } from 'zod';
+import { COMMON_FLAGS, commonSchema, type FlagSpecs, helpText, hostPortSchema, parseFlags } from './flags.ts';
+
+export const CONTROLLER_FLAGS = {
+  config: {
+    type: 'string',
+    description: 'the controller configuration file (YAML, mirrors the Helm values)',
+  },
+  kubeconfig: {
+    type: 'string',
+    description: 'kubeconfig path; else in-cluster, $KUBECONFIG, ~/.kube/config',
+  },
+  'http-address': {
+    type: 'string',
+    description: 'HOST:PORT for /metrics, /healthz, /readyz, /api/v1/state',
+    default: '0.0.0.0:8080',
+  },
+  ...COMMON_FLAGS,
+} as const satisfies FlagSpecs;
+
+const schema = commonSchema
+  .extend({
+    config: z.string().min(1).optional(),
+    kubeconfig: z.string().min(1).optional(),
+    'http-address': hostPortSchema,
+  })
+  .refine((f) => f.help || f.config !== undefined, { message: 'is required', path: ['config'] });
+
+export type ControllerFlags = z.infer<typeof schema>;
+
+export const CONTROLLER_HELP = helpText(
+  'controller',
+  'The load-balancer controller: turns Services, Ingresses and NodePortLocal Pod annotations into virtual services and pools on the configured adapter.',
+  CONTROLLER_FLAGS,
+);
+
+export function parseControllerFlags(argv: string[], env: NodeJS.ProcessEnv = process.env): ControllerFlags {
+  return parseFlags(argv, CONTROLLER_FLAGS, schema, env);
+}

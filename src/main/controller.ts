@@ -1,0 +1,65 @@
+/**
+ * `npl-lb controller`: composition root of the load-balancer controller.
+ */
+import { ADAPTERS } from '../../adapters/index.ts';
+import { loadControllerConfig } from '../config/controller-config.ts';
+import { CONTROLLER_HELP, parseControllerFlags } from '../config/controller-flags.ts';
+import { NplController } from '../controller/controller.ts';
+import { loadKubeConfig } from '../kube/client.ts';
+import { EventRecorder } from '../kube/events.ts';
+import { ErrorCodes, NplError } from '../runtime/errors.ts';
+import { createLogger } from '../runtime/logger.ts';
+import { serveStatus } from '../runtime/status-server.ts';
+import { waitForSignal } from './sandbox.ts';
+
+export async function runController(argv: string[]): Promise<number> {
+  const flags = parseControllerFlags(argv);
+  if (flags.help) {
+    process.stdout.write(CONTROLLER_HELP);
+    return 0;
+  }
+  const config = loadControllerConfig(flags.config!);
+  const makeAdapter = ADAPTERS[config.adapter.type];
+  if (!makeAdapter) {
+    throw new NplError(
+      ErrorCodes.CONFIG_INVALID,
+      `${flags.config}: adapter.type: unknown adapter "${config.adapter.type}" (known: ${Object.keys(ADAPTERS).join(', ')})`,
+    );
+  }
+  const log = createLogger({ name: 'controller', format: flags['log-format'], level: flags['log-level'] });
+  const { kc, origin } = loadKubeConfig({ flag: flags.kubeconfig });
+  const adapter = makeAdapter({ type: config.adapter.type, owner: config.clusterName });
+  const controller = new NplController({
+    kubeConfig: kc,
+    config,
+    adapter,
+    events: new EventRecorder(kc, 'npl-lb-controller', config.clusterName, { logger: log }),
+    logger: log,
+  });
+  const status = await serveStatus(
+    flags['http-address'],
+    controller.metrics.registry,
+    () => controller.isReady,
+    {
+      '/api/v1/state': () => controller.state.document(),
+    },
+  );
+  log.info(
+    { cluster: config.clusterName, adapter: adapter.name, kubeconfig: origin, http: status.url },
+    'controller starting',
+  );
+  const stopping = waitForSignal();
+  try {
+    await Promise.race([controller.start(), stopping]);
+  } catch (err) {
+    await controller.stop();
+    await status.close();
+    throw err;
+  }
+  const sig = await stopping;
+  log.info({ signal: sig }, 'stopping; draining in-flight work');
+  await controller.stop();
+  await adapter.close();
+  await status.close();
+  return 0;
+}
