@@ -29,6 +29,8 @@ export interface ControllerOptions {
   sources?: Partial<Record<CacheKind, ListWatchSource>>;
   /** Minimum time between two load-balancer reconciles. */
   coalesceMs?: number;
+  /** Periodic full reconcile that repairs drift on the load balancer (0: off). */
+  sweepIntervalMs?: number;
 }
 
 const LB_KEY = 'lb';
@@ -43,6 +45,7 @@ export class NplController {
   private readonly log: Logger;
   private lastLbAt = 0;
   private ready = false;
+  private sweepTimer: NodeJS.Timeout | undefined;
   /** Counts for tests and metrics. */
   readonly stats = { lbReconciles: 0, annotations: 0 };
 
@@ -109,6 +112,12 @@ export class NplController {
     this.queue.start();
     this.annotationCandidates();
     this.queue.add(LB_KEY);
+    const every = this.opts.sweepIntervalMs ?? 60_000;
+    if (every > 0) {
+      // The reconcile compares everything we own with the cluster, so a timed one is the sweep.
+      this.sweepTimer = setInterval(() => this.scheduleLb(), every);
+      this.sweepTimer.unref();
+    }
     this.ready = true;
   }
 
@@ -138,6 +147,7 @@ export class NplController {
 
   async stop(): Promise<void> {
     this.ready = false;
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
     await this.queue.stop();
     await this.cache.stop();
   }

@@ -33,6 +33,7 @@ async function startController(
     adapter: new MemoryAdapter({ owner: clusterName, device }),
     events,
     coalesceMs: 20,
+    sweepIntervalMs: 200,
   });
   let stopped = false;
   const stop = async () => {
@@ -270,5 +271,13 @@ describe('controller on the sandbox (memory adapter)', () => {
       `no writes after restart: ${device.writes.slice(writes).join(', ')}`,
     );
     assert.ok(device.virtualServices.has('c2--default-web-TCP-80'), 'c2’s objects are untouched');
+    // Drift on the load balancer (a member removed by hand) is repaired by the periodic sweep.
+    const stored = device.pools.get('c1--default-web-80')!;
+    stored.pool.members = [];
+    await eventually(
+      () => (device.pools.get('c1--default-web-80')?.pool.members.length ?? 0) === 1,
+      5000,
+      'sweep repaired drift',
+    );
   });
 });
