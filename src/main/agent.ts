@@ -13,7 +13,7 @@ import { AGENT_HELP, type AgentFlags, parseAgentFlags } from '../config/agent-fl
 import { loadKubeConfig } from '../kube/client.ts';
 import { EventRecorder } from '../kube/events.ts';
 import { createLogger, type Logger } from '../runtime/logger.ts';
-import { waitForSignal } from './sandbox.ts';
+import { runUntilSignal } from './lifecycle.ts';
 
 export function backendFor(mode: ForwardingMode, log: Logger): ForwardingBackend {
   if (mode === 'iptables') return new IptablesBackend({ logger: log });
@@ -52,17 +52,15 @@ export async function runAgent(argv: string[]): Promise<number> {
     { node: nodeName, kubeconfig: origin, forwarding: flags.forwarding, http: status.url, host: hostname() },
     'agent starting',
   );
-  const stopping = waitForSignal();
-  try {
-    await Promise.race([agent.start(), stopping]);
-  } catch (err) {
-    await agent.stop();
-    await status.close();
-    throw err;
-  }
-  const sig = await stopping;
-  log.info({ signal: sig }, 'stopping; forwarding rules stay in place');
-  await agent.stop();
-  await status.close();
-  return 0;
+  return runUntilSignal(
+    {
+      start: () => agent.start(),
+      stop: async () => {
+        await agent.stop();
+        await status.close();
+      },
+    },
+    log,
+    'stopping; forwarding rules stay in place',
+  );
 }

@@ -10,7 +10,7 @@ import { EventRecorder } from '../kube/events.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { serveStatus } from '../runtime/status-server.ts';
-import { waitForSignal } from './sandbox.ts';
+import { runUntilSignal } from './lifecycle.ts';
 
 export async function runController(argv: string[]): Promise<number> {
   const flags = parseControllerFlags(argv);
@@ -48,18 +48,16 @@ export async function runController(argv: string[]): Promise<number> {
     { cluster: config.clusterName, adapter: adapter.name, kubeconfig: origin, http: status.url },
     'controller starting',
   );
-  const stopping = waitForSignal();
-  try {
-    await Promise.race([controller.start(), stopping]);
-  } catch (err) {
-    await controller.stop();
-    await status.close();
-    throw err;
-  }
-  const sig = await stopping;
-  log.info({ signal: sig }, 'stopping; draining in-flight work');
-  await controller.stop();
-  await adapter.close();
-  await status.close();
-  return 0;
+  return runUntilSignal(
+    {
+      start: () => controller.start(),
+      stop: async () => {
+        await controller.stop();
+        await adapter.close();
+        await status.close();
+      },
+    },
+    log,
+    'stopping; draining in-flight work',
+  );
 }
