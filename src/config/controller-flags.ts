@@ -18,6 +18,21 @@ export const CONTROLLER_FLAGS = {
     description: 'HOST:PORT for /metrics, /healthz, /readyz, /api/v1/state',
     default: '0.0.0.0:8080',
   },
+  'leader-elect': {
+    type: 'string',
+    description: 'elect one active replica on a Lease (true or false)',
+    default: 'true',
+  },
+  'lease-name': {
+    type: 'string',
+    description: 'the Lease used for leader election',
+    default: 'npl-lb-controller',
+  },
+  'lease-namespace': {
+    type: 'string',
+    description: 'its namespace (the Pod namespace by default)',
+    default: 'default',
+  },
   ...COMMON_FLAGS,
 } as const satisfies FlagSpecs;
 
@@ -26,6 +41,9 @@ const schema = commonSchema
     config: z.string().min(1).optional(),
     kubeconfig: z.string().min(1).optional(),
     'http-address': hostPortSchema,
+    'leader-elect': z.enum(['true', 'false']).transform((v) => v === 'true'),
+    'lease-name': z.string().min(1),
+    'lease-namespace': z.string().min(1),
   })
   .refine((f) => f.help || f.config !== undefined, { message: 'is required', path: ['config'] });
 

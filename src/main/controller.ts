@@ -1,6 +1,7 @@
 /**
  * `npl-lb controller`: composition root of the load-balancer controller.
  */
+import { hostname } from 'node:os';
 import { ADAPTERS } from '../../adapters/index.ts';
 import { loadControllerConfig } from '../config/controller-config.ts';
 import { CONTROLLER_HELP, parseControllerFlags } from '../config/controller-flags.ts';
@@ -8,6 +9,7 @@ import { NplController } from '../controller/controller.ts';
 import { loadKubeConfig } from '../kube/client.ts';
 import { EventRecorder } from '../kube/events.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
+import { LeaderElector } from '../runtime/leader-election.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { serveStatus } from '../runtime/status-server.ts';
 import { runUntilSignal } from './lifecycle.ts';
@@ -48,16 +50,49 @@ export async function runController(argv: string[]): Promise<number> {
     { cluster: config.clusterName, adapter: adapter.name, kubeconfig: origin, http: status.url },
     'controller starting',
   );
+  if (!flags['leader-elect']) {
+    return runUntilSignal(
+      {
+        start: () => controller.start(),
+        stop: async () => {
+          await controller.stop();
+          await adapter.close();
+          await status.close();
+        },
+      },
+      log,
+      'stopping; draining in-flight work',
+    );
+  }
+  let lost!: (err: Error) => void;
+  const lostLease = new Promise<Error>((resolve) => {
+    lost = resolve;
+  });
+  const elector = new LeaderElector({
+    kubeConfig: kc,
+    namespace: process.env.POD_NAMESPACE ?? flags['lease-namespace'],
+    name: flags['lease-name'],
+    identity: `${hostname()}-${process.pid}`,
+    logger: log,
+    // Only the leader runs the controller, so only the leader writes.
+    onStartedLeading: () => controller.start(),
+    onStoppedLeading: () =>
+      lost(
+        new NplError(ErrorCodes.LEADERSHIP_LOST, 'lost the leader Lease; exiting so that a standby leads'),
+      ),
+  });
   return runUntilSignal(
     {
-      start: () => controller.start(),
+      start: async () => elector.start(),
       stop: async () => {
         await controller.stop();
+        await elector.stop();
         await adapter.close();
         await status.close();
       },
     },
     log,
-    'stopping; draining in-flight work',
+    'stopping; draining in-flight work and releasing the Lease',
+    lostLease,
   );
 }

@@ -11,20 +11,26 @@ export interface Runnable {
   stop(): Promise<void>;
 }
 
+/**
+ * Runs until a signal (exit 0) or until `failure` settles with an error, which stops the component
+ * and goes up (a controller replica that lost its Lease exits this way).
+ */
 export async function runUntilSignal(
   component: Runnable,
   log: Logger,
   stoppingMessage: string,
+  failure: Promise<Error> = new Promise<Error>(() => {}),
 ): Promise<number> {
   const stopping = waitForSignal();
-  try {
-    await Promise.race([component.start(), stopping]);
-  } catch (err) {
-    await component.stop();
+  const failed = failure.then((err): never => {
     throw err;
+  });
+  try {
+    await Promise.race([component.start(), stopping, failed]);
+    const sig = await Promise.race([stopping, failed]);
+    log.info({ signal: sig }, stoppingMessage);
+  } finally {
+    await component.stop();
   }
-  const sig = await stopping;
-  log.info({ signal: sig }, stoppingMessage);
-  await component.stop();
   return 0;
 }

@@ -14,6 +14,7 @@ export const ErrorCodes = {
   ANNOTATION_PATCH_FAILED: 'NPL_ANNOTATION_PATCH_FAILED',
   PORTS_EXHAUSTED: 'NPL_PORTS_EXHAUSTED',
   APPLY_FAILED: 'NPL_APPLY_FAILED',
+  LEADERSHIP_LOST: 'NPL_LEADERSHIP_LOST',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

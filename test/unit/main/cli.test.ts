@@ -158,6 +158,40 @@ describe('npl-lb command line', () => {
     assert.equal(await exited(child), 0);
   });
 
+  it('controller: two replicas, one leader; the standby takes over when the leader stops', async (t) => {
+    const { kubeconfigPath, kc, dir } = await useSandbox(t);
+    const cfg = join(dir, 'c.yaml');
+    writeFileSync(cfg, 'clusterName: c1\ndefaultLoadBalancer: true\nvip: {cidrs: [192.0.2.0/24]}\n');
+    await new Cluster(kc).service('web', { type: 'LoadBalancer', ports: [{ port: 80, targetPort: 8080 }] });
+    const args = [
+      'controller',
+      '--config',
+      cfg,
+      '--kubeconfig',
+      kubeconfigPath,
+      '--http-address',
+      '127.0.0.1:0',
+      '--lease-namespace',
+      'kube-system',
+    ];
+    const first = start(t, args);
+    await eventually(() => /became leader/.test(first.out()), 15_000, 'first leads');
+    const second = start(t, args);
+    await eventually(() => /"http":"http:/.test(second.out()), 15_000, 'second up');
+    const url = (o: string) => /"http":"(http:\/\/[^"]+)"/.exec(o)![1];
+    const lastSync = async (o: string) =>
+      ((await (await fetch(`${url(o)}/api/v1/state`)).json()) as { lastSync: unknown }).lastSync;
+    await eventually(async () => (await lastSync(first.out())) !== null, 10_000, 'leader synced');
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(await lastSync(second.out()), null, 'the standby writes nothing');
+    first.child.kill('SIGTERM');
+    assert.equal(await exited(first.child), 0);
+    await eventually(() => /became leader/.test(second.out()), 10_000, 'standby takes over');
+    await eventually(async () => (await lastSync(second.out())) !== null, 10_000, 'new leader synced');
+    second.child.kill('SIGTERM');
+    assert.equal(await exited(second.child), 0);
+  });
+
   it('reads every flag from the environment too', () => {
     const f = parseSandboxFlags([], { NPL_LB_PORT: '1234', NPL_LB_TLS: 'true', NPL_LB_HOST: '127.0.0.2' });
     assert.equal(f.port, 1234);
