@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { type KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { MemoryAdapter } from '../../adapters/memory/adapter.ts';
 import { MemoryLoadBalancer } from '../../adapters/memory/device.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
@@ -226,7 +226,6 @@ describe('controller on the sandbox (memory adapter)', () => {
     await net.deleteNamespacedIngress({ name: 'one', namespace: 'default' });
     await new Promise((r) => setTimeout(r, 300));
     assert.equal((await ann())[NPL_MANAGED_ANNOTATION], 'true', 'still referenced by the other Ingress');
-    const { PatchStrategy, setHeaderOptions } = await import('@kubernetes/client-node');
     await net.patchNamespacedIngress(
       { name: 'two', namespace: 'default', body: { spec: { ingressClassName: 'other' } } },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
@@ -279,5 +278,105 @@ describe('controller on the sandbox (memory adapter)', () => {
       5000,
       'sweep repaired drift',
     );
+  });
+
+  it('NodePort and ClusterIP modes; LoadBalancer -> ClusterIP -> LoadBalancer; selector and label changes', async (t) => {
+    const { kc } = await useSandbox(t);
+    const c = new Cluster(kc);
+    await c.node('n1', { internal: ['10.0.0.1'] });
+    await c.node('n2', { internal: ['10.0.0.2'] });
+    for (const n of ['n1', 'n2']) {
+      await c.core.patchNodeStatus(
+        {
+          name: n,
+          body: { status: { conditions: [{ type: 'Ready', status: n === 'n1' ? 'True' : 'False' }] } },
+        },
+        (await import('@kubernetes/client-node')).setHeaderOptions(
+          'Content-Type',
+          'application/merge-patch+json',
+        ),
+      );
+    }
+    await c.service('web', {
+      type: 'LoadBalancer',
+      enabled: null,
+      ports: [{ name: 'http', port: 80, targetPort: 'http' }],
+    });
+    await readyPod(c, 'a', 'n1');
+    const npDevice = new MemoryLoadBalancer();
+    await startController(t, kc, npDevice, 'np', 'defaultLoadBalancer: true\nserviceType: NodePort');
+    const nodePort = (await c.core.readNamespacedService({ name: 'web', namespace: 'default' })).spec!
+      .ports![0]!.nodePort!;
+    await eventually(
+      () => members(npDevice, 'np--default-web-http').join() === `10.0.0.1:${nodePort}@n1`,
+      5000,
+      'NodePort: Ready nodes',
+    );
+    const cipDevice = new MemoryLoadBalancer();
+    await startController(t, kc, cipDevice, 'cip', 'defaultLoadBalancer: true\nserviceType: ClusterIP');
+    await eventually(
+      () => members(cipDevice, 'cip--default-web-http').join() === '10.244.0.1:8080@n1',
+      5000,
+      'ClusterIP: Pod IPs',
+    );
+    await c.patchService('web', { spec: { type: 'ClusterIP' } });
+    await eventually(() => cipDevice.virtualServices.size === 0, 5000, 'gone as ClusterIP');
+    await c.patchService('web', { spec: { type: 'LoadBalancer' } });
+    await eventually(() => cipDevice.virtualServices.size === 1, 5000, 'back as LoadBalancer');
+    await c.patchService('web', { spec: { selector: { app: 'none' } } });
+    await eventually(
+      () => members(cipDevice, 'cip--default-web-http').length === 0,
+      5000,
+      'selector matches nothing',
+    );
+    await c.patchService('web', { spec: { selector: { app: 'web' } } });
+    await readyPod(c, 'bb', 'n1');
+    await eventually(() => members(cipDevice, 'cip--default-web-http').length === 2, 5000, 'Pod added');
+    await c.patchPod('bb', { metadata: { labels: { app: 'other' } } });
+    await eventually(() => members(cipDevice, 'cip--default-web-http').length === 1, 5000, 'Pod relabelled');
+    await c.core.deleteNamespacedPod({ name: 'a', namespace: 'default' });
+    await eventually(() => members(cipDevice, 'cip--default-web-http').length === 0, 5000, 'Pod deleted');
+  });
+
+  it('default IngressClass, IngressClass deletion, and namespace include/exclude', async (t) => {
+    const { kc } = await useSandbox(t);
+    const c = new Cluster(kc);
+    const device = new MemoryLoadBalancer();
+    const { NetworkingV1Api } = await import('@kubernetes/client-node');
+    const net = kc.makeApiClient(NetworkingV1Api);
+    await net.createIngressClass({
+      body: {
+        metadata: { name: 'npl', annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } },
+        spec: { controller: 'npl-lb.io/ingress-controller' },
+      },
+    });
+    await c.core.createNamespace({ body: { metadata: { name: 'skipped' } } });
+    for (const ns of ['default', 'skipped']) {
+      await c.service('api', { namespace: ns, enabled: null, ports: [{ port: 80 }] });
+      await net.createNamespacedIngress({
+        namespace: ns,
+        body: {
+          metadata: { name: 'noclass' },
+          spec: { defaultBackend: { service: { name: 'api', port: { number: 80 } } } },
+        },
+      });
+    }
+    await startController(t, kc, device, 'c1', 'namespaces: {exclude: [skipped]}');
+    const ann = async (ns: string) =>
+      (await c.core.readNamespacedService({ name: 'api', namespace: ns })).metadata?.annotations ?? {};
+    await eventually(
+      async () => (await ann('default'))[NPL_MANAGED_ANNOTATION] === 'true',
+      5000,
+      'default class honoured',
+    );
+    await eventually(() => device.virtualServices.has('c1--ingress-npl'), 5000, 'L7 VS');
+    assert.equal((await ann('skipped'))[NPL_ENABLED_ANNOTATION], undefined, 'excluded namespace untouched');
+    await net.deleteIngressClass({ name: 'npl' });
+    await eventually(
+      async () => (await ann('default'))[NPL_ENABLED_ANNOTATION] === undefined,
+      5000,
+      'annotation removed with the class',
+    );
+    await eventually(() => device.virtualServices.size === 0, 5000, 'L7 VS removed with the class');
   });
 });
