@@ -6,7 +6,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { LoadBalancerAdapter } from '../adapter/contract.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
-import { NPL_MANAGED_ANNOTATION } from '../kube/annotations.ts';
+import { NPL_MANAGED_ANNOTATION, NPL_POD_ANNOTATION } from '../kube/annotations.ts';
 import type { EventSink } from '../kube/events.ts';
 import type { ListWatchSource } from '../kube/informer.ts';
 import { objectKey } from '../kube/informer.ts';
@@ -38,7 +38,9 @@ const LB_KEY = 'lb';
 export class NplController {
   readonly cache: ClusterCache;
   readonly state: StateTracker;
-  readonly metrics = new ControllerMetrics();
+  readonly metrics: ControllerMetrics;
+  /** Pods whose NodePortLocal annotation changed, with when we saw it (for the latency histogram). */
+  private readonly annotationSeen = new Map<string, number>();
   private readonly queue: WorkQueue;
   private readonly annotator: Annotator;
   private readonly lb: LbReconciler;
@@ -70,6 +72,7 @@ export class NplController {
       concurrency: 4,
       logger: this.log,
     });
+    this.metrics = new ControllerMetrics(() => this.queue.length);
   }
 
   get isReady(): boolean {
@@ -100,7 +103,17 @@ export class NplController {
       lb();
     };
     this.cache.on('services', { add: svc, update: (a, b) => (svc(a), svc(b)), delete: svc });
-    for (const kind of ['pods', 'nodes'] as const) this.cache.on(kind, { add: lb, update: lb, delete: lb });
+    const nplText = (o: RawObject) =>
+      ((o.metadata as { annotations?: Record<string, string> } | undefined)?.annotations ?? {})[
+        NPL_POD_ANNOTATION
+      ];
+    const pod = (before: RawObject | undefined, after: RawObject) => {
+      if (nplText(after) !== (before ? nplText(before) : undefined))
+        this.annotationSeen.set(objectKey(after), Date.now());
+      lb();
+    };
+    this.cache.on('pods', { add: (o) => pod(undefined, o), update: pod, delete: lb });
+    this.cache.on('nodes', { add: lb, update: lb, delete: lb });
     for (const kind of ['ingresses', 'ingressClasses'] as const) {
       const h = () => {
         this.annotationCandidates();
@@ -126,9 +139,16 @@ export class NplController {
     const end = this.metrics.reconcileSeconds.startTimer({ kind });
     try {
       if (key === LB_KEY) {
-        this.lastLbAt = Date.now();
+        const started = Date.now();
+        this.lastLbAt = started;
         this.stats.lbReconciles++;
-        await this.lb.reconcile(this.cache.view());
+        const { applied, desired } = await this.lb.reconcile(this.cache.view());
+        this.metrics.recordPass(desired.state.pools, applied);
+        for (const [pod, seen] of this.annotationSeen) {
+          if (seen > started) continue;
+          this.metrics.annotationToApply.observe((Date.now() - seen) / 1000);
+          this.annotationSeen.delete(pod);
+        }
       } else if (key.startsWith('svc/')) {
         const did = await this.annotator.reconcile(this.cache.view(), key.slice(4));
         if (did !== 'none') this.stats.annotations++;

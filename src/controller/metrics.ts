@@ -1,7 +1,9 @@
 /**
  * The controller's Prometheus metrics, on a registry of its own.
  */
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ApplyResult } from '../adapter/contract.ts';
+import type { Pool } from '../model/types.ts';
 
 export class ControllerMetrics {
   readonly registry = new Registry();
@@ -14,8 +16,49 @@ export class ControllerMetrics {
   });
   readonly reconcileErrors = new Counter({
     name: 'npl_lb_controller_reconcile_errors_total',
-    help: 'Reconciles that failed and were retried',
+    help: 'Reconciles that failed and were retried with backoff',
     labelNames: ['kind'],
     registers: [this.registry],
   });
+  readonly applyErrors = new Counter({
+    name: 'npl_lb_controller_apply_errors_total',
+    help: 'Load-balancer changes that failed, by object kind and error code',
+    labelNames: ['kind', 'code'],
+    registers: [this.registry],
+  });
+  readonly poolMembers = new Gauge({
+    name: 'npl_lb_controller_pool_members',
+    help: 'Members per pool, enabled or draining',
+    labelNames: ['pool', 'state'],
+    registers: [this.registry],
+  });
+  readonly annotationToApply = new Histogram({
+    name: 'npl_lb_controller_annotation_to_apply_seconds',
+    help: 'From a change of a Pod NodePortLocal annotation seen by the controller to the load balancer having it',
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+  readonly queueDepth: Gauge;
+
+  constructor(depth: () => number) {
+    this.queueDepth = new Gauge({
+      name: 'npl_lb_controller_queue_depth',
+      help: 'Keys waiting in the work queue',
+      registers: [this.registry],
+      collect() {
+        this.set(depth());
+      },
+    });
+  }
+
+  recordPass(pools: Pool[], applied: ApplyResult[]): void {
+    this.poolMembers.reset();
+    for (const p of pools) {
+      const enabled = p.members.filter((m) => m.enabled).length;
+      this.poolMembers.set({ pool: p.name, state: 'enabled' }, enabled);
+      this.poolMembers.set({ pool: p.name, state: 'draining' }, p.members.length - enabled);
+    }
+    for (const r of applied)
+      if (!r.ok) this.applyErrors.inc({ kind: r.change.kind, code: r.error?.code ?? 'Unknown' });
+  }
 }

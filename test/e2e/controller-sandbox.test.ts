@@ -121,6 +121,17 @@ describe('controller on the sandbox (memory adapter)', () => {
     );
     const doc = ctl.state.document();
     assert.equal(doc.pools[0]!.lastApply?.ok, true);
+    await eventually(
+      async () =>
+        /npl_lb_controller_pool_members\{pool="c1--default-web-http",state="draining"\} 1/.test(
+          await ctl.metrics.registry.metrics(),
+        ),
+      5000,
+      'members per pool recorded',
+    );
+    const metrics = await ctl.metrics.registry.metrics();
+    assert.match(metrics, /npl_lb_controller_pool_members\{pool="c1--default-web-http",state="enabled"\} 1/);
+    assert.match(metrics, /npl_lb_controller_queue_depth \d+/);
     // An annotation removed from a Pod removes its member; readiness flips enable it.
     await c.patchPodStatus('a', { metadata: { annotations: { [NPL_POD_ANNOTATION]: null } } });
     await c.patchPodStatus('b', { status: { conditions: [{ type: 'Ready', status: 'True' }] } });
@@ -128,6 +139,14 @@ describe('controller on the sandbox (memory adapter)', () => {
       () => members(device, 'c1--default-web-http').join() === '192.0.2.202:61000@n2',
       5000,
       'a gone, b ready',
+    );
+    await eventually(
+      async () =>
+        /npl_lb_controller_annotation_to_apply_seconds_count [1-9]/.test(
+          await ctl.metrics.registry.metrics(),
+        ),
+      5000,
+      'the annotation change was timed to its apply',
     );
   });
 
