@@ -1,10 +1,17 @@
 /**
  * The controller's view of the cluster: restartable informers on Services, Pods, Nodes, Ingresses
- * and IngressClasses, parsed with zod into a ClusterView on demand. A malformed object is skipped.
+ * and IngressClasses. Each object is parsed with zod once, when its informer delivers it (a
+ * malformed object is left out), so building a ClusterView costs no parsing.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { z } from 'zod';
-import { apiServerSource, Informer, type InformerHandlers, type ListWatchSource } from '../kube/informer.ts';
+import {
+  apiServerSource,
+  Informer,
+  type InformerHandlers,
+  type ListWatchSource,
+  objectKey,
+} from '../kube/informer.ts';
 import {
   ingressClassSchema,
   ingressSchema,
@@ -20,8 +27,34 @@ import type { ClusterView } from '../source/desired.ts';
 
 export type CacheKind = 'services' | 'pods' | 'nodes' | 'ingresses' | 'ingressClasses';
 
+/** Parsed objects of one kind, kept in step with its informer. */
+class Parsed<T> {
+  readonly items = new Map<string, T>();
+  constructor(
+    inf: Informer,
+    private readonly schema: z.ZodType<T>,
+  ) {
+    const put = (o: RawObject) => {
+      const v = parseOr(this.schema, o);
+      if (v === undefined) this.items.delete(objectKey(o));
+      else this.items.set(objectKey(o), v);
+    };
+    inf.on({ add: put, update: (_, n) => put(n), delete: (o) => this.items.delete(objectKey(o)) });
+  }
+  list(): T[] {
+    return [...this.items.values()];
+  }
+}
+
 export class ClusterCache {
   readonly informers: Record<CacheKind, Informer>;
+  private readonly parsed: {
+    services: Parsed<ClusterView['services'][number]>;
+    pods: Parsed<ClusterView['pods'][number]>;
+    nodes: Parsed<ClusterView['nodes'][number]>;
+    ingresses: Parsed<ClusterView['ingresses'][number]>;
+    ingressClasses: Parsed<ClusterView['ingressClasses'][number]>;
+  };
 
   constructor(kc: KubeConfig, logger: Logger, sources?: Partial<Record<CacheKind, ListWatchSource>>) {
     const make = (kind: CacheKind) =>
@@ -36,6 +69,15 @@ export class ClusterCache {
       nodes: make('nodes'),
       ingresses: make('ingresses'),
       ingressClasses: make('ingressClasses'),
+    };
+    // Registered before any other handler, so handlers that read the view see the new object.
+    const i = this.informers;
+    this.parsed = {
+      services: new Parsed(i.services, serviceSchema),
+      pods: new Parsed(i.pods, podSchema),
+      nodes: new Parsed(i.nodes, nodeSchema),
+      ingresses: new Parsed(i.ingresses, ingressSchema),
+      ingressClasses: new Parsed(i.ingressClasses, ingressClassSchema),
     };
   }
 
@@ -53,20 +95,13 @@ export class ClusterCache {
   }
 
   view(): ClusterView {
-    const i = this.informers;
+    const p = this.parsed;
     return {
-      services: parseAll(i.services.list(), serviceSchema),
-      pods: parseAll(i.pods.list(), podSchema),
-      nodes: parseAll(i.nodes.list(), nodeSchema),
-      ingresses: parseAll(i.ingresses.list(), ingressSchema),
-      ingressClasses: parseAll(i.ingressClasses.list(), ingressClassSchema),
+      services: p.services.list(),
+      pods: p.pods.list(),
+      nodes: p.nodes.list(),
+      ingresses: p.ingresses.list(),
+      ingressClasses: p.ingressClasses.list(),
     };
   }
-}
-
-function parseAll<T>(list: RawObject[], schema: z.ZodType<T>): T[] {
-  return list.flatMap((o) => {
-    const v = parseOr(schema, o);
-    return v === undefined ? [] : [v];
-  });
 }

@@ -9,7 +9,7 @@ import { DEFAULT_INGRESS_CLASS_ANNOTATION, VIP_ANNOTATION } from '../kube/annota
 import type { Ingress, IngressBackend, IngressClass, Node, Pod, Service } from '../kube/objects.ts';
 import { l4Name, l7Name, poolName } from '../model/names.ts';
 import type { HttpRoute, LbState, Pool, VirtualService } from '../model/types.ts';
-import { membersFor } from './members.ts';
+import { membersFor, PodIndex } from './members.ts';
 import { allocateVips, type VipResult } from './vips.ts';
 
 export interface ClusterView {
@@ -99,11 +99,12 @@ export function buildDesired(view: ClusterView, cfg: ControllerConfig): DesiredR
   const pools = new Map<string, Pool>();
   const waiting = new Map<string, string[]>();
   const svcByKey = new Map(view.services.map((s) => [key(s.metadata), s]));
+  const podIndex = new PodIndex(view.pods);
 
   const poolFor = (svc: Service, port: Service['spec']['ports'][number], health: Pool['health']): string => {
     const name = poolName(cluster, svc.metadata.namespace, svc.metadata.name, port.name || port.port);
     if (!pools.has(name)) {
-      const r = membersFor(cfg.serviceType, svc, port, view.pods, view.nodes);
+      const r = membersFor(cfg.serviceType, svc, port, podIndex, view.nodes);
       if (r.waiting.length > 0)
         waiting.set(key(svc.metadata), [...(waiting.get(key(svc.metadata)) ?? []), ...r.waiting]);
       pools.set(name, {

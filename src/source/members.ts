@@ -19,13 +19,36 @@ export interface MemberResult {
 
 const podKey = (p: Pod): string => `${p.metadata.namespace}/${p.metadata.name}`;
 
-export function selectedPods(svc: Service, pods: Iterable<Pod>): Pod[] {
-  const out: Pod[] = [];
-  for (const p of pods) {
-    if (p.metadata.namespace !== svc.metadata.namespace || podTerminated(p)) continue;
-    if (selectorMatches(svc.spec.selector, p.metadata.labels)) out.push(p);
+/**
+ * Pods by namespace and label, so selecting a Service's Pods costs the Pods that carry its first
+ * label rather than every Pod of the cluster. Build one per desired-state pass.
+ */
+export class PodIndex {
+  private readonly byLabel = new Map<string, Pod[]>();
+
+  constructor(pods: Iterable<Pod>) {
+    for (const p of pods) {
+      if (podTerminated(p)) continue;
+      for (const [k, v] of Object.entries(p.metadata.labels)) {
+        const key = `${p.metadata.namespace}\u0000${k}\u0000${v}`;
+        const list = this.byLabel.get(key);
+        if (list) list.push(p);
+        else this.byLabel.set(key, [p]);
+      }
+    }
   }
-  return out;
+
+  select(svc: Service): Pod[] {
+    const selector = svc.spec.selector;
+    const first = selector ? Object.entries(selector)[0] : undefined;
+    if (!first) return [];
+    const candidates = this.byLabel.get(`${svc.metadata.namespace}\u0000${first[0]}\u0000${first[1]}`) ?? [];
+    return candidates.filter((p) => selectorMatches(selector, p.metadata.labels));
+  }
+}
+
+export function selectedPods(svc: Service, pods: Iterable<Pod> | PodIndex): Pod[] {
+  return (pods instanceof PodIndex ? pods : new PodIndex(pods)).select(svc);
 }
 
 function nplMembers(svc: Service, port: ServicePort, pods: Pod[]): MemberResult {
@@ -69,7 +92,7 @@ export function membersFor(
   mode: ServiceMode,
   svc: Service,
   port: ServicePort,
-  pods: Iterable<Pod>,
+  pods: Iterable<Pod> | PodIndex,
   nodes: Iterable<Node>,
 ): MemberResult {
   if (mode === 'NodePort') {
