@@ -1,7 +1,8 @@
 /**
  * The controller: caches feed a keyed work queue (`lb` for the load-balancer reconcile, `svc/<key>`
  * for one Service's auto-annotation). Level-triggered: handlers only enqueue; every reconcile
- * re-reads the caches. LB reconciles are coalesced to at most one per 100 ms.
+ * re-reads the caches. Bursts of events coalesce into one LB pass, and each pool is written at most
+ * once per 100 ms.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { LoadBalancerAdapter } from '../adapter/contract.ts';
@@ -27,7 +28,7 @@ export interface ControllerOptions {
   events: EventSink;
   logger?: Logger;
   sources?: Partial<Record<CacheKind, ListWatchSource>>;
-  /** Minimum time between two load-balancer reconciles. */
+  /** Minimum time between two load-balancer reconciles (bursts of events become one pass). */
   coalesceMs?: number;
   /** Periodic full reconcile that repairs drift on the load balancer (0: off). */
   sweepIntervalMs?: number;
@@ -80,7 +81,7 @@ export class NplController {
   }
 
   private scheduleLb(): void {
-    const wait = this.lastLbAt + (this.opts.coalesceMs ?? 100) - Date.now();
+    const wait = this.lastLbAt + (this.opts.coalesceMs ?? 10) - Date.now();
     if (wait > 0) this.queue.addAfter(LB_KEY, wait);
     else this.queue.add(LB_KEY);
   }
@@ -142,8 +143,9 @@ export class NplController {
         const started = Date.now();
         this.lastLbAt = started;
         this.stats.lbReconciles++;
-        const { applied, desired } = await this.lb.reconcile(this.cache.view());
+        const { applied, desired, deferredMs } = await this.lb.reconcile(this.cache.view());
         this.metrics.recordPass(desired.state.pools, applied);
+        if (deferredMs !== undefined) this.queue.addAfter(LB_KEY, deferredMs);
         for (const [pod, seen] of this.annotationSeen) {
           if (seen > started) continue;
           this.metrics.annotationToApply.observe((Date.now() - seen) / 1000);

@@ -20,6 +20,8 @@ export interface LbReconcilerDeps {
   adapter: LoadBalancerAdapter;
   events: EventSink;
   state: StateTracker;
+  /** At most one write per pool per this many milliseconds (default 100). */
+  poolIntervalMs?: number;
 }
 
 type Target = EventTarget;
@@ -27,13 +29,34 @@ type Target = EventTarget;
 const problemReason = (p: string): string => (p.startsWith('VIP conflict') ? 'VIPConflict' : 'NoVIP');
 
 export class LbReconciler {
+  /** When each pool was last written, for the per-pool write interval. */
+  private readonly poolWrites = new Map<string, number>();
+
   constructor(private readonly d: LbReconcilerDeps) {}
 
-  async reconcile(view: ClusterView): Promise<{ applied: ApplyResult[]; desired: DesiredResult }> {
+  /**
+   * One pass. Updates of a pool written less than `poolIntervalMs` ago wait for a later pass, so a
+   * pool is written at most once per interval however often its Pods change; `deferredMs` says when.
+   */
+  async reconcile(
+    view: ClusterView,
+    now: () => number = Date.now,
+  ): Promise<{ applied: ApplyResult[]; desired: DesiredResult; deferredMs: number | undefined }> {
     const desired = buildDesired(view, this.d.config);
     const observed = await this.d.adapter.observe();
     const p = plan(desired.state, observed);
-    const applied = p.changes.length > 0 ? await this.d.adapter.apply(p.changes) : [];
+    const interval = this.d.poolIntervalMs ?? 100;
+    let deferredMs: number | undefined;
+    const changes = p.changes.filter((c) => {
+      if (c.kind !== 'pool' || c.op !== 'update') return true;
+      const wait = (this.poolWrites.get(c.name) ?? -Infinity) + interval - now();
+      if (wait <= 0) return true;
+      deferredMs = Math.min(deferredMs ?? wait, wait);
+      return false;
+    });
+    const applied = changes.length > 0 ? await this.d.adapter.apply(changes) : [];
+    const at = now();
+    for (const r of applied) if (r.ok && r.change.kind === 'pool') this.poolWrites.set(r.change.name, at);
     this.d.state.record(desired.state, applied, p.conflicts);
     await this.writeStatus(view, desired);
     await this.emitEvents(view, desired, applied);
@@ -46,7 +69,7 @@ export class LbReconciler {
           .join('; ')}`,
       );
     }
-    return { applied, desired };
+    return { applied, desired, deferredMs };
   }
 
   private live(status: SourceStatus): boolean {

@@ -1,0 +1,268 @@
+/**
+ * Controller benchmark: sandbox (own process) with 10,000 Pods behind 1,000 LoadBalancer Services on
+ * 50 nodes, Pods annotated as the agents would; the controller in this process with the memory
+ * adapter at 5 ms per apply. Measures the cold-start sync, then 100 Pod annotation changes per
+ * second (bounded: --seconds, default 60): p50/p99 from the change to the load balancer having it,
+ * against a bare client-node informer seeing the same changes in the same run; writes per pool per
+ * 100 ms; RSS. Loopback only; the run aborts after 15 minutes.
+ *
+ *   npm run bench:controller [-- --seconds 60 --pods 10000 --services 1000]
+ */
+import { parseArgs } from 'node:util';
+import { CoreV1Api, KubeConfig, makeInformer, type V1Pod } from '@kubernetes/client-node';
+import { fetch, Agent } from 'undici';
+import { MemoryAdapter } from '../../adapters/memory/adapter.ts';
+import { MemoryLoadBalancer } from '../../adapters/memory/device.ts';
+import { parseControllerConfig } from '../../src/config/controller-config.ts';
+import { NplController } from '../../src/controller/controller.ts';
+import { NPL_POD_ANNOTATION } from '../../src/kube/annotations.ts';
+import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
+import { startSandboxProcess } from '../sandbox-process.ts';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '60' },
+    pods: { type: 'string', default: '10000' },
+    services: { type: 'string', default: '1000' },
+    rate: { type: 'string', default: '100' },
+  },
+});
+const SECONDS = Number(values.seconds);
+const PODS = Number(values.pods);
+const SERVICES = Number(values.services);
+const RATE = Number(values.rate);
+const NODES = 50;
+const deadline = setTimeout(() => {
+  console.error('benchmark exceeded 15 minutes; aborting');
+  process.exit(1);
+}, 900_000);
+const dispatcher = new Agent({ connections: 32 });
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? Number.NaN;
+
+async function send(
+  url: string,
+  method: string,
+  path: string,
+  body: unknown,
+  type = 'application/json',
+): Promise<void> {
+  const res = await fetch(url + path, {
+    method,
+    headers: { 'Content-Type': type },
+    body: JSON.stringify(body),
+    dispatcher,
+  });
+  await res.arrayBuffer();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status}`);
+}
+
+async function pool<T>(items: T[], n: number, fn: (x: T) => Promise<unknown>): Promise<void> {
+  let i = 0;
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (i < items.length) await fn(items[i++]!);
+    }),
+  );
+}
+
+const nodeIP = (n: number) => `192.0.2.${n + 1}`;
+const ann = (podPort: number, node: number, nodePort: number) =>
+  JSON.stringify([{ podPort, nodeIP: nodeIP(node), nodePort, protocol: 'tcp', ipFamily: 'IPv4' }]);
+
+const { url, child } = await startSandboxProcess();
+try {
+  console.log(
+    `load: ${PODS} pods, ${SERVICES} LoadBalancer services, ${NODES} nodes; memory adapter 5 ms per apply`,
+  );
+  for (let n = 0; n < NODES; n++) {
+    await send(url, 'POST', '/api/v1/nodes', {
+      metadata: { name: `node-${n}` },
+      status: {
+        addresses: [{ type: 'InternalIP', address: nodeIP(n) }],
+        conditions: [{ type: 'Ready', status: 'True' }],
+      },
+    });
+  }
+  await pool(
+    Array.from({ length: SERVICES }, (_, i) => i),
+    16,
+    (i) =>
+      send(url, 'POST', '/api/v1/namespaces/default/services', {
+        metadata: { name: `svc-${i}`, annotations: { 'nodeportlocal.antrea.io/enabled': 'true' } },
+        spec: {
+          type: 'LoadBalancer',
+          selector: { app: `app-${i}` },
+          ports: [{ name: 'http', port: 80, targetPort: 8080 }],
+        },
+      }),
+  );
+  const podNode = (i: number) => i % NODES;
+  await pool(
+    Array.from({ length: PODS }, (_, i) => i),
+    16,
+    async (i) => {
+      await send(url, 'POST', '/api/v1/namespaces/default/pods', {
+        metadata: { name: `pod-${i}`, labels: { app: `app-${i % SERVICES}` } },
+        spec: {
+          nodeName: `node-${podNode(i)}`,
+          containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 8080 }] }],
+        },
+      });
+      await send(
+        url,
+        'PATCH',
+        `/api/v1/namespaces/default/pods/pod-${i}/status`,
+        {
+          metadata: {
+            annotations: { [NPL_POD_ANNOTATION]: ann(8080, podNode(i), 61000 + Math.floor(i / NODES)) },
+          },
+          status: {
+            phase: 'Running',
+            podIP: `10.244.${i >> 8}.${i & 255}`,
+            conditions: [{ type: 'Ready', status: 'True' }],
+          },
+        },
+        'application/merge-patch+json',
+      );
+    },
+  );
+
+  const kc = new KubeConfig();
+  kc.loadFromString(renderKubeconfig({ server: url }));
+  const device = new MemoryLoadBalancer();
+  const writesAt: { pool: string; at: number }[] = [];
+  const pending = new Map<string, { pool: string; nodePort: number; sentAt: number }>();
+  const applyLatency: number[] = [];
+  const adapter = new MemoryAdapter({ owner: 'bench', device, latencyMs: 5 });
+  const apply = adapter.apply.bind(adapter);
+  adapter.apply = async (changes) => {
+    const results = await apply(changes);
+    const now = performance.now();
+    for (const r of results) {
+      if (!r.ok || r.change.kind !== 'pool' || r.change.op !== 'update') continue;
+      writesAt.push({ pool: r.change.name, at: now });
+      const members = r.change.desired.members;
+      for (const [pod, p] of pending) {
+        if (p.pool === r.change.name && members.some((m) => m.port === p.nodePort)) {
+          applyLatency.push(now - p.sentAt);
+          pending.delete(pod);
+        }
+      }
+    }
+    return results;
+  };
+  const controller = new NplController({
+    kubeConfig: kc,
+    config: parseControllerConfig(
+      'clusterName: bench\ndefaultLoadBalancer: true\nvip: {cidrs: [198.18.0.0/15]}',
+    ),
+    adapter,
+    events: { record: async () => {} },
+    sweepIntervalMs: 0,
+  });
+  const t0 = performance.now();
+  await controller.start();
+  while (device.virtualServices.size < SERVICES && performance.now() - t0 < 120_000)
+    await new Promise((r) => setTimeout(r, 10));
+  await controller.settled();
+  const coldMs = performance.now() - t0;
+  const membersTotal = [...device.pools.values()].reduce((n, p) => n + p.pool.members.length, 0);
+
+  // A bare client-node informer on the same Pods, for the same changes.
+  const informerLatency: number[] = [];
+  const informerPending = new Map<string, { nodePort: number; sentAt: number }>();
+  const bare = makeInformer(kc, '/api/v1/pods', () => kc.makeApiClient(CoreV1Api).listPodForAllNamespaces());
+  bare.on('update', (p: V1Pod) => {
+    const name = p.metadata?.name ?? '';
+    const want = informerPending.get(name);
+    if (
+      want &&
+      (p.metadata?.annotations?.[NPL_POD_ANNOTATION] ?? '').includes(`"nodePort":${want.nodePort}`)
+    ) {
+      informerLatency.push(performance.now() - want.sentAt);
+      informerPending.delete(name);
+    }
+  });
+  await bare.start();
+
+  const total = SECONDS * RATE;
+  const startLoad = performance.now();
+  for (let k = 0; k < total; k++) {
+    const due = startLoad + (k * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const i = (k * 7919) % PODS;
+    const nodePort = 62000 + (k % 1000);
+    const sentAt = performance.now();
+    pending.set(`pod-${i}`, { pool: `bench--default-svc-${i % SERVICES}-http`, nodePort, sentAt });
+    informerPending.set(`pod-${i}`, { nodePort, sentAt });
+    void send(
+      url,
+      'PATCH',
+      `/api/v1/namespaces/default/pods/pod-${i}/status`,
+      { metadata: { annotations: { [NPL_POD_ANNOTATION]: ann(8080, podNode(i), nodePort) } } },
+      'application/merge-patch+json',
+    );
+  }
+  const drain = performance.now();
+  while ((pending.size > 0 || informerPending.size > 0) && performance.now() - drain < 10_000)
+    await new Promise((r) => setTimeout(r, 20));
+  const loadSeconds = (performance.now() - startLoad) / 1000;
+
+  // Writes per pool within any 100 ms window.
+  let maxPer100 = 0;
+  const byPool = new Map<string, number[]>();
+  for (const w of writesAt) byPool.set(w.pool, [...(byPool.get(w.pool) ?? []), w.at]);
+  for (const times of byPool.values()) {
+    for (let a = 0, b = 0; b < times.length; b++) {
+      while (times[b]! - times[a]! >= 100) a++;
+      maxPer100 = Math.max(maxPer100, b - a + 1);
+    }
+  }
+  const rss = process.memoryUsage().rss / 2 ** 20;
+  const p50 = quantile(applyLatency, 0.5);
+  const p99 = quantile(applyLatency, 0.99);
+  const i50 = quantile(informerLatency, 0.5);
+  const i99 = quantile(informerLatency, 0.99);
+  const rows: [string, string, string][] = [
+    [
+      `cold start: ${SERVICES} virtual services and pools applied`,
+      `${coldMs.toFixed(0)} ms`,
+      `${membersTotal} members; target < 5 s`,
+    ],
+    [
+      `annotation change -> applied, p50 (${applyLatency.length} of ${total} changes)`,
+      `${p50.toFixed(1)} ms`,
+      `includes 5 ms simulated apply; ${pending.size} not seen`,
+    ],
+    [
+      'annotation change -> applied, p99',
+      `${p99.toFixed(1)} ms`,
+      `target < 105 ms (100 ms beyond the simulated latency)`,
+    ],
+    [
+      'bare client-node informer sees the change, p50 / p99',
+      `${i50.toFixed(1)} / ${i99.toFixed(1)} ms`,
+      `controller/informer: p50 ${(p50 / i50).toFixed(1)}x, p99 ${(p99 / i99).toFixed(1)}x`,
+    ],
+    [
+      'most writes to one pool in any 100 ms',
+      String(maxPer100),
+      `${writesAt.length} pool updates over ${loadSeconds.toFixed(0)} s; target <= 1`,
+    ],
+    [
+      'RSS of the controller process (includes the load generator)',
+      `${rss.toFixed(0)} MiB`,
+      'target < 250 MB',
+    ],
+  ];
+  console.log('\n| measure | value | notes |\n| --- | --- | --- |');
+  for (const [a, b, c] of rows) console.log(`| ${a} | ${b} | ${c} |`);
+  await bare.stop();
+  await controller.stop();
+} finally {
+  child.kill('SIGTERM');
+  clearTimeout(deadline);
+  await dispatcher.close();
+}
