@@ -86,9 +86,7 @@ async function controllerProcessRss(server: string): Promise<number> {
     const proc = spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        'src/main/cli.ts',
+        'dist/src/main/cli.js',
         'controller',
         '--config',
         join(dir, 'config.yaml'),
