@@ -129,7 +129,10 @@ export class NplController {
     const every = this.opts.sweepIntervalMs ?? 60_000;
     if (every > 0) {
       // The reconcile compares everything we own with the cluster, so a timed one is the sweep.
-      this.sweepTimer = setInterval(() => this.scheduleLb(), every);
+      this.sweepTimer = setInterval(() => {
+        this.lb.invalidate();
+        this.scheduleLb();
+      }, every);
       this.sweepTimer.unref();
     }
     this.ready = true;

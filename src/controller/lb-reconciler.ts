@@ -9,9 +9,17 @@ import type { ControllerConfig } from '../config/controller-config.ts';
 import type { EventSink, EventTarget } from '../kube/events.ts';
 import { collectionPath, RESOURCES, type ResourceRef } from '../kube/paths.ts';
 import { KubeApiError, mergePatch } from '../kube/raw-client.ts';
-import { plan } from '../plan/diff.ts';
+import { normalizePool, normalizeVirtualService } from '../model/normalize.ts';
+import type { LbState } from '../model/types.ts';
+import { type Change, type Conflict, type Observed, plan } from '../plan/diff.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
-import { buildDesired, type ClusterView, type DesiredResult, type SourceStatus } from '../source/desired.ts';
+import {
+  buildDesired,
+  type ClusterView,
+  type DesiredMemo,
+  type DesiredResult,
+  type SourceStatus,
+} from '../source/desired.ts';
 import type { StateTracker } from './state.ts';
 
 export interface LbReconcilerDeps {
@@ -31,6 +39,16 @@ const problemReason = (p: string): string => (p.startsWith('VIP conflict') ? 'VI
 export class LbReconciler {
   /** When each pool was last written, for the per-pool write interval. */
   private readonly poolWrites = new Map<string, number>();
+  /**
+   * The load balancer as we last saw it, kept up to date with what we applied since; dropped after
+   * a failure and by `invalidate()` (the sweep), so the next pass observes the device again.
+   */
+  private observed: Observed | undefined;
+  private readonly memo: DesiredMemo = new Map();
+
+  invalidate(): void {
+    this.observed = undefined;
+  }
 
   constructor(private readonly d: LbReconcilerDeps) {}
 
@@ -42,21 +60,27 @@ export class LbReconciler {
     view: ClusterView,
     now: () => number = Date.now,
   ): Promise<{ applied: ApplyResult[]; desired: DesiredResult; deferredMs: number | undefined }> {
-    const desired = buildDesired(view, this.d.config);
-    const observed = await this.d.adapter.observe();
+    const desired = buildDesired(view, this.d.config, this.memo);
+    this.observed ??= await this.d.adapter.observe();
+    const observed = this.observed;
     const p = plan(desired.state, observed);
     const interval = this.d.poolIntervalMs ?? 100;
     let deferredMs: number | undefined;
+    const deferred = new Set<string>();
     const changes = p.changes.filter((c) => {
       if (c.kind !== 'pool' || c.op !== 'update') return true;
       const wait = (this.poolWrites.get(c.name) ?? -Infinity) + interval - now();
       if (wait <= 0) return true;
       deferredMs = Math.min(deferredMs ?? wait, wait);
+      deferred.add(c.name);
       return false;
     });
     const applied = changes.length > 0 ? await this.d.adapter.apply(changes) : [];
     const at = now();
     for (const r of applied) if (r.ok && r.change.kind === 'pool') this.poolWrites.set(r.change.name, at);
+    this.observed = applied.every((r) => r.ok)
+      ? afterPass(observed, applied, desired.state, deferred, p.conflicts)
+      : undefined;
     this.d.state.record(desired.state, applied, p.conflicts);
     await this.writeStatus(view, desired);
     await this.emitEvents(view, desired, applied);
@@ -192,4 +216,42 @@ export class LbReconciler {
       }
     }
   }
+}
+
+/**
+ * The observed state after a fully successful pass, without asking the device: what we applied,
+ * and for every other desired object we own (not deferred, not in conflict) the desired object
+ * itself, which the device now equals; keeping those objects lets the next pass compare them by
+ * reference.
+ */
+function afterPass(
+  observed: Observed,
+  applied: ApplyResult[],
+  desired: LbState,
+  deferredPools: Set<string>,
+  conflicts: Conflict[],
+): Observed {
+  const pools = new Map(observed.owned.pools.map((p) => [p.name, p]));
+  const vss = new Map(observed.owned.virtualServices.map((v) => [v.name, v]));
+  const put = (c: Change) => {
+    if (c.kind === 'pool') {
+      if (c.op === 'delete') pools.delete(c.name);
+      else pools.set(c.name, c.desired);
+    } else if (c.op === 'delete') vss.delete(c.name);
+    else vss.set(c.name, c.desired);
+  };
+  for (const r of applied) put(r.change);
+  const clash = new Set(conflicts.map((c) => `${c.kind}/${c.name}`));
+  for (const p of desired.pools) {
+    if (!deferredPools.has(p.name) && !clash.has(`pool/${p.name}`) && pools.has(p.name))
+      pools.set(p.name, normalizePool(p));
+  }
+  for (const v of desired.virtualServices) {
+    if (!clash.has(`virtualService/${v.name}`) && vss.has(v.name))
+      vss.set(v.name, normalizeVirtualService(v));
+  }
+  return {
+    owned: { pools: [...pools.values()], virtualServices: [...vss.values()] },
+    foreign: observed.foreign,
+  };
 }

@@ -60,7 +60,7 @@ function diffKind<K extends ObjectKind, T extends { name: string }>(
     const cur = current.get(d.name);
     const want = normalize(d);
     if (!cur) upserts.push({ op: 'create', kind, name: d.name, desired: want });
-    else if (!isDeepStrictEqual(normalize(cur), want)) {
+    else if (normalize(cur) !== want && !isDeepStrictEqual(normalize(cur), want)) {
       upserts.push({ op: 'update', kind, name: d.name, desired: want, observed: cur });
     }
   }

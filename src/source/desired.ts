@@ -26,6 +26,12 @@ export interface SourceStatus {
   problem: string | undefined;
 }
 
+/**
+ * Pools from earlier passes with the resourceVersions they were built from: a pool whose Service,
+ * Pods (and, in NodePort mode, Nodes) did not change is reused as it is, object and all.
+ */
+export type DesiredMemo = Map<string, { signature: string; pool: Pool; waiting: string[] }>;
+
 export interface DesiredResult {
   state: LbState;
   /** Per LoadBalancer Service (namespace/name). */
@@ -94,28 +100,46 @@ function vipOf(r: VipResult | undefined): { vip?: string; problem?: string } {
   return { problem: 'no free VIP in vip.cidrs' };
 }
 
-export function buildDesired(view: ClusterView, cfg: ControllerConfig): DesiredResult {
+export function buildDesired(view: ClusterView, cfg: ControllerConfig, memo?: DesiredMemo): DesiredResult {
   const cluster = cfg.clusterName;
   const pools = new Map<string, Pool>();
   const waiting = new Map<string, string[]>();
   const svcByKey = new Map(view.services.map((s) => [key(s.metadata), s]));
   const podIndex = new PodIndex(view.pods);
 
+  const nodeVersions =
+    cfg.serviceType === 'NodePort' ? view.nodes.map((n) => n.metadata.resourceVersion).join(',') : '';
   const poolFor = (svc: Service, port: Service['spec']['ports'][number], health: Pool['health']): string => {
     const name = poolName(cluster, svc.metadata.namespace, svc.metadata.name, port.name || port.port);
-    if (!pools.has(name)) {
+    if (pools.has(name)) return name;
+    const signature = [
+      cfg.serviceType,
+      health,
+      svc.metadata.resourceVersion,
+      nodeVersions,
+      ...podIndex.select(svc).map((p) => `${p.metadata.name}@${p.metadata.resourceVersion}`),
+    ].join('|');
+    let entry = memo?.get(name);
+    if (!entry || entry.signature !== signature || !svc.metadata.resourceVersion) {
       const r = membersFor(cfg.serviceType, svc, port, podIndex, view.nodes);
-      if (r.waiting.length > 0)
-        waiting.set(key(svc.metadata), [...(waiting.get(key(svc.metadata)) ?? []), ...r.waiting]);
-      pools.set(name, {
-        name,
-        protocol: port.protocol === 'UDP' ? 'UDP' : 'TCP',
-        health: port.protocol === 'UDP' ? 'udp' : health,
-        members: r.members,
-        service: key(svc.metadata),
-        servicePort: String(port.name || port.port),
-      });
+      entry = {
+        signature,
+        waiting: r.waiting,
+        pool: {
+          name,
+          protocol: port.protocol === 'UDP' ? 'UDP' : 'TCP',
+          health: port.protocol === 'UDP' ? 'udp' : health,
+          members: r.members,
+          service: key(svc.metadata),
+          servicePort: String(port.name || port.port),
+        },
+      };
+      memo?.set(name, entry);
     }
+    if (entry.waiting.length > 0) {
+      waiting.set(key(svc.metadata), [...(waiting.get(key(svc.metadata)) ?? []), ...entry.waiting]);
+    }
+    pools.set(name, entry.pool);
     return name;
   };
 
@@ -201,5 +225,6 @@ export function buildDesired(view: ClusterView, cfg: ControllerConfig): DesiredR
       virtualServices.push({ kind: 'l7', name, vip, port: 80, ingressClass: cls, routes, defaultPool });
     }
   }
+  if (memo) for (const name of memo.keys()) if (!pools.has(name)) memo.delete(name);
   return { state: { pools: [...pools.values()], virtualServices }, services, ingresses, waiting };
 }
