@@ -4,6 +4,7 @@
  * Retryable failures throw, so the work queue backs off; terminal ones become Events.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
+import PQueue from 'p-queue';
 import type { ApplyResult, LoadBalancerAdapter } from '../adapter/contract.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
 import type { EventSink, EventTarget } from '../kube/events.ts';
@@ -123,24 +124,36 @@ export class LbReconciler {
         if (!(err instanceof KubeApiError && err.statusCode === 404)) throw err;
       }
     };
+    // Status writes are independent of each other: a bounded number in flight at once.
+    const writes = new PQueue({ concurrency: 16 });
+    let failure: unknown;
+    const run = (task: () => Promise<void>) => {
+      writes.add(task).catch((err: unknown) => {
+        failure ??= err;
+      });
+    };
     for (const svc of view.services) {
       const st = desired.services.get(`${svc.metadata.namespace}/${svc.metadata.name}`);
       if (!st) continue;
       const cur = svc.status.loadBalancer.ingress.map((i) => i.ip);
-      await patch(RESOURCES.services, svc.metadata.namespace, svc.metadata.name, cur, st);
+      run(() => patch(RESOURCES.services, svc.metadata.namespace, svc.metadata.name, cur, st));
     }
     for (const ing of view.ingresses) {
       const st = desired.ingresses.get(`${ing.metadata.namespace}/${ing.metadata.name}`);
       if (!st) continue;
       const cur = ing.status.loadBalancer.ingress.map((i) => i.ip);
-      await patch(RESOURCES.ingresses, ing.metadata.namespace, ing.metadata.name, cur, st);
+      run(() => patch(RESOURCES.ingresses, ing.metadata.namespace, ing.metadata.name, cur, st));
     }
+    await writes.onIdle();
+    if (failure) throw failure;
   }
 
   private async emitEvents(view: ClusterView, desired: DesiredResult, applied: ApplyResult[]): Promise<void> {
     const ev = this.d.events;
+    const services = new Map(view.services.map((x) => [`${x.metadata.namespace}/${x.metadata.name}`, x]));
+    const ingresses = new Map(view.ingresses.map((x) => [`${x.metadata.namespace}/${x.metadata.name}`, x]));
     const svcTarget = (key: string): Target | undefined => {
-      const s = view.services.find((x) => `${x.metadata.namespace}/${x.metadata.name}` === key);
+      const s = services.get(key);
       return (
         s && {
           kind: 'Service',
@@ -152,7 +165,7 @@ export class LbReconciler {
       );
     };
     const ingTarget = (key: string): Target | undefined => {
-      const i = view.ingresses.find((x) => `${x.metadata.namespace}/${x.metadata.name}` === key);
+      const i = ingresses.get(key);
       return (
         i && {
           kind: 'Ingress',
