@@ -94,6 +94,11 @@ export class ClusterCache {
     await Promise.all(Object.values(this.informers).map((i) => i.stop()));
   }
 
+  /** The parsed Services alone (event handlers need them without building a whole view). */
+  services(): ClusterView['services'] {
+    return this.parsed.services.list();
+  }
+
   view(): ClusterView {
     const p = this.parsed;
     return {

@@ -14,6 +14,7 @@ import { objectKey } from '../kube/informer.ts';
 import type { RawObject } from '../kube/raw-client.ts';
 import { type Logger, silentLogger } from '../runtime/logger.ts';
 import { WorkQueue } from '../runtime/work-queue.ts';
+import { selectorMatches } from '../kube/pod-ports.ts';
 import { servicesToAnnotate } from '../source/desired.ts';
 import { Annotator } from './annotator.ts';
 import { type CacheKind, ClusterCache } from './cluster-cache.ts';
@@ -49,6 +50,9 @@ export class NplController {
   private lastLbAt = 0;
   private ready = false;
   private sweepTimer: NodeJS.Timeout | undefined;
+  /** Services whose pools may have changed since the last LB pass; `allChanged` when unknown. */
+  private readonly changed = new Set<string>();
+  private allChanged = true;
   /** Counts for tests and metrics. */
   readonly stats = { lbReconciles: 0, annotations: 0 };
 
@@ -101,6 +105,7 @@ export class NplController {
     const lb = () => this.scheduleLb();
     const svc = (o: RawObject) => {
       this.queue.add(`svc/${objectKey(o)}`);
+      this.changed.add(objectKey(o));
       lb();
     };
     this.cache.on('services', { add: svc, update: (a, b) => (svc(a), svc(b)), delete: svc });
@@ -108,16 +113,48 @@ export class NplController {
       ((o.metadata as { annotations?: Record<string, string> } | undefined)?.annotations ?? {})[
         NPL_POD_ANNOTATION
       ];
+    const labels = (o: RawObject | undefined) =>
+      ((o?.metadata as { labels?: Record<string, string> } | undefined)?.labels ?? {}) as Record<
+        string,
+        string
+      >;
+    /** The Services that select a Pod before or after a change have pools to recompute. */
+    const touch = (before: RawObject | undefined, after: RawObject) => {
+      const ns = String((after.metadata as { namespace?: string }).namespace ?? '');
+      for (const svc of this.cache.services()) {
+        if (svc.metadata.namespace !== ns) continue;
+        if (
+          selectorMatches(svc.spec.selector, labels(before)) ||
+          selectorMatches(svc.spec.selector, labels(after))
+        ) {
+          this.changed.add(`${ns}/${svc.metadata.name}`);
+        }
+      }
+    };
     const pod = (before: RawObject | undefined, after: RawObject) => {
       if (nplText(after) !== (before ? nplText(before) : undefined))
         this.annotationSeen.set(objectKey(after), Date.now());
+      touch(before, after);
       lb();
     };
-    this.cache.on('pods', { add: (o) => pod(undefined, o), update: pod, delete: lb });
-    this.cache.on('nodes', { add: lb, update: lb, delete: lb });
+    this.cache.on('pods', {
+      add: (o) => pod(undefined, o),
+      update: pod,
+      delete: (o) => {
+        touch(undefined, o);
+        lb();
+      },
+    });
+    // Nodes are members in NodePort mode: any change may touch every pool.
+    const node = () => {
+      if (this.opts.config.serviceType === 'NodePort') this.allChanged = true;
+      lb();
+    };
+    this.cache.on('nodes', { add: node, update: node, delete: node });
     for (const kind of ['ingresses', 'ingressClasses'] as const) {
       const h = () => {
         this.annotationCandidates();
+        this.allChanged = true;
         lb();
       };
       this.cache.on(kind, { add: h, update: h, delete: h });
@@ -131,6 +168,7 @@ export class NplController {
       // The reconcile compares everything we own with the cluster, so a timed one is the sweep.
       this.sweepTimer = setInterval(() => {
         this.lb.invalidate();
+        this.allChanged = true;
         this.scheduleLb();
       }, every);
       this.sweepTimer.unref();
@@ -146,7 +184,18 @@ export class NplController {
         const started = Date.now();
         this.lastLbAt = started;
         this.stats.lbReconciles++;
-        const { applied, desired, deferredMs } = await this.lb.reconcile(this.cache.view());
+        // What changed is taken before the pass: events during it count for the next one.
+        const changed = this.allChanged ? undefined : new Set(this.changed);
+        this.allChanged = false;
+        this.changed.clear();
+        let pass;
+        try {
+          pass = await this.lb.reconcile(this.cache.view(), Date.now, changed);
+        } catch (err) {
+          this.allChanged = true;
+          throw err;
+        }
+        const { applied, desired, deferredMs } = pass;
         this.metrics.recordPass(desired.state.pools, applied);
         if (deferredMs !== undefined) this.queue.addAfter(LB_KEY, deferredMs);
         for (const [pod, seen] of this.annotationSeen) {

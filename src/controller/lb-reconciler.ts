@@ -60,8 +60,9 @@ export class LbReconciler {
   async reconcile(
     view: ClusterView,
     now: () => number = Date.now,
+    changed?: ReadonlySet<string>,
   ): Promise<{ applied: ApplyResult[]; desired: DesiredResult; deferredMs: number | undefined }> {
-    const desired = buildDesired(view, this.d.config, this.memo);
+    const desired = buildDesired(view, this.d.config, this.memo, changed);
     this.observed ??= await this.d.adapter.observe();
     const observed = this.observed;
     const p = plan(desired.state, observed);

@@ -100,7 +100,17 @@ function vipOf(r: VipResult | undefined): { vip?: string; problem?: string } {
   return { problem: 'no free VIP in vip.cidrs' };
 }
 
-export function buildDesired(view: ClusterView, cfg: ControllerConfig, memo?: DesiredMemo): DesiredResult {
+/**
+ * `changed` (with a memo) names the Services (namespace/name) whose pools may differ since the last
+ * pass; the pools of every other Service come from the memo as they are. Without it, every pool is
+ * checked against its signature.
+ */
+export function buildDesired(
+  view: ClusterView,
+  cfg: ControllerConfig,
+  memo?: DesiredMemo,
+  changed?: ReadonlySet<string>,
+): DesiredResult {
   const cluster = cfg.clusterName;
   const pools = new Map<string, Pool>();
   const waiting = new Map<string, string[]>();
@@ -112,6 +122,14 @@ export function buildDesired(view: ClusterView, cfg: ControllerConfig, memo?: De
   const poolFor = (svc: Service, port: Service['spec']['ports'][number], health: Pool['health']): string => {
     const name = poolName(cluster, svc.metadata.namespace, svc.metadata.name, port.name || port.port);
     if (pools.has(name)) return name;
+    const kept = changed && !changed.has(key(svc.metadata)) ? memo?.get(name) : undefined;
+    if (kept) {
+      if (kept.waiting.length > 0) {
+        waiting.set(key(svc.metadata), [...(waiting.get(key(svc.metadata)) ?? []), ...kept.waiting]);
+      }
+      pools.set(name, kept.pool);
+      return name;
+    }
     const signature = [
       cfg.serviceType,
       health,
