@@ -163,7 +163,9 @@ export function buildDesired(
 
   const lbServices = view.services
     .filter((s) => ourLoadBalancer(s, cfg))
-    .sort((a, b) => (key(a.metadata) < key(b.metadata) ? -1 : 1));
+    .map((s) => [key(s.metadata), s] as const)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([, s]) => s);
   const ours = ourIngressClasses(view.ingressClasses, cfg);
   const byClass = new Map<string, Ingress[]>();
   for (const ing of view.ingresses) {

@@ -38,15 +38,20 @@ function range(cidr: string): Range {
   return size > 2 ? { first: base + 1, size: size - 2 } : { first: base, size };
 }
 
-export function inCidrs(ip: string, cidrs: string[]): boolean {
+function inRanges(ip: string, ranges: Range[]): boolean {
   if (!/^(\d{1,3}\.){3}\d{1,3}$/.test(ip)) return false;
   const n = toInt(ip);
-  return cidrs.map(range).some((r) => n >= r.first && n < r.first + r.size);
+  return ranges.some((r) => n >= r.first && n < r.first + r.size);
+}
+
+export function inCidrs(ip: string, cidrs: string[]): boolean {
+  return inRanges(ip, cidrs.map(range));
 }
 
 export function allocateVips(requests: VipRequest[], cidrs: string[]): Map<string, VipResult> {
   const out = new Map<string, VipResult>();
   const taken = new Map<string, string>();
+  const ranges = cidrs.map(range);
   const sorted = [...requests].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   for (const r of sorted) {
     if (!r.requested) continue;
@@ -58,11 +63,10 @@ export function allocateVips(requests: VipRequest[], cidrs: string[]): Map<strin
     }
   }
   for (const r of sorted) {
-    if (out.has(r.key) || !r.published || !inCidrs(r.published, cidrs) || taken.has(r.published)) continue;
+    if (out.has(r.key) || !r.published || !inRanges(r.published, ranges) || taken.has(r.published)) continue;
     taken.set(r.published, r.key);
     out.set(r.key, { vip: r.published });
   }
-  const ranges = cidrs.map(range);
   const total = ranges.reduce((n, x) => n + x.size, 0);
   for (const r of sorted) {
     if (out.has(r.key)) continue;
