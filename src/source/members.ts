@@ -24,38 +24,25 @@ const podKey = (p: Pod): string => `${p.metadata.namespace}/${p.metadata.name}`;
  * label rather than every Pod of the cluster. Build one per desired-state pass.
  */
 export class PodIndex {
-  private byLabel: Map<string, Pod[]> | undefined;
-  private scans = 0;
+  private readonly byLabel = new Map<string, Pod[]>();
 
-  constructor(private readonly pods: Iterable<Pod>) {}
-
-  /** A few selections scan the Pods; from the ninth on, the index pays for itself and is built. */
-  private index(): Map<string, Pod[]> | undefined {
-    if (this.byLabel) return this.byLabel;
-    if (++this.scans <= 8) return undefined;
-    const byLabel = new Map<string, Pod[]>();
-    for (const p of this.pods) {
+  constructor(pods: Iterable<Pod>) {
+    for (const p of pods) {
       if (podTerminated(p)) continue;
       for (const [k, v] of Object.entries(p.metadata.labels)) {
         const key = `${p.metadata.namespace}\u0000${k}\u0000${v}`;
-        const list = byLabel.get(key);
+        const list = this.byLabel.get(key);
         if (list) list.push(p);
-        else byLabel.set(key, [p]);
+        else this.byLabel.set(key, [p]);
       }
     }
-    this.byLabel = byLabel;
-    return byLabel;
   }
 
   select(svc: Service): Pod[] {
     const selector = svc.spec.selector;
     const first = selector ? Object.entries(selector)[0] : undefined;
     if (!first) return [];
-    const ns = svc.metadata.namespace;
-    const index = this.index();
-    const candidates = index
-      ? (index.get(`${ns}\u0000${first[0]}\u0000${first[1]}`) ?? [])
-      : [...this.pods].filter((p) => p.metadata.namespace === ns && !podTerminated(p));
+    const candidates = this.byLabel.get(`${svc.metadata.namespace}\u0000${first[0]}\u0000${first[1]}`) ?? [];
     return candidates.filter((p) => selectorMatches(selector, p.metadata.labels));
   }
 }
