@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
-import { fetch, Agent } from 'undici';
+import { fetch } from 'undici';
+import { dispatcher, pool, quantile, send } from '../http-load.ts';
 import { MemoryAdapter } from '../../adapters/memory/adapter.ts';
 import { MemoryLoadBalancer } from '../../adapters/memory/device.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
@@ -40,35 +41,6 @@ const deadline = setTimeout(() => {
   console.error('benchmark exceeded 15 minutes; aborting');
   process.exit(1);
 }, 900_000);
-const dispatcher = new Agent({ connections: 32 });
-const quantile = (xs: number[], q: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? Number.NaN;
-
-async function send(
-  url: string,
-  method: string,
-  path: string,
-  body: unknown,
-  type = 'application/json',
-): Promise<void> {
-  const res = await fetch(url + path, {
-    method,
-    headers: { 'Content-Type': type },
-    body: JSON.stringify(body),
-    dispatcher,
-  });
-  await res.arrayBuffer();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status}`);
-}
-
-async function pool<T>(items: T[], n: number, fn: (x: T) => Promise<unknown>): Promise<void> {
-  let i = 0;
-  await Promise.all(
-    Array.from({ length: n }, async () => {
-      while (i < items.length) await fn(items[i++]!);
-    }),
-  );
-}
 
 /**
  * Runs the built `npl-lb controller` (as deployed: compiled, no tsx) as its own process on the

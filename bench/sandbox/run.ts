@@ -10,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import { Agent, fetch } from 'undici';
+import { fetch } from 'undici';
+import { dispatcher, pool, quantile, send } from '../http-load.ts';
 import { startSandboxProcess } from '../sandbox-process.ts';
 
 const { values } = parseArgs({
@@ -32,45 +33,12 @@ const deadline = setTimeout(() => {
   process.exit(1);
 }, 600_000);
 
-const dispatcher = new Agent({ connections: 32, pipelining: 1 });
-
-function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return kb / 1024;
-}
-
-async function send(
-  url: string,
-  method: string,
-  path: string,
-  body: unknown,
-  type = 'application/json',
-): Promise<number> {
-  const res = await fetch(url + path, {
-    method,
-    headers: { 'Content-Type': type },
-    body: JSON.stringify(body),
-    dispatcher,
-  });
-  await res.arrayBuffer();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status}`);
-  return res.status;
-}
-
-async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < items.length) await fn(items[next++]!);
-    }),
-  );
 }
 
 function pod(i: number) {
