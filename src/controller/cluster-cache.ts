@@ -23,7 +23,10 @@ import {
 import { RESOURCES } from '../kube/paths.ts';
 import type { RawObject } from '../kube/raw-client.ts';
 import type { Logger } from '../runtime/logger.ts';
+import type { Pod, Service } from '../kube/objects.ts';
+import { podTerminated, selectorMatches } from '../kube/pod-ports.ts';
 import type { ClusterView } from '../source/desired.ts';
+import { type PodSelector, podLabelKey } from '../source/members.ts';
 
 export type CacheKind = 'services' | 'pods' | 'nodes' | 'ingresses' | 'ingressClasses';
 
@@ -33,16 +36,59 @@ class Parsed<T> {
   constructor(
     inf: Informer,
     private readonly schema: z.ZodType<T>,
+    onChange?: (key: string, value: T | undefined) => void,
   ) {
     const put = (o: RawObject) => {
+      const key = objectKey(o);
       const v = parseOr(this.schema, o);
-      if (v === undefined) this.items.delete(objectKey(o));
-      else this.items.set(objectKey(o), v);
+      if (v === undefined) this.items.delete(key);
+      else this.items.set(key, v);
+      onChange?.(key, v);
     };
-    inf.on({ add: put, update: (_, n) => put(n), delete: (o) => this.items.delete(objectKey(o)) });
+    const remove = (o: RawObject) => {
+      this.items.delete(objectKey(o));
+      onChange?.(objectKey(o), undefined);
+    };
+    inf.on({ add: put, update: (_, n) => put(n), delete: remove });
   }
   list(): T[] {
     return [...this.items.values()];
+  }
+}
+
+/** Pods by namespace and label, kept in step with the Pod informer (so no pass has to index them). */
+class LivePodIndex implements PodSelector {
+  private readonly byLabel = new Map<string, Map<string, Pod>>();
+  private readonly current = new Map<string, Pod>();
+
+  put(key: string, pod: Pod | undefined): void {
+    const old = this.current.get(key);
+    if (old) {
+      for (const [k, v] of Object.entries(old.metadata.labels))
+        this.byLabel.get(podLabelKey(old.metadata.namespace, k, v))?.delete(key);
+      this.current.delete(key);
+    }
+    if (!pod || podTerminated(pod)) return;
+    this.current.set(key, pod);
+    for (const [k, v] of Object.entries(pod.metadata.labels)) {
+      const lk = podLabelKey(pod.metadata.namespace, k, v);
+      let set = this.byLabel.get(lk);
+      if (!set) {
+        set = new Map();
+        this.byLabel.set(lk, set);
+      }
+      set.set(key, pod);
+    }
+  }
+
+  select(svc: Service): Pod[] {
+    const selector = svc.spec.selector;
+    const first = selector ? Object.entries(selector)[0] : undefined;
+    if (!first) return [];
+    const candidates = this.byLabel.get(podLabelKey(svc.metadata.namespace, first[0], first[1]));
+    return candidates
+      ? [...candidates.values()].filter((p) => selectorMatches(selector, p.metadata.labels))
+      : [];
   }
 }
 
@@ -55,6 +101,8 @@ export class ClusterCache {
     ingresses: Parsed<ClusterView['ingresses'][number]>;
     ingressClasses: Parsed<ClusterView['ingressClasses'][number]>;
   };
+
+  private readonly podIndex = new LivePodIndex();
 
   constructor(kc: KubeConfig, logger: Logger, sources?: Partial<Record<CacheKind, ListWatchSource>>) {
     const make = (kind: CacheKind) =>
@@ -74,7 +122,7 @@ export class ClusterCache {
     const i = this.informers;
     this.parsed = {
       services: new Parsed(i.services, serviceSchema),
-      pods: new Parsed(i.pods, podSchema),
+      pods: new Parsed(i.pods, podSchema, (key, pod) => this.podIndex.put(key, pod)),
       nodes: new Parsed(i.nodes, nodeSchema),
       ingresses: new Parsed(i.ingresses, ingressSchema),
       ingressClasses: new Parsed(i.ingressClasses, ingressClassSchema),
@@ -99,14 +147,18 @@ export class ClusterCache {
     return this.parsed.services.list();
   }
 
+  /** A snapshot of the parsed objects; the Pod list is only copied if someone reads it. */
   view(): ClusterView {
     const p = this.parsed;
     return {
       services: p.services.list(),
-      pods: p.pods.list(),
+      get pods() {
+        return p.pods.list();
+      },
       nodes: p.nodes.list(),
       ingresses: p.ingresses.list(),
       ingressClasses: p.ingressClasses.list(),
+      podIndex: this.podIndex,
     };
   }
 }

@@ -9,7 +9,7 @@ import { DEFAULT_INGRESS_CLASS_ANNOTATION, VIP_ANNOTATION } from '../kube/annota
 import type { Ingress, IngressBackend, IngressClass, Node, Pod, Service } from '../kube/objects.ts';
 import { l4Name, l7Name, poolName } from '../model/names.ts';
 import type { HttpRoute, LbState, Pool, VirtualService } from '../model/types.ts';
-import { membersFor, PodIndex } from './members.ts';
+import { membersFor, PodIndex, type PodSelector } from './members.ts';
 import { allocateVips, type VipResult } from './vips.ts';
 
 export interface ClusterView {
@@ -18,6 +18,8 @@ export interface ClusterView {
   ingressClasses: IngressClass[];
   pods: Pod[];
   nodes: Node[];
+  /** An index over `pods` kept by the caller (the controller's cache); built per pass otherwise. */
+  podIndex?: PodSelector;
 }
 
 export interface SourceStatus {
@@ -115,7 +117,7 @@ export function buildDesired(
   const pools = new Map<string, Pool>();
   const waiting = new Map<string, string[]>();
   const svcByKey = new Map(view.services.map((s) => [key(s.metadata), s]));
-  const podIndex = new PodIndex(view.pods);
+  const podIndex = view.podIndex ?? new PodIndex(view.pods);
 
   const nodeVersions =
     cfg.serviceType === 'NodePort' ? view.nodes.map((n) => n.metadata.resourceVersion).join(',') : '';

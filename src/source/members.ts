@@ -23,14 +23,22 @@ const podKey = (p: Pod): string => `${p.metadata.namespace}/${p.metadata.name}`;
  * Pods by namespace and label, so selecting a Service's Pods costs the Pods that carry its first
  * label rather than every Pod of the cluster. Build one per desired-state pass.
  */
-export class PodIndex {
+/** Finds the Pods a Service selects. */
+export interface PodSelector {
+  select(svc: Service): Pod[];
+}
+
+export const podLabelKey = (namespace: string, k: string, v: string): string =>
+  `${namespace}\u0000${k}\u0000${v}`;
+
+export class PodIndex implements PodSelector {
   private readonly byLabel = new Map<string, Pod[]>();
 
   constructor(pods: Iterable<Pod>) {
     for (const p of pods) {
       if (podTerminated(p)) continue;
       for (const [k, v] of Object.entries(p.metadata.labels)) {
-        const key = `${p.metadata.namespace}\u0000${k}\u0000${v}`;
+        const key = podLabelKey(p.metadata.namespace, k, v);
         const list = this.byLabel.get(key);
         if (list) list.push(p);
         else this.byLabel.set(key, [p]);
@@ -42,13 +50,17 @@ export class PodIndex {
     const selector = svc.spec.selector;
     const first = selector ? Object.entries(selector)[0] : undefined;
     if (!first) return [];
-    const candidates = this.byLabel.get(`${svc.metadata.namespace}\u0000${first[0]}\u0000${first[1]}`) ?? [];
+    const candidates = this.byLabel.get(podLabelKey(svc.metadata.namespace, first[0], first[1])) ?? [];
     return candidates.filter((p) => selectorMatches(selector, p.metadata.labels));
   }
 }
 
-export function selectedPods(svc: Service, pods: Iterable<Pod> | PodIndex): Pod[] {
-  return (pods instanceof PodIndex ? pods : new PodIndex(pods)).select(svc);
+function isSelector(x: Iterable<Pod> | PodSelector): x is PodSelector {
+  return typeof (x as PodSelector).select === 'function';
+}
+
+export function selectedPods(svc: Service, pods: Iterable<Pod> | PodSelector): Pod[] {
+  return (isSelector(pods) ? pods : new PodIndex(pods)).select(svc);
 }
 
 function nplMembers(svc: Service, port: ServicePort, pods: Pod[]): MemberResult {
@@ -92,7 +104,7 @@ export function membersFor(
   mode: ServiceMode,
   svc: Service,
   port: ServicePort,
-  pods: Iterable<Pod> | PodIndex,
+  pods: Iterable<Pod> | PodSelector,
   nodes: Iterable<Node>,
 ): MemberResult {
   if (mode === 'NodePort') {
