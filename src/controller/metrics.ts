@@ -51,12 +51,26 @@ export class ControllerMetrics {
     });
   }
 
+  /** Last members-per-pool values set, so a pass only touches the gauges that changed. */
+  private readonly lastMembers = new Map<string, string>();
+
   recordPass(pools: Pool[], applied: ApplyResult[]): void {
-    this.poolMembers.reset();
+    const seen = new Set<string>();
     for (const p of pools) {
-      const enabled = p.members.filter((m) => m.enabled).length;
+      seen.add(p.name);
+      let enabled = 0;
+      for (const m of p.members) if (m.enabled) enabled++;
+      const value = `${enabled}/${p.members.length}`;
+      if (this.lastMembers.get(p.name) === value) continue;
+      this.lastMembers.set(p.name, value);
       this.poolMembers.set({ pool: p.name, state: 'enabled' }, enabled);
       this.poolMembers.set({ pool: p.name, state: 'draining' }, p.members.length - enabled);
+    }
+    for (const name of this.lastMembers.keys()) {
+      if (seen.has(name)) continue;
+      this.lastMembers.delete(name);
+      this.poolMembers.remove({ pool: name, state: 'enabled' });
+      this.poolMembers.remove({ pool: name, state: 'draining' });
     }
     for (const r of applied)
       if (!r.ok) this.applyErrors.inc({ kind: r.change.kind, code: r.error?.code ?? 'Unknown' });
