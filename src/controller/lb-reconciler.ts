@@ -18,6 +18,7 @@ import {
   buildDesired,
   type ClusterView,
   type DesiredMemo,
+  newDesiredMemo,
   type DesiredResult,
   type SourceStatus,
 } from '../source/desired.ts';
@@ -45,7 +46,7 @@ export class LbReconciler {
    * a failure and by `invalidate()` (the sweep), so the next pass observes the device again.
    */
   private observed: Observed | undefined;
-  private readonly memo: DesiredMemo = new Map();
+  private readonly memo: DesiredMemo = newDesiredMemo();
 
   invalidate(): void {
     this.observed = undefined;

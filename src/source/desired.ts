@@ -8,7 +8,7 @@ import { namespaceSelected } from '../config/controller-config.ts';
 import { DEFAULT_INGRESS_CLASS_ANNOTATION, VIP_ANNOTATION } from '../kube/annotations.ts';
 import type { Ingress, IngressBackend, IngressClass, Node, Pod, Service } from '../kube/objects.ts';
 import { l4Name, l7Name, poolName } from '../model/names.ts';
-import type { HttpRoute, LbState, Pool, VirtualService } from '../model/types.ts';
+import type { HttpRoute, L4VirtualService, LbState, Pool, VirtualService } from '../model/types.ts';
 import { membersFor, PodIndex, type PodSelector } from './members.ts';
 import { allocateVips, type VipResult } from './vips.ts';
 
@@ -32,7 +32,13 @@ export interface SourceStatus {
  * Pools from earlier passes with the resourceVersions they were built from: a pool whose Service,
  * Pods (and, in NodePort mode, Nodes) did not change is reused as it is, object and all.
  */
-export type DesiredMemo = Map<string, { signature: string; pool: Pool; waiting: string[] }>;
+export interface DesiredMemo {
+  pools: Map<string, { signature: string; pool: Pool; waiting: string[] }>;
+  /** L4 virtual services of earlier passes, reused when nothing in them changed. */
+  l4: Map<string, L4VirtualService>;
+}
+
+export const newDesiredMemo = (): DesiredMemo => ({ pools: new Map(), l4: new Map() });
 
 export interface DesiredResult {
   state: LbState;
@@ -118,13 +124,14 @@ export function buildDesired(
   const waiting = new Map<string, string[]>();
   const svcByKey = new Map(view.services.map((s) => [key(s.metadata), s]));
   const podIndex = view.podIndex ?? new PodIndex(view.pods);
+  const l4Memo = memo?.l4;
 
   const nodeVersions =
     cfg.serviceType === 'NodePort' ? view.nodes.map((n) => n.metadata.resourceVersion).join(',') : '';
   const poolFor = (svc: Service, port: Service['spec']['ports'][number], health: Pool['health']): string => {
     const name = poolName(cluster, svc.metadata.namespace, svc.metadata.name, port.name || port.port);
     if (pools.has(name)) return name;
-    const kept = changed && !changed.has(key(svc.metadata)) ? memo?.get(name) : undefined;
+    const kept = changed && !changed.has(key(svc.metadata)) ? memo?.pools.get(name) : undefined;
     if (kept) {
       if (kept.waiting.length > 0) {
         waiting.set(key(svc.metadata), [...(waiting.get(key(svc.metadata)) ?? []), ...kept.waiting]);
@@ -139,7 +146,7 @@ export function buildDesired(
       nodeVersions,
       ...podIndex.select(svc).map((p) => `${p.metadata.name}@${p.metadata.resourceVersion}`),
     ].join('|');
-    let entry = memo?.get(name);
+    let entry = memo?.pools.get(name);
     if (!entry || entry.signature !== signature || !svc.metadata.resourceVersion) {
       const r = membersFor(cfg.serviceType, svc, port, podIndex, view.nodes);
       entry = {
@@ -154,7 +161,7 @@ export function buildDesired(
           servicePort: String(port.name || port.port),
         },
       };
-      memo?.set(name, entry);
+      memo?.pools.set(name, entry);
     }
     if (entry.waiting.length > 0) {
       waiting.set(key(svc.metadata), [...(waiting.get(key(svc.metadata)) ?? []), ...entry.waiting]);
@@ -197,7 +204,7 @@ export function buildDesired(
       for (const port of svc.spec.ports) {
         if (port.protocol === 'SCTP') continue;
         const name = l4Name(cluster, svc.metadata.namespace, svc.metadata.name, port.protocol, port.port);
-        virtualServices.push({
+        const vs: L4VirtualService = {
           kind: 'l4',
           name,
           vip,
@@ -205,7 +212,18 @@ export function buildDesired(
           protocol: port.protocol,
           pool: poolFor(svc, port, 'tcp'),
           source: key(svc.metadata),
-        });
+        };
+        // The same virtual service as last pass is the same object, so the plan compares it by reference.
+        const before = l4Memo?.get(name);
+        const same =
+          before !== undefined &&
+          before.vip === vs.vip &&
+          before.port === vs.port &&
+          before.protocol === vs.protocol &&
+          before.pool === vs.pool &&
+          before.source === vs.source;
+        if (!same) l4Memo?.set(name, vs);
+        virtualServices.push(same ? before : vs);
         names.push(name);
       }
     }
@@ -247,6 +265,10 @@ export function buildDesired(
       virtualServices.push({ kind: 'l7', name, vip, port: 80, ingressClass: cls, routes, defaultPool });
     }
   }
-  if (memo) for (const name of memo.keys()) if (!pools.has(name)) memo.delete(name);
+  if (memo) for (const name of memo.pools.keys()) if (!pools.has(name)) memo.pools.delete(name);
+  if (l4Memo) {
+    const live = new Set(virtualServices.map((v) => v.name));
+    for (const name of l4Memo.keys()) if (!live.has(name)) l4Memo.delete(name);
+  }
   return { state: { pools: [...pools.values()], virtualServices }, services, ingresses, waiting };
 }
