@@ -14,6 +14,7 @@ import { type FieldSelector, fieldValue, type LabelSelector, matchFields, matchL
 import { ApiError, alreadyExists, badRequest, conflict, invalid, notFound } from './status.ts';
 import { metadataOf, type Store, type StoredObject } from './store.ts';
 import { validateObject } from './validate.ts';
+import { emptyNamespace, finalizeNamespaceIfEmpty, requireLiveNamespace } from './namespace-lifecycle.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 export type PatchType = 'json' | 'merge' | 'strategic';
@@ -30,8 +31,6 @@ export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
 }
 
-const NAMESPACES = RESOURCE_TYPES.find((t) => t.kind === 'Namespace')!;
-const NS_STORAGE = storageKey(NAMESPACES);
 const ALLOW_CREATE_ON_UPDATE = new Set(['Lease', 'Endpoints', 'Event']);
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
@@ -174,7 +173,7 @@ export class Registry {
     if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
       throw badRequest('resourceVersion should not be set on objects to be created');
     }
-    if (t.namespaced) this.requireLiveNamespace(namespace);
+    if (t.namespaced) requireLiveNamespace(this.store, namespace);
     if (!meta.name && typeof meta.generateName === 'string' && meta.generateName) {
       let suffix = '';
       for (let i = 0; i < 5; i++)
@@ -201,18 +200,6 @@ export class Registry {
     if (this.store.get(storageKey(t), t.namespaced ? namespace : '', name)) throw alreadyExists(t, name);
     if (opts.dryRun) return { obj, json: JSON.stringify(obj) };
     return this.store.commit(storageKey(t), 'ADDED', obj);
-  }
-
-  private requireLiveNamespace(namespace: string): void {
-    const ns = this.store.get(NS_STORAGE, '', namespace);
-    if (!ns) throw notFound(NAMESPACES, namespace);
-    if (metadataOf(ns.obj).deletionTimestamp) {
-      throw new ApiError(
-        403,
-        'Forbidden',
-        `unable to create new content in namespace ${namespace} because it is being terminated`,
-      );
-    }
   }
 
   update(
@@ -375,8 +362,8 @@ export class Registry {
       if (opts.dryRun) return { obj: next, json: JSON.stringify(next) };
       const out = this.store.commit(storageKey(t), 'MODIFIED', next);
       if (isNamespace) {
-        this.emptyNamespace(name);
-        return this.store.get(NS_STORAGE, '', name) ?? out;
+        emptyNamespace(this, name);
+        return this.store.get(storageKey(t), '', name) ?? out;
       }
       return out;
     }
@@ -387,28 +374,7 @@ export class Registry {
   private remove(t: ResourceType, obj: JsonObject): StoredObject {
     const out = this.store.commit(storageKey(t), 'DELETED', obj);
     const ns = metadataOf(obj).namespace;
-    if (t.namespaced && typeof ns === 'string') this.finalizeNamespaceIfEmpty(ns);
+    if (t.namespaced && typeof ns === 'string') finalizeNamespaceIfEmpty(this.store, ns);
     return out;
-  }
-
-  /** The namespace controller's work: delete everything in a terminating namespace, then the namespace. */
-  private emptyNamespace(namespace: string): void {
-    const seen = new Set<string>();
-    for (const t of RESOURCE_TYPES) {
-      if (!t.namespaced || seen.has(storageKey(t))) continue;
-      seen.add(storageKey(t));
-      for (const s of this.store.list(storageKey(t), namespace)) {
-        this.delete(t, namespace, String(metadataOf(s.obj).name), { dryRun: false });
-      }
-    }
-    this.finalizeNamespaceIfEmpty(namespace);
-  }
-
-  private finalizeNamespaceIfEmpty(namespace: string): void {
-    const ns = this.store.get(NS_STORAGE, '', namespace);
-    if (!ns || !metadataOf(ns.obj).deletionTimestamp) return;
-    const keys = new Set(RESOURCE_TYPES.filter((t) => t.namespaced).map(storageKey));
-    for (const k of keys) if (this.store.list(k, namespace).length > 0) return;
-    this.store.commit(NS_STORAGE, 'DELETED', structuredClone(ns.obj));
   }
 }
