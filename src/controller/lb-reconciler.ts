@@ -80,7 +80,11 @@ export class LbReconciler {
     });
     const applied = changes.length > 0 ? await this.d.adapter.apply(changes) : [];
     const at = now();
-    for (const r of applied) if (r.ok && r.change.kind === 'pool') this.poolWrites.set(r.change.name, at);
+    for (const r of applied) {
+      if (!r.ok || r.change.kind !== 'pool') continue;
+      if (r.change.op === 'delete') this.poolWrites.delete(r.change.name);
+      else this.poolWrites.set(r.change.name, at);
+    }
     this.observed = applied.every((r) => r.ok)
       ? afterPass(observed, applied, desired.state, deferred, p.conflicts)
       : undefined;
@@ -154,30 +158,14 @@ export class LbReconciler {
     const ev = this.d.events;
     const services = new Map(view.services.map((x) => [`${x.metadata.namespace}/${x.metadata.name}`, x]));
     const ingresses = new Map(view.ingresses.map((x) => [`${x.metadata.namespace}/${x.metadata.name}`, x]));
-    const svcTarget = (key: string): Target | undefined => {
-      const s = services.get(key);
-      return (
-        s && {
-          kind: 'Service',
-          apiVersion: 'v1',
-          namespace: s.metadata.namespace,
-          name: s.metadata.name,
-          uid: s.metadata.uid,
-        }
-      );
-    };
-    const ingTarget = (key: string): Target | undefined => {
-      const i = ingresses.get(key);
-      return (
-        i && {
-          kind: 'Ingress',
-          apiVersion: 'networking.k8s.io/v1',
-          namespace: i.metadata.namespace,
-          name: i.metadata.name,
-          uid: i.metadata.uid,
-        }
-      );
-    };
+    const target = (
+      kind: string,
+      apiVersion: string,
+      o: { metadata: { namespace: string; name: string; uid: string } } | undefined,
+    ): Target | undefined =>
+      o && { kind, apiVersion, namespace: o.metadata.namespace, name: o.metadata.name, uid: o.metadata.uid };
+    const svcTarget = (key: string) => target('Service', 'v1', services.get(key));
+    const ingTarget = (key: string) => target('Ingress', 'networking.k8s.io/v1', ingresses.get(key));
     for (const [key, pods] of desired.waiting) {
       const t = svcTarget(key);
       if (t)

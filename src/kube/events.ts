@@ -46,6 +46,10 @@ export class EventRecorder implements EventSink {
     const t = this.now();
     if (last !== undefined && t - last < this.dedupeMs) return;
     this.recent.set(key, t);
+    // Forget what can no longer suppress anything, so a long-running process does not accumulate keys.
+    if (this.recent.size > 1024) {
+      for (const [k, at] of this.recent) if (t - at >= this.dedupeMs) this.recent.delete(k);
+    }
     const ts = new Date(t);
     try {
       await this.core.createNamespacedEvent({
