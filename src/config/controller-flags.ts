@@ -33,6 +33,11 @@ export const CONTROLLER_FLAGS = {
     description: 'its namespace (the Pod namespace by default)',
     default: 'default',
   },
+  'shutdown-timeout': {
+    type: 'string',
+    description: 'seconds to drain in-flight work after SIGTERM before exiting with code 1',
+    default: '25',
+  },
   ...COMMON_FLAGS,
 } as const satisfies FlagSpecs;
 
@@ -44,6 +49,7 @@ const schema = commonSchema
     'leader-elect': z.enum(['true', 'false']).transform((v) => v === 'true'),
     'lease-name': z.string().min(1),
     'lease-namespace': z.string().min(1),
+    'shutdown-timeout': z.coerce.number().positive().max(3600),
   })
   .refine((f) => f.help || f.config !== undefined, { message: 'is required', path: ['config'] });
 

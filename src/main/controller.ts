@@ -29,6 +29,7 @@ export async function runController(argv: string[]): Promise<number> {
     );
   }
   const log = createLogger({ name: 'controller', format: flags['log-format'], level: flags['log-level'] });
+  const stopTimeoutMs = flags['shutdown-timeout'] * 1000;
   const { kc, origin } = loadKubeConfig({ flag: flags.kubeconfig });
   const adapter = makeAdapter({ type: config.adapter.type, owner: config.clusterName });
   const controller = new NplController({
@@ -62,6 +63,7 @@ export async function runController(argv: string[]): Promise<number> {
       },
       log,
       'stopping; draining in-flight work',
+      { stopTimeoutMs },
     );
   }
   let lost!: (err: Error) => void;
@@ -93,6 +95,6 @@ export async function runController(argv: string[]): Promise<number> {
     },
     log,
     'stopping; draining in-flight work and releasing the Lease',
-    lostLease,
+    { failure: lostLease, stopTimeoutMs },
   );
 }

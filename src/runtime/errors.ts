@@ -15,6 +15,7 @@ export const ErrorCodes = {
   PORTS_EXHAUSTED: 'NPL_PORTS_EXHAUSTED',
   APPLY_FAILED: 'NPL_APPLY_FAILED',
   LEADERSHIP_LOST: 'NPL_LEADERSHIP_LOST',
+  SHUTDOWN_TIMEOUT: 'NPL_SHUTDOWN_TIMEOUT',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

@@ -55,3 +55,40 @@ describe('work queue', () => {
     await q.stop();
   });
 });
+
+describe('work queue shutdown', () => {
+  it('stop() waits for the reconcile in flight to finish, drops queued keys and takes no new ones', async () => {
+    const runs: string[] = [];
+    let finished = false;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const q = new WorkQueue({
+      name: 't',
+      concurrency: 1,
+      reconcile: async (key) => {
+        runs.push(key);
+        if (key === 'a') {
+          await gate;
+          finished = true;
+        }
+      },
+    });
+    q.add('a');
+    q.add('b');
+    q.start();
+    await eventually(() => runs.length === 1, 1000, 'first run');
+    let stopped = false;
+    const stopping = q.stop().then(() => {
+      stopped = true;
+    });
+    q.add('c');
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(stopped, false, 'stop() resolved while a reconcile was still running');
+    release();
+    await stopping;
+    assert.equal(finished, true);
+    assert.deepEqual(runs, ['a']);
+  });
+});
