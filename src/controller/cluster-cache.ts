@@ -33,12 +33,15 @@ export type CacheKind = 'services' | 'pods' | 'nodes' | 'ingresses' | 'ingressCl
 /** Parsed objects of one kind, kept in step with its informer. */
 class Parsed<T> {
   readonly items = new Map<string, T>();
+  /** The list handed out last, kept until the next change so unchanged kinds keep their identity. */
+  private snapshot: T[] | undefined;
   constructor(
     inf: Informer,
     private readonly schema: z.ZodType<T>,
     onChange?: (key: string, value: T | undefined) => void,
   ) {
     const put = (o: RawObject) => {
+      this.snapshot = undefined;
       const key = objectKey(o);
       const v = parseOr(this.schema, o);
       if (v === undefined) this.items.delete(key);
@@ -46,13 +49,52 @@ class Parsed<T> {
       onChange?.(key, v);
     };
     const remove = (o: RawObject) => {
+      this.snapshot = undefined;
       this.items.delete(objectKey(o));
       onChange?.(objectKey(o), undefined);
     };
     inf.on({ add: put, update: (_, n) => put(n), delete: remove });
   }
+  /** The objects, as one array that stays the same object while nothing of this kind changes. */
   list(): T[] {
-    return [...this.items.values()];
+    this.snapshot ??= [...this.items.values()];
+    return this.snapshot;
+  }
+}
+
+/**
+ * Services by namespace and the first pair of their selector, so a Pod event finds the Services
+ * that select it without walking all of them. A Service with an empty selector selects no Pod.
+ */
+class ServiceSelectorIndex {
+  private readonly byLabel = new Map<string, Map<string, Service>>();
+  private readonly slot = new Map<string, string>();
+
+  put(key: string, svc: Service | undefined): void {
+    const old = this.slot.get(key);
+    if (old !== undefined) {
+      this.byLabel.get(old)?.delete(key);
+      this.slot.delete(key);
+    }
+    const first = svc?.spec.selector ? Object.entries(svc.spec.selector)[0] : undefined;
+    if (!svc || !first) return;
+    const lk = podLabelKey(svc.metadata.namespace, first[0], first[1]);
+    let set = this.byLabel.get(lk);
+    if (!set) {
+      set = new Map();
+      this.byLabel.set(lk, set);
+    }
+    set.set(key, svc);
+    this.slot.set(key, lk);
+  }
+
+  /** Keys (namespace/name) of the Services whose selector matches these labels. */
+  selecting(namespace: string, labels: Record<string, string>, out: Set<string>): void {
+    for (const [k, v] of Object.entries(labels)) {
+      const candidates = this.byLabel.get(podLabelKey(namespace, k, v));
+      if (!candidates) continue;
+      for (const [key, svc] of candidates) if (selectorMatches(svc.spec.selector, labels)) out.add(key);
+    }
   }
 }
 
@@ -103,6 +145,7 @@ export class ClusterCache {
   };
 
   private readonly podIndex = new LivePodIndex();
+  private readonly serviceIndex = new ServiceSelectorIndex();
 
   constructor(kc: KubeConfig, logger: Logger, sources?: Partial<Record<CacheKind, ListWatchSource>>) {
     const make = (kind: CacheKind) =>
@@ -121,7 +164,7 @@ export class ClusterCache {
     // Registered before any other handler, so handlers that read the view see the new object.
     const i = this.informers;
     this.parsed = {
-      services: new Parsed(i.services, serviceSchema),
+      services: new Parsed(i.services, serviceSchema, (key, svc) => this.serviceIndex.put(key, svc)),
       pods: new Parsed(i.pods, podSchema, (key, pod) => this.podIndex.put(key, pod)),
       nodes: new Parsed(i.nodes, nodeSchema),
       ingresses: new Parsed(i.ingresses, ingressSchema),
@@ -145,6 +188,11 @@ export class ClusterCache {
   /** The parsed Services alone (event handlers need them without building a whole view). */
   services(): ClusterView['services'] {
     return this.parsed.services.list();
+  }
+
+  /** Adds to `out` the keys of the Services that select a Pod with these labels. */
+  servicesSelecting(namespace: string, labels: Record<string, string>, out: Set<string>): void {
+    this.serviceIndex.selecting(namespace, labels, out);
   }
 
   /** A snapshot of the parsed objects; the Pod list is only copied if someone reads it. */

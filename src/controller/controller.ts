@@ -14,7 +14,6 @@ import { objectKey } from '../kube/informer.ts';
 import type { RawObject } from '../kube/raw-client.ts';
 import { type Logger, silentLogger } from '../runtime/logger.ts';
 import { WorkQueue } from '../runtime/work-queue.ts';
-import { selectorMatches } from '../kube/pod-ports.ts';
 import { servicesToAnnotate } from '../source/desired.ts';
 import { Annotator } from './annotator.ts';
 import { type CacheKind, ClusterCache } from './cluster-cache.ts';
@@ -121,15 +120,8 @@ export class NplController {
     /** The Services that select a Pod before or after a change have pools to recompute. */
     const touch = (before: RawObject | undefined, after: RawObject) => {
       const ns = String((after.metadata as { namespace?: string }).namespace ?? '');
-      for (const svc of this.cache.services()) {
-        if (svc.metadata.namespace !== ns) continue;
-        if (
-          selectorMatches(svc.spec.selector, labels(before)) ||
-          selectorMatches(svc.spec.selector, labels(after))
-        ) {
-          this.changed.add(`${ns}/${svc.metadata.name}`);
-        }
-      }
+      if (before) this.cache.servicesSelecting(ns, labels(before), this.changed);
+      this.cache.servicesSelecting(ns, labels(after), this.changed);
     };
     const pod = (before: RawObject | undefined, after: RawObject) => {
       if (nplText(after) !== (before ? nplText(before) : undefined))

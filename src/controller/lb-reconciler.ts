@@ -112,15 +112,12 @@ export class LbReconciler {
   }
 
   private async writeStatus(view: ClusterView, desired: DesiredResult): Promise<void> {
-    const patch = async (
-      ref: ResourceRef,
-      ns: string,
-      name: string,
-      current: (string | undefined)[],
-      status: SourceStatus,
-    ) => {
+    /** The status an object should show, or undefined when it already shows it. */
+    const wanted = (current: { ip?: string | undefined }[], status: SourceStatus): string[] | undefined => {
       const want = this.live(status) ? [status.vip!] : [];
-      if (current.length === want.length && current.every((ip, i) => ip === want[i])) return;
+      return current.length === want.length && current.every((x, i) => x.ip === want[i]) ? undefined : want;
+    };
+    const patch = async (ref: ResourceRef, ns: string, name: string, want: string[]) => {
       const path = `${collectionPath(ref, ns)}/${encodeURIComponent(name)}/status`;
       try {
         await mergePatch(this.d.kubeConfig, path, {
@@ -141,14 +138,14 @@ export class LbReconciler {
     for (const svc of view.services) {
       const st = desired.services.get(`${svc.metadata.namespace}/${svc.metadata.name}`);
       if (!st) continue;
-      const cur = svc.status.loadBalancer.ingress.map((i) => i.ip);
-      run(() => patch(RESOURCES.services, svc.metadata.namespace, svc.metadata.name, cur, st));
+      const want = wanted(svc.status.loadBalancer.ingress, st);
+      if (want) run(() => patch(RESOURCES.services, svc.metadata.namespace, svc.metadata.name, want));
     }
     for (const ing of view.ingresses) {
       const st = desired.ingresses.get(`${ing.metadata.namespace}/${ing.metadata.name}`);
       if (!st) continue;
-      const cur = ing.status.loadBalancer.ingress.map((i) => i.ip);
-      run(() => patch(RESOURCES.ingresses, ing.metadata.namespace, ing.metadata.name, cur, st));
+      const want = wanted(ing.status.loadBalancer.ingress, st);
+      if (want) run(() => patch(RESOURCES.ingresses, ing.metadata.namespace, ing.metadata.name, want));
     }
     await writes.onIdle();
     if (failure) throw failure;
@@ -156,16 +153,23 @@ export class LbReconciler {
 
   private async emitEvents(view: ClusterView, desired: DesiredResult, applied: ApplyResult[]): Promise<void> {
     const ev = this.d.events;
-    const services = new Map(view.services.map((x) => [`${x.metadata.namespace}/${x.metadata.name}`, x]));
-    const ingresses = new Map(view.ingresses.map((x) => [`${x.metadata.namespace}/${x.metadata.name}`, x]));
+    const index = <T extends { metadata: { namespace: string; name: string } }>(list: T[]) => {
+      let m: Map<string, T> | undefined;
+      return (key: string) => {
+        m ??= new Map(list.map((x) => [`${x.metadata.namespace}/${x.metadata.name}`, x]));
+        return m.get(key);
+      };
+    };
+    const services = index(view.services);
+    const ingresses = index(view.ingresses);
     const target = (
       kind: string,
       apiVersion: string,
       o: { metadata: { namespace: string; name: string; uid: string } } | undefined,
     ): Target | undefined =>
       o && { kind, apiVersion, namespace: o.metadata.namespace, name: o.metadata.name, uid: o.metadata.uid };
-    const svcTarget = (key: string) => target('Service', 'v1', services.get(key));
-    const ingTarget = (key: string) => target('Ingress', 'networking.k8s.io/v1', ingresses.get(key));
+    const svcTarget = (key: string) => target('Service', 'v1', services(key));
+    const ingTarget = (key: string) => target('Ingress', 'networking.k8s.io/v1', ingresses(key));
     for (const [key, pods] of desired.waiting) {
       const t = svcTarget(key);
       if (t)

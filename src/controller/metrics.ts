@@ -53,11 +53,14 @@ export class ControllerMetrics {
 
   /** Last members-per-pool values set, so a pass only touches the gauges that changed. */
   private readonly lastMembers = new Map<string, string>();
+  /** The pool objects counted last (a pool reused from the last pass is the same object). */
+  private counted = new Map<string, Pool>();
 
   recordPass(pools: Pool[], applied: ApplyResult[]): void {
-    const seen = new Set<string>();
+    const seen = new Map<string, Pool>();
     for (const p of pools) {
-      seen.add(p.name);
+      seen.set(p.name, p);
+      if (this.counted.get(p.name) === p) continue;
       let enabled = 0;
       for (const m of p.members) if (m.enabled) enabled++;
       const value = `${enabled}/${p.members.length}`;
@@ -72,6 +75,7 @@ export class ControllerMetrics {
       this.poolMembers.remove({ pool: name, state: 'enabled' });
       this.poolMembers.remove({ pool: name, state: 'draining' });
     }
+    this.counted = seen;
     for (const r of applied)
       if (!r.ok) this.applyErrors.inc({ kind: r.change.kind, code: r.error?.code ?? 'Unknown' });
   }

@@ -42,7 +42,10 @@ export class StateTracker {
     this.conflicts = conflicts;
     const at = this.now().toISOString();
     for (const r of results) {
-      this.results.set(`${r.change.kind}/${r.change.name}`, {
+      const key = `${r.change.kind}/${r.change.name}`;
+      if (r.ok) this.failures.delete(key);
+      else this.failures.add(key);
+      this.results.set(key, {
         ok: r.ok,
         op: r.change.op,
         at,
@@ -52,8 +55,11 @@ export class StateTracker {
     this.lastSync = { at, changes: results.length, failed: results.filter((r) => !r.ok).length };
   }
 
+  /** Objects whose last apply failed (few, so `failed()` is cheap for the many that did not). */
+  private readonly failures = new Set<string>();
+
   failed(kind: string, name: string): boolean {
-    return this.results.get(`${kind}/${name}`)?.ok === false;
+    return this.failures.size > 0 && this.failures.has(`${kind}/${name}`);
   }
 
   document(): StateDocument {

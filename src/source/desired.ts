@@ -36,6 +36,20 @@ export interface DesiredMemo {
   pools: Map<string, { signature: string; pool: Pool; waiting: string[] }>;
   /** L4 virtual services of earlier passes, reused when nothing in them changed. */
   l4: Map<string, L4VirtualService>;
+  /** The last full pass, reused as a whole while Services, Ingresses and classes stay the same. */
+  last?: LastPass;
+}
+
+type ServicePort = Service['spec']['ports'][number];
+
+/** Everything of a pass that depends on Services, Ingresses and IngressClasses only, not on Pods. */
+interface LastPass {
+  inputs: [Service[], Ingress[], IngressClass[], Node[]];
+  /** The pools in the order the pass asked for them, with what each is built from. */
+  shape: { name: string; svc: Service; port: ServicePort; health: Pool['health'] }[];
+  virtualServices: VirtualService[];
+  services: Map<string, SourceStatus>;
+  ingresses: Map<string, SourceStatus>;
 }
 
 export const newDesiredMemo = (): DesiredMemo => ({ pools: new Map(), l4: new Map() });
@@ -128,9 +142,12 @@ export function buildDesired(
 
   const nodeVersions =
     cfg.serviceType === 'NodePort' ? view.nodes.map((n) => n.metadata.resourceVersion).join(',') : '';
-  const poolFor = (svc: Service, port: Service['spec']['ports'][number], health: Pool['health']): string => {
-    const name = poolName(cluster, svc.metadata.namespace, svc.metadata.name, port.name || port.port);
+  const shape: LastPass['shape'] = [];
+  const poolFor = (svc: Service, port: ServicePort, health: Pool['health'], known?: string): string => {
+    const name =
+      known ?? poolName(cluster, svc.metadata.namespace, svc.metadata.name, port.name || port.port);
     if (pools.has(name)) return name;
+    shape.push({ name, svc, port, health });
     const kept = changed && !changed.has(key(svc.metadata)) ? memo?.pools.get(name) : undefined;
     if (kept) {
       if (kept.waiting.length > 0) {
@@ -169,6 +186,21 @@ export function buildDesired(
     pools.set(name, entry.pool);
     return name;
   };
+
+  // Only Pods changed since the last pass: its virtual services and statuses stand, and only the
+  // pools of the changed Services are looked at again.
+  const last = memo?.last;
+  const inputs: LastPass['inputs'] = [view.services, view.ingresses, view.ingressClasses, view.nodes];
+  if (changed && last && inputs.every((x, i) => x === last.inputs[i])) {
+    for (const e of last.shape) poolFor(e.svc, e.port, e.health, e.name);
+    if (memo) for (const name of memo.pools.keys()) if (!pools.has(name)) memo.pools.delete(name);
+    return {
+      state: { pools: [...pools.values()], virtualServices: last.virtualServices },
+      services: last.services,
+      ingresses: last.ingresses,
+      waiting,
+    };
+  }
 
   const lbServices = view.services
     .filter((s) => ourLoadBalancer(s, cfg))
@@ -270,5 +302,6 @@ export function buildDesired(
     const live = new Set(virtualServices.map((v) => v.name));
     for (const name of l4Memo.keys()) if (!live.has(name)) l4Memo.delete(name);
   }
+  if (memo) memo.last = { inputs, shape, virtualServices, services, ingresses };
   return { state: { pools: [...pools.values()], virtualServices }, services, ingresses, waiting };
 }
