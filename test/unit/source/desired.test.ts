@@ -8,7 +8,12 @@ import {
   podSchema,
   serviceSchema,
 } from '../../../src/kube/objects.ts';
-import { buildDesired, type ClusterView, servicesToAnnotate } from '../../../src/source/desired.ts';
+import {
+  buildDesired,
+  type ClusterView,
+  newDesiredMemo,
+  servicesToAnnotate,
+} from '../../../src/source/desired.ts';
 import { allocateVips, inCidrs } from '../../../src/source/vips.ts';
 
 const cfg = (extra = ''): ControllerConfig =>
@@ -229,6 +234,53 @@ describe('desired state from the cluster', () => {
       pods: [pod('a', 'n1', { ann: npl([[8080, '192.0.2.101', 61000]]) })],
     });
     assert.deepEqual(buildDesired(v, cfg()).state, buildDesired(v, cfg()).state);
+  });
+
+  it('a pass after Pod changes only equals a full build; a Service change takes the full path again', () => {
+    const c = cfg();
+    const other = svc('api', {
+      type: 'LoadBalancer',
+      loadBalancerClass: 'npl-lb.io/lb',
+      selector: { app: 'api' },
+      ports: [{ name: 'http', port: 80, targetPort: 'http' }],
+    });
+    const services = [lb(), other];
+    // The cache hands out the same lists while a kind is unchanged; so does this test.
+    const same = { ingresses: [], ingressClasses: [], nodes: [] };
+    const memo = newDesiredMemo();
+    const a1 = pod('a', 'n1', { ann: npl([[8080, '192.0.2.101', 61000]]) });
+    const b1 = pod('b', 'n2', { ann: npl([[8080, '192.0.2.102', 61000]]), labels: { app: 'api' } });
+    const first = buildDesired(view({ ...same, services, pods: [a1, b1] }), c, memo);
+    // Pod a moves to another node port; only default/web is named as changed.
+    const a2 = pod('a', 'n1', { ann: npl([[8080, '192.0.2.101', 61009]]) });
+    a2.metadata.resourceVersion = '2';
+    const v2 = view({ ...same, services, pods: [a2, b1] });
+    const fast = buildDesired(v2, c, memo, new Set(['default/web']));
+    assert.deepEqual(fast, buildDesired(v2, c));
+    assert.equal(
+      fast.state.virtualServices,
+      first.state.virtualServices,
+      'virtual services reused as they are',
+    );
+    const api = (r: typeof fast) => r.state.pools.find((p) => p.service === 'default/api');
+    assert.equal(api(fast), api(first), 'the unchanged Service keeps its pool object');
+    assert.deepEqual(
+      fast.state.pools.find((p) => p.service === 'default/web')?.members.map((m) => m.port),
+      [61009],
+    );
+    // A new Services list (a Service changed): its new port is there, as in a full build.
+    const widened = svc('web', {
+      type: 'LoadBalancer',
+      loadBalancerClass: 'npl-lb.io/lb',
+      ports: [
+        { name: 'http', port: 80, targetPort: 'http' },
+        { name: 'alt', port: 8080, targetPort: 'http' },
+      ],
+    });
+    const v3 = view({ ...same, services: [widened, other], pods: [a2, b1] });
+    const after = buildDesired(v3, c, memo, new Set(['default/web']));
+    assert.deepEqual(after, buildDesired(v3, c));
+    assert.equal(after.state.virtualServices.length, 3);
   });
 });
 
