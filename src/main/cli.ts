@@ -54,7 +54,9 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     if (err instanceof NplError) {
       process.stderr.write(`npl-lb: ${err.message} [${err.code}]\n`);
-      process.exitCode = 2;
+      // 2: the user's input is wrong (flags, config); 1: the run failed.
+      const usage: string[] = [ErrorCodes.FLAG_INVALID, ErrorCodes.CONFIG_INVALID];
+      process.exitCode = usage.includes(err.code) ? 2 : 1;
     } else {
       process.stderr.write(`npl-lb: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
       process.exitCode = 1;

@@ -8,7 +8,7 @@ import { COMMON_FLAGS, commonSchema, type FlagSpecs, helpText, parseFlags } from
 import { createLogger, type Logger } from '../runtime/logger.ts';
 import { renderKubeconfig } from '../sandbox/kubeconfig.ts';
 import { type SandboxServer, startSandbox } from '../sandbox/server.ts';
-import { selfSignedCertificate } from '../sandbox/tls.ts';
+import { selfSignedCertificate } from '../runtime/tls.ts';
 
 export const SANDBOX_FLAGS = {
   host: { type: 'string', description: 'address to listen on', default: '127.0.0.1' },

@@ -487,7 +487,7 @@ describe('sandbox API: discovery and OpenAPI', () => {
 
 describe('sandbox API: TLS and bearer token', () => {
   it('401 without the token, 200 with it; health stays public', async (t) => {
-    const { selfSignedCertificate } = await import('../../../src/sandbox/tls.ts');
+    const { selfSignedCertificate } = await import('../../../src/runtime/tls.ts');
     const tls = await selfSignedCertificate('127.0.0.1');
     const { url, kc } = await useSandbox(t, { tls, token: 'sekret', caPem: tls.cert });
     assert.match(url, /^https:/);

@@ -18,7 +18,7 @@ export async function selfSignedCertificate(host: string): Promise<ServerCertifi
     altNames.push(/^[\d.]+$|:/.test(host) ? { type: 7, ip: host } : { type: 2, value: host });
   }
   const notAfter = new Date(Date.now() + 365 * 24 * 3600 * 1000);
-  const pems = await generate([{ name: 'commonName', value: 'npl-lb-sandbox' }], {
+  const pems = await generate([{ name: 'commonName', value: 'npl-lb' }], {
     keyType: 'ec',
     curve: 'P-256',
     notAfterDate: notAfter,

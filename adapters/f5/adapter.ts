@@ -1,0 +1,436 @@
+/**
+ * The F5 BIG-IP adapter, on AS3. The whole tenant is rendered from the model and posted as one
+ * declaration; changes that arrive while a declaration is in flight wait and go out together in
+ * the next one (one declaration in flight per BIG-IP, the newest state wins). Every declaration is
+ * validated against the AS3 schema before it is sent: an object that fails is left out and
+ * reported (terminal), with anything that depends on it; the rest goes. A tenant that did not
+ * change is not posted.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { z } from 'zod';
+import type {
+  ApplyError,
+  ApplyResult,
+  Capabilities,
+  LoadBalancerAdapter,
+} from '../../src/adapter/contract.ts';
+import type { Pool, VirtualService } from '../../src/model/types.ts';
+import type { Change, Observed } from '../../src/plan/diff.ts';
+import { validateAs3, AS3_SCHEMA_VERSION } from './as3-validate.ts';
+import { BigIpClient, type BigIpClientOptions, F5Error, type Reply } from './client.ts';
+import {
+  APP,
+  type Json,
+  ownedObjectNames,
+  parseDeclaration,
+  renderPool,
+  renderVirtualService,
+} from './declaration.ts';
+
+/** The oldest AS3 we declare for (our declarations use nothing newer). */
+export const MIN_AS3_VERSION = '3.36.0';
+
+export interface F5AdapterOptions extends BigIpClientOptions {
+  owner: string;
+  /** The partition our objects live in (default npl_lb_<owner>). */
+  tenant?: string;
+  /** How often to poll an asynchronous declaration's task, and for how long at most. */
+  taskPollMs?: number;
+  taskTimeoutMs?: number;
+}
+
+const infoSchema = z.object({ version: z.string().regex(/^\d+\.\d+\.\d+/) }).loose();
+const resultSchema = z
+  .object({
+    code: z.number(),
+    message: z.string(),
+    tenant: z.string().optional(),
+    errors: z.array(z.string()).optional(),
+  })
+  .loose();
+const declareReplySchema = z
+  .object({
+    id: z.string().optional(),
+    results: z.array(resultSchema).optional(),
+    errors: z.array(z.string()).optional(),
+    message: z.string().optional(),
+    code: z.number().optional(),
+  })
+  .loose();
+
+const versionNumber = (v: string): number => {
+  const [a = 0, b = 0, c = 0] = v.split('.').map((x) => Number.parseInt(x, 10));
+  return a * 1_000_000 + b * 1000 + c;
+};
+
+export const defaultTenant = (owner: string): string => `npl_lb_${owner.replace(/[^0-9A-Za-z_]/g, '_')}`;
+
+interface Pending {
+  changes: Change[];
+  resolve: (r: ApplyResult[]) => void;
+  reject: (e: unknown) => void;
+}
+
+type Outcome = { ok: true } | { ok: false; error: ApplyError };
+
+export class F5Adapter implements LoadBalancerAdapter {
+  readonly name = 'f5';
+  readonly owner: string;
+  readonly tenant: string;
+  readonly client: BigIpClient;
+  /** Our tenant as the device has it (undefined: not known, read it first). */
+  private tenantJson: Json | undefined;
+  private foreign: Observed['foreign'] = [];
+  private schemaVersion: string | undefined;
+  private queue: Pending[] = [];
+  private running = false;
+  /** Counts for tests and benchmarks. */
+  readonly stats = { declarations: 0, skippedUnchanged: 0, rejectedBeforeSending: 0 };
+
+  constructor(private readonly opts: F5AdapterOptions) {
+    this.owner = opts.owner;
+    this.tenant = opts.tenant ?? defaultTenant(opts.owner);
+    this.client = new BigIpClient(opts);
+  }
+
+  capabilities(): Capabilities {
+    return { l4: { tcp: true, udp: true }, l7: true, memberNodeTag: true, drainingMembers: true };
+  }
+
+  /** Checks once that AS3 is installed and new enough; the schema version we declare follows it. */
+  private async checkAs3(): Promise<string> {
+    if (this.schemaVersion) return this.schemaVersion;
+    const r = await this.client.call('GET', '/mgmt/shared/appsvcs/info');
+    if (r.status === 404) {
+      throw new F5Error(
+        'As3Missing',
+        `AS3 is not installed on ${this.opts.url} (GET /mgmt/shared/appsvcs/info: 404)`,
+      );
+    }
+    const info = infoSchema.safeParse(r.body);
+    if (r.status !== 200 || !info.success) {
+      throw new F5Error('BadResponse', `GET /mgmt/shared/appsvcs/info answered ${r.status}`);
+    }
+    const v = info.data.version;
+    if (versionNumber(v) < versionNumber(MIN_AS3_VERSION)) {
+      throw new F5Error(
+        'As3TooOld',
+        `AS3 ${v} on ${this.opts.url} is too old; npl-lb needs ${MIN_AS3_VERSION} or later`,
+      );
+    }
+    this.schemaVersion =
+      versionNumber(v) > versionNumber(AS3_SCHEMA_VERSION) ? AS3_SCHEMA_VERSION : v.split('-')[0]!;
+    return this.schemaVersion;
+  }
+
+  async observe(): Promise<Observed> {
+    await this.checkAs3();
+    const r = await this.client.call('GET', '/mgmt/shared/appsvcs/declare');
+    if (r.status !== 200 && r.status !== 204) {
+      throw new F5Error('Unavailable', `GET /mgmt/shared/appsvcs/declare answered ${r.status}`);
+    }
+    const adc = r.status === 204 ? {} : (r.body as Json);
+    const observed = parseDeclaration(adc, this.tenant, this.owner);
+    this.tenantJson = (adc[this.tenant] as Json | undefined) ?? { class: 'Tenant' };
+    this.foreign = observed.foreign;
+    return observed;
+  }
+
+  apply(changes: Change[]): Promise<ApplyResult[]> {
+    if (changes.length === 0) return Promise.resolve([]);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ changes, resolve, reject });
+      void this.drain();
+    });
+  }
+
+  /** One declaration at a time; whatever queued meanwhile goes out as the next one. */
+  private async drain(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0);
+        try {
+          const results = await this.applyBatch(batch.flatMap((b) => b.changes));
+          let i = 0;
+          for (const b of batch) {
+            b.resolve(results.slice(i, i + b.changes.length));
+            i += b.changes.length;
+          }
+        } catch (err) {
+          for (const b of batch) b.reject(err);
+        }
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** Our objects as the tenant has them, by name. */
+  private ownedNow(): { pools: Map<string, Pool>; vss: Map<string, VirtualService> } {
+    const o = parseDeclaration({ [this.tenant]: this.tenantJson }, this.tenant, this.owner);
+    return {
+      pools: new Map(o.owned.pools.map((p) => [p.name, p])),
+      vss: new Map(o.owned.virtualServices.map((v) => [v.name, v])),
+    };
+  }
+
+  private async applyBatch(changes: Change[]): Promise<ApplyResult[]> {
+    const schemaVersion = await this.checkAs3();
+    if (!this.tenantJson) await this.observe();
+    const outcome = new Map<number, Outcome>();
+    const fail = (i: number, code: string, message: string, terminal: boolean) =>
+      outcome.set(i, { ok: false, error: { code, message, terminal } });
+    const foreign = new Set(this.foreign.map((f) => `${f.kind}/${f.name}`));
+    const start = this.ownedNow();
+    changes.forEach((c, i) => {
+      if (foreign.has(`${c.kind}/${c.name}`)) {
+        fail(
+          i,
+          'NotOwned',
+          `${c.kind} ${c.name} is not ours (no owner mark ${this.owner}); left alone`,
+          true,
+        );
+      } else if (c.op === 'update' && !(c.kind === 'pool' ? start.pools : start.vss).has(c.name)) {
+        fail(
+          i,
+          'NotFound',
+          `${c.kind} ${c.name} is not on the device; it will be created on the next pass`,
+          false,
+        );
+      }
+    });
+    const objectOf = new Map<string, number>();
+    changes.forEach((c, i) => {
+      if (c.kind === 'pool') objectOf.set(c.name, i);
+      else for (const n of ownedObjectNames(c.op === 'delete' ? c.observed : c.desired)) objectOf.set(n, i);
+    });
+
+    // Render, validate, leave out what fails and what depends on it, until the rest is valid.
+    for (let round = 0; round <= changes.length; round++) {
+      const { pools, vss } = this.ownedNow();
+      changes.forEach((c, i) => {
+        if (outcome.has(i)) return;
+        const map = (c.kind === 'pool' ? pools : vss) as Map<string, Pool | VirtualService>;
+        if (c.op === 'delete') map.delete(c.name);
+        else map.set(c.name, c.desired);
+      });
+      const broken = this.dependencyProblems(changes, outcome, pools, vss);
+      if (broken.length > 0) {
+        for (const b of broken) fail(b.index, b.code, b.message, b.terminal);
+        continue;
+      }
+      const tenant = this.renderTenant(pools, vss);
+      const body = { class: 'ADC', schemaVersion, id: `npl-lb-${this.owner}`, [this.tenant]: tenant };
+      const problems = validateAs3(body);
+      if (problems.length > 0) {
+        this.stats.rejectedBeforeSending++;
+        const blamed = this.blame(
+          problems.map((p) => `${p.path}: ${p.message}`),
+          objectOf,
+          outcome,
+        );
+        if (blamed.length === 0) {
+          changes.forEach(
+            (_, i) =>
+              outcome.has(i) ||
+              fail(i, 'Invalid', problems.map((p) => `${p.path}: ${p.message}`).join('; '), true),
+          );
+          break;
+        }
+        for (const b of blamed) fail(b.index, 'Invalid', `AS3 schema: ${b.message}`, true);
+        continue;
+      }
+      if (isDeepStrictEqual(tenant, this.tenantJson)) {
+        this.stats.skippedUnchanged++;
+        break;
+      }
+      const sent = await this.declare(body);
+      if (sent.ok) {
+        this.tenantJson = tenant;
+        break;
+      }
+      if (sent.invalid) {
+        const blamed = this.blame(sent.invalid, objectOf, outcome);
+        if (blamed.length > 0) {
+          for (const b of blamed) fail(b.index, 'Invalid', `AS3 rejected: ${b.message}`, true);
+          continue;
+        }
+      }
+      changes.forEach((_, i) => outcome.has(i) || fail(i, sent.code, sent.message, sent.terminal));
+      break;
+    }
+    return changes.map((change, i) => {
+      const o = outcome.get(i);
+      return o && !o.ok ? { change, ok: false, error: o.error } : { change, ok: true };
+    });
+  }
+
+  /** Virtual services whose pools would be missing: the change that causes it fails instead. */
+  private dependencyProblems(
+    changes: Change[],
+    outcome: Map<number, Outcome>,
+    pools: Map<string, Pool>,
+    vss: Map<string, VirtualService>,
+  ): { index: number; code: string; message: string; terminal: boolean }[] {
+    const out: { index: number; code: string; message: string; terminal: boolean }[] = [];
+    const failedPool = (name: string) => {
+      const i = changes.findIndex((c) => c.kind === 'pool' && c.name === name);
+      return i >= 0 ? outcome.get(i) : undefined;
+    };
+    for (const vs of vss.values()) {
+      const used =
+        vs.kind === 'l4'
+          ? [vs.pool]
+          : [...vs.routes.map((r) => r.pool), ...(vs.defaultPool ? [vs.defaultPool] : [])];
+      const missing = used.find((p) => !pools.has(p));
+      if (!missing) continue;
+      const vsChange = changes.findIndex(
+        (c, i) => !outcome.has(i) && c.kind === 'virtualService' && c.name === vs.name,
+      );
+      const poolDelete = changes.findIndex(
+        (c, i) => !outcome.has(i) && c.kind === 'pool' && c.op === 'delete' && c.name === missing,
+      );
+      const poolFailure = failedPool(missing);
+      const terminal = poolFailure && !poolFailure.ok ? poolFailure.error.terminal : true;
+      if (vsChange >= 0) {
+        out.push({
+          index: vsChange,
+          code: 'DependencyFailed',
+          message: `its pool ${missing} is not on the device`,
+          terminal,
+        });
+      } else if (poolDelete >= 0) {
+        out.push({
+          index: poolDelete,
+          code: 'InUse',
+          message: `pool ${missing} is still used by ${vs.name}`,
+          terminal: false,
+        });
+      }
+    }
+    return out;
+  }
+
+  /** Maps AS3 error lines ("/tenant/app/object/...: message") to the changes that made the objects. */
+  private blame(
+    lines: string[],
+    objectOf: Map<string, number>,
+    outcome: Map<number, Outcome>,
+  ): { index: number; message: string }[] {
+    const out = new Map<number, string>();
+    for (const line of lines) {
+      const m = /^\/?(?:declaration\/)?([^/:\s]+)\/([^/:\s]+)\/([^/:\s]+)/.exec(line);
+      if (!m || m[1] !== this.tenant || m[2] !== APP) continue;
+      const i = objectOf.get(m[3]!);
+      if (i !== undefined && !outcome.has(i) && !out.has(i)) out.set(i, line);
+    }
+    return [...out].map(([index, message]) => ({ index, message }));
+  }
+
+  /** Our tenant: foreign objects and applications as they are, our application from the model. */
+  private renderTenant(pools: Map<string, Pool>, vss: Map<string, VirtualService>): Json {
+    const current = this.tenantJson ?? { class: 'Tenant' };
+    const oldApp = (current[APP] as Json | undefined) ?? {};
+    const app: Json = { class: 'Application', template: 'generic' };
+    const ours = new Set<string>();
+    const before = parseDeclaration({ [this.tenant]: current }, this.tenant, this.owner);
+    for (const v of before.owned.virtualServices) for (const n of ownedObjectNames(v)) ours.add(n);
+    for (const p of before.owned.pools) ours.add(p.name);
+    for (const [name, o] of Object.entries(oldApp)) {
+      if (name !== 'class' && name !== 'template' && !ours.has(name)) app[name] = o;
+    }
+    for (const name of [...pools.keys()].sort()) app[name] = renderPool(pools.get(name)!, this.owner);
+    for (const name of [...vss.keys()].sort())
+      Object.assign(app, renderVirtualService(vss.get(name)!, this.owner));
+    const tenant: Json = { ...current, class: 'Tenant' };
+    if (Object.keys(app).length > 2) tenant[APP] = app;
+    else delete tenant[APP];
+    return tenant;
+  }
+
+  /** Posts one declaration and follows it to its end (task polling for 202). */
+  private async declare(
+    body: Json,
+  ): Promise<
+    { ok: true } | { ok: false; code: string; message: string; terminal: boolean; invalid?: string[] }
+  > {
+    this.stats.declarations++;
+    let r: Reply;
+    try {
+      r = await this.client.call('POST', '/mgmt/shared/appsvcs/declare', body);
+      if (r.status === 202) r = await this.followTask(r.body);
+    } catch (err) {
+      this.tenantJson = undefined;
+      if (err instanceof F5Error && err.code === 'Unauthorized') {
+        return { ok: false, code: 'Unauthorized', message: err.message, terminal: false };
+      }
+      if (err instanceof F5Error)
+        return { ok: false, code: 'Unavailable', message: err.message, terminal: false };
+      throw err;
+    }
+    const reply = declareReplySchema.safeParse(r.body);
+    if (r.status === 503) {
+      return {
+        ok: false,
+        code: 'Busy',
+        message: reply.data?.message ?? 'AS3 is busy (503)',
+        terminal: false,
+      };
+    }
+    if (r.status === 422) {
+      const errors = reply.data?.errors ?? [];
+      return {
+        ok: false,
+        code: 'Invalid',
+        message: `AS3 rejected the declaration: ${errors.join('; ')}`,
+        terminal: true,
+        invalid: errors,
+      };
+    }
+    if ((r.status === 200 || r.status === 207) && reply.success) {
+      const mine = reply.data.results?.find((x) => x.tenant === this.tenant) ?? reply.data.results?.[0];
+      if (mine && (mine.code === 200 || mine.code === 0)) return { ok: true };
+      if (mine?.code === 422) {
+        const errors = mine.errors ?? [mine.message];
+        return {
+          ok: false,
+          code: 'Invalid',
+          message: `AS3: ${errors.join('; ')}`,
+          terminal: true,
+          invalid: errors,
+        };
+      }
+      this.tenantJson = undefined;
+      return {
+        ok: false,
+        code: 'Failed',
+        message: `AS3: ${mine?.message ?? 'no result for our tenant'}`,
+        terminal: false,
+      };
+    }
+    this.tenantJson = undefined;
+    return { ok: false, code: 'Unavailable', message: `AS3 answered ${r.status}`, terminal: false };
+  }
+
+  private async followTask(accepted: unknown): Promise<Reply> {
+    const id = declareReplySchema.safeParse(accepted).data?.id;
+    if (!id) throw new F5Error('BadResponse', 'AS3 answered 202 without a task id');
+    const until = Date.now() + (this.opts.taskTimeoutMs ?? 600_000);
+    while (Date.now() < until) {
+      await new Promise((r) => setTimeout(r, this.opts.taskPollMs ?? 1000));
+      const t = await this.client.call('GET', `/mgmt/shared/appsvcs/task/${encodeURIComponent(id)}`);
+      const res = declareReplySchema.safeParse(t.body).data?.results?.[0];
+      // The task's results carry each tenant's code, as a synchronous 200 answer does.
+      if (t.status === 200 && res && !(res.code === 0 && /in progress/i.test(res.message))) {
+        return { status: 200, body: t.body };
+      }
+    }
+    throw new F5Error('Unavailable', `AS3 task ${id} did not finish in time`);
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * AS3 declarations checked against F5's published schema (3.56.0, bundled as it is) before they
+ * leave: the adapter never posts what AS3 would reject, and the BIG-IP simulator rejects with the
+ * same validator. F5's own formats are real checks; `f5PostProcess` (work AS3 does on the device,
+ * such as resolving pointers) is a no-op keyword here.
+ */
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+
+export const AS3_SCHEMA_VERSION = '3.56.0';
+const SCHEMA_URL = new URL('./schema/as3-schema-3.56.0.json', import.meta.url);
+
+/** An IP with an optional %route-domain and /prefix, as AS3's f5ip format takes it. */
+export function isF5Ip(value: string): boolean {
+  const m = /^([^%/]+)(%\d+)?(\/\d{1,3})?$/.exec(value);
+  if (!m) return false;
+  const family = isIP(m[1]!);
+  if (family === 0) return false;
+  if (m[3] === undefined) return true;
+  return Number(m[3].slice(1)) <= (family === 4 ? 32 : 128);
+}
+
+let compiled: ValidateFunction | undefined;
+
+function validator(): ValidateFunction {
+  if (compiled) return compiled;
+  const schema = JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as object;
+  const ajv = new Ajv({ strict: false, allErrors: false });
+  (addFormatsModule as unknown as (a: Ajv) => Ajv)(ajv);
+  ajv.addKeyword({ keyword: 'f5PostProcess' });
+  ajv.addFormat('f5ip', isF5Ip);
+  // A BIG-IP pathname such as /Common/tcp.
+  ajv.addFormat('f5bigip', /^\/[^\s/]+(\/[^\s/]+)*$/);
+  // An AS3 pointer: a name, a path within the declaration, or a JSON pointer.
+  ajv.addFormat('f5pointer', /^[^\s]+$/);
+  compiled = ajv.compile(schema);
+  return compiled;
+}
+
+export interface As3Problem {
+  /** JSON pointer into the request body, e.g. /declaration/t1/app/pool1/members/0/servicePort */
+  path: string;
+  message: string;
+}
+
+/** Validates a request body (AS3 or ADC class); the problems, or none. */
+export function validateAs3(body: unknown): As3Problem[] {
+  const v = validator();
+  if (v(body)) return [];
+  return (v.errors ?? []).map((e: ErrorObject) => ({
+    path: e.instancePath || '/',
+    message: `${e.message ?? 'invalid'}${e.keyword === 'additionalProperties' ? `: ${String(e.params.additionalProperty)}` : ''}`,
+  }));
+}

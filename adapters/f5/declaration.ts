@@ -1,0 +1,237 @@
+/**
+ * The model <-> AS3 mapping. One tenant (partition) per cluster holds one application with every
+ * pool and virtual service of ours; each object carries `metadata.owner` = the cluster name, so an
+ * object someone else declared in the tenant is foreign and is carried through untouched.
+ *
+ * - Pool: `monitors` from the health check; one member per backend with exactly one
+ *   `serverAddresses` entry and its own `servicePort`, `adminState` disable for draining members,
+ *   and the node in `metadata.node` and `remark` (what the BIG-IP admin sees).
+ * - L4: `Service_TCP` / `Service_UDP` on `virtualAddresses: [vip]` and `virtualPort`.
+ * - L7: `Service_HTTP` with an `Endpoint_Policy` (first match; rules ordered most specific first)
+ *   forwarding host and path to pools, the default backend as the service's pool.
+ * Pure: no I/O.
+ */
+import type {
+  HttpRoute,
+  L4VirtualService,
+  L7VirtualService,
+  Member,
+  PathType,
+  Pool,
+  VirtualService,
+} from '../../src/model/types.ts';
+import type { Observed } from '../../src/plan/diff.ts';
+
+/** The application inside the tenant that holds our objects. */
+export const APP = 'npl_lb';
+
+export type Json = Record<string, unknown>;
+type Meta = Record<string, { value: string }>;
+
+const meta = (entries: Record<string, string>): Meta =>
+  Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, { value: v }]));
+
+const metaValue = (o: unknown, key: string): string | undefined => {
+  const m = (o as { metadata?: Record<string, { value?: unknown }> }).metadata?.[key]?.value;
+  return typeof m === 'string' ? m : undefined;
+};
+
+/** AS3 remarks: at most 64 characters, no control characters, quotes or backslashes. */
+export function remark(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f"\\\u007f]/g, '_').slice(0, 64);
+}
+
+const policyName = (vs: string): string => `${vs}_policy`;
+
+export function renderPool(p: Pool, owner: string): Json {
+  return {
+    class: 'Pool',
+    remark: remark(`npl-lb ${p.service}:${p.servicePort}`),
+    loadBalancingMode: 'round-robin',
+    monitors: [p.health],
+    members: p.members.map((m) => ({
+      servicePort: m.port,
+      serverAddresses: [m.address],
+      shareNodes: true,
+      adminState: m.enabled ? 'enable' : 'disable',
+      remark: remark(`node ${m.node}`),
+      metadata: meta({ node: m.node, pod: m.pod }),
+    })),
+    metadata: meta({
+      owner,
+      service: p.service,
+      servicePort: p.servicePort,
+      protocol: p.protocol,
+    }),
+  };
+}
+
+/** Most specific first: exact paths, then longer prefixes; hosts before the catch-all. */
+function routeOrder(a: HttpRoute, b: HttpRoute): number {
+  const rank = (r: HttpRoute) => [r.host === '' ? 1 : 0, r.pathType === 'Exact' ? 0 : 1, -r.path.length];
+  const [x, y] = [rank(a), rank(b)];
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return `${a.host}${a.path}` < `${b.host}${b.path}` ? -1 : 1;
+}
+
+/** The objects one virtual service becomes (L7: the service and its endpoint policy). */
+export function renderVirtualService(vs: VirtualService, owner: string): Record<string, Json> {
+  if (vs.kind === 'l4') {
+    return {
+      [vs.name]: {
+        class: vs.protocol === 'UDP' ? 'Service_UDP' : 'Service_TCP',
+        remark: remark(`npl-lb ${vs.source}`),
+        virtualAddresses: [vs.vip],
+        virtualPort: vs.port,
+        pool: vs.pool,
+        metadata: meta({ owner, source: vs.source }),
+      },
+    };
+  }
+  const routes = [...vs.routes].sort(routeOrder);
+  const rules = routes.map((r, i) => ({
+    name: `route_${i}`,
+    conditions: [
+      ...(r.host ? [{ type: 'httpHost', host: { operand: 'equals', values: [r.host] } }] : []),
+      {
+        type: 'httpUri',
+        path: { operand: r.pathType === 'Exact' ? 'equals' : 'starts-with', values: [r.path] },
+      },
+    ],
+    actions: [{ type: 'forward', event: 'request', select: { pool: { use: r.pool } } }],
+  }));
+  const routeMeta: Record<string, string> = {};
+  routes.forEach((r, i) => {
+    routeMeta[`route_${i}`] = JSON.stringify({ pathType: r.pathType, source: r.source });
+  });
+  return {
+    [vs.name]: {
+      class: 'Service_HTTP',
+      remark: remark(`npl-lb ingress class ${vs.ingressClass}`),
+      virtualAddresses: [vs.vip],
+      virtualPort: vs.port,
+      ...(vs.defaultPool ? { pool: vs.defaultPool } : {}),
+      policyEndpoint: policyName(vs.name),
+      metadata: meta({ owner, ingressClass: vs.ingressClass, ...routeMeta }),
+    },
+    [policyName(vs.name)]: {
+      class: 'Endpoint_Policy',
+      remark: remark(`npl-lb routes of ${vs.name}`),
+      strategy: 'first-match',
+      rules,
+    },
+  };
+}
+
+function parsePool(name: string, o: Json): Pool {
+  const members = Array.isArray(o.members) ? (o.members as Json[]) : [];
+  const health = Array.isArray(o.monitors) ? String(o.monitors[0] ?? 'tcp') : 'tcp';
+  return {
+    name,
+    protocol: metaValue(o, 'protocol') === 'UDP' ? 'UDP' : 'TCP',
+    health: health === 'http' || health === 'udp' ? health : 'tcp',
+    members: members.map((m): Member => ({
+      address: String((m.serverAddresses as unknown[] | undefined)?.[0] ?? ''),
+      port: Number(m.servicePort),
+      node: metaValue(m, 'node') ?? '',
+      pod: metaValue(m, 'pod') ?? '',
+      enabled: m.adminState !== 'disable' && m.adminState !== 'offline' && m.enable !== false,
+    })),
+    service: metaValue(o, 'service') ?? '',
+    servicePort: metaValue(o, 'servicePort') ?? '',
+  };
+}
+
+const usedPool = (p: unknown): string | undefined =>
+  typeof p === 'string'
+    ? p
+    : typeof (p as { use?: unknown })?.use === 'string'
+      ? (p as { use: string }).use
+      : undefined;
+
+function parseL7(name: string, o: Json, app: Json): L7VirtualService {
+  const policy = app[String(o.policyEndpoint ?? '')] as Json | undefined;
+  const rules = Array.isArray(policy?.rules) ? (policy.rules as Json[]) : [];
+  const routes: HttpRoute[] = [];
+  for (const rule of rules) {
+    const conds = (rule.conditions ?? []) as Json[];
+    const host = conds.find((c) => c.type === 'httpHost') as { host?: { values?: string[] } } | undefined;
+    const uri = conds.find((c) => c.type === 'httpUri') as
+      { path?: { operand?: string; values?: string[] } } | undefined;
+    const action = ((rule.actions ?? []) as Json[]).find((a) => a.type === 'forward') as
+      { select?: { pool?: unknown } } | undefined;
+    const pool = usedPool(action?.select?.pool);
+    if (!pool) continue;
+    const extra = JSON.parse(metaValue(o, String(rule.name)) ?? '{}') as {
+      pathType?: PathType;
+      source?: string;
+    };
+    routes.push({
+      host: host?.host?.values?.[0] ?? '',
+      path: uri?.path?.values?.[0] ?? '/',
+      pathType: extra.pathType ?? (uri?.path?.operand === 'equals' ? 'Exact' : 'Prefix'),
+      pool,
+      source: extra.source ?? '',
+    });
+  }
+  return {
+    kind: 'l7',
+    name,
+    vip: String((o.virtualAddresses as unknown[] | undefined)?.[0] ?? ''),
+    port: Number(o.virtualPort ?? 80),
+    ingressClass: metaValue(o, 'ingressClass') ?? '',
+    routes,
+    defaultPool: usedPool(o.pool),
+  };
+}
+
+function parseL4(name: string, o: Json): L4VirtualService {
+  return {
+    kind: 'l4',
+    name,
+    vip: String((o.virtualAddresses as unknown[] | undefined)?.[0] ?? ''),
+    port: Number(o.virtualPort),
+    protocol: o.class === 'Service_UDP' ? 'UDP' : 'TCP',
+    pool: usedPool(o.pool) ?? '',
+    source: metaValue(o, 'source') ?? '',
+  };
+}
+
+const POOL = 'Pool';
+const SERVICES = new Set(['Service_TCP', 'Service_UDP', 'Service_HTTP', 'Service_HTTPS', 'Service_L4']);
+
+/**
+ * Reads a whole declaration (ADC): our objects from our tenant in model form, and every pool and
+ * virtual service of anyone else (other owners in our tenant, and other tenants) as foreign.
+ */
+export function parseDeclaration(adc: Json | undefined, tenant: string, owner: string): Observed {
+  const observed: Observed = { owned: { pools: [], virtualServices: [] }, foreign: [] };
+  for (const [tName, t] of Object.entries(adc ?? {})) {
+    if ((t as Json | null)?.class !== 'Tenant') continue;
+    for (const [appName, app] of Object.entries(t as Json)) {
+      if ((app as Json | null)?.class !== 'Application') continue;
+      for (const [name, raw] of Object.entries(app as Json)) {
+        const o = raw as Json | null;
+        if (!o || typeof o !== 'object') continue;
+        const kind = o.class === POOL ? 'pool' : SERVICES.has(String(o.class)) ? 'virtualService' : undefined;
+        if (!kind) continue;
+        const objOwner = metaValue(o, 'owner');
+        if (tName !== tenant || appName !== APP || objOwner !== owner) {
+          observed.foreign.push({ kind, name, owner: objOwner ?? `tenant ${tName}` });
+          continue;
+        }
+        if (kind === 'pool') observed.owned.pools.push(parsePool(name, o));
+        else if (o.class === 'Service_HTTP')
+          observed.owned.virtualServices.push(parseL7(name, o, app as Json));
+        else observed.owned.virtualServices.push(parseL4(name, o));
+      }
+    }
+  }
+  return observed;
+}
+
+/** The names of the objects in our application that belong to one of our virtual services. */
+export function ownedObjectNames(vs: VirtualService): string[] {
+  return vs.kind === 'l7' ? [vs.name, policyName(vs.name)] : [vs.name];
+}
