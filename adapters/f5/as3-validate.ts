@@ -45,12 +45,20 @@ export interface As3Problem {
   message: string;
 }
 
-/** Validates a request body (AS3 or ADC class); the problems, or none. */
+/**
+ * Validates a request body (AS3 or ADC class); the problems, or none. The body is one of several
+ * request kinds (a oneOf), so the errors of the kinds it is not come along; the deepest come first,
+ * as they name the object and field at fault.
+ */
 export function validateAs3(body: unknown): As3Problem[] {
   const v = validator();
   if (v(body)) return [];
-  return (v.errors ?? []).map((e: ErrorObject) => ({
-    path: e.instancePath || '/',
-    message: `${e.message ?? 'invalid'}${e.keyword === 'additionalProperties' ? `: ${String(e.params.additionalProperty)}` : ''}`,
-  }));
+  const depth = (e: ErrorObject) => e.instancePath.split('/').length;
+  return [...(v.errors ?? [])]
+    .sort((a, b) => depth(b) - depth(a))
+    .filter((e, i, all) => depth(e) === depth(all[0]!) || e.instancePath.split('/').length > 2)
+    .map((e) => ({
+      path: e.instancePath || '/',
+      message: `${e.message ?? 'invalid'}${e.keyword === 'additionalProperties' ? `: ${String(e.params.additionalProperty)}` : ''}`,
+    }));
 }
