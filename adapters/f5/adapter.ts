@@ -8,11 +8,12 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import type {
-  ApplyError,
-  ApplyResult,
-  Capabilities,
-  LoadBalancerAdapter,
+import {
+  AdapterCheckError,
+  type ApplyError,
+  type ApplyResult,
+  type Capabilities,
+  type LoadBalancerAdapter,
 } from '../../src/adapter/contract.ts';
 import type { Pool, VirtualService } from '../../src/model/types.ts';
 import type { Change, Observed } from '../../src/plan/diff.ts';
@@ -95,6 +96,15 @@ export class F5Adapter implements LoadBalancerAdapter {
 
   capabilities(): Capabilities {
     return { l4: { tcp: true, udp: true }, l7: true, memberNodeTag: true, drainingMembers: true };
+  }
+
+  async verify(): Promise<void> {
+    try {
+      await this.checkAs3();
+    } catch (err) {
+      if (!(err instanceof F5Error)) throw err;
+      throw new AdapterCheckError(`F5 ${this.opts.url}: ${err.message}`, err.code !== 'Unavailable');
+    }
   }
 
   /** Checks once that AS3 is installed and new enough; the schema version we declare follows it. */

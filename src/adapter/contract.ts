@@ -27,11 +27,24 @@ export interface ApplyResult {
   error?: ApplyError;
 }
 
+/** A failed start-up check; `terminal` when retrying cannot help (missing software, bad credentials). */
+export class AdapterCheckError extends Error {
+  constructor(
+    message: string,
+    readonly terminal: boolean,
+  ) {
+    super(message);
+    this.name = 'AdapterCheckError';
+  }
+}
+
 export interface LoadBalancerAdapter {
   readonly name: string;
   /** The owner mark this adapter writes and reads (the configured clusterName). */
   readonly owner: string;
   capabilities(): Capabilities;
+  /** Checks at start-up that the device is reachable and usable; throws AdapterCheckError. */
+  verify?(): Promise<void>;
   /** The load balancer as it is: our objects in full, everyone else's by name and owner. */
   observe(): Promise<Observed>;
   /** Applies the changes in order; one result per change, a failure does not stop the others. */

@@ -20,6 +20,10 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
     run: async (argv) => (await import('./sandbox.ts')).runSandbox(argv),
     summary: 'in-memory Kubernetes API server for local use and tests',
   },
+  sim: {
+    run: async (argv) => (await import('./sim.ts')).runSim(argv),
+    summary: 'load-balancer simulators (bigip)',
+  },
   demo: {
     run: async (argv) => (await import('./demo.ts')).runDemo(argv),
     summary: 'everything wired together on loopback (what `npm start` runs)',

@@ -3,6 +3,7 @@
  */
 import { hostname } from 'node:os';
 import { ADAPTERS } from '../../adapters/index.ts';
+import { AdapterCheckError } from '../adapter/contract.ts';
 import { loadControllerConfig } from '../config/controller-config.ts';
 import { CONTROLLER_HELP, parseControllerFlags } from '../config/controller-flags.ts';
 import { NplController } from '../controller/controller.ts';
@@ -31,7 +32,15 @@ export async function runController(argv: string[]): Promise<number> {
   const log = createLogger({ name: 'controller', format: flags['log-format'], level: flags['log-level'] });
   const stopTimeoutMs = flags['shutdown-timeout'] * 1000;
   const { kc, origin } = loadKubeConfig({ flag: flags.kubeconfig });
-  const adapter = makeAdapter({ type: config.adapter.type, owner: config.clusterName });
+  const adapter = makeAdapter({ owner: config.clusterName, settings: config.adapter, env: process.env });
+  try {
+    await adapter.verify?.();
+  } catch (err) {
+    if (!(err instanceof AdapterCheckError)) throw err;
+    if (err.terminal) throw new NplError(ErrorCodes.ADAPTER_CHECK_FAILED, err.message);
+    // Unreachable for now: the reconcile retries with backoff until it is back.
+    log.warn({ err: err.message }, 'load balancer not reachable yet; retrying in the background');
+  }
   const controller = new NplController({
     kubeConfig: kc,
     config,

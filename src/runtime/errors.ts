@@ -16,6 +16,7 @@ export const ErrorCodes = {
   APPLY_FAILED: 'NPL_APPLY_FAILED',
   LEADERSHIP_LOST: 'NPL_LEADERSHIP_LOST',
   SHUTDOWN_TIMEOUT: 'NPL_SHUTDOWN_TIMEOUT',
+  ADAPTER_CHECK_FAILED: 'NPL_ADAPTER_CHECK_FAILED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
