@@ -3,7 +3,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.tools/', 'bench/results/', 'src/sandbox/openapi/', 'adapters/f5/schema/'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      '.tools/',
+      'bench/results/',
+      'src/sandbox/openapi/',
+      'adapters/f5/schema/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
