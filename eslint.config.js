@@ -11,6 +11,7 @@ export default tseslint.config(
       'bench/results/',
       'src/sandbox/openapi/',
       'adapters/f5/schema/',
+      'adapters/avi/spec/',
     ],
   },
   js.configs.recommended,

@@ -1,0 +1,122 @@
+/**
+ * An Avi Controller session: `POST /login` for the session and CSRF cookies, then every call with
+ * the cookies, `X-CSRFToken`, `Referer`, `X-Avi-Version` and `X-Avi-Tenant`. A 401 logs in again
+ * and retries once; a 419 takes the refreshed cookies and retries once. The dispatcher is injected.
+ */
+import { Agent, type Dispatcher, request } from 'undici';
+
+export class AviError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'AviError';
+  }
+}
+
+export interface AviSessionOptions {
+  /** https://controller[:port] */
+  url: string;
+  username: string;
+  password: string;
+  /** The API version sent as X-Avi-Version (e.g. 22.1.3). */
+  version: string;
+  tenant: string;
+  insecureSkipVerify?: boolean;
+  dispatcher?: Dispatcher;
+  timeoutMs?: number;
+}
+
+export interface AviReply {
+  status: number;
+  body: unknown;
+}
+
+export class AviSession {
+  private cookies = new Map<string, string>();
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private closed = false;
+  readonly stats = { logins: 0, calls: 0 };
+
+  constructor(private readonly opts: AviSessionOptions) {
+    this.ownsDispatcher = opts.dispatcher === undefined;
+    this.dispatcher =
+      opts.dispatcher ??
+      new Agent({ connect: { rejectUnauthorized: !opts.insecureSkipVerify }, keepAliveTimeout: 10_000 });
+  }
+
+  private takeCookies(headers: Record<string, string | string[] | undefined>): void {
+    const set = headers['set-cookie'];
+    for (const c of Array.isArray(set) ? set : set ? [set] : []) {
+      const [pair] = c.split(';');
+      const i = pair!.indexOf('=');
+      if (i > 0) this.cookies.set(pair!.slice(0, i).trim(), pair!.slice(i + 1).trim());
+    }
+  }
+
+  private async send(method: Dispatcher.HttpMethod, path: string, body?: unknown): Promise<AviReply> {
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(new URL(path, this.opts.url), {
+        method,
+        dispatcher: this.dispatcher,
+        headers: {
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+          'x-csrftoken': this.cookies.get('csrftoken') ?? '',
+          referer: `${this.opts.url.replace(/\/+$/, '')}/`,
+          'x-avi-version': this.opts.version,
+          'x-avi-tenant': this.opts.tenant,
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        headersTimeout: this.opts.timeoutMs ?? 60_000,
+        bodyTimeout: this.opts.timeoutMs ?? 60_000,
+      });
+    } catch (err) {
+      throw new AviError(0, `${method} ${path}: ${err instanceof Error ? err.message : String(err)}`, {
+        cause: err,
+      });
+    }
+    this.takeCookies(res.headers);
+    const text = await res.body.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = text;
+    }
+    return { status: res.statusCode, body: parsed };
+  }
+
+  async login(): Promise<void> {
+    this.stats.logins++;
+    this.cookies.clear();
+    const r = await this.send('POST', '/login', {
+      username: this.opts.username,
+      password: this.opts.password,
+    });
+    if (r.status !== 200)
+      throw new AviError(r.status, `login as ${this.opts.username} refused (${r.status})`);
+  }
+
+  /** One API call; logs in first when there is no session, and once more on 401 or 419. */
+  async call(method: Dispatcher.HttpMethod, path: string, body?: unknown): Promise<AviReply> {
+    this.stats.calls++;
+    if (!this.cookies.has('csrftoken')) await this.login();
+    const r = await this.send(method, path, body);
+    if (r.status === 419) return this.send(method, path, body);
+    if (r.status !== 401) return r;
+    await this.login();
+    return this.send(method, path, body);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+}
