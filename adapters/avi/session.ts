@@ -103,14 +103,32 @@ export class AviSession {
       throw new AviError(r.status, `login as ${this.opts.username} refused (${r.status})`);
   }
 
+  private loggingIn: Promise<void> | undefined;
+
+  /** One login at a time: calls that find no session (or a dead one) wait for the same login. */
+  private relogin(): Promise<void> {
+    this.loggingIn ??= this.login().finally(() => {
+      this.loggingIn = undefined;
+    });
+    return this.loggingIn;
+  }
+
+  private sessionId(): string | undefined {
+    return this.cookies.get('avi-sessionid') ?? this.cookies.get('sessionid');
+  }
+
   /** One API call; logs in first when there is no session, and once more on 401 or 419. */
   async call(method: Dispatcher.HttpMethod, path: string, body?: unknown): Promise<AviReply> {
     this.stats.calls++;
-    if (!this.cookies.has('csrftoken')) await this.login();
+    if (this.loggingIn) await this.loggingIn;
+    if (!this.cookies.has('csrftoken')) await this.relogin();
+    const used = this.sessionId();
     const r = await this.send(method, path, body);
     if (r.status === 419) return this.send(method, path, body);
     if (r.status !== 401) return r;
-    await this.login();
+    // Only the first call to see this session die logs in; the others wait for that login.
+    if (this.sessionId() === used) await this.relogin();
+    else if (this.loggingIn) await this.loggingIn;
     return this.send(method, path, body);
   }
 

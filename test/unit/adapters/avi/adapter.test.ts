@@ -1,0 +1,226 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { AviAdapter } from '../../../../adapters/avi/adapter.ts';
+import { knownModel, MODEL_OF } from '../../../../adapters/avi/object-models.ts';
+import { SCHEMAS } from '../../../../adapters/avi/objects.ts';
+import { AviSimulator } from '../../../../adapters/avi/simulator.ts';
+import type { L7VirtualService, Pool } from '../../../../src/model/types.ts';
+import type { Change } from '../../../../src/plan/diff.ts';
+import { readFileSync } from 'node:fs';
+
+const pool = (name: string, members: [string, number, string, boolean?][]): Pool => ({
+  name,
+  protocol: 'TCP',
+  health: 'http',
+  service: 'default/web',
+  servicePort: 'http',
+  members: members.map(([address, port, node, enabled = true]) => ({
+    address,
+    port,
+    node,
+    pod: `default/${node}-pod`,
+    enabled,
+  })),
+});
+const l7 = (
+  routes: [string, string, 'Prefix' | 'Exact', string][],
+  defaultPool?: string,
+): L7VirtualService => ({
+  kind: 'l7',
+  name: 'c1--ingress-npl',
+  vip: '192.0.2.20',
+  port: 80,
+  ingressClass: 'npl',
+  defaultPool,
+  routes: routes.map(([host, path, pathType, p]) => ({
+    host,
+    path,
+    pathType,
+    pool: p,
+    source: 'default/ing',
+  })),
+});
+
+async function setup(
+  t: { after: (fn: () => Promise<void>) => void },
+  extra: Partial<ConstructorParameters<typeof AviAdapter>[0]> = {},
+) {
+  const sim = new AviSimulator();
+  const url = await sim.start();
+  const adapter = new AviAdapter({
+    owner: 'c1',
+    url,
+    username: 'admin',
+    password: 'admin',
+    version: '22.1.3',
+    tenant: 'admin',
+    ...extra,
+  });
+  t.after(async () => {
+    await adapter.close();
+    await sim.close();
+  });
+  return { sim, adapter };
+}
+
+const ok = (r: { ok: boolean; error?: { message: string } }[]) =>
+  assert.deepEqual(
+    r.map((x) => (x.ok ? 'ok' : x.error?.message)),
+    r.map(() => 'ok'),
+  );
+
+describe('Avi adapter', () => {
+  it('what it writes is a subset of the Avi field model', () => {
+    const models = JSON.parse(
+      readFileSync(new URL('../../../../adapters/avi/spec/avi-object-models.json', import.meta.url), 'utf8'),
+    ) as {
+      objects: Record<string, { fields: Record<string, unknown> }>;
+    };
+    for (const [type, schema] of Object.entries(SCHEMAS)) {
+      const model = MODEL_OF[type]!;
+      assert.ok(knownModel(model), model);
+      const fields = Object.keys(models.objects[model]!.fields);
+      for (const key of Object.keys(schema.shape))
+        assert.ok(fields.includes(key), `${model}.${key} is in the field model`);
+    }
+  });
+
+  it('servers name their node; L7 is poolgroups, an httppolicyset and a virtualservice, written children first', async (t) => {
+    const { sim, adapter } = await setup(t);
+    const p = pool('c1--web', [
+      ['192.0.2.1', 61000, 'n1'],
+      ['192.0.2.2', 61001, 'n2', false],
+    ]);
+    const vs = l7(
+      [
+        ['a.example', '/', 'Prefix', 'c1--web'],
+        ['a.example', '/api', 'Exact', 'c1--web'],
+      ],
+      'c1--web',
+    );
+    ok(
+      await adapter.apply([
+        { op: 'create', kind: 'pool', name: p.name, desired: p },
+        { op: 'create', kind: 'virtualService', name: vs.name, desired: vs },
+      ]),
+    );
+    const stored = sim.objects('pool').get('c1--web')!;
+    assert.deepEqual(
+      (
+        stored.servers as {
+          ip: { addr: string };
+          port: number;
+          hostname: string;
+          enabled: boolean;
+          external_uuid: string;
+        }[]
+      ).map((s) => [s.ip.addr, s.port, s.hostname, s.enabled, s.external_uuid]),
+      [
+        ['192.0.2.1', 61000, 'n1', true, 'default/n1-pod'],
+        ['192.0.2.2', 61001, 'n2', false, 'default/n2-pod'],
+      ],
+    );
+    assert.equal(stored.created_by, 'npl-lb-c1');
+    assert.deepEqual(
+      (stored.markers as { key: string }[]).map((m) => m.key),
+      ['clustername', 'namespace', 'service', 'serviceport'],
+    );
+    const rules = (
+      sim.objects('httppolicyset').get('c1--ingress-npl')!.http_request_policy as {
+        rules: { match: { path: { match_criteria: string } } }[];
+      }
+    ).rules;
+    assert.deepEqual(
+      rules.map((r) => r.match.path.match_criteria),
+      ['EQUALS', 'BEGINS_WITH'],
+      'exact before prefix',
+    );
+    assert.deepEqual([...sim.objects('poolgroup').keys()], ['c1--ingress-npl--c1--web']);
+    assert.ok(sim.objects('virtualservice').get('c1--ingress-npl')!.http_policies);
+    // Everything round-trips: observe() gives back the model.
+    const seen = await adapter.observe();
+    assert.deepEqual(
+      seen.owned.virtualServices,
+      [vs].map((v) => ({
+        ...v,
+        routes: [...v.routes].sort((a, b) => (a.pathType === 'Exact' ? -1 : b.pathType === 'Exact' ? 1 : 0)),
+      })),
+    );
+    // Removing the L7 service removes all its parts, parents first (the simulator refuses otherwise).
+    ok(
+      await adapter.apply([
+        { op: 'delete', kind: 'virtualService', name: vs.name, observed: vs },
+        { op: 'delete', kind: 'pool', name: p.name, observed: p },
+      ]),
+    );
+    for (const type of ['pool', 'poolgroup', 'vsvip', 'httppolicyset', 'virtualservice']) {
+      assert.equal(sim.objects(type).size, 0, `${type} left behind`);
+    }
+  });
+
+  it('writes only what changed (checksum on the object); a second identical apply makes no call that writes', async (t) => {
+    const { sim, adapter } = await setup(t);
+    const p = pool('c1--web', [['192.0.2.1', 61000, 'n1']]);
+    ok(await adapter.apply([{ op: 'create', kind: 'pool', name: p.name, desired: p }]));
+    const writes = sim.stats.writes;
+    ok(await adapter.apply([{ op: 'update', kind: 'pool', name: p.name, desired: p, observed: p }]));
+    assert.equal(sim.stats.writes, writes);
+    assert.equal(adapter.stats.skippedUnchanged, 1);
+    const p2 = pool('c1--web', [
+      ['192.0.2.1', 61000, 'n1'],
+      ['192.0.2.3', 61000, 'n3'],
+    ]);
+    ok(await adapter.apply([{ op: 'update', kind: 'pool', name: p.name, desired: p2, observed: p }]));
+    assert.equal(sim.stats.writes, writes + 1);
+  });
+
+  it('logs in again on 401 and takes a refreshed session on 419; 412 re-reads and retries; 5xx is retryable', async (t) => {
+    const { sim, adapter } = await setup(t);
+    const p = pool('c1--web', [['192.0.2.1', 61000, 'n1']]);
+    ok(await adapter.apply([{ op: 'create', kind: 'pool', name: p.name, desired: p }]));
+    sim.expireSessions();
+    await adapter.observe();
+    assert.equal(adapter.session.stats.logins, 2);
+    sim.faults.refresh = 1;
+    await adapter.observe();
+    assert.equal(adapter.session.stats.logins, 2, '419 needs no login');
+    // Someone touches the pool: our cached _last_modified is stale, the PUT answers 412.
+    const stored = sim.objects('pool').get('c1--web')!;
+    stored._last_modified = '42';
+    const p2 = pool('c1--web', [['192.0.2.9', 61000, 'n9']]);
+    ok(await adapter.apply([{ op: 'update', kind: 'pool', name: p.name, desired: p2, observed: p }]));
+    assert.equal((sim.objects('pool').get('c1--web')!.servers as { hostname: string }[])[0]!.hostname, 'n9');
+    sim.faults.failWrites = 1;
+    const r = await adapter.apply([{ op: 'update', kind: 'pool', name: p.name, desired: p, observed: p2 }]);
+    assert.equal(r[0]!.ok, false);
+    assert.equal(r[0]!.error!.terminal, false);
+  });
+
+  it('a 400 is terminal and names the field; a bad VIP never leaves', async (t) => {
+    const { sim, adapter } = await setup(t, { cloud: 'Nowhere' });
+    const p = pool('c1--web', [['192.0.2.1', 61000, 'n1']]);
+    const r = await adapter.apply([{ op: 'create', kind: 'pool', name: p.name, desired: p }]);
+    assert.equal(r[0]!.error!.terminal, true);
+    assert.match(r[0]!.error!.message, /cloud_ref: Cannot find object/);
+    const writes = sim.stats.writes;
+    const bad = await adapter.apply([
+      {
+        op: 'create',
+        kind: 'virtualService',
+        name: 'c1--x',
+        desired: {
+          kind: 'l4',
+          name: 'c1--x',
+          vip: 'bogus',
+          port: 80,
+          protocol: 'TCP',
+          pool: 'c1--web',
+          source: 'default/x',
+        },
+      },
+    ]);
+    assert.equal(bad[0]!.error!.code, 'Invalid');
+    assert.match(bad[0]!.error!.message, /vip\.0\.ip_address\.addr/);
+    assert.equal(sim.stats.writes, writes, 'nothing was sent');
+  });
+});

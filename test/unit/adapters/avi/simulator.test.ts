@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fetch } from 'undici';
+import { AviSimulator } from '../../../../adapters/avi/simulator.ts';
+
+async function started(t: { after: (fn: () => Promise<void>) => void }) {
+  const sim = new AviSimulator();
+  const url = await sim.start();
+  t.after(() => sim.close());
+  let cookie = '';
+  let csrf = '';
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const r = await fetch(`${url}${path}`, {
+      method,
+      headers: {
+        'content-type': 'application/json',
+        cookie,
+        'x-csrftoken': csrf,
+        referer: `${url}/`,
+        'x-avi-version': '22.1.3',
+        ...headers,
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await r.text();
+    return { status: r.status, body: (text ? JSON.parse(text) : undefined) as Record<string, unknown> };
+  };
+  const login = async () => {
+    const r = await fetch(`${url}/login`, {
+      method: 'POST',
+      body: JSON.stringify({ username: 'admin', password: 'admin' }),
+    });
+    const set = r.headers.getSetCookie();
+    cookie = set.map((c) => c.split(';')[0]).join('; ');
+    csrf = /csrftoken=([^;]+)/.exec(set.join(';'))![1]!;
+    return r.status;
+  };
+  return { sim, url, call, login, noCsrf: () => (csrf = '') };
+}
+
+const pool = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  created_by: 'npl-lb-c1',
+  cloud_ref: '/api/cloud?name=Default-Cloud',
+  health_monitor_refs: ['/api/healthmonitor?name=System-TCP'],
+  servers: [{ ip: { addr: '192.0.2.1', type: 'V4' }, port: 61000, hostname: 'n1', enabled: true }],
+  ...extra,
+});
+
+describe('Avi Controller simulator', () => {
+  it('sessions: 401 without one, 403 for writes without CSRF token or Referer, 400 without X-Avi-Version', async (t) => {
+    const s = await started(t);
+    assert.equal((await s.call('GET', '/api/pool')).status, 401);
+    assert.equal(await s.login(), 200);
+    assert.equal((await s.call('GET', '/api/pool')).status, 200);
+    assert.equal((await s.call('GET', '/api/pool', undefined, { 'x-avi-version': '' })).status, 400);
+    assert.equal((await s.call('POST', '/api/pool', pool('p'), { referer: '' })).status, 403);
+    assert.equal((await s.call('GET', '/api/pool', undefined, { 'x-avi-tenant': 'nope' })).status, 404);
+    s.noCsrf();
+    const r = await s.call('POST', '/api/pool', pool('p'));
+    assert.equal(r.status, 403);
+    assert.match(String(r.body.error), /CSRF/);
+    s.sim.expireSessions();
+    assert.equal((await s.call('GET', '/api/pool')).status, 401);
+  });
+
+  it('objects: the field model enforced, references resolved, names unique, paging, filters, referrers protected, stale writes refused', async (t) => {
+    const s = await started(t);
+    await s.login();
+    const unknown = await s.call('POST', '/api/pool', pool('p', { colour: 'red' }));
+    assert.equal(unknown.status, 400);
+    assert.match(String(unknown.body.error), /colour: unknown field/);
+    const missing = await s.call('POST', '/api/pool', { created_by: 'x' });
+    assert.match(String(missing.body.error), /name: field is required/);
+    const badType = await s.call(
+      'POST',
+      '/api/pool',
+      pool('p', { servers: [{ ip: { addr: '192.0.2.1', type: 'V4' }, port: '80' }] }),
+    );
+    assert.match(String(badType.body.error), /servers\[0\]\.port: expected an integer/);
+    const badRef = await s.call('POST', '/api/pool', pool('p', { cloud_ref: '/api/cloud?name=Nowhere' }));
+    assert.equal(badRef.status, 400);
+    assert.match(String(badRef.body.error), /cloud_ref: Cannot find object: \/api\/cloud\?name=Nowhere/);
+    const created = await s.call('POST', '/api/pool', pool('p'));
+    assert.equal(created.status, 201);
+    assert.match(String(created.body.uuid), /^pool-/);
+    assert.match(String(created.body.cloud_ref), /^http:\/\/127\.0\.0\.1:\d+\/api\/cloud\/cloud-/);
+    assert.ok(created.body._last_modified);
+    assert.equal((await s.call('POST', '/api/pool', pool('p'))).status, 409);
+    for (let i = 0; i < 30; i++)
+      await s.call(
+        'POST',
+        '/api/pool',
+        pool(`q${String(i).padStart(2, '0')}`, { created_by: i % 2 ? 'other' : 'npl-lb-c1' }),
+      );
+    const page1 = await s.call('GET', '/api/pool?page_size=10');
+    assert.equal(page1.body.count, 31);
+    assert.equal((page1.body.results as unknown[]).length, 10);
+    const next = new URL(String(page1.body.next));
+    const page2 = await s.call('GET', next.pathname + next.search);
+    assert.equal((page2.body.results as { name: string }[])[0]!.name, 'q09');
+    assert.equal((await s.call('GET', '/api/pool?created_by=npl-lb-c1')).body.count, 16);
+    assert.equal((await s.call('GET', '/api/pool?name=q03')).body.count, 1);
+    assert.equal(
+      (await s.call('GET', '/api/healthmonitor?name=System-HTTP')).body.count,
+      1,
+      'System-* pre-seeded',
+    );
+    await s.call('POST', '/api/vsvip', {
+      name: 'v',
+      vip: [{ vip_id: '0', ip_address: { addr: '192.0.2.10', type: 'V4' } }],
+    });
+    const vs = await s.call('POST', '/api/virtualservice', {
+      name: 'vs1',
+      vsvip_ref: '/api/vsvip?name=v',
+      pool_ref: '/api/pool?name=p',
+      services: [{ port: 80 }],
+      application_profile_ref: '/api/applicationprofile?name=System-L4-Application',
+    });
+    assert.equal(vs.status, 201);
+    const refused = await s.call('DELETE', `/api/pool/${String(created.body.uuid)}`);
+    assert.equal(refused.status, 409);
+    assert.match(String(refused.body.error), /referred by: \['VirtualService vs1'\]/);
+    const stale = await s.call('PUT', `/api/pool/${String(created.body.uuid)}`, {
+      ...pool('p'),
+      _last_modified: '1',
+    });
+    assert.equal(stale.status, 412);
+    const fresh = await s.call('PUT', `/api/pool/${String(created.body.uuid)}`, {
+      ...pool('p'),
+      _last_modified: created.body._last_modified,
+    });
+    assert.equal(fresh.status, 200);
+    assert.equal((await s.call('DELETE', `/api/virtualservice/${String(vs.body.uuid)}`)).status, 204);
+    assert.equal((await s.call('DELETE', `/api/pool/${String(created.body.uuid)}`)).status, 204);
+    assert.equal((await s.call('DELETE', `/api/pool/${String(created.body.uuid)}`)).status, 404);
+  });
+});
