@@ -67,6 +67,8 @@ class HttpError extends Error {
 export class AviSimulator {
   readonly faults: AviFaults = { latencyMs: 0, failWrites: 0, refresh: 0, failNames: new Set() };
   readonly stats = { logins: 0, calls: 0, reads: 0, writes: 0, byMethod: {} as Record<string, number> };
+  /** The last 100,000 successful writes, for tests and benchmarks. */
+  readonly writeLog: { method: string; type: string; name: string; at: number }[] = [];
   /** type -> uuid -> object (as stored, refs as urls). */
   readonly store = new Map<string, Map<string, Json>>();
   private readonly sessions = new Map<string, { csrf: string }>();

@@ -3,7 +3,7 @@
  * environment (NPL_LB_F5_USERNAME, NPL_LB_F5_PASSWORD), which the Helm chart fills from a Secret.
  */
 import { z } from 'zod';
-import { ErrorCodes, NplError } from '../../src/runtime/errors.ts';
+import { credentials, parseSettings } from '../settings.ts';
 import type { F5AdapterOptions } from './adapter.ts';
 
 export const f5SettingsSchema = z
@@ -26,26 +26,13 @@ export function f5Options(
   settings: Record<string, unknown>,
   env: NodeJS.ProcessEnv,
 ): F5AdapterOptions {
-  const r = f5SettingsSchema.safeParse(settings);
-  if (!r.success) {
-    const issue = r.error.issues[0]!;
-    throw new NplError(ErrorCodes.CONFIG_INVALID, `adapter.${issue.path.join('.')}: ${issue.message}`);
-  }
-  const username = env.NPL_LB_F5_USERNAME;
-  const password = env.NPL_LB_F5_PASSWORD;
-  if (!username || !password) {
-    throw new NplError(
-      ErrorCodes.CONFIG_INVALID,
-      'adapter: F5 credentials missing: set NPL_LB_F5_USERNAME and NPL_LB_F5_PASSWORD',
-    );
-  }
+  const s = parseSettings(f5SettingsSchema, settings);
   return {
     owner,
-    url: r.data.url,
-    username,
-    password,
-    insecureSkipVerify: r.data.insecureSkipVerify,
-    timeoutMs: r.data.requestTimeoutSeconds * 1000,
-    ...(r.data.tenant ? { tenant: r.data.tenant } : {}),
+    url: s.url,
+    ...credentials('F5', env),
+    insecureSkipVerify: s.insecureSkipVerify,
+    timeoutMs: s.requestTimeoutSeconds * 1000,
+    ...(s.tenant ? { tenant: s.tenant } : {}),
   };
 }

@@ -22,7 +22,7 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   },
   sim: {
     run: async (argv) => (await import('./sim.ts')).runSim(argv),
-    summary: 'load-balancer simulators (bigip)',
+    summary: 'load-balancer simulators (avi, bigip)',
   },
   demo: {
     run: async (argv) => (await import('./demo.ts')).runDemo(argv),

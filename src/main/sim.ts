@@ -2,6 +2,7 @@
  * `npl-lb sim <kind>`: load-balancer simulators for local use and tests (BIG-IP with AS3 today).
  */
 import { z } from 'zod';
+import { AviSimulator } from '../../adapters/avi/simulator.ts';
 import { BigIpSimulator } from '../../adapters/f5/simulator.ts';
 import { COMMON_FLAGS, commonSchema, type FlagSpecs, helpText, parseFlags } from '../config/flags.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
@@ -38,12 +39,34 @@ const bigipSchema = commonSchema.extend({
   'as3-version': z.string().regex(/^\d+\.\d+\.\d+$/, 'must be like 3.56.0'),
 });
 
-const KINDS = ['bigip'] as const;
+export const AVI_FLAGS = {
+  host: { type: 'string', description: 'address to listen on', default: '127.0.0.1' },
+  port: { type: 'string', description: 'port to listen on, 0 for any free port', default: '0' },
+  tls: { type: 'boolean', description: 'serve HTTPS with a generated self-signed certificate' },
+  username: { type: 'string', description: 'the user that may log in', default: 'admin' },
+  password: { type: 'string', description: 'its password', default: 'admin' },
+  'controller-version': { type: 'string', description: 'the version reported at login', default: '22.1.3' },
+  'latency-ms': { type: 'string', description: 'time added to every API call', default: '0' },
+  ...COMMON_FLAGS,
+} as const satisfies FlagSpecs;
+
+const aviSchema = commonSchema.extend({
+  host: z.string().min(1),
+  port: z.coerce.number().int().min(0).max(65535),
+  tls: z.boolean().default(false),
+  username: z.string().min(1),
+  password: z.string().min(1),
+  'controller-version': z.string().regex(/^\d+\.\d+\.\d+$/, 'must be like 22.1.3'),
+  'latency-ms': z.coerce.number().int().min(0),
+});
+
+const KINDS = ['avi', 'bigip'] as const;
 
 export const SIM_HELP = `Usage: npl-lb sim <kind> [flags]
 
 Load-balancer simulators, strict where the real devices are. Kinds: ${KINDS.join(', ')}.
 
+${helpText('sim avi', 'Avi Controller API: sessions and CSRF, tenants, objects held to the Avi field model, references, paging.', AVI_FLAGS)}
 ${helpText('sim bigip', 'BIG-IP iControl REST with AS3: token login, declarations validated against the AS3 schema, tasks, a read-only pool view.', BIGIP_FLAGS)}`;
 
 export async function runSim(argv: string[]): Promise<number> {
@@ -52,6 +75,7 @@ export async function runSim(argv: string[]): Promise<number> {
     process.stdout.write(SIM_HELP);
     return kind === undefined ? 2 : 0;
   }
+  if (kind === 'avi') return runAvi(rest);
   if (kind !== 'bigip') {
     throw new NplError(ErrorCodes.FLAG_INVALID, `unknown simulator "${kind}" (known: ${KINDS.join(', ')})`);
   }
@@ -76,5 +100,29 @@ export async function runSim(argv: string[]): Promise<number> {
   await waitForSignal();
   await sim.close();
   log.info('BIG-IP simulator stopped');
+  return 0;
+}
+
+async function runAvi(argv: string[]): Promise<number> {
+  const flags = parseFlags(argv, AVI_FLAGS, aviSchema);
+  if (flags.help) {
+    process.stdout.write(SIM_HELP);
+    return 0;
+  }
+  const log = createLogger({ name: 'sim-avi', format: flags['log-format'], level: flags['log-level'] });
+  const tls = flags.tls ? await selfSignedCertificate(flags.host) : undefined;
+  const sim = new AviSimulator({
+    username: flags.username,
+    password: flags.password,
+    version: flags['controller-version'],
+    ...(tls ? { tls } : {}),
+  });
+  sim.faults.latencyMs = flags['latency-ms'];
+  const url = await sim.start(flags.port, flags.host);
+  process.stdout.write(`Avi Controller simulator listening on ${url}\n`);
+  log.info({ url }, 'Avi Controller simulator started');
+  await waitForSignal();
+  await sim.close();
+  log.info('Avi Controller simulator stopped');
   return 0;
 }

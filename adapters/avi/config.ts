@@ -1,0 +1,50 @@
+/**
+ * The `adapter:` block of the controller config for Avi (mirrors AKO's controller settings), with
+ * credentials from NPL_LB_AVI_USERNAME and NPL_LB_AVI_PASSWORD.
+ */
+import { z } from 'zod';
+import { credentials, parseSettings } from '../settings.ts';
+import type { AviAdapterOptions } from './adapter.ts';
+
+const name = z.string().min(1).max(255);
+
+export const aviSettingsSchema = z
+  .object({
+    type: z.literal('avi'),
+    /** https://controller[:port] */
+    url: z.url({ protocol: /^https?$/ }),
+    /** The API version sent as X-Avi-Version. */
+    controllerVersion: z
+      .string()
+      .regex(/^\d+\.\d+\.\d+$/, 'must be like 22.1.3')
+      .default('22.1.3'),
+    tenant: name.default('admin'),
+    cloud: name.default('Default-Cloud'),
+    serviceEngineGroup: name.default('Default-Group'),
+    vrf: name.default('global'),
+    insecureSkipVerify: z.boolean().default(false),
+    concurrency: z.number().int().min(1).max(64).default(8),
+    requestTimeoutSeconds: z.number().int().positive().default(60),
+  })
+  .strict();
+
+export function aviOptions(
+  owner: string,
+  settings: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): AviAdapterOptions {
+  const s = parseSettings(aviSettingsSchema, settings);
+  return {
+    owner,
+    url: s.url,
+    ...credentials('AVI', env),
+    version: s.controllerVersion,
+    tenant: s.tenant,
+    cloud: s.cloud,
+    seGroup: s.serviceEngineGroup,
+    vrf: s.vrf,
+    insecureSkipVerify: s.insecureSkipVerify,
+    concurrency: s.concurrency,
+    timeoutMs: s.requestTimeoutSeconds * 1000,
+  };
+}
