@@ -210,11 +210,24 @@ export class AviSimulator {
     if (method === 'GET' && !uuid) return send(res, 200, this.list(type, tenant, url));
     if (method === 'GET') return send(res, 200, this.externalize(this.get(type, uuid!, tenant)));
     if (SYSTEM_ONLY.has(type)) throw new HttpError(405, `${type} objects are read-only here`);
-    if (method === 'POST' && !uuid) return send(res, 201, this.externalize(this.create(type, body, tenant)));
-    if (method === 'PUT' && uuid)
-      return send(res, 200, this.externalize(this.update(type, uuid, body, tenant)));
+    const logged = (name: unknown) => {
+      if (this.writeLog.length >= 100_000) this.writeLog.shift();
+      this.writeLog.push({ method, type, name: String(name), at: performance.now() });
+    };
+    if (method === 'POST' && !uuid) {
+      const o = this.create(type, body, tenant);
+      logged(o.name);
+      return send(res, 201, this.externalize(o));
+    }
+    if (method === 'PUT' && uuid) {
+      const o = this.update(type, uuid, body, tenant);
+      logged(o.name);
+      return send(res, 200, this.externalize(o));
+    }
     if (method === 'DELETE' && uuid) {
+      const name = this.store.get(type)?.get(uuid)?.name;
       this.remove(type, uuid, tenant);
+      logged(name);
       res.writeHead(204).end();
       return;
     }

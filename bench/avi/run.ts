@@ -1,0 +1,203 @@
+/**
+ * Avi benchmark: the sandbox (own process) with 1,000 LoadBalancer Services (3 Pods each) and 20
+ * Ingresses of 10 paths (200 paths) of our IngressClass; the controller with the Avi adapter on the
+ * Avi Controller simulator at 20 ms per API call. Measures the cold sync (time and calls), then one
+ * Service scaled from 3 to 50 Pods: calls made, and writes of its pool per 100 ms window.
+ * Loopback only; bounded (the run aborts after 10 minutes).
+ *
+ *   npm run bench:avi
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { AviAdapter } from '../../adapters/avi/adapter.ts';
+import { AviSimulator } from '../../adapters/avi/simulator.ts';
+import { parseControllerConfig } from '../../src/config/controller-config.ts';
+import { NplController } from '../../src/controller/controller.ts';
+import { NPL_POD_ANNOTATION } from '../../src/kube/annotations.ts';
+import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
+import { dispatcher, pool as inParallel, send } from '../http-load.ts';
+import { startSandboxProcess } from '../sandbox-process.ts';
+
+const deadline = setTimeout(() => {
+  console.error('benchmark exceeded 10 minutes; aborting');
+  process.exit(1);
+}, 600_000);
+
+const SERVICES = 1000;
+const NODES = 20;
+const LATENCY = 20;
+const nodeIP = (n: number) => `192.0.2.${n + 1}`;
+
+const { url, child } = await startSandboxProcess();
+const sim = new AviSimulator();
+const simUrl = await sim.start();
+const adapter = new AviAdapter({
+  owner: 'bench',
+  url: simUrl,
+  username: 'admin',
+  password: 'admin',
+  version: '22.1.3',
+  tenant: 'admin',
+});
+let controller: NplController | undefined;
+try {
+  for (let n = 0; n < NODES; n++) {
+    await send(url, 'POST', '/api/v1/nodes', {
+      metadata: { name: `node-${n}` },
+      status: {
+        addresses: [{ type: 'InternalIP', address: nodeIP(n) }],
+        conditions: [{ type: 'Ready', status: 'True' }],
+      },
+    });
+  }
+  await inParallel(
+    Array.from({ length: SERVICES }, (_, i) => i),
+    16,
+    (i) =>
+      send(url, 'POST', '/api/v1/namespaces/default/services', {
+        metadata: { name: `svc-${i}`, annotations: { 'nodeportlocal.antrea.io/enabled': 'true' } },
+        spec: {
+          type: 'LoadBalancer',
+          selector: { app: `app-${i}` },
+          ports: [{ name: 'http', port: 80, targetPort: 8080 }],
+        },
+      }),
+  );
+  let nextPort = 61000;
+  const pod = async (name: string, app: string, n: number) => {
+    await send(url, 'POST', '/api/v1/namespaces/default/pods', {
+      metadata: { name, labels: { app } },
+      spec: {
+        nodeName: `node-${n % NODES}`,
+        containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 8080 }] }],
+      },
+    });
+    const nodePort = nextPort++;
+    await send(
+      url,
+      'PATCH',
+      `/api/v1/namespaces/default/pods/${name}/status`,
+      {
+        metadata: {
+          annotations: {
+            [NPL_POD_ANNOTATION]: JSON.stringify([
+              { podPort: 8080, nodeIP: nodeIP(n % NODES), nodePort, protocol: 'tcp', ipFamily: 'IPv4' },
+            ]),
+          },
+        },
+        status: {
+          phase: 'Running',
+          podIP: `10.244.${n >> 8}.${n & 255}`,
+          conditions: [{ type: 'Ready', status: 'True' }],
+        },
+      },
+      'application/merge-patch+json',
+    );
+  };
+  await inParallel(
+    Array.from({ length: SERVICES * 3 }, (_, k) => k),
+    16,
+    (k) => pod(`pod-${k}`, `app-${k % SERVICES}`, k),
+  );
+  await send(url, 'POST', '/apis/networking.k8s.io/v1/ingressclasses', {
+    metadata: { name: 'npl' },
+    spec: { controller: 'npl-lb.io/ingress-controller' },
+  });
+  for (let g = 0; g < 20; g++) {
+    await send(url, 'POST', '/apis/networking.k8s.io/v1/namespaces/default/ingresses', {
+      metadata: { name: `ing-${g}` },
+      spec: {
+        ingressClassName: 'npl',
+        rules: [
+          {
+            host: `app-${g}.example`,
+            http: {
+              paths: Array.from({ length: 10 }, (_, p) => ({
+                path: `/p${p}`,
+                pathType: 'Prefix',
+                backend: { service: { name: `svc-${g * 10 + p}`, port: { number: 80 } } },
+              })),
+            },
+          },
+        ],
+      },
+    });
+  }
+
+  sim.faults.latencyMs = LATENCY;
+  const kc = new KubeConfig();
+  kc.loadFromString(renderKubeconfig({ server: url }));
+  controller = new NplController({
+    kubeConfig: kc,
+    config: parseControllerConfig(
+      'clusterName: bench\ndefaultLoadBalancer: true\nvip: {cidrs: [198.18.0.0/20]}',
+    ),
+    adapter,
+    events: { record: async () => {} },
+    sweepIntervalMs: 0,
+  });
+  const calls0 = sim.stats.calls;
+  const t0 = performance.now();
+  await controller.start();
+  const vsCount = () => sim.objects('virtualservice').size;
+  while (vsCount() < SERVICES + 1 && performance.now() - t0 < 300_000)
+    await new Promise((r) => setTimeout(r, 50));
+  await controller.settled();
+  const coldMs = performance.now() - t0;
+  const coldCalls = sim.stats.calls - calls0;
+  const coldWrites = sim.writeLog.length;
+  const l7 = sim.objects('httppolicyset').get('bench--ingress-npl');
+  const rules = ((l7?.http_request_policy as { rules?: unknown[] } | undefined)?.rules ?? []).length;
+
+  // Scale one Service from 3 to 50 Pods, 8 Pods at a time.
+  const target = 'bench--default-svc-500-http';
+  const servers = () => ((sim.objects('pool').get(target)?.servers ?? []) as unknown[]).length;
+  const calls1 = sim.stats.calls;
+  const log1 = sim.writeLog.length;
+  const s0 = performance.now();
+  await inParallel(
+    Array.from({ length: 47 }, (_, k) => k),
+    8,
+    (k) => pod(`scale-${k}`, 'app-500', 3000 + k),
+  );
+  while (servers() < 50 && performance.now() - s0 < 60_000) await new Promise((r) => setTimeout(r, 10));
+  const scaleMs = performance.now() - s0;
+  await controller.settled();
+  const writes = sim.writeLog.slice(log1);
+  const poolWrites = writes.filter((w) => w.type === 'pool' && w.name === target).map((w) => w.at);
+  let maxPer100 = 0;
+  for (let a = 0, b = 0; b < poolWrites.length; b++) {
+    while (poolWrites[b]! - poolWrites[a]! >= 100) a++;
+    maxPer100 = Math.max(maxPer100, b - a + 1);
+  }
+  const rows: [string, string, string][] = [
+    [
+      `cold sync: ${SERVICES} L4 services + 1 L7 with ${rules} path rules, ${LATENCY} ms per call`,
+      `${(coldMs / 1000).toFixed(1)} s`,
+      `${coldCalls} calls (${coldWrites} writes)`,
+    ],
+    [
+      'scale-out 3 -> 50 Pods of one Service: time to 50 servers',
+      `${(scaleMs / 1000).toFixed(2)} s`,
+      `Pods created 8 at a time`,
+    ],
+    [
+      'scale-out: API calls made',
+      String(sim.stats.calls - calls1),
+      `${writes.length} writes, ${poolWrites.length} of them to the pool`,
+    ],
+    [
+      'scale-out: most writes to the pool in any 100 ms',
+      String(maxPer100),
+      'target 1 (one per coalescing window)',
+    ],
+  ];
+  console.log('\n| measure | value | notes |\n| --- | --- | --- |');
+  for (const [a, b, c] of rows) console.log(`| ${a} | ${b} | ${c} |`);
+} finally {
+  await controller?.stop();
+  await adapter.close();
+  await sim.close();
+  child.kill('SIGTERM');
+  clearTimeout(deadline);
+  await dispatcher.close();
+}
