@@ -62,6 +62,27 @@ const CORE_EVENT_FIELDS = [
   'type',
 ];
 
+/** A kind of a named group at v1. */
+const group = (
+  name: string,
+  kind: string,
+  plural: string,
+  definition: string,
+  extra: Partial<ResourceType> & Pick<ResourceType, 'namespaced'>,
+): ResourceType => ({
+  group: name,
+  version: 'v1',
+  kind,
+  plural,
+  singular: kind.toLowerCase(),
+  shortNames: [],
+  hasStatus: false,
+  definition,
+  nameRule: 'subdomain',
+  fields: [],
+  ...extra,
+});
+
 export const RESOURCE_TYPES: readonly ResourceType[] = [
   core('Namespace', 'namespaces', {
     namespaced: false,
@@ -100,6 +121,45 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     nameRule: 'label1035',
     categories: ['all'],
     fields: ['spec.clusterIP', 'spec.type'],
+  }),
+  core('ConfigMap', 'configmaps', { namespaced: true, shortNames: ['cm'] }),
+  core('Secret', 'secrets', { namespaced: true, fields: ['type'] }),
+  core('ServiceAccount', 'serviceaccounts', { namespaced: true, shortNames: ['sa'] }),
+  group('apps', 'Deployment', 'deployments', 'io.k8s.api.apps.v1.Deployment', {
+    namespaced: true,
+    shortNames: ['deploy'],
+    hasStatus: true,
+    categories: ['all'],
+  }),
+  group('apps', 'DaemonSet', 'daemonsets', 'io.k8s.api.apps.v1.DaemonSet', {
+    namespaced: true,
+    shortNames: ['ds'],
+    hasStatus: true,
+    categories: ['all'],
+  }),
+  group('rbac.authorization.k8s.io', 'Role', 'roles', 'io.k8s.api.rbac.v1.Role', {
+    namespaced: true,
+    nameRule: 'pathSegment',
+  }),
+  group('rbac.authorization.k8s.io', 'ClusterRole', 'clusterroles', 'io.k8s.api.rbac.v1.ClusterRole', {
+    namespaced: false,
+    nameRule: 'pathSegment',
+  }),
+  group('rbac.authorization.k8s.io', 'RoleBinding', 'rolebindings', 'io.k8s.api.rbac.v1.RoleBinding', {
+    namespaced: true,
+    nameRule: 'pathSegment',
+  }),
+  group(
+    'rbac.authorization.k8s.io',
+    'ClusterRoleBinding',
+    'clusterrolebindings',
+    'io.k8s.api.rbac.v1.ClusterRoleBinding',
+    { namespaced: false, nameRule: 'pathSegment' },
+  ),
+  group('policy', 'PodDisruptionBudget', 'poddisruptionbudgets', 'io.k8s.api.policy.v1.PodDisruptionBudget', {
+    namespaced: true,
+    shortNames: ['pdb'],
+    hasStatus: true,
   }),
   core('Endpoints', 'endpoints', { namespaced: true, shortNames: ['ep'], singular: 'endpoints' }),
   core('Event', 'events', {

@@ -14,6 +14,7 @@ import { type FieldSelector, fieldValue, type LabelSelector, matchFields, matchL
 import { ApiError, alreadyExists, badRequest, conflict, invalid, notFound } from './status.ts';
 import { metadataOf, type Store, type StoredObject } from './store.ts';
 import { validateObject } from './validate.ts';
+import { chartDefaults, validateChartKind } from './chart-kinds.ts';
 import { emptyNamespace, finalizeNamespaceIfEmpty, requireLiveNamespace } from './namespace-lifecycle.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -160,8 +161,13 @@ export class Registry {
 
   private finish(t: ResourceType, obj: JsonObject, old: JsonObject | undefined): void {
     applyDefaults(t, obj, old, this.allocations());
+    chartDefaults(t, obj);
     const meta = metadataOf(obj);
-    const causes = [...validateObject(t, obj), ...(old ? validateUpdate(t, obj, old) : [])];
+    const causes = [
+      ...validateObject(t, obj),
+      ...validateChartKind(t, obj, old),
+      ...(old ? validateUpdate(t, obj, old) : []),
+    ];
     if (causes.length > 0)
       throw invalid(t.kind, t.group, String(meta.name ?? meta.generateName ?? ''), causes);
   }
