@@ -5,7 +5,6 @@ import { knownModel, MODEL_OF } from '../../../../adapters/avi/object-models.ts'
 import { SCHEMAS } from '../../../../adapters/avi/objects.ts';
 import { AviSimulator } from '../../../../adapters/avi/simulator.ts';
 import type { L7VirtualService, Pool } from '../../../../src/model/types.ts';
-import type { Change } from '../../../../src/plan/diff.ts';
 import { readFileSync } from 'node:fs';
 
 const pool = (name: string, members: [string, number, string, boolean?][]): Pool => ({
