@@ -38,11 +38,36 @@ export interface SandboxOptions {
   tls?: { cert: string; key: string };
   /** Bearer token every request must carry (except health and version). */
   token?: string;
+  /** More bearer tokens, each standing for a user (as an API server's static token file). */
+  users?: Record<string, string>;
+  /** Called for every resource request with its user and RBAC attributes (an audit log). */
+  audit?: (entry: AuditEntry) => void;
   historySize?: number;
   bookmarkIntervalMs?: number;
   logger?: Logger;
   openapi?: OpenApi;
 }
+
+/** One request as RBAC sees it. */
+export interface AuditEntry {
+  user: string;
+  verb: string;
+  apiGroup: string;
+  /** The resource, with its subresource (pods/status). */
+  resource: string;
+  namespace: string;
+  name: string;
+}
+
+const verbOf = (method: string, named: boolean, q: URLSearchParams): string => {
+  if (method === 'GET')
+    return named ? 'get' : q.get('watch') === 'true' || q.get('watch') === '1' ? 'watch' : 'list';
+  if (method === 'DELETE') return named ? 'delete' : 'deletecollection';
+  return (
+    ({ POST: 'create', PUT: 'update', PATCH: 'patch' } as Record<string, string>)[method] ??
+    method.toLowerCase()
+  );
+};
 
 export interface Sandbox {
   readonly url: string;
@@ -205,20 +230,35 @@ export class SandboxServer implements Sandbox {
     });
   }
 
-  private authorized(req: IncomingMessage, path: string): boolean {
-    if (!this.opts.token || PUBLIC_PATHS.has(path)) return true;
-    return req.headers.authorization === `Bearer ${this.opts.token}`;
+  /** The user a request authenticates as ('' when no tokens are configured), or undefined. */
+  private authenticate(req: IncomingMessage, path: string): string | undefined {
+    const auth = req.headers.authorization ?? '';
+    const bearer = auth.startsWith('Bearer ') ? auth.slice(7) : undefined;
+    const user = bearer !== undefined ? this.opts.users?.[bearer] : undefined;
+    if (user !== undefined) return user;
+    if (this.opts.token !== undefined && bearer === this.opts.token) return 'admin';
+    if ((!this.opts.token && !this.opts.users) || PUBLIC_PATHS.has(path)) return '';
+    return undefined;
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const path = url.pathname.replace(/\/+$/, '') || '/';
-    if (!this.authorized(req, path)) throw unauthorized();
+    const user = this.authenticate(req, path);
+    if (user === undefined) throw unauthorized();
     const method = req.method ?? 'GET';
     this.log.debug({ method, url: req.url }, 'request');
     if (method === 'GET' && serveStatic(path, req, res, this.registry.openapi, this.address)) return;
     const route = parseResourcePath(path.split('/').filter(Boolean).map(decodeURIComponent));
     if (!route) throw notFoundPath();
+    this.opts.audit?.({
+      user,
+      verb: verbOf(method, route.name !== undefined, url.searchParams),
+      apiGroup: route.type.group,
+      resource: route.subresource ? `${route.type.plural}/${route.subresource}` : route.type.plural,
+      namespace: route.namespace ?? '',
+      name: route.name ?? '',
+    });
     await this.serveResource(route, method, url.searchParams, req, res);
   }
 

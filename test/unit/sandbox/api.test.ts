@@ -451,10 +451,13 @@ describe('sandbox API: discovery and OpenAPI', () => {
     assert.deepEqual((await api(url, 'GET', '/api')).body.versions, ['v1']);
     const groups = ((await api(url, 'GET', '/apis')).body.groups as { name: string }[]).map((g) => g.name);
     assert.deepEqual(groups.sort(), [
+      'apps',
       'coordination.k8s.io',
       'discovery.k8s.io',
       'events.k8s.io',
       'networking.k8s.io',
+      'policy',
+      'rbac.authorization.k8s.io',
     ]);
     const core = (await api(url, 'GET', '/api/v1')).body.resources as { name: string }[];
     for (const r of [

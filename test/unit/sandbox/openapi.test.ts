@@ -31,10 +31,13 @@ describe('bundled OpenAPI document', () => {
     const api = new OpenApi();
     assert.deepEqual(api.v3Keys(), [
       'api/v1',
+      'apis/apps/v1',
       'apis/coordination.k8s.io/v1',
       'apis/discovery.k8s.io/v1',
       'apis/events.k8s.io/v1',
       'apis/networking.k8s.io/v1',
+      'apis/policy/v1',
+      'apis/rbac.authorization.k8s.io/v1',
     ]);
     const text = api.v3Doc('apis/networking.k8s.io/v1')!;
     assert.ok(!text.includes('#/definitions/'));

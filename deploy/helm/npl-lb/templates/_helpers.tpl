@@ -1,0 +1,37 @@
+{{- define "npl-lb.name" -}}
+{{- .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "npl-lb.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "npl-lb.labels" -}}
+app.kubernetes.io/name: {{ include "npl-lb.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end -}}
+
+{{- define "npl-lb.selector" -}}
+app.kubernetes.io/name: {{ include "npl-lb.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "npl-lb.image" -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end -}}
+
+{{- define "npl-lb.credentialsSecret" -}}
+{{- .Values.credentials.existingSecret | default (printf "%s-credentials" (include "npl-lb.fullname" .)) -}}
+{{- end -}}
+
+{{- define "npl-lb.needsCredentials" -}}
+{{- if has .Values.adapter.type (list "avi" "f5") -}}true{{- end -}}
+{{- end -}}
