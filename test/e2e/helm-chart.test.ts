@@ -1,0 +1,198 @@
+/**
+ * The Helm chart with the real helm v4 and kubectl v1.35: lint; render the defaults and each
+ * adapter; every rendered object accepted by the sandbox through `kubectl apply`; the rendered
+ * ConfigMap parsed by the controller's own config schema and its adapter settings by the adapter's;
+ * bad values refused by values.schema.json with the field named.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { parseAllDocuments } from 'yaml';
+import { ADAPTERS } from '../../adapters/index.ts';
+import { parseControllerConfig } from '../../src/config/controller-config.ts';
+import { ensureKubeTools } from '../support/kube-tools.ts';
+import { useSandbox } from '../support/sandbox.ts';
+
+const run = promisify(execFile);
+const CHART = fileURLToPath(new URL('../../deploy/helm/npl-lb', import.meta.url));
+
+type Doc = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  data?: Record<string, string>;
+};
+
+const VARIANTS: Record<string, string[]> = {
+  defaults: ['--set', 'clusterName=c1'],
+  avi: [
+    '--set',
+    'clusterName=c1',
+    '--set',
+    'adapter.type=avi',
+    '--set',
+    'adapter.avi.url=https://avi.example',
+    '--set',
+    'credentials.username=admin',
+    '--set',
+    'credentials.password=s3cret',
+  ],
+  f5: [
+    '--set',
+    'clusterName=c1',
+    '--set',
+    'adapter.type=f5',
+    '--set',
+    'adapter.f5.url=https://bigip.example',
+    '--set',
+    'adapter.f5.tenant=k8s_c1',
+    '--set',
+    'credentials.existingSecret=bigip-creds',
+    '--set',
+    'agent.enabled=false',
+    '--set',
+    'controller.replicas=1',
+  ],
+};
+
+describe('Helm chart', () => {
+  let helm = '';
+  let kubectl = '';
+  before(() => {
+    ({ helm, kubectl } = ensureKubeTools());
+  });
+  const template = async (args: string[]): Promise<Doc[]> => {
+    const { stdout } = await run(helm, ['template', 'r1', CHART, '--namespace', 'npl-lb', ...args]);
+    return parseAllDocuments(stdout)
+      .map((d) => d.toJS() as Doc)
+      .filter(Boolean);
+  };
+
+  it('helm lint passes', async () => {
+    const { stdout } = await run(helm, ['lint', CHART, '--set', 'clusterName=c1', '--strict']);
+    assert.match(stdout, /1 chart\(s\) linted, 0 chart\(s\) failed/);
+  });
+
+  it('renders the defaults and each adapter; the controller parses the ConfigMap it renders', async () => {
+    for (const [variant, args] of Object.entries(VARIANTS)) {
+      const docs = await template(args);
+      const kinds = docs.map((d) => d.kind).sort();
+      const want = [
+        'ClusterRole',
+        'ClusterRoleBinding',
+        'ConfigMap',
+        'Deployment',
+        'IngressClass',
+        'Role',
+        'RoleBinding',
+        'ServiceAccount',
+      ];
+      for (const k of want) assert.ok(kinds.includes(k), `${variant}: ${k}`);
+      assert.equal(kinds.includes('DaemonSet'), variant !== 'f5', `${variant}: agent DaemonSet`);
+      assert.equal(
+        kinds.includes('PodDisruptionBudget'),
+        variant !== 'f5',
+        `${variant}: PDB with 2 replicas`,
+      );
+      assert.equal(
+        kinds.includes('Secret'),
+        variant === 'avi',
+        `${variant}: a Secret only when the chart makes one`,
+      );
+      const cm = docs.find((d) => d.kind === 'ConfigMap')!;
+      const config = parseControllerConfig(cm.data!['config.yaml']!, `${variant} ConfigMap`);
+      assert.equal(config.clusterName, 'c1');
+      assert.equal(config.adapter.type, variant === 'defaults' ? 'memory' : variant);
+      // The adapter takes the rendered settings (credentials come from the Secret through env).
+      const adapter = ADAPTERS[config.adapter.type]!({
+        owner: config.clusterName,
+        settings: config.adapter,
+        env: {
+          NPL_LB_AVI_USERNAME: 'u',
+          NPL_LB_AVI_PASSWORD: 'p',
+          NPL_LB_F5_USERNAME: 'u',
+          NPL_LB_F5_PASSWORD: 'p',
+        },
+      });
+      await adapter.close();
+      const deploy = docs.find((d) => d.kind === 'Deployment') as unknown as {
+        spec: { template: { spec: { containers: { args: string[]; env: { name: string }[] }[] } } };
+      };
+      const container = deploy.spec.template.spec.containers[0]!;
+      if (variant !== 'defaults') {
+        const vendor = variant.toUpperCase();
+        assert.deepEqual(
+          container.env.map((e) => e.name).filter((n) => n.startsWith('NPL_LB_')),
+          [`NPL_LB_${vendor}_USERNAME`, `NPL_LB_${vendor}_PASSWORD`],
+        );
+      }
+      assert.ok(container.args.includes('--leader-elect=' + (variant === 'f5' ? 'false' : 'true')));
+    }
+  });
+
+  it('every rendered object is accepted by the sandbox through kubectl apply', async (t) => {
+    const { kubeconfigPath, dir } = await useSandbox(t);
+    const kc = (args: string[]) => run(kubectl, ['--kubeconfig', kubeconfigPath, ...args]);
+    // (kubectl create namespace sends protobuf, which the sandbox does not speak; apply sends JSON.)
+    writeFileSync(join(dir, 'ns.yaml'), 'apiVersion: v1\nkind: Namespace\nmetadata: {name: npl-lb}\n');
+    await kc(['apply', '-f', join(dir, 'ns.yaml')]);
+    for (const [variant, args] of Object.entries(VARIANTS)) {
+      const { stdout: rendered } = await run(helm, [
+        'template',
+        'r1',
+        CHART,
+        '--namespace',
+        'npl-lb',
+        ...args,
+      ]);
+      const file = join(dir, `${variant}.yaml`);
+      writeFileSync(file, rendered);
+      const { stdout } = await kc(['apply', '-f', file]);
+      const docs = parseAllDocuments(rendered)
+        .map((d) => d.toJS() as Doc)
+        .filter(Boolean);
+      const lines = stdout.trim().split('\n');
+      assert.equal(lines.length, docs.length, `${variant}: one line per object\n${stdout}`);
+      for (const l of lines) assert.match(l, / (created|configured|unchanged)$/, `${variant}: ${l}`);
+    }
+    const { stdout } = await kc(['-n', 'npl-lb', 'get', 'deploy,ds,cm,sa,pdb', '-o', 'name']);
+    for (const o of [
+      'deployment.apps/r1-npl-lb-controller',
+      'daemonset.apps/r1-npl-lb-agent',
+      'configmap/r1-npl-lb-controller',
+      'serviceaccount/r1-npl-lb-agent',
+      'poddisruptionbudget.policy/r1-npl-lb-controller',
+    ]) {
+      assert.ok(stdout.includes(o), `${o} in\n${stdout}`);
+    }
+  });
+
+  it('values.schema.json refuses bad values, naming the field; a missing clusterName is refused', async () => {
+    const bad = await run(helm, [
+      'template',
+      'r1',
+      CHART,
+      '--set',
+      'clusterName=c1',
+      '--set',
+      'serviceType=Bogus',
+    ]).catch((e: { stderr: string }) => e);
+    assert.match((bad as { stderr: string }).stderr, /serviceType/);
+    const noUrl = await run(helm, [
+      'template',
+      'r1',
+      CHART,
+      '--set',
+      'clusterName=c1',
+      '--set',
+      'adapter.type=f5',
+    ]).catch((e: { stderr: string }) => e);
+    assert.match((noUrl as { stderr: string }).stderr, /url/);
+    const none = await run(helm, ['template', 'r1', CHART]).catch((e: { stderr: string }) => e);
+    assert.match((none as { stderr: string }).stderr, /clusterName/);
+  });
+});
