@@ -1,0 +1,233 @@
+/**
+ * The chart's RBAC is sufficient and minimal: the agent and the controller run as processes
+ * against the sandbox, each with its ServiceAccount's identity; the sandbox records every API
+ * request; each request must be allowed by the rules the chart binds to that ServiceAccount, and
+ * each rule (group, resource, verb) must be used by some request.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { before, describe, it, type TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { KubeConfig } from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
+import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
+import type { AuditEntry } from '../../src/sandbox/server.ts';
+import { Cluster } from '../support/cluster.ts';
+import { ensureKubeTools } from '../support/kube-tools.ts';
+import { api, eventually, useSandbox } from '../support/sandbox.ts';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CHART = join(ROOT, 'deploy/helm/npl-lb');
+const NS = 'npl-lb';
+const AGENT = `system:serviceaccount:${NS}:r1-npl-lb-agent`;
+const CONTROLLER = `system:serviceaccount:${NS}:r1-npl-lb-controller`;
+
+interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  /** Namespace of a Role's rule; undefined for a ClusterRole's. */
+  namespace?: string;
+}
+type Doc = {
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  rules?: Rule[];
+  roleRef?: { kind: string; name: string };
+  subjects?: { kind: string; name: string; namespace?: string }[];
+  data?: Record<string, string>;
+};
+
+/** The rules bound to a ServiceAccount user by the rendered chart. */
+function rulesOf(docs: Doc[], user: string): Rule[] {
+  const [, , ns, name] = user.split(':');
+  const out: Rule[] = [];
+  for (const b of docs.filter((d) => d.kind === 'ClusterRoleBinding' || d.kind === 'RoleBinding')) {
+    if (!b.subjects?.some((s) => s.kind === 'ServiceAccount' && s.name === name && s.namespace === ns))
+      continue;
+    const role = docs.find((d) => d.kind === b.roleRef!.kind && d.metadata.name === b.roleRef!.name)!;
+    for (const r of role.rules ?? [])
+      out.push(b.kind === 'RoleBinding' ? { ...r, namespace: b.metadata.namespace! } : r);
+  }
+  return out;
+}
+
+const allows = (r: Rule, e: AuditEntry) =>
+  r.apiGroups.includes(e.apiGroup) &&
+  r.resources.includes(e.resource) &&
+  r.verbs.includes(e.verb) &&
+  (r.namespace === undefined || r.namespace === e.namespace);
+
+function start(
+  t: TestContext,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): { child: ChildProcess; out: () => string } {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main/cli.ts'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  t.after(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  return { child, out: () => out };
+}
+
+describe('chart RBAC', () => {
+  let helm = '';
+  before(() => {
+    helm = ensureKubeTools().helm;
+  });
+
+  it('every request of the agent and the controller is allowed by their rules, and every rule is used', async (t) => {
+    const { stdout } = await run(helm, [
+      'template',
+      'r1',
+      CHART,
+      '--namespace',
+      NS,
+      '--set',
+      'clusterName=c1',
+      '--set',
+      'vip.cidrs={192.0.2.0/24}',
+      '--set',
+      'defaultLoadBalancer=true',
+    ]);
+    const docs = parseAllDocuments(stdout)
+      .map((d) => d.toJS() as Doc)
+      .filter(Boolean);
+    const audit: AuditEntry[] = [];
+    const { url, dir, kc } = await useSandbox(t, {
+      users: { 'agent-token': AGENT, 'controller-token': CONTROLLER, 'admin-token': 'admin' },
+      audit: (e) => audit.push(e),
+    });
+    const admin = new KubeConfig();
+    admin.loadFromString(renderKubeconfig({ server: url, token: 'admin-token' }));
+    void kc;
+    const c = new Cluster(admin);
+    const as = (file: string, token: string) => {
+      const p = join(dir, file);
+      writeFileSync(p, renderKubeconfig({ server: url, token }));
+      return p;
+    };
+    const H = { Authorization: 'Bearer admin-token' };
+    await api(url, 'POST', '/api/v1/namespaces', { metadata: { name: NS } }, H);
+    const ingressClass = docs.find((d) => d.kind === 'IngressClass')!;
+    await api(url, 'POST', '/apis/networking.k8s.io/v1/ingressclasses', ingressClass, H);
+    await c.node('n1', { internal: ['127.0.12.1'] });
+    const config = join(dir, 'config.yaml');
+    writeFileSync(config, docs.find((d) => d.kind === 'ConfigMap')!.data!['config.yaml']!);
+
+    // One port only, so the second Pod makes the agent write a Warning Event.
+    const agent = start(t, [
+      'agent',
+      '--kubeconfig',
+      as('agent', 'agent-token'),
+      '--node-name',
+      'n1',
+      '--forwarding',
+      'none',
+      '--port-range',
+      '43000-43000',
+      '--http-address',
+      '127.0.0.1:0',
+    ]);
+    const ctl = start(
+      t,
+      [
+        'controller',
+        '--kubeconfig',
+        as('controller', 'controller-token'),
+        '--config',
+        config,
+        '--http-address',
+        '127.0.0.1:0',
+        '--leader-elect',
+        'true',
+        '--lease-name',
+        'r1-npl-lb-controller',
+      ],
+      { POD_NAMESPACE: NS },
+    );
+
+    await c.service('web', {
+      type: 'LoadBalancer',
+      enabled: null,
+      ports: [{ name: 'http', port: 80, targetPort: 8080 }],
+    });
+    for (const [i, name] of ['web-1', 'web-2'].entries()) {
+      await c.pod(name, { node: 'n1', ips: [`10.244.0.${i + 1}`], ports: [{ containerPort: 8080 }] });
+      await c.patchPodStatus(name, { status: { conditions: [{ type: 'Ready', status: 'True' }] } });
+    }
+    await api(
+      url,
+      'POST',
+      '/apis/networking.k8s.io/v1/namespaces/default/ingresses',
+      {
+        metadata: { name: 'ing' },
+        spec: {
+          ingressClassName: 'npl-lb',
+          rules: [
+            {
+              host: 'a.example',
+              http: {
+                paths: [
+                  {
+                    path: '/',
+                    pathType: 'Prefix',
+                    backend: { service: { name: 'web', port: { number: 80 } } },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      },
+      H,
+    );
+
+    const rules = { [AGENT]: rulesOf(docs, AGENT), [CONTROLLER]: rulesOf(docs, CONTROLLER) };
+    const unused = () =>
+      Object.entries(rules).flatMap(([user, list]) =>
+        list.flatMap((r) =>
+          r.apiGroups.flatMap((g) =>
+            r.resources.flatMap((res) =>
+              r.verbs
+                .filter(
+                  (v) =>
+                    !audit.some(
+                      (e) => e.user === user && e.apiGroup === g && e.resource === res && e.verb === v,
+                    ),
+                )
+                .map((v) => `${user.split(':').pop()}: ${g || 'core'}/${res} ${v}`),
+            ),
+          ),
+        ),
+      );
+    await eventually(() => unused().length === 0, 30_000, 'every rule used').catch(() => {
+      assert.fail(
+        `rules never used: ${unused().join('; ')}\nagent: ${agent.out().slice(-1500)}\ncontroller: ${ctl.out().slice(-1500)}`,
+      );
+    });
+    const denied = audit
+      .filter((e) => e.user === AGENT || e.user === CONTROLLER)
+      .filter((e) => !rules[e.user]!.some((r) => allows(r, e)))
+      .map(
+        (e) =>
+          `${e.user.split(':').pop()}: ${e.verb} ${e.apiGroup || 'core'}/${e.resource} ${e.namespace}/${e.name}`,
+      );
+    assert.deepEqual([...new Set(denied)], [], 'requests outside the rules');
+    assert.ok(
+      audit.filter((e) => e.user === AGENT).length > 0 &&
+        audit.filter((e) => e.user === CONTROLLER).length > 0,
+    );
+  });
+});
