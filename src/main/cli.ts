@@ -24,6 +24,10 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
     run: async (argv) => (await import('./sim.ts')).runSim(argv),
     summary: 'load-balancer simulators (avi, bigip)',
   },
+  pools: {
+    run: async (argv) => (await import('./pools.ts')).runPools(argv),
+    summary: 'pools and members by node, from a controller (table or JSON)',
+  },
   demo: {
     run: async (argv) => (await import('./demo.ts')).runDemo(argv),
     summary: 'everything wired together on loopback (what `npm start` runs)',

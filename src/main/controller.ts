@@ -7,6 +7,7 @@ import { AdapterCheckError } from '../adapter/contract.ts';
 import { loadControllerConfig } from '../config/controller-config.ts';
 import { CONTROLLER_HELP, parseControllerFlags } from '../config/controller-flags.ts';
 import { NplController } from '../controller/controller.ts';
+import { controllerRoutes } from '../controller/http-routes.ts';
 import { loadKubeConfig } from '../kube/client.ts';
 import { EventRecorder } from '../kube/events.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
@@ -48,13 +49,13 @@ export async function runController(argv: string[]): Promise<number> {
     events: new EventRecorder(kc, 'npl-lb-controller', config.clusterName, { logger: log }),
     logger: log,
   });
+  const routes = controllerRoutes(controller.state);
   const status = await serveStatus(
     flags['http-address'],
     controller.metrics.registry,
     () => controller.isReady,
-    {
-      '/api/v1/state': () => controller.state.document(),
-    },
+    routes.json,
+    routes.html,
   );
   log.info(
     { cluster: config.clusterName, adapter: adapter.name, kubeconfig: origin, http: status.url },

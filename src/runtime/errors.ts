@@ -17,6 +17,7 @@ export const ErrorCodes = {
   LEADERSHIP_LOST: 'NPL_LEADERSHIP_LOST',
   SHUTDOWN_TIMEOUT: 'NPL_SHUTDOWN_TIMEOUT',
   ADAPTER_CHECK_FAILED: 'NPL_ADAPTER_CHECK_FAILED',
+  STATE_UNAVAILABLE: 'NPL_STATE_UNAVAILABLE',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

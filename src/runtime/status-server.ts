@@ -16,6 +16,7 @@ export async function serveStatus(
   registry: Registry,
   ready: () => boolean,
   json: Record<string, () => unknown> = {},
+  html: Record<string, string> = {},
 ): Promise<StatusServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -36,6 +37,16 @@ export async function serveStatus(
     if (route) {
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify(route()));
+      return;
+    }
+    const page = path === undefined ? undefined : html[path];
+    if (page !== undefined) {
+      res.writeHead(200, {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Content-Security-Policy':
+          "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'",
+      });
+      res.end(page);
       return;
     }
     if (path === '/healthz') {

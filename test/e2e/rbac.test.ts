@@ -105,13 +105,12 @@ describe('chart RBAC', () => {
       .map((d) => d.toJS() as Doc)
       .filter(Boolean);
     const audit: AuditEntry[] = [];
-    const { url, dir, kc } = await useSandbox(t, {
+    const { url, dir } = await useSandbox(t, {
       users: { 'agent-token': AGENT, 'controller-token': CONTROLLER, 'admin-token': 'admin' },
       audit: (e) => audit.push(e),
     });
     const admin = new KubeConfig();
     admin.loadFromString(renderKubeconfig({ server: url, token: 'admin-token' }));
-    void kc;
     const c = new Cluster(admin);
     const as = (file: string, token: string) => {
       const p = join(dir, file);
@@ -194,7 +193,10 @@ describe('chart RBAC', () => {
       H,
     );
 
-    const rules = { [AGENT]: rulesOf(docs, AGENT), [CONTROLLER]: rulesOf(docs, CONTROLLER) };
+    const rules: Record<string, Rule[]> = {
+      [AGENT]: rulesOf(docs, AGENT),
+      [CONTROLLER]: rulesOf(docs, CONTROLLER),
+    };
     const unused = () =>
       Object.entries(rules).flatMap(([user, list]) =>
         list.flatMap((r) =>

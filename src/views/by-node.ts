@@ -1,0 +1,152 @@
+/**
+ * The load-balancer state seen from the nodes, for LB admins: for every node, the members it
+ * serves with their pool, the virtual services in front of it, the Pod, the state (enabled or
+ * draining) and the pool's last apply result. Pure; the dashboard (GET /api/v1/nodes) and
+ * `npl-lb pools` both use it. The state document is parsed with zod, as any input at a boundary.
+ */
+import { z } from 'zod';
+
+const applySchema = z
+  .object({
+    ok: z.boolean(),
+    op: z.string(),
+    at: z.string(),
+    error: z.object({ code: z.string(), message: z.string(), terminal: z.boolean() }).optional(),
+  })
+  .nullable();
+
+export const stateDocumentSchema = z.object({
+  apiVersion: z.literal('npl-lb.io/v1'),
+  kind: z.literal('LoadBalancerState'),
+  clusterName: z.string(),
+  adapter: z.string(),
+  generatedAt: z.string(),
+  virtualServices: z.array(
+    z.looseObject({
+      kind: z.enum(['l4', 'l7']),
+      name: z.string(),
+      vip: z.string(),
+      port: z.number(),
+      pool: z.string().optional(),
+      routes: z.array(z.looseObject({ host: z.string(), path: z.string(), pool: z.string() })).optional(),
+      defaultPool: z.string().nullable().optional(),
+    }),
+  ),
+  pools: z.array(
+    z.looseObject({
+      name: z.string(),
+      service: z.string(),
+      members: z.array(
+        z.object({
+          address: z.string(),
+          port: z.number(),
+          node: z.string(),
+          pod: z.string(),
+          enabled: z.boolean(),
+        }),
+      ),
+      lastApply: applySchema,
+    }),
+  ),
+});
+
+/** What the view needs of a state document (the controller's own, or one parsed from the API). */
+export interface StateInput {
+  virtualServices: {
+    name: string;
+    vip: string;
+    port: number;
+    pool?: string | undefined;
+    routes?: { pool: string }[] | undefined;
+    defaultPool?: string | null | undefined;
+  }[];
+  pools: {
+    name: string;
+    service: string;
+    members: { address: string; port: number; node: string; pod: string; enabled: boolean }[];
+    lastApply: { ok: boolean; at: string; error?: { code: string; message: string } | undefined } | null;
+  }[];
+}
+
+export interface NodeMember {
+  address: string;
+  port: number;
+  pod: string;
+  state: 'enabled' | 'draining';
+  pool: string;
+  /** namespace/name of the Service the pool stands for. */
+  service: string;
+  /** The virtual services in front of the pool, as `name (vip:port)`. */
+  virtualServices: string[];
+  lastApply: 'ok' | 'failed' | 'pending';
+  lastApplyAt: string | null;
+  lastError: string | null;
+}
+
+export interface NodeView {
+  /** '' for members with no node (ClusterIP mode). */
+  node: string;
+  members: NodeMember[];
+}
+
+export interface ViewFilter {
+  node?: string | undefined;
+  namespace?: string | undefined;
+}
+
+export function byNode(doc: StateInput, filter: ViewFilter = {}): NodeView[] {
+  const front = new Map<string, string[]>();
+  const add = (pool: string | null | undefined, label: string) => {
+    if (pool) front.set(pool, [...new Set([...(front.get(pool) ?? []), label])]);
+  };
+  for (const vs of doc.virtualServices) {
+    const label = `${vs.name} (${vs.vip}:${vs.port})`;
+    add(vs.pool, label);
+    for (const r of vs.routes ?? []) add(r.pool, label);
+    add(vs.defaultPool, label);
+  }
+  const nodes = new Map<string, NodeMember[]>();
+  for (const p of doc.pools) {
+    if (filter.namespace && p.service.split('/')[0] !== filter.namespace) continue;
+    for (const m of p.members) {
+      if (filter.node !== undefined && filter.node !== '' && m.node !== filter.node) continue;
+      const list = nodes.get(m.node) ?? [];
+      list.push({
+        address: m.address,
+        port: m.port,
+        pod: m.pod,
+        state: m.enabled ? 'enabled' : 'draining',
+        pool: p.name,
+        service: p.service,
+        virtualServices: front.get(p.name) ?? [],
+        lastApply: p.lastApply === null ? 'pending' : p.lastApply.ok ? 'ok' : 'failed',
+        lastApplyAt: p.lastApply?.at ?? null,
+        lastError: p.lastApply?.error ? `${p.lastApply.error.code}: ${p.lastApply.error.message}` : null,
+      });
+      nodes.set(m.node, list);
+    }
+  }
+  const key = (m: NodeMember) => `${m.pool}|${m.address}|${String(m.port).padStart(5, '0')}`;
+  return [...nodes.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([node, members]) => ({ node, members: members.sort((a, b) => (key(a) < key(b) ? -1 : 1)) }));
+}
+
+/** The same as a plain-text table, one member per line under its node. */
+export function renderTable(view: NodeView[]): string {
+  const head = ['NODE', 'MEMBER', 'POD', 'STATE', 'POOL', 'VIRTUAL SERVICES', 'LAST APPLY'];
+  const rows = view.flatMap((n) =>
+    n.members.map((m) => [
+      n.node || '(none)',
+      `${m.address}:${m.port}`,
+      m.pod || '-',
+      m.state,
+      m.pool,
+      m.virtualServices.join(', ') || '-',
+      m.lastApply === 'failed' ? `failed (${m.lastError ?? ''})` : m.lastApply,
+    ]),
+  );
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  return [line(head), ...rows.map(line)].join('\n') + '\n';
+}
