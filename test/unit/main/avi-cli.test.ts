@@ -1,0 +1,111 @@
+/**
+ * `npl-lb sim avi` and `npl-lb controller` with the Avi adapter, as processes: the simulator prints
+ * its URL; the controller takes its Avi settings from the config and its credentials from the
+ * environment, refuses a bad setting in one line, exits when the cloud does not exist, and creates
+ * the objects of a LoadBalancer Service.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { AviSession } from '../../../adapters/avi/session.ts';
+import { Cluster } from '../../support/cluster.ts';
+import { eventually, useSandbox } from '../../support/sandbox.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const CLI = ['--import', 'tsx', join(ROOT, 'src/main/cli.ts')];
+const run = promisify(execFile);
+const CREDS = { ...process.env, NPL_LB_AVI_USERNAME: 'admin', NPL_LB_AVI_PASSWORD: 'pw0rd' };
+
+function start(
+  t: TestContext,
+  args: string[],
+  env = process.env,
+): { child: ChildProcess; out: () => string } {
+  const child = spawn(process.execPath, [...CLI, ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  t.after(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  return { child, out: () => out };
+}
+
+describe('Avi from the command line', () => {
+  it('sim avi and the controller: bad settings refused, a missing cloud exits 1, a Service is created', async (t) => {
+    const { kubeconfigPath, kc, dir } = await useSandbox(t);
+    const sim = start(t, ['sim', 'avi', '--port', '0', '--password', 'pw0rd']);
+    await eventually(() => /listening on http:\/\/\S+/.test(sim.out()), 15_000, 'simulator start');
+    const url = /listening on (http:\/\/\S+)/.exec(sim.out())![1]!;
+    const cfg = (adapter: string) => {
+      const p = join(dir, `c-${Math.random().toString(36).slice(2)}.yaml`);
+      writeFileSync(
+        p,
+        `clusterName: c1\ndefaultLoadBalancer: true\nvip: {cidrs: [192.0.2.0/24]}\nadapter: ${adapter}\n`,
+      );
+      return p;
+    };
+    const common = [
+      '--kubeconfig',
+      kubeconfigPath,
+      '--leader-elect',
+      'false',
+      '--http-address',
+      '127.0.0.1:0',
+    ];
+    const bad = await run(
+      process.execPath,
+      [...CLI, 'controller', '--config', cfg(`{type: avi, url: "${url}", concurrency: 0}`), ...common],
+      { cwd: ROOT, env: CREDS },
+    ).catch((e: { code: number; stderr: string }) => e);
+    assert.equal((bad as { code: number }).code, 2);
+    assert.match(
+      (bad as { stderr: string }).stderr.trim(),
+      /^npl-lb: adapter\.concurrency: .*\[NPL_CONFIG_INVALID\]$/,
+    );
+    const noCloud = await run(
+      process.execPath,
+      [...CLI, 'controller', '--config', cfg(`{type: avi, url: "${url}", cloud: Nowhere}`), ...common],
+      { cwd: ROOT, env: CREDS },
+    ).catch((e: { code: number; stderr: string }) => e);
+    assert.equal((noCloud as { code: number }).code, 1);
+    assert.match(
+      (noCloud as { stderr: string }).stderr,
+      /cloud Nowhere not found.*\[NPL_ADAPTER_CHECK_FAILED\]/,
+    );
+
+    await new Cluster(kc).service('web', {
+      type: 'LoadBalancer',
+      ports: [{ name: 'http', port: 80, targetPort: 8080 }],
+    });
+    const ctl = start(t, ['controller', '--config', cfg(`{type: avi, url: "${url}"}`), ...common], CREDS);
+    const session = new AviSession({
+      url,
+      username: 'admin',
+      password: 'pw0rd',
+      version: '22.1.3',
+      tenant: 'admin',
+    });
+    t.after(() => session.close());
+    await eventually(
+      async () => {
+        const r = await session.call('GET', '/api/virtualservice?name=c1--default-web-TCP-80');
+        return (r.body as { count?: number }).count === 1;
+      },
+      15_000,
+      'the virtual service on the Avi simulator',
+    );
+    assert.doesNotMatch(ctl.out(), /pw0rd/, 'no credentials in logs');
+    ctl.child.kill('SIGTERM');
+    await new Promise((r) => ctl.child.once('exit', r));
+    assert.equal(ctl.child.exitCode, 0);
+  });
+});
