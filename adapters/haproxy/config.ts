@@ -1,0 +1,261 @@
+/**
+ * The model <-> haproxy.cfg mapping. Our sections are named `<cluster>--...` (the owner mark) and
+ * carry `# npl-lb ...` comment lines with what HAProxy has no field for (the Service, the route's
+ * source); everything else in the file is foreign and kept verbatim. Pools are backends whose
+ * servers are named `<node>_<address>_<port>` (an admin sees the node), draining members have
+ * weight 0; L4 virtual services are `mode tcp` frontends on VIP:port; each L7 one is a `mode http`
+ * frontend with host and path ACLs switching to backends. Pure: no I/O.
+ */
+import type {
+  HttpRoute,
+  L4VirtualService,
+  L7VirtualService,
+  Member,
+  PathType,
+  Pool,
+  VirtualService,
+} from '../../src/model/types.ts';
+import type { Observed } from '../../src/plan/diff.ts';
+
+export interface RenderOptions {
+  owner: string;
+  adminSocket: string;
+  /** Appended to every bind line of ours (e.g. `transparent` to bind VIPs not on this host). */
+  bindOptions?: string;
+  /** Health checks on servers (off: no probe traffic, for tests with documentation addresses). */
+  healthChecks?: boolean;
+}
+
+export interface Section {
+  kind: string;
+  name: string;
+  lines: string[];
+}
+
+export const serverName = (m: Pick<Member, 'node' | 'address' | 'port'>): string =>
+  `${m.node || 'pod'}_${m.address}_${m.port}`.replace(/[^A-Za-z0-9_.:-]/g, '_');
+
+const SECTION =
+  /^(global|defaults|frontend|backend|listen|peers|resolvers|userlist|program|http-errors|cache|ring|mailers)\b\s*(\S*)/;
+
+export function parseSections(text: string): Section[] {
+  const out: Section[] = [];
+  for (const line of text.split('\n')) {
+    const m = SECTION.exec(line);
+    if (m) out.push({ kind: m[1]!, name: m[2] ?? '', lines: [line] });
+    else if (out.length > 0) out[out.length - 1]!.lines.push(line);
+  }
+  return out;
+}
+
+const kv = (text: string): Record<string, string> =>
+  Object.fromEntries([...text.matchAll(/(\w+)=(\S*)/g)].map((m) => [m[1]!, decodeURIComponent(m[2]!)]));
+const enc = (v: string) => encodeURIComponent(v);
+
+/** Backends used by an L7 frontend must speak HTTP. */
+function httpPools(vss: Iterable<VirtualService>): Set<string> {
+  const out = new Set<string>();
+  for (const v of vss) {
+    if (v.kind !== 'l7') continue;
+    for (const r of v.routes) out.add(r.pool);
+    if (v.defaultPool) out.add(v.defaultPool);
+  }
+  return out;
+}
+
+export function serverLine(m: Member, checks: boolean): string {
+  return `    server ${serverName(m)} ${m.address.includes(':') ? `[${m.address}]` : m.address}:${m.port}${checks ? ' check' : ''}${m.enabled ? '' : ' weight 0'} # npl-lb node=${enc(m.node)} pod=${enc(m.pod)}`;
+}
+
+function renderPool(p: Pool, http: boolean, o: RenderOptions): string[] {
+  const checks = o.healthChecks ?? true;
+  return [
+    `backend ${p.name}`,
+    `    # npl-lb pool service=${enc(p.service)} port=${enc(p.servicePort)} protocol=${p.protocol} health=${p.health}`,
+    `    mode ${http ? 'http' : 'tcp'}`,
+    '    balance roundrobin',
+    ...(checks && p.health === 'http' && http ? ['    option httpchk GET /'] : []),
+    ...p.members.map((m) => serverLine(m, checks)),
+    '',
+  ];
+}
+
+const routeRank = (r: HttpRoute) => [r.host === '' ? 1 : 0, r.pathType === 'Exact' ? 0 : 1, -r.path.length];
+function sortRoutes(routes: HttpRoute[]): HttpRoute[] {
+  return [...routes].sort((a, b) => {
+    const [x, y] = [routeRank(a), routeRank(b)];
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+    return `${a.host}${a.path}` < `${b.host}${b.path}` ? -1 : 1;
+  });
+}
+
+function bind(vip: string, port: number, o: RenderOptions): string {
+  const addr = vip.includes(':') ? `[${vip}]` : vip;
+  return `    bind ${addr}:${port}${o.bindOptions ? ` ${o.bindOptions}` : ''}`;
+}
+
+function renderVirtualService(v: VirtualService, o: RenderOptions): string[] {
+  if (v.kind === 'l4') {
+    return [
+      `frontend ${v.name}`,
+      `    # npl-lb l4 source=${enc(v.source)} protocol=${v.protocol}`,
+      '    mode tcp',
+      bind(v.vip, v.port, o),
+      `    default_backend ${v.pool}`,
+      '',
+    ];
+  }
+  const lines = [
+    `frontend ${v.name}`,
+    `    # npl-lb l7 ingressClass=${enc(v.ingressClass)}`,
+    '    mode http',
+    bind(v.vip, v.port, o),
+  ];
+  sortRoutes(v.routes).forEach((r, i) => {
+    lines.push(
+      `    # npl-lb route ${i} host=${enc(r.host)} path=${enc(r.path)} type=${r.pathType} source=${enc(r.source)} pool=${enc(r.pool)}`,
+    );
+    const conds: string[] = [];
+    if (r.host) {
+      lines.push(`    acl r${i}_host hdr(host),field(1,:) -i ${r.host}`);
+      conds.push(`r${i}_host`);
+    }
+    if (r.pathType === 'Exact') lines.push(`    acl r${i}_path path -m str ${r.path}`);
+    else if (r.path === '/' || r.path === '') lines.push(`    acl r${i}_path path -m beg /`);
+    else {
+      // Kubernetes Prefix matches whole path elements: /foo matches /foo and /foo/bar, not /foobar.
+      const p = r.path.replace(/\/+$/, '');
+      lines.push(`    acl r${i}_path path -m str ${p}`, `    acl r${i}_path path -m beg ${p}/`);
+    }
+    conds.push(`r${i}_path`);
+    lines.push(`    use_backend ${r.pool} if ${conds.join(' ')}`);
+  });
+  if (v.defaultPool) lines.push(`    default_backend ${v.defaultPool}`);
+  lines.push('');
+  return lines;
+}
+
+/** The whole file: our global and defaults, foreign sections as they were, ours from the model. */
+export function renderConfig(
+  pools: Iterable<Pool>,
+  vss: Iterable<VirtualService>,
+  foreign: Section[],
+  o: RenderOptions,
+): string {
+  const vsList = [...vss].sort((a, b) => (a.name < b.name ? -1 : 1));
+  const http = httpPools(vsList);
+  return [
+    'global',
+    `    stats socket ${o.adminSocket} mode 600 level admin expose-fd listeners`,
+    '    stats timeout 30s',
+    '    hard-stop-after 30s',
+    '',
+    'defaults',
+    '    mode tcp',
+    '    timeout connect 5s',
+    '    timeout client 30s',
+    '    timeout server 30s',
+    '    retries 3',
+    '    option redispatch',
+    '',
+    ...foreign.flatMap((s) => s.lines),
+    ...[...pools]
+      .sort((a, b) => (a.name < b.name ? -1 : 1))
+      .flatMap((p) => renderPool(p, http.has(p.name), o)),
+    ...vsList.flatMap((v) => renderVirtualService(v, o)),
+  ].join('\n');
+}
+
+function parseMembers(lines: string[]): Member[] {
+  const out: Member[] = [];
+  for (const l of lines) {
+    const m = /^\s*server\s+\S+\s+\[?([^\s\]]+?)\]?:(\d+)(.*?)(?:#\s*npl-lb\s+(.*))?$/.exec(l);
+    if (!m) continue;
+    const meta = kv(m[4] ?? '');
+    out.push({
+      address: m[1]!,
+      port: Number(m[2]),
+      node: meta.node ?? '',
+      pod: meta.pod ?? '',
+      enabled: !/\bweight 0\b/.test(m[3] ?? ''),
+    });
+  }
+  return out;
+}
+
+/** Our objects from the file, in model form, and everyone else's by name. */
+export function parseConfig(text: string, owner: string): Observed & { foreignSections: Section[] } {
+  const observed: Observed & { foreignSections: Section[] } = {
+    owned: { pools: [], virtualServices: [] },
+    foreign: [],
+    foreignSections: [],
+  };
+  for (const s of parseSections(text)) {
+    if (s.kind === 'global' || s.kind === 'defaults') continue;
+    // An explicit `# npl-lb owner=<x>` line wins over the name prefix.
+    const marked = /# npl-lb owner=(\S+)/.exec(s.lines.join('\n'))?.[1];
+    const ours = marked !== undefined ? marked === owner : s.name.startsWith(`${owner}--`);
+    if (!ours) {
+      observed.foreignSections.push(s);
+      if (s.kind === 'backend' || s.kind === 'frontend' || s.kind === 'listen') {
+        observed.foreign.push({
+          kind: s.kind === 'backend' ? 'pool' : 'virtualService',
+          name: s.name,
+          owner: marked ?? (s.name.includes('--') ? s.name.split('--')[0]! : 'unknown'),
+        });
+      }
+      continue;
+    }
+    const body = s.lines.join('\n');
+    if (s.kind === 'backend') {
+      const meta = kv(/# npl-lb pool (.*)/.exec(body)?.[1] ?? '');
+      observed.owned.pools.push({
+        name: s.name,
+        protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
+        health: meta.health === 'http' ? 'http' : meta.health === 'udp' ? 'udp' : 'tcp',
+        members: parseMembers(s.lines),
+        service: meta.service ?? '',
+        servicePort: meta.port ?? '',
+      });
+    } else if (s.kind === 'frontend') {
+      const bindM = /^\s*bind\s+\[?([^\s\]]+?)\]?:(\d+)/m.exec(body);
+      const l4 = /# npl-lb l4 (.*)/.exec(body);
+      if (l4) {
+        const meta = kv(l4[1]!);
+        const vs: L4VirtualService = {
+          kind: 'l4',
+          name: s.name,
+          vip: bindM?.[1] ?? '',
+          port: Number(bindM?.[2] ?? 0),
+          protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
+          pool: /^\s*default_backend\s+(\S+)/m.exec(body)?.[1] ?? '',
+          source: meta.source ?? '',
+        };
+        observed.owned.virtualServices.push(vs);
+      } else {
+        const meta = kv(/# npl-lb l7 (.*)/.exec(body)?.[1] ?? '');
+        const routes: HttpRoute[] = [...body.matchAll(/# npl-lb route \d+ (.*)/g)].map((m) => {
+          const r = kv(m[1]!);
+          return {
+            host: r.host ?? '',
+            path: r.path ?? '/',
+            pathType: (r.type ?? 'Prefix') as PathType,
+            pool: r.pool ?? '',
+            source: r.source ?? '',
+          };
+        });
+        const vs: L7VirtualService = {
+          kind: 'l7',
+          name: s.name,
+          vip: bindM?.[1] ?? '',
+          port: Number(bindM?.[2] ?? 80),
+          ingressClass: meta.ingressClass ?? '',
+          routes,
+          defaultPool: /^\s*default_backend\s+(\S+)/m.exec(body)?.[1],
+        };
+        observed.owned.virtualServices.push(vs);
+      }
+    }
+  }
+  return observed;
+}

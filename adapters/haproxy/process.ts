@@ -1,0 +1,157 @@
+/**
+ * A real HAProxy in master-worker mode: started from a configuration file, driven through its
+ * admin (stats) socket for runtime changes and through the master socket for reloads, stopped by
+ * the PID it was started with. `check()` runs `haproxy -c` so that a bad file never reaches a
+ * reload. Reloads are counted, for tests and benchmarks.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const exec = promisify(execFile);
+
+export class HaproxyError extends Error {
+  constructor(
+    readonly code: 'ConfigInvalid' | 'StartFailed' | 'SocketFailed' | 'ReloadFailed',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'HaproxyError';
+  }
+}
+
+export interface HaproxyPaths {
+  bin: string;
+  /** Directory for haproxy.cfg, the sockets and the PID file. */
+  workDir: string;
+}
+
+export const configPath = (p: HaproxyPaths): string => join(p.workDir, 'haproxy.cfg');
+export const adminSocket = (p: HaproxyPaths): string => join(p.workDir, 'admin.sock');
+export const masterSocket = (p: HaproxyPaths): string => join(p.workDir, 'master.sock');
+
+/** Sends one line of commands (`;`-separated) to a unix socket and returns the whole answer. */
+export function socketCommand(path: string, line: string, timeoutMs = 5000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = connect(path);
+    let out = '';
+    const timer = setTimeout(() => {
+      s.destroy();
+      reject(
+        new HaproxyError('SocketFailed', `${path}: no answer to "${line.slice(0, 80)}" in ${timeoutMs} ms`),
+      );
+    }, timeoutMs);
+    s.setEncoding('utf8');
+    s.on('connect', () => s.end(`${line}\n`));
+    s.on('data', (d: string) => (out += d));
+    s.on('error', (err) => {
+      clearTimeout(timer);
+      reject(new HaproxyError('SocketFailed', `${path}: ${err.message}`));
+    });
+    s.on('close', () => {
+      clearTimeout(timer);
+      resolve(out);
+    });
+  });
+}
+
+export async function checkConfig(bin: string, file: string): Promise<void> {
+  try {
+    await exec(bin, ['-c', '-q', '-f', file]);
+  } catch (err) {
+    const e = err as { stderr?: string; message: string };
+    const lines = (e.stderr ?? e.message).split('\n').filter((l) => /ALERT|\[ALERT\]|error/i.test(l));
+    throw new HaproxyError(
+      'ConfigInvalid',
+      `haproxy -c: ${(lines.length ? lines : [e.message]).join(' | ').slice(0, 2000)}`,
+    );
+  }
+}
+
+export class HaproxyProcess {
+  private child: ChildProcess | undefined;
+  private stderr = '';
+  /** Reloads done through the master socket since start. */
+  reloads = 0;
+
+  constructor(readonly paths: HaproxyPaths) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  async start(): Promise<void> {
+    await checkConfig(this.paths.bin, configPath(this.paths));
+    const child = spawn(
+      this.paths.bin,
+      ['-W', '-db', '-S', `${masterSocket(this.paths)},mode,600`, '-f', configPath(this.paths)],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    this.child = child;
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (d: string) => {
+      this.stderr = (this.stderr + d).slice(-8000);
+    });
+    const until = Date.now() + 10_000;
+    while (Date.now() < until) {
+      if (child.exitCode !== null) {
+        throw new HaproxyError(
+          'StartFailed',
+          `haproxy exited with ${child.exitCode}: ${this.stderr.trim().slice(-1000)}`,
+        );
+      }
+      if (existsSync(adminSocket(this.paths))) {
+        const info = await this.runtime('show info').catch(() => '');
+        if (info.includes('Pid:')) return;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new HaproxyError(
+      'StartFailed',
+      `haproxy did not answer on ${adminSocket(this.paths)}: ${this.stderr.slice(-1000)}`,
+    );
+  }
+
+  /** Runtime commands on the admin socket (several per line, `;`-separated). */
+  runtime(line: string): Promise<string> {
+    return socketCommand(adminSocket(this.paths), line);
+  }
+
+  private async workerPid(): Promise<string | undefined> {
+    const info = await this.runtime('show info').catch(() => '');
+    return /^Pid: (\d+)/m.exec(info)?.[1];
+  }
+
+  /** Reloads the configuration file through the master socket; resolves once the new worker answers. */
+  async reload(): Promise<void> {
+    await checkConfig(this.paths.bin, configPath(this.paths));
+    const before = await this.workerPid();
+    await socketCommand(masterSocket(this.paths), 'reload');
+    this.reloads++;
+    const until = Date.now() + 15_000;
+    while (Date.now() < until) {
+      const now = await this.workerPid();
+      if (now !== undefined && now !== before) return;
+      if (this.child?.exitCode !== null && this.child?.exitCode !== undefined) {
+        throw new HaproxyError('ReloadFailed', `haproxy exited during a reload: ${this.stderr.slice(-1000)}`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new HaproxyError(
+      'ReloadFailed',
+      `no new worker answered after a reload: ${this.stderr.slice(-1000)}`,
+    );
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+  }
+}

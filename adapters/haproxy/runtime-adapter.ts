@@ -1,0 +1,263 @@
+/**
+ * The HAProxy adapter's `runtime` transport: a stock HAProxy driven through its admin socket, for
+ * installations without the Data Plane API. Member changes are runtime commands (`add server`,
+ * `set server ... state ready|drain|maint`, `del server`), so scaling never reloads; the
+ * configuration file is rewritten after every change so that a reload loses nothing. Changes of
+ * structure (frontends, backends, routes) re-render the file, check it with `haproxy -c` and
+ * reload through the master socket. The file is the state: observe() reads it back.
+ */
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { isDeepStrictEqual } from 'node:util';
+import type {
+  ApplyError,
+  ApplyResult,
+  Capabilities,
+  LoadBalancerAdapter,
+} from '../../src/adapter/contract.ts';
+import type { Member, Pool, VirtualService } from '../../src/model/types.ts';
+import type { Change, Observed } from '../../src/plan/diff.ts';
+import { parseConfig, renderConfig, type RenderOptions, type Section, serverName } from './config.ts';
+import { checkConfig, HaproxyError, socketCommand } from './process.ts';
+
+export interface HaproxyRuntimeOptions {
+  owner: string;
+  /** haproxy binary, for `haproxy -c` before a reload. */
+  bin: string;
+  configFile: string;
+  adminSocket: string;
+  masterSocket: string;
+  bindOptions?: string;
+  healthChecks?: boolean;
+  /** Returns an error to fail one change with, for tests of partial failure. */
+  fault?: (change: Change) => Fail | undefined;
+}
+
+type Fail = { code: string; message: string; terminal: boolean };
+
+export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
+  readonly name = 'haproxy';
+  readonly owner: string;
+  readonly stats = { reloads: 0, runtimeCommands: 0 };
+  private pools = new Map<string, Pool>();
+  private vss = new Map<string, VirtualService>();
+  private foreignSections: Section[] = [];
+  private foreign: Observed['foreign'] = [];
+  private loaded = false;
+
+  constructor(private readonly opts: HaproxyRuntimeOptions) {
+    this.owner = opts.owner;
+  }
+
+  capabilities(): Capabilities {
+    return { l4: { tcp: true, udp: false }, l7: true, memberNodeTag: true, drainingMembers: true };
+  }
+
+  private renderOptions(): RenderOptions {
+    return {
+      owner: this.owner,
+      adminSocket: this.opts.adminSocket,
+      ...(this.opts.bindOptions ? { bindOptions: this.opts.bindOptions } : {}),
+      ...(this.opts.healthChecks !== undefined ? { healthChecks: this.opts.healthChecks } : {}),
+    };
+  }
+
+  async observe(): Promise<Observed> {
+    let text = '';
+    try {
+      text = readFileSync(this.opts.configFile, 'utf8');
+    } catch {
+      text = '';
+    }
+    const parsed = parseConfig(text, this.owner);
+    this.pools = new Map(parsed.owned.pools.map((p) => [p.name, p]));
+    this.vss = new Map(parsed.owned.virtualServices.map((v) => [v.name, v]));
+    this.foreignSections = parsed.foreignSections;
+    this.foreign = parsed.foreign;
+    this.loaded = true;
+    return { owned: parsed.owned, foreign: parsed.foreign };
+  }
+
+  private problem(c: Change): Fail | undefined {
+    const injected = this.opts.fault?.(c);
+    if (injected) return injected;
+    if (this.foreign.some((f) => f.kind === c.kind && f.name === c.name)) {
+      return { code: 'NotOwned', message: `${c.kind} ${c.name} is not ours; left alone`, terminal: true };
+    }
+    const has = c.kind === 'pool' ? this.pools.has(c.name) : this.vss.has(c.name);
+    if (c.op === 'update' && !has)
+      return {
+        code: 'NotFound',
+        message: `${c.kind} ${c.name} is not in the configuration`,
+        terminal: false,
+      };
+    if (c.op === 'delete') return undefined;
+    if (c.kind === 'pool') {
+      if (c.desired.protocol === 'UDP')
+        return {
+          code: 'Unsupported',
+          message: `HAProxy does not balance UDP (pool ${c.name})`,
+          terminal: true,
+        };
+      const bad = c.desired.members.find((m) => isIP(m.address) === 0 || !(m.port >= 1 && m.port <= 65535));
+      if (bad)
+        return {
+          code: 'Invalid',
+          message: `pool ${c.name}: member ${bad.address}:${bad.port} is not an IP address and port`,
+          terminal: true,
+        };
+    } else {
+      const v = c.desired;
+      if (v.kind === 'l4' && v.protocol === 'UDP')
+        return { code: 'Unsupported', message: `HAProxy does not balance UDP (${c.name})`, terminal: true };
+      if (isIP(v.vip) === 0 || !(v.port >= 1 && v.port <= 65535)) {
+        return {
+          code: 'Invalid',
+          message: `${c.name}: VIP ${v.vip}:${v.port} is not an IP address and port`,
+          terminal: true,
+        };
+      }
+    }
+    return undefined;
+  }
+
+  /** The structure of the file (everything but members and their states). */
+  private structure(pools: Map<string, Pool>, vss: Map<string, VirtualService>): unknown {
+    return {
+      pools: [...pools.values()].map((p) => [p.name, p.health, p.protocol, p.service, p.servicePort]).sort(),
+      vss: [...vss.values()].sort((a, b) => (a.name < b.name ? -1 : 1)),
+    };
+  }
+
+  async apply(changes: Change[]): Promise<ApplyResult[]> {
+    if (!this.loaded) await this.observe();
+    const failed = new Map<number, Fail>();
+    const pools = new Map(this.pools);
+    const vss = new Map(this.vss);
+    changes.forEach((c, i) => {
+      const p = this.problem(c);
+      if (p) return void failed.set(i, p);
+      const map = (c.kind === 'pool' ? pools : vss) as Map<string, Pool | VirtualService>;
+      if (c.op === 'delete') map.delete(c.name);
+      else map.set(c.name, c.desired);
+    });
+    // A virtual service whose pool is missing cannot be configured.
+    changes.forEach((c, i) => {
+      if (failed.has(i) || c.kind !== 'virtualService' || c.op === 'delete') return;
+      const v = c.desired;
+      const used =
+        v.kind === 'l4'
+          ? [v.pool]
+          : [...v.routes.map((r) => r.pool), ...(v.defaultPool ? [v.defaultPool] : [])];
+      const missing = used.find((p) => !pools.has(p));
+      if (missing) {
+        failed.set(i, {
+          code: 'DependencyFailed',
+          message: `its pool ${missing} is not configured`,
+          terminal: false,
+        });
+        const before = this.vss.get(v.name);
+        if (before) vss.set(v.name, before);
+        else vss.delete(v.name);
+      }
+    });
+    const structural = !isDeepStrictEqual(this.structure(pools, vss), this.structure(this.pools, this.vss));
+    try {
+      if (structural) await this.reloadWith(pools, vss);
+      else await this.runtimeUpdate(pools);
+    } catch (err) {
+      const e = err as Error;
+      const terminal = err instanceof HaproxyError && err.code === 'ConfigInvalid';
+      const error: ApplyError = {
+        code: err instanceof HaproxyError ? err.code : 'Unavailable',
+        message: e.message,
+        terminal,
+      };
+      // Nothing was applied: re-read the file next time.
+      this.loaded = false;
+      return changes.map((change, i) => {
+        const f = failed.get(i);
+        return { change, ok: false, error: f ?? error };
+      });
+    }
+    return changes.map((change, i) => {
+      const f = failed.get(i);
+      return f ? { change, ok: false, error: f } : { change, ok: true };
+    });
+  }
+
+  private writeConfig(pools: Map<string, Pool>, vss: Map<string, VirtualService>): string {
+    const text = renderConfig(pools.values(), vss.values(), this.foreignSections, this.renderOptions());
+    const tmp = `${this.opts.configFile}.next`;
+    writeFileSync(tmp, text);
+    return tmp;
+  }
+
+  private async reloadWith(pools: Map<string, Pool>, vss: Map<string, VirtualService>): Promise<void> {
+    const tmp = this.writeConfig(pools, vss);
+    await checkConfig(this.opts.bin, tmp);
+    renameSync(tmp, this.opts.configFile);
+    const before = await this.workerPid();
+    await socketCommand(this.opts.masterSocket, 'reload');
+    this.stats.reloads++;
+    const until = Date.now() + 15_000;
+    while (Date.now() < until) {
+      const now = await this.workerPid();
+      if (now !== undefined && now !== before) {
+        this.pools = pools;
+        this.vss = vss;
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new HaproxyError('ReloadFailed', 'no new HAProxy worker answered after the reload');
+  }
+
+  private async workerPid(): Promise<string | undefined> {
+    const info = await socketCommand(this.opts.adminSocket, 'show info').catch(() => '');
+    return /^Pid: (\d+)/m.exec(info)?.[1];
+  }
+
+  private async command(line: string, ok: RegExp = /^\s*$/): Promise<void> {
+    this.stats.runtimeCommands++;
+    const answer = await socketCommand(this.opts.adminSocket, line);
+    if (!ok.test(answer.trim())) throw new HaproxyError('SocketFailed', `${line}: ${answer.trim()}`);
+  }
+
+  /** Members only: runtime commands, then the file brought in step (no reload). */
+  private async runtimeUpdate(pools: Map<string, Pool>): Promise<void> {
+    const checks = this.opts.healthChecks ?? true;
+    const state = (m: Member) => (m.enabled ? 'ready' : 'drain');
+    for (const [name, next] of pools) {
+      const before = new Map((this.pools.get(name)?.members ?? []).map((m) => [serverName(m), m]));
+      const after = new Map(next.members.map((m) => [serverName(m), m]));
+      for (const [s, m] of after) {
+        const old = before.get(s);
+        if (!old) {
+          const addr = m.address.includes(':') ? `[${m.address}]` : m.address;
+          await this.command(
+            `add server ${name}/${s} ${addr}:${m.port}${checks ? ' check' : ''}`,
+            /New server registered/,
+          );
+          if (checks) await this.command(`enable health ${name}/${s}`);
+          await this.command(`set server ${name}/${s} state ${state(m)}`);
+        } else if (old.enabled !== m.enabled) {
+          await this.command(`set server ${name}/${s} state ${state(m)}`);
+        }
+      }
+      for (const s of before.keys()) {
+        if (after.has(s)) continue;
+        await this.command(`set server ${name}/${s} state maint`);
+        // A server with connections still open cannot go yet; it stays in maintenance until a reload.
+        await this.command(`del server ${name}/${s}`, /Server deleted|still has|connections/).catch(
+          () => undefined,
+        );
+      }
+    }
+    const tmp = this.writeConfig(pools, this.vss);
+    renameSync(tmp, this.opts.configFile);
+    this.pools = pools;
+  }
+
+  async close(): Promise<void> {}
+}
