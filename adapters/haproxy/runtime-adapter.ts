@@ -63,7 +63,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   }
 
   async observe(): Promise<Observed> {
-    let text = '';
+    let text: string;
     try {
       text = readFileSync(this.opts.configFile, 'utf8');
     } catch {
