@@ -24,6 +24,8 @@ export interface RenderOptions {
   bindOptions?: string;
   /** Health checks on servers (off: no probe traffic, for tests with documentation addresses). */
   healthChecks?: boolean;
+  /** Where server states are saved before a reload, so health and drain states survive it. */
+  serverStateFile?: string;
 }
 
 export interface Section {
@@ -117,7 +119,9 @@ function renderVirtualService(v: VirtualService, o: RenderOptions): string[] {
     );
     const conds: string[] = [];
     if (r.host) {
-      lines.push(`    acl r${i}_host hdr(host),field(1,:) -i ${r.host}`);
+      // The Host header, with or without a port; a wildcard host (*.example) matches one label.
+      const host = r.host.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/^\*/, '[^.]+');
+      lines.push(`    acl r${i}_host hdr(host) -m reg -i ^${host}(:[0-9]+)?$`);
       conds.push(`r${i}_host`);
     }
     if (r.pathType === 'Exact') lines.push(`    acl r${i}_path path -m str ${r.path}`);
@@ -149,9 +153,11 @@ export function renderConfig(
     `    stats socket ${o.adminSocket} mode 600 level admin expose-fd listeners`,
     '    stats timeout 30s',
     '    hard-stop-after 30s',
+    ...(o.serverStateFile ? [`    server-state-file ${o.serverStateFile}`] : []),
     '',
     'defaults',
     '    mode tcp',
+    ...(o.serverStateFile ? ['    load-server-state-from-file global'] : []),
     '    timeout connect 5s',
     '    timeout client 30s',
     '    timeout server 30s',

@@ -57,6 +57,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     return {
       owner: this.owner,
       adminSocket: this.opts.adminSocket,
+      serverStateFile: `${this.opts.configFile}.state`,
       ...(this.opts.bindOptions ? { bindOptions: this.opts.bindOptions } : {}),
       ...(this.opts.healthChecks !== undefined ? { healthChecks: this.opts.healthChecks } : {}),
     };
@@ -198,6 +199,9 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     await checkConfig(this.opts.bin, tmp);
     renameSync(tmp, this.opts.configFile);
     const before = await this.workerPid();
+    // Health, weight and drain states carry over to the new worker (server-state-file).
+    const states = await socketCommand(this.opts.adminSocket, 'show servers state').catch(() => '');
+    if (states.startsWith('1')) writeFileSync(`${this.opts.configFile}.state`, states);
     await socketCommand(this.opts.masterSocket, 'reload');
     this.stats.reloads++;
     const until = Date.now() + 15_000;

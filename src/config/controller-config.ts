@@ -26,6 +26,8 @@ export const controllerConfigSchema = z
     serviceType: z.enum(['NodePortLocal', 'NodePort', 'ClusterIP']).default('NodePortLocal'),
     autoAnnotate: z.boolean().default(true),
     ingressController: z.string().min(1).default('npl-lb.io/ingress-controller'),
+    /** The port of the shared HTTP virtual service of each IngressClass. */
+    ingressHttpPort: z.number().int().min(1).max(65535).default(80),
     loadBalancerClass: z.string().min(1).default('npl-lb.io/lb'),
     defaultLoadBalancer: z.boolean().default(false),
     namespaces: z

@@ -1,23 +1,52 @@
 /**
- * `npl-lb demo` (what `npm start` runs): the product on its embedded sandbox. Today that is the
- * sandbox API server with a kubeconfig in .npl-lb/ and instructions for kubectl; the agent,
- * controller and load-balancer simulators join it as they land.
+ * `npl-lb demo` (what `npm start` runs): the whole product on loopback. The sandbox API server;
+ * three simulated nodes (127.0.10.1-3), each with an agent forwarding in userspace; a sample app
+ * whose Pods are real HTTP servers (127.0.20.x) answering with their Pod and node name; a
+ * LoadBalancer Service and an Ingress; and the controller feeding a real HAProxy through its
+ * runtime socket when HAProxy is installed (else the memory adapter, saying so). It prints the
+ * kubeconfig, kubectl commands, the URLs to curl and the dashboard; Ctrl-C removes every process
+ * and file it made.
  */
-import { resolve } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { join, resolve } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { request } from 'undici';
 import { z } from 'zod';
+import { MemoryAdapter } from '../../adapters/memory/adapter.ts';
+import { renderConfig } from '../../adapters/haproxy/config.ts';
+import { adminSocket, configPath, HaproxyProcess, masterSocket } from '../../adapters/haproxy/process.ts';
+import { HaproxyRuntimeAdapter } from '../../adapters/haproxy/runtime-adapter.ts';
+import type { LoadBalancerAdapter } from '../adapter/contract.ts';
+import { AgentMetrics } from '../agent/metrics.ts';
+import { NplAgent } from '../agent/npl-controller.ts';
+import { UserspaceBackend } from '../agent/rules/userspace.ts';
 import { COMMON_FLAGS, commonSchema, type FlagSpecs, helpText, parseFlags } from '../config/flags.ts';
-import { createLogger } from '../runtime/logger.ts';
+import { parseControllerConfig } from '../config/controller-config.ts';
+import { NplController } from '../controller/controller.ts';
+import { controllerRoutes } from '../controller/http-routes.ts';
+import { EventRecorder } from '../kube/events.ts';
+import { getJson, type RawObject } from '../kube/raw-client.ts';
+import { createLogger, type Logger } from '../runtime/logger.ts';
+import { serveStatus } from '../runtime/status-server.ts';
 import { startSandboxFromFlags, waitForSignal } from './sandbox.ts';
 
 const DEMO_FLAGS = {
   port: { type: 'string', description: 'sandbox port, 0 for any free port', default: '0' },
-  'work-dir': { type: 'string', description: 'where the demo keeps its kubeconfig', default: '.npl-lb' },
+  'work-dir': {
+    type: 'string',
+    description: 'where the demo keeps its kubeconfig and HAProxy files',
+    default: '.npl-lb',
+  },
+  'haproxy-bin': { type: 'string', description: 'the HAProxy binary', default: 'haproxy' },
   ...COMMON_FLAGS,
 } as const satisfies FlagSpecs;
 
 const schema = commonSchema.extend({
   port: z.coerce.number().int().min(0).max(65535),
   'work-dir': z.string().min(1),
+  'haproxy-bin': z.string().min(1),
 });
 
 export const DEMO_HELP = helpText(
@@ -26,6 +55,76 @@ export const DEMO_HELP = helpText(
   DEMO_FLAGS,
 );
 
+const NODES = [
+  { name: 'node-1', ip: '127.0.10.1' },
+  { name: 'node-2', ip: '127.0.10.2' },
+  { name: 'node-3', ip: '127.0.10.3' },
+];
+const APP_PORT = 8080;
+const HOST = 'web.demo.local';
+
+function haproxyInstalled(bin: string): boolean {
+  try {
+    execFileSync(bin, ['-v'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A Pod of the sample app: an HTTP server on its Pod IP that says who answered. */
+function appServer(pod: string, node: string, ip: string): Promise<Server> {
+  const server = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(`hello from pod ${pod} on ${node} (${req.headers.host ?? ''}${req.url ?? ''})\n`);
+  });
+  return new Promise((resolveServer, reject) => {
+    server.once('error', reject);
+    server.listen(APP_PORT, ip, () => resolveServer(server));
+  });
+}
+
+async function post(kc: KubeConfig, path: string, body: object): Promise<void> {
+  const cluster = kc.getCurrentCluster()!;
+  const res = await fetch(`${cluster.server}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+}
+
+async function patchStatus(kc: KubeConfig, path: string, body: object): Promise<void> {
+  const cluster = kc.getCurrentCluster()!;
+  const res = await fetch(`${cluster.server}${path}/status`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/merge-patch+json' },
+    body: JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`PATCH ${path}/status: ${res.status} ${await res.text()}`);
+}
+
+async function answers(url: string, host?: string): Promise<boolean> {
+  try {
+    const res = await request(url, {
+      headers: host ? { host } : {},
+      headersTimeout: 2000,
+      bodyTimeout: 2000,
+    });
+    await res.body.dump();
+    return res.statusCode === 200;
+  } catch {
+    return false;
+  }
+}
+
+async function vipOf(kc: KubeConfig, path: string): Promise<string | undefined> {
+  const o = (await getJson(kc, path, {}).catch(() => undefined)) as RawObject | undefined;
+  const ingress = (o?.status as { loadBalancer?: { ingress?: { ip?: string }[] } } | undefined)?.loadBalancer
+    ?.ingress;
+  return ingress?.[0]?.ip;
+}
+
 export async function runDemo(argv: string[]): Promise<number> {
   const flags = parseFlags(argv, DEMO_FLAGS, schema);
   if (flags.help) {
@@ -33,34 +132,208 @@ export async function runDemo(argv: string[]): Promise<number> {
     return 0;
   }
   const log = createLogger({ name: 'demo', format: flags['log-format'], level: flags['log-level'] });
-  const kubeconfig = resolve(flags['work-dir'], 'kubeconfig');
-  const running = await startSandboxFromFlags(
-    {
-      host: '127.0.0.1',
-      port: flags.port,
-      'kubeconfig-out': kubeconfig,
-      tls: false,
-      help: false,
-      'log-format': flags['log-format'],
-      'log-level': flags['log-level'],
-    },
-    log,
-  );
-  process.stdout.write(
-    [
-      '',
-      `npl-lb sandbox API server: ${running.sandbox.url}`,
-      '',
-      'Point kubectl at it from another terminal:',
-      `  export KUBECONFIG=${kubeconfig}`,
-      '  kubectl get namespaces',
-      '  (no kubectl installed? `npm run kubectl -- get namespaces` uses the one npl-lb tests with)',
-      '',
-      'Press Ctrl-C to stop.',
-      '',
-    ].join('\n'),
-  );
-  await waitForSignal();
-  await running.sandbox.close();
+  const workDir = resolve(flags['work-dir']);
+  const haproxyDir = join(workDir, 'haproxy');
+  const kubeconfig = join(workDir, 'kubeconfig');
+  const cleanups: (() => Promise<void> | void)[] = [];
+  const cleanup = async () => {
+    for (const f of cleanups.reverse())
+      await Promise.resolve(f()).catch((err: unknown) =>
+        log.warn({ err: String(err) }, 'cleanup step failed'),
+      );
+  };
+  try {
+    const running = await startSandboxFromFlags(
+      {
+        host: '127.0.0.1',
+        port: flags.port,
+        'kubeconfig-out': kubeconfig,
+        tls: false,
+        help: false,
+        'log-format': flags['log-format'],
+        'log-level': flags['log-level'],
+      },
+      log,
+    );
+    cleanups.push(() => running.sandbox.close());
+    cleanups.push(() => rmSync(kubeconfig, { force: true }));
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    const quiet: Logger = log.child(
+      {},
+      { level: flags['log-level'] === 'info' ? 'warn' : flags['log-level'] },
+    );
+
+    for (const n of NODES) {
+      await post(kc, '/api/v1/nodes', { metadata: { name: n.name } });
+      await patchStatus(kc, `/api/v1/nodes/${n.name}`, {
+        status: {
+          addresses: [{ type: 'InternalIP', address: n.ip }],
+          conditions: [{ type: 'Ready', status: 'True' }],
+        },
+      });
+      const agent = new NplAgent({
+        kubeConfig: kc,
+        nodeName: n.name,
+        portRange: { start: 61000, end: 61999 },
+        backend: new UserspaceBackend(),
+        metrics: new AgentMetrics(),
+        events: new EventRecorder(kc, 'npl-lb-agent', n.name, { logger: quiet }),
+        logger: quiet,
+      });
+      await agent.start();
+      cleanups.push(() => agent.stop());
+    }
+
+    let adapter: LoadBalancerAdapter;
+    let lbNote: string;
+    if (haproxyInstalled(flags['haproxy-bin'])) {
+      rmSync(haproxyDir, { recursive: true, force: true });
+      mkdirSync(haproxyDir, { recursive: true });
+      cleanups.push(() => rmSync(haproxyDir, { recursive: true, force: true }));
+      const paths = { bin: flags['haproxy-bin'], workDir: haproxyDir };
+      writeFileSync(
+        configPath(paths),
+        renderConfig([], [], [], { owner: 'demo', adminSocket: adminSocket(paths) }),
+      );
+      const haproxy = new HaproxyProcess(paths);
+      await haproxy.start();
+      cleanups.push(() => haproxy.stop());
+      adapter = new HaproxyRuntimeAdapter({
+        owner: 'demo',
+        bin: paths.bin,
+        configFile: configPath(paths),
+        adminSocket: adminSocket(paths),
+        masterSocket: masterSocket(paths),
+      });
+      lbNote = `HAProxy (pid ${haproxy.pid}), configuration in ${configPath(paths)}`;
+    } else {
+      adapter = new MemoryAdapter({ owner: 'demo' });
+      lbNote =
+        'the in-memory load balancer: HAProxy is not installed, so no traffic flows.\n' +
+        '  Install it (Debian/Ubuntu: sudo apt-get install haproxy) and run npm start again.';
+    }
+    cleanups.push(() => adapter.close());
+
+    const controller = new NplController({
+      kubeConfig: kc,
+      config: parseControllerConfig(
+        'clusterName: demo\nvip: {cidrs: [127.0.30.0/24]}\ningressHttpPort: 8080\nnamespaces: {include: [default]}\n',
+      ),
+      adapter,
+      events: new EventRecorder(kc, 'npl-lb-controller', 'demo', { logger: quiet }),
+      logger: quiet,
+      coalesceMs: 20,
+    });
+    await controller.start();
+    cleanups.push(() => controller.stop());
+    const routes = controllerRoutes(controller.state);
+    const http = await serveStatus(
+      { host: '127.0.0.1', port: 0 },
+      controller.metrics.registry,
+      () => controller.isReady,
+      routes.json,
+      routes.html,
+    );
+    cleanups.push(() => http.close());
+
+    // The sample app: three Pods, a LoadBalancer Service and an Ingress.
+    await post(kc, '/apis/networking.k8s.io/v1/ingressclasses', {
+      metadata: { name: 'npl-lb' },
+      spec: { controller: 'npl-lb.io/ingress-controller' },
+    });
+    await post(kc, '/api/v1/namespaces/default/services', {
+      metadata: { name: 'web' },
+      spec: {
+        type: 'LoadBalancer',
+        loadBalancerClass: 'npl-lb.io/lb',
+        selector: { app: 'web' },
+        ports: [{ name: 'http', port: APP_PORT, targetPort: 'http' }],
+      },
+    });
+    for (const [i, n] of NODES.entries()) {
+      const pod = `web-${i + 1}`;
+      const ip = `127.0.20.${i + 1}`;
+      const server = await appServer(pod, n.name, ip);
+      cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+      await post(kc, '/api/v1/namespaces/default/pods', {
+        metadata: { name: pod, labels: { app: 'web' } },
+        spec: {
+          nodeName: n.name,
+          containers: [
+            { name: 'web', image: 'demo/web', ports: [{ name: 'http', containerPort: APP_PORT }] },
+          ],
+        },
+      });
+      await patchStatus(kc, `/api/v1/namespaces/default/pods/${pod}`, {
+        status: {
+          phase: 'Running',
+          podIP: ip,
+          podIPs: [{ ip }],
+          conditions: [{ type: 'Ready', status: 'True' }],
+        },
+      });
+    }
+    await post(kc, '/apis/networking.k8s.io/v1/namespaces/default/ingresses', {
+      metadata: { name: 'web' },
+      spec: {
+        ingressClassName: 'npl-lb',
+        rules: [
+          {
+            host: HOST,
+            http: {
+              paths: [
+                {
+                  path: '/',
+                  pathType: 'Prefix',
+                  backend: { service: { name: 'web', port: { name: 'http' } } },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    });
+
+    let l4: string | undefined;
+    let l7: string | undefined;
+    const until = Date.now() + 30_000;
+    while ((!l4 || !l7) && Date.now() < until) {
+      l4 = await vipOf(kc, '/api/v1/namespaces/default/services/web');
+      l7 = await vipOf(kc, '/apis/networking.k8s.io/v1/namespaces/default/ingresses/web');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await controller.settled();
+    // New servers go live after their first health check: wait (bounded) until traffic flows.
+    if (adapter instanceof HaproxyRuntimeAdapter && l4) {
+      const ready = Date.now() + 15_000;
+      while (Date.now() < ready && !(await answers(`http://${l4}:${APP_PORT}/`)))
+        await new Promise((r) => setTimeout(r, 200));
+    }
+    process.stdout.write(
+      [
+        '',
+        `npl-lb demo: sandbox API server ${running.sandbox.url}, 3 nodes with agents, load balancer: ${lbNote}`,
+        '',
+        'Point kubectl at it from another terminal:',
+        `  export KUBECONFIG=${kubeconfig}`,
+        '  kubectl get nodes,pods,services,ingresses -o wide',
+        "  kubectl get pod web-1 -o jsonpath='{.metadata.annotations.nodeportlocal\\.antrea\\.io}'",
+        '  (no kubectl installed? `npm run kubectl -- get pods -o wide` uses the one npl-lb tests with)',
+        '',
+        'Send traffic through the load balancer (each answer names its Pod and node):',
+        `  curl http://${l4 ?? '(no VIP yet)'}:${APP_PORT}/                       # LoadBalancer Service web`,
+        `  curl -H 'Host: ${HOST}' http://${l7 ?? '(no VIP yet)'}:8080/    # Ingress web`,
+        '',
+        `Pools by node: ${http.url}/ (dashboard), or: npx tsx src/main/cli.ts pools --server ${http.url}`,
+        '',
+        'Press Ctrl-C to stop; everything the demo started is stopped and its files removed.',
+        '',
+      ].join('\n'),
+    );
+    await waitForSignal();
+  } finally {
+    await cleanup();
+  }
   return 0;
 }

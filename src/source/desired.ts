@@ -294,7 +294,15 @@ export function buildDesired(
       ingresses.set(key(ing.metadata), { vip, virtualServices: vip ? [name] : [], problem });
     }
     if (vip && (routes.length > 0 || defaultPool)) {
-      virtualServices.push({ kind: 'l7', name, vip, port: 80, ingressClass: cls, routes, defaultPool });
+      virtualServices.push({
+        kind: 'l7',
+        name,
+        vip,
+        port: cfg.ingressHttpPort,
+        ingressClass: cls,
+        routes,
+        defaultPool,
+      });
     }
   }
   if (memo) for (const name of memo.pools.keys()) if (!pools.has(name)) memo.pools.delete(name);

@@ -16,6 +16,8 @@ import { parseSandboxFlags } from '../../../src/main/sandbox.ts';
 import { NplError } from '../../../src/runtime/errors.ts';
 import { Cluster } from '../../support/cluster.ts';
 import { eventually, useSandbox } from '../../support/sandbox.ts';
+import { haproxyMissing } from '../../support/haproxy.ts';
+import { request } from 'undici';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CLI = ['--import', 'tsx', join(ROOT, 'src/main/cli.ts')];
@@ -240,16 +242,48 @@ describe('npl-lb command line', () => {
     assert.equal(await exited(child), 0);
   });
 
-  it('npm start (the demo) starts the sandbox and prints how to point kubectl at it', async (t) => {
+  it('npm start (the demo): traffic through the load balancer reaches the Pods; Ctrl-C removes what it made', async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'npl-demo-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const { child, out } = start(t, ['demo', '--work-dir', dir]);
-    await eventually(() => /Press Ctrl-C/.test(out()), 15_000, 'demo start');
+    // If the demo dies before its own cleanup (a failed assertion kills it), stop its HAProxy too.
+    t.after(() => {
+      const pid = /HAProxy \(pid (\d+)\)/.exec(out())?.[1];
+      if (pid) {
+        try {
+          process.kill(Number(pid), 'SIGTERM');
+        } catch {
+          // already gone
+        }
+      }
+    });
+    await eventually(() => /Press Ctrl-C/.test(out()), 30_000, 'demo start');
     assert.match(out(), new RegExp(`export KUBECONFIG=${join(dir, 'kubeconfig')}`));
-    assert.match(out(), /kubectl get namespaces/);
-    assert.ok(existsSync(join(dir, 'kubeconfig')));
     assert.match(readFileSync(join(dir, 'kubeconfig'), 'utf8'), /server: http:\/\/127\.0\.0\.1:\d+/);
+    const dashboard = /Pools by node: (http:\/\/\S+)\/ \(dashboard\)/.exec(out())![1]!;
+    assert.match(await (await fetch(`${dashboard}/`)).text(), /<title>npl-lb: pools by node<\/title>/);
+    if (haproxyMissing()) {
+      assert.match(out(), /HAProxy is not installed/);
+    } else {
+      const l4 = /curl (http:\/\/127\.0\.30\.\d+:8080\/)/.exec(out())![1]!;
+      const l7 = /curl -H 'Host: web\.demo\.local' (http:\/\/127\.0\.30\.\d+:8080\/)/.exec(out())![1]!;
+      const seen = new Set<string>();
+      for (let i = 0; i < 6; i++) {
+        const body = await (await fetch(l4)).text();
+        assert.match(body, /^hello from pod web-\d on node-\d/);
+        seen.add(body.split(' ')[3]!);
+      }
+      assert.deepEqual([...seen].sort(), ['web-1', 'web-2', 'web-3'], 'round robin over the three Pods');
+      // (fetch does not let a caller set Host; undici's request does.)
+      const viaIngress = await request(l7, { headers: { host: 'web.demo.local' } });
+      assert.match(await viaIngress.body.text(), /^hello from pod web-\d on node-\d \(web\.demo\.local/);
+      const other = await request(l7, { headers: { host: 'elsewhere' } });
+      await other.body.dump();
+      assert.equal(other.statusCode, 503, 'no route for another host');
+    }
     child.kill('SIGTERM');
     assert.equal(await exited(child), 0);
+    assert.equal(existsSync(join(dir, 'kubeconfig')), false, 'kubeconfig removed');
+    assert.equal(existsSync(join(dir, 'haproxy')), false, 'HAProxy files removed');
   });
 });
