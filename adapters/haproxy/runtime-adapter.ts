@@ -44,6 +44,14 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   private foreignSections: Section[] = [];
   private foreign: Observed['foreign'] = [];
   private loaded = false;
+  /**
+   * Servers taken out of rotation whose deletion HAProxy refused (idle connections still attached):
+   * in maintenance, gone from the file, deleted on a later try or by the next reload.
+   */
+  private readonly parked = new Map<string, Set<string>>();
+  private parkedTimer: NodeJS.Timeout | undefined;
+  /** Applies and retries run one at a time. */
+  private chain: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly opts: HaproxyRuntimeOptions) {
     this.owner = opts.owner;
@@ -130,8 +138,15 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     };
   }
 
-  async apply(changes: Change[]): Promise<ApplyResult[]> {
+  apply(changes: Change[]): Promise<ApplyResult[]> {
+    const run = this.chain.then(() => this.applyNow(changes));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async applyNow(changes: Change[]): Promise<ApplyResult[]> {
     if (!this.loaded) await this.observe();
+    await this.deleteParked();
     const failed = new Map<number, Fail>();
     const pools = new Map(this.pools);
     const vss = new Map(this.vss);
@@ -208,6 +223,8 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     while (Date.now() < until) {
       const now = await this.workerPid();
       if (now !== undefined && now !== before) {
+        // The new worker has only what the file says: nothing is parked any more.
+        this.parked.clear();
         this.pools = pools;
         this.vss = vss;
         return;
@@ -237,7 +254,14 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
       const after = new Map(next.members.map((m) => [serverName(m), m]));
       for (const [s, m] of after) {
         const old = before.get(s);
-        if (!old) {
+        const parked = this.parked.get(name);
+        if (!old && parked?.has(s)) {
+          // Still in HAProxy from an earlier removal: repoint it and bring it back.
+          const addr = m.address.includes(':') ? `[${m.address}]` : m.address;
+          await this.command(`set server ${name}/${s} addr ${addr} port ${m.port}`, /^$|changed|no need/i);
+          await this.command(`set server ${name}/${s} state ${state(m)}`);
+          parked.delete(s);
+        } else if (!old) {
           const addr = m.address.includes(':') ? `[${m.address}]` : m.address;
           await this.command(
             `add server ${name}/${s} ${addr}:${m.port}${checks ? ' check' : ''}`,
@@ -263,5 +287,40 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     this.pools = pools;
   }
 
-  async close(): Promise<void> {}
+  /** `del server`; false when HAProxy keeps it for connections still attached. */
+  private async tryDelete(backend: string, server: string): Promise<boolean> {
+    this.stats.runtimeCommands++;
+    const answer = (await socketCommand(this.opts.adminSocket, `del server ${backend}/${server}`)).trim();
+    return /Server deleted|No such server/.test(answer);
+  }
+
+  private park(backend: string, server: string): void {
+    let set = this.parked.get(backend);
+    if (!set) this.parked.set(backend, (set = new Set()));
+    set.add(server);
+    // Idle connections are purged within seconds: try again then, in turn with applies.
+    this.parkedTimer ??= setInterval(() => {
+      this.chain = this.chain.then(() => this.deleteParked()).catch(() => undefined);
+    }, 2000);
+    this.parkedTimer.unref();
+  }
+
+  private async deleteParked(): Promise<void> {
+    for (const [backend, servers] of this.parked) {
+      for (const s of [...servers]) {
+        if (await this.tryDelete(backend, s).catch(() => false)) servers.delete(s);
+      }
+      if (servers.size === 0) this.parked.delete(backend);
+    }
+    if (this.parked.size === 0 && this.parkedTimer) {
+      clearInterval(this.parkedTimer);
+      this.parkedTimer = undefined;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.parkedTimer) clearInterval(this.parkedTimer);
+    this.parkedTimer = undefined;
+    await this.chain;
+  }
 }
