@@ -41,6 +41,7 @@ const VARIANTS: Record<string, string[]> = {
     '--set',
     'credentials.password=s3cret',
   ],
+  haproxy: ['--set', 'clusterName=c1', '--set', 'adapter.type=haproxy', '--set', 'controller.replicas=1'],
   f5: [
     '--set',
     'clusterName=c1',
@@ -93,11 +94,17 @@ describe('Helm chart', () => {
       ];
       for (const k of want) assert.ok(kinds.includes(k), `${variant}: ${k}`);
       assert.equal(kinds.includes('DaemonSet'), variant !== 'f5', `${variant}: agent DaemonSet`);
-      assert.equal(
-        kinds.includes('PodDisruptionBudget'),
-        variant !== 'f5',
-        `${variant}: PDB with 2 replicas`,
-      );
+      const replicas = variant === 'f5' || variant === 'haproxy' ? 1 : 2;
+      assert.equal(kinds.includes('PodDisruptionBudget'), replicas > 1, `${variant}: PDB with 2 replicas`);
+      if (variant === 'haproxy') {
+        const d = docs.find((x) => x.kind === 'Deployment') as unknown as {
+          spec: { template: { spec: { volumes: { name: string }[] } } };
+        };
+        assert.ok(
+          d.spec.template.spec.volumes.some((v) => v.name === 'haproxy'),
+          'the HAProxy directory is mounted',
+        );
+      }
       assert.equal(
         kinds.includes('Secret'),
         variant === 'avi',
@@ -123,14 +130,14 @@ describe('Helm chart', () => {
         spec: { template: { spec: { containers: { args: string[]; env: { name: string }[] }[] } } };
       };
       const container = deploy.spec.template.spec.containers[0]!;
-      if (variant !== 'defaults') {
+      if (variant === 'avi' || variant === 'f5') {
         const vendor = variant.toUpperCase();
         assert.deepEqual(
           container.env.map((e) => e.name).filter((n) => n.startsWith('NPL_LB_')),
           [`NPL_LB_${vendor}_USERNAME`, `NPL_LB_${vendor}_PASSWORD`],
         );
       }
-      assert.ok(container.args.includes('--leader-elect=' + (variant === 'f5' ? 'false' : 'true')));
+      assert.ok(container.args.includes('--leader-elect=' + (replicas > 1 ? 'true' : 'false')));
     }
   });
 
