@@ -9,9 +9,8 @@
  * knobs (`faults`) add latency, failures and session expiry.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SimServer, sendJson } from '../sim-server.ts';
 import { knownModel, MODEL_OF, validateAviObject } from './object-models.ts';
 
 type Json = Record<string, unknown>;
@@ -72,39 +71,32 @@ export class AviSimulator {
   /** type -> uuid -> object (as stored, refs as urls). */
   readonly store = new Map<string, Map<string, Json>>();
   private readonly sessions = new Map<string, { csrf: string }>();
-  private server: Server | undefined;
+  private readonly http: SimServer;
   private clock = 0;
 
   constructor(private readonly opts: AviSimOptions = {}) {
+    this.http = new SimServer(opts.tls);
     this.seed();
   }
 
   get url(): string {
-    const a = this.server?.address() as AddressInfo | undefined;
-    if (!a) throw new Error('simulator not started');
-    return `${this.opts.tls ? 'https' : 'http'}://${a.address}:${a.port}`;
+    return this.http.url;
   }
 
-  async start(port = 0, host = '127.0.0.1'): Promise<string> {
-    const handler = (req: IncomingMessage, res: ServerResponse) => {
-      this.handle(req, res).catch((err: unknown) => {
-        if (err instanceof HttpError) send(res, err.status, { error: err.message });
-        else send(res, 500, { error: String(err) });
-      });
-    };
-    this.server = this.opts.tls ? createHttpsServer(this.opts.tls, handler) : createServer(handler);
-    await new Promise<void>((resolve, reject) => {
-      this.server!.once('error', reject);
-      this.server!.listen(port, host, () => resolve());
-    });
-    return this.url;
+  start(port = 0, host = '127.0.0.1'): Promise<string> {
+    return this.http.listen(
+      (req, res) => this.handle(req, res),
+      (res, err) =>
+        err instanceof HttpError
+          ? send(res, err.status, { error: err.message })
+          : send(res, 500, { error: String(err) }),
+      port,
+      host,
+    );
   }
 
-  async close(): Promise<void> {
-    const s = this.server;
-    if (!s) return;
-    s.closeAllConnections();
-    await new Promise<void>((r) => s.close(() => r()));
+  close(): Promise<void> {
+    return this.http.close();
   }
 
   /** Ends every session, as a controller restart or idle timeout would. */
@@ -427,8 +419,4 @@ function parseCookies(header: string): Record<string, string> {
   return out;
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
+const send = (res: ServerResponse, status: number, body: unknown): void => sendJson(res, status, body);

@@ -8,9 +8,9 @@
  * Fault knobs (`faults`) let tests make it busy, reject objects or expire tokens.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SimServer, sendJson } from '../sim-server.ts';
+import { icontrolPools } from './icontrol-view.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { AS3_SCHEMA_VERSION, validateAs3 } from './as3-validate.ts';
 
@@ -42,17 +42,6 @@ interface Task {
   results: Json[];
 }
 
-const TENANT_PROPS = new Set([
-  'class',
-  'label',
-  'remark',
-  'enable',
-  'defaultRouteDomain',
-  'constants',
-  'controls',
-  'optimisticLockKey',
-]);
-
 export class BigIpSimulator {
   readonly faults: BigIpFaults = { busy: 0, rejectObjects: new Set() };
   /** The tenants as deployed. */
@@ -61,36 +50,29 @@ export class BigIpSimulator {
   private readonly tokens = new Map<string, { user: string; expiresAt: number; lifetimeSec: number }>();
   private readonly tasks = new Map<string, Task>();
   private working = false;
-  private server: Server | undefined;
+  private readonly http: SimServer;
   private readonly now: () => number;
 
   constructor(private readonly opts: BigIpSimOptions = {}) {
     this.now = opts.now ?? Date.now;
+    this.http = new SimServer(opts.tls);
   }
 
   get url(): string {
-    const a = this.server?.address() as AddressInfo | undefined;
-    if (!a) throw new Error('simulator not started');
-    return `${this.opts.tls ? 'https' : 'http'}://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
+    return this.http.url;
   }
 
-  async start(port = 0, host = '127.0.0.1'): Promise<string> {
-    const handler = (req: IncomingMessage, res: ServerResponse) => {
-      this.handle(req, res).catch((err: unknown) => send(res, 500, { code: 500, message: String(err) }));
-    };
-    this.server = this.opts.tls ? createHttpsServer(this.opts.tls, handler) : createServer(handler);
-    await new Promise<void>((resolve, reject) => {
-      this.server!.once('error', reject);
-      this.server!.listen(port, host, () => resolve());
-    });
-    return this.url;
+  start(port = 0, host = '127.0.0.1'): Promise<string> {
+    return this.http.listen(
+      (req, res) => this.handle(req, res),
+      (res, err) => send(res, 500, { code: 500, message: String(err) }),
+      port,
+      host,
+    );
   }
 
-  async close(): Promise<void> {
-    const s = this.server;
-    if (!s) return;
-    s.closeAllConnections();
-    await new Promise<void>((r) => s.close(() => r()));
+  close(): Promise<void> {
+    return this.http.close();
   }
 
   /** Ends every token now, as a BIG-IP restart or an admin would. */
@@ -158,12 +140,12 @@ export class BigIpSimulator {
     if (path === '/mgmt/tm/ltm/pool' && method === 'GET')
       return send(res, 200, {
         kind: 'tm:ltm:pool:poolcollectionstate',
-        items: this.pools().map((p) => p.item),
+        items: icontrolPools(this.tenants).map((p) => p.item),
       });
     const members = /^\/mgmt\/tm\/ltm\/pool\/([^/]+)\/members$/.exec(path);
     if (members && method === 'GET') {
       const fullPath = decodeURIComponent(members[1]!).replaceAll('~', '/');
-      const pool = this.pools().find((p) => p.item.fullPath === fullPath);
+      const pool = icontrolPools(this.tenants).find((p) => p.item.fullPath === fullPath);
       if (!pool)
         return send(res, 404, {
           code: 404,
@@ -362,56 +344,6 @@ export class BigIpSimulator {
     }
     return results;
   }
-
-  /** The iControl view of the pools and their members. */
-  private pools(): { item: Json; members: Json[] }[] {
-    const out: { item: Json; members: Json[] }[] = [];
-    for (const [tName, t] of this.tenants) {
-      for (const [aName, a] of Object.entries(t)) {
-        if (TENANT_PROPS.has(aName) || (a as Json | null)?.class !== 'Application') continue;
-        for (const [name, raw] of Object.entries(a as Json)) {
-          const p = raw as Json | null;
-          if (p?.class !== 'Pool') continue;
-          const fullPath = `/${tName}/${aName}/${name}`;
-          const monitors = ((p.monitors ?? []) as unknown[]).map((m) =>
-            typeof m === 'string' ? `/Common/${m}` : String((m as Json).bigip ?? (m as Json).use),
-          );
-          out.push({
-            item: {
-              kind: 'tm:ltm:pool:poolstate',
-              name,
-              partition: tName,
-              subPath: aName,
-              fullPath,
-              loadBalancingMode: p.loadBalancingMode ?? 'round-robin',
-              monitor: monitors.join(' and '),
-              description: p.remark,
-              membersReference: {
-                link: `https://localhost/mgmt/tm/ltm/pool/${fullPath.replaceAll('/', '~')}/members`,
-              },
-            },
-            members: ((p.members ?? []) as Json[]).flatMap((m) =>
-              ((m.serverAddresses ?? []) as string[]).map((address) => ({
-                kind: 'tm:ltm:pool:members:membersstate',
-                name: `${address}:${String(m.servicePort)}`,
-                partition: tName,
-                fullPath: `/${tName}/${address}:${String(m.servicePort)}`,
-                address,
-                session:
-                  m.adminState === 'disable' || m.enable === false ? 'user-disabled' : 'monitor-enabled',
-                state: m.adminState === 'offline' ? 'user-down' : 'up',
-                description: m.remark,
-                metadata: Object.entries((m.metadata ?? {}) as Record<string, { value: string }>).map(
-                  ([k, v]) => ({ name: k, value: v.value, persist: 'true' }),
-                ),
-              })),
-            ),
-          });
-        }
-      }
-    }
-    return out;
-  }
 }
 
 const INVALID = Symbol('invalid');
@@ -433,11 +365,5 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = body === undefined ? '' : JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=UTF-8',
-    'content-length': Buffer.byteLength(text),
-  });
-  res.end(text);
-}
+const send = (res: ServerResponse, status: number, body: unknown): void =>
+  sendJson(res, status, body, 'application/json; charset=UTF-8');

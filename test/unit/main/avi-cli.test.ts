@@ -5,39 +5,17 @@
  * the objects of a LoadBalancer Service.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { AviSession } from '../../../adapters/avi/session.ts';
+import { CLI, ROOT, run, startCli } from '../../support/cli-process.ts';
 import { Cluster } from '../../support/cluster.ts';
 import { eventually, useSandbox } from '../../support/sandbox.ts';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const CLI = ['--import', 'tsx', join(ROOT, 'src/main/cli.ts')];
-const run = promisify(execFile);
 const CREDS = { ...process.env, NPL_LB_AVI_USERNAME: 'admin', NPL_LB_AVI_PASSWORD: 'pw0rd' };
 
-function start(
-  t: TestContext,
-  args: string[],
-  env = process.env,
-): { child: ChildProcess; out: () => string } {
-  const child = spawn(process.execPath, [...CLI, ...args], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  t.after(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
-  return { child, out: () => out };
-}
+const start = (t: TestContext, args: string[], env = process.env) => startCli(t, args, { env });
 
 describe('Avi from the command line', () => {
   it('sim avi and the controller: bad settings refused, a missing cloud exits 1, a Service is created', async (t) => {

@@ -5,39 +5,18 @@
  * Services it finds.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { fetch } from 'undici';
+import { CLI, ROOT, run, startCli } from '../../support/cli-process.ts';
 import { Cluster } from '../../support/cluster.ts';
 import { eventually, useSandbox } from '../../support/sandbox.ts';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const CLI = ['--import', 'tsx', join(ROOT, 'src/main/cli.ts')];
-const run = promisify(execFile);
 const CREDS = { ...process.env, NPL_LB_F5_USERNAME: 'admin', NPL_LB_F5_PASSWORD: 's3cret' };
 
-function start(
-  t: TestContext,
-  args: string[],
-  env = process.env,
-): { child: ChildProcess; out: () => string } {
-  const child = spawn(process.execPath, [...CLI, ...args], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  t.after(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
-  return { child, out: () => out };
-}
+const start = (t: TestContext, args: string[], env = process.env) => startCli(t, args, { env });
 
 async function bigip(t: TestContext, extra: string[] = []): Promise<{ url: string; child: ChildProcess }> {
   const sim = start(t, ['sim', 'bigip', '--port', '0', '--password', 's3cret', ...extra]);
