@@ -7,24 +7,14 @@
  *
  *   npm run bench:haproxy
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { renderConfig } from '../../adapters/haproxy/config.ts';
-import {
-  adminSocket,
-  configPath,
-  HaproxyProcess,
-  masterSocket,
-  socketCommand,
-} from '../../adapters/haproxy/process.ts';
-import { HaproxyRuntimeAdapter } from '../../adapters/haproxy/runtime-adapter.ts';
+import { adminSocket, socketCommand } from '../../adapters/haproxy/process.ts';
 import { UserspaceBackend } from '../../src/agent/rules/userspace.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
 import { Cluster, startAgent } from '../../test/support/cluster.ts';
+import { startHaproxy } from '../../test/support/haproxy.ts';
 import { useSandbox } from '../../test/support/sandbox.ts';
 
 const deadline = setTimeout(() => {
@@ -48,23 +38,9 @@ try {
       range: { start: 45000, end: 45199 },
     });
   }
-  const dir = mkdtempSync(join(tmpdir(), 'npl-bench-haproxy-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const paths = { bin: 'haproxy', workDir: dir };
-  writeFileSync(
-    configPath(paths),
-    renderConfig([], [], [], { owner: 'bench', adminSocket: adminSocket(paths) }),
-  );
-  const haproxy = new HaproxyProcess(paths);
-  await haproxy.start();
-  cleanups.push(() => haproxy.stop());
-  const adapter = new HaproxyRuntimeAdapter({
-    owner: 'bench',
-    bin: 'haproxy',
-    configFile: configPath(paths),
-    adminSocket: adminSocket(paths),
-    masterSocket: masterSocket(paths),
-  });
+  const rig = await startHaproxy(t);
+  const { paths } = rig;
+  const adapter = rig.adapter('bench');
   const ctl = new NplController({
     kubeConfig: kc,
     config: parseControllerConfig(

@@ -1,47 +1,33 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { renderConfig, serverLine } from '../../adapters/haproxy/config.ts';
-import { adminSocket, configPath, HaproxyProcess, masterSocket } from '../../adapters/haproxy/process.ts';
-import { HaproxyRuntimeAdapter } from '../../adapters/haproxy/runtime-adapter.ts';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { serverLine } from '../../adapters/haproxy/config.ts';
+import { configPath } from '../../adapters/haproxy/process.ts';
+import { haproxyMissing, startHaproxy } from '../support/haproxy.ts';
 import { adapterContract } from './adapter-contract.ts';
-import { haproxyMissing } from '../support/haproxy.ts';
 
 // The suite's VIPs are documentation addresses: HAProxy binds them with `transparent` (root), and
 // health checks stay off, so no packet ever leaves for them.
 adapterContract(
   'haproxy (runtime socket, real HAProxy)',
   async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'npl-haproxy-'));
-    const paths = { bin: 'haproxy', workDir: dir };
-    const opts = { owner: '', adminSocket: adminSocket(paths) };
-    writeFileSync(configPath(paths), renderConfig([], [], [], opts));
-    const proc = new HaproxyProcess(paths);
-    await proc.start();
-    const make = (owner: string, failName?: string) =>
-      new HaproxyRuntimeAdapter({
-        owner,
-        bin: 'haproxy',
-        configFile: configPath(paths),
-        adminSocket: adminSocket(paths),
-        masterSocket: masterSocket(paths),
-        bindOptions: 'transparent',
-        healthChecks: false,
-        ...(failName
-          ? {
-              fault: (c) =>
-                c.name === failName
-                  ? { code: 'Unavailable', message: 'injected fault', terminal: false }
-                  : undefined,
-            }
-          : {}),
-      });
+    const cleanups: (() => Promise<void>)[] = [];
+    const rig = await startHaproxy({ after: (fn) => void cleanups.push(fn) });
     return {
-      adapter: async (owner, o) => make(owner, o?.failName),
+      adapter: async (owner, o) =>
+        rig.adapter(owner, {
+          bindOptions: 'transparent',
+          healthChecks: false,
+          ...(o?.failName
+            ? {
+                fault: (c) =>
+                  c.name === o.failName
+                    ? { code: 'Unavailable', message: 'injected fault', terminal: false }
+                    : undefined,
+              }
+            : {}),
+        }),
       foreignPool: async (pool, owner) => {
         // Another owner's backend, written into the file as a person or another controller would.
-        const { readFileSync } = await import('node:fs');
-        const text = readFileSync(configPath(paths), 'utf8');
+        const file = configPath(rig.paths);
         const section = [
           `backend ${pool.name}`,
           `    # npl-lb owner=${owner}`,
@@ -49,12 +35,11 @@ adapterContract(
           ...pool.members.map((m) => serverLine(m, false)),
           '',
         ];
-        writeFileSync(configPath(paths), `${text}\n${section.join('\n')}`);
-        await proc.reload();
+        writeFileSync(file, `${readFileSync(file, 'utf8')}\n${section.join('\n')}`);
+        await rig.proc.reload();
       },
       close: async () => {
-        await proc.stop();
-        rmSync(dir, { recursive: true, force: true });
+        for (const f of cleanups) await f();
       },
     };
   },

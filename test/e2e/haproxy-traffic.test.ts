@@ -6,20 +6,14 @@
  * not once.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { Agent, request } from 'undici';
-import { renderConfig } from '../../adapters/haproxy/config.ts';
-import { adminSocket, configPath, HaproxyProcess, masterSocket } from '../../adapters/haproxy/process.ts';
-import { HaproxyRuntimeAdapter } from '../../adapters/haproxy/runtime-adapter.ts';
 import { UserspaceBackend } from '../../src/agent/rules/userspace.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
 import { Cluster, startAgent } from '../support/cluster.ts';
-import { haproxyMissing } from '../support/haproxy.ts';
+import { haproxyMissing, startHaproxy } from '../support/haproxy.ts';
 import { api, eventually, useSandbox } from '../support/sandbox.ts';
 
 const NODES = ['127.0.13.1', '127.0.13.2', '127.0.13.3'];
@@ -44,25 +38,8 @@ describe('HAProxy with real traffic (runtime transport)', { skip: haproxyMissing
         range: { start: 44000, end: 44099 },
       });
     }
-    const dir = mkdtempSync(join(tmpdir(), 'npl-haproxy-e2e-'));
-    const paths = { bin: 'haproxy', workDir: dir };
-    writeFileSync(
-      configPath(paths),
-      renderConfig([], [], [], { owner: 'e2e', adminSocket: adminSocket(paths) }),
-    );
-    const haproxy = new HaproxyProcess(paths);
-    await haproxy.start();
-    t.after(async () => {
-      await haproxy.stop();
-      rmSync(dir, { recursive: true, force: true });
-    });
-    const adapter = new HaproxyRuntimeAdapter({
-      owner: 'e2e',
-      bin: 'haproxy',
-      configFile: configPath(paths),
-      adminSocket: adminSocket(paths),
-      masterSocket: masterSocket(paths),
-    });
+    const haproxy = await startHaproxy(t);
+    const adapter = haproxy.adapter('e2e');
     const ctl = new NplController({
       kubeConfig: kc,
       config: parseControllerConfig(
