@@ -50,6 +50,11 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
    */
   private readonly parked = new Map<string, Set<string>>();
   private parkedTimer: NodeJS.Timeout | undefined;
+
+  /** Servers waiting in maintenance for HAProxy to let them be deleted (backend/server). */
+  get parkedServers(): string[] {
+    return [...this.parked].flatMap(([b, set]) => [...set].map((s) => `${b}/${s}`));
+  }
   /** Applies and retries run one at a time. */
   private chain: Promise<unknown> = Promise.resolve();
 
@@ -276,10 +281,8 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
       for (const s of before.keys()) {
         if (after.has(s)) continue;
         await this.command(`set server ${name}/${s} state maint`);
-        // A server with connections still open cannot go yet; it stays in maintenance until a reload.
-        await this.command(`del server ${name}/${s}`, /Server deleted|still has|connections/).catch(
-          () => undefined,
-        );
+        // A server with connections still open cannot go yet: parked in maintenance, retried.
+        if (!(await this.tryDelete(name, s))) this.park(name, s);
       }
     }
     const tmp = this.writeConfig(pools, this.vss);

@@ -1,0 +1,102 @@
+/**
+ * The runtime transport's edge: a removed server that still has a connection in HAProxy cannot
+ * be deleted at once. It is parked in maintenance (no traffic), brought back by repointing
+ * when the same member returns, and deleted once HAProxy lets go of it.
+ */
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { describe, it } from 'node:test';
+import { Agent, request } from 'undici';
+import type { L7VirtualService, Pool } from '../../../src/model/types.ts';
+import { haproxyMissing, startHaproxy } from '../../support/haproxy.ts';
+import { eventually } from '../../support/sandbox.ts';
+
+const member = { address: '127.0.34.1', port: 18101, node: 'n1', pod: 'default/web-1', enabled: true };
+const pool = (members: (typeof member)[]): Pool => ({
+  name: 'c1--web',
+  protocol: 'TCP',
+  health: 'http',
+  service: 'default/web',
+  servicePort: 'http',
+  members,
+});
+const vs: L7VirtualService = {
+  kind: 'l7',
+  name: 'c1--ingress-npl',
+  vip: '127.0.33.1',
+  port: 18100,
+  ingressClass: 'npl',
+  defaultPool: 'c1--web',
+  routes: [],
+};
+
+describe('HAProxy runtime transport: servers with idle connections', { skip: haproxyMissing() }, () => {
+  it('parks a server HAProxy will not delete yet, repoints it when it returns, deletes it later', async (t) => {
+    // GET /slow answers after 1.5 s: a request in flight holds a connection to the server.
+    const app = createServer((q, res) => {
+      if (q.url === '/slow') setTimeout(() => res.end('slow\n'), 1500);
+      else res.end('ok\n');
+    });
+    await new Promise<void>((r) => app.listen(member.port, member.address, () => r()));
+    t.after(() => new Promise<void>((r) => app.close(() => r())));
+    const rig = await startHaproxy(t);
+    const adapter = rig.adapter('c1', { healthChecks: false });
+    t.after(() => adapter.close());
+    const ok = (r: { ok: boolean }[]) =>
+      assert.deepEqual(
+        r.map((x) => x.ok),
+        r.map(() => true),
+      );
+    ok(
+      await adapter.apply([
+        { op: 'create', kind: 'pool', name: 'c1--web', desired: pool([]) },
+        { op: 'create', kind: 'virtualService', name: vs.name, desired: vs },
+      ]),
+    );
+    ok(
+      await adapter.apply([
+        { op: 'update', kind: 'pool', name: 'c1--web', desired: pool([member]), observed: pool([]) },
+      ]),
+    );
+    const client = new Agent({ connections: 4 });
+    t.after(() => client.close());
+    const get = async (path = '/') => {
+      const r = await request(`http://${vs.vip}:${vs.port}${path}`, { dispatcher: client });
+      await r.body.text();
+      return r.statusCode;
+    };
+    assert.equal(await get(), 200);
+    // A slow request in flight: removing the member now cannot delete the server; it is parked.
+    const slow = get('/slow');
+    await new Promise((r) => setTimeout(r, 200));
+    ok(
+      await adapter.apply([
+        { op: 'update', kind: 'pool', name: 'c1--web', desired: pool([]), observed: pool([member]) },
+      ]),
+    );
+    assert.deepEqual(adapter.parkedServers, ['c1--web/n1_127.0.34.1_18101']);
+    assert.equal(await get(), 503, 'a parked server takes no new traffic');
+    assert.equal(await slow, 200, 'the request in flight completes');
+    // The same member comes back: the parked server is repointed and made ready.
+    ok(
+      await adapter.apply([
+        { op: 'update', kind: 'pool', name: 'c1--web', desired: pool([member]), observed: pool([]) },
+      ]),
+    );
+    assert.deepEqual(adapter.parkedServers, []);
+    assert.equal(await get(), 200);
+    // Removed again while busy; once the request is done, the retry deletes it.
+    const slow2 = get('/slow');
+    await new Promise((r) => setTimeout(r, 200));
+    ok(
+      await adapter.apply([
+        { op: 'update', kind: 'pool', name: 'c1--web', desired: pool([]), observed: pool([member]) },
+      ]),
+    );
+    assert.equal(adapter.parkedServers.length, 1);
+    assert.equal(await slow2, 200);
+    await eventually(() => adapter.parkedServers.length === 0, 20_000, 'parked server deleted');
+    const state = await rig.proc.runtime('show servers state c1--web');
+    assert.doesNotMatch(state, /n1_127\.0\.34\.1_18101/);
+  });
+});
