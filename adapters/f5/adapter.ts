@@ -18,7 +18,8 @@ import {
 import type { Pool, VirtualService } from '../../src/model/types.ts';
 import type { Change, Observed } from '../../src/plan/diff.ts';
 import { validateAs3, AS3_SCHEMA_VERSION } from './as3-validate.ts';
-import { BigIpClient, type BigIpClientOptions, F5Error, type Reply } from './client.ts';
+import { postDeclaration, type DeclareOutcome } from './as3-declare.ts';
+import { BigIpClient, type BigIpClientOptions, F5Error } from './client.ts';
 import {
   APP,
   type Json,
@@ -41,24 +42,6 @@ export interface F5AdapterOptions extends BigIpClientOptions {
 }
 
 const infoSchema = z.object({ version: z.string().regex(/^\d+\.\d+\.\d+/) }).loose();
-const resultSchema = z
-  .object({
-    code: z.number(),
-    message: z.string(),
-    tenant: z.string().optional(),
-    errors: z.array(z.string()).optional(),
-  })
-  .loose();
-const declareReplySchema = z
-  .object({
-    id: z.string().optional(),
-    results: z.array(resultSchema).optional(),
-    errors: z.array(z.string()).optional(),
-    message: z.string().optional(),
-    code: z.number().optional(),
-  })
-  .loose();
-
 const versionNumber = (v: string): number => {
   const [a = 0, b = 0, c = 0] = v.split('.').map((x) => Number.parseInt(x, 10));
   return a * 1_000_000 + b * 1000 + c;
@@ -360,84 +343,15 @@ export class F5Adapter implements LoadBalancerAdapter {
     return tenant;
   }
 
-  /** Posts one declaration and follows it to its end (task polling for 202). */
-  private async declare(
-    body: Json,
-  ): Promise<
-    { ok: true } | { ok: false; code: string; message: string; terminal: boolean; invalid?: string[] }
-  > {
+  /** Posts one declaration; an answer that leaves the device's state unknown forgets our tenant. */
+  private async declare(body: Json): Promise<DeclareOutcome> {
     this.stats.declarations++;
-    let r: Reply;
-    try {
-      r = await this.client.call('POST', '/mgmt/shared/appsvcs/declare', body);
-      if (r.status === 202) r = await this.followTask(r.body);
-    } catch (err) {
-      this.tenantJson = undefined;
-      if (err instanceof F5Error && err.code === 'Unauthorized') {
-        return { ok: false, code: 'Unauthorized', message: err.message, terminal: false };
-      }
-      if (err instanceof F5Error)
-        return { ok: false, code: 'Unavailable', message: err.message, terminal: false };
-      throw err;
-    }
-    const reply = declareReplySchema.safeParse(r.body);
-    if (r.status === 503) {
-      return {
-        ok: false,
-        code: 'Busy',
-        message: reply.data?.message ?? 'AS3 is busy (503)',
-        terminal: false,
-      };
-    }
-    if (r.status === 422) {
-      const errors = reply.data?.errors ?? [];
-      return {
-        ok: false,
-        code: 'Invalid',
-        message: `AS3 rejected the declaration: ${errors.join('; ')}`,
-        terminal: true,
-        invalid: errors,
-      };
-    }
-    if ((r.status === 200 || r.status === 207) && reply.success) {
-      const mine = reply.data.results?.find((x) => x.tenant === this.tenant) ?? reply.data.results?.[0];
-      if (mine && (mine.code === 200 || mine.code === 0)) return { ok: true };
-      if (mine?.code === 422) {
-        const errors = mine.errors ?? [mine.message];
-        return {
-          ok: false,
-          code: 'Invalid',
-          message: `AS3: ${errors.join('; ')}`,
-          terminal: true,
-          invalid: errors,
-        };
-      }
-      this.tenantJson = undefined;
-      return {
-        ok: false,
-        code: 'Failed',
-        message: `AS3: ${mine?.message ?? 'no result for our tenant'}`,
-        terminal: false,
-      };
-    }
-    this.tenantJson = undefined;
-    return { ok: false, code: 'Unavailable', message: `AS3 answered ${r.status}`, terminal: false };
-  }
-
-  private async followTask(accepted: unknown): Promise<Reply> {
-    const id = declareReplySchema.safeParse(accepted).data?.id;
-    if (!id) throw new F5Error('BadResponse', 'AS3 answered 202 without a task id');
-    const until = Date.now() + (this.opts.taskTimeoutMs ?? 600_000);
-    while (Date.now() < until) {
-      await new Promise((r) => setTimeout(r, this.opts.taskPollMs ?? 1000));
-      const t = await this.client.call('GET', `/mgmt/shared/appsvcs/task/${encodeURIComponent(id)}`);
-      const res = declareReplySchema.safeParse(t.body).data?.results?.[0];
-      // The task's results carry each tenant's code, as a synchronous 200 answer does.
-      if (t.status === 200 && res && !(res.code === 0 && /in progress/i.test(res.message))) {
-        return { status: 200, body: t.body };
-      }
-    }
-    throw new F5Error('Unavailable', `AS3 task ${id} did not finish in time`);
+    const out = await postDeclaration(this.client, body, this.tenant, {
+      pollMs: this.opts.taskPollMs ?? 1000,
+      timeoutMs: this.opts.taskTimeoutMs ?? 600_000,
+    });
+    if (!out.ok && !out.terminal) this.tenantJson = undefined;
+    return out;
   }
 
   async close(): Promise<void> {
