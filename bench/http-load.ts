@@ -43,3 +43,39 @@ export function quantile(xs: number[], q: number): number {
   const sorted = [...xs].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 }
+
+/** Prints benchmark rows (measure, value, notes) as a Markdown table, as bench/README.md keeps them. */
+export function printTable(rows: [string, string, string][]): void {
+  console.log('\n| measure | value | notes |\n| --- | --- | --- |');
+  for (const [measure, value, notes] of rows) console.log(`| ${measure} | ${value} | ${notes} |`);
+}
+
+/** Ready Nodes `node-0..n-1` with the InternalIP `ipOf(i)`. */
+export async function createNodes(url: string, n: number, ipOf: (i: number) => string): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    await send(url, 'POST', '/api/v1/nodes', {
+      metadata: { name: `node-${i}` },
+      status: {
+        addresses: [{ type: 'InternalIP', address: ipOf(i) }],
+        conditions: [{ type: 'Ready', status: 'True' }],
+      },
+    });
+  }
+}
+
+/** LoadBalancer Services `svc-i` selecting `app: app-i`, port 80 -> 8080, annotated for NodePortLocal. */
+export async function createLbServices(url: string, n: number): Promise<void> {
+  await pool(
+    Array.from({ length: n }, (_, i) => i),
+    16,
+    (i) =>
+      send(url, 'POST', '/api/v1/namespaces/default/services', {
+        metadata: { name: `svc-${i}`, annotations: { 'nodeportlocal.antrea.io/enabled': 'true' } },
+        spec: {
+          type: 'LoadBalancer',
+          selector: { app: `app-${i}` },
+          ports: [{ name: 'http', port: 80, targetPort: 8080 }],
+        },
+      }),
+  );
+}

@@ -9,6 +9,7 @@
  *
  *   npm run bench:agent
  */
+import { printTable } from '../http-load.ts';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
@@ -297,6 +298,5 @@ console.log(`node ${process.version}; loopback and own network namespaces only`)
 if (!process.env.ONLY_FORWARDER) await annotationLatency();
 if (!process.env.ONLY_ANNOTATION && !process.env.ONLY_FORWARDER) await iptablesBatchVsSingle();
 if (!process.env.ONLY_ANNOTATION) await userspaceVsDirect();
-console.log('\n| measure | value | notes |\n| --- | --- | --- |');
-for (const [a, b, c] of rows) console.log(`| ${a} | ${b} | ${c} |`);
+printTable(rows);
 clearTimeout(deadline);

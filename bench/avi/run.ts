@@ -14,7 +14,14 @@ import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
 import { NPL_POD_ANNOTATION } from '../../src/kube/annotations.ts';
 import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
-import { dispatcher, pool as inParallel, send } from '../http-load.ts';
+import {
+  dispatcher,
+  pool as inParallel,
+  send,
+  printTable,
+  createNodes,
+  createLbServices,
+} from '../http-load.ts';
 import { startSandboxProcess } from '../sandbox-process.ts';
 
 const deadline = setTimeout(() => {
@@ -40,28 +47,8 @@ const adapter = new AviAdapter({
 });
 let controller: NplController | undefined;
 try {
-  for (let n = 0; n < NODES; n++) {
-    await send(url, 'POST', '/api/v1/nodes', {
-      metadata: { name: `node-${n}` },
-      status: {
-        addresses: [{ type: 'InternalIP', address: nodeIP(n) }],
-        conditions: [{ type: 'Ready', status: 'True' }],
-      },
-    });
-  }
-  await inParallel(
-    Array.from({ length: SERVICES }, (_, i) => i),
-    16,
-    (i) =>
-      send(url, 'POST', '/api/v1/namespaces/default/services', {
-        metadata: { name: `svc-${i}`, annotations: { 'nodeportlocal.antrea.io/enabled': 'true' } },
-        spec: {
-          type: 'LoadBalancer',
-          selector: { app: `app-${i}` },
-          ports: [{ name: 'http', port: 80, targetPort: 8080 }],
-        },
-      }),
-  );
+  await createNodes(url, NODES, nodeIP);
+  await createLbServices(url, SERVICES);
   let nextPort = 61000;
   const pod = async (name: string, app: string, n: number) => {
     await send(url, 'POST', '/api/v1/namespaces/default/pods', {
@@ -191,8 +178,7 @@ try {
       'target 1 (one per coalescing window)',
     ],
   ];
-  console.log('\n| measure | value | notes |\n| --- | --- | --- |');
-  for (const [a, b, c] of rows) console.log(`| ${a} | ${b} | ${c} |`);
+  printTable(rows);
 } finally {
   await controller?.stop();
   await adapter.close();

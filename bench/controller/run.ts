@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { fetch } from 'undici';
-import { dispatcher, pool, quantile, send } from '../http-load.ts';
+import { dispatcher, pool, quantile, send, printTable, createNodes, createLbServices } from '../http-load.ts';
 import { MemoryAdapter } from '../../adapters/memory/adapter.ts';
 import { MemoryLoadBalancer } from '../../adapters/memory/device.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
@@ -108,28 +108,8 @@ try {
   console.log(
     `load: ${PODS} pods, ${SERVICES} LoadBalancer services, ${NODES} nodes; memory adapter 5 ms per apply`,
   );
-  for (let n = 0; n < NODES; n++) {
-    await send(url, 'POST', '/api/v1/nodes', {
-      metadata: { name: `node-${n}` },
-      status: {
-        addresses: [{ type: 'InternalIP', address: nodeIP(n) }],
-        conditions: [{ type: 'Ready', status: 'True' }],
-      },
-    });
-  }
-  await pool(
-    Array.from({ length: SERVICES }, (_, i) => i),
-    16,
-    (i) =>
-      send(url, 'POST', '/api/v1/namespaces/default/services', {
-        metadata: { name: `svc-${i}`, annotations: { 'nodeportlocal.antrea.io/enabled': 'true' } },
-        spec: {
-          type: 'LoadBalancer',
-          selector: { app: `app-${i}` },
-          ports: [{ name: 'http', port: 80, targetPort: 8080 }],
-        },
-      }),
-  );
+  await createNodes(url, NODES, nodeIP);
+  await createLbServices(url, SERVICES);
   const podNode = (i: number) => i % NODES;
   await pool(
     Array.from({ length: PODS }, (_, i) => i),
@@ -295,8 +275,7 @@ try {
       'target < 250 MB',
     ],
   ];
-  console.log('\n| measure | value | notes |\n| --- | --- | --- |');
-  for (const [a, b, c] of rows) console.log(`| ${a} | ${b} | ${c} |`);
+  printTable(rows);
 } finally {
   rmSync(tmpDir, { recursive: true, force: true });
   child.kill('SIGTERM');

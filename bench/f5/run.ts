@@ -17,7 +17,7 @@ import { NplController } from '../../src/controller/controller.ts';
 import { NPL_POD_ANNOTATION } from '../../src/kube/annotations.ts';
 import type { Pool, VirtualService } from '../../src/model/types.ts';
 import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
-import { dispatcher, pool as inParallel, quantile, send } from '../http-load.ts';
+import { dispatcher, pool as inParallel, quantile, send, printTable } from '../http-load.ts';
 import { startSandboxProcess } from '../sandbox-process.ts';
 
 const deadline = setTimeout(() => {
@@ -194,8 +194,7 @@ try {
     ],
     ['declarations refused by the device (never sent invalid)', String(sim.stats.rejected), 'target 0'],
   ];
-  console.log('\n| measure | value | notes |\n| --- | --- | --- |');
-  for (const [a, b, c] of rows) console.log(`| ${a} | ${b} | ${c} |`);
+  printTable(rows);
 } finally {
   await controller?.stop();
   await adapter.close();

@@ -7,6 +7,7 @@
  *
  *   npm run bench:haproxy
  */
+import { printTable } from '../http-load.ts';
 import { createServer, type Server } from 'node:http';
 import { Agent, request } from 'undici';
 import { adminSocket, socketCommand } from '../../adapters/haproxy/process.ts';
@@ -148,8 +149,7 @@ try {
     ['failed requests', String(counts.failed), 'target 0'],
     ['runtime commands sent', String(adapter.stats.runtimeCommands), 'add/set/del server'],
   ];
-  console.log('\n| measure | value | notes |\n| --- | --- | --- |');
-  for (const [a, b, n] of rows) console.log(`| ${a} | ${b} | ${n} |`);
+  printTable(rows);
 } finally {
   for (const f of cleanups.reverse()) await Promise.resolve(f()).catch(() => undefined);
   clearTimeout(deadline);

@@ -11,7 +11,7 @@ import { request } from 'node:http';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { fetch } from 'undici';
-import { dispatcher, pool, quantile, send } from '../http-load.ts';
+import { dispatcher, pool, quantile, send, printTable } from '../http-load.ts';
 import { startSandboxProcess } from '../sandbox-process.ts';
 
 const { values } = parseArgs({
@@ -222,8 +222,7 @@ async function main(): Promise<void> {
       ],
       ['sandbox RSS with everything loaded', `${rss.toFixed(0)} MiB`, `at start ${baseRss.toFixed(0)} MiB`],
     ];
-    console.log('\n| measure | value | notes |\n| --- | --- | --- |');
-    for (const [a, b, c] of rows) console.log(`| ${a} | ${b} | ${c} |`);
+    printTable(rows);
     if (missing > 0) process.exitCode = 1;
   } finally {
     child.kill('SIGTERM');
