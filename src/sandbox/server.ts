@@ -8,6 +8,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
+import { type AuditEntry, verbOf } from './audit.ts';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
@@ -32,6 +33,8 @@ import { Store, type StoredObject } from './store.ts';
 import { type TableRequest, tableRequested, toTable } from './table.ts';
 import { serveWatch } from './watch-stream.ts';
 
+export type { AuditEntry } from './audit.ts';
+
 export interface SandboxOptions {
   host?: string;
   port?: number;
@@ -47,27 +50,6 @@ export interface SandboxOptions {
   logger?: Logger;
   openapi?: OpenApi;
 }
-
-/** One request as RBAC sees it. */
-export interface AuditEntry {
-  user: string;
-  verb: string;
-  apiGroup: string;
-  /** The resource, with its subresource (pods/status). */
-  resource: string;
-  namespace: string;
-  name: string;
-}
-
-const verbOf = (method: string, named: boolean, q: URLSearchParams): string => {
-  if (method === 'GET')
-    return named ? 'get' : q.get('watch') === 'true' || q.get('watch') === '1' ? 'watch' : 'list';
-  if (method === 'DELETE') return named ? 'delete' : 'deletecollection';
-  return (
-    ({ POST: 'create', PUT: 'update', PATCH: 'patch' } as Record<string, string>)[method] ??
-    method.toLowerCase()
-  );
-};
 
 export interface Sandbox {
   readonly url: string;
