@@ -16,6 +16,7 @@ import type {
   VirtualService,
 } from '../../src/model/types.ts';
 import type { Observed } from '../../src/plan/diff.ts';
+import { httpPools } from './validate.ts';
 
 export interface RenderOptions {
   owner: string;
@@ -50,20 +51,9 @@ export function parseSections(text: string): Section[] {
   return out;
 }
 
-const kv = (text: string): Record<string, string> =>
+export const kv = (text: string): Record<string, string> =>
   Object.fromEntries([...text.matchAll(/(\w+)=(\S*)/g)].map((m) => [m[1]!, decodeURIComponent(m[2]!)]));
-const enc = (v: string) => encodeURIComponent(v);
-
-/** Backends used by an L7 frontend must speak HTTP. */
-function httpPools(vss: Iterable<VirtualService>): Set<string> {
-  const out = new Set<string>();
-  for (const v of vss) {
-    if (v.kind !== 'l7') continue;
-    for (const r of v.routes) out.add(r.pool);
-    if (v.defaultPool) out.add(v.defaultPool);
-  }
-  return out;
-}
+export const enc = (v: string): string => encodeURIComponent(v);
 
 export function serverLine(m: Member, checks: boolean): string {
   return `    server ${serverName(m)} ${m.address.includes(':') ? `[${m.address}]` : m.address}:${m.port}${checks ? ' check' : ''}${m.enabled ? '' : ' weight 0'} # npl-lb node=${enc(m.node)} pod=${enc(m.pod)}`;
@@ -91,6 +81,39 @@ function sortRoutes(routes: HttpRoute[]): HttpRoute[] {
   });
 }
 
+export interface RouteMatcher {
+  index: number;
+  route: HttpRoute;
+  /** ACL lines (`acl <name> <criterion> <value>`); two lines with one name are OR-ed. */
+  acls: { name: string; criterion: string; value: string }[];
+  /** The condition of the route's `use_backend` (AND of its ACL names). */
+  cond: string;
+}
+
+/** Host and path ACLs per route, most specific route first (exact before prefix, longer first). */
+export function routeMatchers(routes: HttpRoute[]): RouteMatcher[] {
+  return sortRoutes(routes).map((r, i) => {
+    const acls: RouteMatcher['acls'] = [];
+    const conds: string[] = [];
+    if (r.host) {
+      // The Host header, with or without a port; a wildcard host (*.example) matches one label.
+      const host = r.host.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/^\*/, '[^.]+');
+      acls.push({ name: `r${i}_host`, criterion: 'hdr(host)', value: `-m reg -i ^${host}(:[0-9]+)?$` });
+      conds.push(`r${i}_host`);
+    }
+    const path = { name: `r${i}_path`, criterion: 'path' };
+    if (r.pathType === 'Exact') acls.push({ ...path, value: `-m str ${r.path}` });
+    else if (r.path === '/' || r.path === '') acls.push({ ...path, value: '-m beg /' });
+    else {
+      // Kubernetes Prefix matches whole path elements: /foo matches /foo and /foo/bar, not /foobar.
+      const p = r.path.replace(/\/+$/, '');
+      acls.push({ ...path, value: `-m str ${p}` }, { ...path, value: `-m beg ${p}/` });
+    }
+    conds.push(`r${i}_path`);
+    return { index: i, route: r, acls, cond: conds.join(' ') };
+  });
+}
+
 function bind(vip: string, port: number, o: RenderOptions): string {
   const addr = vip.includes(':') ? `[${vip}]` : vip;
   return `    bind ${addr}:${port}${o.bindOptions ? ` ${o.bindOptions}` : ''}`;
@@ -113,27 +136,14 @@ function renderVirtualService(v: VirtualService, o: RenderOptions): string[] {
     '    mode http',
     bind(v.vip, v.port, o),
   ];
-  sortRoutes(v.routes).forEach((r, i) => {
+  for (const m of routeMatchers(v.routes)) {
+    const r = m.route;
     lines.push(
-      `    # npl-lb route ${i} host=${enc(r.host)} path=${enc(r.path)} type=${r.pathType} source=${enc(r.source)} pool=${enc(r.pool)}`,
+      `    # npl-lb route ${m.index} host=${enc(r.host)} path=${enc(r.path)} type=${r.pathType} source=${enc(r.source)} pool=${enc(r.pool)}`,
+      ...m.acls.map((a) => `    acl ${a.name} ${a.criterion} ${a.value}`),
+      `    use_backend ${r.pool} if ${m.cond}`,
     );
-    const conds: string[] = [];
-    if (r.host) {
-      // The Host header, with or without a port; a wildcard host (*.example) matches one label.
-      const host = r.host.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/^\*/, '[^.]+');
-      lines.push(`    acl r${i}_host hdr(host) -m reg -i ^${host}(:[0-9]+)?$`);
-      conds.push(`r${i}_host`);
-    }
-    if (r.pathType === 'Exact') lines.push(`    acl r${i}_path path -m str ${r.path}`);
-    else if (r.path === '/' || r.path === '') lines.push(`    acl r${i}_path path -m beg /`);
-    else {
-      // Kubernetes Prefix matches whole path elements: /foo matches /foo and /foo/bar, not /foobar.
-      const p = r.path.replace(/\/+$/, '');
-      lines.push(`    acl r${i}_path path -m str ${p}`, `    acl r${i}_path path -m beg ${p}/`);
-    }
-    conds.push(`r${i}_path`);
-    lines.push(`    use_backend ${r.pool} if ${conds.join(' ')}`);
-  });
+  }
   if (v.defaultPool) lines.push(`    default_backend ${v.defaultPool}`);
   lines.push('');
   return lines;

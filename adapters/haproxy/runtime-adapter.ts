@@ -7,7 +7,6 @@
  * reload through the master socket. The file is the state: observe() reads it back.
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import type {
   ApplyError,
@@ -19,6 +18,7 @@ import type { Member, Pool, VirtualService } from '../../src/model/types.ts';
 import type { Change, Observed } from '../../src/plan/diff.ts';
 import { parseConfig, renderConfig, type RenderOptions, type Section, serverName } from './config.ts';
 import { checkConfig, HaproxyError, socketCommand } from './process.ts';
+import { changeProblem, dependencyProblem, type Fail } from './validate.ts';
 
 export interface HaproxyRuntimeOptions {
   owner: string;
@@ -32,8 +32,6 @@ export interface HaproxyRuntimeOptions {
   /** Returns an error to fail one change with, for tests of partial failure. */
   fault?: (change: Change) => Fail | undefined;
 }
-
-type Fail = { code: string; message: string; terminal: boolean };
 
 export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   readonly name = 'haproxy';
@@ -93,46 +91,8 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   }
 
   private problem(c: Change): Fail | undefined {
-    const injected = this.opts.fault?.(c);
-    if (injected) return injected;
-    if (this.foreign.some((f) => f.kind === c.kind && f.name === c.name)) {
-      return { code: 'NotOwned', message: `${c.kind} ${c.name} is not ours; left alone`, terminal: true };
-    }
     const has = c.kind === 'pool' ? this.pools.has(c.name) : this.vss.has(c.name);
-    if (c.op === 'update' && !has)
-      return {
-        code: 'NotFound',
-        message: `${c.kind} ${c.name} is not in the configuration`,
-        terminal: false,
-      };
-    if (c.op === 'delete') return undefined;
-    if (c.kind === 'pool') {
-      if (c.desired.protocol === 'UDP')
-        return {
-          code: 'Unsupported',
-          message: `HAProxy does not balance UDP (pool ${c.name})`,
-          terminal: true,
-        };
-      const bad = c.desired.members.find((m) => isIP(m.address) === 0 || !(m.port >= 1 && m.port <= 65535));
-      if (bad)
-        return {
-          code: 'Invalid',
-          message: `pool ${c.name}: member ${bad.address}:${bad.port} is not an IP address and port`,
-          terminal: true,
-        };
-    } else {
-      const v = c.desired;
-      if (v.kind === 'l4' && v.protocol === 'UDP')
-        return { code: 'Unsupported', message: `HAProxy does not balance UDP (${c.name})`, terminal: true };
-      if (isIP(v.vip) === 0 || !(v.port >= 1 && v.port <= 65535)) {
-        return {
-          code: 'Invalid',
-          message: `${c.name}: VIP ${v.vip}:${v.port} is not an IP address and port`,
-          terminal: true,
-        };
-      }
-    }
-    return undefined;
+    return this.opts.fault?.(c) ?? changeProblem(c, this.foreign, has);
   }
 
   /** The structure of the file (everything but members and their states). */
@@ -165,22 +125,12 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     // A virtual service whose pool is missing cannot be configured.
     changes.forEach((c, i) => {
       if (failed.has(i) || c.kind !== 'virtualService' || c.op === 'delete') return;
-      const v = c.desired;
-      const used =
-        v.kind === 'l4'
-          ? [v.pool]
-          : [...v.routes.map((r) => r.pool), ...(v.defaultPool ? [v.defaultPool] : [])];
-      const missing = used.find((p) => !pools.has(p));
-      if (missing) {
-        failed.set(i, {
-          code: 'DependencyFailed',
-          message: `its pool ${missing} is not configured`,
-          terminal: false,
-        });
-        const before = this.vss.get(v.name);
-        if (before) vss.set(v.name, before);
-        else vss.delete(v.name);
-      }
+      const dep = dependencyProblem(c.desired, pools);
+      if (!dep) return;
+      failed.set(i, dep);
+      const before = this.vss.get(c.name);
+      if (before) vss.set(c.name, before);
+      else vss.delete(c.name);
     });
     const structural = !isDeepStrictEqual(this.structure(pools, vss), this.structure(this.pools, this.vss));
     try {

@@ -1,0 +1,327 @@
+/**
+ * The HAProxy adapter's `dataplane` transport: the HAProxy Data Plane API (v2 or v3). Each apply
+ * is one transaction, started on the configuration version just read and committed at the end;
+ * a 409 (stale version) or 406 (outdated transaction) drops what we knew, and the changes fail
+ * as retryable so the controller's queue re-reads and tries again. A change the API refuses
+ * (400/422) fails alone: the transaction is rebuilt without it. When the commit reloads HAProxy
+ * (202 + Reload-ID), apply waits for the reload to succeed. Pools are backends of server slots
+ * (see layout.ts), so scaling is runtime changes only.
+ */
+import PQueue from 'p-queue';
+import type { ApplyResult, Capabilities, LoadBalancerAdapter } from '../../../src/adapter/contract.ts';
+import type { Pool, VirtualService } from '../../../src/model/types.ts';
+import type { Change, Observed } from '../../../src/plan/diff.ts';
+import { changeProblem, dependencyProblem, type Fail, httpPools } from '../validate.ts';
+import { DataplaneClient, type DataplaneClientOptions, DataplaneError } from './client.ts';
+import {
+  assignSlots,
+  backendChanged,
+  backendFor,
+  type DeviceBackend,
+  type DeviceFrontend,
+  frontendFor,
+  type LayoutOptions,
+  ownerOf,
+  readPool,
+  readVirtualService,
+  serverChanged,
+} from './layout.ts';
+
+export interface HaproxyDataplaneOptions extends DataplaneClientOptions {
+  owner: string;
+  /** Server slots per step (a backend holds a multiple of this many servers). */
+  slots: number;
+  healthChecks: boolean;
+  transparentBinds: boolean;
+  /** How long to wait for a reload to succeed (default 30 s). */
+  reloadTimeoutMs?: number;
+  /** Returns an error to fail one change with, for tests of partial failure. */
+  fault?: (change: Change) => Fail | undefined;
+}
+
+interface Op {
+  /** The change this operation belongs to (-1: several or none). */
+  index: number;
+  run: (tx: string) => Promise<void>;
+}
+
+interface Built {
+  ops: Op[];
+  backends: Map<string, DeviceBackend | undefined>;
+  frontends: Map<string, DeviceFrontend | undefined>;
+}
+
+export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
+  readonly name = 'haproxy';
+  readonly owner: string;
+  readonly stats = { transactions: 0, reloads: 0, conflicts: 0 };
+  private readonly client: DataplaneClient;
+  private readonly layout: LayoutOptions;
+  private backends = new Map<string, DeviceBackend>();
+  private frontends = new Map<string, DeviceFrontend>();
+  private foreign: Observed['foreign'] = [];
+  private loaded = false;
+  /** Applies run one at a time. */
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly opts: HaproxyDataplaneOptions) {
+    this.owner = opts.owner;
+    this.client = new DataplaneClient(opts);
+    this.layout = {
+      owner: opts.owner,
+      apiVersion: opts.apiVersion,
+      slots: opts.slots,
+      healthChecks: opts.healthChecks,
+      transparentBinds: opts.transparentBinds,
+    };
+  }
+
+  /** Requests sent so far (for tests and benchmarks). */
+  get calls(): { calls: number; writes: number } {
+    return { ...this.client.stats };
+  }
+
+  capabilities(): Capabilities {
+    return { l4: { tcp: true, udp: false }, l7: true, memberNodeTag: true, drainingMembers: true };
+  }
+
+  async verify(): Promise<void> {
+    await this.client.configVersion();
+  }
+
+  async observe(): Promise<Observed> {
+    const [backends, frontends] = await Promise.all([this.client.backends(), this.client.frontends()]);
+    const foreign: Observed['foreign'] = [];
+    const q = new PQueue({ concurrency: 8 });
+    const ownBackends = new Map<string, DeviceBackend>();
+    const ownFrontends = new Map<string, DeviceFrontend>();
+    const reads: Promise<unknown>[] = [];
+    for (const b of backends) {
+      const owner = ownerOf(b);
+      if (owner !== this.owner) foreign.push({ kind: 'pool', name: b.name, owner });
+      else
+        reads.push(
+          q.add(
+            async () =>
+              void ownBackends.set(b.name, { backend: b, servers: await this.client.servers(b.name) }),
+          ),
+        );
+    }
+    for (const f of frontends) {
+      const owner = ownerOf(f);
+      if (owner !== this.owner) foreign.push({ kind: 'virtualService', name: f.name, owner });
+      else
+        reads.push(
+          q.add(
+            async () =>
+              void ownFrontends.set(f.name, { frontend: f, binds: await this.client.binds(f.name) }),
+          ),
+        );
+    }
+    await Promise.all(reads);
+    this.backends = ownBackends;
+    this.frontends = ownFrontends;
+    this.foreign = foreign;
+    this.loaded = true;
+    return this.observed();
+  }
+
+  private observed(): Observed {
+    return {
+      owned: {
+        pools: [...this.backends.values()].map(readPool),
+        virtualServices: [...this.frontends.values()].map(readVirtualService),
+      },
+      foreign: this.foreign,
+    };
+  }
+
+  apply(changes: Change[]): Promise<ApplyResult[]> {
+    const run = this.chain.then(() => this.applyNow(changes));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async applyNow(changes: Change[]): Promise<ApplyResult[]> {
+    const failed = new Map<number, Fail>();
+    const result = () =>
+      changes.map((change, i): ApplyResult => {
+        const f = failed.get(i);
+        return f ? { change, ok: false, error: f } : { change, ok: true };
+      });
+    const failRest = (error: Fail) => {
+      changes.forEach((_, i) => {
+        if (!failed.has(i)) failed.set(i, error);
+      });
+      this.loaded = false;
+      return result();
+    };
+    try {
+      if (!this.loaded) await this.observe();
+    } catch (err) {
+      return failRest({ code: 'Unavailable', message: (err as Error).message, terminal: false });
+    }
+    changes.forEach((c, i) => {
+      const has = c.kind === 'pool' ? this.backends.has(c.name) : this.frontends.has(c.name);
+      const p = this.opts.fault?.(c) ?? changeProblem(c, this.foreign, has);
+      if (p) failed.set(i, p);
+    });
+    // A refused change is dropped and the transaction rebuilt without it, a bounded number of times.
+    for (let attempt = 0; attempt <= changes.length; attempt++) {
+      const built = this.build(changes, failed);
+      if (built.ops.length === 0) return result();
+      let current: Op | undefined;
+      let tx: string | undefined;
+      try {
+        tx = await this.client.startTransaction(await this.client.configVersion());
+        this.stats.transactions++;
+        for (const op of built.ops) {
+          current = op;
+          await op.run(tx);
+        }
+        current = undefined;
+        const commit = await this.client.commit(tx);
+        tx = undefined;
+        if (commit.reloadId) await this.awaitReload(commit.reloadId);
+      } catch (err) {
+        if (tx) await this.client.abort(tx).catch(() => undefined);
+        const status = err instanceof DataplaneError ? err.status : 0;
+        const message = (err as Error).message;
+        if (status === 409 || status === 406) {
+          this.stats.conflicts++;
+          return failRest({
+            code: 'Conflict',
+            message: `the configuration changed meanwhile (${message}); re-read and retried`,
+            terminal: false,
+          });
+        }
+        if (current && current.index >= 0 && (status === 400 || status === 422)) {
+          failed.set(current.index, { code: 'Invalid', message, terminal: true });
+          continue;
+        }
+        return failRest({ code: status === 0 ? 'Unavailable' : `HTTP${status}`, message, terminal: false });
+      }
+      for (const [name, d] of built.backends) {
+        if (d) this.backends.set(name, d);
+        else this.backends.delete(name);
+      }
+      for (const [name, d] of built.frontends) {
+        if (d) this.frontends.set(name, d);
+        else this.frontends.delete(name);
+      }
+      return result();
+    }
+    return failRest({ code: 'Unavailable', message: 'too many refused changes', terminal: false });
+  }
+
+  private async awaitReload(id: string): Promise<void> {
+    this.stats.reloads++;
+    const until = Date.now() + (this.opts.reloadTimeoutMs ?? 30_000);
+    while (Date.now() < until) {
+      const r = await this.client.reload(id);
+      if (r.status === 'succeeded') return;
+      if (r.status === 'failed') throw new DataplaneError(500, `reload ${id} failed: ${r.response ?? ''}`);
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    throw new DataplaneError(0, `reload ${id} did not finish in time`);
+  }
+
+  /** The operations of one transaction for the changes not failed, and the device view after it. */
+  private build(changes: Change[], failed: Map<number, Fail>): Built {
+    const pools = new Map<string, Pool>(
+      [...this.backends.values()].map((d) => [d.backend.name, readPool(d)]),
+    );
+    const vss = new Map<string, VirtualService>(
+      [...this.frontends.values()].map((d) => [d.frontend.name, readVirtualService(d)]),
+    );
+    const poolChange = new Map<string, number>();
+    const vsChange = new Map<string, number>();
+    changes.forEach((c, i) => {
+      if (failed.has(i)) return;
+      if (c.kind === 'pool') {
+        poolChange.set(c.name, i);
+        if (c.op === 'delete') pools.delete(c.name);
+        else pools.set(c.name, c.desired);
+      }
+    });
+    changes.forEach((c, i) => {
+      if (failed.has(i) || c.kind !== 'virtualService') return;
+      if (c.op !== 'delete') {
+        const dep = dependencyProblem(c.desired, pools);
+        if (dep) return void failed.set(i, dep);
+      }
+      vsChange.set(c.name, i);
+      if (c.op === 'delete') vss.delete(c.name);
+      else vss.set(c.name, c.desired);
+    });
+    const http = httpPools(vss.values());
+    const before = httpPools([...this.frontends.values()].map(readVirtualService));
+    const ops = {
+      frontendDeletes: [] as Op[],
+      backends: [] as Op[],
+      frontends: [] as Op[],
+      backendDeletes: [] as Op[],
+    };
+    const out: Built = { ops: [], backends: new Map(), frontends: new Map() };
+    const touched = new Set([...poolChange.keys(), ...[...http].filter((p) => !before.has(p))]);
+    for (const p of before) if (!http.has(p)) touched.add(p);
+    for (const name of touched) {
+      const index = poolChange.get(name) ?? -1;
+      const pool = pools.get(name);
+      const cur = this.backends.get(name);
+      if (!pool) {
+        if (cur) ops.backendDeletes.push({ index, run: (tx) => this.client.deleteBackend(tx, name) });
+        out.backends.set(name, undefined);
+        continue;
+      }
+      const wanted = backendFor(pool, http.has(name), this.layout);
+      const slots = assignSlots(cur?.servers ?? [], pool.members, this.layout);
+      const writeBackend =
+        !cur || backendChanged(cur.backend, wanted) || (slots.grown && this.layout.apiVersion === 'v2');
+      if (writeBackend)
+        ops.backends.push({ index, run: (tx) => this.client.putBackend(tx, wanted, cur !== undefined) });
+      const old = new Map((cur?.servers ?? []).map((s) => [s.name, s]));
+      for (const s of slots.servers) {
+        const was = old.get(s.name);
+        if (!was || serverChanged(was, s)) {
+          ops.backends.push({ index, run: (tx) => this.client.putServer(tx, name, s, was !== undefined) });
+        }
+      }
+      out.backends.set(name, { backend: writeBackend ? wanted : cur!.backend, servers: slots.servers });
+    }
+    for (const [name, index] of vsChange) {
+      const v = vss.get(name);
+      const cur = this.frontends.get(name);
+      if (!v) {
+        if (cur) ops.frontendDeletes.push({ index, run: (tx) => this.client.deleteFrontend(tx, name) });
+        out.frontends.set(name, undefined);
+        continue;
+      }
+      const f = frontendFor(v, this.layout);
+      ops.frontends.push({
+        index,
+        run: async (tx) => {
+          await this.client.putFrontend(tx, f.frontend, cur !== undefined);
+          const binds = new Map((cur?.binds ?? []).map((b) => [b.name, b]));
+          for (const b of f.binds) {
+            const was = binds.get(b.name);
+            if (!was || JSON.stringify(was) !== JSON.stringify(b))
+              await this.client.putBind(tx, name, b, !!was);
+            binds.delete(b.name);
+          }
+          for (const stale of binds.keys()) await this.client.deleteBind(tx, name, stale);
+          if (cur || f.acls.length > 0) await this.client.setAcls(tx, name, f.acls);
+          if (cur || f.rules.length > 0) await this.client.setRules(tx, name, f.rules);
+        },
+      });
+      out.frontends.set(name, { frontend: f.frontend, binds: f.binds });
+    }
+    out.ops = [...ops.frontendDeletes, ...ops.backends, ...ops.frontends, ...ops.backendDeletes];
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await this.chain;
+    await this.client.close();
+  }
+}

@@ -1,0 +1,280 @@
+/**
+ * HAProxy Data Plane API client for v2 and v3: basic auth, JSON bodies checked with zod, and the
+ * version differences hidden behind one set of calls (v2 wraps reads as `{_version, data}` and
+ * names a parent with query parameters; v3 nests children under their parent's path and replaces
+ * ACL and switching-rule lists whole). Writes go into a transaction. The dispatcher is injected.
+ */
+import { Agent, type Dispatcher, request } from 'undici';
+import { z } from 'zod';
+import {
+  type ApiVersion,
+  type DpAcl,
+  dpAclSchema,
+  type DpBackend,
+  dpBackendSchema,
+  type DpBind,
+  dpBindSchema,
+  dpErrorSchema,
+  type DpFrontend,
+  dpFrontendSchema,
+  type DpReload,
+  dpReloadSchema,
+  type DpRule,
+  dpRuleSchema,
+  type DpServer,
+  dpServerSchema,
+  dpTransactionSchema,
+  wrapped,
+} from './models.ts';
+
+export class DataplaneError extends Error {
+  constructor(
+    /** HTTP status (0: no answer). */
+    readonly status: number,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'DataplaneError';
+  }
+}
+
+export interface DataplaneClientOptions {
+  /** http(s)://host:port of the Data Plane API, without the /v2 or /v3 base path. */
+  url: string;
+  apiVersion: ApiVersion;
+  username: string;
+  password: string;
+  insecureSkipVerify?: boolean;
+  dispatcher?: Dispatcher;
+  timeoutMs?: number;
+}
+
+type Query = Record<string, string | number | undefined>;
+const seg = encodeURIComponent;
+const CONF = '/services/haproxy/configuration';
+
+export interface Commit {
+  /** 202: HAProxy reloads; poll the reload. 200: committed without a reload. */
+  reloadId: string | undefined;
+}
+
+export class DataplaneClient {
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly auth: string;
+  readonly stats = { calls: 0, writes: 0 };
+
+  constructor(private readonly opts: DataplaneClientOptions) {
+    this.ownsDispatcher = opts.dispatcher === undefined;
+    this.dispatcher =
+      opts.dispatcher ??
+      new Agent({ connect: { rejectUnauthorized: !opts.insecureSkipVerify }, keepAliveTimeout: 10_000 });
+    this.auth = `Basic ${Buffer.from(`${opts.username}:${opts.password}`).toString('base64')}`;
+  }
+
+  get apiVersion(): ApiVersion {
+    return this.opts.apiVersion;
+  }
+
+  private async call(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    query: Query = {},
+    body?: unknown,
+  ): Promise<{ status: number; body: unknown; headers: Record<string, string | string[] | undefined> }> {
+    const q = Object.entries(query)
+      .filter((e): e is [string, string | number] => e[1] !== undefined)
+      .map(([k, v]) => `${k}=${seg(String(v))}`)
+      .join('&');
+    const url = `${this.opts.url.replace(/\/$/, '')}/${this.opts.apiVersion}${path}${q ? `?${q}` : ''}`;
+    this.stats.calls++;
+    if (method !== 'GET') this.stats.writes++;
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(url, {
+        method,
+        dispatcher: this.dispatcher,
+        headers: {
+          authorization: this.auth,
+          accept: 'application/json',
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        headersTimeout: this.opts.timeoutMs ?? 30_000,
+        bodyTimeout: this.opts.timeoutMs ?? 30_000,
+      });
+    } catch (err) {
+      throw new DataplaneError(0, `${method} ${path}: ${(err as Error).message}`, { cause: err });
+    }
+    const text = await res.body.text();
+    let parsed: unknown = undefined;
+    if (text) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = text;
+      }
+    }
+    if (res.statusCode >= 400) {
+      const e = dpErrorSchema.safeParse(parsed);
+      const why = e.success ? e.data.message : String(text).slice(0, 300);
+      throw new DataplaneError(res.statusCode, `${method} ${path}: ${res.statusCode} ${why}`);
+    }
+    return { status: res.statusCode, body: parsed, headers: res.headers };
+  }
+
+  /** A read of a configuration list or object; v2 unwraps `{_version, data}`. */
+  private async read<T extends z.ZodType>(schema: T, path: string, query: Query): Promise<z.infer<T>> {
+    const r = await this.call('GET', path, query);
+    const s = this.opts.apiVersion === 'v2' ? wrapped(schema) : schema;
+    const p = s.safeParse(r.body);
+    if (!p.success) {
+      throw new DataplaneError(r.status, `GET ${path}: unexpected answer: ${p.error.issues[0]?.message}`);
+    }
+    return (this.opts.apiVersion === 'v2' ? (p.data as { data: unknown }).data : p.data) as z.infer<T>;
+  }
+
+  async configVersion(): Promise<number> {
+    const r = await this.call('GET', `${CONF}/version`);
+    const v = z.number().int().safeParse(r.body);
+    if (!v.success) throw new DataplaneError(r.status, 'GET version: not an integer');
+    return v.data;
+  }
+
+  async startTransaction(version: number): Promise<string> {
+    const r = await this.call('POST', '/services/haproxy/transactions', { version });
+    return dpTransactionSchema.parse(r.body).id;
+  }
+
+  async commit(id: string): Promise<Commit> {
+    const r = await this.call('PUT', `/services/haproxy/transactions/${seg(id)}`);
+    const reload = r.headers['reload-id'];
+    return { reloadId: r.status === 202 ? (Array.isArray(reload) ? reload[0] : reload) : undefined };
+  }
+
+  async abort(id: string): Promise<void> {
+    await this.call('DELETE', `/services/haproxy/transactions/${seg(id)}`).catch((err: unknown) => {
+      if (!(err instanceof DataplaneError && err.status === 404)) throw err;
+    });
+  }
+
+  async reload(id: string): Promise<DpReload> {
+    const r = await this.call('GET', `/services/haproxy/reloads/${seg(id)}`);
+    return dpReloadSchema.parse(r.body);
+  }
+
+  backends(tx?: string): Promise<DpBackend[]> {
+    return this.read(z.array(dpBackendSchema), `${CONF}/backends`, { transaction_id: tx });
+  }
+
+  frontends(tx?: string): Promise<DpFrontend[]> {
+    return this.read(z.array(dpFrontendSchema), `${CONF}/frontends`, { transaction_id: tx });
+  }
+
+  /** Where a child list lives: v2 names the parent in the query, v3 in the path. */
+  private child(kind: 'servers' | 'binds' | 'acls' | 'backend_switching_rules', parent: string) {
+    const parentKind = kind === 'servers' ? 'backends' : 'frontends';
+    if (this.opts.apiVersion === 'v3') {
+      return { path: `${CONF}/${parentKind}/${seg(parent)}/${kind}`, query: {} as Query };
+    }
+    const query: Query =
+      kind === 'servers'
+        ? { backend: parent }
+        : kind === 'acls'
+          ? { parent_type: 'frontend', parent_name: parent }
+          : { frontend: parent };
+    return { path: `${CONF}/${kind}`, query };
+  }
+
+  servers(backend: string, tx?: string): Promise<DpServer[]> {
+    const c = this.child('servers', backend);
+    return this.read(z.array(dpServerSchema), c.path, { ...c.query, transaction_id: tx });
+  }
+
+  binds(frontend: string, tx?: string): Promise<DpBind[]> {
+    const c = this.child('binds', frontend);
+    return this.read(z.array(dpBindSchema), c.path, { ...c.query, transaction_id: tx });
+  }
+
+  acls(frontend: string, tx?: string): Promise<DpAcl[]> {
+    const c = this.child('acls', frontend);
+    return this.read(z.array(dpAclSchema), c.path, { ...c.query, transaction_id: tx });
+  }
+
+  rules(frontend: string, tx?: string): Promise<DpRule[]> {
+    const c = this.child('backend_switching_rules', frontend);
+    return this.read(z.array(dpRuleSchema), c.path, { ...c.query, transaction_id: tx });
+  }
+
+  async putBackend(tx: string, b: DpBackend, exists: boolean): Promise<void> {
+    if (exists) await this.call('PUT', `${CONF}/backends/${seg(b.name)}`, { transaction_id: tx }, b);
+    else await this.call('POST', `${CONF}/backends`, { transaction_id: tx }, b);
+  }
+
+  async deleteBackend(tx: string, name: string): Promise<void> {
+    await this.call('DELETE', `${CONF}/backends/${seg(name)}`, { transaction_id: tx });
+  }
+
+  async putFrontend(tx: string, f: DpFrontend, exists: boolean): Promise<void> {
+    if (exists) await this.call('PUT', `${CONF}/frontends/${seg(f.name)}`, { transaction_id: tx }, f);
+    else await this.call('POST', `${CONF}/frontends`, { transaction_id: tx }, f);
+  }
+
+  async deleteFrontend(tx: string, name: string): Promise<void> {
+    await this.call('DELETE', `${CONF}/frontends/${seg(name)}`, { transaction_id: tx });
+  }
+
+  async putServer(tx: string, backend: string, s: DpServer, exists: boolean): Promise<void> {
+    const c = this.child('servers', backend);
+    if (exists) await this.call('PUT', `${c.path}/${seg(s.name)}`, { ...c.query, transaction_id: tx }, s);
+    else await this.call('POST', c.path, { ...c.query, transaction_id: tx }, s);
+  }
+
+  async deleteServer(tx: string, backend: string, name: string): Promise<void> {
+    const c = this.child('servers', backend);
+    await this.call('DELETE', `${c.path}/${seg(name)}`, { ...c.query, transaction_id: tx });
+  }
+
+  async putBind(tx: string, frontend: string, b: DpBind, exists: boolean): Promise<void> {
+    const c = this.child('binds', frontend);
+    if (exists) await this.call('PUT', `${c.path}/${seg(b.name)}`, { ...c.query, transaction_id: tx }, b);
+    else await this.call('POST', c.path, { ...c.query, transaction_id: tx }, b);
+  }
+
+  async deleteBind(tx: string, frontend: string, name: string): Promise<void> {
+    const c = this.child('binds', frontend);
+    await this.call('DELETE', `${c.path}/${seg(name)}`, { ...c.query, transaction_id: tx });
+  }
+
+  /** Replaces a frontend's ACLs (v3: one PUT of the list; v2: delete from the end, add by index). */
+  async setAcls(tx: string, frontend: string, acls: DpAcl[]): Promise<void> {
+    await this.setList('acls', tx, frontend, acls);
+  }
+
+  /** Replaces a frontend's `use_backend` rules, as setAcls does. */
+  async setRules(tx: string, frontend: string, rules: DpRule[]): Promise<void> {
+    await this.setList('backend_switching_rules', tx, frontend, rules);
+  }
+
+  private async setList(
+    kind: 'acls' | 'backend_switching_rules',
+    tx: string,
+    frontend: string,
+    items: (DpAcl | DpRule)[],
+  ): Promise<void> {
+    const c = this.child(kind, frontend);
+    const q = { ...c.query, transaction_id: tx };
+    if (this.opts.apiVersion === 'v3') {
+      await this.call('PUT', c.path, q, items);
+      return;
+    }
+    const current = kind === 'acls' ? await this.acls(frontend, tx) : await this.rules(frontend, tx);
+    for (let i = current.length - 1; i >= 0; i--) await this.call('DELETE', `${c.path}/${i}`, q);
+    for (const [i, item] of items.entries()) await this.call('POST', c.path, q, { ...item, index: i });
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+}

@@ -1,0 +1,320 @@
+/**
+ * The model <-> Data Plane API mapping, pure. A pool is a backend with a fixed set of server
+ * slots: members fill slots, and a slot that loses its member goes into maintenance and waits for
+ * the next one, so scaling only changes a server's address, port, weight and maintenance state
+ * (runtime changes, no reload). Slots come in steps of `slots`; running out adds a step (one
+ * reload). A slot is named `s<k>_<node>` after the node of the member it was made for, and a new
+ * member prefers a free slot named for its own node, so the names show which node serves; v3
+ * also records node and Pod in each server's metadata. What HAProxy has no field for (the
+ * Service, the routes' sources) is in the backend's and frontend's `description`, as `k=v` words.
+ */
+import type {
+  HttpRoute,
+  L4VirtualService,
+  L7VirtualService,
+  Member,
+  PathType,
+  Pool,
+  VirtualService,
+} from '../../../src/model/types.ts';
+import { enc, routeMatchers } from '../config.ts';
+import type { ApiVersion, DpAcl, DpBackend, DpBind, DpFrontend, DpRule, DpServer } from './models.ts';
+
+export interface LayoutOptions {
+  owner: string;
+  apiVersion: ApiVersion;
+  /** Server slots per step: a backend has a multiple of this many servers. */
+  slots: number;
+  healthChecks: boolean;
+  /** Bind VIPs that are not on this host (`transparent`). */
+  transparentBinds: boolean;
+}
+
+export interface DeviceBackend {
+  backend: DpBackend;
+  servers: DpServer[];
+}
+
+export interface DeviceFrontend {
+  frontend: DpFrontend;
+  binds: DpBind[];
+}
+
+export interface FrontendLayout extends DeviceFrontend {
+  acls: DpAcl[];
+  rules: DpRule[];
+}
+
+const META_KEY = 'npl_lb';
+
+/** The `k=v` words of a description, values still encoded (lists split before decoding). */
+function words(text: string | undefined): Record<string, string> {
+  return Object.fromEntries([...(text ?? '').matchAll(/(\w+)=(\S*)/g)].map((m) => [m[1]!, m[2]!]));
+}
+const dec = (v: string | undefined): string | undefined =>
+  v === undefined ? undefined : decodeURIComponent(v);
+const UNUSED = { address: '127.0.0.1', port: 1 };
+
+/** Who owns a backend or frontend: the `owner=` of our description, else the name's prefix. */
+export function ownerOf(s: { name: string; description?: string | undefined }): string {
+  const d = s.description ?? '';
+  if (d.startsWith('npl-lb ')) {
+    const o = dec(words(d).owner);
+    if (o !== undefined) return o;
+  }
+  return s.name.includes('--') ? s.name.split('--')[0]! : 'unknown';
+}
+
+const memberKey = (m: { address: string; port?: number | undefined }) => `${m.address}:${m.port ?? 0}`;
+
+/** v2 has no server metadata: the backend's description lists node and Pod per member. */
+function membersWord(members: Member[]): string {
+  return members.map((m) => [m.address, String(m.port), m.node, m.pod].map(enc).join(':')).join(',');
+}
+
+function parseMembersWord(word: string | undefined): Map<string, { node: string; pod: string }> {
+  const out = new Map<string, { node: string; pod: string }>();
+  for (const item of (word ?? '').split(',').filter(Boolean)) {
+    const [address, port, node, pod] = item.split(':').map((x) => decodeURIComponent(x));
+    out.set(`${address}:${port}`, { node: node ?? '', pod: pod ?? '' });
+  }
+  return out;
+}
+
+export function backendFor(p: Pool, http: boolean, o: LayoutOptions): DpBackend {
+  const words = [
+    'npl-lb',
+    'pool',
+    `owner=${enc(o.owner)}`,
+    `service=${enc(p.service)}`,
+    `port=${enc(p.servicePort)}`,
+    `protocol=${p.protocol}`,
+    `health=${p.health}`,
+    ...(o.apiVersion === 'v2' && p.members.length > 0 ? [`members=${membersWord(p.members)}`] : []),
+  ];
+  return {
+    name: p.name,
+    mode: http ? 'http' : 'tcp',
+    balance: { algorithm: 'roundrobin' },
+    ...(o.healthChecks && http && p.health === 'http' ? { adv_check: 'httpchk' } : {}),
+    description: words.join(' '),
+  };
+}
+
+/** Whether a backend must be written: anything but v2's member list differs. */
+export function backendChanged(current: DpBackend, wanted: DpBackend): boolean {
+  const strip = (b: DpBackend) => ({
+    mode: b.mode,
+    balance: b.balance?.algorithm,
+    adv_check: b.adv_check,
+    description: (b.description ?? '').replace(/ members=\S*/, ''),
+  });
+  return JSON.stringify(strip(current)) !== JSON.stringify(strip(wanted));
+}
+
+const slotIndex = (name: string): number => Number(/^s(\d+)/.exec(name)?.[1] ?? 0);
+/** The node a slot was named for ('' for a slot never used). */
+export const slotNode = (name: string): string => /^s\d+_(.*)$/.exec(name)?.[1] ?? '';
+const nodeWord = (node: string): string => node.replace(/[^A-Za-z0-9_.:-]/g, '_') || 'node';
+
+const isFree = (s: DpServer): boolean => s.maintenance === 'enabled';
+
+function filled(slot: string, m: Member, o: LayoutOptions): DpServer {
+  return {
+    name: slot,
+    address: m.address,
+    port: m.port,
+    check: o.healthChecks ? 'enabled' : 'disabled',
+    maintenance: 'disabled',
+    weight: m.enabled ? 1 : 0,
+    ...(o.apiVersion === 'v3' ? { metadata: { [META_KEY]: { node: m.node, pod: m.pod } } } : {}),
+  };
+}
+
+function unused(slot: string, o: LayoutOptions, at = UNUSED): DpServer {
+  return {
+    name: slot,
+    address: at.address,
+    port: at.port,
+    check: o.healthChecks ? 'enabled' : 'disabled',
+    maintenance: 'enabled',
+    weight: 1,
+  };
+}
+
+/** The fields of a server that we set, for comparison. */
+export function serverChanged(a: DpServer, b: DpServer): boolean {
+  const pick = (s: DpServer) =>
+    JSON.stringify([
+      s.address,
+      s.port,
+      s.check,
+      s.maintenance,
+      s.weight ?? 1,
+      s.metadata?.[META_KEY] ?? null,
+    ]);
+  return pick(a) !== pick(b);
+}
+
+/**
+ * The servers a backend should have for a pool: members keep their slots, departed members' slots
+ * go into maintenance, new members take free slots (one named for their node first, then one
+ * never used, then any); when none is left, a step of new slots is added (`grown`).
+ */
+export function assignSlots(
+  current: DpServer[],
+  members: Member[],
+  o: LayoutOptions,
+): { servers: DpServer[]; grown: boolean } {
+  const wanted = new Map(members.map((m) => [memberKey(m), m]));
+  const out = new Map<string, DpServer>();
+  const taken = new Set<string>();
+  for (const s of [...current].sort((a, b) => slotIndex(a.name) - slotIndex(b.name))) {
+    const m = !isFree(s) ? wanted.get(memberKey(s)) : undefined;
+    if (m && !taken.has(memberKey(m))) {
+      taken.add(memberKey(m));
+      out.set(s.name, filled(s.name, m, o));
+    } else {
+      // Free, or its member left: maintenance, address kept (fewer runtime changes).
+      out.set(s.name, unused(s.name, o, { address: s.address, port: s.port ?? 1 }));
+    }
+  }
+  const newcomers = members
+    .filter((m) => !taken.has(memberKey(m)))
+    .sort((a, b) => (memberKey(a) < memberKey(b) ? -1 : 1));
+  let next = Math.max(0, ...[...out.keys()].map(slotIndex)) + 1;
+  let grown = false;
+  for (const m of newcomers) {
+    const free = [...out.values()].filter(isFree);
+    const slot =
+      free.find((s) => slotNode(s.name) === nodeWord(m.node)) ??
+      free.find((s) => slotNode(s.name) === '') ??
+      free[0];
+    if (slot) out.set(slot.name, filled(slot.name, m, o));
+    else {
+      const name = `s${next++}_${nodeWord(m.node)}`;
+      out.set(name, filled(name, m, o));
+      grown = true;
+    }
+  }
+  // Whole steps of slots, the spare ones unused.
+  while (out.size === 0 || out.size % o.slots !== 0) {
+    const name = `s${next++}`;
+    out.set(name, unused(name, o));
+  }
+  if (current.length > 0 && out.size > current.length) grown = true;
+  return { servers: [...out.values()], grown };
+}
+
+/** A backend read back as a pool (members: the servers not in maintenance). */
+export function readPool(d: DeviceBackend): Pool {
+  const meta = words(d.backend.description);
+  const v2Members = parseMembersWord(meta.members);
+  const members: Member[] = d.servers
+    .filter((s) => !isFree(s))
+    .map((s) => {
+      const recorded = s.metadata?.[META_KEY] as { node?: unknown; pod?: unknown } | undefined;
+      const listed = v2Members.get(memberKey(s));
+      return {
+        address: s.address,
+        port: s.port ?? 0,
+        node: typeof recorded?.node === 'string' ? recorded.node : (listed?.node ?? slotNode(s.name)),
+        pod: typeof recorded?.pod === 'string' ? recorded.pod : (listed?.pod ?? ''),
+        enabled: (s.weight ?? 1) > 0,
+      };
+    });
+  return {
+    name: d.backend.name,
+    protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
+    health: meta.health === 'http' ? 'http' : meta.health === 'udp' ? 'udp' : 'tcp',
+    members,
+    service: dec(meta.service) ?? '',
+    servicePort: dec(meta.port) ?? '',
+  };
+}
+
+function bindFor(vip: string, port: number, o: LayoutOptions): DpBind {
+  return { name: 'vip', address: vip, port, ...(o.transparentBinds ? { transparent: true } : {}) };
+}
+
+const routeWord = (r: HttpRoute) => [r.host, r.path, r.pathType, r.source, r.pool].map(enc).join(':');
+
+export function frontendFor(v: VirtualService, o: LayoutOptions): FrontendLayout {
+  if (v.kind === 'l4') {
+    return {
+      frontend: {
+        name: v.name,
+        mode: 'tcp',
+        default_backend: v.pool,
+        description: `npl-lb l4 owner=${enc(o.owner)} source=${enc(v.source)} protocol=${v.protocol}`,
+      },
+      binds: [bindFor(v.vip, v.port, o)],
+      acls: [],
+      rules: [],
+    };
+  }
+  const matchers = routeMatchers(v.routes);
+  const words = [
+    'npl-lb',
+    'l7',
+    `owner=${enc(o.owner)}`,
+    `ingressClass=${enc(v.ingressClass)}`,
+    ...(v.routes.length > 0 ? [`routes=${matchers.map((m) => routeWord(m.route)).join(',')}`] : []),
+  ];
+  return {
+    frontend: {
+      name: v.name,
+      mode: 'http',
+      ...(v.defaultPool ? { default_backend: v.defaultPool } : {}),
+      description: words.join(' '),
+    },
+    binds: [bindFor(v.vip, v.port, o)],
+    acls: matchers.flatMap((m) =>
+      m.acls.map((a) => ({ acl_name: a.name, criterion: a.criterion, value: a.value })),
+    ),
+    rules: matchers.map((m) => ({ name: m.route.pool, cond: 'if' as const, cond_test: m.cond })),
+  };
+}
+
+/** A frontend read back as a virtual service (VIP and port from its first bind). */
+export function readVirtualService(d: DeviceFrontend): VirtualService {
+  const meta = words(d.frontend.description);
+  const bind = d.binds[0];
+  const vip = bind?.address ?? '';
+  const port = bind?.port ?? 0;
+  if (/^npl-lb l4\b/.test(d.frontend.description ?? '')) {
+    const vs: L4VirtualService = {
+      kind: 'l4',
+      name: d.frontend.name,
+      vip,
+      port,
+      protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
+      pool: d.frontend.default_backend ?? '',
+      source: dec(meta.source) ?? '',
+    };
+    return vs;
+  }
+  const routes: HttpRoute[] = (meta.routes ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((w) => {
+      const [host, path, pathType, source, pool] = w.split(':').map((x) => decodeURIComponent(x));
+      return {
+        host: host ?? '',
+        path: path ?? '/',
+        pathType: (pathType ?? 'Prefix') as PathType,
+        source: source ?? '',
+        pool: pool ?? '',
+      };
+    });
+  const vs: L7VirtualService = {
+    kind: 'l7',
+    name: d.frontend.name,
+    vip,
+    port,
+    ingressClass: dec(meta.ingressClass) ?? '',
+    routes,
+    defaultPool: d.frontend.default_backend,
+  };
+  return vs;
+}

@@ -1,0 +1,105 @@
+/**
+ * The HAProxy Data Plane API objects npl-lb reads and writes, as zod schemas: the subset of the
+ * v2 and v3 specs (`../shared/specs/haproxy/`) used by the adapter and served by the simulator.
+ * Objects are loose: fields outside the subset pass through untouched.
+ */
+import { z } from 'zod';
+
+const word = z.string().regex(/^[^\s]+$/, 'must not contain white space');
+const sectionName = z.string().regex(/^[A-Za-z0-9-_.:]+$/, 'must match ^[A-Za-z0-9-_.:]+$');
+const toggle = z.enum(['enabled', 'disabled']);
+/** v3 metadata: a map of objects, kept by the Data Plane API as a comment next to the line. */
+const metadata = z.record(z.string(), z.record(z.string(), z.unknown()));
+
+export const dpServerSchema = z
+  .object({
+    name: word,
+    address: word,
+    port: z.number().int().min(1).max(65535).optional(),
+    check: toggle.optional(),
+    maintenance: toggle.optional(),
+    weight: z.number().int().min(0).max(256).optional(),
+    metadata: metadata.optional(),
+  })
+  .loose();
+export type DpServer = z.infer<typeof dpServerSchema>;
+
+export const dpBackendSchema = z
+  .object({
+    name: sectionName,
+    mode: z.enum(['http', 'tcp', 'log']).optional(),
+    balance: z.object({ algorithm: z.string() }).loose().optional(),
+    adv_check: z.string().optional(),
+    description: z.string().optional(),
+    metadata: metadata.optional(),
+  })
+  .loose();
+export type DpBackend = z.infer<typeof dpBackendSchema>;
+
+export const dpFrontendSchema = z
+  .object({
+    name: sectionName,
+    mode: z.enum(['http', 'tcp']).optional(),
+    default_backend: sectionName.optional(),
+    description: z.string().optional(),
+    metadata: metadata.optional(),
+  })
+  .loose();
+export type DpFrontend = z.infer<typeof dpFrontendSchema>;
+
+export const dpBindSchema = z
+  .object({
+    name: word,
+    address: word.optional(),
+    port: z.number().int().min(1).max(65535).optional(),
+    transparent: z.boolean().optional(),
+  })
+  .loose();
+export type DpBind = z.infer<typeof dpBindSchema>;
+
+export const dpAclSchema = z
+  .object({
+    acl_name: word,
+    criterion: word,
+    value: z.string().optional(),
+    index: z.number().int().optional(),
+  })
+  .loose();
+export type DpAcl = z.infer<typeof dpAclSchema>;
+
+export const dpRuleSchema = z
+  .object({
+    name: word,
+    cond: z.enum(['if', 'unless']).optional(),
+    cond_test: z.string().optional(),
+    index: z.number().int().optional(),
+  })
+  .loose();
+export type DpRule = z.infer<typeof dpRuleSchema>;
+
+export const dpTransactionSchema = z
+  .object({
+    id: word,
+    _version: z.number().int().optional(),
+    status: z.enum(['failed', 'outdated', 'in_progress', 'success']).optional(),
+  })
+  .loose();
+export type DpTransaction = z.infer<typeof dpTransactionSchema>;
+
+export const dpReloadSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(['failed', 'in_progress', 'succeeded']),
+    response: z.string().optional(),
+    reload_timestamp: z.number().int().optional(),
+  })
+  .loose();
+export type DpReload = z.infer<typeof dpReloadSchema>;
+
+export const dpErrorSchema = z.object({ code: z.number().int(), message: z.string() }).loose();
+
+/** v2 wraps configuration reads as `{_version, data}`. */
+export const wrapped = <T extends z.ZodType>(data: T) =>
+  z.object({ _version: z.number().int(), data }).loose();
+
+export type ApiVersion = 'v2' | 'v3';

@@ -1,0 +1,70 @@
+/**
+ * What HAProxy can and cannot take, shared by both transports: foreign objects are never touched,
+ * an update needs its object, UDP is not balanced, members and VIPs must be IP addresses and
+ * ports, and a virtual service needs its pools.
+ */
+import { isIP } from 'node:net';
+import type { ApplyError } from '../../src/adapter/contract.ts';
+import type { Pool, VirtualService } from '../../src/model/types.ts';
+import type { Change, Observed } from '../../src/plan/diff.ts';
+
+export type Fail = ApplyError;
+
+export function changeProblem(c: Change, foreign: Observed['foreign'], exists: boolean): Fail | undefined {
+  if (foreign.some((f) => f.kind === c.kind && f.name === c.name)) {
+    return { code: 'NotOwned', message: `${c.kind} ${c.name} is not ours; left alone`, terminal: true };
+  }
+  if (c.op === 'update' && !exists) {
+    return { code: 'NotFound', message: `${c.kind} ${c.name} is not in the configuration`, terminal: false };
+  }
+  if (c.op === 'delete') return undefined;
+  if (c.kind === 'pool') {
+    if (c.desired.protocol === 'UDP') {
+      return {
+        code: 'Unsupported',
+        message: `HAProxy does not balance UDP (pool ${c.name})`,
+        terminal: true,
+      };
+    }
+    const bad = c.desired.members.find((m) => isIP(m.address) === 0 || !(m.port >= 1 && m.port <= 65535));
+    if (bad) {
+      return {
+        code: 'Invalid',
+        message: `pool ${c.name}: member ${bad.address}:${bad.port} is not an IP address and port`,
+        terminal: true,
+      };
+    }
+    return undefined;
+  }
+  const v = c.desired;
+  if (v.kind === 'l4' && v.protocol === 'UDP') {
+    return { code: 'Unsupported', message: `HAProxy does not balance UDP (${c.name})`, terminal: true };
+  }
+  if (isIP(v.vip) === 0 || !(v.port >= 1 && v.port <= 65535)) {
+    return {
+      code: 'Invalid',
+      message: `${c.name}: VIP ${v.vip}:${v.port} is not an IP address and port`,
+      terminal: true,
+    };
+  }
+  return undefined;
+}
+
+/** The pools a virtual service sends traffic to. */
+export const poolsOf = (v: VirtualService): string[] =>
+  v.kind === 'l4' ? [v.pool] : [...v.routes.map((r) => r.pool), ...(v.defaultPool ? [v.defaultPool] : [])];
+
+/** A virtual service whose pool will not exist cannot be configured. */
+export function dependencyProblem(v: VirtualService, pools: ReadonlyMap<string, Pool>): Fail | undefined {
+  const missing = poolsOf(v).find((p) => !pools.has(p));
+  return missing
+    ? { code: 'DependencyFailed', message: `its pool ${missing} is not configured`, terminal: false }
+    : undefined;
+}
+
+/** Backends used by an L7 frontend must speak HTTP. */
+export function httpPools(vss: Iterable<VirtualService>): Set<string> {
+  const out = new Set<string>();
+  for (const v of vss) if (v.kind === 'l7') for (const p of poolsOf(v)) out.add(p);
+  return out;
+}
