@@ -21,6 +21,7 @@ import {
   type DeviceFrontend,
   frontendFor,
   type LayoutOptions,
+  memberKey,
   ownerOf,
   readPool,
   readVirtualService,
@@ -103,7 +104,12 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
         reads.push(
           q.add(
             async () =>
-              void ownBackends.set(b.name, { backend: b, servers: await this.client.servers(b.name) }),
+              void ownBackends.set(b.name, {
+                backend: b,
+                servers: await this.client.servers(b.name),
+                // What we applied is remembered across re-reads (v2 servers carry no metadata).
+                ...(this.backends.get(b.name)?.known ? { known: this.backends.get(b.name)!.known! } : {}),
+              }),
           ),
         );
     }
@@ -287,7 +293,11 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
           ops.backends.push({ index, run: (tx) => this.client.putServer(tx, name, s, was !== undefined) });
         }
       }
-      out.backends.set(name, { backend: writeBackend ? wanted : cur!.backend, servers: slots.servers });
+      out.backends.set(name, {
+        backend: writeBackend ? wanted : cur!.backend,
+        servers: slots.servers,
+        known: new Map(pool.members.map((m) => [memberKey(m), { node: m.node, pod: m.pod }])),
+      });
     }
     for (const [name, index] of vsChange) {
       const v = vss.get(name);

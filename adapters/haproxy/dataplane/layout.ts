@@ -33,6 +33,8 @@ export interface LayoutOptions {
 export interface DeviceBackend {
   backend: DpBackend;
   servers: DpServer[];
+  /** Node and Pod per member address:port as last applied (v2 servers have no metadata). */
+  known?: Map<string, { node: string; pod: string }>;
 }
 
 export interface DeviceFrontend {
@@ -65,7 +67,8 @@ export function ownerOf(s: { name: string; description?: string | undefined }): 
   return s.name.includes('--') ? s.name.split('--')[0]! : 'unknown';
 }
 
-const memberKey = (m: { address: string; port?: number | undefined }) => `${m.address}:${m.port ?? 0}`;
+export const memberKey = (m: { address: string; port?: number | undefined }): string =>
+  `${m.address}:${m.port ?? 0}`;
 
 /** v2 has no server metadata: the backend's description lists node and Pod per member. */
 function membersWord(members: Member[]): string {
@@ -214,7 +217,7 @@ export function readPool(d: DeviceBackend): Pool {
     .filter((s) => !isFree(s))
     .map((s) => {
       const recorded = s.metadata?.[META_KEY] as { node?: unknown; pod?: unknown } | undefined;
-      const listed = v2Members.get(memberKey(s));
+      const listed = d.known?.get(memberKey(s)) ?? v2Members.get(memberKey(s));
       return {
         address: s.address,
         port: s.port ?? 0,

@@ -1,0 +1,136 @@
+/**
+ * The simulated Data Plane API's configuration: backends with their servers, frontends with their
+ * binds, ACLs and switching rules, rendered to haproxy.cfg. `runtimePlan` applies the rule from
+ * the real API: a change that only moves a server (address, port, weight, maintenance; metadata,
+ * which lives in a comment) is done through the runtime socket; anything else needs a reload.
+ */
+import type { DpAcl, DpBackend, DpBind, DpFrontend, DpRule, DpServer } from '../dataplane/models.ts';
+
+export interface StoredBackend {
+  backend: DpBackend;
+  servers: DpServer[];
+}
+
+export interface StoredFrontend {
+  frontend: DpFrontend;
+  binds: DpBind[];
+  acls: DpAcl[];
+  rules: DpRule[];
+}
+
+export interface DpConfig {
+  backends: Map<string, StoredBackend>;
+  frontends: Map<string, StoredFrontend>;
+}
+
+export const emptyConfig = (): DpConfig => ({ backends: new Map(), frontends: new Map() });
+
+export function cloneConfig(c: DpConfig): DpConfig {
+  return structuredClone(c);
+}
+
+export interface RenderPaths {
+  adminSocket: string;
+  serverStateFile: string;
+}
+
+const addr = (a: string, port: number | undefined) =>
+  `${a.includes(':') ? `[${a}]` : a}${port !== undefined ? `:${port}` : ''}`;
+
+function serverLine(s: DpServer): string {
+  const words = [`server ${s.name} ${addr(s.address, s.port)}`];
+  if (s.check === 'enabled') words.push('check');
+  if (s.maintenance === 'enabled') words.push('disabled');
+  if (s.weight !== undefined) words.push(`weight ${s.weight}`);
+  if (s.metadata) words.push(`# metadata ${JSON.stringify(s.metadata)}`);
+  return `    ${words.join(' ')}`;
+}
+
+export function renderConfig(c: DpConfig, p: RenderPaths): string {
+  const lines = [
+    'global',
+    `    stats socket ${p.adminSocket} mode 600 level admin expose-fd listeners`,
+    '    stats timeout 30s',
+    '    hard-stop-after 30s',
+    `    server-state-file ${p.serverStateFile}`,
+    '',
+    'defaults',
+    '    mode tcp',
+    '    load-server-state-from-file global',
+    '    timeout connect 5s',
+    '    timeout client 30s',
+    '    timeout server 30s',
+    '    retries 3',
+    '    option redispatch',
+    '',
+  ];
+  for (const { backend: b, servers } of c.backends.values()) {
+    lines.push(`backend ${b.name}`);
+    if (b.mode) lines.push(`    mode ${b.mode}`);
+    if (b.balance) lines.push(`    balance ${b.balance.algorithm}`);
+    if (b.description) lines.push(`    description ${b.description}`);
+    if (b.adv_check === 'httpchk') lines.push('    option httpchk GET /');
+    else if (b.adv_check === 'tcp-check') lines.push('    option tcp-check');
+    lines.push(...servers.map(serverLine), '');
+  }
+  for (const { frontend: f, binds, acls, rules } of c.frontends.values()) {
+    lines.push(`frontend ${f.name}`);
+    if (f.mode) lines.push(`    mode ${f.mode}`);
+    if (f.description) lines.push(`    description ${f.description}`);
+    for (const b of binds) {
+      lines.push(
+        `    bind ${addr(b.address ?? '', b.port)} name ${b.name}${b.transparent ? ' transparent' : ''}`,
+      );
+    }
+    for (const a of acls) lines.push(`    acl ${a.acl_name} ${a.criterion}${a.value ? ` ${a.value}` : ''}`);
+    for (const r of rules) {
+      lines.push(`    use_backend ${r.name}${r.cond && r.cond_test ? ` ${r.cond} ${r.cond_test}` : ''}`);
+    }
+    if (f.default_backend) lines.push(`    default_backend ${f.default_backend}`);
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+/** Everything about a server that only a reload can change. */
+const serverStatic = (s: DpServer) => {
+  const { address: _a, port: _p, weight: _w, maintenance: _m, metadata: _md, ...rest } = s;
+  return JSON.stringify(rest);
+};
+const sectionStatic = (x: unknown, drop: string) => {
+  const o = { ...(x as Record<string, unknown>) };
+  delete o[drop];
+  return JSON.stringify(o);
+};
+
+/**
+ * Runtime socket commands taking `from` to `to`, or `reload: true` when the change needs one.
+ */
+export function runtimePlan(from: DpConfig, to: DpConfig): { reload: boolean; commands: string[] } {
+  const reload = { reload: true, commands: [] };
+  if (from.frontends.size !== to.frontends.size || from.backends.size !== to.backends.size) return reload;
+  for (const [name, f] of to.frontends) {
+    const g = from.frontends.get(name);
+    if (!g || JSON.stringify(f) !== JSON.stringify(g)) return reload;
+  }
+  const commands: string[] = [];
+  for (const [name, b] of to.backends) {
+    const a = from.backends.get(name);
+    if (!a || sectionStatic(a, 'servers') !== sectionStatic(b, 'servers')) return reload;
+    if (a.servers.length !== b.servers.length) return reload;
+    for (const [i, s] of b.servers.entries()) {
+      const old = a.servers[i]!;
+      if (old.name !== s.name || serverStatic(old) !== serverStatic(s)) return reload;
+      const id = `${name}/${s.name}`;
+      const toMaint = s.maintenance === 'enabled' && old.maintenance !== 'enabled';
+      const fromMaint = s.maintenance !== 'enabled' && old.maintenance === 'enabled';
+      if (toMaint) commands.push(`set server ${id} state maint`);
+      if (old.address !== s.address || old.port !== s.port) {
+        commands.push(`set server ${id} addr ${s.address}${s.port !== undefined ? ` port ${s.port}` : ''}`);
+      }
+      if ((old.weight ?? 1) !== (s.weight ?? 1)) commands.push(`set weight ${id} ${s.weight ?? 1}`);
+      if (fromMaint) commands.push(`set server ${id} state ready`);
+    }
+  }
+  return { reload: false, commands };
+}

@@ -1,0 +1,599 @@
+/**
+ * `npl-lb sim dataplane`: the subset of the HAProxy Data Plane API that npl-lb uses, v2 (`/v2`) and
+ * v3 (`/v3`) side by side, in front of a real HAProxy in master-worker mode. Basic auth; a
+ * configuration version counter (writes need `?version=N`, 409 when stale, or
+ * `?transaction_id=`); transactions (create on a version, commit with 406 when outdated, delete);
+ * `{code, message}` errors; v2 reads wrapped as `{_version, data}`. A commit or direct write that
+ * only moves servers goes through the runtime socket (200/201/204); anything else re-renders
+ * haproxy.cfg, checks it with `haproxy -c` and reloads (202 + Reload-ID, `GET /reloads/{id}`).
+ */
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import type { z } from 'zod';
+import type { Logger } from '../../../src/runtime/logger.ts';
+import { SimServer, sendJson } from '../../sim-server.ts';
+import {
+  type ApiVersion,
+  dpAclSchema,
+  dpBackendSchema,
+  dpBindSchema,
+  dpFrontendSchema,
+  type DpReload,
+  dpRuleSchema,
+  dpServerSchema,
+} from '../dataplane/models.ts';
+import { adminSocket, checkConfig, configPath, HaproxyProcess, socketCommand } from '../process.ts';
+import { cloneConfig, type DpConfig, emptyConfig, renderConfig, runtimePlan } from './config-store.ts';
+
+export interface DataplaneSimOptions {
+  haproxyBin: string;
+  workDir: string;
+  username?: string;
+  password?: string;
+  logger?: Logger;
+  /** Every request and its answer, for tests that hold them to the specs. */
+  onExchange?: (x: Exchange) => void;
+}
+
+export interface Exchange {
+  method: string;
+  /** The path without the query, with its /v2 or /v3 base. */
+  path: string;
+  query: Record<string, string>;
+  requestBody: unknown;
+  status: number;
+  responseBody: unknown;
+  headers: Record<string, string>;
+}
+
+export class DpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Transaction {
+  id: string;
+  version: number;
+  status: 'in_progress' | 'success' | 'failed' | 'outdated';
+  config: DpConfig;
+}
+
+interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+type Kind = 'backends' | 'frontends' | 'servers' | 'binds' | 'acls' | 'backend_switching_rules';
+
+/** Fields this simulator renders; anything else is refused rather than silently dropped. */
+const FIELDS: Record<Kind, { schema: z.ZodType; v2: string[]; v3: string[] }> = {
+  backends: {
+    schema: dpBackendSchema,
+    v2: ['name', 'mode', 'balance', 'adv_check', 'description'],
+    v3: ['name', 'mode', 'balance', 'adv_check', 'description', 'metadata'],
+  },
+  frontends: {
+    schema: dpFrontendSchema,
+    v2: ['name', 'mode', 'default_backend', 'description'],
+    v3: ['name', 'mode', 'default_backend', 'description', 'metadata'],
+  },
+  servers: {
+    schema: dpServerSchema,
+    v2: ['name', 'address', 'port', 'check', 'maintenance', 'weight'],
+    v3: ['name', 'address', 'port', 'check', 'maintenance', 'weight', 'metadata'],
+  },
+  binds: {
+    schema: dpBindSchema,
+    v2: ['name', 'address', 'port', 'transparent'],
+    v3: ['name', 'address', 'port', 'transparent', 'metadata'],
+  },
+  acls: {
+    schema: dpAclSchema,
+    v2: ['index', 'acl_name', 'criterion', 'value'],
+    v3: ['acl_name', 'criterion', 'value'],
+  },
+  backend_switching_rules: {
+    schema: dpRuleSchema,
+    v2: ['index', 'name', 'cond', 'cond_test'],
+    v3: ['name', 'cond', 'cond_test'],
+  },
+};
+
+function parseBody(kind: Kind, v: ApiVersion, body: unknown): Record<string, unknown> {
+  const spec = FIELDS[kind];
+  const r = spec.schema.safeParse(body);
+  if (!r.success) {
+    const i = r.error.issues[0]!;
+    throw new DpError(400, `${kind}: ${i.path.join('.') || 'body'}: ${i.message}`);
+  }
+  const unknown = Object.keys(r.data as object).find((k) => !spec[v].includes(k));
+  if (unknown) throw new DpError(400, `${kind}: field "${unknown}" is not supported by this simulator`);
+  if (kind === 'binds' && v === 'v3' && !(r.data as { name?: string }).name) {
+    throw new DpError(422, 'binds: name is required');
+  }
+  return r.data as Record<string, unknown>;
+}
+
+export class DataplaneSimulator {
+  readonly proc: HaproxyProcess;
+  private readonly http = new SimServer(undefined);
+  private config = emptyConfig();
+  private version = 1;
+  private readonly transactions = new Map<string, Transaction>();
+  private readonly reloads = new Map<string, DpReload>();
+  private reloadChain: Promise<void> = Promise.resolve();
+  private reloadSeq = 0;
+  private txSeq = 0;
+  readonly stats = { reloads: 0, runtimeCommands: 0, commits: 0 };
+
+  constructor(private readonly opts: DataplaneSimOptions) {
+    this.proc = new HaproxyProcess({ bin: opts.haproxyBin, workDir: opts.workDir });
+  }
+
+  get url(): string {
+    return this.http.url;
+  }
+
+  get configFile(): string {
+    return configPath(this.proc.paths);
+  }
+
+  async start(port = 0, host = '127.0.0.1'): Promise<string> {
+    mkdirSync(this.opts.workDir, { recursive: true });
+    writeFileSync(this.configFile, this.render(this.config));
+    await this.proc.start();
+    return this.http.listen(
+      (req, res) => this.handle(req, res),
+      (res, err) => this.fail(res, err),
+      port,
+      host,
+    );
+  }
+
+  private render(c: DpConfig): string {
+    return renderConfig(c, {
+      adminSocket: adminSocket(this.proc.paths),
+      serverStateFile: join(this.opts.workDir, 'server-state'),
+    });
+  }
+
+  private fail(res: ServerResponse, err: unknown): void {
+    const status = err instanceof DpError ? err.status : 500;
+    const message = err instanceof Error ? err.message : String(err);
+    if (status >= 500) this.opts.logger?.error({ err }, 'dataplane simulator error');
+    if (!res.headersSent) sendJson(res, status, { code: status, message });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://sim');
+    const query = Object.fromEntries(url.searchParams);
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    let body: unknown = undefined;
+    let reply: Reply;
+    try {
+      if (text) {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          throw new DpError(400, 'the body is not JSON');
+        }
+      }
+      reply = await this.route(req, url.pathname, query, body);
+    } catch (err) {
+      const status = err instanceof DpError ? err.status : 500;
+      if (status >= 500) this.opts.logger?.error({ err }, 'dataplane simulator error');
+      reply = { status, body: { code: status, message: (err as Error).message } };
+    }
+    const headers = { ...reply.headers };
+    if (reply.status === 401) headers['www-authenticate'] = 'Basic realm="dataplaneapi"';
+    this.opts.onExchange?.({
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query,
+      requestBody: body,
+      status: reply.status,
+      responseBody: reply.body,
+      headers,
+    });
+    for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+    if (reply.body === undefined) {
+      res.writeHead(reply.status);
+      res.end();
+    } else sendJson(res, reply.status, reply.body);
+  }
+
+  private authorized(req: IncomingMessage): boolean {
+    const want = `Basic ${Buffer.from(`${this.opts.username ?? 'admin'}:${this.opts.password ?? 'admin'}`).toString('base64')}`;
+    return req.headers.authorization === want;
+  }
+
+  private async route(
+    req: IncomingMessage,
+    pathname: string,
+    query: Record<string, string>,
+    body: unknown,
+  ): Promise<Reply> {
+    const m = /^\/(v2|v3)(\/.*)$/.exec(pathname);
+    if (!m) throw new DpError(404, `${pathname}: not found (the API is under /v2 and /v3)`);
+    if (!this.authorized(req)) return { status: 401, body: { code: 401, message: 'unauthorized' } };
+    const v = m[1] as ApiVersion;
+    const path = m[2]!.replace(/\/$/, '');
+    const method = req.method ?? 'GET';
+    const seg = path.split('/').slice(1).map(decodeURIComponent);
+    const vh = { 'configuration-version': String(this.version) };
+    if (path === '/info' && method === 'GET') {
+      return {
+        status: 200,
+        body: { api: { version: v === 'v2' ? '2.9.0 npl-lb-sim' : '3.0.0 npl-lb-sim' }, system: {} },
+      };
+    }
+    if (path === '/services/haproxy/configuration/version' && method === 'GET') {
+      return { status: 200, body: this.version, headers: vh };
+    }
+    if (seg[0] === 'services' && seg[1] === 'haproxy' && seg[2] === 'transactions') {
+      return this.transactionRoute(v, method, seg[3], query);
+    }
+    if (seg[0] === 'services' && seg[1] === 'haproxy' && seg[2] === 'reloads' && method === 'GET') {
+      if (seg[3] === undefined) return { status: 200, body: [...this.reloads.values()] };
+      const r = this.reloads.get(seg[3]);
+      if (!r) throw new DpError(404, `reload ${seg[3]} not found`);
+      return { status: 200, body: r };
+    }
+    if (seg[0] !== 'services' || seg[1] !== 'haproxy' || seg[2] !== 'configuration') {
+      throw new DpError(404, `${path}: not found in this simulator`);
+    }
+    const target = this.resolve(v, seg.slice(3), query);
+    return this.configRoute(v, method, target, query, body);
+  }
+
+  /** Which collection a configuration path names: its kind, parent and item key. */
+  private resolve(
+    v: ApiVersion,
+    rest: string[],
+    query: Record<string, string>,
+  ): { kind: Kind; parent: string | undefined; key: string | undefined } {
+    const [a, b, c, d] = rest;
+    if ((a === 'backends' || a === 'frontends') && c === undefined)
+      return { kind: a, parent: undefined, key: b };
+    if (v === 'v3' && a === 'backends' && b && c === 'servers') return { kind: 'servers', parent: b, key: d };
+    if (
+      v === 'v3' &&
+      a === 'frontends' &&
+      b &&
+      (c === 'binds' || c === 'acls' || c === 'backend_switching_rules')
+    ) {
+      return { kind: c, parent: b, key: d };
+    }
+    if (
+      v === 'v2' &&
+      (a === 'servers' || a === 'binds' || a === 'acls' || a === 'backend_switching_rules') &&
+      c === undefined
+    ) {
+      const parent =
+        a === 'servers'
+          ? (query.backend ?? (query.parent_type === 'backend' ? query.parent_name : undefined))
+          : a === 'binds'
+            ? (query.frontend ?? (query.parent_type === 'frontend' ? query.parent_name : undefined))
+            : a === 'acls'
+              ? query.parent_type === 'frontend'
+                ? query.parent_name
+                : undefined
+              : query.frontend;
+      if (!parent)
+        throw new DpError(400, `${a}: the parent ${a === 'servers' ? 'backend' : 'frontend'} is not given`);
+      return { kind: a, parent, key: b };
+    }
+    throw new DpError(404, `configuration/${rest.join('/')}: not found in this simulator`);
+  }
+
+  private transactionRoute(
+    v: ApiVersion,
+    method: string,
+    id: string | undefined,
+    query: Record<string, string>,
+  ): Promise<Reply> | Reply {
+    const show = (t: Transaction) => ({ _version: t.version, id: t.id, status: t.status });
+    const vh = { 'configuration-version': String(this.version) };
+    if (id === undefined) {
+      if (method === 'GET') {
+        const list = [...this.transactions.values()].filter(
+          (t) => !query.status || t.status === query.status,
+        );
+        return { status: 200, body: list.map(show) };
+      }
+      if (method !== 'POST') throw new DpError(405, `${method} not allowed`);
+      const version = Number(query.version);
+      if (!Number.isInteger(version)) throw new DpError(400, 'version is required');
+      if (version !== this.version) {
+        throw new DpError(409, `version mismatch: given ${version}, the configuration is at ${this.version}`);
+      }
+      if ([...this.transactions.values()].filter((t) => t.status === 'in_progress').length >= 20) {
+        return {
+          status: 429,
+          body: {
+            code: 429,
+            message:
+              'cannot start a new transaction, reached the maximum amount of 20 active transactions available',
+          },
+        };
+      }
+      const t: Transaction = {
+        id: `npl-sim-${++this.txSeq}-${Date.now().toString(36)}`,
+        version,
+        status: 'in_progress',
+        config: cloneConfig(this.config),
+      };
+      this.transactions.set(t.id, t);
+      return { status: 201, body: show(t), ...(v === 'v3' ? { headers: vh } : {}) };
+    }
+    const t = this.transactions.get(id);
+    if (!t) throw new DpError(404, `transaction ${id} not found`);
+    if (method === 'GET') return { status: 200, body: show(t), ...(v === 'v3' ? { headers: vh } : {}) };
+    if (method === 'DELETE') {
+      this.transactions.delete(id);
+      return { status: 204 };
+    }
+    if (method !== 'PUT') throw new DpError(405, `${method} not allowed`);
+    return this.commit(v, t);
+  }
+
+  private async commit(v: ApiVersion, t: Transaction): Promise<Reply> {
+    if (t.status !== 'in_progress') throw new DpError(406, `transaction ${t.id} is ${t.status}`);
+    if (t.version !== this.version) {
+      t.status = 'outdated';
+      throw new DpError(
+        406,
+        `transaction ${t.id} is outdated: started on version ${t.version}, the configuration is at ${this.version}`,
+      );
+    }
+    let applied: { reloadId: string | undefined };
+    try {
+      applied = await this.install(t.config);
+    } catch (err) {
+      t.status = 'failed';
+      throw err;
+    }
+    t.status = 'success';
+    t.version = this.version;
+    this.transactions.delete(t.id);
+    this.stats.commits++;
+    const body = { _version: this.version, id: t.id, status: t.status };
+    const vh: Record<string, string> = v === 'v3' ? { 'configuration-version': String(this.version) } : {};
+    return applied.reloadId
+      ? { status: 202, body, headers: { ...vh, 'reload-id': applied.reloadId } }
+      : { status: 200, body, headers: vh };
+  }
+
+  /** Makes `next` the running configuration: runtime commands when they suffice, else a reload. */
+  private async install(next: DpConfig): Promise<{ reloadId: string | undefined }> {
+    const plan = runtimePlan(this.config, next);
+    const text = this.render(next);
+    const tmp = `${this.configFile}.next`;
+    writeFileSync(tmp, text);
+    if (plan.reload) {
+      try {
+        await checkConfig(this.opts.haproxyBin, tmp);
+      } catch (err) {
+        throw new DpError(400, (err as Error).message);
+      }
+    }
+    renameSync(tmp, this.configFile);
+    this.config = next;
+    this.version++;
+    if (!plan.reload) {
+      await this.runtime(plan.commands);
+      return { reloadId: undefined };
+    }
+    const day = new Date().toISOString().slice(0, 10);
+    const id = `${day}-${++this.reloadSeq}`;
+    this.reloads.set(id, { id, status: 'in_progress' });
+    // Reloads happen one after another, in the background, as the real API's reload agent does.
+    this.reloadChain = this.reloadChain.then(async () => {
+      try {
+        const states = await socketCommand(adminSocket(this.proc.paths), 'show servers state').catch(
+          () => '',
+        );
+        if (states.startsWith('1')) writeFileSync(join(this.opts.workDir, 'server-state'), states);
+        await this.proc.reload();
+        this.stats.reloads++;
+        this.reloads.set(id, { id, status: 'succeeded', reload_timestamp: Math.floor(Date.now() / 1000) });
+      } catch (err) {
+        this.reloads.set(id, { id, status: 'failed', response: (err as Error).message });
+      }
+    });
+    return { reloadId: id };
+  }
+
+  private async runtime(commands: string[]): Promise<void> {
+    // Many commands per connection (`;`-separated), in bounded batches.
+    for (let i = 0; i < commands.length; i += 50) {
+      const batch = commands.slice(i, i + 50);
+      const answer = await this.proc.runtime(batch.join(';'));
+      this.stats.runtimeCommands += batch.length;
+      const bad = answer
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l && !/no need to change|changed from|^$/i.test(l));
+      if (bad.length > 0) this.opts.logger?.warn({ commands: batch, answer: bad }, 'runtime command answer');
+    }
+  }
+
+  /** GET/POST/PUT/DELETE on a configuration collection or item. */
+  private async configRoute(
+    v: ApiVersion,
+    method: string,
+    target: { kind: Kind; parent: string | undefined; key: string | undefined },
+    query: Record<string, string>,
+    body: unknown,
+  ): Promise<Reply> {
+    const tx = query.transaction_id;
+    const t = tx !== undefined ? this.transactions.get(tx) : undefined;
+    if (tx !== undefined && (!t || t.status !== 'in_progress')) {
+      throw new DpError(404, `transaction ${tx} not found or not in progress`);
+    }
+    const config = t ? t.config : this.config;
+    const vh = { 'configuration-version': String(t ? t.version : this.version) };
+    if (method === 'GET') {
+      const data = this.read(v, config, target);
+      return v === 'v2'
+        ? { status: 200, body: { _version: t ? t.version : this.version, data }, headers: vh }
+        : { status: 200, body: data, headers: vh };
+    }
+    if (!t) {
+      if (query.version === undefined) throw new DpError(400, 'version or transaction_id is required');
+      if (Number(query.version) !== this.version) {
+        throw new DpError(
+          409,
+          `version mismatch: given ${query.version}, the configuration is at ${this.version}`,
+        );
+      }
+    }
+    const work = t ? config : cloneConfig(config);
+    const out = this.write(v, work, method, target, body);
+    if (t) return { status: 202, body: out.body };
+    const applied = await this.install(work);
+    const created = method === 'POST';
+    if (applied.reloadId) return { status: 202, body: out.body, headers: { 'reload-id': applied.reloadId } };
+    return {
+      status: method === 'DELETE' ? 204 : created ? 201 : 200,
+      body: method === 'DELETE' ? undefined : out.body,
+    };
+  }
+
+  private read(
+    v: ApiVersion,
+    c: DpConfig,
+    { kind, parent, key }: { kind: Kind; parent: string | undefined; key: string | undefined },
+  ): unknown {
+    if (kind === 'backends' || kind === 'frontends') {
+      const map = kind === 'backends' ? c.backends : c.frontends;
+      if (key === undefined) {
+        return [...map.values()].map((x) => ('backend' in x ? x.backend : x.frontend));
+      }
+      const x = map.get(key);
+      if (!x) throw new DpError(404, `${kind.slice(0, -1)} ${key} not found`);
+      return 'backend' in x ? x.backend : x.frontend;
+    }
+    const list = this.children(c, kind, parent!);
+    const shown = (item: Record<string, unknown>, i: number) =>
+      (kind === 'acls' || kind === 'backend_switching_rules') && v === 'v2' ? { index: i, ...item } : item;
+    if (key === undefined) return list.map((x, i) => shown(x, i));
+    const i = this.find(kind, list, key);
+    return shown(list[i]!, i);
+  }
+
+  private children(c: DpConfig, kind: Kind, parent: string): Record<string, unknown>[] {
+    if (kind === 'servers') {
+      const b = c.backends.get(parent);
+      if (!b) throw new DpError(404, `backend ${parent} not found`);
+      return b.servers as Record<string, unknown>[];
+    }
+    const f = c.frontends.get(parent);
+    if (!f) throw new DpError(404, `frontend ${parent} not found`);
+    return (kind === 'binds' ? f.binds : kind === 'acls' ? f.acls : f.rules) as Record<string, unknown>[];
+  }
+
+  private find(kind: Kind, list: Record<string, unknown>[], key: string): number {
+    if (kind === 'acls' || kind === 'backend_switching_rules') {
+      const i = Number(key);
+      if (!Number.isInteger(i) || i < 0 || i >= list.length)
+        throw new DpError(404, `${kind} ${key} not found`);
+      return i;
+    }
+    const i = list.findIndex((x) => x.name === key);
+    if (i < 0) throw new DpError(404, `${kind.slice(0, -1)} ${key} not found`);
+    return i;
+  }
+
+  private write(
+    v: ApiVersion,
+    c: DpConfig,
+    method: string,
+    { kind, parent, key }: { kind: Kind; parent: string | undefined; key: string | undefined },
+    body: unknown,
+  ): { body: unknown } {
+    if (kind === 'backends' || kind === 'frontends') {
+      const map = (kind === 'backends' ? c.backends : c.frontends) as Map<string, unknown>;
+      if (method === 'DELETE') {
+        if (key === undefined || !map.delete(key))
+          throw new DpError(404, `${kind.slice(0, -1)} ${key} not found`);
+        return { body: undefined };
+      }
+      const data = parseBody(kind, v, body);
+      const name = String(data.name);
+      if (method === 'POST' && key === undefined) {
+        if (map.has(name)) throw new DpError(409, `${kind.slice(0, -1)} ${name} already exists`);
+        if (kind === 'backends') c.backends.set(name, { backend: data as never, servers: [] });
+        else c.frontends.set(name, { frontend: data as never, binds: [], acls: [], rules: [] });
+        return { body: data };
+      }
+      if (method === 'PUT' && key !== undefined) {
+        const cur = map.get(key) as Record<string, unknown> | undefined;
+        if (!cur) throw new DpError(404, `${kind.slice(0, -1)} ${key} not found`);
+        if (name !== key) throw new DpError(400, `the name in the body (${name}) is not ${key}`);
+        cur[kind === 'backends' ? 'backend' : 'frontend'] = data;
+        return { body: data };
+      }
+      throw new DpError(405, `${method} not allowed here`);
+    }
+    const list = this.children(c, kind, parent!);
+    const ordered = kind === 'acls' || kind === 'backend_switching_rules';
+    if (method === 'PUT' && key === undefined) {
+      // v3: the whole list at once.
+      if (v !== 'v3' || !ordered || !Array.isArray(body))
+        throw new DpError(405, `PUT of ${kind} needs v3 and a list`);
+      const items = body.map((x) => parseBody(kind, v, x));
+      list.splice(0, list.length, ...items);
+      return { body: items };
+    }
+    if (method === 'DELETE') {
+      if (key === undefined) throw new DpError(405, 'DELETE needs an item');
+      list.splice(this.find(kind, list, key), 1);
+      return { body: undefined };
+    }
+    const data = parseBody(kind, v, body);
+    if (kind === 'binds' && data.name === undefined)
+      data.name = `${String(data.address)}:${String(data.port)}`;
+    if (method === 'POST') {
+      if (ordered) {
+        const { index, ...item } = data;
+        const at = v === 'v2' ? Number(index) : key !== undefined ? Number(key) : list.length;
+        if (!Number.isInteger(at) || at < 0 || at > list.length)
+          throw new DpError(400, `index ${String(index ?? key)} is out of range`);
+        list.splice(at, 0, item);
+        return { body: data };
+      }
+      if (list.some((x) => x.name === data.name))
+        throw new DpError(409, `${kind.slice(0, -1)} ${String(data.name)} already exists`);
+      list.push(data);
+      return { body: data };
+    }
+    if (method === 'PUT' && key !== undefined) {
+      const i = this.find(kind, list, key);
+      if (ordered) {
+        const { index: _i, ...item } = data;
+        list[i] = item;
+      } else {
+        if (data.name !== key)
+          throw new DpError(400, `the name in the body (${String(data.name)}) is not ${key}`);
+        list[i] = data;
+      }
+      return { body: data };
+    }
+    throw new DpError(405, `${method} not allowed here`);
+  }
+
+  async close(): Promise<void> {
+    await this.http.close();
+    await this.reloadChain;
+    await this.proc.stop();
+  }
+}
