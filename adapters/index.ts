@@ -5,8 +5,7 @@ import type { LoadBalancerAdapter } from '../src/adapter/contract.ts';
 import { AviAdapter } from './avi/adapter.ts';
 import { aviOptions } from './avi/config.ts';
 import { F5Adapter } from './f5/adapter.ts';
-import { HaproxyRuntimeAdapter } from './haproxy/runtime-adapter.ts';
-import { haproxyOptions } from './haproxy/settings.ts';
+import { haproxyAdapter } from './haproxy/settings.ts';
 import { f5Options } from './f5/config.ts';
 import { MemoryAdapter } from './memory/adapter.ts';
 
@@ -22,5 +21,5 @@ export const ADAPTERS: Record<string, (config: AdapterConfig) => LoadBalancerAda
   memory: (c) => new MemoryAdapter({ owner: c.owner }),
   f5: (c) => new F5Adapter(f5Options(c.owner, c.settings, c.env)),
   avi: (c) => new AviAdapter(aviOptions(c.owner, c.settings, c.env)),
-  haproxy: (c) => new HaproxyRuntimeAdapter(haproxyOptions(c.owner, c.settings)),
+  haproxy: (c) => haproxyAdapter(c.owner, c.settings, c.env),
 };

@@ -14,7 +14,7 @@ export function parseSettings<S extends z.ZodType>(schema: S, settings: unknown)
 }
 
 export function credentials(
-  vendor: 'F5' | 'AVI',
+  vendor: 'F5' | 'AVI' | 'HAPROXY',
   env: NodeJS.ProcessEnv,
 ): { username: string; password: string } {
   const user = `NPL_LB_${vendor}_USERNAME`;

@@ -1,20 +1,20 @@
 /**
- * The `adapter:` block of the controller config for HAProxy. The `runtime` transport drives a
- * stock HAProxy through its admin socket and reloads it through its master socket; the paths
- * are those of the HAProxy installation it manages.
+ * The `adapter:` block of the controller config for HAProxy, one of two transports:
+ * - `runtime` drives a stock HAProxy through its admin socket and reloads it through its master
+ *   socket; the paths are those of the HAProxy installation it manages.
+ * - `dataplane` talks to the HAProxy Data Plane API (v2 or v3) with basic auth, credentials from
+ *   NPL_LB_HAPROXY_USERNAME and NPL_LB_HAPROXY_PASSWORD.
  */
 import { z } from 'zod';
-import { parseSettings } from '../settings.ts';
-import type { HaproxyRuntimeOptions } from './runtime-adapter.ts';
+import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
+import { credentials, parseSettings } from '../settings.ts';
+import { HaproxyDataplaneAdapter } from './dataplane/adapter.ts';
+import { HaproxyRuntimeAdapter } from './runtime-adapter.ts';
 
-export const haproxySettingsSchema = z
+const runtimeSchema = z
   .object({
     type: z.literal('haproxy'),
-    transport: z
-      .literal('runtime', {
-        message: 'only "runtime" is available (the Data Plane API transport is not built yet)',
-      })
-      .default('runtime'),
+    transport: z.literal('runtime'),
     bin: z.string().min(1).default('haproxy'),
     configFile: z.string().min(1),
     adminSocket: z.string().min(1),
@@ -24,9 +24,50 @@ export const haproxySettingsSchema = z
   })
   .strict();
 
-export function haproxyOptions(owner: string, settings: Record<string, unknown>): HaproxyRuntimeOptions {
+const dataplaneSchema = z
+  .object({
+    type: z.literal('haproxy'),
+    transport: z.literal('dataplane'),
+    /** http(s)://host:port of the Data Plane API (without /v2 or /v3). */
+    url: z.url({ protocol: /^https?$/ }),
+    apiVersion: z.enum(['v2', 'v3']).default('v3'),
+    /** Server slots per backend step: scaling within them never reloads HAProxy. */
+    slots: z.number().int().min(1).max(1000).default(10),
+    healthChecks: z.boolean().default(true),
+    /** Bind VIPs that are not configured on the HAProxy host. */
+    transparentBinds: z.boolean().default(false),
+    insecureSkipVerify: z.boolean().default(false),
+    requestTimeoutSeconds: z.number().int().positive().default(30),
+  })
+  .strict();
+
+export const haproxySettingsSchema = z.preprocess(
+  (v) => (v && typeof v === 'object' && !('transport' in v) ? { ...v, transport: 'runtime' } : v),
+  z.discriminatedUnion('transport', [runtimeSchema, dataplaneSchema], {
+    message: 'transport must be "runtime" or "dataplane"',
+  }),
+);
+
+export function haproxyAdapter(
+  owner: string,
+  settings: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): LoadBalancerAdapter {
   const s = parseSettings(haproxySettingsSchema, settings);
-  return {
+  if (s.transport === 'dataplane') {
+    return new HaproxyDataplaneAdapter({
+      owner,
+      url: s.url,
+      apiVersion: s.apiVersion,
+      ...credentials('HAPROXY', env),
+      slots: s.slots,
+      healthChecks: s.healthChecks,
+      transparentBinds: s.transparentBinds,
+      insecureSkipVerify: s.insecureSkipVerify,
+      timeoutMs: s.requestTimeoutSeconds * 1000,
+    });
+  }
+  return new HaproxyRuntimeAdapter({
     owner,
     bin: s.bin,
     configFile: s.configFile,
@@ -34,5 +75,5 @@ export function haproxyOptions(owner: string, settings: Record<string, unknown>)
     masterSocket: s.masterSocket,
     healthChecks: s.healthChecks,
     ...(s.bindOptions ? { bindOptions: s.bindOptions } : {}),
-  };
+  });
 }

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { AviSimulator } from '../../adapters/avi/simulator.ts';
 import { BigIpSimulator } from '../../adapters/f5/simulator.ts';
+import { DataplaneSimulator } from '../../adapters/haproxy/dataplane-sim/simulator.ts';
 import { COMMON_FLAGS, commonSchema, type FlagSpecs, helpText, parseFlags } from '../config/flags.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import { createLogger } from '../runtime/logger.ts';
@@ -60,13 +61,33 @@ const aviSchema = commonSchema.extend({
   'latency-ms': z.coerce.number().int().min(0),
 });
 
-const KINDS = ['avi', 'bigip'] as const;
+export const DATAPLANE_FLAGS = {
+  host: { type: 'string', description: 'address to listen on', default: '127.0.0.1' },
+  port: { type: 'string', description: 'port to listen on, 0 for any free port', default: '0' },
+  'haproxy-bin': { type: 'string', description: 'the haproxy binary to run', default: 'haproxy' },
+  'work-dir': { type: 'string', description: 'directory for haproxy.cfg, its sockets and state (created)' },
+  username: { type: 'string', description: 'the basic-auth user', default: 'admin' },
+  password: { type: 'string', description: 'its password', default: 'admin' },
+  ...COMMON_FLAGS,
+} as const satisfies FlagSpecs;
+
+const dataplaneSchema = commonSchema.extend({
+  host: z.string().min(1),
+  port: z.coerce.number().int().min(0).max(65535),
+  'haproxy-bin': z.string().min(1),
+  'work-dir': z.string({ message: '--work-dir is required' }).min(1, '--work-dir is required'),
+  username: z.string().min(1),
+  password: z.string().min(1),
+});
+
+const KINDS = ['avi', 'bigip', 'dataplane'] as const;
 
 export const SIM_HELP = `Usage: npl-lb sim <kind> [flags]
 
 Load-balancer simulators, strict where the real devices are. Kinds: ${KINDS.join(', ')}.
 
 ${helpText('sim avi', 'Avi Controller API: sessions and CSRF, tenants, objects held to the Avi field model, references, paging.', AVI_FLAGS)}
+${helpText('sim dataplane', 'HAProxy Data Plane API (v2 under /v2, v3 under /v3) in front of a real HAProxy in master-worker mode: versions, transactions, runtime changes or reloads.', DATAPLANE_FLAGS)}
 ${helpText('sim bigip', 'BIG-IP iControl REST with AS3: token login, declarations validated against the AS3 schema, tasks, a read-only pool view.', BIGIP_FLAGS)}`;
 
 export async function runSim(argv: string[]): Promise<number> {
@@ -76,6 +97,7 @@ export async function runSim(argv: string[]): Promise<number> {
     return kind === undefined ? 2 : 0;
   }
   if (kind === 'avi') return runAvi(rest);
+  if (kind === 'dataplane') return runDataplane(rest);
   if (kind !== 'bigip') {
     throw new NplError(ErrorCodes.FLAG_INVALID, `unknown simulator "${kind}" (known: ${KINDS.join(', ')})`);
   }
@@ -124,5 +146,33 @@ async function runAvi(argv: string[]): Promise<number> {
   await waitForSignal();
   await sim.close();
   log.info('Avi Controller simulator stopped');
+  return 0;
+}
+
+async function runDataplane(argv: string[]): Promise<number> {
+  const flags = parseFlags(argv, DATAPLANE_FLAGS, dataplaneSchema);
+  if (flags.help) {
+    process.stdout.write(SIM_HELP);
+    return 0;
+  }
+  const log = createLogger({ name: 'sim-dataplane', format: flags['log-format'], level: flags['log-level'] });
+  const sim = new DataplaneSimulator({
+    haproxyBin: flags['haproxy-bin'],
+    workDir: flags['work-dir'],
+    username: flags.username,
+    password: flags.password,
+    logger: log,
+  });
+  try {
+    const url = await sim.start(flags.port, flags.host);
+    process.stdout.write(
+      `Data Plane API simulator listening on ${url} (/v2 and /v3), HAProxy PID ${sim.proc.pid}\n`,
+    );
+    log.info({ url, workDir: flags['work-dir'] }, 'Data Plane API simulator started');
+    await waitForSignal();
+  } finally {
+    await sim.close();
+  }
+  log.info('Data Plane API simulator stopped');
   return 0;
 }

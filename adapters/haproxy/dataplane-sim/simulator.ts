@@ -236,7 +236,7 @@ export class DataplaneSimulator {
       };
     }
     if (path === '/services/haproxy/configuration/version' && method === 'GET') {
-      return { status: 200, body: this.version, headers: vh };
+      return { status: 200, body: this.version };
     }
     if (seg[0] === 'services' && seg[1] === 'haproxy' && seg[2] === 'transactions') {
       return this.transactionRoute(v, method, seg[3], query);

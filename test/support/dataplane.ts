@@ -1,0 +1,75 @@
+/**
+ * A Data Plane API simulator on a real HAProxy in a temporary directory, recording every exchange
+ * so that a test can hold them to the official specs, and adapters of the `dataplane` transport.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  HaproxyDataplaneAdapter,
+  type HaproxyDataplaneOptions,
+} from '../../adapters/haproxy/dataplane/adapter.ts';
+import type { ApiVersion } from '../../adapters/haproxy/dataplane/models.ts';
+import { DataplaneSimulator, type Exchange } from '../../adapters/haproxy/dataplane-sim/simulator.ts';
+import { DataplaneSpec } from './dataplane-spec.ts';
+
+export interface DataplaneRig {
+  sim: DataplaneSimulator;
+  url: string;
+  exchanges: Exchange[];
+  adapter(
+    owner: string,
+    apiVersion: ApiVersion,
+    extra?: Partial<HaproxyDataplaneOptions>,
+  ): HaproxyDataplaneAdapter;
+  /** Spec problems of every exchange so far ([] when all conform). */
+  specProblems(): string[];
+}
+
+const specs = new Map<ApiVersion, DataplaneSpec>();
+export function specFor(v: ApiVersion): DataplaneSpec {
+  let s = specs.get(v);
+  if (!s) specs.set(v, (s = new DataplaneSpec(v)));
+  return s;
+}
+
+export async function startDataplaneSim(t: {
+  after: (fn: () => Promise<void>) => void;
+}): Promise<DataplaneRig> {
+  const dir = mkdtempSync(join(tmpdir(), 'npl-dataplane-'));
+  const exchanges: Exchange[] = [];
+  const sim = new DataplaneSimulator({
+    haproxyBin: 'haproxy',
+    workDir: dir,
+    onExchange: (x) => exchanges.push(x),
+  });
+  const adapters: HaproxyDataplaneAdapter[] = [];
+  t.after(async () => {
+    for (const a of adapters) await a.close().catch(() => undefined);
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const url = await sim.start();
+  return {
+    sim,
+    url,
+    exchanges,
+    adapter: (owner, apiVersion, extra = {}) => {
+      const a = new HaproxyDataplaneAdapter({
+        owner,
+        url,
+        apiVersion,
+        username: 'admin',
+        password: 'admin',
+        slots: 4,
+        healthChecks: false,
+        transparentBinds: true,
+        ...extra,
+      });
+      adapters.push(a);
+      return a;
+    },
+    specProblems: () =>
+      exchanges.flatMap((x) => specFor(x.path.startsWith('/v2') ? 'v2' : 'v3').check(x)).slice(0, 20),
+  };
+}
