@@ -10,7 +10,11 @@ import {
   type HaproxyDataplaneOptions,
 } from '../../adapters/haproxy/dataplane/adapter.ts';
 import type { ApiVersion } from '../../adapters/haproxy/dataplane/models.ts';
-import { DataplaneSimulator, type Exchange } from '../../adapters/haproxy/dataplane-sim/simulator.ts';
+import {
+  DataplaneSimulator,
+  type DataplaneSimOptions,
+  type Exchange,
+} from '../../adapters/haproxy/dataplane-sim/simulator.ts';
 import { DataplaneSpec } from './dataplane-spec.ts';
 
 export interface DataplaneRig {
@@ -33,15 +37,17 @@ export function specFor(v: ApiVersion): DataplaneSpec {
   return s;
 }
 
-export async function startDataplaneSim(t: {
-  after: (fn: () => Promise<void>) => void;
-}): Promise<DataplaneRig> {
+export async function startDataplaneSim(
+  t: { after: (fn: () => Promise<void>) => void },
+  opts: Pick<DataplaneSimOptions, 'beforeRequest'> = {},
+): Promise<DataplaneRig> {
   const dir = mkdtempSync(join(tmpdir(), 'npl-dataplane-'));
   const exchanges: Exchange[] = [];
   const sim = new DataplaneSimulator({
     haproxyBin: 'haproxy',
     workDir: dir,
     onExchange: (x) => exchanges.push(x),
+    ...opts,
   });
   const adapters: HaproxyDataplaneAdapter[] = [];
   t.after(async () => {

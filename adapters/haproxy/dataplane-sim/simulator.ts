@@ -32,6 +32,8 @@ export interface DataplaneSimOptions {
   username?: string;
   password?: string;
   logger?: Logger;
+  /** Runs before each request is handled (tests use it to race a request with another). */
+  beforeRequest?: (method: string, path: string, query: Record<string, string>) => Promise<void>;
   /** Every request and its answer, for tests that hold them to the specs. */
   onExchange?: (x: Exchange) => void;
 }
@@ -179,6 +181,7 @@ export class DataplaneSimulator {
     let body: unknown = undefined;
     let reply: Reply;
     try {
+      await this.opts.beforeRequest?.(req.method ?? 'GET', url.pathname, query);
       if (text) {
         try {
           body = JSON.parse(text);
