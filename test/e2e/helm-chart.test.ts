@@ -42,6 +42,22 @@ const VARIANTS: Record<string, string[]> = {
     'credentials.password=s3cret',
   ],
   haproxy: ['--set', 'clusterName=c1', '--set', 'adapter.type=haproxy', '--set', 'controller.replicas=1'],
+  'haproxy-dataplane': [
+    '--set',
+    'clusterName=c1',
+    '--set',
+    'adapter.type=haproxy',
+    '--set',
+    'adapter.haproxy.transport=dataplane',
+    '--set',
+    'adapter.haproxy.url=http://haproxy.example:5555',
+    '--set',
+    'adapter.haproxy.apiVersion=v2',
+    '--set',
+    'credentials.username=dpapi',
+    '--set',
+    'credentials.password=s3cret',
+  ],
   f5: [
     '--set',
     'clusterName=c1',
@@ -94,26 +110,34 @@ describe('Helm chart', () => {
       ];
       for (const k of want) assert.ok(kinds.includes(k), `${variant}: ${k}`);
       assert.equal(kinds.includes('DaemonSet'), variant !== 'f5', `${variant}: agent DaemonSet`);
+      const type = variant === 'defaults' ? 'memory' : variant.split('-')[0]!;
       const replicas = variant === 'f5' || variant === 'haproxy' ? 1 : 2;
       assert.equal(kinds.includes('PodDisruptionBudget'), replicas > 1, `${variant}: PDB with 2 replicas`);
-      if (variant === 'haproxy') {
+      if (type === 'haproxy') {
         const d = docs.find((x) => x.kind === 'Deployment') as unknown as {
           spec: { template: { spec: { volumes: { name: string }[] } } };
         };
-        assert.ok(
+        assert.equal(
           d.spec.template.spec.volumes.some((v) => v.name === 'haproxy'),
-          'the HAProxy directory is mounted',
+          variant === 'haproxy',
+          'the HAProxy directory is mounted for the runtime transport only',
         );
       }
       assert.equal(
         kinds.includes('Secret'),
-        variant === 'avi',
+        variant === 'avi' || variant === 'haproxy-dataplane',
         `${variant}: a Secret only when the chart makes one`,
       );
       const cm = docs.find((d) => d.kind === 'ConfigMap')!;
       const config = parseControllerConfig(cm.data!['config.yaml']!, `${variant} ConfigMap`);
       assert.equal(config.clusterName, 'c1');
-      assert.equal(config.adapter.type, variant === 'defaults' ? 'memory' : variant);
+      assert.equal(config.adapter.type, type);
+      if (variant === 'haproxy-dataplane') {
+        assert.deepEqual(
+          [config.adapter.transport, config.adapter.url, config.adapter.apiVersion, config.adapter.slots],
+          ['dataplane', 'http://haproxy.example:5555', 'v2', 10],
+        );
+      }
       // The adapter takes the rendered settings (credentials come from the Secret through env).
       const adapter = ADAPTERS[config.adapter.type]!({
         owner: config.clusterName,
@@ -123,6 +147,8 @@ describe('Helm chart', () => {
           NPL_LB_AVI_PASSWORD: 'p',
           NPL_LB_F5_USERNAME: 'u',
           NPL_LB_F5_PASSWORD: 'p',
+          NPL_LB_HAPROXY_USERNAME: 'u',
+          NPL_LB_HAPROXY_PASSWORD: 'p',
         },
       });
       await adapter.close();
@@ -130,8 +156,8 @@ describe('Helm chart', () => {
         spec: { template: { spec: { containers: { args: string[]; env: { name: string }[] }[] } } };
       };
       const container = deploy.spec.template.spec.containers[0]!;
-      if (variant === 'avi' || variant === 'f5') {
-        const vendor = variant.toUpperCase();
+      if (variant === 'avi' || variant === 'f5' || variant === 'haproxy-dataplane') {
+        const vendor = type.toUpperCase();
         assert.deepEqual(
           container.env.map((e) => e.name).filter((n) => n.startsWith('NPL_LB_')),
           [`NPL_LB_${vendor}_USERNAME`, `NPL_LB_${vendor}_PASSWORD`],

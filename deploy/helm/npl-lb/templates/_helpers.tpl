@@ -33,5 +33,10 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 
 {{- define "npl-lb.needsCredentials" -}}
-{{- if has .Values.adapter.type (list "avi" "f5") -}}true{{- end -}}
+{{- if or (has .Values.adapter.type (list "avi" "f5")) (and (eq .Values.adapter.type "haproxy") (eq .Values.adapter.haproxy.transport "dataplane")) -}}true{{- end -}}
+{{- end -}}
+
+{{/* The runtime transport drives an HAProxy on the node through a directory shared with it. */}}
+{{- define "npl-lb.haproxyMount" -}}
+{{- if and (eq .Values.adapter.type "haproxy") (ne .Values.adapter.haproxy.transport "dataplane") -}}true{{- end -}}
 {{- end -}}
