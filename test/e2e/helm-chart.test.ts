@@ -225,6 +225,18 @@ describe('Helm chart', () => {
       'adapter.type=f5',
     ]).catch((e: { stderr: string }) => e);
     assert.match((noUrl as { stderr: string }).stderr, /url/);
+    const noDataplaneUrl = await run(helm, [
+      'template',
+      'r1',
+      CHART,
+      '--set',
+      'clusterName=c1',
+      '--set',
+      'adapter.type=haproxy',
+      '--set',
+      'adapter.haproxy.transport=dataplane',
+    ]).catch((e: { stderr: string }) => e);
+    assert.match((noDataplaneUrl as { stderr: string }).stderr, /url/);
     const none = await run(helm, ['template', 'r1', CHART]).catch((e: { stderr: string }) => e);
     assert.match((none as { stderr: string }).stderr, /clusterName/);
   });
