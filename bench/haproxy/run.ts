@@ -1,20 +1,23 @@
 /**
- * HAProxy benchmark (runtime transport, real HAProxy): the sandbox, three agents forwarding in
- * userspace on loopback node IPs, Pods that are real HTTP servers, the controller and HAProxy.
- * One LoadBalancer Service scales 3 -> 50 -> 3 Pods (scale-in drains first: Pods are held by a
- * finalizer until their members drain) under a bounded request loop (4 at a time). Measures
- * reloads, time to converge each way, and failed requests. Loopback only; aborts after 5 minutes.
+ * HAProxy benchmark, for each transport on a real HAProxy: the runtime socket, and the Data Plane
+ * API (v3, through the simulator) with 10 slots per step (the default: the backend grows) and with
+ * 50 (it fits). The sandbox, three agents forwarding in userspace on loopback node IPs, Pods that
+ * are real HTTP servers, the controller and HAProxy. One LoadBalancer Service scales 3 -> 50 -> 3
+ * Pods (scale-in drains first: Pods are held by a finalizer until their members drain) under a
+ * bounded request loop (4 at a time). Measures reloads, time to converge each way, and failed
+ * requests. Loopback only; aborts after 5 minutes.
  *
  *   npm run bench:haproxy
  */
-import { printTable } from '../http-load.ts';
 import { createServer, type Server } from 'node:http';
 import { Agent, request } from 'undici';
 import { adminSocket, socketCommand } from '../../adapters/haproxy/process.ts';
+import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
 import { UserspaceBackend } from '../../src/agent/rules/userspace.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
 import { Cluster, startAgent } from '../../test/support/cluster.ts';
+import { startDataplaneSim } from '../../test/support/dataplane.ts';
 import { startHaproxy } from '../../test/support/haproxy.ts';
 import { useSandbox } from '../../test/support/sandbox.ts';
 
@@ -22,13 +25,47 @@ const deadline = setTimeout(() => {
   console.error('benchmark exceeded 5 minutes; aborting');
   process.exit(1);
 }, 300_000);
-const cleanups: (() => Promise<void> | void)[] = [];
-const t = { after: (fn: () => Promise<void> | void) => void cleanups.push(fn) };
 const PODS = 50;
 const FINALIZER = 'bench.npl-lb.io/hold';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-try {
+type Transport = { kind: 'runtime' } | { kind: 'dataplane'; slots: number };
+const cleanups: (() => Promise<void> | void)[] = [];
+const t = { after: (fn: () => Promise<void> | void) => void cleanups.push(fn) };
+
+async function haproxyAdapter(transport: Transport): Promise<{
+  adapter: LoadBalancerAdapter;
+  socket: string;
+  reloads: () => number;
+  sent: () => string;
+}> {
+  if (transport.kind === 'runtime') {
+    const rig = await startHaproxy(t);
+    const adapter = rig.adapter('bench');
+    return {
+      adapter,
+      socket: adminSocket(rig.paths),
+      reloads: () => adapter.stats.reloads,
+      sent: () => `${adapter.stats.runtimeCommands} runtime commands`,
+    };
+  }
+  const rig = await startDataplaneSim(t);
+  const adapter = rig.adapter('bench', 'v3', {
+    slots: transport.slots,
+    healthChecks: true,
+    transparentBinds: false,
+  });
+  return {
+    adapter,
+    socket: adminSocket(rig.sim.proc.paths),
+    reloads: () => rig.sim.stats.reloads,
+    sent: () =>
+      `${adapter.stats.transactions} transactions, ${adapter.calls.calls} API calls; ${rig.sim.stats.runtimeCommands} runtime commands by the API`,
+  };
+}
+
+/** One run of 3 -> 50 -> 3; its column of figures. */
+async function scenario(transport: Transport): Promise<string[]> {
   const { kc } = await useSandbox(t);
   const c = new Cluster(kc);
   for (let i = 1; i <= 3; i++) {
@@ -39,9 +76,7 @@ try {
       range: { start: 45000, end: 45199 },
     });
   }
-  const rig = await startHaproxy(t);
-  const { paths } = rig;
-  const adapter = rig.adapter('bench');
+  const { adapter, socket, reloads, sent } = await haproxyAdapter(transport);
   const ctl = new NplController({
     kubeConfig: kc,
     config: parseControllerConfig(
@@ -74,13 +109,18 @@ try {
   for (let i = 1; i <= 3; i++) await pod(i);
   /** Servers HAProxy itself reports for the backend: total, and usable (UP, not in maintenance or drain). */
   const haproxyServers = async () => {
-    const lines = (await socketCommand(adminSocket(paths), 'show servers state bench--default-web-http'))
+    const lines = (await socketCommand(socket, 'show servers state bench--default-web-http'))
       .split('\n')
       .filter((l) => /^\d+ \S+ \d+ /.test(l));
     const cols = lines.map((l) => l.split(' '));
+    // srv_admin_state bits: 0x23 maintenance (forced, inherited, resolution), 0x18 drain; 0x04
+    // only records that the configuration said `disabled` (a slot brought up at runtime keeps it).
+    const admin = (x: string[]) => Number(x[6]);
+    const inRotation = (x: string[]) => (admin(x) & 0x23) === 0;
     return {
-      total: cols.length,
-      up: cols.filter((x) => x[5] === '2' && x[6] === '0' && x[7] !== '0').length,
+      // Servers not in maintenance (free slots of the dataplane transport are in maintenance).
+      total: cols.filter(inRotation).length,
+      up: cols.filter((x) => x[5] === '2' && inRotation(x) && (admin(x) & 0x18) === 0 && x[7] !== '0').length,
     };
   };
   let vip = '';
@@ -111,7 +151,7 @@ try {
     }
   };
   const loop = Promise.all([worker(), worker(), worker(), worker()]);
-  const reloads0 = adapter.stats.reloads;
+  const reloads0 = reloads();
   const outStart = performance.now();
   for (let i = 4; i <= PODS; i++) await pod(i);
   const created = performance.now() - outStart;
@@ -128,29 +168,43 @@ try {
   await sleep(300);
   stop = true;
   await loop;
-  const rows: [string, string, string][] = [
-    [
-      'reloads during 3 -> 50 -> 3',
-      String(adapter.stats.reloads - reloads0),
-      'target 0 for the runtime transport',
-    ],
-    [
-      '3 -> 50: first new Pod to 50 servers up in HAProxy',
-      `${(outMs / 1000).toFixed(2)} s`,
-      `Pods created one by one over ${(created / 1000).toFixed(2)} s; servers wait for their first health check`,
-    ],
-    ['50 -> 3: Pods deleted to 47 servers drained', `${(drainedMs / 1000).toFixed(2)} s`, ''],
-    [
-      '50 -> 3: to 3 servers left in HAProxy',
-      `${(inMs / 1000).toFixed(2)} s`,
-      'after the finalizers were released',
-    ],
-    ['requests through the VIP during the run', String(counts.ok + counts.failed), '4 at a time'],
-    ['failed requests', String(counts.failed), 'target 0'],
-    ['runtime commands sent', String(adapter.stats.runtimeCommands), 'add/set/del server'],
+  return [
+    String(reloads() - reloads0),
+    `${(outMs / 1000).toFixed(2)} s (Pods created over ${(created / 1000).toFixed(2)} s)`,
+    `${(drainedMs / 1000).toFixed(2)} s`,
+    `${(inMs / 1000).toFixed(2)} s`,
+    String(counts.ok + counts.failed),
+    String(counts.failed),
+    sent(),
   ];
-  printTable(rows);
+}
+
+const TRANSPORTS: [string, Transport][] = [
+  ['runtime', { kind: 'runtime' }],
+  ['dataplane v3, slots 10', { kind: 'dataplane', slots: 10 }],
+  ['dataplane v3, slots 50', { kind: 'dataplane', slots: 50 }],
+];
+const MEASURES = [
+  'reloads during 3 -> 50 -> 3',
+  '3 -> 50: first new Pod to 50 servers up in HAProxy',
+  '50 -> 3: Pods deleted to 47 servers drained',
+  '50 -> 3: to 3 servers in rotation (finalizers released)',
+  'requests through the VIP (4 at a time)',
+  'failed requests (target 0)',
+  'sent',
+];
+try {
+  const columns: string[][] = [];
+  for (const [, transport] of TRANSPORTS) {
+    try {
+      columns.push(await scenario(transport));
+    } finally {
+      for (const f of cleanups.splice(0).reverse()) await Promise.resolve(f()).catch(() => undefined);
+    }
+  }
+  console.log(`\n| measure | ${TRANSPORTS.map(([n]) => n).join(' | ')} |`);
+  console.log(`| --- |${TRANSPORTS.map(() => ' --- |').join('')}`);
+  MEASURES.forEach((m, i) => console.log(`| ${m} | ${columns.map((c) => c[i]).join(' | ')} |`));
 } finally {
-  for (const f of cleanups.reverse()) await Promise.resolve(f()).catch(() => undefined);
   clearTimeout(deadline);
 }

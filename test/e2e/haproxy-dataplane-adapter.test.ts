@@ -117,9 +117,8 @@ for (const v of ['v2', 'v3'] as ApiVersion[]) {
     it('a 409 or 406 fails the batch as retryable and the retry re-reads; a refused change fails alone', async (t) => {
       // Another writer commits just before our transaction starts (409) or before it commits (406).
       let race: 'start' | 'commit' | undefined;
-      let other: DataplaneClient | undefined;
       const otherCommit = async (name: string) => {
-        const c = other!;
+        const c = other;
         const tx = await c.startTransaction(await c.configVersion());
         await c.putBackend(tx, { name, mode: 'tcp' }, false);
         await c.commit(tx);
@@ -135,8 +134,13 @@ for (const v of ['v2', 'v3'] as ApiVersion[]) {
           await otherCommit(`someone-else-${which}`);
         },
       });
-      other = new DataplaneClient({ url: rig.url, apiVersion: v, username: 'admin', password: 'admin' });
-      t.after(() => other!.close());
+      const other = new DataplaneClient({
+        url: rig.url,
+        apiVersion: v,
+        username: 'admin',
+        password: 'admin',
+      });
+      t.after(() => other.close());
       const a = rig.adapter('c1', v);
       assert.ok((await sync(a, [pool('c1--a-80', [member(1)])])).every((r) => r.ok));
       for (const [when, status] of [

@@ -103,24 +103,14 @@ const sectionStatic = (x: unknown, drop: string) => {
   return JSON.stringify(o);
 };
 
-/**
- * Runtime socket commands taking `from` to `to`, or `reload: true` when the change needs one.
- */
-export function runtimePlan(from: DpConfig, to: DpConfig): { reload: boolean; commands: string[] } {
-  const reload = { reload: true, commands: [] };
-  if (from.frontends.size !== to.frontends.size || from.backends.size !== to.backends.size) return reload;
-  for (const [name, f] of to.frontends) {
-    const g = from.frontends.get(name);
-    if (!g || JSON.stringify(f) !== JSON.stringify(g)) return reload;
-  }
+/** Runtime commands moving the servers that `from` and `to` both have, alike but for runtime fields. */
+export function serverMoves(from: DpConfig, to: DpConfig): string[] {
   const commands: string[] = [];
   for (const [name, b] of to.backends) {
-    const a = from.backends.get(name);
-    if (!a || sectionStatic(a, 'servers') !== sectionStatic(b, 'servers')) return reload;
-    if (a.servers.length !== b.servers.length) return reload;
-    for (const [i, s] of b.servers.entries()) {
-      const old = a.servers[i]!;
-      if (old.name !== s.name || serverStatic(old) !== serverStatic(s)) return reload;
+    const before = new Map((from.backends.get(name)?.servers ?? []).map((s) => [s.name, s]));
+    for (const s of b.servers) {
+      const old = before.get(s.name);
+      if (!old || serverStatic(old) !== serverStatic(s)) continue;
       const id = `${name}/${s.name}`;
       const toMaint = s.maintenance === 'enabled' && old.maintenance !== 'enabled';
       const fromMaint = s.maintenance !== 'enabled' && old.maintenance === 'enabled';
@@ -130,6 +120,30 @@ export function runtimePlan(from: DpConfig, to: DpConfig): { reload: boolean; co
       }
       if ((old.weight ?? 1) !== (s.weight ?? 1)) commands.push(`set weight ${id} ${s.weight ?? 1}`);
       if (fromMaint) commands.push(`set server ${id} state ready`);
+    }
+  }
+  return commands;
+}
+
+/**
+ * Runtime socket commands taking `from` to `to`, or `reload: true` when the change needs one (the
+ * moves are still worth sending first: the state saved for the reload then has the new ports).
+ */
+export function runtimePlan(from: DpConfig, to: DpConfig): { reload: boolean; commands: string[] } {
+  const commands = serverMoves(from, to);
+  const reload = { reload: true, commands };
+  if (from.frontends.size !== to.frontends.size || from.backends.size !== to.backends.size) return reload;
+  for (const [name, f] of to.frontends) {
+    const g = from.frontends.get(name);
+    if (!g || JSON.stringify(f) !== JSON.stringify(g)) return reload;
+  }
+  for (const [name, b] of to.backends) {
+    const a = from.backends.get(name);
+    if (!a || sectionStatic(a, 'servers') !== sectionStatic(b, 'servers')) return reload;
+    if (a.servers.length !== b.servers.length) return reload;
+    for (const [i, s] of b.servers.entries()) {
+      const old = a.servers[i]!;
+      if (old.name !== s.name || serverStatic(old) !== serverStatic(s)) return reload;
     }
   }
   return { reload: false, commands };

@@ -231,7 +231,6 @@ export class DataplaneSimulator {
     const path = m[2]!.replace(/\/$/, '');
     const method = req.method ?? 'GET';
     const seg = path.split('/').slice(1).map(decodeURIComponent);
-    const vh = { 'configuration-version': String(this.version) };
     if (path === '/info' && method === 'GET') {
       return {
         status: 200,
@@ -392,6 +391,8 @@ export class DataplaneSimulator {
     this.config = next;
     this.version++;
     if (!plan.reload) {
+      // After any reload in flight, so that the commands reach the worker that stays.
+      await this.reloadChain;
       await this.runtime(plan.commands);
       return { reloadId: undefined };
     }
@@ -401,6 +402,8 @@ export class DataplaneSimulator {
     // Reloads happen one after another, in the background, as the real API's reload agent does.
     this.reloadChain = this.reloadChain.then(async () => {
       try {
+        // Servers that stay are moved first: HAProxy takes their ports from the saved state.
+        await this.runtime(plan.commands);
         const states = await socketCommand(adminSocket(this.proc.paths), 'show servers state').catch(
           () => '',
         );
