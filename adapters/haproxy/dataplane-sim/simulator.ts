@@ -10,20 +10,11 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import type { z } from 'zod';
 import type { Logger } from '../../../src/runtime/logger.ts';
 import { SimServer, sendJson } from '../../sim-server.ts';
-import {
-  type ApiVersion,
-  dpAclSchema,
-  dpBackendSchema,
-  dpBindSchema,
-  dpFrontendSchema,
-  type DpReload,
-  dpRuleSchema,
-  dpServerSchema,
-} from '../dataplane/models.ts';
+import type { ApiVersion, DpReload } from '../dataplane/models.ts';
 import { adminSocket, checkConfig, configPath, HaproxyProcess, socketCommand } from '../process.ts';
+import { DpError, type Kind, readItems, resolveTarget, writeItems } from './config-crud.ts';
 import { cloneConfig, type DpConfig, emptyConfig, renderConfig, runtimePlan } from './config-store.ts';
 
 export interface DataplaneSimOptions {
@@ -49,15 +40,6 @@ export interface Exchange {
   headers: Record<string, string>;
 }
 
-export class DpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 interface Transaction {
   id: string;
   version: number;
@@ -69,57 +51,6 @@ interface Reply {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
-}
-
-type Kind = 'backends' | 'frontends' | 'servers' | 'binds' | 'acls' | 'backend_switching_rules';
-
-/** Fields this simulator renders; anything else is refused rather than silently dropped. */
-const FIELDS: Record<Kind, { schema: z.ZodType; v2: string[]; v3: string[] }> = {
-  backends: {
-    schema: dpBackendSchema,
-    v2: ['name', 'mode', 'balance', 'adv_check', 'description'],
-    v3: ['name', 'mode', 'balance', 'adv_check', 'description', 'metadata'],
-  },
-  frontends: {
-    schema: dpFrontendSchema,
-    v2: ['name', 'mode', 'default_backend', 'description'],
-    v3: ['name', 'mode', 'default_backend', 'description', 'metadata'],
-  },
-  servers: {
-    schema: dpServerSchema,
-    v2: ['name', 'address', 'port', 'check', 'maintenance', 'weight'],
-    v3: ['name', 'address', 'port', 'check', 'maintenance', 'weight', 'metadata'],
-  },
-  binds: {
-    schema: dpBindSchema,
-    v2: ['name', 'address', 'port', 'transparent'],
-    v3: ['name', 'address', 'port', 'transparent', 'metadata'],
-  },
-  acls: {
-    schema: dpAclSchema,
-    v2: ['index', 'acl_name', 'criterion', 'value'],
-    v3: ['acl_name', 'criterion', 'value'],
-  },
-  backend_switching_rules: {
-    schema: dpRuleSchema,
-    v2: ['index', 'name', 'cond', 'cond_test'],
-    v3: ['name', 'cond', 'cond_test'],
-  },
-};
-
-function parseBody(kind: Kind, v: ApiVersion, body: unknown): Record<string, unknown> {
-  const spec = FIELDS[kind];
-  const r = spec.schema.safeParse(body);
-  if (!r.success) {
-    const i = r.error.issues[0]!;
-    throw new DpError(400, `${kind}: ${i.path.join('.') || 'body'}: ${i.message}`);
-  }
-  const unknown = Object.keys(r.data as object).find((k) => !spec[v].includes(k));
-  if (unknown) throw new DpError(400, `${kind}: field "${unknown}" is not supported by this simulator`);
-  if (kind === 'binds' && v === 'v3' && !(r.data as { name?: string }).name) {
-    throw new DpError(422, 'binds: name is required');
-  }
-  return r.data as Record<string, unknown>;
 }
 
 export class DataplaneSimulator {
@@ -252,48 +183,8 @@ export class DataplaneSimulator {
     if (seg[0] !== 'services' || seg[1] !== 'haproxy' || seg[2] !== 'configuration') {
       throw new DpError(404, `${path}: not found in this simulator`);
     }
-    const target = this.resolve(v, seg.slice(3), query);
+    const target = resolveTarget(v, seg.slice(3), query);
     return this.configRoute(v, method, target, query, body);
-  }
-
-  /** Which collection a configuration path names: its kind, parent and item key. */
-  private resolve(
-    v: ApiVersion,
-    rest: string[],
-    query: Record<string, string>,
-  ): { kind: Kind; parent: string | undefined; key: string | undefined } {
-    const [a, b, c, d] = rest;
-    if ((a === 'backends' || a === 'frontends') && c === undefined)
-      return { kind: a, parent: undefined, key: b };
-    if (v === 'v3' && a === 'backends' && b && c === 'servers') return { kind: 'servers', parent: b, key: d };
-    if (
-      v === 'v3' &&
-      a === 'frontends' &&
-      b &&
-      (c === 'binds' || c === 'acls' || c === 'backend_switching_rules')
-    ) {
-      return { kind: c, parent: b, key: d };
-    }
-    if (
-      v === 'v2' &&
-      (a === 'servers' || a === 'binds' || a === 'acls' || a === 'backend_switching_rules') &&
-      c === undefined
-    ) {
-      const parent =
-        a === 'servers'
-          ? (query.backend ?? (query.parent_type === 'backend' ? query.parent_name : undefined))
-          : a === 'binds'
-            ? (query.frontend ?? (query.parent_type === 'frontend' ? query.parent_name : undefined))
-            : a === 'acls'
-              ? query.parent_type === 'frontend'
-                ? query.parent_name
-                : undefined
-              : query.frontend;
-      if (!parent)
-        throw new DpError(400, `${a}: the parent ${a === 'servers' ? 'backend' : 'frontend'} is not given`);
-      return { kind: a, parent, key: b };
-    }
-    throw new DpError(404, `configuration/${rest.join('/')}: not found in this simulator`);
   }
 
   private transactionRoute(
@@ -448,7 +339,7 @@ export class DataplaneSimulator {
     const config = t ? t.config : this.config;
     const vh = { 'configuration-version': String(t ? t.version : this.version) };
     if (method === 'GET') {
-      const data = this.read(v, config, target);
+      const data = readItems(v, config, target);
       return v === 'v2'
         ? { status: 200, body: { _version: t ? t.version : this.version, data }, headers: vh }
         : { status: 200, body: data, headers: vh };
@@ -463,7 +354,7 @@ export class DataplaneSimulator {
       }
     }
     const work = t ? config : cloneConfig(config);
-    const out = this.write(v, work, method, target, body);
+    const out = writeItems(v, work, method, target, body);
     if (t) return { status: 202, body: out.body };
     const applied = await this.install(work);
     const created = method === 'POST';
@@ -472,129 +363,6 @@ export class DataplaneSimulator {
       status: method === 'DELETE' ? 204 : created ? 201 : 200,
       body: method === 'DELETE' ? undefined : out.body,
     };
-  }
-
-  private read(
-    v: ApiVersion,
-    c: DpConfig,
-    { kind, parent, key }: { kind: Kind; parent: string | undefined; key: string | undefined },
-  ): unknown {
-    if (kind === 'backends' || kind === 'frontends') {
-      const map = kind === 'backends' ? c.backends : c.frontends;
-      if (key === undefined) {
-        return [...map.values()].map((x) => ('backend' in x ? x.backend : x.frontend));
-      }
-      const x = map.get(key);
-      if (!x) throw new DpError(404, `${kind.slice(0, -1)} ${key} not found`);
-      return 'backend' in x ? x.backend : x.frontend;
-    }
-    const list = this.children(c, kind, parent!);
-    const shown = (item: Record<string, unknown>, i: number) =>
-      (kind === 'acls' || kind === 'backend_switching_rules') && v === 'v2' ? { index: i, ...item } : item;
-    if (key === undefined) return list.map((x, i) => shown(x, i));
-    const i = this.find(kind, list, key);
-    return shown(list[i]!, i);
-  }
-
-  private children(c: DpConfig, kind: Kind, parent: string): Record<string, unknown>[] {
-    if (kind === 'servers') {
-      const b = c.backends.get(parent);
-      if (!b) throw new DpError(404, `backend ${parent} not found`);
-      return b.servers as Record<string, unknown>[];
-    }
-    const f = c.frontends.get(parent);
-    if (!f) throw new DpError(404, `frontend ${parent} not found`);
-    return (kind === 'binds' ? f.binds : kind === 'acls' ? f.acls : f.rules) as Record<string, unknown>[];
-  }
-
-  private find(kind: Kind, list: Record<string, unknown>[], key: string): number {
-    if (kind === 'acls' || kind === 'backend_switching_rules') {
-      const i = Number(key);
-      if (!Number.isInteger(i) || i < 0 || i >= list.length)
-        throw new DpError(404, `${kind} ${key} not found`);
-      return i;
-    }
-    const i = list.findIndex((x) => x.name === key);
-    if (i < 0) throw new DpError(404, `${kind.slice(0, -1)} ${key} not found`);
-    return i;
-  }
-
-  private write(
-    v: ApiVersion,
-    c: DpConfig,
-    method: string,
-    { kind, parent, key }: { kind: Kind; parent: string | undefined; key: string | undefined },
-    body: unknown,
-  ): { body: unknown } {
-    if (kind === 'backends' || kind === 'frontends') {
-      const map = (kind === 'backends' ? c.backends : c.frontends) as Map<string, unknown>;
-      if (method === 'DELETE') {
-        if (key === undefined || !map.delete(key))
-          throw new DpError(404, `${kind.slice(0, -1)} ${key} not found`);
-        return { body: undefined };
-      }
-      const data = parseBody(kind, v, body);
-      const name = String(data.name);
-      if (method === 'POST' && key === undefined) {
-        if (map.has(name)) throw new DpError(409, `${kind.slice(0, -1)} ${name} already exists`);
-        if (kind === 'backends') c.backends.set(name, { backend: data as never, servers: [] });
-        else c.frontends.set(name, { frontend: data as never, binds: [], acls: [], rules: [] });
-        return { body: data };
-      }
-      if (method === 'PUT' && key !== undefined) {
-        const cur = map.get(key) as Record<string, unknown> | undefined;
-        if (!cur) throw new DpError(404, `${kind.slice(0, -1)} ${key} not found`);
-        if (name !== key) throw new DpError(400, `the name in the body (${name}) is not ${key}`);
-        cur[kind === 'backends' ? 'backend' : 'frontend'] = data;
-        return { body: data };
-      }
-      throw new DpError(405, `${method} not allowed here`);
-    }
-    const list = this.children(c, kind, parent!);
-    const ordered = kind === 'acls' || kind === 'backend_switching_rules';
-    if (method === 'PUT' && key === undefined) {
-      // v3: the whole list at once.
-      if (v !== 'v3' || !ordered || !Array.isArray(body))
-        throw new DpError(405, `PUT of ${kind} needs v3 and a list`);
-      const items = body.map((x) => parseBody(kind, v, x));
-      list.splice(0, list.length, ...items);
-      return { body: items };
-    }
-    if (method === 'DELETE') {
-      if (key === undefined) throw new DpError(405, 'DELETE needs an item');
-      list.splice(this.find(kind, list, key), 1);
-      return { body: undefined };
-    }
-    const data = parseBody(kind, v, body);
-    if (kind === 'binds' && data.name === undefined)
-      data.name = `${String(data.address)}:${String(data.port)}`;
-    if (method === 'POST') {
-      if (ordered) {
-        const { index, ...item } = data;
-        const at = v === 'v2' ? Number(index) : key !== undefined ? Number(key) : list.length;
-        if (!Number.isInteger(at) || at < 0 || at > list.length)
-          throw new DpError(400, `index ${String(index ?? key)} is out of range`);
-        list.splice(at, 0, item);
-        return { body: data };
-      }
-      if (list.some((x) => x.name === data.name))
-        throw new DpError(409, `${kind.slice(0, -1)} ${String(data.name)} already exists`);
-      list.push(data);
-      return { body: data };
-    }
-    if (method === 'PUT' && key !== undefined) {
-      const i = this.find(kind, list, key);
-      if (ordered) {
-        const { index: _i, ...item } = data;
-        list[i] = item;
-      } else {
-        if (data.name !== key)
-          throw new DpError(400, `the name in the body (${String(data.name)}) is not ${key}`);
-        list[i] = data;
-      }
-      return { body: data };
-    }
-    throw new DpError(405, `${method} not allowed here`);
   }
 
   async close(): Promise<void> {

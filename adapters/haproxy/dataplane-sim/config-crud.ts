@@ -1,0 +1,240 @@
+/**
+ * The configuration collections of the simulated Data Plane API, pure: reads of backends,
+ * frontends and their children (servers, binds, ACLs, switching rules) as v2 or v3 shows them,
+ * and writes checked against the subset the simulator renders (a field it would drop is refused).
+ */
+import type { z } from 'zod';
+import {
+  type ApiVersion,
+  dpAclSchema,
+  dpBackendSchema,
+  dpBindSchema,
+  dpFrontendSchema,
+  dpRuleSchema,
+  dpServerSchema,
+} from '../dataplane/models.ts';
+import type { DpConfig } from './config-store.ts';
+
+export class DpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type Kind = 'backends' | 'frontends' | 'servers' | 'binds' | 'acls' | 'backend_switching_rules';
+
+/** Fields this simulator renders; anything else is refused rather than silently dropped. */
+const FIELDS: Record<Kind, { schema: z.ZodType; v2: string[]; v3: string[] }> = {
+  backends: {
+    schema: dpBackendSchema,
+    v2: ['name', 'mode', 'balance', 'adv_check', 'description'],
+    v3: ['name', 'mode', 'balance', 'adv_check', 'description', 'metadata'],
+  },
+  frontends: {
+    schema: dpFrontendSchema,
+    v2: ['name', 'mode', 'default_backend', 'description'],
+    v3: ['name', 'mode', 'default_backend', 'description', 'metadata'],
+  },
+  servers: {
+    schema: dpServerSchema,
+    v2: ['name', 'address', 'port', 'check', 'maintenance', 'weight'],
+    v3: ['name', 'address', 'port', 'check', 'maintenance', 'weight', 'metadata'],
+  },
+  binds: {
+    schema: dpBindSchema,
+    v2: ['name', 'address', 'port', 'transparent'],
+    v3: ['name', 'address', 'port', 'transparent', 'metadata'],
+  },
+  acls: {
+    schema: dpAclSchema,
+    v2: ['index', 'acl_name', 'criterion', 'value'],
+    v3: ['acl_name', 'criterion', 'value'],
+  },
+  backend_switching_rules: {
+    schema: dpRuleSchema,
+    v2: ['index', 'name', 'cond', 'cond_test'],
+    v3: ['name', 'cond', 'cond_test'],
+  },
+};
+
+function parseBody(kind: Kind, v: ApiVersion, body: unknown): Record<string, unknown> {
+  const spec = FIELDS[kind];
+  const r = spec.schema.safeParse(body);
+  if (!r.success) {
+    const i = r.error.issues[0]!;
+    throw new DpError(400, `${kind}: ${i.path.join('.') || 'body'}: ${i.message}`);
+  }
+  const unknown = Object.keys(r.data as object).find((k) => !spec[v].includes(k));
+  if (unknown) throw new DpError(400, `${kind}: field "${unknown}" is not supported by this simulator`);
+  if (kind === 'binds' && v === 'v3' && !(r.data as { name?: string }).name) {
+    throw new DpError(422, 'binds: name is required');
+  }
+  return r.data as Record<string, unknown>;
+}
+
+/** Which collection a path names: its kind, parent and item key. */
+export interface Target {
+  kind: Kind;
+  parent: string | undefined;
+  key: string | undefined;
+}
+
+export function readItems(
+  v: ApiVersion,
+  c: DpConfig,
+  { kind, parent, key }: { kind: Kind; parent: string | undefined; key: string | undefined },
+): unknown {
+  if (kind === 'backends' || kind === 'frontends') {
+    const map = kind === 'backends' ? c.backends : c.frontends;
+    if (key === undefined) {
+      return [...map.values()].map((x) => ('backend' in x ? x.backend : x.frontend));
+    }
+    const x = map.get(key);
+    if (!x) throw new DpError(404, `${kind.slice(0, -1)} ${key} not found`);
+    return 'backend' in x ? x.backend : x.frontend;
+  }
+  const list = children(c, kind, parent!);
+  const shown = (item: Record<string, unknown>, i: number) =>
+    (kind === 'acls' || kind === 'backend_switching_rules') && v === 'v2' ? { index: i, ...item } : item;
+  if (key === undefined) return list.map((x, i) => shown(x, i));
+  const i = find(kind, list, key);
+  return shown(list[i]!, i);
+}
+
+function children(c: DpConfig, kind: Kind, parent: string): Record<string, unknown>[] {
+  if (kind === 'servers') {
+    const b = c.backends.get(parent);
+    if (!b) throw new DpError(404, `backend ${parent} not found`);
+    return b.servers as Record<string, unknown>[];
+  }
+  const f = c.frontends.get(parent);
+  if (!f) throw new DpError(404, `frontend ${parent} not found`);
+  return (kind === 'binds' ? f.binds : kind === 'acls' ? f.acls : f.rules) as Record<string, unknown>[];
+}
+
+function find(kind: Kind, list: Record<string, unknown>[], key: string): number {
+  if (kind === 'acls' || kind === 'backend_switching_rules') {
+    const i = Number(key);
+    if (!Number.isInteger(i) || i < 0 || i >= list.length) throw new DpError(404, `${kind} ${key} not found`);
+    return i;
+  }
+  const i = list.findIndex((x) => x.name === key);
+  if (i < 0) throw new DpError(404, `${kind.slice(0, -1)} ${key} not found`);
+  return i;
+}
+
+export function writeItems(
+  v: ApiVersion,
+  c: DpConfig,
+  method: string,
+  { kind, parent, key }: { kind: Kind; parent: string | undefined; key: string | undefined },
+  body: unknown,
+): { body: unknown } {
+  if (kind === 'backends' || kind === 'frontends') {
+    const map = (kind === 'backends' ? c.backends : c.frontends) as Map<string, unknown>;
+    if (method === 'DELETE') {
+      if (key === undefined || !map.delete(key))
+        throw new DpError(404, `${kind.slice(0, -1)} ${key} not found`);
+      return { body: undefined };
+    }
+    const data = parseBody(kind, v, body);
+    const name = String(data.name);
+    if (method === 'POST' && key === undefined) {
+      if (map.has(name)) throw new DpError(409, `${kind.slice(0, -1)} ${name} already exists`);
+      if (kind === 'backends') c.backends.set(name, { backend: data as never, servers: [] });
+      else c.frontends.set(name, { frontend: data as never, binds: [], acls: [], rules: [] });
+      return { body: data };
+    }
+    if (method === 'PUT' && key !== undefined) {
+      const cur = map.get(key) as Record<string, unknown> | undefined;
+      if (!cur) throw new DpError(404, `${kind.slice(0, -1)} ${key} not found`);
+      if (name !== key) throw new DpError(400, `the name in the body (${name}) is not ${key}`);
+      cur[kind === 'backends' ? 'backend' : 'frontend'] = data;
+      return { body: data };
+    }
+    throw new DpError(405, `${method} not allowed here`);
+  }
+  const list = children(c, kind, parent!);
+  const ordered = kind === 'acls' || kind === 'backend_switching_rules';
+  if (method === 'PUT' && key === undefined) {
+    // v3: the whole list at once.
+    if (v !== 'v3' || !ordered || !Array.isArray(body))
+      throw new DpError(405, `PUT of ${kind} needs v3 and a list`);
+    const items = body.map((x) => parseBody(kind, v, x));
+    list.splice(0, list.length, ...items);
+    return { body: items };
+  }
+  if (method === 'DELETE') {
+    if (key === undefined) throw new DpError(405, 'DELETE needs an item');
+    list.splice(find(kind, list, key), 1);
+    return { body: undefined };
+  }
+  const data = parseBody(kind, v, body);
+  if (kind === 'binds' && data.name === undefined) data.name = `${String(data.address)}:${String(data.port)}`;
+  if (method === 'POST') {
+    if (ordered) {
+      const { index, ...item } = data;
+      const at = v === 'v2' ? Number(index) : key !== undefined ? Number(key) : list.length;
+      if (!Number.isInteger(at) || at < 0 || at > list.length)
+        throw new DpError(400, `index ${String(index ?? key)} is out of range`);
+      list.splice(at, 0, item);
+      return { body: data };
+    }
+    if (list.some((x) => x.name === data.name))
+      throw new DpError(409, `${kind.slice(0, -1)} ${String(data.name)} already exists`);
+    list.push(data);
+    return { body: data };
+  }
+  if (method === 'PUT' && key !== undefined) {
+    const i = find(kind, list, key);
+    if (ordered) {
+      const { index: _i, ...item } = data;
+      list[i] = item;
+    } else {
+      if (data.name !== key)
+        throw new DpError(400, `the name in the body (${String(data.name)}) is not ${key}`);
+      list[i] = data;
+    }
+    return { body: data };
+  }
+  throw new DpError(405, `${method} not allowed here`);
+}
+
+/** The collection a configuration path (after /configuration/) names, v2 or v3 style. */
+export function resolveTarget(v: ApiVersion, rest: string[], query: Record<string, string>): Target {
+  const [a, b, c, d] = rest;
+  if ((a === 'backends' || a === 'frontends') && c === undefined)
+    return { kind: a, parent: undefined, key: b };
+  if (v === 'v3' && a === 'backends' && b && c === 'servers') return { kind: 'servers', parent: b, key: d };
+  if (
+    v === 'v3' &&
+    a === 'frontends' &&
+    b &&
+    (c === 'binds' || c === 'acls' || c === 'backend_switching_rules')
+  ) {
+    return { kind: c, parent: b, key: d };
+  }
+  if (
+    v === 'v2' &&
+    (a === 'servers' || a === 'binds' || a === 'acls' || a === 'backend_switching_rules') &&
+    c === undefined
+  ) {
+    const parent =
+      a === 'servers'
+        ? (query.backend ?? (query.parent_type === 'backend' ? query.parent_name : undefined))
+        : a === 'binds'
+          ? (query.frontend ?? (query.parent_type === 'frontend' ? query.parent_name : undefined))
+          : a === 'acls'
+            ? query.parent_type === 'frontend'
+              ? query.parent_name
+              : undefined
+            : query.frontend;
+    if (!parent)
+      throw new DpError(400, `${a}: the parent ${a === 'servers' ? 'backend' : 'frontend'} is not given`);
+    return { kind: a, parent, key: b };
+  }
+  throw new DpError(404, `configuration/${rest.join('/')}: not found in this simulator`);
+}
