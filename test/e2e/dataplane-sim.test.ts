@@ -184,6 +184,39 @@ for (const v of ['v2', 'v3'] as ApiVersion[]) {
       assert.match((refused.body as { message: string }).message, /haproxy -c/);
       assert.equal(await get(`http://127.0.0.1:${port}/`), 'B', 'still serving');
 
+      // A move HAProxy refuses at runtime (static-rr takes weights 0 or 100% only) falls back to a
+      // reload, which brings HAProxy to the file.
+      const t5 = (await call('POST', `/services/haproxy/transactions?version=${version + 2}`)).body as {
+        id: string;
+      };
+      const tq = `transaction_id=${t5.id}`;
+      await call('POST', `/services/haproxy/configuration/backends?${tq}`, {
+        name: 'static',
+        mode: 'tcp',
+        balance: { algorithm: 'static-rr' },
+      });
+      await call('POST', q(servers('static'), tq), { name: 'st1', address: '127.0.0.1', port: a, weight: 1 });
+      const made = rig.sim.stats.reloads;
+      assert.equal((await call('PUT', `/services/haproxy/transactions/${t5.id}`)).status, 202);
+      // The backend's reload done first, so that the weight change meets the running HAProxy.
+      for (let i = 0; i < 100 && rig.sim.stats.reloads === made; i++) {
+        await new Promise((res) => setTimeout(res, 50));
+      }
+      const reloadsBefore = rig.sim.stats.reloads;
+      const st1 =
+        v === 'v2'
+          ? `/services/haproxy/configuration/servers/st1?backend=static&version=${version + 3}`
+          : `/services/haproxy/configuration/backends/static/servers/st1?version=${version + 3}`;
+      const moved = await call('PUT', st1, { name: 'st1', address: '127.0.0.1', port: a, weight: 5 });
+      assert.equal(moved.status, 202, 'refused at runtime: reloaded instead');
+      for (let i = 0; i < 100 && rig.sim.stats.reloads === reloadsBefore; i++) {
+        await new Promise((res) => setTimeout(res, 50));
+      }
+      const weight = (await rig.sim.proc.runtime('show servers state static'))
+        .split('\n')
+        .find((l) => / st1 /.test(l));
+      assert.equal(weight?.split(' ')[7], '5', `HAProxy runs the weight of the file: ${weight}`);
+
       // Every exchange but the deliberately invalid request conforms to the spec.
       const invalid = (x: { requestBody: unknown }) =>
         (x.requestBody as { name?: string } | undefined)?.name === 'has space';

@@ -7,14 +7,14 @@
  * only moves servers goes through the runtime socket (200/201/204); anything else re-renders
  * haproxy.cfg, checks it with `haproxy -c` and reloads (202 + Reload-ID, `GET /reloads/{id}`).
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { Logger } from '../../../src/runtime/logger.ts';
 import { SimServer, sendJson } from '../../sim-server.ts';
 import type { ApiVersion, DpReload } from '../dataplane/models.ts';
 import { adminSocket, checkConfig, configPath, HaproxyProcess, socketCommand } from '../process.ts';
-import { DpError, type Kind, readItems, resolveTarget, writeItems } from './config-crud.ts';
+import { DpError, readItems, resolveTarget, type Target, writeItems } from './config-crud.ts';
 import { cloneConfig, type DpConfig, emptyConfig, renderConfig, runtimePlan } from './config-store.ts';
 
 export interface DataplaneSimOptions {
@@ -284,21 +284,33 @@ export class DataplaneSimulator {
     if (!plan.reload) {
       // After any reload in flight, so that the commands reach the worker that stays.
       await this.reloadChain;
-      await this.runtime(plan.commands);
-      return { reloadId: undefined };
+      if (await this.runtime(plan.commands)) return { reloadId: undefined };
+      // HAProxy refused a command: the file is in step, so a reload without the saved state
+      // (which still holds what was refused) brings HAProxy to it.
+      return { reloadId: this.scheduleReload([], false) };
     }
+    return { reloadId: this.scheduleReload(plan.commands, true) };
+  }
+
+  /**
+   * Queues a reload; `moves` go first through the socket, and with `keepState` the server states
+   * (health, drain) are saved for the new worker. Returns the reload's id.
+   */
+  private scheduleReload(moves: string[], keepState: boolean): string {
     const day = new Date().toISOString().slice(0, 10);
     const id = `${day}-${++this.reloadSeq}`;
     this.reloads.set(id, { id, status: 'in_progress' });
+    const stateFile = join(this.opts.workDir, 'server-state');
     // Reloads happen one after another, in the background, as the real API's reload agent does.
     this.reloadChain = this.reloadChain.then(async () => {
       try {
         // Servers that stay are moved first: HAProxy takes their ports from the saved state.
-        await this.runtime(plan.commands);
-        const states = await socketCommand(adminSocket(this.proc.paths), 'show servers state').catch(
-          () => '',
-        );
-        if (states.startsWith('1')) writeFileSync(join(this.opts.workDir, 'server-state'), states);
+        await this.runtime(moves);
+        const states = keepState
+          ? await socketCommand(adminSocket(this.proc.paths), 'show servers state').catch(() => '')
+          : '';
+        if (states.startsWith('1')) writeFileSync(stateFile, states);
+        else rmSync(stateFile, { force: true });
         await this.proc.reload();
         this.stats.reloads++;
         this.reloads.set(id, { id, status: 'succeeded', reload_timestamp: Math.floor(Date.now() / 1000) });
@@ -306,10 +318,12 @@ export class DataplaneSimulator {
         this.reloads.set(id, { id, status: 'failed', response: (err as Error).message });
       }
     });
-    return { reloadId: id };
+    return id;
   }
 
-  private async runtime(commands: string[]): Promise<void> {
+  /** Sends runtime commands; false when HAProxy refused one (its answer is logged). */
+  private async runtime(commands: string[]): Promise<boolean> {
+    let ok = true;
     // Many commands per connection (`;`-separated), in bounded batches.
     for (let i = 0; i < commands.length; i += 50) {
       const batch = commands.slice(i, i + 50);
@@ -319,15 +333,19 @@ export class DataplaneSimulator {
         .split('\n')
         .map((l) => l.trim())
         .filter((l) => l && !/no need to change|changed from|^$/i.test(l));
-      if (bad.length > 0) this.opts.logger?.warn({ commands: batch, answer: bad }, 'runtime command answer');
+      if (bad.length > 0) {
+        ok = false;
+        this.opts.logger?.warn({ commands: batch, answer: bad }, 'runtime command refused');
+      }
     }
+    return ok;
   }
 
   /** GET/POST/PUT/DELETE on a configuration collection or item. */
   private async configRoute(
     v: ApiVersion,
     method: string,
-    target: { kind: Kind; parent: string | undefined; key: string | undefined },
+    target: Target,
     query: Record<string, string>,
     body: unknown,
   ): Promise<Reply> {
