@@ -205,39 +205,20 @@ describe('Helm chart', () => {
   });
 
   it('values.schema.json refuses bad values, naming the field; a missing clusterName is refused', async () => {
-    const bad = await run(helm, [
-      'template',
-      'r1',
-      CHART,
-      '--set',
-      'clusterName=c1',
-      '--set',
-      'serviceType=Bogus',
-    ]).catch((e: { stderr: string }) => e);
-    assert.match((bad as { stderr: string }).stderr, /serviceType/);
-    const noUrl = await run(helm, [
-      'template',
-      'r1',
-      CHART,
-      '--set',
-      'clusterName=c1',
-      '--set',
-      'adapter.type=f5',
-    ]).catch((e: { stderr: string }) => e);
-    assert.match((noUrl as { stderr: string }).stderr, /url/);
-    const noDataplaneUrl = await run(helm, [
-      'template',
-      'r1',
-      CHART,
-      '--set',
-      'clusterName=c1',
-      '--set',
-      'adapter.type=haproxy',
-      '--set',
-      'adapter.haproxy.transport=dataplane',
-    ]).catch((e: { stderr: string }) => e);
-    assert.match((noDataplaneUrl as { stderr: string }).stderr, /url/);
-    const none = await run(helm, ['template', 'r1', CHART]).catch((e: { stderr: string }) => e);
-    assert.match((none as { stderr: string }).stderr, /clusterName/);
+    /** helm template's error output for these --set values (it must fail). */
+    const refusal = async (...sets: string[]) => {
+      const r = await run(helm, ['template', 'r1', CHART, ...sets.flatMap((x) => ['--set', x])]).then(
+        () => assert.fail(`helm template accepted ${sets.join(' ')}`),
+        (e: { stderr: string }) => e,
+      );
+      return r.stderr;
+    };
+    assert.match(await refusal('clusterName=c1', 'serviceType=Bogus'), /serviceType/);
+    assert.match(await refusal('clusterName=c1', 'adapter.type=f5'), /url/);
+    assert.match(
+      await refusal('clusterName=c1', 'adapter.type=haproxy', 'adapter.haproxy.transport=dataplane'),
+      /url/,
+    );
+    assert.match(await refusal(), /clusterName/);
   });
 });
