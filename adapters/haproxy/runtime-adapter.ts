@@ -33,6 +33,9 @@ export interface HaproxyRuntimeOptions {
   fault?: (change: Change) => Fail | undefined;
 }
 
+/** The runtime state of a member's server: a disabled member drains. */
+const adminState = (m: Member) => (m.enabled ? 'ready' : 'drain');
+
 export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   readonly name = 'haproxy';
   readonly owner: string;
@@ -169,6 +172,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     await checkConfig(this.opts.bin, tmp);
     renameSync(tmp, this.opts.configFile);
     const before = await this.workerPid();
+    await this.settleStates(pools);
     // Health, weight and drain states carry over to the new worker (server-state-file).
     const states = await socketCommand(this.opts.adminSocket, 'show servers state').catch(() => '');
     if (states.startsWith('1')) writeFileSync(`${this.opts.configFile}.state`, states);
@@ -189,6 +193,24 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     throw new HaproxyError('ReloadFailed', 'no new HAProxy worker answered after the reload');
   }
 
+  /**
+   * The new worker takes a staying server's drain state from the saved state file, not from the
+   * file's weight: members drained or undrained in this batch are set at runtime first, so the
+   * state saved for the reload is the one wanted.
+   */
+  private async settleStates(pools: Map<string, Pool>): Promise<void> {
+    for (const [name, next] of pools) {
+      const before = new Map((this.pools.get(name)?.members ?? []).map((m) => [serverName(m), m]));
+      for (const m of next.members) {
+        const s = serverName(m);
+        const old = before.get(s);
+        if (!old || old.enabled === m.enabled) continue;
+        // A server the running worker does not have takes its state from the file anyway.
+        await this.command(`set server ${name}/${s} state ${adminState(m)}`, /^$|No such/i);
+      }
+    }
+  }
+
   private async workerPid(): Promise<string | undefined> {
     const info = await socketCommand(this.opts.adminSocket, 'show info').catch(() => '');
     return /^Pid: (\d+)/m.exec(info)?.[1];
@@ -203,7 +225,6 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   /** Members only: runtime commands, then the file brought in step (no reload). */
   private async runtimeUpdate(pools: Map<string, Pool>): Promise<void> {
     const checks = this.opts.healthChecks ?? true;
-    const state = (m: Member) => (m.enabled ? 'ready' : 'drain');
     for (const [name, next] of pools) {
       const before = new Map((this.pools.get(name)?.members ?? []).map((m) => [serverName(m), m]));
       const after = new Map(next.members.map((m) => [serverName(m), m]));
@@ -214,7 +235,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
           // Still in HAProxy from an earlier removal: repoint it and bring it back.
           const addr = m.address.includes(':') ? `[${m.address}]` : m.address;
           await this.command(`set server ${name}/${s} addr ${addr} port ${m.port}`, /^$|changed|no need/i);
-          await this.command(`set server ${name}/${s} state ${state(m)}`);
+          await this.command(`set server ${name}/${s} state ${adminState(m)}`);
           parked.delete(s);
         } else if (!old) {
           const addr = m.address.includes(':') ? `[${m.address}]` : m.address;
@@ -223,9 +244,9 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
             /New server registered/,
           );
           if (checks) await this.command(`enable health ${name}/${s}`);
-          await this.command(`set server ${name}/${s} state ${state(m)}`);
+          await this.command(`set server ${name}/${s} state ${adminState(m)}`);
         } else if (old.enabled !== m.enabled) {
-          await this.command(`set server ${name}/${s} state ${state(m)}`);
+          await this.command(`set server ${name}/${s} state ${adminState(m)}`);
         }
       }
       for (const s of before.keys()) {

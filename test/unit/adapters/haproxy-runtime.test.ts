@@ -1,7 +1,8 @@
 /**
- * The runtime transport's edge: a removed server that still has a connection in HAProxy cannot
+ * The runtime transport's edges: a removed server that still has a connection in HAProxy cannot
  * be deleted at once. It is parked in maintenance (no traffic), brought back by repointing
- * when the same member returns, and deleted once HAProxy lets go of it.
+ * when the same member returns, and deleted once HAProxy lets go of it. And a reload restores
+ * server states from the saved state file: a drain or undrain in the same batch must survive it.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -30,7 +31,7 @@ const vs: L7VirtualService = {
   routes: [],
 };
 
-describe('HAProxy runtime transport: servers with idle connections', { skip: haproxyMissing() }, () => {
+describe('HAProxy runtime transport: server states across removal and reload', { skip: haproxyMissing() }, () => {
   it('parks a server HAProxy will not delete yet, repoints it when it returns, deletes it later', async (t) => {
     // GET /slow answers after 1.5 s: a request in flight holds a connection to the server.
     const app = createServer((q, res) => {
@@ -98,5 +99,115 @@ describe('HAProxy runtime transport: servers with idle connections', { skip: hap
     await eventually(() => adapter.parkedServers.length === 0, 20_000, 'parked server deleted');
     const state = await rig.proc.runtime('show servers state c1--web');
     assert.doesNotMatch(state, /n1_127\.0\.34\.1_18101/);
+  });
+
+  it('keeps a drain or an undrain made in the same batch as a reload (not the old saved state)', async (t) => {
+    const rig = await startHaproxy(t);
+    const adapter = rig.adapter('c1', { healthChecks: false });
+    t.after(() => adapter.close());
+    const m1 = member;
+    const m2 = { ...member, port: 18102, pod: 'default/web-2' };
+    const ok = (r: { ok: boolean }[]) =>
+      assert.deepEqual(
+        r.map((x) => x.ok),
+        r.map(() => true),
+      );
+    /** Whether HAProxy sends new traffic to each server (not drained, not weight 0). */
+    const inRotation = async () => {
+      const lines = (await rig.proc.runtime('show servers state c1--web'))
+        .split('\n')
+        .filter((l) => /^\d+ c1--web /.test(l))
+        .map((l) => l.split(' '));
+      return Object.fromEntries(lines.map((x) => [x[3], (Number(x[6]) & 0x38) === 0 && x[7] !== '0']));
+    };
+    const on = (...ms: (typeof member)[]) => pool(ms);
+    const withRoutes = (n: number): L7VirtualService => ({
+      ...vs,
+      routes: Array.from({ length: n }, (_, i) => ({
+        host: `h${i}.example`,
+        path: '/',
+        pathType: 'Prefix' as const,
+        pool: 'c1--web',
+        source: 'default/web',
+      })),
+    });
+    ok(
+      await adapter.apply([
+        { op: 'create', kind: 'pool', name: 'c1--web', desired: on(m1, m2) },
+        { op: 'create', kind: 'virtualService', name: vs.name, desired: vs },
+      ]),
+    );
+    assert.deepEqual(await inRotation(), { 'n1_127.0.34.1_18101': true, 'n1_127.0.34.1_18102': true });
+    // m1 drains while a route is added (a reload): the new worker must not take m1's old state.
+    const reloads = adapter.stats.reloads;
+    ok(
+      await adapter.apply([
+        {
+          op: 'update',
+          kind: 'pool',
+          name: 'c1--web',
+          desired: on({ ...m1, enabled: false }, m2),
+          observed: on(m1, m2),
+        },
+        { op: 'update', kind: 'virtualService', name: vs.name, desired: withRoutes(1), observed: vs },
+      ]),
+    );
+    assert.equal(adapter.stats.reloads, reloads + 1, 'the route was a reload');
+    assert.deepEqual(await inRotation(), { 'n1_127.0.34.1_18101': false, 'n1_127.0.34.1_18102': true });
+    // And back: m1 returns to rotation in a batch with another reload.
+    ok(
+      await adapter.apply([
+        {
+          op: 'update',
+          kind: 'pool',
+          name: 'c1--web',
+          desired: on(m1, m2),
+          observed: on({ ...m1, enabled: false }, m2),
+        },
+        {
+          op: 'update',
+          kind: 'virtualService',
+          name: vs.name,
+          desired: withRoutes(2),
+          observed: withRoutes(1),
+        },
+      ]),
+    );
+    assert.equal(adapter.stats.reloads, reloads + 2);
+    assert.deepEqual(await inRotation(), { 'n1_127.0.34.1_18101': true, 'n1_127.0.34.1_18102': true });
+    // m2 drains at runtime (no reload: HAProxy's drain state), then returns in a batch that reloads.
+    ok(
+      await adapter.apply([
+        {
+          op: 'update',
+          kind: 'pool',
+          name: 'c1--web',
+          desired: on(m1, { ...m2, enabled: false }),
+          observed: on(m1, m2),
+        },
+      ]),
+    );
+    assert.equal(adapter.stats.reloads, reloads + 2, 'a drain alone is a runtime change');
+    assert.deepEqual(await inRotation(), { 'n1_127.0.34.1_18101': true, 'n1_127.0.34.1_18102': false });
+    ok(
+      await adapter.apply([
+        {
+          op: 'update',
+          kind: 'pool',
+          name: 'c1--web',
+          desired: on(m1, m2),
+          observed: on(m1, { ...m2, enabled: false }),
+        },
+        {
+          op: 'update',
+          kind: 'virtualService',
+          name: vs.name,
+          desired: withRoutes(3),
+          observed: withRoutes(2),
+        },
+      ]),
+    );
+    assert.equal(adapter.stats.reloads, reloads + 3);
+    assert.deepEqual(await inRotation(), { 'n1_127.0.34.1_18101': true, 'n1_127.0.34.1_18102': true });
   });
 });
