@@ -90,6 +90,11 @@ export class HaproxyProcess {
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
     this.child = child;
+    // HAProxy outlives a Node process that exits without stop() (process.exit, a crash) and would
+    // keep its ports: SO_REUSEPORT lets the next HAProxy share them. Stop it on the way out.
+    const reap = () => void child.kill('SIGTERM');
+    process.once('exit', reap);
+    child.once('exit', () => process.removeListener('exit', reap));
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (d: string) => {
       this.stderr = (this.stderr + d).slice(-8000);

@@ -18,7 +18,7 @@ import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
 import { Cluster, startAgent } from '../../test/support/cluster.ts';
 import { startDataplaneSim } from '../../test/support/dataplane.ts';
-import { startHaproxy } from '../../test/support/haproxy.ts';
+import { assertNoListeners, startHaproxy } from '../../test/support/haproxy.ts';
 import { useSandbox } from '../../test/support/sandbox.ts';
 
 const deadline = setTimeout(() => {
@@ -32,6 +32,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Transport = { kind: 'runtime' } | { kind: 'dataplane'; slots: number };
 const cleanups: (() => Promise<void> | void)[] = [];
 const t = { after: (fn: () => Promise<void> | void) => void cleanups.push(fn) };
+const cleanUp = async () => {
+  for (const f of cleanups.splice(0).reverse()) await Promise.resolve(f()).catch(() => undefined);
+};
+// Interrupted: stop every HAProxy, agent and server, remove temporary files, then exit.
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => void cleanUp().finally(() => process.exit(130)));
+}
 
 async function haproxyAdapter(transport: Transport): Promise<{
   adapter: LoadBalancerAdapter;
@@ -66,6 +73,7 @@ async function haproxyAdapter(transport: Transport): Promise<{
 
 /** One run of 3 -> 50 -> 3; its column of figures. */
 async function scenario(transport: Transport): Promise<string[]> {
+  assertNoListeners('127.0.32.', [18090]);
   const { kc } = await useSandbox(t);
   const c = new Cluster(kc);
   for (let i = 1; i <= 3; i++) {
@@ -199,7 +207,7 @@ try {
     try {
       columns.push(await scenario(transport));
     } finally {
-      for (const f of cleanups.splice(0).reverse()) await Promise.resolve(f()).catch(() => undefined);
+      await cleanUp();
     }
   }
   console.log(`\n| measure | ${TRANSPORTS.map(([n]) => n).join(' | ')} |`);

@@ -1,9 +1,9 @@
 /**
  * End to end with real traffic: the sandbox, agents forwarding in userspace on loopback node IPs,
  * Pods that are real HTTP servers, the controller, and a real HAProxy driven by either transport
- * (the runtime socket, or the Data Plane API simulator in front of it). Requests to the L4 VIP and to the Ingress host reach the Pods; scaling 3 -> 20 -> 3
- * under a bounded request loop loses no request (Pods drain before they go) and reloads HAProxy
- * not once.
+ * (the runtime socket, or the Data Plane API simulator in front of it). Requests to the L4 VIP and
+ * to the Ingress host reach the Pods; scaling 3 -> 20 -> 3 under a bounded request loop loses no
+ * request (Pods drain before they go) and reloads HAProxy not once.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -15,7 +15,7 @@ import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
 import { Cluster, startAgent } from '../support/cluster.ts';
 import { startDataplaneSim } from '../support/dataplane.ts';
-import { haproxyMissing, startHaproxy } from '../support/haproxy.ts';
+import { assertNoListeners, haproxyMissing, startHaproxy } from '../support/haproxy.ts';
 import { api, eventually, useSandbox } from '../support/sandbox.ts';
 
 const NODES = ['127.0.13.1', '127.0.13.2', '127.0.13.3'];
@@ -46,6 +46,7 @@ async function haproxyAdapter(
 }
 
 const scenario = (transport: Transport) => async (t: TestContext) => {
+  assertNoListeners('127.0.31.', [18080, 18081]);
   const { kc, url } = await useSandbox(t);
   const c = new Cluster(kc);
   for (const [i, ip] of NODES.entries()) {

@@ -3,7 +3,7 @@
  * documentation VIPs with `transparent`). A one-line reason when they cannot; CI has both.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderConfig } from '../../adapters/haproxy/config.ts';
@@ -24,6 +24,40 @@ export function haproxyMissing(): string | false {
   }
   if (process.getuid?.() !== 0) return 'needs root to bind VIPs that are not on this host';
   return false;
+}
+
+/**
+ * TCP listeners on `port` at IPv4 addresses starting with `prefix`, from /proc/net/tcp. HAProxy
+ * binds with SO_REUSEPORT, so one left running by an interrupted run shares a VIP's port with the
+ * next run's HAProxy and silently takes some of its connections: runs check for one first.
+ */
+export function listenersOn(prefix: string, port: number): string[] {
+  let table: string;
+  try {
+    table = readFileSync('/proc/net/tcp', 'utf8');
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const line of table.split('\n').slice(1)) {
+    const [, local, , state] = line.trim().split(/\s+/);
+    const m = /^([0-9A-F]{8}):([0-9A-F]{4})$/.exec(local ?? '');
+    if (!m || state !== '0A' || parseInt(m[2]!, 16) !== port) continue;
+    // The address is the kernel's 32-bit word in host (little-endian) order.
+    const ip = [3, 2, 1, 0].map((i) => parseInt(m[1]!.slice(i * 2, i * 2 + 2), 16)).join('.');
+    if (ip.startsWith(prefix)) out.push(`${ip}:${port}`);
+  }
+  return out;
+}
+
+/** Fails with a clear message when a process left from an earlier run listens where this run will. */
+export function assertNoListeners(prefix: string, ports: number[]): void {
+  const found = ports.flatMap((p) => listenersOn(prefix, p));
+  if (found.length) {
+    throw new Error(
+      `${found.join(', ')} already listened on (a HAProxy left by an interrupted run? see \`ss -ltnp\`); it would share the port`,
+    );
+  }
 }
 
 /** A real HAProxy in a temporary directory, started with an empty configuration of ours. */

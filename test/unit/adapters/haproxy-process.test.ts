@@ -1,0 +1,55 @@
+/**
+ * A HAProxy started by HaproxyProcess does not outlive the Node process that started it, even one
+ * that exits without stopping it: a HAProxy left behind keeps its ports, and with SO_REUSEPORT the
+ * next HAProxy on the same VIP shares them with it.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { renderConfig } from '../../../adapters/haproxy/config.ts';
+import { adminSocket, configPath, socketCommand } from '../../../adapters/haproxy/process.ts';
+import { ROOT, run } from '../../support/cli-process.ts';
+import { haproxyMissing } from '../../support/haproxy.ts';
+import { eventually } from '../../support/sandbox.ts';
+
+/** Running and not a zombie (this machine's init may not reap orphans). */
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+describe('HAProxy process', { skip: haproxyMissing() }, () => {
+  it('is stopped when the Node process that started it exits without stopping it', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'npl-haproxy-exit-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const paths = { bin: 'haproxy', workDir: dir };
+    writeFileSync(
+      configPath(paths),
+      renderConfig([], [], [], { owner: '', adminSocket: adminSocket(paths) }),
+    );
+    // The child starts HAProxy, prints the master's and the worker's PIDs, and exits at once.
+    const script = `
+      import { HaproxyProcess } from './adapters/haproxy/process.ts';
+      const p = new HaproxyProcess({ bin: 'haproxy', workDir: ${JSON.stringify(dir)} });
+      await p.start();
+      const worker = /^Pid: (\\d+)/m.exec(await p.runtime('show info'))[1];
+      console.log(JSON.stringify({ master: p.pid, worker: Number(worker) }));
+      process.exit(0);
+    `;
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: ROOT,
+    });
+    const pids = JSON.parse(stdout.trim().split('\n').pop()!) as { master: number; worker: number };
+    // Should the hook be missing, stop what the child left before failing.
+    t.after(() => {
+      for (const pid of [pids.worker, pids.master]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    });
+    await eventually(() => !alive(pids.master) && !alive(pids.worker), 10_000, 'HAProxy stopped');
+    await assert.rejects(socketCommand(adminSocket(paths), 'show info', 1000));
+  });
+});
