@@ -194,17 +194,20 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   }
 
   /**
-   * The new worker takes a staying server's drain state from the saved state file, not from the
-   * file's weight: members drained or undrained in this batch are set at runtime first, so the
-   * state saved for the reload is the one wanted.
+   * The new worker takes a staying server's drain and maintenance state from the saved state
+   * file, not from the file's weight: members drained or undrained in this batch, and parked
+   * servers whose member returns in it, are set at runtime first, so the state saved for the
+   * reload is the one wanted.
    */
   private async settleStates(pools: Map<string, Pool>): Promise<void> {
     for (const [name, next] of pools) {
       const before = new Map((this.pools.get(name)?.members ?? []).map((m) => [serverName(m), m]));
+      const parked = this.parked.get(name);
       for (const m of next.members) {
         const s = serverName(m);
         const old = before.get(s);
-        if (!old || old.enabled === m.enabled) continue;
+        const changed = old ? old.enabled !== m.enabled : parked?.has(s) === true;
+        if (!changed) continue;
         // A server the running worker does not have takes its state from the file anyway.
         await this.command(`set server ${name}/${s} state ${adminState(m)}`, /^$|No such/i);
       }
