@@ -20,6 +20,7 @@ import { Cluster, startAgent } from '../../test/support/cluster.ts';
 import { startDataplaneSim } from '../../test/support/dataplane.ts';
 import { assertNoListeners, startHaproxy } from '../../test/support/haproxy.ts';
 import { useSandbox } from '../../test/support/sandbox.ts';
+import { quantile } from '../http-load.ts';
 
 const deadline = setTimeout(() => {
   console.error('benchmark exceeded 10 minutes; aborting');
@@ -205,7 +206,7 @@ const TRANSPORTS: [string, Transport][] = [
   ['dataplane v3, slots 50', { kind: 'dataplane', slots: 50 }],
 ];
 const ROUNDS = 3;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => quantile(xs, 0.5);
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 /** Each measure: its label and how a column of rounds reads. */
 const MEASURES: [string, (r: Round[]) => string][] = [
