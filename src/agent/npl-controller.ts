@@ -226,6 +226,9 @@ export class NplAgent {
         report.discarded.push({ podKey: key, nodePort: 0, reason: `invalid annotation: ${parsed.error}` });
         continue;
       }
+      for (const inv of parsed.invalid) {
+        report.discarded.push({ podKey: key, nodePort: 0, reason: `invalid annotation: ${inv}` });
+      }
       const wanted = new Map(desiredTargets(pod, services, ips).map((t) => [targetKey(t), t]));
       for (const e of parsed.entries) {
         const t = wanted.get(targetKey({ podPort: e.podPort, protocol: e.protocol, family: e.ipFamily }));
@@ -317,15 +320,16 @@ export class NplAgent {
     const want = this.entries(key);
     const text = pod.metadata.annotations[NPL_POD_ANNOTATION];
     const have = parseNplAnnotation(text);
-    if (!have.ok) {
+    const problem = !have.ok ? have.error : have.invalid[0];
+    if (problem !== undefined) {
       await this.opts.events.record(
         podRef(pod),
         'Warning',
         'InvalidNodePortLocalAnnotation',
-        `the ${NPL_POD_ANNOTATION} annotation is not valid (${have.error}); npl-lb rewrites it`,
+        `the ${NPL_POD_ANNOTATION} annotation is not valid (${problem}); npl-lb rewrites it`,
       );
     }
-    if (!have.ok || !sameNplEntries(have.entries, want)) {
+    if (!have.ok || have.invalid.length > 0 || !sameNplEntries(have.entries, want)) {
       if (text !== undefined || want.length > 0) await this.patchAnnotation(pod, want);
     }
     if (missing.length > 0) {

@@ -32,6 +32,11 @@ export interface ControllerOptions {
   coalesceMs?: number;
   /** Periodic full reconcile that repairs drift on the load balancer (0: off). */
   sweepIntervalMs?: number;
+  /**
+   * The longest wait between two tries of a failed pass (default 2 s): once the load balancer
+   * answers again, the controller converges within about this long, however long the outage was.
+   */
+  retryCapMs?: number;
 }
 
 const LB_KEY = 'lb';
@@ -75,6 +80,7 @@ export class NplController {
       reconcile: (k) => this.reconcile(k),
       concurrency: 4,
       logger: this.log,
+      backoff: { initialMs: 200, maxMs: opts.retryCapMs ?? 2000 },
     });
     this.metrics = new ControllerMetrics(() => this.queue.length);
   }
@@ -137,12 +143,22 @@ export class NplController {
         lb();
       },
     });
-    // Nodes are members in NodePort mode: any change may touch every pool.
-    const node = () => {
+    // Nodes are members in NodePort mode: any change may touch every pool. In NodePortLocal mode a
+    // member's nodeIP must be an address of its Pod's Node: a Node that comes, goes or changes
+    // its addresses may change which entries count.
+    const addresses = (o: RawObject | undefined) =>
+      JSON.stringify((o?.status as { addresses?: unknown } | undefined)?.addresses ?? null);
+    const node = (before: RawObject | undefined, after: RawObject | undefined) => {
       if (this.opts.config.serviceType === 'NodePort') this.allChanged = true;
+      else if (this.opts.config.serviceType === 'NodePortLocal' && addresses(before) !== addresses(after))
+        this.allChanged = true;
       lb();
     };
-    this.cache.on('nodes', { add: node, update: node, delete: node });
+    this.cache.on('nodes', {
+      add: (o) => node(undefined, o),
+      update: (a, b) => node(a, b),
+      delete: (o) => node(o, undefined),
+    });
     for (const kind of ['ingresses', 'ingressClasses'] as const) {
       const h = () => {
         this.annotationCandidates();

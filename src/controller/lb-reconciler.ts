@@ -3,6 +3,7 @@
  * state from the adapter, the plan between them applied, then Service and Ingress status and Events.
  * Retryable failures throw, so the work queue backs off; terminal ones become Events.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
 import PQueue from 'p-queue';
 import type { ApplyResult, LoadBalancerAdapter } from '../adapter/contract.ts';
@@ -20,6 +21,7 @@ import {
   type DesiredMemo,
   newDesiredMemo,
   type DesiredResult,
+  type Finding,
   type SourceStatus,
 } from '../source/desired.ts';
 import type { StateTracker } from './state.ts';
@@ -36,7 +38,8 @@ export interface LbReconcilerDeps {
 
 type Target = EventTarget;
 
-const problemReason = (p: string): string => (p.startsWith('VIP conflict') ? 'VIPConflict' : 'NoVIP');
+const objectKey = (c: Change): string => `${c.kind}/${c.name}`;
+const wantedOf = (c: Change): object | 'delete' => (c.op === 'delete' ? 'delete' : c.desired);
 
 export class LbReconciler {
   /** When each pool was last written, for the per-pool write interval. */
@@ -47,6 +50,12 @@ export class LbReconciler {
    */
   private observed: Observed | undefined;
   private readonly memo: DesiredMemo = newDesiredMemo();
+  /**
+   * Objects (kind/name) whose last apply failed terminally, with the desired object that failed
+   * (the normalised, and therefore shared, instance; 'delete' for a delete): not sent again until
+   * their desired state changes, so one bad object never costs every pass a doomed write.
+   */
+  private readonly parked = new Map<string, object | 'delete'>();
 
   invalidate(): void {
     this.observed = undefined;
@@ -69,28 +78,54 @@ export class LbReconciler {
     const p = plan(desired.state, observed);
     const interval = this.d.poolIntervalMs ?? 100;
     let deferredMs: number | undefined;
-    const deferred = new Set<string>();
+    /** Objects (kind/name) that still differ from the device after this pass. */
+    const pending = new Set<string>();
+    const planned = new Set(p.changes.map(objectKey));
+    // A parked object whose desired state is what failed before waits; one that the device now
+    // matches (no change planned) is no longer parked.
+    for (const k of [...this.parked.keys()]) if (!planned.has(k)) this.parked.delete(k);
     const changes = p.changes.filter((c) => {
+      const k = objectKey(c);
+      const parked = this.parked.get(k);
+      if (parked !== undefined && isDeepStrictEqual(parked, wantedOf(c))) {
+        pending.add(k);
+        return false;
+      }
+      if (parked !== undefined) this.parked.delete(k);
       if (c.kind !== 'pool' || c.op !== 'update') return true;
       const wait = (this.poolWrites.get(c.name) ?? -Infinity) + interval - now();
       if (wait <= 0) return true;
       deferredMs = Math.min(deferredMs ?? wait, wait);
-      deferred.add(c.name);
+      pending.add(k);
       return false;
     });
     const applied = changes.length > 0 ? await this.d.adapter.apply(changes) : [];
     const at = now();
     for (const r of applied) {
-      if (!r.ok || r.change.kind !== 'pool') continue;
+      const k = objectKey(r.change);
+      if (!r.ok) {
+        pending.add(k);
+        // Retrying the same thing cannot help: park it until its desired state changes.
+        if (r.error?.terminal) this.parked.set(k, wantedOf(r.change));
+        continue;
+      }
+      if (r.change.kind !== 'pool') continue;
       if (r.change.op === 'delete') this.poolWrites.delete(r.change.name);
       else this.poolWrites.set(r.change.name, at);
     }
-    this.observed = applied.every((r) => r.ok)
-      ? afterPass(observed, applied, desired.state, deferred, p.conflicts)
+    // A terminal failure left the device as it was; a retryable one may have left it anywhere.
+    this.observed = applied.every((r) => r.ok || r.error?.terminal)
+      ? afterPass(
+          observed,
+          applied.filter((r) => r.ok),
+          desired.state,
+          pending,
+          p.conflicts,
+        )
       : undefined;
-    this.d.state.record(desired.state, applied, p.conflicts);
+    const cleared = this.d.state.record(desired.state, applied, p.conflicts, pending);
     await this.writeStatus(view, desired);
-    await this.emitEvents(view, desired, applied);
+    await this.emitEvents(view, desired, applied, cleared);
     const retry = applied.filter((r) => !r.ok && !r.error?.terminal);
     if (retry.length > 0) {
       throw new NplError(
@@ -151,7 +186,12 @@ export class LbReconciler {
     if (failure) throw failure;
   }
 
-  private async emitEvents(view: ClusterView, desired: DesiredResult, applied: ApplyResult[]): Promise<void> {
+  private async emitEvents(
+    view: ClusterView,
+    desired: DesiredResult,
+    applied: ApplyResult[],
+    cleared: string[],
+  ): Promise<void> {
     const ev = this.d.events;
     const index = <T extends { metadata: { namespace: string; name: string } }>(list: T[]) => {
       let m: Map<string, T> | undefined;
@@ -162,6 +202,7 @@ export class LbReconciler {
     };
     const services = index(view.services);
     const ingresses = index(view.ingresses);
+    const pods = index(view.pods);
     const target = (
       kind: string,
       apiVersion: string,
@@ -170,14 +211,20 @@ export class LbReconciler {
       o && { kind, apiVersion, namespace: o.metadata.namespace, name: o.metadata.name, uid: o.metadata.uid };
     const svcTarget = (key: string) => target('Service', 'v1', services(key));
     const ingTarget = (key: string) => target('Ingress', 'networking.k8s.io/v1', ingresses(key));
-    for (const [key, pods] of desired.waiting) {
+    const targetOf = (f: Finding) =>
+      f.kind === 'Service'
+        ? svcTarget(f.key)
+        : f.kind === 'Ingress'
+          ? ingTarget(f.key)
+          : target('Pod', 'v1', pods(f.key));
+    for (const [key, waiting] of desired.waiting) {
       const t = svcTarget(key);
       if (t)
         await ev.record(
           t,
           'Normal',
           'WaitingForNodePortLocal',
-          `${pods.length} selected Pod(s) have no NodePortLocal mapping yet: ${pods.slice(0, 5).join(', ')}`,
+          `${waiting.length} selected Pod(s) have no NodePortLocal mapping yet: ${waiting.slice(0, 5).join(', ')}`,
         );
     }
     for (const pool of desired.state.pools) {
@@ -185,25 +232,39 @@ export class LbReconciler {
       const t = svcTarget(pool.service);
       if (t) await ev.record(t, 'Warning', 'NoReadyMembers', `pool ${pool.name} has no ready member`);
     }
+    const warned = new Set<string>();
+    for (const f of desired.findings) {
+      const t = targetOf(f);
+      if (!t) continue;
+      if (f.type === 'Warning') warned.add(`${f.kind}/${f.key}`);
+      await ev.record(t, f.type, f.reason, f.message);
+    }
     for (const [key, st] of desired.services) {
       const t = svcTarget(key);
-      if (t && st.problem) await ev.record(t, 'Warning', problemReason(st.problem), st.problem);
+      if (t && st.problem) await ev.record(t, 'Warning', st.reason ?? 'NoVIP', st.problem);
     }
     for (const [key, st] of desired.ingresses) {
       const t = ingTarget(key);
-      if (t && st.problem) await ev.record(t, 'Warning', problemReason(st.problem), st.problem);
+      if (!t) continue;
+      if (st.problem) await ev.record(t, 'Warning', st.reason ?? 'NoVIP', st.problem);
+      else if (!warned.has(`Ingress/${key}`) && this.live(st)) {
+        await ev.record(
+          t,
+          'Normal',
+          'IngressServed',
+          `every rule is served on ${st.vip}:${this.d.config.ingressHttpPort}`,
+        );
+      }
     }
+    const sourcesOf = (c: Change): (Target | undefined)[] => {
+      if (c.kind === 'pool') return [svcTarget((c.op === 'delete' ? c.observed : c.desired).service)];
+      const vs = c.op === 'delete' ? c.observed : c.desired;
+      return vs.kind === 'l4'
+        ? [svcTarget(vs.source)]
+        : [...new Set(vs.routes.map((x) => x.source))].map(ingTarget);
+    };
     for (const r of applied) {
-      const sources =
-        r.change.kind === 'pool'
-          ? [svcTarget((r.change.op === 'delete' ? r.change.observed : r.change.desired).service)]
-          : (() => {
-              const vs = r.change.op === 'delete' ? r.change.observed : r.change.desired;
-              return vs.kind === 'l4'
-                ? [svcTarget(vs.source)]
-                : [...new Set(vs.routes.map((x) => x.source))].map(ingTarget);
-            })();
-      for (const t of sources) {
+      for (const t of sourcesOf(r.change)) {
         if (!t) continue;
         if (r.ok && r.change.kind === 'virtualService' && r.change.op !== 'delete') {
           await ev.record(
@@ -222,6 +283,25 @@ export class LbReconciler {
         }
       }
     }
+    // A failure that is over without a write (the device already matches) is said to be over.
+    const byName = new Map(desired.state.virtualServices.map((v) => [`virtualService/${v.name}`, v]));
+    for (const k of cleared) {
+      const vs = byName.get(k);
+      if (!vs) continue;
+      const ts =
+        vs.kind === 'l4'
+          ? [svcTarget(vs.source)]
+          : [...new Set(vs.routes.map((x) => x.source))].map(ingTarget);
+      for (const t of ts) {
+        if (t)
+          await ev.record(
+            t,
+            'Normal',
+            'Applied',
+            `virtual service ${vs.name} is live on ${this.d.adapter.name}`,
+          );
+      }
+    }
   }
 }
 
@@ -235,7 +315,7 @@ function afterPass(
   observed: Observed,
   applied: ApplyResult[],
   desired: LbState,
-  deferredPools: Set<string>,
+  pending: Set<string>,
   conflicts: Conflict[],
 ): Observed {
   const pools = new Map(observed.owned.pools.map((p) => [p.name, p]));
@@ -250,12 +330,12 @@ function afterPass(
   for (const r of applied) put(r.change);
   const clash = new Set(conflicts.map((c) => `${c.kind}/${c.name}`));
   for (const p of desired.pools) {
-    if (!deferredPools.has(p.name) && !clash.has(`pool/${p.name}`) && pools.has(p.name))
+    if (!pending.has(`pool/${p.name}`) && !clash.has(`pool/${p.name}`) && pools.has(p.name))
       pools.set(p.name, normalizePool(p));
   }
   for (const v of desired.virtualServices) {
-    if (!clash.has(`virtualService/${v.name}`) && vss.has(v.name))
-      vss.set(v.name, normalizeVirtualService(v));
+    const k = `virtualService/${v.name}`;
+    if (!pending.has(k) && !clash.has(k) && vss.has(v.name)) vss.set(v.name, normalizeVirtualService(v));
   }
   return {
     owned: { pools: [...pools.values()], virtualServices: [...vss.values()] },

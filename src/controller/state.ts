@@ -37,12 +37,24 @@ export class StateTracker {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  record(desired: LbState, results: ApplyResult[], conflicts: Conflict[]): void {
+  /**
+   * Records a pass. `pending` names the objects (kind/name) that still differ from the device; a
+   * failure of an object that is not pending and had no change this pass is over (the device
+   * already matches): it is cleared and returned, so its Service or Ingress can go live again.
+   */
+  record(
+    desired: LbState,
+    results: ApplyResult[],
+    conflicts: Conflict[],
+    pending: ReadonlySet<string> = new Set(),
+  ): string[] {
     this.desired = desired;
     this.conflicts = conflicts;
     const at = this.now().toISOString();
+    const touched = new Set<string>();
     for (const r of results) {
       const key = `${r.change.kind}/${r.change.name}`;
+      touched.add(key);
       if (r.ok) this.failures.delete(key);
       else this.failures.add(key);
       this.results.set(key, {
@@ -52,7 +64,16 @@ export class StateTracker {
         ...(r.error ? { error: r.error } : {}),
       });
     }
+    const cleared: string[] = [];
+    for (const key of [...this.failures]) {
+      if (touched.has(key) || pending.has(key)) continue;
+      this.failures.delete(key);
+      cleared.push(key);
+      const last = this.results.get(key);
+      if (last) this.results.set(key, { ok: true, op: 'observed', at });
+    }
     this.lastSync = { at, changes: results.length, failed: results.filter((r) => !r.ok).length };
+    return cleared;
   }
 
   /** Objects whose last apply failed (few, so `failed()` is cheap for the many that did not). */

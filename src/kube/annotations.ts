@@ -46,16 +46,19 @@ const rawEntry = z
     message: 'protocol is missing',
   });
 
-const rawAnnotation = z.array(rawEntry);
+const rawAnnotation = z.array(z.unknown());
 
-export type ParseResult = { ok: true; entries: NplEntry[] } | { ok: false; error: string };
+export type ParseResult =
+  | { ok: true; entries: NplEntry[]; /** Elements that are not valid entries, in words. */ invalid: string[] }
+  | { ok: false; error: string };
 
 /**
  * Reads a Pod's NodePortLocal annotation in every form Antrea has written. SCTP entries are
- * dropped; an entry without ipFamily is IPv4.
+ * dropped; an entry without ipFamily is IPv4. An element that is not a valid entry is reported in
+ * `invalid` and the others still count; `ok` is false only when the text is not a JSON list.
  */
 export function parseNplAnnotation(text: string | undefined): ParseResult {
-  if (text === undefined || text === '') return { ok: true, entries: [] };
+  if (text === undefined || text === '') return { ok: true, entries: [], invalid: [] };
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -63,12 +66,17 @@ export function parseNplAnnotation(text: string | undefined): ParseResult {
     return { ok: false, error: `not JSON: ${err instanceof Error ? err.message : String(err)}` };
   }
   const parsed = rawAnnotation.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    return { ok: false, error: `${issue.path.join('.') || 'value'}: ${issue.message}` };
-  }
+  if (!parsed.success) return { ok: false, error: 'value: not a JSON list' };
   const entries: NplEntry[] = [];
-  for (const e of parsed.data) {
+  const invalid: string[] = [];
+  for (const [i, item] of parsed.data.entries()) {
+    const one = rawEntry.safeParse(item);
+    if (!one.success) {
+      const issue = one.error.issues[0]!;
+      invalid.push(`entry ${i}: ${[i, ...issue.path].join('.')}: ${issue.message}`);
+      continue;
+    }
+    const e = one.data;
     const protocols = e.protocol ? [e.protocol] : (e.protocols ?? []);
     for (const p of protocols) {
       if (p === 'sctp') continue;
@@ -81,7 +89,7 @@ export function parseNplAnnotation(text: string | undefined): ParseResult {
       });
     }
   }
-  return { ok: true, entries };
+  return { ok: true, entries, invalid };
 }
 
 const entryKey = (e: NplEntry): string =>

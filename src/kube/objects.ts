@@ -161,6 +161,11 @@ export const ingressSchema = z
               .loose(),
           )
           .default([]),
+        tls: z
+          .array(
+            z.object({ hosts: z.array(z.string()).default([]), secretName: z.string().optional() }).loose(),
+          )
+          .optional(),
       })
       .loose()
       .default({ rules: [] }),

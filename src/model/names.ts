@@ -30,3 +30,16 @@ export function poolName(cluster: string, namespace: string, service: string, po
 export function l7Name(cluster: string, ingressClass: string): string {
   return limitName(`${cluster}--ingress-${ingressClass}`);
 }
+
+/**
+ * The pool of a Service port used by HTTP routes: a name of its own, so an L4 virtual service and
+ * an L7 route on the same Service port never share a backend (tcp and http are different modes).
+ * '.' cannot occur in namespace, Service or port names, so it never collides with poolName.
+ */
+export function l7PoolName(
+  cluster: string,
+  svc: { namespace: string; name: string },
+  port: string | number,
+): string {
+  return limitName(`${cluster}--${svc.namespace}-${svc.name}-${port}.l7`);
+}

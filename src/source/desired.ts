@@ -7,9 +7,10 @@ import type { ControllerConfig } from '../config/controller-config.ts';
 import { namespaceSelected } from '../config/controller-config.ts';
 import { DEFAULT_INGRESS_CLASS_ANNOTATION, VIP_ANNOTATION } from '../kube/annotations.ts';
 import type { Ingress, IngressBackend, IngressClass, Node, Pod, Service } from '../kube/objects.ts';
-import { l4Name, l7Name, poolName } from '../model/names.ts';
+import { l4Name, l7Name, l7PoolName, poolName } from '../model/names.ts';
 import type { HttpRoute, L4VirtualService, LbState, Pool, VirtualService } from '../model/types.ts';
-import { membersFor, PodIndex, type PodSelector } from './members.ts';
+import { ingressRoutes } from './ingress-routes.ts';
+import { membersFor, NodeDirectory, PodIndex, type PodSelector, type Rejection } from './members.ts';
 import { allocateVips, type VipResult } from './vips.ts';
 
 export interface ClusterView {
@@ -26,6 +27,21 @@ export interface SourceStatus {
   vip: string | undefined;
   virtualServices: string[];
   problem: string | undefined;
+  /** The Event reason of `problem` (VIPConflict, InvalidVIP, NoVIP). */
+  reason?: string | undefined;
+}
+
+/**
+ * Something an object's author should hear about: a value refused at the validation boundary, a
+ * backend that does not resolve, NodePortLocal entries dropped. Becomes an Event on the object.
+ */
+export interface Finding {
+  kind: 'Service' | 'Ingress' | 'Pod';
+  /** namespace/name */
+  key: string;
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
 }
 
 /**
@@ -33,7 +49,7 @@ export interface SourceStatus {
  * Pods (and, in NodePort mode, Nodes) did not change is reused as it is, object and all.
  */
 export interface DesiredMemo {
-  pools: Map<string, { signature: string; pool: Pool; waiting: string[] }>;
+  pools: Map<string, { signature: string; pool: Pool; waiting: string[]; findings: Finding[] }>;
   /** L4 virtual services of earlier passes, reused when nothing in them changed. */
   l4: Map<string, L4VirtualService>;
   /** The last full pass, reused as a whole while Services, Ingresses and classes stay the same. */
@@ -50,6 +66,7 @@ interface LastPass {
   virtualServices: VirtualService[];
   services: Map<string, SourceStatus>;
   ingresses: Map<string, SourceStatus>;
+  findings: Finding[];
 }
 
 export const newDesiredMemo = (): DesiredMemo => ({ pools: new Map(), l4: new Map() });
@@ -62,9 +79,33 @@ export interface DesiredResult {
   ingresses: Map<string, SourceStatus>;
   /** Per Service (namespace/name): selected Pods still waiting for their NodePortLocal annotation. */
   waiting: Map<string, string[]>;
+  /** Problems to report as Events, each on the object it comes from. */
+  findings: Finding[];
 }
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
+
+/** NodePortLocal entries dropped from a pool: a Warning on each Pod and one on the Service. */
+function rejectionFindings(service: string, rejected: Rejection[]): Finding[] {
+  if (rejected.length === 0) return [];
+  const reason = 'NodePortLocalRejected';
+  const out: Finding[] = rejected.map((r) => ({
+    kind: 'Pod',
+    key: r.pod,
+    type: 'Warning',
+    reason,
+    message: `nodeportlocal.antrea.io: ${r.message}`,
+  }));
+  const pods = [...new Set(rejected.map((r) => r.pod))];
+  out.push({
+    kind: 'Service',
+    key: service,
+    type: 'Warning',
+    reason,
+    message: `NodePortLocal entries of ${pods.length} Pod(s) dropped (${pods.slice(0, 5).join(', ')}): ${rejected[0]!.message}`,
+  });
+  return out;
+}
 
 export function ourLoadBalancer(svc: Service, cfg: ControllerConfig): boolean {
   if (svc.spec.type !== 'LoadBalancer' || !namespaceSelected(cfg, svc.metadata.namespace)) return false;
@@ -115,11 +156,12 @@ export function servicesToAnnotate(view: ClusterView, cfg: ControllerConfig): Se
   return out;
 }
 
-function vipOf(r: VipResult | undefined): { vip?: string; problem?: string } {
-  if (!r) return { problem: 'no VIP' };
+function vipOf(r: VipResult | undefined): { vip?: string; problem?: string; reason?: string } {
+  if (!r) return { problem: 'no VIP', reason: 'NoVIP' };
   if ('vip' in r) return { vip: r.vip };
-  if ('conflict' in r) return { problem: `VIP conflict: ${r.conflict}` };
-  return { problem: 'no free VIP in vip.cidrs' };
+  if ('conflict' in r) return { problem: `VIP conflict: ${r.conflict}`, reason: 'VIPConflict' };
+  if ('invalid' in r) return { problem: r.invalid, reason: 'InvalidVIP' };
+  return { problem: 'no free VIP in vip.cidrs', reason: 'NoVIP' };
 }
 
 /**
@@ -138,6 +180,8 @@ export function buildDesired(
   const waiting = new Map<string, string[]>();
   const svcByKey = new Map(view.services.map((s) => [key(s.metadata), s]));
   const podIndex = view.podIndex ?? new PodIndex(view.pods);
+  const nodes = new NodeDirectory(view.nodes);
+  const findings: Finding[] = [];
   const l4Memo = memo?.l4;
 
   const nodeVersions =
@@ -150,25 +194,34 @@ export function buildDesired(
     shape.push({ name, svc, port, health });
     const kept = changed && !changed.has(key(svc.metadata)) ? memo?.pools.get(name) : undefined;
     if (kept) {
+      findings.push(...kept.findings);
       if (kept.waiting.length > 0) {
         waiting.set(key(svc.metadata), [...(waiting.get(key(svc.metadata)) ?? []), ...kept.waiting]);
       }
       pools.set(name, kept.pool);
       return name;
     }
+    // In NodePortLocal mode a member's nodeIP is checked against its Pod's Node: the addresses of
+    // those Nodes are part of what the pool is built from.
     const signature = [
       cfg.serviceType,
       health,
       svc.metadata.resourceVersion,
       nodeVersions,
-      ...podIndex.select(svc).map((p) => `${p.metadata.name}@${p.metadata.resourceVersion}`),
+      ...podIndex
+        .select(svc)
+        .map(
+          (p) =>
+            `${p.metadata.name}@${p.metadata.resourceVersion}${cfg.serviceType === 'NodePortLocal' ? `@${nodes.addressKey(p.spec.nodeName)}` : ''}`,
+        ),
     ].join('|');
     let entry = memo?.pools.get(name);
     if (!entry || entry.signature !== signature || !svc.metadata.resourceVersion) {
-      const r = membersFor(cfg.serviceType, svc, port, podIndex, view.nodes);
+      const r = membersFor(cfg.serviceType, svc, port, podIndex, view.nodes, nodes);
       entry = {
         signature,
         waiting: r.waiting,
+        findings: rejectionFindings(key(svc.metadata), r.rejected),
         pool: {
           name,
           protocol: port.protocol === 'UDP' ? 'UDP' : 'TCP',
@@ -180,6 +233,7 @@ export function buildDesired(
       };
       memo?.pools.set(name, entry);
     }
+    findings.push(...entry.findings);
     if (entry.waiting.length > 0) {
       waiting.set(key(svc.metadata), [...(waiting.get(key(svc.metadata)) ?? []), ...entry.waiting]);
     }
@@ -199,6 +253,7 @@ export function buildDesired(
       services: last.services,
       ingresses: last.ingresses,
       waiting,
+      findings: [...last.findings, ...findings],
     };
   }
 
@@ -229,8 +284,10 @@ export function buildDesired(
 
   const virtualServices: VirtualService[] = [];
   const services = new Map<string, SourceStatus>();
+  /** Findings of Services and Ingresses (pool findings come with their pools). */
+  const sourceFindings: Finding[] = [];
   for (const svc of lbServices) {
-    const { vip, problem } = vipOf(vips.get(`service/${key(svc.metadata)}`));
+    const { vip, problem, reason } = vipOf(vips.get(`service/${key(svc.metadata)}`));
     const names: string[] = [];
     if (vip) {
       for (const port of svc.spec.ports) {
@@ -259,39 +316,30 @@ export function buildDesired(
         names.push(name);
       }
     }
-    services.set(key(svc.metadata), { vip, virtualServices: names, problem });
+    services.set(key(svc.metadata), { vip, virtualServices: names, problem, reason });
   }
 
   const ingresses = new Map<string, SourceStatus>();
   for (const [cls, ings] of [...byClass.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const { vip, problem } = vipOf(vips.get(`ingressclass/${cls}`));
+    const { vip, problem, reason } = vipOf(vips.get(`ingressclass/${cls}`));
     const name = l7Name(cluster, cls);
     const routes: HttpRoute[] = [];
     let defaultPool: string | undefined;
-    const resolve = (ns: string, service: string, port: number | string | undefined): string | undefined => {
-      const svc = svcByKey.get(`${ns}/${service}`);
-      const sp = svc?.spec.ports.find((p) => (typeof port === 'number' ? p.port === port : p.name === port));
-      return svc && sp && sp.protocol === 'TCP' ? poolFor(svc, sp, 'http') : undefined;
-    };
+    let defaultFrom: string | undefined;
     for (const ing of ings.sort((a, b) => (key(a.metadata) < key(b.metadata) ? -1 : 1))) {
-      const ns = ing.metadata.namespace;
-      const db = ing.spec.defaultBackend?.service;
-      if (db && defaultPool === undefined) defaultPool = resolve(ns, db.name, db.port.number ?? db.port.name);
-      for (const rule of ing.spec.rules) {
-        for (const p of rule.http?.paths ?? []) {
-          const b = p.backend.service;
-          const pool = b ? resolve(ns, b.name, b.port.number ?? b.port.name) : undefined;
-          if (pool)
-            routes.push({
-              host: rule.host ?? '',
-              path: p.path ?? '/',
-              pathType: p.pathType,
-              pool,
-              source: key(ing.metadata),
-            });
-        }
+      const r = ingressRoutes(
+        ing,
+        svcByKey,
+        (svc, sp) => poolFor(svc, sp, 'http', l7PoolName(cluster, svc.metadata, sp.name || sp.port)),
+        defaultFrom,
+      );
+      routes.push(...r.routes);
+      if (r.defaultPool) {
+        defaultPool = r.defaultPool;
+        defaultFrom = key(ing.metadata);
       }
-      ingresses.set(key(ing.metadata), { vip, virtualServices: vip ? [name] : [], problem });
+      sourceFindings.push(...r.findings);
+      ingresses.set(key(ing.metadata), { vip, virtualServices: vip ? [name] : [], problem, reason });
     }
     if (vip && (routes.length > 0 || defaultPool)) {
       virtualServices.push({
@@ -310,6 +358,12 @@ export function buildDesired(
     const live = new Set(virtualServices.map((v) => v.name));
     for (const name of l4Memo.keys()) if (!live.has(name)) l4Memo.delete(name);
   }
-  if (memo) memo.last = { inputs, shape, virtualServices, services, ingresses };
-  return { state: { pools: [...pools.values()], virtualServices }, services, ingresses, waiting };
+  if (memo) memo.last = { inputs, shape, virtualServices, services, ingresses, findings: sourceFindings };
+  return {
+    state: { pools: [...pools.values()], virtualServices },
+    services,
+    ingresses,
+    waiting,
+    findings: [...sourceFindings, ...findings],
+  };
 }

@@ -7,6 +7,7 @@ import { NPL_POD_ANNOTATION, parseNplAnnotation } from '../kube/annotations.ts';
 import type { Node, Pod, Service } from '../kube/objects.ts';
 import { podIPs, podReady, podTerminated, resolveTargetPort, selectorMatches } from '../kube/pod-ports.ts';
 import type { Member } from '../model/types.ts';
+import { ipProblem, portProblem } from './validate.ts';
 
 export type ServiceMode = 'NodePortLocal' | 'NodePort' | 'ClusterIP';
 type ServicePort = Service['spec']['ports'][number];
@@ -15,6 +16,8 @@ export interface MemberResult {
   members: Member[];
   /** Selected Pods (namespace/name) that have no NodePortLocal mapping for this port yet. */
   waiting: string[];
+  /** NodePortLocal entries refused at the boundary. */
+  rejected: Rejection[];
 }
 
 const podKey = (p: Pod): string => `${p.metadata.namespace}/${p.metadata.name}`;
@@ -63,33 +66,98 @@ export function selectedPods(svc: Service, pods: Iterable<Pod> | PodSelector): P
   return (isSelector(pods) ? pods : new PodIndex(pods)).select(svc);
 }
 
-function nplMembers(svc: Service, port: ServicePort, pods: Pod[]): MemberResult {
+/** A NodePortLocal entry (or element) dropped from a pool, with why. */
+export interface Rejection {
+  pod: string;
+  message: string;
+}
+
+/** Nodes by name, with the addresses a NodePortLocal nodeIP may be (InternalIP and ExternalIP). */
+export class NodeDirectory {
+  private readonly byName = new Map<string, Node>();
+  private readonly keys = new Map<string, string>();
+
+  constructor(nodes: Iterable<Node>) {
+    for (const n of nodes) this.byName.set(n.metadata.name, n);
+  }
+
+  addresses(name: string | undefined): string[] | undefined {
+    const n = name === undefined ? undefined : this.byName.get(name);
+    return n?.status.addresses
+      .filter((a) => a.type === 'InternalIP' || a.type === 'ExternalIP')
+      .map((a) => a.address);
+  }
+
+  /** A short text that changes when the Node's addresses do (for signatures). */
+  addressKey(name: string | undefined): string {
+    if (name === undefined) return '-';
+    let k = this.keys.get(name);
+    if (k === undefined) {
+      k = (this.addresses(name) ?? ['?']).join(',');
+      this.keys.set(name, k);
+    }
+    return k;
+  }
+}
+
+/**
+ * The annotation is checked, not trusted: an entry counts only when its nodeIP is an address of
+ * the Pod's own Node in the entry's family, and its (podPort, protocol, ipFamily) key is not
+ * claimed by a different entry. One member per (Pod, podPort, protocol, family), ever.
+ */
+function nplMembers(svc: Service, port: ServicePort, pods: Pod[], nodes: NodeDirectory): MemberResult {
   const members: Member[] = [];
   const waiting: string[] = [];
+  const rejected: Rejection[] = [];
   const protocol = port.protocol === 'UDP' ? 'udp' : 'tcp';
   for (const pod of pods) {
     const target = resolveTargetPort(pod, port.targetPort, port.port, port.protocol);
     if (target === undefined) continue;
+    const key = podKey(pod);
     const parsed = parseNplAnnotation(pod.metadata.annotations[NPL_POD_ANNOTATION]);
-    const entries = parsed.ok
-      ? parsed.entries.filter((e) => e.podPort === target && e.protocol === protocol && e.ipFamily === 'IPv4')
-      : [];
-    if (entries.length === 0) {
-      waiting.push(podKey(pod));
+    if (!parsed.ok) {
+      rejected.push({ pod: key, message: `not a valid annotation (${parsed.error}); Pod skipped` });
+      waiting.push(key);
       continue;
     }
-    const enabled = podReady(pod) && pod.metadata.deletionTimestamp === undefined;
-    for (const e of entries) {
-      members.push({
-        address: e.nodeIP,
-        port: e.nodePort,
-        node: pod.spec.nodeName ?? '',
-        pod: podKey(pod),
-        enabled,
+    for (const inv of parsed.invalid.slice(0, 3))
+      rejected.push({ pod: key, message: `${inv}; entry dropped` });
+    const mine = parsed.entries.filter(
+      (e) => e.podPort === target && e.protocol === protocol && e.ipFamily === 'IPv4',
+    );
+    const distinct = new Map(mine.map((e) => [`${e.nodeIP}:${e.nodePort}`, e]));
+    if (distinct.size > 1) {
+      rejected.push({
+        pod: key,
+        message: `${distinct.size} different entries claim podPort ${target}/${protocol}/IPv4; all dropped`,
       });
+      continue;
     }
+    const entry = [...distinct.values()][0];
+    if (!entry) {
+      waiting.push(key);
+      continue;
+    }
+    const node = pod.spec.nodeName;
+    const problem =
+      ipProblem(entry.nodeIP, entry.ipFamily) ??
+      portProblem(entry.nodePort) ??
+      (nodes.addresses(node)?.includes(entry.nodeIP)
+        ? undefined
+        : `nodeIP ${entry.nodeIP} is not an address of the Pod's Node ${node ?? '(none)'}`);
+    if (problem) {
+      rejected.push({ pod: key, message: `podPort ${target}/${protocol}: ${problem}; entry dropped` });
+      continue;
+    }
+    members.push({
+      address: entry.nodeIP,
+      port: entry.nodePort,
+      node: node ?? '',
+      pod: key,
+      enabled: podReady(pod) && pod.metadata.deletionTimestamp === undefined,
+    });
   }
-  return { members, waiting };
+  return { members, waiting, rejected };
 }
 
 function internalIP(node: Node): string | undefined {
@@ -106,19 +174,20 @@ export function membersFor(
   port: ServicePort,
   pods: Iterable<Pod> | PodSelector,
   nodes: Iterable<Node>,
+  directory?: NodeDirectory,
 ): MemberResult {
   if (mode === 'NodePort') {
-    if (port.nodePort === undefined) return { members: [], waiting: [] };
+    if (port.nodePort === undefined) return { members: [], waiting: [], rejected: [] };
     const members: Member[] = [];
     for (const n of nodes) {
       const ip = internalIP(n);
       if (ip && nodeReady(n))
         members.push({ address: ip, port: port.nodePort, node: n.metadata.name, pod: '', enabled: true });
     }
-    return { members, waiting: [] };
+    return { members, waiting: [], rejected: [] };
   }
   const selected = selectedPods(svc, pods);
-  if (mode === 'NodePortLocal') return nplMembers(svc, port, selected);
+  if (mode === 'NodePortLocal') return nplMembers(svc, port, selected, directory ?? new NodeDirectory(nodes));
   const members: Member[] = [];
   for (const pod of selected) {
     const target = resolveTargetPort(pod, port.targetPort, port.port, port.protocol);
@@ -132,5 +201,5 @@ export function membersFor(
       enabled: podReady(pod) && pod.metadata.deletionTimestamp === undefined,
     });
   }
-  return { members, waiting: [] };
+  return { members, waiting: [], rejected: [] };
 }

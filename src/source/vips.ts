@@ -1,8 +1,11 @@
 /**
- * VIP address management without a store of its own: a VIP the user asks for (spec.loadBalancerIP
- * or the npl-lb.io/vip annotation) is used as is; otherwise the one already published in the
- * object's status is kept while it is in a configured CIDR and free; otherwise a new one is picked
- * by hashing the owner's key into the CIDRs, probing past taken addresses. Pure and deterministic.
+ * VIP address management without a store of its own; the published status is the record. A VIP
+ * stays with the object that publishes it (MetalLB's and the ServiceCIDR allocator's rule: the
+ * incumbent keeps its address, the newcomer is refused). A requested VIP (spec.loadBalancerIP or
+ * the npl-lb.io/vip annotation) must be an IPv4 address inside `vip.cidrs` and not held by another
+ * object; otherwise the requester gets `invalid` or `conflict` and stays pending. Without a
+ * request, the published VIP is kept while it is in a CIDR; otherwise a new one is picked by
+ * hashing the owner's key into the CIDRs, probing past taken addresses. Pure and deterministic.
  */
 import { createHash } from 'node:crypto';
 
@@ -14,7 +17,7 @@ export interface VipRequest {
   published?: string | undefined;
 }
 
-export type VipResult = { vip: string } | { conflict: string } | { exhausted: true };
+export type VipResult = { vip: string } | { conflict: string } | { invalid: string } | { exhausted: true };
 
 function toInt(ip: string): number {
   return ip.split('.').reduce((n, o) => n * 256 + Number(o), 0);
@@ -53,19 +56,36 @@ export function allocateVips(requests: VipRequest[], cidrs: string[]): Map<strin
   const taken = new Map<string, string>();
   const ranges = cidrs.map(range);
   const sorted = [...requests].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const usable = (ip: string | undefined): ip is string => !!ip && inRanges(ip, ranges);
+  // 1. Incumbents: a published VIP stays with its publisher, unless it asks to move elsewhere.
   for (const r of sorted) {
-    if (!r.requested) continue;
-    const holder = taken.get(r.requested);
-    if (holder) out.set(r.key, { conflict: `${r.requested} is already used by ${holder}` });
-    else {
-      taken.set(r.requested, r.key);
-      out.set(r.key, { vip: r.requested });
-    }
-  }
-  for (const r of sorted) {
-    if (out.has(r.key) || !r.published || !inRanges(r.published, ranges) || taken.has(r.published)) continue;
+    if (!usable(r.published) || (r.requested && r.requested !== r.published)) continue;
+    if (taken.has(r.published)) continue;
     taken.set(r.published, r.key);
     out.set(r.key, { vip: r.published });
+  }
+  // 2. Requests: valid, in range, and not held by anyone else.
+  for (const r of sorted) {
+    if (!r.requested || out.has(r.key)) continue;
+    if (!/^(\d{1,3}\.){3}\d{1,3}$/.test(r.requested) || r.requested.split('.').some((o) => Number(o) > 255)) {
+      out.set(r.key, {
+        invalid: `requested VIP ${JSON.stringify(r.requested.slice(0, 64))} is not an IPv4 address`,
+      });
+      continue;
+    }
+    if (!inRanges(r.requested, ranges)) {
+      out.set(r.key, {
+        invalid: `requested VIP ${r.requested} is outside vip.cidrs (${cidrs.join(', ') || 'none configured'})`,
+      });
+      continue;
+    }
+    const holder = taken.get(r.requested);
+    if (holder) {
+      out.set(r.key, { conflict: `${r.requested} is already used by ${holder}` });
+      continue;
+    }
+    taken.set(r.requested, r.key);
+    out.set(r.key, { vip: r.requested });
   }
   const total = ranges.reduce((n, x) => n + x.size, 0);
   for (const r of sorted) {

@@ -43,17 +43,29 @@ describe('nodeportlocal.antrea.io annotation', () => {
     });
   }
 
-  for (const bad of [
-    '{not json',
-    '{}',
-    '[{"podPort":80}]',
-    '[{"podPort":80,"nodeIP":"x","nodePort":70000,"protocol":"tcp"}]',
-    '[{"podPort":80,"nodeIP":"x","nodePort":1}]',
-  ]) {
+  for (const bad of ['{not json', '{}', '"x"']) {
     it(`rejects ${bad} with a reason`, () => {
       const r = parseNplAnnotation(bad);
       assert.equal(r.ok, false);
       assert.ok(!r.ok && r.error.length > 0);
+    });
+  }
+
+  for (const bad of [
+    '[{"podPort":80}]',
+    '[{"podPort":80,"nodeIP":"x","nodePort":70000,"protocol":"tcp"}]',
+    '[{"podPort":80,"nodeIP":"x","nodePort":1}]',
+  ]) {
+    it(`reports the invalid entry of ${bad} and keeps the valid ones`, () => {
+      const good = '{"podPort":8080,"nodeIP":"192.0.2.1","nodePort":61001,"protocol":"tcp","ipFamily":"IPv4"}';
+      const r = parseNplAnnotation(`[${bad.slice(1, -1)},${good}]`);
+      assert.ok(r.ok);
+      assert.equal(r.invalid.length, 1);
+      assert.match(r.invalid[0]!, /^entry 0: /);
+      assert.deepEqual(
+        r.entries.map((e) => e.nodePort),
+        [61001],
+      );
     });
   }
 

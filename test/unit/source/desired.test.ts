@@ -67,12 +67,14 @@ const node = (name: string, ip: string, ready = true) =>
       conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
     },
   });
+/** The Nodes the NodePortLocal annotations of these tests point at. */
+const nplNodes = [node('n1', '192.0.2.101'), node('n2', '192.0.2.102')];
 const view = (v: Partial<ClusterView>): ClusterView => ({
   services: [],
   ingresses: [],
   ingressClasses: [],
   pods: [],
-  nodes: [],
+  nodes: nplNodes,
   ...v,
 });
 const lb = (ports = [{ name: 'http', port: 80, targetPort: 'http' }]) =>
@@ -196,9 +198,9 @@ describe('desired state from the cluster', () => {
     assert.equal(vs.name, 'c1--ingress-npl');
     assert.deepEqual(
       vs.routes.map((x) => `${x.host}${x.path} ${x.pathType} -> ${x.pool}`),
-      ['a.example/v1 Prefix -> c1--default-api-http'],
+      ['a.example/v1 Prefix -> c1--default-api-http.l7'],
     );
-    assert.equal(vs.defaultPool, 'c1--default-api-grpc');
+    assert.equal(vs.defaultPool, 'c1--default-api-grpc.l7');
     assert.deepEqual(
       [...r.ingresses.keys()].sort(),
       ['default/a', 'default/b'],
@@ -246,7 +248,7 @@ describe('desired state from the cluster', () => {
     });
     const services = [lb(), other];
     // The cache hands out the same lists while a kind is unchanged; so does this test.
-    const same = { ingresses: [], ingressClasses: [], nodes: [] };
+    const same = { ingresses: [], ingressClasses: [], nodes: nplNodes };
     const memo = newDesiredMemo();
     const a1 = pod('a', 'n1', { ann: npl([[8080, '192.0.2.101', 61000]]) });
     const b1 = pod('b', 'n2', { ann: npl([[8080, '192.0.2.102', 61000]]), labels: { app: 'api' } });

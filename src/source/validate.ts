@@ -1,0 +1,70 @@
+/**
+ * The one boundary for untrusted strings: every value taken from a Kubernetes object that reaches a
+ * load balancer (Ingress hosts and paths today; Gateway API hostnames, paths, header names and
+ * values, redirect targets and rewrites next) is checked here before it enters the model. A check
+ * returns the problem in words, or undefined when the value may be used. Pure.
+ *
+ * Hosts follow the API server (DNS-1123 subdomain, optional leading `*.`); paths follow the API
+ * server's rules per pathType plus ours: no control characters, whitespace, quotes or anything
+ * outside RFC 3986's path characters, in every type (ingress-nginx's strict path validation after
+ * CVE-2021-25745).
+ */
+import { isIP } from 'node:net';
+
+const DNS1123_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const DNS1123_SUBDOMAIN = new RegExp(`^${DNS1123_LABEL}(\\.${DNS1123_LABEL})*$`);
+const MAX_HOST = 253;
+
+/** Characters an HTTP path may hold (RFC 3986 pchar and '/'), without quotes. */
+const PATH_CHARS = /^[A-Za-z0-9\-._~!$&()*+,;=:@%/]*$/;
+const PERCENT = /%(?![0-9A-Fa-f]{2})/;
+/** The API server's refusals for Exact and Prefix paths (validateIngressHTTPIngressPath). */
+const INVALID_SEQUENCES = ['//', '/./', '/../', '%2f', '%2F'];
+const INVALID_SUFFIXES = ['/..', '/.'];
+export const MAX_PATH = 2048;
+
+const describe = (s: string): string => JSON.stringify(s.length > 80 ? `${s.slice(0, 80)}...` : s);
+
+/** A host as an Ingress rule or a Gateway listener may name it; '' means any host and is valid. */
+export function hostProblem(host: string): string | undefined {
+  if (host === '') return undefined;
+  const bare = host.startsWith('*.') ? host.slice(2) : host;
+  if (host.length > MAX_HOST || !DNS1123_SUBDOMAIN.test(bare)) {
+    return `host ${describe(host)} is not a DNS-1123 subdomain (lower-case letters, digits, '-' and '.', with an optional leading '*.')`;
+  }
+  return undefined;
+}
+
+export type PathMatchType = 'Prefix' | 'Exact' | 'ImplementationSpecific';
+
+/** A path for the given match type. */
+export function pathProblem(path: string, pathType: PathMatchType): string | undefined {
+  if (!path.startsWith('/')) return `path ${describe(path)} must start with '/'`;
+  if (path.length > MAX_PATH) return `path is longer than ${MAX_PATH} characters`;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0020\u007f-\u009f]/.test(path)) {
+    return `path ${describe(path)} holds a control character or whitespace`;
+  }
+  if (/["'`\\]/.test(path)) return `path ${describe(path)} holds a quote or backslash`;
+  if (!PATH_CHARS.test(path)) return `path ${describe(path)} holds characters outside RFC 3986 paths`;
+  if (PERCENT.test(path)) return `path ${describe(path)} holds a '%' that is not a percent-encoding`;
+  if (pathType !== 'ImplementationSpecific') {
+    const seq = INVALID_SEQUENCES.find((s) => path.includes(s));
+    if (seq) return `path ${describe(path)} must not contain '${seq}' (pathType ${pathType})`;
+    const suffix = INVALID_SUFFIXES.find((s) => path.endsWith(s));
+    if (suffix) return `path ${describe(path)} must not end with '${suffix}' (pathType ${pathType})`;
+  }
+  return undefined;
+}
+
+/** An address a load balancer will send to or listen on: an IP address of the given family. */
+export function ipProblem(value: string, family?: 'IPv4' | 'IPv6'): string | undefined {
+  const v = isIP(value);
+  if (v === 0) return `${describe(value)} is not an IP address`;
+  if (family === 'IPv4' && v !== 4) return `${describe(value)} is not an IPv4 address`;
+  if (family === 'IPv6' && v !== 6) return `${describe(value)} is not an IPv6 address`;
+  return undefined;
+}
+
+export const portProblem = (port: number): string | undefined =>
+  Number.isInteger(port) && port >= 1 && port <= 65535 ? undefined : `port ${port} is out of range`;
