@@ -16,6 +16,7 @@ import type {
   VirtualService,
 } from '../../src/model/types.ts';
 import type { Observed } from '../../src/plan/diff.ts';
+import { quoteArg } from './encode.ts';
 import { httpPools } from './validate.ts';
 
 export interface RenderOptions {
@@ -95,19 +96,27 @@ export function routeMatchers(routes: HttpRoute[]): RouteMatcher[] {
   return sortRoutes(routes).map((r, i) => {
     const acls: RouteMatcher['acls'] = [];
     const conds: string[] = [];
+    // Every value from the model is one quoted argument (encode.ts), whatever it holds.
     if (r.host) {
       // The Host header, with or without a port; a wildcard host (*.example) matches one label.
-      const host = r.host.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/^\*/, '[^.]+');
-      acls.push({ name: `r${i}_host`, criterion: 'hdr(host)', value: `-m reg -i ^${host}(:[0-9]+)?$` });
+      const host = r.host.replace(/[.+?^${}()|[\]\\*]/g, '\\$&').replace(/^\\\*\\\./, '[^.]+\\.');
+      acls.push({
+        name: `r${i}_host`,
+        criterion: 'hdr(host)',
+        value: `-m reg -i ${quoteArg(`^${host}(:[0-9]+)?$`)}`,
+      });
       conds.push(`r${i}_host`);
     }
     const path = { name: `r${i}_path`, criterion: 'path' };
-    if (r.pathType === 'Exact') acls.push({ ...path, value: `-m str ${r.path}` });
+    if (r.pathType === 'Exact') acls.push({ ...path, value: `-m str ${quoteArg(r.path)}` });
     else if (r.path === '/' || r.path === '') acls.push({ ...path, value: '-m beg /' });
     else {
       // Kubernetes Prefix matches whole path elements: /foo matches /foo and /foo/bar, not /foobar.
       const p = r.path.replace(/\/+$/, '');
-      acls.push({ ...path, value: `-m str ${p}` }, { ...path, value: `-m beg ${p}/` });
+      acls.push(
+        { ...path, value: `-m str ${quoteArg(p)}` },
+        { ...path, value: `-m beg ${quoteArg(`${p}/`)}` },
+      );
     }
     conds.push(`r${i}_path`);
     return { index: i, route: r, acls, cond: conds.join(' ') };

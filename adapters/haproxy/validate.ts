@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import type { ApplyError } from '../../src/adapter/contract.ts';
 import type { Pool, VirtualService } from '../../src/model/types.ts';
 import type { Change, Observed } from '../../src/plan/diff.ts';
+import { nameProblem } from './encode.ts';
 
 export type Fail = ApplyError;
 
@@ -18,6 +19,14 @@ export function changeProblem(c: Change, foreign: Observed['foreign'], exists: b
     return { code: 'NotFound', message: `${c.kind} ${c.name} is not in the configuration`, terminal: false };
   }
   if (c.op === 'delete') return undefined;
+  const badName =
+    nameProblem(c.kind === 'pool' ? 'pool' : 'virtual service', c.name) ??
+    (c.kind === 'virtualService'
+      ? poolsOf(c.desired)
+          .map((p) => nameProblem('pool', p))
+          .find(Boolean)
+      : undefined);
+  if (badName) return { code: 'Invalid', message: badName, terminal: true };
   if (c.kind === 'pool') {
     if (c.desired.protocol === 'UDP') {
       return {
@@ -39,6 +48,10 @@ export function changeProblem(c: Change, foreign: Observed['foreign'], exists: b
   const v = c.desired;
   if (v.kind === 'l4' && v.protocol === 'UDP') {
     return { code: 'Unsupported', message: `HAProxy does not balance UDP (${c.name})`, terminal: true };
+  }
+  if (v.kind === 'l7') {
+    const nul = v.routes.find((r) => `${r.host}${r.path}`.includes('\u0000'));
+    if (nul) return { code: 'Invalid', message: `${c.name}: a route holds a NUL byte`, terminal: true };
   }
   if (isIP(v.vip) === 0 || !(v.port >= 1 && v.port <= 65535)) {
     return {

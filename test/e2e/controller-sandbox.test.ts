@@ -59,6 +59,7 @@ async function readyPod(
   labels = { app: 'web' },
 ) {
   await c.pod(name, { node, labels, ports: [{ name: 'http', containerPort: 8080 }] });
+  for (const e of ann ? (JSON.parse(ann) as { nodeIP: string }[]) : []) await c.ensureNode(node, e.nodeIP);
   await c.patchPodStatus(name, {
     metadata: ann ? { annotations: { [NPL_POD_ANNOTATION]: ann } } : {},
     status: {
@@ -238,10 +239,10 @@ describe('controller on the sandbox (memory adapter)', () => {
     const l7 = device.virtualServices.get('c1--ingress-npl')!.vs;
     assert.ok(l7.kind === 'l7');
     assert.deepEqual(l7.routes.map((r) => `${r.host}${r.path}->${r.pool}`).sort(), [
-      'one.example/->c1--default-api-http',
-      'two.example/->c1--default-api-http',
+      'one.example/->c1--default-api-http.l7',
+      'two.example/->c1--default-api-http.l7',
     ]);
-    assert.deepEqual(members(device, 'c1--default-api-http'), ['192.0.2.201:61000@n1']);
+    assert.deepEqual(members(device, 'c1--default-api-http.l7'), ['192.0.2.201:61000@n1']);
     await net.deleteNamespacedIngress({ name: 'one', namespace: 'default' });
     await new Promise((r) => setTimeout(r, 300));
     assert.equal((await ann())[NPL_MANAGED_ANNOTATION], 'true', 'still referenced by the other Ingress');

@@ -100,7 +100,7 @@ describe('F5 end to end on the sandbox with agents', () => {
     }
     await eventually(() => converged(['web-2', 'web-8']), 15_000, 'scaled in');
 
-    // A bogus VIP: the virtual service is invalid, never sent, and the Service gets an Event.
+    // A bogus VIP: refused at the validation boundary, never sent, and the Service gets an Event.
     await c.service('bad', {
       type: 'LoadBalancer',
       enabled: null,
@@ -112,10 +112,10 @@ describe('F5 end to end on the sandbox with agents', () => {
       () =>
         events.seen.some(
           (e) =>
-            e.target === 'default/bad' && e.reason === 'ApplyFailed' && /virtualAddresses/.test(e.message),
+            e.target === 'default/bad' && e.reason === 'InvalidVIP' && /not an IPv4 address/.test(e.message),
         ),
       10_000,
-      'ApplyFailed event naming the field',
+      'InvalidVIP event',
     );
     assert.equal(sim.stats.rejected, 0, 'the device never received a declaration it would reject');
     assert.ok(await converged(['web-2', 'web-8']), 'the rest still applied');

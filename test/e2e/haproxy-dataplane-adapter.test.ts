@@ -167,13 +167,14 @@ for (const v of ['v2', 'v3'] as ApiVersion[]) {
       const foreign = (await a.observe()).foreign.map((f) => f.name).sort();
       assert.deepEqual(foreign, ['someone-else-commit', 'someone-else-start'], 'the other writes survive');
 
-      // A pool whose name the API refuses fails terminally; the other change in the batch lands.
+      // A pool whose name HAProxy cannot take fails terminally, before any request; the other
+      // change in the batch lands.
       const r = await sync(a, [pool('c1--a-80', [member(1), member(2)]), pool('c1--bad name', [member(3)])]);
       const byName = new Map(r.map((x) => [x.change.name, x]));
       assert.equal(byName.get('c1--a-80')!.ok, true);
       assert.equal(byName.get('c1--bad name')!.ok, false);
       assert.equal(byName.get('c1--bad name')!.error!.terminal, true);
-      assert.match(byName.get('c1--bad name')!.error!.message, /400/);
+      assert.match(byName.get('c1--bad name')!.error!.message, /not a valid HAProxy name/);
     });
   });
 }

@@ -132,6 +132,8 @@ const scenario = (transport: Transport) => async (t: TestContext) => {
   const get = async (target: string, host?: string) => {
     const r = await request(target, {
       dispatcher,
+      // The L4 VIP balances connections (mode tcp), so each request opens its own.
+      reset: true,
       headers: host ? { host } : {},
       headersTimeout: 3000,
       bodyTimeout: 3000,

@@ -36,6 +36,20 @@ export class Cluster {
     await this.core.createNode({ body: { metadata: { name }, status: { addresses } } });
   }
 
+  /**
+   * Makes sure Node `name` exists and has `ip` among its InternalIPs: a NodePortLocal entry counts
+   * only when its nodeIP is an address of the Pod's Node.
+   */
+  async ensureNode(name: string, ip: string): Promise<void> {
+    const have = await this.core.readNode({ name }).catch(() => undefined);
+    if (!have) return this.node(name, { internal: [ip] });
+    const addrs = have.status?.addresses ?? [];
+    if (addrs.some((a) => a.address === ip)) return;
+    const internal = [...addrs.filter((a) => a.type === 'InternalIP').map((a) => a.address), ip];
+    const external = addrs.filter((a) => a.type === 'ExternalIP').map((a) => a.address);
+    await this.setNodeAddresses(name, { internal, external });
+  }
+
   async setNodeAddresses(name: string, addrs: NodeAddresses): Promise<void> {
     const addresses = [
       ...(addrs.internal ?? []).map((address) => ({ type: 'InternalIP', address })),

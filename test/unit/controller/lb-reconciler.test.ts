@@ -4,7 +4,7 @@ import { MemoryAdapter } from '../../../adapters/memory/adapter.ts';
 import { parseControllerConfig } from '../../../src/config/controller-config.ts';
 import { LbReconciler } from '../../../src/controller/lb-reconciler.ts';
 import { StateTracker } from '../../../src/controller/state.ts';
-import { podSchema, serviceSchema } from '../../../src/kube/objects.ts';
+import { nodeSchema, podSchema, serviceSchema } from '../../../src/kube/objects.ts';
 import type { ClusterView } from '../../../src/source/desired.ts';
 import { useSandbox } from '../../support/sandbox.ts';
 
@@ -36,7 +36,12 @@ const view = (nodePort: number): ClusterView => ({
   ingresses: [],
   ingressClasses: [],
   pods: [pod(nodePort)],
-  nodes: [],
+  nodes: [
+    nodeSchema.parse({
+      metadata: { name: 'n1' },
+      status: { addresses: [{ type: 'InternalIP', address: '192.0.2.1' }] },
+    }),
+  ],
 });
 
 it('writes a pool at most once per interval; a deferred update lands on a later pass', async (t) => {

@@ -57,7 +57,8 @@ describe('nodeportlocal.antrea.io annotation', () => {
     '[{"podPort":80,"nodeIP":"x","nodePort":1}]',
   ]) {
     it(`reports the invalid entry of ${bad} and keeps the valid ones`, () => {
-      const good = '{"podPort":8080,"nodeIP":"192.0.2.1","nodePort":61001,"protocol":"tcp","ipFamily":"IPv4"}';
+      const good =
+        '{"podPort":8080,"nodeIP":"192.0.2.1","nodePort":61001,"protocol":"tcp","ipFamily":"IPv4"}';
       const r = parseNplAnnotation(`[${bad.slice(1, -1)},${good}]`);
       assert.ok(r.ok);
       assert.equal(r.invalid.length, 1);

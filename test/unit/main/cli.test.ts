@@ -269,7 +269,8 @@ describe('npl-lb command line', () => {
       const l7 = /curl -H 'Host: web\.demo\.local' (http:\/\/127\.0\.30\.\d+:8080\/)/.exec(out())![1]!;
       const seen = new Set<string>();
       for (let i = 0; i < 6; i++) {
-        const body = await (await fetch(l4)).text();
+        // A new connection each time: the L4 VIP balances connections, not the requests on one.
+        const body = await (await request(l4, { reset: true })).body.text();
         assert.match(body, /^hello from pod web-\d on node-\d/);
         seen.add(body.split(' ')[3]!);
       }
