@@ -13,6 +13,7 @@ import {
   sameNplEntries,
   serializeNplAnnotation,
 } from '../kube/annotations.ts';
+import { EventReasons } from '../kube/event-reasons.ts';
 import type { EventSink } from '../kube/events.ts';
 import { apiServerSource, Informer, type ListWatchSource, objectKey } from '../kube/informer.ts';
 import {
@@ -325,7 +326,7 @@ export class NplAgent {
       await this.opts.events.record(
         podRef(pod),
         'Warning',
-        'InvalidNodePortLocalAnnotation',
+        EventReasons.InvalidNodePortLocalAnnotation,
         `the ${NPL_POD_ANNOTATION} annotation is not valid (${problem}); npl-lb rewrites it`,
       );
     }
@@ -337,7 +338,7 @@ export class NplAgent {
       await this.opts.events.record(
         podRef(pod),
         'Warning',
-        'NodePortLocalPortsExhausted',
+        EventReasons.NodePortLocalPortsExhausted,
         `no free node port in ${this.table.range.start}-${this.table.range.end} for ${what}; retrying`,
       );
       throw new NplError(ErrorCodes.PORTS_EXHAUSTED, `no free node port for ${key}: ${what}`);

@@ -8,6 +8,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import PQueue from 'p-queue';
 import type { ApplyResult, LoadBalancerAdapter } from '../adapter/contract.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
+import { EventReasons } from '../kube/event-reasons.ts';
 import type { EventSink, EventTarget } from '../kube/events.ts';
 import { collectionPath, RESOURCES, type ResourceRef } from '../kube/paths.ts';
 import { KubeApiError, mergePatch } from '../kube/raw-client.ts';
@@ -223,14 +224,15 @@ export class LbReconciler {
         await ev.record(
           t,
           'Normal',
-          'WaitingForNodePortLocal',
+          EventReasons.WaitingForNodePortLocal,
           `${waiting.length} selected Pod(s) have no NodePortLocal mapping yet: ${waiting.slice(0, 5).join(', ')}`,
         );
     }
     for (const pool of desired.state.pools) {
       if (pool.members.some((m) => m.enabled)) continue;
       const t = svcTarget(pool.service);
-      if (t) await ev.record(t, 'Warning', 'NoReadyMembers', `pool ${pool.name} has no ready member`);
+      if (t)
+        await ev.record(t, 'Warning', EventReasons.NoReadyMembers, `pool ${pool.name} has no ready member`);
     }
     const warned = new Set<string>();
     for (const f of desired.findings) {
@@ -241,17 +243,17 @@ export class LbReconciler {
     }
     for (const [key, st] of desired.services) {
       const t = svcTarget(key);
-      if (t && st.problem) await ev.record(t, 'Warning', st.reason ?? 'NoVIP', st.problem);
+      if (t && st.problem) await ev.record(t, 'Warning', st.reason ?? EventReasons.NoVIP, st.problem);
     }
     for (const [key, st] of desired.ingresses) {
       const t = ingTarget(key);
       if (!t) continue;
-      if (st.problem) await ev.record(t, 'Warning', st.reason ?? 'NoVIP', st.problem);
+      if (st.problem) await ev.record(t, 'Warning', st.reason ?? EventReasons.NoVIP, st.problem);
       else if (!warned.has(`Ingress/${key}`) && this.live(st)) {
         await ev.record(
           t,
           'Normal',
-          'IngressServed',
+          EventReasons.IngressServed,
           `every rule is served on ${st.vip}:${this.d.config.ingressHttpPort}`,
         );
       }
@@ -270,14 +272,14 @@ export class LbReconciler {
           await ev.record(
             t,
             'Normal',
-            'Applied',
+            EventReasons.Applied,
             `virtual service ${r.change.name} applied to ${this.d.adapter.name}`,
           );
         } else if (!r.ok) {
           await ev.record(
             t,
             'Warning',
-            'ApplyFailed',
+            EventReasons.ApplyFailed,
             `${r.change.op} ${r.change.kind} ${r.change.name}: ${r.error?.code}: ${r.error?.message}`,
           );
         }
@@ -297,7 +299,7 @@ export class LbReconciler {
           await ev.record(
             t,
             'Normal',
-            'Applied',
+            EventReasons.Applied,
             `virtual service ${vs.name} is live on ${this.d.adapter.name}`,
           );
       }

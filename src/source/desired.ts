@@ -5,6 +5,7 @@
  */
 import type { ControllerConfig } from '../config/controller-config.ts';
 import { namespaceSelected } from '../config/controller-config.ts';
+import { EventReasons } from '../kube/event-reasons.ts';
 import { DEFAULT_INGRESS_CLASS_ANNOTATION, VIP_ANNOTATION } from '../kube/annotations.ts';
 import type { Ingress, IngressBackend, IngressClass, Node, Pod, Service } from '../kube/objects.ts';
 import { l4Name, l7Name, l7PoolName, poolName } from '../model/names.ts';
@@ -88,7 +89,7 @@ const key = (m: { namespace: string; name: string }): string => `${m.namespace}/
 /** NodePortLocal entries dropped from a pool: a Warning on each Pod and one on the Service. */
 function rejectionFindings(service: string, rejected: Rejection[]): Finding[] {
   if (rejected.length === 0) return [];
-  const reason = 'NodePortLocalRejected';
+  const reason = EventReasons.NodePortLocalRejected;
   const out: Finding[] = rejected.map((r) => ({
     kind: 'Pod',
     key: r.pod,
@@ -157,11 +158,11 @@ export function servicesToAnnotate(view: ClusterView, cfg: ControllerConfig): Se
 }
 
 function vipOf(r: VipResult | undefined): { vip?: string; problem?: string; reason?: string } {
-  if (!r) return { problem: 'no VIP', reason: 'NoVIP' };
+  if (!r) return { problem: 'no VIP', reason: EventReasons.NoVIP };
   if ('vip' in r) return { vip: r.vip };
-  if ('conflict' in r) return { problem: `VIP conflict: ${r.conflict}`, reason: 'VIPConflict' };
-  if ('invalid' in r) return { problem: r.invalid, reason: 'InvalidVIP' };
-  return { problem: 'no free VIP in vip.cidrs', reason: 'NoVIP' };
+  if ('conflict' in r) return { problem: `VIP conflict: ${r.conflict}`, reason: EventReasons.VIPConflict };
+  if ('invalid' in r) return { problem: r.invalid, reason: EventReasons.InvalidVIP };
+  return { problem: 'no free VIP in vip.cidrs', reason: EventReasons.NoVIP };
 }
 
 /**

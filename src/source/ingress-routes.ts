@@ -3,6 +3,7 @@
  * host or path is refused is skipped, a backend that does not resolve is skipped, and each gives a
  * Warning finding naming the field; `tls:` gives a Warning that TLS is not served. Pure.
  */
+import { EventReasons } from '../kube/event-reasons.ts';
 import type { Ingress, IngressBackend, Service } from '../kube/objects.ts';
 import type { HttpRoute } from '../model/types.ts';
 import type { Finding } from './desired.ts';
@@ -15,14 +16,6 @@ export interface IngressRoutes {
   defaultPool: string | undefined;
   findings: Finding[];
 }
-
-export const INGRESS_REASONS = {
-  invalidRule: 'InvalidIngressRule',
-  backendNotFound: 'BackendNotFound',
-  portNotFound: 'BackendPortNotFound',
-  unsupportedBackend: 'UnsupportedBackend',
-  tlsNotServed: 'TLSNotServed',
-} as const;
 
 export function ingressRoutes(
   ing: Ingress,
@@ -41,19 +34,19 @@ export function ingressRoutes(
   const resolve = (b: IngressBackend, field: string): string | undefined => {
     const ref = b.service;
     if (!ref) {
-      warn(INGRESS_REASONS.unsupportedBackend, `${field}: only Service backends are served`);
+      warn(EventReasons.UnsupportedBackend, `${field}: only Service backends are served`);
       return undefined;
     }
     const svc = services.get(`${ns}/${ref.name}`);
     if (!svc) {
-      warn(INGRESS_REASONS.backendNotFound, `${field}: Service ${ns}/${ref.name} not found; rule skipped`);
+      warn(EventReasons.BackendNotFound, `${field}: Service ${ns}/${ref.name} not found; rule skipped`);
       return undefined;
     }
     const want = ref.port.number ?? ref.port.name;
     const sp = svc.spec.ports.find((p) => (typeof want === 'number' ? p.port === want : p.name === want));
     if (!sp || sp.protocol !== 'TCP') {
       warn(
-        INGRESS_REASONS.portNotFound,
+        EventReasons.BackendPortNotFound,
         `${field}: Service ${ns}/${ref.name} has no TCP port ${JSON.stringify(want ?? '')}; rule skipped`,
       );
       return undefined;
@@ -64,7 +57,7 @@ export function ingressRoutes(
   const tlsHosts = (ing.spec.tls ?? []).flatMap((t) => t.hosts);
   if ((ing.spec.tls ?? []).length > 0) {
     warn(
-      INGRESS_REASONS.tlsNotServed,
+      EventReasons.TLSNotServed,
       `spec.tls: TLS is not served yet; ${tlsHosts.length > 0 ? `hosts ${tlsHosts.slice(0, 5).join(', ')}` : 'these hosts'} get plain HTTP only`,
     );
   }
@@ -74,7 +67,7 @@ export function ingressRoutes(
     const host = rule.host ?? '';
     const hp = hostProblem(host);
     if (hp) {
-      warn(INGRESS_REASONS.invalidRule, `spec.rules[${i}].host: ${hp}; rule skipped`);
+      warn(EventReasons.InvalidIngressRule, `spec.rules[${i}].host: ${hp}; rule skipped`);
       return;
     }
     (rule.http?.paths ?? []).forEach((p, j) => {
@@ -82,7 +75,7 @@ export function ingressRoutes(
       const path = p.path ?? '/';
       const pp = pathProblem(path, p.pathType);
       if (pp) {
-        warn(INGRESS_REASONS.invalidRule, `${field}.path: ${pp}; rule skipped`);
+        warn(EventReasons.InvalidIngressRule, `${field}.path: ${pp}; rule skipped`);
         return;
       }
       const pool = resolve(p.backend, `${field}.backend`);
@@ -93,7 +86,7 @@ export function ingressRoutes(
   let defaultPool: string | undefined;
   if (db && defaultTakenBy) {
     warn(
-      INGRESS_REASONS.invalidRule,
+      EventReasons.InvalidIngressRule,
       `spec.defaultBackend: the default backend of this IngressClass comes from ${defaultTakenBy}; ignored`,
     );
   } else if (db) defaultPool = resolve(db, 'spec.defaultBackend');

@@ -210,7 +210,7 @@ describe('untrusted hosts and paths reach no renderer raw', () => {
           seGroup: 'Default-Group',
           vrf: 'global',
         });
-        const policy = objects.find((o) => o.type === 'httppolicyset')!.object as {
+        const policy = objects.find((o) => o.type === 'httppolicyset')!.object as unknown as {
           http_request_policy: {
             rules: { match: { host_hdr?: { value: string[] }; path: { match_str: string[] } } }[];
           };

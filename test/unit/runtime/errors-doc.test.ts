@@ -8,3 +8,26 @@ it('docs/errors.md lists exactly the error codes the code defines', () => {
   const documented = [...doc.matchAll(/^\| `(NPL_[A-Z_]+)`\s*\|/gm)].map((m) => m[1]).sort();
   assert.deepEqual(documented, Object.values(ErrorCodes).sort());
 });
+
+it('docs/errors.md lists exactly the Event reasons the code writes', async () => {
+  const { EventReasons } = await import('../../../src/kube/event-reasons.ts');
+  const doc = readFileSync(new URL('../../../docs/errors.md', import.meta.url), 'utf8');
+  const section = doc.slice(doc.indexOf('## Event reasons'));
+  const documented = [...section.matchAll(/^\| `([A-Za-z]+)`\s*\|/gm)].map((m) => m[1]).sort();
+  assert.deepEqual(documented, Object.values(EventReasons).sort());
+});
+
+it('every Event the code writes uses a reason of EventReasons, never a string of its own', () => {
+  const files = [
+    'src/controller/lb-reconciler.ts',
+    'src/agent/npl-controller.ts',
+    'src/source/ingress-routes.ts',
+  ];
+  for (const f of files) {
+    const text = readFileSync(new URL(`../../../${f}`, import.meta.url), 'utf8');
+    const literals = [...text.matchAll(/record\([^;]*?'(?:Normal|Warning)',\s*'([A-Za-z]+)'/gs)].map(
+      (m) => m[1],
+    );
+    assert.deepEqual(literals, [], `${f} writes reasons as literals`);
+  }
+});

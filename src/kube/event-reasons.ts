@@ -1,0 +1,28 @@
+/**
+ * Every Event reason npl-lb writes, in one place. docs/errors.md lists them with what to do; a
+ * test keeps the two in step.
+ */
+export const EventReasons = {
+  // The controller, on Services and Ingresses: the load balancer.
+  Applied: 'Applied',
+  ApplyFailed: 'ApplyFailed',
+  NoReadyMembers: 'NoReadyMembers',
+  WaitingForNodePortLocal: 'WaitingForNodePortLocal',
+  NoVIP: 'NoVIP',
+  VIPConflict: 'VIPConflict',
+  InvalidVIP: 'InvalidVIP',
+  // The controller, on Pods and their Services: NodePortLocal entries refused at the boundary.
+  NodePortLocalRejected: 'NodePortLocalRejected',
+  // The controller, on Ingresses.
+  InvalidIngressRule: 'InvalidIngressRule',
+  BackendNotFound: 'BackendNotFound',
+  BackendPortNotFound: 'BackendPortNotFound',
+  UnsupportedBackend: 'UnsupportedBackend',
+  TLSNotServed: 'TLSNotServed',
+  IngressServed: 'IngressServed',
+  // The agent, on Pods.
+  InvalidNodePortLocalAnnotation: 'InvalidNodePortLocalAnnotation',
+  NodePortLocalPortsExhausted: 'NodePortLocalPortsExhausted',
+} as const;
+
+export type EventReason = (typeof EventReasons)[keyof typeof EventReasons];
