@@ -18,6 +18,7 @@ import type { Member, Pool, VirtualService } from '../../src/model/types.ts';
 import type { Change, Observed } from '../../src/plan/diff.ts';
 import { parseConfig, renderConfig, type RenderOptions, type Section, serverName } from './config.ts';
 import { checkConfig, HaproxyError, socketCommand } from './process.ts';
+import { bindError, narrowRefused } from './narrow.ts';
 import { changeProblem, dependencyProblem, type Fail } from './validate.ts';
 
 export interface HaproxyRuntimeOptions {
@@ -116,29 +117,33 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     if (!this.loaded) await this.observe();
     await this.deleteParked();
     const failed = new Map<number, Fail>();
-    const pools = new Map(this.pools);
-    const vss = new Map(this.vss);
     changes.forEach((c, i) => {
       const p = this.problem(c);
-      if (p) return void failed.set(i, p);
-      const map = (c.kind === 'pool' ? pools : vss) as Map<string, Pool | VirtualService>;
-      if (c.op === 'delete') map.delete(c.name);
-      else map.set(c.name, c.desired);
+      if (p) failed.set(i, p);
     });
-    // A virtual service whose pool is missing cannot be configured.
-    changes.forEach((c, i) => {
-      if (failed.has(i) || c.kind !== 'virtualService' || c.op === 'delete') return;
-      const dep = dependencyProblem(c.desired, pools);
-      if (!dep) return;
-      failed.set(i, dep);
-      const before = this.vss.get(c.name);
-      if (before) vss.set(c.name, before);
-      else vss.delete(c.name);
-    });
-    const structural = !isDeepStrictEqual(this.structure(pools, vss), this.structure(this.pools, this.vss));
+    let { pools, vss } = this.without(changes, failed);
+    let structural = !isDeepStrictEqual(this.structure(pools, vss), this.structure(this.pools, this.vss));
     try {
-      if (structural) await this.reloadWith(pools, vss);
-      else await this.runtimeUpdate(pools);
+      // A change that would fail the reload fails alone, and the others go live: new binds are
+      // tried first, and a file `haproxy -c` refuses is narrowed to the changes that break it.
+      const narrow = async (refused: Map<number, Fail>) => {
+        for (const [i, f] of refused) failed.set(i, f);
+        ({ pools, vss } = this.without(changes, failed));
+        structural = !isDeepStrictEqual(this.structure(pools, vss), this.structure(this.pools, this.vss));
+      };
+      if (structural) await narrow(await this.unbindable(changes, failed));
+      if (structural) {
+        try {
+          await this.reloadWith(pools, vss);
+        } catch (err) {
+          if (!(err instanceof HaproxyError && err.code === 'ConfigInvalid')) throw err;
+          const refused = await this.refusedByCheck(changes, failed);
+          if (refused.size === 0) throw err;
+          await narrow(refused);
+          if (structural) await this.reloadWith(pools, vss);
+          else await this.runtimeUpdate(pools);
+        }
+      } else await this.runtimeUpdate(pools);
     } catch (err) {
       const e = err as Error;
       const terminal = err instanceof HaproxyError && err.code === 'ConfigInvalid';
@@ -158,6 +163,81 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
       const f = failed.get(i);
       return f ? { change, ok: false, error: f } : { change, ok: true };
     });
+  }
+
+  /**
+   * The state after the changes that have not failed; a virtual service whose pool is missing
+   * cannot be configured and fails too (added to `failed`).
+   */
+  private without(
+    changes: Change[],
+    failed: Map<number, Fail>,
+  ): { pools: Map<string, Pool>; vss: Map<string, VirtualService> } {
+    const pools = new Map(this.pools);
+    const vss = new Map(this.vss);
+    changes.forEach((c, i) => {
+      if (failed.has(i)) return;
+      const map = (c.kind === 'pool' ? pools : vss) as Map<string, Pool | VirtualService>;
+      if (c.op === 'delete') map.delete(c.name);
+      else map.set(c.name, c.desired);
+    });
+    changes.forEach((c, i) => {
+      if (failed.has(i) || c.kind !== 'virtualService' || c.op === 'delete') return;
+      const dep = dependencyProblem(c.desired, pools);
+      if (!dep) return;
+      failed.set(i, dep);
+      const before = this.vss.get(c.name);
+      if (before) vss.set(c.name, before);
+      else vss.delete(c.name);
+    });
+    return { pools, vss };
+  }
+
+  /** New binds this host cannot listen on (unless binds are transparent): each fails alone. */
+  private async unbindable(changes: Change[], failed: Map<number, Fail>): Promise<Map<number, Fail>> {
+    const out = new Map<number, Fail>();
+    if (/\btransparent\b/.test(this.opts.bindOptions ?? '')) return out;
+    const bound = new Set([...this.vss.values()].map((v) => `${v.vip}|${v.port}`));
+    for (const [i, c] of changes.entries()) {
+      if (failed.has(i) || c.kind !== 'virtualService' || c.op === 'delete') continue;
+      const v = c.desired;
+      if (bound.has(`${v.vip}|${v.port}`)) continue;
+      const err = await bindError(v.vip, v.port);
+      if (err === 'EADDRNOTAVAIL' || err === 'EACCES') {
+        out.set(i, {
+          code: 'BindFailed',
+          message: `${c.name}: HAProxy cannot listen on ${v.vip}:${v.port} (${err}): the VIP is not on this host`,
+          terminal: true,
+        });
+      }
+    }
+    return out;
+  }
+
+  /** The changes `haproxy -c` refuses, found by bisecting the batch with checks alone (no reload). */
+  private async refusedByCheck(changes: Change[], failed: Map<number, Fail>): Promise<Map<number, Fail>> {
+    const live = [...changes.keys()].filter((i) => !failed.has(i));
+    const check = async (subset: number[]): Promise<boolean> => {
+      const skip = new Map(failed);
+      for (const i of live) if (!subset.includes(i)) skip.set(i, { code: '', message: '', terminal: true });
+      const { pools, vss } = this.without(changes, skip);
+      try {
+        await checkConfig(this.opts.bin, this.writeConfig(pools, vss));
+        return true;
+      } catch (err) {
+        if (err instanceof HaproxyError && err.code === 'ConfigInvalid') return false;
+        throw err;
+      }
+    };
+    const out = new Map<number, Fail>();
+    for (const i of await narrowRefused(live, check)) {
+      out.set(i, {
+        code: 'ConfigInvalid',
+        message: `${changes[i]!.name}: haproxy -c refuses the configuration with this change`,
+        terminal: true,
+      });
+    }
+    return out;
   }
 
   private writeConfig(pools: Map<string, Pool>, vss: Map<string, VirtualService>): string {
