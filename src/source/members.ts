@@ -161,7 +161,9 @@ function nplMembers(svc: Service, port: ServicePort, pods: Pod[], nodes: NodeDir
 }
 
 function internalIP(node: Node): string | undefined {
-  return node.status.addresses.find((a) => a.type === 'InternalIP' && !a.address.includes(':'))?.address;
+  return node.status.addresses.find(
+    (a) => a.type === 'InternalIP' && ipProblem(a.address, 'IPv4') === undefined,
+  )?.address;
 }
 
 function nodeReady(node: Node): boolean {
@@ -191,7 +193,8 @@ export function membersFor(
   const members: Member[] = [];
   for (const pod of selected) {
     const target = resolveTargetPort(pod, port.targetPort, port.port, port.protocol);
-    const ip = podIPs(pod).find((x) => !x.includes(':'));
+    // Pod IPs come from an object a user may write (pods/status): only a real IPv4 address counts.
+    const ip = podIPs(pod).find((x) => ipProblem(x, 'IPv4') === undefined);
     if (target === undefined || !ip) continue;
     members.push({
       address: ip,
