@@ -5,6 +5,9 @@
  * alone (no reload) until the culprits are found.
  */
 import { createServer } from 'node:net';
+import type { VirtualService } from '../../src/model/types.ts';
+import type { Change } from '../../src/plan/diff.ts';
+import type { Fail } from './validate.ts';
 
 /**
  * The items that cannot be added, given `accepts(subset)` that says whether the known-good base
@@ -38,4 +41,59 @@ export function bindError(address: string, port: number): Promise<string | undef
     server.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
     server.listen({ host: address, port, exclusive: true }, () => server.close(() => resolve(undefined)));
   });
+}
+
+/**
+ * The changes of a batch whose new bind (a VIP:port no current frontend has) this host cannot
+ * listen on: a reload with them would fail, and every other change with it.
+ */
+export async function unbindableChanges(
+  changes: Change[],
+  failed: ReadonlyMap<number, Fail>,
+  current: VirtualService[],
+): Promise<Map<number, Fail>> {
+  const out = new Map<number, Fail>();
+  const bound = new Set(current.map((v) => `${v.vip}|${v.port}`));
+  for (const [i, c] of changes.entries()) {
+    if (failed.has(i) || c.kind !== 'virtualService' || c.op === 'delete') continue;
+    const v = c.desired;
+    if (bound.has(`${v.vip}|${v.port}`)) continue;
+    const err = await bindError(v.vip, v.port);
+    if (err === 'EADDRNOTAVAIL' || err === 'EACCES') {
+      out.set(i, {
+        code: 'BindFailed',
+        message: `${c.name}: HAProxy cannot listen on ${v.vip}:${v.port} (${err}): the VIP is not on this host`,
+        terminal: true,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * The changes of a batch the configuration check refuses: `accepts(skip)` checks the batch with
+ * the changes in `skip` left out. Each culprit fails terminally with ConfigInvalid.
+ */
+export async function refusedChanges(
+  changes: Change[],
+  failed: ReadonlyMap<number, Fail>,
+  accepts: (skip: Map<number, Fail>) => Promise<boolean>,
+): Promise<Map<number, Fail>> {
+  const live = [...changes.keys()].filter((i) => !failed.has(i));
+  const left = { code: 'Skipped', message: 'left out of this check', terminal: true };
+  const bad = await narrowRefused(live, (subset) => {
+    const skip = new Map(failed);
+    for (const i of live) if (!subset.includes(i)) skip.set(i, left);
+    return accepts(skip);
+  });
+  return new Map(
+    bad.map((i) => [
+      i,
+      {
+        code: 'ConfigInvalid',
+        message: `${changes[i]!.name}: haproxy -c refuses the configuration with this change`,
+        terminal: true,
+      },
+    ]),
+  );
 }

@@ -18,7 +18,7 @@ import type { Member, Pool, VirtualService } from '../../src/model/types.ts';
 import type { Change, Observed } from '../../src/plan/diff.ts';
 import { parseConfig, renderConfig, type RenderOptions, type Section, serverName } from './config.ts';
 import { checkConfig, HaproxyError, socketCommand } from './process.ts';
-import { bindError, narrowRefused } from './narrow.ts';
+import { refusedChanges, unbindableChanges } from './narrow.ts';
 import { changeProblem, dependencyProblem, type Fail } from './validate.ts';
 
 export interface HaproxyRuntimeOptions {
@@ -195,31 +195,13 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
 
   /** New binds this host cannot listen on (unless binds are transparent): each fails alone. */
   private async unbindable(changes: Change[], failed: Map<number, Fail>): Promise<Map<number, Fail>> {
-    const out = new Map<number, Fail>();
-    if (/\btransparent\b/.test(this.opts.bindOptions ?? '')) return out;
-    const bound = new Set([...this.vss.values()].map((v) => `${v.vip}|${v.port}`));
-    for (const [i, c] of changes.entries()) {
-      if (failed.has(i) || c.kind !== 'virtualService' || c.op === 'delete') continue;
-      const v = c.desired;
-      if (bound.has(`${v.vip}|${v.port}`)) continue;
-      const err = await bindError(v.vip, v.port);
-      if (err === 'EADDRNOTAVAIL' || err === 'EACCES') {
-        out.set(i, {
-          code: 'BindFailed',
-          message: `${c.name}: HAProxy cannot listen on ${v.vip}:${v.port} (${err}): the VIP is not on this host`,
-          terminal: true,
-        });
-      }
-    }
-    return out;
+    if (/\btransparent\b/.test(this.opts.bindOptions ?? '')) return new Map();
+    return unbindableChanges(changes, failed, [...this.vss.values()]);
   }
 
   /** The changes `haproxy -c` refuses, found by bisecting the batch with checks alone (no reload). */
-  private async refusedByCheck(changes: Change[], failed: Map<number, Fail>): Promise<Map<number, Fail>> {
-    const live = [...changes.keys()].filter((i) => !failed.has(i));
-    const check = async (subset: number[]): Promise<boolean> => {
-      const skip = new Map(failed);
-      for (const i of live) if (!subset.includes(i)) skip.set(i, { code: '', message: '', terminal: true });
+  private refusedByCheck(changes: Change[], failed: Map<number, Fail>): Promise<Map<number, Fail>> {
+    return refusedChanges(changes, failed, async (skip) => {
       const { pools, vss } = this.without(changes, skip);
       try {
         await checkConfig(this.opts.bin, this.writeConfig(pools, vss));
@@ -228,16 +210,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
         if (err instanceof HaproxyError && err.code === 'ConfigInvalid') return false;
         throw err;
       }
-    };
-    const out = new Map<number, Fail>();
-    for (const i of await narrowRefused(live, check)) {
-      out.set(i, {
-        code: 'ConfigInvalid',
-        message: `${changes[i]!.name}: haproxy -c refuses the configuration with this change`,
-        terminal: true,
-      });
-    }
-    return out;
+    });
   }
 
   private writeConfig(pools: Map<string, Pool>, vss: Map<string, VirtualService>): string {

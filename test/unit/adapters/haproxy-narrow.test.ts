@@ -4,7 +4,10 @@
  * this host is reported while the rest of its batch goes live, in one reload.
  */
 import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { request } from 'undici';
@@ -105,6 +108,48 @@ describe('runtime transport on a real HAProxy', { skip: haproxyMissing() }, () =
     assert.deepEqual(
       observed.owned.virtualServices.map((v) => v.name),
       ['c1--good'],
+    );
+  });
+
+  it('a change haproxy -c refuses is found by bisection and fails alone; the others are reloaded', async (t) => {
+    // A checker that refuses any file holding the word "poison" (stands for any value HAProxy's
+    // parser rejects), and otherwise is the real `haproxy -c`.
+    const dir = mkdtempSync(join(tmpdir(), 'npl-narrow-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const bin = join(dir, 'haproxy');
+    writeFileSync(
+      bin,
+      '#!/bin/sh\nfor a; do f="$a"; done\nif [ "$1" = "-c" ] && grep -q poison "$f"; then echo "[ALERT] poisoned" >&2; exit 1; fi\nexec haproxy "$@"\n',
+    );
+    chmodSync(bin, 0o755);
+    const rig = await startHaproxy(t);
+    const adapter = rig.adapter('c1', { healthChecks: false, bin });
+    t.after(() => adapter.close());
+    const pool = (name: string, service: string): Pool => ({
+      name,
+      protocol: 'TCP',
+      health: 'tcp',
+      service,
+      servicePort: 'http',
+      members: [],
+    });
+    const names = ['c1--a', 'c1--b', 'c1--c', 'c1--d', 'c1--e', 'c1--f'];
+    const results = await adapter.apply(
+      names.map((n) => ({
+        op: 'create' as const,
+        kind: 'pool' as const,
+        name: n,
+        desired: pool(n, n === 'c1--d' ? 'default/poison' : `default/${n}`),
+      })),
+    );
+    assert.deepEqual(
+      results.filter((r) => !r.ok).map((r) => [r.change.name, r.error?.code, r.error?.terminal]),
+      [['c1--d', 'ConfigInvalid', true]],
+    );
+    assert.equal(adapter.stats.reloads, 1);
+    assert.deepEqual(
+      (await adapter.observe()).owned.pools.map((p) => p.name).sort(),
+      names.filter((n) => n !== 'c1--d'),
     );
   });
 });
