@@ -66,9 +66,9 @@ describe('the validation boundary', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 30 }), (s) => {
         for (const type of ['Prefix', 'Exact', 'ImplementationSpecific'] as const) {
-          if (pathProblem(`/${s}`, type) === undefined)
           // eslint-disable-next-line no-control-regex
-            assert.ok(!/[\s"'`\\\u0000-\u001f\u007f-\u009f]/.test(s));
+          const unsafe = /[\s"'`\\\u0000-\u001f\u007f-\u009f]/;
+          if (pathProblem(`/${s}`, type) === undefined) assert.ok(!unsafe.test(s));
         }
         if (hostProblem(s) === undefined) assert.match(s, /^(\*\.)?[a-z0-9.-]*$/);
       }),
