@@ -147,7 +147,10 @@ export class ClusterCache {
   private readonly podIndex = new LivePodIndex();
   private readonly serviceIndex = new ServiceSelectorIndex();
 
+  private readonly log: Logger;
+
   constructor(kc: KubeConfig, logger: Logger, sources?: Partial<Record<CacheKind, ListWatchSource>>) {
+    this.log = logger;
     const make = (kind: CacheKind) =>
       new Informer({
         name: kind,
@@ -176,9 +179,34 @@ export class ClusterCache {
     this.informers[kind].on(h);
   }
 
-  async start(): Promise<void> {
+  /** Objects held per kind, for progress and the synced log line. */
+  counts(): Record<CacheKind, number> {
+    const p = this.parsed;
+    return {
+      services: p.services.items.size,
+      pods: p.pods.items.size,
+      nodes: p.nodes.items.size,
+      ingresses: p.ingresses.items.size,
+      ingressClasses: p.ingressClasses.items.size,
+    };
+  }
+
+  /** Starts every informer and waits for all to list; a long first sync logs progress every 5 s. */
+  async start(progressMs = 5000): Promise<void> {
+    const started = Date.now();
     for (const inf of Object.values(this.informers)) inf.start();
-    await Promise.all(Object.values(this.informers).map((i) => i.waitForSync()));
+    const progress = setInterval(
+      () =>
+        this.log.info({ ...this.counts(), elapsedMs: Date.now() - started }, 'waiting for caches to sync'),
+      progressMs,
+    );
+    progress.unref();
+    try {
+      await Promise.all(Object.values(this.informers).map((i) => i.waitForSync()));
+    } finally {
+      clearInterval(progress);
+    }
+    this.log.info({ ...this.counts(), tookMs: Date.now() - started }, 'caches synced');
   }
 
   async stop(): Promise<void> {

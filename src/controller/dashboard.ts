@@ -28,6 +28,7 @@ export const DASHBOARD_HTML = `<!doctype html>
   .draining { color: #b25e00; }
   .failed { color: #b3261e; }
   .empty { padding: 20px; color: #667; }
+  .banner { margin: 0 20px 12px; padding: 10px 14px; border-radius: 6px; background: #fff4e5; border: 1px solid #f0c27b; font-size: 14px; }
 </style>
 </head>
 <body>
@@ -36,6 +37,7 @@ export const DASHBOARD_HTML = `<!doctype html>
   <label>Node <select id="node"><option value="">all nodes</option></select></label>
   <label>Namespace <select id="namespace"><option value="">all namespaces</option></select></label>
 </form>
+<div id="banner" class="banner" hidden></div>
 <main id="nodes"></main>
 <script>
 (() => {
@@ -56,7 +58,15 @@ export const DASHBOARD_HTML = `<!doctype html>
   const render = (doc) => {
     const node = $('node').value;
     const namespace = $('namespace').value;
-    $('meta').textContent = 'cluster ' + doc.clusterName + ' · adapter ' + doc.adapter + ' · ' + doc.generatedAt;
+    $('meta').textContent = 'cluster ' + doc.clusterName + ' · adapter ' + doc.adapter + ' · ' + doc.generatedAt +
+      (doc.lastSync ? ' · last sync ' + doc.lastSync.at : '');
+    const l = doc.leadership;
+    const banner = $('banner');
+    banner.hidden = !(l && l.role === 'standby');
+    if (l && l.role === 'standby') {
+      banner.textContent = 'Standby: this replica does not write to the load balancer. The leader is ' +
+        (l.holder || '(none yet)') + (l.since ? ' since ' + l.since : '') + '; its dashboard shows the pools.';
+    }
     for (const n of doc.nodes) {
       known.node.add(n.node);
       for (const m of n.members) known.namespace.add(m.service.split('/')[0]);

@@ -19,6 +19,8 @@ export function controllerRoutes(state: StateTracker): {
           clusterName: doc.clusterName,
           adapter: doc.adapter,
           generatedAt: doc.generatedAt,
+          leadership: doc.leadership,
+          lastSync: doc.lastSync,
           nodes: byNode(doc),
         };
       },

@@ -13,6 +13,17 @@ export interface ObjectResult {
   error?: { code: string; message: string; terminal: boolean };
 }
 
+/** Which replica writes: `single` without leader election. */
+export interface Leadership {
+  role: 'leader' | 'standby' | 'single';
+  /** This replica. */
+  identity: string;
+  /** The Lease's holder ('' when none, or without leader election). */
+  holder: string;
+  /** When the holder acquired the Lease (ISO time). */
+  since: string | null;
+}
+
 export interface StateDocument {
   apiVersion: 'npl-lb.io/v1';
   kind: 'LoadBalancerState';
@@ -20,6 +31,8 @@ export interface StateDocument {
   adapter: string;
   generatedAt: string;
   lastSync: { at: string; changes: number; failed: number } | null;
+  /** A standby serves an empty state: this says why, and who leads. */
+  leadership: Leadership;
   virtualServices: (LbState['virtualServices'][number] & { lastApply: ObjectResult | null })[];
   pools: (LbState['pools'][number] & { lastApply: ObjectResult | null })[];
   conflicts: Conflict[];
@@ -30,6 +43,12 @@ export class StateTracker {
   private readonly results = new Map<string, ObjectResult>();
   private conflicts: Conflict[] = [];
   private lastSync: StateDocument['lastSync'] = null;
+  private leadership: () => Leadership = () => ({ role: 'single', identity: '', holder: '', since: null });
+
+  /** Where the document's leadership comes from (the leader elector, when there is one). */
+  setLeadership(source: () => Leadership): void {
+    this.leadership = source;
+  }
 
   constructor(
     private readonly clusterName: string,
@@ -91,6 +110,7 @@ export class StateTracker {
       adapter: this.adapter,
       generatedAt: this.now().toISOString(),
       lastSync: this.lastSync,
+      leadership: this.leadership(),
       virtualServices: this.desired.virtualServices.map((v) => ({
         ...v,
         lastApply: this.results.get(`virtualService/${v.name}`) ?? null,

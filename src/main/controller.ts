@@ -6,14 +6,11 @@ import { ADAPTERS } from '../../adapters/index.ts';
 import { AdapterCheckError } from '../adapter/contract.ts';
 import { loadControllerConfig } from '../config/controller-config.ts';
 import { CONTROLLER_HELP, parseControllerFlags } from '../config/controller-flags.ts';
-import { NplController } from '../controller/controller.ts';
-import { controllerRoutes } from '../controller/http-routes.ts';
 import { loadKubeConfig } from '../kube/client.ts';
 import { EventRecorder } from '../kube/events.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
-import { LeaderElector } from '../runtime/leader-election.ts';
 import { createLogger } from '../runtime/logger.ts';
-import { serveStatus } from '../runtime/status-server.ts';
+import { startControllerRole } from './controller-role.ts';
 import { runUntilSignal } from './lifecycle.ts';
 
 export async function runController(argv: string[]): Promise<number> {
@@ -42,69 +39,39 @@ export async function runController(argv: string[]): Promise<number> {
     // Unreachable for now: the reconcile retries with backoff until it is back.
     log.warn({ err: err.message }, 'load balancer not reachable yet; retrying in the background');
   }
-  const controller = new NplController({
+  const role = await startControllerRole({
     kubeConfig: kc,
     config,
     adapter,
     events: new EventRecorder(kc, 'npl-lb-controller', config.clusterName, { logger: log }),
     logger: log,
+    httpAddress: flags['http-address'],
+    ...(flags['leader-elect']
+      ? {
+          election: {
+            namespace: process.env.POD_NAMESPACE ?? flags['lease-namespace'],
+            name: flags['lease-name'],
+            identity: `${hostname()}-${process.pid}`,
+          },
+        }
+      : {}),
   });
-  const routes = controllerRoutes(controller.state);
-  const status = await serveStatus(
-    flags['http-address'],
-    controller.metrics.registry,
-    () => controller.isReady,
-    routes.json,
-    routes.html,
-  );
   log.info(
-    { cluster: config.clusterName, adapter: adapter.name, kubeconfig: origin, http: status.url },
+    {
+      cluster: config.clusterName,
+      adapter: adapter.name,
+      kubeconfig: origin,
+      http: role.url,
+      leaderElection: flags['leader-elect'],
+    },
     'controller starting',
   );
-  if (!flags['leader-elect']) {
-    return runUntilSignal(
-      {
-        start: () => controller.start(),
-        stop: async () => {
-          await controller.stop();
-          await adapter.close();
-          await status.close();
-        },
-      },
-      log,
-      'stopping; draining in-flight work',
-      { stopTimeoutMs },
-    );
-  }
-  let lost!: (err: Error) => void;
-  const lostLease = new Promise<Error>((resolve) => {
-    lost = resolve;
-  });
-  const elector = new LeaderElector({
-    kubeConfig: kc,
-    namespace: process.env.POD_NAMESPACE ?? flags['lease-namespace'],
-    name: flags['lease-name'],
-    identity: `${hostname()}-${process.pid}`,
-    logger: log,
-    // Only the leader runs the controller, so only the leader writes.
-    onStartedLeading: () => controller.start(),
-    onStoppedLeading: () =>
-      lost(
-        new NplError(ErrorCodes.LEADERSHIP_LOST, 'lost the leader Lease; exiting so that a standby leads'),
-      ),
-  });
   return runUntilSignal(
-    {
-      start: async () => elector.start(),
-      stop: async () => {
-        await controller.stop();
-        await elector.stop();
-        await adapter.close();
-        await status.close();
-      },
-    },
+    role,
     log,
-    'stopping; draining in-flight work and releasing the Lease',
-    { failure: lostLease, stopTimeoutMs },
+    flags['leader-elect']
+      ? 'stopping; draining in-flight work and releasing the Lease'
+      : 'stopping; draining in-flight work',
+    { ...(flags['leader-elect'] ? { failure: role.lost } : {}), stopTimeoutMs },
   );
 }

@@ -5,7 +5,7 @@ import { request } from 'undici';
 import { z } from 'zod';
 import { COMMON_FLAGS, commonSchema, type FlagSpecs, helpText, parseFlags } from '../config/flags.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
-import { byNode, renderTable, stateDocumentSchema } from '../views/by-node.ts';
+import { byNode, renderTable, standbyBanner, stateDocumentSchema } from '../views/by-node.ts';
 
 export const POOLS_FLAGS = {
   server: {
@@ -66,6 +66,8 @@ export async function runPools(
     );
   }
   const view = byNode(doc.data, { node: flags.node, namespace: flags.namespace });
-  out(flags.output === 'json' ? `${JSON.stringify(view, null, 2)}\n` : renderTable(view));
+  const banner = standbyBanner(doc.data.leadership);
+  if (flags.output === 'json') out(`${JSON.stringify(view, null, 2)}\n`);
+  else out(`${banner ? `${banner}\n` : ''}${renderTable(view)}`);
   return 0;
 }

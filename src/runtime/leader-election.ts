@@ -30,6 +30,16 @@ export interface LeaderElectionOptions {
   onStoppedLeading: () => void | Promise<void>;
 }
 
+export interface LeadershipStatus {
+  role: 'leader' | 'standby';
+  /** This replica. */
+  identity: string;
+  /** The Lease's holder ('' when none). */
+  holder: string;
+  /** When the holder acquired the Lease (ISO time). */
+  since: string | null;
+}
+
 export class LeaderElector {
   private readonly api: CoordinationV1Api;
   private readonly log: Logger;
@@ -58,9 +68,41 @@ export class LeaderElector {
     return this.leading;
   }
 
+  /** Who holds the Lease as last read, and since when (ISO time); undefined before the first read. */
+  private seen: { holder: string; since: string | undefined } | undefined;
+  private running = false;
+
+  /** Whether the election loop runs (a standby is healthy and Ready while it does). */
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  /** Leader or standby, with the Lease's holder and since when it holds it. */
+  get status(): LeadershipStatus {
+    return {
+      role: this.leading ? 'leader' : 'standby',
+      identity: this.opts.identity,
+      holder: this.leading ? this.opts.identity : (this.seen?.holder ?? ''),
+      since: this.seen?.since ?? null,
+    };
+  }
+
   start(): void {
     this.abort = new AbortController();
-    this.loop = this.run(this.abort.signal);
+    this.running = true;
+    this.loop = this.run(this.abort.signal).finally(() => {
+      this.running = false;
+    });
+  }
+
+  /** Records who holds the Lease; a standby says so in its log when that changes. */
+  private observe(holder: string, acquireTime: unknown): void {
+    const since = acquireTime ? new Date(String(acquireTime)).toISOString() : undefined;
+    const changed = this.seen?.holder !== holder;
+    this.seen = { holder, since };
+    if (changed && holder !== this.opts.identity) {
+      this.log.info({ holder: holder || '(none)', since }, 'standby; the Lease is held by another replica');
+    }
   }
 
   /** Stops electing; a leader releases the Lease so a standby takes over at once. */
@@ -86,7 +128,7 @@ export class LeaderElector {
         this.lastRenew = now;
         if (!this.leading) {
           this.leading = true;
-          this.log.info('became leader');
+          this.log.info({ since: this.seen?.since }, 'became leader');
           await this.opts.onStartedLeading();
         }
       } else if (this.leading && now - this.lastRenew > this.deadlineMs) {
@@ -111,6 +153,7 @@ export class LeaderElector {
     } catch (err) {
       if (!(err instanceof ApiException && err.code === 404)) throw err;
       const now = this.microNow();
+      this.observe(identity, new Date(this.clock.now()));
       await this.api.createNamespacedLease({
         namespace,
         body: {
@@ -130,7 +173,10 @@ export class LeaderElector {
     const holder = spec.holderIdentity ?? '';
     const renewed = spec.renewTime ? new Date(String(spec.renewTime)).getTime() : 0;
     const expired = holder === '' || renewed + (spec.leaseDurationSeconds ?? 0) * 1000 < this.clock.now();
-    if (holder !== identity && !expired) return false;
+    if (holder !== identity && !expired) {
+      this.observe(holder, spec.acquireTime);
+      return false;
+    }
     const now = this.microNow();
     lease.spec = {
       ...spec,
@@ -145,6 +191,7 @@ export class LeaderElector {
       lease.spec.acquireTime = new V1MicroTime(new Date(String(spec.acquireTime)).getTime());
     try {
       await this.api.replaceNamespacedLease({ name, namespace, body: lease });
+      this.observe(identity, lease.spec.acquireTime);
       return true;
     } catch (err) {
       if (err instanceof ApiException && err.code === 409) return false;

@@ -24,13 +24,18 @@ export interface LoggerOptions {
 
 export function createLogger(opts: LoggerOptions): Logger {
   const base = { name: opts.name, level: opts.level ?? process.env.LOG_LEVEL ?? 'info', redact: REDACT };
+  // JSON lines an operator can grep as AKO's and CIS's: "level":"INFO", "time":"<ISO 8601>".
+  const readable = {
+    formatters: { level: (label: string) => ({ level: label.toUpperCase() }) },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
   if (opts.format === 'pretty') {
     return pino({
       ...base,
       transport: { target: 'pino-pretty', options: { colorize: process.stderr.isTTY, destination: 2 } },
     });
   }
-  return pino(base, (opts.destination ?? process.stderr) as pino.DestinationStream);
+  return pino({ ...base, ...readable }, (opts.destination ?? process.stderr) as pino.DestinationStream);
 }
 
 /** A logger that writes nothing, for tests and library defaults. */

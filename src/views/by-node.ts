@@ -21,6 +21,14 @@ export const stateDocumentSchema = z.object({
   clusterName: z.string(),
   adapter: z.string(),
   generatedAt: z.string(),
+  leadership: z
+    .object({
+      role: z.enum(['leader', 'standby', 'single']),
+      identity: z.string(),
+      holder: z.string(),
+      since: z.string().nullable(),
+    })
+    .optional(),
   virtualServices: z.array(
     z.looseObject({
       kind: z.enum(['l4', 'l7']),
@@ -149,4 +157,12 @@ export function renderTable(view: NodeView[]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
   return [line(head), ...rows.map(line)].join('\n') + '\n';
+}
+
+/** The line a standby's views show instead of an empty table's silence. */
+export function standbyBanner(
+  l: { role: string; holder: string; since: string | null } | undefined,
+): string | undefined {
+  if (l?.role !== 'standby') return undefined;
+  return `standby: this replica does not write; the leader is ${l.holder || '(none yet)'}${l.since ? ` since ${l.since}` : ''}`;
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { DataplaneClient } from '../../adapters/haproxy/dataplane/client.ts';
 import { backendFor } from '../../adapters/haproxy/dataplane/layout.ts';
 import type { ApiVersion } from '../../adapters/haproxy/dataplane/models.ts';
-import { startDataplaneSim } from '../support/dataplane.ts';
+import { runAll, startDataplaneSim } from '../support/dataplane.ts';
 import { haproxyMissing } from '../support/haproxy.ts';
 import { adapterContract } from './adapter-contract.ts';
 
@@ -39,8 +39,13 @@ for (const apiVersion of ['v2', 'v3'] as ApiVersion[]) {
           await c.close();
         },
         close: async () => {
-          const problems = rig.specProblems();
-          for (const f of cleanups) await f();
+          // Cleanups run whatever the check does: a failing check never leaves HAProxy behind.
+          let problems: string[];
+          try {
+            problems = rig.specProblems();
+          } finally {
+            await runAll(cleanups);
+          }
           assert.deepEqual(problems, [], 'every exchange conforms to the Data Plane API spec');
         },
       };

@@ -1,5 +1,5 @@
 /**
- * Holds Data Plane API exchanges to the official specs in ../shared/specs/haproxy: the operation
+ * Holds Data Plane API exchanges to the official specs (bundled in test/support/specs/haproxy): the operation
  * must exist for the method and path, query parameters must be declared, the request body must
  * match the body parameter's schema, and the response body the schema of its status (or default),
  * with ajv over the swagger document itself.
@@ -62,6 +62,10 @@ function flattenAllOf(node: unknown, doc: SwaggerDoc): void {
 const pointer = (...parts: string[]) =>
   `#/${parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
 
+/** The official Data Plane API spec, bundled with the tests (a copy of shared/specs/haproxy). */
+export const bundledSpecPath = (version: 'v2' | 'v3'): string =>
+  join(ROOT, 'test', 'support', 'specs', 'haproxy', `dataplaneapi-${version}.yaml`);
+
 export class DataplaneSpec {
   private readonly doc: SwaggerDoc;
   private readonly ajv = new Ajv({ strict: false, validateFormats: false, allErrors: false });
@@ -69,7 +73,7 @@ export class DataplaneSpec {
   private readonly routes: { re: RegExp; template: string }[];
 
   constructor(readonly version: 'v2' | 'v3') {
-    const file = join(ROOT, '..', 'shared', 'specs', 'haproxy', `dataplaneapi-${version}.yaml`);
+    const file = bundledSpecPath(version);
     this.doc = parse(readFileSync(file, 'utf8')) as SwaggerDoc;
     flattenAllOf(this.doc, this.doc);
     this.ajv.addSchema(this.doc as object, 'spec');

@@ -51,9 +51,12 @@ export async function startDataplaneSim(
   });
   const adapters: HaproxyDataplaneAdapter[] = [];
   t.after(async () => {
-    for (const a of adapters) await a.close().catch(() => undefined);
-    await sim.close();
-    rmSync(dir, { recursive: true, force: true });
+    try {
+      for (const a of adapters) await a.close().catch(() => undefined);
+      await sim.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
   const url = await sim.start();
   return {
@@ -78,4 +81,17 @@ export async function startDataplaneSim(
     specProblems: () =>
       exchanges.flatMap((x) => specFor(x.path.startsWith('/v2') ? 'v2' : 'v3').check(x)).slice(0, 20),
   };
+}
+
+/** Runs every cleanup even when some fail, then throws the first failure. */
+export async function runAll(cleanups: (() => Promise<void>)[]): Promise<void> {
+  let first: unknown;
+  for (const f of cleanups) {
+    try {
+      await f();
+    } catch (err) {
+      first ??= err;
+    }
+  }
+  if (first !== undefined) throw first;
 }

@@ -74,8 +74,11 @@ export async function startHaproxy(t: { after: (fn: () => Promise<void>) => void
   writeFileSync(configPath(paths), renderConfig([], [], [], { owner: '', adminSocket: adminSocket(paths) }));
   const proc = new HaproxyProcess(paths);
   t.after(async () => {
-    await proc.stop();
-    rmSync(dir, { recursive: true, force: true });
+    try {
+      await proc.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
   await proc.start();
   return {
