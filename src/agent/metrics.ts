@@ -2,6 +2,7 @@
  * The agent's Prometheus metrics, on a registry of its own (several agents can share a process in tests).
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { registerCommonMetrics } from '../runtime/common-metrics.ts';
 import type { PortTable } from './port-table.ts';
 
 export class AgentMetrics {
@@ -16,6 +17,7 @@ export class AgentMetrics {
   private table: PortTable | undefined;
 
   constructor() {
+    registerCommonMetrics(this.registry, 'agent');
     const registers = [this.registry];
     const counts = () => this.table?.counts() ?? [];
     this.portsAllocated = new Gauge({

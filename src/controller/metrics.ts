@@ -4,9 +4,24 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ApplyResult } from '../adapter/contract.ts';
 import type { Pool } from '../model/types.ts';
+import { registerCommonMetrics } from '../runtime/common-metrics.ts';
 
 export class ControllerMetrics {
   readonly registry = new Registry();
+  /** Whether this replica writes (leader, or no leader election); set by the composition. */
+  private isLeader: () => boolean = () => true;
+  readonly leader = new Gauge({
+    name: 'npl_lb_leader',
+    help: '1 when this replica is the one that writes to the load balancer (the leader), 0 on a standby',
+    registers: [this.registry],
+    collect: () => {
+      this.leader.set(this.isLeader() ? 1 : 0);
+    },
+  });
+
+  leadership(source: () => boolean): void {
+    this.isLeader = source;
+  }
   readonly reconcileSeconds = new Histogram({
     name: 'npl_lb_controller_reconcile_duration_seconds',
     help: 'Duration of reconciles, by kind (lb: the load-balancer pass; service: one auto-annotation)',
@@ -41,6 +56,7 @@ export class ControllerMetrics {
   readonly queueDepth: Gauge;
 
   constructor(depth: () => number) {
+    registerCommonMetrics(this.registry, 'controller');
     this.queueDepth = new Gauge({
       name: 'npl_lb_controller_queue_depth',
       help: 'Keys waiting in the work queue',

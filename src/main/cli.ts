@@ -41,11 +41,15 @@ ${Object.entries(COMMANDS)
   .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
   .join('\n')}
 
-Run 'npl-lb <command> --help' for the flags of a command.
+Run 'npl-lb <command> --help' for the flags of a command, 'npl-lb --version' for the version.
 `;
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === 'version') {
+    process.stdout.write(`npl-lb ${(await import('./version.ts')).version()}\n`);
+    return 0;
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(USAGE);
     return name === undefined ? 2 : 0;

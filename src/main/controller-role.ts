@@ -83,7 +83,10 @@ export async function startControllerRole(o: ControllerRoleOptions): Promise<Con
           ),
       })
     : undefined;
-  if (elector) controller.state.setLeadership(() => elector.status);
+  if (elector) {
+    controller.state.setLeadership(() => elector.status);
+    controller.metrics.leadership(() => elector.isLeader);
+  }
   const ready = (): boolean => {
     if (!elector) return controller.isReady;
     return elector.isLeader ? controller.isReady : elector.isRunning;

@@ -1,8 +1,17 @@
+/**
+ * What users install: `npm run build` compiles to dist/, and the tarball `npm pack` produces (the
+ * same one the Dockerfile installs) installs into an empty folder, where `npl-lb --version` and
+ * `npl-lb sandbox` run. One file, so the two builds never race over dist/.
+ */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { eventually } from '../support/sandbox.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
@@ -17,4 +26,49 @@ it('npm run build compiles to dist/ and the built npl-lb runs', async () => {
     OpenApi: new () => { v3Keys(): string[] };
   };
   assert.ok(new OpenApi().v3Keys().includes('api/v1'), 'the bundled OpenAPI document ships in dist/');
+});
+
+it('the packed tarball installs into an empty folder; npl-lb --version and npl-lb sandbox run from it', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'npl-pack-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const packed = join(dir, 'packed');
+  const app = join(dir, 'app');
+  for (const d of [packed, app]) await run('mkdir', ['-p', d]);
+  await run('npm', ['pack', '--pack-destination', packed], { cwd: ROOT, timeout: 240_000 });
+  const [tarball] = readdirSync(packed).filter((f) => f.endsWith('.tgz'));
+  assert.ok(tarball, 'npm pack wrote a tarball');
+  const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+  assert.equal(tarball, `npl-lb-${version}.tgz`);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'empty', private: true }));
+  await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', join(packed, tarball)], {
+    cwd: app,
+    timeout: 240_000,
+  });
+  const bin = join(app, 'node_modules', '.bin', 'npl-lb');
+  const { stdout } = await run(bin, ['--version'], { cwd: app });
+  assert.equal(stdout, `npl-lb ${version}\n`);
+  const installed = join(app, 'node_modules', 'npl-lb');
+  for (const f of ['LICENSE', 'README.md', 'dist/src/main/cli.js', 'dist/adapters/f5/schema']) {
+    assert.ok(readdirSync(join(installed, f, '..')).includes(f.split('/').pop()!), `${f} is in the package`);
+  }
+  assert.ok(!readdirSync(installed).includes('test'), 'tests are not shipped');
+  // The sandbox answers a request from the installed package (its OpenAPI document included).
+  const child = spawn(bin, ['sandbox', '--port', '0'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  t.after(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  await eventually(
+    () => /sandbox listening on (http:\/\/127\.0\.0\.1:\d+)/.test(out),
+    20_000,
+    'sandbox listening',
+  );
+  const url = /sandbox listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!;
+  const res = await fetch(`${url}/openapi/v3`);
+  assert.equal(res.status, 200);
+  assert.ok(((await res.json()) as { paths: Record<string, unknown> }).paths['api/v1']);
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
 });

@@ -91,11 +91,26 @@ it('two replicas are both Ready; a rolling replacement hands over and converges 
   await eventually(async () => (await readyz(b.role)) === 200, 3000, 'the standby is Ready');
   assert.equal(await readyz(a.role), 200, 'the leader is Ready');
   assert.equal(b.role.controller.isReady, false, 'the standby runs no controller');
+  await eventually(
+    async () => (await state(b.role)).leadership.holder !== '',
+    3000,
+    'the standby read the Lease',
+  );
   const standby = await state(b.role);
   assert.equal(standby.leadership.role, 'standby');
   assert.equal(standby.leadership.holder, 'replica-a');
   assert.ok(standby.leadership.since, 'since when');
   assert.equal((await state(a.role)).leadership.role, 'leader');
+  const metric = async (r: ControllerRole) => {
+    const text = await (await request(`${r.url}/metrics`)).body.text();
+    return {
+      leader: /^npl_lb_leader (\d)/m.exec(text)?.[1],
+      build: /^npl_lb_build_info\{version="([^"]+)",component="controller"/m.exec(text)?.[1],
+      process: /^process_resident_memory_bytes \d+/m.test(text),
+    };
+  };
+  assert.deepEqual(await metric(a.role), { leader: '1', build: '0.1.0', process: true });
+  assert.deepEqual(await metric(b.role), { leader: '0', build: '0.1.0', process: true });
   let printed = '';
   await runPools(['--server', b.role.url], (s) => (printed += s));
   assert.match(printed, /^standby: this replica does not write; the leader is replica-a since /);

@@ -1,0 +1,35 @@
+# npl-lb image: the agent and the controller in one executable (`npl-lb agent`, `npl-lb controller`).
+#
+#   docker build -t ghcr.io/npl-lb/npl-lb:$(node -p 'require("./package.json").version') .
+#   docker build --build-arg WITH_HAPROXY=true -t ghcr.io/npl-lb/npl-lb:haproxy .
+#
+# The image installs exactly what `npm pack` produces (the tarball a test installs into an empty
+# folder), runs as a non-root user by default, and carries iptables and iproute2 for the agent's
+# forwarding rules (the agent's Pod adds NET_ADMIN and NET_RAW, or runs as root, per the chart).
+# WITH_HAPROXY=true adds HAProxy for the controller's `runtime` transport beside it.
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+# prepack builds dist/; the tarball is the package as published.
+RUN npm pack --pack-destination /out
+
+FROM ${NODE_IMAGE}
+ARG WITH_HAPROXY=false
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends iptables iproute2 ca-certificates \
+  && if [ "$WITH_HAPROXY" = "true" ]; then apt-get install -y --no-install-recommends haproxy; fi \
+  && rm -rf /var/lib/apt/lists/*
+COPY --from=build /out/npl-lb-*.tgz /tmp/
+RUN npm install --global --omit=dev --no-audit --no-fund /tmp/npl-lb-*.tgz \
+  && rm /tmp/npl-lb-*.tgz \
+  && npl-lb --version
+# 65532: the "nonroot" user of distroless images, which the chart's securityContext expects.
+RUN groupadd --gid 65532 nonroot && useradd --uid 65532 --gid 65532 --no-create-home --shell /usr/sbin/nologin nonroot
+USER 65532:65532
+ENTRYPOINT ["npl-lb"]
+CMD ["--help"]
