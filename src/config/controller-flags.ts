@@ -33,6 +33,16 @@ export const CONTROLLER_FLAGS = {
     description: 'its namespace (the Pod namespace by default)',
     default: 'default',
   },
+  'delete-config': {
+    type: 'string',
+    description:
+      'remove every object this cluster owns on the load balancer, then idle without reconciling (true or false); the uninstall hook adds --once to exit when done',
+    default: 'false',
+  },
+  once: {
+    type: 'boolean',
+    description: 'with --delete-config: exit when done instead of idling',
+  },
   'shutdown-timeout': {
     type: 'string',
     description: 'seconds to drain in-flight work after SIGTERM before exiting with code 1',
@@ -49,6 +59,8 @@ const schema = commonSchema
     'leader-elect': z.enum(['true', 'false']).transform((v) => v === 'true'),
     'lease-name': z.string().min(1),
     'lease-namespace': z.string().min(1),
+    'delete-config': z.enum(['true', 'false']).transform((v) => v === 'true'),
+    once: z.boolean().default(false),
     'shutdown-timeout': z.coerce.number().positive().max(3600),
   })
   .refine((f) => f.help || f.config !== undefined, { message: 'is required', path: ['config'] });

@@ -9,7 +9,12 @@ import { CONTROLLER_HELP, parseControllerFlags } from '../config/controller-flag
 import { loadKubeConfig } from '../kube/client.ts';
 import { EventRecorder } from '../kube/events.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
-import { createLogger } from '../runtime/logger.ts';
+import { Registry } from 'prom-client';
+import type { LoadBalancerAdapter } from '../adapter/contract.ts';
+import type { ControllerFlags } from '../config/controller-flags.ts';
+import { deleteOwnedConfig } from '../controller/delete-config.ts';
+import { createLogger, type Logger } from '../runtime/logger.ts';
+import { serveStatus } from '../runtime/status-server.ts';
 import { startControllerRole } from './controller-role.ts';
 import { runUntilSignal } from './lifecycle.ts';
 
@@ -39,6 +44,7 @@ export async function runController(argv: string[]): Promise<number> {
     // Unreachable for now: the reconcile retries with backoff until it is back.
     log.warn({ err: err.message }, 'load balancer not reachable yet; retrying in the background');
   }
+  if (flags['delete-config']) return runDeleteConfig(adapter, log, flags, stopTimeoutMs);
   const role = await startControllerRole({
     kubeConfig: kc,
     config,
@@ -73,5 +79,47 @@ export async function runController(argv: string[]): Promise<number> {
       ? 'stopping; draining in-flight work and releasing the Lease'
       : 'stopping; draining in-flight work',
     { ...(flags['leader-elect'] ? { failure: role.lost } : {}), stopTimeoutMs },
+  );
+}
+
+/**
+ * `--delete-config`: remove what we own on the load balancer, then idle (Ready, reconciling
+ * nothing) until stopped, as AKO's deleteConfig does; with `--once` exit when done (the Helm
+ * pre-delete hook).
+ */
+async function runDeleteConfig(
+  adapter: LoadBalancerAdapter,
+  log: Logger,
+  flags: ControllerFlags,
+  stopTimeoutMs: number,
+): Promise<number> {
+  let done = false;
+  const status = await serveStatus(flags['http-address'], new Registry(), () => done);
+  log.info({ http: status.url, once: flags.once }, 'deleteConfig: removing every object this cluster owns');
+  try {
+    await deleteOwnedConfig(adapter, log);
+  } catch (err) {
+    await adapter.close();
+    await status.close();
+    throw err;
+  }
+  done = true;
+  if (flags.once) {
+    await adapter.close();
+    await status.close();
+    return 0;
+  }
+  log.info('deleteConfig: done; idling (set deleteConfig back to false to resume)');
+  return runUntilSignal(
+    {
+      start: async () => {},
+      stop: async () => {
+        await adapter.close();
+        await status.close();
+      },
+    },
+    log,
+    'stopping',
+    { stopTimeoutMs },
   );
 }

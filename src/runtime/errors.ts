@@ -18,6 +18,7 @@ export const ErrorCodes = {
   SHUTDOWN_TIMEOUT: 'NPL_SHUTDOWN_TIMEOUT',
   ADAPTER_CHECK_FAILED: 'NPL_ADAPTER_CHECK_FAILED',
   STATE_UNAVAILABLE: 'NPL_STATE_UNAVAILABLE',
+  DELETE_CONFIG_FAILED: 'NPL_DELETE_CONFIG_FAILED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

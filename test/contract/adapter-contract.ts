@@ -8,6 +8,8 @@ import { describe, it } from 'node:test';
 import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
 import type { LbState, Pool, VirtualService } from '../../src/model/types.ts';
 import { type Change, plan } from '../../src/plan/diff.ts';
+import { deleteOwnedConfig } from '../../src/controller/delete-config.ts';
+import { silentLogger } from '../../src/runtime/logger.ts';
 
 export interface ContractHarness {
   /** A fresh device; `adapter(owner)` makes adapters on it. */
@@ -201,6 +203,45 @@ export function adapterContract(
       ]);
       assert.equal(missing[0]!.ok, false, 'update of a missing object');
       assert.equal(missing[0]!.error!.terminal, false);
+    });
+
+    it('deleteConfig removes every object we own, another cluster’s and nobody’s stay', async (t) => {
+      const h = await makeHarness();
+      t.after(() => h.close());
+      await h.foreignPool(pool('c2--default-web-80', [['192.0.2.8', 80, 'y']]), 'c2');
+      await h.foreignPool(pool('hand-made', [['192.0.2.9', 80, 'x']]), 'someone-else');
+      const a = await h.adapter('c1');
+      const r = await sync(
+        a,
+        state(
+          [pool('c1--default-web-80', [['192.0.2.1', 61000, 'n1']]), pool('c1--default-api-80', [])],
+          [
+            l4('c1--default-web-TCP-80', 'c1--default-web-80'),
+            l4('c1--default-api-TCP-80', 'c1--default-api-80', '192.0.2.11'),
+          ],
+        ),
+      );
+      assert.deepEqual(r.failed, []);
+      // A fresh adapter, as the uninstall hook's process is.
+      const fresh = await h.adapter('c1');
+      const done = await deleteOwnedConfig(fresh, silentLogger(), { pauseMs: 10 });
+      assert.equal(done.deleted, 4);
+      assert.deepEqual(
+        (await fresh.observe()).owned,
+        { pools: [], virtualServices: [] },
+        '0 owned objects left',
+      );
+      const c2 = await h.adapter('c2');
+      assert.equal((await c2.observe()).owned.pools.length, 1, 'the other cluster’s pool stays');
+      assert.ok(
+        (await fresh.observe()).foreign.some((f) => f.name === 'hand-made'),
+        'an object nobody of ours owns stays',
+      );
+      assert.deepEqual(
+        await deleteOwnedConfig(fresh, silentLogger()),
+        { deleted: 0, rounds: 1 },
+        'idempotent',
+      );
     });
   });
 }

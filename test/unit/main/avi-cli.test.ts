@@ -85,5 +85,26 @@ describe('Avi from the command line', () => {
     ctl.child.kill('SIGTERM');
     await new Promise((r) => ctl.child.once('exit', r));
     assert.equal(ctl.child.exitCode, 0);
+
+    // Uninstall: --delete-config --once removes every object of ours and exits 0.
+    const count = async (type: string) =>
+      ((await session.call('GET', `/api/${type}?created_by=npl-lb-c1`)).body as { count?: number }).count;
+    assert.ok(((await count('pool')) ?? 0) > 0);
+    const { stderr } = await run(
+      process.execPath,
+      [
+        ...CLI,
+        'controller',
+        '--config',
+        cfg(`{type: avi, url: "${url}"}`),
+        ...common,
+        '--delete-config=true',
+        '--once',
+      ],
+      { cwd: ROOT, env: CREDS, timeout: 60_000 },
+    );
+    assert.match(stderr, /nothing of ours is left on the load balancer/);
+    for (const type of ['virtualservice', 'vsvip', 'pool'])
+      assert.equal(await count(type), 0, `${type}: 0 left`);
   });
 });
