@@ -29,6 +29,11 @@ export const AGENT_FLAGS = {
     default: '60',
   },
   cleanup: { type: 'boolean', description: 'remove the NPL-LB iptables chain and its jumps, then exit' },
+  'cleanup-on-uninstall': {
+    type: 'string',
+    description:
+      'NAMESPACE/NAME of the agent DaemonSet: on SIGTERM, when it is gone or being deleted (helm uninstall), remove the forwarding rules too',
+  },
   ...COMMON_FLAGS,
 } as const satisfies FlagSpecs;
 
@@ -54,6 +59,10 @@ const schema = commonSchema
     'http-address': hostPortSchema,
     'resync-interval': z.coerce.number().min(0),
     cleanup: z.boolean().default(false),
+    'cleanup-on-uninstall': z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be NAMESPACE/NAME')
+      .optional(),
   })
   .refine((f) => f.help || f.cleanup || f['node-name'] !== undefined, {
     message: 'is required (the Node this agent runs on)',

@@ -12,6 +12,7 @@ import { UserspaceBackend } from '../agent/rules/userspace.ts';
 import { AGENT_HELP, type AgentFlags, parseAgentFlags } from '../config/agent-flags.ts';
 import { loadKubeConfig } from '../kube/client.ts';
 import { EventRecorder } from '../kube/events.ts';
+import { cleanupIfUninstalled } from '../agent/uninstall.ts';
 import { createLogger, type Logger } from '../runtime/logger.ts';
 import { runUntilSignal } from './lifecycle.ts';
 
@@ -36,11 +37,12 @@ export async function runAgent(argv: string[]): Promise<number> {
   const nodeName = flags['node-name']!;
   const { kc, origin } = loadKubeConfig({ flag: flags.kubeconfig });
   const metrics = new AgentMetrics();
+  const backend = backendFor(flags.forwarding, log);
   const agent = new NplAgent({
     kubeConfig: kc,
     nodeName,
     portRange: flags['port-range'],
-    backend: backendFor(flags.forwarding, log),
+    backend,
     metrics,
     events: new EventRecorder(kc, 'npl-lb-agent', nodeName, { logger: log }),
     nodeIpPreference: flags['node-ip-preference'],
@@ -58,9 +60,12 @@ export async function runAgent(argv: string[]): Promise<number> {
       stop: async () => {
         await agent.stop();
         await status.close();
+        await cleanupIfUninstalled(kc, flags['cleanup-on-uninstall'], backend, log);
       },
     },
     log,
-    'stopping; forwarding rules stay in place',
+    flags['cleanup-on-uninstall']
+      ? 'stopping; forwarding rules stay in place unless the DaemonSet is gone'
+      : 'stopping; forwarding rules stay in place',
   );
 }
