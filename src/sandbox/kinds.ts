@@ -161,6 +161,15 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     shortNames: ['pdb'],
     hasStatus: true,
   }),
+  group('batch', 'Job', 'jobs', 'io.k8s.api.batch.v1.Job', {
+    namespaced: true,
+    hasStatus: true,
+    categories: ['all'],
+  }),
+  group('networking.k8s.io', 'NetworkPolicy', 'networkpolicies', 'io.k8s.api.networking.v1.NetworkPolicy', {
+    namespaced: true,
+    shortNames: ['netpol'],
+  }),
   core('Endpoints', 'endpoints', { namespaced: true, shortNames: ['ep'], singular: 'endpoints' }),
   core('Event', 'events', {
     namespaced: true,

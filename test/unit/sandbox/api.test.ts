@@ -452,6 +452,7 @@ describe('sandbox API: discovery and OpenAPI', () => {
     const groups = ((await api(url, 'GET', '/apis')).body.groups as { name: string }[]).map((g) => g.name);
     assert.deepEqual(groups.sort(), [
       'apps',
+      'batch',
       'coordination.k8s.io',
       'discovery.k8s.io',
       'events.k8s.io',

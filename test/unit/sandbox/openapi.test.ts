@@ -32,6 +32,7 @@ describe('bundled OpenAPI document', () => {
     assert.deepEqual(api.v3Keys(), [
       'api/v1',
       'apis/apps/v1',
+      'apis/batch/v1',
       'apis/coordination.k8s.io/v1',
       'apis/discovery.k8s.io/v1',
       'apis/events.k8s.io/v1',
