@@ -28,6 +28,8 @@ export interface RenderOptions {
   healthChecks?: boolean;
   /** Where server states are saved before a reload, so health and drain states survive it. */
   serverStateFile?: string;
+  /** A group allowed on the admin socket (`mode 660 gid N`); else only HAProxy's user (`mode 600`). */
+  socketGroup?: number;
 }
 
 export interface Section {
@@ -169,7 +171,7 @@ export function renderConfig(
   const http = httpPools(vsList);
   return [
     'global',
-    `    stats socket ${o.adminSocket} mode 600 level admin expose-fd listeners`,
+    `    stats socket ${o.adminSocket} ${o.socketGroup ? `mode 660 gid ${o.socketGroup}` : 'mode 600'} level admin expose-fd listeners`,
     '    stats timeout 30s',
     '    hard-stop-after 30s',
     ...(o.serverStateFile ? [`    server-state-file ${o.serverStateFile}`] : []),

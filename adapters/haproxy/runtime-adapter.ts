@@ -30,6 +30,8 @@ export interface HaproxyRuntimeOptions {
   masterSocket: string;
   bindOptions?: string;
   healthChecks?: boolean;
+  /** The admin socket is written `mode 660 gid <socketGroup>` so a non-root controller in it can use it. */
+  socketGroup?: number;
   /** Returns an error to fail one change with, for tests of partial failure. */
   fault?: (change: Change) => Fail | undefined;
 }
@@ -74,6 +76,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
       adminSocket: this.opts.adminSocket,
       serverStateFile: `${this.opts.configFile}.state`,
       ...(this.opts.bindOptions ? { bindOptions: this.opts.bindOptions } : {}),
+      ...(this.opts.socketGroup ? { socketGroup: this.opts.socketGroup } : {}),
       ...(this.opts.healthChecks !== undefined ? { healthChecks: this.opts.healthChecks } : {}),
     };
   }

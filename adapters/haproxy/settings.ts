@@ -21,6 +21,8 @@ const runtimeSchema = z
     masterSocket: z.string().min(1),
     healthChecks: z.boolean().default(true),
     bindOptions: z.string().optional(),
+    /** The group that may use the admin socket (the controller's, when it does not run as root). */
+    socketGroup: z.number().int().min(0).max(2147483647).optional(),
   })
   .strict();
 
@@ -75,5 +77,6 @@ export function haproxyAdapter(
     masterSocket: s.masterSocket,
     healthChecks: s.healthChecks,
     ...(s.bindOptions ? { bindOptions: s.bindOptions } : {}),
+    ...(s.socketGroup ? { socketGroup: s.socketGroup } : {}),
   });
 }

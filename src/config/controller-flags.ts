@@ -43,6 +43,11 @@ export const CONTROLLER_FLAGS = {
     type: 'boolean',
     description: 'with --delete-config: exit when done instead of idling',
   },
+  'scale-down': {
+    type: 'string',
+    description:
+      'with --delete-config: NAMESPACE/NAME of the controller Deployment to scale to 0 first, so that no running replica puts back what is removed (the uninstall hook)',
+  },
   'shutdown-timeout': {
     type: 'string',
     description: 'seconds to drain in-flight work after SIGTERM before exiting with code 1',
@@ -61,6 +66,10 @@ const schema = commonSchema
     'lease-namespace': z.string().min(1),
     'delete-config': z.enum(['true', 'false']).transform((v) => v === 'true'),
     once: z.boolean().default(false),
+    'scale-down': z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be NAMESPACE/NAME')
+      .optional(),
     'shutdown-timeout': z.coerce.number().positive().max(3600),
   })
   .refine((f) => f.help || f.config !== undefined, { message: 'is required', path: ['config'] });

@@ -4,6 +4,13 @@
  * device shows nothing of ours (a retryable failure is tried again), within a bounded number of
  * rounds.
  */
+import {
+  ApiException,
+  AppsV1Api,
+  type KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
 import type { LoadBalancerAdapter } from '../adapter/contract.ts';
 import { plan } from '../plan/diff.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
@@ -43,4 +50,40 @@ export async function deleteOwnedConfig(
     ErrorCodes.DELETE_CONFIG_FAILED,
     `objects of ours are still on the load balancer after ${rounds} rounds: ${lastError.slice(0, 500)}`,
   );
+}
+
+/**
+ * Scales a Deployment (the controller's own) to 0 and waits until none of its Pods runs, so that
+ * no replica writes to the load balancer while deleteConfig removes what we own.
+ */
+export async function scaleDownAndWait(
+  kc: KubeConfig,
+  ref: string,
+  log: Logger,
+  opts: { timeoutMs?: number; pollMs?: number } = {},
+): Promise<void> {
+  const [namespace, name] = ref.split('/') as [string, string];
+  const apps = kc.makeApiClient(AppsV1Api);
+  try {
+    await apps.patchNamespacedDeployment(
+      { name, namespace, body: { spec: { replicas: 0 } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  } catch (err) {
+    if (err instanceof ApiException && err.code === 404) return;
+    throw err;
+  }
+  log.info({ deployment: ref }, 'deleteConfig: scaled the controller to 0; waiting for its replicas to stop');
+  const until = Date.now() + (opts.timeoutMs ?? 120_000);
+  for (;;) {
+    const d = await apps.readNamespacedDeployment({ name, namespace }).catch(() => undefined);
+    if (!d || (d.status?.replicas ?? 0) === 0) return;
+    if (Date.now() > until) {
+      throw new NplError(
+        ErrorCodes.DELETE_CONFIG_FAILED,
+        `${ref} still has ${d.status?.replicas} replica(s) running; not removing objects under a running controller`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, opts.pollMs ?? 1000));
+  }
 }

@@ -12,7 +12,7 @@ import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import { Registry } from 'prom-client';
 import type { LoadBalancerAdapter } from '../adapter/contract.ts';
 import type { ControllerFlags } from '../config/controller-flags.ts';
-import { deleteOwnedConfig } from '../controller/delete-config.ts';
+import { deleteOwnedConfig, scaleDownAndWait } from '../controller/delete-config.ts';
 import { createLogger, type Logger } from '../runtime/logger.ts';
 import { serveStatus } from '../runtime/status-server.ts';
 import { startControllerRole } from './controller-role.ts';
@@ -44,7 +44,10 @@ export async function runController(argv: string[]): Promise<number> {
     // Unreachable for now: the reconcile retries with backoff until it is back.
     log.warn({ err: err.message }, 'load balancer not reachable yet; retrying in the background');
   }
-  if (flags['delete-config']) return runDeleteConfig(adapter, log, flags, stopTimeoutMs);
+  if (flags['delete-config']) {
+    if (flags['scale-down']) await scaleDownAndWait(kc, flags['scale-down'], log);
+    return runDeleteConfig(adapter, log, flags, stopTimeoutMs);
+  }
   const role = await startControllerRole({
     kubeConfig: kc,
     config,

@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -41,7 +42,33 @@ const VARIANTS: Record<string, string[]> = {
     '--set',
     'credentials.password=s3cret',
   ],
-  haproxy: ['--set', 'clusterName=c1', '--set', 'adapter.type=haproxy', '--set', 'controller.replicas=1'],
+  // The runtime transport: pinned to the HAProxy node, one replica whatever controller.replicas says.
+  haproxy: [
+    '--set',
+    'clusterName=c1',
+    '--set',
+    'adapter.type=haproxy',
+    '--set',
+    'adapter.haproxy.nodeSelector.kubernetes\\.io/hostname=lb-1',
+    '--set',
+    'adapter.haproxy.socketGroup=994',
+  ],
+  // Everything optional on: the uninstall hook, the network policy, no RBAC or service accounts
+  // made by the chart (bring your own).
+  extras: [
+    '--set',
+    'clusterName=c1',
+    '--set',
+    'uninstall.deleteConfig=true',
+    '--set',
+    'networkPolicy.enabled=true',
+    '--set',
+    'rbac.create=false',
+    '--set',
+    'controller.serviceAccount.create=false',
+    '--set',
+    'controller.serviceAccount.name=byo-controller',
+  ],
   'haproxy-dataplane': [
     '--set',
     'clusterName=c1',
@@ -89,8 +116,8 @@ describe('Helm chart', () => {
       .filter(Boolean);
   };
 
-  it('helm lint passes', async () => {
-    const { stdout } = await run(helm, ['lint', CHART, '--set', 'clusterName=c1', '--strict']);
+  it('helm lint passes with the defaults', async () => {
+    const { stdout } = await run(helm, ['lint', CHART, '--strict']);
     assert.match(stdout, /1 chart\(s\) linted, 0 chart\(s\) failed/);
   });
 
@@ -108,10 +135,52 @@ describe('Helm chart', () => {
         'RoleBinding',
         'ServiceAccount',
       ];
-      for (const k of want) assert.ok(kinds.includes(k), `${variant}: ${k}`);
+      const byo = variant === 'extras';
+      for (const k of want) {
+        const expected = !(byo && /Role|ServiceAccount/.test(k)) || (k === 'ServiceAccount' && byo);
+        assert.equal(kinds.includes(k), expected, `${variant}: ${k}`);
+      }
       assert.equal(kinds.includes('DaemonSet'), variant !== 'f5', `${variant}: agent DaemonSet`);
-      const type = variant === 'defaults' ? 'memory' : variant.split('-')[0]!;
+      const type = variant === 'defaults' || variant === 'extras' ? 'memory' : variant.split('-')[0]!;
       const replicas = variant === 'f5' || variant === 'haproxy' ? 1 : 2;
+      if (variant === 'haproxy') {
+        const d = docs.find((x) => x.kind === 'Deployment') as unknown as {
+          spec: {
+            replicas: number;
+            strategy: { type: string };
+            template: {
+              spec: {
+                nodeSelector: Record<string, string>;
+                securityContext: { supplementalGroups: number[] };
+              };
+            };
+          };
+        };
+        assert.equal(d.spec.replicas, 1, 'one replica beside its HAProxy');
+        assert.equal(d.spec.strategy.type, 'Recreate');
+        assert.deepEqual(d.spec.template.spec.nodeSelector, { 'kubernetes.io/hostname': 'lb-1' });
+        assert.deepEqual(d.spec.template.spec.securityContext.supplementalGroups, [994]);
+      }
+      if (variant === 'extras') {
+        const job = docs.find((x) => x.kind === 'Job') as unknown as {
+          metadata: { annotations: Record<string, string> };
+          spec: { template: { spec: { serviceAccountName: string; containers: { args: string[] }[] } } };
+        };
+        assert.equal(job.metadata.annotations['helm.sh/hook'], 'pre-delete');
+        assert.equal(job.spec.template.spec.serviceAccountName, 'byo-controller');
+        const args = job.spec.template.spec.containers[0]!.args;
+        for (const a of ['--delete-config=true', '--once', '--scale-down=npl-lb/r1-npl-lb-controller'])
+          assert.ok(args.includes(a), a);
+        assert.ok(kinds.includes('NetworkPolicy'));
+      } else assert.ok(!kinds.includes('Job'), `${variant}: no uninstall hook unless asked`);
+      if (variant !== 'f5') {
+        const ds = docs.find((x) => x.kind === 'DaemonSet') as unknown as {
+          spec: { template: { spec: { containers: { args: string[] }[] } } };
+        };
+        const args = ds.spec.template.spec.containers[0]!.args;
+        assert.ok(args.includes('--http-address=$(NODE_IP):8081'), 'the agent listens on the node IP only');
+        assert.ok(args.includes('--cleanup-on-uninstall=npl-lb/r1-npl-lb-agent'));
+      }
       assert.equal(kinds.includes('PodDisruptionBudget'), replicas > 1, `${variant}: PDB with 2 replicas`);
       if (type === 'haproxy') {
         const d = docs.find((x) => x.kind === 'Deployment') as unknown as {
@@ -219,6 +288,38 @@ describe('Helm chart', () => {
       await refusal('clusterName=c1', 'adapter.type=haproxy', 'adapter.haproxy.transport=dataplane'),
       /url/,
     );
-    assert.match(await refusal(), /clusterName/);
+    assert.match(await refusal('clusterName='), /clusterName/);
+    assert.match(
+      await refusal('adapter.type=haproxy'),
+      /adapter\.haproxy\.nodeSelector is required for the runtime transport/,
+    );
+  });
+
+  it('renders as a subchart of an umbrella chart (global values allowed) and with a ServiceMonitor', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'npl-umbrella-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    mkdirSync(join(dir, 'charts'));
+    mkdirSync(join(dir, 'templates'));
+    cpSync(CHART, join(dir, 'charts', 'npl-lb'), { recursive: true });
+    writeFileSync(
+      join(dir, 'Chart.yaml'),
+      'apiVersion: v2\nname: platform\nversion: 1.0.0\ndependencies:\n  - name: npl-lb\n    version: 0.1.0\n',
+    );
+    writeFileSync(
+      join(dir, 'values.yaml'),
+      'global:\n  imageRegistry: registry.example\nnpl-lb:\n  clusterName: prod-1\n  metrics:\n    serviceMonitor: {enabled: true}\n',
+    );
+    const { stdout: lint } = await run(helm, ['lint', dir, '--strict']);
+    assert.match(lint, /0 chart\(s\) failed/);
+    const { stdout } = await run(helm, ['template', 'p1', dir, '--namespace', 'platform']);
+    const docs = parseAllDocuments(stdout)
+      .map((d) => d.toJS() as Doc)
+      .filter(Boolean);
+    const cm = docs.find((d) => d.kind === 'ConfigMap')!;
+    assert.equal(parseControllerConfig(cm.data!['config.yaml']!).clusterName, 'prod-1');
+    assert.deepEqual(
+      docs.filter((d) => d.kind === 'ServiceMonitor').map((d) => d.metadata.name),
+      ['p1-npl-lb-controller', 'p1-npl-lb-agent'],
+    );
   });
 });

@@ -40,3 +40,27 @@ app.kubernetes.io/component: {{ .component }}
 {{- define "npl-lb.haproxyMount" -}}
 {{- if and (eq .Values.adapter.type "haproxy") (ne .Values.adapter.haproxy.transport "dataplane") -}}true{{- end -}}
 {{- end -}}
+
+{{- define "npl-lb.controllerServiceAccount" -}}
+{{- .Values.controller.serviceAccount.name | default (printf "%s-controller" (include "npl-lb.fullname" .)) -}}
+{{- end -}}
+
+{{- define "npl-lb.agentServiceAccount" -}}
+{{- .Values.agent.serviceAccount.name | default (printf "%s-agent" (include "npl-lb.fullname" .)) -}}
+{{- end -}}
+
+{{/* The runtime transport drives one HAProxy on one node: one replica, pinned beside it. */}}
+{{- define "npl-lb.controllerReplicas" -}}
+{{- if include "npl-lb.haproxyMount" . -}}1{{- else -}}{{ .Values.controller.replicas }}{{- end -}}
+{{- end -}}
+
+{{/* The load balancer's credentials, from the Secret, as NPL_LB_<VENDOR>_USERNAME/PASSWORD. */}}
+{{- define "npl-lb.credentialsEnv" -}}
+{{- if include "npl-lb.needsCredentials" . }}
+{{- $vendor := .Values.adapter.type | upper }}
+- name: NPL_LB_{{ $vendor }}_USERNAME
+  valueFrom: { secretKeyRef: { name: {{ include "npl-lb.credentialsSecret" . }}, key: username } }
+- name: NPL_LB_{{ $vendor }}_PASSWORD
+  valueFrom: { secretKeyRef: { name: {{ include "npl-lb.credentialsSecret" . }}, key: password } }
+{{- end }}
+{{- end -}}
