@@ -35,6 +35,11 @@ export interface LbReconcilerDeps {
   state: StateTracker;
   /** At most one write per pool per this many milliseconds (default 100). */
   poolIntervalMs?: number;
+  /**
+   * How long a Service may wait for NodePortLocal mappings, or a pool for a ready member, before
+   * it is a Warning (default 30 s): a new Service's first seconds are normal.
+   */
+  waitGraceMs?: number;
 }
 
 type Target = EventTarget;
@@ -57,6 +62,8 @@ export class LbReconciler {
    * their desired state changes, so one bad object never costs every pass a doomed write.
    */
   private readonly parked = new Map<string, object | 'delete'>();
+  /** Since when a Service has waited for mappings, or a pool has had no ready member. */
+  private readonly pendingSince = new Map<string, number>();
 
   invalidate(): void {
     this.observed = undefined;
@@ -100,6 +107,7 @@ export class LbReconciler {
       pending.add(k);
       return false;
     });
+    await this.announce(view, changes);
     const applied = changes.length > 0 ? await this.d.adapter.apply(changes) : [];
     const at = now();
     for (const r of applied) {
@@ -137,6 +145,36 @@ export class LbReconciler {
       );
     }
     return { applied, desired, deferredMs };
+  }
+
+  /** `EnsuringLoadBalancer` on the Service or Ingresses of each virtual service about to be created. */
+  private async announce(view: ClusterView, changes: Change[]): Promise<void> {
+    const creates = changes.filter((c) => c.kind === 'virtualService' && c.op === 'create');
+    if (creates.length === 0) return;
+    const byKey = <T extends { metadata: { namespace: string; name: string; uid: string } }>(list: T[]) =>
+      new Map(list.map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o]));
+    const services = byKey(view.services);
+    const ingresses = byKey(view.ingresses);
+    for (const c of creates) {
+      if (c.kind !== 'virtualService' || c.op !== 'create') continue;
+      const vs = c.desired;
+      const targets =
+        vs.kind === 'l4'
+          ? [['Service', 'v1', services.get(vs.source)] as const]
+          : [...new Set(vs.routes.map((r) => r.source))].map(
+              (k) => ['Ingress', 'networking.k8s.io/v1', ingresses.get(k)] as const,
+            );
+      for (const [kind, apiVersion, o] of targets) {
+        if (!o) continue;
+        const m = o.metadata;
+        await this.d.events.record(
+          { kind, apiVersion, namespace: m.namespace, name: m.name, uid: m.uid },
+          'Normal',
+          EventReasons.EnsuringLoadBalancer,
+          `ensuring virtual service ${vs.name} on ${this.d.adapter.name}`,
+        );
+      }
+    }
   }
 
   private live(status: SourceStatus): boolean {
@@ -218,22 +256,36 @@ export class LbReconciler {
         : f.kind === 'Ingress'
           ? ingTarget(f.key)
           : target('Pod', 'v1', pods(f.key));
+    // New Services first wait for their Pods' NodePortLocal mappings: Normal while that is young,
+    // Warning once it lasts past the grace period (and only then "no ready member").
+    const now = Date.now();
+    const grace = this.d.waitGraceMs ?? 30_000;
+    const seen = new Set<string>();
+    const overdue = (key: string): boolean => {
+      seen.add(key);
+      const first = this.pendingSince.get(key) ?? now;
+      this.pendingSince.set(key, first);
+      return now - first >= grace;
+    };
     for (const [key, waiting] of desired.waiting) {
       const t = svcTarget(key);
+      const late = overdue(`waiting/${key}`);
       if (t)
         await ev.record(
           t,
-          'Normal',
+          late ? 'Warning' : 'Normal',
           EventReasons.WaitingForNodePortLocal,
-          `${waiting.length} selected Pod(s) have no NodePortLocal mapping yet: ${waiting.slice(0, 5).join(', ')}`,
+          `${waiting.length} selected Pod(s) have no NodePortLocal mapping${late ? ` after ${Math.round(grace / 1000)} s` : ' yet'}: ${waiting.slice(0, 5).join(', ')}`,
         );
     }
     for (const pool of desired.state.pools) {
       if (pool.members.some((m) => m.enabled)) continue;
+      if (!overdue(`noready/${pool.name}`)) continue;
       const t = svcTarget(pool.service);
       if (t)
         await ev.record(t, 'Warning', EventReasons.NoReadyMembers, `pool ${pool.name} has no ready member`);
     }
+    for (const k of this.pendingSince.keys()) if (!seen.has(k)) this.pendingSince.delete(k);
     const warned = new Set<string>();
     for (const f of desired.findings) {
       const t = targetOf(f);
@@ -265,22 +317,39 @@ export class LbReconciler {
         ? [svcTarget(vs.source)]
         : [...new Set(vs.routes.map((x) => x.source))].map(ingTarget);
     };
+    const where = this.d.adapter.name;
     for (const r of applied) {
-      for (const t of sourcesOf(r.change)) {
+      const c = r.change;
+      for (const t of sourcesOf(c)) {
         if (!t) continue;
-        if (r.ok && r.change.kind === 'virtualService' && r.change.op !== 'delete') {
-          await ev.record(
-            t,
-            'Normal',
-            EventReasons.Applied,
-            `virtual service ${r.change.name} applied to ${this.d.adapter.name}`,
-          );
-        } else if (!r.ok) {
+        if (!r.ok) {
           await ev.record(
             t,
             'Warning',
-            EventReasons.ApplyFailed,
-            `${r.change.op} ${r.change.kind} ${r.change.name}: ${r.error?.code}: ${r.error?.message}`,
+            EventReasons.SyncLoadBalancerFailed,
+            `${c.op} ${c.kind} ${c.name}: ${r.error?.code}: ${r.error?.message}`,
+          );
+        } else if (c.kind === 'virtualService' && c.op === 'delete') {
+          await ev.record(
+            t,
+            'Normal',
+            EventReasons.DeletedLoadBalancer,
+            `deleted virtual service ${c.name} on ${where}`,
+          );
+        } else if (c.kind === 'virtualService') {
+          await ev.record(
+            t,
+            'Normal',
+            EventReasons.EnsuredLoadBalancer,
+            `ensured virtual service ${c.name} (${c.desired.vip}:${c.desired.port}) on ${where}`,
+          );
+        } else if (c.op === 'update') {
+          // No counts in the message: repeated member updates fold into one Event.
+          await ev.record(
+            t,
+            'Normal',
+            EventReasons.UpdatedLoadBalancer,
+            `updated the members of pool ${c.name} on ${where}`,
           );
         }
       }
@@ -299,7 +368,7 @@ export class LbReconciler {
           await ev.record(
             t,
             'Normal',
-            EventReasons.Applied,
+            EventReasons.EnsuredLoadBalancer,
             `virtual service ${vs.name} is live on ${this.d.adapter.name}`,
           );
       }

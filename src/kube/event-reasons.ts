@@ -3,9 +3,13 @@
  * test keeps the two in step.
  */
 export const EventReasons = {
-  // The controller, on Services and Ingresses: the load balancer.
-  Applied: 'Applied',
-  ApplyFailed: 'ApplyFailed',
+  // The controller, on Services and Ingresses: the load balancer, with the reasons of Kubernetes'
+  // service controller and the cloud load-balancer controllers, which existing alerts match.
+  EnsuringLoadBalancer: 'EnsuringLoadBalancer',
+  EnsuredLoadBalancer: 'EnsuredLoadBalancer',
+  UpdatedLoadBalancer: 'UpdatedLoadBalancer',
+  SyncLoadBalancerFailed: 'SyncLoadBalancerFailed',
+  DeletedLoadBalancer: 'DeletedLoadBalancer',
   NoReadyMembers: 'NoReadyMembers',
   WaitingForNodePortLocal: 'WaitingForNodePortLocal',
   NoVIP: 'NoVIP',

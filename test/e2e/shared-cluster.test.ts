@@ -334,13 +334,13 @@ describe('safe in a shared cluster', () => {
       return { code: 'Unavailable', message: 'timed out', terminal: false };
     };
     const { events } = await startController(t, kc, device, fault);
-    await eventually(() => has(events, 'default/web', 'ApplyFailed'), 5000, 'ApplyFailed');
+    await eventually(() => has(events, 'default/web', 'SyncLoadBalancerFailed'), 5000, 'SyncLoadBalancerFailed');
     assert.equal(await statusIp(c, 'web'), undefined, 'pending while it fails');
     assert.ok(attempted && attempted.op !== 'delete' && attempted.kind === 'virtualService');
     device.createVirtualService('c1', attempted.desired);
     await eventually(async () => (await statusIp(c, 'web')) !== undefined, 5000, 'the address is published');
     await eventually(
-      () => has(events, 'default/web', 'Applied', /is live/),
+      () => has(events, 'default/web', 'EnsuredLoadBalancer', /is live/),
       2000,
       'a Normal event says it is over',
     );

@@ -77,3 +77,43 @@ it('writes a pool at most once per interval; a deferred update lands on a later 
   );
   assert.equal(adapter.device.pools.get('c1--default-web-http')!.pool.members[0]!.port, 61001);
 });
+
+it('events: the service controller’s reasons; waiting is Normal within the grace period, then Warning', async (t) => {
+  const { kc } = await useSandbox(t);
+  const config = parseControllerConfig(
+    'clusterName: c1\ndefaultLoadBalancer: true\nvip: {cidrs: [192.0.2.0/24]}',
+  );
+  const seen: string[] = [];
+  const r = new LbReconciler({
+    kubeConfig: kc,
+    config,
+    adapter: new MemoryAdapter({ owner: 'c1' }),
+    events: {
+      record: async (_t, type, reason) => {
+        seen.push(`${type} ${reason}`);
+      },
+    },
+    state: new StateTracker('c1', 'memory'),
+    waitGraceMs: 50,
+    poolIntervalMs: 0,
+  });
+  // A new Service whose only Pod has no NodePortLocal mapping yet.
+  const waiting: ClusterView = {
+    ...view(61000),
+    pods: [{ ...pod(61000), metadata: { ...pod(61000).metadata, annotations: {} } }],
+  };
+  await r.reconcile(waiting);
+  assert.deepEqual(seen.sort(), [
+    'Normal EnsuredLoadBalancer',
+    'Normal EnsuringLoadBalancer',
+    'Normal WaitingForNodePortLocal',
+  ]);
+  seen.length = 0;
+  await new Promise((res) => setTimeout(res, 60));
+  await r.reconcile(waiting);
+  assert.deepEqual(seen.sort(), ['Warning NoReadyMembers', 'Warning WaitingForNodePortLocal']);
+  seen.length = 0;
+  // The mapping arrives: the pool is updated, the warnings stop.
+  await r.reconcile(view(61000));
+  assert.deepEqual(seen, ['Normal UpdatedLoadBalancer']);
+});
