@@ -3,6 +3,7 @@
  * (one line naming the field on error), and credentials from the environment, which the Helm chart
  * fills from a Secret (NPL_LB_<VENDOR>_USERNAME, NPL_LB_<VENDOR>_PASSWORD).
  */
+import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { ErrorCodes, NplError } from '../src/runtime/errors.ts';
 
@@ -28,4 +29,29 @@ export function credentials(
     );
   }
   return { username, password };
+}
+
+/**
+ * How an adapter's HTTPS client trusts the device: the system's CAs, plus a PEM bundle
+ * (`caFile`, for a private CA), or nothing at all (`insecureSkipVerify`, for labs). A `caFile`
+ * that cannot be read, or holds no certificate, is a configuration error naming the field.
+ */
+export function tlsTrust(s: { insecureSkipVerify?: boolean; caFile?: string | undefined }): {
+  insecureSkipVerify: boolean;
+  ca?: string;
+} {
+  if (!s.caFile) return { insecureSkipVerify: s.insecureSkipVerify ?? false };
+  let pem: string;
+  try {
+    pem = readFileSync(s.caFile, 'utf8');
+  } catch (err) {
+    throw new NplError(
+      ErrorCodes.CONFIG_INVALID,
+      `adapter.caFile: cannot read ${s.caFile}: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  if (!/-----BEGIN CERTIFICATE-----/.test(pem)) {
+    throw new NplError(ErrorCodes.CONFIG_INVALID, `adapter.caFile: ${s.caFile} holds no PEM certificate`);
+  }
+  return { insecureSkipVerify: s.insecureSkipVerify ?? false, ca: pem };
 }

@@ -3,7 +3,7 @@
  * credentials from NPL_LB_AVI_USERNAME and NPL_LB_AVI_PASSWORD.
  */
 import { z } from 'zod';
-import { credentials, parseSettings } from '../settings.ts';
+import { credentials, parseSettings, tlsTrust } from '../settings.ts';
 import type { AviAdapterOptions } from './adapter.ts';
 
 const name = z.string().min(1).max(255);
@@ -23,6 +23,8 @@ export const aviSettingsSchema = z
     serviceEngineGroup: name.default('Default-Group'),
     vrf: name.default('global'),
     insecureSkipVerify: z.boolean().default(false),
+    /** A PEM bundle of the CAs that sign the device's certificate (a private CA). */
+    caFile: z.string().min(1).optional(),
     concurrency: z.number().int().min(1).max(64).default(8),
     requestTimeoutSeconds: z.number().int().positive().default(60),
   })
@@ -43,7 +45,7 @@ export function aviOptions(
     cloud: s.cloud,
     seGroup: s.serviceEngineGroup,
     vrf: s.vrf,
-    insecureSkipVerify: s.insecureSkipVerify,
+    ...tlsTrust(s),
     concurrency: s.concurrency,
     timeoutMs: s.requestTimeoutSeconds * 1000,
   };

@@ -25,6 +25,8 @@ export interface AviSessionOptions {
   version: string;
   tenant: string;
   insecureSkipVerify?: boolean;
+  /** PEM CAs trusted beside the system's (a private CA). */
+  ca?: string;
   dispatcher?: Dispatcher;
   timeoutMs?: number;
 }
@@ -45,7 +47,10 @@ export class AviSession {
     this.ownsDispatcher = opts.dispatcher === undefined;
     this.dispatcher =
       opts.dispatcher ??
-      new Agent({ connect: { rejectUnauthorized: !opts.insecureSkipVerify }, keepAliveTimeout: 10_000 });
+      new Agent({
+        connect: { rejectUnauthorized: !opts.insecureSkipVerify, ...(opts.ca ? { ca: opts.ca } : {}) },
+        keepAliveTimeout: 10_000,
+      });
   }
 
   private takeCookies(headers: Record<string, string | string[] | undefined>): void {

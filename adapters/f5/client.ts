@@ -24,6 +24,8 @@ export interface BigIpClientOptions {
   password: string;
   /** Accept a self-signed management certificate (common on BIG-IP). */
   insecureSkipVerify?: boolean;
+  /** PEM CAs trusted beside the system's (a private CA). */
+  ca?: string;
   dispatcher?: Dispatcher;
   /** Per-request timeout (default 60 s). */
   timeoutMs?: number;
@@ -51,7 +53,10 @@ export class BigIpClient {
     this.ownsDispatcher = opts.dispatcher === undefined;
     this.dispatcher =
       opts.dispatcher ??
-      new Agent({ connect: { rejectUnauthorized: !opts.insecureSkipVerify }, keepAliveTimeout: 10_000 });
+      new Agent({
+        connect: { rejectUnauthorized: !opts.insecureSkipVerify, ...(opts.ca ? { ca: opts.ca } : {}) },
+        keepAliveTimeout: 10_000,
+      });
     this.now = opts.now ?? Date.now;
   }
 

@@ -3,7 +3,7 @@
  * environment (NPL_LB_F5_USERNAME, NPL_LB_F5_PASSWORD), which the Helm chart fills from a Secret.
  */
 import { z } from 'zod';
-import { credentials, parseSettings } from '../settings.ts';
+import { credentials, parseSettings, tlsTrust } from '../settings.ts';
 import type { F5AdapterOptions } from './adapter.ts';
 
 export const f5SettingsSchema = z
@@ -17,6 +17,8 @@ export const f5SettingsSchema = z
       .regex(/^[A-Za-z][0-9A-Za-z_.-]{0,63}$/, 'must start with a letter; letters, digits, _ . - only')
       .optional(),
     insecureSkipVerify: z.boolean().default(false),
+    /** A PEM bundle of the CAs that sign the device's certificate (a private CA). */
+    caFile: z.string().min(1).optional(),
     requestTimeoutSeconds: z.number().int().positive().default(60),
   })
   .strict();
@@ -31,7 +33,7 @@ export function f5Options(
     owner,
     url: s.url,
     ...credentials('F5', env),
-    insecureSkipVerify: s.insecureSkipVerify,
+    ...tlsTrust(s),
     timeoutMs: s.requestTimeoutSeconds * 1000,
     ...(s.tenant ? { tenant: s.tenant } : {}),
   };

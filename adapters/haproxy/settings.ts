@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
-import { credentials, parseSettings } from '../settings.ts';
+import { credentials, parseSettings, tlsTrust } from '../settings.ts';
 import { HaproxyDataplaneAdapter } from './dataplane/adapter.ts';
 import { HaproxyRuntimeAdapter } from './runtime-adapter.ts';
 
@@ -39,6 +39,8 @@ const dataplaneSchema = z
     /** Bind VIPs that are not configured on the HAProxy host. */
     transparentBinds: z.boolean().default(false),
     insecureSkipVerify: z.boolean().default(false),
+    /** A PEM bundle of the CAs that sign the Data Plane API's certificate (a private CA). */
+    caFile: z.string().min(1).optional(),
     requestTimeoutSeconds: z.number().int().positive().default(30),
   })
   .strict();
@@ -65,7 +67,7 @@ export function haproxyAdapter(
       slots: s.slots,
       healthChecks: s.healthChecks,
       transparentBinds: s.transparentBinds,
-      insecureSkipVerify: s.insecureSkipVerify,
+      ...tlsTrust(s),
       timeoutMs: s.requestTimeoutSeconds * 1000,
     });
   }

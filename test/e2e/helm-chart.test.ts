@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { ADAPTERS } from '../../adapters/index.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
+import { selfSignedCertificate } from '../../src/runtime/tls.ts';
 import { ensureKubeTools } from '../support/kube-tools.ts';
 import { useSandbox } from '../support/sandbox.ts';
 
@@ -321,5 +322,26 @@ describe('Helm chart', () => {
       docs.filter((d) => d.kind === 'ServiceMonitor').map((d) => d.metadata.name),
       ['p1-npl-lb-controller', 'p1-npl-lb-agent'],
     );
+  });
+
+  it('a private CA (caBundle) ships in the ConfigMap and the adapter reads it as caFile', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'npl-cabundle-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const pem = (await selfSignedCertificate('127.0.0.1')).cert;
+    writeFileSync(join(dir, 'ca.pem'), pem);
+    const docs = await template([
+      '--set',
+      'adapter.type=f5',
+      '--set',
+      'adapter.f5.url=https://bigip.example',
+      '--set',
+      'credentials.existingSecret=bigip',
+      '--set-file',
+      `adapter.f5.caBundle=${join(dir, 'ca.pem')}`,
+    ]);
+    const cm = docs.find((d) => d.kind === 'ConfigMap')!;
+    assert.equal(cm.data!['ca.pem']!.trim(), pem.trim());
+    const config = parseControllerConfig(cm.data!['config.yaml']!);
+    assert.equal(config.adapter.caFile, '/etc/npl-lb/ca.pem', 'mounted with the configuration');
   });
 });

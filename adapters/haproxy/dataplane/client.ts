@@ -46,6 +46,8 @@ export interface DataplaneClientOptions {
   username: string;
   password: string;
   insecureSkipVerify?: boolean;
+  /** PEM CAs trusted beside the system's (a private CA). */
+  ca?: string;
   dispatcher?: Dispatcher;
   timeoutMs?: number;
 }
@@ -69,7 +71,10 @@ export class DataplaneClient {
     this.ownsDispatcher = opts.dispatcher === undefined;
     this.dispatcher =
       opts.dispatcher ??
-      new Agent({ connect: { rejectUnauthorized: !opts.insecureSkipVerify }, keepAliveTimeout: 10_000 });
+      new Agent({
+        connect: { rejectUnauthorized: !opts.insecureSkipVerify, ...(opts.ca ? { ca: opts.ca } : {}) },
+        keepAliveTimeout: 10_000,
+      });
     this.auth = `Basic ${Buffer.from(`${opts.username}:${opts.password}`).toString('base64')}`;
   }
 
