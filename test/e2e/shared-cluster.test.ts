@@ -334,7 +334,11 @@ describe('safe in a shared cluster', () => {
       return { code: 'Unavailable', message: 'timed out', terminal: false };
     };
     const { events } = await startController(t, kc, device, fault);
-    await eventually(() => has(events, 'default/web', 'SyncLoadBalancerFailed'), 5000, 'SyncLoadBalancerFailed');
+    await eventually(
+      () => has(events, 'default/web', 'SyncLoadBalancerFailed'),
+      5000,
+      'SyncLoadBalancerFailed',
+    );
     assert.equal(await statusIp(c, 'web'), undefined, 'pending while it fails');
     assert.ok(attempted && attempted.op !== 'delete' && attempted.kind === 'virtualService');
     device.createVirtualService('c1', attempted.desired);
