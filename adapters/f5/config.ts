@@ -16,9 +16,16 @@ export const f5SettingsSchema = z
       .string()
       .regex(/^[A-Za-z][0-9A-Za-z_.-]{0,63}$/, 'must start with a letter; letters, digits, _ . - only')
       .optional(),
-    insecureSkipVerify: z.boolean().default(false),
+    insecureSkipVerify: z
+      .boolean()
+      .default(false)
+      .describe('do not verify the device certificate (labs only; prefer caFile)'),
     /** A PEM bundle of the CAs that sign the device's certificate (a private CA). */
-    caFile: z.string().min(1).optional(),
+    caFile: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('PEM bundle of a private CA that signs the device certificate'),
     requestTimeoutSeconds: z.number().int().positive().default(60),
   })
   .strict();

@@ -11,7 +11,7 @@ import { credentials, parseSettings, tlsTrust } from '../settings.ts';
 import { HaproxyDataplaneAdapter } from './dataplane/adapter.ts';
 import { HaproxyRuntimeAdapter } from './runtime-adapter.ts';
 
-const runtimeSchema = z
+export const haproxyRuntimeSchema = z
   .object({
     type: z.literal('haproxy'),
     transport: z.literal('runtime'),
@@ -26,7 +26,7 @@ const runtimeSchema = z
   })
   .strict();
 
-const dataplaneSchema = z
+export const haproxyDataplaneSchema = z
   .object({
     type: z.literal('haproxy'),
     transport: z.literal('dataplane'),
@@ -38,16 +38,23 @@ const dataplaneSchema = z
     healthChecks: z.boolean().default(true),
     /** Bind VIPs that are not configured on the HAProxy host. */
     transparentBinds: z.boolean().default(false),
-    insecureSkipVerify: z.boolean().default(false),
+    insecureSkipVerify: z
+      .boolean()
+      .default(false)
+      .describe('do not verify the device certificate (labs only; prefer caFile)'),
     /** A PEM bundle of the CAs that sign the Data Plane API's certificate (a private CA). */
-    caFile: z.string().min(1).optional(),
+    caFile: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('PEM bundle of a private CA that signs the device certificate'),
     requestTimeoutSeconds: z.number().int().positive().default(30),
   })
   .strict();
 
 export const haproxySettingsSchema = z.preprocess(
   (v) => (v && typeof v === 'object' && !('transport' in v) ? { ...v, transport: 'runtime' } : v),
-  z.discriminatedUnion('transport', [runtimeSchema, dataplaneSchema], {
+  z.discriminatedUnion('transport', [haproxyRuntimeSchema, haproxyDataplaneSchema], {
     message: 'transport must be "runtime" or "dataplane"',
   }),
 );

@@ -22,24 +22,56 @@ export const controllerConfigSchema = z
       .string({ error: 'is required' })
       .min(1, 'is required')
       .max(32, 'must be at most 32 characters')
-      .regex(dnsLabel, 'must be lower-case letters, digits and dashes'),
-    serviceType: z.enum(['NodePortLocal', 'NodePort', 'ClusterIP']).default('NodePortLocal'),
-    autoAnnotate: z.boolean().default(true),
-    ingressController: z.string().min(1).default('npl-lb.io/ingress-controller'),
+      .regex(dnsLabel, 'must be lower-case letters, digits and dashes')
+      .describe('the owner mark on the load balancer; unique among the clusters that share one'),
+    serviceType: z
+      .enum(['NodePortLocal', 'NodePort', 'ClusterIP'])
+      .default('NodePortLocal')
+      .describe('how pool members are built: nodeIP:nodePort per Pod, every Ready node, or Pod IPs'),
+    autoAnnotate: z
+      .boolean()
+      .default(true)
+      .describe('annotate our LoadBalancer Services and Ingress backends for NodePortLocal'),
+    ingressController: z
+      .string()
+      .min(1)
+      .default('npl-lb.io/ingress-controller')
+      .describe('IngressClasses with this spec.controller are ours'),
     /** The port of the shared HTTP virtual service of each IngressClass. */
-    ingressHttpPort: z.number().int().min(1).max(65535).default(80),
-    loadBalancerClass: z.string().min(1).default('npl-lb.io/lb'),
-    defaultLoadBalancer: z.boolean().default(false),
+    ingressHttpPort: z
+      .number()
+      .int()
+      .min(1)
+      .max(65535)
+      .default(80)
+      .describe('the port of the shared HTTP virtual service of each IngressClass'),
+    loadBalancerClass: z
+      .string()
+      .min(1)
+      .default('npl-lb.io/lb')
+      .describe('LoadBalancer Services with this spec.loadBalancerClass are ours'),
+    defaultLoadBalancer: z
+      .boolean()
+      .default(false)
+      .describe('LoadBalancer Services without a loadBalancerClass are ours too'),
     namespaces: z
-      .object({ include: z.array(z.string()).default([]), exclude: z.array(z.string()).default([]) })
+      .object({
+        include: z.array(z.string()).default([]).describe('only these namespaces (empty: all)'),
+        exclude: z.array(z.string()).default([]).describe('all namespaces but these'),
+      })
       .strict()
       .default({ include: [], exclude: [] }),
     vip: z
-      .object({ cidrs: z.array(cidr).default([]) })
+      .object({
+        cidrs: z
+          .array(cidr)
+          .default([])
+          .describe('VIPs are allocated here, and a requested VIP must lie here'),
+      })
       .strict()
       .default({ cidrs: [] }),
     adapter: z
-      .object({ type: z.string().min(1) })
+      .object({ type: z.string().min(1).describe('memory, avi, f5 or haproxy; the rest of the block below') })
       .loose()
       .default({ type: 'memory' }),
   })
