@@ -74,6 +74,7 @@ export class NplController {
       adapter: opts.adapter,
       events: opts.events,
       state: this.state,
+      onApplied: (applied, ms) => this.logPass(applied, ms),
     });
     this.queue = new WorkQueue({
       name: 'controller',
@@ -205,7 +206,6 @@ export class NplController {
         }
         const { applied, desired, deferredMs } = pass;
         this.metrics.recordPass(desired.state.pools, applied);
-        this.logPass(applied, Date.now() - started);
         if (deferredMs !== undefined) this.queue.addAfter(LB_KEY, deferredMs);
         for (const [pod, seen] of this.annotationSeen) {
           if (seen > started) continue;

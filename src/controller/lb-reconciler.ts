@@ -40,6 +40,8 @@ export interface LbReconcilerDeps {
    * it is a Warning (default 30 s): a new Service's first seconds are normal.
    */
   waitGraceMs?: number;
+  /** Told what each pass applied, before a retryable failure makes the pass throw (for logs). */
+  onApplied?: (applied: ApplyResult[], ms: number) => void;
 }
 
 type Target = EventTarget;
@@ -108,7 +110,9 @@ export class LbReconciler {
       return false;
     });
     await this.announce(view, changes);
+    const started = now();
     const applied = changes.length > 0 ? await this.d.adapter.apply(changes) : [];
+    this.d.onApplied?.(applied, now() - started);
     const at = now();
     for (const r of applied) {
       const k = objectKey(r.change);

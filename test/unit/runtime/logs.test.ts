@@ -1,0 +1,65 @@
+/**
+ * Logs an operator can read: JSON lines with string levels (as AKO's and CIS's INFO/ERROR) and
+ * ISO times; the controller says when its caches synced (with counts and how long it took) and
+ * what each pass changed; a failed object gets one warn with its code, not one per pass.
+ */
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { it } from 'node:test';
+import { MemoryAdapter } from '../../../adapters/memory/adapter.ts';
+import { parseControllerConfig } from '../../../src/config/controller-config.ts';
+import { NplController } from '../../../src/controller/controller.ts';
+import { createLogger } from '../../../src/runtime/logger.ts';
+import { Cluster, RecordingEvents } from '../../support/cluster.ts';
+import { eventually, useSandbox } from '../../support/sandbox.ts';
+
+it('string levels, ISO time, caches synced with counts, one line per pass, one warn per failed object', async (t) => {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const l of chunk.toString().split('\n').filter(Boolean))
+        lines.push(JSON.parse(l) as Record<string, unknown>);
+      done();
+    },
+  });
+  const log = createLogger({ name: 'controller', destination: sink });
+  const { kc } = await useSandbox(t);
+  const c = new Cluster(kc);
+  await c.service('web', { type: 'LoadBalancer', enabled: null, ports: [{ name: 'http', port: 80 }] });
+  const ctl = new NplController({
+    kubeConfig: kc,
+    config: parseControllerConfig(
+      'clusterName: c1\ndefaultLoadBalancer: true\nvip: {cidrs: [192.0.2.0/24]}\n',
+    ),
+    adapter: new MemoryAdapter({
+      owner: 'c1',
+      fault: (ch) =>
+        ch.kind === 'virtualService'
+          ? { code: 'Unavailable', message: 'device busy', terminal: false }
+          : undefined,
+    }),
+    events: new RecordingEvents(),
+    logger: log,
+    coalesceMs: 10,
+    sweepIntervalMs: 0,
+  });
+  t.after(() => ctl.stop());
+  await ctl.start();
+  await eventually(() => lines.filter((l) => l.msg === 'device busy').length >= 1, 5000, 'warned');
+  // Several retries of the same failure...
+  await new Promise((r) => setTimeout(r, 1500));
+  const synced = lines.find((l) => l.msg === 'caches synced')!;
+  assert.equal(synced.level, 'INFO');
+  assert.match(String(synced.time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  assert.equal(synced.services, 1);
+  assert.equal(typeof synced.tookMs, 'number');
+  const pass = lines.find((l) => l.msg === 'load balancer updated')!;
+  assert.equal(pass['creates.pool'], 1);
+  assert.equal(pass.failed, 1);
+  const warns = lines.filter((l) => l.msg === 'device busy');
+  assert.equal(warns.length, 1, '...give one warn, not one per pass');
+  assert.deepEqual(
+    [warns[0]!.level, warns[0]!.code, warns[0]!.kind],
+    ['WARN', 'Unavailable', 'virtualService'],
+  );
+});
