@@ -138,6 +138,9 @@ describe('chart RBAC', () => {
       '43000-43000',
       '--http-address',
       '127.0.0.1:0',
+      // As the chart runs it: a stopping agent reads its DaemonSet (uninstall cleanup).
+      '--cleanup-on-uninstall',
+      `${NS}/r1-npl-lb-agent`,
     ]);
     const ctl = start(
       t,
@@ -214,6 +217,14 @@ describe('chart RBAC', () => {
           ),
         ),
       );
+    // The agent reads its DaemonSet only when it stops: stop it once the rest is used.
+    await eventually(
+      () => unused().every((u) => u.includes('apps/daemonsets')),
+      30_000,
+      'every rule but the stopping agent’s used',
+    ).catch(() => undefined);
+    agent.child.kill('SIGTERM');
+    await new Promise((r) => (agent.child.exitCode === null ? agent.child.once('exit', r) : r(null)));
     await eventually(() => unused().length === 0, 30_000, 'every rule used').catch(() => {
       assert.fail(
         `rules never used: ${unused().join('; ')}\nagent: ${agent.out().slice(-1500)}\ncontroller: ${ctl.out().slice(-1500)}`,
