@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -193,8 +193,20 @@ describe('untrusted hosts and paths reach no renderer raw', () => {
           port: 18100 + j,
         }));
         const file = join(dir, `h${i}.cfg`);
-        writeFileSync(file, renderConfig([pool], vss, [], { owner: 'c1', adminSocket: join(dir, 'a.sock') }));
+        writeFileSync(
+          file,
+          renderConfig([pool], vss, [], {
+            owner: 'c1',
+            adminSocket: join(dir, 'a.sock'),
+            socketGroup: 994 + i,
+          }),
+        );
         execFileSync('haproxy', ['-c', '-q', '-f', file], { stdio: 'pipe' });
+        // (The admin socket's group, for a controller that does not run as root, is valid too.)
+        assert.match(
+          readFileSync(file, 'utf8'),
+          new RegExp(`stats socket \\S+ mode 660 gid ${994 + i} level admin`),
+        );
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
