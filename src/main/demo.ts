@@ -7,6 +7,7 @@
  * kubeconfig, kubectl commands, the URLs to curl and the dashboard; Ctrl-C removes every process
  * and file it made.
  */
+import { DEFAULT_NODE_PORT_RANGE } from '../sandbox/allocator.ts';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -150,6 +151,7 @@ export async function runDemo(argv: string[]): Promise<number> {
         'kubeconfig-out': kubeconfig,
         tls: false,
         help: false,
+        'service-node-port-range': DEFAULT_NODE_PORT_RANGE,
         'log-format': flags['log-format'],
         'log-level': flags['log-level'],
       },

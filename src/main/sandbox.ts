@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { COMMON_FLAGS, commonSchema, type FlagSpecs, helpText, parseFlags } from '../config/flags.ts';
 import { createLogger, type Logger } from '../runtime/logger.ts';
 import { renderKubeconfig } from '../sandbox/kubeconfig.ts';
+import { DEFAULT_NODE_PORT_RANGE, parsePortRange } from '../sandbox/allocator.ts';
 import { type SandboxServer, startSandbox } from '../sandbox/server.ts';
 import { selfSignedCertificate } from '../runtime/tls.ts';
 
@@ -19,6 +20,11 @@ export const SANDBOX_FLAGS = {
     type: 'string',
     description: 'require this bearer token (generated when --tls is set without one)',
   },
+  'service-node-port-range': {
+    type: 'string',
+    description: 'node ports for Services, START-END (as kube-apiserver)',
+    default: '30000-32767',
+  },
   ...COMMON_FLAGS,
 } as const satisfies FlagSpecs;
 
@@ -28,6 +34,11 @@ const schema = commonSchema.extend({
   'kubeconfig-out': z.string().min(1).optional(),
   tls: z.boolean().default(false),
   token: z.string().min(1).optional(),
+  'service-node-port-range': z.string().transform((v, ctx) => {
+    const r = parsePortRange(v);
+    if (!r) ctx.addIssue({ code: 'custom', message: 'must be START-END within 1-65535, e.g. 30000-32767' });
+    return r ?? DEFAULT_NODE_PORT_RANGE;
+  }),
 });
 
 export type SandboxFlags = z.infer<typeof schema>;
@@ -56,6 +67,7 @@ export async function startSandboxFromFlags(flags: SandboxFlags, log: Logger): P
     port: flags.port,
     ...(tls ? { tls } : {}),
     ...(token ? { token } : {}),
+    nodePortRange: flags['service-node-port-range'],
     logger: log,
   });
   const out = flags['kubeconfig-out'];

@@ -5,13 +5,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ResourceType } from './kinds.ts';
 import type { Json, JsonObject } from './openapi.ts';
+import type { Allocations } from './allocator.ts';
 import type { StatusCause } from './status.ts';
 import { forbidden } from './validate.ts';
 
-export interface Allocations {
-  usedClusterIPs(): Set<string>;
-  usedNodePorts(): Set<number>;
-}
+export type { Allocations } from './allocator.ts';
 
 const asObject = (v: Json | undefined): JsonObject | undefined =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? v : undefined;
@@ -42,7 +40,9 @@ function defaultPod(obj: JsonObject): void {
   obj.spec = spec;
 }
 
-function defaultService(obj: JsonObject, old: JsonObject | undefined, alloc: Allocations): void {
+/** Defaults a Service; returns the causes of a 422 (allocation failures, ports out of range). */
+function defaultService(obj: JsonObject, old: JsonObject | undefined, alloc: Allocations): StatusCause[] {
+  const causes: StatusCause[] = [];
   const spec = asObject(obj.spec) ?? {};
   const oldSpec = asObject(old?.spec);
   spec.type ??= 'ClusterIP';
@@ -51,9 +51,12 @@ function defaultService(obj: JsonObject, old: JsonObject | undefined, alloc: All
   if (type !== 'ExternalName') {
     spec.internalTrafficPolicy ??= 'Cluster';
     if (spec.clusterIP === undefined && oldSpec?.clusterIP !== undefined) spec.clusterIP = oldSpec.clusterIP;
-    if (spec.clusterIP === undefined || spec.clusterIP === '')
-      spec.clusterIP = nextClusterIP(alloc.usedClusterIPs());
-    spec.clusterIPs ??= [spec.clusterIP];
+    if (spec.clusterIP === undefined || spec.clusterIP === '') {
+      const ip = alloc.clusterIP();
+      if (typeof ip === 'string') spec.clusterIP = ip;
+      else causes.push(ip.cause);
+    }
+    if (spec.clusterIP !== undefined) spec.clusterIPs ??= [spec.clusterIP];
     spec.ipFamilies ??= oldSpec?.ipFamilies ?? ['IPv4'];
     spec.ipFamilyPolicy ??= oldSpec?.ipFamilyPolicy ?? 'SingleStack';
   }
@@ -62,51 +65,64 @@ function defaultService(obj: JsonObject, old: JsonObject | undefined, alloc: All
   if (type === 'NodePort' || type === 'LoadBalancer') spec.externalTrafficPolicy ??= 'Cluster';
   if (type === 'LoadBalancer') spec.allocateLoadBalancerNodePorts ??= true;
   const oldPorts = asArray(oldSpec?.ports).map(asObject);
-  const used = withNodePorts ? alloc.usedNodePorts() : new Set<number>();
-  for (const p0 of asArray(spec.ports)) {
+  const mine = new Set(oldPorts.map((o) => Number(o?.nodePort ?? 0)).filter((n) => n > 0));
+  const taken = new Set<number>();
+  const { start, end } = alloc.nodePortRange;
+  asArray(spec.ports).forEach((p0, i) => {
     const p = asObject(p0);
-    if (!p) continue;
+    if (!p) return;
     p.protocol ??= 'TCP';
     p.targetPort ??= p.port ?? 0;
     if (!withNodePorts) {
       delete p.nodePort;
-      continue;
+      return;
     }
-    if (p.nodePort === undefined) {
-      const prev = oldPorts.find((o) => o?.port === p.port && (o?.protocol ?? 'TCP') === p.protocol);
-      if (typeof prev?.nodePort === 'number') p.nodePort = prev.nodePort;
-      else {
-        p.nodePort = nextNodePort(used);
-        used.add(p.nodePort);
+    const field = `spec.ports[${i}].nodePort`;
+    if (typeof p.nodePort === 'number' && p.nodePort !== 0) {
+      // Asked for: in range, and not another Service's (this one may keep its own).
+      if (p.nodePort < start || p.nodePort > end) {
+        causes.push({
+          reason: 'FieldValueInvalid',
+          field,
+          message: `Invalid value: ${p.nodePort}: provided port is not in the valid range. The range of valid ports is ${start}-${end}`,
+        });
+      } else if (!mine.has(p.nodePort) && !alloc.nodePortFree(p.nodePort)) {
+        causes.push({
+          reason: 'FieldValueInvalid',
+          field,
+          message: `Invalid value: ${p.nodePort}: provided port is already allocated`,
+        });
       }
+      taken.add(p.nodePort);
+      return;
     }
-  }
+    const prev = oldPorts.find((o) => o?.port === p.port && (o?.protocol ?? 'TCP') === p.protocol);
+    if (typeof prev?.nodePort === 'number') p.nodePort = prev.nodePort;
+    else {
+      const got = alloc.nodePort(taken, field);
+      if (typeof got === 'number') p.nodePort = got;
+      else causes.push(got.cause);
+    }
+    if (typeof p.nodePort === 'number') taken.add(p.nodePort);
+  });
   obj.spec = spec;
+  return causes;
 }
 
-function nextClusterIP(used: Set<string>): string {
-  for (let i = 10; i < 1 << 20; i++) {
-    const ip = `10.${96 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}`;
-    if ((i & 255) !== 0 && (i & 255) !== 255 && !used.has(ip)) return ip;
-  }
-  throw new Error('service cluster IP range exhausted');
-}
-
-function nextNodePort(used: Set<number>): number {
-  for (let p = 30000; p <= 32767; p++) if (!used.has(p)) return p;
-  throw new Error('service node port range exhausted');
-}
-
-/** Fills defaults in place, after a create or any update; `old` is the stored object on update. */
+/**
+ * Fills defaults in place, after a create or any update; `old` is the stored object on update.
+ * Returns the causes of a 422 (a Service whose cluster IP or node port cannot be allocated).
+ */
 export function applyDefaults(
   t: ResourceType,
   obj: JsonObject,
   old: JsonObject | undefined,
   alloc: Allocations,
-): void {
-  if (t.group !== '') return;
+): StatusCause[] {
+  if (t.group !== '') return [];
   if (t.kind === 'Pod') defaultPod(obj);
-  if (t.kind === 'Service') defaultService(obj, old, alloc);
+  if (t.kind === 'Service') return defaultService(obj, old, alloc);
+  return [];
 }
 
 /** The status a new object starts with (PrepareForCreate). */

@@ -14,6 +14,7 @@ import { type FieldSelector, fieldValue, type LabelSelector, matchFields, matchL
 import { ApiError, alreadyExists, badRequest, conflict, invalid, notFound } from './status.ts';
 import { metadataOf, type Store, type StoredObject } from './store.ts';
 import { validateObject } from './validate.ts';
+import { DEFAULT_NODE_PORT_RANGE, type PortRange, ServiceAllocator } from './allocator.ts';
 import { chartDefaults, validateChartKind } from './chart-kinds.ts';
 import { emptyNamespace, finalizeNamespaceIfEmpty, requireLiveNamespace } from './namespace-lifecycle.ts';
 
@@ -52,11 +53,16 @@ function withoutMetaAndStatus(o: JsonObject): JsonObject {
 export class Registry {
   private readonly smp: StrategicMerge;
 
+  private readonly allocator: ServiceAllocator;
+
   constructor(
     readonly store: Store,
     readonly openapi: OpenApi,
+    nodePortRange: PortRange = DEFAULT_NODE_PORT_RANGE,
   ) {
     this.smp = new StrategicMerge(openapi);
+    const services = RESOURCE_TYPES.find((x) => x.kind === 'Service')!;
+    this.allocator = new ServiceAllocator(store, storageKey(services), nodePortRange);
   }
 
   /** The object as the API version `t` shows it. */
@@ -145,25 +151,12 @@ export class Registry {
     meta.namespace = namespace;
   }
 
-  private allocations() {
-    const services = RESOURCE_TYPES.find((x) => x.kind === 'Service')!;
-    const all = () => this.store.list(storageKey(services)).map((s) => s.obj.spec as JsonObject | undefined);
-    return {
-      usedClusterIPs: () => new Set(all().map((s) => String(s?.clusterIP ?? ''))),
-      usedNodePorts: () =>
-        new Set(
-          all().flatMap((s) =>
-            (Array.isArray(s?.ports) ? s.ports : []).map((p) => (isObject(p) ? Number(p.nodePort ?? 0) : 0)),
-          ),
-        ),
-    };
-  }
-
   private finish(t: ResourceType, obj: JsonObject, old: JsonObject | undefined): void {
-    applyDefaults(t, obj, old, this.allocations());
+    const allocation = applyDefaults(t, obj, old, this.allocator);
     chartDefaults(t, obj);
     const meta = metadataOf(obj);
     const causes = [
+      ...allocation,
       ...validateObject(t, obj),
       ...validateChartKind(t, obj, old),
       ...(old ? validateUpdate(t, obj, old) : []),

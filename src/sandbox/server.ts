@@ -2,6 +2,7 @@
  * `npl-lb sandbox`: an in-memory Kubernetes API server on one port, over HTTP or HTTPS with a
  * bearer token, faithful enough for kubectl and @kubernetes/client-node.
  */
+import type { PortRange } from './allocator.ts';
 import {
   createServer as createHttpServer,
   type IncomingMessage,
@@ -47,6 +48,8 @@ export interface SandboxOptions {
   audit?: (entry: AuditEntry) => void;
   historySize?: number;
   bookmarkIntervalMs?: number;
+  /** Node ports for Services (kube-apiserver's --service-node-port-range); default 30000-32767. */
+  nodePortRange?: PortRange;
   logger?: Logger;
   openapi?: OpenApi;
 }
@@ -143,7 +146,7 @@ export class SandboxServer implements Sandbox {
 
   constructor(private readonly opts: SandboxOptions = {}) {
     this.store = new Store(opts.historySize ?? 20_000);
-    this.registry = new Registry(this.store, opts.openapi ?? new OpenApi());
+    this.registry = new Registry(this.store, opts.openapi ?? new OpenApi(), opts.nodePortRange);
     this.log = opts.logger ?? silentLogger();
     for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
       const ns = RESOURCE_TYPES.find((t) => t.kind === 'Namespace')!;
