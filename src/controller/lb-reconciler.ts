@@ -109,10 +109,12 @@ export class LbReconciler {
       pending.add(k);
       return false;
     });
-    await this.announce(view, changes);
+    // Announced while the device works, so the Events never delay the apply.
+    const announced = this.announce(view, changes).catch(() => undefined);
     const started = now();
     const applied = changes.length > 0 ? await this.d.adapter.apply(changes) : [];
     this.d.onApplied?.(applied, now() - started);
+    await announced;
     const at = now();
     for (const r of applied) {
       const k = objectKey(r.change);
