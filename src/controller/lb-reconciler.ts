@@ -64,6 +64,8 @@ export class LbReconciler {
    * their desired state changes, so one bad object never costs every pass a doomed write.
    */
   private readonly parked = new Map<string, object | 'delete'>();
+  /** Ingresses told they are fully served, with the resourceVersion and VIP they were told for. */
+  private readonly served = new Map<string, string>();
   /** Since when a Service has waited for mappings, or a pool has had no ready member. */
   private readonly pendingSince = new Map<string, number>();
 
@@ -308,14 +310,20 @@ export class LbReconciler {
       if (!t) continue;
       if (st.problem) await ev.record(t, 'Warning', st.reason ?? EventReasons.NoVIP, st.problem);
       else if (!warned.has(`Ingress/${key}`) && this.live(st)) {
-        await ev.record(
-          t,
-          'Normal',
-          EventReasons.IngressServed,
-          `every rule is served on ${st.vip}:${this.d.config.ingressHttpPort}`,
-        );
-      }
+        // Once per version of the Ingress and VIP, not once per pass.
+        const mark = `${ingresses(key)?.metadata.resourceVersion ?? ''}|${st.vip}`;
+        if (this.served.get(key) !== mark) {
+          this.served.set(key, mark);
+          await ev.record(
+            t,
+            'Normal',
+            EventReasons.IngressServed,
+            `every rule is served on ${st.vip}:${this.d.config.ingressHttpPort}`,
+          );
+        }
+      } else this.served.delete(key);
     }
+    for (const k of this.served.keys()) if (!desired.ingresses.has(k)) this.served.delete(k);
     const sourcesOf = (c: Change): (Target | undefined)[] => {
       if (c.kind === 'pool') return [svcTarget((c.op === 'delete' ? c.observed : c.desired).service)];
       const vs = c.op === 'delete' ? c.observed : c.desired;
