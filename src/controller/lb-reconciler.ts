@@ -111,12 +111,16 @@ export class LbReconciler {
       pending.add(k);
       return false;
     });
-    // Announced while the device works, so the Events never delay the apply.
-    const announced = this.announce(view, changes).catch(() => undefined);
     const started = now();
     const applied = changes.length > 0 ? await this.d.adapter.apply(changes) : [];
     this.d.onApplied?.(applied, now() - started);
-    await announced;
+    // A create that went through gets EnsuredLoadBalancer alone; one that did not is announced as
+    // being ensured before its failure is told (at a cold start of thousands of Services, one Event
+    // each instead of two).
+    await this.announce(
+      view,
+      applied.filter((r) => !r.ok).map((r) => r.change),
+    ).catch(() => undefined);
     const at = now();
     for (const r of applied) {
       const k = objectKey(r.change);
@@ -155,7 +159,7 @@ export class LbReconciler {
     return { applied, desired, deferredMs };
   }
 
-  /** `EnsuringLoadBalancer` on the Service or Ingresses of each virtual service about to be created. */
+  /** `EnsuringLoadBalancer` on the Service or Ingresses of each virtual service whose create is under way. */
   private async announce(view: ClusterView, changes: Change[]): Promise<void> {
     const creates = changes.filter((c) => c.kind === 'virtualService' && c.op === 'create');
     if (creates.length === 0) return;
@@ -163,6 +167,7 @@ export class LbReconciler {
       new Map(list.map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o]));
     const services = byKey(view.services);
     const ingresses = byKey(view.ingresses);
+    const batch = new PQueue({ concurrency: 16 });
     for (const c of creates) {
       if (c.kind !== 'virtualService' || c.op !== 'create') continue;
       const vs = c.desired;
@@ -175,14 +180,19 @@ export class LbReconciler {
       for (const [kind, apiVersion, o] of targets) {
         if (!o) continue;
         const m = o.metadata;
-        await this.d.events.record(
-          { kind, apiVersion, namespace: m.namespace, name: m.name, uid: m.uid },
-          'Normal',
-          EventReasons.EnsuringLoadBalancer,
-          `ensuring virtual service ${vs.name} on ${this.d.adapter.name}`,
-        );
+        void batch
+          .add(() =>
+            this.d.events.record(
+              { kind, apiVersion, namespace: m.namespace, name: m.name, uid: m.uid },
+              'Normal',
+              EventReasons.EnsuringLoadBalancer,
+              `ensuring virtual service ${vs.name} on ${this.d.adapter.name}`,
+            ),
+          )
+          .catch(() => undefined);
       }
     }
+    await batch.onIdle();
   }
 
   private live(status: SourceStatus): boolean {
@@ -239,7 +249,14 @@ export class LbReconciler {
     applied: ApplyResult[],
     cleared: string[],
   ): Promise<void> {
-    const ev = this.d.events;
+    // Events are independent of each other: a bounded number in flight, all done before the pass ends.
+    const batch = new PQueue({ concurrency: 16 });
+    const ev = {
+      record: (...args: Parameters<EventSink['record']>): Promise<void> => {
+        void batch.add(() => this.d.events.record(...args)).catch(() => undefined);
+        return Promise.resolve();
+      },
+    };
     const index = <T extends { metadata: { namespace: string; name: string } }>(list: T[]) => {
       let m: Map<string, T> | undefined;
       return (key: string) => {
@@ -387,6 +404,7 @@ export class LbReconciler {
           );
       }
     }
+    await batch.onIdle();
   }
 }
 

@@ -2,7 +2,8 @@
  * Kubernetes Events on the objects npl-lb acts for (core/v1, which `kubectl describe` shows).
  * The same event for the same object is written at most once per interval.
  */
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { postJson } from './raw-client.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { type Logger, silentLogger } from '../runtime/logger.ts';
 
@@ -21,17 +22,15 @@ export interface EventSink {
 }
 
 export class EventRecorder implements EventSink {
-  private readonly core: CoreV1Api;
   private readonly recent = new Map<string, number>();
   private readonly log: Logger;
 
   constructor(
-    kc: KubeConfig,
+    private readonly kc: KubeConfig,
     private readonly component: string,
     private readonly host: string,
     opts: { logger?: Logger; dedupeMs?: number; now?: () => number } = {},
   ) {
-    this.core = kc.makeApiClient(CoreV1Api);
     this.log = opts.logger ?? silentLogger();
     this.dedupeMs = opts.dedupeMs ?? 5 * 60_000;
     this.now = opts.now ?? Date.now;
@@ -52,30 +51,29 @@ export class EventRecorder implements EventSink {
     }
     const ts = new Date(t);
     try {
-      await this.core.createNamespacedEvent({
-        namespace: target.namespace,
-        body: {
-          metadata: {
-            name: `${target.name}.${t.toString(16)}${Math.floor(Math.random() * 0xfff).toString(16)}`,
-            namespace: target.namespace,
-          },
-          involvedObject: {
-            kind: target.kind,
-            apiVersion: target.apiVersion,
-            namespace: target.namespace,
-            name: target.name,
-            uid: target.uid,
-          },
-          type,
-          reason,
-          message,
-          source: { component: this.component, host: this.host },
-          reportingComponent: this.component,
-          reportingInstance: this.host,
-          firstTimestamp: ts,
-          lastTimestamp: ts,
-          count: 1,
+      await postJson(this.kc, `/api/v1/namespaces/${encodeURIComponent(target.namespace)}/events`, {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: {
+          name: `${target.name}.${t.toString(16)}${Math.floor(Math.random() * 0xfff).toString(16)}`,
+          namespace: target.namespace,
         },
+        involvedObject: {
+          kind: target.kind,
+          apiVersion: target.apiVersion,
+          namespace: target.namespace,
+          name: target.name,
+          uid: target.uid,
+        },
+        type,
+        reason,
+        message,
+        source: { component: this.component, host: this.host },
+        reportingComponent: this.component,
+        reportingInstance: this.host,
+        firstTimestamp: ts.toISOString(),
+        lastTimestamp: ts.toISOString(),
+        count: 1,
       });
     } catch (err) {
       this.log.warn({ err: errorMessage(err), reason }, 'could not record event');

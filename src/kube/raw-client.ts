@@ -79,6 +79,24 @@ export async function mergePatch(kc: KubeConfig, path: string, body: unknown): P
   await res.arrayBuffer();
 }
 
+/**
+ * A JSON POST (a create), without decoding the answer into client-node's model classes: Events are
+ * written by the thousand at a cold start and their replies are never read.
+ */
+export async function postJson(kc: KubeConfig, path: string, body: unknown): Promise<void> {
+  const { url, ctx } = await requestContext(kc, path, HttpMethod.POST);
+  const headers = { ...ctx.getHeaders(), 'Content-Type': 'application/json', Accept: 'application/json' };
+  const dispatcher = ctx.getDispatcher();
+  const res = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(body),
+    ...(dispatcher ? { dispatcher } : {}),
+  });
+  if (res.status >= 300) throw await failure(res, `POST ${path}`);
+  await res.arrayBuffer();
+}
+
 export async function getJson(
   kc: KubeConfig,
   path: string,

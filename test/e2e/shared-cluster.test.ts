@@ -340,6 +340,11 @@ describe('safe in a shared cluster', () => {
       'SyncLoadBalancerFailed',
     );
     assert.equal(await statusIp(c, 'web'), undefined, 'pending while it fails');
+    await eventually(
+      () => has(events, 'default/web', 'EnsuringLoadBalancer'),
+      2000,
+      'Ensuring before the failure',
+    );
     assert.ok(attempted && attempted.op !== 'delete' && attempted.kind === 'virtualService');
     device.createVirtualService('c1', attempted.desired);
     await eventually(async () => (await statusIp(c, 'web')) !== undefined, 5000, 'the address is published');

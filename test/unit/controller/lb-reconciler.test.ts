@@ -103,11 +103,7 @@ it('events: the service controller’s reasons; waiting is Normal within the gra
     pods: [{ ...pod(61000), metadata: { ...pod(61000).metadata, annotations: {} } }],
   };
   await r.reconcile(waiting);
-  assert.deepEqual(seen.sort(), [
-    'Normal EnsuredLoadBalancer',
-    'Normal EnsuringLoadBalancer',
-    'Normal WaitingForNodePortLocal',
-  ]);
+  assert.deepEqual(seen.sort(), ['Normal EnsuredLoadBalancer', 'Normal WaitingForNodePortLocal']);
   seen.length = 0;
   await new Promise((res) => setTimeout(res, 60));
   await r.reconcile(waiting);
