@@ -30,6 +30,12 @@ export interface HaproxyRuntimeOptions {
   masterSocket: string;
   bindOptions?: string;
   healthChecks?: boolean;
+  /**
+   * Try each new VIP:port before a reload, so a VIP HAProxy cannot bind fails alone (BindFailed)
+   * instead of failing the reload. Only meaningful when this process shares HAProxy's network
+   * namespace (the demo, a host install); off by default (a Pod beside a host HAProxy does not).
+   */
+  checkBinds?: boolean;
   /** The admin socket is written `mode 660 gid <socketGroup>` so a non-root controller in it can use it. */
   socketGroup?: number;
   /** Returns an error to fail one change with, for tests of partial failure. */
@@ -198,7 +204,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
 
   /** New binds this host cannot listen on (unless binds are transparent): each fails alone. */
   private async unbindable(changes: Change[], failed: Map<number, Fail>): Promise<Map<number, Fail>> {
-    if (/\btransparent\b/.test(this.opts.bindOptions ?? '')) return new Map();
+    if (!this.opts.checkBinds || /\btransparent\b/.test(this.opts.bindOptions ?? '')) return new Map();
     return unbindableChanges(changes, failed, [...this.vss.values()]);
   }
 

@@ -21,6 +21,10 @@ export const haproxyRuntimeSchema = z
     masterSocket: z.string().min(1),
     healthChecks: z.boolean().default(true),
     bindOptions: z.string().optional(),
+    checkBinds: z
+      .boolean()
+      .default(false)
+      .describe('try each new VIP:port before a reload (only when npl-lb shares HAProxy network namespace)'),
     /** The group that may use the admin socket (the controller's, when it does not run as root). */
     socketGroup: z.number().int().min(0).max(2147483647).optional(),
   })
@@ -87,5 +91,6 @@ export function haproxyAdapter(
     healthChecks: s.healthChecks,
     ...(s.bindOptions ? { bindOptions: s.bindOptions } : {}),
     ...(s.socketGroup ? { socketGroup: s.socketGroup } : {}),
+    checkBinds: s.checkBinds,
   });
 }

@@ -207,6 +207,8 @@ export async function runDemo(argv: string[]): Promise<number> {
         configFile: configPath(paths),
         adminSocket: adminSocket(paths),
         masterSocket: masterSocket(paths),
+        // HAProxy runs beside the demo, in its network namespace: new VIPs can be tried first.
+        checkBinds: true,
       });
       lbNote = `HAProxy (pid ${haproxy.pid}), configuration in ${configPath(paths)}`;
     } else {

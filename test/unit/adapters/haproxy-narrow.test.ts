@@ -56,7 +56,8 @@ describe('narrowing a refused batch', () => {
 describe('runtime transport on a real HAProxy', { skip: haproxyMissing() }, () => {
   it('a VIP that is not on this host fails alone; the rest of the batch goes live in one reload', async (t) => {
     const rig = await startHaproxy(t);
-    const adapter = rig.adapter('c1', { healthChecks: false });
+    // The test shares HAProxy's network namespace, so new binds can be tried first.
+    const adapter = rig.adapter('c1', { healthChecks: false, checkBinds: true });
     t.after(() => adapter.close());
     const app = createServer((_q, res) => res.end('ok\n'));
     await new Promise<void>((r) => app.listen(18211, '127.0.34.9', () => r()));
