@@ -54,6 +54,8 @@ describe('dashboard and npl-lb pools', () => {
       );
       t.after(() => http.close());
 
+      // NodePortLocal entries count only when their nodeIP is an address of the Pod's Node.
+      for (const [name, ip] of Object.entries(NODES)) await c.node(name, { internal: [ip] });
       await c.service('web', { type: 'LoadBalancer', ports: [{ name: 'http', port: 80, targetPort: 8080 }] });
       let port = 61000;
       const pod = async (name: string, node: string) => {
@@ -119,6 +121,20 @@ describe('dashboard and npl-lb pools', () => {
         json.map((n) => [n.node, n.members.map((m) => m.pod)]),
         [['n1', ['default/web-1']]],
       );
+      // A standby says so instead of showing an empty table.
+      assert.equal(await page.isVisible('#banner'), false, 'no banner on the replica that writes');
+      ctl.state.setLeadership(() => ({
+        role: 'standby',
+        identity: 'replica-b',
+        holder: 'replica-a',
+        since: '2026-11-23T05:00:00.000Z',
+      }));
+      await page.waitForSelector('#banner', { state: 'visible', timeout: 5000 });
+      assert.match(
+        (await page.textContent('#banner')) ?? '',
+        /^Standby: this replica does not write to the load balancer\. The leader is replica-a since 2026-11-23T05:00:00\.000Z/,
+      );
+      await page.screenshot({ path: `${ARTIFACTS}dashboard-standby.png` });
       await assert.rejects(
         runPools(['--server', 'http://127.0.0.1:9'], () => {}),
         (e: unknown) => e instanceof NplError && e.code === ErrorCodes.STATE_UNAVAILABLE,
