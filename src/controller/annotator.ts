@@ -24,16 +24,49 @@ export function annotationAction(svc: Service, wanted: boolean): AnnotationActio
 }
 
 export class Annotator {
+  /**
+   * What to annotate, and the Services by key, for one version of the cache: the cache hands out
+   * the same lists while a kind is unchanged, so a cold start of N Services computes this once,
+   * not N times (it was quadratic).
+   */
+  private memo:
+    | {
+        inputs: [ClusterView['services'], ClusterView['ingresses'], ClusterView['ingressClasses']];
+        wanted: Set<string>;
+        byKey: Map<string, Service>;
+      }
+    | undefined;
+  /** How often the set was computed (for tests). */
+  readonly stats = { computed: 0 };
+
   constructor(
     private readonly kc: KubeConfig,
     private readonly cfg: ControllerConfig,
   ) {}
 
+  private lookup(view: ClusterView): { wanted: Set<string>; byKey: Map<string, Service> } {
+    const inputs: [ClusterView['services'], ClusterView['ingresses'], ClusterView['ingressClasses']] = [
+      view.services,
+      view.ingresses,
+      view.ingressClasses,
+    ];
+    if (!this.memo || !inputs.every((x, i) => x === this.memo!.inputs[i])) {
+      this.stats.computed++;
+      this.memo = {
+        inputs,
+        wanted: servicesToAnnotate(view, this.cfg),
+        byKey: new Map(view.services.map((s) => [`${s.metadata.namespace}/${s.metadata.name}`, s])),
+      };
+    }
+    return this.memo;
+  }
+
   /** Brings one Service's annotation in line; returns what it did. */
   async reconcile(view: ClusterView, key: string): Promise<AnnotationAction> {
-    const svc = view.services.find((s) => `${s.metadata.namespace}/${s.metadata.name}` === key);
+    const { wanted, byKey } = this.lookup(view);
+    const svc = byKey.get(key);
     if (!svc) return 'none';
-    const action = annotationAction(svc, servicesToAnnotate(view, this.cfg).has(key));
+    const action = annotationAction(svc, wanted.has(key));
     if (action === 'none') return action;
     const value = action === 'add' ? 'true' : null;
     const path = `${collectionPath(RESOURCES.services, svc.metadata.namespace)}/${encodeURIComponent(svc.metadata.name)}`;

@@ -40,6 +40,8 @@ export interface ControllerOptions {
 }
 
 const LB_KEY = 'lb';
+/** Finds the Services whose annotation an Ingress or IngressClass change may touch. */
+const CANDIDATES_KEY = 'annotation-candidates';
 
 export class NplController {
   readonly cache: ClusterCache;
@@ -162,7 +164,8 @@ export class NplController {
     });
     for (const kind of ['ingresses', 'ingressClasses'] as const) {
       const h = () => {
-        this.annotationCandidates();
+        // Once per burst of Ingress events, not once per event (a cold start lists them all).
+        this.queue.add(CANDIDATES_KEY);
         this.allChanged = true;
         lb();
       };
@@ -212,6 +215,8 @@ export class NplController {
           this.metrics.annotationToApply.observe((Date.now() - seen) / 1000);
           this.annotationSeen.delete(pod);
         }
+      } else if (key === CANDIDATES_KEY) {
+        this.annotationCandidates();
       } else if (key.startsWith('svc/')) {
         const did = await this.annotator.reconcile(this.cache.view(), key.slice(4));
         if (did !== 'none') this.stats.annotations++;
