@@ -70,6 +70,17 @@ export const controllerConfigSchema = z
       })
       .strict()
       .default({ cidrs: [] }),
+    drainCordonedNodes: z
+      .boolean()
+      .default(true)
+      .describe('drain the members on cordoned nodes, as on nodes excluded from load balancers'),
+    drainSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(3600)
+      .default(30)
+      .describe('how long members on a node in maintenance drain before they leave their pools'),
     adapter: z
       .object({ type: z.string().min(1).describe('memory, avi, f5 or haproxy; the rest of the block below') })
       .loose()

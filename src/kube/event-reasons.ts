@@ -24,6 +24,10 @@ export const EventReasons = {
   UnsupportedBackend: 'UnsupportedBackend',
   TLSNotServed: 'TLSNotServed',
   IngressServed: 'IngressServed',
+  // The controller, on Nodes in maintenance (excluded, autoscaler-tainted or cordoned).
+  DrainingLoadBalancerMembers: 'DrainingLoadBalancerMembers',
+  RemovedLoadBalancerMembers: 'RemovedLoadBalancerMembers',
+  RestoredLoadBalancerMembers: 'RestoredLoadBalancerMembers',
   // The agent, on Pods.
   InvalidNodePortLocalAnnotation: 'InvalidNodePortLocalAnnotation',
   NodePortLocalPortsExhausted: 'NodePortLocalPortsExhausted',

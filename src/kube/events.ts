@@ -51,12 +51,14 @@ export class EventRecorder implements EventSink {
     }
     const ts = new Date(t);
     try {
-      await postJson(this.kc, `/api/v1/namespaces/${encodeURIComponent(target.namespace)}/events`, {
+      // Events about cluster-scoped objects (Nodes) live in the default namespace, as kubelet's do.
+      const namespace = target.namespace || 'default';
+      await postJson(this.kc, `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`, {
         apiVersion: 'v1',
         kind: 'Event',
         metadata: {
           name: `${target.name}.${t.toString(16)}${Math.floor(Math.random() * 0xfff).toString(16)}`,
-          namespace: target.namespace,
+          namespace,
         },
         involvedObject: {
           kind: target.kind,

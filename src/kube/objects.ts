@@ -100,6 +100,13 @@ export type Service = z.infer<typeof serviceSchema>;
 export const nodeSchema = z
   .object({
     metadata: objectMetaSchema,
+    spec: z
+      .object({
+        unschedulable: z.boolean().optional(),
+        taints: z.array(z.object({ key: z.string(), effect: z.string().optional() }).loose()).default([]),
+      })
+      .loose()
+      .default({ taints: [] }),
     status: z
       .object({
         addresses: z.array(z.object({ type: z.string(), address: z.string() }).loose()).default([]),

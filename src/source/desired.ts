@@ -11,6 +11,7 @@ import type { Ingress, IngressBackend, IngressClass, Node, Pod, Service } from '
 import { l4Name, l7Name, l7PoolName, poolName } from '../model/names.ts';
 import type { HttpRoute, L4VirtualService, LbState, Pool, VirtualService } from '../model/types.ts';
 import { ingressRoutes } from './ingress-routes.ts';
+import type { DrainPhase } from './maintenance.ts';
 import { membersFor, NodeDirectory, PodIndex, type PodSelector, type Rejection } from './members.ts';
 import { allocateVips, type VipResult } from './vips.ts';
 
@@ -22,6 +23,8 @@ export interface ClusterView {
   nodes: Node[];
   /** An index over `pods` kept by the caller (the controller's cache); built per pass otherwise. */
   podIndex?: PodSelector;
+  /** Where each node stands in maintenance (the controller's drain clock); serving when absent. */
+  drainPhase?: (node: string) => DrainPhase;
 }
 
 export interface SourceStatus {
@@ -181,12 +184,14 @@ export function buildDesired(
   const waiting = new Map<string, string[]>();
   const svcByKey = new Map(view.services.map((s) => [key(s.metadata), s]));
   const podIndex = view.podIndex ?? new PodIndex(view.pods);
-  const nodes = new NodeDirectory(view.nodes);
+  const nodes = new NodeDirectory(view.nodes, view.drainPhase);
   const findings: Finding[] = [];
   const l4Memo = memo?.l4;
 
   const nodeVersions =
-    cfg.serviceType === 'NodePort' ? view.nodes.map((n) => n.metadata.resourceVersion).join(',') : '';
+    cfg.serviceType === 'NodePort'
+      ? view.nodes.map((n) => `${n.metadata.resourceVersion}~${nodes.phase(n.metadata.name)}`).join(',')
+      : '';
   const shape: LastPass['shape'] = [];
   const poolFor = (svc: Service, port: ServicePort, health: Pool['health'], known?: string): string => {
     const name =
@@ -213,7 +218,7 @@ export function buildDesired(
         .select(svc)
         .map(
           (p) =>
-            `${p.metadata.name}@${p.metadata.resourceVersion}${cfg.serviceType === 'NodePortLocal' ? `@${nodes.addressKey(p.spec.nodeName)}` : ''}`,
+            `${p.metadata.name}@${p.metadata.resourceVersion}${cfg.serviceType !== 'NodePort' ? `@${nodes.addressKey(p.spec.nodeName)}` : ''}`,
         ),
     ].join('|');
     let entry = memo?.pools.get(name);

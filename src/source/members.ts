@@ -7,6 +7,7 @@ import { NPL_POD_ANNOTATION, parseNplAnnotation } from '../kube/annotations.ts';
 import type { Node, Pod, Service } from '../kube/objects.ts';
 import { podIPs, podReady, podTerminated, resolveTargetPort, selectorMatches } from '../kube/pod-ports.ts';
 import type { Member } from '../model/types.ts';
+import type { DrainPhase } from './maintenance.ts';
 import { ipProblem, portProblem } from './validate.ts';
 
 export type ServiceMode = 'NodePortLocal' | 'NodePort' | 'ClusterIP';
@@ -77,7 +78,11 @@ export class NodeDirectory {
   private readonly byName = new Map<string, Node>();
   private readonly keys = new Map<string, string>();
 
-  constructor(nodes: Iterable<Node>) {
+  constructor(
+    nodes: Iterable<Node>,
+    /** Where each node stands in maintenance (serving unless told). */
+    readonly phase: (node: string) => DrainPhase = () => 'serving',
+  ) {
     for (const n of nodes) this.byName.set(n.metadata.name, n);
   }
 
@@ -88,12 +93,12 @@ export class NodeDirectory {
       .map((a) => a.address);
   }
 
-  /** A short text that changes when the Node's addresses do (for signatures). */
+  /** A short text that changes when the Node's addresses or maintenance phase do (for signatures). */
   addressKey(name: string | undefined): string {
     if (name === undefined) return '-';
     let k = this.keys.get(name);
     if (k === undefined) {
-      k = (this.addresses(name) ?? ['?']).join(',');
+      k = `${(this.addresses(name) ?? ['?']).join(',')}~${this.phase(name)}`;
       this.keys.set(name, k);
     }
     return k;
@@ -139,6 +144,9 @@ function nplMembers(svc: Service, port: ServicePort, pods: Pod[], nodes: NodeDir
       continue;
     }
     const node = pod.spec.nodeName;
+    // A node in maintenance: its members drain, then leave.
+    const phase = node === undefined ? 'serving' : nodes.phase(node);
+    if (phase === 'removed') continue;
     const problem =
       ipProblem(entry.nodeIP, entry.ipFamily) ??
       portProblem(entry.nodePort) ??
@@ -154,7 +162,7 @@ function nplMembers(svc: Service, port: ServicePort, pods: Pod[], nodes: NodeDir
       port: entry.nodePort,
       node: node ?? '',
       pod: key,
-      enabled: podReady(pod) && pod.metadata.deletionTimestamp === undefined,
+      enabled: phase === 'serving' && podReady(pod) && pod.metadata.deletionTimestamp === undefined,
     });
   }
   return { members, waiting, rejected };
@@ -181,10 +189,18 @@ export function membersFor(
   if (mode === 'NodePort') {
     if (port.nodePort === undefined) return { members: [], waiting: [], rejected: [] };
     const members: Member[] = [];
+    const phase = directory?.phase ?? (() => 'serving' as DrainPhase);
     for (const n of nodes) {
       const ip = internalIP(n);
-      if (ip && nodeReady(n))
-        members.push({ address: ip, port: port.nodePort, node: n.metadata.name, pod: '', enabled: true });
+      const p = phase(n.metadata.name);
+      if (ip && nodeReady(n) && p !== 'removed')
+        members.push({
+          address: ip,
+          port: port.nodePort,
+          node: n.metadata.name,
+          pod: '',
+          enabled: p === 'serving',
+        });
     }
     return { members, waiting: [], rejected: [] };
   }
@@ -196,12 +212,14 @@ export function membersFor(
     // Pod IPs come from an object a user may write (pods/status): only a real IPv4 address counts.
     const ip = podIPs(pod).find((x) => ipProblem(x, 'IPv4') === undefined);
     if (target === undefined || !ip) continue;
+    const phase = pod.spec.nodeName && directory ? directory.phase(pod.spec.nodeName) : 'serving';
+    if (phase === 'removed') continue;
     members.push({
       address: ip,
       port: target,
       node: pod.spec.nodeName ?? '',
       pod: podKey(pod),
-      enabled: podReady(pod) && pod.metadata.deletionTimestamp === undefined,
+      enabled: phase === 'serving' && podReady(pod) && pod.metadata.deletionTimestamp === undefined,
     });
   }
   return { members, waiting: [], rejected: [] };
