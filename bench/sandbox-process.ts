@@ -12,7 +12,19 @@ export async function startSandboxProcess(
 ): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/main/cli.ts', 'sandbox', '--port', '0', ...args],
+    // A node port range wide enough for 5,000 LoadBalancer Services and more (the default
+    // 30000-32767 holds 2,768 ports; its exhaustion is a 422, as on a real API server).
+    [
+      '--import',
+      'tsx',
+      'src/main/cli.ts',
+      'sandbox',
+      '--port',
+      '0',
+      '--service-node-port-range',
+      '20000-60000',
+      ...args,
+    ],
     {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'ignore'],
