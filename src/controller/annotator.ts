@@ -9,7 +9,7 @@ import { NPL_ENABLED_ANNOTATION, NPL_MANAGED_ANNOTATION } from '../kube/annotati
 import type { Service } from '../kube/objects.ts';
 import { collectionPath, RESOURCES } from '../kube/paths.ts';
 import { KubeApiError, mergePatch } from '../kube/raw-client.ts';
-import { type ClusterView, servicesToAnnotate } from '../source/desired.ts';
+import { type ClusterView, ingressBackendServices, wantsAnnotation } from '../source/desired.ts';
 
 export type AnnotationAction = 'add' | 'remove' | 'none';
 
@@ -25,18 +25,14 @@ export function annotationAction(svc: Service, wanted: boolean): AnnotationActio
 
 export class Annotator {
   /**
-   * What to annotate, and the Services by key, for one version of the cache: the cache hands out
-   * the same lists while a kind is unchanged, so a cold start of N Services computes this once,
-   * not N times (it was quadratic).
+   * The backends of our Ingresses, for one version of the Ingress and IngressClass lists (the
+   * cache hands out the same lists while a kind is unchanged). A Service's own answer needs only
+   * the Service: a cold start of N Services, each of whose status writes changes the Services
+   * list, costs N, not N² (it was quadratic).
    */
   private memo:
-    | {
-        inputs: [ClusterView['services'], ClusterView['ingresses'], ClusterView['ingressClasses']];
-        wanted: Set<string>;
-        byKey: Map<string, Service>;
-      }
-    | undefined;
-  /** How often the set was computed (for tests). */
+    { inputs: [ClusterView['ingresses'], ClusterView['ingressClasses']]; backends: Set<string> } | undefined;
+  /** How often the backends were computed (for tests). */
   readonly stats = { computed: 0 };
 
   constructor(
@@ -44,29 +40,25 @@ export class Annotator {
     private readonly cfg: ControllerConfig,
   ) {}
 
-  private lookup(view: ClusterView): { wanted: Set<string>; byKey: Map<string, Service> } {
-    const inputs: [ClusterView['services'], ClusterView['ingresses'], ClusterView['ingressClasses']] = [
-      view.services,
+  private backends(view: ClusterView): Set<string> {
+    const inputs: [ClusterView['ingresses'], ClusterView['ingressClasses']] = [
       view.ingresses,
       view.ingressClasses,
     ];
     if (!this.memo || !inputs.every((x, i) => x === this.memo!.inputs[i])) {
       this.stats.computed++;
-      this.memo = {
-        inputs,
-        wanted: servicesToAnnotate(view, this.cfg),
-        byKey: new Map(view.services.map((s) => [`${s.metadata.namespace}/${s.metadata.name}`, s])),
-      };
+      this.memo = { inputs, backends: ingressBackendServices(view, this.cfg) };
     }
-    return this.memo;
+    return this.memo.backends;
   }
 
   /** Brings one Service's annotation in line; returns what it did. */
   async reconcile(view: ClusterView, key: string): Promise<AnnotationAction> {
-    const { wanted, byKey } = this.lookup(view);
-    const svc = byKey.get(key);
+    const svc =
+      view.serviceByKey?.(key) ??
+      view.services.find((s) => `${s.metadata.namespace}/${s.metadata.name}` === key);
     if (!svc) return 'none';
-    const action = annotationAction(svc, wanted.has(key));
+    const action = annotationAction(svc, wantsAnnotation(svc, this.backends(view), this.cfg));
     if (action === 'none') return action;
     const value = action === 'add' ? 'true' : null;
     const path = `${collectionPath(RESOURCES.services, svc.metadata.namespace)}/${encodeURIComponent(svc.metadata.name)}`;

@@ -235,6 +235,7 @@ export class ClusterCache {
       ingresses: p.ingresses.list(),
       ingressClasses: p.ingressClasses.list(),
       podIndex: this.podIndex,
+      serviceByKey: (key) => p.services.items.get(key),
     };
   }
 }

@@ -25,6 +25,8 @@ export interface ClusterView {
   podIndex?: PodSelector;
   /** Where each node stands in maintenance (the controller's drain clock); serving when absent. */
   drainPhase?: (node: string) => DrainPhase;
+  /** One Service by namespace/name without a scan (the controller's cache); a scan otherwise. */
+  serviceByKey?: (key: string) => Service | undefined;
 }
 
 export interface SourceStatus {
@@ -147,16 +149,32 @@ export function ingressBackends(ing: Ingress): { service: string; port: number |
   return out;
 }
 
-/** Services npl-lb annotates for NodePortLocal: our LoadBalancer Services and the backends of our Ingresses. */
-export function servicesToAnnotate(view: ClusterView, cfg: ControllerConfig): Set<string> {
+/** The Services (namespace/name) that back an Ingress of ours; depends on Ingresses and classes only. */
+export function ingressBackendServices(
+  view: Pick<ClusterView, 'ingresses' | 'ingressClasses'>,
+  cfg: ControllerConfig,
+): Set<string> {
   const out = new Set<string>();
-  if (cfg.serviceType !== 'NodePortLocal' || !cfg.autoAnnotate) return out;
-  for (const s of view.services) if (ourLoadBalancer(s, cfg)) out.add(key(s.metadata));
   const ours = ourIngressClasses(view.ingressClasses, cfg);
   for (const ing of view.ingresses) {
     if (!ingressClassOf(ing, ours, cfg)) continue;
     for (const b of ingressBackends(ing)) out.add(`${ing.metadata.namespace}/${b.service}`);
   }
+  return out;
+}
+
+/** Whether npl-lb annotates this Service, given the backends of our Ingresses. */
+export function wantsAnnotation(svc: Service, backends: Set<string>, cfg: ControllerConfig): boolean {
+  if (cfg.serviceType !== 'NodePortLocal' || !cfg.autoAnnotate) return false;
+  return ourLoadBalancer(svc, cfg) || backends.has(key(svc.metadata));
+}
+
+/** Services npl-lb annotates for NodePortLocal: our LoadBalancer Services and the backends of our Ingresses. */
+export function servicesToAnnotate(view: ClusterView, cfg: ControllerConfig): Set<string> {
+  const out = new Set<string>();
+  if (cfg.serviceType !== 'NodePortLocal' || !cfg.autoAnnotate) return out;
+  for (const s of view.services) if (ourLoadBalancer(s, cfg)) out.add(key(s.metadata));
+  for (const b of ingressBackendServices(view, cfg)) out.add(b);
   return out;
 }
 
