@@ -4,7 +4,7 @@
  * fills from a Secret (NPL_LB_<VENDOR>_USERNAME, NPL_LB_<VENDOR>_PASSWORD).
  */
 import { readFileSync } from 'node:fs';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ErrorCodes, NplError } from '../src/runtime/errors.ts';
 
 export function parseSettings<S extends z.ZodType>(schema: S, settings: unknown): z.infer<S> {
@@ -55,3 +55,16 @@ export function tlsTrust(s: { insecureSkipVerify?: boolean; caFile?: string | un
   }
   return { insecureSkipVerify: s.insecureSkipVerify ?? false, ca: pem };
 }
+
+/** How an adapter's HTTPS client trusts its device: the fields every adapter block shares. */
+export const tlsSettings = {
+  insecureSkipVerify: z
+    .boolean()
+    .default(false)
+    .describe('do not verify the device certificate (labs only; prefer caFile)'),
+  caFile: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('PEM bundle of a private CA that signs the device certificate'),
+};

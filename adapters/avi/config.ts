@@ -3,7 +3,7 @@
  * credentials from NPL_LB_AVI_USERNAME and NPL_LB_AVI_PASSWORD.
  */
 import { z } from 'zod';
-import { credentials, parseSettings, tlsTrust } from '../settings.ts';
+import { credentials, parseSettings, tlsSettings, tlsTrust } from '../settings.ts';
 import type { AviAdapterOptions } from './adapter.ts';
 
 const name = z.string().min(1).max(255);
@@ -22,16 +22,7 @@ export const aviSettingsSchema = z
     cloud: name.default('Default-Cloud'),
     serviceEngineGroup: name.default('Default-Group'),
     vrf: name.default('global'),
-    insecureSkipVerify: z
-      .boolean()
-      .default(false)
-      .describe('do not verify the device certificate (labs only; prefer caFile)'),
-    /** A PEM bundle of the CAs that sign the device's certificate (a private CA). */
-    caFile: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('PEM bundle of a private CA that signs the device certificate'),
+    ...tlsSettings,
     concurrency: z.number().int().min(1).max(64).default(8),
     requestTimeoutSeconds: z.number().int().positive().default(60),
   })

@@ -3,7 +3,7 @@
  * environment (NPL_LB_F5_USERNAME, NPL_LB_F5_PASSWORD), which the Helm chart fills from a Secret.
  */
 import { z } from 'zod';
-import { credentials, parseSettings, tlsTrust } from '../settings.ts';
+import { credentials, parseSettings, tlsSettings, tlsTrust } from '../settings.ts';
 import type { F5AdapterOptions } from './adapter.ts';
 
 export const f5SettingsSchema = z
@@ -16,16 +16,7 @@ export const f5SettingsSchema = z
       .string()
       .regex(/^[A-Za-z][0-9A-Za-z_.-]{0,63}$/, 'must start with a letter; letters, digits, _ . - only')
       .optional(),
-    insecureSkipVerify: z
-      .boolean()
-      .default(false)
-      .describe('do not verify the device certificate (labs only; prefer caFile)'),
-    /** A PEM bundle of the CAs that sign the device's certificate (a private CA). */
-    caFile: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('PEM bundle of a private CA that signs the device certificate'),
+    ...tlsSettings,
     requestTimeoutSeconds: z.number().int().positive().default(60),
   })
   .strict();

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
-import { credentials, parseSettings, tlsTrust } from '../settings.ts';
+import { credentials, parseSettings, tlsSettings, tlsTrust } from '../settings.ts';
 import { HaproxyDataplaneAdapter } from './dataplane/adapter.ts';
 import { HaproxyRuntimeAdapter } from './runtime-adapter.ts';
 
@@ -42,16 +42,7 @@ export const haproxyDataplaneSchema = z
     healthChecks: z.boolean().default(true),
     /** Bind VIPs that are not configured on the HAProxy host. */
     transparentBinds: z.boolean().default(false),
-    insecureSkipVerify: z
-      .boolean()
-      .default(false)
-      .describe('do not verify the device certificate (labs only; prefer caFile)'),
-    /** A PEM bundle of the CAs that sign the Data Plane API's certificate (a private CA). */
-    caFile: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('PEM bundle of a private CA that signs the device certificate'),
+    ...tlsSettings,
     requestTimeoutSeconds: z.number().int().positive().default(30),
   })
   .strict();
