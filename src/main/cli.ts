@@ -47,7 +47,7 @@ Run 'npl-lb <command> --help' for the flags of a command, 'npl-lb --version' for
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === '--version' || name === 'version') {
-    process.stdout.write(`npl-lb ${(await import('./version.ts')).version()}\n`);
+    process.stdout.write(`npl-lb ${(await import('../runtime/version.ts')).version()}\n`);
     return 0;
   }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {

@@ -4,7 +4,7 @@
  * descriptors, event loop lag), on the component's registry.
  */
 import { collectDefaultMetrics, Gauge, type Registry } from 'prom-client';
-import { version } from '../main/version.ts';
+import { version } from './version.ts';
 
 export function registerCommonMetrics(registry: Registry, component: 'agent' | 'controller'): void {
   const info = new Gauge({

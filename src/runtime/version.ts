@@ -1,6 +1,6 @@
 /**
  * The version of this installation: the `version` of the npl-lb package.json found walking up
- * from this file (src/main in a checkout, dist/src/main in a build or an installed package).
+ * from this file (src/runtime in a checkout, dist/src/runtime in a build or an installed package).
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
