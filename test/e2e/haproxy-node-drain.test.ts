@@ -1,5 +1,5 @@
 /**
- * Node maintenance on a real HAProxy (runtime transport): the sandbox, three nodes with agents
+ * Node maintenance on a real HAProxy, on both transports: the sandbox, three nodes with agents
  * forwarding in userspace, six Pods that are real HTTP servers, and a bounded request loop through
  * the L4 VIP, one connection per request. A node is labelled exclude-from-external-load-balancers:
  * its servers drain and go; then its Pods' servers stop and the Pods are deleted. Not one request
@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { it, type TestContext } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { request } from 'undici';
 import { UserspaceBackend } from '../../src/agent/rules/userspace.ts';
@@ -15,6 +15,7 @@ import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
 import { EXCLUDE_LABEL } from '../../src/source/maintenance.ts';
 import { Cluster, startAgent } from '../support/cluster.ts';
+import { startDataplaneSim } from '../support/dataplane.ts';
 import { assertNoListeners, haproxyMissing, startHaproxy } from '../support/haproxy.ts';
 import { api, eventually, useSandbox } from '../support/sandbox.ts';
 
@@ -27,10 +28,11 @@ async function podServer(t: TestContext, ip: string, name: string): Promise<Serv
   return server;
 }
 
-it(
-  'a node drained for maintenance, then its Pods deleted: no failed request through HAProxy',
-  { skip: haproxyMissing() },
-  async (t) => {
+type Transport = 'runtime' | 'dataplane';
+
+const scenario =
+  (transport: Transport) =>
+  async (t: TestContext): Promise<void> => {
     assertNoListeners('127.0.33.', [18082]);
     const { kc, url } = await useSandbox(t);
     const c = new Cluster(kc);
@@ -42,8 +44,14 @@ it(
         range: { start: 44100, end: 44199 },
       });
     }
-    const rig = await startHaproxy(t);
-    const adapter = rig.adapter('e2e', { healthChecks: true });
+    const adapter =
+      transport === 'runtime'
+        ? (await startHaproxy(t)).adapter('e2e', { healthChecks: true })
+        : (await startDataplaneSim(t)).adapter('e2e', 'v3', {
+            slots: 10,
+            healthChecks: true,
+            transparentBinds: false,
+          });
     const ctl = new NplController({
       kubeConfig: kc,
       config: parseControllerConfig(
@@ -161,5 +169,10 @@ it(
       10_000,
       'a Pod on n2 serves again',
     );
-  },
-);
+  };
+
+describe('node maintenance on a real HAProxy', { skip: haproxyMissing() }, () => {
+  const name = 'a node drained for maintenance, then its Pods deleted: no failed request through HAProxy';
+  it(`${name} (runtime socket)`, scenario('runtime'));
+  it(`${name} (Data Plane API v3)`, scenario('dataplane'));
+});
