@@ -11,7 +11,6 @@ import { request } from 'undici';
 import { MemoryAdapter } from '../../adapters/memory/adapter.ts';
 import { MemoryLoadBalancer } from '../../adapters/memory/device.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
-import { NPL_POD_ANNOTATION } from '../../src/kube/annotations.ts';
 import { type ControllerRole, startControllerRole } from '../../src/main/controller-role.ts';
 import { runPools } from '../../src/main/pools.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
@@ -68,21 +67,7 @@ it('two replicas are both Ready; a rolling replacement hands over and converges 
     enabled: null,
     ports: [{ name: 'http', port: 80, targetPort: 'http' }],
   });
-  await c.pod('web-1', {
-    node: 'n1',
-    labels: { app: 'web' },
-    ports: [{ name: 'http', containerPort: 8080 }],
-  });
-  await c.patchPodStatus('web-1', {
-    metadata: {
-      annotations: {
-        [NPL_POD_ANNOTATION]: JSON.stringify([
-          { podPort: 8080, nodeIP: '192.0.2.201', nodePort: 61000, protocol: 'tcp', ipFamily: 'IPv4' },
-        ]),
-      },
-    },
-    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
-  });
+  await c.nplPod('web-1', { node: 'n1', entries: [{ nodeIP: '192.0.2.201', nodePort: 61000 }] });
   const device = new MemoryLoadBalancer();
   const a = await replica(t, kc, device, 'replica-a');
   await eventually(() => a.role.controller.isReady, 5000, 'a leads and syncs');

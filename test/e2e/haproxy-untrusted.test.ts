@@ -14,7 +14,6 @@ import { request } from 'undici';
 import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
-import { NPL_POD_ANNOTATION } from '../../src/kube/annotations.ts';
 import type { L7VirtualService, Pool } from '../../src/model/types.ts';
 import { Cluster, RecordingEvents } from '../support/cluster.ts';
 import { startDataplaneSim } from '../support/dataplane.ts';
@@ -104,21 +103,7 @@ const controllerScenario = (transport: Transport) => async (t: TestContext) => {
     enabled: null,
     ports: [{ name: 'http', port: 18095, targetPort: 'http' }],
   });
-  await c.pod('web-1', {
-    node: 'n1',
-    labels: { app: 'web' },
-    ports: [{ name: 'http', containerPort: 8080 }],
-  });
-  await c.patchPodStatus('web-1', {
-    metadata: {
-      annotations: {
-        [NPL_POD_ANNOTATION]: JSON.stringify([
-          { podPort: 8080, nodeIP: NODE_IP, nodePort: port, protocol: 'tcp', ipFamily: 'IPv4' },
-        ]),
-      },
-    },
-    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
-  });
+  await c.nplPod('web-1', { node: 'n1', entries: [{ nodeIP: NODE_IP, nodePort: port }] });
   const ingress = (name: string, path: string, pathType: string) => ({
     metadata: { name },
     spec: {

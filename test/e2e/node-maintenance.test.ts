@@ -13,7 +13,6 @@ import { MemoryAdapter } from '../../adapters/memory/adapter.ts';
 import { MemoryLoadBalancer } from '../../adapters/memory/device.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
-import { NPL_POD_ANNOTATION } from '../../src/kube/annotations.ts';
 import { EXCLUDE_LABEL } from '../../src/source/maintenance.ts';
 import { Cluster, RecordingEvents } from '../support/cluster.ts';
 import { eventually, useSandbox } from '../support/sandbox.ts';
@@ -45,21 +44,7 @@ async function setup(t: TestContext, extra = '') {
     ports: [{ name: 'http', port: 80, targetPort: 'http' }],
   });
   for (const [i, node] of (['n1', 'n2'] as const).entries()) {
-    await c.pod(`web-${i + 1}`, {
-      node,
-      labels: { app: 'web' },
-      ports: [{ name: 'http', containerPort: 8080 }],
-    });
-    await c.patchPodStatus(`web-${i + 1}`, {
-      metadata: {
-        annotations: {
-          [NPL_POD_ANNOTATION]: JSON.stringify([
-            { podPort: 8080, nodeIP: NODES[node], nodePort: 61000, protocol: 'tcp', ipFamily: 'IPv4' },
-          ]),
-        },
-      },
-      status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
-    });
+    await c.nplPod(`web-${i + 1}`, { node, entries: [{ nodeIP: NODES[node], nodePort: 61000 }] });
   }
   const device = new MemoryLoadBalancer();
   const events = new RecordingEvents();

@@ -11,7 +11,7 @@ import { MemoryLoadBalancer } from '../../adapters/memory/device.ts';
 import type { ApplyError } from '../../src/adapter/contract.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
-import { NPL_POD_ANNOTATION, VIP_ANNOTATION } from '../../src/kube/annotations.ts';
+import { VIP_ANNOTATION } from '../../src/kube/annotations.ts';
 import type { Change } from '../../src/plan/diff.ts';
 import { Cluster, RecordingEvents } from '../support/cluster.ts';
 import { eventually, useSandbox } from '../support/sandbox.ts';
@@ -58,22 +58,9 @@ interface Entry {
   ipFamily?: string;
 }
 
-/** A Running Pod on `node` with container port 8080 named http, Ready unless told, annotated as given. */
-async function pod(c: Cluster, name: string, node: string, entries: Entry[] | string, ready = true) {
-  await c.pod(name, { node, labels: { app: 'web' }, ports: [{ name: 'http', containerPort: 8080 }] });
-  const text =
-    typeof entries === 'string'
-      ? entries
-      : JSON.stringify(entries.map((e) => ({ protocol: 'tcp', ipFamily: 'IPv4', ...e })));
-  await c.patchPodStatus(name, {
-    metadata: { annotations: { [NPL_POD_ANNOTATION]: text } },
-    status: {
-      phase: 'Running',
-      podIP: '10.244.0.9',
-      conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
-    },
-  });
-}
+/** A Running Pod on `node` with container port 8080 named http, Ready, annotated as given. */
+const pod = (c: Cluster, name: string, node: string, entries: Entry[] | string) =>
+  c.nplPod(name, { node, entries });
 
 const setReady = (c: Cluster, name: string, ready: boolean) =>
   c.patchPodStatus(name, { status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] } });
@@ -360,26 +347,10 @@ describe('safe in a shared cluster', () => {
     const c = new Cluster(kc);
     await c.node('n1', { internal: ['192.0.2.201'] });
     for (const app of ['a', 'b']) {
-      await c.pod(`${app}-1`, {
+      await c.nplPod(`${app}-1`, {
         node: 'n1',
         labels: { app },
-        ports: [{ name: 'http', containerPort: 8080 }],
-      });
-      await c.patchPodStatus(`${app}-1`, {
-        metadata: {
-          annotations: {
-            [NPL_POD_ANNOTATION]: JSON.stringify([
-              {
-                podPort: 8080,
-                nodeIP: '192.0.2.201',
-                nodePort: app === 'a' ? 61000 : 61001,
-                protocol: 'tcp',
-                ipFamily: 'IPv4',
-              },
-            ]),
-          },
-        },
-        status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+        entries: [{ nodeIP: '192.0.2.201', nodePort: app === 'a' ? 61000 : 61001 }],
       });
       await c.service(app, {
         type: 'LoadBalancer',

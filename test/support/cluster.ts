@@ -120,6 +120,41 @@ export class Cluster {
     );
   }
 
+  /**
+   * A Running Pod with container port `http` 8080 on `node`, Ready unless told, carrying the
+   * NodePortLocal annotation an agent would write (`entries`, or a raw text).
+   */
+  async nplPod(
+    name: string,
+    opts: {
+      node: string;
+      entries:
+        | { podPort?: number; nodeIP: string; nodePort: number; protocol?: string; ipFamily?: string }[]
+        | string;
+      labels?: Record<string, string>;
+      ready?: boolean;
+    },
+  ): Promise<void> {
+    await this.pod(name, {
+      node: opts.node,
+      labels: opts.labels ?? { app: 'web' },
+      ports: [{ name: 'http', containerPort: 8080 }],
+    });
+    const text =
+      typeof opts.entries === 'string'
+        ? opts.entries
+        : JSON.stringify(
+            opts.entries.map((e) => ({ podPort: 8080, protocol: 'tcp', ipFamily: 'IPv4', ...e })),
+          );
+    await this.patchPodStatus(name, {
+      metadata: { annotations: { [NPL_POD_ANNOTATION]: text } },
+      status: {
+        phase: 'Running',
+        conditions: [{ type: 'Ready', status: opts.ready === false ? 'False' : 'True' }],
+      },
+    });
+  }
+
   async patchPodStatus(name: string, body: object, namespace = 'default'): Promise<void> {
     await this.core.patchNamespacedPodStatus(
       { name, namespace, body },
