@@ -57,45 +57,38 @@ async function failure(
   return new KubeApiError(res.status, reason, message);
 }
 
-/**
- * A JSON merge patch, without decoding the answer into client-node's model classes (the agent
- * patches a thousand Pods at once and needs none of the reply).
- */
-export async function mergePatch(kc: KubeConfig, path: string, body: unknown): Promise<void> {
-  const { url, ctx } = await requestContext(kc, path, HttpMethod.PATCH);
-  const headers = {
-    ...ctx.getHeaders(),
-    'Content-Type': 'application/merge-patch+json',
-    Accept: 'application/json',
-  };
+/** Sends a JSON body and drops the answer: nothing is decoded into client-node's model classes. */
+async function sendJson(
+  kc: KubeConfig,
+  method: 'PATCH' | 'POST',
+  path: string,
+  body: unknown,
+  contentType: string,
+): Promise<void> {
+  const { url, ctx } = await requestContext(
+    kc,
+    path,
+    method === 'PATCH' ? HttpMethod.PATCH : HttpMethod.POST,
+  );
+  const headers = { ...ctx.getHeaders(), 'Content-Type': contentType, Accept: 'application/json' };
   const dispatcher = ctx.getDispatcher();
   const res = await fetch(url, {
-    method: 'PATCH',
+    method,
     headers,
     body: JSON.stringify(body),
     ...(dispatcher ? { dispatcher } : {}),
   });
-  if (res.status >= 300) throw await failure(res, `PATCH ${path}`);
+  if (res.status >= 300) throw await failure(res, `${method} ${path}`);
   await res.arrayBuffer();
 }
 
-/**
- * A JSON POST (a create), without decoding the answer into client-node's model classes: Events are
- * written by the thousand at a cold start and their replies are never read.
- */
-export async function postJson(kc: KubeConfig, path: string, body: unknown): Promise<void> {
-  const { url, ctx } = await requestContext(kc, path, HttpMethod.POST);
-  const headers = { ...ctx.getHeaders(), 'Content-Type': 'application/json', Accept: 'application/json' };
-  const dispatcher = ctx.getDispatcher();
-  const res = await fetch(url, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify(body),
-    ...(dispatcher ? { dispatcher } : {}),
-  });
-  if (res.status >= 300) throw await failure(res, `POST ${path}`);
-  await res.arrayBuffer();
-}
+/** A JSON merge patch (the agent patches a thousand Pods at once and needs none of the reply). */
+export const mergePatch = (kc: KubeConfig, path: string, body: unknown): Promise<void> =>
+  sendJson(kc, 'PATCH', path, body, 'application/merge-patch+json');
+
+/** A create (Events are written by the thousand at a cold start; their replies are never read). */
+export const postJson = (kc: KubeConfig, path: string, body: unknown): Promise<void> =>
+  sendJson(kc, 'POST', path, body, 'application/json');
 
 export async function getJson(
   kc: KubeConfig,

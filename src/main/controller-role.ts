@@ -11,7 +11,7 @@ import { NplController } from '../controller/controller.ts';
 import { controllerRoutes } from '../controller/http-routes.ts';
 import type { EventSink } from '../kube/events.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
-import { LeaderElector } from '../runtime/leader-election.ts';
+import { LeaderElector, type LeaderElectionOptions } from '../runtime/leader-election.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { serveStatus } from '../runtime/status-server.ts';
 
@@ -23,14 +23,10 @@ export interface ControllerRoleOptions {
   logger: Logger;
   httpAddress: { host: string; port: number };
   /** Leader election on a Lease; undefined: this replica always writes. */
-  election?: {
-    namespace: string;
-    name: string;
-    identity: string;
-    leaseDurationMs?: number;
-    renewDeadlineMs?: number;
-    retryPeriodMs?: number;
-  };
+  election?: Pick<
+    LeaderElectionOptions,
+    'namespace' | 'name' | 'identity' | 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'
+  >;
   /** Passed to the controller (tests use short ones). */
   coalesceMs?: number;
   sweepIntervalMs?: number;
@@ -64,14 +60,9 @@ export async function startControllerRole(o: ControllerRoleOptions): Promise<Con
   const e = o.election;
   const elector = e
     ? new LeaderElector({
+        ...e,
         kubeConfig: o.kubeConfig,
-        namespace: e.namespace,
-        name: e.name,
-        identity: e.identity,
         logger: o.logger,
-        ...(e.leaseDurationMs !== undefined ? { leaseDurationMs: e.leaseDurationMs } : {}),
-        ...(e.renewDeadlineMs !== undefined ? { renewDeadlineMs: e.renewDeadlineMs } : {}),
-        ...(e.retryPeriodMs !== undefined ? { retryPeriodMs: e.retryPeriodMs } : {}),
         // Only the leader runs the controller, so only the leader writes.
         onStartedLeading: () => controller.start(),
         onStoppedLeading: () =>

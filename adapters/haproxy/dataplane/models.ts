@@ -1,6 +1,7 @@
 /**
  * The HAProxy Data Plane API objects npl-lb reads and writes, as zod schemas: the subset of the
- * v2 and v3 specs (`../shared/specs/haproxy/`) used by the adapter and served by the simulator.
+ * v2 and v3 specs (bundled with the tests in `test/support/specs/haproxy/`) used by the adapter and
+ * served by the simulator.
  * Objects are loose: fields outside the subset pass through untouched.
  */
 import { z } from 'zod';
