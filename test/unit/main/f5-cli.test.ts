@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fetch } from 'undici';
 import { CLI, ROOT, run, startCli } from '../../support/cli-process.ts';
-
 import { Cluster } from '../../support/cluster.ts';
 import { eventually, useSandbox } from '../../support/sandbox.ts';
 
