@@ -1,6 +1,7 @@
 /**
  * One pass of the load-balancer reconcile, level-triggered: desired state from the caches, observed
- * state from the adapter, the plan between them applied, then Service and Ingress status and Events.
+ * state from the adapter, the plan between them applied, then Service and Ingress status and the
+ * pass's Events (lb-events.ts).
  * Retryable failures throw, so the work queue backs off; terminal ones become Events.
  */
 import { isDeepStrictEqual } from 'node:util';
@@ -8,8 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import PQueue from 'p-queue';
 import type { ApplyResult, LoadBalancerAdapter } from '../adapter/contract.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
-import { EventReasons } from '../kube/event-reasons.ts';
-import type { EventSink, EventTarget } from '../kube/events.ts';
+import type { EventSink } from '../kube/events.ts';
 import { collectionPath, RESOURCES, type ResourceRef } from '../kube/paths.ts';
 import { KubeApiError, mergePatch } from '../kube/raw-client.ts';
 import { normalizePool, normalizeVirtualService } from '../model/normalize.ts';
@@ -22,9 +22,9 @@ import {
   type DesiredMemo,
   newDesiredMemo,
   type DesiredResult,
-  type Finding,
   type SourceStatus,
 } from '../source/desired.ts';
+import { LbEvents } from './lb-events.ts';
 import type { StateTracker } from './state.ts';
 
 export interface LbReconcilerDeps {
@@ -44,8 +44,6 @@ export interface LbReconcilerDeps {
   onApplied?: (applied: ApplyResult[], ms: number) => void;
 }
 
-type Target = EventTarget;
-
 const objectKey = (c: Change): string => `${c.kind}/${c.name}`;
 const wantedOf = (c: Change): object | 'delete' => (c.op === 'delete' ? 'delete' : c.desired);
 
@@ -64,16 +62,20 @@ export class LbReconciler {
    * their desired state changes, so one bad object never costs every pass a doomed write.
    */
   private readonly parked = new Map<string, object | 'delete'>();
-  /** Ingresses told they are fully served, with the resourceVersion and VIP they were told for. */
-  private readonly served = new Map<string, string>();
-  /** Since when a Service has waited for mappings, or a pool has had no ready member. */
-  private readonly pendingSince = new Map<string, number>();
+  private readonly events: LbEvents;
 
   invalidate(): void {
     this.observed = undefined;
   }
 
-  constructor(private readonly d: LbReconcilerDeps) {}
+  constructor(private readonly d: LbReconcilerDeps) {
+    this.events = new LbEvents({
+      events: d.events,
+      adapter: d.adapter.name,
+      ingressHttpPort: d.config.ingressHttpPort,
+      ...(d.waitGraceMs !== undefined ? { waitGraceMs: d.waitGraceMs } : {}),
+    });
+  }
 
   /**
    * One pass. Updates of a pool written less than `poolIntervalMs` ago wait for a later pass, so a
@@ -117,10 +119,10 @@ export class LbReconciler {
     // A create that went through gets EnsuredLoadBalancer alone; one that did not is announced as
     // being ensured before its failure is told (at a cold start of thousands of Services, one Event
     // each instead of two).
-    await this.announce(
+    await this.events.ensuring(
       view,
       applied.filter((r) => !r.ok).map((r) => r.change),
-    ).catch(() => undefined);
+    );
     const at = now();
     for (const r of applied) {
       const k = objectKey(r.change);
@@ -146,7 +148,7 @@ export class LbReconciler {
       : undefined;
     const cleared = this.d.state.record(desired.state, applied, p.conflicts, pending);
     await this.writeStatus(view, desired);
-    await this.emitEvents(view, desired, applied, cleared);
+    await this.events.pass(view, desired, applied, cleared, (st) => this.live(st));
     const retry = applied.filter((r) => !r.ok && !r.error?.terminal);
     if (retry.length > 0) {
       throw new NplError(
@@ -157,42 +159,6 @@ export class LbReconciler {
       );
     }
     return { applied, desired, deferredMs };
-  }
-
-  /** `EnsuringLoadBalancer` on the Service or Ingresses of each virtual service whose create is under way. */
-  private async announce(view: ClusterView, changes: Change[]): Promise<void> {
-    const creates = changes.filter((c) => c.kind === 'virtualService' && c.op === 'create');
-    if (creates.length === 0) return;
-    const byKey = <T extends { metadata: { namespace: string; name: string; uid: string } }>(list: T[]) =>
-      new Map(list.map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o]));
-    const services = byKey(view.services);
-    const ingresses = byKey(view.ingresses);
-    const batch = new PQueue({ concurrency: 16 });
-    for (const c of creates) {
-      if (c.kind !== 'virtualService' || c.op !== 'create') continue;
-      const vs = c.desired;
-      const targets =
-        vs.kind === 'l4'
-          ? [['Service', 'v1', services.get(vs.source)] as const]
-          : [...new Set(vs.routes.map((r) => r.source))].map(
-              (k) => ['Ingress', 'networking.k8s.io/v1', ingresses.get(k)] as const,
-            );
-      for (const [kind, apiVersion, o] of targets) {
-        if (!o) continue;
-        const m = o.metadata;
-        void batch
-          .add(() =>
-            this.d.events.record(
-              { kind, apiVersion, namespace: m.namespace, name: m.name, uid: m.uid },
-              'Normal',
-              EventReasons.EnsuringLoadBalancer,
-              `ensuring virtual service ${vs.name} on ${this.d.adapter.name}`,
-            ),
-          )
-          .catch(() => undefined);
-      }
-    }
-    await batch.onIdle();
   }
 
   private live(status: SourceStatus): boolean {
@@ -241,170 +207,6 @@ export class LbReconciler {
     }
     await writes.onIdle();
     if (failure) throw failure;
-  }
-
-  private async emitEvents(
-    view: ClusterView,
-    desired: DesiredResult,
-    applied: ApplyResult[],
-    cleared: string[],
-  ): Promise<void> {
-    // Events are independent of each other: a bounded number in flight, all done before the pass ends.
-    const batch = new PQueue({ concurrency: 16 });
-    const ev = {
-      record: (...args: Parameters<EventSink['record']>): Promise<void> => {
-        void batch.add(() => this.d.events.record(...args)).catch(() => undefined);
-        return Promise.resolve();
-      },
-    };
-    const index = <T extends { metadata: { namespace: string; name: string } }>(list: T[]) => {
-      let m: Map<string, T> | undefined;
-      return (key: string) => {
-        m ??= new Map(list.map((x) => [`${x.metadata.namespace}/${x.metadata.name}`, x]));
-        return m.get(key);
-      };
-    };
-    const services = index(view.services);
-    const ingresses = index(view.ingresses);
-    const pods = index(view.pods);
-    const target = (
-      kind: string,
-      apiVersion: string,
-      o: { metadata: { namespace: string; name: string; uid: string } } | undefined,
-    ): Target | undefined =>
-      o && { kind, apiVersion, namespace: o.metadata.namespace, name: o.metadata.name, uid: o.metadata.uid };
-    const svcTarget = (key: string) => target('Service', 'v1', services(key));
-    const ingTarget = (key: string) => target('Ingress', 'networking.k8s.io/v1', ingresses(key));
-    const targetOf = (f: Finding) =>
-      f.kind === 'Service'
-        ? svcTarget(f.key)
-        : f.kind === 'Ingress'
-          ? ingTarget(f.key)
-          : target('Pod', 'v1', pods(f.key));
-    // New Services first wait for their Pods' NodePortLocal mappings: Normal while that is young,
-    // Warning once it lasts past the grace period (and only then "no ready member").
-    const now = Date.now();
-    const grace = this.d.waitGraceMs ?? 30_000;
-    const seen = new Set<string>();
-    const overdue = (key: string): boolean => {
-      seen.add(key);
-      const first = this.pendingSince.get(key) ?? now;
-      this.pendingSince.set(key, first);
-      return now - first >= grace;
-    };
-    for (const [key, waiting] of desired.waiting) {
-      const t = svcTarget(key);
-      const late = overdue(`waiting/${key}`);
-      if (t)
-        await ev.record(
-          t,
-          late ? 'Warning' : 'Normal',
-          EventReasons.WaitingForNodePortLocal,
-          `${waiting.length} selected Pod(s) have no NodePortLocal mapping${late ? ` after ${Math.round(grace / 1000)} s` : ' yet'}: ${waiting.slice(0, 5).join(', ')}`,
-        );
-    }
-    for (const pool of desired.state.pools) {
-      if (pool.members.some((m) => m.enabled)) continue;
-      if (!overdue(`noready/${pool.name}`)) continue;
-      const t = svcTarget(pool.service);
-      if (t)
-        await ev.record(t, 'Warning', EventReasons.NoReadyMembers, `pool ${pool.name} has no ready member`);
-    }
-    for (const k of this.pendingSince.keys()) if (!seen.has(k)) this.pendingSince.delete(k);
-    const warned = new Set<string>();
-    for (const f of desired.findings) {
-      const t = targetOf(f);
-      if (!t) continue;
-      if (f.type === 'Warning') warned.add(`${f.kind}/${f.key}`);
-      await ev.record(t, f.type, f.reason, f.message);
-    }
-    for (const [key, st] of desired.services) {
-      const t = svcTarget(key);
-      if (t && st.problem) await ev.record(t, 'Warning', st.reason ?? EventReasons.NoVIP, st.problem);
-    }
-    for (const [key, st] of desired.ingresses) {
-      const t = ingTarget(key);
-      if (!t) continue;
-      if (st.problem) await ev.record(t, 'Warning', st.reason ?? EventReasons.NoVIP, st.problem);
-      else if (!warned.has(`Ingress/${key}`) && this.live(st)) {
-        // Once per version of the Ingress and VIP, not once per pass.
-        const mark = `${ingresses(key)?.metadata.resourceVersion ?? ''}|${st.vip}`;
-        if (this.served.get(key) !== mark) {
-          this.served.set(key, mark);
-          await ev.record(
-            t,
-            'Normal',
-            EventReasons.IngressServed,
-            `every rule is served on ${st.vip}:${this.d.config.ingressHttpPort}`,
-          );
-        }
-      } else this.served.delete(key);
-    }
-    for (const k of this.served.keys()) if (!desired.ingresses.has(k)) this.served.delete(k);
-    const sourcesOf = (c: Change): (Target | undefined)[] => {
-      if (c.kind === 'pool') return [svcTarget((c.op === 'delete' ? c.observed : c.desired).service)];
-      const vs = c.op === 'delete' ? c.observed : c.desired;
-      return vs.kind === 'l4'
-        ? [svcTarget(vs.source)]
-        : [...new Set(vs.routes.map((x) => x.source))].map(ingTarget);
-    };
-    const where = this.d.adapter.name;
-    for (const r of applied) {
-      const c = r.change;
-      for (const t of sourcesOf(c)) {
-        if (!t) continue;
-        if (!r.ok) {
-          await ev.record(
-            t,
-            'Warning',
-            EventReasons.SyncLoadBalancerFailed,
-            `${c.op} ${c.kind} ${c.name}: ${r.error?.code}: ${r.error?.message}`,
-          );
-        } else if (c.kind === 'virtualService' && c.op === 'delete') {
-          await ev.record(
-            t,
-            'Normal',
-            EventReasons.DeletedLoadBalancer,
-            `deleted virtual service ${c.name} on ${where}`,
-          );
-        } else if (c.kind === 'virtualService') {
-          await ev.record(
-            t,
-            'Normal',
-            EventReasons.EnsuredLoadBalancer,
-            `ensured virtual service ${c.name} (${c.desired.vip}:${c.desired.port}) on ${where}`,
-          );
-        } else if (c.op === 'update') {
-          // No counts in the message: repeated member updates fold into one Event.
-          await ev.record(
-            t,
-            'Normal',
-            EventReasons.UpdatedLoadBalancer,
-            `updated the members of pool ${c.name} on ${where}`,
-          );
-        }
-      }
-    }
-    // A failure that is over without a write (the device already matches) is said to be over.
-    const byName = new Map(desired.state.virtualServices.map((v) => [`virtualService/${v.name}`, v]));
-    for (const k of cleared) {
-      const vs = byName.get(k);
-      if (!vs) continue;
-      const ts =
-        vs.kind === 'l4'
-          ? [svcTarget(vs.source)]
-          : [...new Set(vs.routes.map((x) => x.source))].map(ingTarget);
-      for (const t of ts) {
-        if (t)
-          await ev.record(
-            t,
-            'Normal',
-            EventReasons.EnsuredLoadBalancer,
-            `virtual service ${vs.name} is live on ${this.d.adapter.name}`,
-          );
-      }
-    }
-    await batch.onIdle();
   }
 }
 

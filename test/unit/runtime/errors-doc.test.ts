@@ -19,15 +19,16 @@ it('docs/errors.md lists exactly the Event reasons the code writes', async () =>
 
 it('every Event the code writes uses a reason of EventReasons, never a string of its own', () => {
   const files = [
-    'src/controller/lb-reconciler.ts',
+    'src/controller/lb-events.ts',
+    'src/controller/controller.ts',
     'src/agent/npl-controller.ts',
     'src/source/ingress-routes.ts',
   ];
   for (const f of files) {
     const text = readFileSync(new URL(`../../../${f}`, import.meta.url), 'utf8');
-    const literals = [...text.matchAll(/record\([^;]*?'(?:Normal|Warning)',\s*'([A-Za-z]+)'/gs)].map(
-      (m) => m[1],
-    );
+    const literals = [
+      ...text.matchAll(/(?:record|send|say)\([^;]*?'(?:Normal|Warning)',\s*'([A-Za-z]+)'/gs),
+    ].map((m) => m[1]);
     assert.deepEqual(literals, [], `${f} writes reasons as literals`);
   }
 });

@@ -1,0 +1,228 @@
+/**
+ * The Events of a load-balancer pass, on the objects they concern: what the validation boundary
+ * found, Services waiting for NodePortLocal (Normal within a grace period, then Warning), VIP
+ * problems, what was applied (the service controller's reasons), failures that are over, and a
+ * fully served Ingress once per version. Written a bounded number at a time; a failed write is
+ * logged by the sink and never fails the pass.
+ */
+import PQueue from 'p-queue';
+import type { ApplyResult } from '../adapter/contract.ts';
+import { EventReasons } from '../kube/event-reasons.ts';
+import type { EventSink, EventTarget, EventType } from '../kube/events.ts';
+import type { VirtualService } from '../model/types.ts';
+import type { Change } from '../plan/diff.ts';
+import type { ClusterView, DesiredResult, Finding, SourceStatus } from '../source/desired.ts';
+
+export interface LbEventsDeps {
+  events: EventSink;
+  /** The adapter's name, as the messages say where things were applied. */
+  adapter: string;
+  ingressHttpPort: number;
+  /** How long waiting for mappings, or a pool without a ready member, stays Normal (default 30 s). */
+  waitGraceMs?: number;
+}
+
+type Meta = { metadata: { namespace: string; name: string; uid: string; resourceVersion?: string } };
+
+/** Event targets by kind and namespace/name, indexed on first use. */
+class Targets {
+  private readonly maps = new Map<string, Map<string, Meta>>();
+
+  constructor(private readonly view: ClusterView) {}
+
+  private object(kind: 'Service' | 'Ingress' | 'Pod', key: string): Meta | undefined {
+    let m = this.maps.get(kind);
+    if (!m) {
+      const list: Meta[] =
+        kind === 'Service' ? this.view.services : kind === 'Ingress' ? this.view.ingresses : this.view.pods;
+      m = new Map(list.map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o]));
+      this.maps.set(kind, m);
+    }
+    return m.get(key);
+  }
+
+  get(kind: 'Service' | 'Ingress' | 'Pod', key: string): EventTarget | undefined {
+    const o = this.object(kind, key);
+    if (!o) return undefined;
+    const apiVersion = kind === 'Ingress' ? 'networking.k8s.io/v1' : 'v1';
+    const { namespace, name, uid } = o.metadata;
+    return { kind, apiVersion, namespace, name, uid };
+  }
+
+  resourceVersion(kind: 'Ingress', key: string): string {
+    return this.object(kind, key)?.metadata.resourceVersion ?? '';
+  }
+
+  /** The Service, or the Ingresses, a virtual service stands for. */
+  ofVirtualService(vs: VirtualService): EventTarget[] {
+    const ts =
+      vs.kind === 'l4'
+        ? [this.get('Service', vs.source)]
+        : [...new Set(vs.routes.map((r) => r.source))].map((k) => this.get('Ingress', k));
+    return ts.filter((t): t is EventTarget => t !== undefined);
+  }
+
+  ofChange(c: Change): EventTarget[] {
+    if (c.kind === 'virtualService') return this.ofVirtualService(c.op === 'delete' ? c.observed : c.desired);
+    const t = this.get('Service', (c.op === 'delete' ? c.observed : c.desired).service);
+    return t ? [t] : [];
+  }
+}
+
+export class LbEvents {
+  /** Ingresses told they are fully served, with the resourceVersion and VIP they were told for. */
+  private readonly served = new Map<string, string>();
+  /** Since when a Service has waited for mappings, or a pool has had no ready member. */
+  private readonly pendingSince = new Map<string, number>();
+
+  constructor(private readonly d: LbEventsDeps) {}
+
+  private batch(): {
+    send: (t: EventTarget, type: EventType, reason: string, message: string) => void;
+    done: () => Promise<void>;
+  } {
+    const q = new PQueue({ concurrency: 16 });
+    return {
+      send: (t, type, reason, message) =>
+        void q.add(() => this.d.events.record(t, type, reason, message)).catch(() => undefined),
+      done: () => q.onIdle(),
+    };
+  }
+
+  /** `EnsuringLoadBalancer` for each virtual service whose create did not go through at once. */
+  async ensuring(view: ClusterView, failed: Change[]): Promise<void> {
+    const targets = new Targets(view);
+    const { send, done } = this.batch();
+    for (const c of failed) {
+      if (c.kind !== 'virtualService' || c.op !== 'create') continue;
+      for (const t of targets.ofVirtualService(c.desired)) {
+        send(
+          t,
+          'Normal',
+          EventReasons.EnsuringLoadBalancer,
+          `ensuring virtual service ${c.name} on ${this.d.adapter}`,
+        );
+      }
+    }
+    await done();
+  }
+
+  /** Everything a pass has to say; `live` tells whether an object's virtual services are live. */
+  async pass(
+    view: ClusterView,
+    desired: DesiredResult,
+    applied: ApplyResult[],
+    cleared: string[],
+    live: (s: SourceStatus) => boolean,
+  ): Promise<void> {
+    const targets = new Targets(view);
+    const { send, done } = this.batch();
+    const on = (kind: Finding['kind'], key: string) => targets.get(kind, key);
+
+    // New Services first wait for their Pods' NodePortLocal mappings: Normal while that is young,
+    // Warning once it lasts past the grace period (and only then "no ready member").
+    const now = Date.now();
+    const grace = this.d.waitGraceMs ?? 30_000;
+    const seen = new Set<string>();
+    const overdue = (key: string): boolean => {
+      seen.add(key);
+      const first = this.pendingSince.get(key) ?? now;
+      this.pendingSince.set(key, first);
+      return now - first >= grace;
+    };
+    for (const [key, waiting] of desired.waiting) {
+      const late = overdue(`waiting/${key}`);
+      const t = on('Service', key);
+      if (t)
+        send(
+          t,
+          late ? 'Warning' : 'Normal',
+          EventReasons.WaitingForNodePortLocal,
+          `${waiting.length} selected Pod(s) have no NodePortLocal mapping${late ? ` after ${Math.round(grace / 1000)} s` : ' yet'}: ${waiting.slice(0, 5).join(', ')}`,
+        );
+    }
+    for (const pool of desired.state.pools) {
+      if (pool.members.some((m) => m.enabled) || !overdue(`noready/${pool.name}`)) continue;
+      const t = on('Service', pool.service);
+      if (t) send(t, 'Warning', EventReasons.NoReadyMembers, `pool ${pool.name} has no ready member`);
+    }
+    for (const k of this.pendingSince.keys()) if (!seen.has(k)) this.pendingSince.delete(k);
+
+    const warned = new Set<string>();
+    for (const f of desired.findings) {
+      const t = on(f.kind, f.key);
+      if (!t) continue;
+      if (f.type === 'Warning') warned.add(`${f.kind}/${f.key}`);
+      send(t, f.type, f.reason, f.message);
+    }
+    for (const [key, st] of desired.services) {
+      const t = on('Service', key);
+      if (t && st.problem) send(t, 'Warning', st.reason ?? EventReasons.NoVIP, st.problem);
+    }
+    for (const [key, st] of desired.ingresses) {
+      const t = on('Ingress', key);
+      if (!t) continue;
+      if (st.problem) send(t, 'Warning', st.reason ?? EventReasons.NoVIP, st.problem);
+      else if (!warned.has(`Ingress/${key}`) && live(st)) {
+        // Once per version of the Ingress and VIP, not once per pass.
+        const mark = `${targets.resourceVersion('Ingress', key)}|${st.vip}`;
+        if (this.served.get(key) !== mark) {
+          this.served.set(key, mark);
+          send(
+            t,
+            'Normal',
+            EventReasons.IngressServed,
+            `every rule is served on ${st.vip}:${this.d.ingressHttpPort}`,
+          );
+        }
+      } else this.served.delete(key);
+    }
+    for (const k of this.served.keys()) if (!desired.ingresses.has(k)) this.served.delete(k);
+
+    const where = this.d.adapter;
+    for (const r of applied) {
+      const c = r.change;
+      for (const t of targets.ofChange(c)) {
+        if (!r.ok) {
+          send(
+            t,
+            'Warning',
+            EventReasons.SyncLoadBalancerFailed,
+            `${c.op} ${c.kind} ${c.name}: ${r.error?.code}: ${r.error?.message}`,
+          );
+        } else if (c.kind === 'virtualService' && c.op === 'delete') {
+          send(
+            t,
+            'Normal',
+            EventReasons.DeletedLoadBalancer,
+            `deleted virtual service ${c.name} on ${where}`,
+          );
+        } else if (c.kind === 'virtualService') {
+          send(
+            t,
+            'Normal',
+            EventReasons.EnsuredLoadBalancer,
+            `ensured virtual service ${c.name} (${c.desired.vip}:${c.desired.port}) on ${where}`,
+          );
+        } else if (c.op === 'update') {
+          // No counts in the message: repeated member updates fold into one Event.
+          send(
+            t,
+            'Normal',
+            EventReasons.UpdatedLoadBalancer,
+            `updated the members of pool ${c.name} on ${where}`,
+          );
+        }
+      }
+    }
+    // A failure that is over without a write (the device already matches) is said to be over.
+    const byName = new Map(desired.state.virtualServices.map((v) => [`virtualService/${v.name}`, v]));
+    for (const k of cleared) {
+      const vs = byName.get(k);
+      if (!vs) continue;
+      for (const t of targets.ofVirtualService(vs))
+        send(t, 'Normal', EventReasons.EnsuredLoadBalancer, `virtual service ${vs.name} is live on ${where}`);
+    }
+    await done();
+  }
+}
