@@ -26,10 +26,7 @@ export class DrainClock {
 
   constructor(private readonly drainMs: number) {}
 
-  /**
-   * Records a node's state; returns what changed for it ('started', 'ended', or undefined) and,
-   * while it drains, when its members leave.
-   */
+  /** Records a node's state; returns what changed for it: 'started', 'ended', or undefined. */
   observe(node: string, reason: string | undefined, now: number): 'started' | 'ended' | undefined {
     const was = this.since.has(node);
     if (reason && !was) {
@@ -51,15 +48,5 @@ export class DrainClock {
     const at = this.since.get(node);
     if (at === undefined) return 'serving';
     return now - at >= this.drainMs ? 'removed' : 'draining';
-  }
-
-  /** When the next draining node's members leave (for a timer), or undefined. */
-  nextRemoval(now: number): number | undefined {
-    let next: number | undefined;
-    for (const at of this.since.values()) {
-      const end = at + this.drainMs;
-      if (end > now && (next === undefined || end < next)) next = end;
-    }
-    return next;
   }
 }
