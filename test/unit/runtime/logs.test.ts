@@ -6,7 +6,11 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { it } from 'node:test';
+import { KubeConfig } from '@kubernetes/client-node';
 import { MemoryAdapter } from '../../../adapters/memory/adapter.ts';
+import { ClusterCache } from '../../../src/controller/cluster-cache.ts';
+import type { ListWatchSource } from '../../../src/kube/informer.ts';
+import type { RawObject } from '../../../src/kube/raw-client.ts';
 import { parseControllerConfig } from '../../../src/config/controller-config.ts';
 import { NplController } from '../../../src/controller/controller.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
@@ -62,4 +66,50 @@ it('string levels, ISO time, caches synced with counts, one line per pass, one w
     [warns[0]!.level, warns[0]!.code, warns[0]!.kind],
     ['WARN', 'Unavailable', 'virtualService'],
   );
+});
+
+it('a long first sync logs its progress every few seconds (here every 20 ms), then the counts', async () => {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const l of chunk.toString().split('\n').filter(Boolean))
+        lines.push(JSON.parse(l) as Record<string, unknown>);
+      done();
+    },
+  });
+  const log = createLogger({ name: 'controller', destination: sink });
+  const ac = new AbortController();
+  // Every kind lists at once but Pods, whose list takes 150 ms; watches wait until the end.
+  const source = (delayMs: number, items: RawObject[]): ListWatchSource => ({
+    list: async () => {
+      await new Promise((r) => setTimeout(r, delayMs));
+      return { items, resourceVersion: '1' };
+    },
+    watch: (_rv, _on, signal) =>
+      new Promise((r) => {
+        const end = () => r({});
+        signal.addEventListener('abort', end);
+        ac.signal.addEventListener('abort', end);
+      }),
+  });
+  const pod = { metadata: { name: 'p', namespace: 'default', resourceVersion: '1' } };
+  const cache = new ClusterCache(new KubeConfig(), log, {
+    services: source(0, []),
+    pods: source(150, [pod]),
+    nodes: source(0, []),
+    ingresses: source(0, []),
+    ingressClasses: source(0, []),
+  });
+  try {
+    await cache.start(20);
+  } finally {
+    ac.abort();
+    await cache.stop();
+  }
+  const progress = lines.filter((l) => l.msg === 'waiting for caches to sync');
+  assert.ok(progress.length >= 3, `${progress.length} progress lines`);
+  assert.equal(progress[0]!.pods, 0, 'the Pods are not listed yet');
+  const synced = lines.find((l) => l.msg === 'caches synced')!;
+  assert.equal(synced.pods, 1);
+  assert.ok(Number(synced.tookMs) >= 150);
 });
