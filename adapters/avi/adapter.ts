@@ -7,11 +7,13 @@
  * retries; other 400s are terminal; 5xx and timeouts are retried by the work queue.
  */
 import PQueue from 'p-queue';
+import { z } from 'zod';
 import type {
   ApplyError,
   ApplyResult,
   Capabilities,
   LoadBalancerAdapter,
+  MemberHealth,
 } from '../../src/adapter/contract.ts';
 import { AdapterCheckError } from '../../src/adapter/contract.ts';
 import type { Change, Observed } from '../../src/plan/diff.ts';
@@ -32,6 +34,15 @@ import {
   renderVirtualService,
 } from './objects.ts';
 import { AviError, AviSession, type AviSessionOptions } from './session.ts';
+
+/** What GET /api/pool/{uuid}/runtime/server answers, as far as we read it. */
+const runtimeServersSchema = z.array(
+  z.looseObject({
+    server_ip: z.looseObject({ addr: z.string() }),
+    port: z.number().int(),
+    oper_status: z.looseObject({ state: z.string(), reason: z.array(z.string()).optional() }),
+  }),
+);
 
 export interface AviAdapterOptions extends AviSessionOptions, Partial<AviPlacement> {
   owner: string;
@@ -159,6 +170,50 @@ export class AviAdapter implements LoadBalancerAdapter {
         });
     }
     return observed;
+  }
+
+  /** Each server of our pools as Avi's health monitors see it (GET /api/pool/{uuid}/runtime/server). */
+  async health(): Promise<MemberHealth[]> {
+    const pools = (
+      await this.list('pool', `&created_by=${encodeURIComponent(createdBy(this.owner))}`)
+    ).filter((p) => ownedBy('pool', p, this.owner));
+    const q = new PQueue({ concurrency: 8 });
+    const lists = await Promise.all(
+      pools.map((p) =>
+        q.add(async () => {
+          const r = await this.session.call('GET', `/api/pool/${String(p.uuid)}/runtime/server`);
+          if (r.status !== 200) {
+            throw new AviError(
+              r.status,
+              `GET /api/pool/${String(p.uuid)}/runtime/server: ${errorText(r.body)}`,
+            );
+          }
+          const parsed = runtimeServersSchema.safeParse(r.body);
+          if (!parsed.success) {
+            throw new AviError(
+              r.status,
+              `pool ${String(p.name)} runtime: ${parsed.error.issues[0]?.message}`,
+            );
+          }
+          return { pool: String(p.name), servers: parsed.data };
+        }),
+      ),
+    );
+    return lists.flatMap(({ pool, servers }) =>
+      servers.map((s): MemberHealth => {
+        const state = s.oper_status.state;
+        return {
+          pool,
+          address: s.server_ip.addr,
+          port: s.port,
+          admin: state === 'OPER_DISABLED' ? 'draining' : 'enabled',
+          health:
+            // A disabled server is not monitored: its health is unknown, not down.
+            state === 'OPER_UP' ? 'up' : state === 'OPER_DOWN' ? 'down' : 'unknown',
+          ...(s.oper_status.reason?.length ? { reason: s.oper_status.reason.join('; ') } : {}),
+        };
+      }),
+    );
   }
 
   async apply(changes: Change[]): Promise<ApplyResult[]> {

@@ -10,6 +10,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MemberProber } from '../sim-health.ts';
 import { SimServer, sendJson } from '../sim-server.ts';
 import { knownModel, MODEL_OF, validateAviObject } from './object-models.ts';
 
@@ -65,6 +66,8 @@ class HttpError extends Error {
 
 export class AviSimulator {
   readonly faults: AviFaults = { latencyMs: 0, failWrites: 0, refresh: 0, failNames: new Set() };
+  /** The simulated health monitor (TCP connects to loopback servers). */
+  private readonly prober = new MemberProber({ intervalMs: 500 });
   readonly stats = { logins: 0, calls: 0, reads: 0, writes: 0, byMethod: {} as Record<string, number> };
   /** The last 100,000 successful writes, for tests and benchmarks. */
   readonly writeLog: { method: string; type: string; name: string; at: number }[] = [];
@@ -194,7 +197,12 @@ export class AviSimulator {
     const tenantName = String(req.headers['x-avi-tenant'] ?? 'admin');
     const tenant = this.tenantUuid(tenantName);
     if (!tenant) throw new HttpError(404, `Tenant ${tenantName} not found`);
-    const [, , type, uuid] = url.pathname.replace(/\/+$/, '').split('/');
+    const [, , type, uuid, ...sub] = url.pathname.replace(/\/+$/, '').split('/');
+    if (type === 'pool' && uuid && sub.join('/') === 'runtime/server' && method === 'GET') {
+      this.stats.reads++;
+      return send(res, 200, await this.poolRuntimeServers(this.get('pool', uuid, tenant)));
+    }
+    if (sub.length > 0) throw new HttpError(404, `no such path ${url.pathname}`);
     if (!type || (!MODEL_OF[type] && !SYSTEM_ONLY.has(type)))
       throw new HttpError(404, `unknown object type ${type}`);
     if (write) this.stats.writes++;
@@ -224,6 +232,41 @@ export class AviSimulator {
       return;
     }
     throw new HttpError(405, `${method} not allowed here`);
+  }
+
+  /**
+   * GET /api/pool/{uuid}/runtime/server: each server's oper_status from the simulator's health
+   * monitor (a TCP connect; loopback servers only, others OPER_UNAVAIL), OPER_DISABLED when the
+   * server is disabled.
+   */
+  private async poolRuntimeServers(pool: Json): Promise<Json[]> {
+    const servers = ((pool.servers ?? []) as Json[]).map((s) => ({
+      address: String((s.ip as Json | undefined)?.addr ?? ''),
+      port: Number(s.port ?? pool.default_server_port ?? 80),
+      s,
+    }));
+    const probed = await this.prober.states(servers);
+    return servers.map(({ address, port, s }, i) => {
+      const p = probed[i]!;
+      const state =
+        s.enabled === false
+          ? 'OPER_DISABLED'
+          : p.health === 'up'
+            ? 'OPER_UP'
+            : p.health === 'down'
+              ? 'OPER_DOWN'
+              : 'OPER_UNAVAIL';
+      return {
+        server_ip: { addr: address, type: address.includes(':') ? 'V6' : 'V4' },
+        port,
+        hostname: s.hostname ?? address,
+        oper_status: {
+          state,
+          reason: [p.reason],
+          last_changed_time: { secs: Math.floor(p.at / 1000), usecs: 0 },
+        },
+      };
+    });
   }
 
   private newSession(): { sid: string; csrf: string; cookies: string[] } {

@@ -7,6 +7,7 @@
  * change is not posted.
  */
 import { isDeepStrictEqual } from 'node:util';
+import PQueue from 'p-queue';
 import { z } from 'zod';
 import {
   AdapterCheckError,
@@ -14,6 +15,7 @@ import {
   type ApplyResult,
   type Capabilities,
   type LoadBalancerAdapter,
+  type MemberHealth,
 } from '../../src/adapter/contract.ts';
 import type { Pool, VirtualService } from '../../src/model/types.ts';
 import type { Change, Observed } from '../../src/plan/diff.ts';
@@ -40,6 +42,20 @@ export interface F5AdapterOptions extends BigIpClientOptions {
   taskPollMs?: number;
   taskTimeoutMs?: number;
 }
+
+/** The read-only pool members collection, as far as we read it. */
+const icontrolMembersSchema = z.looseObject({
+  items: z
+    .array(
+      z.looseObject({
+        name: z.string(),
+        address: z.string().optional(),
+        session: z.string().optional(),
+        state: z.string().optional(),
+      }),
+    )
+    .optional(),
+});
 
 const infoSchema = z.object({ version: z.string().regex(/^\d+\.\d+\.\d+/) }).loose();
 const versionNumber = (v: string): number => {
@@ -114,6 +130,53 @@ export class F5Adapter implements LoadBalancerAdapter {
     this.schemaVersion =
       versionNumber(v) > versionNumber(AS3_SCHEMA_VERSION) ? AS3_SCHEMA_VERSION : v.split('-')[0]!;
     return this.schemaVersion;
+  }
+
+  /**
+   * Each member of our pools as BIG-IP's monitors see it, from the read-only iControl REST pool
+   * members (`state`: up, down, unchecked, checking, user-down; `session`: user-disabled drains).
+   */
+  async health(): Promise<MemberHealth[]> {
+    const r = await this.client.call('GET', '/mgmt/shared/appsvcs/declare');
+    if (r.status === 204) return [];
+    if (r.status !== 200)
+      throw new F5Error('Unavailable', `GET /mgmt/shared/appsvcs/declare answered ${r.status}`);
+    const pools = parseDeclaration(r.body as Json, this.tenant, this.owner).owned.pools.map((p) => p.name);
+    const q = new PQueue({ concurrency: 8 });
+    const lists = await Promise.all(
+      pools.map((pool) =>
+        q.add(async () => {
+          const path = `/mgmt/tm/ltm/pool/~${this.tenant}~${APP}~${pool}/members`;
+          const m = await this.client.call('GET', path);
+          if (m.status === 404) return { pool, members: [] };
+          const parsed = icontrolMembersSchema.safeParse(m.body);
+          if (m.status !== 200 || !parsed.success) {
+            throw new F5Error('Unavailable', `GET ${path} answered ${m.status}`);
+          }
+          return { pool, members: parsed.data.items ?? [] };
+        }),
+      ),
+    );
+    return lists.flatMap(({ pool, members }) =>
+      members.map((m): MemberHealth => {
+        const [, address = m.address ?? '', port = '0'] = /^(?:.*\/)?(.+):(\d+)$/.exec(m.name) ?? [];
+        return {
+          pool,
+          address: m.address ?? address,
+          port: Number(port),
+          admin: m.state === 'user-down' ? 'maint' : m.session === 'user-disabled' ? 'draining' : 'enabled',
+          health:
+            m.state === 'up'
+              ? 'up'
+              : m.state === 'down' || m.state === 'user-down'
+                ? 'down'
+                : m.state === 'unchecked'
+                  ? 'unchecked'
+                  : 'unknown',
+          ...(m.state ? { reason: m.state } : {}),
+        };
+      }),
+    );
   }
 
   async observe(): Promise<Observed> {

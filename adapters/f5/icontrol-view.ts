@@ -1,7 +1,7 @@
 /**
  * The read-only iControl REST view of what AS3 declarations built, as the BIG-IP simulator serves
- * it: /mgmt/tm/ltm/pool items and each pool's members (address:port, session, description,
- * metadata). Pure.
+ * it: /mgmt/tm/ltm/pool items and each pool's members (address:port, session, state from the
+ * monitor, description, metadata). Pure: the monitor's results are passed in.
  */
 type Json = Record<string, unknown>;
 
@@ -16,7 +16,13 @@ const TENANT_PROPS = new Set([
   'optimisticLockKey',
 ]);
 
-export function icontrolPools(tenants: Map<string, Json>): { item: Json; members: Json[] }[] {
+/** A member's monitor result as the simulator's monitor has it (absent: not monitored yet). */
+export type MonitorState = (address: string, port: number) => 'up' | 'down' | 'unknown' | undefined;
+
+export function icontrolPools(
+  tenants: Map<string, Json>,
+  monitor: MonitorState = () => undefined,
+): { item: Json; members: Json[] }[] {
   const out: { item: Json; members: Json[] }[] = [];
   for (const [tName, t] of tenants) {
     for (const [aName, a] of Object.entries(t)) {
@@ -50,7 +56,14 @@ export function icontrolPools(tenants: Map<string, Json>): { item: Json; members
               fullPath: `/${tName}/${address}:${String(m.servicePort)}`,
               address,
               session: m.adminState === 'disable' || m.enable === false ? 'user-disabled' : 'monitor-enabled',
-              state: m.adminState === 'offline' ? 'user-down' : 'up',
+              state:
+                m.adminState === 'offline'
+                  ? 'user-down'
+                  : monitors.length === 0
+                    ? 'unchecked'
+                    : ({ up: 'up', down: 'down', unknown: 'checking' } as const)[
+                        monitor(address, Number(m.servicePort)) ?? 'unknown'
+                      ],
               description: m.remark,
               metadata: Object.entries((m.metadata ?? {}) as Record<string, { value: string }>).map(
                 ([k, v]) => ({ name: k, value: v.value, persist: 'true' }),

@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SimServer, sendJson } from '../sim-server.ts';
+import { MemberProber } from '../sim-health.ts';
 import { icontrolPools } from './icontrol-view.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { AS3_SCHEMA_VERSION, validateAs3 } from './as3-validate.ts';
@@ -46,6 +47,7 @@ export class BigIpSimulator {
   readonly faults: BigIpFaults = { busy: 0, rejectObjects: new Set() };
   /** The tenants as deployed. */
   readonly tenants = new Map<string, Json>();
+  private readonly prober = new MemberProber({ intervalMs: 500 });
   readonly stats = { declarations: 0, deployed: 0, logins: 0, rejected: 0, busy: 0 };
   private readonly tokens = new Map<string, { user: string; expiresAt: number; lifetimeSec: number }>();
   private readonly tasks = new Map<string, Task>();
@@ -145,12 +147,22 @@ export class BigIpSimulator {
     const members = /^\/mgmt\/tm\/ltm\/pool\/([^/]+)\/members$/.exec(path);
     if (members && method === 'GET') {
       const fullPath = decodeURIComponent(members[1]!).replaceAll('~', '/');
-      const pool = icontrolPools(this.tenants).find((p) => p.item.fullPath === fullPath);
-      if (!pool)
+      const found = icontrolPools(this.tenants).find((p) => p.item.fullPath === fullPath);
+      if (!found)
         return send(res, 404, {
           code: 404,
           message: `01020036:3: The requested Pool (${fullPath}) was not found.`,
         });
+      // The monitor: a TCP connect to each member (loopback only; see sim-health.ts).
+      const targets = found.members.map((m) => {
+        const [, address = '', port = '0'] = /^(.*):(\d+)$/.exec(String(m.name)) ?? [];
+        return { address, port: Number(port) };
+      });
+      const probed = await this.prober.states(targets);
+      const results = new Map(targets.map((t, i) => [`${t.address}:${t.port}`, probed[i]!.health]));
+      const pool = icontrolPools(this.tenants, (a, p) => results.get(`${a}:${p}`)).find(
+        (p) => p.item.fullPath === fullPath,
+      )!;
       return send(res, 200, { kind: 'tm:ltm:pool:members:memberscollectionstate', items: pool.members });
     }
     send(res, 404, { code: 404, message: `Public URI path not registered: ${path}` });

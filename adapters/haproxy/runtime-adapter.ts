@@ -13,12 +13,14 @@ import type {
   ApplyResult,
   Capabilities,
   LoadBalancerAdapter,
+  MemberHealth,
 } from '../../src/adapter/contract.ts';
 import type { Member, Pool, VirtualService } from '../../src/model/types.ts';
 import type { Change, Observed } from '../../src/plan/diff.ts';
 import { parseConfig, renderConfig, type RenderOptions, type Section, serverName } from './config.ts';
 import { checkConfig, HaproxyError, socketCommand } from './process.ts';
 import { refusedChanges, unbindableChanges } from './narrow.ts';
+import { parseServersState, rowHealth } from './server-state.ts';
 import { changeProblem, dependencyProblem, type Fail } from './validate.ts';
 
 export interface HaproxyRuntimeOptions {
@@ -355,6 +357,21 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
       clearInterval(this.parkedTimer);
       this.parkedTimer = undefined;
     }
+  }
+
+  /** Each member of our backends as HAProxy's own checks see it (`show servers state`). */
+  async health(): Promise<MemberHealth[]> {
+    let text: string;
+    try {
+      text = readFileSync(this.opts.configFile, 'utf8');
+    } catch {
+      return [];
+    }
+    const owned = new Set(parseConfig(text, this.owner).owned.pools.map((p) => p.name));
+    const rows = parseServersState(await socketCommand(this.opts.adminSocket, 'show servers state'));
+    return rows
+      .filter((r) => owned.has(r.backend))
+      .map((r) => ({ pool: r.backend, address: r.address, port: r.port, ...rowHealth(r) }));
   }
 
   async close(): Promise<void> {

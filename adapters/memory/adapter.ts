@@ -8,6 +8,7 @@ import type {
   ApplyResult,
   Capabilities,
   LoadBalancerAdapter,
+  MemberHealth,
 } from '../../src/adapter/contract.ts';
 import type { Change, Observed } from '../../src/plan/diff.ts';
 import { DeviceError, MemoryLoadBalancer } from './device.ts';
@@ -83,6 +84,22 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       }
     }
     return results;
+  }
+
+  /** Health by the device's TCP check (loopback members only; see sim-health.ts). */
+  async health(): Promise<MemberHealth[]> {
+    const members = [...this.device.pools.values()]
+      .filter((p) => p.owner === this.owner)
+      .flatMap(({ pool }) => pool.members.map((m) => ({ pool: pool.name, m })));
+    const probed = await this.device.prober.states(members.map(({ m }) => m));
+    return members.map(({ pool, m }, i) => ({
+      pool,
+      address: m.address,
+      port: m.port,
+      admin: m.enabled ? 'enabled' : 'draining',
+      health: probed[i]!.health,
+      reason: probed[i]!.reason,
+    }));
   }
 
   async close(): Promise<void> {}

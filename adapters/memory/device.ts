@@ -5,6 +5,7 @@
  * still in use are refused.
  */
 import type { Pool, VirtualService } from '../../src/model/types.ts';
+import { MemberProber } from '../sim-health.ts';
 
 export interface StoredPool {
   owner: string;
@@ -45,6 +46,8 @@ function validatePool(p: Pool): void {
 export class MemoryLoadBalancer {
   readonly pools = new Map<string, StoredPool>();
   readonly virtualServices = new Map<string, StoredVirtualService>();
+  /** The device's health checks (TCP connects to loopback members). */
+  readonly prober = new MemberProber({ intervalMs: 500 });
   /** Every write, in order: `create pool x`, ... (tests count writes with it). */
   readonly writes: string[] = [];
 

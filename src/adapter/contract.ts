@@ -27,6 +27,21 @@ export interface ApplyResult {
   error?: ApplyError;
 }
 
+/**
+ * A member's state as the device sees it, read by `health()`: its admin state on the device
+ * (enabled, draining, or in maintenance by hand) apart from its health (the device's own check:
+ * up, down, unchecked when the pool has no check, unknown when the device cannot say).
+ */
+export interface MemberHealth {
+  pool: string;
+  address: string;
+  port: number;
+  admin: 'enabled' | 'draining' | 'maint';
+  health: 'up' | 'down' | 'unchecked' | 'unknown';
+  /** The device's words for the last check, when it gives them (e.g. `L4CON`, `connection refused`). */
+  reason?: string;
+}
+
 /** A failed start-up check; `terminal` when retrying cannot help (missing software, bad credentials). */
 export class AdapterCheckError extends Error {
   constructor(
@@ -49,5 +64,10 @@ export interface LoadBalancerAdapter {
   observe(): Promise<Observed>;
   /** Applies the changes in order; one result per change, a failure does not stop the others. */
   apply(changes: Change[]): Promise<ApplyResult[]>;
+  /**
+   * The operational state of the members of our pools, as the device reports it. Read-only and off
+   * the write path (the controller calls it on a slow timer and on demand); optional.
+   */
+  health?(): Promise<MemberHealth[]>;
   close(): Promise<void>;
 }

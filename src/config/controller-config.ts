@@ -81,6 +81,15 @@ export const controllerConfigSchema = z
       .max(3600)
       .default(30)
       .describe('how long members on a node in maintenance drain before they leave their pools'),
+    healthIntervalSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(3600)
+      .default(10)
+      .describe(
+        "how often members' health is read from the load balancer (0: never; the dashboard can still ask)",
+      ),
     adapter: z
       .object({ type: z.string().min(1).describe('memory, avi, f5 or haproxy; the rest of the block below') })
       .loose()

@@ -10,6 +10,8 @@ export interface FlagSpec {
   type: 'string' | 'boolean';
   description: string;
   default?: string;
+  /** A one-letter alias (`-o`). */
+  short?: string;
 }
 
 export type FlagSpecs = Record<string, FlagSpec>;
@@ -43,7 +45,7 @@ export function helpText(command: string, summary: string, specs: FlagSpecs): st
   const rows = Object.entries(specs).map(([name, s]) => {
     const arg = s.type === 'string' ? ` <value>` : '';
     const def = s.default !== undefined ? ` (default ${s.default})` : '';
-    return `  --${name}${arg}\n      ${s.description}${def}; env ${envName(name)}`;
+    return `  ${s.short ? `-${s.short}, ` : ''}--${name}${arg}\n      ${s.description}${def}; env ${envName(name)}`;
   });
   return `Usage: npl-lb ${command} [flags]\n\n${summary}\n\nFlags:\n${rows.join('\n')}\n`;
 }
@@ -57,7 +59,9 @@ export function parseFlags<S extends z.ZodType>(
 ): z.infer<S> {
   let values: Record<string, string | boolean | undefined>;
   try {
-    const options = Object.fromEntries(Object.entries(specs).map(([k, s]) => [k, { type: s.type }]));
+    const options = Object.fromEntries(
+      Object.entries(specs).map(([k, s]) => [k, { type: s.type, ...(s.short ? { short: s.short } : {}) }]),
+    );
     values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Record<
       string,
       string | boolean | undefined

@@ -20,6 +20,7 @@ import { EventReasons } from '../kube/event-reasons.ts';
 import { nodeSchema, parseOr } from '../kube/objects.ts';
 import { Annotator } from './annotator.ts';
 import { type CacheKind, ClusterCache } from './cluster-cache.ts';
+import { HealthMonitor } from './health-monitor.ts';
 import { LbReconciler } from './lb-reconciler.ts';
 import { ControllerMetrics } from './metrics.ts';
 import { StateTracker } from './state.ts';
@@ -50,6 +51,8 @@ export class NplController {
   readonly cache: ClusterCache;
   readonly state: StateTracker;
   readonly metrics: ControllerMetrics;
+  /** Members' health from the device, on a slow timer and on demand. */
+  readonly health: HealthMonitor;
   /** Pods whose NodePortLocal annotation changed, with when we saw it (for the latency histogram). */
   private readonly annotationSeen = new Map<string, number>();
   private readonly queue: WorkQueue;
@@ -90,6 +93,12 @@ export class NplController {
       backoff: { initialMs: 200, maxMs: opts.retryCapMs ?? 2000 },
     });
     this.metrics = new ControllerMetrics(() => this.queue.length);
+    this.health = new HealthMonitor(
+      opts.adapter,
+      this.state,
+      opts.config.healthIntervalSeconds * 1000,
+      this.log,
+    );
   }
 
   get isReady(): boolean {
@@ -180,6 +189,7 @@ export class NplController {
     this.queue.start();
     this.annotationCandidates();
     this.queue.add(LB_KEY);
+    this.health.start();
     const every = this.opts.sweepIntervalMs ?? 60_000;
     if (every > 0) {
       // The reconcile compares everything we own with the cluster, so a timed one is the sweep.
@@ -333,6 +343,7 @@ export class NplController {
 
   async stop(): Promise<void> {
     this.ready = false;
+    await this.health.stop();
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     for (const t of this.drainTimers) clearTimeout(t);
     this.drainTimers.clear();

@@ -2,7 +2,7 @@
  * What the controller last applied, for GET /api/v1/state: every virtual service, pool and member
  * with the last apply result. The document's shape is a stable API (docs/state-api.md).
  */
-import type { ApplyResult } from '../adapter/contract.ts';
+import type { ApplyResult, MemberHealth } from '../adapter/contract.ts';
 import type { LbState } from '../model/types.ts';
 import type { Conflict } from '../plan/diff.ts';
 
@@ -24,6 +24,27 @@ export interface Leadership {
   since: string | null;
 }
 
+/** A member's state on the device, apart from our intent (`enabled`): read by the health monitor. */
+export interface MemberHealthView {
+  state: MemberHealth['health'];
+  /** The device's admin state (enabled, draining, or maintenance set there by hand). */
+  admin: MemberHealth['admin'];
+  reason?: string;
+  /** When it was read. */
+  at: string;
+}
+
+/** The last read of health from the device. */
+export interface HealthRead {
+  /** false: the adapter cannot report health. */
+  supported: boolean;
+  at: string | null;
+  /** Why the last read failed (the previous states are kept). */
+  error: string | null;
+}
+
+type StateMember = LbState['pools'][number]['members'][number] & { health: MemberHealthView | null };
+
 export interface StateDocument {
   apiVersion: 'npl-lb.io/v1';
   kind: 'LoadBalancerState';
@@ -34,8 +55,12 @@ export interface StateDocument {
   /** A standby serves an empty state: this says why, and who leads. */
   leadership: Leadership;
   virtualServices: (LbState['virtualServices'][number] & { lastApply: ObjectResult | null })[];
-  pools: (LbState['pools'][number] & { lastApply: ObjectResult | null })[];
+  pools: (Omit<LbState['pools'][number], 'members'> & {
+    members: StateMember[];
+    lastApply: ObjectResult | null;
+  })[];
   conflicts: Conflict[];
+  health: HealthRead;
 }
 
 export class StateTracker {
@@ -44,6 +69,41 @@ export class StateTracker {
   private conflicts: Conflict[] = [];
   private lastSync: StateDocument['lastSync'] = null;
   private leadership: () => Leadership = () => ({ role: 'single', identity: '', holder: '', since: null });
+  private readonly memberHealth = new Map<string, MemberHealthView>();
+  private healthRead: HealthRead = { supported: false, at: null, error: null };
+  private readonly listeners = new Set<() => void>();
+
+  /** Calls `fn` after every recorded pass or health read; returns the unsubscribe. */
+  onChange(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private changed(): void {
+    for (const fn of this.listeners) fn();
+  }
+
+  /** The device's view of the members, as the health monitor last read it. */
+  setHealth(list: MemberHealth[]): void {
+    const at = this.now().toISOString();
+    this.memberHealth.clear();
+    for (const h of list) {
+      this.memberHealth.set(`${h.pool}|${h.address}|${h.port}`, {
+        state: h.health,
+        admin: h.admin,
+        ...(h.reason ? { reason: h.reason } : {}),
+        at,
+      });
+    }
+    this.healthRead = { supported: true, at, error: null };
+    this.changed();
+  }
+
+  /** A failed read: the states read before stay, with the error beside them. */
+  setHealthError(message: string): void {
+    this.healthRead = { ...this.healthRead, supported: true, error: message };
+    this.changed();
+  }
 
   /** Where the document's leadership comes from (the leader elector, when there is one). */
   setLeadership(source: () => Leadership): void {
@@ -92,6 +152,7 @@ export class StateTracker {
       if (last) this.results.set(key, { ok: true, op: 'observed', at });
     }
     this.lastSync = { at, changes: results.length, failed: results.filter((r) => !r.ok).length };
+    this.changed();
     return cleared;
   }
 
@@ -115,8 +176,16 @@ export class StateTracker {
         ...v,
         lastApply: this.results.get(`virtualService/${v.name}`) ?? null,
       })),
-      pools: this.desired.pools.map((p) => ({ ...p, lastApply: this.results.get(`pool/${p.name}`) ?? null })),
+      pools: this.desired.pools.map((p) => ({
+        ...p,
+        members: p.members.map((m) => ({
+          ...m,
+          health: this.memberHealth.get(`${p.name}|${m.address}|${m.port}`) ?? null,
+        })),
+        lastApply: this.results.get(`pool/${p.name}`) ?? null,
+      })),
       conflicts: this.conflicts,
+      health: this.healthRead,
     };
   }
 }

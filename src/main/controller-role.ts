@@ -82,13 +82,14 @@ export async function startControllerRole(o: ControllerRoleOptions): Promise<Con
     if (!elector) return controller.isReady;
     return elector.isLeader ? controller.isReady : elector.isRunning;
   };
-  const routes = controllerRoutes(controller.state);
+  const routes = controllerRoutes(controller.state, controller.health);
   const status = await serveStatus(
     o.httpAddress,
     controller.metrics.registry,
     ready,
     routes.json,
     routes.html,
+    routes.handlers,
   );
   return {
     controller,

@@ -231,13 +231,14 @@ export async function runDemo(argv: string[]): Promise<number> {
     });
     await controller.start();
     cleanups.push(() => controller.stop());
-    const routes = controllerRoutes(controller.state);
+    const routes = controllerRoutes(controller.state, controller.health);
     const http = await serveStatus(
       { host: '127.0.0.1', port: 0 },
       controller.metrics.registry,
       () => controller.isReady,
       routes.json,
       routes.html,
+      routes.handlers,
     );
     cleanups.push(() => http.close());
 

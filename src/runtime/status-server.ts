@@ -2,7 +2,7 @@
  * The HTTP endpoint of the agent and the controller: /metrics (Prometheus), /healthz (the process
  * answers), /readyz (the component says it is ready), and any JSON routes the component adds.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 
@@ -17,6 +17,8 @@ export async function serveStatus(
   ready: () => boolean,
   json: Record<string, () => unknown> = {},
   html: Record<string, string> = {},
+  /** Routes that answer for themselves (streams, POSTs). */
+  handlers: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {},
 ): Promise<StatusServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -31,6 +33,11 @@ export async function serveStatus(
           res.end(String(err));
         },
       );
+      return;
+    }
+    const handler = path === undefined ? undefined : handlers[path];
+    if (handler) {
+      handler(req, res);
       return;
     }
     const route = path === undefined ? undefined : json[path];

@@ -15,6 +15,13 @@ const applySchema = z
   })
   .nullable();
 
+const memberHealthSchema = z.object({
+  state: z.enum(['up', 'down', 'unchecked', 'unknown']),
+  admin: z.enum(['enabled', 'draining', 'maint']),
+  reason: z.string().optional(),
+  at: z.string(),
+});
+
 export const stateDocumentSchema = z.object({
   apiVersion: z.literal('npl-lb.io/v1'),
   kind: z.literal('LoadBalancerState'),
@@ -38,6 +45,18 @@ export const stateDocumentSchema = z.object({
       pool: z.string().optional(),
       routes: z.array(z.looseObject({ host: z.string(), path: z.string(), pool: z.string() })).optional(),
       defaultPool: z.string().nullable().optional(),
+      protocol: z.string().optional(),
+      certificates: z
+        .array(
+          z.object({
+            name: z.string(),
+            subject: z.string(),
+            sans: z.array(z.string()),
+            notAfter: z.string(),
+          }),
+        )
+        .optional(),
+      lastApply: applySchema.optional(),
     }),
   ),
   pools: z.array(
@@ -51,6 +70,7 @@ export const stateDocumentSchema = z.object({
           node: z.string(),
           pod: z.string(),
           enabled: z.boolean(),
+          health: memberHealthSchema.nullable().optional(),
         }),
       ),
       lastApply: applySchema,
@@ -58,29 +78,52 @@ export const stateDocumentSchema = z.object({
   ),
 });
 
+export type MemberHealthInput = z.infer<typeof memberHealthSchema>;
+
 /** What the view needs of a state document (the controller's own, or one parsed from the API). */
 export interface StateInput {
   virtualServices: {
     name: string;
+    kind?: string | undefined;
     vip: string;
     port: number;
+    protocol?: string | undefined;
     pool?: string | undefined;
-    routes?: { pool: string }[] | undefined;
+    routes?: { pool: string; host?: string | undefined; path?: string | undefined }[] | undefined;
     defaultPool?: string | null | undefined;
+    /** What was read from the certificates served (never a key). */
+    certificates?: { name: string; subject: string; sans: string[]; notAfter: string }[] | undefined;
+    lastApply?: ApplyInput | null | undefined;
   }[];
   pools: {
     name: string;
     service: string;
-    members: { address: string; port: number; node: string; pod: string; enabled: boolean }[];
-    lastApply: { ok: boolean; at: string; error?: { code: string; message: string } | undefined } | null;
+    members: {
+      address: string;
+      port: number;
+      node: string;
+      pod: string;
+      enabled: boolean;
+      health?: MemberHealthInput | null | undefined;
+    }[];
+    lastApply: ApplyInput | null;
   }[];
 }
+
+type ApplyInput = { ok: boolean; at: string; error?: { code: string; message: string } | undefined };
 
 export interface NodeMember {
   address: string;
   port: number;
   pod: string;
+  /** Our intent: enabled, or draining (not ready, terminating, or its node in maintenance). */
   state: 'enabled' | 'draining';
+  /** The device's health check ('unknown' until read, or when the device cannot say). */
+  health: MemberHealthInput['state'];
+  /** The device's admin state, when read ('maint': set there by hand). */
+  deviceAdmin: MemberHealthInput['admin'] | null;
+  healthReason: string | null;
+  healthAt: string | null;
   pool: string;
   /** namespace/name of the Service the pool stands for. */
   service: string;
@@ -124,6 +167,10 @@ export function byNode(doc: StateInput, filter: ViewFilter = {}): NodeView[] {
         port: m.port,
         pod: m.pod,
         state: m.enabled ? 'enabled' : 'draining',
+        health: m.health?.state ?? 'unknown',
+        deviceAdmin: m.health?.admin ?? null,
+        healthReason: m.health?.reason ?? null,
+        healthAt: m.health?.at ?? null,
         pool: p.name,
         service: p.service,
         virtualServices: front.get(p.name) ?? [],
@@ -140,23 +187,37 @@ export function byNode(doc: StateInput, filter: ViewFilter = {}): NodeView[] {
     .map(([node, members]) => ({ node, members: members.sort((a, b) => (key(a) < key(b) ? -1 : 1)) }));
 }
 
-/** The same as a plain-text table, one member per line under its node. */
-export function renderTable(view: NodeView[]): string {
-  const head = ['NODE', 'MEMBER', 'POD', 'STATE', 'POOL', 'VIRTUAL SERVICES', 'LAST APPLY'];
-  const rows = view.flatMap((n) =>
-    n.members.map((m) => [
-      n.node || '(none)',
-      `${m.address}:${m.port}`,
-      m.pod || '-',
-      m.state,
-      m.pool,
-      m.virtualServices.join(', ') || '-',
-      m.lastApply === 'failed' ? `failed (${m.lastError ?? ''})` : m.lastApply,
-    ]),
-  );
+/** Columns of plain-text tables: the last one is not padded. */
+export function columns(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
   return [line(head), ...rows.map(line)].join('\n') + '\n';
+}
+
+/** The same as a plain-text table, one member per line under its node; `wide` adds the details. */
+export function renderTable(view: NodeView[], wide = false): string {
+  const head = ['NODE', 'MEMBER', 'POD', 'STATE', 'HEALTH', 'POOL', 'VIRTUAL SERVICES', 'LAST APPLY'];
+  if (wide) head.splice(5, 0, 'DEVICE ADMIN', 'HEALTH DETAIL', 'HEALTH READ');
+  const rows = view.flatMap((n) =>
+    n.members.map((m) => {
+      const r = [
+        n.node || '(none)',
+        `${m.address}:${m.port}`,
+        m.pod || '-',
+        m.state,
+        m.health,
+        m.pool,
+        m.virtualServices.join(', ') || '-',
+        m.lastApply === 'failed' ? `failed (${m.lastError ?? ''})` : m.lastApply,
+      ];
+      if (wide) {
+        r.splice(5, 0, m.deviceAdmin ?? '-', m.healthReason ?? '-', m.healthAt ?? '-');
+        r[r.length - 1] = `${r[r.length - 1]!}${m.lastApplyAt ? ` at ${m.lastApplyAt}` : ''}`;
+      }
+      return r;
+    }),
+  );
+  return columns(head, rows);
 }
 
 /** The line a standby's views show instead of an empty table's silence. */

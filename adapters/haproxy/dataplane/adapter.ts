@@ -8,9 +8,15 @@
  * (see layout.ts), so scaling is runtime changes only.
  */
 import PQueue from 'p-queue';
-import type { ApplyResult, Capabilities, LoadBalancerAdapter } from '../../../src/adapter/contract.ts';
+import type {
+  ApplyResult,
+  Capabilities,
+  LoadBalancerAdapter,
+  MemberHealth,
+} from '../../../src/adapter/contract.ts';
 import type { Pool, VirtualService } from '../../../src/model/types.ts';
 import type { Change, Observed } from '../../../src/plan/diff.ts';
+import { checkStatusName } from '../server-state.ts';
 import { changeProblem, dependencyProblem, type Fail, httpPools } from '../validate.ts';
 import { DataplaneClient, type DataplaneClientOptions, DataplaneError } from './client.ts';
 import {
@@ -328,6 +334,42 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
     }
     out.ops = [...ops.frontendDeletes, ...ops.backends, ...ops.frontends, ...ops.backendDeletes];
     return out;
+  }
+
+  /**
+   * Each member of our backends as HAProxy's checks see it, from the runtime servers endpoint. v3
+   * says whether a check is configured (`check_state`); v2 does not, so there an unchecked server
+   * reads `up`.
+   */
+  async health(): Promise<MemberHealth[]> {
+    const backends = (await this.client.backends()).filter((b) => ownerOf(b) === this.owner);
+    const q = new PQueue({ concurrency: 8 });
+    const lists = await Promise.all(
+      backends.map((b) =>
+        q.add(async () => ({ pool: b.name, servers: await this.client.runtimeServers(b.name) })),
+      ),
+    );
+    return lists.flatMap(({ pool, servers }) =>
+      servers.flatMap((s): MemberHealth[] => {
+        if (!s.address || !s.port) return [];
+        const checked = s.check_state == null || (s.check_state & 0x02) !== 0;
+        return [
+          {
+            pool,
+            address: s.address,
+            port: s.port,
+            admin:
+              s.admin_state === 'maint'
+                ? 'maint'
+                : s.admin_state === 'drain' || s.iweight === 0
+                  ? 'draining'
+                  : 'enabled',
+            health: s.operational_state === 'down' ? 'down' : checked ? 'up' : 'unchecked',
+            ...(s.check_status != null && checked ? { reason: checkStatusName(s.check_status) } : {}),
+          },
+        ];
+      }),
+    );
   }
 
   async close(): Promise<void> {

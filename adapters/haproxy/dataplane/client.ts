@@ -21,6 +21,8 @@ import {
   dpReloadSchema,
   type DpRule,
   dpRuleSchema,
+  type DpRuntimeServer,
+  dpRuntimeServerSchema,
   type DpServer,
   dpServerSchema,
   dpTransactionSchema,
@@ -195,6 +197,20 @@ export class DataplaneClient {
   servers(backend: string, tx?: string): Promise<DpServer[]> {
     const c = this.child('servers', backend);
     return this.read(z.array(dpServerSchema), c.path, { ...c.query, transaction_id: tx });
+  }
+
+  /** A backend's servers as the running HAProxy has them (runtime endpoints are not wrapped in v2). */
+  async runtimeServers(backend: string): Promise<DpRuntimeServer[]> {
+    const v3 = this.opts.apiVersion === 'v3';
+    const path = v3
+      ? `/services/haproxy/runtime/backends/${seg(backend)}/servers`
+      : '/services/haproxy/runtime/servers';
+    const r = await this.call('GET', path, v3 ? {} : { backend });
+    const p = z.array(dpRuntimeServerSchema).safeParse(r.body);
+    if (!p.success) {
+      throw new DataplaneError(r.status, `GET ${path}: unexpected answer: ${p.error.issues[0]?.message}`);
+    }
+    return p.data;
   }
 
   binds(frontend: string, tx?: string): Promise<DpBind[]> {

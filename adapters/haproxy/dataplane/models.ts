@@ -97,6 +97,21 @@ export const dpReloadSchema = z
   .loose();
 export type DpReload = z.infer<typeof dpReloadSchema>;
 
+/** A server's runtime state (`runtime_server`): what the device's checks say, read-only to us. */
+export const dpRuntimeServerSchema = z
+  .object({
+    name: z.string().optional(),
+    address: z.string().optional(),
+    port: z.number().int().nullable().optional(),
+    admin_state: z.enum(['ready', 'maint', 'drain']).optional(),
+    operational_state: z.enum(['up', 'down', 'stopping']).optional(),
+    check_state: z.number().int().nullable().optional(),
+    check_status: z.number().int().nullable().optional(),
+    iweight: z.number().int().nullable().optional(),
+  })
+  .loose();
+export type DpRuntimeServer = z.infer<typeof dpRuntimeServerSchema>;
+
 export const dpErrorSchema = z.object({ code: z.number().int(), message: z.string() }).loose();
 
 /** v2 wraps configuration reads as `{_version, data}`. */

@@ -84,8 +84,13 @@ describe('pools by node', () => {
       ['shop/api-1'],
     );
     const table = renderTable(view).split('\n');
-    assert.match(table[0]!, /^NODE\s+MEMBER\s+POD\s+STATE\s+POOL\s+VIRTUAL SERVICES\s+LAST APPLY$/);
-    assert.match(table[3]!, /^n2\s+192\.0\.2\.202:61000\s+default\/web-2\s+draining\s+c1--default-web-http/);
+    assert.match(table[0]!, /^NODE\s+MEMBER\s+POD\s+STATE\s+HEALTH\s+POOL\s+VIRTUAL SERVICES\s+LAST APPLY$/);
+    assert.match(
+      table[3]!,
+      /^n2\s+192\.0\.2\.202:61000\s+default\/web-2\s+draining\s+unknown\s+c1--default-web-http/,
+    );
+    const wide = renderTable(view, true).split('\n');
+    assert.match(wide[0]!, /\sHEALTH\s+DEVICE ADMIN\s+HEALTH DETAIL\s+HEALTH READ\s+POOL\s/);
   });
 
   it('refuses a document that is not a state document', () => {

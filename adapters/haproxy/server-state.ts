@@ -1,0 +1,117 @@
+/**
+ * HAProxy's `show servers state` read as data: each server's operational and admin state and its
+ * last check, and the same as the Data Plane API's `runtime_server`. Pure.
+ */
+import type { MemberHealth } from '../../src/adapter/contract.ts';
+
+export interface ServerStateRow {
+  backend: string;
+  server: string;
+  address: string;
+  port: number;
+  /** srv_op_state: 0 stopped, 1 starting, 2 running, 3 stopping. */
+  opState: number;
+  /** srv_admin_state: a bit field (maintenance 0x01|0x02|0x04|0x20|0x40, drain 0x08|0x10). */
+  adminState: number;
+  /** srv_uweight: the weight set by the user (0 drains). */
+  weight: number;
+  /** srv_check_status: HCHK_STATUS_* */
+  checkStatus: number;
+  /** srv_check_state: CHK_ST_* bits (0x02: a check is configured). */
+  checkState: number;
+}
+
+// HCHK_STATUS_* in the order of HAProxy's check-t.h (2.4 and later).
+const CHECK_STATUS = [
+  'UNK',
+  'CHECKED',
+  'INI',
+  'START',
+  'HANA',
+  'SOCKERR',
+  'L4OK',
+  'L4TOUT',
+  'L4CON',
+  'L6OK',
+  'L6TOUT',
+  'L6RSP',
+  'L7TOUT',
+  'L7RSP',
+  'L7OK',
+  'L7OKC',
+  'L7STS',
+  'PROCERR',
+  'PROCTOUT',
+  'PROCOK',
+];
+
+const MAINT = 0x01 | 0x02 | 0x04 | 0x20 | 0x40;
+const DRAIN = 0x08 | 0x10;
+
+/** Parses the answer to `show servers state [backend]` (format version 1); other lines are skipped. */
+export function parseServersState(text: string): ServerStateRow[] {
+  const lines = text.split('\n');
+  const header = lines.find((l) => l.startsWith('# be_id'));
+  if (!header) return [];
+  const cols = header.slice(2).trim().split(/\s+/);
+  const at = (name: string) => cols.indexOf(name);
+  const idx = {
+    be: at('be_name'),
+    srv: at('srv_name'),
+    addr: at('srv_addr'),
+    op: at('srv_op_state'),
+    admin: at('srv_admin_state'),
+    w: at('srv_uweight'),
+    cs: at('srv_check_status'),
+    cst: at('srv_check_state'),
+    port: at('srv_port'),
+  };
+  const rows: ServerStateRow[] = [];
+  for (const line of lines) {
+    if (line === '' || line.startsWith('#') || !/^\d+ /.test(line)) continue;
+    const f = line.trim().split(/\s+/);
+    if (f.length < cols.length - 2) continue;
+    const n = (i: number) => Number(f[i] ?? NaN);
+    rows.push({
+      backend: f[idx.be]!,
+      server: f[idx.srv]!,
+      address: f[idx.addr]!,
+      port: n(idx.port),
+      opState: n(idx.op),
+      adminState: n(idx.admin),
+      weight: n(idx.w),
+      checkStatus: n(idx.cs),
+      checkState: n(idx.cst),
+    });
+  }
+  return rows;
+}
+
+export function checkStatusName(code: number): string {
+  return CHECK_STATUS[code] ?? `status ${code}`;
+}
+
+/** A row as a member's device-side state. */
+export function rowHealth(r: ServerStateRow): Pick<MemberHealth, 'admin' | 'health' | 'reason'> {
+  const admin =
+    r.adminState & MAINT ? 'maint' : r.adminState & DRAIN || r.weight === 0 ? 'draining' : 'enabled';
+  const checked = (r.checkState & 0x02) !== 0;
+  const health = r.opState === 0 ? 'down' : checked ? 'up' : 'unchecked';
+  return { admin, health, ...(checked ? { reason: checkStatusName(r.checkStatus) } : {}) };
+}
+
+/** The Data Plane API's runtime_server for a row (what `GET .../runtime/.../servers` answers). */
+export function runtimeServer(r: ServerStateRow): Record<string, unknown> {
+  return {
+    id: String(r.server),
+    name: r.server,
+    address: r.address,
+    port: r.port,
+    admin_state: r.adminState & MAINT ? 'maint' : r.adminState & DRAIN ? 'drain' : 'ready',
+    operational_state: r.opState === 0 ? 'down' : r.opState === 3 ? 'stopping' : 'up',
+    backend_name: r.backend,
+    check_state: r.checkState,
+    check_status: r.checkStatus,
+    iweight: r.weight,
+  };
+}

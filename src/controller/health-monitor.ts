@@ -1,0 +1,73 @@
+/**
+ * Reads the members' health from the device (the adapter's optional `health()`) on a slow timer
+ * and on demand, never on the write path, and hands it to the state tracker. A failed read keeps
+ * the previous states with the error beside them; concurrent requests share one read.
+ */
+import type { LoadBalancerAdapter } from '../adapter/contract.ts';
+import type { Logger } from '../runtime/logger.ts';
+import type { StateTracker } from './state.ts';
+
+export class HealthMonitor {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+  private lastError: string | undefined;
+  readonly stats = { reads: 0, failures: 0 };
+
+  constructor(
+    private readonly adapter: LoadBalancerAdapter,
+    private readonly state: StateTracker,
+    private readonly intervalMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  get supported(): boolean {
+    return typeof this.adapter.health === 'function';
+  }
+
+  start(): void {
+    if (!this.supported || this.intervalMs <= 0) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      void this.refresh().finally(() => this.schedule(this.intervalMs));
+    }, ms);
+    this.timer.unref();
+  }
+
+  /** Reads health now (or joins the read under way); resolves when it is recorded. */
+  refresh(): Promise<void> {
+    if (!this.adapter.health) return Promise.resolve();
+    this.running ??= this.read().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async read(): Promise<void> {
+    this.stats.reads++;
+    try {
+      const list = await this.adapter.health!();
+      this.state.setHealth(list);
+      if (this.lastError) this.log.info('health read from the load balancer again');
+      this.lastError = undefined;
+    } catch (err) {
+      this.stats.failures++;
+      const message = err instanceof Error ? err.message : String(err);
+      // Logged when it starts or changes, not at every tick of an outage.
+      if (message !== this.lastError)
+        this.log.warn({ err: message }, 'cannot read health from the load balancer');
+      this.lastError = message;
+      this.state.setHealthError(message);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running?.catch(() => undefined);
+  }
+}
