@@ -11,7 +11,7 @@ export interface ServerStateRow {
   port: number;
   /** srv_op_state: 0 stopped, 1 starting, 2 running, 3 stopping. */
   opState: number;
-  /** srv_admin_state: a bit field (maintenance 0x01|0x02|0x04|0x20|0x40, drain 0x08|0x10). */
+  /** srv_admin_state: a bit field (maintenance 0x01|0x02|0x20, drain 0x08|0x10). */
   adminState: number;
   /** srv_uweight: the weight set by the user (0 drains). */
   weight: number;
@@ -45,7 +45,9 @@ const CHECK_STATUS = [
   'PROCOK',
 ];
 
-const MAINT = 0x01 | 0x02 | 0x04 | 0x20 | 0x40;
+// SRV_ADMF_MAINT: forced, inherited, or by resolution. CMAINT (0x04) only records that the
+// configuration said `disabled`: a server enabled since at runtime keeps it and is not in maintenance.
+const MAINT = 0x01 | 0x02 | 0x20;
 const DRAIN = 0x08 | 0x10;
 
 /** Parses the answer to `show servers state [backend]` (format version 1); other lines are skipped. */

@@ -111,7 +111,7 @@ export const DASHBOARD_HTML = `<!doctype html>
       return box;
     }
     box.append(el('div', {}, 'Losing this node: ' + imp.virtualServices.length + ' virtual service(s) lose members, ',
-      el('span', { class: imp.noneLeft ? 'none-left' : '' }, imp.noneLeft + ' would have none left'), '.'));
+      imp.noneLeft ? el('span', { class: 'none-left' }, imp.noneLeft + ' would have none left') : 'each keeps serving members', '.'));
     box.append(table(['virtual service', 'VIP', 'loses', 'left'], imp.virtualServices.map((v) =>
       el('tr', { 'data-vs': v.name, 'data-lose': v.lose, 'data-of': v.of, 'data-none-left': v.noneLeft },
         el('td', {}, v.name), el('td', {}, v.vip + ':' + v.port), el('td', {}, v.lose + ' of ' + v.of),

@@ -88,7 +88,11 @@ export class StateTracker {
     const at = this.now().toISOString();
     this.memberHealth.clear();
     for (const h of list) {
-      this.memberHealth.set(`${h.pool}|${h.address}|${h.port}`, {
+      const key = `${h.pool}|${h.address}|${h.port}`;
+      // A spare server in maintenance may still carry a departed member's address (Data Plane API
+      // slots): the server that serves the member wins.
+      if (h.admin === 'maint' && this.memberHealth.get(key)?.at === at) continue;
+      this.memberHealth.set(key, {
         state: h.health,
         admin: h.admin,
         ...(h.reason ? { reason: h.reason } : {}),

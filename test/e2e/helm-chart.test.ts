@@ -201,7 +201,10 @@ describe('Helm chart', () => {
       const cm = docs.find((d) => d.kind === 'ConfigMap')!;
       const config = parseControllerConfig(cm.data!['config.yaml']!, `${variant} ConfigMap`);
       assert.equal(config.clusterName, 'c1');
-      assert.deepEqual([config.drainCordonedNodes, config.drainSeconds], [true, 30]);
+      assert.deepEqual(
+        [config.drainCordonedNodes, config.drainSeconds, config.healthIntervalSeconds],
+        [true, 30, 10],
+      );
       assert.equal(config.adapter.type, type);
       if (variant === 'haproxy-dataplane') {
         assert.deepEqual(

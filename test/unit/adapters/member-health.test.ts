@@ -20,6 +20,7 @@ const STATE = `1
 2 b1 3 nochk 127.0.0.1 2 0 1 1 2 1 0 2 0 0 0 0 - 1 - 0 0 - - 0
 2 b1 4 drn 127.0.0.1 2 0 0 0 2 6 3 4 6 0 0 0 - 22 - 0 0 - - 0
 3 b2 1 m 10.0.0.1 0 1 1 1 2 6 3 4 6 0 0 0 - 80 - 0 0 - - 0
+3 b2 2 slot 10.0.0.2 2 4 1 1 2 6 3 4 6 0 0 0 - 80 - 0 0 - - 0
 
 `;
 
@@ -34,6 +35,8 @@ describe('HAProxy server state', () => {
         ['b1', 'nochk', '127.0.0.1', 1, { admin: 'enabled', health: 'unchecked' }],
         ['b1', 'drn', '127.0.0.1', 22, { admin: 'draining', health: 'up', reason: 'L4OK' }],
         ['b2', 'm', '10.0.0.1', 80, { admin: 'maint', health: 'down', reason: 'L4OK' }],
+        // Configured `disabled`, enabled at runtime since: CMAINT alone is not maintenance.
+        ['b2', 'slot', '10.0.0.2', 80, { admin: 'enabled', health: 'up', reason: 'L4OK' }],
       ],
     );
     assert.deepEqual(

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { LoadBalancerAdapter, MemberHealth } from '../../../src/adapter/contract.ts';
+import { HealthMonitor } from '../../../src/controller/health-monitor.ts';
+import { StateTracker } from '../../../src/controller/state.ts';
+import { silentLogger } from '../../../src/runtime/logger.ts';
+
+const member = { address: '192.0.2.1', port: 61000, node: 'n1', pod: 'default/web-1', enabled: true };
+const desired = {
+  pools: [
+    {
+      name: 'p',
+      protocol: 'TCP' as const,
+      health: 'tcp' as const,
+      service: 'default/web',
+      servicePort: 'http',
+      members: [member],
+    },
+  ],
+  virtualServices: [],
+};
+
+function fakeAdapter(answers: (() => Promise<MemberHealth[]>)[]): LoadBalancerAdapter & { calls: number } {
+  const a = {
+    name: 'fake',
+    owner: 'c1',
+    calls: 0,
+    capabilities: () => ({
+      l4: { tcp: true, udp: false },
+      l7: false,
+      memberNodeTag: true,
+      drainingMembers: true,
+    }),
+    observe: async () => ({ owned: { pools: [], virtualServices: [] }, foreign: [] }),
+    apply: async () => [],
+    close: async () => {},
+    health: async () => answers[Math.min(a.calls++, answers.length - 1)]!(),
+  };
+  return a;
+}
+
+describe('health monitor', () => {
+  it('records what the device says; a failed read keeps the last states with the error; reads in flight are shared', async () => {
+    const state = new StateTracker('c1', 'fake');
+    state.record(desired, [], []);
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    const adapter = fakeAdapter([
+      async () => {
+        await gate;
+        return [
+          { pool: 'p', address: '192.0.2.1', port: 61000, admin: 'enabled', health: 'down', reason: 'L4CON' },
+        ];
+      },
+      async () => {
+        throw new Error('connect ECONNREFUSED');
+      },
+      async () => [{ pool: 'p', address: '192.0.2.1', port: 61000, admin: 'enabled', health: 'up' }],
+    ]);
+    const m = new HealthMonitor(adapter, state, 0, silentLogger());
+    assert.equal(state.document().health.supported, false, 'not read yet');
+    const changes: number[] = [];
+    state.onChange(() => changes.push(1));
+    const a = m.refresh();
+    const b = m.refresh();
+    release();
+    await Promise.all([a, b]);
+    assert.equal(adapter.calls, 1, 'two requests, one read');
+    const h1 = state.document().pools[0]!.members[0]!.health;
+    assert.equal(h1?.state, 'down');
+    assert.equal(h1?.reason, 'L4CON');
+    assert.equal(state.document().pools[0]!.members[0]!.enabled, true, 'our intent is apart');
+
+    await m.refresh();
+    assert.equal(state.document().health.error, 'connect ECONNREFUSED');
+    assert.equal(state.document().pools[0]!.members[0]!.health?.state, 'down', 'the last states stay');
+    await m.refresh();
+    assert.equal(state.document().health.error, null);
+    assert.equal(state.document().pools[0]!.members[0]!.health?.state, 'up');
+    assert.equal(changes.length, 3);
+    assert.deepEqual(m.stats, { reads: 3, failures: 1 });
+  });
+
+  it('reads on its timer until stopped; an adapter without health() is not read', async () => {
+    const state = new StateTracker('c1', 'fake');
+    const adapter = fakeAdapter([async () => []]);
+    const m = new HealthMonitor(adapter, state, 20, silentLogger());
+    m.start();
+    const until = Date.now() + 5000;
+    while (adapter.calls < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    await m.stop();
+    const calls = adapter.calls;
+    assert.ok(calls >= 3, `read ${calls} times`);
+    await new Promise((r) => setTimeout(r, 60));
+    assert.equal(adapter.calls, calls, 'no read after stop');
+    const { health: _none, ...bare } = fakeAdapter([]);
+    const idle = new HealthMonitor(bare, state, 20, silentLogger());
+    assert.equal(idle.supported, false);
+    idle.start();
+    await idle.refresh();
+    await idle.stop();
+  });
+});
