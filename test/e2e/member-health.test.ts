@@ -18,7 +18,7 @@ import { NplController } from '../../src/controller/controller.ts';
 import { controllerRoutes } from '../../src/controller/http-routes.ts';
 import { NPL_POD_ANNOTATION } from '../../src/kube/annotations.ts';
 import { serveStatus } from '../../src/runtime/status-server.ts';
-import { run, CLI, ROOT } from '../support/cli-process.ts';
+import { run, runCli, CLI, ROOT } from '../support/cli-process.ts';
 import { Cluster } from '../support/cluster.ts';
 import { startDataplaneSim } from '../support/dataplane.ts';
 import { haproxyMissing, startHaproxy } from '../support/haproxy.ts';
@@ -160,6 +160,26 @@ const scenario =
     const member = ctl.state.document().pools[0]!.members.find((m) => m.node === 'n2')!;
     assert.equal(member.enabled, true, 'health is the device view, not our intent');
     assert.match(await pools(), /\nn2\s+\S+:46000\s+default\/web-2\s+enabled\s+down\s/);
+    if (viaProcess) {
+      // As a person types it: a node that serves nothing is exit code 1 and names the nodes.
+      const bad = await runCli(['pools', '--server', http.url, '--node', 'n9']);
+      assert.equal(bad.code, 1);
+      assert.match(
+        bad.stderr,
+        /^npl-lb: no node "n9" serves any pool; nodes: n1, n2 \[NPL_UNKNOWN_NODE\]\n$/,
+      );
+      const impact = await run(
+        process.execPath,
+        [...CLI, 'pools', '--server', http.url, '--node', 'n1', '--impact'],
+        {
+          cwd: ROOT,
+        },
+      );
+      assert.match(
+        impact.stdout,
+        /losing node n1: 1 virtual service\(s\) lose members, 1 would have none left/,
+      );
+    }
     const impact = await fetch(`${http.url}/api/v1/dashboard`).then(
       (r) =>
         r.json() as Promise<{
