@@ -184,7 +184,10 @@ export class NplAgent {
 
   /** Waits until every queued Pod has been reconciled (tests, benchmarks). */
   async settled(): Promise<void> {
-    await this.queue.idle();
+    do {
+      await this.queue.idle();
+      await this.published();
+    } while (this.queue.length > 0);
   }
 
   /** Stops watching and releases the port sockets; rules stay, so traffic keeps flowing across a restart. */
@@ -192,6 +195,7 @@ export class NplAgent {
     this.ready = false;
     if (this.resyncTimer) clearInterval(this.resyncTimer);
     await this.queue.stop();
+    await this.published();
     await Promise.all([this.pods.stop(), this.services.stop(), this.node.stop()]);
     await this.opts.backend.stop();
     await this.table.releaseAll();
@@ -248,10 +252,20 @@ export class NplAgent {
     return report;
   }
 
-  private async applyTargets(key: string, desired: Target[]): Promise<Target[]> {
+  /**
+   * Brings the Pod's port mappings in step with its targets. Rule changes are asked of the backend
+   * in order but not awaited here: `rules` collects them, so the rules of many Pods go to the
+   * backend together (iptables applies them as one restore) and the worker moves on.
+   */
+  private async applyTargets(key: string, desired: Target[], rules: Promise<void>[]): Promise<Target[]> {
     const backend = this.opts.backend;
     const metrics = this.opts.metrics;
     const ips = this.nodeIps();
+    let chain = Promise.resolve();
+    const rule = (kind: 'add' | 'remove', m: Mapping) => {
+      chain = chain.then(() => metrics.timeRules('change', () => backend[kind](m)));
+      rules.push(chain);
+    };
     const want = new Map(desired.map((t) => [targetKey(t), t]));
     for (const m of this.table.forPod(key)) {
       const t = want.get(targetKey(m));
@@ -260,12 +274,13 @@ export class NplAgent {
       const moved =
         !backend.bindsWildcard && m.reservation !== undefined && m.reservation.address !== ips[m.family];
       if (kindChanged || moved) {
-        await metrics.timeRules('change', () => backend.remove(m));
+        rule('remove', m);
+        // The port is reused only behind this removal: the backend applies changes in order.
         await this.table.release(m);
         // A node IP change under a node-IP-bound backend: take the same port on the new address.
         if (!kindChanged && moved && t) {
           const again = await this.table.claim(key, t, m.nodePort);
-          if (again) await metrics.timeRules('change', () => backend.add(again));
+          if (again) rule('add', again);
         }
       }
     }
@@ -279,9 +294,8 @@ export class NplAgent {
       }
       if (cur) {
         if (cur.podIP !== t.podIP) {
-          await metrics.timeRules('change', () => backend.remove(cur));
-          const next = this.table.repoint(cur, t.podIP);
-          await metrics.timeRules('change', () => backend.add(next));
+          rule('remove', cur);
+          rule('add', this.table.repoint(cur, t.podIP));
         }
         continue;
       }
@@ -291,7 +305,7 @@ export class NplAgent {
         metrics.portExhaustion.inc({ protocol: t.protocol, family: t.family });
         continue;
       }
-      await metrics.timeRules('change', () => backend.add(m));
+      rule('add', m);
     }
     return missing;
   }
@@ -313,27 +327,38 @@ export class NplAgent {
     return out;
   }
 
+  /** Publishes in flight, by Pod: a Pod's next reconcile waits for its last publish. */
+  private readonly publishing = new Map<string, Promise<void>>();
+  /** Pods whose last publish failed: the next one runs in the worker, so it backs off. */
+  private readonly publishInline = new Set<string>();
+
   async reconcile(key: string): Promise<void> {
+    await this.publishing.get(key);
     const pod = this.parsePod(key);
     const desired = pod ? desiredTargets(pod, this.serviceList(), this.nodeIps()) : [];
-    const missing = await this.applyTargets(key, desired);
-    if (!pod) return;
-    const want = this.entries(key);
-    const text = pod.metadata.annotations[NPL_POD_ANNOTATION];
-    const have = parseNplAnnotation(text);
-    const problem = !have.ok ? have.error : have.invalid[0];
-    if (problem !== undefined) {
-      await this.opts.events.record(
-        podRef(pod),
-        'Warning',
-        EventReasons.InvalidNodePortLocalAnnotation,
-        `the ${NPL_POD_ANNOTATION} annotation is not valid (${problem}); npl-lb rewrites it`,
-      );
+    const rules: Promise<void>[] = [];
+    const missing = await this.applyTargets(key, desired, rules);
+    const publish = async () => {
+      await Promise.all(rules);
+      // Only once the rules are in: the annotation is what sends traffic to the node port.
+      const current = this.parsePod(key);
+      if (current) await this.publish(current, this.entries(key));
+    };
+    if (pod) {
+      const have = parseNplAnnotation(pod.metadata.annotations[NPL_POD_ANNOTATION]);
+      const problem = !have.ok ? have.error : have.invalid[0];
+      if (problem !== undefined) {
+        await this.opts.events.record(
+          podRef(pod),
+          'Warning',
+          EventReasons.InvalidNodePortLocalAnnotation,
+          `the ${NPL_POD_ANNOTATION} annotation is not valid (${problem}); npl-lb rewrites it`,
+        );
+      }
     }
-    if (!have.ok || have.invalid.length > 0 || !sameNplEntries(have.entries, want)) {
-      if (text !== undefined || want.length > 0) await this.patchAnnotation(pod, want);
-    }
-    if (missing.length > 0) {
+    if (this.publishInline.delete(key)) await publish();
+    else if (pod || rules.length > 0) this.detach(key, publish);
+    if (pod && missing.length > 0) {
       const what = missing.map((t) => `${t.podPort}/${t.protocol}/${t.family}`).join(', ');
       await this.opts.events.record(
         podRef(pod),
@@ -343,6 +368,34 @@ export class NplAgent {
       );
       throw new NplError(ErrorCodes.PORTS_EXHAUSTED, `no free node port for ${key}: ${what}`);
     }
+  }
+
+  /** Runs a Pod's publish off the worker; a failure is retried by a reconcile that backs off. */
+  private detach(key: string, publish: () => Promise<void>): void {
+    const p = publish()
+      .catch((err: unknown) => {
+        this.log.warn({ pod: key, err: errorMessage(err) }, 'publishing the mapping failed; retrying');
+        this.publishInline.add(key);
+        this.queue.add(key);
+      })
+      .finally(() => {
+        if (this.publishing.get(key) === p) this.publishing.delete(key);
+      });
+    this.publishing.set(key, p);
+  }
+
+  /** Writes the annotation when it differs from the mappings. */
+  private async publish(pod: Pod, want: NplEntry[]): Promise<void> {
+    const text = pod.metadata.annotations[NPL_POD_ANNOTATION];
+    const have = parseNplAnnotation(text);
+    if (!have.ok || have.invalid.length > 0 || !sameNplEntries(have.entries, want)) {
+      if (text !== undefined || want.length > 0) await this.patchAnnotation(pod, want);
+    }
+  }
+
+  /** Resolves when every publish started so far has finished (tests, stop). */
+  async published(): Promise<void> {
+    while (this.publishing.size > 0) await Promise.all([...this.publishing.values()]);
   }
 
   private async patchAnnotation(pod: Pod, entries: NplEntry[]): Promise<void> {

@@ -1,8 +1,11 @@
 /**
  * iptables forwarding: a nat chain of our own, NPL-LB, jumped to from PREROUTING and OUTPUT for
  * local destinations, one DNAT rule per mapping. A sync rewrites the whole chain in one atomic
- * `iptables-restore --noflush` (which also repairs hand-deleted and stray rules); add and remove are
- * single `iptables` calls. IPv6 goes through ip6tables the same way.
+ * `iptables-restore --noflush` (which also repairs hand-deleted and stray rules). Adds and removes
+ * are collected for a short window (and while a restore runs) and applied as one
+ * `iptables-restore --noflush` delta per family; a delta that fails (a rule deleted by hand, a
+ * stray one) falls back to a full resync of the chain from the rules we know. IPv6 goes through
+ * ip6tables the same way.
  */
 import { ErrorCodes, NplError } from '../../runtime/errors.ts';
 import { type Logger, silentLogger } from '../../runtime/logger.ts';
@@ -28,6 +31,8 @@ export interface IptablesOptions {
   ip6tables?: string;
   /** Whether to program IPv6 (needs ip6tables). */
   ipv6?: boolean;
+  /** How long adds and removes are collected before one restore applies them (ms). */
+  batchWindowMs?: number;
 }
 
 function destination(m: Mapping): string {
@@ -69,6 +74,23 @@ export const JUMP_ARGS = [
 
 const quote = (a: string): string => (/[\s"]/.test(a) ? `"${a.replaceAll('"', '\\"')}"` : a);
 
+/** The iptables-restore input that appends and deletes rules, leaving the rest of the chain. */
+export function deltaInput(ops: { op: '-A' | '-D'; m: Mapping }[]): string {
+  const lines = ['*nat'];
+  for (const { op, m } of ops) lines.push([op, NPL_CHAIN, ...ruleArgs(m)].map(quote).join(' '));
+  lines.push('COMMIT', '');
+  return lines.join('\n');
+}
+
+const ruleKey = (m: Mapping): string => `${m.family}|${m.protocol}|${m.nodePort}`;
+
+interface PendingOp {
+  op: '-A' | '-D';
+  m: Mapping;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
 /** The iptables-restore input that makes the chain exactly these rules. */
 export function restoreInput(mappings: Mapping[]): string {
   const lines = ['*nat', `:${NPL_CHAIN} - [0:0]`];
@@ -83,9 +105,23 @@ export class IptablesBackend implements ForwardingBackend {
   private readonly run: CommandRunner;
   private readonly log: Logger;
   private readonly tools: Tool[];
+  /** The rules the chain should hold, by family/protocol/node port: what a fallback resync writes. */
+  private readonly rules = new Map<string, Mapping>();
+  private pending: PendingOp[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+  private readonly windowMs: number;
+  /** Counts for tests and the bench: restores run, processes spawned, deltas that fell back. */
+  readonly stats = { restores: 0, processes: 0, deltas: 0, fallbacks: 0 };
 
   constructor(opts: IptablesOptions = {}) {
-    this.run = opts.run ?? runCommand;
+    const run = opts.run ?? runCommand;
+    this.run = (cmd, args, input) => {
+      this.stats.processes++;
+      if (cmd.endsWith('-restore')) this.stats.restores++;
+      return run(cmd, args, input);
+    };
+    this.windowMs = opts.batchWindowMs ?? 5;
     this.log = opts.logger ?? silentLogger();
     const v4 = opts.iptables ?? 'iptables';
     const v6 = opts.ip6tables ?? 'ip6tables';
@@ -136,8 +172,18 @@ export class IptablesBackend implements ForwardingBackend {
   }
 
   async sync(mappings: Mapping[]): Promise<void> {
+    // Deltas asked for before this sync land first, so none of them is applied on top of it.
+    await this.drain();
     const rules = forwarded(mappings);
-    for (const t of this.tools) {
+    this.rules.clear();
+    for (const m of rules) this.rules.set(ruleKey(m), m);
+    await this.syncKnown(this.tools);
+  }
+
+  /** Rewrites the chains of these tools from the rules we know, in one restore each. */
+  private async syncKnown(tools: Tool[]): Promise<void> {
+    const rules = [...this.rules.values()];
+    for (const t of tools) {
       await this.must(
         t.restore,
         ['-w', '--noflush'],
@@ -147,22 +193,74 @@ export class IptablesBackend implements ForwardingBackend {
     }
   }
 
-  async add(m: Mapping): Promise<void> {
-    const t = this.tool(m.family);
-    if (!t || m.hostPort) return;
-    await this.must(t.cmd, ['-w', '-t', 'nat', '-A', NPL_CHAIN, ...ruleArgs(m)]);
+  add(m: Mapping): Promise<void> {
+    if (!this.tool(m.family) || m.hostPort) return Promise.resolve();
+    this.rules.set(ruleKey(m), m);
+    return this.enqueue('-A', m);
   }
 
-  async remove(m: Mapping): Promise<void> {
-    const t = this.tool(m.family);
-    if (!t || m.hostPort) return;
-    const r = await this.run(t.cmd, ['-w', '-t', 'nat', '-D', NPL_CHAIN, ...ruleArgs(m)]);
-    // Already gone (deleted by hand): the next sync is exact anyway.
-    if (r.code !== 0)
-      this.log.info({ nodePort: m.nodePort, err: r.stderr.trim() }, 'rule to remove was not there');
+  remove(m: Mapping): Promise<void> {
+    if (!this.tool(m.family) || m.hostPort) return Promise.resolve();
+    const known = this.rules.get(ruleKey(m));
+    if (known && destination(known) === destination(m)) this.rules.delete(ruleKey(m));
+    return this.enqueue('-D', m);
   }
 
-  async stop(): Promise<void> {}
+  private enqueue(op: '-A' | '-D', m: Mapping): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ op, m, resolve, reject });
+      // While a restore runs, what arrives waits for it and goes in the next one.
+      if (!this.flushing && !this.timer) this.timer = setTimeout(() => this.flush(), this.windowMs);
+    });
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    const ops = this.pending;
+    this.pending = [];
+    this.flushing = this.applyDelta(ops).finally(() => {
+      this.flushing = undefined;
+      if (this.pending.length > 0) this.flush();
+    });
+  }
+
+  /** One restore per family for the ops; a refused delta resyncs that family's chain. */
+  private async applyDelta(ops: PendingOp[]): Promise<void> {
+    for (const t of this.tools) {
+      const mine = ops.filter((o) => o.m.family === t.family);
+      if (mine.length === 0) continue;
+      this.stats.deltas++;
+      const r = await this.run(t.restore, ['-w', '--noflush'], deltaInput(mine));
+      if (r.code === 0) {
+        for (const o of mine) o.resolve();
+        continue;
+      }
+      this.stats.fallbacks++;
+      this.log.info(
+        { cmd: t.restore, ops: mine.length, err: r.stderr.trim() },
+        'rule delta refused (a rule changed by hand?); resyncing the chain',
+      );
+      try {
+        await this.syncKnown([t]);
+        for (const o of mine) o.resolve();
+      } catch (err) {
+        for (const o of mine) o.reject(err);
+      }
+    }
+  }
+
+  /** Waits for the adds and removes already asked for. */
+  private async drain(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.flush();
+    }
+    while (this.flushing) await this.flushing;
+  }
+
+  async stop(): Promise<void> {
+    await this.drain();
+  }
 
   async cleanup(): Promise<void> {
     for (const t of this.tools) {
