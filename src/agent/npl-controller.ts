@@ -263,7 +263,18 @@ export class NplAgent {
     const ips = this.nodeIps();
     let chain = Promise.resolve();
     const rule = (kind: 'add' | 'remove', m: Mapping) => {
-      chain = chain.then(() => metrics.timeRules('change', () => backend[kind](m)));
+      const k = ruleKey(m);
+      if (kind === 'remove') this.unprogrammed.delete(k);
+      chain = chain
+        .then(() => metrics.timeRules('change', () => backend[kind](m)))
+        .then(
+          () => void (kind === 'add' && this.unprogrammed.delete(k)),
+          (err: unknown) => {
+            // Not in the backend: the next reconcile adds it again before publishing.
+            if (kind === 'add') this.unprogrammed.add(k);
+            throw err;
+          },
+        );
       rules.push(chain);
     };
     const want = new Map(desired.map((t) => [targetKey(t), t]));
@@ -296,7 +307,7 @@ export class NplAgent {
         if (cur.podIP !== t.podIP) {
           rule('remove', cur);
           rule('add', this.table.repoint(cur, t.podIP));
-        }
+        } else if (this.unprogrammed.has(ruleKey(cur))) rule('add', cur);
         continue;
       }
       const m = await this.table.allocate(key, t);
@@ -327,6 +338,8 @@ export class NplAgent {
     return out;
   }
 
+  /** Mappings whose rule the backend failed to add (by ruleKey): added again at the next reconcile. */
+  private readonly unprogrammed = new Set<string>();
   /** Publishes in flight, by Pod: a Pod's next reconcile waits for its last publish. */
   private readonly publishing = new Map<string, Promise<void>>();
   /** Pods whose last publish failed: the next one runs in the worker, so it backs off. */
@@ -416,6 +429,9 @@ export class NplAgent {
     }
   }
 }
+
+const ruleKey = (m: Mapping): string =>
+  `${m.podKey}|${m.family}|${m.protocol}|${m.nodePort}|${m.podIP}`;
 
 function podRef(pod: Pod) {
   return {

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { type CommandRunner, runCommand } from '../../src/agent/rules/exec.ts';
 import { IptablesBackend, NPL_CHAIN } from '../../src/agent/rules/iptables.ts';
 import { NplError } from '../../src/runtime/errors.ts';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { Cluster, startAgent } from '../support/cluster.ts';
 import { Netns, netnsUnavailable } from '../support/netns.ts';
 import { eventually, useSandbox } from '../support/sandbox.ts';
@@ -184,5 +185,48 @@ describe('iptables forwarding in network namespaces', { skip }, () => {
       .filter((l) => l.startsWith('npl-lb:'));
     assert.equal(lines.length, 1, r.out);
     assert.match(lines[0]!, /Antrea's NodePortLocal is active on this node.*\[NPL_ANTREA_NPL_ACTIVE\]$/);
+  });
+
+  it('a burst of 300 newly selected Pods is mapped in at most 3 restores (the bench in short), every rule in the chain', async (t) => {
+    const ns = new Netns(t);
+    const node = ns.add('node');
+    const { kc } = await useSandbox(t);
+    const c = new Cluster(kc);
+    await c.node('n1', { internal: ['127.0.70.1'] });
+    await c.service('web', { enabled: null, ports: [{ port: 80, targetPort: 8080 }] });
+    const PODS = 300;
+    for (let i = 0; i < PODS; i += 30) {
+      await Promise.all(
+        Array.from({ length: 30 }, (_, j) =>
+          c.pod(`web-${i + j}`, { node: 'n1', ips: [`10.244.${(i + j) >> 8}.${(i + j) & 255}`] }),
+        ),
+      );
+    }
+    const backend = new IptablesBackend({ run: inNs(node), ipv6: false });
+    const agent = await startAgent(t, kc, { nodeName: 'n1', backend, range: { start: 47000, end: 47999 } });
+    await agent.agent.settled();
+    const before = { ...backend.stats };
+    await c.core.patchNamespacedService(
+      {
+        name: 'web',
+        namespace: 'default',
+        body: { metadata: { annotations: { 'nodeportlocal.antrea.io/enabled': 'true' } } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await eventually(
+      async () => {
+        const pods = await c.core.listNamespacedPod({ namespace: 'default' });
+        return pods.items.filter((p) => p.metadata?.annotations?.['nodeportlocal.antrea.io']).length === PODS;
+      },
+      30_000,
+      `all ${PODS} Pods annotated`,
+    );
+    const restores = backend.stats.restores - before.restores;
+    const processes = backend.stats.processes - before.processes;
+    assert.ok(restores >= 1 && restores <= 3, `${restores} restores for the burst`);
+    assert.equal(processes, restores, 'no process but the restores');
+    const chain = ns.exec(node, 'iptables', '-w', '-t', 'nat', '-S', NPL_CHAIN).trim().split('\n');
+    assert.equal(chain.filter((l) => l.startsWith(`-A ${NPL_CHAIN} `)).length, PODS);
   });
 });

@@ -418,3 +418,34 @@ describe('NPL agent on the sandbox: restart', () => {
     assert.match(text, /npl_lb_agent_ports_free\{protocol="tcp",family="IPv4"\} 1000/);
   });
 });
+
+describe('NPL agent on the sandbox: publish after the rules', () => {
+  it('a Pod is annotated only once its rule is in, and a failed rule keeps it unannotated and retries', async (t) => {
+    const { c, kc } = await setup(t);
+    // A backend whose rule writes wait for the test (a slow iptables), then fail once.
+    const inner = new MemoryBackend();
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    let failures = 1;
+    const backend = Object.assign(Object.create(inner) as MemoryBackend, {
+      add: async (m: Parameters<MemoryBackend['add']>[0]) => {
+        await gate;
+        if (failures-- > 0) throw new Error('iptables-restore: exit 4');
+        return inner.add(m);
+      },
+    });
+    await c.service('web', { ports: [{ port: 80, targetPort: 8080 }] });
+    await startAgent(t, kc, { nodeName: 'n1', backend });
+    await c.pod('web-1', { node: 'n1', ips: ['10.244.1.5'] });
+    await new Promise((r) => setTimeout(r, 400));
+    assert.equal(await c.annotationText('web-1'), undefined, 'no annotation while the rule is not in');
+    release();
+    await eventually(
+      async () => (await c.annotationText('web-1')) !== undefined,
+      10_000,
+      'annotation after the retry',
+    );
+    const nodePort = JSON.parse((await c.annotationText('web-1'))!)[0].nodePort as number;
+    assert.deepEqual(rules(inner), [`tcp/${nodePort}->10.244.1.5:8080`]);
+  });
+});
