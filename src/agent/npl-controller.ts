@@ -430,8 +430,7 @@ export class NplAgent {
   }
 }
 
-const ruleKey = (m: Mapping): string =>
-  `${m.podKey}|${m.family}|${m.protocol}|${m.nodePort}|${m.podIP}`;
+const ruleKey = (m: Mapping): string => `${m.podKey}|${m.family}|${m.protocol}|${m.nodePort}|${m.podIP}`;
 
 function podRef(pod: Pod) {
   return {
