@@ -1,8 +1,8 @@
 /**
  * The Avi adapter. observe() lists our objects (paged, `created_by` filter) and the names of
  * everyone else's; apply() writes children before parents (pools, then per virtual service its
- * poolgroups, vsvip, httppolicyset and virtualservice) and deletes parents before children, with
- * bounded concurrency and one virtual service's calls in order. An object is written only when its
+ * poolgroups and vsvip, then httppolicyset and virtualservice, each as soon as what it needs is)
+ * and deletes parents before children, with bounded concurrency. An object is written only when its
  * checksum changed. 404 on delete is success; 409 on create re-reads by name; 412 re-reads and
  * retries; other 400s are terminal; 5xx and timeouts are retried by the work queue.
  */
@@ -72,9 +72,13 @@ export class AviAdapter implements LoadBalancerAdapter {
   private cache: Map<AviType, Map<string, Raw>> | undefined;
   readonly stats = { writes: 0, skippedUnchanged: 0 };
 
+  /** Every write to the controller, shared by concurrent applies. */
+  private readonly calls: PQueue;
+
   constructor(private readonly opts: AviAdapterOptions) {
     this.owner = opts.owner;
     this.session = new AviSession(opts);
+    this.calls = new PQueue({ concurrency: opts.concurrency ?? 8 });
     this.at = {
       cloud: opts.cloud ?? 'Default-Cloud',
       seGroup: opts.seGroup ?? 'Default-Group',
@@ -83,7 +87,13 @@ export class AviAdapter implements LoadBalancerAdapter {
   }
 
   capabilities(): Capabilities {
-    return { l4: { tcp: true, udp: true }, l7: true, memberNodeTag: true, drainingMembers: true };
+    return {
+      l4: { tcp: true, udp: true },
+      l7: true,
+      memberNodeTag: true,
+      drainingMembers: true,
+      applyConcurrency: 4,
+    };
   }
 
   async verify(): Promise<void> {
@@ -216,45 +226,56 @@ export class AviAdapter implements LoadBalancerAdapter {
     );
   }
 
+  /**
+   * Applies the changes as a pipeline, not in phases: each pool is written at once; a virtual
+   * service as soon as the pools it uses are (its VsVip and pool groups in parallel, then its
+   * policy set, then itself); virtual service deletes after every upsert, pool deletes after those.
+   * Every call to the controller goes through one limiter (`concurrency`, default 8), shared by
+   * concurrent applies.
+   */
   async apply(changes: Change[]): Promise<ApplyResult[]> {
     if (changes.length === 0) return [];
     if (!this.cache) await this.observe();
     const results: ApplyResult[] = new Array(changes.length);
-    const phase = async (pick: (c: Change) => boolean, run: (c: Change) => Promise<void>) => {
-      const q = new PQueue({ concurrency: this.opts.concurrency ?? 8 });
-      changes.forEach((c, i) => {
-        if (!pick(c)) return;
-        void q.add(async () => {
-          try {
-            await run(c);
-            results[i] = { change: c, ok: true };
-          } catch (err) {
-            if (err instanceof Failure) results[i] = { change: c, ok: false, error: err.error };
-            else {
-              const message = err instanceof Error ? err.message : String(err);
-              results[i] = { change: c, ok: false, error: { code: 'Unavailable', message, terminal: false } };
-            }
-          }
-        });
-      });
-      await q.onIdle();
+    const run = async (i: number, deps: Promise<unknown>[], fn: (c: Change) => Promise<void>) => {
+      await Promise.all(deps);
+      const c = changes[i]!;
+      try {
+        await fn(c);
+        results[i] = { change: c, ok: true };
+      } catch (err) {
+        if (err instanceof Failure) results[i] = { change: c, ok: false, error: err.error };
+        else {
+          const message = err instanceof Error ? err.message : String(err);
+          results[i] = { change: c, ok: false, error: { code: 'Unavailable', message, terminal: false } };
+        }
+      }
     };
-    await phase(
-      (c) => c.kind === 'pool' && c.op !== 'delete',
-      (c) => this.upsertPool(c),
-    );
-    await phase(
-      (c) => c.kind === 'virtualService' && c.op !== 'delete',
-      (c) => this.upsertVirtualService(c),
-    );
-    await phase(
-      (c) => c.kind === 'virtualService' && c.op === 'delete',
-      (c) => this.deleteVirtualService(c),
-    );
-    await phase(
-      (c) => c.kind === 'pool' && c.op === 'delete',
-      (c) => this.remove('pool', c.name),
-    );
+    const pools = new Map<string, Promise<void>>();
+    changes.forEach((c, i) => {
+      if (c.kind === 'pool' && c.op !== 'delete')
+        pools.set(
+          c.name,
+          run(i, [], (x) => this.upsertPool(x)),
+        );
+    });
+    const upserts: Promise<void>[] = [];
+    changes.forEach((c, i) => {
+      if (c.kind !== 'virtualService' || c.op === 'delete') return;
+      const deps = usedPools(c.desired).flatMap((p) => pools.get(p) ?? []);
+      upserts.push(run(i, deps, (x) => this.upsertVirtualService(x)));
+    });
+    const vsDeletes: Promise<void>[] = [];
+    changes.forEach((c, i) => {
+      if (c.kind === 'virtualService' && c.op === 'delete')
+        vsDeletes.push(run(i, upserts, (x) => this.deleteVirtualService(x)));
+    });
+    const poolDeletes: Promise<void>[] = [];
+    changes.forEach((c, i) => {
+      if (c.kind === 'pool' && c.op === 'delete')
+        poolDeletes.push(run(i, [...upserts, ...vsDeletes], (x) => this.remove('pool', x.name)));
+    });
+    await Promise.all([...pools.values(), ...upserts, ...vsDeletes, ...poolDeletes]);
     return results;
   }
 
@@ -295,7 +316,9 @@ export class AviAdapter implements LoadBalancerAdapter {
     if (problems.length > 0) fail('Invalid', problems.join('; '), true);
     const missing = usedPools(vs).find((p) => !this.current('pool', p));
     if (missing) fail('DependencyFailed', `pool ${missing} is not on the controller yet`, false);
-    for (const p of parts) await this.upsert(p.type, p.object);
+    const first = parts.filter((p) => p.type === 'vsvip' || p.type === 'poolgroup');
+    await Promise.all(first.map((p) => this.upsert(p.type, p.object)));
+    for (const p of parts) if (!first.includes(p)) await this.upsert(p.type, p.object);
     if (vs.kind === 'l7') {
       const keep = new Set(parts.filter((p) => p.type === 'poolgroup').map((p) => p.object.name));
       for (const name of this.groupsOf(vs.name)) if (!keep.has(name)) await this.remove('poolgroup', name);
@@ -330,12 +353,14 @@ export class AviAdapter implements LoadBalancerAdapter {
       return;
     }
     this.stats.writes++;
-    const r = cur
-      ? await this.session.call('PUT', `/api/${type}/${String(cur.uuid)}`, {
-          ...o,
-          _last_modified: cur._last_modified,
-        })
-      : await this.session.call('POST', `/api/${type}`, o);
+    const r = await this.calls.add(() =>
+      cur
+        ? this.session.call('PUT', `/api/${type}/${String(cur.uuid)}`, {
+            ...o,
+            _last_modified: cur._last_modified,
+          })
+        : this.session.call('POST', `/api/${type}`, o),
+    );
     if (r.status === 200 || r.status === 201) {
       this.cache!.get(type)!.set(o.name, r.body as Raw);
       return;
@@ -361,7 +386,7 @@ export class AviAdapter implements LoadBalancerAdapter {
     if (!cur) return;
     if (!ownedBy(type, cur, this.owner)) fail('NotOwned', `${type} ${name} is not ours; left alone`, true);
     this.stats.writes++;
-    const r = await this.session.call('DELETE', `/api/${type}/${String(cur.uuid)}`);
+    const r = await this.calls.add(() => this.session.call('DELETE', `/api/${type}/${String(cur.uuid)}`));
     if (r.status === 200 || r.status === 204 || r.status === 404) {
       this.cache!.get(type)!.delete(name);
       return;

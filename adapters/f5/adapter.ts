@@ -94,7 +94,13 @@ export class F5Adapter implements LoadBalancerAdapter {
   }
 
   capabilities(): Capabilities {
-    return { l4: { tcp: true, udp: true }, l7: true, memberNodeTag: true, drainingMembers: true };
+    return {
+      l4: { tcp: true, udp: true },
+      l7: true,
+      memberNodeTag: true,
+      drainingMembers: true,
+      applyConcurrency: 4,
+    };
   }
 
   async verify(): Promise<void> {

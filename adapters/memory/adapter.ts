@@ -35,7 +35,13 @@ export class MemoryAdapter implements LoadBalancerAdapter {
   }
 
   capabilities(): Capabilities {
-    return { l4: { tcp: true, udp: true }, l7: true, memberNodeTag: true, drainingMembers: true };
+    return {
+      l4: { tcp: true, udp: true },
+      l7: true,
+      memberNodeTag: true,
+      drainingMembers: true,
+      applyConcurrency: 4,
+    };
   }
 
   async observe(): Promise<Observed> {

@@ -11,6 +11,11 @@ export interface Capabilities {
   memberNodeTag: boolean;
   /** Whether a disabled (draining) member can be kept rather than removed. */
   drainingMembers: boolean;
+  /**
+   * How many `apply` calls may run at once (default 1). Above 1, the controller overlaps passes
+   * whose objects are independent, so a change never waits behind an unrelated device call.
+   */
+  applyConcurrency?: number;
 }
 
 export interface ApplyError {

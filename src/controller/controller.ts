@@ -44,6 +44,7 @@ export interface ControllerOptions {
 }
 
 const LB_KEY = 'lb';
+const isLbKey = (k: string): boolean => k === LB_KEY || k.startsWith('lb#');
 /** Finds the Services whose annotation an Ingress or IngressClass change may touch. */
 const CANDIDATES_KEY = 'annotation-candidates';
 
@@ -60,6 +61,9 @@ export class NplController {
   private readonly lb: LbReconciler;
   private readonly log: Logger;
   private lastLbAt = 0;
+  private lbTimer: NodeJS.Timeout | undefined;
+  /** The LB pass slots: `lb`, then `lb#1`... up to the adapter's apply concurrency (at most 4). */
+  private readonly lbKeys: string[];
   private ready = false;
   private sweepTimer: NodeJS.Timeout | undefined;
   /** Services whose pools may have changed since the last LB pass; `allChanged` when unknown. */
@@ -84,11 +88,15 @@ export class NplController {
       events: opts.events,
       state: this.state,
       onApplied: (applied, ms) => this.logPass(applied, ms),
+      onReleased: () => this.scheduleLb(),
     });
+    const slots = Math.max(1, Math.min(4, opts.adapter.capabilities().applyConcurrency ?? 1));
+    this.lbKeys = [LB_KEY, ...Array.from({ length: slots - 1 }, (_, i) => `lb#${i + 1}`)];
     this.queue = new WorkQueue({
       name: 'controller',
       reconcile: (k) => this.reconcile(k),
-      concurrency: 4,
+      // Annotation work keeps 4 workers however many LB passes run.
+      concurrency: 4 + this.lbKeys.length,
       logger: this.log,
       backoff: { initialMs: 200, maxMs: opts.retryCapMs ?? 2000 },
     });
@@ -105,10 +113,29 @@ export class NplController {
     return this.ready;
   }
 
+  /**
+   * Asks for an LB pass. Bursts coalesce: a pass starts at once when none started within
+   * `coalesceMs`, else when that time is up. A pass queued to start will see the change; otherwise
+   * a free pass slot starts one (passes overlap up to the adapter's apply concurrency, each
+   * applying objects no other has in flight), or the first slot runs again after its current pass.
+   */
   private scheduleLb(): void {
+    if (this.lbTimer) return;
     const wait = this.lastLbAt + (this.opts.coalesceMs ?? 10) - Date.now();
-    if (wait > 0) this.queue.addAfter(LB_KEY, wait);
-    else this.queue.add(LB_KEY);
+    if (wait <= 0) {
+      this.startLb();
+      return;
+    }
+    this.lbTimer = setTimeout(() => {
+      this.lbTimer = undefined;
+      this.startLb();
+    }, wait);
+    this.lbTimer.unref();
+  }
+
+  private startLb(): void {
+    if (this.lbKeys.some((k) => this.queue.queued(k))) return;
+    this.queue.add(this.lbKeys.find((k) => !this.queue.running(k)) ?? LB_KEY);
   }
 
   /** Services whose annotation may have to change after an Ingress or IngressClass event. */
@@ -204,10 +231,10 @@ export class NplController {
   }
 
   async reconcile(key: string): Promise<void> {
-    const kind = key === LB_KEY ? 'lb' : 'service';
+    const kind = isLbKey(key) ? 'lb' : 'service';
     const end = this.metrics.reconcileSeconds.startTimer({ kind });
     try {
-      if (key === LB_KEY) {
+      if (isLbKey(key)) {
         const started = Date.now();
         this.lastLbAt = started;
         this.stats.lbReconciles++;
@@ -227,7 +254,7 @@ export class NplController {
         }
         const { applied, desired, deferredMs } = pass;
         this.metrics.recordPass(desired.state.pools, applied);
-        if (deferredMs !== undefined) this.queue.addAfter(LB_KEY, deferredMs);
+        if (deferredMs !== undefined) this.queue.addAfter(key, deferredMs);
         for (const [pod, seen] of this.annotationSeen) {
           if (seen > started) continue;
           this.metrics.annotationToApply.observe((Date.now() - seen) / 1000);
@@ -343,6 +370,7 @@ export class NplController {
 
   async stop(): Promise<void> {
     this.ready = false;
+    clearTimeout(this.lbTimer);
     await this.health.stop();
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     for (const t of this.drainTimers) clearTimeout(t);

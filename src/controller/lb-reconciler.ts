@@ -13,7 +13,7 @@ import type { EventSink } from '../kube/events.ts';
 import { collectionPath, RESOURCES, type ResourceRef } from '../kube/paths.ts';
 import { KubeApiError, mergePatch } from '../kube/raw-client.ts';
 import { normalizePool, normalizeVirtualService } from '../model/normalize.ts';
-import type { LbState } from '../model/types.ts';
+import type { LbState, VirtualService } from '../model/types.ts';
 import { type Change, type Conflict, type Observed, plan } from '../plan/diff.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import {
@@ -42,9 +42,20 @@ export interface LbReconcilerDeps {
   waitGraceMs?: number;
   /** Told what each pass applied, before a retryable failure makes the pass throw (for logs). */
   onApplied?: (applied: ApplyResult[], ms: number) => void;
+  /**
+   * Told when objects another pass has in flight are released while a pass left changes to them
+   * (or to what depends on them) waiting: a new pass should run.
+   */
+  onReleased?: () => void;
 }
 
 const objectKey = (c: Change): string => `${c.kind}/${c.name}`;
+
+/** The pools a virtual service uses. */
+const poolRefs = (vs: VirtualService): string[] =>
+  vs.kind === 'l4'
+    ? [vs.pool]
+    : [...vs.routes.map((r) => r.pool), ...(vs.defaultPool ? [vs.defaultPool] : [])];
 const wantedOf = (c: Change): object | 'delete' => (c.op === 'delete' ? 'delete' : c.desired);
 
 export class LbReconciler {
@@ -63,6 +74,18 @@ export class LbReconciler {
    */
   private readonly parked = new Map<string, object | 'delete'>();
   private readonly events: LbEvents;
+  /**
+   * Objects (kind/name) a pass is applying now. Passes overlap (up to the adapter's apply
+   * concurrency); a change to an object in flight, or to a virtual service using a pool in flight,
+   * waits for the next pass, so two writes to one object never race and order holds.
+   */
+  private readonly inflight = new Set<string>();
+  private waitingOnFlight = false;
+  /** Pass sequence, and the sequence of the pass that last applied each object. */
+  private seq = 0;
+  /** Passes between planning and their end. */
+  private active = 0;
+  private readonly appliedBy = new Map<string, number>();
 
   invalidate(): void {
     this.observed = undefined;
@@ -89,6 +112,22 @@ export class LbReconciler {
     const desired = buildDesired(view, this.d.config, this.memo, changed);
     this.observed ??= await this.d.adapter.observe();
     const observed = this.observed;
+    const passSeq = ++this.seq;
+    this.active++;
+    try {
+      return await this.pass(view, desired, observed, passSeq, now);
+    } finally {
+      this.active--;
+    }
+  }
+
+  private async pass(
+    view: ClusterView,
+    desired: DesiredResult,
+    observed: Observed,
+    passSeq: number,
+    now: () => number,
+  ): Promise<{ applied: ApplyResult[]; desired: DesiredResult; deferredMs: number | undefined }> {
     const p = plan(desired.state, observed);
     const interval = this.d.poolIntervalMs ?? 100;
     let deferredMs: number | undefined;
@@ -98,8 +137,20 @@ export class LbReconciler {
     // A parked object whose desired state is what failed before waits; one that the device now
     // matches (no change planned) is no longer parked.
     for (const k of [...this.parked.keys()]) if (!planned.has(k)) this.parked.delete(k);
+    const vsInFlight = [...this.inflight].some((k) => k.startsWith('virtualService/'));
+    const blocked = (c: Change): boolean => {
+      if (this.inflight.has(objectKey(c))) return true;
+      if (c.kind === 'pool') return c.op === 'delete' && vsInFlight;
+      if (c.op === 'delete') return false;
+      return poolRefs(c.desired).some((name) => this.inflight.has(`pool/${name}`));
+    };
     const changes = p.changes.filter((c) => {
       const k = objectKey(c);
+      if (blocked(c)) {
+        pending.add(k);
+        this.waitingOnFlight = true;
+        return false;
+      }
       const parked = this.parked.get(k);
       if (parked !== undefined && isDeepStrictEqual(parked, wantedOf(c))) {
         pending.add(k);
@@ -114,7 +165,19 @@ export class LbReconciler {
       return false;
     });
     const started = now();
-    const applied = changes.length > 0 ? await this.d.adapter.apply(changes) : [];
+    const claimed = changes.map(objectKey);
+    for (const k of claimed) this.inflight.add(k);
+    let applied: ApplyResult[];
+    try {
+      applied = changes.length > 0 ? await this.d.adapter.apply(changes) : [];
+    } finally {
+      for (const k of claimed) this.inflight.delete(k);
+      if (claimed.length > 0 && this.waitingOnFlight) {
+        this.waitingOnFlight = false;
+        this.d.onReleased?.();
+      }
+    }
+    for (const k of claimed) this.appliedBy.set(k, passSeq);
     this.d.onApplied?.(applied, now() - started);
     // A create that went through gets EnsuredLoadBalancer alone; one that did not is announced as
     // being ensured before its failure is told (at a cold start of thousands of Services, one Event
@@ -136,16 +199,22 @@ export class LbReconciler {
       if (r.change.op === 'delete') this.poolWrites.delete(r.change.name);
       else this.poolWrites.set(r.change.name, at);
     }
+    // Objects other passes have in flight, or applied since this one planned, are theirs to tell.
+    for (const k of this.inflight) pending.add(k);
+    for (const [k, by] of this.appliedBy) if (by > passSeq) pending.add(k);
     // A terminal failure left the device as it was; a retryable one may have left it anywhere.
-    this.observed = applied.every((r) => r.ok || r.error?.terminal)
-      ? afterPass(
-          observed,
-          applied.filter((r) => r.ok),
-          desired.state,
-          pending,
-          p.conflicts,
-        )
-      : undefined;
+    // Other passes may have moved `this.observed` on meanwhile: this pass's results go on top.
+    this.observed =
+      this.observed && applied.every((r) => r.ok || r.error?.terminal)
+        ? afterPass(
+            this.observed,
+            applied.filter((r) => r.ok),
+            desired.state,
+            pending,
+            p.conflicts,
+          )
+        : undefined;
+    if (this.active === 1) this.appliedBy.clear();
     const cleared = this.d.state.record(desired.state, applied, p.conflicts, pending);
     await this.writeStatus(view, desired);
     await this.events.pass(view, desired, applied, cleared, (st) => this.live(st));

@@ -21,8 +21,8 @@ export interface WorkQueueOptions {
 }
 
 export class WorkQueue {
-  private readonly queued = new Set<string>();
-  private readonly running = new Set<string>();
+  private readonly queuedKeys = new Set<string>();
+  private readonly runningKeys = new Set<string>();
   private readonly dirty = new Set<string>();
   private readonly backoffs = new Map<string, Backoff>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -38,12 +38,12 @@ export class WorkQueue {
 
   add(key: string): void {
     if (this.stopped) return;
-    if (this.running.has(key)) {
+    if (this.runningKeys.has(key)) {
       this.dirty.add(key);
       return;
     }
-    if (this.queued.has(key)) return;
-    this.queued.add(key);
+    if (this.queuedKeys.has(key)) return;
+    this.queuedKeys.add(key);
     void this.pq.add(() => this.process(key));
   }
 
@@ -58,8 +58,18 @@ export class WorkQueue {
     this.timers.set(key, t);
   }
 
+  /** Whether the key is queued to run (not waiting for a delay, not running). */
+  queued(key: string): boolean {
+    return this.queuedKeys.has(key);
+  }
+
+  /** Whether the key is being processed now. */
+  running(key: string): boolean {
+    return this.runningKeys.has(key);
+  }
+
   get length(): number {
-    return this.queued.size;
+    return this.queuedKeys.size;
   }
 
   /** Failures in a row for a key (0 once it succeeds). */
@@ -83,14 +93,14 @@ export class WorkQueue {
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
     this.pq.clear();
-    this.queued.clear();
+    this.queuedKeys.clear();
     await this.pq.onIdle();
   }
 
   private async process(key: string): Promise<void> {
-    this.queued.delete(key);
+    this.queuedKeys.delete(key);
     if (this.stopped) return;
-    this.running.add(key);
+    this.runningKeys.add(key);
     try {
       await this.opts.reconcile(key);
       this.backoffs.delete(key);
@@ -105,7 +115,7 @@ export class WorkQueue {
       this.log.warn({ key, err: errorMessage(err), retryInMs: wait }, 'reconcile failed; retrying');
       this.addAfter(key, wait);
     } finally {
-      this.running.delete(key);
+      this.runningKeys.delete(key);
       if (this.dirty.delete(key)) this.add(key);
     }
   }
