@@ -68,7 +68,16 @@ export class AviSimulator {
   readonly faults: AviFaults = { latencyMs: 0, failWrites: 0, refresh: 0, failNames: new Set() };
   /** The simulated health monitor (TCP connects to loopback servers). */
   private readonly prober = new MemberProber({ intervalMs: 500 });
-  readonly stats = { logins: 0, calls: 0, reads: 0, writes: 0, byMethod: {} as Record<string, number> };
+  readonly stats = {
+    logins: 0,
+    calls: 0,
+    reads: 0,
+    writes: 0,
+    /** The most requests handled at once (how much the client overlaps). */
+    maxInflight: 0,
+    byMethod: {} as Record<string, number>,
+  };
+  private inflight = 0;
   /** The last 100,000 successful writes, for tests and benchmarks. */
   readonly writeLog: { method: string; type: string; name: string; at: number }[] = [];
   /** type -> uuid -> object (as stored, refs as urls). */
@@ -88,7 +97,15 @@ export class AviSimulator {
 
   start(port = 0, host = '127.0.0.1'): Promise<string> {
     return this.http.listen(
-      (req, res) => this.handle(req, res),
+      async (req, res) => {
+        this.inflight++;
+        this.stats.maxInflight = Math.max(this.stats.maxInflight, this.inflight);
+        try {
+          await this.handle(req, res);
+        } finally {
+          this.inflight--;
+        }
+      },
       (res, err) =>
         err instanceof HttpError
           ? send(res, err.status, { error: err.message })

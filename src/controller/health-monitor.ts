@@ -28,7 +28,8 @@ export class HealthMonitor {
   start(): void {
     if (!this.supported || this.intervalMs <= 0) return;
     this.stopped = false;
-    this.schedule(0);
+    // The first read after one interval: at start-up the device is busy with the first sync.
+    this.schedule(this.intervalMs);
   }
 
   private schedule(ms: number): void {

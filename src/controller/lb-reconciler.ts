@@ -170,6 +170,21 @@ export class LbReconciler {
     let applied: ApplyResult[];
     try {
       applied = changes.length > 0 ? await this.d.adapter.apply(changes) : [];
+      // Before the objects are released, with no await between: a pass that starts next sees
+      // when each pool was written and what is parked.
+      const at = now();
+      for (const r of applied) {
+        const k = objectKey(r.change);
+        if (!r.ok) {
+          pending.add(k);
+          // Retrying the same thing cannot help: park it until its desired state changes.
+          if (r.error?.terminal) this.parked.set(k, wantedOf(r.change));
+          continue;
+        }
+        if (r.change.kind !== 'pool') continue;
+        if (r.change.op === 'delete') this.poolWrites.delete(r.change.name);
+        else this.poolWrites.set(r.change.name, at);
+      }
     } finally {
       for (const k of claimed) this.inflight.delete(k);
       if (claimed.length > 0 && this.waitingOnFlight) {
@@ -186,19 +201,6 @@ export class LbReconciler {
       view,
       applied.filter((r) => !r.ok).map((r) => r.change),
     );
-    const at = now();
-    for (const r of applied) {
-      const k = objectKey(r.change);
-      if (!r.ok) {
-        pending.add(k);
-        // Retrying the same thing cannot help: park it until its desired state changes.
-        if (r.error?.terminal) this.parked.set(k, wantedOf(r.change));
-        continue;
-      }
-      if (r.change.kind !== 'pool') continue;
-      if (r.change.op === 'delete') this.poolWrites.delete(r.change.name);
-      else this.poolWrites.set(r.change.name, at);
-    }
     // Objects other passes have in flight, or applied since this one planned, are theirs to tell.
     for (const k of this.inflight) pending.add(k);
     for (const [k, by] of this.appliedBy) if (by > passSeq) pending.add(k);
