@@ -40,7 +40,7 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       l7: true,
       memberNodeTag: true,
       drainingMembers: true,
-      applyConcurrency: 4,
+      applyConcurrency: 8,
     };
   }
 

@@ -152,13 +152,21 @@ try {
   kc.loadFromString(renderKubeconfig({ server: url }));
   const device = new MemoryLoadBalancer();
   const writesAt: { pool: string; at: number }[] = [];
-  const pending = new Map<string, { pool: string; nodePort: number; sentAt: number }>();
+  const pending = new Map<string, { pool: string; nodePort: number; sentAt: number; obstructed: boolean }>();
   const applyLatency: number[] = [];
+  /** Changes that found their pool neither being written nor written within 100 ms. */
+  const freeLatency: number[] = [];
+  const writing = new Map<string, number>();
+  const lastWrite = new Map<string, number>();
   const adapter = new MemoryAdapter({ owner: 'bench', device, latencyMs: LATENCY });
   const apply = adapter.apply.bind(adapter);
   adapter.apply = async (changes) => {
-    const results = await apply(changes);
+    for (const c of changes) writing.set(c.name, (writing.get(c.name) ?? 0) + 1);
+    const results = await apply(changes).finally(() => {
+      for (const c of changes) writing.set(c.name, writing.get(c.name)! - 1);
+    });
     const now = performance.now();
+    for (const c of changes) lastWrite.set(c.name, now);
     for (const r of results) {
       if (!r.ok || r.change.kind !== 'pool' || r.change.op !== 'update') continue;
       writesAt.push({ pool: r.change.name, at: now });
@@ -166,6 +174,7 @@ try {
       for (const [pod, p] of pending) {
         if (p.pool === r.change.name && members.some((m) => m.port === p.nodePort)) {
           applyLatency.push(now - p.sentAt);
+          if (!p.obstructed) freeLatency.push(now - p.sentAt);
           pending.delete(pod);
         }
       }
@@ -205,18 +214,28 @@ try {
 
   const total = SECONDS * RATE;
   const startLoad = performance.now();
-  // Bursts: the changes due in each 50 ms window go to Pods of one Service, on different nodes.
+  // In each 50 ms window (5 changes at 100/s): 2 go to Pods of one Service on different nodes (a
+  // pool changing again within 100 ms), 3 to Services of their own.
   const perService = PODS / SERVICES;
+  const flipped = new Map<number, number>();
+  let superseded = 0;
   for (let k = 0; k < total; k++) {
     const due = startLoad + (k * 1000) / RATE;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const window = Math.floor((k * 1000) / RATE / 50);
-    const svc = (window * 7919) % SERVICES;
+    const burst = k % 5 < 2;
+    const svc = burst ? (window * 7919) % SERVICES : (k * 104729 + 17) % SERVICES;
     const i = svc + SERVICES * (k % perService);
-    const nodePort = 62000 + (k % 1000);
+    // Unique on the Pod's node (its initial port is 61000 + i / NODES), and never the port it has.
+    const flips = (flipped.get(i) ?? 0) + 1;
+    flipped.set(i, flips);
+    const nodePort = 62000 + Math.floor(i / NODES) + (flips % 2) * 1000;
     const at = performance.now();
-    pending.set(`pod-${i}`, { pool: `bench--default-svc-${i % SERVICES}-http`, nodePort, sentAt: at });
+    const pool = `bench--default-svc-${i % SERVICES}-http`;
+    const obstructed = (writing.get(pool) ?? 0) > 0 || at - (lastWrite.get(pool) ?? -Infinity) < 100;
+    if (pending.has(`pod-${i}`)) superseded++;
+    pending.set(`pod-${i}`, { pool, nodePort, sentAt: at, obstructed });
     const stamp = `${k}`;
     sentAt.set(stamp, at);
     const annotations = {
@@ -248,6 +267,8 @@ try {
   await bare.stop();
   await controller.stop();
   const rss = values['skip-rss'] ? undefined : await controllerProcessRss(url);
+  const f50 = quantile(freeLatency, 0.5);
+  const f99 = quantile(freeLatency, 0.99);
   const p50 = quantile(applyLatency, 0.5);
   const p99 = quantile(applyLatency, 0.99);
   const i50 = quantile(informerLatency, 0.5);
@@ -261,19 +282,19 @@ try {
       `${membersTotal} members`,
     ],
     [
-      `annotation change -> applied, p50 (${applyLatency.length} of ${total} changes)`,
-      `${p50.toFixed(1)} ms`,
-      `includes ${LATENCY} ms simulated apply; ${pending.size} not seen`,
+      `annotation change -> applied, all changes, p50 / p99 (${applyLatency.length} of ${total})`,
+      `${p50.toFixed(1)} / ${p99.toFixed(1)} ms`,
+      `includes ${LATENCY} ms simulated apply and, for a pool written in the last 100 ms or being written, the wait for it; ${superseded} superseded by the Pod's next change before applied, ${pending.size} never applied`,
     ],
     [
-      'annotation change -> applied, p99',
-      `${p99.toFixed(1)} ms`,
-      `goal <= device + 30 ms = ${LATENCY + 30} ms: ${met(p99 <= LATENCY + 30)}`,
+      `change to a pool not being written nor written within 100 ms -> applied, p50 / p99 (${freeLatency.length})`,
+      `${f50.toFixed(1)} / ${f99.toFixed(1)} ms`,
+      `goal p99 <= device + 30 ms = ${LATENCY + 30} ms: ${met(f99 <= LATENCY + 30)}`,
     ],
     [
       'bare client-node informer (same process) sees the change, p50 / p99',
       `${i50.toFixed(1)} / ${i99.toFixed(1)} ms`,
-      `(controller - device) / informer: p50 ${(beyond(p50) / i50).toFixed(2)}x, p99 ${(beyond(p99) / i99).toFixed(2)}x; goal <= 2x: ${met(beyond(p50) / i50 <= 2 && beyond(p99) / i99 <= 2)}`,
+      `(controller - device) / informer, free changes: p50 ${(beyond(f50) / i50).toFixed(2)}x, p99 ${(beyond(f99) / i99).toFixed(2)}x; goal <= 2x: ${met(beyond(f50) / i50 <= 2 && beyond(f99) / i99 <= 2)}`,
     ],
     [
       'most writes to one pool in any 100 ms',
@@ -288,7 +309,9 @@ try {
       `goal VmHWM < 250 MB: ${met(rss.hwm * 1.048576 < 250)}`,
     ]);
   }
-  console.log(`JSON ${JSON.stringify({ latency: LATENCY, coldMs, p50, p99, i50, i99, maxPer100, rss })}`);
+  console.log(
+    `JSON ${JSON.stringify({ latency: LATENCY, coldMs, p50, p99, f50, f99, i50, i99, maxPer100, rss })}`,
+  );
   printTable(rows);
 } finally {
   child.kill('SIGTERM');

@@ -62,7 +62,7 @@ export class NplController {
   private readonly log: Logger;
   private lastLbAt = 0;
   private lbTimer: NodeJS.Timeout | undefined;
-  /** The LB pass slots: `lb`, then `lb#1`... up to the adapter's apply concurrency (at most 4). */
+  /** The LB pass slots: `lb`, then `lb#1`... up to the adapter's apply concurrency (at most 8). */
   private readonly lbKeys: string[];
   private ready = false;
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -90,7 +90,7 @@ export class NplController {
       onApplied: (applied, ms) => this.logPass(applied, ms),
       onReleased: () => this.scheduleLb(),
     });
-    const slots = Math.max(1, Math.min(4, opts.adapter.capabilities().applyConcurrency ?? 1));
+    const slots = Math.max(1, Math.min(8, opts.adapter.capabilities().applyConcurrency ?? 1));
     this.lbKeys = [LB_KEY, ...Array.from({ length: slots - 1 }, (_, i) => `lb#${i + 1}`)];
     this.queue = new WorkQueue({
       name: 'controller',
@@ -121,7 +121,11 @@ export class NplController {
    */
   private scheduleLb(): void {
     if (this.lbTimer) return;
-    const wait = this.lastLbAt + (this.opts.coalesceMs ?? 10) - Date.now();
+    // Adaptive: at least coalesceMs, and twice what planning a pass costs (its status and Events
+    // cost about as much again), so passes, which may overlap, leave the event loop time for the
+    // informers; none when idle.
+    const window = Math.max(this.opts.coalesceMs ?? 10, 2 * this.lb.planMs);
+    const wait = this.lastLbAt + window - Date.now();
     if (wait <= 0) {
       this.startLb();
       return;
@@ -135,7 +139,13 @@ export class NplController {
 
   private startLb(): void {
     if (this.lbKeys.some((k) => this.queue.queued(k))) return;
-    this.queue.add(this.lbKeys.find((k) => !this.queue.running(k)) ?? LB_KEY);
+    // Overlap pays while passes wait on the device more than they compute: as many passes as the
+    // device time (its usual time, or the age of the call in flight if longer) covers twice the
+    // planning time (at least one, at most the slots).
+    const device = Math.max(this.lb.deviceMs, this.lb.oldestApplyMs());
+    const fit = Math.floor(device / Math.max(1, 2 * this.lb.planMs));
+    const slots = this.lbKeys.slice(0, Math.max(1, Math.min(this.lbKeys.length, fit)));
+    this.queue.add(slots.find((k) => !this.queue.running(k)) ?? LB_KEY);
   }
 
   /** Services whose annotation may have to change after an Ingress or IngressClass event. */

@@ -51,6 +51,9 @@ export interface LbReconcilerDeps {
 
 const objectKey = (c: Change): string => `${c.kind}/${c.name}`;
 
+/** A moving average that follows the last few values. */
+const ewma = (avg: number, x: number): number => (avg === 0 ? x : 0.7 * avg + 0.3 * x);
+
 /** The pools a virtual service uses. */
 const poolRefs = (vs: VirtualService): string[] =>
   vs.kind === 'l4'
@@ -85,6 +88,22 @@ export class LbReconciler {
   private seq = 0;
   /** Passes between planning and their end. */
   private active = 0;
+  /**
+   * The CPU time of the last pass's planning (desired state and diff), in ms: the controller
+   * spaces passes by a multiple of it, so overlapping passes leave the event loop to the
+   * informers that feed them.
+   */
+  planMs = 0;
+  /** How long an apply takes (moving average, ms). */
+  deviceMs = 0;
+  private readonly applyStarts = new Set<number>();
+
+  /** How long the device has been at the oldest apply in flight (ms; 0 when none). */
+  oldestApplyMs(): number {
+    let oldest = Infinity;
+    for (const t of this.applyStarts) oldest = Math.min(oldest, t);
+    return oldest === Infinity ? 0 : performance.now() - oldest;
+  }
   private readonly appliedBy = new Map<string, number>();
 
   invalidate(): void {
@@ -109,13 +128,15 @@ export class LbReconciler {
     now: () => number = Date.now,
     changed?: ReadonlySet<string>,
   ): Promise<{ applied: ApplyResult[]; desired: DesiredResult; deferredMs: number | undefined }> {
+    const t0 = performance.now();
     const desired = buildDesired(view, this.d.config, this.memo, changed);
+    const buildMs = performance.now() - t0;
     this.observed ??= await this.d.adapter.observe();
     const observed = this.observed;
     const passSeq = ++this.seq;
     this.active++;
     try {
-      return await this.pass(view, desired, observed, passSeq, now);
+      return await this.pass(view, desired, observed, passSeq, now, buildMs);
     } finally {
       this.active--;
     }
@@ -127,7 +148,9 @@ export class LbReconciler {
     observed: Observed,
     passSeq: number,
     now: () => number,
+    buildMs: number,
   ): Promise<{ applied: ApplyResult[]; desired: DesiredResult; deferredMs: number | undefined }> {
+    const planStart = performance.now();
     const p = plan(desired.state, observed);
     const interval = this.d.poolIntervalMs ?? 100;
     let deferredMs: number | undefined;
@@ -164,12 +187,20 @@ export class LbReconciler {
       pending.add(k);
       return false;
     });
+    this.planMs = ewma(this.planMs, buildMs + performance.now() - planStart);
     const started = now();
     const claimed = changes.map(objectKey);
     for (const k of claimed) this.inflight.add(k);
     let applied: ApplyResult[];
     try {
-      applied = changes.length > 0 ? await this.d.adapter.apply(changes) : [];
+      const a0 = performance.now();
+      if (changes.length > 0) this.applyStarts.add(a0);
+      try {
+        applied = changes.length > 0 ? await this.d.adapter.apply(changes) : [];
+      } finally {
+        this.applyStarts.delete(a0);
+      }
+      if (changes.length > 0) this.deviceMs = ewma(this.deviceMs, performance.now() - a0);
       // Before the objects are released, with no await between: a pass that starts next sees
       // when each pool was written and what is parked.
       const at = now();
