@@ -3,7 +3,8 @@
  * API (v3, through the simulator) with 10 slots per step (the default: the backend grows) and with
  * 50 (it fits). The sandbox, three agents forwarding in userspace on loopback node IPs, Pods that
  * are real HTTP servers, the controller and HAProxy. One LoadBalancer Service scales 3 -> 50 -> 3
- * Pods (scale-in drains first: Pods are held by a finalizer until their members drain) under a
+ * Pods (scale-in drains first: Pods are held by a finalizer until their members drain, then their
+ * servers stop, then the Pods go) under a
  * bounded request loop (4 at a time). Measures reloads, time to converge each way, and failed
  * requests; three rounds, transports interleaved, medians. Loopback only; aborts after 10 minutes.
  *
@@ -102,15 +103,14 @@ async function scenario(transport: Transport): Promise<Round> {
     enabled: null,
     ports: [{ name: 'http', port: 18090, targetPort: 8080 }],
   });
-  const servers: Server[] = [];
-  cleanups.push(() =>
-    Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r())))).then(() => undefined),
-  );
+  const servers = new Map<number, Server>();
+  const closeServer = (s: Server) => new Promise<void>((r) => (s.listening ? s.close(() => r()) : r()));
+  cleanups.push(() => Promise.all([...servers.values()].map(closeServer)).then(() => undefined));
   const pod = async (i: number) => {
     const ip = `127.0.22.${i}`;
     const s = createServer((_q, res) => res.end(`pod web-${i}\n`));
     await new Promise<void>((r) => s.listen(8080, ip, () => r()));
-    servers.push(s);
+    servers.set(i, s);
     await c.pod(`web-${i}`, { node: `n${(i % 3) + 1}`, ips: [ip], ports: [{ containerPort: 8080 }] });
     await c.patchPod(`web-${i}`, { metadata: { finalizers: [FINALIZER] } });
     await c.patchPodStatus(`web-${i}`, { status: { conditions: [{ type: 'Ready', status: 'True' }] } });
@@ -171,6 +171,9 @@ async function scenario(transport: Transport): Promise<Round> {
     await c.core.deleteNamespacedPod({ name: `web-${i}`, namespace: 'default' });
   while ((await haproxyServers()).up > 3 && performance.now() - inStart < 60_000) await sleep(20);
   const drainedMs = performance.now() - inStart;
+  // The Pods' containers stop, as at the end of their grace period: their servers close (new
+  // connections refused), then the Pods go.
+  for (let i = 4; i <= PODS; i++) await closeServer(servers.get(i)!);
   for (let i = 4; i <= PODS; i++) await c.patchPod(`web-${i}`, { metadata: { finalizers: null } });
   while ((await haproxyServers()).total > 3 && performance.now() - inStart < 30_000) await sleep(20);
   const inMs = performance.now() - inStart;
