@@ -27,7 +27,8 @@ import { startSandboxProcess } from '../sandbox-process.ts';
 import { apiServerSource, Informer } from '../../src/kube/informer.ts';
 import { RESOURCES } from '../../src/kube/paths.ts';
 
-const PODS = 1000;
+/** 1,000; fewer in the short profile the test suite runs (BENCH_PODS). */
+const PODS = Number(process.env.BENCH_PODS ?? 1000);
 const deadline = setTimeout(() => {
   console.error('benchmark exceeded 10 minutes; aborting');
   process.exit(1);
@@ -181,6 +182,7 @@ async function annotationLatency(b: BenchBackend): Promise<void> {
     const t1 = performance.now();
     while (annotated() > 0 && performance.now() - t1 < 60_000) await new Promise((r) => setTimeout(r, 5));
   }
+  console.log(`JSON ${JSON.stringify({ label: b.label, pods: PODS, times, bursts })}`);
   const perBurst =
     bursts.length > 0
       ? `; per burst ${median(bursts.map((x) => x.restores))} restores, ${median(bursts.map((x) => x.processes))} processes`
@@ -375,10 +377,18 @@ async function agentWithIptables(): Promise<void> {
 }
 
 console.log(`node ${process.version}; loopback and own network namespaces only`);
-if (!process.env.ONLY_FORWARDER)
+// ONLY_IPTABLES: the agent on iptables alone (the short profile of the test suite).
+const only = process.env.ONLY_IPTABLES
+  ? 'iptables'
+  : process.env.ONLY_FORWARDER
+    ? 'forwarder'
+    : process.env.ONLY_ANNOTATION
+      ? 'annotation'
+      : undefined;
+if (only === undefined || only === 'annotation')
   await annotationLatency({ label: 'forwarding none', backend: noneBackend() });
-if (!process.env.ONLY_FORWARDER) await agentWithIptables();
-if (!process.env.ONLY_ANNOTATION && !process.env.ONLY_FORWARDER) await iptablesBatchVsSingle();
-if (!process.env.ONLY_ANNOTATION) await userspaceVsDirect();
+if (only === undefined || only === 'annotation' || only === 'iptables') await agentWithIptables();
+if (only === undefined) await iptablesBatchVsSingle();
+if (only === undefined || only === 'forwarder') await userspaceVsDirect();
 printTable(rows);
 clearTimeout(deadline);
