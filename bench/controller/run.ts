@@ -16,6 +16,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { CoreV1Api, KubeConfig, makeInformer, type V1Pod } from '@kubernetes/client-node';
 import { fetch } from 'undici';
@@ -36,6 +37,7 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '100' },
     latency: { type: 'string', default: '5' },
     'skip-rss': { type: 'boolean', default: false },
+    'profile-cold': { type: 'string' },
   },
 });
 const LATENCY = Number(values.latency);
@@ -214,12 +216,24 @@ try {
     events: { record: async () => {} },
     sweepIntervalMs: 0,
   });
+  // --profile-cold FILE: a CPU profile of the cold start alone (for finding what it spends).
+  const inspector = values['profile-cold'] ? new Session() : undefined;
+  if (inspector) {
+    inspector.connect();
+    await inspector.post('Profiler.enable');
+    await inspector.post('Profiler.start');
+  }
   const t0 = performance.now();
   await controller.start();
   while (device.virtualServices.size < SERVICES && performance.now() - t0 < 120_000)
     await new Promise((r) => setTimeout(r, 10));
   await controller.settled();
   const coldMs = performance.now() - t0;
+  if (inspector) {
+    const { profile } = await inspector.post('Profiler.stop');
+    writeFileSync(values['profile-cold']!, JSON.stringify(profile));
+    inspector.disconnect();
+  }
   const membersTotal = [...device.pools.values()].reduce((n, p) => n + p.pool.members.length, 0);
 
   // The baseline: a bare client-node informer in this process, so it shares the event loop with

@@ -3,7 +3,7 @@
  * informer's list. Objects stay as the API server sent them; sources parse them with zod.
  */
 import { HttpMethod, type KubeConfig, RequestContext } from '@kubernetes/client-node';
-import { fetch } from 'undici';
+import { type Dispatcher, fetch } from 'undici';
 import { z } from 'zod';
 
 /** A failed API call, with the HTTP status and the Status body's reason when there is one. */
@@ -27,6 +27,9 @@ export const listBody = z.object({
 
 export type RawObject = Record<string, unknown>;
 
+/** The connection pool kept per KubeConfig, by cluster and user. */
+const dispatchers = new WeakMap<KubeConfig, Map<string, Dispatcher>>();
+
 async function requestContext(
   kc: KubeConfig,
   path: string,
@@ -37,6 +40,17 @@ async function requestContext(
   const url = new URL(cluster.server.replace(/\/$/, '') + path);
   const ctx = new RequestContext(url.toString(), method);
   await kc.applySecurityAuthentication(ctx);
+  // client-node makes a new connection pool for every request (a TCP, and with TLS a handshake,
+  // each time); the first one made for a cluster and user serves every later request.
+  const made = ctx.getDispatcher();
+  if (made) {
+    const key = `${cluster.server}|${kc.getCurrentUser()?.name ?? ''}`;
+    let pools = dispatchers.get(kc);
+    if (!pools) dispatchers.set(kc, (pools = new Map()));
+    const kept = pools.get(key);
+    if (kept) ctx.setDispatcher(kept);
+    else pools.set(key, made);
+  }
   return { url, ctx };
 }
 
