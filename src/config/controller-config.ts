@@ -70,6 +70,12 @@ export const controllerConfigSchema = z
       })
       .strict()
       .default({ cidrs: [] }),
+    loadBalancerIPMode: z
+      .enum(['Proxy', 'VIP'])
+      .default('Proxy')
+      .describe(
+        'status.loadBalancer.ingress[].ipMode of our Services: Proxy (traffic reaches the Pods through the load balancer, so kube-proxy keeps in-cluster clients going through it) or VIP',
+      ),
     drainCordonedNodes: z
       .boolean()
       .default(true)

@@ -25,6 +25,7 @@ import {
   type SourceStatus,
 } from '../source/desired.ts';
 import { LbEvents } from './lb-events.ts';
+import { type LbIngress, serviceIngress, showsAlready } from './lb-status.ts';
 import type { StateTracker } from './state.ts';
 
 export interface LbReconcilerDeps {
@@ -77,6 +78,8 @@ export class LbReconciler {
    */
   private readonly parked = new Map<string, object | 'delete'>();
   private readonly events: LbEvents;
+  /** Status paths written since start (see showsAlready). */
+  private readonly statusWritten = new Set<string>();
   /**
    * Objects (kind/name) a pass is applying now. Passes overlap (up to the adapter's apply
    * concurrency); a change to an object in flight, or to a virtual service using a pool in flight,
@@ -272,17 +275,14 @@ export class LbReconciler {
   }
 
   private async writeStatus(view: ClusterView, desired: DesiredResult): Promise<void> {
-    /** The status an object should show, or undefined when it already shows it. */
-    const wanted = (current: { ip?: string | undefined }[], status: SourceStatus): string[] | undefined => {
-      const want = this.live(status) ? [status.vip!] : [];
-      return current.length === want.length && current.every((x, i) => x.ip === want[i]) ? undefined : want;
-    };
-    const patch = async (ref: ResourceRef, ns: string, name: string, want: string[]) => {
+    /** An Ingress's status: the VIP once every virtual service of it is programmed. */
+    const ingressWant = (status: SourceStatus): LbIngress[] =>
+      this.live(status) ? [{ ip: status.vip! }] : [];
+    const patch = async (ref: ResourceRef, ns: string, name: string, want: LbIngress[]) => {
       const path = `${collectionPath(ref, ns)}/${encodeURIComponent(name)}/status`;
       try {
-        await mergePatch(this.d.kubeConfig, path, {
-          status: { loadBalancer: { ingress: want.map((ip) => ({ ip })) } },
-        });
+        await mergePatch(this.d.kubeConfig, path, { status: { loadBalancer: { ingress: want } } });
+        this.statusWritten.add(path);
       } catch (err) {
         if (!(err instanceof KubeApiError && err.statusCode === 404)) throw err;
       }
@@ -298,14 +298,23 @@ export class LbReconciler {
     for (const svc of view.services) {
       const st = desired.services.get(`${svc.metadata.namespace}/${svc.metadata.name}`);
       if (!st) continue;
-      const want = wanted(svc.status.loadBalancer.ingress, st);
-      if (want) run(() => patch(RESOURCES.services, svc.metadata.namespace, svc.metadata.name, want));
+      const want = serviceIngress(
+        svc,
+        st,
+        this.d.config.clusterName,
+        this.d.config.loadBalancerIPMode,
+        (vs) => this.d.state.failure('virtualService', vs),
+      );
+      const path = `${collectionPath(RESOURCES.services, svc.metadata.namespace)}/${encodeURIComponent(svc.metadata.name)}/status`;
+      if (!showsAlready(svc.status.loadBalancer.ingress, want, this.statusWritten.has(path)))
+        run(() => patch(RESOURCES.services, svc.metadata.namespace, svc.metadata.name, want));
     }
     for (const ing of view.ingresses) {
       const st = desired.ingresses.get(`${ing.metadata.namespace}/${ing.metadata.name}`);
       if (!st) continue;
-      const want = wanted(ing.status.loadBalancer.ingress, st);
-      if (want) run(() => patch(RESOURCES.ingresses, ing.metadata.namespace, ing.metadata.name, want));
+      const want = ingressWant(st);
+      if (!showsAlready(ing.status.loadBalancer.ingress, want, true))
+        run(() => patch(RESOURCES.ingresses, ing.metadata.namespace, ing.metadata.name, want));
     }
     await writes.onIdle();
     if (failure) throw failure;

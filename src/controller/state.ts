@@ -163,6 +163,12 @@ export class StateTracker {
   /** Objects whose last apply failed (few, so `failed()` is cheap for the many that did not). */
   private readonly failures = new Set<string>();
 
+  /** The error of an object whose last apply failed. */
+  failure(kind: string, name: string): ObjectResult['error'] | undefined {
+    if (!this.failed(kind, name)) return undefined;
+    return this.results.get(`${kind}/${name}`)?.error;
+  }
+
   failed(kind: string, name: string): boolean {
     return this.failures.size > 0 && this.failures.has(`${kind}/${name}`);
   }

@@ -7,7 +7,7 @@ import type { ResourceType } from './kinds.ts';
 import type { Json, JsonObject } from './openapi.ts';
 import type { Allocations } from './allocator.ts';
 import type { StatusCause } from './status.ts';
-import { forbidden } from './validate.ts';
+import { forbidden, validateLoadBalancerStatus } from './validate.ts';
 
 export type { Allocations } from './allocator.ts';
 
@@ -121,8 +121,20 @@ export function applyDefaults(
 ): StatusCause[] {
   if (t.group !== '') return [];
   if (t.kind === 'Pod') defaultPod(obj);
-  if (t.kind === 'Service') return defaultService(obj, old, alloc);
+  if (t.kind === 'Service') {
+    defaultLoadBalancerStatus(obj);
+    return defaultService(obj, old, alloc);
+  }
   return [];
+}
+
+/** An ingress point with an ip and no ipMode gets VIP, as the API server defaults it. */
+function defaultLoadBalancerStatus(obj: JsonObject): void {
+  const ingress = asObject(asObject(obj.status)?.loadBalancer)?.ingress;
+  for (const e of asArray(ingress)) {
+    const o = asObject(e);
+    if (o && typeof o.ip === 'string' && o.ip !== '' && o.ipMode === undefined) o.ipMode = 'VIP';
+  }
 }
 
 /** The status a new object starts with (PrepareForCreate). */
@@ -164,6 +176,8 @@ export function validateUpdate(t: ResourceType, next: JsonObject, old: JsonObjec
     }
   }
   if (t.kind === 'Service') {
+    const status = validateLoadBalancerStatus(asObject(next.status));
+    if (status.length > 0) return status;
     const a = asObject(next.spec)?.clusterIP;
     const b = asObject(old.spec)?.clusterIP;
     if (b !== undefined && a !== b && asObject(next.spec)?.type !== 'ExternalName') {

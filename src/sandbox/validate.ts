@@ -13,7 +13,7 @@ const QUALIFIED = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const MAX_ANNOTATIONS_BYTES = 256 * 1024;
 
-const invalidValue = (field: string, value: unknown, detail: string): StatusCause => ({
+export const invalidValue = (field: string, value: unknown, detail: string): StatusCause => ({
   reason: 'FieldValueInvalid',
   message: `Invalid value: ${JSON.stringify(value)}: ${detail}`,
   field,
@@ -23,7 +23,7 @@ export const required = (field: string, detail?: string): StatusCause => ({
   message: detail ? `Required value: ${detail}` : 'Required value',
   field,
 });
-const notSupported = (field: string, value: unknown, allowed: string[]): StatusCause => ({
+export const notSupported = (field: string, value: unknown, allowed: string[]): StatusCause => ({
   reason: 'FieldValueNotSupported',
   message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${allowed.map((a) => `"${a}"`).join(', ')}`,
   field,
@@ -258,4 +258,54 @@ const BY_KIND: Record<string, (obj: JsonObject) => StatusCause[]> = {
 export function validateObject(t: ResourceType, obj: JsonObject): StatusCause[] {
   const key = `${t.group ? `${t.group}/` : ''}${t.version}/${t.kind}`;
   return [...validateMetadata(t, obj), ...(BY_KIND[key]?.(obj) ?? [])];
+}
+
+/**
+ * A Service's status.loadBalancer as ValidateLoadBalancerStatus checks it (v1.35): ipMode is VIP
+ * or Proxy and needs an ip; each port has a valid number and protocol, and an error, when given,
+ * is a CamelCase reason, ours under a domain (`npl-lb.io/Invalid`).
+ */
+export function validateLoadBalancerStatus(status: JsonObject | undefined): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const ingress = (status?.loadBalancer as JsonObject | undefined)?.ingress;
+  if (!Array.isArray(ingress)) return causes;
+  ingress.forEach((raw, i) => {
+    const at = `status.loadBalancer.ingress[${i}]`;
+    const e = (raw ?? {}) as JsonObject;
+    if (e.ipMode !== undefined) {
+      if (!e.ip) causes.push(forbidden(`${at}.ipMode`, 'may not be specified when `ip` is not set'));
+      else if (e.ipMode !== 'VIP' && e.ipMode !== 'Proxy')
+        causes.push(notSupported(`${at}.ipMode`, e.ipMode, ['Proxy', 'VIP']));
+    }
+    if (!Array.isArray(e.ports)) return;
+    e.ports.forEach((rawPort, j) => {
+      const pat = `${at}.ports[${j}]`;
+      const p = (rawPort ?? {}) as JsonObject;
+      if (typeof p.port !== 'number' || !Number.isInteger(p.port) || p.port < 1 || p.port > 65535)
+        causes.push(invalidValue(`${pat}.port`, p.port, 'must be between 1 and 65535, inclusive'));
+      if (p.protocol === undefined) causes.push(required(`${pat}.protocol`));
+      else if (!['TCP', 'UDP', 'SCTP'].includes(String(p.protocol)))
+        causes.push(notSupported(`${pat}.protocol`, p.protocol, ['SCTP', 'TCP', 'UDP']));
+      if (p.error !== undefined) {
+        const err = String(p.error);
+        const [prefix, name] = err.includes('/')
+          ? [err.slice(0, err.lastIndexOf('/')), err.slice(err.lastIndexOf('/') + 1)]
+          : ['', err];
+        const ok =
+          err.length <= 316 &&
+          /^[A-Z][A-Za-z0-9]*$/.test(name) &&
+          (prefix === '' || (prefix.length <= 253 && SUBDOMAIN.test(prefix)));
+        if (!ok) {
+          causes.push(
+            invalidValue(
+              `${pat}.error`,
+              p.error,
+              "must be a CamelCase name, or a domain-prefixed one (e.g. 'example.com/CamelCase'), at most 316 characters",
+            ),
+          );
+        }
+      }
+    });
+  });
+  return causes;
 }
