@@ -16,7 +16,7 @@ import type {
   MemberHealth,
 } from '../../src/adapter/contract.ts';
 import { AdapterCheckError } from '../../src/adapter/contract.ts';
-import type { Change, Observed } from '../../src/plan/diff.ts';
+import type { Change, Observed } from '../../src/adapter/changes.ts';
 import type { VirtualService } from '../../src/model/types.ts';
 import {
   type AviObject,

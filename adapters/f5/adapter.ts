@@ -18,7 +18,7 @@ import {
   type MemberHealth,
 } from '../../src/adapter/contract.ts';
 import type { Pool, VirtualService } from '../../src/model/types.ts';
-import type { Change, Observed } from '../../src/plan/diff.ts';
+import type { Change, Observed } from '../../src/adapter/changes.ts';
 import { validateAs3, AS3_SCHEMA_VERSION } from './as3-validate.ts';
 import { postDeclaration, type DeclareOutcome } from './as3-declare.ts';
 import { BigIpClient, type BigIpClientOptions, F5Error } from './client.ts';

@@ -20,7 +20,7 @@ import type {
   Pool,
   VirtualService,
 } from '../../src/model/types.ts';
-import type { Observed } from '../../src/plan/diff.ts';
+import type { Observed } from '../../src/adapter/changes.ts';
 
 /** The application inside the tenant that holds our objects. */
 export const APP = 'npl_lb';

@@ -15,7 +15,7 @@ import type {
   Pool,
   VirtualService,
 } from '../../src/model/types.ts';
-import type { Observed } from '../../src/plan/diff.ts';
+import type { Observed } from '../../src/adapter/changes.ts';
 import { quoteArg } from './encode.ts';
 import { httpPools } from './validate.ts';
 

@@ -16,7 +16,7 @@ import type {
   MemberHealth,
 } from '../../src/adapter/contract.ts';
 import type { Member, Pool, VirtualService } from '../../src/model/types.ts';
-import type { Change, Observed } from '../../src/plan/diff.ts';
+import type { Change, Observed } from '../../src/adapter/changes.ts';
 import { parseConfig, renderConfig, type RenderOptions, type Section, serverName } from './config.ts';
 import { checkConfig, HaproxyError, socketCommand } from './process.ts';
 import { refusedChanges, unbindableChanges } from './narrow.ts';

@@ -10,7 +10,7 @@ import type {
   LoadBalancerAdapter,
   MemberHealth,
 } from '../../src/adapter/contract.ts';
-import type { Change, Observed } from '../../src/plan/diff.ts';
+import type { Change, Observed } from '../../src/adapter/changes.ts';
 import { DeviceError, MemoryLoadBalancer } from './device.ts';
 
 export interface MemoryAdapterOptions {

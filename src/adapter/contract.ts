@@ -2,7 +2,7 @@
  * What every load-balancer adapter implements. Core code asks for capabilities, never for a
  * vendor's name: a new adapter is a folder, one line in adapters/index.ts and a green contract run.
  */
-import type { Observed, Change } from '../plan/diff.ts';
+import type { Change, Observed } from './changes.ts';
 
 export interface Capabilities {
   l4: { tcp: boolean; udp: boolean };

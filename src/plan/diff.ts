@@ -6,14 +6,10 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { normalizePool, normalizeVirtualService } from '../model/normalize.ts';
-import type { LbState, ObjectKind, Pool, VirtualService } from '../model/types.ts';
+import type { Change, ChangeOf, Observed } from '../adapter/changes.ts';
+import type { LbState, ObjectKind } from '../model/types.ts';
 
-export type ChangeOf<K extends ObjectKind, T> =
-  | { op: 'create'; kind: K; name: string; desired: T }
-  | { op: 'update'; kind: K; name: string; desired: T; observed: T }
-  | { op: 'delete'; kind: K; name: string; observed: T };
-
-export type Change = ChangeOf<'pool', Pool> | ChangeOf<'virtualService', VirtualService>;
+export type { Change, ChangeOf, Observed };
 
 export interface Conflict {
   kind: ObjectKind;
@@ -25,12 +21,6 @@ export interface Conflict {
 export interface Plan {
   changes: Change[];
   conflicts: Conflict[];
-}
-
-/** What an adapter observed: our objects, and the names (with owner) of everyone else's. */
-export interface Observed {
-  owned: LbState;
-  foreign: { kind: ObjectKind; name: string; owner: string }[];
 }
 
 interface KindDiff<K extends ObjectKind, T> {

@@ -15,7 +15,7 @@ import type {
   MemberHealth,
 } from '../../../src/adapter/contract.ts';
 import type { Pool, VirtualService } from '../../../src/model/types.ts';
-import type { Change, Observed } from '../../../src/plan/diff.ts';
+import type { Change, Observed } from '../../../src/adapter/changes.ts';
 import { checkStatusName } from '../server-state.ts';
 import { changeProblem, dependencyProblem, type Fail, httpPools } from '../validate.ts';
 import { DataplaneClient, type DataplaneClientOptions, DataplaneError } from './client.ts';

@@ -1,0 +1,19 @@
+/**
+ * The contract types between the core and the adapters: what an adapter observes on the load
+ * balancer and the changes it is asked to apply. The plan (src/plan) computes changes from them;
+ * adapters import them from here, never from the plan.
+ */
+import type { LbState, ObjectKind, Pool, VirtualService } from '../model/types.ts';
+
+export type ChangeOf<K extends ObjectKind, T> =
+  | { op: 'create'; kind: K; name: string; desired: T }
+  | { op: 'update'; kind: K; name: string; desired: T; observed: T }
+  | { op: 'delete'; kind: K; name: string; observed: T };
+
+export type Change = ChangeOf<'pool', Pool> | ChangeOf<'virtualService', VirtualService>;
+
+/** What an adapter observed: our objects, and the names (with owner) of everyone else's. */
+export interface Observed {
+  owned: LbState;
+  foreign: { kind: ObjectKind; name: string; owner: string }[];
+}

@@ -1,0 +1,85 @@
+/**
+ * The layout's import rules (DESIGN.md), enforced: adapters import only src/model, src/adapter and
+ * src/runtime; only src/main imports adapters/; src/agent and src/controller never import each
+ * other; src/model and src/plan do no I/O.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+function files(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+    .map((e) => relative(ROOT, join(e.parentPath, e.name)));
+}
+
+/** Every module a file imports: repo-relative paths for relative specifiers, else the package. */
+function imports(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const specs = [
+    ...text.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s+'([^']+)'/gms),
+    ...text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g),
+  ].map((m) => m[1]!);
+  return specs.map((s) => (s.startsWith('.') ? relative(ROOT, resolve(ROOT, dirname(file), s)) : s));
+}
+
+const under = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
+
+function violations(from: string[], bad: (target: string, file: string) => boolean): string[] {
+  return from.flatMap((f) =>
+    imports(f)
+      .filter((t) => bad(t, f))
+      .map((t) => `${f} -> ${t}`),
+  );
+}
+
+describe('import rules', () => {
+  it('adapters import only src/model, src/adapter and src/runtime of the core', () => {
+    const allowed = ['src/model', 'src/adapter', 'src/runtime'];
+    assert.deepEqual(
+      violations(files('adapters'), (t) => under(t, 'src') && !allowed.some((a) => under(t, a))),
+      [],
+    );
+  });
+
+  it('only src/main imports adapters/', () => {
+    const core = files('src').filter((f) => !under(f, 'src/main'));
+    assert.deepEqual(
+      violations(core, (t) => under(t, 'adapters')),
+      [],
+    );
+  });
+
+  it('src/agent and src/controller never import each other', () => {
+    assert.deepEqual(
+      [
+        ...violations(files('src/agent'), (t) => under(t, 'src/controller')),
+        ...violations(files('src/controller'), (t) => under(t, 'src/agent')),
+      ],
+      [],
+    );
+  });
+
+  it('src/model and src/plan do no I/O', () => {
+    const io =
+      /^(node:)?(fs|fs\/promises|net|http|https|http2|dgram|child_process|tls|dns)$|^undici$|^@kubernetes\/client-node$/;
+    const pure = ['src/model', 'src/plan', 'src/adapter/changes.ts'];
+    assert.deepEqual(
+      violations(
+        [...files('src/model'), ...files('src/plan')],
+        (t) =>
+          io.test(t) || (under(t, 'src') && !pure.some((p) => under(t, p.replace(/\.ts$/, '')) || t === p)),
+      ),
+      [],
+    );
+  });
+
+  it('the checker sees imports (a file known to import across the layout)', () => {
+    assert.ok(imports('src/main/controller.ts').some((t) => under(t, 'adapters')));
+    assert.ok(imports('adapters/memory/adapter.ts').includes('src/adapter/changes.ts'));
+  });
+});
