@@ -7,7 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
 import PQueue from 'p-queue';
-import type { ApplyResult, LoadBalancerAdapter } from '../adapter/contract.ts';
+import type { ApplyResult, Capabilities, LoadBalancerAdapter } from '../adapter/contract.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
 import type { EventSink } from '../kube/events.ts';
 import { collectionPath, RESOURCES, type ResourceRef } from '../kube/paths.ts';
@@ -24,6 +24,7 @@ import {
   type DesiredResult,
   type SourceStatus,
 } from '../source/desired.ts';
+import { applyCapabilities } from '../source/capabilities.ts';
 import { LbEvents } from './lb-events.ts';
 import { type LbIngress, serviceIngress, showsAlready } from './lb-status.ts';
 import type { StateTracker } from './state.ts';
@@ -113,7 +114,11 @@ export class LbReconciler {
     this.observed = undefined;
   }
 
+  /** What the adapter can serve (read once: an adapter's capabilities do not change). */
+  private readonly caps: Capabilities;
+
   constructor(private readonly d: LbReconcilerDeps) {
+    this.caps = d.adapter.capabilities();
     this.events = new LbEvents({
       events: d.events,
       adapter: d.adapter.name,
@@ -132,7 +137,11 @@ export class LbReconciler {
     changed?: ReadonlySet<string>,
   ): Promise<{ applied: ApplyResult[]; desired: DesiredResult; deferredMs: number | undefined }> {
     const t0 = performance.now();
-    const desired = buildDesired(view, this.d.config, this.memo, changed);
+    const desired = applyCapabilities(
+      buildDesired(view, this.d.config, this.memo, changed),
+      this.caps,
+      this.d.adapter.name,
+    );
     const buildMs = performance.now() - t0;
     this.observed ??= await this.d.adapter.observe();
     const observed = this.observed;

@@ -38,7 +38,7 @@ export function serviceIngress(
     const vs = l4Name(cluster, svc.metadata.namespace, svc.metadata.name, p.protocol, p.port);
     const failed = failure(vs);
     const error =
-      p.protocol === 'SCTP'
+      p.protocol === 'SCTP' || st.unsupported?.includes(vs)
         ? portError('UnsupportedProtocol')
         : !st.virtualServices.includes(vs)
           ? portError('NotProgrammed')

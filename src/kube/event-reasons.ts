@@ -23,6 +23,7 @@ export const EventReasons = {
   BackendPortNotFound: 'BackendPortNotFound',
   UnsupportedBackend: 'UnsupportedBackend',
   TLSNotServed: 'TLSNotServed',
+  UnsupportedByLoadBalancer: 'UnsupportedByLoadBalancer',
   IngressServed: 'IngressServed',
   // The controller, on Nodes in maintenance (excluded, autoscaler-tainted or cordoned).
   DrainingLoadBalancerMembers: 'DrainingLoadBalancerMembers',

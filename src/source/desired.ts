@@ -35,6 +35,8 @@ export interface SourceStatus {
   problem: string | undefined;
   /** The Event reason of `problem` (VIPConflict, InvalidVIP, NoVIP). */
   reason?: string | undefined;
+  /** Virtual services the load balancer cannot serve (see capabilities.ts): not sent. */
+  unsupported?: string[] | undefined;
 }
 
 /**

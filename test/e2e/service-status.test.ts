@@ -9,7 +9,7 @@ import { MemoryAdapter } from '../../adapters/memory/adapter.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
 import { NPL_POD_ANNOTATION } from '../../src/kube/annotations.ts';
-import { Cluster } from '../support/cluster.ts';
+import { Cluster, RecordingEvents } from '../support/cluster.ts';
 import { api, eventually, useSandbox } from '../support/sandbox.ts';
 
 type Ingress = { ip?: string; ipMode?: string; ports?: { port: number; protocol: string; error?: string }[] };
@@ -87,6 +87,54 @@ describe('Service load-balancer status (v1.35 fields)', () => {
       resourceVersion: string;
     };
     assert.equal(rv2.resourceVersion, rv.resourceVersion);
+  });
+
+  it('a UDP port on a load balancer without UDP is refused in words, never silently dropped', async (t) => {
+    const { kc, url } = await useSandbox(t);
+    const c = new Cluster(kc);
+    await c.node('n1', { internal: ['192.0.2.1'] });
+    const adapter = new MemoryAdapter({ owner: 'c1' });
+    const caps = adapter.capabilities();
+    adapter.capabilities = () => ({ ...caps, l4: { tcp: true, udp: false } });
+    const events = new RecordingEvents();
+    const ctl = new NplController({
+      kubeConfig: kc,
+      config: parseControllerConfig(
+        'clusterName: c1\ndefaultLoadBalancer: true\nvip: {cidrs: [192.0.2.64/26]}',
+      ),
+      adapter,
+      events,
+      coalesceMs: 10,
+      sweepIntervalMs: 0,
+    });
+    t.after(() => ctl.stop());
+    await ctl.start();
+    await c.service('dns', {
+      type: 'LoadBalancer',
+      ports: [
+        { name: 'dns-tcp', port: 53, targetPort: 53, protocol: 'TCP' },
+        { name: 'dns-udp', port: 53, targetPort: 53, protocol: 'UDP' },
+      ],
+    });
+    let st: Ingress[] = [];
+    await eventually(async () => (st = await statusOf(url, 'dns')).length === 1, 10_000, 'status');
+    assert.deepEqual(st[0]!.ports, [
+      { port: 53, protocol: 'TCP' },
+      { port: 53, protocol: 'UDP', error: 'npl-lb.io/UnsupportedProtocol' },
+    ]);
+    assert.deepEqual([...adapter.device.virtualServices.keys()], ['c1--default-dns-TCP-53']);
+    assert.ok(
+      ![...adapter.device.pools.keys()].some((p) => p.includes('udp')),
+      'its pool is not sent either',
+    );
+    await eventually(
+      () => events.seen.some((e) => e.reason === 'UnsupportedByLoadBalancer'),
+      5000,
+      'UnsupportedByLoadBalancer Event',
+    );
+    const e = events.seen.find((x) => x.reason === 'UnsupportedByLoadBalancer')!;
+    assert.deepEqual([e.target, e.type], ['default/dns', 'Warning']);
+    assert.match(e.message, /^the memory load balancer does not support UDP: port 53\/UDP is not served$/);
   });
 
   it('the sandbox defaults ipMode to VIP beside an ip and refuses what the API server refuses', async (t) => {

@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Capabilities } from '../../../src/adapter/contract.ts';
+import type { Pool } from '../../../src/model/types.ts';
+import { applyCapabilities } from '../../../src/source/capabilities.ts';
+import type { DesiredResult } from '../../../src/source/desired.ts';
+
+const pool = (name: string, service: string): Pool => ({
+  name,
+  protocol: 'TCP',
+  health: 'tcp',
+  members: [],
+  service,
+  servicePort: 'p',
+});
+const desired = (): DesiredResult => ({
+  state: {
+    pools: [
+      pool('c1--default-dns-tcp', 'default/dns'),
+      pool('c1--default-dns-udp', 'default/dns'),
+      pool('c1--shop-api-http.l7', 'shop/api'),
+    ],
+    virtualServices: [
+      {
+        kind: 'l4',
+        name: 'c1--default-dns-TCP-53',
+        vip: '192.0.2.7',
+        port: 53,
+        protocol: 'TCP',
+        pool: 'c1--default-dns-tcp',
+        source: 'default/dns',
+      },
+      {
+        kind: 'l4',
+        name: 'c1--default-dns-UDP-53',
+        vip: '192.0.2.7',
+        port: 53,
+        protocol: 'UDP',
+        pool: 'c1--default-dns-udp',
+        source: 'default/dns',
+      },
+      {
+        kind: 'l7',
+        name: 'c1--ingress-npl',
+        vip: '192.0.2.9',
+        port: 80,
+        ingressClass: 'npl',
+        routes: [
+          {
+            host: 'a.example',
+            path: '/',
+            pathType: 'Prefix',
+            pool: 'c1--shop-api-http.l7',
+            source: 'shop/a',
+          },
+        ],
+        defaultPool: undefined,
+      },
+    ],
+  },
+  services: new Map([
+    [
+      'default/dns',
+      {
+        vip: '192.0.2.7',
+        virtualServices: ['c1--default-dns-TCP-53', 'c1--default-dns-UDP-53'],
+        problem: undefined,
+      },
+    ],
+  ]),
+  ingresses: new Map([
+    ['shop/a', { vip: '192.0.2.9', virtualServices: ['c1--ingress-npl'], problem: undefined }],
+  ]),
+  waiting: new Map(),
+  findings: [],
+});
+const caps = (over: Partial<Capabilities>): Capabilities => ({
+  l4: { tcp: true, udp: true },
+  l7: true,
+  memberNodeTag: true,
+  drainingMembers: true,
+  ...over,
+});
+
+describe('capabilities applied to the desired state', () => {
+  it('everything supported: the same result, untouched', () => {
+    const d = desired();
+    assert.equal(applyCapabilities(d, caps({}), 'memory'), d);
+  });
+
+  it('UDP on an adapter without UDP: not sent, its pool not sent, the Service told and its port marked', () => {
+    const r = applyCapabilities(desired(), caps({ l4: { tcp: true, udp: false } }), 'haproxy');
+    assert.deepEqual(
+      r.state.virtualServices.map((v) => v.name),
+      ['c1--default-dns-TCP-53', 'c1--ingress-npl'],
+    );
+    assert.deepEqual(
+      r.state.pools.map((p) => p.name),
+      ['c1--default-dns-tcp', 'c1--shop-api-http.l7'],
+    );
+    assert.deepEqual(r.services.get('default/dns'), {
+      vip: '192.0.2.7',
+      virtualServices: ['c1--default-dns-TCP-53'],
+      problem: undefined,
+      unsupported: ['c1--default-dns-UDP-53'],
+    });
+    assert.deepEqual(r.findings, [
+      {
+        kind: 'Service',
+        key: 'default/dns',
+        type: 'Warning',
+        reason: 'UnsupportedByLoadBalancer',
+        message: 'the haproxy load balancer does not support UDP: port 53/UDP is not served',
+      },
+    ]);
+  });
+
+  it('L7 on an L4-only adapter: the class is not sent and each of its Ingresses is told', () => {
+    const r = applyCapabilities(desired(), caps({ l7: false }), 'l4only');
+    assert.deepEqual(
+      r.state.virtualServices.map((v) => v.name),
+      ['c1--default-dns-TCP-53', 'c1--default-dns-UDP-53'],
+    );
+    assert.equal(r.ingresses.get('shop/a')!.virtualServices.length, 0);
+    assert.match(
+      r.findings[0]!.message,
+      /does not support HTTP \(L7\) virtual services: IngressClass npl is not served/,
+    );
+  });
+});
