@@ -16,6 +16,7 @@ import type {
   MemberHealth,
 } from '../../src/adapter/contract.ts';
 import { AdapterCheckError } from '../../src/adapter/contract.ts';
+import { AdapterError, type AdapterErrorCode } from '../../src/adapter/errors.ts';
 import type { Change, Observed } from '../../src/adapter/changes.ts';
 import type { VirtualService } from '../../src/model/types.ts';
 import {
@@ -52,13 +53,15 @@ export interface AviAdapterOptions extends AviSessionOptions, Partial<AviPlaceme
 
 type Raw = Record<string, unknown>;
 
-class Failure extends Error {
-  constructor(readonly error: ApplyError) {
-    super(error.message);
+class Failure extends AdapterError {
+  readonly error: ApplyError;
+  constructor(code: AdapterErrorCode, message: string, terminal: boolean) {
+    super(code, message, { terminal });
+    this.error = { code, message, terminal };
   }
 }
-const fail = (code: string, message: string, terminal: boolean): never => {
-  throw new Failure({ code, message, terminal });
+const fail = (code: AdapterErrorCode, message: string, terminal: boolean): never => {
+  throw new Failure(code, message, terminal);
 };
 
 const TYPES: AviType[] = ['pool', 'poolgroup', 'vsvip', 'httppolicyset', 'virtualservice'];

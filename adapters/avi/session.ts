@@ -3,15 +3,16 @@
  * the cookies, `X-CSRFToken`, `Referer`, `X-Avi-Version` and `X-Avi-Tenant`. A 401 logs in again
  * and retries once; a 419 takes the refreshed cookies and retries once. The dispatcher is injected.
  */
+import { AdapterError, codeForStatus } from '../../src/adapter/errors.ts';
 import { Agent, type Dispatcher, request } from 'undici';
 
-export class AviError extends Error {
+export class AviError extends AdapterError {
   constructor(
     readonly status: number,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(codeForStatus(status), message, options);
     this.name = 'AviError';
   }
 }

@@ -8,6 +8,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import PQueue from 'p-queue';
+import type { AdapterErrorCode } from '../../src/adapter/errors.ts';
 import { z } from 'zod';
 import {
   AdapterCheckError,
@@ -242,7 +243,7 @@ export class F5Adapter implements LoadBalancerAdapter {
     const schemaVersion = await this.checkAs3();
     if (!this.tenantJson) await this.observe();
     const outcome = new Map<number, Outcome>();
-    const fail = (i: number, code: string, message: string, terminal: boolean) =>
+    const fail = (i: number, code: AdapterErrorCode, message: string, terminal: boolean) =>
       outcome.set(i, { ok: false, error: { code, message, terminal } });
     const foreign = new Set(this.foreign.map((f) => `${f.kind}/${f.name}`));
     const start = this.ownedNow();
@@ -335,8 +336,8 @@ export class F5Adapter implements LoadBalancerAdapter {
     outcome: Map<number, Outcome>,
     pools: Map<string, Pool>,
     vss: Map<string, VirtualService>,
-  ): { index: number; code: string; message: string; terminal: boolean }[] {
-    const out: { index: number; code: string; message: string; terminal: boolean }[] = [];
+  ): { index: number; code: AdapterErrorCode; message: string; terminal: boolean }[] {
+    const out: { index: number; code: AdapterErrorCode; message: string; terminal: boolean }[] = [];
     const failedPool = (name: string) => {
       const i = changes.findIndex((c) => c.kind === 'pool' && c.name === name);
       return i >= 0 ? outcome.get(i) : undefined;

@@ -3,6 +3,7 @@
  * the failing paths, 503 busy, 202 followed to its task. The outcome says whether a retry can help.
  */
 import { z } from 'zod';
+import type { AdapterErrorCode } from '../../src/adapter/errors.ts';
 import { type BigIpClient, F5Error, type Reply } from './client.ts';
 
 const resultSchema = z
@@ -24,7 +25,8 @@ const declareReplySchema = z
   .loose();
 
 export type DeclareOutcome =
-  { ok: true } | { ok: false; code: string; message: string; terminal: boolean; invalid?: string[] };
+  | { ok: true }
+  | { ok: false; code: AdapterErrorCode; message: string; terminal: boolean; invalid?: string[] };
 
 async function followTask(
   client: BigIpClient,

@@ -4,15 +4,16 @@
  * or a call answers 401, and JSON calls with zod-checked bodies. The dispatcher is injected.
  */
 import { Agent, type Dispatcher, request } from 'undici';
+import { AdapterError } from '../../src/adapter/errors.ts';
 import { z } from 'zod';
 
-export class F5Error extends Error {
+export class F5Error extends AdapterError {
   constructor(
-    readonly code: 'Unauthorized' | 'Unavailable' | 'BadResponse' | 'As3Missing' | 'As3TooOld',
+    override readonly code: 'Unauthorized' | 'Unavailable' | 'BadResponse' | 'As3Missing' | 'As3TooOld',
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(code, message, options);
     this.name = 'F5Error';
   }
 }

@@ -80,7 +80,7 @@ export async function refusedChanges(
   accepts: (skip: Map<number, Fail>) => Promise<boolean>,
 ): Promise<Map<number, Fail>> {
   const live = [...changes.keys()].filter((i) => !failed.has(i));
-  const left = { code: 'Skipped', message: 'left out of this check', terminal: true };
+  const left: Fail = { code: 'Skipped', message: 'left out of this check', terminal: true };
   const bad = await narrowRefused(live, (subset) => {
     const skip = new Map(failed);
     for (const i of live) if (!subset.includes(i)) skip.set(i, left);

@@ -10,14 +10,16 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
+import { AdapterError } from '../../src/adapter/errors.ts';
+
 const exec = promisify(execFile);
 
-export class HaproxyError extends Error {
+export class HaproxyError extends AdapterError {
   constructor(
-    readonly code: 'ConfigInvalid' | 'StartFailed' | 'SocketFailed' | 'ReloadFailed',
+    override readonly code: 'ConfigInvalid' | 'StartFailed' | 'SocketFailed' | 'ReloadFailed',
     message: string,
   ) {
-    super(message);
+    super(code, message);
     this.name = 'HaproxyError';
   }
 }

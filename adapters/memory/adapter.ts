@@ -22,8 +22,6 @@ export interface MemoryAdapterOptions {
   fault?: (change: Change) => ApplyError | undefined;
 }
 
-const TERMINAL = new Set(['Invalid', 'NotOwned']);
-
 export class MemoryAdapter implements LoadBalancerAdapter {
   readonly name = 'memory';
   readonly owner: string;
@@ -85,7 +83,7 @@ export class MemoryAdapter implements LoadBalancerAdapter {
         results.push({
           change,
           ok: false,
-          error: { code: err.code, message: err.message, terminal: TERMINAL.has(err.code) },
+          error: { code: err.code, message: err.message, terminal: err.terminal },
         });
       }
     }

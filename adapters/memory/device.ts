@@ -5,6 +5,7 @@
  * still in use are refused.
  */
 import type { Pool, VirtualService } from '../../src/model/types.ts';
+import { AdapterError } from '../../src/adapter/errors.ts';
 import { MemberProber } from '../sim-health.ts';
 
 export interface StoredPool {
@@ -17,12 +18,12 @@ export interface StoredVirtualService {
   vs: VirtualService;
 }
 
-export class DeviceError extends Error {
+export class DeviceError extends AdapterError {
   constructor(
-    readonly code: 'AlreadyExists' | 'NotFound' | 'Invalid' | 'InUse' | 'NotOwned' | 'Unavailable',
+    override readonly code: 'AlreadyExists' | 'NotFound' | 'Invalid' | 'InUse' | 'NotOwned' | 'Unavailable',
     message: string,
   ) {
-    super(message);
+    super(code, message);
     this.name = 'DeviceError';
   }
 }

@@ -3,6 +3,7 @@
  * vendor's name: a new adapter is a folder, one line in adapters/index.ts and a green contract run.
  */
 import type { Change, Observed } from './changes.ts';
+import type { AdapterErrorCode } from './errors.ts';
 
 export interface Capabilities {
   l4: { tcp: boolean; udp: boolean };
@@ -19,8 +20,8 @@ export interface Capabilities {
 }
 
 export interface ApplyError {
-  /** Stable code of the adapter's (e.g. AlreadyExists, NotFound, Invalid, Unavailable). */
-  code: string;
+  /** One of ADAPTER_ERROR_CODES (src/adapter/errors.ts; docs/errors.md). */
+  code: AdapterErrorCode;
   message: string;
   /** true: retrying will not help (bad input); false: back off and retry. */
   terminal: boolean;

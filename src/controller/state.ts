@@ -2,7 +2,7 @@
  * What the controller last applied, for GET /api/v1/state: every virtual service, pool and member
  * with the last apply result. The document's shape is a stable API (docs/state-api.md).
  */
-import type { ApplyResult, MemberHealth } from '../adapter/contract.ts';
+import type { ApplyError, ApplyResult, MemberHealth } from '../adapter/contract.ts';
 import type { LbState } from '../model/types.ts';
 import type { Conflict } from '../plan/diff.ts';
 
@@ -10,7 +10,7 @@ export interface ObjectResult {
   ok: boolean;
   op: string;
   at: string;
-  error?: { code: string; message: string; terminal: boolean };
+  error?: ApplyError;
 }
 
 /** Which replica writes: `single` without leader election. */

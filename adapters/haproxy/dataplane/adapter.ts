@@ -16,6 +16,7 @@ import type {
 } from '../../../src/adapter/contract.ts';
 import type { Pool, VirtualService } from '../../../src/model/types.ts';
 import type { Change, Observed } from '../../../src/adapter/changes.ts';
+import { codeForStatus } from '../../../src/adapter/errors.ts';
 import { checkStatusName } from '../server-state.ts';
 import { changeProblem, dependencyProblem, type Fail, httpPools } from '../validate.ts';
 import { DataplaneClient, type DataplaneClientOptions, DataplaneError } from './client.ts';
@@ -211,7 +212,11 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
           failed.set(current.index, { code: 'Invalid', message, terminal: true });
           continue;
         }
-        return failRest({ code: status === 0 ? 'Unavailable' : `HTTP${status}`, message, terminal: false });
+        return failRest({
+          code: status === 0 ? 'Unavailable' : codeForStatus(status),
+          message,
+          terminal: false,
+        });
       }
       for (const [name, d] of built.backends) {
         if (d) this.backends.set(name, d);

@@ -5,6 +5,7 @@
  * ACL and switching-rule lists whole). Writes go into a transaction. The dispatcher is injected.
  */
 import { Agent, type Dispatcher, request } from 'undici';
+import { AdapterError, codeForStatus } from '../../../src/adapter/errors.ts';
 import { z } from 'zod';
 import {
   type ApiVersion,
@@ -29,14 +30,14 @@ import {
   wrapped,
 } from './models.ts';
 
-export class DataplaneError extends Error {
+export class DataplaneError extends AdapterError {
   constructor(
     /** HTTP status (0: no answer). */
     readonly status: number,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(codeForStatus(status), message, options);
     this.name = 'DataplaneError';
   }
 }

@@ -19,7 +19,9 @@ const vs = (proto: string, port: number) => `c1--default-web-${proto}-${port}`;
 describe('Service load-balancer status', () => {
   it('publishes the VIP with ipMode and a port error for each port not programmed', () => {
     const st = { vip: '192.0.2.7', virtualServices: [vs('TCP', 80), vs('UDP', 53)], problem: undefined };
-    const failed = new Map([[vs('UDP', 53), { code: 'Invalid', message: 'no UDP', terminal: true }]]);
+    const failed = new Map([
+      [vs('UDP', 53), { code: 'Invalid' as const, message: 'no UDP', terminal: true }],
+    ]);
     const want = serviceIngress(svc, st, 'c1', 'Proxy', (n) => failed.get(n));
     assert.deepEqual(want, [
       {

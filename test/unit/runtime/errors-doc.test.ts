@@ -32,3 +32,14 @@ it('every Event the code writes uses a reason of EventReasons, never a string of
     assert.deepEqual(literals, [], `${f} writes reasons as literals`);
   }
 });
+
+it('docs/errors.md lists exactly the adapter error codes, with whether each is terminal', async () => {
+  const { ADAPTER_ERROR_CODES } = await import('../../../src/adapter/errors.ts');
+  const doc = readFileSync(new URL('../../../docs/errors.md', import.meta.url), 'utf8');
+  const section = doc.slice(doc.indexOf('## Load-balancer adapter codes'), doc.indexOf('## Event reasons'));
+  const documented = [...section.matchAll(/^\| `([A-Za-z0-9]+)`\s*\|\s*(yes|no)\s*\|/gm)].map((m) => [
+    m[1],
+    m[2] === 'yes',
+  ]);
+  assert.deepEqual(documented.sort(), Object.entries(ADAPTER_ERROR_CODES).sort());
+});
