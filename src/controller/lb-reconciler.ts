@@ -100,15 +100,16 @@ export class LbReconciler {
   planMs = 0;
   /** How long an apply takes (moving average, ms). */
   deviceMs = 0;
-  private readonly applyStarts = new Set<number>();
+  /** When each apply in flight started. */
+  private readonly applyStarts = new Map<object, number>();
+  private readonly appliedBy = new Map<string, number>();
 
   /** How long the device has been at the oldest apply in flight (ms; 0 when none). */
   oldestApplyMs(): number {
     let oldest = Infinity;
-    for (const t of this.applyStarts) oldest = Math.min(oldest, t);
+    for (const t of this.applyStarts.values()) oldest = Math.min(oldest, t);
     return oldest === Infinity ? 0 : performance.now() - oldest;
   }
-  private readonly appliedBy = new Map<string, number>();
 
   invalidate(): void {
     this.observed = undefined;
@@ -206,11 +207,12 @@ export class LbReconciler {
     let applied: ApplyResult[];
     try {
       const a0 = performance.now();
-      if (changes.length > 0) this.applyStarts.add(a0);
+      const call = {};
+      if (changes.length > 0) this.applyStarts.set(call, a0);
       try {
         applied = changes.length > 0 ? await this.d.adapter.apply(changes) : [];
       } finally {
-        this.applyStarts.delete(a0);
+        this.applyStarts.delete(call);
       }
       if (changes.length > 0) this.deviceMs = ewma(this.deviceMs, performance.now() - a0);
       // Before the objects are released, with no await between: a pass that starts next sees
