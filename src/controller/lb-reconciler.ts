@@ -81,6 +81,8 @@ export class LbReconciler {
   private readonly events: LbEvents;
   /** Status paths written since start (see showsAlready). */
   private readonly statusWritten = new Set<string>();
+  /** Sources found showing their status, with what it was checked against (see writeStatus). */
+  private readonly statusChecked = new WeakMap<object, { st: SourceStatus; version: number }>();
   /**
    * Objects (kind/name) a pass is applying now. Passes overlap (up to the adapter's apply
    * concurrency); a change to an object in flight, or to a virtual service using a pool in flight,
@@ -306,9 +308,16 @@ export class LbReconciler {
         failure ??= err;
       });
     };
+    // A Service or Ingress object (the cache's, replaced on any change of it) found showing what
+    // its source status asks is not checked again until one of the three changes.
+    const version = this.d.state.failureVersion;
+    const checked = (o: object, st: SourceStatus): boolean => {
+      const c = this.statusChecked.get(o);
+      return c !== undefined && c.st === st && c.version === version;
+    };
     for (const svc of view.services) {
       const st = desired.services.get(`${svc.metadata.namespace}/${svc.metadata.name}`);
-      if (!st) continue;
+      if (!st || checked(svc, st)) continue;
       const want = serviceIngress(
         svc,
         st,
@@ -319,13 +328,15 @@ export class LbReconciler {
       const path = `${collectionPath(RESOURCES.services, svc.metadata.namespace)}/${encodeURIComponent(svc.metadata.name)}/status`;
       if (!showsAlready(svc.status.loadBalancer.ingress, want, this.statusWritten.has(path)))
         run(() => patch(RESOURCES.services, svc.metadata.namespace, svc.metadata.name, want));
+      else this.statusChecked.set(svc, { st, version });
     }
     for (const ing of view.ingresses) {
       const st = desired.ingresses.get(`${ing.metadata.namespace}/${ing.metadata.name}`);
-      if (!st) continue;
+      if (!st || checked(ing, st)) continue;
       const want = ingressWant(st);
       if (!showsAlready(ing.status.loadBalancer.ingress, want, true))
         run(() => patch(RESOURCES.ingresses, ing.metadata.namespace, ing.metadata.name, want));
+      else this.statusChecked.set(ing, { st, version });
     }
     await writes.onIdle();
     if (failure) throw failure;

@@ -138,8 +138,11 @@ export class StateTracker {
     for (const r of results) {
       const key = `${r.change.kind}/${r.change.name}`;
       touched.add(key);
+      const had = this.failures.has(key);
       if (r.ok) this.failures.delete(key);
       else this.failures.add(key);
+      // A new error on a failed object counts too: its status reason may change.
+      if (had !== this.failures.has(key) || !r.ok) this.failureVersion++;
       this.results.set(key, {
         ok: r.ok,
         op: r.change.op,
@@ -151,6 +154,7 @@ export class StateTracker {
     for (const key of [...this.failures]) {
       if (touched.has(key) || pending.has(key)) continue;
       this.failures.delete(key);
+      this.failureVersion++;
       cleared.push(key);
       const last = this.results.get(key);
       if (last) this.results.set(key, { ok: true, op: 'observed', at });
@@ -162,6 +166,8 @@ export class StateTracker {
 
   /** Objects whose last apply failed (few, so `failed()` is cheap for the many that did not). */
   private readonly failures = new Set<string>();
+  /** Changes whenever an object starts or stops failing (status writers cache by it). */
+  failureVersion = 0;
 
   /** The error of an object whose last apply failed. */
   failure(kind: string, name: string): ObjectResult['error'] | undefined {
