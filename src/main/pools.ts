@@ -97,9 +97,7 @@ export async function runPools(
   }
   let view = byNode(state, { node: flags.node, namespace: flags.namespace });
   if (flags.failed) {
-    const vss = virtualServices(state).filter(
-      (v) => v.lastApply === 'failed' || v.problem?.includes('apply failed'),
-    );
+    const vss = virtualServices(state).filter((v) => v.applyFailed);
     view = view
       .map((n) => ({ ...n, members: n.members.filter((m) => m.lastApply === 'failed') }))
       .filter((n) => n.members.length > 0);

@@ -25,6 +25,8 @@ export interface VirtualServiceView {
   members: { total: number; serving: number; down: number };
   lastApply: 'ok' | 'failed' | 'pending';
   lastApplyAt: string | null;
+  /** Its own last apply failed, or that of a pool it uses. */
+  applyFailed: boolean;
   /** Why it needs attention (shown in red), or null. */
   problem: string | null;
 }
@@ -71,6 +73,7 @@ export function virtualServices(doc: StateInput): VirtualServiceView[] {
         members: { total: members.length, serving, down },
         lastApply,
         lastApplyAt: vs.lastApply?.at ?? null,
+        applyFailed: lastApply === 'failed' || failedPool !== undefined,
         problem,
       };
     })

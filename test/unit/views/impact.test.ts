@@ -109,6 +109,10 @@ describe('virtual services view', () => {
         ['vs-web', null],
       ],
     );
+    assert.deepEqual(
+      v.filter((x) => x.applyFailed).map((x) => x.name),
+      ['vs-broken'],
+    );
     const l7 = v.find((x) => x.name === 'vs-l7')!;
     assert.deepEqual(l7.listeners, ['HTTP/8080']);
     assert.deepEqual(l7.pools, ['api', 'web']);
