@@ -10,8 +10,6 @@ import PQueue from 'p-queue';
 import type { ApplyResult, Capabilities, LoadBalancerAdapter } from '../adapter/contract.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
 import type { EventSink } from '../kube/events.ts';
-import { collectionPath, RESOURCES, type ResourceRef } from '../kube/paths.ts';
-import { KubeApiError, mergePatch } from '../kube/raw-client.ts';
 import { normalizePool, normalizeVirtualService } from '../model/normalize.ts';
 import type { LbState, VirtualService } from '../model/types.ts';
 import { type Change, type Conflict, type Observed, plan } from '../plan/diff.ts';
@@ -27,6 +25,7 @@ import {
 import { applyCapabilities } from '../source/capabilities.ts';
 import { LbEvents } from './lb-events.ts';
 import { type LbIngress, serviceIngress, showsAlready } from './lb-status.ts';
+import { kubeStatusWriter, type StatusWriter } from './status-writer.ts';
 import type { StateTracker } from './state.ts';
 
 export interface LbReconcilerDeps {
@@ -42,6 +41,8 @@ export interface LbReconcilerDeps {
    * it is a Warning (default 30 s): a new Service's first seconds are normal.
    */
   waitGraceMs?: number;
+  /** Where statuses go (the API server unless a test says otherwise). */
+  statusWriter?: StatusWriter;
   /** Told what each pass applied, before a retryable failure makes the pass throw (for logs). */
   onApplied?: (applied: ApplyResult[], ms: number) => void;
   /**
@@ -79,7 +80,7 @@ export class LbReconciler {
    */
   private readonly parked = new Map<string, object | 'delete'>();
   private readonly events: LbEvents;
-  /** Status paths written since start (see showsAlready). */
+  /** Sources (kind/namespace/name) whose status was written since start (see showsAlready). */
   private readonly statusWritten = new Set<string>();
   /** Sources found showing their status, with what it was checked against (see writeStatus). */
   private readonly statusChecked = new WeakMap<object, { st: SourceStatus; version: number }>();
@@ -120,8 +121,11 @@ export class LbReconciler {
   /** What the adapter can serve (read once: an adapter's capabilities do not change). */
   private readonly caps: Capabilities;
 
+  private readonly status: StatusWriter;
+
   constructor(private readonly d: LbReconcilerDeps) {
     this.caps = d.adapter.capabilities();
+    this.status = d.statusWriter ?? kubeStatusWriter(d.kubeConfig);
     this.events = new LbEvents({
       events: d.events,
       adapter: d.adapter.name,
@@ -291,14 +295,9 @@ export class LbReconciler {
     /** An Ingress's status: the VIP once every virtual service of it is programmed. */
     const ingressWant = (status: SourceStatus): LbIngress[] =>
       this.live(status) ? [{ ip: status.vip! }] : [];
-    const patch = async (ref: ResourceRef, ns: string, name: string, want: LbIngress[]) => {
-      const path = `${collectionPath(ref, ns)}/${encodeURIComponent(name)}/status`;
-      try {
-        await mergePatch(this.d.kubeConfig, path, { status: { loadBalancer: { ingress: want } } });
-        this.statusWritten.add(path);
-      } catch (err) {
-        if (!(err instanceof KubeApiError && err.statusCode === 404)) throw err;
-      }
+    const patch = async (kind: 'Service' | 'Ingress', ns: string, name: string, want: LbIngress[]) => {
+      await this.status.write(kind, ns, name, want);
+      this.statusWritten.add(`${kind}/${ns}/${name}`);
     };
     // Status writes are independent of each other: a bounded number in flight at once.
     const writes = new PQueue({ concurrency: 16 });
@@ -325,9 +324,9 @@ export class LbReconciler {
         this.d.config.loadBalancerIPMode,
         (vs) => this.d.state.failure('virtualService', vs),
       );
-      const path = `${collectionPath(RESOURCES.services, svc.metadata.namespace)}/${encodeURIComponent(svc.metadata.name)}/status`;
-      if (!showsAlready(svc.status.loadBalancer.ingress, want, this.statusWritten.has(path)))
-        run(() => patch(RESOURCES.services, svc.metadata.namespace, svc.metadata.name, want));
+      const written = this.statusWritten.has(`Service/${svc.metadata.namespace}/${svc.metadata.name}`);
+      if (!showsAlready(svc.status.loadBalancer.ingress, want, written))
+        run(() => patch('Service', svc.metadata.namespace, svc.metadata.name, want));
       else this.statusChecked.set(svc, { st, version });
     }
     for (const ing of view.ingresses) {
@@ -335,7 +334,7 @@ export class LbReconciler {
       if (!st || checked(ing, st)) continue;
       const want = ingressWant(st);
       if (!showsAlready(ing.status.loadBalancer.ingress, want, true))
-        run(() => patch(RESOURCES.ingresses, ing.metadata.namespace, ing.metadata.name, want));
+        run(() => patch('Ingress', ing.metadata.namespace, ing.metadata.name, want));
       else this.statusChecked.set(ing, { st, version });
     }
     await writes.onIdle();
