@@ -7,7 +7,6 @@
  * retries; other 400s are terminal; 5xx and timeouts are retried by the work queue.
  */
 import PQueue from 'p-queue';
-import { z } from 'zod';
 import type {
   ApplyError,
   ApplyResult,
@@ -34,16 +33,8 @@ import {
   renderPool,
   renderVirtualService,
 } from './objects.ts';
+import { readRuntimeServers } from './runtime-server.ts';
 import { AviError, AviSession, type AviSessionOptions } from './session.ts';
-
-/** What GET /api/pool/{uuid}/runtime/server answers, as far as we read it. */
-const runtimeServersSchema = z.array(
-  z.looseObject({
-    server_ip: z.looseObject({ addr: z.string() }),
-    port: z.number().int(),
-    oper_status: z.looseObject({ state: z.string(), reason: z.array(z.string()).optional() }),
-  }),
-);
 
 export interface AviAdapterOptions extends AviSessionOptions, Partial<AviPlacement> {
   owner: string;
@@ -201,32 +192,13 @@ export class AviAdapter implements LoadBalancerAdapter {
               `GET /api/pool/${String(p.uuid)}/runtime/server: ${errorText(r.body)}`,
             );
           }
-          const parsed = runtimeServersSchema.safeParse(r.body);
-          if (!parsed.success) {
-            throw new AviError(
-              r.status,
-              `pool ${String(p.name)} runtime: ${parsed.error.issues[0]?.message}`,
-            );
-          }
-          return { pool: String(p.name), servers: parsed.data };
+          const read = readRuntimeServers(String(p.name), r.body);
+          if ('error' in read) throw new AviError(r.status, read.error);
+          return read;
         }),
       ),
     );
-    return lists.flatMap(({ pool, servers }) =>
-      servers.map((s): MemberHealth => {
-        const state = s.oper_status.state;
-        return {
-          pool,
-          address: s.server_ip.addr,
-          port: s.port,
-          admin: state === 'OPER_DISABLED' ? 'draining' : 'enabled',
-          health:
-            // A disabled server is not monitored: its health is unknown, not down.
-            state === 'OPER_UP' ? 'up' : state === 'OPER_DOWN' ? 'down' : 'unknown',
-          ...(s.oper_status.reason?.length ? { reason: s.oper_status.reason.join('; ') } : {}),
-        };
-      }),
-    );
+    return lists.flat();
   }
 
   /**

@@ -22,6 +22,7 @@ import type { Pool, VirtualService } from '../../src/model/types.ts';
 import type { Change, Observed } from '../../src/adapter/changes.ts';
 import { validateAs3, AS3_SCHEMA_VERSION } from './as3-validate.ts';
 import { postDeclaration, type DeclareOutcome } from './as3-declare.ts';
+import { readPoolMembers } from './icontrol-view.ts';
 import { BigIpClient, type BigIpClientOptions, F5Error } from './client.ts';
 import {
   APP,
@@ -43,20 +44,6 @@ export interface F5AdapterOptions extends BigIpClientOptions {
   taskPollMs?: number;
   taskTimeoutMs?: number;
 }
-
-/** The read-only pool members collection, as far as we read it. */
-const icontrolMembersSchema = z.looseObject({
-  items: z
-    .array(
-      z.looseObject({
-        name: z.string(),
-        address: z.string().optional(),
-        session: z.string().optional(),
-        state: z.string().optional(),
-      }),
-    )
-    .optional(),
-});
 
 const infoSchema = z.object({ version: z.string().regex(/^\d+\.\d+\.\d+/) }).loose();
 const versionNumber = (v: string): number => {
@@ -144,55 +131,37 @@ export class F5Adapter implements LoadBalancerAdapter {
    * members (`state`: up, down, unchecked, checking, user-down; `session`: user-disabled drains).
    */
   async health(): Promise<MemberHealth[]> {
-    const r = await this.client.call('GET', '/mgmt/shared/appsvcs/declare');
-    if (r.status === 204) return [];
-    if (r.status !== 200)
-      throw new F5Error('Unavailable', `GET /mgmt/shared/appsvcs/declare answered ${r.status}`);
-    const pools = parseDeclaration(r.body as Json, this.tenant, this.owner).owned.pools.map((p) => p.name);
+    const pools = parseDeclaration(await this.declaration(), this.tenant, this.owner).owned.pools.map(
+      (p) => p.name,
+    );
     const q = new PQueue({ concurrency: 8 });
     const lists = await Promise.all(
       pools.map((pool) =>
         q.add(async () => {
           const path = `/mgmt/tm/ltm/pool/~${this.tenant}~${APP}~${pool}/members`;
           const m = await this.client.call('GET', path);
-          if (m.status === 404) return { pool, members: [] };
-          const parsed = icontrolMembersSchema.safeParse(m.body);
-          if (m.status !== 200 || !parsed.success) {
-            throw new F5Error('Unavailable', `GET ${path} answered ${m.status}`);
-          }
-          return { pool, members: parsed.data.items ?? [] };
+          if (m.status === 404) return [];
+          const read = m.status === 200 ? readPoolMembers(pool, m.body) : undefined;
+          if (!read) throw new F5Error('Unavailable', `GET ${path} answered ${m.status}`);
+          return read;
         }),
       ),
     );
-    return lists.flatMap(({ pool, members }) =>
-      members.map((m): MemberHealth => {
-        const [, address = m.address ?? '', port = '0'] = /^(?:.*\/)?(.+):(\d+)$/.exec(m.name) ?? [];
-        return {
-          pool,
-          address: m.address ?? address,
-          port: Number(port),
-          admin: m.state === 'user-down' ? 'maint' : m.session === 'user-disabled' ? 'draining' : 'enabled',
-          health:
-            m.state === 'up'
-              ? 'up'
-              : m.state === 'down' || m.state === 'user-down'
-                ? 'down'
-                : m.state === 'unchecked'
-                  ? 'unchecked'
-                  : 'unknown',
-          ...(m.state ? { reason: m.state } : {}),
-        };
-      }),
-    );
+    return lists.flat();
   }
 
-  async observe(): Promise<Observed> {
-    await this.checkAs3();
+  /** The ADC declaration as AS3 has it ({} when there is none). */
+  private async declaration(): Promise<Json> {
     const r = await this.client.call('GET', '/mgmt/shared/appsvcs/declare');
     if (r.status !== 200 && r.status !== 204) {
       throw new F5Error('Unavailable', `GET /mgmt/shared/appsvcs/declare answered ${r.status}`);
     }
-    const adc = r.status === 204 ? {} : (r.body as Json);
+    return r.status === 204 ? {} : (r.body as Json);
+  }
+
+  async observe(): Promise<Observed> {
+    await this.checkAs3();
+    const adc = await this.declaration();
     const observed = parseDeclaration(adc, this.tenant, this.owner);
     this.tenantJson = (adc[this.tenant] as Json | undefined) ?? { class: 'Tenant' };
     this.foreign = observed.foreign;

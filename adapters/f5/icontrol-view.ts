@@ -1,8 +1,12 @@
 /**
  * The read-only iControl REST view of what AS3 declarations built, as the BIG-IP simulator serves
  * it: /mgmt/tm/ltm/pool items and each pool's members (address:port, session, state from the
- * monitor, description, metadata). Pure: the monitor's results are passed in.
+ * monitor, description, metadata), and the members read back as health by the adapter. Pure:
+ * the monitor's results are passed in.
  */
+import { z } from 'zod';
+import type { MemberHealth } from '../../src/adapter/contract.ts';
+
 type Json = Record<string, unknown>;
 
 const TENANT_PROPS = new Set([
@@ -75,4 +79,42 @@ export function icontrolPools(
     }
   }
   return out;
+}
+
+/** The read-only pool members collection, as far as the adapter reads it. */
+const membersSchema = z.looseObject({
+  items: z
+    .array(
+      z.looseObject({
+        name: z.string(),
+        address: z.string().optional(),
+        session: z.string().optional(),
+        state: z.string().optional(),
+      }),
+    )
+    .optional(),
+});
+
+const HEALTH: Record<string, MemberHealth['health']> = {
+  up: 'up',
+  down: 'down',
+  'user-down': 'down',
+  unchecked: 'unchecked',
+};
+
+/** A pool's members as member health (`state` up/down/unchecked/checking/user-down, `session`). */
+export function readPoolMembers(pool: string, body: unknown): MemberHealth[] | undefined {
+  const parsed = membersSchema.safeParse(body);
+  if (!parsed.success) return undefined;
+  return (parsed.data.items ?? []).map((m): MemberHealth => {
+    const [, address = '', port = '0'] = /^(?:.*\/)?(.+):(\d+)$/.exec(m.name) ?? [];
+    return {
+      pool,
+      address: m.address ?? address,
+      port: Number(port),
+      admin: m.state === 'user-down' ? 'maint' : m.session === 'user-disabled' ? 'draining' : 'enabled',
+      health: HEALTH[m.state ?? ''] ?? 'unknown',
+      ...(m.state ? { reason: m.state } : {}),
+    };
+  });
 }

@@ -5,14 +5,7 @@
  * keys; a reconcile re-reads the caches.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import {
-  type IpFamily,
-  NPL_POD_ANNOTATION,
-  type NplEntry,
-  parseNplAnnotation,
-  sameNplEntries,
-  serializeNplAnnotation,
-} from '../kube/annotations.ts';
+import { type IpFamily, NPL_POD_ANNOTATION, type NplEntry, parseNplAnnotation } from '../kube/annotations.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
 import type { EventSink } from '../kube/events.ts';
 import { apiServerSource, Informer, type ListWatchSource, objectKey } from '../kube/informer.ts';
@@ -25,11 +18,12 @@ import {
   type Service,
   serviceSchema,
 } from '../kube/objects.ts';
-import { collectionPath, RESOURCES } from '../kube/paths.ts';
-import { KubeApiError, mergePatch, type RawObject } from '../kube/raw-client.ts';
+import { RESOURCES } from '../kube/paths.ts';
+import type { RawObject } from '../kube/raw-client.ts';
 import { ErrorCodes, errorMessage, NplError } from '../runtime/errors.ts';
 import { type Logger, silentLogger } from '../runtime/logger.ts';
 import { WorkQueue } from '../runtime/work-queue.ts';
+import { AnnotationPublisher } from './annotation-publisher.ts';
 import type { AgentMetrics } from './metrics.ts';
 import { type PortReserver, socketReserver, wildcardFor } from './port-reservation.ts';
 import { type Mapping, type PortRange, PortTable } from './port-table.ts';
@@ -64,6 +58,7 @@ export class NplAgent {
   private readonly services: Informer;
   private readonly node: Informer;
   private readonly queue: WorkQueue;
+  private readonly publisher: AnnotationPublisher;
   private readonly log: Logger;
   private resyncTimer: NodeJS.Timeout | undefined;
   private ready = false;
@@ -94,6 +89,12 @@ export class NplAgent {
     this.pods = new Informer({ name: 'pods', source: src.pods, logger: this.log });
     this.services = new Informer({ name: 'services', source: src.services, logger: this.log });
     this.node = new Informer({ name: 'node', source: src.node, logger: this.log });
+    this.publisher = new AnnotationPublisher({
+      kubeConfig: kc,
+      metrics: opts.metrics,
+      log: this.log,
+      retry: (key) => this.queue.add(key),
+    });
     this.queue = new WorkQueue({
       name: 'npl-pods',
       reconcile: (key) => this.reconcile(key),
@@ -186,7 +187,7 @@ export class NplAgent {
   async settled(): Promise<void> {
     do {
       await this.queue.idle();
-      await this.published();
+      await this.publisher.idle();
     } while (this.queue.length > 0);
   }
 
@@ -195,7 +196,7 @@ export class NplAgent {
     this.ready = false;
     if (this.resyncTimer) clearInterval(this.resyncTimer);
     await this.queue.stop();
-    await this.published();
+    await this.publisher.idle();
     await Promise.all([this.pods.stop(), this.services.stop(), this.node.stop()]);
     await this.opts.backend.stop();
     await this.table.releaseAll();
@@ -340,13 +341,8 @@ export class NplAgent {
 
   /** Mappings whose rule the backend failed to add (by ruleKey): added again at the next reconcile. */
   private readonly unprogrammed = new Set<string>();
-  /** Publishes in flight, by Pod: a Pod's next reconcile waits for its last publish. */
-  private readonly publishing = new Map<string, Promise<void>>();
-  /** Pods whose last publish failed: the next one runs in the worker, so it backs off. */
-  private readonly publishInline = new Set<string>();
-
   async reconcile(key: string): Promise<void> {
-    await this.publishing.get(key);
+    await this.publisher.pending(key);
     const pod = this.parsePod(key);
     const desired = pod ? desiredTargets(pod, this.serviceList(), this.nodeIps()) : [];
     const rules: Promise<void>[] = [];
@@ -355,7 +351,7 @@ export class NplAgent {
       await Promise.all(rules);
       // Only once the rules are in: the annotation is what sends traffic to the node port.
       const current = this.parsePod(key);
-      if (current) await this.publish(current, this.entries(key));
+      if (current) await this.publisher.write(current, this.entries(key));
     };
     if (pod) {
       const have = parseNplAnnotation(pod.metadata.annotations[NPL_POD_ANNOTATION]);
@@ -369,8 +365,7 @@ export class NplAgent {
         );
       }
     }
-    if (this.publishInline.delete(key)) await publish();
-    else if (pod || rules.length > 0) this.detach(key, publish);
+    await this.publisher.run(key, pod !== undefined || rules.length > 0, publish);
     if (pod && missing.length > 0) {
       const what = missing.map((t) => `${t.podPort}/${t.protocol}/${t.family}`).join(', ');
       await this.opts.events.record(
@@ -380,52 +375,6 @@ export class NplAgent {
         `no free node port in ${this.table.range.start}-${this.table.range.end} for ${what}; retrying`,
       );
       throw new NplError(ErrorCodes.PORTS_EXHAUSTED, `no free node port for ${key}: ${what}`);
-    }
-  }
-
-  /** Runs a Pod's publish off the worker; a failure is retried by a reconcile that backs off. */
-  private detach(key: string, publish: () => Promise<void>): void {
-    const p = publish()
-      .catch((err: unknown) => {
-        this.log.warn({ pod: key, err: errorMessage(err) }, 'publishing the mapping failed; retrying');
-        this.publishInline.add(key);
-        this.queue.add(key);
-      })
-      .finally(() => {
-        if (this.publishing.get(key) === p) this.publishing.delete(key);
-      });
-    this.publishing.set(key, p);
-  }
-
-  /** Writes the annotation when it differs from the mappings. */
-  private async publish(pod: Pod, want: NplEntry[]): Promise<void> {
-    const text = pod.metadata.annotations[NPL_POD_ANNOTATION];
-    const have = parseNplAnnotation(text);
-    if (!have.ok || have.invalid.length > 0 || !sameNplEntries(have.entries, want)) {
-      if (text !== undefined || want.length > 0) await this.patchAnnotation(pod, want);
-    }
-  }
-
-  /** Resolves when every publish started so far has finished (tests, stop). */
-  async published(): Promise<void> {
-    while (this.publishing.size > 0) await Promise.all([...this.publishing.values()]);
-  }
-
-  private async patchAnnotation(pod: Pod, entries: NplEntry[]): Promise<void> {
-    const value = entries.length > 0 ? serializeNplAnnotation(entries) : null;
-    try {
-      const path = `${collectionPath(RESOURCES.pods, pod.metadata.namespace)}/${encodeURIComponent(pod.metadata.name)}/status`;
-      await mergePatch(this.opts.kubeConfig, path, {
-        metadata: { annotations: { [NPL_POD_ANNOTATION]: value } },
-      });
-    } catch (err) {
-      if (err instanceof KubeApiError && err.statusCode === 404) return;
-      this.opts.metrics.annotationPatchErrors.inc();
-      throw new NplError(
-        ErrorCodes.ANNOTATION_PATCH_FAILED,
-        `patching ${NPL_POD_ANNOTATION} on ${pod.metadata.namespace}/${pod.metadata.name}: ${errorMessage(err)}`,
-        { cause: err },
-      );
     }
   }
 }

@@ -11,20 +11,28 @@ import { virtualServices } from '../views/virtual-services.ts';
 import { DASHBOARD_HTML } from './dashboard.ts';
 import { DashboardStream, type StreamOptions } from './dashboard-stream.ts';
 import type { HealthMonitor } from './health-monitor.ts';
-import type { StateTracker } from './state.ts';
+import type { StateDocument, StateTracker } from './state.ts';
 
 export type RawHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
-export function dashboardDocument(state: StateTracker) {
-  const doc = state.document();
+/** The state seen from the nodes (GET /api/v1/nodes). */
+function nodesDocument(doc: StateDocument) {
   return {
     clusterName: doc.clusterName,
     adapter: doc.adapter,
     generatedAt: doc.generatedAt,
     leadership: doc.leadership,
     lastSync: doc.lastSync,
-    health: doc.health,
     nodes: byNode(doc),
+  };
+}
+
+/** What the dashboard shows: the nodes' view, health, virtual services and impact. */
+export function dashboardDocument(state: StateTracker) {
+  const doc = state.document();
+  return {
+    ...nodesDocument(doc),
+    health: doc.health,
     virtualServices: virtualServices(doc),
     impact: impact(doc),
   };
@@ -47,17 +55,7 @@ export function controllerRoutes(
   return {
     json: {
       '/api/v1/state': () => state.document(),
-      '/api/v1/nodes': () => {
-        const doc = state.document();
-        return {
-          clusterName: doc.clusterName,
-          adapter: doc.adapter,
-          generatedAt: doc.generatedAt,
-          leadership: doc.leadership,
-          lastSync: doc.lastSync,
-          nodes: byNode(doc),
-        };
-      },
+      '/api/v1/nodes': () => nodesDocument(state.document()),
       '/api/v1/dashboard': () => dashboardDocument(state),
     },
     html: { '/': DASHBOARD_HTML },

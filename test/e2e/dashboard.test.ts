@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import type { Server } from 'node:net';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
@@ -16,12 +16,11 @@ import { chromium, type Page } from 'playwright-core';
 import { MemoryAdapter } from '../../adapters/memory/adapter.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
-import { controllerRoutes } from '../../src/controller/http-routes.ts';
 import { NPL_POD_ANNOTATION } from '../../src/kube/annotations.ts';
 import { runPools } from '../../src/main/pools.ts';
 import { ErrorCodes, NplError } from '../../src/runtime/errors.ts';
-import { serveStatus } from '../../src/runtime/status-server.ts';
 import { EXCLUDE_LABEL } from '../../src/source/maintenance.ts';
+import { closeServer, serveController, tcpBackend } from '../support/controller-http.ts';
 import { Cluster } from '../support/cluster.ts';
 import { eventually, useSandbox } from '../support/sandbox.ts';
 
@@ -29,16 +28,6 @@ const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 const NODES: Record<string, string> = { n1: '127.0.60.1', n2: '127.0.60.2', n3: '127.0.60.3' };
 const PORT = 46200;
-
-async function listen(address: string, port: number): Promise<Server> {
-  const s = createServer((c) => c.end());
-  await new Promise<void>((resolve, reject) => {
-    s.once('error', reject);
-    s.listen(port, address, () => resolve());
-  });
-  return s;
-}
-const close = (s: Server) => new Promise<void>((r) => s.close(() => r()));
 
 const attr = (page: Page, selector: string, name: string) =>
   page.$$eval(selector, (els, n) => els.map((e) => e.getAttribute(n)), name);
@@ -52,11 +41,11 @@ describe('dashboard and npl-lb pools', () => {
       const c = new Cluster(kc);
       const backends = new Map<string, Server>();
       t.after(async () => {
-        for (const s of backends.values()) if (s.listening) await close(s);
+        for (const s of backends.values()) await closeServer(s);
       });
       for (const [name, ip] of Object.entries(NODES)) {
         await c.node(name, { internal: [ip] });
-        backends.set(name, await listen(ip, PORT));
+        backends.set(name, await tcpBackend(ip, PORT));
       }
       const ctl = new NplController({
         kubeConfig: kc,
@@ -70,16 +59,7 @@ describe('dashboard and npl-lb pools', () => {
       });
       t.after(() => ctl.stop());
       await ctl.start();
-      const routes = controllerRoutes(ctl.state, ctl.health, { tickMs: 300 });
-      const http = await serveStatus(
-        { host: '127.0.0.1', port: 0 },
-        ctl.metrics.registry,
-        () => ctl.isReady,
-        routes.json,
-        routes.html,
-        routes.handlers,
-      );
-      t.after(() => http.close());
+      const url = await serveController(t, ctl, { tickMs: 300 });
 
       // web: one Pod per node; solo: one Pod, on n1; empty: no Pod at all.
       await c.service('web', { type: 'LoadBalancer', ports: [{ name: 'http', port: 80, targetPort: 8080 }] });
@@ -122,7 +102,7 @@ describe('dashboard and npl-lb pools', () => {
       const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
       const loads: string[] = [];
       page.on('load', () => loads.push(page.url()));
-      await page.goto(http.url);
+      await page.goto(url);
       const row = (node: string) => `tr[data-node="${node}"][data-pool="c1--default-web-http"]`;
       for (const n of ['n1', 'n2', 'n3'])
         await page.waitForSelector(`${row(n)}[data-health="up"]`, { timeout: 15_000 });
@@ -164,7 +144,7 @@ describe('dashboard and npl-lb pools', () => {
       await page.screenshot({ path: `${ARTIFACTS}dashboard.png`, fullPage: true });
 
       // n2's backend stops: its member turns down on the open page; losing n1 now costs web 1 of 2.
-      await close(backends.get('n2')!);
+      await closeServer(backends.get('n2')!);
       await page.waitForSelector(`${row('n2')}[data-health="down"]`, { timeout: 10_000 });
       assert.equal(await page.getAttribute(row('n2'), 'data-state'), 'enabled', 'our intent is unchanged');
       await eventually(
@@ -174,7 +154,7 @@ describe('dashboard and npl-lb pools', () => {
       );
       await page.screenshot({ path: `${ARTIFACTS}dashboard-member-down.png`, fullPage: true });
       // ...and back up, read on demand with the button.
-      backends.set('n2', await listen(NODES.n2!, PORT));
+      backends.set('n2', await tcpBackend(NODES.n2!, PORT));
       await page.click('#refresh-health');
       await page.waitForSelector(`${row('n2')}[data-health="up"]`, { timeout: 10_000 });
 
@@ -212,25 +192,25 @@ describe('dashboard and npl-lb pools', () => {
 
       // The same from the command line.
       let out = '';
-      await runPools(['--server', http.url], (s) => (out += s));
+      await runPools(['--server', url], (s) => (out += s));
       assert.match(out, /^standby: this replica does not write; the leader is replica-a/);
       assert.match(out, /\nn3\s+127\.0\.60\.3:46200\s+default\/web-3\s+draining\s+up\s+c1--default-web-http/);
       out = '';
-      await runPools(['--server', http.url, '--node', 'n1', '--impact'], (s) => (out += s));
+      await runPools(['--server', url, '--node', 'n1', '--impact'], (s) => (out += s));
       assert.match(out, /losing node n1: 2 virtual service\(s\) lose members, 1 would have none left/);
       assert.match(out, /\nc1--default-solo-TCP-81\s+192\.0\.2\.\d+:81\s+1 of 1\s+NONE LEFT\n/);
       out = '';
-      await runPools(['--server', http.url, '--node', 'n1', '-o', 'json'], (s) => (out += s));
+      await runPools(['--server', url, '--node', 'n1', '-o', 'json'], (s) => (out += s));
       const json = JSON.parse(out) as { node: string; members: { pod: string; health: string }[] }[];
       assert.deepEqual(
         json.map((n) => [n.node, n.members.map((m) => `${m.pod} ${m.health}`).sort()]),
         [['n1', ['default/solo-1 up', 'default/web-1 up']]],
       );
       out = '';
-      await runPools(['--server', http.url, '--failed'], (s) => (out += s));
+      await runPools(['--server', url, '--failed'], (s) => (out += s));
       assert.match(out, /no virtual service failed to apply\n\nno member failed to apply\n$/);
       await assert.rejects(
-        runPools(['--server', http.url, '--node', 'n9'], () => {}),
+        runPools(['--server', url, '--node', 'n9'], () => {}),
         (e: unknown) =>
           e instanceof NplError && e.code === ErrorCodes.UNKNOWN_NODE && /nodes: n1, n2, n3$/.test(e.message),
       );

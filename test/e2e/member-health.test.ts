@@ -6,7 +6,7 @@
  * annotation names them.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:net';
+import type { Server } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
 import { AviAdapter } from '../../adapters/avi/adapter.ts';
 import { AviSimulator } from '../../adapters/avi/simulator.ts';
@@ -15,26 +15,15 @@ import { BigIpSimulator } from '../../adapters/f5/simulator.ts';
 import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
-import { controllerRoutes } from '../../src/controller/http-routes.ts';
 import { NPL_POD_ANNOTATION } from '../../src/kube/annotations.ts';
-import { serveStatus } from '../../src/runtime/status-server.ts';
 import { run, runCli, CLI, ROOT } from '../support/cli-process.ts';
+import { closeServer, serveController, tcpBackend } from '../support/controller-http.ts';
 import { Cluster } from '../support/cluster.ts';
 import { startDataplaneSim } from '../support/dataplane.ts';
 import { haproxyMissing, startHaproxy } from '../support/haproxy.ts';
 import { eventually, useSandbox } from '../support/sandbox.ts';
 
 type Kind = 'runtime' | 'dataplane-v2' | 'dataplane-v3' | 'avi' | 'f5';
-
-async function listen(address: string, port: number): Promise<Server> {
-  const s = createServer((c) => c.end());
-  await new Promise<void>((resolve, reject) => {
-    s.once('error', reject);
-    s.listen(port, address, () => resolve());
-  });
-  return s;
-}
-const close = (s: Server) => new Promise<void>((r) => s.close(() => r()));
 
 async function adapterFor(t: TestContext, kind: Kind): Promise<LoadBalancerAdapter> {
   if (kind === 'runtime') return (await startHaproxy(t)).adapter('hc', { healthChecks: true });
@@ -81,9 +70,9 @@ const scenario =
     const nodes = { n1: `${net}.1`, n2: `${net}.2` };
     for (const [name, ip] of Object.entries(nodes)) await c.node(name, { internal: [ip] });
     const backends = new Map<string, Server>();
-    for (const [name, ip] of Object.entries(nodes)) backends.set(name, await listen(ip, 46000));
+    for (const [name, ip] of Object.entries(nodes)) backends.set(name, await tcpBackend(ip, 46000));
     t.after(async () => {
-      for (const s of backends.values()) if (s.listening) await close(s);
+      for (const s of backends.values()) await closeServer(s);
     });
     const adapter = await adapterFor(t, kind);
     const ctl = new NplController({
@@ -98,16 +87,7 @@ const scenario =
     });
     t.after(() => ctl.stop());
     await ctl.start();
-    const routes = controllerRoutes(ctl.state, ctl.health);
-    const http = await serveStatus(
-      { host: '127.0.0.1', port: 0 },
-      ctl.metrics.registry,
-      () => ctl.isReady,
-      routes.json,
-      routes.html,
-      routes.handlers,
-    );
-    t.after(() => http.close());
+    const url = await serveController(t, ctl);
 
     await c.service('web', {
       type: 'LoadBalancer',
@@ -135,7 +115,7 @@ const scenario =
           .map((m) => [m.node, m.health?.state ?? 'not read']),
       );
     const pools = async () => {
-      const args = ['pools', '--server', http.url, '-o', 'wide'];
+      const args = ['pools', '--server', url, '-o', 'wide'];
       if (viaProcess) return (await run(process.execPath, [...CLI, ...args], { cwd: ROOT })).stdout;
       const { runPools } = await import('../../src/main/pools.ts');
       let out = '';
@@ -154,7 +134,7 @@ const scenario =
     assert.equal(ctl.state.document().health.error, null);
 
     // n2's backend stops: the device's check says down; our intent stays enabled.
-    await close(backends.get('n2')!);
+    await closeServer(backends.get('n2')!);
     await eventually(() => health().n2 === 'down', 20_000, "n2's member down");
     assert.equal(health().n1, 'up');
     const member = ctl.state.document().pools[0]!.members.find((m) => m.node === 'n2')!;
@@ -162,7 +142,7 @@ const scenario =
     assert.match(await pools(), /\nn2\s+\S+:46000\s+default\/web-2\s+enabled\s+down\s/);
     if (viaProcess) {
       // As a person types it: a node that serves nothing is exit code 1 and names the nodes.
-      const bad = await runCli(['pools', '--server', http.url, '--node', 'n9']);
+      const bad = await runCli(['pools', '--server', url, '--node', 'n9']);
       assert.equal(bad.code, 1);
       assert.match(
         bad.stderr,
@@ -170,7 +150,7 @@ const scenario =
       );
       const impact = await run(
         process.execPath,
-        [...CLI, 'pools', '--server', http.url, '--node', 'n1', '--impact'],
+        [...CLI, 'pools', '--server', url, '--node', 'n1', '--impact'],
         {
           cwd: ROOT,
         },
@@ -180,7 +160,7 @@ const scenario =
         /losing node n1: 1 virtual service\(s\) lose members, 1 would have none left/,
       );
     }
-    const impact = await fetch(`${http.url}/api/v1/dashboard`).then(
+    const impact = await fetch(`${url}/api/v1/dashboard`).then(
       (r) =>
         r.json() as Promise<{
           impact: { node: string; virtualServices: { lose: number; of: number; noneLeft: boolean }[] }[];
@@ -193,10 +173,10 @@ const scenario =
     );
 
     // It starts again: up again, and an on-demand read gives it at once.
-    backends.set('n2', await listen(nodes.n2, 46000));
+    backends.set('n2', await tcpBackend(nodes.n2, 46000));
     await eventually(
       async () => {
-        const r = await fetch(`${http.url}/api/v1/health/refresh`, { method: 'POST' });
+        const r = await fetch(`${url}/api/v1/health/refresh`, { method: 'POST' });
         assert.equal(r.status, 200);
         await r.body?.cancel();
         return health().n2 === 'up';

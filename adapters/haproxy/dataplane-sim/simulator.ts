@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import type { Logger } from '../../../src/runtime/logger.ts';
 import { SimServer, sendJson } from '../../sim-server.ts';
 import type { ApiVersion, DpReload } from '../dataplane/models.ts';
-import { parseServersState, runtimeServer } from '../server-state.ts';
 import { adminSocket, checkConfig, configPath, HaproxyProcess, socketCommand } from '../process.ts';
 import { DpError, readItems, resolveTarget, type Target, writeItems } from './config-crud.ts';
+import { runtimeServersRoute } from './runtime-servers.ts';
 import { cloneConfig, type DpConfig, emptyConfig, renderConfig, runtimePlan } from './config-store.ts';
 
 export interface DataplaneSimOptions {
@@ -182,7 +182,11 @@ export class DataplaneSimulator {
       return { status: 200, body: r };
     }
     if (seg[0] === 'services' && seg[1] === 'haproxy' && seg[2] === 'runtime' && method === 'GET') {
-      return this.runtimeServers(v, seg.slice(3), query);
+      return runtimeServersRoute(v, seg.slice(3), query, {
+        hasBackend: (name) => this.config.backends.has(name),
+        serversState: (backend) =>
+          socketCommand(adminSocket(this.proc.paths), `show servers state ${backend}`),
+      });
     }
     if (seg[0] !== 'services' || seg[1] !== 'haproxy' || seg[2] !== 'configuration') {
       throw new DpError(404, `${path}: not found in this simulator`);
@@ -267,34 +271,6 @@ export class DataplaneSimulator {
     return applied.reloadId
       ? { status: 202, body, headers: { ...vh, 'reload-id': applied.reloadId } }
       : { status: 200, body, headers: vh };
-  }
-
-  /**
-   * The runtime servers of a backend from the real HAProxy's `show servers state` (its checks):
-   * v2 `runtime/servers?backend=B[/name]`, v3 `runtime/backends/B/servers[/name]`.
-   */
-  private async runtimeServers(v: ApiVersion, seg: string[], query: Record<string, string>): Promise<Reply> {
-    let backend: string | undefined;
-    let name: string | undefined;
-    if (v === 'v3' && seg[0] === 'backends' && seg[2] === 'servers' && seg.length <= 4) {
-      backend = seg[1];
-      name = seg[3];
-    } else if (v === 'v2' && seg[0] === 'servers' && seg.length <= 2) {
-      backend = query.backend;
-      name = seg[1];
-    } else throw new DpError(404, `runtime/${seg.join('/')}: not found in this simulator`);
-    if (!backend) throw new DpError(400, 'backend is required');
-    if (!this.config.backends.has(backend)) {
-      throw new DpError(404, `backend ${backend} not found`);
-    }
-    const rows = parseServersState(
-      await socketCommand(adminSocket(this.proc.paths), `show servers state ${backend}`),
-    ).filter((r) => r.backend === backend);
-    const list = rows.map(runtimeServer);
-    if (name === undefined) return { status: 200, body: list };
-    const one = list.find((r) => r.name === name);
-    if (!one) throw new DpError(404, `server ${name} not found in backend ${backend}`);
-    return { status: 200, body: one };
   }
 
   /** Makes `next` the running configuration: runtime commands when they suffice, else a reload. */

@@ -1,0 +1,256 @@
+/**
+ * The Avi Controller simulator's object store: objects by type and uuid with their tenant, url
+ * and `_last_modified`; names unique per type and tenant; references by name or url resolved and
+ * checked; the field model applied; deletes of referenced objects refused. The HTTP side (sessions,
+ * CSRF, faults, paging URLs) is simulator.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import { knownModel, MODEL_OF, validateAviObject } from './object-models.ts';
+
+type Json = Record<string, unknown>;
+
+/** Ref field -> the object type it must point to. */
+const REF_TYPES: Record<string, string> = {
+  cloud_ref: 'cloud',
+  vrf_ref: 'vrfcontext',
+  vrf_context_ref: 'vrfcontext',
+  se_group_ref: 'serviceenginegroup',
+  tenant_ref: 'tenant',
+  pool_ref: 'pool',
+  pool_group_ref: 'poolgroup',
+  vsvip_ref: 'vsvip',
+  health_monitor_refs: 'healthmonitor',
+  http_policy_set_ref: 'httppolicyset',
+  application_profile_ref: 'applicationprofile',
+  network_profile_ref: 'networkprofile',
+};
+
+/** Types the controller ships with and the simulator serves read-only beyond the field model. */
+export const SYSTEM_ONLY = new Set(['applicationprofile', 'networkprofile']);
+const SERVER_FIELDS = new Set(['uuid', 'url', '_last_modified', 'tenant_ref']);
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class AviObjectStore {
+  /** type -> uuid -> object (as stored, refs as urls). */
+  readonly store = new Map<string, Map<string, Json>>();
+  private clock = 0;
+
+  /** `url`: the simulator's base URL, for absolute references and paging links. */
+  constructor(private readonly base: () => string) {
+    this.seed();
+  }
+
+  private get url(): string {
+    return this.base();
+  }
+
+  /** Objects of a type in a tenant, by name. */
+  objects(type: string, tenant = 'admin'): Map<string, Json> {
+    const out = new Map<string, Json>();
+    for (const o of this.store.get(type)?.values() ?? []) {
+      if (o.tenant_ref === `/api/tenant/${this.tenantUuid(tenant) ?? ''}`) out.set(String(o.name), o);
+    }
+    return out;
+  }
+
+  tenantUuid(name: string): string | undefined {
+    for (const [uuid, o] of this.store.get('tenant') ?? []) if (o.name === name) return uuid;
+    return undefined;
+  }
+
+  put(type: string, o: Json, tenantUuid: string): Json {
+    const uuid = String(o.uuid ?? `${type}-${randomUUID()}`);
+    const stored: Json = {
+      ...o,
+      uuid,
+      url: `/api/${type}/${uuid}`,
+      tenant_ref: `/api/tenant/${tenantUuid}`,
+      _last_modified: String(Date.now() * 1000 + (this.clock++ % 1000)),
+    };
+    let bucket = this.store.get(type);
+    if (!bucket) this.store.set(type, (bucket = new Map()));
+    bucket.set(uuid, stored);
+    return stored;
+  }
+
+  private seed(): void {
+    const admin = 'tenant-admin';
+    this.put('tenant', { name: 'admin', uuid: admin }, admin);
+    const system: [string, Json][] = [
+      ['cloud', { name: 'Default-Cloud' }],
+      ['serviceenginegroup', { name: 'Default-Group' }],
+      ['vrfcontext', { name: 'global' }],
+      ['healthmonitor', { name: 'System-TCP', type: 'HEALTH_MONITOR_TCP' }],
+      ['healthmonitor', { name: 'System-UDP', type: 'HEALTH_MONITOR_UDP' }],
+      ['healthmonitor', { name: 'System-HTTP', type: 'HEALTH_MONITOR_HTTP' }],
+      ['healthmonitor', { name: 'System-Ping', type: 'HEALTH_MONITOR_PING' }],
+      ['applicationprofile', { name: 'System-L4-Application', type: 'APPLICATION_PROFILE_TYPE_L4' }],
+      ['applicationprofile', { name: 'System-HTTP', type: 'APPLICATION_PROFILE_TYPE_HTTP' }],
+      ['networkprofile', { name: 'System-TCP-Proxy' }],
+      ['networkprofile', { name: 'System-UDP-Fast-Path' }],
+    ];
+    for (const [type, o] of system) this.put(type, o, admin);
+  }
+
+  private visible(o: Json, tenant: string): boolean {
+    return o.tenant_ref === `/api/tenant/${tenant}`;
+  }
+
+  get(type: string, uuid: string, tenant: string): Json {
+    const o = this.store.get(type)?.get(uuid);
+    if (!o || (!this.visible(o, tenant) && !this.visible(o, 'tenant-admin'))) {
+      throw new HttpError(404, `Object ${type} ${uuid} not found`);
+    }
+    return o;
+  }
+
+  list(type: string, tenant: string, url: URL): Json {
+    const name = url.searchParams.get('name');
+    const createdBy = url.searchParams.get('created_by');
+    const pageSize = Math.min(Math.max(Number(url.searchParams.get('page_size') ?? 25) || 25, 1), 200);
+    const page = Math.max(Number(url.searchParams.get('page') ?? 1) || 1, 1);
+    const all = [...(this.store.get(type)?.values() ?? [])]
+      .filter(
+        (o) =>
+          this.visible(o, tenant) ||
+          (tenant !== 'tenant-admin' && this.visible(o, 'tenant-admin') && !o.created_by),
+      )
+      .filter((o) => name === null || o.name === name)
+      .filter((o) => createdBy === null || o.created_by === createdBy)
+      .sort((a, b) => String(a.name).localeCompare(String(b.name)));
+    const results = all.slice((page - 1) * pageSize, page * pageSize).map((o) => this.externalize(o));
+    const out: Json = { count: all.length, results };
+    if (page * pageSize < all.length) {
+      const next = new URL(`${this.url}/api/${type}`);
+      url.searchParams.forEach((v, k) => next.searchParams.set(k, v));
+      next.searchParams.set('page', String(page + 1));
+      next.searchParams.set('page_size', String(pageSize));
+      out.next = next.toString();
+    }
+    return out;
+  }
+
+  /** Refs and urls as the controller shows them: absolute. */
+  externalize(o: Json): Json {
+    const abs = (v: unknown): unknown =>
+      typeof v === 'string' && v.startsWith('/api/') ? `${this.url}${v}` : Array.isArray(v) ? v.map(abs) : v;
+    const walk = (x: unknown): unknown => {
+      if (Array.isArray(x)) return x.map(walk);
+      if (!x || typeof x !== 'object') return x;
+      return Object.fromEntries(
+        Object.entries(x as Json).map(([k, v]) => [
+          k,
+          k === 'url' || k.endsWith('_ref') || k.endsWith('_refs') ? abs(v) : walk(v),
+        ]),
+      );
+    };
+    return walk(o) as Json;
+  }
+
+  /** Resolves one ref (by name or url) to `/api/<type>/<uuid>`, or fails with 400. */
+  private resolve(field: string, value: unknown, tenant: string): string {
+    if (typeof value !== 'string') throw new HttpError(400, `${field}: a reference must be a string`);
+    const m = /^(?:https?:\/\/[^/]+)?\/api\/([a-z]+)\/?(?:\?name=([^&#]+)|([^/?#]+))?(?:#.*)?$/.exec(value);
+    if (!m || (!m[2] && !m[3])) throw new HttpError(400, `${field}: cannot parse reference ${value}`);
+    const [, type, name, uuid] = m;
+    const want = REF_TYPES[field];
+    if (want && want !== type) throw new HttpError(400, `${field}: must refer to a ${want}, not ${value}`);
+    const bucket = this.store.get(type!) ?? new Map<string, Json>();
+    let found: Json | undefined;
+    if (uuid) found = bucket.get(uuid);
+    else {
+      const n = decodeURIComponent(name!);
+      const candidates = [...bucket.values()].filter((o) => o.name === n);
+      found =
+        candidates.find((o) => this.visible(o, tenant)) ??
+        candidates.find((o) => this.visible(o, 'tenant-admin'));
+    }
+    if (!found || (!this.visible(found, tenant) && !this.visible(found, 'tenant-admin'))) {
+      throw new HttpError(400, `${field}: Cannot find object: ${value}`);
+    }
+    return `/api/${type}/${String(found.uuid)}`;
+  }
+
+  private resolveRefs(x: unknown, tenant: string, field = ''): unknown {
+    if (field.endsWith('_refs')) {
+      if (!Array.isArray(x)) throw new HttpError(400, `${field}: expected an array of references`);
+      return x.map((v) => this.resolve(field, v, tenant));
+    }
+    if (field.endsWith('_ref')) return this.resolve(field, x, tenant);
+    if (Array.isArray(x)) return x.map((v) => this.resolveRefs(v, tenant, ''));
+    if (!x || typeof x !== 'object') return x;
+    return Object.fromEntries(Object.entries(x as Json).map(([k, v]) => [k, this.resolveRefs(v, tenant, k)]));
+  }
+
+  private validate(type: string, body: unknown, tenant: string): Json {
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      throw new HttpError(400, 'the body must be a JSON object');
+    const model = MODEL_OF[type]!;
+    const clean = Object.fromEntries(Object.entries(body as Json).filter(([k]) => !SERVER_FIELDS.has(k)));
+    if (knownModel(model)) {
+      const problems = validateAviObject(model, clean);
+      if (problems.length > 0) throw new HttpError(400, problems.join('; '));
+    }
+    return this.resolveRefs(clean, tenant) as Json;
+  }
+
+  private nameTaken(type: string, name: unknown, tenant: string, except?: string): boolean {
+    for (const o of this.store.get(type)?.values() ?? []) {
+      if (o.name === name && this.visible(o, tenant) && o.uuid !== except) return true;
+    }
+    return false;
+  }
+
+  create(type: string, body: unknown, tenant: string): Json {
+    const o = this.validate(type, body, tenant);
+    if (this.nameTaken(type, o.name, tenant)) {
+      throw new HttpError(409, `${MODEL_OF[type]} object with this Name and Tenant already exists`);
+    }
+    return this.put(type, o, tenant);
+  }
+
+  update(type: string, uuid: string, body: unknown, tenant: string): Json {
+    const current = this.store.get(type)?.get(uuid);
+    if (!current || !this.visible(current, tenant))
+      throw new HttpError(404, `Object ${type} ${uuid} not found`);
+    const stale = (body as Json | null)?._last_modified;
+    if (stale !== undefined && stale !== current._last_modified) {
+      throw new HttpError(412, 'Concurrent Update Error: the object changed since it was read');
+    }
+    const o = this.validate(type, body, tenant);
+    if (this.nameTaken(type, o.name, tenant, uuid)) {
+      throw new HttpError(409, `${MODEL_OF[type]} object with this Name and Tenant already exists`);
+    }
+    return this.put(type, { ...o, uuid }, tenant);
+  }
+
+  remove(type: string, uuid: string, tenant: string): void {
+    const current = this.store.get(type)?.get(uuid);
+    if (!current || !this.visible(current, tenant))
+      throw new HttpError(404, `Object ${type} ${uuid} not found`);
+    const target = `/api/${type}/${uuid}`;
+    const referrers: string[] = [];
+    const refersTo = (x: unknown): boolean =>
+      x === target ||
+      (Array.isArray(x) ? x.some(refersTo) : !!x && typeof x === 'object' && Object.values(x).some(refersTo));
+    for (const [t, bucket] of this.store) {
+      for (const o of bucket.values())
+        if (o !== current && refersTo(o)) referrers.push(`${MODEL_OF[t] ?? t} ${String(o.name)}`);
+    }
+    if (referrers.length > 0) {
+      throw new HttpError(
+        409,
+        `Cannot delete, object is referred by: [${referrers.map((r) => `'${r}'`).join(', ')}]`,
+      );
+    }
+    this.store.get(type)!.delete(uuid);
+  }
+}
