@@ -1,7 +1,7 @@
 /**
  * Legacy discovery documents (/api, /apis, /api/v1, /apis/<group>/<version>) and /version.
  */
-import { apiVersionOf, RESOURCE_TYPES, type ResourceType } from './kinds.ts';
+import { apiVersionOf, type ResourceType } from './kinds.ts';
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -40,8 +40,12 @@ function resourceEntries(t: ResourceType): object[] {
   ];
 }
 
-export function apiResourceList(group: string, version: string): object | undefined {
-  const types = RESOURCE_TYPES.filter((t) => t.group === group && t.version === version);
+export function apiResourceList(
+  all: readonly ResourceType[],
+  group: string,
+  version: string,
+): object | undefined {
+  const types = all.filter((t) => t.group === group && t.version === version);
   if (types.length === 0) return undefined;
   return {
     kind: 'APIResourceList',
@@ -59,22 +63,23 @@ export function coreVersions(serverAddress: string): object {
   };
 }
 
-function groupEntry(name: string): object {
-  const versions = [...new Set(RESOURCE_TYPES.filter((t) => t.group === name).map((t) => t.version))].map(
-    (v) => ({
-      groupVersion: `${name}/${v}`,
-      version: v,
-    }),
+/** A group's versions, the preferred first: a custom group prefers its CRD's storage version, as the server sorts by priority. */
+function groupEntry(all: readonly ResourceType[], name: string): object {
+  const types = all.filter((t) => t.group === name);
+  const preferred = types.find((t) => t.custom && t.custom.storageVersion === t.version)?.version;
+  const names = [...new Set(types.map((t) => t.version))].sort((a, b) =>
+    a === preferred ? -1 : b === preferred ? 1 : 0,
   );
+  const versions = names.map((v) => ({ groupVersion: `${name}/${v}`, version: v }));
   return { name, versions, preferredVersion: versions[0] };
 }
 
-export function apiGroupList(): object {
-  const names = [...new Set(RESOURCE_TYPES.map((t) => t.group).filter((g) => g !== ''))];
-  return { kind: 'APIGroupList', apiVersion: 'v1', groups: names.map(groupEntry) };
+export function apiGroupList(all: readonly ResourceType[]): object {
+  const names = [...new Set(all.map((t) => t.group).filter((g) => g !== ''))];
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: names.map((n) => groupEntry(all, n)) };
 }
 
-export function apiGroup(name: string): object | undefined {
-  if (!RESOURCE_TYPES.some((t) => t.group === name)) return undefined;
-  return { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(name) };
+export function apiGroup(all: readonly ResourceType[], name: string): object | undefined {
+  if (!all.some((t) => t.group === name)) return undefined;
+  return { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(all, name) };
 }

@@ -2,6 +2,8 @@
  * The resource types the sandbox serves: where they live in the URL space, how they are named,
  * which field selectors they accept, and which OpenAPI definition describes them.
  */
+import type { JsonObject } from './openapi-extract.ts';
+
 export type NameRule = 'subdomain' | 'label1123' | 'label1035' | 'pathSegment';
 
 export interface ResourceType {
@@ -23,6 +25,28 @@ export interface ResourceType {
   /** Whether `status` sent on create is kept (nodes) rather than reset (pods, services, ingresses). */
   keepsStatusOnCreate?: boolean;
   categories?: string[];
+  /** Set on the kinds a CustomResourceDefinition defines. */
+  custom?: CustomKind;
+}
+
+/** What a CustomResourceDefinition says of one served version of its kind. */
+export interface CustomKind {
+  /** The CRD's metadata.name (`<plural>.<group>`). */
+  crdName: string;
+  /** The version objects are stored at (other served versions are views of the same objects). */
+  storageVersion: string;
+  /** `openAPIV3Schema` of this version, when it has one. */
+  schema: JsonObject | undefined;
+  printerColumns: PrinterColumn[];
+}
+
+export interface PrinterColumn {
+  name: string;
+  type: string;
+  format?: string;
+  description?: string;
+  priority?: number;
+  jsonPath: string;
 }
 
 export const apiVersionOf = (t: Pick<ResourceType, 'group' | 'version'>): string =>
@@ -170,6 +194,27 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     namespaced: true,
     shortNames: ['netpol'],
   }),
+  group(
+    'apiextensions.k8s.io',
+    'CustomResourceDefinition',
+    'customresourcedefinitions',
+    'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition',
+    { namespaced: false, shortNames: ['crd', 'crds'], hasStatus: true, categories: ['api-extensions'] },
+  ),
+  group(
+    'admissionregistration.k8s.io',
+    'ValidatingAdmissionPolicy',
+    'validatingadmissionpolicies',
+    'io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy',
+    { namespaced: false, hasStatus: true, categories: ['api-extensions'] },
+  ),
+  group(
+    'admissionregistration.k8s.io',
+    'ValidatingAdmissionPolicyBinding',
+    'validatingadmissionpolicybindings',
+    'io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding',
+    { namespaced: false, categories: ['api-extensions'] },
+  ),
   core('Endpoints', 'endpoints', { namespaced: true, shortNames: ['ep'], singular: 'endpoints' }),
   core('Event', 'events', {
     namespaced: true,

@@ -2,7 +2,7 @@
  * What the namespace controller does for a real API server: no new content in a terminating
  * namespace, everything in it deleted when it is deleted, and the namespace itself gone once empty.
  */
-import { RESOURCE_TYPES, storageKey } from './kinds.ts';
+import { RESOURCE_TYPES, type ResourceType, storageKey } from './kinds.ts';
 import type { DeleteOptions, Registry } from './registry.ts';
 import { ApiError, notFound } from './status.ts';
 import { metadataOf, type Store } from './store.ts';
@@ -23,23 +23,31 @@ export function requireLiveNamespace(store: Store, namespace: string): void {
 }
 
 /** Deletes everything in a terminating namespace, then the namespace. */
-export function emptyNamespace(registry: Pick<Registry, 'store' | 'delete'>, namespace: string): void {
+export function emptyNamespace(
+  registry: Pick<Registry, 'store' | 'delete' | 'types'>,
+  namespace: string,
+): void {
   const seen = new Set<string>();
   const opts: DeleteOptions = { dryRun: false };
-  for (const t of RESOURCE_TYPES) {
+  const types = registry.types.all();
+  for (const t of types) {
     if (!t.namespaced || seen.has(storageKey(t))) continue;
     seen.add(storageKey(t));
     for (const s of registry.store.list(storageKey(t), namespace)) {
       registry.delete(t, namespace, String(metadataOf(s.obj).name), opts);
     }
   }
-  finalizeNamespaceIfEmpty(registry.store, namespace);
+  finalizeNamespaceIfEmpty(registry.store, namespace, types);
 }
 
-export function finalizeNamespaceIfEmpty(store: Store, namespace: string): void {
+export function finalizeNamespaceIfEmpty(
+  store: Store,
+  namespace: string,
+  types: readonly ResourceType[],
+): void {
   const ns = store.get(NS_STORAGE, '', namespace);
   if (!ns || !metadataOf(ns.obj).deletionTimestamp) return;
-  const keys = new Set(RESOURCE_TYPES.filter((t) => t.namespaced).map(storageKey));
+  const keys = new Set(types.filter((t) => t.namespaced).map(storageKey));
   for (const k of keys) if (store.list(k, namespace).length > 0) return;
   store.commit(NS_STORAGE, 'DELETED', structuredClone(ns.obj));
 }

@@ -11,9 +11,28 @@ import type { Json, JsonObject, OpenApi } from './openapi.ts';
 import { jsonPatch, mergePatch, StrategicMerge } from './patch.ts';
 import { pruneToSchema } from './prune.ts';
 import { type FieldSelector, fieldValue, type LabelSelector, matchFields, matchLabels } from './selectors.ts';
-import { ApiError, alreadyExists, badRequest, conflict, invalid, notFound } from './status.ts';
+import {
+  ApiError,
+  alreadyExists,
+  badRequest,
+  conflict,
+  invalid,
+  notFound,
+  type StatusCause,
+} from './status.ts';
 import { metadataOf, type Store, type StoredObject } from './store.ts';
-import { validateObject } from './validate.ts';
+import { validateMetadata, validateObject } from './validate.ts';
+import { TypeCatalog } from './catalog.ts';
+import { crdStatus, typesOf, validateCrd } from './crd/definition.ts';
+import {
+  applyDefaults as applySchemaDefaults,
+  prune as pruneCustom,
+  TYPE_INVALID,
+  validate as validateSchema,
+} from './crd/structural.ts';
+import { skippedRules, validateRules } from './crd/cel-rules.ts';
+import type { Logger } from '../runtime/logger.ts';
+import { silentLogger } from '../runtime/logger.ts';
 import { DEFAULT_NODE_PORT_RANGE, type PortRange, ServiceAllocator } from './allocator.ts';
 import { chartDefaults, validateChartKind } from './chart-kinds.ts';
 import { emptyNamespace, finalizeNamespaceIfEmpty, requireLiveNamespace } from './namespace-lifecycle.ts';
@@ -50,8 +69,15 @@ function withoutMetaAndStatus(o: JsonObject): JsonObject {
   return rest;
 }
 
+const isCrd = (t: ResourceType): boolean =>
+  t.group === 'apiextensions.k8s.io' && t.kind === 'CustomResourceDefinition';
+
 export class Registry {
   private readonly smp: StrategicMerge;
+  /** The kinds served now: built-in ones and those of the stored CRDs. */
+  readonly types = new TypeCatalog();
+  /** CEL rules already reported as skipped (each is logged once). */
+  private readonly reportedRules = new Set<string>();
 
   private readonly allocator: ServiceAllocator;
 
@@ -59,19 +85,24 @@ export class Registry {
     readonly store: Store,
     readonly openapi: OpenApi,
     nodePortRange: PortRange = DEFAULT_NODE_PORT_RANGE,
+    private readonly log: Logger = silentLogger(),
   ) {
     this.smp = new StrategicMerge(openapi);
     const services = RESOURCE_TYPES.find((x) => x.kind === 'Service')!;
     this.allocator = new ServiceAllocator(store, storageKey(services), nodePortRange);
   }
 
-  /** The object as the API version `t` shows it. */
+  /** The object as the API version `t` shows it (a custom kind's other served versions show the same fields). */
   view(t: ResourceType, obj: JsonObject): JsonObject {
-    return t.group === 'events.k8s.io' ? coreToEventsV1(obj) : obj;
+    if (t.group === 'events.k8s.io') return coreToEventsV1(obj);
+    if (t.custom && obj.apiVersion !== apiVersionOf(t)) return { ...obj, apiVersion: apiVersionOf(t) };
+    return obj;
   }
 
   viewJson(t: ResourceType, s: StoredObject): string {
-    return t.group === 'events.k8s.io' ? JSON.stringify(coreToEventsV1(s.obj)) : s.json;
+    if (t.group === 'events.k8s.io' || (t.custom && s.obj.apiVersion !== apiVersionOf(t)))
+      return JSON.stringify(this.view(t, s.obj));
+    return s.json;
   }
 
   matches(t: ResourceType, obj: JsonObject, labels: LabelSelector, fields: FieldSelector): boolean {
@@ -116,25 +147,50 @@ export class Registry {
         `the kind in the data (${String(body.kind)}) does not match the expected kind (${t.kind})`,
       );
     }
-    const schema = this.openapi.definition(t.definition);
+    const schema = t.custom ? undefined : this.openapi.definition(t.definition);
     let obj = body;
-    if (schema) {
+    if (t.custom) {
+      const unknown = pruneCustom(obj, t.custom.schema);
+      this.reportUnknown(unknown, opts);
+    } else if (schema) {
       const { value, unknown } = pruneToSchema(
         this.openapi,
         body,
         schema,
         `${t.kind} in version "${t.version}" cannot be handled as a ${t.kind}`,
       );
-      if (unknown.length > 0 && opts.fieldValidation === 'Strict') {
-        throw badRequest(`strict decoding error: ${unknown.map((u) => `unknown field "${u}"`).join(', ')}`);
-      }
-      if (opts.fieldValidation === 'Warn') opts.warnings.push(...unknown.map((u) => `unknown field "${u}"`));
+      this.reportUnknown(unknown, opts);
       obj = value;
     }
     obj.apiVersion = apiVersionOf(t);
     obj.kind = t.kind;
     obj.metadata = isObject(obj.metadata) ? obj.metadata : {};
     return t.group === 'events.k8s.io' ? eventsV1ToCore(obj) : obj;
+  }
+
+  private reportUnknown(unknown: string[], opts: WriteOptions): void {
+    if (unknown.length > 0 && opts.fieldValidation === 'Strict') {
+      throw badRequest(`strict decoding error: ${unknown.map((u) => `unknown field "${u}"`).join(', ')}`);
+    }
+    if (opts.fieldValidation === 'Warn') opts.warnings.push(...unknown.map((u) => `unknown field "${u}"`));
+  }
+
+  /** A custom object's causes: metadata, then its schema, then (when the schema holds) its CEL rules. */
+  private validateCustom(t: ResourceType, obj: JsonObject, old: JsonObject | undefined): StatusCause[] {
+    const schema = t.custom?.schema;
+    const causes = validateMetadata(t, obj);
+    if (!schema) return causes;
+    const structural = validateSchema(obj, schema, '');
+    if (structural.some((c) => c.reason === TYPE_INVALID)) {
+      const skipped = {
+        reason: 'FieldValueInvalid',
+        message:
+          'Invalid value: "": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+        field: '<nil>',
+      };
+      return [...causes, ...structural, skipped];
+    }
+    return [...causes, ...structural, ...validateRules(obj, old, schema)];
   }
 
   private checkNamespace(t: ResourceType, namespace: string, obj: JsonObject): void {
@@ -152,6 +208,19 @@ export class Registry {
   }
 
   private finish(t: ResourceType, obj: JsonObject, old: JsonObject | undefined): void {
+    if (t.custom) {
+      applySchemaDefaults(obj, t.custom.schema);
+      const causes = this.validateCustom(t, obj, old);
+      const meta = metadataOf(obj);
+      if (causes.length > 0)
+        throw invalid(t.kind, t.group, String(meta.name ?? meta.generateName ?? ''), causes);
+      return;
+    }
+    if (isCrd(t)) {
+      const causes = validateCrd(obj, (g, p) => this.types.isBuiltIn(g, p));
+      if (causes.length > 0) throw invalid(t.kind, t.group, String(metadataOf(obj).name ?? ''), causes);
+      obj.status = crdStatus(obj, now());
+    }
     const allocation = applyDefaults(t, obj, old, this.allocator);
     chartDefaults(t, obj);
     const meta = metadataOf(obj);
@@ -198,7 +267,26 @@ export class Registry {
     const name = String(meta.name);
     if (this.store.get(storageKey(t), t.namespaced ? namespace : '', name)) throw alreadyExists(t, name);
     if (opts.dryRun) return { obj, json: JSON.stringify(obj) };
-    return this.store.commit(storageKey(t), 'ADDED', obj);
+    const out = this.store.commit(storageKey(t), 'ADDED', obj);
+    if (isCrd(t)) this.serveCrd(out.obj);
+    return out;
+  }
+
+  /** Serves (or stops serving) the kinds of a stored CRD; its rules the CEL library cannot run are logged once. */
+  private serveCrd(crd: JsonObject): void {
+    const name = String(metadataOf(crd).name);
+    const types = typesOf(crd);
+    this.types.setCustom(name, types);
+    for (const t of types) {
+      for (const r of skippedRules(t.custom?.schema)) {
+        if (this.reportedRules.has(r.rule)) continue;
+        this.reportedRules.add(r.rule);
+        this.log.warn(
+          { crd: name, version: t.version, rule: r.rule, reason: r.reason },
+          'CEL rule skipped: the evaluator cannot run it',
+        );
+      }
+    }
   }
 
   update(
@@ -291,7 +379,9 @@ export class Registry {
     if (opts.dryRun) return { obj: out, json: JSON.stringify(out) };
     const finalizers = Array.isArray(outMeta.finalizers) ? outMeta.finalizers : [];
     if (outMeta.deletionTimestamp && finalizers.length === 0) return this.remove(t, out);
-    return this.store.commit(storageKey(t), 'MODIFIED', out);
+    const committed = this.store.commit(storageKey(t), 'MODIFIED', out);
+    if (isCrd(t)) this.serveCrd(committed.obj);
+    return committed;
   }
 
   patch(
@@ -312,12 +402,12 @@ export class Registry {
       if (!isObject(m)) throw badRequest('merge patch must be a JSON object');
       patched = m;
     } else {
-      const schema = this.openapi.definition(t.definition);
+      const schema = t.custom ? undefined : this.openapi.definition(t.definition);
       if (!schema)
         throw new ApiError(
           415,
           'UnsupportedMediaType',
-          `strategic merge patch is not supported for ${t.kind}`,
+          'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
         );
       patched = this.smp.apply(current, patch, schema);
     }
@@ -371,9 +461,22 @@ export class Registry {
   }
 
   private remove(t: ResourceType, obj: JsonObject): StoredObject {
+    if (isCrd(t)) this.removeCustomObjects(String(metadataOf(obj).name));
     const out = this.store.commit(storageKey(t), 'DELETED', obj);
     const ns = metadataOf(obj).namespace;
-    if (t.namespaced && typeof ns === 'string') finalizeNamespaceIfEmpty(this.store, ns);
+    if (t.namespaced && typeof ns === 'string') finalizeNamespaceIfEmpty(this.store, ns, this.types.all());
     return out;
+  }
+
+  /** A CRD going takes its objects with it (the apiextensions finalizer's clean-up), then stops serving them. */
+  private removeCustomObjects(crdName: string): void {
+    const types = this.types.customOf(crdName);
+    const first = types[0];
+    if (first) {
+      for (const s of this.store.list(storageKey(first), undefined)) {
+        this.store.commit(storageKey(first), 'DELETED', structuredClone(s.obj));
+      }
+    }
+    this.types.setCustom(crdName, []);
   }
 }

@@ -18,15 +18,9 @@ import { silentLogger } from '../runtime/logger.ts';
 import { decodeDeleteBody, decodeObjectBody, decodePatchBody, readBody } from './http-body.ts';
 import { send, sendError } from './http-util.ts';
 import { serveStatic } from './static-routes.ts';
-import {
-  apiVersionOf,
-  findType,
-  RESOURCE_TYPES,
-  type ResourceType,
-  storageKey,
-  supportedFields,
-} from './kinds.ts';
+import { apiVersionOf, RESOURCE_TYPES, type ResourceType, storageKey, supportedFields } from './kinds.ts';
 import { OpenApi } from './openapi.ts';
+import type { TypeCatalog } from './catalog.ts';
 import { type FieldValidation, Registry, type WriteOptions } from './registry.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import { ApiError, badRequest, methodNotAllowed, notFoundPath, unauthorized } from './status.ts';
@@ -71,7 +65,7 @@ interface Route {
 const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/livez', '/version']);
 const DEFAULT_WATCH_TIMEOUT_S = 1800;
 
-function parseResourcePath(segments: string[]): Route | undefined {
+function parseResourcePath(types: TypeCatalog, segments: string[]): Route | undefined {
   let group = '';
   let version: string | undefined;
   let rest: string[];
@@ -93,7 +87,7 @@ function parseResourcePath(segments: string[]): Route | undefined {
   }
   const [plural, name, subresource, ...extra] = rest;
   if (!plural || extra.length > 0) return undefined;
-  const type = findType(group, version, plural);
+  const type = types.find(group, version, plural);
   if (!type) return undefined;
   if (type.namespaced === false && namespace !== undefined) return undefined;
   return { type, namespace, name, subresource };
@@ -146,8 +140,8 @@ export class SandboxServer implements Sandbox {
 
   constructor(private readonly opts: SandboxOptions = {}) {
     this.store = new Store(opts.historySize ?? 20_000);
-    this.registry = new Registry(this.store, opts.openapi ?? new OpenApi(), opts.nodePortRange);
     this.log = opts.logger ?? silentLogger();
+    this.registry = new Registry(this.store, opts.openapi ?? new OpenApi(), opts.nodePortRange, this.log);
     for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
       const ns = RESOURCE_TYPES.find((t) => t.kind === 'Namespace')!;
       this.registry.create(
@@ -233,8 +227,15 @@ export class SandboxServer implements Sandbox {
     if (user === undefined) throw unauthorized();
     const method = req.method ?? 'GET';
     this.log.debug({ method, url: req.url }, 'request');
-    if (method === 'GET' && serveStatic(path, req, res, this.registry.openapi, this.address)) return;
-    const route = parseResourcePath(path.split('/').filter(Boolean).map(decodeURIComponent));
+    if (
+      method === 'GET' &&
+      serveStatic(path, req, res, this.registry.openapi, this.address, this.registry.types)
+    )
+      return;
+    const route = parseResourcePath(
+      this.registry.types,
+      path.split('/').filter(Boolean).map(decodeURIComponent),
+    );
     if (!route) throw notFoundPath();
     this.opts.audit?.({
       user,

@@ -5,6 +5,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { apiGroup, apiGroupList, apiResourceList, coreVersions, SERVER_VERSION } from './discovery.ts';
 import { send } from './http-util.ts';
 import type { OpenApi } from './openapi.ts';
+import type { TypeCatalog } from './catalog.ts';
+import { customV3Doc, customV3Keys } from './crd/openapi-v3.ts';
 import { ApiError, notFoundPath } from './status.ts';
 
 /** Answers a GET on a fixed route; false when the path is not one (a resource path). */
@@ -14,6 +16,7 @@ export function serveStatic(
   res: ServerResponse,
   openapi: OpenApi,
   address: string,
+  types: TypeCatalog,
 ): boolean {
   const parts = path.split('/').filter(Boolean);
   switch (path) {
@@ -30,7 +33,7 @@ export function serveStatic(
       send(res, 200, coreVersions(address));
       return true;
     case '/apis':
-      send(res, 200, apiGroupList());
+      send(res, 200, apiGroupList(types.all()));
       return true;
     case '/openapi/v2': {
       const accept = req.headers.accept ?? '';
@@ -43,30 +46,34 @@ export function serveStatic(
       } else send(res, 200, openapi.doc);
       return true;
     }
-    case '/openapi/v3':
-      send(res, 200, openapi.v3Root());
+    case '/openapi/v3': {
+      const root = openapi.v3Root();
+      Object.assign(root.paths as object, customV3Keys(types.all(), openapi));
+      send(res, 200, root);
       return true;
+    }
   }
   if (parts[0] === 'openapi' && parts[1] === 'v3') {
-    const doc = openapi.v3Doc(parts.slice(2).join('/'));
+    const key = parts.slice(2).join('/');
+    const doc = openapi.v3Doc(key) ?? customV3Doc(types.all(), key, openapi);
     if (doc === undefined) throw notFoundPath();
     send(res, 200, doc);
     return true;
   }
   if (parts[0] === 'api' && parts.length === 2) {
-    const list = apiResourceList('', parts[1]!);
+    const list = apiResourceList(types.all(), '', parts[1]!);
     if (!list) throw notFoundPath();
     send(res, 200, list);
     return true;
   }
   if (parts[0] === 'apis' && parts.length === 2) {
-    const g = apiGroup(parts[1]!);
+    const g = apiGroup(types.all(), parts[1]!);
     if (!g) throw notFoundPath();
     send(res, 200, g);
     return true;
   }
   if (parts[0] === 'apis' && parts.length === 3) {
-    const list = apiResourceList(parts[1]!, parts[2]!);
+    const list = apiResourceList(types.all(), parts[1]!, parts[2]!);
     if (!list) throw notFoundPath();
     send(res, 200, list);
     return true;

@@ -3,7 +3,8 @@
  * meta.k8s.io/v1 Table with the columns the real server prints for each kind, which is what
  * `kubectl get` shows.
  */
-import type { ResourceType } from './kinds.ts';
+import { columnCell } from './crd/printer.ts';
+import type { PrinterColumn, ResourceType } from './kinds.ts';
 import type { Json, JsonObject } from './openapi.ts';
 
 export interface TableRequest {
@@ -12,9 +13,10 @@ export interface TableRequest {
 
 interface Column {
   name: string;
-  type: 'string' | 'integer' | 'date';
+  type: string;
+  format?: string;
   priority?: number;
-  cell: (o: Obj) => string | number;
+  cell: (o: Obj) => string | number | boolean | null;
 }
 
 type Obj = JsonObject & { metadata?: JsonObject; spec?: JsonObject; status?: JsonObject };
@@ -192,7 +194,26 @@ const COLUMNS: Record<string, Column[]> = {
   ],
 };
 
+/** A custom kind's additionalPrinterColumns after its name (and Age when it declares none). */
+function customColumns(cols: PrinterColumn[]): Column[] {
+  if (cols.length === 0) return [NAME, AGE];
+  return [
+    NAME,
+    ...cols.map((c) => ({
+      name: c.name,
+      type: c.type,
+      ...(c.format ? { format: c.format } : {}),
+      priority: c.priority ?? 0,
+      cell: (o: Obj) => {
+        const v = columnCell(o, c.jsonPath, c.type);
+        return c.type === 'date' && typeof v === 'string' ? age(v) : v;
+      },
+    })),
+  ];
+}
+
 function columnsFor(t: ResourceType): Column[] {
+  if (t.custom) return customColumns(t.custom.printerColumns);
   return COLUMNS[t.kind] ?? [NAME, AGE];
 }
 
@@ -215,7 +236,7 @@ export function toTable(
     columnDefinitions: cols.map((c) => ({
       name: c.name,
       type: c.type,
-      format: c === NAME ? 'name' : '',
+      format: c === NAME ? 'name' : (c.format ?? ''),
       description: c.name,
       priority: c.priority ?? 0,
     })),

@@ -451,6 +451,8 @@ describe('sandbox API: discovery and OpenAPI', () => {
     assert.deepEqual((await api(url, 'GET', '/api')).body.versions, ['v1']);
     const groups = ((await api(url, 'GET', '/apis')).body.groups as { name: string }[]).map((g) => g.name);
     assert.deepEqual(groups.sort(), [
+      'admissionregistration.k8s.io',
+      'apiextensions.k8s.io',
       'apps',
       'batch',
       'coordination.k8s.io',

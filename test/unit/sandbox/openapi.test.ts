@@ -31,6 +31,8 @@ describe('bundled OpenAPI document', () => {
     const api = new OpenApi();
     assert.deepEqual(api.v3Keys(), [
       'api/v1',
+      'apis/admissionregistration.k8s.io/v1',
+      'apis/apiextensions.k8s.io/v1',
       'apis/apps/v1',
       'apis/batch/v1',
       'apis/coordination.k8s.io/v1',
