@@ -5,32 +5,17 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { applyDefaults, initialStatus, validateUpdate } from './defaults.ts';
-import { coreToEventsV1, eventsV1ToCore } from './event-versions.ts';
+import { coreToEventsV1 } from './event-versions.ts';
 import { apiVersionOf, RESOURCE_TYPES, type ResourceType, storageKey } from './kinds.ts';
 import type { Json, JsonObject, OpenApi } from './openapi.ts';
 import { jsonPatch, mergePatch, StrategicMerge } from './patch.ts';
-import { pruneToSchema } from './prune.ts';
 import { type FieldSelector, fieldValue, type LabelSelector, matchFields, matchLabels } from './selectors.ts';
-import {
-  ApiError,
-  alreadyExists,
-  badRequest,
-  conflict,
-  invalid,
-  notFound,
-  type StatusCause,
-} from './status.ts';
+import { ApiError, alreadyExists, badRequest, conflict, invalid, notFound } from './status.ts';
 import { metadataOf, type Store, type StoredObject } from './store.ts';
-import { validateMetadata, validateObject } from './validate.ts';
-import { TypeCatalog } from './catalog.ts';
-import { crdStatus, typesOf, validateCrd } from './crd/definition.ts';
-import {
-  applyDefaults as applySchemaDefaults,
-  prune as pruneCustom,
-  TYPE_INVALID,
-  validate as validateSchema,
-} from './crd/structural.ts';
-import { skippedRules, validateRules } from './crd/cel-rules.ts';
+import { validateObject } from './validate.ts';
+import { decodeObject } from './decode.ts';
+import type { TypeCatalog } from './catalog.ts';
+import { CustomKinds, isCrd } from './crd/custom-kinds.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { silentLogger } from '../runtime/logger.ts';
 import { DEFAULT_NODE_PORT_RANGE, type PortRange, ServiceAllocator } from './allocator.ts';
@@ -69,15 +54,9 @@ function withoutMetaAndStatus(o: JsonObject): JsonObject {
   return rest;
 }
 
-const isCrd = (t: ResourceType): boolean =>
-  t.group === 'apiextensions.k8s.io' && t.kind === 'CustomResourceDefinition';
-
 export class Registry {
   private readonly smp: StrategicMerge;
-  /** The kinds served now: built-in ones and those of the stored CRDs. */
-  readonly types = new TypeCatalog();
-  /** CEL rules already reported as skipped (each is logged once). */
-  private readonly reportedRules = new Set<string>();
+  private readonly custom: CustomKinds;
 
   private readonly allocator: ServiceAllocator;
 
@@ -85,11 +64,17 @@ export class Registry {
     readonly store: Store,
     readonly openapi: OpenApi,
     nodePortRange: PortRange = DEFAULT_NODE_PORT_RANGE,
-    private readonly log: Logger = silentLogger(),
+    log: Logger = silentLogger(),
   ) {
+    this.custom = new CustomKinds(store, log);
     this.smp = new StrategicMerge(openapi);
     const services = RESOURCE_TYPES.find((x) => x.kind === 'Service')!;
     this.allocator = new ServiceAllocator(store, storageKey(services), nodePortRange);
+  }
+
+  /** The kinds served now: built-in ones and those of the stored CRDs. */
+  get types(): TypeCatalog {
+    return this.custom.types;
   }
 
   /** The object as the API version `t` shows it (a custom kind's other served versions show the same fields). */
@@ -130,69 +115,6 @@ export class Registry {
     return this.store.list(storageKey(t), namespace).filter((s) => this.matches(t, s.obj, labels, fields));
   }
 
-  /** Decodes a request body into the stored shape: kind checks, pruning, events conversion. */
-  private decode(t: ResourceType, body: Json, opts: WriteOptions): JsonObject {
-    if (!isObject(body))
-      throw badRequest(
-        `${t.kind} in version "${t.version}" cannot be handled as a ${t.kind}: the body must be a JSON object`,
-      );
-    const av = body.apiVersion;
-    if (av !== undefined && av !== apiVersionOf(t)) {
-      throw badRequest(
-        `the API version in the data (${String(av)}) does not match the expected API version (${apiVersionOf(t)})`,
-      );
-    }
-    if (body.kind !== undefined && body.kind !== t.kind) {
-      throw badRequest(
-        `the kind in the data (${String(body.kind)}) does not match the expected kind (${t.kind})`,
-      );
-    }
-    const schema = t.custom ? undefined : this.openapi.definition(t.definition);
-    let obj = body;
-    if (t.custom) {
-      const unknown = pruneCustom(obj, t.custom.schema);
-      this.reportUnknown(unknown, opts);
-    } else if (schema) {
-      const { value, unknown } = pruneToSchema(
-        this.openapi,
-        body,
-        schema,
-        `${t.kind} in version "${t.version}" cannot be handled as a ${t.kind}`,
-      );
-      this.reportUnknown(unknown, opts);
-      obj = value;
-    }
-    obj.apiVersion = apiVersionOf(t);
-    obj.kind = t.kind;
-    obj.metadata = isObject(obj.metadata) ? obj.metadata : {};
-    return t.group === 'events.k8s.io' ? eventsV1ToCore(obj) : obj;
-  }
-
-  private reportUnknown(unknown: string[], opts: WriteOptions): void {
-    if (unknown.length > 0 && opts.fieldValidation === 'Strict') {
-      throw badRequest(`strict decoding error: ${unknown.map((u) => `unknown field "${u}"`).join(', ')}`);
-    }
-    if (opts.fieldValidation === 'Warn') opts.warnings.push(...unknown.map((u) => `unknown field "${u}"`));
-  }
-
-  /** A custom object's causes: metadata, then its schema, then (when the schema holds) its CEL rules. */
-  private validateCustom(t: ResourceType, obj: JsonObject, old: JsonObject | undefined): StatusCause[] {
-    const schema = t.custom?.schema;
-    const causes = validateMetadata(t, obj);
-    if (!schema) return causes;
-    const structural = validateSchema(obj, schema, '');
-    if (structural.some((c) => c.reason === TYPE_INVALID)) {
-      const skipped = {
-        reason: 'FieldValueInvalid',
-        message:
-          'Invalid value: "": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
-        field: '<nil>',
-      };
-      return [...causes, ...structural, skipped];
-    }
-    return [...causes, ...structural, ...validateRules(obj, old, schema)];
-  }
-
   private checkNamespace(t: ResourceType, namespace: string, obj: JsonObject): void {
     const meta = metadataOf(obj);
     if (!t.namespaced) {
@@ -209,17 +131,15 @@ export class Registry {
 
   private finish(t: ResourceType, obj: JsonObject, old: JsonObject | undefined): void {
     if (t.custom) {
-      applySchemaDefaults(obj, t.custom.schema);
-      const causes = this.validateCustom(t, obj, old);
+      const causes = this.custom.check(t, obj, old);
       const meta = metadataOf(obj);
       if (causes.length > 0)
         throw invalid(t.kind, t.group, String(meta.name ?? meta.generateName ?? ''), causes);
       return;
     }
     if (isCrd(t)) {
-      const causes = validateCrd(obj, (g, p) => this.types.isBuiltIn(g, p));
+      const causes = this.custom.checkCrd(obj, now());
       if (causes.length > 0) throw invalid(t.kind, t.group, String(metadataOf(obj).name ?? ''), causes);
-      obj.status = crdStatus(obj, now());
     }
     const allocation = applyDefaults(t, obj, old, this.allocator);
     chartDefaults(t, obj);
@@ -235,7 +155,7 @@ export class Registry {
   }
 
   create(t: ResourceType, namespace: string, body: Json, opts: WriteOptions): StoredObject {
-    const obj = this.decode(t, body, opts);
+    const obj = decodeObject(this.openapi, this.custom, t, body, opts);
     this.checkNamespace(t, namespace, obj);
     const meta = metadataOf(obj);
     if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
@@ -268,25 +188,8 @@ export class Registry {
     if (this.store.get(storageKey(t), t.namespaced ? namespace : '', name)) throw alreadyExists(t, name);
     if (opts.dryRun) return { obj, json: JSON.stringify(obj) };
     const out = this.store.commit(storageKey(t), 'ADDED', obj);
-    if (isCrd(t)) this.serveCrd(out.obj);
+    if (isCrd(t)) this.custom.serve(out.obj);
     return out;
-  }
-
-  /** Serves (or stops serving) the kinds of a stored CRD; its rules the CEL library cannot run are logged once. */
-  private serveCrd(crd: JsonObject): void {
-    const name = String(metadataOf(crd).name);
-    const types = typesOf(crd);
-    this.types.setCustom(name, types);
-    for (const t of types) {
-      for (const r of skippedRules(t.custom?.schema)) {
-        if (this.reportedRules.has(r.rule)) continue;
-        this.reportedRules.add(r.rule);
-        this.log.warn(
-          { crd: name, version: t.version, rule: r.rule, reason: r.reason },
-          'CEL rule skipped: the evaluator cannot run it',
-        );
-      }
-    }
   }
 
   update(
@@ -297,7 +200,7 @@ export class Registry {
     subresource: 'status' | undefined,
     opts: WriteOptions,
   ): StoredObject {
-    const next = this.decode(t, body, opts);
+    const next = decodeObject(this.openapi, this.custom, t, body, opts);
     const meta = metadataOf(next);
     if (meta.name !== undefined && meta.name !== name) {
       throw badRequest(
@@ -380,7 +283,7 @@ export class Registry {
     const finalizers = Array.isArray(outMeta.finalizers) ? outMeta.finalizers : [];
     if (outMeta.deletionTimestamp && finalizers.length === 0) return this.remove(t, out);
     const committed = this.store.commit(storageKey(t), 'MODIFIED', out);
-    if (isCrd(t)) this.serveCrd(committed.obj);
+    if (isCrd(t)) this.custom.serve(committed.obj);
     return committed;
   }
 
@@ -411,7 +314,7 @@ export class Registry {
         );
       patched = this.smp.apply(current, patch, schema);
     }
-    const next = this.decode(t, patched, opts);
+    const next = decodeObject(this.openapi, this.custom, t, patched, opts);
     const meta = metadataOf(next);
     if (meta.name !== name)
       throw badRequest(
@@ -461,22 +364,10 @@ export class Registry {
   }
 
   private remove(t: ResourceType, obj: JsonObject): StoredObject {
-    if (isCrd(t)) this.removeCustomObjects(String(metadataOf(obj).name));
+    if (isCrd(t)) this.custom.withdraw(obj);
     const out = this.store.commit(storageKey(t), 'DELETED', obj);
     const ns = metadataOf(obj).namespace;
     if (t.namespaced && typeof ns === 'string') finalizeNamespaceIfEmpty(this.store, ns, this.types.all());
     return out;
-  }
-
-  /** A CRD going takes its objects with it (the apiextensions finalizer's clean-up), then stops serving them. */
-  private removeCustomObjects(crdName: string): void {
-    const types = this.types.customOf(crdName);
-    const first = types[0];
-    if (first) {
-      for (const s of this.store.list(storageKey(first), undefined)) {
-        this.store.commit(storageKey(first), 'DELETED', structuredClone(s.obj));
-      }
-    }
-    this.types.setCustom(crdName, []);
   }
 }
