@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import type { Json, JsonObject, SwaggerDoc } from './openapi-extract.ts';
 import { gvPrefix } from './openapi-extract.ts';
+import { encodeOpenApiV2 } from './openapi-v2-proto.ts';
 
 export type { Json, JsonObject } from './openapi-extract.ts';
 
@@ -32,9 +33,16 @@ function loadBundledSpec(): SwaggerDoc {
 export class OpenApi {
   readonly doc: SwaggerDoc;
   private readonly v3Cache = new Map<string, string>();
+  private v2Proto: Buffer | undefined;
 
   constructor(doc?: SwaggerDoc) {
     this.doc = doc ?? loadBundledSpec();
+  }
+
+  /** The v2 document as protobuf (kubectl's client-side validation reads it), encoded once. */
+  v2Protobuf(): Buffer {
+    this.v2Proto ??= encodeOpenApiV2(this.doc);
+    return this.v2Proto;
   }
 
   definition(name: string): Schema | undefined {

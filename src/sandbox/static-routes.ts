@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { apiGroup, apiGroupList, apiResourceList, coreVersions, SERVER_VERSION } from './discovery.ts';
 import { send } from './http-util.ts';
 import type { OpenApi } from './openapi.ts';
+import { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_RESPONSE } from './openapi-v2-proto.ts';
 import type { TypeCatalog } from './catalog.ts';
 import { customV3Doc, customV3Keys } from './crd/openapi-v3.ts';
 import { ApiError, notFoundPath } from './status.ts';
@@ -37,11 +38,21 @@ export function serveStatic(
       return true;
     case '/openapi/v2': {
       const accept = req.headers.accept ?? '';
-      if (accept && !/application\/json|\*\/\*/.test(accept)) {
+      if (accept.includes(OPENAPI_V2_PROTOBUF)) {
+        res.writeHead(200, {
+          'Content-Type': OPENAPI_V2_PROTOBUF_RESPONSE,
+          'Cache-Control': 'no-cache, private',
+        });
+        res.end(openapi.v2Protobuf());
+      } else if (accept && !/application\/json|\*\/\*/.test(accept)) {
         send(
           res,
           406,
-          new ApiError(406, 'NotAcceptable', 'only application/json is served for /openapi/v2').status,
+          new ApiError(
+            406,
+            'NotAcceptable',
+            `only application/json and ${OPENAPI_V2_PROTOBUF} are served for /openapi/v2`,
+          ).status,
         );
       } else send(res, 200, openapi.doc);
       return true;

@@ -323,4 +323,46 @@ spec: {gatewayClassName: npl-lb, foo: bar, listeners: [{name: a, port: 80, proto
     assert.deepEqual(empty.body.items, []);
     assert.equal((await api(url, 'GET', '/apis/gateway.networking.k8s.io/v1/gateways')).status, 200);
   });
+
+  it("kind: List files (what kubectl get -o yaml writes) pass kubectl's validation, which reads the OpenAPI v2 protobuf", async (t) => {
+    const { k, file } = await installed(t);
+    assert.equal(
+      (
+        await k(
+          'apply',
+          '-f',
+          file(readFileSync(CONFORMANCE, 'utf8').replaceAll('{GATEWAY_CLASS_NAME}', 'npl-lb')),
+        )
+      ).code,
+      0,
+    );
+    const services = await k('get', 'services,gateways', '-n', 'gateway-conformance-infra', '-o', 'yaml');
+    assert.match(services.out, /^apiVersion: v1\nitems:/);
+    const again = await k('apply', '-f', file(services.out));
+    assert.equal(again.code, 0, again.out);
+    assert.match(again.out, /service\/infra-backend-v1 (configured|unchanged)/);
+    assert.match(again.out, /gateway.gateway.networking.k8s.io\/same-namespace (configured|unchanged)/);
+    // The client-side validation is real: an item with an unknown field or a wrong type is refused before anything is sent.
+    const bad = await k(
+      'apply',
+      '-f',
+      file(`
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: good, namespace: default}, data: {a: b}}
+- apiVersion: v1
+  kind: Service
+  metadata: {name: bad, namespace: default}
+  spec: {bogusField: 1, ports: [{port: "eighty"}]}
+`),
+    );
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.out, /unknown field "bogusField" in io.k8s.api.core.v1.ServiceSpec/);
+    assert.match(
+      bad.out,
+      /invalid type for io.k8s.api.core.v1.ServicePort.port: got "string", expected "integer"/,
+    );
+    assert.match((await k('get', 'configmap', 'good')).out, /NotFound|not found/);
+  });
 });
