@@ -7,6 +7,8 @@
  * retries; other 400s are terminal; 5xx and timeouts are retried by the work queue.
  */
 import PQueue from 'p-queue';
+import type { Change as AnyChange } from '../../src/adapter/changes.ts';
+import { applyCoreKinds } from '../../src/adapter/core-kinds.ts';
 import type {
   ApplyError,
   ApplyResult,
@@ -16,7 +18,7 @@ import type {
 } from '../../src/adapter/contract.ts';
 import { AdapterCheckError } from '../../src/adapter/contract.ts';
 import { AdapterError, type AdapterErrorCode } from '../../src/adapter/errors.ts';
-import type { Change, Observed } from '../../src/adapter/changes.ts';
+import type { CoreChange as Change, Observed } from '../../src/adapter/changes.ts';
 import type { VirtualService } from '../../src/model/types.ts';
 import {
   type AviObject,
@@ -208,7 +210,11 @@ export class AviAdapter implements LoadBalancerAdapter {
    * Every call to the controller goes through one limiter (`concurrency`, default 8), shared by
    * concurrent applies.
    */
-  async apply(changes: Change[]): Promise<ApplyResult[]> {
+  apply(changes: AnyChange[]): Promise<ApplyResult[]> {
+    return applyCoreKinds(changes, (core) => this.applyCore(core));
+  }
+
+  private async applyCore(changes: Change[]): Promise<ApplyResult[]> {
     if (changes.length === 0) return [];
     if (!this.cache) await this.observe();
     const results: ApplyResult[] = new Array(changes.length);

@@ -8,6 +8,8 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import PQueue from 'p-queue';
+import type { Change as AnyChange } from '../../src/adapter/changes.ts';
+import { applyCoreKinds } from '../../src/adapter/core-kinds.ts';
 import type { AdapterErrorCode } from '../../src/adapter/errors.ts';
 import { z } from 'zod';
 import {
@@ -19,7 +21,7 @@ import {
   type MemberHealth,
 } from '../../src/adapter/contract.ts';
 import type { Pool, VirtualService } from '../../src/model/types.ts';
-import type { Change, Observed } from '../../src/adapter/changes.ts';
+import type { CoreChange as Change, Observed } from '../../src/adapter/changes.ts';
 import { validateAs3, AS3_SCHEMA_VERSION } from './as3-validate.ts';
 import { postDeclaration, type DeclareOutcome } from './as3-declare.ts';
 import { readPoolMembers } from './icontrol-view.ts';
@@ -168,7 +170,11 @@ export class F5Adapter implements LoadBalancerAdapter {
     return observed;
   }
 
-  apply(changes: Change[]): Promise<ApplyResult[]> {
+  apply(changes: AnyChange[]): Promise<ApplyResult[]> {
+    return applyCoreKinds(changes, (core) => this.applyCore(core));
+  }
+
+  private applyCore(changes: Change[]): Promise<ApplyResult[]> {
     if (changes.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
       this.queue.push({ changes, resolve, reject });

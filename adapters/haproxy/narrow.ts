@@ -6,7 +6,7 @@
  */
 import { createServer } from 'node:net';
 import type { VirtualService } from '../../src/model/types.ts';
-import type { Change } from '../../src/adapter/changes.ts';
+import type { CoreChange as Change } from '../../src/adapter/changes.ts';
 import type { Fail } from './validate.ts';
 
 /**

@@ -8,6 +8,8 @@
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
+import type { Change as AnyChange } from '../../src/adapter/changes.ts';
+import { applyCoreKinds } from '../../src/adapter/core-kinds.ts';
 import type {
   ApplyError,
   ApplyResult,
@@ -16,7 +18,7 @@ import type {
   MemberHealth,
 } from '../../src/adapter/contract.ts';
 import type { Member, Pool, VirtualService } from '../../src/model/types.ts';
-import type { Change, Observed } from '../../src/adapter/changes.ts';
+import type { CoreChange as Change, Observed } from '../../src/adapter/changes.ts';
 import { parseConfig, renderConfig, type RenderOptions, type Section, serverName } from './config.ts';
 import { checkConfig, HaproxyError, socketCommand } from './process.ts';
 import { refusedChanges, unbindableChanges } from './narrow.ts';
@@ -118,7 +120,11 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     };
   }
 
-  apply(changes: Change[]): Promise<ApplyResult[]> {
+  apply(changes: AnyChange[]): Promise<ApplyResult[]> {
+    return applyCoreKinds(changes, (core) => this.applyCore(core));
+  }
+
+  private applyCore(changes: Change[]): Promise<ApplyResult[]> {
     const run = this.chain.then(() => this.applyNow(changes));
     this.chain = run.catch(() => undefined);
     return run;

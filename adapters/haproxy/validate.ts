@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import type { ApplyError } from '../../src/adapter/contract.ts';
 import type { Pool, VirtualService } from '../../src/model/types.ts';
-import type { Change, Observed } from '../../src/adapter/changes.ts';
+import type { CoreChange as Change, Observed } from '../../src/adapter/changes.ts';
 import { nameProblem } from './encode.ts';
 
 export type Fail = ApplyError;

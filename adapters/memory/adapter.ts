@@ -39,11 +39,22 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       memberNodeTag: true,
       drainingMembers: true,
       applyConcurrency: 8,
+      certificates: true,
+      http: {
+        pathTypes: ['Exact', 'Prefix', 'ImplementationSpecific', 'RegularExpression'],
+        headerMatches: true,
+        queryMatches: true,
+        methodMatches: true,
+        headerModifiers: true,
+        redirects: true,
+        rewrites: true,
+        weights: true,
+      },
     };
   }
 
   async observe(): Promise<Observed> {
-    const observed: Observed = { owned: { pools: [], virtualServices: [] }, foreign: [] };
+    const observed: Observed = { owned: { pools: [], virtualServices: [], certificates: [] }, foreign: [] };
     for (const { owner, pool } of this.device.pools.values()) {
       if (owner === this.owner) observed.owned.pools.push(structuredClone(pool));
       else observed.foreign.push({ kind: 'pool', name: pool.name, owner });
@@ -51,6 +62,10 @@ export class MemoryAdapter implements LoadBalancerAdapter {
     for (const { owner, vs } of this.device.virtualServices.values()) {
       if (owner === this.owner) observed.owned.virtualServices.push(structuredClone(vs));
       else observed.foreign.push({ kind: 'virtualService', name: vs.name, owner });
+    }
+    for (const { owner, cert } of this.device.certificates.values()) {
+      if (owner === this.owner) observed.owned.certificates!.push(structuredClone(cert));
+      else observed.foreign.push({ kind: 'certificate', name: cert.name, owner });
     }
     return observed;
   }
@@ -61,6 +76,10 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       if (c.op === 'create') d.createPool(this.owner, c.desired);
       else if (c.op === 'update') d.updatePool(this.owner, c.desired);
       else d.deletePool(this.owner, c.name);
+    } else if (c.kind === 'certificate') {
+      if (c.op === 'create') d.createCertificate(this.owner, c.desired);
+      else if (c.op === 'update') d.updateCertificate(this.owner, c.desired);
+      else d.deleteCertificate(this.owner, c.name);
     } else if (c.op === 'create') d.createVirtualService(this.owner, c.desired);
     else if (c.op === 'update') d.updateVirtualService(this.owner, c.desired);
     else d.deleteVirtualService(this.owner, c.name);

@@ -4,7 +4,9 @@
  * balancers are: duplicates, writes to missing objects, dangling references and deleting a pool
  * still in use are refused.
  */
-import type { Pool, VirtualService } from '../../src/model/types.ts';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import type { Certificate, Pool, VirtualService } from '../../src/model/types.ts';
+import { certificateRefs as certRefs, poolRefs } from '../../src/model/refs.ts';
 import { AdapterError } from '../../src/adapter/errors.ts';
 import { MemberProber } from '../sim-health.ts';
 
@@ -18,6 +20,11 @@ export interface StoredVirtualService {
   vs: VirtualService;
 }
 
+export interface StoredCertificate {
+  owner: string;
+  cert: Certificate;
+}
+
 export class DeviceError extends AdapterError {
   constructor(
     override readonly code: 'AlreadyExists' | 'NotFound' | 'Invalid' | 'InUse' | 'NotOwned' | 'Unavailable',
@@ -28,9 +35,18 @@ export class DeviceError extends AdapterError {
   }
 }
 
-function poolRefs(vs: VirtualService): string[] {
-  if (vs.kind === 'l4') return [vs.pool];
-  return [...new Set([...vs.routes.map((r) => r.pool), ...(vs.defaultPool ? [vs.defaultPool] : [])])];
+/** What a device checks of a certificate before it takes it: PEM that parses, a key that matches. */
+function validateCertificate(c: Certificate): void {
+  if (!c.name || c.name.length > 63)
+    throw new DeviceError('Invalid', `certificate name ${JSON.stringify(c.name)}: 1 to 63 characters`);
+  try {
+    const leaf = new X509Certificate(c.certPem);
+    if (!leaf.checkPrivateKey(createPrivateKey(c.keyPem)))
+      throw new DeviceError('Invalid', `certificate ${c.name}: the key does not match the certificate`);
+  } catch (err) {
+    if (err instanceof DeviceError) throw err;
+    throw new DeviceError('Invalid', `certificate ${c.name}: ${(err as Error).message}`);
+  }
 }
 
 function validatePool(p: Pool): void {
@@ -47,6 +63,7 @@ function validatePool(p: Pool): void {
 export class MemoryLoadBalancer {
   readonly pools = new Map<string, StoredPool>();
   readonly virtualServices = new Map<string, StoredVirtualService>();
+  readonly certificates = new Map<string, StoredCertificate>();
   /** The device's health checks (TCP connects to loopback members). */
   readonly prober = new MemberProber({ intervalMs: 500 });
   /** Every write, in order: `create pool x`, ... (tests count writes with it). */
@@ -59,6 +76,47 @@ export class MemoryLoadBalancer {
       if (!this.pools.has(ref))
         throw new DeviceError('Invalid', `virtual service ${vs.name}: pool ${ref} does not exist`);
     }
+    if (vs.kind === 'l7' && vs.protocol === 'HTTPS' && certRefs(vs).length === 0)
+      throw new DeviceError('Invalid', `virtual service ${vs.name}: HTTPS needs at least one certificate`);
+    for (const ref of certRefs(vs)) {
+      if (!this.certificates.has(ref))
+        throw new DeviceError('Invalid', `virtual service ${vs.name}: certificate ${ref} does not exist`);
+    }
+  }
+
+  createCertificate(owner: string, cert: Certificate): void {
+    validateCertificate(cert);
+    if (this.certificates.has(cert.name))
+      throw new DeviceError('AlreadyExists', `certificate ${cert.name} already exists`);
+    this.certificates.set(cert.name, { owner, cert: structuredClone(cert) });
+    this.writes.push(`create certificate ${cert.name}`);
+  }
+
+  /** Rotation: the certificate object is replaced in place, the virtual services using it keep it. */
+  updateCertificate(owner: string, cert: Certificate): void {
+    validateCertificate(cert);
+    const cur = this.certificates.get(cert.name);
+    if (!cur) throw new DeviceError('NotFound', `certificate ${cert.name} not found`);
+    if (cur.owner !== owner)
+      throw new DeviceError(
+        'NotOwned',
+        `certificate ${cert.name} belongs to ${cur.owner || 'nobody we know'}`,
+      );
+    this.certificates.set(cert.name, { owner, cert: structuredClone(cert) });
+    this.writes.push(`update certificate ${cert.name}`);
+  }
+
+  deleteCertificate(owner: string, name: string): void {
+    const cur = this.certificates.get(name);
+    if (!cur) throw new DeviceError('NotFound', `certificate ${name} not found`);
+    if (cur.owner !== owner)
+      throw new DeviceError('NotOwned', `certificate ${name} belongs to ${cur.owner || 'nobody we know'}`);
+    for (const v of this.virtualServices.values()) {
+      if (certRefs(v.vs).includes(name))
+        throw new DeviceError('InUse', `certificate ${name} is used by virtual service ${v.vs.name}`);
+    }
+    this.certificates.delete(name);
+    this.writes.push(`delete certificate ${name}`);
   }
 
   createPool(owner: string, pool: Pool): void {

@@ -3,14 +3,17 @@
  * balancer and the changes it is asked to apply. The plan (src/plan) computes changes from them;
  * adapters import them from here, never from the plan.
  */
-import type { LbState, ObjectKind, Pool, VirtualService } from '../model/types.ts';
+import type { Certificate, LbState, ObjectKind, Pool, VirtualService } from '../model/types.ts';
 
 export type ChangeOf<K extends ObjectKind, T> =
   | { op: 'create'; kind: K; name: string; desired: T }
   | { op: 'update'; kind: K; name: string; desired: T; observed: T }
   | { op: 'delete'; kind: K; name: string; observed: T };
 
-export type Change = ChangeOf<'pool', Pool> | ChangeOf<'virtualService', VirtualService>;
+/** Changes to the kinds every adapter holds. */
+export type CoreChange = ChangeOf<'pool', Pool> | ChangeOf<'virtualService', VirtualService>;
+
+export type Change = CoreChange | ChangeOf<'certificate', Certificate>;
 
 /** What an adapter observed: our objects, and the names (with owner) of everyone else's. */
 export interface Observed {

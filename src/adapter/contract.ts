@@ -17,6 +17,22 @@ export interface Capabilities {
    * whose objects are independent, so a change never waits behind an unrelated device call.
    */
   applyConcurrency?: number;
+  /** Whether it holds certificates and terminates TLS (HTTPS virtual services). Absent: no. */
+  certificates?: boolean;
+  /** What HTTP routes may carry beyond host and path prefix. Absent: Ingress-style routes only. */
+  http?: HttpCapabilities;
+}
+
+export interface HttpCapabilities {
+  pathTypes: ('Exact' | 'Prefix' | 'ImplementationSpecific' | 'RegularExpression')[];
+  headerMatches: boolean;
+  queryMatches: boolean;
+  methodMatches: boolean;
+  headerModifiers: boolean;
+  redirects: boolean;
+  rewrites: boolean;
+  /** Traffic split over several pools by weight (and a 500 share for a backend that does not resolve). */
+  weights: boolean;
 }
 
 export interface ApplyError {

@@ -64,6 +64,8 @@ class Targets {
 
   ofChange(c: Change): EventTarget[] {
     if (c.kind === 'virtualService') return this.ofVirtualService(c.op === 'delete' ? c.observed : c.desired);
+    // A certificate is told through the virtual services that serve it (their apply waits for it).
+    if (c.kind === 'certificate') return [];
     const t = this.get('Service', (c.op === 'delete' ? c.observed : c.desired).service);
     return t ? [t] : [];
   }

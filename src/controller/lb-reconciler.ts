@@ -11,6 +11,7 @@ import type { ApplyResult, Capabilities, LoadBalancerAdapter } from '../adapter/
 import type { ControllerConfig } from '../config/controller-config.ts';
 import type { EventSink } from '../kube/events.ts';
 import { normalizePool, normalizeVirtualService } from '../model/normalize.ts';
+import { certificateRefs, poolRefs } from '../model/refs.ts';
 import type { LbState, VirtualService } from '../model/types.ts';
 import { type Change, type Conflict, type Observed, plan } from '../plan/diff.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
@@ -57,11 +58,6 @@ const objectKey = (c: Change): string => `${c.kind}/${c.name}`;
 /** A moving average that follows the last few values. */
 const ewma = (avg: number, x: number): number => (avg === 0 ? x : 0.7 * avg + 0.3 * x);
 
-/** The pools a virtual service uses. */
-const poolRefs = (vs: VirtualService): string[] =>
-  vs.kind === 'l4'
-    ? [vs.pool]
-    : [...vs.routes.map((r) => r.pool), ...(vs.defaultPool ? [vs.defaultPool] : [])];
 const wantedOf = (c: Change): object | 'delete' => (c.op === 'delete' ? 'delete' : c.desired);
 
 export class LbReconciler {
@@ -182,9 +178,12 @@ export class LbReconciler {
     const vsInFlight = [...this.inflight].some((k) => k.startsWith('virtualService/'));
     const blocked = (c: Change): boolean => {
       if (this.inflight.has(objectKey(c))) return true;
-      if (c.kind === 'pool') return c.op === 'delete' && vsInFlight;
+      if (c.kind === 'pool' || c.kind === 'certificate') return c.op === 'delete' && vsInFlight;
       if (c.op === 'delete') return false;
-      return poolRefs(c.desired).some((name) => this.inflight.has(`pool/${name}`));
+      return (
+        poolRefs(c.desired).some((name) => this.inflight.has(`pool/${name}`)) ||
+        certificateRefs(c.desired).some((name) => this.inflight.has(`certificate/${name}`))
+      );
     };
     const changes = p.changes.filter((c) => {
       const k = objectKey(c);
@@ -357,10 +356,14 @@ function afterPass(
 ): Observed {
   const pools = new Map(observed.owned.pools.map((p) => [p.name, p]));
   const vss = new Map(observed.owned.virtualServices.map((v) => [v.name, v]));
+  const certs = new Map((observed.owned.certificates ?? []).map((c) => [c.name, c]));
   const put = (c: Change) => {
     if (c.kind === 'pool') {
       if (c.op === 'delete') pools.delete(c.name);
       else pools.set(c.name, c.desired);
+    } else if (c.kind === 'certificate') {
+      if (c.op === 'delete') certs.delete(c.name);
+      else certs.set(c.name, c.desired);
     } else if (c.op === 'delete') vss.delete(c.name);
     else vss.set(c.name, c.desired);
   };
@@ -374,8 +377,16 @@ function afterPass(
     const k = `virtualService/${v.name}`;
     if (!pending.has(k) && !clash.has(k) && vss.has(v.name)) vss.set(v.name, normalizeVirtualService(v));
   }
+  for (const c of desired.certificates ?? []) {
+    const k = `certificate/${c.name}`;
+    if (!pending.has(k) && !clash.has(k) && certs.has(c.name)) certs.set(c.name, c);
+  }
   return {
-    owned: { pools: [...pools.values()], virtualServices: [...vss.values()] },
+    owned: {
+      pools: [...pools.values()],
+      virtualServices: [...vss.values()],
+      certificates: [...certs.values()],
+    },
     foreign: observed.foreign,
   };
 }

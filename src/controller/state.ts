@@ -3,7 +3,7 @@
  * with the last apply result. The document's shape is a stable API (docs/state-api.md).
  */
 import type { ApplyError, ApplyResult, MemberHealth } from '../adapter/contract.ts';
-import type { LbState } from '../model/types.ts';
+import type { Certificate, LbState } from '../model/types.ts';
 import type { Conflict } from '../plan/diff.ts';
 
 export interface ObjectResult {
@@ -54,7 +54,13 @@ export interface StateDocument {
   lastSync: { at: string; changes: number; failed: number } | null;
   /** A standby serves an empty state: this says why, and who leads. */
   leadership: Leadership;
-  virtualServices: (LbState['virtualServices'][number] & { lastApply: ObjectResult | null })[];
+  virtualServices: (WithoutCertificates<LbState['virtualServices'][number]> & {
+    /** What the listener serves, read from the certificates (never a key). */
+    certificates?: CertificateView[];
+    lastApply: ObjectResult | null;
+  })[];
+  /** Every certificate we hold, without its key. */
+  certificates: (CertificateView & { source: string; lastApply: ObjectResult | null })[];
   pools: (Omit<LbState['pools'][number], 'members'> & {
     members: StateMember[];
     lastApply: ObjectResult | null;
@@ -62,6 +68,26 @@ export interface StateDocument {
   conflicts: Conflict[];
   health: HealthRead;
 }
+
+/** A virtual service with its certificate names taken out (the document shows views of them instead). */
+type WithoutCertificates<T> = T extends unknown ? Omit<T, 'certificates'> : never;
+
+/** A certificate as the state document shows it: never the key, nor the PEM. */
+export interface CertificateView {
+  name: string;
+  subject: string;
+  sans: string[];
+  notAfter: string;
+  fingerprint: string;
+}
+
+const certificateView = (c: Certificate): CertificateView => ({
+  name: c.name,
+  subject: c.subject,
+  sans: c.sniNames,
+  notAfter: c.notAfter,
+  fingerprint: c.fingerprint,
+});
 
 export class StateTracker {
   private desired: LbState = { pools: [], virtualServices: [] };
@@ -180,6 +206,7 @@ export class StateTracker {
   }
 
   document(): StateDocument {
+    const certByName = new Map((this.desired.certificates ?? []).map((c) => [c.name, c]));
     return {
       apiVersion: 'npl-lb.io/v1',
       kind: 'LoadBalancerState',
@@ -188,9 +215,26 @@ export class StateTracker {
       generatedAt: this.now().toISOString(),
       lastSync: this.lastSync,
       leadership: this.leadership(),
-      virtualServices: this.desired.virtualServices.map((v) => ({
-        ...v,
-        lastApply: this.results.get(`virtualService/${v.name}`) ?? null,
+      virtualServices: this.desired.virtualServices.map((v) => {
+        const certs = v.kind === 'l7' ? v.certificates : undefined;
+        const { certificates: _names, ...rest } = v.kind === 'l7' ? v : { ...v, certificates: undefined };
+        return {
+          ...rest,
+          ...(certs
+            ? {
+                certificates: certs
+                  .map((n) => certByName.get(n))
+                  .filter((c): c is Certificate => c !== undefined)
+                  .map(certificateView),
+              }
+            : {}),
+          lastApply: this.results.get(`virtualService/${v.name}`) ?? null,
+        };
+      }),
+      certificates: [...certByName.values()].map((c) => ({
+        ...certificateView(c),
+        source: c.source,
+        lastApply: this.results.get(`certificate/${c.name}`) ?? null,
       })),
       pools: this.desired.pools.map((p) => ({
         ...p,

@@ -2,12 +2,14 @@
  * One canonical form for model objects, so two states with the same meaning compare equal whatever
  * order their lists came in: members by address and port, routes by host, path and type.
  */
-import type { HttpRoute, LbState, Member, Pool, VirtualService } from './types.ts';
+import type { Certificate, HttpRoute, LbState, Member, Pool, VirtualService } from './types.ts';
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 const memberKey = (m: Member): string => `${m.address}|${String(m.port).padStart(5, '0')}`;
-const routeKey = (r: HttpRoute): string => `${r.host}|${r.path}|${r.pathType}`;
+/** Precedence first (Gateway API routes carry it), then host, path and type; the whole route breaks ties. */
+const routeKey = (r: HttpRoute): string =>
+  `${String(r.order ?? 0).padStart(10, '0')}|${r.host}|${r.path}|${r.pathType}|${JSON.stringify(r)}`;
 
 /**
  * Normal forms are remembered per object (objects are treated as immutable once built), and a
@@ -38,9 +40,13 @@ export function normalizeVirtualService(vs: VirtualService): VirtualService {
   );
 }
 
+/** A certificate has no lists to order; its SNI names are sorted by the source. */
+export const normalizeCertificate = (c: Certificate): Certificate => c;
+
 export function normalizeState(s: LbState): LbState {
   return {
     pools: s.pools.map(normalizePool).sort((a, b) => cmp(a.name, b.name)),
     virtualServices: s.virtualServices.map(normalizeVirtualService).sort((a, b) => cmp(a.name, b.name)),
+    ...(s.certificates ? { certificates: [...s.certificates].sort((a, b) => cmp(a.name, b.name)) } : {}),
   };
 }

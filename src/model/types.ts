@@ -3,7 +3,7 @@
  * adapter maps these to its own objects.
  */
 export type Protocol = 'TCP' | 'UDP';
-export type PathType = 'Prefix' | 'Exact' | 'ImplementationSpecific';
+export type PathType = 'Prefix' | 'Exact' | 'ImplementationSpecific' | 'RegularExpression';
 
 export interface Member {
   address: string;
@@ -37,14 +37,90 @@ export interface L4VirtualService {
   source: string;
 }
 
+/** A header or query-parameter match (names of headers compare without case). */
+export interface ValueMatch {
+  name: string;
+  value: string;
+  type: 'Exact' | 'RegularExpression';
+}
+
+export interface HeaderChange {
+  name: string;
+  value: string;
+}
+
+/** Request or response header changes: set replaces, add appends, remove drops. */
+export interface HeaderModifier {
+  set: HeaderChange[];
+  add: HeaderChange[];
+  remove: string[];
+}
+
+export interface PathModifier {
+  type: 'ReplaceFullPath' | 'ReplacePrefixMatch';
+  value: string;
+}
+
+export interface Redirect {
+  scheme?: 'http' | 'https';
+  hostname?: string;
+  port?: number;
+  path?: PathModifier;
+  statusCode: 301 | 302 | 303 | 307 | 308;
+}
+
+export interface Rewrite {
+  hostname?: string;
+  path?: PathModifier;
+}
+
+/** A share of a route's traffic; `pool: null` is a backend that does not resolve (its share answers 500). */
+export interface WeightedBackend {
+  pool: string | null;
+  weight: number;
+}
+
 export interface HttpRoute {
-  /** '' matches any host. */
+  /** '' matches any host; `*.example.com` one or more labels in front. */
   host: string;
   path: string;
   pathType: PathType;
+  /** The pool of the route; '' when `backends` split it, or when it redirects. */
   pool: string;
-  /** The Ingress (namespace/name) the rule comes from. */
+  /** The Ingress or route (Kind namespace/name) the rule comes from. */
   source: string;
+  headers?: ValueMatch[];
+  queryParams?: ValueMatch[];
+  method?: string;
+  /** Traffic split by weight (two or more backends, or one that does not resolve). */
+  backends?: WeightedBackend[];
+  requestHeaders?: HeaderModifier;
+  responseHeaders?: HeaderModifier;
+  redirect?: Redirect;
+  rewrite?: Rewrite;
+  /** Precedence, lowest first (the Gateway API's order, from the source); absent for Ingress rules. */
+  order?: number;
+}
+
+/**
+ * A certificate and key from a Secret, as the load balancer will hold it. The key is a secret: it is
+ * never logged, never in the state API or the dashboard.
+ */
+export interface Certificate {
+  name: string;
+  /** The Secret (namespace/name) it comes from. */
+  source: string;
+  /** The PEM chain, leaf first. */
+  certPem: string;
+  keyPem: string;
+  /** The leaf's subject, as `CN=...`. */
+  subject: string;
+  /** DNS names the leaf is for (SANs, else the CN), lower case. */
+  sniNames: string[];
+  /** SHA-256 fingerprint of the leaf, as `AA:BB:...`. */
+  fingerprint: string;
+  /** Expiry of the leaf (ISO 8601). */
+  notAfter: string;
 }
 
 export interface L7VirtualService {
@@ -55,6 +131,10 @@ export interface L7VirtualService {
   ingressClass: string;
   routes: HttpRoute[];
   defaultPool: string | undefined;
+  /** HTTPS terminates TLS with `certificates` (chosen by SNI; the first is the default). HTTP when absent. */
+  protocol?: 'HTTP' | 'HTTPS';
+  /** Names of Certificate objects, the default first. */
+  certificates?: string[];
 }
 
 export type VirtualService = L4VirtualService | L7VirtualService;
@@ -62,6 +142,8 @@ export type VirtualService = L4VirtualService | L7VirtualService;
 export interface LbState {
   pools: Pool[];
   virtualServices: VirtualService[];
+  /** Absent: none (adapters without certificates never carry them). */
+  certificates?: Certificate[];
 }
 
-export type ObjectKind = 'pool' | 'virtualService';
+export type ObjectKind = 'pool' | 'virtualService' | 'certificate';

@@ -1,11 +1,11 @@
 /**
  * The pure diff of desired against observed load-balancer state. Only objects we own are ever
  * updated or deleted; a desired name held by a foreign object is a conflict, reported and left
- * alone. Order: pools before the virtual services that use them on create and update, and the
- * reverse on delete.
+ * alone. Order: pools and certificates before the virtual services that use them on create and
+ * update, and the reverse on delete.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { normalizePool, normalizeVirtualService } from '../model/normalize.ts';
+import { normalizeCertificate, normalizePool, normalizeVirtualService } from '../model/normalize.ts';
 import type { Change, ChangeOf, Observed } from '../adapter/changes.ts';
 import type { LbState, ObjectKind } from '../model/types.ts';
 
@@ -72,5 +72,23 @@ export function plan(desired: LbState, observed: Observed): Plan {
     normalizeVirtualService,
     conflicts,
   );
-  return { changes: [...pools.upserts, ...vss.upserts, ...vss.deletes, ...pools.deletes], conflicts };
+  const certs = diffKind(
+    'certificate',
+    desired.certificates ?? [],
+    observed.owned.certificates ?? [],
+    foreign,
+    normalizeCertificate,
+    conflicts,
+  );
+  return {
+    changes: [
+      ...pools.upserts,
+      ...certs.upserts,
+      ...vss.upserts,
+      ...vss.deletes,
+      ...certs.deletes,
+      ...pools.deletes,
+    ],
+    conflicts,
+  };
 }

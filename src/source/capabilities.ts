@@ -7,6 +7,7 @@
  */
 import type { Capabilities } from '../adapter/contract.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
+import { poolRefs } from '../model/refs.ts';
 import type { VirtualService } from '../model/types.ts';
 import type { DesiredResult, Finding, SourceStatus } from './desired.ts';
 
@@ -24,13 +25,7 @@ export function applyCapabilities(d: DesiredResult, caps: Capabilities, adapter:
   }
   if (refused.size === 0) return d;
   const virtualServices = d.state.virtualServices.filter((v) => !refused.has(v.name));
-  const used = new Set(
-    virtualServices.flatMap((v) =>
-      v.kind === 'l4'
-        ? [v.pool]
-        : [...v.routes.map((r) => r.pool), ...(v.defaultPool ? [v.defaultPool] : [])],
-    ),
-  );
+  const used = new Set(virtualServices.flatMap(poolRefs));
   const byName = new Map(d.state.virtualServices.map((v) => [v.name, v]));
   const findings: Finding[] = [];
   const narrow = (kind: Finding['kind'], sources: Map<string, SourceStatus>) => {

@@ -8,6 +8,8 @@
  * (see layout.ts), so scaling is runtime changes only.
  */
 import PQueue from 'p-queue';
+import type { Change as AnyChange } from '../../../src/adapter/changes.ts';
+import { applyCoreKinds } from '../../../src/adapter/core-kinds.ts';
 import type {
   ApplyResult,
   Capabilities,
@@ -15,7 +17,7 @@ import type {
   MemberHealth,
 } from '../../../src/adapter/contract.ts';
 import type { Pool, VirtualService } from '../../../src/model/types.ts';
-import type { Change, Observed } from '../../../src/adapter/changes.ts';
+import type { CoreChange as Change, Observed } from '../../../src/adapter/changes.ts';
 import { codeForStatus } from '../../../src/adapter/errors.ts';
 import { checkStatusName } from '../server-state.ts';
 import { changeProblem, dependencyProblem, type Fail, httpPools } from '../validate.ts';
@@ -149,7 +151,11 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
     };
   }
 
-  apply(changes: Change[]): Promise<ApplyResult[]> {
+  apply(changes: AnyChange[]): Promise<ApplyResult[]> {
+    return applyCoreKinds(changes, (core) => this.applyCore(core));
+  }
+
+  private applyCore(changes: Change[]): Promise<ApplyResult[]> {
     const run = this.chain.then(() => this.applyNow(changes));
     this.chain = run.catch(() => undefined);
     return run;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { LbState, Pool } from '../../../src/model/types.ts';
+import type { Certificate, HttpRoute, L7VirtualService, LbState, Pool } from '../../../src/model/types.ts';
 import { type Observed, plan } from '../../../src/plan/diff.ts';
 
 const pool = (name: string, ports: number[]): Pool => ({
@@ -19,6 +19,35 @@ const vs = (name: string, p: string) => ({
   protocol: 'TCP' as const,
   pool: p,
   source: 'ns/s',
+});
+const cert = (name: string, fingerprint = 'AA'): Certificate => ({
+  name,
+  source: 'ns/tls',
+  certPem: '-----BEGIN CERTIFICATE-----',
+  keyPem: '-----BEGIN PRIVATE KEY-----',
+  subject: 'CN=a.example.com',
+  sniNames: ['a.example.com'],
+  fingerprint,
+  notAfter: '2030-01-01T00:00:00.000Z',
+});
+const route = (extra: Partial<HttpRoute> = {}): HttpRoute => ({
+  host: 'a.example.com',
+  path: '/',
+  pathType: 'Prefix',
+  pool: 'p',
+  source: 'Ingress ns/i',
+  ...extra,
+});
+const https = (certs: string[], routes: HttpRoute[] = [route()]): L7VirtualService => ({
+  kind: 'l7',
+  name: 'v-https',
+  vip: '192.0.2.10',
+  port: 443,
+  ingressClass: 'c',
+  routes,
+  defaultPool: undefined,
+  protocol: 'HTTPS',
+  certificates: certs,
 });
 const observed = (s: LbState, foreign: Observed['foreign'] = []): Observed => ({ owned: s, foreign });
 const ops = (s: LbState, o: Observed) => plan(s, o).changes.map((c) => `${c.op} ${c.kind} ${c.name}`);
@@ -60,6 +89,90 @@ describe('plan', () => {
       { pools: [pool('p', [1, 3])], virtualServices: [] },
       observed({ pools: [pool('p', [1])], virtualServices: [] }),
       ['update pool p'],
+    ],
+    [
+      'idempotency with certificates and an HTTPS virtual service',
+      { pools: [pool('p', [1])], virtualServices: [https(['c1'])], certificates: [cert('c1')] },
+      observed({ pools: [pool('p', [1])], virtualServices: [https(['c1'])], certificates: [cert('c1')] }),
+      [],
+    ],
+    [
+      'certificates before the virtual services that serve them, after pools',
+      { pools: [pool('p', [1])], virtualServices: [https(['c1'])], certificates: [cert('c1')] },
+      observed({ pools: [], virtualServices: [], certificates: [] }),
+      ['create pool p', 'create certificate c1', 'create virtualService v-https'],
+    ],
+    [
+      'rotation is a certificate update in place; the virtual service is untouched',
+      { pools: [pool('p', [1])], virtualServices: [https(['c1'])], certificates: [cert('c1', 'BB')] },
+      observed({
+        pools: [pool('p', [1])],
+        virtualServices: [https(['c1'])],
+        certificates: [cert('c1', 'AA')],
+      }),
+      ['update certificate c1'],
+    ],
+    [
+      'certificates go after the virtual services that served them',
+      { pools: [], virtualServices: [] },
+      observed({ pools: [pool('p', [1])], virtualServices: [https(['c1'])], certificates: [cert('c1')] }),
+      ['delete virtualService v-https', 'delete certificate c1', 'delete pool p'],
+    ],
+    [
+      'route order does not matter, precedence does',
+      {
+        pools: [pool('p', [1])],
+        virtualServices: [
+          https(['c1'], [route({ path: '/b', order: 2 }), route({ path: '/a', order: 1, method: 'GET' })]),
+        ],
+        certificates: [cert('c1')],
+      },
+      observed({
+        pools: [pool('p', [1])],
+        virtualServices: [
+          https(['c1'], [route({ path: '/a', order: 1, method: 'GET' }), route({ path: '/b', order: 2 })]),
+        ],
+        certificates: [cert('c1')],
+      }),
+      [],
+    ],
+    [
+      'a changed match, filter or weight is a virtual service update',
+      {
+        pools: [pool('p', [1])],
+        virtualServices: [
+          https(
+            ['c1'],
+            [
+              route({
+                backends: [
+                  { pool: 'p', weight: 80 },
+                  { pool: null, weight: 20 },
+                ],
+              }),
+            ],
+          ),
+        ],
+        certificates: [cert('c1')],
+      },
+      observed({
+        pools: [pool('p', [1])],
+        virtualServices: [
+          https(
+            ['c1'],
+            [
+              route({
+                backends: [
+                  { pool: 'p', weight: 90 },
+                  { pool: null, weight: 10 },
+                ],
+              }),
+            ],
+          ),
+        ],
+        certificates: [cert('c1')],
+      }),
+      ['update virtualService v-https'],
     ],
   ];
   for (const [name, desired, obs, want] of cases) it(name, () => assert.deepEqual(ops(desired, obs), want));

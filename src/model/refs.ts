@@ -1,0 +1,19 @@
+/**
+ * What a virtual service refers to: the pools its routes send to (weighted backends included,
+ * unresolved ones left out) and the certificates its listener serves. Pure.
+ */
+import type { VirtualService } from './types.ts';
+
+export function poolRefs(vs: VirtualService): string[] {
+  if (vs.kind === 'l4') return [vs.pool];
+  const out = new Set<string>();
+  for (const r of vs.routes) {
+    if (r.pool) out.add(r.pool);
+    for (const b of r.backends ?? []) if (b.pool) out.add(b.pool);
+  }
+  if (vs.defaultPool) out.add(vs.defaultPool);
+  return [...out];
+}
+
+export const certificateRefs = (vs: VirtualService): string[] =>
+  vs.kind === 'l7' ? (vs.certificates ?? []) : [];
