@@ -37,7 +37,12 @@ export async function deleteOwnedConfig(
       return { deleted, rounds: round };
     }
     log.info(
-      { pools: observed.owned.pools.length, virtualServices: observed.owned.virtualServices.length, round },
+      {
+        pools: observed.owned.pools.length,
+        virtualServices: observed.owned.virtualServices.length,
+        certificates: observed.owned.certificates?.length ?? 0,
+        round,
+      },
       'deleteConfig: removing what we own',
     );
     const results = await adapter.apply(p.changes);

@@ -12,7 +12,7 @@ import type { ControllerConfig } from '../config/controller-config.ts';
 import type { EventSink } from '../kube/events.ts';
 import { normalizePool, normalizeVirtualService } from '../model/normalize.ts';
 import { certificateRefs, poolRefs } from '../model/refs.ts';
-import type { LbState, VirtualService } from '../model/types.ts';
+import type { LbState } from '../model/types.ts';
 import { type Change, type Conflict, type Observed, plan } from '../plan/diff.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import {

@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
-import type { LbState, Pool, VirtualService } from '../../src/model/types.ts';
+import { X509Certificate } from 'node:crypto';
+import type { Certificate, LbState, Pool, VirtualService } from '../../src/model/types.ts';
+import { selfSignedCertificate } from '../../src/runtime/tls.ts';
 import { type Change, plan } from '../../src/plan/diff.ts';
 import { deleteOwnedConfig } from '../../src/controller/delete-config.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
@@ -58,6 +60,34 @@ async function sync(
   };
 }
 
+/** A real certificate for a.example.com as the model carries it (key included, as the device needs it). */
+async function certificate(name: string, keyFrom?: { key: string }): Promise<Certificate> {
+  const pem = await selfSignedCertificate('a.example.com');
+  const leaf = new X509Certificate(pem.cert);
+  return {
+    name,
+    source: 'default/a-tls',
+    certPem: pem.cert,
+    keyPem: keyFrom?.key ?? pem.key,
+    subject: leaf.subject.replaceAll('\n', ', '),
+    sniNames: ['a.example.com'],
+    fingerprint: leaf.fingerprint256,
+    notAfter: new Date(leaf.validTo).toISOString(),
+  };
+}
+
+const httpsVs = (name: string, poolName: string, certs: string[]): VirtualService => ({
+  kind: 'l7',
+  name,
+  vip: '192.0.2.30',
+  port: 443,
+  ingressClass: 'npl',
+  defaultPool: undefined,
+  protocol: 'HTTPS',
+  certificates: certs,
+  routes: [{ host: 'a.example.com', path: '/', pathType: 'Prefix', pool: poolName, source: 'default/ing' }],
+});
+
 export function adapterContract(
   name: string,
   makeHarness: () => Promise<ContractHarness>,
@@ -102,7 +132,8 @@ export function adapterContract(
         ['delete virtualService', 'delete pool'],
         'parents first on delete',
       );
-      assert.deepEqual((await a.observe()).owned, { pools: [], virtualServices: [] });
+      const left = (await a.observe()).owned;
+      assert.deepEqual([left.pools, left.virtualServices, left.certificates ?? []], [[], [], []]);
     });
 
     it('never touches foreign objects: a name clash is a conflict, another owner’s objects survive our deletes', async (t) => {
@@ -226,9 +257,10 @@ export function adapterContract(
       const fresh = await h.adapter('c1');
       const done = await deleteOwnedConfig(fresh, silentLogger(), { pauseMs: 10 });
       assert.equal(done.deleted, 4);
+      const left = (await fresh.observe()).owned;
       assert.deepEqual(
-        (await fresh.observe()).owned,
-        { pools: [], virtualServices: [] },
+        [left.pools, left.virtualServices, left.certificates ?? []],
+        [[], [], []],
         '0 owned objects left',
       );
       const c2 = await h.adapter('c2');
@@ -241,6 +273,67 @@ export function adapterContract(
         await deleteOwnedConfig(fresh, silentLogger()),
         { deleted: 0, rounds: 1 },
         'idempotent',
+      );
+    });
+    it('certificates: held, served by an HTTPS listener, rotated in place, a bad key refused alone; or answered Unsupported', async (t) => {
+      const h = await makeHarness();
+      t.after(() => h.close());
+      const a = await h.adapter('c1');
+      const p = pool('c1--default-web-80.l7', [['192.0.2.1', 61000, 'n1']]);
+      const c1 = await certificate('c1--default-a-tls');
+      const s: LbState = {
+        pools: [p],
+        virtualServices: [httpsVs('c1--ingress-npl-https', p.name, [c1.name])],
+        certificates: [c1],
+      };
+      if (!a.capabilities().certificates) {
+        // The core never sends one; should it arrive, it fails alone and the pool still applies.
+        const r = await a.apply(
+          plan({ pools: [p], virtualServices: [], certificates: [c1] }, await a.observe()).changes,
+        );
+        assert.deepEqual(
+          r.map((x) => `${x.change.kind}:${x.ok}:${x.error?.code ?? ''}:${x.error?.terminal ?? ''}`),
+          ['pool:true::', 'certificate:false:Unsupported:true'],
+        );
+        return;
+      }
+      assert.deepEqual((await sync(a, s)).failed, []);
+      const seen = await a.observe();
+      assert.deepEqual(
+        seen.owned.certificates?.map((c) => c.fingerprint),
+        [c1.fingerprint],
+      );
+      assert.deepEqual(plan(s, seen).changes, []);
+      // Rotation: the same object with a new certificate; the virtual service is not written.
+      const rotated = { ...(await certificate(c1.name)) };
+      assert.notEqual(rotated.fingerprint, c1.fingerprint);
+      const s2: LbState = { ...s, certificates: [rotated] };
+      const r = await sync(a, s2);
+      assert.deepEqual(
+        r.changes.map((c) => `${c.op} ${c.kind}`),
+        ['update certificate'],
+      );
+      assert.deepEqual(r.failed, []);
+      assert.deepEqual(
+        (await a.observe()).owned.certificates?.map((c) => c.fingerprint),
+        [rotated.fingerprint],
+      );
+      // A key that does not match its certificate is refused, terminal, and nothing else is held up.
+      const other = await selfSignedCertificate('b.example.com');
+      const bad = await certificate('c1--default-b-tls', other);
+      const s3: LbState = {
+        ...s2,
+        pools: [...s2.pools, pool('c1--default-b-80', [['192.0.2.2', 61001, 'n2']])],
+        certificates: [rotated, bad],
+      };
+      const results = await a.apply(plan(s3, await a.observe()).changes);
+      const failed = results.filter((x) => !x.ok);
+      assert.deepEqual(
+        failed.map((x) => `${x.change.kind} ${x.change.name} ${x.error?.terminal}`),
+        ['certificate c1--default-b-tls true'],
+      );
+      assert.ok(
+        results.some((x) => x.ok && x.change.kind === 'pool' && x.change.name === 'c1--default-b-80'),
       );
     });
   });
