@@ -77,6 +77,15 @@ describe('kubectl v1.35 with the Gateway API CRDs', () => {
     return s;
   }
 
+  /** The CRDs installed and the conformance base manifests applied (class name filled in). */
+  async function withConformance(t: Parameters<typeof useSandbox>[0]) {
+    const s = await installed(t);
+    const manifests = readFileSync(CONFORMANCE, 'utf8').replaceAll('{GATEWAY_CLASS_NAME}', 'npl-lb');
+    const applied = await s.k('apply', '-f', s.file(manifests));
+    assert.equal(applied.code, 0, applied.out);
+    return { ...s, applied: applied.out };
+  }
+
   it('applies the standard install (CRDs and the admission policy binding), and again unchanged', async (t) => {
     const { k, url } = await installed(t);
     const again = await k('apply', '-f', INSTALL);
@@ -125,11 +134,8 @@ describe('kubectl v1.35 with the Gateway API CRDs', () => {
   });
 
   it("applies the conformance base manifests; get prints the CRDs' columns; status and defaults as on a real server", async (t) => {
-    const { k, file, url } = await installed(t);
-    const manifests = readFileSync(CONFORMANCE, 'utf8').replaceAll('{GATEWAY_CLASS_NAME}', 'npl-lb');
-    const applied = await k('apply', '-f', file(manifests));
-    assert.equal(applied.code, 0, applied.out);
-    assert.match(applied.out, /gateway.gateway.networking.k8s.io\/same-namespace created/);
+    const { k, file, url, applied } = await withConformance(t);
+    assert.match(applied, /gateway.gateway.networking.k8s.io\/same-namespace created/);
     assert.equal((await k('apply', '-f', file(CLASS + '---' + ROUTE('/app')))).code, 0);
     const got = await k('get', 'gateways,httproutes', '-A');
     assert.match(got.out, /NAMESPACE\s+NAME\s+CLASS\s+ADDRESS\s+PROGRAMMED\s+AGE/);
@@ -208,17 +214,7 @@ describe('kubectl v1.35 with the Gateway API CRDs', () => {
   });
 
   it('refuses what the CRD forbids, with the real messages: CEL rules, schema, unknown fields, immutability, strategic merge', async (t) => {
-    const { k, file } = await installed(t);
-    assert.equal(
-      (
-        await k(
-          'apply',
-          '-f',
-          file(readFileSync(CONFORMANCE, 'utf8').replaceAll('{GATEWAY_CLASS_NAME}', 'npl-lb')),
-        )
-      ).code,
-      0,
-    );
+    const { k, file } = await withConformance(t);
     const cel = await k('apply', '-f', file(ROUTE('app', 'bad')));
     assert.notEqual(cel.code, 0);
     assert.match(
@@ -301,17 +297,7 @@ spec: {gatewayClassName: npl-lb, foo: bar, listeners: [{name: a, port: 80, proto
   });
 
   it('deleting a CRD deletes its objects and stops serving the kind', async (t) => {
-    const { k, file, url } = await installed(t);
-    assert.equal(
-      (
-        await k(
-          'apply',
-          '-f',
-          file(readFileSync(CONFORMANCE, 'utf8').replaceAll('{GATEWAY_CLASS_NAME}', 'npl-lb')),
-        )
-      ).code,
-      0,
-    );
+    const { k, file, url } = await withConformance(t);
     assert.equal((await k('apply', '-f', file(ROUTE('/a')))).code, 0);
     const del = await k('delete', 'crd', 'httproutes.gateway.networking.k8s.io');
     assert.equal(del.code, 0, del.out);
@@ -325,17 +311,7 @@ spec: {gatewayClassName: npl-lb, foo: bar, listeners: [{name: a, port: 80, proto
   });
 
   it("kind: List files (what kubectl get -o yaml writes) pass kubectl's validation, which reads the OpenAPI v2 protobuf", async (t) => {
-    const { k, file } = await installed(t);
-    assert.equal(
-      (
-        await k(
-          'apply',
-          '-f',
-          file(readFileSync(CONFORMANCE, 'utf8').replaceAll('{GATEWAY_CLASS_NAME}', 'npl-lb')),
-        )
-      ).code,
-      0,
-    );
+    const { k, file } = await withConformance(t);
     const services = await k('get', 'services,gateways', '-n', 'gateway-conformance-infra', '-o', 'yaml');
     assert.match(services.out, /^apiVersion: v1\nitems:/);
     const again = await k('apply', '-f', file(services.out));
