@@ -7,7 +7,6 @@
  * retries; other 400s are terminal; 5xx and timeouts are retried by the work queue.
  */
 import PQueue from 'p-queue';
-import type { Change as AnyChange } from '../../src/adapter/changes.ts';
 import { applyCoreKinds } from '../../src/adapter/core-kinds.ts';
 import type {
   ApplyError,
@@ -18,7 +17,7 @@ import type {
 } from '../../src/adapter/contract.ts';
 import { AdapterCheckError } from '../../src/adapter/contract.ts';
 import { AdapterError, type AdapterErrorCode } from '../../src/adapter/errors.ts';
-import type { CoreChange as Change, Observed } from '../../src/adapter/changes.ts';
+import type { Change as AnyChange, CoreChange as Change, Observed } from '../../src/adapter/changes.ts';
 import type { VirtualService } from '../../src/model/types.ts';
 import {
   type AviObject,

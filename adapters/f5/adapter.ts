@@ -8,7 +8,6 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import PQueue from 'p-queue';
-import type { Change as AnyChange } from '../../src/adapter/changes.ts';
 import { applyCoreKinds } from '../../src/adapter/core-kinds.ts';
 import type { AdapterErrorCode } from '../../src/adapter/errors.ts';
 import { z } from 'zod';
@@ -21,7 +20,7 @@ import {
   type MemberHealth,
 } from '../../src/adapter/contract.ts';
 import type { Pool, VirtualService } from '../../src/model/types.ts';
-import type { CoreChange as Change, Observed } from '../../src/adapter/changes.ts';
+import type { Change as AnyChange, CoreChange as Change, Observed } from '../../src/adapter/changes.ts';
 import { validateAs3, AS3_SCHEMA_VERSION } from './as3-validate.ts';
 import { postDeclaration, type DeclareOutcome } from './as3-declare.ts';
 import { readPoolMembers } from './icontrol-view.ts';
@@ -171,15 +170,14 @@ export class F5Adapter implements LoadBalancerAdapter {
   }
 
   apply(changes: AnyChange[]): Promise<ApplyResult[]> {
-    return applyCoreKinds(changes, (core) => this.applyCore(core));
-  }
-
-  private applyCore(changes: Change[]): Promise<ApplyResult[]> {
-    if (changes.length === 0) return Promise.resolve([]);
-    return new Promise((resolve, reject) => {
-      this.queue.push({ changes, resolve, reject });
-      void this.drain();
-    });
+    return applyCoreKinds(changes, (core) =>
+      core.length === 0
+        ? Promise.resolve([])
+        : new Promise((resolve, reject) => {
+            this.queue.push({ changes: core, resolve, reject });
+            void this.drain();
+          }),
+    );
   }
 
   /** One declaration at a time; whatever queued meanwhile goes out as the next one. */

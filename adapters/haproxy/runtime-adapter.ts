@@ -8,7 +8,6 @@
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import type { Change as AnyChange } from '../../src/adapter/changes.ts';
 import { applyCoreKinds } from '../../src/adapter/core-kinds.ts';
 import type {
   ApplyError,
@@ -18,7 +17,7 @@ import type {
   MemberHealth,
 } from '../../src/adapter/contract.ts';
 import type { Member, Pool, VirtualService } from '../../src/model/types.ts';
-import type { CoreChange as Change, Observed } from '../../src/adapter/changes.ts';
+import type { Change as AnyChange, CoreChange as Change, Observed } from '../../src/adapter/changes.ts';
 import { parseConfig, renderConfig, type RenderOptions, type Section, serverName } from './config.ts';
 import { checkConfig, HaproxyError, socketCommand } from './process.ts';
 import { refusedChanges, unbindableChanges } from './narrow.ts';

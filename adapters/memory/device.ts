@@ -60,6 +60,20 @@ function validatePool(p: Pool): void {
   }
 }
 
+/** The stored object of that name, if it is there and ours; NotFound or NotOwned otherwise. */
+function ownedBy<T extends { owner: string }>(
+  map: Map<string, T>,
+  name: string,
+  owner: string,
+  what: string,
+): T {
+  const cur = map.get(name);
+  if (!cur) throw new DeviceError('NotFound', `${what} ${name} not found`);
+  if (cur.owner !== owner)
+    throw new DeviceError('NotOwned', `${what} ${name} belongs to ${cur.owner || 'nobody we know'}`);
+  return cur;
+}
+
 export class MemoryLoadBalancer {
   readonly pools = new Map<string, StoredPool>();
   readonly virtualServices = new Map<string, StoredVirtualService>();
@@ -95,22 +109,13 @@ export class MemoryLoadBalancer {
   /** Rotation: the certificate object is replaced in place, the virtual services using it keep it. */
   updateCertificate(owner: string, cert: Certificate): void {
     validateCertificate(cert);
-    const cur = this.certificates.get(cert.name);
-    if (!cur) throw new DeviceError('NotFound', `certificate ${cert.name} not found`);
-    if (cur.owner !== owner)
-      throw new DeviceError(
-        'NotOwned',
-        `certificate ${cert.name} belongs to ${cur.owner || 'nobody we know'}`,
-      );
+    ownedBy(this.certificates, cert.name, owner, 'certificate');
     this.certificates.set(cert.name, { owner, cert: structuredClone(cert) });
     this.writes.push(`update certificate ${cert.name}`);
   }
 
   deleteCertificate(owner: string, name: string): void {
-    const cur = this.certificates.get(name);
-    if (!cur) throw new DeviceError('NotFound', `certificate ${name} not found`);
-    if (cur.owner !== owner)
-      throw new DeviceError('NotOwned', `certificate ${name} belongs to ${cur.owner || 'nobody we know'}`);
+    ownedBy(this.certificates, name, owner, 'certificate');
     for (const v of this.virtualServices.values()) {
       if (certRefs(v.vs).includes(name))
         throw new DeviceError('InUse', `certificate ${name} is used by virtual service ${v.vs.name}`);
@@ -128,19 +133,13 @@ export class MemoryLoadBalancer {
 
   updatePool(owner: string, pool: Pool): void {
     validatePool(pool);
-    const cur = this.pools.get(pool.name);
-    if (!cur) throw new DeviceError('NotFound', `pool ${pool.name} not found`);
-    if (cur.owner !== owner)
-      throw new DeviceError('NotOwned', `pool ${pool.name} belongs to ${cur.owner || 'nobody we know'}`);
+    ownedBy(this.pools, pool.name, owner, 'pool');
     this.pools.set(pool.name, { owner, pool: structuredClone(pool) });
     this.writes.push(`update pool ${pool.name}`);
   }
 
   deletePool(owner: string, name: string): void {
-    const cur = this.pools.get(name);
-    if (!cur) throw new DeviceError('NotFound', `pool ${name} not found`);
-    if (cur.owner !== owner)
-      throw new DeviceError('NotOwned', `pool ${name} belongs to ${cur.owner || 'nobody we know'}`);
+    ownedBy(this.pools, name, owner, 'pool');
     for (const v of this.virtualServices.values()) {
       if (poolRefs(v.vs).includes(name))
         throw new DeviceError('InUse', `pool ${name} is used by virtual service ${v.vs.name}`);
@@ -158,26 +157,14 @@ export class MemoryLoadBalancer {
   }
 
   updateVirtualService(owner: string, vs: VirtualService): void {
-    const cur = this.virtualServices.get(vs.name);
-    if (!cur) throw new DeviceError('NotFound', `virtual service ${vs.name} not found`);
-    if (cur.owner !== owner)
-      throw new DeviceError(
-        'NotOwned',
-        `virtual service ${vs.name} belongs to ${cur.owner || 'nobody we know'}`,
-      );
+    ownedBy(this.virtualServices, vs.name, owner, 'virtual service');
     this.checkRefs(vs);
     this.virtualServices.set(vs.name, { owner, vs: structuredClone(vs) });
     this.writes.push(`update virtualService ${vs.name}`);
   }
 
   deleteVirtualService(owner: string, name: string): void {
-    const cur = this.virtualServices.get(name);
-    if (!cur) throw new DeviceError('NotFound', `virtual service ${name} not found`);
-    if (cur.owner !== owner)
-      throw new DeviceError(
-        'NotOwned',
-        `virtual service ${name} belongs to ${cur.owner || 'nobody we know'}`,
-      );
+    ownedBy(this.virtualServices, name, owner, 'virtual service');
     this.virtualServices.delete(name);
     this.writes.push(`delete virtualService ${name}`);
   }

@@ -291,10 +291,6 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   },
 ];
 
-export function findType(group: string, version: string, plural: string): ResourceType | undefined {
-  return RESOURCE_TYPES.find((t) => t.group === group && t.version === version && t.plural === plural);
-}
-
 export function groupVersions(): { group: string; version: string }[] {
   const seen = new Map<string, { group: string; version: string }>();
   for (const t of RESOURCE_TYPES) seen.set(apiVersionOf(t), { group: t.group, version: t.version });

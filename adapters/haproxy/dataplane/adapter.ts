@@ -8,7 +8,6 @@
  * (see layout.ts), so scaling is runtime changes only.
  */
 import PQueue from 'p-queue';
-import type { Change as AnyChange } from '../../../src/adapter/changes.ts';
 import { applyCoreKinds } from '../../../src/adapter/core-kinds.ts';
 import type {
   ApplyResult,
@@ -17,7 +16,7 @@ import type {
   MemberHealth,
 } from '../../../src/adapter/contract.ts';
 import type { Pool, VirtualService } from '../../../src/model/types.ts';
-import type { CoreChange as Change, Observed } from '../../../src/adapter/changes.ts';
+import type { Change as AnyChange, CoreChange as Change, Observed } from '../../../src/adapter/changes.ts';
 import { codeForStatus } from '../../../src/adapter/errors.ts';
 import { checkStatusName } from '../server-state.ts';
 import { changeProblem, dependencyProblem, type Fail, httpPools } from '../validate.ts';

@@ -113,6 +113,14 @@ const invalid = (path: string, v: Json, detail: string): StatusCause => ({
   field: path,
 });
 
+/** Schema patterns compiled once (a CRD's schema is read on every write of its kinds). */
+const patterns = new Map<string, RegExp>();
+function patternOf(source: string): RegExp {
+  let re = patterns.get(source);
+  if (!re) patterns.set(source, (re = new RegExp(source, 'u')));
+  return re;
+}
+
 /** A value of the wrong JSON type: the one kind of error that stops the CEL rules from running. */
 export const TYPE_INVALID = 'FieldValueTypeInvalid';
 const typeInvalid = (path: string, type: string, detail: string): StatusCause => ({
@@ -218,7 +226,7 @@ export function validate(
       });
     if (typeof s.minLength === 'number' && [...v].length < s.minLength)
       out.push(invalid(path, v, `${where} in body should be at least ${s.minLength} chars long`));
-    if (typeof s.pattern === 'string' && !new RegExp(s.pattern, 'u').test(v))
+    if (typeof s.pattern === 'string' && !patternOf(s.pattern).test(v))
       out.push(invalid(path, v, `${where} in body should match '${s.pattern}'`));
     if (typeof s.format === 'string' && formatError(s.format, v))
       out.push(invalid(path, v, `${where} in body must be of type ${s.format}: ${JSON.stringify(v)}`));
