@@ -45,6 +45,13 @@ export const controllerConfigSchema = z
       .max(65535)
       .default(80)
       .describe('the port of the shared HTTP virtual service of each IngressClass'),
+    ingressHttpsPort: z
+      .number()
+      .int()
+      .min(1)
+      .max(65535)
+      .default(443)
+      .describe('the port of the shared HTTPS virtual service of each IngressClass (Ingress tls:)'),
     loadBalancerClass: z
       .string()
       .min(1)

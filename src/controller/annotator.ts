@@ -9,7 +9,8 @@ import { NPL_ENABLED_ANNOTATION, NPL_MANAGED_ANNOTATION } from '../kube/annotati
 import type { Service } from '../kube/objects.ts';
 import { collectionPath, RESOURCES } from '../kube/paths.ts';
 import { KubeApiError, mergePatch } from '../kube/raw-client.ts';
-import { type ClusterView, ingressBackendServices, wantsAnnotation } from '../source/desired.ts';
+import { ingressBackendServices, wantsAnnotation } from '../source/annotated-services.ts';
+import type { ClusterView } from '../source/desired.ts';
 
 export type AnnotationAction = 'add' | 'remove' | 'none';
 

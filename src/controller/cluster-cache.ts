@@ -1,6 +1,6 @@
 /**
- * The controller's view of the cluster: restartable informers on Services, Pods, Nodes, Ingresses
- * and IngressClasses. Each object is parsed with zod once, when its informer delivers it (a
+ * The controller's view of the cluster: restartable informers on Services, Pods, Nodes, Ingresses,
+ * IngressClasses and Secrets of type kubernetes.io/tls (the certificates of Ingress `tls:`). Each object is parsed with zod once, when its informer delivers it (a
  * malformed object is left out), so building a ClusterView costs no parsing.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -19,7 +19,9 @@ import {
   parseOr,
   podSchema,
   serviceSchema,
+  tlsSecretSchema,
 } from '../kube/objects.ts';
+import { TLS_SECRET_TYPE } from '../source/certificates.ts';
 import { RESOURCES } from '../kube/paths.ts';
 import type { RawObject } from '../kube/raw-client.ts';
 import type { Logger } from '../runtime/logger.ts';
@@ -28,7 +30,10 @@ import { podTerminated, selectorMatches } from '../kube/pod-ports.ts';
 import type { ClusterView } from '../source/desired.ts';
 import { type PodSelector, podLabelKey } from '../source/members.ts';
 
-export type CacheKind = 'services' | 'pods' | 'nodes' | 'ingresses' | 'ingressClasses';
+export type CacheKind = 'services' | 'pods' | 'nodes' | 'ingresses' | 'ingressClasses' | 'secrets';
+
+/** Only Secrets that can hold an Ingress's certificate are listed and kept (never any other). */
+const SECRET_FIELD_SELECTOR = `type=${TLS_SECRET_TYPE}`;
 
 /** Parsed objects of one kind, kept in step with its informer. */
 class Parsed<T> {
@@ -142,6 +147,7 @@ export class ClusterCache {
     nodes: Parsed<ClusterView['nodes'][number]>;
     ingresses: Parsed<ClusterView['ingresses'][number]>;
     ingressClasses: Parsed<ClusterView['ingressClasses'][number]>;
+    secrets: Parsed<NonNullable<ClusterView['secrets']>[number]>;
   };
 
   private readonly podIndex = new LivePodIndex();
@@ -155,7 +161,13 @@ export class ClusterCache {
       new Informer({
         name: kind,
         logger,
-        source: sources?.[kind] ?? apiServerSource({ kubeConfig: kc, resource: RESOURCES[kind] }),
+        source:
+          sources?.[kind] ??
+          apiServerSource({
+            kubeConfig: kc,
+            resource: RESOURCES[kind],
+            ...(kind === 'secrets' ? { fieldSelector: SECRET_FIELD_SELECTOR } : {}),
+          }),
       });
     this.informers = {
       services: make('services'),
@@ -163,6 +175,7 @@ export class ClusterCache {
       nodes: make('nodes'),
       ingresses: make('ingresses'),
       ingressClasses: make('ingressClasses'),
+      secrets: make('secrets'),
     };
     // Registered before any other handler, so handlers that read the view see the new object.
     const i = this.informers;
@@ -172,6 +185,7 @@ export class ClusterCache {
       nodes: new Parsed(i.nodes, nodeSchema),
       ingresses: new Parsed(i.ingresses, ingressSchema),
       ingressClasses: new Parsed(i.ingressClasses, ingressClassSchema),
+      secrets: new Parsed(i.secrets, tlsSecretSchema),
     };
   }
 
@@ -188,6 +202,7 @@ export class ClusterCache {
       nodes: p.nodes.items.size,
       ingresses: p.ingresses.items.size,
       ingressClasses: p.ingressClasses.items.size,
+      secrets: p.secrets.items.size,
     };
   }
 
@@ -234,6 +249,7 @@ export class ClusterCache {
       nodes: p.nodes.list(),
       ingresses: p.ingresses.list(),
       ingressClasses: p.ingressClasses.list(),
+      secrets: p.secrets.list(),
       podIndex: this.podIndex,
       serviceByKey: (key) => p.services.items.get(key),
     };

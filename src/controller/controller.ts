@@ -14,7 +14,7 @@ import { objectKey } from '../kube/informer.ts';
 import type { RawObject } from '../kube/raw-client.ts';
 import { type Logger, silentLogger } from '../runtime/logger.ts';
 import { WorkQueue } from '../runtime/work-queue.ts';
-import { servicesToAnnotate } from '../source/desired.ts';
+import { servicesToAnnotate } from '../source/annotated-services.ts';
 import { DrainClock, maintenanceReason } from '../source/maintenance.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
 import { nodeSchema, parseOr } from '../kube/objects.ts';
@@ -222,6 +222,12 @@ export class NplController {
       };
       this.cache.on(kind, { add: h, update: h, delete: h });
     }
+    // A certificate comes, goes or rotates: the virtual services that serve it are built again.
+    const secret = () => {
+      this.allChanged = true;
+      lb();
+    };
+    this.cache.on('secrets', { add: secret, update: secret, delete: secret });
     await this.cache.start();
     this.queue.start();
     this.annotationCandidates();

@@ -18,6 +18,8 @@ export interface LbEventsDeps {
   /** The adapter's name, as the messages say where things were applied. */
   adapter: string;
   ingressHttpPort: number;
+  /** The port of the HTTPS virtual services (Ingress `tls:`); 443 when absent. */
+  ingressHttpsPort?: number;
   /** How long waiting for mappings, or a pool without a ready member, stays Normal (default 30 s). */
   waitGraceMs?: number;
 }
@@ -174,7 +176,7 @@ export class LbEvents {
             t,
             'Normal',
             EventReasons.IngressServed,
-            `every rule is served on ${st.vip}:${this.d.ingressHttpPort}`,
+            `every rule is served on ${st.vip}:${this.d.ingressHttpPort}${st.virtualServices.length > 1 ? `, its TLS hosts on ${st.vip}:${this.d.ingressHttpsPort ?? 443} too` : ''}`,
           );
         }
       } else this.served.delete(key);

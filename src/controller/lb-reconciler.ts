@@ -126,6 +126,7 @@ export class LbReconciler {
       events: d.events,
       adapter: d.adapter.name,
       ingressHttpPort: d.config.ingressHttpPort,
+      ingressHttpsPort: d.config.ingressHttpsPort,
       ...(d.waitGraceMs !== undefined ? { waitGraceMs: d.waitGraceMs } : {}),
     });
   }

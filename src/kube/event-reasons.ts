@@ -22,7 +22,8 @@ export const EventReasons = {
   BackendNotFound: 'BackendNotFound',
   BackendPortNotFound: 'BackendPortNotFound',
   UnsupportedBackend: 'UnsupportedBackend',
-  TLSNotServed: 'TLSNotServed',
+  InvalidTLSSecret: 'InvalidTLSSecret',
+  TLSHostMismatch: 'TLSHostMismatch',
   UnsupportedByLoadBalancer: 'UnsupportedByLoadBalancer',
   IngressServed: 'IngressServed',
   // The controller, on Nodes in maintenance (excluded, autoscaler-tainted or cordoned).

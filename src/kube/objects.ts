@@ -188,6 +188,17 @@ export const ingressClassSchema = z
 
 export type IngressClass = z.infer<typeof ingressClassSchema>;
 
+/** A Secret of type kubernetes.io/tls as far as npl-lb reads it: the PEM chain and key, base64. */
+export const tlsSecretSchema = z
+  .object({
+    metadata: objectMetaSchema,
+    type: z.string().default('Opaque'),
+    data: stringMap.default({}),
+  })
+  .loose();
+
+export type TlsSecret = z.infer<typeof tlsSecretSchema>;
+
 export function parseOr<T>(schema: z.ZodType<T>, raw: unknown): T | undefined {
   const r = schema.safeParse(raw);
   return r.success ? r.data : undefined;

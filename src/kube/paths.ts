@@ -34,5 +34,6 @@ export const RESOURCES = {
     resource: 'ingressclasses',
     kind: 'IngressClass',
   },
+  secrets: { group: '', version: 'v1', resource: 'secrets', kind: 'Secret' },
   leases: { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease' },
 } as const satisfies Record<string, ResourceRef>;

@@ -43,3 +43,19 @@ export function l7PoolName(
 ): string {
   return limitName(`${cluster}--${svc.namespace}-${svc.name}-${port}.l7`);
 }
+
+/**
+ * The HTTPS virtual service of an IngressClass. '_' occurs in no class or cluster name, so it never
+ * collides with the HTTP one of another class.
+ */
+export function l7HttpsName(cluster: string, ingressClass: string): string {
+  return limitName(`${cluster}--ingress-${ingressClass}_https`);
+}
+
+/**
+ * The certificate of a Secret. A namespace holds no '.', so the first '.' ends it and no two
+ * Secrets share a name.
+ */
+export function certificateName(cluster: string, namespace: string, secret: string): string {
+  return limitName(`${cluster}--${namespace}.${secret}`);
+}

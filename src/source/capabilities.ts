@@ -1,34 +1,95 @@
 /**
  * What the configured load balancer can serve, applied to the desired state before it is planned
- * (the adapter's Capabilities): a virtual service that needs what the adapter lacks (UDP on
- * HAProxy, L7 on an L4-only device) is not sent, its Service or Ingresses are told with a Warning
- * naming the port or class, and a Service's status marks the port; pools only such virtual
- * services used are not sent either. Pure.
+ * (the adapter's Capabilities):
+ * - a virtual service that needs what the adapter lacks (UDP on HAProxy, L7 on an L4-only device,
+ *   HTTPS where it holds no certificates) is not sent; its Service or Ingresses are told with a
+ *   Warning naming the port or class, and a Service's status marks the port;
+ * - a route that needs a match, filter or split the adapter lacks is left out of its virtual
+ *   service and its source is told;
+ * - pools and certificates only such virtual services or routes used are not sent either.
+ * Pure.
  */
-import type { Capabilities } from '../adapter/contract.ts';
+import type { Capabilities, HttpCapabilities } from '../adapter/contract.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
-import { poolRefs } from '../model/refs.ts';
-import type { VirtualService } from '../model/types.ts';
+import { certificateRefs, poolRefs } from '../model/refs.ts';
+import type { HttpRoute, VirtualService } from '../model/types.ts';
 import type { DesiredResult, Finding, SourceStatus } from './desired.ts';
 
+/** What routes may carry when an adapter says nothing: Ingress-style routes. */
+export const INGRESS_HTTP: HttpCapabilities = {
+  pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific'],
+  headerMatches: false,
+  queryMatches: false,
+  methodMatches: false,
+  headerModifiers: false,
+  redirects: false,
+  rewrites: false,
+  weights: false,
+};
+
 function lacks(vs: VirtualService, caps: Capabilities): string | undefined {
-  if (vs.kind === 'l7') return caps.l7 ? undefined : 'HTTP (L7) virtual services';
+  if (vs.kind === 'l7') {
+    if (!caps.l7) return 'HTTP (L7) virtual services';
+    return vs.protocol === 'HTTPS' && !caps.certificates ? 'TLS termination (HTTPS)' : undefined;
+  }
   if (vs.protocol === 'UDP') return caps.l4.udp ? undefined : 'UDP';
   return caps.l4.tcp ? undefined : 'TCP';
 }
 
+/** What of a route the adapter cannot serve, in words; undefined when it can serve all of it. */
+export function routeLacks(r: HttpRoute, http: HttpCapabilities): string | undefined {
+  if (!http.pathTypes.includes(r.pathType)) return `path match type ${r.pathType}`;
+  if (r.headers?.length && !http.headerMatches) return 'header matches';
+  if (r.queryParams?.length && !http.queryMatches) return 'query parameter matches';
+  if (r.method && !http.methodMatches) return 'method matches';
+  if ((r.requestHeaders || r.responseHeaders) && !http.headerModifiers) return 'header modifiers';
+  if (r.redirect && !http.redirects) return 'request redirects';
+  if (r.rewrite && !http.rewrites) return 'URL rewrites';
+  if (r.backends && !http.weights) return 'weighted backends';
+  return undefined;
+}
+
 export function applyCapabilities(d: DesiredResult, caps: Capabilities, adapter: string): DesiredResult {
+  const http = caps.http ?? INGRESS_HTTP;
+  const findings: Finding[] = [];
+  const told = new Set<string>();
+  let routesCut = false;
+  // Routes first: a virtual service keeps the routes its adapter can serve.
+  const trimmed = d.state.virtualServices.map((vs): VirtualService => {
+    if (vs.kind !== 'l7') return vs;
+    const routes = vs.routes.filter((r) => {
+      const why = routeLacks(r, http);
+      if (!why) return true;
+      const mark = `${r.source}|${why}`;
+      if (!told.has(mark) && d.ingresses.has(r.source)) {
+        told.add(mark);
+        findings.push({
+          kind: 'Ingress',
+          key: r.source,
+          type: 'Warning',
+          reason: EventReasons.UnsupportedByLoadBalancer,
+          message: `the ${adapter} load balancer does not support ${why}: the rule for ${r.host || '*'}${r.path} is not served`,
+        });
+      }
+      return false;
+    });
+    if (routes.length === vs.routes.length) return vs;
+    routesCut = true;
+    return { ...vs, routes };
+  });
+
   const refused = new Map<string, string>();
-  for (const vs of d.state.virtualServices) {
+  for (const vs of trimmed) {
     const why = lacks(vs, caps);
     if (why) refused.set(vs.name, why);
   }
-  if (refused.size === 0) return d;
-  const virtualServices = d.state.virtualServices.filter((v) => !refused.has(v.name));
-  const used = new Set(virtualServices.flatMap(poolRefs));
-  const byName = new Map(d.state.virtualServices.map((v) => [v.name, v]));
-  const findings: Finding[] = [];
+  if (refused.size === 0 && !routesCut) return d;
+  const virtualServices = trimmed.filter((v) => !refused.has(v.name));
+  const pools = new Set(virtualServices.flatMap(poolRefs));
+  const certs = new Set(virtualServices.flatMap(certificateRefs));
+  const byName = new Map(trimmed.map((v) => [v.name, v]));
   const narrow = (kind: Finding['kind'], sources: Map<string, SourceStatus>) => {
+    if (refused.size === 0) return sources;
     const out = new Map<string, SourceStatus>();
     for (const [key, st] of sources) {
       const gone = st.virtualServices.filter((n) => refused.has(n));
@@ -43,7 +104,10 @@ export function applyCapabilities(d: DesiredResult, caps: Capabilities, adapter:
       });
       for (const n of gone) {
         const vs = byName.get(n)!;
-        const what = vs.kind === 'l4' ? `port ${vs.port}/${vs.protocol}` : `IngressClass ${vs.ingressClass}`;
+        const what =
+          vs.kind === 'l4'
+            ? `port ${vs.port}/${vs.protocol}`
+            : `${vs.protocol === 'HTTPS' ? 'the HTTPS hosts of ' : ''}IngressClass ${vs.ingressClass}`;
         findings.push({
           kind,
           key,
@@ -55,9 +119,14 @@ export function applyCapabilities(d: DesiredResult, caps: Capabilities, adapter:
     }
     return out;
   };
+  const certificates = d.state.certificates?.filter((c) => certs.has(c.name));
   return {
     ...d,
-    state: { pools: d.state.pools.filter((p) => used.has(p.name)), virtualServices },
+    state: {
+      pools: d.state.pools.filter((p) => pools.has(p.name)),
+      virtualServices,
+      ...(certificates?.length ? { certificates } : {}),
+    },
     services: narrow('Service', d.services),
     ingresses: narrow('Ingress', d.ingresses),
     findings: [...d.findings, ...findings],

@@ -7,10 +7,11 @@ import type { ControllerConfig } from '../config/controller-config.ts';
 import { namespaceSelected } from '../config/controller-config.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
 import { DEFAULT_INGRESS_CLASS_ANNOTATION, VIP_ANNOTATION } from '../kube/annotations.ts';
-import type { Ingress, IngressBackend, IngressClass, Node, Pod, Service } from '../kube/objects.ts';
-import { l4Name, l7Name, l7PoolName, poolName } from '../model/names.ts';
-import type { HttpRoute, L4VirtualService, LbState, Pool, VirtualService } from '../model/types.ts';
-import { ingressRoutes } from './ingress-routes.ts';
+import type { Ingress, IngressClass, Node, Pod, Service, TlsSecret } from '../kube/objects.ts';
+import { l4Name, l7PoolName, poolName } from '../model/names.ts';
+import type { Certificate, L4VirtualService, LbState, Pool, VirtualService } from '../model/types.ts';
+import { ingressClassServices } from './ingress-class.ts';
+import { type CertificateMemo, secretCertificates } from './secret-certificates.ts';
 import type { DrainPhase } from './maintenance.ts';
 import { membersFor, NodeDirectory, PodIndex, type PodSelector, type Rejection } from './members.ts';
 import { allocateVips, type VipResult } from './vips.ts';
@@ -27,6 +28,10 @@ export interface ClusterView {
   drainPhase?: (node: string) => DrainPhase;
   /** One Service by namespace/name without a scan (the controller's cache); a scan otherwise. */
   serviceByKey?: (key: string) => Service | undefined;
+  /** Secrets of type kubernetes.io/tls (the certificates of Ingress `tls:`); none when absent. */
+  secrets?: TlsSecret[];
+  /** The time certificates are checked against (ms since the epoch); now when absent. */
+  now?: number;
 }
 
 export interface SourceStatus {
@@ -60,6 +65,8 @@ export interface DesiredMemo {
   pools: Map<string, { signature: string; pool: Pool; waiting: string[]; findings: Finding[] }>;
   /** L4 virtual services of earlier passes, reused when nothing in them changed. */
   l4: Map<string, L4VirtualService>;
+  /** Certificates read from Secrets, by Secret (namespace/name) and the version they were read from. */
+  certs?: CertificateMemo;
   /** The last full pass, reused as a whole while Services, Ingresses and classes stay the same. */
   last?: LastPass;
 }
@@ -68,10 +75,11 @@ type ServicePort = Service['spec']['ports'][number];
 
 /** Everything of a pass that depends on Services, Ingresses and IngressClasses only, not on Pods. */
 interface LastPass {
-  inputs: [Service[], Ingress[], IngressClass[], Node[]];
+  inputs: [Service[], Ingress[], IngressClass[], Node[], TlsSecret[] | undefined];
   /** The pools in the order the pass asked for them, with what each is built from. */
   shape: { name: string; svc: Service; port: ServicePort; health: Pool['health'] }[];
   virtualServices: VirtualService[];
+  certs: Certificate[];
   services: Map<string, SourceStatus>;
   ingresses: Map<string, SourceStatus>;
   findings: Finding[];
@@ -140,45 +148,8 @@ export function ingressClassOf(ing: Ingress, ours: OurClasses, cfg: ControllerCo
   return ours.defaultClass;
 }
 
-/** Every backend of an Ingress: (service name, port by number or name), default backend included. */
-export function ingressBackends(ing: Ingress): { service: string; port: number | string | undefined }[] {
-  const out: { service: string; port: number | string | undefined }[] = [];
-  const add = (b: IngressBackend | undefined) => {
-    if (b?.service) out.push({ service: b.service.name, port: b.service.port.number ?? b.service.port.name });
-  };
-  add(ing.spec.defaultBackend);
-  for (const r of ing.spec.rules) for (const p of r.http?.paths ?? []) add(p.backend);
-  return out;
-}
-
-/** The Services (namespace/name) that back an Ingress of ours; depends on Ingresses and classes only. */
-export function ingressBackendServices(
-  view: Pick<ClusterView, 'ingresses' | 'ingressClasses'>,
-  cfg: ControllerConfig,
-): Set<string> {
-  const out = new Set<string>();
-  const ours = ourIngressClasses(view.ingressClasses, cfg);
-  for (const ing of view.ingresses) {
-    if (!ingressClassOf(ing, ours, cfg)) continue;
-    for (const b of ingressBackends(ing)) out.add(`${ing.metadata.namespace}/${b.service}`);
-  }
-  return out;
-}
-
-/** Whether npl-lb annotates this Service, given the backends of our Ingresses. */
-export function wantsAnnotation(svc: Service, backends: Set<string>, cfg: ControllerConfig): boolean {
-  if (cfg.serviceType !== 'NodePortLocal' || !cfg.autoAnnotate) return false;
-  return ourLoadBalancer(svc, cfg) || backends.has(key(svc.metadata));
-}
-
-/** Services npl-lb annotates for NodePortLocal: our LoadBalancer Services and the backends of our Ingresses. */
-export function servicesToAnnotate(view: ClusterView, cfg: ControllerConfig): Set<string> {
-  const out = new Set<string>();
-  if (cfg.serviceType !== 'NodePortLocal' || !cfg.autoAnnotate) return out;
-  for (const s of view.services) if (ourLoadBalancer(s, cfg)) out.add(key(s.metadata));
-  for (const b of ingressBackendServices(view, cfg)) out.add(b);
-  return out;
-}
+const withCertificates = (s: LbState, certs: Certificate[]): LbState =>
+  certs.length > 0 ? { ...s, certificates: certs } : s;
 
 function vipOf(r: VipResult | undefined): { vip?: string; problem?: string; reason?: string } {
   if (!r) return { problem: 'no VIP', reason: EventReasons.NoVIP };
@@ -270,12 +241,21 @@ export function buildDesired(
   // Only Pods changed since the last pass: its virtual services and statuses stand, and only the
   // pools of the changed Services are looked at again.
   const last = memo?.last;
-  const inputs: LastPass['inputs'] = [view.services, view.ingresses, view.ingressClasses, view.nodes];
+  const inputs: LastPass['inputs'] = [
+    view.services,
+    view.ingresses,
+    view.ingressClasses,
+    view.nodes,
+    view.secrets,
+  ];
   if (changed && last && inputs.every((x, i) => x === last.inputs[i])) {
     for (const e of last.shape) poolFor(e.svc, e.port, e.health, e.name);
     if (memo) for (const name of memo.pools.keys()) if (!pools.has(name)) memo.pools.delete(name);
     return {
-      state: { pools: [...pools.values()], virtualServices: last.virtualServices },
+      state: withCertificates(
+        { pools: [...pools.values()], virtualServices: last.virtualServices },
+        last.certs,
+      ),
       services: last.services,
       ingresses: last.ingresses,
       waiting,
@@ -346,47 +326,38 @@ export function buildDesired(
   }
 
   const ingresses = new Map<string, SourceStatus>();
+  const certificates = new Map<string, Certificate>();
+  const certificateOf = secretCertificates(
+    view.secrets ?? [],
+    cluster,
+    view.now ?? Date.now(),
+    memo ? (memo.certs ??= new Map()) : undefined,
+  );
   for (const [cls, ings] of [...byClass.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const { vip, problem, reason } = vipOf(vips.get(`ingressclass/${cls}`));
-    const name = l7Name(cluster, cls);
-    const routes: HttpRoute[] = [];
-    let defaultPool: string | undefined;
-    let defaultFrom: string | undefined;
-    for (const ing of ings.sort((a, b) => (key(a.metadata) < key(b.metadata) ? -1 : 1))) {
-      const r = ingressRoutes(
-        ing,
-        svcByKey,
-        (svc, sp) => poolFor(svc, sp, 'http', l7PoolName(cluster, svc.metadata, sp.name || sp.port)),
-        defaultFrom,
-      );
-      routes.push(...r.routes);
-      if (r.defaultPool) {
-        defaultPool = r.defaultPool;
-        defaultFrom = key(ing.metadata);
-      }
-      sourceFindings.push(...r.findings);
-      ingresses.set(key(ing.metadata), { vip, virtualServices: vip ? [name] : [], problem, reason });
-    }
-    if (vip && (routes.length > 0 || defaultPool)) {
-      virtualServices.push({
-        kind: 'l7',
-        name,
-        vip,
-        port: cfg.ingressHttpPort,
-        ingressClass: cls,
-        routes,
-        defaultPool,
-      });
-    }
+    const r = ingressClassServices(cls, ings, vipOf(vips.get(`ingressclass/${cls}`)), {
+      cluster,
+      httpPort: cfg.ingressHttpPort,
+      httpsPort: cfg.ingressHttpsPort,
+      services: svcByKey,
+      poolFor: (svc, sp) => poolFor(svc, sp, 'http', l7PoolName(cluster, svc.metadata, sp.name || sp.port)),
+      certificateOf,
+    });
+    virtualServices.push(...r.virtualServices);
+    for (const c of r.certificates) certificates.set(c.name, c);
+    for (const [k, st] of r.ingresses) ingresses.set(k, st);
+    sourceFindings.push(...r.findings);
   }
+  const certs = [...certificates.values()];
   if (memo) for (const name of memo.pools.keys()) if (!pools.has(name)) memo.pools.delete(name);
   if (l4Memo) {
     const live = new Set(virtualServices.map((v) => v.name));
     for (const name of l4Memo.keys()) if (!live.has(name)) l4Memo.delete(name);
   }
-  if (memo) memo.last = { inputs, shape, virtualServices, services, ingresses, findings: sourceFindings };
+  if (memo) {
+    memo.last = { inputs, shape, virtualServices, certs, services, ingresses, findings: sourceFindings };
+  }
   return {
-    state: { pools: [...pools.values()], virtualServices },
+    state: withCertificates({ pools: [...pools.values()], virtualServices }, certs),
     services,
     ingresses,
     waiting,

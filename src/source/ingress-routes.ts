@@ -1,7 +1,7 @@
 /**
  * One Ingress -> its HTTP routes and default pool, through the validation boundary: a rule whose
  * host or path is refused is skipped, a backend that does not resolve is skipped, and each gives a
- * Warning finding naming the field; `tls:` gives a Warning that TLS is not served. Pure.
+ * Warning finding naming the field (`tls:` is read by ingress-tls.ts). Pure.
  */
 import { EventReasons } from '../kube/event-reasons.ts';
 import type { Ingress, IngressBackend, Service } from '../kube/objects.ts';
@@ -53,14 +53,6 @@ export function ingressRoutes(
     }
     return poolFor(svc, sp);
   };
-
-  const tlsHosts = (ing.spec.tls ?? []).flatMap((t) => t.hosts);
-  if ((ing.spec.tls ?? []).length > 0) {
-    warn(
-      EventReasons.TLSNotServed,
-      `spec.tls: TLS is not served yet; ${tlsHosts.length > 0 ? `hosts ${tlsHosts.slice(0, 5).join(', ')}` : 'these hosts'} get plain HTTP only`,
-    );
-  }
 
   const routes: HttpRoute[] = [];
   ing.spec.rules.forEach((rule, i) => {

@@ -146,7 +146,10 @@ describe('safe in a shared cluster', () => {
     ev('InvalidIngressRule', /spec\.rules\[0\]\.http\.paths\[2\]\.path: .*quote/);
     ev('BackendNotFound', /paths\[4\]\.backend: Service default\/nope not found/);
     ev('BackendPortNotFound', /paths\[5\]\.backend: .*"nosuch"/);
-    ev('TLSNotServed', /ok\.example/);
+    ev(
+      'InvalidTLSSecret',
+      /spec\.tls\[0\]: Secret default\/ok-tls not found.*hosts ok\.example not served on HTTPS/,
+    );
     assert.ok(!has(events, 'default/evil', 'IngressServed'), 'an Ingress with problems is not called served');
     assert.equal(members(device, 'c1--default-web-http.l7').length, 1, 'the valid rule is served');
   });

@@ -99,6 +99,7 @@ it('a long first sync logs its progress every few seconds (here every 20 ms), th
     nodes: source(0, []),
     ingresses: source(0, []),
     ingressClasses: source(0, []),
+    secrets: source(0, []),
   });
   try {
     await cache.start(20);

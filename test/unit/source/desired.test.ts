@@ -8,12 +8,8 @@ import {
   podSchema,
   serviceSchema,
 } from '../../../src/kube/objects.ts';
-import {
-  buildDesired,
-  type ClusterView,
-  newDesiredMemo,
-  servicesToAnnotate,
-} from '../../../src/source/desired.ts';
+import { servicesToAnnotate } from '../../../src/source/annotated-services.ts';
+import { buildDesired, type ClusterView, newDesiredMemo } from '../../../src/source/desired.ts';
 import { allocateVips, inCidrs } from '../../../src/source/vips.ts';
 
 const cfg = (extra = ''): ControllerConfig =>

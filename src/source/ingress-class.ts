@@ -1,0 +1,98 @@
+/**
+ * The Ingresses of one IngressClass of ours -> its virtual services: the shared HTTP one with every
+ * rule, and, when some Ingress has a `tls:` section with a good Secret, the shared HTTPS one on
+ * the same VIP with the rules of those hosts and their certificates (the default first). Pure.
+ */
+import type { Ingress, Service } from '../kube/objects.ts';
+import { l7HttpsName, l7Name } from '../model/names.ts';
+import type { Certificate, HttpRoute, L7VirtualService } from '../model/types.ts';
+import type { Finding, SourceStatus } from './desired.ts';
+import { ingressRoutes } from './ingress-routes.ts';
+import { certificateForHost, ingressTls, type SecretCertificates } from './ingress-tls.ts';
+
+type ServicePort = Service['spec']['ports'][number];
+
+export interface IngressClassContext {
+  cluster: string;
+  httpPort: number;
+  httpsPort: number;
+  services: ReadonlyMap<string, Service>;
+  poolFor: (svc: Service, port: ServicePort) => string;
+  certificateOf: SecretCertificates;
+}
+
+export interface IngressClassResult {
+  virtualServices: L7VirtualService[];
+  certificates: Certificate[];
+  ingresses: Map<string, SourceStatus>;
+  findings: Finding[];
+}
+
+const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
+
+export function ingressClassServices(
+  cls: string,
+  ings: Ingress[],
+  vipResult: { vip?: string; problem?: string; reason?: string },
+  ctx: IngressClassContext,
+): IngressClassResult {
+  const { vip, problem, reason } = vipResult;
+  const name = l7Name(ctx.cluster, cls);
+  const httpsName = l7HttpsName(ctx.cluster, cls);
+  const routes: HttpRoute[] = [];
+  const secure: HttpRoute[] = [];
+  const certs = new Map<string, Certificate>();
+  let defaultPool: string | undefined;
+  let defaultFrom: string | undefined;
+  let secureDefault: string | undefined;
+  const findings: Finding[] = [];
+  const ingresses = new Map<string, SourceStatus>();
+  for (const ing of [...ings].sort((a, b) => (key(a.metadata) < key(b.metadata) ? -1 : 1))) {
+    const r = ingressRoutes(ing, ctx.services, ctx.poolFor, defaultFrom);
+    const tls = ingressTls(ing, ctx.certificateOf);
+    routes.push(...r.routes);
+    let onHttps = false;
+    for (const route of r.routes) {
+      const cert = certificateForHost(tls, route.host);
+      if (!cert) continue;
+      certs.set(cert.name, cert);
+      secure.push(route);
+      onHttps = true;
+    }
+    if (r.defaultPool) {
+      defaultPool = r.defaultPool;
+      defaultFrom = key(ing.metadata);
+      if (tls.all) {
+        certs.set(tls.all.name, tls.all);
+        secureDefault = r.defaultPool;
+        onHttps = true;
+      }
+    }
+    findings.push(...r.findings, ...tls.findings);
+    ingresses.set(key(ing.metadata), {
+      vip,
+      virtualServices: vip ? (onHttps ? [name, httpsName] : [name]) : [],
+      problem,
+      reason,
+    });
+  }
+  const virtualServices: L7VirtualService[] = [];
+  if (vip && (routes.length > 0 || defaultPool)) {
+    const base = { kind: 'l7', vip, ingressClass: cls } as const;
+    virtualServices.push({ ...base, name, port: ctx.httpPort, routes, defaultPool });
+    if (secure.length > 0 || secureDefault) {
+      const names = [...certs.keys()].sort();
+      virtualServices.push({
+        ...base,
+        name: httpsName,
+        port: ctx.httpsPort,
+        routes: secure,
+        defaultPool: secureDefault,
+        protocol: 'HTTPS',
+        certificates: names,
+      });
+    }
+  }
+  const certificates = virtualServices.length > 1 ? [...certs.values()] : [];
+  return { virtualServices, certificates, ingresses, findings };
+}

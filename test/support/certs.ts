@@ -1,0 +1,61 @@
+/**
+ * Real certificates for tests, made fresh (EC P-256, self-signed): for given DNS names, expired,
+ * or with neither CN nor SAN; and Secrets of type kubernetes.io/tls holding them.
+ */
+import { generate } from 'selfsigned';
+
+export interface TestCertificate {
+  cert: string;
+  key: string;
+}
+
+export interface CertOptions {
+  /** DNS SANs; none when empty. */
+  dns?: string[];
+  /** The subject CN; none when null. */
+  cn?: string | null;
+  /** Valid until (default: a year from now); in the past for an expired one. */
+  notAfter?: Date;
+}
+
+export async function testCertificate(o: CertOptions = {}): Promise<TestCertificate> {
+  const dns = o.dns ?? ['a.example.com'];
+  const cn = o.cn === undefined ? dns[0] : o.cn;
+  const notAfter = o.notAfter ?? new Date(Date.now() + 365 * 24 * 3600 * 1000);
+  const notBefore = new Date(Math.min(Date.now(), notAfter.getTime()) - 24 * 3600 * 1000);
+  const pems = await generate(
+    cn ? [{ name: 'commonName', value: cn }] : [{ name: 'organizationName', value: 'npl-lb tests' }],
+    {
+      keyType: 'ec',
+      curve: 'P-256',
+      notBeforeDate: notBefore,
+      notAfterDate: notAfter,
+      extensions: [
+        { name: 'basicConstraints', cA: false },
+        { name: 'keyUsage', digitalSignature: true },
+        ...(dns.length > 0
+          ? [{ name: 'subjectAltName' as const, altNames: dns.map((value) => ({ type: 2 as const, value })) }]
+          : []),
+      ],
+    },
+  );
+  return { cert: pems.cert, key: pems.private };
+}
+
+const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
+
+/** A Secret object (raw, as the API server holds it) with this certificate and key. */
+export function tlsSecret(
+  namespace: string,
+  name: string,
+  c: { cert: string; key: string },
+  type = 'kubernetes.io/tls',
+): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { namespace, name },
+    type,
+    data: { 'tls.crt': b64(c.cert), 'tls.key': b64(c.key) },
+  };
+}
