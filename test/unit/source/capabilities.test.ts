@@ -127,4 +127,56 @@ describe('capabilities applied to the desired state', () => {
       /does not support HTTP \(L7\) virtual services: IngressClass npl is not served/,
     );
   });
+
+  it('a route needing a match or filter the adapter lacks leaves its virtual service, its source told once; the others stay', () => {
+    const d = desired();
+    const vs = d.state.virtualServices[2]!;
+    assert.ok(vs.kind === 'l7');
+    d.state.pools.push(pool('c1--shop-canary-http.l7', 'shop/canary'));
+    vs.routes.push(
+      {
+        host: 'a.example',
+        path: '/beta',
+        pathType: 'Prefix',
+        pool: 'c1--shop-canary-http.l7',
+        source: 'shop/a',
+        headers: [{ name: 'x-canary', value: '1', type: 'Exact' }],
+      },
+      {
+        host: 'a.example',
+        path: '/re',
+        pathType: 'RegularExpression',
+        pool: 'c1--shop-canary-http.l7',
+        source: 'shop/a',
+      },
+    );
+    const r = applyCapabilities(d, caps({}), 'haproxy');
+    const kept = r.state.virtualServices[2]!;
+    assert.ok(kept.kind === 'l7');
+    assert.deepEqual(
+      kept.routes.map((x) => x.path),
+      ['/'],
+    );
+    assert.ok(!r.state.pools.some((p) => p.name === 'c1--shop-canary-http.l7'), 'a pool only they used goes');
+    assert.deepEqual(
+      r.findings.map((f) => `${f.key} ${f.reason}: ${f.message}`),
+      [
+        'shop/a UnsupportedByLoadBalancer: the haproxy load balancer does not support header matches: the rule for a.example/beta is not served',
+        'shop/a UnsupportedByLoadBalancer: the haproxy load balancer does not support path match type RegularExpression: the rule for a.example/re is not served',
+      ],
+    );
+    const all = caps({
+      http: {
+        pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific', 'RegularExpression'],
+        headerMatches: true,
+        queryMatches: true,
+        methodMatches: true,
+        headerModifiers: true,
+        redirects: true,
+        rewrites: true,
+        weights: true,
+      },
+    });
+    assert.equal(applyCapabilities(d, all, 'memory'), d, 'served whole where the adapter can');
+  });
 });
