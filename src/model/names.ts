@@ -59,3 +59,16 @@ export function l7HttpsName(cluster: string, ingressClass: string): string {
 export function certificateName(cluster: string, namespace: string, secret: string): string {
   return limitName(`${cluster}--${namespace}.${secret}`);
 }
+
+/**
+ * The virtual service of a Gateway's listeners on one port and protocol. A namespace holds no '.',
+ * and a Gateway's name no upper case, so no two Gateways share a name.
+ */
+export function gatewayVsName(
+  cluster: string,
+  gateway: { namespace: string; name: string },
+  protocol: string,
+  port: number,
+): string {
+  return limitName(`${cluster}--gw-${gateway.namespace}.${gateway.name}-${protocol}-${port}`);
+}

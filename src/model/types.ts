@@ -128,7 +128,16 @@ export interface L7VirtualService {
   name: string;
   vip: string;
   port: number;
+  /** The IngressClass it serves, or the GatewayClass of `gateway`. */
   ingressClass: string;
+  /** The Gateway (namespace/name) whose listeners on this port it serves; absent for an IngressClass. */
+  gateway?: string;
+  /**
+   * A request goes to the routes of the most specific host that matches it (exact, then the
+   * longest wildcard, then ''), and among those to the first that matches by `order` (Ingress
+   * rules without `order`: Exact, then the longest Prefix). So a listener's routes never serve the
+   * hosts of a more specific listener on the same port (the Gateway API's listener isolation).
+   */
   routes: HttpRoute[];
   defaultPool: string | undefined;
   /** HTTPS terminates TLS with `certificates` (chosen by SNI; the first is the default). HTTP when absent. */

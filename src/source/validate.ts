@@ -68,3 +68,41 @@ export function ipProblem(value: string, family?: 'IPv4' | 'IPv6'): string | und
 
 export const portProblem = (port: number): string | undefined =>
   Number.isInteger(port) && port >= 1 && port <= 65535 ? undefined : `port ${port} is out of range`;
+
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+\-.^_`|~]+$/;
+export const MAX_HEADER_VALUE = 4096;
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH']);
+
+/** A header or query-parameter name: an RFC 9110 token, at most 256 characters. */
+export function headerNameProblem(name: string): string | undefined {
+  if (name.length === 0 || name.length > 256 || !HEADER_NAME.test(name)) {
+    return `name ${describe(name)} is not an HTTP token (letters, digits and !#$%&'*+-.^_\`|~)`;
+  }
+  return undefined;
+}
+
+/** A header or query-parameter value to match or set: printable, no CR, LF or NUL. */
+export function headerValueProblem(value: string): string | undefined {
+  if (value.length > MAX_HEADER_VALUE) return `value is longer than ${MAX_HEADER_VALUE} characters`;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) {
+    return `value ${describe(value)} holds a control character`;
+  }
+  return undefined;
+}
+
+/** A regular expression to match a path or a value: it must compile, at most 1024 characters. */
+export function regexProblem(re: string): string | undefined {
+  if (re.length > 1024) return 'regular expression is longer than 1024 characters';
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(re)) return `regular expression ${describe(re)} holds a control character`;
+  try {
+    new RegExp(re);
+  } catch {
+    return `regular expression ${describe(re)} does not compile`;
+  }
+  return undefined;
+}
+
+export const methodProblem = (m: string): string | undefined =>
+  METHODS.has(m) ? undefined : `method ${describe(m)} is not one of ${[...METHODS].join(', ')}`;

@@ -1,0 +1,279 @@
+/**
+ * zod schemas for the Gateway API objects npl-lb reads (gateway.networking.k8s.io/v1, standard
+ * channel v1.6): GatewayClass, Gateway, HTTPRoute, TLSRoute, TCPRoute, ReferenceGrant, and the
+ * Namespace labels a listener's allowedRoutes selector reads. Only the fields we use are typed;
+ * the API server's CRD schema has already checked their shapes, we still parse them.
+ */
+import { z } from 'zod';
+import { objectMetaSchema } from './objects.ts';
+
+export const GATEWAY_GROUP = 'gateway.networking.k8s.io';
+
+const gatewayMeta = objectMetaSchema.extend({ generation: z.number().int().default(0) });
+
+const condition = z
+  .object({
+    type: z.string(),
+    status: z.string(),
+    reason: z.string().default(''),
+    message: z.string().default(''),
+    observedGeneration: z.number().optional(),
+    lastTransitionTime: z.string().optional(),
+  })
+  .loose();
+export type Condition = z.infer<typeof condition>;
+
+export const gatewayClassSchema = z
+  .object({
+    metadata: gatewayMeta,
+    spec: z.object({ controllerName: z.string() }).loose(),
+    status: z
+      .object({ conditions: z.array(condition).default([]) })
+      .loose()
+      .default({ conditions: [] }),
+  })
+  .loose();
+export type GatewayClass = z.infer<typeof gatewayClassSchema>;
+
+const secretRef = z
+  .object({
+    group: z.string().default(''),
+    kind: z.string().default('Secret'),
+    name: z.string(),
+    namespace: z.string().optional(),
+  })
+  .loose();
+export type SecretObjectReference = z.infer<typeof secretRef>;
+
+const routeGroupKind = z.object({ group: z.string().default(GATEWAY_GROUP), kind: z.string() }).loose();
+export type RouteGroupKind = z.infer<typeof routeGroupKind>;
+
+const labelSelector = z
+  .object({
+    matchLabels: z.record(z.string(), z.string()).default({}),
+    matchExpressions: z
+      .array(
+        z.object({ key: z.string(), operator: z.string(), values: z.array(z.string()).default([]) }).loose(),
+      )
+      .default([]),
+  })
+  .loose();
+export type LabelSelector = z.infer<typeof labelSelector>;
+
+export const listenerSchema = z
+  .object({
+    name: z.string(),
+    hostname: z.string().optional(),
+    port: z.number().int(),
+    protocol: z.string(),
+    tls: z
+      .object({
+        mode: z.enum(['Terminate', 'Passthrough']).default('Terminate'),
+        certificateRefs: z.array(secretRef).default([]),
+      })
+      .loose()
+      .optional(),
+    allowedRoutes: z
+      .object({
+        namespaces: z
+          .object({
+            from: z.enum(['All', 'Same', 'Selector']).default('Same'),
+            selector: labelSelector.optional(),
+          })
+          .loose()
+          .default({ from: 'Same' }),
+        kinds: z.array(routeGroupKind).default([]),
+      })
+      .loose()
+      .default({ namespaces: { from: 'Same' }, kinds: [] }),
+  })
+  .loose();
+export type Listener = z.infer<typeof listenerSchema>;
+
+export const gatewaySchema = z
+  .object({
+    metadata: gatewayMeta,
+    spec: z
+      .object({
+        gatewayClassName: z.string(),
+        addresses: z
+          .array(z.object({ type: z.string().default('IPAddress'), value: z.string() }).loose())
+          .default([]),
+        listeners: z.array(listenerSchema).default([]),
+      })
+      .loose(),
+    status: z
+      .object({
+        addresses: z.array(z.object({ type: z.string().optional(), value: z.string() }).loose()).default([]),
+      })
+      .loose()
+      .default({ addresses: [] }),
+  })
+  .loose();
+export type Gateway = z.infer<typeof gatewaySchema>;
+
+const parentRef = z
+  .object({
+    group: z.string().default(GATEWAY_GROUP),
+    kind: z.string().default('Gateway'),
+    namespace: z.string().optional(),
+    name: z.string(),
+    sectionName: z.string().optional(),
+    port: z.number().int().optional(),
+  })
+  .loose();
+export type ParentReference = z.infer<typeof parentRef>;
+
+const backendRef = z
+  .object({
+    group: z.string().default(''),
+    kind: z.string().default('Service'),
+    name: z.string(),
+    namespace: z.string().optional(),
+    port: z.number().int().optional(),
+    weight: z.number().int().default(1),
+  })
+  .loose();
+export type BackendRef = z.infer<typeof backendRef>;
+
+const headerChange = z.object({ name: z.string(), value: z.string() }).loose();
+const headerModifier = z
+  .object({
+    set: z.array(headerChange).default([]),
+    add: z.array(headerChange).default([]),
+    remove: z.array(z.string()).default([]),
+  })
+  .loose();
+const pathModifier = z
+  .object({
+    type: z.enum(['ReplaceFullPath', 'ReplacePrefixMatch']),
+    replaceFullPath: z.string().optional(),
+    replacePrefixMatch: z.string().optional(),
+  })
+  .loose();
+
+export const httpRouteFilterSchema = z
+  .object({
+    type: z.string(),
+    requestHeaderModifier: headerModifier.optional(),
+    responseHeaderModifier: headerModifier.optional(),
+    requestRedirect: z
+      .object({
+        scheme: z.string().optional(),
+        hostname: z.string().optional(),
+        path: pathModifier.optional(),
+        port: z.number().int().optional(),
+        statusCode: z.number().int().default(302),
+      })
+      .loose()
+      .optional(),
+    urlRewrite: z
+      .object({ hostname: z.string().optional(), path: pathModifier.optional() })
+      .loose()
+      .optional(),
+  })
+  .loose();
+export type HttpRouteFilter = z.infer<typeof httpRouteFilterSchema>;
+
+const valueMatch = z
+  .object({ type: z.string().default('Exact'), name: z.string(), value: z.string() })
+  .loose();
+
+export const httpRouteMatchSchema = z
+  .object({
+    path: z
+      .object({ type: z.string().default('PathPrefix'), value: z.string().default('/') })
+      .loose()
+      .default({ type: 'PathPrefix', value: '/' }),
+    headers: z.array(valueMatch).default([]),
+    queryParams: z.array(valueMatch).default([]),
+    method: z.string().optional(),
+  })
+  .loose();
+export type HttpRouteMatch = z.infer<typeof httpRouteMatchSchema>;
+
+/** A rule without matches matches every path (PathPrefix /). */
+const matchAll = (): HttpRouteMatch[] => [
+  { path: { type: 'PathPrefix', value: '/' }, headers: [], queryParams: [] },
+];
+
+const routeStatus = z
+  .object({
+    parents: z
+      .array(
+        z
+          .object({
+            parentRef: parentRef,
+            controllerName: z.string(),
+            conditions: z.array(condition).default([]),
+          })
+          .loose(),
+      )
+      .default([]),
+  })
+  .loose()
+  .default({ parents: [] });
+
+export const httpRouteSchema = z
+  .object({
+    metadata: gatewayMeta,
+    spec: z
+      .object({
+        parentRefs: z.array(parentRef).default([]),
+        hostnames: z.array(z.string()).default([]),
+        rules: z
+          .array(
+            z
+              .object({
+                name: z.string().optional(),
+                matches: z.array(httpRouteMatchSchema).default(matchAll),
+                filters: z.array(httpRouteFilterSchema).default([]),
+                backendRefs: z
+                  .array(backendRef.extend({ filters: z.array(httpRouteFilterSchema).default([]) }))
+                  .default([]),
+              })
+              .loose(),
+          )
+          .default(() => [{ matches: matchAll(), filters: [], backendRefs: [] }]),
+      })
+      .loose(),
+    status: routeStatus,
+  })
+  .loose();
+export type HttpRouteObject = z.infer<typeof httpRouteSchema>;
+
+/** TLSRoute (by SNI, passthrough) and TCPRoute: parents, hostnames (TLS only) and backends. */
+export const l4RouteSchema = z
+  .object({
+    metadata: gatewayMeta,
+    spec: z
+      .object({
+        parentRefs: z.array(parentRef).default([]),
+        hostnames: z.array(z.string()).default([]),
+        rules: z.array(z.object({ backendRefs: z.array(backendRef).default([]) }).loose()).default([]),
+      })
+      .loose(),
+    status: routeStatus,
+  })
+  .loose();
+export type L4RouteObject = z.infer<typeof l4RouteSchema>;
+
+export const referenceGrantSchema = z
+  .object({
+    metadata: objectMetaSchema,
+    spec: z
+      .object({
+        from: z
+          .array(z.object({ group: z.string(), kind: z.string(), namespace: z.string() }).loose())
+          .default([]),
+        to: z
+          .array(z.object({ group: z.string(), kind: z.string(), name: z.string().optional() }).loose())
+          .default([]),
+      })
+      .loose(),
+  })
+  .loose();
+export type ReferenceGrant = z.infer<typeof referenceGrantSchema>;
+
+export const namespaceSchema = z.object({ metadata: objectMetaSchema }).loose();
+export type Namespace = z.infer<typeof namespaceSchema>;

@@ -1,0 +1,254 @@
+/**
+ * The Gateway API source: GatewayClasses whose controllerName is ours, their Gateways, and the
+ * HTTPRoutes attached to them -> virtual services (one per Gateway, port and protocol, on the
+ * Gateway's VIP), certificates, and the status of every object as the spec defines it. Pure: the
+ * controller passes its caches, the VIPs and the load balancer's capabilities in.
+ */
+import type { HttpCapabilities } from '../../adapter/contract.ts';
+import type {
+  Gateway,
+  GatewayClass,
+  HttpRouteObject,
+  Namespace,
+  ReferenceGrant,
+  RouteGroupKind,
+} from '../../kube/gateway-objects.ts';
+import type { Service } from '../../kube/objects.ts';
+import { gatewayVsName } from '../../model/names.ts';
+import type { Certificate, L7VirtualService } from '../../model/types.ts';
+import { routeLacks } from '../capabilities.ts';
+import type { SecretCertificates } from '../ingress-tls.ts';
+import { attachRoute, type GatewayListeners } from './attach.ts';
+import { cond, type ConditionSpec } from './conditions.ts';
+import { httpRules } from './http-rules.ts';
+import { type ListenerState, type ProtocolSupport, resolveListeners } from './listeners.ts';
+import { ordered, type Ranked } from './precedence.ts';
+
+export interface GatewayView {
+  gatewayClasses: GatewayClass[];
+  gateways: Gateway[];
+  httpRoutes: HttpRouteObject[];
+  referenceGrants: ReferenceGrant[];
+  namespaces: Namespace[];
+}
+
+type ServicePort = Service['spec']['ports'][number];
+
+export interface GatewayContext {
+  cluster: string;
+  controllerName: string;
+  adapter: string;
+  support: ProtocolSupport;
+  http: HttpCapabilities;
+  services: ReadonlyMap<string, Service>;
+  poolFor: (svc: Service, port: ServicePort) => string;
+  certificateOf: SecretCertificates;
+  /** The VIP of a Gateway (namespace/name), or why it has none. */
+  vipOf: (gatewayKey: string) => { vip?: string; problem?: string; reason?: string };
+}
+
+export interface ListenerStatus {
+  name: string;
+  supportedKinds: RouteGroupKind[];
+  attachedRoutes: number;
+  conditions: ConditionSpec[];
+}
+
+export interface GatewayStatus {
+  generation: number;
+  vip: string | undefined;
+  conditions: ConditionSpec[];
+  listeners: ListenerStatus[];
+}
+
+export interface RouteParentStatus {
+  parentRef: HttpRouteObject['spec']['parentRefs'][number];
+  conditions: ConditionSpec[];
+}
+
+export interface GatewayResult {
+  virtualServices: L7VirtualService[];
+  certificates: Certificate[];
+  classes: Map<string, { generation: number; conditions: ConditionSpec[] }>;
+  gateways: Map<string, GatewayStatus>;
+  /** By `HTTPRoute namespace/name`. */
+  routes: Map<string, { generation: number; parents: RouteParentStatus[] }>;
+  /** Services (namespace/name) our routes send to: auto-annotated for NodePortLocal. */
+  backends: Set<string>;
+}
+
+const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
+
+/** The Gateways of our classes (first by namespace/name), for VIP allocation before the pass. */
+export function ourGateways(
+  view: Pick<GatewayView, 'gatewayClasses' | 'gateways'>,
+  controllerName: string,
+): Gateway[] {
+  const classes = new Set(
+    view.gatewayClasses.filter((c) => c.spec.controllerName === controllerName).map((c) => c.metadata.name),
+  );
+  return view.gateways
+    .filter((g) => classes.has(g.spec.gatewayClassName))
+    .sort((a, b) => (key(a.metadata) < key(b.metadata) ? -1 : 1));
+}
+
+function gatewayConditions(
+  listeners: ListenerState[],
+  vip: ReturnType<GatewayContext['vipOf']>,
+): ConditionSpec[] {
+  const bad = listeners.filter((l) => !l.attachable).length;
+  const accepted =
+    vip.reason === 'InvalidVIP'
+      ? cond('Accepted', false, 'UnsupportedAddress', vip.problem ?? '')
+      : bad > 0
+        ? cond(
+            'Accepted',
+            bad < listeners.length,
+            'ListenersNotValid',
+            `${bad} of ${listeners.length} listeners are not valid`,
+          )
+        : cond('Accepted', true, 'Accepted');
+  const programmed = !vip.vip
+    ? cond('Programmed', false, 'AddressNotAssigned', vip.problem ?? 'no VIP')
+    : listeners.some((l) => l.programmable)
+      ? cond('Programmed', true, 'Programmed')
+      : cond('Programmed', false, 'Invalid', 'no listener can be programmed');
+  return [accepted, programmed];
+}
+
+export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayResult {
+  const out: GatewayResult = {
+    virtualServices: [],
+    certificates: [],
+    classes: new Map(),
+    gateways: new Map(),
+    routes: new Map(),
+    backends: new Set(),
+  };
+  for (const c of view.gatewayClasses) {
+    if (c.spec.controllerName !== ctx.controllerName) continue;
+    out.classes.set(c.metadata.name, {
+      generation: c.metadata.generation,
+      conditions: [
+        cond('Accepted', true, 'Accepted', `npl-lb serves this class (${ctx.adapter} load balancer)`),
+        cond('SupportedVersion', true, 'SupportedVersion', 'Gateway API v1 (standard channel v1.6)'),
+      ],
+    });
+  }
+  const grants = view.referenceGrants;
+  const gws = new Map<string, GatewayListeners & { gateway: Gateway }>();
+  for (const g of ourGateways(view, ctx.controllerName)) {
+    const listeners = resolveListeners(g, {
+      cluster: ctx.cluster,
+      adapter: ctx.adapter,
+      support: ctx.support,
+      grants,
+      certificateOf: ctx.certificateOf,
+    });
+    gws.set(key(g.metadata), {
+      key: key(g.metadata),
+      namespace: g.metadata.namespace,
+      name: g.metadata.name,
+      listeners,
+      gateway: g,
+    });
+  }
+  const nsLabels = new Map(view.namespaces.map((n) => [n.metadata.name, n.metadata.labels]));
+
+  // Routes, attached: their rules placed on each listener's hosts, by virtual service.
+  const byVs = new Map<string, Ranked[]>();
+  const routes = [...view.httpRoutes].sort((a, b) => (key(a.metadata) < key(b.metadata) ? -1 : 1));
+  for (const r of routes) {
+    const head = {
+      kind: 'HTTPRoute' as const,
+      namespace: r.metadata.namespace,
+      name: r.metadata.name,
+      hostnames: r.spec.hostnames,
+      parentRefs: r.spec.parentRefs,
+    };
+    const parents = attachRoute(head, gws, (ns) => nsLabels.get(ns));
+    if (parents.length === 0) continue;
+    const rules = httpRules(r, { services: ctx.services, grants, poolFor: ctx.poolFor });
+    const lacking = rules.templates.map((t) => routeLacks({ ...t, host: '' }, ctx.http)).find(Boolean);
+    const unsupported =
+      rules.unsupported ?? (lacking && `the ${ctx.adapter} load balancer does not support ${lacking}`);
+    const statuses: RouteParentStatus[] = [];
+    for (const p of parents) {
+      const accepted =
+        p.accepted.status && unsupported
+          ? cond('Accepted', false, 'UnsupportedValue', unsupported)
+          : p.accepted;
+      statuses.push({ parentRef: p.parentRef, conditions: [accepted, rules.resolvedRefs] });
+      if (!accepted.status) continue;
+      for (const b of rules.backends) out.backends.add(b);
+      for (const a of p.listeners) {
+        if (!a.state.programmable) continue;
+        const l = a.state.listener;
+        const vs = gatewayVsName(ctx.cluster, p.gateway, l.protocol, l.port);
+        const list = byVs.get(vs) ?? [];
+        for (const t of rules.templates) {
+          const { rule, match, ...route } = t;
+          for (const host of a.hosts) {
+            list.push({
+              route: { ...route, host },
+              created: r.metadata.creationTimestamp ?? '',
+              key: key(r.metadata),
+              rule,
+              match,
+            });
+          }
+        }
+        byVs.set(vs, list);
+      }
+    }
+    out.routes.set(`HTTPRoute ${key(r.metadata)}`, { generation: r.metadata.generation, parents: statuses });
+  }
+
+  // Virtual services and statuses per Gateway.
+  const certs = new Map<string, Certificate>();
+  for (const [gwKey, g] of gws) {
+    const vip = ctx.vipOf(gwKey);
+    out.gateways.set(gwKey, {
+      generation: g.gateway.metadata.generation,
+      vip: vip.vip,
+      conditions: gatewayConditions(g.listeners, vip),
+      listeners: g.listeners.map((l) => ({
+        name: l.listener.name,
+        supportedKinds: l.supportedKinds,
+        attachedRoutes: l.attached.size,
+        conditions: l.conditions,
+      })),
+    });
+    if (!vip.vip) continue;
+    const seen = new Set<string>();
+    for (const l of g.listeners) {
+      if (!l.programmable || (l.protocol !== 'HTTP' && l.protocol !== 'HTTPS')) continue;
+      const name = gatewayVsName(ctx.cluster, g, l.listener.protocol, l.listener.port);
+      if (seen.has(name)) continue;
+      seen.add(name);
+      const onPort = g.listeners.filter(
+        (o) => o.programmable && o.listener.port === l.listener.port && o.protocol === l.protocol,
+      );
+      const names = new Set<string>();
+      for (const o of onPort)
+        for (const c of o.certificates) {
+          certs.set(c.name, c);
+          names.add(c.name);
+        }
+      const unique = new Map((byVs.get(name) ?? []).map((x) => [JSON.stringify(x.route), x]));
+      out.virtualServices.push({
+        kind: 'l7',
+        name,
+        vip: vip.vip,
+        port: l.listener.port,
+        ingressClass: g.gateway.spec.gatewayClassName,
+        gateway: gwKey,
+        routes: ordered([...unique.values()]),
+        defaultPool: undefined,
+        ...(l.protocol === 'HTTPS' ? { protocol: 'HTTPS' as const, certificates: [...names].sort() } : {}),
+      });
+    }
+  }
+  out.certificates = [...certs.values()];
+  return out;
+}

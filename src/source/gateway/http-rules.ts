@@ -1,0 +1,235 @@
+/**
+ * The rules of one HTTPRoute -> model routes (one per match and host), through the validation
+ * boundary: paths, header and query names and values, regular expressions, redirect targets and
+ * rewrites are checked before they enter the model. backendRefs resolve to pools: a ref of another
+ * kind (InvalidKind), to another namespace without a ReferenceGrant (RefNotPermitted), or to a
+ * Service or port that does not exist (BackendNotFound) keeps its share of the traffic, answered
+ * 500. Filters npl-lb does not implement make the route UnsupportedValue. Pure.
+ */
+import type { Service } from '../../kube/objects.ts';
+import {
+  GATEWAY_GROUP,
+  type HttpRouteFilter,
+  type HttpRouteMatch,
+  type HttpRouteObject,
+  type ReferenceGrant,
+} from '../../kube/gateway-objects.ts';
+import type {
+  HeaderModifier,
+  HttpRoute,
+  PathModifier,
+  Redirect,
+  Rewrite,
+  ValueMatch,
+  WeightedBackend,
+} from '../../model/types.ts';
+import {
+  headerNameProblem,
+  headerValueProblem,
+  hostProblem,
+  methodProblem,
+  pathProblem,
+  regexProblem,
+} from '../validate.ts';
+import { cond, type ConditionSpec } from './conditions.ts';
+import { referencePermitted } from './reference-grants.ts';
+
+type ServicePort = Service['spec']['ports'][number];
+
+export interface RuleContext {
+  services: ReadonlyMap<string, Service>;
+  grants: readonly ReferenceGrant[];
+  poolFor: (svc: Service, port: ServicePort) => string;
+}
+
+/** A route rule ready to be placed on hosts: everything but the host and the order. */
+export type RouteTemplate = Omit<HttpRoute, 'host' | 'order'> & { rule: number; match: number };
+
+export interface HttpRuleResult {
+  templates: RouteTemplate[];
+  /** ResolvedRefs of every parent (backendRefs do not depend on the parent). */
+  resolvedRefs: ConditionSpec;
+  /** Something npl-lb cannot serve (a filter it lacks, a value refused): Accepted False, UnsupportedValue. */
+  unsupported: string | undefined;
+  /** Services (namespace/name) the route sends to: auto-annotated for NodePortLocal. */
+  backends: Set<string>;
+}
+
+class Refused extends Error {}
+
+function valueMatches(list: HttpRouteMatch['headers'], field: string): ValueMatch[] {
+  return list.map((m, i) => {
+    const p =
+      headerNameProblem(m.name) ??
+      (m.type === 'RegularExpression' ? regexProblem(m.value) : headerValueProblem(m.value));
+    if (p) throw new Refused(`${field}[${i}]: ${p}`);
+    if (m.type !== 'Exact' && m.type !== 'RegularExpression')
+      throw new Refused(`${field}[${i}].type ${m.type}`);
+    return { name: m.name, value: m.value, type: m.type };
+  });
+}
+
+function headerModifier(
+  m: NonNullable<HttpRouteFilter['requestHeaderModifier']>,
+  field: string,
+): HeaderModifier {
+  const check = (list: { name: string; value: string }[], f: string) =>
+    list.map((h, i) => {
+      const p = headerNameProblem(h.name) ?? headerValueProblem(h.value);
+      if (p) throw new Refused(`${field}.${f}[${i}]: ${p}`);
+      return { name: h.name, value: h.value };
+    });
+  m.remove.forEach((n, i) => {
+    const p = headerNameProblem(n);
+    if (p) throw new Refused(`${field}.remove[${i}]: ${p}`);
+  });
+  return { set: check(m.set, 'set'), add: check(m.add, 'add'), remove: [...m.remove] };
+}
+
+function pathModifier(
+  p: {
+    type: 'ReplaceFullPath' | 'ReplacePrefixMatch';
+    replaceFullPath?: string | undefined;
+    replacePrefixMatch?: string | undefined;
+  },
+  field: string,
+): PathModifier {
+  const value = (p.type === 'ReplaceFullPath' ? p.replaceFullPath : p.replacePrefixMatch) ?? '/';
+  const problem = pathProblem(value, 'ImplementationSpecific');
+  if (problem) throw new Refused(`${field}: ${problem}`);
+  return { type: p.type, value };
+}
+
+const STATUS = new Set([301, 302, 303, 307, 308]);
+
+function filtersOf(filters: HttpRouteFilter[], field: string) {
+  const out: Pick<HttpRoute, 'requestHeaders' | 'responseHeaders' | 'redirect' | 'rewrite'> = {};
+  filters.forEach((f, i) => {
+    const at = `${field}[${i}]`;
+    if (f.type === 'RequestHeaderModifier' && f.requestHeaderModifier) {
+      out.requestHeaders = headerModifier(f.requestHeaderModifier, `${at}.requestHeaderModifier`);
+    } else if (f.type === 'ResponseHeaderModifier' && f.responseHeaderModifier) {
+      out.responseHeaders = headerModifier(f.responseHeaderModifier, `${at}.responseHeaderModifier`);
+    } else if (f.type === 'RequestRedirect' && f.requestRedirect) {
+      const r = f.requestRedirect;
+      const redirect: Redirect = { statusCode: 302 };
+      if (!STATUS.has(r.statusCode)) throw new Refused(`${at}.requestRedirect.statusCode ${r.statusCode}`);
+      redirect.statusCode = r.statusCode as Redirect['statusCode'];
+      if (r.scheme !== undefined) {
+        if (r.scheme !== 'http' && r.scheme !== 'https')
+          throw new Refused(`${at}.requestRedirect.scheme ${r.scheme}`);
+        redirect.scheme = r.scheme;
+      }
+      if (r.hostname !== undefined) {
+        const p = hostProblem(r.hostname);
+        if (p || r.hostname.startsWith('*.'))
+          throw new Refused(`${at}.requestRedirect.hostname: ${p ?? 'no wildcard'}`);
+        redirect.hostname = r.hostname;
+      }
+      if (r.port !== undefined) redirect.port = r.port;
+      if (r.path) redirect.path = pathModifier(r.path, `${at}.requestRedirect.path`);
+      out.redirect = redirect;
+    } else if (f.type === 'URLRewrite' && f.urlRewrite) {
+      const rw: Rewrite = {};
+      if (f.urlRewrite.hostname !== undefined) {
+        const p = hostProblem(f.urlRewrite.hostname);
+        if (p) throw new Refused(`${at}.urlRewrite.hostname: ${p}`);
+        rw.hostname = f.urlRewrite.hostname;
+      }
+      if (f.urlRewrite.path) rw.path = pathModifier(f.urlRewrite.path, `${at}.urlRewrite.path`);
+      out.rewrite = rw;
+    } else {
+      throw new Refused(`${at}: filter type ${f.type} is not supported`);
+    }
+  });
+  return out;
+}
+
+function pathOf(m: HttpRouteMatch, field: string): Pick<HttpRoute, 'path' | 'pathType'> {
+  const { type, value } = m.path;
+  if (type === 'RegularExpression') {
+    const p = regexProblem(value);
+    if (p) throw new Refused(`${field}.path: ${p}`);
+    return { path: value, pathType: 'RegularExpression' };
+  }
+  const pathType = type === 'Exact' ? 'Exact' : type === 'PathPrefix' ? 'Prefix' : undefined;
+  if (!pathType) throw new Refused(`${field}.path.type ${type}`);
+  const p = pathProblem(value, pathType);
+  if (p) throw new Refused(`${field}.path: ${p}`);
+  return { path: value, pathType };
+}
+
+export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleResult {
+  const ns = route.metadata.namespace;
+  const source = `HTTPRoute ${ns}/${route.metadata.name}`;
+  const templates: RouteTemplate[] = [];
+  const backends = new Set<string>();
+  let resolvedRefs = cond('ResolvedRefs', true, 'ResolvedRefs');
+  const refuse = (reason: string, message: string) => {
+    if (resolvedRefs.status) resolvedRefs = cond('ResolvedRefs', false, reason, message);
+  };
+  try {
+    route.spec.rules.forEach((rule, ri) => {
+      const field = `spec.rules[${ri}]`;
+      const filters = filtersOf(rule.filters, `${field}.filters`);
+      const split: WeightedBackend[] = [];
+      rule.backendRefs.forEach((b, bi) => {
+        const at = `${field}.backendRefs[${bi}]`;
+        if (b.filters.length > 0) throw new Refused(`${at}.filters: backendRef filters are not supported`);
+        const target = b.namespace ?? ns;
+        let pool: string | null = null;
+        if (b.group !== '' || b.kind !== 'Service') {
+          refuse('InvalidKind', `${at}: ${b.group || 'core'}/${b.kind} is not a Service`);
+        } else if (
+          !referencePermitted(
+            ctx.grants,
+            { group: GATEWAY_GROUP, kind: 'HTTPRoute', namespace: ns },
+            { group: '', kind: 'Service', namespace: target, name: b.name },
+          )
+        ) {
+          refuse(
+            'RefNotPermitted',
+            `${at}: Service ${target}/${b.name} is in another namespace and no ReferenceGrant allows it`,
+          );
+        } else {
+          const svc = ctx.services.get(`${target}/${b.name}`);
+          const sp = svc?.spec.ports.find((p) => p.port === b.port && p.protocol === 'TCP');
+          if (!svc) refuse('BackendNotFound', `${at}: Service ${target}/${b.name} not found`);
+          else if (!sp)
+            refuse(
+              'BackendNotFound',
+              `${at}: Service ${target}/${b.name} has no TCP port ${b.port ?? '(none given)'}`,
+            );
+          else {
+            pool = ctx.poolFor(svc, sp);
+            backends.add(`${target}/${b.name}`);
+          }
+        }
+        if (b.weight > 0) split.push({ pool, weight: b.weight });
+      });
+      const forwarding: Pick<HttpRoute, 'pool' | 'backends'> = filters.redirect
+        ? { pool: '' }
+        : split.length === 1 && split[0]!.pool !== null
+          ? { pool: split[0]!.pool }
+          : { pool: '', backends: split.length > 0 ? split : [{ pool: null, weight: 1 }] };
+      rule.matches.forEach((m, mi) => {
+        const at = `${field}.matches[${mi}]`;
+        const t: RouteTemplate = { ...pathOf(m, at), ...forwarding, ...filters, source, rule: ri, match: mi };
+        const headers = valueMatches(m.headers, `${at}.headers`);
+        const query = valueMatches(m.queryParams, `${at}.queryParams`);
+        if (headers.length > 0) t.headers = headers;
+        if (query.length > 0) t.queryParams = query;
+        if (m.method !== undefined) {
+          const p = methodProblem(m.method);
+          if (p) throw new Refused(`${at}.method: ${p}`);
+          t.method = m.method;
+        }
+        templates.push(t);
+      });
+    });
+  } catch (err) {
+    if (!(err instanceof Refused)) throw err;
+    return { templates: [], resolvedRefs, unsupported: err.message, backends };
+  }
+  return { templates, resolvedRefs, unsupported: undefined, backends };
+}
