@@ -55,11 +55,13 @@ function routeMatches(r: HttpRoute, path: string, query: URLSearchParams, req: H
   const headers = new Map(Object.entries(req.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
   for (const h of r.headers ?? []) {
     const v = headers.get(h.name.toLowerCase());
-    if (v === undefined || (h.type === 'Exact' ? v !== h.value : !new RegExp(`^(?:${h.value})$`).test(v))) return false;
+    if (v === undefined || (h.type === 'Exact' ? v !== h.value : !new RegExp(`^(?:${h.value})$`).test(v)))
+      return false;
   }
   for (const q of r.queryParams ?? []) {
     const v = query.get(q.name);
-    if (v === null || (q.type === 'Exact' ? v !== q.value : !new RegExp(`^(?:${q.value})$`).test(v))) return false;
+    if (v === null || (q.type === 'Exact' ? v !== q.value : !new RegExp(`^(?:${q.value})$`).test(v)))
+      return false;
   }
   return true;
 }
@@ -76,7 +78,10 @@ function modifyPath(path: string, r: HttpRoute, m: PathModifier): string {
   return joined === '' ? '/' : joined.startsWith('/') ? joined : `/${joined}`;
 }
 
-function modifyHeaders(headers: Record<string, string>, m: HeaderModifier | undefined): Record<string, string> {
+function modifyHeaders(
+  headers: Record<string, string>,
+  m: HeaderModifier | undefined,
+): Record<string, string> {
   if (!m) return headers;
   const out = new Map(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
   for (const h of m.set) out.set(h.name.toLowerCase(), h.value);
@@ -106,7 +111,11 @@ export function resolveRequest(vs: L7VirtualService, req: HttpRequest, pick = Ma
   const route = sorted.find((r) => routeMatches(r, path, query, req));
   if (!route) {
     if (vs.defaultPool) {
-      return { status: 200, pool: vs.defaultPool, upstream: { host: req.host, path: req.path, headers: req.headers ?? {} } };
+      return {
+        status: 200,
+        pool: vs.defaultPool,
+        upstream: { host: req.host, path: req.path, headers: req.headers ?? {} },
+      };
     }
     return { status: 404 };
   }
