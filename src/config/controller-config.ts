@@ -37,6 +37,11 @@ export const controllerConfigSchema = z
       .min(1)
       .default('npl-lb.io/ingress-controller')
       .describe('IngressClasses with this spec.controller are ours'),
+    gatewayController: z
+      .string()
+      .min(1)
+      .default('npl-lb.io/gateway-controller')
+      .describe('GatewayClasses with this spec.controllerName are ours'),
     /** The port of the shared HTTP virtual service of each IngressClass. */
     ingressHttpPort: z
       .number()

@@ -31,8 +31,7 @@ export class Annotator {
    * the Service: a cold start of N Services, each of whose status writes changes the Services
    * list, costs N, not N² (it was quadratic).
    */
-  private memo:
-    { inputs: [ClusterView['ingresses'], ClusterView['ingressClasses']]; backends: Set<string> } | undefined;
+  private memo: { inputs: unknown[]; backends: Set<string> } | undefined;
   /** How often the backends were computed (for tests). */
   readonly stats = { computed: 0 };
 
@@ -42,9 +41,13 @@ export class Annotator {
   ) {}
 
   private backends(view: ClusterView): Set<string> {
-    const inputs: [ClusterView['ingresses'], ClusterView['ingressClasses']] = [
+    const inputs = [
       view.ingresses,
       view.ingressClasses,
+      view.gatewayClasses,
+      view.gateways,
+      view.httpRoutes,
+      view.referenceGrants,
     ];
     if (!this.memo || !inputs.every((x, i) => x === this.memo!.inputs[i])) {
       this.stats.computed++;

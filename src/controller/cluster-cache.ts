@@ -1,6 +1,8 @@
 /**
  * The controller's view of the cluster: restartable informers on Services, Pods, Nodes, Ingresses,
- * IngressClasses and Secrets of type kubernetes.io/tls (the certificates of Ingress `tls:`). Each object is parsed with zod once, when its informer delivers it (a
+ * IngressClasses, Secrets of type kubernetes.io/tls (the certificates of Ingress `tls:` and Gateway
+ * listeners), Namespaces (their labels, for allowedRoutes selectors) and the Gateway API kinds
+ * (optional: followed once their CRDs are installed). Each object is parsed with zod once, when its informer delivers it (a
  * malformed object is left out), so building a ClusterView costs no parsing.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -22,6 +24,13 @@ import {
   tlsSecretSchema,
 } from '../kube/objects.ts';
 import { TLS_SECRET_TYPE } from '../source/certificates.ts';
+import {
+  gatewayClassSchema,
+  gatewaySchema,
+  httpRouteSchema,
+  namespaceSchema,
+  referenceGrantSchema,
+} from '../kube/gateway-objects.ts';
 import { RESOURCES } from '../kube/paths.ts';
 import type { RawObject } from '../kube/raw-client.ts';
 import type { Logger } from '../runtime/logger.ts';
@@ -30,7 +39,17 @@ import { podTerminated, selectorMatches } from '../kube/pod-ports.ts';
 import type { ClusterView } from '../source/desired.ts';
 import { type PodSelector, podLabelKey } from '../source/members.ts';
 
-export type CacheKind = 'services' | 'pods' | 'nodes' | 'ingresses' | 'ingressClasses' | 'secrets';
+export type CacheKind =
+  'services' | 'pods' | 'nodes' | 'ingresses' | 'ingressClasses' | 'secrets' | 'namespaces' | GatewayKind;
+
+/** The Gateway API kinds: served only where their CRDs are installed. */
+export type GatewayKind = 'gatewayClasses' | 'gateways' | 'httpRoutes' | 'referenceGrants';
+export const GATEWAY_KINDS: readonly GatewayKind[] = [
+  'gatewayClasses',
+  'gateways',
+  'httpRoutes',
+  'referenceGrants',
+];
 
 /** Only Secrets that can hold an Ingress's certificate are listed and kept (never any other). */
 const SECRET_FIELD_SELECTOR = `type=${TLS_SECRET_TYPE}`;
@@ -148,6 +167,11 @@ export class ClusterCache {
     ingresses: Parsed<ClusterView['ingresses'][number]>;
     ingressClasses: Parsed<ClusterView['ingressClasses'][number]>;
     secrets: Parsed<NonNullable<ClusterView['secrets']>[number]>;
+    namespaces: Parsed<NonNullable<ClusterView['namespaces']>[number]>;
+    gatewayClasses: Parsed<NonNullable<ClusterView['gatewayClasses']>[number]>;
+    gateways: Parsed<NonNullable<ClusterView['gateways']>[number]>;
+    httpRoutes: Parsed<NonNullable<ClusterView['httpRoutes']>[number]>;
+    referenceGrants: Parsed<NonNullable<ClusterView['referenceGrants']>[number]>;
   };
 
   private readonly podIndex = new LivePodIndex();
@@ -161,6 +185,7 @@ export class ClusterCache {
       new Informer({
         name: kind,
         logger,
+        optional: (GATEWAY_KINDS as readonly string[]).includes(kind),
         source:
           sources?.[kind] ??
           apiServerSource({
@@ -176,6 +201,11 @@ export class ClusterCache {
       ingresses: make('ingresses'),
       ingressClasses: make('ingressClasses'),
       secrets: make('secrets'),
+      namespaces: make('namespaces'),
+      gatewayClasses: make('gatewayClasses'),
+      gateways: make('gateways'),
+      httpRoutes: make('httpRoutes'),
+      referenceGrants: make('referenceGrants'),
     };
     // Registered before any other handler, so handlers that read the view see the new object.
     const i = this.informers;
@@ -186,6 +216,11 @@ export class ClusterCache {
       ingresses: new Parsed(i.ingresses, ingressSchema),
       ingressClasses: new Parsed(i.ingressClasses, ingressClassSchema),
       secrets: new Parsed(i.secrets, tlsSecretSchema),
+      namespaces: new Parsed(i.namespaces, namespaceSchema),
+      gatewayClasses: new Parsed(i.gatewayClasses, gatewayClassSchema),
+      gateways: new Parsed(i.gateways, gatewaySchema),
+      httpRoutes: new Parsed(i.httpRoutes, httpRouteSchema),
+      referenceGrants: new Parsed(i.referenceGrants, referenceGrantSchema),
     };
   }
 
@@ -203,6 +238,11 @@ export class ClusterCache {
       ingresses: p.ingresses.items.size,
       ingressClasses: p.ingressClasses.items.size,
       secrets: p.secrets.items.size,
+      namespaces: p.namespaces.items.size,
+      gatewayClasses: p.gatewayClasses.items.size,
+      gateways: p.gateways.items.size,
+      httpRoutes: p.httpRoutes.items.size,
+      referenceGrants: p.referenceGrants.items.size,
     };
   }
 
@@ -250,6 +290,11 @@ export class ClusterCache {
       ingresses: p.ingresses.list(),
       ingressClasses: p.ingressClasses.list(),
       secrets: p.secrets.list(),
+      namespaces: p.namespaces.list(),
+      gatewayClasses: p.gatewayClasses.list(),
+      gateways: p.gateways.list(),
+      httpRoutes: p.httpRoutes.list(),
+      referenceGrants: p.referenceGrants.list(),
       podIndex: this.podIndex,
       serviceByKey: (key) => p.services.items.get(key),
     };

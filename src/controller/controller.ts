@@ -19,7 +19,7 @@ import { DrainClock, maintenanceReason } from '../source/maintenance.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
 import { nodeSchema, parseOr } from '../kube/objects.ts';
 import { Annotator } from './annotator.ts';
-import { type CacheKind, ClusterCache } from './cluster-cache.ts';
+import { type CacheKind, ClusterCache, GATEWAY_KINDS } from './cluster-cache.ts';
 import { HealthMonitor } from './health-monitor.ts';
 import { LbReconciler } from './lb-reconciler.ts';
 import { ControllerMetrics } from './metrics.ts';
@@ -213,7 +213,7 @@ export class NplController {
       update: (a, b) => node(a, b),
       delete: (o) => node(o, undefined),
     });
-    for (const kind of ['ingresses', 'ingressClasses'] as const) {
+    for (const kind of ['ingresses', 'ingressClasses', 'namespaces', ...GATEWAY_KINDS] as const) {
       const h = () => {
         // Once per burst of Ingress events, not once per event (a cold start lists them all).
         this.queue.add(CANDIDATES_KEY);

@@ -27,6 +27,7 @@ import { applyCapabilities } from '../source/capabilities.ts';
 import { LbEvents } from './lb-events.ts';
 import { type LbIngress, serviceIngress, showsAlready } from './lb-status.ts';
 import { kubeStatusWriter, type StatusWriter } from './status-writer.ts';
+import { GatewayStatusWriter, kubeStatusSink, type StatusSink } from './gateway-status.ts';
 import type { StateTracker } from './state.ts';
 
 export interface LbReconcilerDeps {
@@ -44,6 +45,8 @@ export interface LbReconcilerDeps {
   waitGraceMs?: number;
   /** Where statuses go (the API server unless a test says otherwise). */
   statusWriter?: StatusWriter;
+  /** Where Gateway API statuses go (the API server unless a test says otherwise). */
+  gatewayStatusSink?: StatusSink;
   /** Told what each pass applied, before a retryable failure makes the pass throw (for logs). */
   onApplied?: (applied: ApplyResult[], ms: number) => void;
   /**
@@ -118,10 +121,13 @@ export class LbReconciler {
   private readonly caps: Capabilities;
 
   private readonly status: StatusWriter;
+  private readonly gatewayStatus: GatewayStatusWriter;
 
   constructor(private readonly d: LbReconcilerDeps) {
     this.caps = d.adapter.capabilities();
     this.status = d.statusWriter ?? kubeStatusWriter(d.kubeConfig);
+    const sink = d.gatewayStatusSink ?? kubeStatusSink(d.kubeConfig);
+    this.gatewayStatus = new GatewayStatusWriter(sink, d.config.clusterName, d.config.gatewayController);
     this.events = new LbEvents({
       events: d.events,
       adapter: d.adapter.name,
@@ -142,7 +148,7 @@ export class LbReconciler {
   ): Promise<{ applied: ApplyResult[]; desired: DesiredResult; deferredMs: number | undefined }> {
     const t0 = performance.now();
     const desired = applyCapabilities(
-      buildDesired(view, this.d.config, this.memo, changed),
+      buildDesired(view, this.d.config, this.memo, changed, { name: this.d.adapter.name, caps: this.caps }),
       this.caps,
       this.d.adapter.name,
     );
@@ -270,6 +276,7 @@ export class LbReconciler {
     if (this.active === 1) this.appliedBy.clear();
     const cleared = this.d.state.record(desired.state, applied, p.conflicts, pending);
     await this.writeStatus(view, desired);
+    await this.gatewayStatus.write(view, desired.gateways, (vs) => this.d.state.failed('virtualService', vs));
     await this.events.pass(view, desired, applied, cleared, (st) => this.live(st));
     const retry = applied.filter((r) => !r.ok && !r.error?.terminal);
     if (retry.length > 0) {

@@ -41,7 +41,16 @@ export interface InformerOptions {
   logger?: Logger;
   clock?: Clock;
   backoff?: BackoffOptions;
+  /**
+   * A kind the cluster may not serve (a CRD not installed): a list answered 404 counts as synced
+   * and empty, and is tried again every `absentRetryMs` (30 s), so installing the CRD later is
+   * picked up without a restart.
+   */
+  optional?: boolean;
+  absentRetryMs?: number;
 }
+
+const notServed = (err: unknown): boolean => (err as { statusCode?: number } | undefined)?.statusCode === 404;
 
 interface Meta {
   name: string;
@@ -85,6 +94,8 @@ export class Informer {
   private syncedResolve!: () => void;
   private readonly syncedPromise: Promise<void>;
   private isSynced = false;
+  /** An optional kind the cluster does not serve (its last list was 404). */
+  private absent = false;
   /** Counts for status and tests: lists done, watches started, errors seen. */
   readonly stats = { lists: 0, watches: 0, errors: 0 };
 
@@ -145,6 +156,8 @@ export class Informer {
           this.replace(page.items);
           this.resourceVersion = page.resourceVersion;
           needList = false;
+          if (this.absent) this.log.info('now served by the cluster');
+          this.absent = false;
           this.backoff.reset();
           if (!this.isSynced) {
             this.isSynced = true;
@@ -152,6 +165,21 @@ export class Informer {
           }
         } catch (err) {
           if (signal.aborted) return;
+          if (this.opts.optional && notServed(err)) {
+            if (!this.absent)
+              this.log.info(
+                { err: errorMessage(err) },
+                'not served by the cluster (CRD not installed?); checking again',
+              );
+            this.absent = true;
+            this.replace([]);
+            if (!this.isSynced) {
+              this.isSynced = true;
+              this.syncedResolve();
+            }
+            await this.clock.sleep(this.opts.absentRetryMs ?? 30_000, signal);
+            continue;
+          }
           this.stats.errors++;
           const wait = this.backoff.next();
           this.log.warn(
@@ -182,7 +210,7 @@ export class Informer {
         continue;
       }
       this.stats.errors++;
-      if (needsRelist(end.error)) {
+      if (needsRelist(end.error) || (this.opts.optional && notServed(end.error))) {
         this.log.info({ err: errorMessage(end.error) }, 'resourceVersion expired; relisting');
         needList = true;
         continue;

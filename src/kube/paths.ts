@@ -35,5 +35,25 @@ export const RESOURCES = {
     kind: 'IngressClass',
   },
   secrets: { group: '', version: 'v1', resource: 'secrets', kind: 'Secret' },
+  gatewayClasses: {
+    group: 'gateway.networking.k8s.io',
+    version: 'v1',
+    resource: 'gatewayclasses',
+    kind: 'GatewayClass',
+  },
+  gateways: { group: 'gateway.networking.k8s.io', version: 'v1', resource: 'gateways', kind: 'Gateway' },
+  httpRoutes: {
+    group: 'gateway.networking.k8s.io',
+    version: 'v1',
+    resource: 'httproutes',
+    kind: 'HTTPRoute',
+  },
+  // v1beta1: served by every Gateway API release since v0.6 (v1 only from v1.5).
+  referenceGrants: {
+    group: 'gateway.networking.k8s.io',
+    version: 'v1beta1',
+    resource: 'referencegrants',
+    kind: 'ReferenceGrant',
+  },
   leases: { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease' },
 } as const satisfies Record<string, ResourceRef>;

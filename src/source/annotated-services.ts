@@ -1,10 +1,15 @@
 /**
- * The Services npl-lb annotates for NodePortLocal: our LoadBalancer Services and the backends of
- * the Ingresses of our classes. Depends on Services, Ingresses and classes only. Pure.
+ * The Services npl-lb annotates for NodePortLocal: our LoadBalancer Services, the backends of the
+ * Ingresses of our classes, and those of the HTTPRoutes on our Gateways. Reference-counted as one:
+ * a Service stays annotated while any of them uses it. Pure.
  */
 import type { ControllerConfig } from '../config/controller-config.ts';
 import type { Ingress, IngressBackend, Service } from '../kube/objects.ts';
-import { type ClusterView, ingressClassOf, ourIngressClasses, ourLoadBalancer } from './desired.ts';
+import type { ClusterView } from './desired.ts';
+import { ingressClassOf, ourIngressClasses, ourLoadBalancer } from './ours.ts';
+import { GATEWAY_GROUP } from '../kube/gateway-objects.ts';
+import { ourGateways } from './gateway/gateways.ts';
+import { referencePermitted } from './gateway/reference-grants.ts';
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
 
@@ -19,12 +24,51 @@ export function ingressBackends(ing: Ingress): { service: string; port: number |
   return out;
 }
 
-/** The Services (namespace/name) that back an Ingress of ours; depends on Ingresses and classes only. */
+/**
+ * The Services (namespace/name) HTTPRoutes send to through a Gateway of ours (a Service in another
+ * namespace only where a ReferenceGrant allows it).
+ */
+function gatewayBackendServices(
+  view: Pick<ClusterView, 'gatewayClasses' | 'gateways' | 'httpRoutes' | 'referenceGrants'>,
+  cfg: ControllerConfig,
+  out: Set<string>,
+): void {
+  if (!view.httpRoutes?.length) return;
+  const gws = new Set(
+    ourGateways(
+      { gatewayClasses: view.gatewayClasses ?? [], gateways: view.gateways ?? [] },
+      cfg.gatewayController,
+    ).map((g) => key(g.metadata)),
+  );
+  for (const r of view.httpRoutes) {
+    const ns = r.metadata.namespace;
+    if (!r.spec.parentRefs.some((p) => p.kind === 'Gateway' && gws.has(`${p.namespace ?? ns}/${p.name}`)))
+      continue;
+    for (const rule of r.spec.rules) {
+      for (const b of rule.backendRefs) {
+        if (b.group !== '' || b.kind !== 'Service') continue;
+        const target = b.namespace ?? ns;
+        const from = { group: GATEWAY_GROUP, kind: 'HTTPRoute', namespace: ns };
+        const to = { group: '', kind: 'Service', namespace: target, name: b.name };
+        if (referencePermitted(view.referenceGrants ?? [], from, to)) out.add(`${target}/${b.name}`);
+      }
+    }
+  }
+}
+
+/**
+ * The Services (namespace/name) that back an Ingress of ours or an HTTPRoute on a Gateway of ours;
+ * depends on Ingresses, routes and classes only.
+ */
 export function ingressBackendServices(
-  view: Pick<ClusterView, 'ingresses' | 'ingressClasses'>,
+  view: Pick<
+    ClusterView,
+    'ingresses' | 'ingressClasses' | 'gatewayClasses' | 'gateways' | 'httpRoutes' | 'referenceGrants'
+  >,
   cfg: ControllerConfig,
 ): Set<string> {
   const out = new Set<string>();
+  gatewayBackendServices(view, cfg, out);
   const ours = ourIngressClasses(view.ingressClasses, cfg);
   for (const ing of view.ingresses) {
     if (!ingressClassOf(ing, ours, cfg)) continue;

@@ -4,13 +4,27 @@
  * port with members in the configured mode. Pure: the controller passes its caches in.
  */
 import type { ControllerConfig } from '../config/controller-config.ts';
-import { namespaceSelected } from '../config/controller-config.ts';
+import type {
+  Gateway,
+  GatewayClass,
+  HttpRouteObject,
+  Namespace,
+  ReferenceGrant,
+} from '../kube/gateway-objects.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
-import { DEFAULT_INGRESS_CLASS_ANNOTATION, VIP_ANNOTATION } from '../kube/annotations.ts';
+import { VIP_ANNOTATION } from '../kube/annotations.ts';
 import type { Ingress, IngressClass, Node, Pod, Service, TlsSecret } from '../kube/objects.ts';
 import { l4Name, l7PoolName, poolName } from '../model/names.ts';
 import type { Certificate, L4VirtualService, LbState, Pool, VirtualService } from '../model/types.ts';
+import {
+  gatewaysFromView,
+  gatewayVipRequests,
+  type LoadBalancerInfo,
+  SERVE_ALL,
+} from './gateway/from-view.ts';
+import type { GatewayResult } from './gateway/gateways.ts';
 import { ingressClassServices } from './ingress-class.ts';
+import { ingressClassOf, ourIngressClasses, ourLoadBalancer } from './ours.ts';
 import { type CertificateMemo, secretCertificates } from './secret-certificates.ts';
 import type { DrainPhase } from './maintenance.ts';
 import { membersFor, NodeDirectory, PodIndex, type PodSelector, type Rejection } from './members.ts';
@@ -32,6 +46,13 @@ export interface ClusterView {
   secrets?: TlsSecret[];
   /** The time certificates are checked against (ms since the epoch); now when absent. */
   now?: number;
+  /** Namespaces (their labels: allowedRoutes selectors of Gateway listeners). */
+  namespaces?: Namespace[];
+  /** The Gateway API objects; none when absent (the CRDs not installed). */
+  gatewayClasses?: GatewayClass[];
+  gateways?: Gateway[];
+  httpRoutes?: HttpRouteObject[];
+  referenceGrants?: ReferenceGrant[];
 }
 
 export interface SourceStatus {
@@ -75,11 +96,12 @@ type ServicePort = Service['spec']['ports'][number];
 
 /** Everything of a pass that depends on Services, Ingresses and IngressClasses only, not on Pods. */
 interface LastPass {
-  inputs: [Service[], Ingress[], IngressClass[], Node[], TlsSecret[] | undefined];
+  inputs: unknown[];
   /** The pools in the order the pass asked for them, with what each is built from. */
   shape: { name: string; svc: Service; port: ServicePort; health: Pool['health'] }[];
   virtualServices: VirtualService[];
   certs: Certificate[];
+  gateways: GatewayResult | undefined;
   services: Map<string, SourceStatus>;
   ingresses: Map<string, SourceStatus>;
   findings: Finding[];
@@ -97,6 +119,8 @@ export interface DesiredResult {
   waiting: Map<string, string[]>;
   /** Problems to report as Events, each on the object it comes from. */
   findings: Finding[];
+  /** The Gateway API objects' statuses and backends; absent when no GatewayClass exists. */
+  gateways?: GatewayResult;
 }
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
@@ -123,31 +147,6 @@ function rejectionFindings(service: string, rejected: Rejection[]): Finding[] {
   return out;
 }
 
-export function ourLoadBalancer(svc: Service, cfg: ControllerConfig): boolean {
-  if (svc.spec.type !== 'LoadBalancer' || !namespaceSelected(cfg, svc.metadata.namespace)) return false;
-  const cls = svc.spec.loadBalancerClass;
-  return cls === cfg.loadBalancerClass || (cls === undefined && cfg.defaultLoadBalancer);
-}
-
-export interface OurClasses {
-  names: Set<string>;
-  defaultClass: string | undefined;
-}
-
-export function ourIngressClasses(classes: IngressClass[], cfg: ControllerConfig): OurClasses {
-  const ours = classes.filter((c) => c.spec.controller === cfg.ingressController);
-  const def = ours.find((c) => c.metadata.annotations[DEFAULT_INGRESS_CLASS_ANNOTATION] === 'true');
-  return { names: new Set(ours.map((c) => c.metadata.name)), defaultClass: def?.metadata.name };
-}
-
-/** The IngressClass of ours an Ingress belongs to, if any (no class: the default one, when it is ours). */
-export function ingressClassOf(ing: Ingress, ours: OurClasses, cfg: ControllerConfig): string | undefined {
-  if (!namespaceSelected(cfg, ing.metadata.namespace)) return undefined;
-  const cls = ing.spec.ingressClassName ?? ing.metadata.annotations['kubernetes.io/ingress.class'];
-  if (cls !== undefined) return ours.names.has(cls) ? cls : undefined;
-  return ours.defaultClass;
-}
-
 const withCertificates = (s: LbState, certs: Certificate[]): LbState =>
   certs.length > 0 ? { ...s, certificates: certs } : s;
 
@@ -169,6 +168,8 @@ export function buildDesired(
   cfg: ControllerConfig,
   memo?: DesiredMemo,
   changed?: ReadonlySet<string>,
+  /** The load balancer served (for the Gateway API: what its listeners and routes may use). */
+  lb: LoadBalancerInfo = SERVE_ALL,
 ): DesiredResult {
   const cluster = cfg.clusterName;
   const pools = new Map<string, Pool>();
@@ -247,6 +248,11 @@ export function buildDesired(
     view.ingressClasses,
     view.nodes,
     view.secrets,
+    view.namespaces,
+    view.gatewayClasses,
+    view.gateways,
+    view.httpRoutes,
+    view.referenceGrants,
   ];
   if (changed && last && inputs.every((x, i) => x === last.inputs[i])) {
     for (const e of last.shape) poolFor(e.svc, e.port, e.health, e.name);
@@ -260,6 +266,7 @@ export function buildDesired(
       ingresses: last.ingresses,
       waiting,
       findings: [...last.findings, ...findings],
+      ...(last.gateways ? { gateways: last.gateways } : {}),
     };
   }
 
@@ -285,6 +292,7 @@ export function buildDesired(
       requested: ings.map((i) => i.metadata.annotations[VIP_ANNOTATION]).find(Boolean),
       published: ings.map((i) => i.status.loadBalancer.ingress[0]?.ip).find(Boolean),
     })),
+    ...gatewayVipRequests(view, cfg),
   ];
   const vips = allocateVips(vipRequests, cfg.vip.cidrs);
 
@@ -347,6 +355,14 @@ export function buildDesired(
     for (const [k, st] of r.ingresses) ingresses.set(k, st);
     sourceFindings.push(...r.findings);
   }
+  const gateways = gatewaysFromView(view, cfg, lb, {
+    services: svcByKey,
+    poolFor: (svc, sp) => poolFor(svc, sp, 'http', l7PoolName(cluster, svc.metadata, sp.name || sp.port)),
+    certificateOf,
+    vipOf: (k) => vipOf(vips.get(`gateway/${k}`)),
+  });
+  virtualServices.push(...(gateways?.virtualServices ?? []));
+  for (const c of gateways?.certificates ?? []) certificates.set(c.name, c);
   const certs = [...certificates.values()];
   if (memo) for (const name of memo.pools.keys()) if (!pools.has(name)) memo.pools.delete(name);
   if (l4Memo) {
@@ -354,7 +370,16 @@ export function buildDesired(
     for (const name of l4Memo.keys()) if (!live.has(name)) l4Memo.delete(name);
   }
   if (memo) {
-    memo.last = { inputs, shape, virtualServices, certs, services, ingresses, findings: sourceFindings };
+    memo.last = {
+      inputs,
+      shape,
+      virtualServices,
+      certs,
+      services,
+      ingresses,
+      gateways,
+      findings: sourceFindings,
+    };
   }
   return {
     state: withCertificates({ pools: [...pools.values()], virtualServices }, certs),
@@ -362,5 +387,6 @@ export function buildDesired(
     ingresses,
     waiting,
     findings: [...sourceFindings, ...findings],
+    ...(gateways ? { gateways } : {}),
   };
 }

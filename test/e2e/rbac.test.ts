@@ -18,6 +18,7 @@ import type { AuditEntry } from '../../src/sandbox/server.ts';
 import { Cluster } from '../support/cluster.ts';
 import { ensureKubeTools } from '../support/kube-tools.ts';
 import { api, eventually, useSandbox } from '../support/sandbox.ts';
+import { GW_API, installGatewayApi } from '../support/gateway-api.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -100,6 +101,8 @@ describe('chart RBAC', () => {
       'vip.cidrs={192.0.2.0/24}',
       '--set',
       'defaultLoadBalancer=true',
+      '--api-versions',
+      'gateway.networking.k8s.io/v1/GatewayClass',
     ]);
     const docs = parseAllDocuments(stdout)
       .map((d) => d.toJS() as Doc)
@@ -121,6 +124,10 @@ describe('chart RBAC', () => {
     await api(url, 'POST', '/api/v1/namespaces', { metadata: { name: NS } }, H);
     const ingressClass = docs.find((d) => d.kind === 'IngressClass')!;
     await api(url, 'POST', '/apis/networking.k8s.io/v1/ingressclasses', ingressClass, H);
+    await installGatewayApi(url, H);
+    const gatewayClass = docs.find((d) => d.kind === 'GatewayClass')!;
+    assert.ok(gatewayClass, 'the chart creates the GatewayClass where the CRDs are installed');
+    await api(url, 'POST', `${GW_API}/gatewayclasses`, gatewayClass, H);
     await c.node('n1', { internal: ['127.0.12.1'] });
     const config = join(dir, 'config.yaml');
     writeFileSync(config, docs.find((d) => d.kind === 'ConfigMap')!.data!['config.yaml']!);
@@ -192,6 +199,28 @@ describe('chart RBAC', () => {
             },
           ],
         },
+      },
+      H,
+    );
+
+    // A Gateway and a route on it: their status and the class's are written.
+    await api(
+      url,
+      'POST',
+      `${GW_API}/namespaces/default/gateways`,
+      {
+        metadata: { name: 'gw' },
+        spec: { gatewayClassName: 'npl-lb', listeners: [{ name: 'http', port: 8080, protocol: 'HTTP' }] },
+      },
+      H,
+    );
+    await api(
+      url,
+      'POST',
+      `${GW_API}/namespaces/default/httproutes`,
+      {
+        metadata: { name: 'route' },
+        spec: { parentRefs: [{ name: 'gw' }], rules: [{ backendRefs: [{ name: 'web', port: 80 }] }] },
       },
       H,
     );

@@ -85,6 +85,39 @@ function recorder(inf: Informer): string[] {
 }
 
 describe('informer', () => {
+  it('an optional kind the cluster does not serve (404): synced and empty, checked again, then followed once its CRD is installed; removed again, emptied', async (t) => {
+    const src = new ScriptedSource();
+    const notFound = () =>
+      Object.assign(new Error('the server could not find the requested resource'), { statusCode: 404 });
+    src.lists.push(notFound(), notFound(), { items: [pod('gw', 5)], resourceVersion: '10' });
+    const clock = fakeClock();
+    const inf = new Informer({ source: src, name: 'gateways', clock, optional: true, absentRetryMs: 7000 });
+    const log = recorder(inf);
+    inf.start();
+    t.after(() => inf.stop());
+    await inf.waitForSync();
+    await eventually(() => src.watching, 1000, 'watch once served');
+    assert.deepEqual(clock.sleeps.slice(0, 2), [7000, 7000], 'checked again at its own pace, not backed off');
+    assert.deepEqual(log, ['add gw']);
+    assert.equal(inf.stats.errors, 0, 'absence is not an error');
+    // The CRD is deleted: the watch fails 404, the relist says 404, and the objects go.
+    src.lists.push(notFound(), { items: [], resourceVersion: '20' });
+    src.end({ error: notFound() });
+    await eventually(() => log.length === 2, 1000, 'emptied');
+    assert.deepEqual(log, ['add gw', 'delete gw']);
+  });
+
+  it('a required kind answered 404 is an error that is retried with backoff, and never counts as synced', async (t) => {
+    const src = new ScriptedSource();
+    src.lists.push(Object.assign(new Error('not found'), { statusCode: 404 }));
+    const inf = new Informer({ source: src, name: 'pods', clock: fakeClock() });
+    inf.start();
+    t.after(() => inf.stop());
+    await eventually(() => src.listCalls >= 2, 1000, 'retried');
+    assert.equal(inf.synced, false);
+    assert.ok(inf.stats.errors >= 1);
+  });
+
   it('lists, signals synced, then applies watch events from the list resourceVersion', async (t) => {
     const src = new ScriptedSource();
     src.lists.push({ items: [pod('a', 5)], resourceVersion: '10' });

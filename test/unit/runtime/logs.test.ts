@@ -100,6 +100,11 @@ it('a long first sync logs its progress every few seconds (here every 20 ms), th
     ingresses: source(0, []),
     ingressClasses: source(0, []),
     secrets: source(0, []),
+    namespaces: source(0, []),
+    gatewayClasses: source(0, []),
+    gateways: source(0, []),
+    httpRoutes: source(0, []),
+    referenceGrants: source(0, []),
   });
   try {
     await cache.start(20);

@@ -1,0 +1,145 @@
+/**
+ * The status of our GatewayClasses, Gateways and HTTPRoutes as a pass computed it, written where it
+ * differs from what the object shows: conditions with observedGeneration (a transition time kept
+ * while the status stays), Gateway addresses and listeners, and the route parents of our
+ * controller (other controllers' parents are kept as they are). A listener or Gateway whose
+ * virtual service the load balancer has not taken is not Programmed. Writes go through a small
+ * sink, so unit tests need no API server; a route's write carries its resourceVersion, so a
+ * concurrent change by another controller is not overwritten (the next pass writes again).
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { isDeepStrictEqual } from 'node:util';
+import type { Condition, Gateway, GatewayClass, HttpRouteObject } from '../kube/gateway-objects.ts';
+import { collectionPath, RESOURCES, type ResourceRef } from '../kube/paths.ts';
+import { KubeApiError, mergePatch } from '../kube/raw-client.ts';
+import { gatewayVsName } from '../model/names.ts';
+import { cond, type ConditionSpec, conditions } from '../source/gateway/conditions.ts';
+import type { GatewayResult } from '../source/gateway/gateways.ts';
+
+export interface StatusSink {
+  patch(ref: ResourceRef, namespace: string, name: string, body: object): Promise<void>;
+}
+
+export function kubeStatusSink(kc: KubeConfig): StatusSink {
+  return {
+    async patch(ref, namespace, name, body) {
+      const path = `${collectionPath(ref, namespace || undefined)}/${encodeURIComponent(name)}/status`;
+      try {
+        await mergePatch(kc, path, body);
+      } catch (err) {
+        // Gone, or changed meanwhile: the informer brings the new object and the next pass writes.
+        if (!(err instanceof KubeApiError && (err.statusCode === 404 || err.statusCode === 409))) throw err;
+      }
+    },
+  };
+}
+
+export interface GatewayObjects {
+  gatewayClasses?: GatewayClass[];
+  gateways?: Gateway[];
+  httpRoutes?: HttpRouteObject[];
+}
+
+const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
+/** Conditions compared without their transition times (kept from the object when unchanged). */
+const same = (a: unknown, b: unknown): boolean =>
+  isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
+
+export class GatewayStatusWriter {
+  constructor(
+    private readonly sink: StatusSink,
+    private readonly cluster: string,
+    private readonly controllerName: string,
+    private readonly now: () => string = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+  ) {}
+
+  /** Writes what differs; `failed(vs)` says whether the load balancer refused a virtual service. */
+  async write(
+    view: GatewayObjects,
+    result: GatewayResult | undefined,
+    failed: (vs: string) => boolean,
+  ): Promise<number> {
+    if (!result) return 0;
+    const at = this.now();
+    const writes: Promise<void>[] = [];
+    for (const c of view.gatewayClasses ?? []) {
+      const st = result.classes.get(c.metadata.name);
+      if (!st) continue;
+      const want = { conditions: conditions(st.conditions, c.metadata.generation, c.status.conditions, at) };
+      if (!same(want.conditions, c.status.conditions)) {
+        writes.push(this.sink.patch(RESOURCES.gatewayClasses, '', c.metadata.name, { status: want }));
+      }
+    }
+    for (const g of view.gateways ?? []) {
+      const st = result.gateways.get(key(g.metadata));
+      if (!st) continue;
+      const current = g.status as {
+        conditions?: Condition[];
+        listeners?: { name: string; conditions?: Condition[] }[];
+      };
+      let anyProgrammed = false;
+      const listeners = st.listeners.map((l) => {
+        const spec = g.spec.listeners.find((x) => x.name === l.name);
+        const refused = spec && failed(gatewayVsName(this.cluster, g.metadata, spec.protocol, spec.port));
+        const specs: ConditionSpec[] = l.conditions.map((c) =>
+          c.type === 'Programmed' && c.status && refused
+            ? cond('Programmed', false, 'Pending', 'the load balancer has not taken its virtual service yet')
+            : c,
+        );
+        if (specs.some((c) => c.type === 'Programmed' && c.status)) anyProgrammed = true;
+        const before = current.listeners?.find((x) => x.name === l.name)?.conditions ?? [];
+        return {
+          name: l.name,
+          supportedKinds: l.supportedKinds.map((k) => ({ group: k.group, kind: k.kind })),
+          attachedRoutes: l.attachedRoutes,
+          conditions: conditions(specs, g.metadata.generation, before, at),
+        };
+      });
+      const gwSpecs = st.conditions.map((c) =>
+        c.type === 'Programmed' && c.status && !anyProgrammed
+          ? cond('Programmed', false, 'Pending', 'the load balancer has not taken its virtual services yet')
+          : c,
+      );
+      const want = {
+        addresses: st.vip ? [{ type: 'IPAddress', value: st.vip }] : [],
+        conditions: conditions(gwSpecs, g.metadata.generation, current.conditions ?? [], at),
+        listeners,
+      };
+      const shown = {
+        addresses: g.status.addresses,
+        conditions: current.conditions ?? [],
+        listeners: current.listeners ?? [],
+      };
+      if (!same(want, shown)) {
+        writes.push(
+          this.sink.patch(RESOURCES.gateways, g.metadata.namespace, g.metadata.name, { status: want }),
+        );
+      }
+    }
+    for (const r of view.httpRoutes ?? []) {
+      const st = result.routes.get(`HTTPRoute ${key(r.metadata)}`);
+      const before = r.status.parents;
+      const theirs = before.filter((p) => p.controllerName !== this.controllerName);
+      const ours = (st?.parents ?? []).map((p) => {
+        const old = before.find(
+          (b) => b.controllerName === this.controllerName && same(b.parentRef, p.parentRef),
+        );
+        return {
+          parentRef: p.parentRef,
+          controllerName: this.controllerName,
+          conditions: conditions(p.conditions, r.metadata.generation, old?.conditions ?? [], at),
+        };
+      });
+      const want = [...theirs, ...ours];
+      if (same(want, before)) continue;
+      writes.push(
+        this.sink.patch(RESOURCES.httpRoutes, r.metadata.namespace, r.metadata.name, {
+          metadata: { resourceVersion: r.metadata.resourceVersion },
+          status: { parents: want },
+        }),
+      );
+    }
+    await Promise.all(writes);
+    return writes.length;
+  }
+}

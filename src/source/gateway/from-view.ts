@@ -1,0 +1,107 @@
+/**
+ * The Gateway API source as the desired-state pass uses it: the VIP requests of our Gateways
+ * (their `spec.addresses`, else one from vip.cidrs, kept once published in status.addresses), and
+ * the pass itself with what the configured load balancer supports. Pure.
+ */
+import type { Capabilities } from '../../adapter/contract.ts';
+import type { ControllerConfig } from '../../config/controller-config.ts';
+import type { Service } from '../../kube/objects.ts';
+import { INGRESS_HTTP } from '../capabilities.ts';
+import type { ClusterView } from '../desired.ts';
+import type { SecretCertificates } from '../ingress-tls.ts';
+import type { VipRequest } from '../vips.ts';
+import { buildGateways, type GatewayResult, ourGateways } from './gateways.ts';
+import type { ProtocolSupport } from './listeners.ts';
+
+type ServicePort = Service['spec']['ports'][number];
+
+/** The load balancer a pass serves: its name (in messages) and what it can do. */
+export interface LoadBalancerInfo {
+  name: string;
+  caps: Capabilities;
+}
+
+/** What a pass assumes when not told: a load balancer that serves everything (the memory one). */
+export const SERVE_ALL: LoadBalancerInfo = {
+  name: 'memory',
+  caps: {
+    l4: { tcp: true, udp: true },
+    l7: true,
+    memberNodeTag: true,
+    drainingMembers: true,
+    certificates: true,
+    http: {
+      pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific', 'RegularExpression'],
+      headerMatches: true,
+      queryMatches: true,
+      methodMatches: true,
+      headerModifiers: true,
+      redirects: true,
+      rewrites: true,
+      weights: true,
+    },
+  },
+};
+
+const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
+
+/**
+ * One VIP request per Gateway of ours. An address of a type other than IPAddress, or a second
+ * address, is refused (UnsupportedAddress) by asking for a value no range holds.
+ */
+export function gatewayVipRequests(view: ClusterView, cfg: ControllerConfig): VipRequest[] {
+  return ourGateways(
+    { gatewayClasses: view.gatewayClasses ?? [], gateways: view.gateways ?? [] },
+    cfg.gatewayController,
+  ).map((g) => {
+    const asked = g.spec.addresses;
+    const bad = asked.find((a) => a.type !== 'IPAddress') ?? (asked.length > 1 ? asked[1] : undefined);
+    return {
+      key: `gateway/${key(g.metadata)}`,
+      requested: bad ? `${bad.type}:${bad.value}` : asked[0]?.value,
+      published: g.status.addresses.find((a) => a.type === undefined || a.type === 'IPAddress')?.value,
+    };
+  });
+}
+
+export function supportOf(caps: Capabilities): ProtocolSupport {
+  return {
+    HTTP: caps.l7,
+    HTTPS: caps.l7 && caps.certificates === true,
+    // TLSRoute passthrough and TCPRoute/UDPRoute listeners are not built yet: refused, never dropped.
+    TLS: false,
+    TCP: false,
+    UDP: false,
+  };
+}
+
+export function gatewaysFromView(
+  view: ClusterView,
+  cfg: ControllerConfig,
+  lb: LoadBalancerInfo,
+  deps: {
+    services: ReadonlyMap<string, Service>;
+    poolFor: (svc: Service, port: ServicePort) => string;
+    certificateOf: SecretCertificates;
+    vipOf: (gatewayKey: string) => { vip?: string; problem?: string; reason?: string };
+  },
+): GatewayResult | undefined {
+  if (!view.gatewayClasses?.length) return undefined;
+  return buildGateways(
+    {
+      gatewayClasses: view.gatewayClasses,
+      gateways: view.gateways ?? [],
+      httpRoutes: view.httpRoutes ?? [],
+      referenceGrants: view.referenceGrants ?? [],
+      namespaces: view.namespaces ?? [],
+    },
+    {
+      cluster: cfg.clusterName,
+      controllerName: cfg.gatewayController,
+      adapter: lb.name,
+      support: supportOf(lb.caps),
+      http: lb.caps.http ?? INGRESS_HTTP,
+      ...deps,
+    },
+  );
+}
