@@ -40,6 +40,7 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       drainingMembers: true,
       applyConcurrency: 8,
       certificates: true,
+      tlsPassthrough: true,
       http: {
         pathTypes: ['Exact', 'Prefix', 'ImplementationSpecific', 'RegularExpression'],
         headerMatches: true,

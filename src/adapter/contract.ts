@@ -19,6 +19,8 @@ export interface Capabilities {
   applyConcurrency?: number;
   /** Whether it holds certificates and terminates TLS (HTTPS virtual services). Absent: no. */
   certificates?: boolean;
+  /** Whether it routes TLS connections by SNI without terminating them (L4 `sni`). Absent: no. */
+  tlsPassthrough?: boolean;
   /** What HTTP routes may carry beyond host and path prefix. Absent: Ingress-style routes only. */
   http?: HttpCapabilities;
 }

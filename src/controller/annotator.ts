@@ -47,6 +47,9 @@ export class Annotator {
       view.gatewayClasses,
       view.gateways,
       view.httpRoutes,
+      view.tcpRoutes,
+      view.udpRoutes,
+      view.tlsRoutes,
       view.referenceGrants,
     ];
     if (!this.memo || !inputs.every((x, i) => x === this.memo!.inputs[i])) {

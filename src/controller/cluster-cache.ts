@@ -28,6 +28,7 @@ import {
   gatewayClassSchema,
   gatewaySchema,
   httpRouteSchema,
+  l4RouteSchema,
   namespaceSchema,
   referenceGrantSchema,
 } from '../kube/gateway-objects.ts';
@@ -43,11 +44,15 @@ export type CacheKind =
   'services' | 'pods' | 'nodes' | 'ingresses' | 'ingressClasses' | 'secrets' | 'namespaces' | GatewayKind;
 
 /** The Gateway API kinds: served only where their CRDs are installed. */
-export type GatewayKind = 'gatewayClasses' | 'gateways' | 'httpRoutes' | 'referenceGrants';
+export type GatewayKind =
+  'gatewayClasses' | 'gateways' | 'httpRoutes' | 'tcpRoutes' | 'udpRoutes' | 'tlsRoutes' | 'referenceGrants';
 export const GATEWAY_KINDS: readonly GatewayKind[] = [
   'gatewayClasses',
   'gateways',
   'httpRoutes',
+  'tcpRoutes',
+  'udpRoutes',
+  'tlsRoutes',
   'referenceGrants',
 ];
 
@@ -171,6 +176,9 @@ export class ClusterCache {
     gatewayClasses: Parsed<NonNullable<ClusterView['gatewayClasses']>[number]>;
     gateways: Parsed<NonNullable<ClusterView['gateways']>[number]>;
     httpRoutes: Parsed<NonNullable<ClusterView['httpRoutes']>[number]>;
+    tcpRoutes: Parsed<NonNullable<ClusterView['tcpRoutes']>[number]>;
+    udpRoutes: Parsed<NonNullable<ClusterView['udpRoutes']>[number]>;
+    tlsRoutes: Parsed<NonNullable<ClusterView['tlsRoutes']>[number]>;
     referenceGrants: Parsed<NonNullable<ClusterView['referenceGrants']>[number]>;
   };
 
@@ -205,6 +213,9 @@ export class ClusterCache {
       gatewayClasses: make('gatewayClasses'),
       gateways: make('gateways'),
       httpRoutes: make('httpRoutes'),
+      tcpRoutes: make('tcpRoutes'),
+      udpRoutes: make('udpRoutes'),
+      tlsRoutes: make('tlsRoutes'),
       referenceGrants: make('referenceGrants'),
     };
     // Registered before any other handler, so handlers that read the view see the new object.
@@ -220,6 +231,9 @@ export class ClusterCache {
       gatewayClasses: new Parsed(i.gatewayClasses, gatewayClassSchema),
       gateways: new Parsed(i.gateways, gatewaySchema),
       httpRoutes: new Parsed(i.httpRoutes, httpRouteSchema),
+      tcpRoutes: new Parsed(i.tcpRoutes, l4RouteSchema),
+      udpRoutes: new Parsed(i.udpRoutes, l4RouteSchema),
+      tlsRoutes: new Parsed(i.tlsRoutes, l4RouteSchema),
       referenceGrants: new Parsed(i.referenceGrants, referenceGrantSchema),
     };
   }
@@ -242,6 +256,9 @@ export class ClusterCache {
       gatewayClasses: p.gatewayClasses.items.size,
       gateways: p.gateways.items.size,
       httpRoutes: p.httpRoutes.items.size,
+      tcpRoutes: p.tcpRoutes.items.size,
+      udpRoutes: p.udpRoutes.items.size,
+      tlsRoutes: p.tlsRoutes.items.size,
       referenceGrants: p.referenceGrants.items.size,
     };
   }
@@ -294,6 +311,9 @@ export class ClusterCache {
       gatewayClasses: p.gatewayClasses.list(),
       gateways: p.gateways.list(),
       httpRoutes: p.httpRoutes.list(),
+      tcpRoutes: p.tcpRoutes.list(),
+      udpRoutes: p.udpRoutes.list(),
+      tlsRoutes: p.tlsRoutes.list(),
       referenceGrants: p.referenceGrants.list(),
       podIndex: this.podIndex,
       serviceByKey: (key) => p.services.items.get(key),

@@ -9,7 +9,13 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { isDeepStrictEqual } from 'node:util';
-import type { Condition, Gateway, GatewayClass, HttpRouteObject } from '../kube/gateway-objects.ts';
+import type {
+  Condition,
+  Gateway,
+  GatewayClass,
+  HttpRouteObject,
+  L4RouteObject,
+} from '../kube/gateway-objects.ts';
 import { collectionPath, RESOURCES, type ResourceRef } from '../kube/paths.ts';
 import { KubeApiError, mergePatch } from '../kube/raw-client.ts';
 import { gatewayVsName } from '../model/names.ts';
@@ -38,6 +44,9 @@ export interface GatewayObjects {
   gatewayClasses?: GatewayClass[];
   gateways?: Gateway[];
   httpRoutes?: HttpRouteObject[];
+  tcpRoutes?: L4RouteObject[];
+  udpRoutes?: L4RouteObject[];
+  tlsRoutes?: L4RouteObject[];
 }
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
@@ -116,29 +125,36 @@ export class GatewayStatusWriter {
         );
       }
     }
-    for (const r of view.httpRoutes ?? []) {
-      const st = result.routes.get(`HTTPRoute ${key(r.metadata)}`);
-      const before = r.status.parents;
-      const theirs = before.filter((p) => p.controllerName !== this.controllerName);
-      const ours = (st?.parents ?? []).map((p) => {
-        const old = before.find(
-          (b) => b.controllerName === this.controllerName && same(b.parentRef, p.parentRef),
+    const routes: [string, ResourceRef, (HttpRouteObject | L4RouteObject)[] | undefined][] = [
+      ['HTTPRoute', RESOURCES.httpRoutes, view.httpRoutes],
+      ['TCPRoute', RESOURCES.tcpRoutes, view.tcpRoutes],
+      ['UDPRoute', RESOURCES.udpRoutes, view.udpRoutes],
+      ['TLSRoute', RESOURCES.tlsRoutes, view.tlsRoutes],
+    ];
+    for (const [kind, ref, list] of routes)
+      for (const r of list ?? []) {
+        const st = result.routes.get(`${kind} ${key(r.metadata)}`);
+        const before = r.status.parents;
+        const theirs = before.filter((p) => p.controllerName !== this.controllerName);
+        const ours = (st?.parents ?? []).map((p) => {
+          const old = before.find(
+            (b) => b.controllerName === this.controllerName && same(b.parentRef, p.parentRef),
+          );
+          return {
+            parentRef: p.parentRef,
+            controllerName: this.controllerName,
+            conditions: conditions(p.conditions, r.metadata.generation, old?.conditions ?? [], at),
+          };
+        });
+        const want = [...theirs, ...ours];
+        if (same(want, before)) continue;
+        writes.push(
+          this.sink.patch(ref, r.metadata.namespace, r.metadata.name, {
+            metadata: { resourceVersion: r.metadata.resourceVersion },
+            status: { parents: want },
+          }),
         );
-        return {
-          parentRef: p.parentRef,
-          controllerName: this.controllerName,
-          conditions: conditions(p.conditions, r.metadata.generation, old?.conditions ?? [], at),
-        };
-      });
-      const want = [...theirs, ...ours];
-      if (same(want, before)) continue;
-      writes.push(
-        this.sink.patch(RESOURCES.httpRoutes, r.metadata.namespace, r.metadata.name, {
-          metadata: { resourceVersion: r.metadata.resourceVersion },
-          status: { parents: want },
-        }),
-      );
-    }
+      }
     await Promise.all(writes);
     return writes.length;
   }

@@ -48,6 +48,9 @@ export const RESOURCES = {
     resource: 'httproutes',
     kind: 'HTTPRoute',
   },
+  tcpRoutes: { group: 'gateway.networking.k8s.io', version: 'v1', resource: 'tcproutes', kind: 'TCPRoute' },
+  udpRoutes: { group: 'gateway.networking.k8s.io', version: 'v1', resource: 'udproutes', kind: 'UDPRoute' },
+  tlsRoutes: { group: 'gateway.networking.k8s.io', version: 'v1', resource: 'tlsroutes', kind: 'TLSRoute' },
   // v1beta1: served by every Gateway API release since v0.6 (v1 only from v1.5).
   referenceGrants: {
     group: 'gateway.networking.k8s.io',

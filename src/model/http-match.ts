@@ -5,7 +5,7 @@
  * redirect, or a backend chosen by weight (an unresolved one answers 500) with the request's
  * headers and URL rewritten. No match: 404. Pure.
  */
-import type { HeaderModifier, HttpRoute, L7VirtualService, PathModifier } from './types.ts';
+import type { HeaderModifier, HttpRoute, L4VirtualService, L7VirtualService, PathModifier } from './types.ts';
 
 export interface HttpRequest {
   host: string;
@@ -158,4 +158,19 @@ export function resolveRequest(vs: L7VirtualService, req: HttpRequest, pick = Ma
     },
     ...(route.responseHeaders ? { responseHeaders: route.responseHeaders } : {}),
   };
+}
+
+/**
+ * The pool an L4 virtual service sends a connection to: its pool, or for TLS passthrough the route
+ * of the most specific host the ClientHello's SNI matches (undefined: the connection is refused).
+ */
+export function resolveConnection(vs: L4VirtualService, sni?: string): string | undefined {
+  if (!vs.sni) return vs.pool || undefined;
+  const host = bareHost(sni ?? '');
+  let best: { rank: number; pool: string } | undefined;
+  for (const r of vs.sni) {
+    const rank = hostRank(r.host, host);
+    if (rank >= 0 && (!best || rank > best.rank)) best = { rank, pool: r.pool };
+  }
+  return best?.pool;
 }

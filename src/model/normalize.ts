@@ -34,7 +34,12 @@ export function normalizePool(p: Pool): Pool {
 }
 
 export function normalizeVirtualService(vs: VirtualService): VirtualService {
-  if (vs.kind === 'l4') return vs;
+  if (vs.kind === 'l4') {
+    if (!vs.sni) return vs;
+    return remember(vs, (x) =>
+      x.kind === 'l4' && x.sni ? { ...x, sni: [...x.sni].sort((a, b) => cmp(a.host, b.host)) } : x,
+    );
+  }
   return remember(vs, (x) =>
     x.kind === 'l7' ? { ...x, routes: [...x.routes].sort((a, b) => cmp(routeKey(a), routeKey(b))) } : x,
   );

@@ -5,7 +5,7 @@
 import type { VirtualService } from './types.ts';
 
 export function poolRefs(vs: VirtualService): string[] {
-  if (vs.kind === 'l4') return [vs.pool];
+  if (vs.kind === 'l4') return [...new Set([vs.pool, ...(vs.sni ?? []).map((r) => r.pool)])].filter(Boolean);
   const out = new Set<string>();
   for (const r of vs.routes) {
     if (r.pool) out.add(r.pool);

@@ -26,15 +26,27 @@ export interface Pool {
   servicePort: string;
 }
 
+/** A TLS passthrough route: connections whose ClientHello names `host` go to `pool`, still encrypted. */
+export interface SniRoute {
+  /** `*.example.com` covers one or more labels; the most specific host that matches wins. */
+  host: string;
+  pool: string;
+  /** The route (Kind namespace/name) it comes from. */
+  source: string;
+}
+
 export interface L4VirtualService {
   kind: 'l4';
   name: string;
   vip: string;
   port: number;
   protocol: Protocol;
+  /** The pool of every connection; '' when `sni` routes them. */
   pool: string;
-  /** The LoadBalancer Service (namespace/name) it serves. */
+  /** The LoadBalancer Service (namespace/name), or the Gateway API route (Kind namespace/name), it serves. */
   source: string;
+  /** TLS passthrough (a Gateway TLS listener): connections routed by SNI; none matching is refused. */
+  sni?: SniRoute[];
 }
 
 /** A header or query-parameter match (names of headers compare without case). */

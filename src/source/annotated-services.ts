@@ -13,6 +13,9 @@ import { referencePermitted } from './gateway/reference-grants.ts';
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
 
+type GatewayInputs =
+  'gatewayClasses' | 'gateways' | 'httpRoutes' | 'tcpRoutes' | 'udpRoutes' | 'tlsRoutes' | 'referenceGrants';
+
 /** Every backend of an Ingress: (service name, port by number or name), default backend included. */
 export function ingressBackends(ing: Ingress): { service: string; port: number | string | undefined }[] {
   const out: { service: string; port: number | string | undefined }[] = [];
@@ -29,31 +32,38 @@ export function ingressBackends(ing: Ingress): { service: string; port: number |
  * namespace only where a ReferenceGrant allows it).
  */
 function gatewayBackendServices(
-  view: Pick<ClusterView, 'gatewayClasses' | 'gateways' | 'httpRoutes' | 'referenceGrants'>,
+  view: Pick<ClusterView, GatewayInputs>,
   cfg: ControllerConfig,
   out: Set<string>,
 ): void {
-  if (!view.httpRoutes?.length) return;
+  const routes = [
+    ['HTTPRoute', view.httpRoutes],
+    ['TCPRoute', view.tcpRoutes],
+    ['UDPRoute', view.udpRoutes],
+    ['TLSRoute', view.tlsRoutes],
+  ] as const;
+  if (!routes.some(([, list]) => list?.length)) return;
   const gws = new Set(
     ourGateways(
       { gatewayClasses: view.gatewayClasses ?? [], gateways: view.gateways ?? [] },
       cfg.gatewayController,
     ).map((g) => key(g.metadata)),
   );
-  for (const r of view.httpRoutes) {
-    const ns = r.metadata.namespace;
-    if (!r.spec.parentRefs.some((p) => p.kind === 'Gateway' && gws.has(`${p.namespace ?? ns}/${p.name}`)))
-      continue;
-    for (const rule of r.spec.rules) {
-      for (const b of rule.backendRefs) {
-        if (b.group !== '' || b.kind !== 'Service') continue;
-        const target = b.namespace ?? ns;
-        const from = { group: GATEWAY_GROUP, kind: 'HTTPRoute', namespace: ns };
-        const to = { group: '', kind: 'Service', namespace: target, name: b.name };
-        if (referencePermitted(view.referenceGrants ?? [], from, to)) out.add(`${target}/${b.name}`);
+  for (const [kind, list] of routes)
+    for (const r of list ?? []) {
+      const ns = r.metadata.namespace;
+      if (!r.spec.parentRefs.some((p) => p.kind === 'Gateway' && gws.has(`${p.namespace ?? ns}/${p.name}`)))
+        continue;
+      for (const rule of r.spec.rules) {
+        for (const b of rule.backendRefs) {
+          if (b.group !== '' || b.kind !== 'Service') continue;
+          const target = b.namespace ?? ns;
+          const from = { group: GATEWAY_GROUP, kind, namespace: ns };
+          const to = { group: '', kind: 'Service', namespace: target, name: b.name };
+          if (referencePermitted(view.referenceGrants ?? [], from, to)) out.add(`${target}/${b.name}`);
+        }
       }
     }
-  }
 }
 
 /**
@@ -61,10 +71,7 @@ function gatewayBackendServices(
  * depends on Ingresses, routes and classes only.
  */
 export function ingressBackendServices(
-  view: Pick<
-    ClusterView,
-    'ingresses' | 'ingressClasses' | 'gatewayClasses' | 'gateways' | 'httpRoutes' | 'referenceGrants'
-  >,
+  view: Pick<ClusterView, 'ingresses' | 'ingressClasses' | GatewayInputs>,
   cfg: ControllerConfig,
 ): Set<string> {
   const out = new Set<string>();

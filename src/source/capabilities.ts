@@ -32,6 +32,7 @@ function lacks(vs: VirtualService, caps: Capabilities): string | undefined {
     if (!caps.l7) return 'HTTP (L7) virtual services';
     return vs.protocol === 'HTTPS' && !caps.certificates ? 'TLS termination (HTTPS)' : undefined;
   }
+  if (vs.sni && !caps.tlsPassthrough) return 'TLS passthrough';
   if (vs.protocol === 'UDP') return caps.l4.udp ? undefined : 'UDP';
   return caps.l4.tcp ? undefined : 'TCP';
 }

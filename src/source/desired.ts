@@ -4,16 +4,9 @@
  * port with members in the configured mode. Pure: the controller passes its caches in.
  */
 import type { ControllerConfig } from '../config/controller-config.ts';
-import type {
-  Gateway,
-  GatewayClass,
-  HttpRouteObject,
-  Namespace,
-  ReferenceGrant,
-} from '../kube/gateway-objects.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
 import { VIP_ANNOTATION } from '../kube/annotations.ts';
-import type { Ingress, IngressClass, Node, Pod, Service, TlsSecret } from '../kube/objects.ts';
+import type { Ingress, Service } from '../kube/objects.ts';
 import { l4Name, l7PoolName, poolName } from '../model/names.ts';
 import type { Certificate, L4VirtualService, LbState, Pool, VirtualService } from '../model/types.ts';
 import {
@@ -26,34 +19,11 @@ import type { GatewayResult } from './gateway/gateways.ts';
 import { ingressClassServices } from './ingress-class.ts';
 import { ingressClassOf, ourIngressClasses, ourLoadBalancer } from './ours.ts';
 import { type CertificateMemo, secretCertificates } from './secret-certificates.ts';
-import type { DrainPhase } from './maintenance.ts';
-import { membersFor, NodeDirectory, PodIndex, type PodSelector, type Rejection } from './members.ts';
+import { membersFor, NodeDirectory, PodIndex, type Rejection } from './members.ts';
 import { allocateVips, type VipResult } from './vips.ts';
+import type { ClusterView } from './view.ts';
 
-export interface ClusterView {
-  services: Service[];
-  ingresses: Ingress[];
-  ingressClasses: IngressClass[];
-  pods: Pod[];
-  nodes: Node[];
-  /** An index over `pods` kept by the caller (the controller's cache); built per pass otherwise. */
-  podIndex?: PodSelector;
-  /** Where each node stands in maintenance (the controller's drain clock); serving when absent. */
-  drainPhase?: (node: string) => DrainPhase;
-  /** One Service by namespace/name without a scan (the controller's cache); a scan otherwise. */
-  serviceByKey?: (key: string) => Service | undefined;
-  /** Secrets of type kubernetes.io/tls (the certificates of Ingress `tls:`); none when absent. */
-  secrets?: TlsSecret[];
-  /** The time certificates are checked against (ms since the epoch); now when absent. */
-  now?: number;
-  /** Namespaces (their labels: allowedRoutes selectors of Gateway listeners). */
-  namespaces?: Namespace[];
-  /** The Gateway API objects; none when absent (the CRDs not installed). */
-  gatewayClasses?: GatewayClass[];
-  gateways?: Gateway[];
-  httpRoutes?: HttpRouteObject[];
-  referenceGrants?: ReferenceGrant[];
-}
+export type { ClusterView };
 
 export interface SourceStatus {
   vip: string | undefined;
@@ -252,6 +222,9 @@ export function buildDesired(
     view.gatewayClasses,
     view.gateways,
     view.httpRoutes,
+    view.tcpRoutes,
+    view.udpRoutes,
+    view.tlsRoutes,
     view.referenceGrants,
   ];
   if (changed && last && inputs.every((x, i) => x === last.inputs[i])) {
@@ -358,6 +331,7 @@ export function buildDesired(
   const gateways = gatewaysFromView(view, cfg, lb, {
     services: svcByKey,
     poolFor: (svc, sp) => poolFor(svc, sp, 'http', l7PoolName(cluster, svc.metadata, sp.name || sp.port)),
+    l4PoolFor: (svc, sp) => poolFor(svc, sp, 'tcp'),
     certificateOf,
     vipOf: (k) => vipOf(vips.get(`gateway/${k}`)),
   });

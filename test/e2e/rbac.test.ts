@@ -210,10 +210,39 @@ describe('chart RBAC', () => {
       `${GW_API}/namespaces/default/gateways`,
       {
         metadata: { name: 'gw' },
-        spec: { gatewayClassName: 'npl-lb', listeners: [{ name: 'http', port: 8080, protocol: 'HTTP' }] },
+        spec: {
+          gatewayClassName: 'npl-lb',
+          listeners: [
+            { name: 'http', port: 8080, protocol: 'HTTP' },
+            { name: 'tcp', port: 9000, protocol: 'TCP' },
+            { name: 'udp', port: 9053, protocol: 'UDP' },
+            { name: 'tls', port: 9443, protocol: 'TLS', tls: { mode: 'Passthrough' } },
+          ],
+        },
       },
       H,
     );
+    for (const [resource, section] of [
+      ['tcproutes', 'tcp'],
+      ['udproutes', 'udp'],
+      ['tlsroutes', 'tls'],
+    ] as const) {
+      const r = await api(
+        url,
+        'POST',
+        `${GW_API}/namespaces/default/${resource}`,
+        {
+          metadata: { name: `r-${section}` },
+          spec: {
+            parentRefs: [{ name: 'gw', sectionName: section }],
+            ...(section === 'tls' ? { hostnames: ['a.example'] } : {}),
+            rules: [{ backendRefs: [{ name: 'web', port: 80 }] }],
+          },
+        },
+        H,
+      );
+      assert.equal(r.status, 201, JSON.stringify(r.body).slice(0, 300));
+    }
     await api(
       url,
       'POST',

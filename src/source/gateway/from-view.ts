@@ -30,6 +30,7 @@ export const SERVE_ALL: LoadBalancerInfo = {
     memberNodeTag: true,
     drainingMembers: true,
     certificates: true,
+    tlsPassthrough: true,
     http: {
       pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific', 'RegularExpression'],
       headerMatches: true,
@@ -68,10 +69,9 @@ export function supportOf(caps: Capabilities): ProtocolSupport {
   return {
     HTTP: caps.l7,
     HTTPS: caps.l7 && caps.certificates === true,
-    // TLSRoute passthrough and TCPRoute/UDPRoute listeners are not built yet: refused, never dropped.
-    TLS: false,
-    TCP: false,
-    UDP: false,
+    TLS: caps.tlsPassthrough === true,
+    TCP: caps.l4.tcp,
+    UDP: caps.l4.udp,
   };
 }
 
@@ -82,6 +82,7 @@ export function gatewaysFromView(
   deps: {
     services: ReadonlyMap<string, Service>;
     poolFor: (svc: Service, port: ServicePort) => string;
+    l4PoolFor: (svc: Service, port: ServicePort) => string;
     certificateOf: SecretCertificates;
     vipOf: (gatewayKey: string) => { vip?: string; problem?: string; reason?: string };
   },
@@ -92,6 +93,9 @@ export function gatewaysFromView(
       gatewayClasses: view.gatewayClasses,
       gateways: view.gateways ?? [],
       httpRoutes: view.httpRoutes ?? [],
+      tcpRoutes: view.tcpRoutes ?? [],
+      udpRoutes: view.udpRoutes ?? [],
+      tlsRoutes: view.tlsRoutes ?? [],
       referenceGrants: view.referenceGrants ?? [],
       namespaces: view.namespaces ?? [],
     },

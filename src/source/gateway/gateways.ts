@@ -9,25 +9,30 @@ import type {
   Gateway,
   GatewayClass,
   HttpRouteObject,
+  L4RouteObject,
   Namespace,
   ReferenceGrant,
   RouteGroupKind,
 } from '../../kube/gateway-objects.ts';
 import type { Service } from '../../kube/objects.ts';
 import { gatewayVsName } from '../../model/names.ts';
-import type { Certificate, L7VirtualService } from '../../model/types.ts';
+import type { Certificate, L4VirtualService, SniRoute, VirtualService } from '../../model/types.ts';
 import { routeLacks } from '../capabilities.ts';
 import type { SecretCertificates } from '../ingress-tls.ts';
 import { attachRoute, type GatewayListeners } from './attach.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 import { httpRules } from './http-rules.ts';
 import { type ListenerState, type ProtocolSupport, resolveListeners } from './listeners.ts';
+import { placeL4Routes } from './l4-routes.ts';
 import { ordered, type Ranked } from './precedence.ts';
 
 export interface GatewayView {
   gatewayClasses: GatewayClass[];
   gateways: Gateway[];
   httpRoutes: HttpRouteObject[];
+  tcpRoutes?: L4RouteObject[];
+  udpRoutes?: L4RouteObject[];
+  tlsRoutes?: L4RouteObject[];
   referenceGrants: ReferenceGrant[];
   namespaces: Namespace[];
 }
@@ -42,6 +47,8 @@ export interface GatewayContext {
   http: HttpCapabilities;
   services: ReadonlyMap<string, Service>;
   poolFor: (svc: Service, port: ServicePort) => string;
+  /** The pool of a Service port for L4 routes (TCP health, shared with LoadBalancer Services). */
+  l4PoolFor: (svc: Service, port: ServicePort) => string;
   certificateOf: SecretCertificates;
   /** The VIP of a Gateway (namespace/name), or why it has none. */
   vipOf: (gatewayKey: string) => { vip?: string; problem?: string; reason?: string };
@@ -67,11 +74,11 @@ export interface RouteParentStatus {
 }
 
 export interface GatewayResult {
-  virtualServices: L7VirtualService[];
+  virtualServices: VirtualService[];
   certificates: Certificate[];
   classes: Map<string, { generation: number; conditions: ConditionSpec[] }>;
   gateways: Map<string, GatewayStatus>;
-  /** By `HTTPRoute namespace/name`. */
+  /** By `Kind namespace/name` (HTTPRoute, TCPRoute, UDPRoute, TLSRoute). */
   routes: Map<string, { generation: number; parents: RouteParentStatus[] }>;
   /** Services (namespace/name) our routes send to: auto-annotated for NodePortLocal. */
   backends: Set<string>;
@@ -114,6 +121,41 @@ function gatewayConditions(
       ? cond('Programmed', true, 'Programmed')
       : cond('Programmed', false, 'Invalid', 'no listener can be programmed');
   return [accepted, programmed];
+}
+
+/** The L4 virtual services of a Gateway: one per TCP or UDP listener with a route, one per TLS port. */
+function l4Services(
+  cluster: string,
+  g: GatewayListeners & { gateway: Gateway },
+  vip: string,
+  l4: ReturnType<typeof placeL4Routes>,
+): L4VirtualService[] {
+  const out = new Map<string, L4VirtualService>();
+  for (const l of g.listeners) {
+    const { port } = l.listener;
+    if (l.protocol === 'TCP' || l.protocol === 'UDP') {
+      const p = l4.pools.get(l);
+      if (!p) continue;
+      const name = gatewayVsName(cluster, g, l.protocol, port);
+      out.set(name, { kind: 'l4', name, vip, port, protocol: l.protocol, pool: p.pool, source: p.source });
+    } else if (l.protocol === 'TLS') {
+      const routes = l4.sni.get(l);
+      if (!routes?.length) continue;
+      const name = gatewayVsName(cluster, g, 'TLS', port);
+      const sni: SniRoute[] = [...(out.get(name)?.sni ?? []), ...routes];
+      out.set(name, {
+        kind: 'l4',
+        name,
+        vip,
+        port,
+        protocol: 'TCP',
+        pool: '',
+        source: `Gateway ${g.key}`,
+        sni,
+      });
+    }
+  }
+  return [...out.values()];
 }
 
 export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayResult {
@@ -204,6 +246,19 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
     out.routes.set(`HTTPRoute ${key(r.metadata)}`, { generation: r.metadata.generation, parents: statuses });
   }
 
+  const l4 = placeL4Routes(
+    [
+      { kind: 'TCPRoute', objects: view.tcpRoutes ?? [] },
+      { kind: 'UDPRoute', objects: view.udpRoutes ?? [] },
+      { kind: 'TLSRoute', objects: view.tlsRoutes ?? [] },
+    ],
+    gws,
+    (ns) => nsLabels.get(ns),
+    { services: ctx.services, grants, poolFor: ctx.l4PoolFor },
+  );
+  for (const [k, st] of l4.statuses) out.routes.set(k, st);
+  for (const b of l4.backends) out.backends.add(b);
+
   // Virtual services and statuses per Gateway.
   const certs = new Map<string, Certificate>();
   for (const [gwKey, g] of gws) {
@@ -220,6 +275,7 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
       })),
     });
     if (!vip.vip) continue;
+    out.virtualServices.push(...l4Services(ctx.cluster, g, vip.vip, l4));
     const seen = new Set<string>();
     for (const l of g.listeners) {
       if (!l.programmable || (l.protocol !== 'HTTP' && l.protocol !== 'HTTPS')) continue;

@@ -104,6 +104,9 @@ it('a long first sync logs its progress every few seconds (here every 20 ms), th
     gatewayClasses: source(0, []),
     gateways: source(0, []),
     httpRoutes: source(0, []),
+    tcpRoutes: source(0, []),
+    udpRoutes: source(0, []),
+    tlsRoutes: source(0, []),
     referenceGrants: source(0, []),
   });
   try {

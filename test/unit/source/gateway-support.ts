@@ -12,12 +12,14 @@ import {
   gatewaySchema,
   type HttpRouteObject,
   httpRouteSchema,
+  type L4RouteObject,
   namespaceSchema,
   type ReferenceGrant,
   referenceGrantSchema,
 } from '../../../src/kube/gateway-objects.ts';
 import { type Service, serviceSchema, tlsSecretSchema } from '../../../src/kube/objects.ts';
-import { l7PoolName } from '../../../src/model/names.ts';
+import { l7PoolName, poolName } from '../../../src/model/names.ts';
+import type { L7VirtualService } from '../../../src/model/types.ts';
 import { buildGateways, type GatewayResult } from '../../../src/source/gateway/gateways.ts';
 import type { ProtocolSupport } from '../../../src/source/gateway/listeners.ts';
 import { secretCertificates } from '../../../src/source/secret-certificates.ts';
@@ -108,6 +110,7 @@ export interface World {
   http?: HttpCapabilities;
   support?: Partial<ProtocolSupport>;
   vips?: Record<string, string | undefined>;
+  l4?: { tcpRoutes?: L4RouteObject[]; udpRoutes?: L4RouteObject[]; tlsRoutes?: L4RouteObject[] };
 }
 
 /** The pool of a base Service's port, as the source names it (by the port's name when it has one). */
@@ -136,6 +139,7 @@ export function pass(w: World): GatewayResult {
       gatewayClasses: [gatewayClass(), gatewayClass('example.com/other', 'other')],
       gateways: w.gateways ?? baseGateways(),
       httpRoutes: w.routes ?? [],
+      ...w.l4,
       referenceGrants: w.grants ?? [],
       namespaces,
     },
@@ -147,6 +151,7 @@ export function pass(w: World): GatewayResult {
       http: w.http ?? ALL_HTTP,
       services,
       poolFor: (svc, sp) => l7PoolName('c1', svc.metadata, sp.name || sp.port),
+      l4PoolFor: (svc, sp) => poolName('c1', svc.metadata.namespace, svc.metadata.name, sp.name || sp.port),
       certificateOf: secretCertificates(secrets, 'c1', Date.now()),
       vipOf: (k) => {
         const vip = w.vips && k in w.vips ? w.vips[k] : '192.0.2.10';
@@ -170,7 +175,8 @@ export function listenerConditions(r: GatewayResult, gw: string, listener: strin
 
 export const vsOf = (r: GatewayResult, gateway: string, protocol = 'HTTP', port = 80) =>
   r.virtualServices.find(
-    (v) => v.gateway === gateway && (v.protocol ?? 'HTTP') === protocol && v.port === port,
+    (v): v is L7VirtualService =>
+      v.kind === 'l7' && v.gateway === gateway && (v.protocol ?? 'HTTP') === protocol && v.port === port,
   );
 
 export const backend = (name: string, port = 8080, extra: Record<string, unknown> = {}) => ({

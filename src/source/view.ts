@@ -1,0 +1,42 @@
+/**
+ * What a desired-state pass reads of the cluster: the controller's caches, or plain arrays in tests.
+ */
+import type {
+  Gateway,
+  GatewayClass,
+  HttpRouteObject,
+  L4RouteObject,
+  Namespace,
+  ReferenceGrant,
+} from '../kube/gateway-objects.ts';
+import type { Ingress, IngressClass, Node, Pod, Service, TlsSecret } from '../kube/objects.ts';
+import type { DrainPhase } from './maintenance.ts';
+import type { PodSelector } from './members.ts';
+
+export interface ClusterView {
+  services: Service[];
+  ingresses: Ingress[];
+  ingressClasses: IngressClass[];
+  pods: Pod[];
+  nodes: Node[];
+  /** An index over `pods` kept by the caller (the controller's cache); built per pass otherwise. */
+  podIndex?: PodSelector;
+  /** Where each node stands in maintenance (the controller's drain clock); serving when absent. */
+  drainPhase?: (node: string) => DrainPhase;
+  /** One Service by namespace/name without a scan (the controller's cache); a scan otherwise. */
+  serviceByKey?: (key: string) => Service | undefined;
+  /** Secrets of type kubernetes.io/tls (the certificates of Ingress `tls:`); none when absent. */
+  secrets?: TlsSecret[];
+  /** The time certificates are checked against (ms since the epoch); now when absent. */
+  now?: number;
+  /** Namespaces (their labels: allowedRoutes selectors of Gateway listeners). */
+  namespaces?: Namespace[];
+  /** The Gateway API objects; none when absent (the CRDs not installed). */
+  gatewayClasses?: GatewayClass[];
+  gateways?: Gateway[];
+  httpRoutes?: HttpRouteObject[];
+  tcpRoutes?: L4RouteObject[];
+  udpRoutes?: L4RouteObject[];
+  tlsRoutes?: L4RouteObject[];
+  referenceGrants?: ReferenceGrant[];
+}
