@@ -155,6 +155,39 @@ export function adapterContract(
       assert.equal(forced[0]!.error!.terminal, true);
     });
 
+    it('two clusters on one device, same namespace and Service names: neither touches the other, even starting from empty', async (t) => {
+      const h = await makeHarness();
+      t.after(() => h.close());
+      // What each cluster's controller builds for default/web: the names differ only by owner.
+      const of = (c: string, vip: string) =>
+        state(
+          [pool(`${c}--default-web-80`, [['192.0.2.1', 61000, 'n1']])],
+          [{ ...l4(`${c}--default-web-TCP-80`, `${c}--default-web-80`), vip }],
+        );
+      const c1 = await h.adapter('c1');
+      const c2 = await h.adapter('c2');
+      assert.deepEqual((await sync(c1, of('c1', '192.0.2.41'))).failed, []);
+      assert.deepEqual((await sync(c2, of('c2', '192.0.2.42'))).failed, []);
+      assert.deepEqual(plan(of('c1', '192.0.2.41'), await c1.observe()).changes, [], 'c1 sees only its own');
+      assert.deepEqual(plan(of('c2', '192.0.2.42'), await c2.observe()).changes, [], 'c2 sees only its own');
+      // c1 restarts from an empty desired state (its cluster lost everything): it deletes only its own.
+      await c1.close();
+      const fresh = await h.adapter('c1');
+      const wiped = await sync(fresh, state([], []));
+      assert.deepEqual(wiped.failed, []);
+      assert.ok(
+        wiped.changes.every((c) => c.name.startsWith('c1--')),
+        JSON.stringify(wiped.changes.map((c) => c.name)),
+      );
+      assert.deepEqual(plan(of('c2', '192.0.2.42'), await c2.observe()).changes, [], 'c2 untouched');
+      const seen = await fresh.observe();
+      assert.deepEqual([seen.owned.pools.length, seen.owned.virtualServices.length], [0, 0]);
+      assert.ok(
+        seen.foreign.some((f) => f.owner === 'c2'),
+        'c2’s objects are foreign to c1',
+      );
+    });
+
     it('reports a partial failure per object and applies the rest', async (t) => {
       const h = await makeHarness();
       t.after(() => h.close());
