@@ -69,7 +69,6 @@ export class F5Adapter implements LoadBalancerAdapter {
   readonly client: BigIpClient;
   /** Our tenant as the device has it (undefined: not known, read it first). */
   private tenantJson: Json | undefined;
-  private foreign: Observed['foreign'] = [];
   private schemaVersion: string | undefined;
   private queue: Pending[] = [];
   private running = false;
@@ -165,7 +164,6 @@ export class F5Adapter implements LoadBalancerAdapter {
     const adc = await this.declaration();
     const observed = parseDeclaration(adc, this.tenant, this.owner);
     this.tenantJson = (adc[this.tenant] as Json | undefined) ?? { class: 'Tenant' };
-    this.foreign = observed.foreign;
     return observed;
   }
 
@@ -218,17 +216,10 @@ export class F5Adapter implements LoadBalancerAdapter {
     const outcome = new Map<number, Outcome>();
     const fail = (i: number, code: AdapterErrorCode, message: string, terminal: boolean) =>
       outcome.set(i, { ok: false, error: { code, message, terminal } });
-    const foreign = new Set(this.foreign.map((f) => `${f.kind}/${f.name}`));
+    // Foreign objects never get here: the controller's ownership guard refuses them.
     const start = this.ownedNow();
     changes.forEach((c, i) => {
-      if (foreign.has(`${c.kind}/${c.name}`)) {
-        fail(
-          i,
-          'NotOwned',
-          `${c.kind} ${c.name} is not ours (no owner mark ${this.owner}); left alone`,
-          true,
-        );
-      } else if (c.op === 'update' && !(c.kind === 'pool' ? start.pools : start.vss).has(c.name)) {
+      if (c.op === 'update' && !(c.kind === 'pool' ? start.pools : start.vss).has(c.name)) {
         fail(
           i,
           'NotFound',

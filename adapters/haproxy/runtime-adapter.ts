@@ -55,7 +55,6 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   private pools = new Map<string, Pool>();
   private vss = new Map<string, VirtualService>();
   private foreignSections: Section[] = [];
-  private foreign: Observed['foreign'] = [];
   private loaded = false;
   /**
    * Servers taken out of rotation whose deletion HAProxy refused (idle connections still attached):
@@ -101,14 +100,13 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     this.pools = new Map(parsed.owned.pools.map((p) => [p.name, p]));
     this.vss = new Map(parsed.owned.virtualServices.map((v) => [v.name, v]));
     this.foreignSections = parsed.foreignSections;
-    this.foreign = parsed.foreign;
     this.loaded = true;
     return { owned: parsed.owned, foreign: parsed.foreign };
   }
 
   private problem(c: Change): Fail | undefined {
     const has = c.kind === 'pool' ? this.pools.has(c.name) : this.vss.has(c.name);
-    return this.opts.fault?.(c) ?? changeProblem(c, this.foreign, has);
+    return this.opts.fault?.(c) ?? changeProblem(c, has);
   }
 
   /** The structure of the file (everything but members and their states). */

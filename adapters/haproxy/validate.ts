@@ -1,20 +1,17 @@
 /**
- * What HAProxy can and cannot take, shared by both transports: foreign objects are never touched,
- * an update needs its object, UDP is not balanced, members and VIPs must be IP addresses and
+ * What HAProxy can and cannot take, shared by both transports (foreign objects never reach it: the
+ * controller's ownership guard refuses them, src/adapter/ownership.ts): an update needs its object, UDP is not balanced, members and VIPs must be IP addresses and
  * ports, and a virtual service needs its pools.
  */
 import { isIP } from 'node:net';
 import type { ApplyError } from '../../src/adapter/contract.ts';
 import type { Pool, VirtualService } from '../../src/model/types.ts';
-import type { CoreChange as Change, Observed } from '../../src/adapter/changes.ts';
+import type { CoreChange as Change } from '../../src/adapter/changes.ts';
 import { nameProblem } from './encode.ts';
 
 export type Fail = ApplyError;
 
-export function changeProblem(c: Change, foreign: Observed['foreign'], exists: boolean): Fail | undefined {
-  if (foreign.some((f) => f.kind === c.kind && f.name === c.name)) {
-    return { code: 'NotOwned', message: `${c.kind} ${c.name} is not ours; left alone`, terminal: true };
-  }
+export function changeProblem(c: Change, exists: boolean): Fail | undefined {
   if (c.op === 'update' && !exists) {
     return { code: 'NotFound', message: `${c.kind} ${c.name} is not in the configuration`, terminal: false };
   }

@@ -6,6 +6,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ApplyResult, LoadBalancerAdapter } from '../adapter/contract.ts';
+import { guardOwnership } from '../adapter/ownership.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
 import { NPL_MANAGED_ANNOTATION, NPL_POD_ANNOTATION } from '../kube/annotations.ts';
 import type { EventSink } from '../kube/events.ts';
@@ -72,25 +73,29 @@ export class NplController {
   /** Counts for tests and metrics. */
   readonly stats = { lbReconciles: 0, annotations: 0 };
 
+  /** The configured adapter behind the ownership guard: nothing of another owner is ever written. */
+  private readonly adapter: LoadBalancerAdapter;
+
   constructor(private readonly opts: ControllerOptions) {
+    this.adapter = guardOwnership(opts.adapter);
     this.log = (opts.logger ?? silentLogger()).child({
       component: 'controller',
       cluster: opts.config.clusterName,
     });
     this.cache = new ClusterCache(opts.kubeConfig, this.log, opts.sources);
     this.drain = new DrainClock(opts.config.drainSeconds * 1000);
-    this.state = new StateTracker(opts.config.clusterName, opts.adapter.name);
+    this.state = new StateTracker(opts.config.clusterName, this.adapter.name);
     this.annotator = new Annotator(opts.kubeConfig, opts.config);
     this.lb = new LbReconciler({
       kubeConfig: opts.kubeConfig,
       config: opts.config,
-      adapter: opts.adapter,
+      adapter: this.adapter,
       events: opts.events,
       state: this.state,
       onApplied: (applied, ms) => this.logPass(applied, ms),
       onReleased: () => this.scheduleLb(),
     });
-    const slots = Math.max(1, Math.min(8, opts.adapter.capabilities().applyConcurrency ?? 1));
+    const slots = Math.max(1, Math.min(8, this.adapter.capabilities().applyConcurrency ?? 1));
     this.lbKeys = [LB_KEY, ...Array.from({ length: slots - 1 }, (_, i) => `lb#${i + 1}`)];
     this.queue = new WorkQueue({
       name: 'controller',
@@ -102,7 +107,7 @@ export class NplController {
     });
     this.metrics = new ControllerMetrics(() => this.queue.length);
     this.health = new HealthMonitor(
-      opts.adapter,
+      this.adapter,
       this.state,
       opts.config.healthIntervalSeconds * 1000,
       this.log,

@@ -12,6 +12,7 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import type { LoadBalancerAdapter } from '../adapter/contract.ts';
+import { guardOwnership } from '../adapter/ownership.ts';
 import { plan } from '../plan/diff.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import type { Logger } from '../runtime/logger.ts';
@@ -29,8 +30,9 @@ export async function deleteOwnedConfig(
   const rounds = opts.rounds ?? 10;
   let deleted = 0;
   let lastError = '';
+  const guarded = guardOwnership(adapter);
   for (let round = 1; round <= rounds; round++) {
-    const observed = await adapter.observe();
+    const observed = await guarded.observe();
     const p = plan({ pools: [], virtualServices: [] }, observed);
     if (p.changes.length === 0) {
       log.info({ deleted, rounds: round }, 'deleteConfig: nothing of ours is left on the load balancer');
@@ -45,7 +47,7 @@ export async function deleteOwnedConfig(
       },
       'deleteConfig: removing what we own',
     );
-    const results = await adapter.apply(p.changes);
+    const results = await guarded.apply(p.changes);
     deleted += results.filter((r) => r.ok).length;
     const failed = results.filter((r) => !r.ok);
     lastError = failed.map((r) => `${r.change.kind} ${r.change.name}: ${r.error?.message ?? ''}`).join('; ');

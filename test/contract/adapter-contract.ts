@@ -12,6 +12,7 @@ import { selfSignedCertificate } from '../../src/runtime/tls.ts';
 import { type Change, plan } from '../../src/plan/diff.ts';
 import { deleteOwnedConfig } from '../../src/controller/delete-config.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
+import { guardOwnership } from '../../src/adapter/ownership.ts';
 
 export interface ContractHarness {
   /** A fresh device; `adapter(owner)` makes adapters on it. */
@@ -94,9 +95,14 @@ export function adapterContract(
   /** A one-line reason to skip (a real device or package missing here). */
   skip: string | false = false,
 ): void {
+  // Every adapter as the controller uses it: behind the one ownership guard.
+  const guarded = async (): Promise<ContractHarness> => {
+    const h = await makeHarness();
+    return { ...h, adapter: async (owner, opts) => guardOwnership(await h.adapter(owner, opts)) };
+  };
   describe(`adapter contract: ${name}`, { skip }, () => {
     it('creates, updates and deletes pools and virtual services; observe() shows exactly what was applied', async (t) => {
-      const h = await makeHarness();
+      const h = await guarded();
       t.after(() => h.close());
       const a = await h.adapter('c1');
       const s1 = state(
@@ -137,7 +143,7 @@ export function adapterContract(
     });
 
     it('never touches foreign objects: a name clash is a conflict, another owner’s objects survive our deletes', async (t) => {
-      const h = await makeHarness();
+      const h = await guarded();
       t.after(() => h.close());
       await h.foreignPool(pool('shared-name', [['192.0.2.9', 80, 'x']]), 'someone-else');
       await h.foreignPool(pool('c2--default-web-80', [['192.0.2.8', 80, 'y']]), 'c2');
@@ -156,7 +162,7 @@ export function adapterContract(
     });
 
     it('two clusters on one device, same namespace and Service names: neither touches the other, even starting from empty', async (t) => {
-      const h = await makeHarness();
+      const h = await guarded();
       t.after(() => h.close());
       // What each cluster's controller builds for default/web: the names differ only by owner.
       const of = (c: string, vip: string) =>
@@ -189,7 +195,7 @@ export function adapterContract(
     });
 
     it('reports a partial failure per object and applies the rest', async (t) => {
-      const h = await makeHarness();
+      const h = await guarded();
       t.after(() => h.close());
       const a = await h.adapter('c1', { failName: 'c1--bad-80' });
       const s = state(
@@ -210,7 +216,7 @@ export function adapterContract(
     });
 
     it('rebuilds its state from observe() after a restart, with nothing to write', async (t) => {
-      const h = await makeHarness();
+      const h = await guarded();
       t.after(() => h.close());
       const first = await h.adapter('c1');
       const s = state(
@@ -248,7 +254,7 @@ export function adapterContract(
     });
 
     it('rejects invalid objects as terminal errors', async (t) => {
-      const h = await makeHarness();
+      const h = await guarded();
       t.after(() => h.close());
       const a = await h.adapter('c1');
       const r = await a.apply([
@@ -270,7 +276,7 @@ export function adapterContract(
     });
 
     it('deleteConfig removes every object we own, another cluster’s and nobody’s stay', async (t) => {
-      const h = await makeHarness();
+      const h = await guarded();
       t.after(() => h.close());
       await h.foreignPool(pool('c2--default-web-80', [['192.0.2.8', 80, 'y']]), 'c2');
       await h.foreignPool(pool('hand-made', [['192.0.2.9', 80, 'x']]), 'someone-else');
@@ -309,7 +315,7 @@ export function adapterContract(
       );
     });
     it('certificates: held, served by an HTTPS listener, rotated in place, a bad key refused alone; or answered Unsupported', async (t) => {
-      const h = await makeHarness();
+      const h = await guarded();
       t.after(() => h.close());
       const a = await h.adapter('c1');
       const p = pool('c1--default-web-80.l7', [['192.0.2.1', 61000, 'n1']]);

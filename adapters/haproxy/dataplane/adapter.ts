@@ -181,7 +181,7 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
     }
     changes.forEach((c, i) => {
       const has = c.kind === 'pool' ? this.backends.has(c.name) : this.frontends.has(c.name);
-      const p = this.opts.fault?.(c) ?? changeProblem(c, this.foreign, has);
+      const p = this.opts.fault?.(c) ?? changeProblem(c, has);
       if (p) failed.set(i, p);
     });
     // A refused change is dropped and the transaction rebuilt without it, a bounded number of times.
