@@ -43,7 +43,17 @@ export const stateDocumentSchema = z.object({
       vip: z.string(),
       port: z.number(),
       pool: z.string().optional(),
-      routes: z.array(z.looseObject({ host: z.string(), path: z.string(), pool: z.string() })).optional(),
+      routes: z
+        .array(
+          z.looseObject({
+            host: z.string(),
+            path: z.string(),
+            pool: z.string(),
+            backends: z.array(z.looseObject({ pool: z.string().nullable(), weight: z.number() })).optional(),
+          }),
+        )
+        .optional(),
+      sni: z.array(z.looseObject({ host: z.string(), pool: z.string() })).optional(),
       defaultPool: z.string().nullable().optional(),
       protocol: z.string().optional(),
       certificates: z
@@ -89,7 +99,17 @@ export interface StateInput {
     port: number;
     protocol?: string | undefined;
     pool?: string | undefined;
-    routes?: { pool: string; host?: string | undefined; path?: string | undefined }[] | undefined;
+    routes?:
+      | {
+          pool: string;
+          host?: string | undefined;
+          path?: string | undefined;
+          /** A split by weight (`pool` '' then; a null pool answers 500). */
+          backends?: { pool: string | null; weight: number }[] | undefined;
+        }[]
+      | undefined;
+    /** TLS passthrough routes by SNI (`pool` '' then). */
+    sni?: { host: string; pool: string }[] | undefined;
     defaultPool?: string | null | undefined;
     /** What was read from the certificates served (never a key). */
     certificates?: { name: string; subject: string; sans: string[]; notAfter: string }[] | undefined;
@@ -145,6 +165,17 @@ export interface ViewFilter {
   namespace?: string | undefined;
 }
 
+/** The pools a virtual service sends traffic to: its pool, routes (split ones too), SNI routes, default. */
+export function poolsOf(vs: StateInput['virtualServices'][number]): string[] {
+  const all = [
+    vs.pool,
+    ...(vs.routes ?? []).flatMap((r) => [r.pool, ...(r.backends ?? []).map((b) => b.pool)]),
+    ...(vs.sni ?? []).map((r) => r.pool),
+    vs.defaultPool,
+  ];
+  return [...new Set(all.filter((p): p is string => !!p))];
+}
+
 export function byNode(doc: StateInput, filter: ViewFilter = {}): NodeView[] {
   const front = new Map<string, string[]>();
   const add = (pool: string | null | undefined, label: string) => {
@@ -152,9 +183,7 @@ export function byNode(doc: StateInput, filter: ViewFilter = {}): NodeView[] {
   };
   for (const vs of doc.virtualServices) {
     const label = `${vs.name} (${vs.vip}:${vs.port})`;
-    add(vs.pool, label);
-    for (const r of vs.routes ?? []) add(r.pool, label);
-    add(vs.defaultPool, label);
+    for (const p of poolsOf(vs)) add(p, label);
   }
   const nodes = new Map<string, NodeMember[]>();
   for (const p of doc.pools) {

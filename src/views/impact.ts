@@ -3,7 +3,7 @@
  * members on it, how many of how many serving members they would lose, and which would have none
  * left. A member serves when we keep it enabled and the device's check does not say down. Pure.
  */
-import { columns, type StateInput } from './by-node.ts';
+import { columns, poolsOf, type StateInput } from './by-node.ts';
 
 export interface VsImpact {
   name: string;
@@ -24,14 +24,7 @@ export interface NodeImpact {
   noneLeft: number;
 }
 
-/** The pools a virtual service sends traffic to. */
-export function poolsOf(vs: StateInput['virtualServices'][number]): string[] {
-  return [
-    ...new Set(
-      [vs.pool, ...(vs.routes ?? []).map((r) => r.pool), vs.defaultPool].filter((p): p is string => !!p),
-    ),
-  ];
-}
+export { poolsOf };
 
 export function impact(doc: StateInput, only?: string): NodeImpact[] {
   const pools = new Map(doc.pools.map((p) => [p.name, p]));

@@ -58,6 +58,48 @@ const doc: StateInput = {
 };
 
 describe('impact of losing a node', () => {
+  it('counts the pools of weighted routes and of TLS passthrough (SNI) routes too', () => {
+    const split: StateInput = {
+      virtualServices: [
+        {
+          name: 'vs-split',
+          kind: 'l7',
+          vip: '192.0.2.110',
+          port: 80,
+          routes: [
+            {
+              host: '',
+              path: '/',
+              pool: '',
+              backends: [
+                { pool: 'api', weight: 1 },
+                { pool: null, weight: 1 },
+              ],
+            },
+          ],
+          lastApply: ok,
+        },
+        {
+          name: 'vs-tls',
+          kind: 'l4',
+          vip: '192.0.2.111',
+          port: 443,
+          pool: '',
+          sni: [{ host: '*.example.com', pool: 'web' }],
+          lastApply: ok,
+        },
+      ],
+      pools: doc.pools,
+    };
+    const views = virtualServices(split);
+    assert.deepEqual(
+      views.map((v) => `${v.name}: ${v.pools.join(',')}`),
+      ['vs-split: api', 'vs-tls: web'],
+    );
+    const n1 = byNode(split).find((n) => n.node === 'n1')!;
+    assert.ok(n1.members.some((x) => x.virtualServices.some((l) => l.startsWith('vs-tls'))));
+  });
+
   it('counts serving members (enabled and not down) per virtual service and flags the ones left with none', () => {
     const all = impact(doc);
     assert.deepEqual(
