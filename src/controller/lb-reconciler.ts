@@ -1,19 +1,17 @@
 /**
- * One pass of the load-balancer reconcile, level-triggered: desired state from the caches, observed
- * state from the adapter, the plan between them applied, then Service and Ingress status and the
- * pass's Events (lb-events.ts).
+ * One pass of the load-balancer reconcile, level-triggered, as a short script: desired state from
+ * the caches (source/), observed state from the adapter (kept between passes: observed-cache.ts),
+ * the plan between them applied, then the status of Services and Ingresses (source-status.ts) and
+ * of the Gateway API objects (gateway-status.ts), and the pass's Events (lb-events.ts).
  * Retryable failures throw, so the work queue backs off; terminal ones become Events.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
-import PQueue from 'p-queue';
 import type { ApplyResult, Capabilities, LoadBalancerAdapter } from '../adapter/contract.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
 import type { EventSink } from '../kube/events.ts';
-import { normalizePool, normalizeVirtualService } from '../model/normalize.ts';
 import { certificateRefs, poolRefs } from '../model/refs.ts';
-import type { LbState } from '../model/types.ts';
-import { type Change, type Conflict, type Observed, plan } from '../plan/diff.ts';
+import { type Change, type Observed, plan } from '../plan/diff.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import {
   buildDesired,
@@ -21,11 +19,11 @@ import {
   type DesiredMemo,
   newDesiredMemo,
   type DesiredResult,
-  type SourceStatus,
 } from '../source/desired.ts';
 import { applyCapabilities } from '../source/capabilities.ts';
 import { LbEvents } from './lb-events.ts';
-import { type LbIngress, serviceIngress, showsAlready } from './lb-status.ts';
+import { afterPass } from './observed-cache.ts';
+import { SourceStatusWriter } from './source-status.ts';
 import { kubeStatusWriter, type StatusWriter } from './status-writer.ts';
 import { GatewayStatusWriter, kubeStatusSink, type StatusSink } from './gateway-status.ts';
 import type { StateTracker } from './state.ts';
@@ -79,10 +77,6 @@ export class LbReconciler {
    */
   private readonly parked = new Map<string, object | 'delete'>();
   private readonly events: LbEvents;
-  /** Sources (kind/namespace/name) whose status was written since start (see showsAlready). */
-  private readonly statusWritten = new Set<string>();
-  /** Sources found showing their status, with what it was checked against (see writeStatus). */
-  private readonly statusChecked = new WeakMap<object, { st: SourceStatus; version: number }>();
   /**
    * Objects (kind/name) a pass is applying now. Passes overlap (up to the adapter's apply
    * concurrency); a change to an object in flight, or to a virtual service using a pool in flight,
@@ -120,12 +114,17 @@ export class LbReconciler {
   /** What the adapter can serve (read once: an adapter's capabilities do not change). */
   private readonly caps: Capabilities;
 
-  private readonly status: StatusWriter;
+  private readonly status: SourceStatusWriter;
   private readonly gatewayStatus: GatewayStatusWriter;
 
   constructor(private readonly d: LbReconcilerDeps) {
     this.caps = d.adapter.capabilities();
-    this.status = d.statusWriter ?? kubeStatusWriter(d.kubeConfig);
+    this.status = new SourceStatusWriter({
+      writer: d.statusWriter ?? kubeStatusWriter(d.kubeConfig),
+      state: d.state,
+      clusterName: d.config.clusterName,
+      ipMode: d.config.loadBalancerIPMode,
+    });
     const sink = d.gatewayStatusSink ?? kubeStatusSink(d.kubeConfig);
     this.gatewayStatus = new GatewayStatusWriter(sink, d.config.clusterName, d.config.gatewayController);
     this.events = new LbEvents({
@@ -275,9 +274,9 @@ export class LbReconciler {
         : undefined;
     if (this.active === 1) this.appliedBy.clear();
     const cleared = this.d.state.record(desired.state, applied, p.conflicts, pending);
-    await this.writeStatus(view, desired);
+    await this.status.write(view, desired);
     await this.gatewayStatus.write(view, desired.gateways, (vs) => this.d.state.failed('virtualService', vs));
-    await this.events.pass(view, desired, applied, cleared, (st) => this.live(st));
+    await this.events.pass(view, desired, applied, cleared, (st) => this.status.live(st));
     const retry = applied.filter((r) => !r.ok && !r.error?.terminal);
     if (retry.length > 0) {
       throw new NplError(
@@ -289,112 +288,4 @@ export class LbReconciler {
     }
     return { applied, desired, deferredMs };
   }
-
-  private live(status: SourceStatus): boolean {
-    return (
-      status.vip !== undefined &&
-      status.virtualServices.length > 0 &&
-      status.virtualServices.every((n) => !this.d.state.failed('virtualService', n))
-    );
-  }
-
-  private async writeStatus(view: ClusterView, desired: DesiredResult): Promise<void> {
-    /** An Ingress's status: the VIP once every virtual service of it is programmed. */
-    const ingressWant = (status: SourceStatus): LbIngress[] =>
-      this.live(status) ? [{ ip: status.vip! }] : [];
-    const patch = async (kind: 'Service' | 'Ingress', ns: string, name: string, want: LbIngress[]) => {
-      await this.status.write(kind, ns, name, want);
-      this.statusWritten.add(`${kind}/${ns}/${name}`);
-    };
-    // Status writes are independent of each other: a bounded number in flight at once.
-    const writes = new PQueue({ concurrency: 16 });
-    let failure: unknown;
-    const run = (task: () => Promise<void>) => {
-      writes.add(task).catch((err: unknown) => {
-        failure ??= err;
-      });
-    };
-    // A Service or Ingress object (the cache's, replaced on any change of it) found showing what
-    // its source status asks is not checked again until one of the three changes.
-    const version = this.d.state.failureVersion;
-    const checked = (o: object, st: SourceStatus): boolean => {
-      const c = this.statusChecked.get(o);
-      return c !== undefined && c.st === st && c.version === version;
-    };
-    for (const svc of view.services) {
-      const st = desired.services.get(`${svc.metadata.namespace}/${svc.metadata.name}`);
-      if (!st || checked(svc, st)) continue;
-      const want = serviceIngress(
-        svc,
-        st,
-        this.d.config.clusterName,
-        this.d.config.loadBalancerIPMode,
-        (vs) => this.d.state.failure('virtualService', vs),
-      );
-      const written = this.statusWritten.has(`Service/${svc.metadata.namespace}/${svc.metadata.name}`);
-      if (!showsAlready(svc.status.loadBalancer.ingress, want, written))
-        run(() => patch('Service', svc.metadata.namespace, svc.metadata.name, want));
-      else this.statusChecked.set(svc, { st, version });
-    }
-    for (const ing of view.ingresses) {
-      const st = desired.ingresses.get(`${ing.metadata.namespace}/${ing.metadata.name}`);
-      if (!st || checked(ing, st)) continue;
-      const want = ingressWant(st);
-      if (!showsAlready(ing.status.loadBalancer.ingress, want, true))
-        run(() => patch('Ingress', ing.metadata.namespace, ing.metadata.name, want));
-      else this.statusChecked.set(ing, { st, version });
-    }
-    await writes.onIdle();
-    if (failure) throw failure;
-  }
-}
-
-/**
- * The observed state after a fully successful pass, without asking the device: what we applied,
- * and for every other desired object we own (not deferred, not in conflict) the desired object
- * itself, which the device now equals; keeping those objects lets the next pass compare them by
- * reference.
- */
-function afterPass(
-  observed: Observed,
-  applied: ApplyResult[],
-  desired: LbState,
-  pending: Set<string>,
-  conflicts: Conflict[],
-): Observed {
-  const pools = new Map(observed.owned.pools.map((p) => [p.name, p]));
-  const vss = new Map(observed.owned.virtualServices.map((v) => [v.name, v]));
-  const certs = new Map((observed.owned.certificates ?? []).map((c) => [c.name, c]));
-  const put = (c: Change) => {
-    if (c.kind === 'pool') {
-      if (c.op === 'delete') pools.delete(c.name);
-      else pools.set(c.name, c.desired);
-    } else if (c.kind === 'certificate') {
-      if (c.op === 'delete') certs.delete(c.name);
-      else certs.set(c.name, c.desired);
-    } else if (c.op === 'delete') vss.delete(c.name);
-    else vss.set(c.name, c.desired);
-  };
-  for (const r of applied) put(r.change);
-  const clash = new Set(conflicts.map((c) => `${c.kind}/${c.name}`));
-  for (const p of desired.pools) {
-    if (!pending.has(`pool/${p.name}`) && !clash.has(`pool/${p.name}`) && pools.has(p.name))
-      pools.set(p.name, normalizePool(p));
-  }
-  for (const v of desired.virtualServices) {
-    const k = `virtualService/${v.name}`;
-    if (!pending.has(k) && !clash.has(k) && vss.has(v.name)) vss.set(v.name, normalizeVirtualService(v));
-  }
-  for (const c of desired.certificates ?? []) {
-    const k = `certificate/${c.name}`;
-    if (!pending.has(k) && !clash.has(k) && certs.has(c.name)) certs.set(c.name, c);
-  }
-  return {
-    owned: {
-      pools: [...pools.values()],
-      virtualServices: [...vss.values()],
-      certificates: [...certs.values()],
-    },
-    foreign: observed.foreign,
-  };
 }

@@ -1,0 +1,82 @@
+/**
+ * The status of our Services and Ingresses after a pass: `status.loadBalancer.ingress` as
+ * lb-status.ts words it, written where the object does not show it yet, through a StatusWriter
+ * (the API server, or a fake in unit tests). A source found showing its status is not checked
+ * again until it, its source status or the device's failures change.
+ */
+import PQueue from 'p-queue';
+import type { ClusterView, DesiredResult, SourceStatus } from '../source/desired.ts';
+import { type LbIngress, serviceIngress, showsAlready } from './lb-status.ts';
+import type { StateTracker } from './state.ts';
+import type { StatusWriter } from './status-writer.ts';
+
+export interface SourceStatusDeps {
+  writer: StatusWriter;
+  state: StateTracker;
+  clusterName: string;
+  ipMode: 'Proxy' | 'VIP';
+}
+
+export class SourceStatusWriter {
+  /** Sources (kind/namespace/name) whose status was written since start (see showsAlready). */
+  private readonly statusWritten = new Set<string>();
+  /** Sources found showing their status, with what it was checked against. */
+  private readonly statusChecked = new WeakMap<object, { st: SourceStatus; version: number }>();
+
+  constructor(private readonly d: SourceStatusDeps) {}
+
+  /** Every virtual service of a source is live: it has its VIP and none failed on the device. */
+  live(status: SourceStatus): boolean {
+    return (
+      status.vip !== undefined &&
+      status.virtualServices.length > 0 &&
+      status.virtualServices.every((n) => !this.d.state.failed('virtualService', n))
+    );
+  }
+
+  async write(view: ClusterView, desired: DesiredResult): Promise<void> {
+    /** An Ingress's status: the VIP once every virtual service of it is programmed. */
+    const ingressWant = (status: SourceStatus): LbIngress[] =>
+      this.live(status) ? [{ ip: status.vip! }] : [];
+    const patch = async (kind: 'Service' | 'Ingress', ns: string, name: string, want: LbIngress[]) => {
+      await this.d.writer.write(kind, ns, name, want);
+      this.statusWritten.add(`${kind}/${ns}/${name}`);
+    };
+    // Status writes are independent of each other: a bounded number in flight at once.
+    const writes = new PQueue({ concurrency: 16 });
+    let failure: unknown;
+    const run = (task: () => Promise<void>) => {
+      writes.add(task).catch((err: unknown) => {
+        failure ??= err;
+      });
+    };
+    // A Service or Ingress object (the cache's, replaced on any change of it) found showing what
+    // its source status asks is not checked again until one of the three changes.
+    const version = this.d.state.failureVersion;
+    const checked = (o: object, st: SourceStatus): boolean => {
+      const c = this.statusChecked.get(o);
+      return c !== undefined && c.st === st && c.version === version;
+    };
+    for (const svc of view.services) {
+      const st = desired.services.get(`${svc.metadata.namespace}/${svc.metadata.name}`);
+      if (!st || checked(svc, st)) continue;
+      const want = serviceIngress(svc, st, this.d.clusterName, this.d.ipMode, (vs) =>
+        this.d.state.failure('virtualService', vs),
+      );
+      const written = this.statusWritten.has(`Service/${svc.metadata.namespace}/${svc.metadata.name}`);
+      if (!showsAlready(svc.status.loadBalancer.ingress, want, written))
+        run(() => patch('Service', svc.metadata.namespace, svc.metadata.name, want));
+      else this.statusChecked.set(svc, { st, version });
+    }
+    for (const ing of view.ingresses) {
+      const st = desired.ingresses.get(`${ing.metadata.namespace}/${ing.metadata.name}`);
+      if (!st || checked(ing, st)) continue;
+      const want = ingressWant(st);
+      if (!showsAlready(ing.status.loadBalancer.ingress, want, true))
+        run(() => patch('Ingress', ing.metadata.namespace, ing.metadata.name, want));
+      else this.statusChecked.set(ing, { st, version });
+    }
+    await writes.onIdle();
+    if (failure) throw failure;
+  }
+}
