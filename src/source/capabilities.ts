@@ -55,10 +55,13 @@ export function applyCapabilities(d: DesiredResult, caps: Capabilities, adapter:
   const findings: Finding[] = [];
   const told = new Set<string>();
   let routesCut = false;
-  // Routes first: a virtual service keeps the routes its adapter can serve.
+  // Routes first: a virtual service keeps the routes its adapter can serve. An adapter with
+  // Ingress-style routes only orders them itself (Exact, then the longest path), which is the
+  // Gateway API's precedence for such routes; `order` is not sent to it.
+  const ingressStyle = caps.http === undefined;
   const trimmed = d.state.virtualServices.map((vs): VirtualService => {
     if (vs.kind !== 'l7') return vs;
-    const routes = vs.routes.filter((r) => {
+    const kept = vs.routes.filter((r) => {
       const why = routeLacks(r, http);
       if (!why) return true;
       const mark = `${r.source}|${why}`;
@@ -74,8 +77,10 @@ export function applyCapabilities(d: DesiredResult, caps: Capabilities, adapter:
       }
       return false;
     });
-    if (routes.length === vs.routes.length) return vs;
+    const ordered = ingressStyle && kept.some((r) => r.order !== undefined);
+    if (kept.length === vs.routes.length && !ordered) return vs;
     routesCut = true;
+    const routes = ordered ? kept.map(({ order: _order, ...r }) => r) : kept;
     return { ...vs, routes };
   });
 

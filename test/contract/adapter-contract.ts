@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
 import { X509Certificate } from 'node:crypto';
-import type { Certificate, LbState, Pool, VirtualService } from '../../src/model/types.ts';
+import type { Certificate, HttpRoute, LbState, Pool, VirtualService } from '../../src/model/types.ts';
 import { selfSignedCertificate } from '../../src/runtime/tls.ts';
 import { type Change, plan } from '../../src/plan/diff.ts';
 import { deleteOwnedConfig } from '../../src/controller/delete-config.ts';
@@ -374,6 +374,96 @@ export function adapterContract(
       assert.ok(
         results.some((x) => x.ok && x.change.kind === 'pool' && x.change.name === 'c1--default-b-80'),
       );
+    });
+
+    it('carries every route feature it declares, and TLS passthrough if it declares it: applied, observed back, nothing left to do', async (t) => {
+      const h = await guarded();
+      t.after(() => h.close());
+      const a = await h.adapter('c1');
+      const caps = a.capabilities();
+      const http = caps.http ?? {
+        pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific'],
+        headerMatches: false,
+        queryMatches: false,
+        methodMatches: false,
+        headerModifiers: false,
+        redirects: false,
+        rewrites: false,
+        weights: false,
+      };
+      const v1 = pool('c1--infra-v1-8080.l7', [['192.0.2.1', 61000, 'n1']]);
+      const v2 = pool('c1--infra-v2-8080.l7', [['192.0.2.2', 61000, 'n2']]);
+      const base = { host: 'a.example', source: 'HTTPRoute infra/r' } as const;
+      const routes: HttpRoute[] = http.pathTypes.map((pathType, i) => ({
+        ...base,
+        path: pathType === 'RegularExpression' ? '/re/[0-9]+' : `/p${i}`,
+        pathType,
+        pool: v1.name,
+        order: i,
+      }));
+      let order = routes.length;
+      const add = (on: boolean, r: Partial<HttpRoute>) => {
+        if (on)
+          routes.push({
+            ...base,
+            path: `/f${order}`,
+            pathType: 'Prefix',
+            pool: v1.name,
+            order: order++,
+            ...r,
+          });
+      };
+      add(http.headerMatches, { headers: [{ name: 'x-canary', value: '1', type: 'Exact' }] });
+      add(http.queryMatches, { queryParams: [{ name: 'q', value: 'v', type: 'Exact' }] });
+      add(http.methodMatches, { method: 'POST' });
+      add(http.headerModifiers, {
+        requestHeaders: { set: [{ name: 'x-a', value: '1' }], add: [], remove: ['x-b'] },
+        responseHeaders: { set: [], add: [{ name: 'x-c', value: '2' }], remove: [] },
+      });
+      add(http.redirects, { pool: '', redirect: { scheme: 'https', statusCode: 301 } });
+      add(http.rewrites, { rewrite: { path: { type: 'ReplacePrefixMatch', value: '/v2' } } });
+      add(http.weights, {
+        pool: '',
+        backends: [
+          { pool: v1.name, weight: 3 },
+          { pool: v2.name, weight: 1 },
+          { pool: null, weight: 1 },
+        ],
+      });
+      // What the core sends an adapter with Ingress-style routes only: no `order` (capabilities.ts).
+      const sent = caps.http ? routes : routes.map(({ order: _order, ...r }) => r);
+      const vss: VirtualService[] = [
+        {
+          kind: 'l7',
+          name: 'c1--gw-infra.gw-HTTP-80',
+          vip: '192.0.2.50',
+          port: 80,
+          ingressClass: 'npl-lb',
+          routes: sent,
+          defaultPool: undefined,
+        },
+      ];
+      if (caps.tlsPassthrough) {
+        vss.push({
+          kind: 'l4',
+          name: 'c1--gw-infra.gw-TLS-443',
+          vip: '192.0.2.50',
+          port: 443,
+          protocol: 'TCP',
+          pool: '',
+          source: 'Gateway infra/gw',
+          sni: [
+            { host: '*.example.com', pool: v1.name, source: 'TLSRoute infra/a' },
+            { host: 'b.example.com', pool: v2.name, source: 'TLSRoute infra/b' },
+          ],
+        });
+      }
+      const s = state([v1, v2], vss);
+      assert.deepEqual((await sync(a, s)).failed, []);
+      assert.deepEqual(plan(s, await a.observe()).changes, [], 'observed exactly as applied');
+      await a.close();
+      const again = await h.adapter('c1');
+      assert.deepEqual(plan(s, await again.observe()).changes, [], 'and after a restart');
     });
   });
 }

@@ -179,4 +179,34 @@ describe('capabilities applied to the desired state', () => {
     });
     assert.equal(applyCapabilities(d, all, 'memory'), d, 'served whole where the adapter can');
   });
+
+  it('an adapter with Ingress-style routes only gets Gateway routes without their order (it orders them itself)', () => {
+    const d = desired();
+    const vs = d.state.virtualServices[2]!;
+    assert.ok(vs.kind === 'l7');
+    vs.routes[0] = { ...vs.routes[0]!, order: 0, source: 'HTTPRoute shop/r' };
+    const r = applyCapabilities(d, caps({}), 'haproxy');
+    const sent = r.state.virtualServices[2]!;
+    assert.ok(sent.kind === 'l7');
+    assert.equal(sent.routes[0]!.order, undefined);
+    assert.equal(sent.routes[0]!.source, 'HTTPRoute shop/r');
+    const withHttp = applyCapabilities(
+      d,
+      caps({
+        http: {
+          pathTypes: ['Prefix'],
+          headerMatches: false,
+          queryMatches: false,
+          methodMatches: false,
+          headerModifiers: false,
+          redirects: false,
+          rewrites: false,
+          weights: false,
+        },
+      }),
+      'x',
+    );
+    const kept = withHttp.state.virtualServices[2]!;
+    assert.ok(kept.kind === 'l7' && kept.routes[0]!.order === 0, 'kept where the adapter takes precedence');
+  });
 });
