@@ -140,10 +140,8 @@ export interface L7VirtualService {
   name: string;
   vip: string;
   port: number;
-  /** The IngressClass it serves, or the GatewayClass of `gateway`. */
+  /** The IngressClass it serves, or the GatewayClass of the Gateway it serves (named by gatewayVsName). */
   ingressClass: string;
-  /** The Gateway (namespace/name) whose listeners on this port it serves; absent for an IngressClass. */
-  gateway?: string;
   /**
    * A request goes to the routes of the most specific host that matches it (exact, then the
    * longest wildcard, then ''), and among those to the first that matches by `order` (Ingress

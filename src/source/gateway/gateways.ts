@@ -298,7 +298,6 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
         vip: vip.vip,
         port: l.listener.port,
         ingressClass: g.gateway.spec.gatewayClassName,
-        gateway: gwKey,
         routes: ordered([...unique.values()]),
         defaultPool: undefined,
         ...(l.protocol === 'HTTPS' ? { protocol: 'HTTPS' as const, certificates: [...names].sort() } : {}),

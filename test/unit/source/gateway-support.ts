@@ -18,7 +18,7 @@ import {
   referenceGrantSchema,
 } from '../../../src/kube/gateway-objects.ts';
 import { type Service, serviceSchema, tlsSecretSchema } from '../../../src/kube/objects.ts';
-import { l7PoolName, poolName } from '../../../src/model/names.ts';
+import { gatewayVsName, l7PoolName, poolName } from '../../../src/model/names.ts';
 import type { L7VirtualService } from '../../../src/model/types.ts';
 import { buildGateways, type GatewayResult } from '../../../src/source/gateway/gateways.ts';
 import type { ProtocolSupport } from '../../../src/source/gateway/listeners.ts';
@@ -176,7 +176,14 @@ export function listenerConditions(r: GatewayResult, gw: string, listener: strin
 export const vsOf = (r: GatewayResult, gateway: string, protocol = 'HTTP', port = 80) =>
   r.virtualServices.find(
     (v): v is L7VirtualService =>
-      v.kind === 'l7' && v.gateway === gateway && (v.protocol ?? 'HTTP') === protocol && v.port === port,
+      v.kind === 'l7' &&
+      v.name ===
+        gatewayVsName(
+          'c1',
+          { namespace: gateway.split('/')[0]!, name: gateway.split('/')[1]! },
+          protocol,
+          port,
+        ),
   );
 
 export const backend = (name: string, port = 8080, extra: Record<string, unknown> = {}) => ({
