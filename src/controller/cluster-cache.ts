@@ -27,6 +27,10 @@ import { TLS_SECRET_TYPE } from '../source/certificates.ts';
 import {
   gatewayClassSchema,
   gatewaySchema,
+  BUNDLE_VERSION_ANNOTATION,
+  type Crd,
+  crdSchema,
+  GATEWAY_CLASS_CRD,
   httpRouteSchema,
   l4RouteSchema,
   namespaceSchema,
@@ -41,7 +45,15 @@ import type { ClusterView } from '../source/desired.ts';
 import { type PodSelector, podLabelKey } from '../source/members.ts';
 
 export type CacheKind =
-  'services' | 'pods' | 'nodes' | 'ingresses' | 'ingressClasses' | 'secrets' | 'namespaces' | GatewayKind;
+  | 'services'
+  | 'pods'
+  | 'nodes'
+  | 'ingresses'
+  | 'ingressClasses'
+  | 'secrets'
+  | 'namespaces'
+  | 'gatewayCrd'
+  | GatewayKind;
 
 /** The Gateway API kinds: served only where their CRDs are installed. */
 export type GatewayKind =
@@ -173,6 +185,7 @@ export class ClusterCache {
     ingressClasses: Parsed<ClusterView['ingressClasses'][number]>;
     secrets: Parsed<NonNullable<ClusterView['secrets']>[number]>;
     namespaces: Parsed<NonNullable<ClusterView['namespaces']>[number]>;
+    gatewayCrd: Parsed<Crd>;
     gatewayClasses: Parsed<NonNullable<ClusterView['gatewayClasses']>[number]>;
     gateways: Parsed<NonNullable<ClusterView['gateways']>[number]>;
     httpRoutes: Parsed<NonNullable<ClusterView['httpRoutes']>[number]>;
@@ -198,8 +211,10 @@ export class ClusterCache {
           sources?.[kind] ??
           apiServerSource({
             kubeConfig: kc,
-            resource: RESOURCES[kind],
+            resource: RESOURCES[kind === 'gatewayCrd' ? 'customResourceDefinitions' : kind],
             ...(kind === 'secrets' ? { fieldSelector: SECRET_FIELD_SELECTOR } : {}),
+            // The GatewayClass CRD alone: the Gateway API release installed.
+            ...(kind === 'gatewayCrd' ? { fieldSelector: `metadata.name=${GATEWAY_CLASS_CRD}` } : {}),
           }),
       });
     this.informers = {
@@ -210,6 +225,7 @@ export class ClusterCache {
       ingressClasses: make('ingressClasses'),
       secrets: make('secrets'),
       namespaces: make('namespaces'),
+      gatewayCrd: make('gatewayCrd'),
       gatewayClasses: make('gatewayClasses'),
       gateways: make('gateways'),
       httpRoutes: make('httpRoutes'),
@@ -228,6 +244,7 @@ export class ClusterCache {
       ingressClasses: new Parsed(i.ingressClasses, ingressClassSchema),
       secrets: new Parsed(i.secrets, tlsSecretSchema),
       namespaces: new Parsed(i.namespaces, namespaceSchema),
+      gatewayCrd: new Parsed(i.gatewayCrd, crdSchema),
       gatewayClasses: new Parsed(i.gatewayClasses, gatewayClassSchema),
       gateways: new Parsed(i.gateways, gatewaySchema),
       httpRoutes: new Parsed(i.httpRoutes, httpRouteSchema),
@@ -253,6 +270,7 @@ export class ClusterCache {
       ingressClasses: p.ingressClasses.items.size,
       secrets: p.secrets.items.size,
       namespaces: p.namespaces.items.size,
+      gatewayCrd: p.gatewayCrd.items.size,
       gatewayClasses: p.gatewayClasses.items.size,
       gateways: p.gateways.items.size,
       httpRoutes: p.httpRoutes.items.size,
@@ -308,6 +326,7 @@ export class ClusterCache {
       ingressClasses: p.ingressClasses.list(),
       secrets: p.secrets.list(),
       namespaces: p.namespaces.list(),
+      gatewayApiVersion: p.gatewayCrd.list()[0]?.metadata.annotations[BUNDLE_VERSION_ANNOTATION],
       gatewayClasses: p.gatewayClasses.list(),
       gateways: p.gateways.list(),
       httpRoutes: p.httpRoutes.list(),

@@ -218,7 +218,13 @@ export class NplController {
       update: (a, b) => node(a, b),
       delete: (o) => node(o, undefined),
     });
-    for (const kind of ['ingresses', 'ingressClasses', 'namespaces', ...GATEWAY_KINDS] as const) {
+    for (const kind of [
+      'ingresses',
+      'ingressClasses',
+      'namespaces',
+      'gatewayCrd',
+      ...GATEWAY_KINDS,
+    ] as const) {
       const h = () => {
         // Once per burst of Ingress events, not once per event (a cold start lists them all).
         this.queue.add(CANDIDATES_KEY);

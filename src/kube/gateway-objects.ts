@@ -277,3 +277,9 @@ export type ReferenceGrant = z.infer<typeof referenceGrantSchema>;
 
 export const namespaceSchema = z.object({ metadata: objectMetaSchema }).loose();
 export type Namespace = z.infer<typeof namespaceSchema>;
+
+/** The GatewayClass CRD, for the Gateway API release installed (its bundle-version annotation). */
+export const GATEWAY_CLASS_CRD = 'gatewayclasses.gateway.networking.k8s.io';
+export const BUNDLE_VERSION_ANNOTATION = 'gateway.networking.k8s.io/bundle-version';
+export const crdSchema = z.object({ metadata: objectMetaSchema }).loose();
+export type Crd = z.infer<typeof crdSchema>;

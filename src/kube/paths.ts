@@ -58,5 +58,11 @@ export const RESOURCES = {
     resource: 'referencegrants',
     kind: 'ReferenceGrant',
   },
+  customResourceDefinitions: {
+    group: 'apiextensions.k8s.io',
+    version: 'v1',
+    resource: 'customresourcedefinitions',
+    kind: 'CustomResourceDefinition',
+  },
   leases: { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease' },
 } as const satisfies Record<string, ResourceRef>;

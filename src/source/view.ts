@@ -39,4 +39,6 @@ export interface ClusterView {
   udpRoutes?: L4RouteObject[];
   tlsRoutes?: L4RouteObject[];
   referenceGrants?: ReferenceGrant[];
+  /** The Gateway API release installed (the CRDs' bundle-version), when known. */
+  gatewayApiVersion?: string | undefined;
 }

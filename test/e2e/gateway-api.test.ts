@@ -129,6 +129,8 @@ describe('Gateway API through the controller', () => {
       5000,
       'route: cross-namespace backend refused',
     );
+    const supported = (await get(`${GW_API}/gatewayclasses/npl-lb`)).status.conditions[1];
+    assert.equal(supported.message, 'Gateway API v1.6.1', 'read from the installed CRDs');
     const gw = await get(gwPath);
     assert.match(gw.status.addresses[0].value, /^192\.0\.2\.\d+$/);
     assert.equal(gw.status.addresses[0].type, 'IPAddress');

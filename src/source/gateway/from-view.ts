@@ -98,6 +98,7 @@ export function gatewaysFromView(
       tlsRoutes: view.tlsRoutes ?? [],
       referenceGrants: view.referenceGrants ?? [],
       namespaces: view.namespaces ?? [],
+      bundleVersion: view.gatewayApiVersion,
     },
     {
       cluster: cfg.clusterName,

@@ -35,6 +35,24 @@ export interface GatewayView {
   tlsRoutes?: L4RouteObject[];
   referenceGrants: ReferenceGrant[];
   namespaces: Namespace[];
+  /** The Gateway API release installed (the CRDs' bundle-version annotation), when known. */
+  bundleVersion?: string | undefined;
+}
+
+/** The releases npl-lb is built and tested for. */
+const SUPPORTED_RELEASES = /^v1\.[0-6]\./;
+
+function supportedVersion(v: string | undefined): ConditionSpec {
+  if (v === undefined)
+    return cond('SupportedVersion', true, 'SupportedVersion', 'Gateway API v1 (bundle version not read)');
+  if (SUPPORTED_RELEASES.test(v))
+    return cond('SupportedVersion', true, 'SupportedVersion', `Gateway API ${v}`);
+  return cond(
+    'SupportedVersion',
+    false,
+    'UnsupportedVersion',
+    `Gateway API ${v} is installed; npl-lb is built for v1.0 to v1.6 and serves what those define`,
+  );
 }
 
 type ServicePort = Service['spec']['ports'][number];
@@ -173,7 +191,7 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
       generation: c.metadata.generation,
       conditions: [
         cond('Accepted', true, 'Accepted', `npl-lb serves this class (${ctx.adapter} load balancer)`),
-        cond('SupportedVersion', true, 'SupportedVersion', 'Gateway API v1 (standard channel v1.6)'),
+        supportedVersion(view.bundleVersion),
       ],
     });
   }

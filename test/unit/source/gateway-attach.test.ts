@@ -40,6 +40,14 @@ describe('Gateway API: classes, Gateways and attachment (conformance-modelled)',
       ['Accepted=true/Accepted', 'SupportedVersion=true/SupportedVersion'],
     );
     assert.equal(r.classes.has('other'), false);
+    const sv = (v: string) => pass({ bundleVersion: v }).classes.get('npl-lb')!.conditions[1]!;
+    assert.deepEqual([sv('v1.6.1').status, sv('v1.6.1').message], [true, 'Gateway API v1.6.1']);
+    assert.deepEqual([sv('v1.7.0').status, sv('v1.7.0').reason], [false, 'UnsupportedVersion']);
+    assert.equal(
+      pass({ bundleVersion: 'v1.7.0' }).classes.get('npl-lb')!.conditions[0]!.status,
+      true,
+      'still served',
+    );
   });
 
   it('HTTPRouteSimpleSameNamespace: attached, resolved, served; the listener counts it; the Gateway is programmed with its VIP', () => {

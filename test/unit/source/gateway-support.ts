@@ -110,6 +110,7 @@ export interface World {
   http?: HttpCapabilities;
   support?: Partial<ProtocolSupport>;
   vips?: Record<string, string | undefined>;
+  bundleVersion?: string;
   l4?: { tcpRoutes?: L4RouteObject[]; udpRoutes?: L4RouteObject[]; tlsRoutes?: L4RouteObject[] };
 }
 
@@ -142,6 +143,7 @@ export function pass(w: World): GatewayResult {
       ...w.l4,
       referenceGrants: w.grants ?? [],
       namespaces,
+      bundleVersion: w.bundleVersion,
     },
     {
       cluster: 'c1',
