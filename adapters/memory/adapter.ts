@@ -11,6 +11,7 @@ import type {
   MemberHealth,
 } from '../../src/adapter/contract.ts';
 import type { Change, Observed } from '../../src/adapter/changes.ts';
+import { ALL_HTTP } from '../../src/adapter/http-capabilities.ts';
 import { DeviceError, MemoryLoadBalancer } from './device.ts';
 
 export interface MemoryAdapterOptions {
@@ -41,16 +42,7 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       applyConcurrency: 8,
       certificates: true,
       tlsPassthrough: true,
-      http: {
-        pathTypes: ['Exact', 'Prefix', 'ImplementationSpecific', 'RegularExpression'],
-        headerMatches: true,
-        queryMatches: true,
-        methodMatches: true,
-        headerModifiers: true,
-        redirects: true,
-        rewrites: true,
-        weights: true,
-      },
+      http: ALL_HTTP,
     };
   }
 

@@ -11,6 +11,7 @@ import { collectionPath, RESOURCES } from '../kube/paths.ts';
 import { KubeApiError, mergePatch } from '../kube/raw-client.ts';
 import { ingressBackendServices, wantsAnnotation } from '../source/annotated-services.ts';
 import type { ClusterView } from '../source/desired.ts';
+import { routeInputs } from '../source/view.ts';
 
 export type AnnotationAction = 'add' | 'remove' | 'none';
 
@@ -41,17 +42,7 @@ export class Annotator {
   ) {}
 
   private backends(view: ClusterView): Set<string> {
-    const inputs = [
-      view.ingresses,
-      view.ingressClasses,
-      view.gatewayClasses,
-      view.gateways,
-      view.httpRoutes,
-      view.tcpRoutes,
-      view.udpRoutes,
-      view.tlsRoutes,
-      view.referenceGrants,
-    ];
+    const inputs = routeInputs(view);
     if (!this.memo || !inputs.every((x, i) => x === this.memo!.inputs[i])) {
       this.stats.computed++;
       this.memo = { inputs, backends: ingressBackendServices(view, this.cfg) };

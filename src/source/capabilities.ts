@@ -10,22 +10,13 @@
  * Pure.
  */
 import type { Capabilities, HttpCapabilities } from '../adapter/contract.ts';
+import { INGRESS_HTTP } from '../adapter/http-capabilities.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
 import { certificateRefs, poolRefs } from '../model/refs.ts';
 import type { HttpRoute, VirtualService } from '../model/types.ts';
 import type { DesiredResult, Finding, SourceStatus } from './desired.ts';
 
-/** What routes may carry when an adapter says nothing: Ingress-style routes. */
-export const INGRESS_HTTP: HttpCapabilities = {
-  pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific'],
-  headerMatches: false,
-  queryMatches: false,
-  methodMatches: false,
-  headerModifiers: false,
-  redirects: false,
-  rewrites: false,
-  weights: false,
-};
+export { INGRESS_HTTP };
 
 function lacks(vs: VirtualService, caps: Capabilities): string | undefined {
   if (vs.kind === 'l7') {

@@ -21,7 +21,7 @@ import { ingressClassOf, ourIngressClasses, ourLoadBalancer } from './ours.ts';
 import { type CertificateMemo, secretCertificates } from './secret-certificates.ts';
 import { membersFor, NodeDirectory, PodIndex, type Rejection } from './members.ts';
 import { allocateVips, type VipResult } from './vips.ts';
-import type { ClusterView } from './view.ts';
+import { type ClusterView, routeInputs } from './view.ts';
 
 export type { ClusterView };
 
@@ -214,18 +214,10 @@ export function buildDesired(
   const last = memo?.last;
   const inputs: LastPass['inputs'] = [
     view.services,
-    view.ingresses,
-    view.ingressClasses,
     view.nodes,
     view.secrets,
     view.namespaces,
-    view.gatewayClasses,
-    view.gateways,
-    view.httpRoutes,
-    view.tcpRoutes,
-    view.udpRoutes,
-    view.tlsRoutes,
-    view.referenceGrants,
+    ...routeInputs(view),
   ];
   if (changed && last && inputs.every((x, i) => x === last.inputs[i])) {
     for (const e of last.shape) poolFor(e.svc, e.port, e.health, e.name);

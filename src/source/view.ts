@@ -42,3 +42,18 @@ export interface ClusterView {
   /** The Gateway API release installed (the CRDs' bundle-version), when known. */
   gatewayApiVersion?: string | undefined;
 }
+
+/** The route-side inputs (Ingresses, classes, the Gateway API objects): a pass that reuses what it
+ * built from them compares these by identity. */
+export const routeInputs = (v: ClusterView): unknown[] => [
+  v.ingresses,
+  v.ingressClasses,
+  v.gatewayClasses,
+  v.gateways,
+  v.httpRoutes,
+  v.tcpRoutes,
+  v.udpRoutes,
+  v.tlsRoutes,
+  v.referenceGrants,
+  v.gatewayApiVersion,
+];

@@ -13,6 +13,7 @@ import { type Change, plan } from '../../src/plan/diff.ts';
 import { deleteOwnedConfig } from '../../src/controller/delete-config.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
 import { guardOwnership } from '../../src/adapter/ownership.ts';
+import { INGRESS_HTTP } from '../../src/adapter/http-capabilities.ts';
 
 export interface ContractHarness {
   /** A fresh device; `adapter(owner)` makes adapters on it. */
@@ -381,16 +382,7 @@ export function adapterContract(
       t.after(() => h.close());
       const a = await h.adapter('c1');
       const caps = a.capabilities();
-      const http = caps.http ?? {
-        pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific'],
-        headerMatches: false,
-        queryMatches: false,
-        methodMatches: false,
-        headerModifiers: false,
-        redirects: false,
-        rewrites: false,
-        weights: false,
-      };
+      const http = caps.http ?? INGRESS_HTTP;
       const v1 = pool('c1--infra-v1-8080.l7', [['192.0.2.1', 61000, 'n1']]);
       const v2 = pool('c1--infra-v2-8080.l7', [['192.0.2.2', 61000, 'n2']]);
       const base = { host: 'a.example', source: 'HTTPRoute infra/r' } as const;

@@ -6,7 +6,7 @@
 import type { Capabilities } from '../../adapter/contract.ts';
 import type { ControllerConfig } from '../../config/controller-config.ts';
 import type { Service } from '../../kube/objects.ts';
-import { INGRESS_HTTP } from '../capabilities.ts';
+import { ALL_HTTP, INGRESS_HTTP } from '../../adapter/http-capabilities.ts';
 import type { ClusterView } from '../desired.ts';
 import type { SecretCertificates } from '../ingress-tls.ts';
 import type { VipRequest } from '../vips.ts';
@@ -31,16 +31,7 @@ export const SERVE_ALL: LoadBalancerInfo = {
     drainingMembers: true,
     certificates: true,
     tlsPassthrough: true,
-    http: {
-      pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific', 'RegularExpression'],
-      headerMatches: true,
-      queryMatches: true,
-      methodMatches: true,
-      headerModifiers: true,
-      redirects: true,
-      rewrites: true,
-      weights: true,
-    },
+    http: ALL_HTTP,
   },
 };
 

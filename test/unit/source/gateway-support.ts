@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import type { HttpCapabilities } from '../../../src/adapter/contract.ts';
+import { ALL_HTTP } from '../../../src/adapter/http-capabilities.ts';
 import {
   type Gateway,
   gatewayClassSchema,
@@ -89,16 +90,7 @@ export const grant = (
     },
   });
 
-export const ALL_HTTP: HttpCapabilities = {
-  pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific', 'RegularExpression'],
-  headerMatches: true,
-  queryMatches: true,
-  methodMatches: true,
-  headerModifiers: true,
-  redirects: true,
-  rewrites: true,
-  weights: true,
-};
+export { ALL_HTTP };
 
 export interface World {
   routes?: HttpRouteObject[];
