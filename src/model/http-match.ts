@@ -31,16 +31,23 @@ export interface HttpOutcome {
 
 const bareHost = (h: string): string => h.toLowerCase().replace(/:\d+$/, '');
 
-/** How specifically a route host names a request host: higher is more specific; -1 no match. */
-function hostRank(routeHost: string, host: string): number {
+/**
+ * How specifically a route host names a request host: higher is more specific; -1 no match. A
+ * wildcard covers one or more labels (the Gateway API), or exactly one for an Ingress rule (no
+ * `order`), as the Ingress spec says.
+ */
+function hostRank(routeHost: string, host: string, oneLabel = false): number {
   if (routeHost === '') return 0;
   if (routeHost === host) return 1_000_000;
   if (routeHost.startsWith('*.')) {
     const suffix = routeHost.slice(1);
-    return host.endsWith(suffix) && host.length > suffix.length ? suffix.length : -1;
+    if (!host.endsWith(suffix) || host.length <= suffix.length) return -1;
+    return oneLabel && host.slice(0, -suffix.length).includes('.') ? -1 : suffix.length;
   }
   return -1;
 }
+
+const rankOf = (r: HttpRoute, host: string): number => hostRank(r.host, host, r.order === undefined);
 
 function pathMatches(r: HttpRoute, path: string): boolean {
   if (r.pathType === 'Exact') return path === r.path;
@@ -99,8 +106,8 @@ const DEFAULT_PORT = { http: 80, https: 443 } as const;
 export function resolveRequest(vs: L7VirtualService, req: HttpRequest, pick = Math.random()): HttpOutcome {
   const host = bareHost(req.host);
   let best = -1;
-  for (const r of vs.routes) best = Math.max(best, hostRank(r.host, host));
-  const candidates = best < 0 ? [] : vs.routes.filter((r) => hostRank(r.host, host) === best);
+  for (const r of vs.routes) best = Math.max(best, rankOf(r, host));
+  const candidates = best < 0 ? [] : vs.routes.filter((r) => rankOf(r, host) === best);
   const sorted = candidates.some((r) => r.order !== undefined)
     ? [...candidates].sort((a, b) => (a.order ?? 0) - (b.order ?? 0))
     : [...candidates].sort((a, b) => ingressRank(b) - ingressRank(a));

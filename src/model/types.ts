@@ -93,7 +93,10 @@ export interface WeightedBackend {
 }
 
 export interface HttpRoute {
-  /** '' matches any host; `*.example.com` one or more labels in front. */
+  /**
+   * '' matches any host; `*.example.com` one or more labels in front (a Gateway API route, with
+   * `order`), exactly one for an Ingress rule (no `order`), as each spec says.
+   */
   host: string;
   path: string;
   pathType: PathType;

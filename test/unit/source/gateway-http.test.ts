@@ -451,3 +451,29 @@ describe('HTTPRoute: bad input and what the adapter lacks', () => {
     );
   });
 });
+
+describe('wildcard hosts', () => {
+  it('a Gateway route’s wildcard covers one or more labels; an Ingress rule’s exactly one', () => {
+    const route = (order: number | undefined) => ({
+      host: '*.example.com',
+      path: '/',
+      pathType: 'Prefix' as const,
+      pool: 'p',
+      source: 's',
+      ...(order === undefined ? {} : { order }),
+    });
+    const vs = (order: number | undefined) => ({
+      kind: 'l7' as const,
+      name: 'v',
+      vip: '192.0.2.1',
+      port: 80,
+      ingressClass: 'c',
+      defaultPool: undefined,
+      routes: [route(order)],
+    });
+    assert.equal(resolveRequest(vs(0), { host: 'a.b.example.com', path: '/' }).pool, 'p');
+    assert.equal(resolveRequest(vs(undefined), { host: 'a.b.example.com', path: '/' }).status, 404);
+    assert.equal(resolveRequest(vs(undefined), { host: 'a.example.com', path: '/' }).pool, 'p');
+    assert.equal(resolveRequest(vs(0), { host: 'example.com', path: '/' }).status, 404);
+  });
+});
