@@ -17,6 +17,7 @@ import type {
 } from '../../src/model/types.ts';
 import type { Observed } from '../../src/adapter/changes.ts';
 import { quoteArg } from './encode.ts';
+import { parseGatewayRoutes, renderGatewayRoutes } from './http-routes.ts';
 import { httpPools } from './validate.ts';
 
 export interface RenderOptions {
@@ -147,14 +148,16 @@ function renderVirtualService(v: VirtualService, o: RenderOptions): string[] {
     '    mode http',
     bind(v.vip, v.port, o),
   ];
-  for (const m of routeMatchers(v.routes)) {
-    const r = m.route;
-    lines.push(
-      `    # npl-lb route ${m.index} host=${enc(r.host)} path=${enc(r.path)} type=${r.pathType} source=${enc(r.source)} pool=${enc(r.pool)}`,
-      ...m.acls.map((a) => `    acl ${a.name} ${a.criterion} ${a.value}`),
-      `    use_backend ${r.pool} if ${m.cond}`,
-    );
-  }
+  if (v.routes.some((r) => r.order !== undefined)) lines.push(...renderGatewayRoutes(v));
+  else
+    for (const m of routeMatchers(v.routes)) {
+      const r = m.route;
+      lines.push(
+        `    # npl-lb route ${m.index} host=${enc(r.host)} path=${enc(r.path)} type=${r.pathType} source=${enc(r.source)} pool=${enc(r.pool)}`,
+        ...m.acls.map((a) => `    acl ${a.name} ${a.criterion} ${a.value}`),
+        `    use_backend ${r.pool} if ${m.cond}`,
+      );
+    }
   if (v.defaultPool) lines.push(`    default_backend ${v.defaultPool}`);
   lines.push('');
   return lines;
@@ -261,16 +264,18 @@ export function parseConfig(text: string, owner: string): Observed & { foreignSe
         observed.owned.virtualServices.push(vs);
       } else {
         const meta = kv(/# npl-lb l7 (.*)/.exec(body)?.[1] ?? '');
-        const routes: HttpRoute[] = [...body.matchAll(/# npl-lb route \d+ (.*)/g)].map((m) => {
-          const r = kv(m[1]!);
-          return {
-            host: r.host ?? '',
-            path: r.path ?? '/',
-            pathType: (r.type ?? 'Prefix') as PathType,
-            pool: r.pool ?? '',
-            source: r.source ?? '',
-          };
-        });
+        const routes: HttpRoute[] =
+          parseGatewayRoutes(body) ??
+          [...body.matchAll(/# npl-lb route \d+ (.*)/g)].map((m) => {
+            const r = kv(m[1]!);
+            return {
+              host: r.host ?? '',
+              path: r.path ?? '/',
+              pathType: (r.type ?? 'Prefix') as PathType,
+              pool: r.pool ?? '',
+              source: r.source ?? '',
+            };
+          });
         const vs: L7VirtualService = {
           kind: 'l7',
           name: s.name,

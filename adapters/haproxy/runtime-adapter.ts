@@ -9,6 +9,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { applyCoreKinds } from '../../src/adapter/core-kinds.ts';
+import { ALL_HTTP } from '../../src/adapter/http-capabilities.ts';
 import type {
   ApplyError,
   ApplyResult,
@@ -75,7 +76,14 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   }
 
   capabilities(): Capabilities {
-    return { l4: { tcp: true, udp: false }, l7: true, memberNodeTag: true, drainingMembers: true };
+    return {
+      l4: { tcp: true, udp: false },
+      l7: true,
+      memberNodeTag: true,
+      drainingMembers: true,
+      // Gateway API routes (http-routes.ts); redirects and rewrites are not rendered yet.
+      http: { ...ALL_HTTP, redirects: false, rewrites: false },
+    };
   }
 
   private renderOptions(): RenderOptions {

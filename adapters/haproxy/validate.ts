@@ -7,7 +7,9 @@ import { isIP } from 'node:net';
 import type { ApplyError } from '../../src/adapter/contract.ts';
 import type { Pool, VirtualService } from '../../src/model/types.ts';
 import type { CoreChange as Change } from '../../src/adapter/changes.ts';
+import { poolRefs } from '../../src/model/refs.ts';
 import { nameProblem } from './encode.ts';
+import { FETCH_NAME } from './http-routes.ts';
 
 export type Fail = ApplyError;
 
@@ -47,8 +49,25 @@ export function changeProblem(c: Change, exists: boolean): Fail | undefined {
     return { code: 'Unsupported', message: `HAProxy does not balance UDP (${c.name})`, terminal: true };
   }
   if (v.kind === 'l7') {
-    const nul = v.routes.find((r) => `${r.host}${r.path}`.includes('\u0000'));
+    const nul = v.routes.find((r) => JSON.stringify(r).includes('\\u0000'));
     if (nul) return { code: 'Invalid', message: `${c.name}: a route holds a NUL byte`, terminal: true };
+    const name = v.routes
+      .flatMap((r) => [...(r.headers ?? []), ...(r.queryParams ?? [])])
+      .find((m) => !FETCH_NAME.test(m.name));
+    if (name) {
+      return {
+        code: 'Invalid',
+        message: `${c.name}: HAProxy matches only header and query names of letters, digits, '-' and '_' (${JSON.stringify(name.name.slice(0, 40))})`,
+        terminal: true,
+      };
+    }
+  }
+  if (v.kind === 'l4' && v.sni) {
+    return {
+      code: 'Unsupported',
+      message: `TLS passthrough is not served by this adapter yet (${c.name})`,
+      terminal: true,
+    };
   }
   if (isIP(v.vip) === 0 || !(v.port >= 1 && v.port <= 65535)) {
     return {
@@ -60,9 +79,8 @@ export function changeProblem(c: Change, exists: boolean): Fail | undefined {
   return undefined;
 }
 
-/** The pools a virtual service sends traffic to. */
-export const poolsOf = (v: VirtualService): string[] =>
-  v.kind === 'l4' ? [v.pool] : [...v.routes.map((r) => r.pool), ...(v.defaultPool ? [v.defaultPool] : [])];
+/** The pools a virtual service sends traffic to (weighted backends included). */
+export const poolsOf = (v: VirtualService): string[] => poolRefs(v);
 
 /** A virtual service whose pool will not exist cannot be configured. */
 export function dependencyProblem(v: VirtualService, pools: ReadonlyMap<string, Pool>): Fail | undefined {

@@ -1,0 +1,132 @@
+/**
+ * Gateway API routes (routes with `order`) in a `mode http` frontend, with the model's semantics
+ * (src/model/http-match.ts): the most specific host that matches takes the request (a route of a
+ * less specific host never sees a host another route names: listener isolation), then the first
+ * route by order whose path (Exact, segment-aware prefix, anchored regular expression), headers,
+ * query parameters and method match. The chosen route is kept in `txn.npl_route`; its header
+ * modifiers, its weighted pick (`rand`, with a 500 for the share of a backend that does not
+ * resolve) and its backend hang off that variable. Every value is one quoted argument (encode.ts);
+ * names HAProxy reads inside a fetch's parentheses must be plain tokens (checked before). The
+ * whole route is kept in a comment, URI-encoded, so observe() gives back exactly what was applied.
+ * Pure.
+ */
+import type { HeaderModifier, HttpRoute, L7VirtualService } from '../../src/model/types.ts';
+import { quoteArg } from './encode.ts';
+
+/** Header and query names HAProxy reads inside `req.hdr(...)` / `urlp(...)`. */
+export const FETCH_NAME = /^[A-Za-z0-9_-]+$/;
+
+const enc = (s: string): string => encodeURIComponent(s);
+
+/** Rank of a route host for a request it matches: exact over wildcard (longer first) over any. */
+const hostRank = (h: string): number => (h === '' ? 0 : h.startsWith('*.') ? h.length : 1_000_000);
+
+/** Whether every host `narrow` matches, `wide` matches too (wide is less specific). */
+function covers(wide: string, narrow: string): boolean {
+  if (wide === '') return narrow !== '';
+  if (!wide.startsWith('*.') || wide === narrow) return false;
+  const bare = narrow.startsWith('*.') ? narrow.slice(1) : `.${narrow}`;
+  return bare.endsWith(wide.slice(1)) && bare.length > wide.length - 1;
+}
+
+function hostAcl(h: string): string {
+  if (!h.startsWith('*.')) return `hdr(host),field(1,:),lower -m str ${quoteArg(h)}`;
+  const suffix = h.slice(1).replace(/[.+?^${}()|[\]\\*]/g, '\\$&');
+  return `hdr(host),field(1,:),lower -m reg ${quoteArg(`^.+${suffix}$`)}`;
+}
+
+/** A log-format value (set-header): `%` is HAProxy's, written `%%`. */
+const fmt = (v: string): string => quoteArg(v.replaceAll('%', '%%'));
+
+function modifierLines(kind: 'request' | 'response', m: HeaderModifier | undefined, cond: string): string[] {
+  if (!m) return [];
+  const rule = `http-${kind}`;
+  return [
+    ...m.set.map((h) => `    ${rule} set-header ${quoteArg(h.name)} ${fmt(h.value)} if ${cond}`),
+    ...m.add.map((h) => `    ${rule} add-header ${quoteArg(h.name)} ${fmt(h.value)} if ${cond}`),
+    ...m.remove.map((n) => `    ${rule} del-header ${quoteArg(n)} if ${cond}`),
+  ];
+}
+
+/** The lines inside the frontend, after its bind. */
+export function renderGatewayRoutes(v: L7VirtualService): string[] {
+  const routes = [...v.routes].sort(
+    (a, b) => hostRank(b.host) - hostRank(a.host) || (a.order ?? 0) - (b.order ?? 0),
+  );
+  const hosts = [...new Set(routes.map((r) => r.host).filter(Boolean))];
+  const hostName = (h: string) => `h${hosts.indexOf(h)}`;
+  const lines = hosts.map((h) => `    acl ${hostName(h)} ${hostAcl(h)}`);
+  const tail: string[] = [];
+  routes.forEach((r, i) => {
+    const p = `r${i}`;
+    lines.push(`    # npl-lb groute ${i} json=${enc(JSON.stringify(r))}`);
+    const conds: string[] = [];
+    if (r.host) conds.push(hostName(r.host));
+    for (const other of hosts) if (covers(r.host, other)) conds.push(`!${hostName(other)}`);
+    if (r.pathType === 'Exact') lines.push(`    acl ${p}_path path -m str ${quoteArg(r.path)}`);
+    else if (r.pathType === 'RegularExpression') {
+      lines.push(`    acl ${p}_path path -m reg ${quoteArg(`^(?:${r.path})$`)}`);
+    } else if (r.path.replace(/\/+$/, '') !== '') {
+      const prefix = r.path.replace(/\/+$/, '');
+      lines.push(
+        `    acl ${p}_path path -m str ${quoteArg(prefix)}`,
+        `    acl ${p}_path path -m beg ${quoteArg(`${prefix}/`)}`,
+      );
+    }
+    if (lines.at(-1)!.includes(`acl ${p}_path`)) conds.push(`${p}_path`);
+    (r.headers ?? []).forEach((h, j) => {
+      const how =
+        h.type === 'Exact' ? `-m str ${quoteArg(h.value)}` : `-m reg ${quoteArg(`^(?:${h.value})$`)}`;
+      lines.push(`    acl ${p}_hdr${j} req.hdr(${h.name}) ${how}`);
+      conds.push(`${p}_hdr${j}`);
+    });
+    (r.queryParams ?? []).forEach((q, j) => {
+      const how =
+        q.type === 'Exact' ? `-m str ${quoteArg(q.value)}` : `-m reg ${quoteArg(`^(?:${q.value})$`)}`;
+      lines.push(`    acl ${p}_q${j} urlp(${q.name}) ${how}`);
+      conds.push(`${p}_q${j}`);
+    });
+    if (r.method) {
+      lines.push(`    acl ${p}_method method ${r.method}`);
+      conds.push(`${p}_method`);
+    }
+    lines.push(
+      `    http-request set-var(txn.npl_route) int(${i}) if !{ var(txn.npl_route) -m found } ${conds.join(' ')}`.trimEnd(),
+      `    acl is_${p} var(txn.npl_route) -m int ${i}`,
+    );
+    tail.push(...modifierLines('request', r.requestHeaders, `is_${p}`));
+    tail.push(...modifierLines('response', r.responseHeaders, `is_${p}`));
+    if (r.backends) {
+      const total = r.backends.reduce((s, b) => s + b.weight, 0);
+      tail.push(`    http-request set-var(txn.npl_pick) rand(${total}) if is_${p}`);
+      let from = 0;
+      for (const b of r.backends) {
+        const pick = `{ var(txn.npl_pick) -m int ge ${from} } { var(txn.npl_pick) -m int lt ${from + b.weight} }`;
+        from += b.weight;
+        if (b.weight === 0) continue;
+        tail.push(
+          b.pool
+            ? `    use_backend ${b.pool} if is_${p} ${pick}`
+            : `    http-request return status 500 if is_${p} ${pick}`,
+        );
+      }
+    } else if (r.pool) tail.push(`    use_backend ${r.pool} if is_${p}`);
+    else tail.push(`    http-request return status 500 if is_${p}`);
+  });
+  // A request no route takes: 404, as the model says (a default backend takes it when there is one).
+  if (!v.defaultPool) tail.push('    http-request return status 404 if !{ var(txn.npl_route) -m found }');
+  return [...lines, ...reorder(tail)];
+}
+
+/** http-request rules run before use_backend: HAProxy warns when they come after; keep them first. */
+function reorder(lines: string[]): string[] {
+  const first = lines.filter((l) => !l.trimStart().startsWith('use_backend'));
+  return [...first, ...lines.filter((l) => l.trimStart().startsWith('use_backend'))];
+}
+
+/** The routes of a frontend written by renderGatewayRoutes, or undefined when it has none. */
+export function parseGatewayRoutes(body: string): HttpRoute[] | undefined {
+  const found = [...body.matchAll(/# npl-lb groute \d+ json=(\S+)/g)];
+  if (found.length === 0) return undefined;
+  return found.map((m) => JSON.parse(decodeURIComponent(m[1]!)) as HttpRoute);
+}
