@@ -48,6 +48,69 @@ function modifierLines(kind: 'request' | 'response', m: HeaderModifier | undefin
   ];
 }
 
+/** Static text inside a log-format string. */
+const lit = (s: string): string => s.replaceAll('%', '%%');
+const DEFAULT_PORT = { http: 80, https: 443 } as const;
+/** The request's path after the matched prefix (ReplacePrefixMatch). */
+const restAfter = (r: HttpRoute): string => `%[path,bytes(${r.path.replace(/\/+$/, '').length})]`;
+
+/**
+ * A replaced path as a log-format string, and, for a prefix replaced by '/', the rule for the path
+ * that is the prefix itself (which becomes '/').
+ */
+function replacedPath(
+  r: HttpRoute,
+  m: NonNullable<HttpRoute['rewrite']>['path'],
+): { fmt: string; exact?: string } {
+  if (m!.type === 'ReplaceFullPath') return { fmt: lit(m!.value) };
+  const base = m!.value.replace(/\/+$/, '');
+  return base === '' ? { fmt: restAfter(r), exact: '/' } : { fmt: `${lit(base)}${restAfter(r)}` };
+}
+
+function redirectLines(r: HttpRoute, p: string, scheme: 'http' | 'https'): string[] {
+  const to = r.redirect!;
+  const toScheme = to.scheme ?? scheme;
+  const host = to.hostname !== undefined ? lit(to.hostname) : '%[hdr(host),field(1,:),lower]';
+  // The port: the one asked for, none when the scheme changes, else the request's own.
+  const port =
+    to.port !== undefined
+      ? to.port === DEFAULT_PORT[toScheme]
+        ? ''
+        : `:${to.port}`
+      : to.scheme && to.scheme !== scheme
+        ? ''
+        : '%[hdr(host),regsub(^[^:]*,)]';
+  const query = '%[url,regsub(^[^?]*,)]';
+  const head = `${toScheme}://${host}${port}`;
+  const line = (path: string, cond: string) =>
+    `    http-request redirect location ${quoteArg(`${head}${path}${query}`)} code ${to.statusCode} if ${cond}`;
+  if (!to.path) return [line('%[path]', `is_${p}`)];
+  const { fmt: path, exact } = replacedPath(r, to.path);
+  if (exact === undefined) return [line(path, `is_${p}`)];
+  return [line(exact, `is_${p} ${p}_whole`), line(path, `is_${p} !${p}_whole`)];
+}
+
+function rewriteLines(r: HttpRoute, p: string): string[] {
+  const rw = r.rewrite;
+  if (!rw) return [];
+  const out: string[] = [];
+  if (rw.hostname !== undefined) out.push(`    http-request set-header Host ${fmt(rw.hostname)} if is_${p}`);
+  if (rw.path) {
+    const { fmt: path, exact } = replacedPath(r, rw.path);
+    if (exact === undefined) out.push(`    http-request set-path ${quoteArg(path)} if is_${p}`);
+    else {
+      // Decided on the path as it came: the first set-path changes what `${p}_whole` would see.
+      const whole = '{ var(txn.npl_whole) -m bool }';
+      out.push(
+        `    http-request set-var(txn.npl_whole) bool(true) if is_${p} ${p}_whole`,
+        `    http-request set-path ${quoteArg(exact)} if is_${p} ${whole}`,
+        `    http-request set-path ${quoteArg(path)} if is_${p} !${whole}`,
+      );
+    }
+  }
+  return out;
+}
+
 /** The lines inside the frontend, after its bind. */
 export function renderGatewayRoutes(v: L7VirtualService): string[] {
   const routes = [...v.routes].sort(
@@ -86,6 +149,9 @@ export function renderGatewayRoutes(v: L7VirtualService): string[] {
       lines.push(`    acl ${p}_q${j} urlp(${q.name}) ${how}`);
       conds.push(`${p}_q${j}`);
     });
+    if (r.pathType === 'Prefix' || r.pathType === 'ImplementationSpecific') {
+      lines.push(`    acl ${p}_whole path -m str ${quoteArg(r.path.replace(/\/+$/, '') || '/')}`);
+    }
     if (r.method) {
       lines.push(`    acl ${p}_method method ${r.method}`);
       conds.push(`${p}_method`);
@@ -96,6 +162,11 @@ export function renderGatewayRoutes(v: L7VirtualService): string[] {
     );
     tail.push(...modifierLines('request', r.requestHeaders, `is_${p}`));
     tail.push(...modifierLines('response', r.responseHeaders, `is_${p}`));
+    if (r.redirect) {
+      tail.push(...redirectLines(r, p, v.protocol === 'HTTPS' ? 'https' : 'http'));
+      return;
+    }
+    tail.push(...rewriteLines(r, p));
     if (r.backends) {
       const total = r.backends.reduce((s, b) => s + b.weight, 0);
       tail.push(`    http-request set-var(txn.npl_pick) rand(${total}) if is_${p}`);

@@ -81,8 +81,8 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
       l7: true,
       memberNodeTag: true,
       drainingMembers: true,
-      // Gateway API routes (http-routes.ts); redirects and rewrites are not rendered yet.
-      http: { ...ALL_HTTP, redirects: false, rewrites: false },
+      // Gateway API routes, every feature of the model (http-routes.ts).
+      http: ALL_HTTP,
     };
   }
 

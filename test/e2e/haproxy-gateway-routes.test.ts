@@ -83,6 +83,34 @@ const routes: HttpRoute[] = [
     },
     responseHeaders: { set: [{ name: 'X-Resp', value: 'from-route' }], add: [], remove: [] },
   }),
+  r('', '/redirect/host', 'Prefix', 'v1', {
+    pool: '',
+    redirect: { hostname: 'example.org', statusCode: 302 },
+  }),
+  r('', '/redirect/scheme', 'Prefix', 'v1', {
+    pool: '',
+    redirect: { scheme: 'https', hostname: 'example.org', statusCode: 301 },
+  }),
+  r('', '/redirect/port', 'Prefix', 'v1', { pool: '', redirect: { port: 8083, statusCode: 307 } }),
+  r('', '/redirect/full', 'Prefix', 'v1', {
+    pool: '',
+    redirect: { path: { type: 'ReplaceFullPath', value: '/full-100%' }, statusCode: 308 },
+  }),
+  r('', '/redirect/prefix', 'Prefix', 'v1', {
+    pool: '',
+    redirect: { path: { type: 'ReplacePrefixMatch', value: '/one' }, statusCode: 303 },
+  }),
+  r('', '/redirect/root', 'Prefix', 'v1', {
+    pool: '',
+    redirect: { path: { type: 'ReplacePrefixMatch', value: '/' }, statusCode: 302 },
+  }),
+  r('', '/rewrite/prefix', 'Prefix', 'v2', {
+    rewrite: { path: { type: 'ReplacePrefixMatch', value: '/one' } },
+  }),
+  r('', '/rewrite/root', 'Prefix', 'v2', { rewrite: { path: { type: 'ReplacePrefixMatch', value: '/' } } }),
+  r('', '/rewrite/full', 'Prefix', 'v3', {
+    rewrite: { hostname: 'one.example.org', path: { type: 'ReplaceFullPath', value: '/one' } },
+  }),
   r('', '/split', 'Prefix', 'v1', {
     pool: '',
     backends: [
@@ -174,6 +202,38 @@ describe(
         const what = `${req.method ?? 'GET'} ${req.host}${req.path} ${JSON.stringify(req.headers ?? {})}`;
         assert.equal(got.status, want.status, `${what}: status`);
         if (want.pool) assert.equal(poolName(got.name!), want.pool, `${what}: backend`);
+      }
+
+      // Redirects (the Location, port and query kept as the model says) and rewrites (what the backend saw).
+      const moves: HttpRequest[] = [
+        { host: 'plain.test', path: '/redirect/host/x?q=1' },
+        { host: 'plain.test:18091', port: 18091, path: '/redirect/host' },
+        { host: 'plain.test:18091', port: 18091, path: '/redirect/scheme' },
+        { host: 'plain.test', path: '/redirect/port' },
+        { host: 'plain.test', path: '/redirect/full/deep' },
+        { host: 'plain.test', path: '/redirect/prefix/two?k=v' },
+        { host: 'plain.test', path: '/redirect/prefix' },
+        { host: 'plain.test', path: '/redirect/root' },
+        { host: 'plain.test', path: '/redirect/root/x' },
+      ];
+      for (const req of moves) {
+        const want = resolveRequest(vs, req);
+        const got = await send(req);
+        assert.equal(got.status, want.status, `${req.host}${req.path}: status`);
+        assert.equal(got.response.location, want.location, `${req.host}${req.path}: location`);
+      }
+      const rewrites: HttpRequest[] = [
+        { host: 'plain.test', path: '/rewrite/prefix/two?k=v' },
+        { host: 'plain.test', path: '/rewrite/prefix' },
+        { host: 'plain.test', path: '/rewrite/root' },
+        { host: 'plain.test', path: '/rewrite/root/a/b' },
+        { host: 'plain.test', path: '/rewrite/full/x?q=1' },
+      ];
+      for (const req of rewrites) {
+        const want = resolveRequest(vs, req);
+        const got = await send(req);
+        assert.equal(got.path, want.upstream!.path, `${req.path}: path the backend saw`);
+        assert.equal(got.headers?.host, want.upstream!.host, `${req.path}: host the backend saw`);
       }
 
       // Header modifiers: what the backend saw, and what the client got back.
