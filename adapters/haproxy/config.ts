@@ -17,7 +17,7 @@ import type {
 } from '../../src/model/types.ts';
 import type { Observed } from '../../src/adapter/changes.ts';
 import { quoteArg } from './encode.ts';
-import { parseGatewayRoutes, renderGatewayRoutes } from './http-routes.ts';
+import { parseGatewayRoutes, parseSniRoutes, renderGatewayRoutes, renderSniRoutes } from './http-routes.ts';
 import { httpPools } from './validate.ts';
 
 export interface RenderOptions {
@@ -138,7 +138,7 @@ function renderVirtualService(v: VirtualService, o: RenderOptions): string[] {
       `    # npl-lb l4 source=${enc(v.source)} protocol=${v.protocol}`,
       '    mode tcp',
       bind(v.vip, v.port, o),
-      `    default_backend ${v.pool}`,
+      ...(v.sni ? renderSniRoutes(v.sni) : [`    default_backend ${v.pool}`]),
       '',
     ];
   }
@@ -261,6 +261,11 @@ export function parseConfig(text: string, owner: string): Observed & { foreignSe
           pool: /^\s*default_backend\s+(\S+)/m.exec(body)?.[1] ?? '',
           source: meta.source ?? '',
         };
+        const sni = parseSniRoutes(body);
+        if (sni) {
+          vs.pool = '';
+          vs.sni = sni;
+        }
         observed.owned.virtualServices.push(vs);
       } else {
         const meta = kv(/# npl-lb l7 (.*)/.exec(body)?.[1] ?? '');

@@ -10,7 +10,7 @@
  * whole route is kept in a comment, URI-encoded, so observe() gives back exactly what was applied.
  * Pure.
  */
-import type { HeaderModifier, HttpRoute, L7VirtualService } from '../../src/model/types.ts';
+import type { HeaderModifier, HttpRoute, L7VirtualService, SniRoute } from '../../src/model/types.ts';
 import { quoteArg } from './encode.ts';
 
 /** Header and query names HAProxy reads inside `req.hdr(...)` / `urlp(...)`. */
@@ -200,4 +200,34 @@ export function parseGatewayRoutes(body: string): HttpRoute[] | undefined {
   const found = [...body.matchAll(/# npl-lb groute \d+ json=(\S+)/g)];
   if (found.length === 0) return undefined;
   return found.map((m) => JSON.parse(decodeURIComponent(m[1]!)) as HttpRoute);
+}
+
+/**
+ * TLS passthrough: a `mode tcp` frontend that waits for the ClientHello and routes by its SNI, the
+ * most specific host first (exact, then the longest wildcard: one or more labels); a route for any
+ * host is the default; with none, a name no route takes is closed unanswered. The routes are kept
+ * in a comment for observe().
+ */
+export function renderSniRoutes(sni: SniRoute[]): string[] {
+  const routes = [...sni].sort((a, b) => hostRank(b.host) - hostRank(a.host) || (a.host < b.host ? -1 : 1));
+  const lines = [
+    `    # npl-lb sni json=${enc(JSON.stringify(sni))}`,
+    '    tcp-request inspect-delay 5s',
+    '    tcp-request content accept if { req_ssl_hello_type 1 }',
+  ];
+  let fallback: string | undefined;
+  for (const r of routes) {
+    if (r.host === '') fallback = r.pool;
+    else if (r.host.startsWith('*.'))
+      lines.push(`    use_backend ${r.pool} if { req_ssl_sni -m end -i ${quoteArg(r.host.slice(1))} }`);
+    else lines.push(`    use_backend ${r.pool} if { req_ssl_sni -m str -i ${quoteArg(r.host)} }`);
+  }
+  // No route for the name: no backend, and HAProxy closes the connection before any handshake.
+  if (fallback) lines.push(`    default_backend ${fallback}`);
+  return lines;
+}
+
+export function parseSniRoutes(body: string): SniRoute[] | undefined {
+  const m = /# npl-lb sni json=(\S+)/.exec(body);
+  return m ? (JSON.parse(decodeURIComponent(m[1]!)) as SniRoute[]) : undefined;
 }

@@ -81,8 +81,9 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
       l7: true,
       memberNodeTag: true,
       drainingMembers: true,
-      // Gateway API routes, every feature of the model (http-routes.ts).
+      // Gateway API routes, every feature of the model, and TLS passthrough (http-routes.ts).
       http: ALL_HTTP,
+      tlsPassthrough: true,
     };
   }
 
@@ -114,7 +115,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
 
   private problem(c: Change): Fail | undefined {
     const has = c.kind === 'pool' ? this.pools.has(c.name) : this.vss.has(c.name);
-    return this.opts.fault?.(c) ?? changeProblem(c, has);
+    return this.opts.fault?.(c) ?? changeProblem(c, has, true);
   }
 
   /** The structure of the file (everything but members and their states). */

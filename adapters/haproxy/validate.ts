@@ -13,7 +13,8 @@ import { FETCH_NAME } from './http-routes.ts';
 
 export type Fail = ApplyError;
 
-export function changeProblem(c: Change, exists: boolean): Fail | undefined {
+/** `passthrough`: the transport renders TLS passthrough (SNI) frontends. */
+export function changeProblem(c: Change, exists: boolean, passthrough = false): Fail | undefined {
   if (c.op === 'update' && !exists) {
     return { code: 'NotFound', message: `${c.kind} ${c.name} is not in the configuration`, terminal: false };
   }
@@ -62,10 +63,10 @@ export function changeProblem(c: Change, exists: boolean): Fail | undefined {
       };
     }
   }
-  if (v.kind === 'l4' && v.sni) {
+  if (v.kind === 'l4' && v.sni && !passthrough) {
     return {
       code: 'Unsupported',
-      message: `TLS passthrough is not served by this adapter yet (${c.name})`,
+      message: `TLS passthrough is not served by this transport (${c.name})`,
       terminal: true,
     };
   }

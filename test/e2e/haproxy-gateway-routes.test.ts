@@ -9,12 +9,14 @@
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
+import { connect as tlsConnect, createServer as createTlsServer } from 'node:tls';
 import { describe, it, type TestContext } from 'node:test';
 import { request } from 'undici';
 import { guardOwnership } from '../../src/adapter/ownership.ts';
-import { type HttpRequest, resolveRequest } from '../../src/model/http-match.ts';
-import type { HttpRoute, L7VirtualService, Pool } from '../../src/model/types.ts';
+import { type HttpRequest, resolveConnection, resolveRequest } from '../../src/model/http-match.ts';
+import type { HttpRoute, L4VirtualService, L7VirtualService, Pool } from '../../src/model/types.ts';
 import { plan } from '../../src/plan/diff.ts';
+import { testCertificate } from '../support/certs.ts';
 import { assertNoListeners, haproxyMissing, startHaproxy } from '../support/haproxy.ts';
 
 const VIP = '127.0.41.1';
@@ -270,6 +272,98 @@ describe(
       const errors = (half.get(500) ?? 0) / N;
       assert.ok(errors > 0.3 && errors < 0.7, `the unresolved half answers 500: ${errors}`);
       assert.equal((half.get('v2') ?? 0) + (half.get(500) ?? 0), N);
+    });
+  },
+);
+
+describe(
+  'TLS passthrough on a real HAProxy (runtime transport), held to the model',
+  { skip: haproxyMissing() },
+  () => {
+    it('routes by SNI to backends that terminate TLS themselves: exact over wildcard over any; no match refused', async (t) => {
+      const PT = 18443;
+      assertNoListeners('127.0.42.', [PT]);
+      const backends = {
+        exact: ['127.0.42.11', 18111, 'exact.example.com'],
+        wild: ['127.0.42.12', 18112, '*.example.com'],
+      } as const;
+      for (const [name, [ip, port, dns]] of Object.entries(backends)) {
+        const c = await testCertificate({ dns: [dns] });
+        const server = createTlsServer({ cert: c.cert, key: c.key }, (s) => s.end(`${name}\n`));
+        await new Promise<void>((r) => server.listen(port, ip, () => r()));
+        t.after(() => new Promise<void>((r) => server.close(() => r())));
+      }
+      const tcpPool = (name: keyof typeof backends): Pool => ({
+        name: `e2e--gw-tls-${name}-443`,
+        protocol: 'TCP',
+        health: 'tcp',
+        service: `gw/${name}`,
+        servicePort: '443',
+        members: [
+          {
+            address: backends[name][0],
+            port: backends[name][1],
+            node: 'n1',
+            pod: `gw/${name}-0`,
+            enabled: true,
+          },
+        ],
+      });
+      const tls: L4VirtualService = {
+        kind: 'l4',
+        name: 'e2e--gw-gw.gw-TLS-443',
+        vip: '127.0.42.1',
+        port: PT,
+        protocol: 'TCP',
+        pool: '',
+        source: 'Gateway gw/gw',
+        sni: [
+          { host: '*.example.com', pool: tcpPool('wild').name, source: 'TLSRoute gw/wild' },
+          { host: 'exact.example.com', pool: tcpPool('exact').name, source: 'TLSRoute gw/exact' },
+        ],
+      };
+      const rig = await startHaproxy(t);
+      const adapter = guardOwnership(rig.adapter('e2e', { healthChecks: false }));
+      t.after(() => adapter.close());
+      const state = { pools: [tcpPool('exact'), tcpPool('wild')], virtualServices: [tls] };
+      const results = await adapter.apply(plan(state, await adapter.observe()).changes);
+      assert.deepEqual(
+        results.filter((x) => !x.ok).map((x) => x.error?.message),
+        [],
+      );
+      assert.deepEqual(plan(state, await adapter.observe()).changes, [], 'observed back exactly');
+
+      /** Which backend answered a ClientHello naming `sni`, and for which name its certificate is. */
+      const hello = (sni: string) =>
+        new Promise<{ body: string; cert: string } | 'refused'>((resolve) => {
+          const s = tlsConnect({ host: '127.0.42.1', port: PT, servername: sni, rejectUnauthorized: false });
+          let body = '';
+          let cert = '';
+          s.on('secureConnect', () => (cert = String(s.getPeerCertificate().subjectaltname ?? '')));
+          s.on('data', (d: Buffer) => (body += d.toString()));
+          // No TLS session with a backend: refused.
+          s.on('end', () => resolve(cert === '' ? 'refused' : { body: body.trim(), cert }));
+          s.on('error', () => resolve('refused'));
+          s.setTimeout(3000, () => {
+            s.destroy();
+            resolve('refused');
+          });
+        });
+      for (const sni of ['exact.example.com', 'a.example.com', 'a.b.example.com', 'other.org']) {
+        const want = resolveConnection(tls, sni);
+        const got = await hello(sni);
+        if (want === undefined) assert.equal(got, 'refused', `${sni}: refused`);
+        else {
+          assert.notEqual(got, 'refused', `${sni}: served`);
+          const name = want === tcpPool('exact').name ? 'exact' : 'wild';
+          assert.equal(got !== 'refused' && got.body, name, `${sni}: backend`);
+          assert.match(
+            got !== 'refused' ? got.cert : '',
+            new RegExp(backends[name][2].replace('*', '\\*')),
+            `${sni}: its own certificate, end to end`,
+          );
+        }
+      }
     });
   },
 );
