@@ -16,6 +16,7 @@ import type {
   VirtualService,
 } from '../../src/model/types.ts';
 import type { Observed } from '../../src/adapter/changes.ts';
+import { join } from 'node:path';
 import { quoteArg } from './encode.ts';
 import { parseGatewayRoutes, parseSniRoutes, renderGatewayRoutes, renderSniRoutes } from './http-routes.ts';
 import { httpPools } from './validate.ts';
@@ -31,6 +32,8 @@ export interface RenderOptions {
   serverStateFile?: string;
   /** A group allowed on the admin socket (`mode 660 gid N`); else only HAProxy's user (`mode 600`). */
   socketGroup?: number;
+  /** Where certificates and crt-lists are (cert-store.ts). */
+  certDir?: string;
 }
 
 export interface Section {
@@ -142,11 +145,14 @@ function renderVirtualService(v: VirtualService, o: RenderOptions): string[] {
       '',
     ];
   }
+  const https = v.protocol === 'HTTPS';
+  const tls = https ? ` protocol=HTTPS certificates=${(v.certificates ?? []).map(enc).join(',')}` : '';
   const lines = [
     `frontend ${v.name}`,
-    `    # npl-lb l7 ingressClass=${enc(v.ingressClass)}`,
+    `    # npl-lb l7 ingressClass=${enc(v.ingressClass)}${tls}`,
     '    mode http',
-    bind(v.vip, v.port, o),
+    // The crt-list names the certificates' files (cert-store.ts); HAProxy picks one by SNI.
+    `${bind(v.vip, v.port, o)}${https ? ` ssl crt-list ${join(o.certDir ?? '.', `${v.name}.crtlist`)}` : ''}`,
   ];
   if (v.routes.some((r) => r.order !== undefined)) lines.push(...renderGatewayRoutes(v));
   else
@@ -290,6 +296,11 @@ export function parseConfig(text: string, owner: string): Observed & { foreignSe
           routes,
           defaultPool: /^\s*default_backend\s+(\S+)/m.exec(body)?.[1],
         };
+        if (meta.protocol === 'HTTPS') {
+          vs.protocol = 'HTTPS';
+          const certs = /# npl-lb l7 .*certificates=(\S*)/.exec(body)?.[1] ?? '';
+          vs.certificates = certs === '' ? [] : certs.split(',').map(decodeURIComponent);
+        }
         observed.owned.virtualServices.push(vs);
       }
     }

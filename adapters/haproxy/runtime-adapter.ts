@@ -8,7 +8,6 @@
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import { applyCoreKinds } from '../../src/adapter/core-kinds.ts';
 import { ALL_HTTP } from '../../src/adapter/http-capabilities.ts';
 import type {
   ApplyError,
@@ -22,8 +21,9 @@ import type { Change as AnyChange, CoreChange as Change, Observed } from '../../
 import { parseConfig, renderConfig, type RenderOptions, type Section, serverName } from './config.ts';
 import { checkConfig, HaproxyError, socketCommand } from './process.ts';
 import { refusedChanges, unbindableChanges } from './narrow.ts';
-import { parseServersState, rowHealth } from './server-state.ts';
+import { memberHealth } from './health.ts';
 import { changeProblem, dependencyProblem, type Fail } from './validate.ts';
+import { applyAround, applyCertificate, CertStore } from './cert-store.ts';
 
 export interface HaproxyRuntimeOptions {
   owner: string;
@@ -44,6 +44,8 @@ export interface HaproxyRuntimeOptions {
   socketGroup?: number;
   /** Returns an error to fail one change with, for tests of partial failure. */
   fault?: (change: Change) => Fail | undefined;
+  /** Where certificates and crt-lists are kept (default: `<configFile>.certs`). */
+  certDir?: string;
 }
 
 /** The runtime state of a member's server: a disabled member drains. */
@@ -71,8 +73,11 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   /** Applies and retries run one at a time. */
   private chain: Promise<unknown> = Promise.resolve();
 
+  private readonly certs: CertStore;
+
   constructor(private readonly opts: HaproxyRuntimeOptions) {
     this.owner = opts.owner;
+    this.certs = new CertStore(opts.certDir ?? `${opts.configFile}.certs`);
   }
 
   capabilities(): Capabilities {
@@ -84,6 +89,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
       // Gateway API routes, every feature of the model, and TLS passthrough (http-routes.ts).
       http: ALL_HTTP,
       tlsPassthrough: true,
+      certificates: true,
     };
   }
 
@@ -92,6 +98,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
       owner: this.owner,
       adminSocket: this.opts.adminSocket,
       serverStateFile: `${this.opts.configFile}.state`,
+      certDir: this.certs.dir,
       ...(this.opts.bindOptions ? { bindOptions: this.opts.bindOptions } : {}),
       ...(this.opts.socketGroup ? { socketGroup: this.opts.socketGroup } : {}),
       ...(this.opts.healthChecks !== undefined ? { healthChecks: this.opts.healthChecks } : {}),
@@ -110,7 +117,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     this.vss = new Map(parsed.owned.virtualServices.map((v) => [v.name, v]));
     this.foreignSections = parsed.foreignSections;
     this.loaded = true;
-    return { owned: parsed.owned, foreign: parsed.foreign };
+    return { owned: { ...parsed.owned, certificates: this.certs.read() }, foreign: parsed.foreign };
   }
 
   private problem(c: Change): Fail | undefined {
@@ -126,12 +133,17 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     };
   }
 
+  /** Certificates written first, then pools and frontends, then certificates no longer used. */
   apply(changes: AnyChange[]): Promise<ApplyResult[]> {
-    return applyCoreKinds(changes, (core) => this.applyCore(core));
-  }
-
-  private applyCore(changes: Change[]): Promise<ApplyResult[]> {
-    const run = this.chain.then(() => this.applyNow(changes));
+    const inUse = (name: string) =>
+      [...this.vss.values()].some((v) => v.kind === 'l7' && (v.certificates ?? []).includes(name));
+    const run = this.chain.then(() =>
+      applyAround(
+        changes,
+        (c) => applyCertificate(this.certs, this.opts.adminSocket, c, inUse),
+        (core) => this.applyNow(core),
+      ),
+    );
     this.chain = run.catch(() => undefined);
     return run;
   }
@@ -237,6 +249,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   }
 
   private writeConfig(pools: Map<string, Pool>, vss: Map<string, VirtualService>): string {
+    this.certs.writeCrtLists([...vss.values()].filter((v) => v.kind === 'l7'));
     const text = renderConfig(pools.values(), vss.values(), this.foreignSections, this.renderOptions());
     const tmp = `${this.opts.configFile}.next`;
     writeFileSync(tmp, text);
@@ -373,17 +386,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
 
   /** Each member of our backends as HAProxy's own checks see it (`show servers state`). */
   async health(): Promise<MemberHealth[]> {
-    let text: string;
-    try {
-      text = readFileSync(this.opts.configFile, 'utf8');
-    } catch {
-      return [];
-    }
-    const owned = new Set(parseConfig(text, this.owner).owned.pools.map((p) => p.name));
-    const rows = parseServersState(await socketCommand(this.opts.adminSocket, 'show servers state'));
-    return rows
-      .filter((r) => owned.has(r.backend))
-      .map((r) => ({ pool: r.backend, address: r.address, port: r.port, ...rowHealth(r) }));
+    return memberHealth(this.opts.configFile, this.opts.adminSocket, this.owner);
   }
 
   async close(): Promise<void> {

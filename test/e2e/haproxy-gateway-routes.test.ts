@@ -11,15 +11,24 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { connect as tlsConnect, createServer as createTlsServer } from 'node:tls';
 import { describe, it, type TestContext } from 'node:test';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
+import { X509Certificate } from 'node:crypto';
 import { guardOwnership } from '../../src/adapter/ownership.ts';
 import { type HttpRequest, resolveConnection, resolveRequest } from '../../src/model/http-match.ts';
-import type { HttpRoute, L4VirtualService, L7VirtualService, Pool } from '../../src/model/types.ts';
+import type {
+  Certificate,
+  HttpRoute,
+  L4VirtualService,
+  L7VirtualService,
+  Pool,
+} from '../../src/model/types.ts';
 import { plan } from '../../src/plan/diff.ts';
 import { testCertificate } from '../support/certs.ts';
 import { assertNoListeners, haproxyMissing, startHaproxy } from '../support/haproxy.ts';
 
 const VIP = '127.0.41.1';
+/** The test's certificates are self-signed: what is served is checked by fingerprint instead. */
+const insecure = new Agent({ connect: { rejectUnauthorized: false, servername: 'b.example.com' } });
 const PORT = 18091;
 const BACKENDS = {
   v1: ['127.0.41.11', 18101],
@@ -367,3 +376,105 @@ describe(
     });
   },
 );
+
+describe('HTTPS termination on a real HAProxy (runtime transport)', { skip: haproxyMissing() }, () => {
+  it('picks the certificate by SNI (the first for no SNI); a rotated certificate goes live under load with 0 reloads and 0 failed requests', async (t) => {
+    const HP = 18444;
+    assertNoListeners('127.0.43.', [HP]);
+    await echo(t, 'v1').catch(() => undefined);
+    const made = async (name: string, dns: string[]): Promise<Certificate> => {
+      const c = await testCertificate({ dns });
+      const leaf = new X509Certificate(c.cert);
+      return {
+        name,
+        source: `gw/${name}`,
+        certPem: leaf.toString(),
+        keyPem: c.key,
+        subject: leaf.subject,
+        sniNames: dns,
+        fingerprint: leaf.fingerprint256,
+        notAfter: new Date(leaf.validTo).toISOString(),
+      };
+    };
+    const a = await made('e2e--gw.a-tls', ['a.example.com']);
+    const b = await made('e2e--gw.b-tls', ['b.example.com']);
+    const https: L7VirtualService = {
+      kind: 'l7',
+      name: 'e2e--gw-gw.gw-HTTPS-443',
+      vip: '127.0.43.1',
+      port: HP,
+      ingressClass: 'npl-lb',
+      defaultPool: undefined,
+      protocol: 'HTTPS',
+      certificates: [a.name, b.name],
+      routes: [
+        { host: '', path: '/', pathType: 'Prefix', pool: poolName('v1'), source: 'HTTPRoute gw/r', order: 0 },
+      ],
+    };
+    const rig = await startHaproxy(t);
+    const raw = rig.adapter('e2e', { healthChecks: false });
+    const adapter = guardOwnership(raw);
+    t.after(() => adapter.close());
+    const sync = async (certificates: Certificate[]) => {
+      const s = { pools: [pool('v1')], virtualServices: [https], certificates };
+      const p = plan(s, await adapter.observe());
+      const r = await adapter.apply(p.changes);
+      assert.deepEqual(
+        r.filter((x) => !x.ok).map((x) => x.error?.message),
+        [],
+      );
+      assert.deepEqual(plan(s, await adapter.observe()).changes, [], 'observed back exactly');
+      return p.changes.map((c) => `${c.op} ${c.kind}`);
+    };
+    await sync([a, b]);
+    const served = (servername?: string) =>
+      new Promise<string>((resolve, reject) => {
+        const s = tlsConnect({
+          host: '127.0.43.1',
+          port: HP,
+          ...(servername ? { servername } : {}),
+          rejectUnauthorized: false,
+        });
+        s.on('secureConnect', () => {
+          resolve(s.getPeerCertificate().fingerprint256);
+          s.destroy();
+        });
+        s.on('error', reject);
+      });
+    assert.equal(await served('a.example.com'), a.fingerprint);
+    assert.equal(await served('b.example.com'), b.fingerprint);
+    assert.equal(await served(), a.fingerprint, 'no SNI: the first certificate');
+
+    // Rotation under a bounded request loop: the new certificate is served, nothing failed, no reload.
+    const reloads = raw.stats.reloads;
+    let failed = 0;
+    let ok = 0;
+    let stop = false;
+    const until = Date.now() + 10_000;
+    const load = (async () => {
+      while (!stop && Date.now() < until) {
+        try {
+          const res = await request(`https://127.0.43.1:${HP}/`, {
+            headers: { host: 'b.example.com' },
+            dispatcher: insecure,
+          });
+          await res.body.text();
+          if (res.statusCode === 200) ok++;
+          else failed++;
+        } catch {
+          failed++;
+        }
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 200));
+    const b2 = await made(b.name, ['b.example.com']);
+    assert.deepEqual(await sync([a, b2]), ['update certificate'], 'the certificate alone');
+    await new Promise((r) => setTimeout(r, 200));
+    stop = true;
+    await load;
+    assert.equal(await served('b.example.com'), b2.fingerprint, 'the rotated certificate is served');
+    assert.equal(raw.stats.reloads, reloads, 'no reload');
+    assert.equal(failed, 0, `${failed} failed of ${ok + failed}`);
+    assert.ok(ok > 0);
+  });
+});
