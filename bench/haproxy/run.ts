@@ -6,7 +6,8 @@
  * Pods (scale-in drains first: Pods are held by a finalizer until their members drain, then their
  * servers stop, then the Pods go) under a
  * bounded request loop (4 at a time). Measures reloads, time to converge each way, and failed
- * requests; three rounds, transports interleaved, medians. Loopback only; aborts after 10 minutes.
+ * requests; three rounds, transports interleaved, medians. Then certificate rotation under load
+ * (rotation.ts). Loopback only; aborts after 10 minutes.
  *
  *   npm run bench:haproxy
  */
@@ -22,6 +23,7 @@ import { startDataplaneSim } from '../../test/support/dataplane.ts';
 import { assertNoListeners, startHaproxy } from '../../test/support/haproxy.ts';
 import { useSandbox } from '../../test/support/sandbox.ts';
 import { quantile } from '../http-load.ts';
+import { rotationTable, rotationUnderLoad } from './rotation.ts';
 
 const deadline = setTimeout(() => {
   console.error('benchmark exceeded 10 minutes; aborting');
@@ -239,6 +241,12 @@ try {
   console.log(`| measure | ${TRANSPORTS.map(([n]) => n).join(' | ')} |`);
   console.log(`| --- |${TRANSPORTS.map(() => ' --- |').join('')}`);
   for (const [m, show] of MEASURES) console.log(`| ${m} | ${rounds.map(show).join(' | ')} |`);
+  console.error('certificate rotation under load');
+  try {
+    console.log(`\n${rotationTable(await rotationUnderLoad(t))}`);
+  } finally {
+    await cleanUp();
+  }
 } finally {
   clearTimeout(deadline);
 }
