@@ -4,7 +4,7 @@
  * whose Pods are real HTTP servers (127.0.20.x) answering with their Pod and node name; a
  * LoadBalancer Service and an Ingress; and the controller feeding a real HAProxy through its
  * runtime socket when HAProxy is installed (else the memory adapter, saying so). It prints the
- * kubeconfig, kubectl commands, the URLs to curl and the dashboard; Ctrl-C removes every process
+ * kubeconfig, kubectl commands, the URLs to curl (HTTPS too, with a certificate made at start) and the dashboard; Ctrl-C removes every process
  * and file it made.
  */
 import { DEFAULT_NODE_PORT_RANGE } from '../sandbox/allocator.ts';
@@ -31,6 +31,7 @@ import { EventRecorder } from '../kube/events.ts';
 import { getJson, type RawObject } from '../kube/raw-client.ts';
 import { createLogger, type Logger } from '../runtime/logger.ts';
 import { serveStatus } from '../runtime/status-server.ts';
+import { selfSignedCertificate } from '../runtime/tls.ts';
 import { startSandboxFromFlags, waitForSignal } from './sandbox.ts';
 
 const DEMO_FLAGS = {
@@ -63,6 +64,7 @@ const NODES = [
 ];
 const APP_PORT = 8080;
 const HOST = 'web.demo.local';
+const HTTPS_PORT = 8443;
 
 function haproxyInstalled(bin: string): boolean {
   try {
@@ -222,7 +224,7 @@ export async function runDemo(argv: string[]): Promise<number> {
     const controller = new NplController({
       kubeConfig: kc,
       config: parseControllerConfig(
-        'clusterName: demo\nvip: {cidrs: [127.0.30.0/24]}\ningressHttpPort: 8080\nnamespaces: {include: [default]}\n',
+        `clusterName: demo\nvip: {cidrs: [127.0.30.0/24]}\ningressHttpPort: 8080\ningressHttpsPort: ${HTTPS_PORT}\nnamespaces: {include: [default]}\n`,
       ),
       adapter,
       events: new EventRecorder(kc, 'npl-lb-controller', 'demo', { logger: quiet }),
@@ -279,10 +281,24 @@ export async function runDemo(argv: string[]): Promise<number> {
         },
       });
     }
+    // HTTPS: a certificate for the host, made now; curl trusts it through the file written here.
+    const tls = await selfSignedCertificate(HOST);
+    const caFile = join(workDir, 'web-ca.pem');
+    writeFileSync(caFile, tls.cert);
+    cleanups.push(() => rmSync(caFile, { force: true }));
+    await post(kc, '/api/v1/namespaces/default/secrets', {
+      metadata: { name: 'web-tls' },
+      type: 'kubernetes.io/tls',
+      data: {
+        'tls.crt': Buffer.from(tls.cert).toString('base64'),
+        'tls.key': Buffer.from(tls.key).toString('base64'),
+      },
+    });
     await post(kc, '/apis/networking.k8s.io/v1/namespaces/default/ingresses', {
       metadata: { name: 'web' },
       spec: {
         ingressClassName: 'npl-lb',
+        tls: [{ hosts: [HOST], secretName: 'web-tls' }],
         rules: [
           {
             host: HOST,
@@ -329,6 +345,7 @@ export async function runDemo(argv: string[]): Promise<number> {
         'Send traffic through the load balancer (each answer names its Pod and node):',
         `  curl http://${l4 ?? '(no VIP yet)'}:${APP_PORT}/                       # LoadBalancer Service web`,
         `  curl -H 'Host: ${HOST}' http://${l7 ?? '(no VIP yet)'}:8080/    # Ingress web`,
+        `  curl --cacert ${caFile} --resolve ${HOST}:${HTTPS_PORT}:${l7 ?? '(no VIP yet)'} https://${HOST}:${HTTPS_PORT}/    # Ingress web, HTTPS`,
         '',
         `Pools by node: ${http.url}/ (dashboard), or: npx tsx src/main/cli.ts pools --server ${http.url}`,
         '',

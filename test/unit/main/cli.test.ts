@@ -3,7 +3,7 @@
  * demo subcommands as a user runs them (`npm start` runs the demo).
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,16 @@ import { Cluster } from '../../support/cluster.ts';
 import { eventually, useSandbox } from '../../support/sandbox.ts';
 import { haproxyMissing } from '../../support/haproxy.ts';
 import { request } from 'undici';
+
+/** Whether curl is missing here (CI installs it: the demo's printed commands are run verbatim). */
+function curlMissing(): boolean {
+  try {
+    execFileSync('curl', ['--version'], { stdio: 'ignore' });
+    return false;
+  } catch {
+    return true;
+  }
+}
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CLI = ['--import', 'tsx', join(ROOT, 'src/main/cli.ts')];
@@ -281,6 +291,14 @@ describe('npl-lb command line', () => {
       const other = await request(l7, { headers: { host: 'elsewhere' } });
       await other.body.dump();
       assert.equal(other.statusCode, 503, 'no route for another host');
+      // HTTPS: the printed curl command, verbatim, with the CA file the demo wrote (no -k).
+      const https = /^ {2}(curl --cacert \S+ --resolve \S+ https:\/\/\S+)/m.exec(out())![1]!;
+      if (curlMissing())
+        t.diagnostic('curl is not installed (apt-get install curl): the HTTPS command was not run');
+      else {
+        const body = (await run('sh', ['-c', https])).stdout;
+        assert.match(body, /^hello from pod web-\d on node-\d \(web\.demo\.local/);
+      }
     }
     child.kill('SIGTERM');
     assert.equal(await exited(child), 0);
