@@ -10,7 +10,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Certificate, L7VirtualService } from '../../src/model/types.ts';
+import type { Certificate, L7VirtualService, VirtualService } from '../../src/model/types.ts';
 import type { Change, CoreChange } from '../../src/adapter/changes.ts';
 import type { ApplyResult } from '../../src/adapter/contract.ts';
 import { AdapterError, type AdapterErrorCode, isTerminalCode } from '../../src/adapter/errors.ts';
@@ -179,4 +179,56 @@ export async function applyAround(
   if (rest.length > 0) for (const r of await core(rest)) done.set(r.change, r);
   for (const c of certs(true)) done.set(c, await cert(c));
   return changes.map((c) => done.get(c)!);
+}
+
+/** A frontend as far as a reload is concerned: an HTTPS one with its default certificate only. */
+export function withoutExtraCertificates(v: VirtualService): VirtualService {
+  return v.kind === 'l7' && v.protocol === 'HTTPS'
+    ? { ...v, certificates: (v.certificates ?? []).slice(0, 1) }
+    : v;
+}
+
+/**
+ * The certificates HTTPS frontends gained or lost past their default, at runtime: a gained one is
+ * loaded (`new ssl cert`, `set ssl cert`, `commit ssl cert`, unless HAProxy already holds it) and
+ * added to the frontend's crt-list (`add ssl crt-list`); a lost one is taken out of it (`del ssl
+ * crt-list`) and dropped when nothing else uses it. The crt-list files are rewritten with the
+ * configuration. Throws with HAProxy's answer when a command fails.
+ */
+export async function changeCrtLists(
+  store: CertStore,
+  adminSocket: string,
+  before: ReadonlyMap<string, VirtualService>,
+  after: ReadonlyMap<string, VirtualService>,
+): Promise<void> {
+  const certsOf = (v: VirtualService | undefined) =>
+    v?.kind === 'l7' && v.protocol === 'HTTPS' ? (v.certificates ?? []) : [];
+  const held = new Map(store.read().map((c) => [c.name, c]));
+  const loaded = new Set([...before.values()].flatMap(certsOf));
+  const cli = async (line: string, ok: RegExp) => {
+    const out = await socketCommand(adminSocket, line);
+    if (!ok.test(out)) throw new AdapterError('Failed', `${line.split('\n')[0]}: ${firstLine(out)}`);
+  };
+  for (const [name, v] of after) {
+    const was = certsOf(before.get(name));
+    if (was.length === 0) continue;
+    const now = certsOf(v);
+    const list = store.crtList(name);
+    for (const c of now.filter((n) => !was.includes(n))) {
+      const cert = store.read().find((x) => x.name === c);
+      if (!cert || !held.has(c))
+        throw new AdapterError('DependencyFailed', `certificate ${c} is not written`);
+      const file = store.pemFile(c);
+      if (!loaded.has(c)) {
+        await cli(`new ssl cert ${file}`, /New empty certificate store/i);
+        await cli(`set ssl cert ${file} <<\n${fileText(cert)}`, /Transaction (created|updated)/i);
+        await cli(`commit ssl cert ${file}`, /Success/i);
+        loaded.add(c);
+      }
+      await cli(`add ssl crt-list ${list} ${file}`, /Success|Inserting/i);
+    }
+    for (const c of was.filter((n) => !now.includes(n))) {
+      await cli(`del ssl crt-list ${list} ${store.pemFile(c)}`, /deleted|removed|Success/i);
+    }
+  }
 }

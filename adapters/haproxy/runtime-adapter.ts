@@ -23,30 +23,16 @@ import { checkConfig, HaproxyError, socketCommand } from './process.ts';
 import { refusedChanges, unbindableChanges } from './narrow.ts';
 import { memberHealth } from './health.ts';
 import { changeProblem, dependencyProblem, type Fail } from './validate.ts';
-import { applyAround, applyCertificate, CertStore } from './cert-store.ts';
+import type { HaproxyRuntimeOptions } from './runtime-options.ts';
+import {
+  applyAround,
+  applyCertificate,
+  CertStore,
+  changeCrtLists,
+  withoutExtraCertificates,
+} from './cert-store.ts';
 
-export interface HaproxyRuntimeOptions {
-  owner: string;
-  /** haproxy binary, for `haproxy -c` before a reload. */
-  bin: string;
-  configFile: string;
-  adminSocket: string;
-  masterSocket: string;
-  bindOptions?: string;
-  healthChecks?: boolean;
-  /**
-   * Try each new VIP:port before a reload, so a VIP HAProxy cannot bind fails alone (BindFailed)
-   * instead of failing the reload. Only meaningful when this process shares HAProxy's network
-   * namespace (the demo, a host install); off by default (a Pod beside a host HAProxy does not).
-   */
-  checkBinds?: boolean;
-  /** The admin socket is written `mode 660 gid <socketGroup>` so a non-root controller in it can use it. */
-  socketGroup?: number;
-  /** Returns an error to fail one change with, for tests of partial failure. */
-  fault?: (change: Change) => Fail | undefined;
-  /** Where certificates and crt-lists are kept (default: `<configFile>.certs`). */
-  certDir?: string;
-}
+export type { HaproxyRuntimeOptions };
 
 /** The runtime state of a member's server: a disabled member drains. */
 const adminState = (m: Member) => (m.enabled ? 'ready' : 'drain');
@@ -129,7 +115,8 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   private structure(pools: Map<string, Pool>, vss: Map<string, VirtualService>): unknown {
     return {
       pools: [...pools.values()].map((p) => [p.name, p.health, p.protocol, p.service, p.servicePort]).sort(),
-      vss: [...vss.values()].sort((a, b) => (a.name < b.name ? -1 : 1)),
+      // An HTTPS frontend's certificates past its default change at runtime (crt-list commands).
+      vss: [...vss.values()].map(withoutExtraCertificates).sort((a, b) => (a.name < b.name ? -1 : 1)),
     };
   }
 
@@ -176,9 +163,9 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
           if (refused.size === 0) throw err;
           await narrow(refused);
           if (structural) await this.reloadWith(pools, vss);
-          else await this.runtimeUpdate(pools);
+          else await this.runtimeUpdate(pools, vss);
         }
-      } else await this.runtimeUpdate(pools);
+      } else await this.runtimeUpdate(pools, vss);
     } catch (err) {
       const e = err as Error;
       const terminal = err instanceof HaproxyError && err.code === 'ConfigInvalid';
@@ -315,7 +302,13 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   }
 
   /** Members only: runtime commands, then the file brought in step (no reload). */
-  private async runtimeUpdate(pools: Map<string, Pool>): Promise<void> {
+  private async runtimeUpdate(pools: Map<string, Pool>, vss: Map<string, VirtualService>): Promise<void> {
+    // Certificates a frontend gains or loses go in at runtime; should HAProxy refuse, a reload does it.
+    const certs = await changeCrtLists(this.certs, this.opts.adminSocket, this.vss, vss).then(
+      () => true,
+      () => false,
+    );
+    if (!certs) return this.reloadWith(pools, vss);
     const checks = this.opts.healthChecks ?? true;
     for (const [name, next] of pools) {
       const before = new Map((this.pools.get(name)?.members ?? []).map((m) => [serverName(m), m]));
@@ -348,9 +341,10 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
         if (!(await this.tryDelete(name, s))) this.park(name, s);
       }
     }
-    const tmp = this.writeConfig(pools, this.vss);
+    const tmp = this.writeConfig(pools, vss);
     renameSync(tmp, this.opts.configFile);
     this.pools = pools;
+    this.vss = vss;
   }
 
   /** `del server`; false when HAProxy keeps it for connections still attached. */

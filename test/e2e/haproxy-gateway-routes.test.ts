@@ -415,8 +415,8 @@ describe('HTTPS termination on a real HAProxy (runtime transport)', { skip: hapr
     const raw = rig.adapter('e2e', { healthChecks: false });
     const adapter = guardOwnership(raw);
     t.after(() => adapter.close());
-    const sync = async (certificates: Certificate[]) => {
-      const s = { pools: [pool('v1')], virtualServices: [https], certificates };
+    const sync = async (certificates: Certificate[], vs: L7VirtualService = https) => {
+      const s = { pools: [pool('v1')], virtualServices: [vs], certificates };
       const p = plan(s, await adapter.observe());
       const r = await adapter.apply(p.changes);
       assert.deepEqual(
@@ -476,5 +476,24 @@ describe('HTTPS termination on a real HAProxy (runtime transport)', { skip: hapr
     assert.equal(raw.stats.reloads, reloads, 'no reload');
     assert.equal(failed, 0, `${failed} failed of ${ok + failed}`);
     assert.ok(ok > 0);
+
+    // A certificate the frontend gains, then one it loses: at runtime too (crt-list), no reload.
+    const c = await made('e2e--gw.c-tls', ['c.example.com']);
+    assert.deepEqual(await sync([a, b2, c], { ...https, certificates: [a.name, b.name, c.name] }), [
+      'create certificate',
+      'update virtualService',
+    ]);
+    assert.equal(await served('c.example.com'), c.fingerprint, 'the new certificate is served');
+    assert.deepEqual(await sync([a, c], { ...https, certificates: [a.name, c.name] }), [
+      'update virtualService',
+      'delete certificate',
+    ]);
+    assert.equal(await served('b.example.com'), a.fingerprint, 'a name no longer held gets the default');
+    assert.equal(await served('c.example.com'), c.fingerprint);
+    assert.equal(raw.stats.reloads, reloads, 'still no reload');
+    // After a reload (as a restart would make), the same is served: the files are in step.
+    await rig.proc.reload();
+    assert.equal(await served('c.example.com'), c.fingerprint);
+    assert.equal(await served('b.example.com'), a.fingerprint);
   });
 });
