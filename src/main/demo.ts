@@ -10,10 +10,8 @@
 import { DEFAULT_NODE_PORT_RANGE } from '../sandbox/allocator.ts';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { request } from 'undici';
 import { z } from 'zod';
 import { MemoryAdapter } from '../../adapters/memory/adapter.ts';
 import { renderConfig } from '../../adapters/haproxy/config.ts';
@@ -28,11 +26,12 @@ import { parseControllerConfig } from '../config/controller-config.ts';
 import { NplController } from '../controller/controller.ts';
 import { controllerRoutes } from '../controller/http-routes.ts';
 import { EventRecorder } from '../kube/events.ts';
-import { getJson, type RawObject } from '../kube/raw-client.ts';
 import { createLogger, type Logger } from '../runtime/logger.ts';
 import { serveStatus } from '../runtime/status-server.ts';
 import { selfSignedCertificate } from '../runtime/tls.ts';
 import { startSandboxFromFlags, waitForSignal } from './sandbox.ts';
+import { answers, appServer, gatewayVipOf, patchStatus, post, vipOf } from './demo-app.ts';
+import { installGatewayApiCrds } from '../sandbox/gateway-api.ts';
 
 const DEMO_FLAGS = {
   port: { type: 'string', description: 'sandbox port, 0 for any free port', default: '0' },
@@ -65,6 +64,9 @@ const NODES = [
 const APP_PORT = 8080;
 const HOST = 'web.demo.local';
 const HTTPS_PORT = 8443;
+const GW_HOST = 'gw.demo.local';
+const GATEWAY_PORT = 8081;
+const GW_API = '/apis/gateway.networking.k8s.io/v1';
 
 function haproxyInstalled(bin: string): boolean {
   try {
@@ -73,59 +75,6 @@ function haproxyInstalled(bin: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** A Pod of the sample app: an HTTP server on its Pod IP that says who answered. */
-function appServer(pod: string, node: string, ip: string): Promise<Server> {
-  const server = createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'text/plain' });
-    res.end(`hello from pod ${pod} on ${node} (${req.headers.host ?? ''}${req.url ?? ''})\n`);
-  });
-  return new Promise((resolveServer, reject) => {
-    server.once('error', reject);
-    server.listen(APP_PORT, ip, () => resolveServer(server));
-  });
-}
-
-async function post(kc: KubeConfig, path: string, body: object): Promise<void> {
-  const cluster = kc.getCurrentCluster()!;
-  const res = await fetch(`${cluster.server}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
-}
-
-async function patchStatus(kc: KubeConfig, path: string, body: object): Promise<void> {
-  const cluster = kc.getCurrentCluster()!;
-  const res = await fetch(`${cluster.server}${path}/status`, {
-    method: 'PATCH',
-    headers: { 'content-type': 'application/merge-patch+json' },
-    body: JSON.stringify(body),
-  });
-  if (res.status >= 300) throw new Error(`PATCH ${path}/status: ${res.status} ${await res.text()}`);
-}
-
-async function answers(url: string, host?: string): Promise<boolean> {
-  try {
-    const res = await request(url, {
-      headers: host ? { host } : {},
-      headersTimeout: 2000,
-      bodyTimeout: 2000,
-    });
-    await res.body.dump();
-    return res.statusCode === 200;
-  } catch {
-    return false;
-  }
-}
-
-async function vipOf(kc: KubeConfig, path: string): Promise<string | undefined> {
-  const o = (await getJson(kc, path, {}).catch(() => undefined)) as RawObject | undefined;
-  const ingress = (o?.status as { loadBalancer?: { ingress?: { ip?: string }[] } } | undefined)?.loadBalancer
-    ?.ingress;
-  return ingress?.[0]?.ip;
 }
 
 export async function runDemo(argv: string[]): Promise<number> {
@@ -221,6 +170,9 @@ export async function runDemo(argv: string[]): Promise<number> {
     }
     cleanups.push(() => adapter.close());
 
+    // The Gateway API's CRDs, before the controller starts (it follows CRDs installed later too, but
+    // looks for them only every 30 s).
+    await installGatewayApiCrds(running.sandbox.url);
     const controller = new NplController({
       kubeConfig: kc,
       config: parseControllerConfig(
@@ -258,13 +210,12 @@ export async function runDemo(argv: string[]): Promise<number> {
         ports: [{ name: 'http', port: APP_PORT, targetPort: 'http' }],
       },
     });
-    for (const [i, n] of NODES.entries()) {
-      const pod = `web-${i + 1}`;
-      const ip = `127.0.20.${i + 1}`;
-      const server = await appServer(pod, n.name, ip);
+    /** A Pod of the sample app (`app`), on a node, serving on its own loopback IP. */
+    const appPod = async (app: string, pod: string, n: (typeof NODES)[number], ip: string) => {
+      const server = await appServer(pod, n.name, ip, APP_PORT);
       cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
       await post(kc, '/api/v1/namespaces/default/pods', {
-        metadata: { name: pod, labels: { app: 'web' } },
+        metadata: { name: pod, labels: { app } },
         spec: {
           nodeName: n.name,
           containers: [
@@ -280,7 +231,8 @@ export async function runDemo(argv: string[]): Promise<number> {
           conditions: [{ type: 'Ready', status: 'True' }],
         },
       });
-    }
+    };
+    for (const [i, n] of NODES.entries()) await appPod('web', `web-${i + 1}`, n, `127.0.20.${i + 1}`);
     // HTTPS: a certificate for the host, made now; curl trusts it through the file written here.
     const tls = await selfSignedCertificate(HOST);
     const caFile = join(workDir, 'web-ca.pem');
@@ -316,12 +268,56 @@ export async function runDemo(argv: string[]): Promise<number> {
       },
     });
 
+    // The Gateway API: our class, a second version of the app, and an HTTPRoute that splits 80/20
+    // between the two versions and adds a header.
+    await post(kc, `${GW_API}/gatewayclasses`, {
+      metadata: { name: 'npl-lb' },
+      spec: { controllerName: 'npl-lb.io/gateway-controller' },
+    });
+    await post(kc, '/api/v1/namespaces/default/services', {
+      metadata: { name: 'web-v2' },
+      spec: { selector: { app: 'web-v2' }, ports: [{ name: 'http', port: APP_PORT, targetPort: 'http' }] },
+    });
+    for (const [i, n] of NODES.slice(0, 2).entries()) {
+      await appPod('web-v2', `web-v2-${i + 1}`, n, `127.0.20.${i + 11}`);
+    }
+    await post(kc, `${GW_API}/namespaces/default/gateways`, {
+      metadata: { name: 'web' },
+      spec: {
+        gatewayClassName: 'npl-lb',
+        listeners: [{ name: 'http', port: GATEWAY_PORT, protocol: 'HTTP' }],
+      },
+    });
+    await post(kc, `${GW_API}/namespaces/default/httproutes`, {
+      metadata: { name: 'web-split' },
+      spec: {
+        parentRefs: [{ name: 'web' }],
+        hostnames: [GW_HOST],
+        rules: [
+          {
+            filters: [
+              {
+                type: 'RequestHeaderModifier',
+                requestHeaderModifier: { add: [{ name: 'X-Demo', value: 'gateway' }] },
+              },
+            ],
+            backendRefs: [
+              { name: 'web', port: APP_PORT, weight: 80 },
+              { name: 'web-v2', port: APP_PORT, weight: 20 },
+            ],
+          },
+        ],
+      },
+    });
+
     let l4: string | undefined;
     let l7: string | undefined;
     const until = Date.now() + 30_000;
-    while ((!l4 || !l7) && Date.now() < until) {
+    let gw: string | undefined;
+    while ((!l4 || !l7 || !gw) && Date.now() < until) {
       l4 = await vipOf(kc, '/api/v1/namespaces/default/services/web');
       l7 = await vipOf(kc, '/apis/networking.k8s.io/v1/namespaces/default/ingresses/web');
+      gw = await gatewayVipOf(kc, `${GW_API}/namespaces/default/gateways/web`);
       await new Promise((r) => setTimeout(r, 100));
     }
     await controller.settled();
@@ -329,6 +325,8 @@ export async function runDemo(argv: string[]): Promise<number> {
     if (adapter instanceof HaproxyRuntimeAdapter && l4) {
       const ready = Date.now() + 15_000;
       while (Date.now() < ready && !(await answers(`http://${l4}:${APP_PORT}/`)))
+        await new Promise((r) => setTimeout(r, 200));
+      while (gw && Date.now() < ready && !(await answers(`http://${gw}:${GATEWAY_PORT}/`, GW_HOST)))
         await new Promise((r) => setTimeout(r, 200));
     }
     process.stdout.write(
@@ -339,12 +337,14 @@ export async function runDemo(argv: string[]): Promise<number> {
         'Point kubectl at it from another terminal:',
         `  export KUBECONFIG=${kubeconfig}`,
         '  kubectl get nodes,pods,services,ingresses -o wide',
+        '  kubectl get gateways,httproutes',
         "  kubectl get pod web-1 -o jsonpath='{.metadata.annotations.nodeportlocal\\.antrea\\.io}'",
         '  (no kubectl installed? `npm run kubectl -- get pods -o wide` uses the one npl-lb tests with)',
         '',
         'Send traffic through the load balancer (each answer names its Pod and node):',
         `  curl http://${l4 ?? '(no VIP yet)'}:${APP_PORT}/                       # LoadBalancer Service web`,
         `  curl -H 'Host: ${HOST}' http://${l7 ?? '(no VIP yet)'}:8080/    # Ingress web`,
+        `  curl -H 'Host: ${GW_HOST}' http://${gw ?? '(no VIP yet)'}:${GATEWAY_PORT}/    # Gateway web: 80/20 to web and web-v2, adds X-Demo`,
         `  curl --cacert ${caFile} --resolve ${HOST}:${HTTPS_PORT}:${l7 ?? '(no VIP yet)'} https://${HOST}:${HTTPS_PORT}/    # Ingress web, HTTPS`,
         '',
         `Pools by node: ${http.url}/ (dashboard), or: npx tsx src/main/cli.ts pools --server ${http.url}`,

@@ -1,7 +1,7 @@
 /**
  * The real kubectl v1.35 against the sandbox's CustomResourceDefinitions: the Gateway API v1.6.1
  * standard-channel install and the upstream conformance base manifests (both bundled in
- * test/support/specs/gateway-api), then custom resources served like built-in kinds.
+ * src/sandbox/gateway-api), then custom resources served like built-in kinds.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -14,7 +14,8 @@ import { api, type TestSandbox, useSandbox } from '../support/sandbox.ts';
 
 const run = promisify(execFile);
 const SPECS = new URL('../support/specs/gateway-api/', import.meta.url);
-const INSTALL = new URL('standard-install-v1.6.1.yaml', SPECS).pathname;
+const INSTALL = new URL('../../src/sandbox/gateway-api/standard-install-v1.6.1.yaml', import.meta.url)
+  .pathname;
 const CONFORMANCE = new URL('conformance-base-manifests-v1.6.1.yaml', SPECS).pathname;
 
 const ROUTE = (path: string, name = 'web'): string => `

@@ -256,9 +256,19 @@ describe('npl-lb command line', () => {
     const dir = mkdtempSync(join(tmpdir(), 'npl-demo-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const { child, out } = start(t, ['demo', '--work-dir', dir]);
-    // If the demo dies before its own cleanup (a failed assertion kills it), stop its HAProxy too.
+    // If the demo dies before its own cleanup (a failed assertion kills it), stop its HAProxy too:
+    // the one it printed, or, if it never got that far, the master running on this test's folder.
     t.after(() => {
-      const pid = /HAProxy \(pid (\d+)\)/.exec(out())?.[1];
+      let pid = /HAProxy \(pid (\d+)\)/.exec(out())?.[1];
+      if (!pid) {
+        try {
+          pid = execFileSync('pgrep', ['-o', '-f', `${dir}/haproxy/master.sock`], {
+            encoding: 'utf8',
+          }).trim();
+        } catch {
+          // none running
+        }
+      }
       if (pid) {
         try {
           process.kill(Number(pid), 'SIGTERM');
@@ -291,6 +301,18 @@ describe('npl-lb command line', () => {
       const other = await request(l7, { headers: { host: 'elsewhere' } });
       await other.body.dump();
       assert.equal(other.statusCode, 503, 'no route for another host');
+      // The Gateway: the printed curl command, verbatim; over 40 requests both versions answer
+      // (80/20), each with the header the route adds.
+      const gwCurl = /^ {2}(curl -H 'Host: gw\.demo\.local' http:\/\/\S+)/m.exec(out())![1]!;
+      const gwUrl = /(http:\/\/\S+)/.exec(gwCurl)![1]!;
+      const versions = new Set<string>();
+      for (let i = 0; i < 40; i++) {
+        const body = await (await request(gwUrl, { headers: { host: 'gw.demo.local' } })).body.text();
+        assert.match(body, /\[x-demo: gateway\]$/m);
+        versions.add(/pod (web(?:-v2)?)-\d/.exec(body)![1]!);
+      }
+      assert.deepEqual([...versions].sort(), ['web', 'web-v2'], 'the split reaches both versions');
+      if (!curlMissing()) assert.match((await run('sh', ['-c', gwCurl])).stdout, /\[x-demo: gateway\]/);
       // HTTPS: the printed curl command, verbatim, with the CA file the demo wrote (no -k).
       const https = /^ {2}(curl --cacert \S+ --resolve \S+ https:\/\/\S+)/m.exec(out())![1]!;
       if (curlMissing())

@@ -1,0 +1,68 @@
+/**
+ * What the demo does to its sandbox and sample app: the Pods' HTTP servers (each says which Pod
+ * and node answered, and the `x-demo` header a route set), and small API calls.
+ */
+import { createServer, type Server } from 'node:http';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { request } from 'undici';
+import { getJson, type RawObject } from '../kube/raw-client.ts';
+
+/** A Pod of the sample app: an HTTP server on its Pod IP that says who answered. */
+export function appServer(pod: string, node: string, ip: string, port: number): Promise<Server> {
+  const server = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    const via = req.headers['x-demo'] ? ` [x-demo: ${String(req.headers['x-demo'])}]` : '';
+    res.end(`hello from pod ${pod} on ${node} (${req.headers.host ?? ''}${req.url ?? ''})${via}\n`);
+  });
+  return new Promise((resolveServer, reject) => {
+    server.once('error', reject);
+    server.listen(port, ip, () => resolveServer(server));
+  });
+}
+
+export async function post(kc: KubeConfig, path: string, body: object): Promise<void> {
+  const cluster = kc.getCurrentCluster()!;
+  const res = await fetch(`${cluster.server}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+}
+
+export async function patchStatus(kc: KubeConfig, path: string, body: object): Promise<void> {
+  const cluster = kc.getCurrentCluster()!;
+  const res = await fetch(`${cluster.server}${path}/status`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/merge-patch+json' },
+    body: JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`PATCH ${path}/status: ${res.status} ${await res.text()}`);
+}
+
+export async function answers(url: string, host?: string): Promise<boolean> {
+  try {
+    const res = await request(url, {
+      headers: host ? { host } : {},
+      headersTimeout: 2000,
+      bodyTimeout: 2000,
+    });
+    await res.body.dump();
+    return res.statusCode === 200;
+  } catch {
+    return false;
+  }
+}
+
+export async function vipOf(kc: KubeConfig, path: string): Promise<string | undefined> {
+  const o = (await getJson(kc, path, {}).catch(() => undefined)) as RawObject | undefined;
+  const ingress = (o?.status as { loadBalancer?: { ingress?: { ip?: string }[] } } | undefined)?.loadBalancer
+    ?.ingress;
+  return ingress?.[0]?.ip;
+}
+
+/** A Gateway's address, once published. */
+export async function gatewayVipOf(kc: KubeConfig, path: string): Promise<string | undefined> {
+  const o = (await getJson(kc, path, {}).catch(() => undefined)) as RawObject | undefined;
+  return (o?.status as { addresses?: { value?: string }[] } | undefined)?.addresses?.[0]?.value;
+}
