@@ -34,6 +34,12 @@ export interface VirtualServiceView {
 const applyText = (a: { error?: { code: string; message: string } | undefined } | null | undefined) =>
   a?.error ? `${a.error.code}: ${a.error.message}` : 'failed';
 
+/** Where a route sends: its pool, or its split (`pool x3, (500) x1` for a share that answers 500). */
+function routeTarget(r: NonNullable<StateInput['virtualServices'][number]['routes']>[number]): string {
+  if (r.pool || !r.backends) return r.pool;
+  return r.backends.map((b) => `${b.pool ?? '(500)'} x${b.weight}`).join(', ');
+}
+
 export function virtualServices(doc: StateInput): VirtualServiceView[] {
   const pools = new Map(doc.pools.map((p) => [p.name, p]));
   return doc.virtualServices
@@ -55,7 +61,8 @@ export function virtualServices(doc: StateInput): VirtualServiceView[] {
               : serving === 0
                 ? `no serving member (${down} down, ${members.length - down} draining)`
                 : null;
-      const protocol = vs.kind === 'l7' ? 'HTTP' : (vs.protocol ?? 'TCP');
+      // The listener as a client meets it: HTTP or HTTPS, TLS passthrough (routes by SNI), TCP, UDP.
+      const protocol = vs.kind === 'l7' ? (vs.protocol ?? 'HTTP') : vs.sni ? 'TLS' : (vs.protocol ?? 'TCP');
       return {
         name: vs.name,
         kind: vs.kind ?? 'l4',
@@ -68,7 +75,10 @@ export function virtualServices(doc: StateInput): VirtualServiceView[] {
           sans: c.sans,
           notAfter: c.notAfter,
         })),
-        routes: (vs.routes ?? []).map((r) => ({ host: r.host ?? '', path: r.path ?? '', pool: r.pool })),
+        routes: [
+          ...(vs.routes ?? []).map((r) => ({ host: r.host ?? '', path: r.path ?? '', pool: routeTarget(r) })),
+          ...(vs.sni ?? []).map((r) => ({ host: r.host, path: '', pool: r.pool })),
+        ],
         pools: names,
         members: { total: members.length, serving, down },
         lastApply,

@@ -88,13 +88,30 @@ describe('impact of losing a node', () => {
           sni: [{ host: '*.example.com', pool: 'web' }],
           lastApply: ok,
         },
+        {
+          name: 'vs-tlz-https',
+          kind: 'l7',
+          vip: '192.0.2.112',
+          port: 443,
+          protocol: 'HTTPS',
+          routes: [{ host: 'a.example', path: '/', pool: 'web' }],
+          lastApply: ok,
+        },
       ],
       pools: doc.pools,
     };
     const views = virtualServices(split);
     assert.deepEqual(
       views.map((v) => `${v.name}: ${v.pools.join(',')}`),
-      ['vs-split: api', 'vs-tls: web'],
+      ['vs-split: api', 'vs-tls: web', 'vs-tlz-https: web'],
+    );
+    // The listener as a client meets it, and where each route sends.
+    assert.deepEqual(
+      views.map(
+        (v) =>
+          `${v.listeners.join()} ${v.routes.map((r) => `${r.host || '*'}${r.path} -> ${r.pool}`).join('; ')}`,
+      ),
+      ['HTTP/80 */ -> api x1, (500) x1', 'TLS/443 *.example.com -> web', 'HTTPS/443 a.example/ -> web'],
     );
     const n1 = byNode(split).find((n) => n.node === 'n1')!;
     assert.ok(n1.members.some((x) => x.virtualServices.some((l) => l.startsWith('vs-tls'))));
