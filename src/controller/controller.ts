@@ -16,14 +16,12 @@ import type { RawObject } from '../kube/raw-client.ts';
 import { type Logger, silentLogger } from '../runtime/logger.ts';
 import { WorkQueue } from '../runtime/work-queue.ts';
 import { servicesToAnnotate } from '../source/annotated-services.ts';
-import { DrainClock, maintenanceReason } from '../source/maintenance.ts';
-import { EventReasons } from '../kube/event-reasons.ts';
-import { nodeSchema, parseOr } from '../kube/objects.ts';
 import { Annotator } from './annotator.ts';
 import { type CacheKind, ClusterCache, GATEWAY_KINDS } from './cluster-cache.ts';
 import { HealthMonitor } from './health-monitor.ts';
 import { LbReconciler } from './lb-reconciler.ts';
 import { ControllerMetrics } from './metrics.ts';
+import { NodeMaintenance } from './node-maintenance.ts';
 import { StateTracker } from './state.ts';
 
 export interface ControllerOptions {
@@ -75,6 +73,8 @@ export class NplController {
 
   /** The configured adapter behind the ownership guard: nothing of another owner is ever written. */
   private readonly adapter: LoadBalancerAdapter;
+  /** Nodes in maintenance: their members drain, then leave. */
+  private readonly nodes: NodeMaintenance;
 
   constructor(private readonly opts: ControllerOptions) {
     this.adapter = guardOwnership(opts.adapter);
@@ -83,7 +83,10 @@ export class NplController {
       cluster: opts.config.clusterName,
     });
     this.cache = new ClusterCache(opts.kubeConfig, this.log, opts.sources);
-    this.drain = new DrainClock(opts.config.drainSeconds * 1000);
+    this.nodes = new NodeMaintenance(opts.config, opts.events, this.log, () => {
+      this.allChanged = true;
+      this.scheduleLb();
+    });
     this.state = new StateTracker(opts.config.clusterName, this.adapter.name);
     this.annotator = new Annotator(opts.kubeConfig, opts.config);
     this.lb = new LbReconciler({
@@ -210,7 +213,7 @@ export class NplController {
       if (this.opts.config.serviceType === 'NodePort') this.allChanged = true;
       else if (this.opts.config.serviceType === 'NodePortLocal' && addresses(before) !== addresses(after))
         this.allChanged = true;
-      if (this.maintenance(before, after)) this.allChanged = true;
+      if (this.nodes.observe(before, after)) this.allChanged = true;
       lb();
     };
     this.cache.on('nodes', {
@@ -273,7 +276,7 @@ export class NplController {
         try {
           const view = this.cache.view();
           const now = Date.now();
-          view.drainPhase = (n) => this.drain.phase(n, now);
+          view.drainPhase = (n) => this.nodes.phase(n, now);
           pass = await this.lb.reconcile(view, Date.now, changed);
         } catch (err) {
           this.allChanged = true;
@@ -299,59 +302,6 @@ export class NplController {
     } finally {
       end();
     }
-  }
-
-  /** Nodes in maintenance and since when: their members drain, then leave. */
-  private readonly drain: DrainClock;
-  private readonly drainTimers = new Set<NodeJS.Timeout>();
-
-  /**
-   * Follows a node into and out of maintenance: says so on the Node, and wakes the LB pass when
-   * its members' drain time is over. True when the node's phase changed.
-   */
-  private maintenance(before: RawObject | undefined, after: RawObject | undefined): boolean {
-    const raw = after ?? before;
-    const n = raw ? parseOr(nodeSchema, raw) : undefined;
-    if (!n) return false;
-    const name = n.metadata.name;
-    if (!after) {
-      const was = this.drain.phase(name, Date.now()) !== 'serving';
-      this.drain.forget(name);
-      return was;
-    }
-    const reason = maintenanceReason(n, this.opts.config.drainCordonedNodes);
-    const change = this.drain.observe(name, reason, Date.now());
-    if (!change) return false;
-    const target = { kind: 'Node', apiVersion: 'v1', namespace: '', name, uid: n.metadata.uid };
-    const drainMs = this.opts.config.drainSeconds * 1000;
-    const say = (reasonCode: string, message: string) =>
-      void this.opts.events.record(target, 'Normal', reasonCode, message).catch(() => undefined);
-    if (change === 'started') {
-      say(
-        EventReasons.DrainingLoadBalancerMembers,
-        `node ${reason}: its load-balancer members drain and leave their pools in ${this.opts.config.drainSeconds} s`,
-      );
-      this.log.info(
-        { node: name, reason, drainSeconds: this.opts.config.drainSeconds },
-        'node in maintenance: draining its members',
-      );
-      const timer = setTimeout(() => {
-        this.drainTimers.delete(timer);
-        if (this.drain.phase(name, Date.now()) !== 'removed') return;
-        say(
-          EventReasons.RemovedLoadBalancerMembers,
-          'its members left their load-balancer pools (drain time over)',
-        );
-        this.allChanged = true;
-        this.scheduleLb();
-      }, drainMs + 5);
-      timer.unref();
-      this.drainTimers.add(timer);
-    } else {
-      say(EventReasons.RestoredLoadBalancerMembers, 'back in service: its members serve again');
-      this.log.info({ node: name }, 'node back in service');
-    }
-    return true;
   }
 
   /** When each failed object (kind/name/code) was last warned about. */
@@ -400,8 +350,7 @@ export class NplController {
     clearTimeout(this.lbTimer);
     await this.health.stop();
     if (this.sweepTimer) clearInterval(this.sweepTimer);
-    for (const t of this.drainTimers) clearTimeout(t);
-    this.drainTimers.clear();
+    this.nodes.stop();
     await this.queue.stop();
     await this.cache.stop();
   }
