@@ -3,11 +3,12 @@
  * Ingresses of our classes, and those of the HTTPRoutes on our Gateways. Reference-counted as one:
  * a Service stays annotated while any of them uses it. Pure.
  */
-import type { ControllerConfig } from '../config/controller-config.ts';
+import { type ControllerConfig, namespaceSelected } from '../config/controller-config.ts';
 import type { Ingress, IngressBackend, Service } from '../kube/objects.ts';
 import type { ClusterView } from './desired.ts';
 import { ingressClassOf, ourIngressClasses, ourLoadBalancer } from './ours.ts';
 import { GATEWAY_GROUP } from '../kube/gateway-objects.ts';
+import { servedGatewayView } from './gateway/from-view.ts';
 import { ourGateways } from './gateway/gateways.ts';
 import { referencePermitted } from './gateway/reference-grants.ts';
 
@@ -36,19 +37,15 @@ function gatewayBackendServices(
   cfg: ControllerConfig,
   out: Set<string>,
 ): void {
+  const served = servedGatewayView(view, cfg);
   const routes = [
-    ['HTTPRoute', view.httpRoutes],
-    ['TCPRoute', view.tcpRoutes],
-    ['UDPRoute', view.udpRoutes],
-    ['TLSRoute', view.tlsRoutes],
+    ['HTTPRoute', served.httpRoutes],
+    ['TCPRoute', served.tcpRoutes],
+    ['UDPRoute', served.udpRoutes],
+    ['TLSRoute', served.tlsRoutes],
   ] as const;
   if (!routes.some(([, list]) => list?.length)) return;
-  const gws = new Set(
-    ourGateways(
-      { gatewayClasses: view.gatewayClasses ?? [], gateways: view.gateways ?? [] },
-      cfg.gatewayController,
-    ).map((g) => key(g.metadata)),
-  );
+  const gws = new Set(ourGateways(served, cfg.gatewayController).map((g) => key(g.metadata)));
   for (const [kind, list] of routes)
     for (const r of list ?? []) {
       const ns = r.metadata.namespace;
@@ -60,7 +57,9 @@ function gatewayBackendServices(
           const target = b.namespace ?? ns;
           const from = { group: GATEWAY_GROUP, kind, namespace: ns };
           const to = { group: '', kind: 'Service', namespace: target, name: b.name };
-          if (referencePermitted(view.referenceGrants ?? [], from, to)) out.add(`${target}/${b.name}`);
+          if (namespaceSelected(cfg, target) && referencePermitted(served.referenceGrants, from, to)) {
+            out.add(`${target}/${b.name}`);
+          }
         }
       }
     }

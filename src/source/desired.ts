@@ -300,6 +300,9 @@ export function buildDesired(
 
   const ingresses = new Map<string, SourceStatus>();
   const certificates = new Map<string, Certificate>();
+  /** The pool of a Service port for HTTP routes (its own name: tcp and http are different modes). */
+  const httpPoolFor = (svc: Service, sp: ServicePort): string =>
+    poolFor(svc, sp, 'http', l7PoolName(cluster, svc.metadata, sp.name || sp.port));
   const certificateOf = secretCertificates(
     view.secrets ?? [],
     cluster,
@@ -312,7 +315,7 @@ export function buildDesired(
       httpPort: cfg.ingressHttpPort,
       httpsPort: cfg.ingressHttpsPort,
       services: svcByKey,
-      poolFor: (svc, sp) => poolFor(svc, sp, 'http', l7PoolName(cluster, svc.metadata, sp.name || sp.port)),
+      poolFor: httpPoolFor,
       certificateOf,
     });
     virtualServices.push(...r.virtualServices);
@@ -322,7 +325,7 @@ export function buildDesired(
   }
   const gateways = gatewaysFromView(view, cfg, lb, {
     services: svcByKey,
-    poolFor: (svc, sp) => poolFor(svc, sp, 'http', l7PoolName(cluster, svc.metadata, sp.name || sp.port)),
+    poolFor: httpPoolFor,
     l4PoolFor: (svc, sp) => poolFor(svc, sp, 'tcp'),
     certificateOf,
     vipOf: (k) => vipOf(vips.get(`gateway/${k}`)),

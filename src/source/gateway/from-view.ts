@@ -4,13 +4,13 @@
  * the pass itself with what the configured load balancer supports. Pure.
  */
 import type { Capabilities } from '../../adapter/contract.ts';
-import type { ControllerConfig } from '../../config/controller-config.ts';
+import { type ControllerConfig, namespaceSelected } from '../../config/controller-config.ts';
 import type { Service } from '../../kube/objects.ts';
 import { ALL_HTTP, INGRESS_HTTP } from '../../adapter/http-capabilities.ts';
 import type { ClusterView } from '../desired.ts';
 import type { SecretCertificates } from '../ingress-tls.ts';
 import type { VipRequest } from '../vips.ts';
-import { buildGateways, type GatewayResult, ourGateways } from './gateways.ts';
+import { buildGateways, type GatewayResult, type GatewayView, ourGateways } from './gateways.ts';
 import type { ProtocolSupport } from './listeners.ts';
 
 type ServicePort = Service['spec']['ports'][number];
@@ -41,11 +41,42 @@ const key = (m: { namespace: string; name: string }): string => `${m.namespace}/
  * One VIP request per Gateway of ours. An address of a type other than IPAddress, or a second
  * address, is refused (UnsupportedAddress) by asking for a value no range holds.
  */
+/**
+ * The Gateway API objects of the namespaces npl-lb serves (`namespaces` in the config): a Gateway
+ * or route elsewhere is not ours, as an Ingress there is not.
+ */
+export function servedGatewayView(
+  view: Pick<
+    ClusterView,
+    | 'gatewayClasses'
+    | 'gateways'
+    | 'httpRoutes'
+    | 'tcpRoutes'
+    | 'udpRoutes'
+    | 'tlsRoutes'
+    | 'referenceGrants'
+    | 'namespaces'
+    | 'gatewayApiVersion'
+  >,
+  cfg: ControllerConfig,
+): GatewayView {
+  const served = <T extends { metadata: { namespace: string } }>(list: T[] | undefined): T[] =>
+    (list ?? []).filter((o) => namespaceSelected(cfg, o.metadata.namespace));
+  return {
+    gatewayClasses: view.gatewayClasses ?? [],
+    gateways: served(view.gateways),
+    httpRoutes: served(view.httpRoutes),
+    tcpRoutes: served(view.tcpRoutes),
+    udpRoutes: served(view.udpRoutes),
+    tlsRoutes: served(view.tlsRoutes),
+    referenceGrants: view.referenceGrants ?? [],
+    namespaces: view.namespaces ?? [],
+    bundleVersion: view.gatewayApiVersion,
+  };
+}
+
 export function gatewayVipRequests(view: ClusterView, cfg: ControllerConfig): VipRequest[] {
-  return ourGateways(
-    { gatewayClasses: view.gatewayClasses ?? [], gateways: view.gateways ?? [] },
-    cfg.gatewayController,
-  ).map((g) => {
+  return ourGateways(servedGatewayView(view, cfg), cfg.gatewayController).map((g) => {
     const asked = g.spec.addresses;
     const bad = asked.find((a) => a.type !== 'IPAddress') ?? (asked.length > 1 ? asked[1] : undefined);
     return {
@@ -71,7 +102,7 @@ export function gatewaysFromView(
   cfg: ControllerConfig,
   lb: LoadBalancerInfo,
   deps: {
-    services: ReadonlyMap<string, Service>;
+    services: Pick<ReadonlyMap<string, Service>, 'get'>;
     poolFor: (svc: Service, port: ServicePort) => string;
     l4PoolFor: (svc: Service, port: ServicePort) => string;
     certificateOf: SecretCertificates;
@@ -79,25 +110,18 @@ export function gatewaysFromView(
   },
 ): GatewayResult | undefined {
   if (!view.gatewayClasses?.length) return undefined;
-  return buildGateways(
-    {
-      gatewayClasses: view.gatewayClasses,
-      gateways: view.gateways ?? [],
-      httpRoutes: view.httpRoutes ?? [],
-      tcpRoutes: view.tcpRoutes ?? [],
-      udpRoutes: view.udpRoutes ?? [],
-      tlsRoutes: view.tlsRoutes ?? [],
-      referenceGrants: view.referenceGrants ?? [],
-      namespaces: view.namespaces ?? [],
-      bundleVersion: view.gatewayApiVersion,
-    },
-    {
-      cluster: cfg.clusterName,
-      controllerName: cfg.gatewayController,
-      adapter: lb.name,
-      support: supportOf(lb.caps),
-      http: lb.caps.http ?? INGRESS_HTTP,
-      ...deps,
-    },
-  );
+  // A backend in a namespace npl-lb does not serve is as good as missing (never annotated there).
+  const services = {
+    get: (k: string) =>
+      namespaceSelected(cfg, k.slice(0, k.indexOf('/'))) ? deps.services.get(k) : undefined,
+  };
+  return buildGateways(servedGatewayView(view, cfg), {
+    cluster: cfg.clusterName,
+    controllerName: cfg.gatewayController,
+    adapter: lb.name,
+    support: supportOf(lb.caps),
+    http: lb.caps.http ?? INGRESS_HTTP,
+    ...deps,
+    services,
+  });
 }

@@ -63,7 +63,8 @@ export interface GatewayContext {
   adapter: string;
   support: ProtocolSupport;
   http: HttpCapabilities;
-  services: ReadonlyMap<string, Service>;
+  /** Services by namespace/name (those of namespaces npl-lb serves). */
+  services: Pick<ReadonlyMap<string, Service>, 'get'>;
   poolFor: (svc: Service, port: ServicePort) => string;
   /** The pool of a Service port for L4 routes (TCP health, shared with LoadBalancer Services). */
   l4PoolFor: (svc: Service, port: ServicePort) => string;
@@ -160,7 +161,9 @@ function l4Services(
       const routes = l4.sni.get(l);
       if (!routes?.length) continue;
       const name = gatewayVsName(cluster, g, 'TLS', port);
-      const sni: SniRoute[] = [...(out.get(name)?.sni ?? []), ...routes];
+      // TLS listeners on one port share it; a host two of them route keeps the first's route.
+      const before = out.get(name)?.sni ?? [];
+      const sni: SniRoute[] = [...before, ...routes.filter((r) => !before.some((b) => b.host === r.host))];
       out.set(name, {
         kind: 'l4',
         name,

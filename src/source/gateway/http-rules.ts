@@ -37,7 +37,8 @@ import { referencePermitted } from './reference-grants.ts';
 type ServicePort = Service['spec']['ports'][number];
 
 export interface RuleContext {
-  services: ReadonlyMap<string, Service>;
+  /** Services by namespace/name (those of namespaces npl-lb serves). */
+  services: Pick<ReadonlyMap<string, Service>, 'get'>;
   grants: readonly ReferenceGrant[];
   poolFor: (svc: Service, port: ServicePort) => string;
 }

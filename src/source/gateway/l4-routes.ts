@@ -18,7 +18,8 @@ type ServicePort = Service['spec']['ports'][number];
 export type L4Kind = 'TCPRoute' | 'UDPRoute' | 'TLSRoute';
 
 export interface L4Context {
-  services: ReadonlyMap<string, Service>;
+  /** Services by namespace/name (those of namespaces npl-lb serves). */
+  services: Pick<ReadonlyMap<string, Service>, 'get'>;
   grants: readonly ReferenceGrant[];
   poolFor: (svc: Service, port: ServicePort) => string;
 }

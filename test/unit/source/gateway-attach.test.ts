@@ -6,12 +6,19 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { parseControllerConfig } from '../../../src/config/controller-config.ts';
 import { gatewaySchema } from '../../../src/kube/gateway-objects.ts';
+import { servicesToAnnotate } from '../../../src/source/annotated-services.ts';
+import { buildDesired, type ClusterView } from '../../../src/source/desired.ts';
 import { resolveRequest } from '../../../src/model/http-match.ts';
 import { type TestCertificate, testCertificate } from '../../support/certs.ts';
 import {
   APP,
   backend,
+  baseGateways,
+  baseNamespaces,
+  baseServices,
+  gatewayClass,
   grant,
   INFRA,
   listenerConditions,
@@ -494,5 +501,46 @@ describe('Gateway API: listeners (conformance-modelled)', () => {
       ['Accepted=true/Accepted', 'Programmed=false/AddressNotAssigned'],
     );
     assert.equal(vsOf(novip, `${INFRA}/same-namespace`), undefined);
+  });
+});
+
+describe('Gateway API: the namespaces npl-lb serves', () => {
+  it('a Gateway or route in an excluded namespace is not ours, and a backend there is not reached nor annotated', () => {
+    const cfg = parseControllerConfig(
+      `clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\nnamespaces: {exclude: [${WEB}]}\n`,
+    );
+    const view: ClusterView = {
+      services: baseServices(),
+      ingresses: [],
+      ingressClasses: [],
+      pods: [],
+      nodes: [],
+      namespaces: baseNamespaces(),
+      gatewayClasses: [gatewayClass()],
+      gateways: baseGateways(),
+      httpRoutes: [
+        simple(WEB, 'from-excluded', 'all-namespaces'),
+        simple(INFRA, 'to-excluded', 'same-namespace', backend('web-backend', 8080, { namespace: WEB })),
+        simple(INFRA, 'served', 'same-namespace'),
+      ],
+      referenceGrants: [grant(WEB, 'HTTPRoute', INFRA, 'Service')],
+    };
+    const r = buildDesired(view, cfg).gateways!;
+    assert.equal(
+      r.routes.has(`HTTPRoute ${WEB}/from-excluded`),
+      false,
+      'a route there gets no status from us',
+    );
+    assert.equal(r.gateways.get(`${INFRA}/all-namespaces`)!.listeners[0]!.attachedRoutes, 0);
+    assert.deepEqual(
+      parentConditions(r, `${INFRA}/to-excluded`)[0]![1],
+      'ResolvedRefs=False/BackendNotFound',
+    );
+    assert.deepEqual(parentConditions(r, `${INFRA}/served`), [ACCEPTED]);
+    assert.deepEqual(
+      [...servicesToAnnotate(view, cfg)].sort(),
+      [`${INFRA}/infra-backend-v1`],
+      'only the served backend is annotated',
+    );
   });
 });
