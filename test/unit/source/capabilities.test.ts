@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Capabilities } from '../../../src/adapter/contract.ts';
+import { ALL_HTTP, INGRESS_HTTP } from '../../../src/adapter/http-capabilities.ts';
 import type { Pool } from '../../../src/model/types.ts';
 import { applyCapabilities } from '../../../src/source/capabilities.ts';
 import type { DesiredResult } from '../../../src/source/desired.ts';
@@ -165,18 +166,7 @@ describe('capabilities applied to the desired state', () => {
         'shop/a UnsupportedByLoadBalancer: the haproxy load balancer does not support path match type RegularExpression: the rule for a.example/re is not served',
       ],
     );
-    const all = caps({
-      http: {
-        pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific', 'RegularExpression'],
-        headerMatches: true,
-        queryMatches: true,
-        methodMatches: true,
-        headerModifiers: true,
-        redirects: true,
-        rewrites: true,
-        weights: true,
-      },
-    });
+    const all = caps({ http: ALL_HTTP });
     assert.equal(applyCapabilities(d, all, 'memory'), d, 'served whole where the adapter can');
   });
 
@@ -192,18 +182,8 @@ describe('capabilities applied to the desired state', () => {
     assert.equal(sent.routes[0]!.source, 'HTTPRoute shop/r');
     const withHttp = applyCapabilities(
       d,
-      caps({
-        http: {
-          pathTypes: ['Prefix'],
-          headerMatches: false,
-          queryMatches: false,
-          methodMatches: false,
-          headerModifiers: false,
-          redirects: false,
-          rewrites: false,
-          weights: false,
-        },
-      }),
+      // An adapter that declares its HTTP features, however few, takes routes in the core's order.
+      caps({ http: { ...INGRESS_HTTP, pathTypes: ['Prefix'] } }),
       'x',
     );
     const kept = withHttp.state.virtualServices[2]!;

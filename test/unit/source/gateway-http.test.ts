@@ -10,18 +10,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type HttpRequest, resolveRequest } from '../../../src/model/http-match.ts';
-import { INGRESS_HTTP } from '../../../src/source/capabilities.ts';
-import {
-  ALL_HTTP,
-  backend,
-  INFRA,
-  parent,
-  parentConditions,
-  pass,
-  pool,
-  route,
-  vsOf,
-} from './gateway-support.ts';
+import { ALL_HTTP, INGRESS_HTTP } from '../../../src/adapter/http-capabilities.ts';
+import { backend, INFRA, parent, parentConditions, pass, pool, route, vsOf } from './gateway-support.ts';
 
 const GW = `${INFRA}/same-namespace`;
 const v1 = pool(INFRA, 'infra-backend-v1');

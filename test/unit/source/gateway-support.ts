@@ -90,8 +90,6 @@ export const grant = (
     },
   });
 
-export { ALL_HTTP };
-
 export interface World {
   routes?: HttpRouteObject[];
   gateways?: Gateway[];
