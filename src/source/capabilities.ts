@@ -16,7 +16,6 @@ import { certificateRefs, poolRefs } from '../model/refs.ts';
 import type { HttpRoute, VirtualService } from '../model/types.ts';
 import type { DesiredResult, Finding, SourceStatus } from './desired.ts';
 
-
 function lacks(vs: VirtualService, caps: Capabilities): string | undefined {
   if (vs.kind === 'l7') {
     if (!caps.l7) return 'HTTP (L7) virtual services';
