@@ -13,6 +13,61 @@
 import type { HeaderModifier, HttpRoute, L7VirtualService, SniRoute } from '../../src/model/types.ts';
 import { quoteArg } from './encode.ts';
 
+/**
+ * What a frontend's routes become, independent of the transport: the runtime transport writes
+ * these as haproxy.cfg lines (ruleLines), the Data Plane transport as the API's ACL, rule and
+ * switching-rule objects (dataplane/route-layout.ts). Header names and values, paths and Locations
+ * are already quoted arguments; a condition is a list of ACL names (AND).
+ */
+export interface Acl {
+  name: string;
+  criterion: string;
+  value: string;
+}
+export type HttpAction =
+  | { type: 'set-var'; name: string; expr: string }
+  | { type: 'set-header' | 'add-header'; header: string; fmt: string }
+  | { type: 'del-header'; header: string }
+  | { type: 'redirect'; location: string; code: number }
+  | { type: 'set-path'; fmt: string }
+  | { type: 'return'; status: number };
+export interface HttpRule {
+  action: HttpAction;
+  cond: string;
+}
+export interface SwitchRule {
+  backend: string;
+  cond: string;
+}
+export interface GatewayRules {
+  acls: Acl[];
+  request: HttpRule[];
+  response: HttpRule[];
+  switching: SwitchRule[];
+}
+
+function actionText(a: HttpAction): string {
+  switch (a.type) {
+    case 'set-var':
+      return `set-var(${a.name}) ${a.expr}`;
+    case 'set-header':
+    case 'add-header':
+      return `${a.type} ${a.header} ${a.fmt}`;
+    case 'del-header':
+      return `del-header ${a.header}`;
+    case 'redirect':
+      return `redirect location ${a.location} code ${a.code}`;
+    case 'set-path':
+      return `set-path ${a.fmt}`;
+    case 'return':
+      return `return status ${a.status}`;
+  }
+}
+
+/** An http-request / http-response rule as a configuration line (also the simulator's). */
+export const httpRuleLine = (kind: 'request' | 'response', r: HttpRule): string =>
+  `http-${kind} ${actionText(r.action)}${r.cond ? ` if ${r.cond}` : ''}`;
+
 /** Header and query names HAProxy reads inside `req.hdr(...)` / `urlp(...)`. */
 export const FETCH_NAME = /^[A-Za-z0-9_-]+$/;
 
@@ -38,13 +93,18 @@ function hostAcl(h: string): string {
 /** A log-format value (set-header): `%` is HAProxy's, written `%%`. */
 const fmt = (v: string): string => quoteArg(v.replaceAll('%', '%%'));
 
-function modifierLines(kind: 'request' | 'response', m: HeaderModifier | undefined, cond: string): string[] {
+function modifierRules(m: HeaderModifier | undefined, cond: string): HttpRule[] {
   if (!m) return [];
-  const rule = `http-${kind}`;
   return [
-    ...m.set.map((h) => `    ${rule} set-header ${quoteArg(h.name)} ${fmt(h.value)} if ${cond}`),
-    ...m.add.map((h) => `    ${rule} add-header ${quoteArg(h.name)} ${fmt(h.value)} if ${cond}`),
-    ...m.remove.map((n) => `    ${rule} del-header ${quoteArg(n)} if ${cond}`),
+    ...m.set.map((h): HttpRule => ({
+      action: { type: 'set-header', header: quoteArg(h.name), fmt: fmt(h.value) },
+      cond,
+    })),
+    ...m.add.map((h): HttpRule => ({
+      action: { type: 'add-header', header: quoteArg(h.name), fmt: fmt(h.value) },
+      cond,
+    })),
+    ...m.remove.map((n): HttpRule => ({ action: { type: 'del-header', header: quoteArg(n) }, cond })),
   ];
 }
 
@@ -67,7 +127,7 @@ function replacedPath(
   return base === '' ? { fmt: restAfter(r), exact: '/' } : { fmt: `${lit(base)}${restAfter(r)}` };
 }
 
-function redirectLines(r: HttpRoute, p: string, scheme: 'http' | 'https'): string[] {
+function redirectRules(r: HttpRoute, p: string, scheme: 'http' | 'https'): HttpRule[] {
   const to = r.redirect!;
   const toScheme = to.scheme ?? scheme;
   const host = to.hostname !== undefined ? lit(to.hostname) : '%[hdr(host),field(1,:),lower]';
@@ -82,117 +142,140 @@ function redirectLines(r: HttpRoute, p: string, scheme: 'http' | 'https'): strin
         : '%[hdr(host),regsub(^[^:]*,)]';
   const query = '%[url,regsub(^[^?]*,)]';
   const head = `${toScheme}://${host}${port}`;
-  const line = (path: string, cond: string) =>
-    `    http-request redirect location ${quoteArg(`${head}${path}${query}`)} code ${to.statusCode} if ${cond}`;
+  const line = (path: string, cond: string): HttpRule => ({
+    action: { type: 'redirect', location: quoteArg(`${head}${path}${query}`), code: to.statusCode },
+    cond,
+  });
   if (!to.path) return [line('%[path]', `is_${p}`)];
   const { fmt: path, exact } = replacedPath(r, to.path);
   if (exact === undefined) return [line(path, `is_${p}`)];
   return [line(exact, `is_${p} ${p}_whole`), line(path, `is_${p} !${p}_whole`)];
 }
 
-function rewriteLines(r: HttpRoute, p: string): string[] {
+function rewriteRules(r: HttpRoute, p: string): HttpRule[] {
   const rw = r.rewrite;
   if (!rw) return [];
-  const out: string[] = [];
-  if (rw.hostname !== undefined) out.push(`    http-request set-header Host ${fmt(rw.hostname)} if is_${p}`);
+  const out: HttpRule[] = [];
+  const at = `is_${p}`;
+  if (rw.hostname !== undefined) {
+    out.push({ action: { type: 'set-header', header: 'Host', fmt: fmt(rw.hostname) }, cond: at });
+  }
   if (rw.path) {
     const { fmt: path, exact } = replacedPath(r, rw.path);
-    if (exact === undefined) out.push(`    http-request set-path ${quoteArg(path)} if is_${p}`);
+    if (exact === undefined) out.push({ action: { type: 'set-path', fmt: quoteArg(path) }, cond: at });
     else {
       // Decided on the path as it came: the first set-path changes what `${p}_whole` would see.
       const whole = '{ var(txn.npl_whole) -m bool }';
       out.push(
-        `    http-request set-var(txn.npl_whole) bool(true) if is_${p} ${p}_whole`,
-        `    http-request set-path ${quoteArg(exact)} if is_${p} ${whole}`,
-        `    http-request set-path ${quoteArg(path)} if is_${p} !${whole}`,
+        { action: { type: 'set-var', name: 'txn.npl_whole', expr: 'bool(true)' }, cond: `${at} ${p}_whole` },
+        { action: { type: 'set-path', fmt: quoteArg(exact) }, cond: `${at} ${whole}` },
+        { action: { type: 'set-path', fmt: quoteArg(path) }, cond: `${at} !${whole}` },
       );
     }
   }
   return out;
 }
 
-/** The lines inside the frontend, after its bind. */
-export function renderGatewayRoutes(v: L7VirtualService): string[] {
-  const routes = [...v.routes].sort(
-    (a, b) => hostRank(b.host) - hostRank(a.host) || (a.order ?? 0) - (b.order ?? 0),
-  );
+/** The routes' ACLs and rules, with the model's semantics (see the top of this file). */
+export function gatewayRules(v: L7VirtualService): GatewayRules {
+  const routes = sortedRoutes(v);
   const hosts = [...new Set(routes.map((r) => r.host).filter(Boolean))];
   const hostName = (h: string) => `h${hosts.indexOf(h)}`;
-  const lines = hosts.map((h) => `    acl ${hostName(h)} ${hostAcl(h)}`);
-  const tail: string[] = [];
+  const out: GatewayRules = { acls: [], request: [], response: [], switching: [] };
+  const acl = (name: string, criterion: string, value: string) => out.acls.push({ name, criterion, value });
+  for (const h of hosts) {
+    const [criterion, ...value] = hostAcl(h).split(' ');
+    acl(hostName(h), criterion!, value.join(' '));
+  }
+  const picks: HttpRule[] = [];
+  const tail: HttpRule[] = [];
   routes.forEach((r, i) => {
     const p = `r${i}`;
-    lines.push(`    # npl-lb groute ${i} json=${enc(JSON.stringify(r))}`);
     const conds: string[] = [];
     if (r.host) conds.push(hostName(r.host));
     for (const other of hosts) if (covers(r.host, other)) conds.push(`!${hostName(other)}`);
-    if (r.pathType === 'Exact') lines.push(`    acl ${p}_path path -m str ${quoteArg(r.path)}`);
-    else if (r.pathType === 'RegularExpression') {
-      lines.push(`    acl ${p}_path path -m reg ${quoteArg(`^(?:${r.path})$`)}`);
-    } else if (r.path.replace(/\/+$/, '') !== '') {
+    let hasPath = true;
+    if (r.pathType === 'Exact') acl(`${p}_path`, 'path', `-m str ${quoteArg(r.path)}`);
+    else if (r.pathType === 'RegularExpression')
+      acl(`${p}_path`, 'path', `-m reg ${quoteArg(`^(?:${r.path})$`)}`);
+    else if (r.path.replace(/\/+$/, '') !== '') {
       const prefix = r.path.replace(/\/+$/, '');
-      lines.push(
-        `    acl ${p}_path path -m str ${quoteArg(prefix)}`,
-        `    acl ${p}_path path -m beg ${quoteArg(`${prefix}/`)}`,
-      );
-    }
-    if (lines.at(-1)!.includes(`acl ${p}_path`)) conds.push(`${p}_path`);
+      acl(`${p}_path`, 'path', `-m str ${quoteArg(prefix)}`);
+      acl(`${p}_path`, 'path', `-m beg ${quoteArg(`${prefix}/`)}`);
+    } else hasPath = false;
+    if (hasPath) conds.push(`${p}_path`);
     (r.headers ?? []).forEach((h, j) => {
       const how =
         h.type === 'Exact' ? `-m str ${quoteArg(h.value)}` : `-m reg ${quoteArg(`^(?:${h.value})$`)}`;
-      lines.push(`    acl ${p}_hdr${j} req.hdr(${h.name}) ${how}`);
+      acl(`${p}_hdr${j}`, `req.hdr(${h.name})`, how);
       conds.push(`${p}_hdr${j}`);
     });
     (r.queryParams ?? []).forEach((q, j) => {
       const how =
         q.type === 'Exact' ? `-m str ${quoteArg(q.value)}` : `-m reg ${quoteArg(`^(?:${q.value})$`)}`;
-      lines.push(`    acl ${p}_q${j} urlp(${q.name}) ${how}`);
+      acl(`${p}_q${j}`, `urlp(${q.name})`, how);
       conds.push(`${p}_q${j}`);
     });
     if (r.pathType === 'Prefix' || r.pathType === 'ImplementationSpecific') {
-      lines.push(`    acl ${p}_whole path -m str ${quoteArg(r.path.replace(/\/+$/, '') || '/')}`);
+      acl(`${p}_whole`, 'path', `-m str ${quoteArg(r.path.replace(/\/+$/, '') || '/')}`);
     }
     if (r.method) {
-      lines.push(`    acl ${p}_method method ${r.method}`);
+      acl(`${p}_method`, 'method', r.method);
       conds.push(`${p}_method`);
     }
-    lines.push(
-      `    http-request set-var(txn.npl_route) int(${i}) if !{ var(txn.npl_route) -m found } ${conds.join(' ')}`.trimEnd(),
-      `    acl is_${p} var(txn.npl_route) -m int ${i}`,
-    );
-    tail.push(...modifierLines('request', r.requestHeaders, `is_${p}`));
-    tail.push(...modifierLines('response', r.responseHeaders, `is_${p}`));
+    picks.push({
+      action: { type: 'set-var', name: 'txn.npl_route', expr: `int(${i})` },
+      cond: ['!{ var(txn.npl_route) -m found }', ...conds].join(' '),
+    });
+    acl(`is_${p}`, 'var(txn.npl_route)', `-m int ${i}`);
+    const at = `is_${p}`;
+    tail.push(...modifierRules(r.requestHeaders, at));
+    out.response.push(...modifierRules(r.responseHeaders, at));
     if (r.redirect) {
-      tail.push(...redirectLines(r, p, v.protocol === 'HTTPS' ? 'https' : 'http'));
+      tail.push(...redirectRules(r, p, v.protocol === 'HTTPS' ? 'https' : 'http'));
       return;
     }
-    tail.push(...rewriteLines(r, p));
+    tail.push(...rewriteRules(r, p));
     if (r.backends) {
       const total = r.backends.reduce((s, b) => s + b.weight, 0);
-      tail.push(`    http-request set-var(txn.npl_pick) rand(${total}) if is_${p}`);
+      tail.push({ action: { type: 'set-var', name: 'txn.npl_pick', expr: `rand(${total})` }, cond: at });
       let from = 0;
       for (const b of r.backends) {
         const pick = `{ var(txn.npl_pick) -m int ge ${from} } { var(txn.npl_pick) -m int lt ${from + b.weight} }`;
         from += b.weight;
         if (b.weight === 0) continue;
-        tail.push(
-          b.pool
-            ? `    use_backend ${b.pool} if is_${p} ${pick}`
-            : `    http-request return status 500 if is_${p} ${pick}`,
-        );
+        if (b.pool) out.switching.push({ backend: b.pool, cond: `${at} ${pick}` });
+        else tail.push({ action: { type: 'return', status: 500 }, cond: `${at} ${pick}` });
       }
-    } else if (r.pool) tail.push(`    use_backend ${r.pool} if is_${p}`);
-    else tail.push(`    http-request return status 500 if is_${p}`);
+    } else if (r.pool) out.switching.push({ backend: r.pool, cond: at });
+    else tail.push({ action: { type: 'return', status: 500 }, cond: at });
   });
   // A request no route takes: 404, as the model says (a default backend takes it when there is one).
-  if (!v.defaultPool) tail.push('    http-request return status 404 if !{ var(txn.npl_route) -m found }');
-  return [...lines, ...reorder(tail)];
+  if (!v.defaultPool) {
+    tail.push({ action: { type: 'return', status: 404 }, cond: '!{ var(txn.npl_route) -m found }' });
+  }
+  out.request = [...picks, ...tail];
+  return out;
 }
 
-/** http-request rules run before use_backend: HAProxy warns when they come after; keep them first. */
-function reorder(lines: string[]): string[] {
-  const first = lines.filter((l) => !l.trimStart().startsWith('use_backend'));
-  return [...first, ...lines.filter((l) => l.trimStart().startsWith('use_backend'))];
+function sortedRoutes(v: L7VirtualService): HttpRoute[] {
+  return [...v.routes].sort((a, b) => hostRank(b.host) - hostRank(a.host) || (a.order ?? 0) - (b.order ?? 0));
+}
+
+/**
+ * The lines inside the frontend, after its bind: each route kept whole in a comment (observe()
+ * reads them back), then ACLs, http-request and http-response rules, and use_backend last (HAProxy
+ * runs http-request rules before use_backend and warns when they come after).
+ */
+export function renderGatewayRoutes(v: L7VirtualService): string[] {
+  const g = gatewayRules(v);
+  return [
+    ...sortedRoutes(v).map((r, i) => `    # npl-lb groute ${i} json=${enc(JSON.stringify(r))}`),
+    ...g.acls.map((a) => `    acl ${a.name} ${a.criterion} ${a.value}`),
+    ...g.request.map((r) => `    ${httpRuleLine('request', r)}`),
+    ...g.response.map((r) => `    ${httpRuleLine('response', r)}`),
+    ...g.switching.map((r) => `    use_backend ${r.backend} if ${r.cond}`),
+  ];
 }
 
 /** The routes of a frontend written by renderGatewayRoutes, or undefined when it has none. */
@@ -208,23 +291,37 @@ export function parseGatewayRoutes(body: string): HttpRoute[] | undefined {
  * host is the default; with none, a name no route takes is closed unanswered. The routes are kept
  * in a comment for observe().
  */
-export function renderSniRoutes(sni: SniRoute[]): string[] {
+export interface SniRules {
+  /** The wait for the ClientHello (ms), then the accept once it is there. */
+  inspectDelayMs: number;
+  accept: string;
+  switching: SwitchRule[];
+  defaultBackend: string | undefined;
+}
+
+export function sniRules(sni: SniRoute[]): SniRules {
   const routes = [...sni].sort((a, b) => hostRank(b.host) - hostRank(a.host) || (a.host < b.host ? -1 : 1));
-  const lines = [
-    `    # npl-lb sni json=${enc(JSON.stringify(sni))}`,
-    '    tcp-request inspect-delay 5s',
-    '    tcp-request content accept if { req_ssl_hello_type 1 }',
-  ];
+  const switching: SwitchRule[] = [];
   let fallback: string | undefined;
   for (const r of routes) {
     if (r.host === '') fallback = r.pool;
     else if (r.host.startsWith('*.'))
-      lines.push(`    use_backend ${r.pool} if { req_ssl_sni -m end -i ${quoteArg(r.host.slice(1))} }`);
-    else lines.push(`    use_backend ${r.pool} if { req_ssl_sni -m str -i ${quoteArg(r.host)} }`);
+      switching.push({ backend: r.pool, cond: `{ req_ssl_sni -m end -i ${quoteArg(r.host.slice(1))} }` });
+    else switching.push({ backend: r.pool, cond: `{ req_ssl_sni -m str -i ${quoteArg(r.host)} }` });
   }
   // No route for the name: no backend, and HAProxy closes the connection before any handshake.
-  if (fallback) lines.push(`    default_backend ${fallback}`);
-  return lines;
+  return { inspectDelayMs: 5000, accept: '{ req_ssl_hello_type 1 }', switching, defaultBackend: fallback };
+}
+
+export function renderSniRoutes(sni: SniRoute[]): string[] {
+  const s = sniRules(sni);
+  return [
+    `    # npl-lb sni json=${enc(JSON.stringify(sni))}`,
+    `    tcp-request inspect-delay ${s.inspectDelayMs / 1000}s`,
+    `    tcp-request content accept if ${s.accept}`,
+    ...s.switching.map((r) => `    use_backend ${r.backend} if ${r.cond}`),
+    ...(s.defaultBackend ? [`    default_backend ${s.defaultBackend}`] : []),
+  ];
 }
 
 export function parseSniRoutes(body: string): SniRoute[] | undefined {
