@@ -2,6 +2,8 @@
  * One canonical form for model objects, so two states with the same meaning compare equal whatever
  * order their lists came in: members by address and port, routes by host, path and type.
  */
+import { createHash } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { Certificate, HttpRoute, LbState, Member, Pool, VirtualService } from './types.ts';
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -47,6 +49,23 @@ export function normalizeVirtualService(vs: VirtualService): VirtualService {
 
 /** A certificate has no lists to order; its SNI names are sorted by the source. */
 export const normalizeCertificate = (c: Certificate): Certificate => c;
+
+const KEY_DIGEST = 'sha256:';
+
+/**
+ * What a device that never gives a private key back (the HAProxy Data Plane API, Avi, BIG-IP)
+ * reports as `keyPem`: the key's digest. A key and its digest compare equal (sameCertificate).
+ */
+export const keyDigest = (keyPem: string): string =>
+  keyPem.startsWith(KEY_DIGEST)
+    ? keyPem
+    : `${KEY_DIGEST}${createHash('sha256').update(keyPem).digest('hex')}`;
+
+/** Whether two certificates are the same, one of them perhaps read back with its key's digest. */
+export function sameCertificate(a: Certificate, b: Certificate): boolean {
+  if (a.keyPem === b.keyPem) return isDeepStrictEqual(a, b);
+  return isDeepStrictEqual({ ...a, keyPem: keyDigest(a.keyPem) }, { ...b, keyPem: keyDigest(b.keyPem) });
+}
 
 export function normalizeState(s: LbState): LbState {
   return {

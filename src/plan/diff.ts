@@ -5,7 +5,12 @@
  * update, and the reverse on delete.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { normalizeCertificate, normalizePool, normalizeVirtualService } from '../model/normalize.ts';
+import {
+  normalizeCertificate,
+  normalizePool,
+  normalizeVirtualService,
+  sameCertificate,
+} from '../model/normalize.ts';
 import type { Change, ChangeOf, Observed } from '../adapter/changes.ts';
 import type { LbState, ObjectKind } from '../model/types.ts';
 
@@ -36,6 +41,7 @@ function diffKind<K extends ObjectKind, T extends { name: string }>(
   foreign: Map<string, Observed['foreign'][number]>,
   normalize: (x: T) => T,
   conflicts: Conflict[],
+  same: (a: T, b: T) => boolean = isDeepStrictEqual,
 ): KindDiff<K, T> {
   const current = new Map(owned.map((x) => [x.name, x]));
   const wanted = new Set<string>();
@@ -50,7 +56,7 @@ function diffKind<K extends ObjectKind, T extends { name: string }>(
     const cur = current.get(d.name);
     const want = normalize(d);
     if (!cur) upserts.push({ op: 'create', kind, name: d.name, desired: want });
-    else if (normalize(cur) !== want && !isDeepStrictEqual(normalize(cur), want)) {
+    else if (normalize(cur) !== want && !same(normalize(cur), want)) {
       upserts.push({ op: 'update', kind, name: d.name, desired: want, observed: cur });
     }
   }
@@ -79,6 +85,7 @@ export function plan(desired: LbState, observed: Observed): Plan {
     foreign,
     normalizeCertificate,
     conflicts,
+    sameCertificate,
   );
   return {
     changes: [

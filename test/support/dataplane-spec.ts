@@ -114,6 +114,11 @@ export class DataplaneSpec {
         problems.push(`${where}: query parameter ${q} is not declared`);
       }
     }
+    for (const field of Object.keys(x.form ?? {})) {
+      if (!params.some((p) => p.in === 'formData' && p.name === field)) {
+        problems.push(`${where}: form field ${field} is not declared`);
+      }
+    }
     const bodyIndex = (op.parameters ?? []).findIndex((p) => !p.$ref && p.in === 'body');
     if (x.requestBody !== undefined) {
       if (bodyIndex < 0) problems.push(`${where}: the operation takes no body`);
@@ -137,7 +142,10 @@ export class DataplaneSpec {
       headers = this.doc.responses[name]?.headers;
       ptr = pointer('responses', name, 'schema');
     }
-    if (schema !== undefined && x.responseBody !== undefined) {
+    if ((schema as { type?: string } | undefined)?.type === 'file') {
+      // A file's contents, as they are.
+      if (typeof x.responseBody !== 'string') problems.push(`${where}: ${status} should be a file`);
+    } else if (schema !== undefined && x.responseBody !== undefined) {
       const v = this.validator(ptr);
       if (!v(x.responseBody)) problems.push(`${where}: ${status} body: ${this.ajv.errorsText(v.errors)}`);
     }

@@ -10,9 +10,14 @@ import {
   dpBackendSchema,
   dpBindSchema,
   dpFrontendSchema,
+  dpHttpRuleSchema,
   dpRuleSchema,
   dpServerSchema,
+  dpTcpRuleSchema,
+  type DpHttpRule,
+  type DpTcpRule,
 } from '../dataplane/models.ts';
+import { dpToHttpRule, RuleShapeError, tcpRuleLine } from '../dataplane/route-layout.ts';
 import type { DpConfig } from './config-store.ts';
 
 export class DpError extends Error {
@@ -24,7 +29,28 @@ export class DpError extends Error {
   }
 }
 
-export type Kind = 'backends' | 'frontends' | 'servers' | 'binds' | 'acls' | 'backend_switching_rules';
+export type Kind =
+  'backends' | 'frontends' | 'servers' | 'binds' | 'acls' | 'backend_switching_rules' | RuleKind;
+type RuleKind = 'http_request_rules' | 'http_response_rules' | 'tcp_request_rules';
+const RULES: readonly string[] = ['http_request_rules', 'http_response_rules', 'tcp_request_rules'];
+/** The lists a frontend holds in order (addressed by index). */
+const isOrdered = (k: Kind): boolean => k === 'acls' || k === 'backend_switching_rules' || RULES.includes(k);
+const HTTP_RULE = [
+  'type',
+  'cond',
+  'cond_test',
+  'hdr_name',
+  'hdr_format',
+  'var_scope',
+  'var_name',
+  'var_expr',
+  'redir_type',
+  'redir_value',
+  'redir_code',
+  'path_fmt',
+  'return_status_code',
+];
+const TCP_RULE = ['type', 'action', 'cond', 'cond_test', 'timeout'];
 
 /** Fields this simulator renders; anything else is refused rather than silently dropped. */
 const FIELDS: Record<Kind, { schema: z.ZodType; v2: string[]; v3: string[] }> = {
@@ -45,9 +71,12 @@ const FIELDS: Record<Kind, { schema: z.ZodType; v2: string[]; v3: string[] }> = 
   },
   binds: {
     schema: dpBindSchema,
-    v2: ['name', 'address', 'port', 'transparent'],
-    v3: ['name', 'address', 'port', 'transparent', 'metadata'],
+    v2: ['name', 'address', 'port', 'transparent', 'ssl', 'crt_list'],
+    v3: ['name', 'address', 'port', 'transparent', 'ssl', 'crt_list', 'metadata'],
   },
+  http_request_rules: { schema: dpHttpRuleSchema, v2: ['index', ...HTTP_RULE], v3: HTTP_RULE },
+  http_response_rules: { schema: dpHttpRuleSchema, v2: ['index', ...HTTP_RULE], v3: HTTP_RULE },
+  tcp_request_rules: { schema: dpTcpRuleSchema, v2: ['index', ...TCP_RULE], v3: TCP_RULE },
   acls: {
     schema: dpAclSchema,
     v2: ['index', 'acl_name', 'criterion', 'value'],
@@ -71,6 +100,14 @@ function parseBody(kind: Kind, v: ApiVersion, body: unknown): Record<string, unk
   if (unknown) throw new DpError(400, `${kind}: field "${unknown}" is not supported by this simulator`);
   if (kind === 'binds' && v === 'v3' && !(r.data as { name?: string }).name) {
     throw new DpError(422, 'binds: name is required');
+  }
+  // A rule this simulator could not write into haproxy.cfg is refused, not dropped.
+  try {
+    if (kind === 'tcp_request_rules') tcpRuleLine(r.data as DpTcpRule);
+    else if (RULES.includes(kind)) dpToHttpRule(r.data as DpHttpRule);
+  } catch (err) {
+    if (err instanceof RuleShapeError) throw new DpError(400, `${kind}: ${err.message}`);
+    throw err;
   }
   return r.data as Record<string, unknown>;
 }
@@ -98,7 +135,7 @@ export function readItems(
   }
   const list = children(c, kind, parent!);
   const shown = (item: Record<string, unknown>, i: number) =>
-    (kind === 'acls' || kind === 'backend_switching_rules') && v === 'v2' ? { index: i, ...item } : item;
+    isOrdered(kind) && v === 'v2' ? { index: i, ...item } : item;
   if (key === undefined) return list.map((x, i) => shown(x, i));
   const i = find(kind, list, key);
   return shown(list[i]!, i);
@@ -112,11 +149,19 @@ function children(c: DpConfig, kind: Kind, parent: string): Record<string, unkno
   }
   const f = c.frontends.get(parent);
   if (!f) throw new DpError(404, `frontend ${parent} not found`);
-  return (kind === 'binds' ? f.binds : kind === 'acls' ? f.acls : f.rules) as Record<string, unknown>[];
+  const lists: Record<string, unknown[]> = {
+    binds: f.binds,
+    acls: f.acls,
+    backend_switching_rules: f.rules,
+    http_request_rules: f.httpRequest,
+    http_response_rules: f.httpResponse,
+    tcp_request_rules: f.tcpRequest,
+  };
+  return lists[kind] as Record<string, unknown>[];
 }
 
 function find(kind: Kind, list: Record<string, unknown>[], key: string): number {
-  if (kind === 'acls' || kind === 'backend_switching_rules') {
+  if (isOrdered(kind)) {
     const i = Number(key);
     if (!Number.isInteger(i) || i < 0 || i >= list.length) throw new DpError(404, `${kind} ${key} not found`);
     return i;
@@ -145,7 +190,16 @@ export function writeItems(
     if (method === 'POST' && key === undefined) {
       if (map.has(name)) throw new DpError(409, `${kind.slice(0, -1)} ${name} already exists`);
       if (kind === 'backends') c.backends.set(name, { backend: data as never, servers: [] });
-      else c.frontends.set(name, { frontend: data as never, binds: [], acls: [], rules: [] });
+      else
+        c.frontends.set(name, {
+          frontend: data as never,
+          binds: [],
+          acls: [],
+          rules: [],
+          httpRequest: [],
+          httpResponse: [],
+          tcpRequest: [],
+        });
       return { body: data };
     }
     if (method === 'PUT' && key !== undefined) {
@@ -158,7 +212,7 @@ export function writeItems(
     throw new DpError(405, `${method} not allowed here`);
   }
   const list = children(c, kind, parent!);
-  const ordered = kind === 'acls' || kind === 'backend_switching_rules';
+  const ordered = isOrdered(kind);
   if (method === 'PUT' && key === undefined) {
     // v3: the whole list at once.
     if (v !== 'v3' || !ordered || !Array.isArray(body))
@@ -213,9 +267,15 @@ export function resolveTarget(v: ApiVersion, rest: string[], query: Record<strin
     v === 'v3' &&
     a === 'frontends' &&
     b &&
-    (c === 'binds' || c === 'acls' || c === 'backend_switching_rules')
+    (c === 'binds' || c === 'acls' || c === 'backend_switching_rules' || RULES.includes(c ?? ''))
   ) {
-    return { kind: c, parent: b, key: d };
+    return { kind: c as Kind, parent: b, key: d };
+  }
+  if (v === 'v2' && a && RULES.includes(a) && c === undefined) {
+    if (query.parent_type !== 'frontend' || !query.parent_name) {
+      throw new DpError(400, `${a}: this simulator holds rules of frontends (parent_type=frontend)`);
+    }
+    return { kind: a as RuleKind, parent: query.parent_name, key: b };
   }
   if (
     v === 'v2' &&

@@ -4,7 +4,18 @@
  * the real API: a change that only moves a server (address, port, weight, maintenance; metadata,
  * which lives in a comment) is done through the runtime socket; anything else needs a reload.
  */
-import type { DpAcl, DpBackend, DpBind, DpFrontend, DpRule, DpServer } from '../dataplane/models.ts';
+import { httpRuleLine } from '../http-routes.ts';
+import type {
+  DpAcl,
+  DpBackend,
+  DpBind,
+  DpFrontend,
+  DpHttpRule,
+  DpRule,
+  DpServer,
+  DpTcpRule,
+} from '../dataplane/models.ts';
+import { dpToHttpRule, tcpRuleLine } from '../dataplane/route-layout.ts';
 
 export interface StoredBackend {
   backend: DpBackend;
@@ -16,6 +27,9 @@ export interface StoredFrontend {
   binds: DpBind[];
   acls: DpAcl[];
   rules: DpRule[];
+  httpRequest: DpHttpRule[];
+  httpResponse: DpHttpRule[];
+  tcpRequest: DpTcpRule[];
 }
 
 export interface DpConfig {
@@ -73,16 +87,27 @@ export function renderConfig(c: DpConfig, p: RenderPaths): string {
     else if (b.adv_check === 'tcp-check') lines.push('    option tcp-check');
     lines.push(...servers.map(serverLine), '');
   }
-  for (const { frontend: f, binds, acls, rules } of c.frontends.values()) {
+  for (const {
+    frontend: f,
+    binds,
+    acls,
+    rules,
+    httpRequest,
+    httpResponse,
+    tcpRequest,
+  } of c.frontends.values()) {
     lines.push(`frontend ${f.name}`);
     if (f.mode) lines.push(`    mode ${f.mode}`);
     if (f.description) lines.push(`    description ${f.description}`);
     for (const b of binds) {
       lines.push(
-        `    bind ${addr(b.address ?? '', b.port)} name ${b.name}${b.transparent ? ' transparent' : ''}`,
+        `    bind ${addr(b.address ?? '', b.port)} name ${b.name}${b.transparent ? ' transparent' : ''}${b.ssl ? ` ssl${b.crt_list ? ` crt-list ${b.crt_list}` : ''}` : ''}`,
       );
     }
     for (const a of acls) lines.push(`    acl ${a.acl_name} ${a.criterion}${a.value ? ` ${a.value}` : ''}`);
+    for (const r of tcpRequest) lines.push(`    ${tcpRuleLine(r)}`);
+    for (const r of httpRequest) lines.push(`    ${httpRuleLine('request', dpToHttpRule(r))}`);
+    for (const r of httpResponse) lines.push(`    ${httpRuleLine('response', dpToHttpRule(r))}`);
     for (const r of rules) {
       lines.push(`    use_backend ${r.name}${r.cond && r.cond_test ? ` ${r.cond} ${r.cond_test}` : ''}`);
     }

@@ -7,7 +7,7 @@
  * only moves servers goes through the runtime socket (200/201/204); anything else re-renders
  * haproxy.cfg, checks it with `haproxy -c` and reloads (202 + Reload-ID, `GET /reloads/{id}`).
  */
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { Logger } from '../../../src/runtime/logger.ts';
@@ -16,6 +16,7 @@ import type { ApiVersion, DpReload } from '../dataplane/models.ts';
 import { adminSocket, checkConfig, configPath, HaproxyProcess, socketCommand } from '../process.ts';
 import { DpError, readItems, resolveTarget, type Target, writeItems } from './config-crud.ts';
 import { runtimeServersRoute } from './runtime-servers.ts';
+import { SimStorage, type Upload } from './storage.ts';
 import { cloneConfig, type DpConfig, emptyConfig, renderConfig, runtimePlan } from './config-store.ts';
 
 export interface DataplaneSimOptions {
@@ -36,6 +37,8 @@ export interface Exchange {
   path: string;
   query: Record<string, string>;
   requestBody: unknown;
+  /** A multipart upload's parts: field name -> file name. */
+  form?: Record<string, string>;
   status: number;
   responseBody: unknown;
   headers: Record<string, string>;
@@ -51,6 +54,8 @@ interface Transaction {
 interface Reply {
   status: number;
   body?: unknown;
+  /** Sent as it is (a stored file's contents). */
+  raw?: string;
   headers?: Record<string, string>;
 }
 
@@ -65,9 +70,22 @@ export class DataplaneSimulator {
   private reloadSeq = 0;
   private txSeq = 0;
   readonly stats = { reloads: 0, runtimeCommands: 0, commits: 0 };
+  readonly storage: SimStorage;
 
   constructor(private readonly opts: DataplaneSimOptions) {
     this.proc = new HaproxyProcess({ bin: opts.haproxyBin, workDir: opts.workDir });
+    this.storage = new SimStorage(join(opts.workDir, 'storage'), {
+      runtime: (line) => {
+        this.stats.runtimeCommands++;
+        return this.proc.runtime(line);
+      },
+      reload: () => this.scheduleReload([], true),
+      forceReload: async () => {
+        this.scheduleReload([], true);
+        await this.reloadChain;
+      },
+      configText: () => readFileSync(this.configFile, 'utf8'),
+    });
   }
 
   get url(): string {
@@ -111,17 +129,35 @@ export class DataplaneSimulator {
     for await (const c of req) chunks.push(c as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
     let body: unknown = undefined;
+    let form: Record<string, string> | undefined;
+    const upload: Upload = {};
     let reply: Reply;
     try {
       await this.opts.beforeRequest?.(req.method ?? 'GET', url.pathname, query);
-      if (text) {
+      const type = req.headers['content-type'] ?? '';
+      if (type.startsWith('multipart/form-data')) {
+        const parts = await new Response(Buffer.concat(chunks), { headers: { 'content-type': type } })
+          .formData()
+          .catch(() => {
+            throw new DpError(400, 'the multipart body does not parse');
+          });
+        form = {};
+        for (const [field, value] of parts) {
+          if (typeof value === 'string') continue;
+          form[field] = value.name;
+          if (field === 'file_upload') upload.file = { filename: value.name, content: await value.text() };
+        }
+      } else if (type.startsWith('text/plain')) {
+        body = text;
+        upload.text = text;
+      } else if (text) {
         try {
           body = JSON.parse(text);
         } catch {
           throw new DpError(400, 'the body is not JSON');
         }
       }
-      reply = await this.route(req, url.pathname, query, body);
+      reply = await this.route(req, url.pathname, query, body, upload);
     } catch (err) {
       const status = err instanceof DpError ? err.status : 500;
       if (status >= 500) this.opts.logger?.error({ err }, 'dataplane simulator error');
@@ -134,12 +170,16 @@ export class DataplaneSimulator {
       path: url.pathname,
       query,
       requestBody: body,
+      ...(form ? { form } : {}),
       status: reply.status,
-      responseBody: reply.body,
+      responseBody: reply.raw ?? reply.body,
       headers,
     });
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-    if (reply.body === undefined) {
+    if (reply.raw !== undefined) {
+      res.writeHead(reply.status, { 'content-type': 'application/octet-stream' });
+      res.end(reply.raw);
+    } else if (reply.body === undefined) {
       res.writeHead(reply.status);
       res.end();
     } else sendJson(res, reply.status, reply.body);
@@ -155,6 +195,7 @@ export class DataplaneSimulator {
     pathname: string,
     query: Record<string, string>,
     body: unknown,
+    upload: Upload,
   ): Promise<Reply> {
     const m = /^\/(v2|v3)(\/.*)$/.exec(pathname);
     if (!m) throw new DpError(404, `${pathname}: not found (the API is under /v2 and /v3)`);
@@ -180,6 +221,12 @@ export class DataplaneSimulator {
       const r = this.reloads.get(seg[3]);
       if (!r) throw new DpError(404, `reload ${seg[3]} not found`);
       return { status: 200, body: r };
+    }
+    if (seg[0] === 'services' && seg[1] === 'haproxy' && seg[2] === 'storage') {
+      return this.storage.route(v, method, seg.slice(3), query, upload, body);
+    }
+    if (path === '/services/haproxy/runtime/ssl_crt_lists/entries') {
+      return this.storage.route(v, method, ['runtime_crt_list_entries'], query, upload, body);
     }
     if (seg[0] === 'services' && seg[1] === 'haproxy' && seg[2] === 'runtime' && method === 'GET') {
       return runtimeServersRoute(v, seg.slice(3), query, {

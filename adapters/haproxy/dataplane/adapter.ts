@@ -7,16 +7,21 @@
  * (202 + Reload-ID), apply waits for the reload to succeed. Pools are backends of server slots
  * (see layout.ts), so scaling is runtime changes only.
  */
+import { isDeepStrictEqual } from 'node:util';
 import PQueue from 'p-queue';
-import { applyCoreKinds } from '../../../src/adapter/core-kinds.ts';
+import { ALL_HTTP } from '../../../src/adapter/http-capabilities.ts';
+import { AdapterError, isTerminalCode } from '../../../src/adapter/errors.ts';
 import type {
   ApplyResult,
   Capabilities,
   LoadBalancerAdapter,
   MemberHealth,
 } from '../../../src/adapter/contract.ts';
-import type { Pool, VirtualService } from '../../../src/model/types.ts';
+import type { Certificate, Pool, VirtualService } from '../../../src/model/types.ts';
+import { normalizeVirtualService } from '../../../src/model/normalize.ts';
 import type { Change as AnyChange, CoreChange as Change, Observed } from '../../../src/adapter/changes.ts';
+import { applyAround, CertStore, withoutExtraCertificates } from '../cert-store.ts';
+import { DpCertificates } from './certificates.ts';
 import { codeForStatus } from '../../../src/adapter/errors.ts';
 import { checkStatusName } from '../server-state.ts';
 import { changeProblem, dependencyProblem, type Fail, httpPools } from '../validate.ts';
@@ -26,15 +31,13 @@ import {
   backendChanged,
   backendFor,
   type DeviceBackend,
-  type DeviceFrontend,
-  frontendFor,
   type LayoutOptions,
   memberKey,
   ownerOf,
   readPool,
-  readVirtualService,
   serverChanged,
 } from './layout.ts';
+import { type DeviceFrontend, frontendFor, readVirtualService } from './frontend-layout.ts';
 
 export interface HaproxyDataplaneOptions extends DataplaneClientOptions {
   owner: string;
@@ -55,7 +58,11 @@ interface Op {
 }
 
 interface Built {
+  /** Before the transaction: crt-list files, and certificates frontends gain or lose at runtime. */
+  pre: Op[];
   ops: Op[];
+  /** After the commit: crt-lists no frontend binds any more. */
+  post: Op[];
   backends: Map<string, DeviceBackend | undefined>;
   frontends: Map<string, DeviceFrontend | undefined>;
 }
@@ -72,10 +79,13 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
   private loaded = false;
   /** Applies run one at a time. */
   private chain: Promise<unknown> = Promise.resolve();
+  private readonly certs: DpCertificates;
+  private certificates = new Map<string, Certificate>();
 
   constructor(private readonly opts: HaproxyDataplaneOptions) {
     this.owner = opts.owner;
     this.client = new DataplaneClient(opts);
+    this.certs = new DpCertificates(this.client, opts.owner, (id) => this.awaitReload(id));
     this.layout = {
       owner: opts.owner,
       apiVersion: opts.apiVersion,
@@ -91,7 +101,17 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
   }
 
   capabilities(): Capabilities {
-    return { l4: { tcp: true, udp: false }, l7: true, memberNodeTag: true, drainingMembers: true };
+    return {
+      l4: { tcp: true, udp: false },
+      l7: true,
+      memberNodeTag: true,
+      drainingMembers: true,
+      // Gateway API routes, every feature of the model (route-layout.ts), TLS passthrough, and
+      // certificates in the API's storage (certificates.ts).
+      http: ALL_HTTP,
+      tlsPassthrough: true,
+      certificates: true,
+    };
   }
 
   async verify(): Promise<void> {
@@ -99,8 +119,12 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
   }
 
   async observe(): Promise<Observed> {
-    const [backends, frontends] = await Promise.all([this.client.backends(), this.client.frontends()]);
-    const foreign: Observed['foreign'] = [];
+    const [backends, frontends, certs] = await Promise.all([
+      this.client.backends(),
+      this.client.frontends(),
+      this.certs.observe(),
+    ]);
+    const foreign: Observed['foreign'] = [...certs.foreign];
     const q = new PQueue({ concurrency: 8 });
     const ownBackends = new Map<string, DeviceBackend>();
     const ownFrontends = new Map<string, DeviceFrontend>();
@@ -126,16 +150,21 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
       if (owner !== this.owner) foreign.push({ kind: 'virtualService', name: f.name, owner });
       else
         reads.push(
-          q.add(
-            async () =>
-              void ownFrontends.set(f.name, { frontend: f, binds: await this.client.binds(f.name) }),
-          ),
+          q.add(async () => {
+            const https = /\bprotocol=HTTPS\b/.test(f.description ?? '');
+            ownFrontends.set(f.name, {
+              frontend: f,
+              binds: await this.client.binds(f.name),
+              ...(https ? { certificates: await this.certs.crtListCertificates(f.name) } : {}),
+            });
+          }),
         );
     }
     await Promise.all(reads);
     this.backends = ownBackends;
     this.frontends = ownFrontends;
     this.foreign = foreign;
+    this.certificates = new Map(certs.owned.map((c) => [c.name, c]));
     this.loaded = true;
     return this.observed();
   }
@@ -145,19 +174,58 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
       owned: {
         pools: [...this.backends.values()].map(readPool),
         virtualServices: [...this.frontends.values()].map(readVirtualService),
+        certificates: [...this.certificates.values()],
       },
       foreign: this.foreign,
     };
   }
 
   apply(changes: AnyChange[]): Promise<ApplyResult[]> {
-    return applyCoreKinds(changes, (core) => this.applyCore(core));
-  }
-
-  private applyCore(changes: Change[]): Promise<ApplyResult[]> {
-    const run = this.chain.then(() => this.applyNow(changes));
+    const run = this.chain.then(() =>
+      applyAround(
+        changes,
+        (c) => this.applyCertificate(c),
+        (core) => this.applyNow(core),
+      ),
+    );
     this.chain = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * A certificate change, alone: checked as HAProxy would before it is sent (a certificate it
+   * refuses fails with its reason and nothing else); a deleted one goes unless a frontend of ours
+   * still serves it.
+   */
+  private async applyCertificate(c: Extract<AnyChange, { kind: 'certificate' }>): Promise<ApplyResult> {
+    const fail = (code: AdapterError['code'], message: string): ApplyResult => ({
+      change: c,
+      ok: false,
+      error: { code, message, terminal: isTerminalCode(code) },
+    });
+    try {
+      if (!this.loaded) await this.observe();
+      if (c.op === 'delete') {
+        const user = [...this.frontends.values()].find((f) => f.certificates?.includes(c.name));
+        if (user) return fail('InUse', `certificate ${c.name} is still served by ${user.frontend.name}`);
+        await this.certs.remove(c.name);
+        this.certificates.delete(c.name);
+        return { change: c, ok: true };
+      }
+      const problem = CertStore.problem(c.desired);
+      if (problem) return fail('Invalid', problem);
+      await this.certs.put(c.desired, this.certificates.has(c.name) || c.op === 'update');
+      this.certificates.set(c.name, c.desired);
+      return { change: c, ok: true };
+    } catch (err) {
+      if (err instanceof DataplaneError && (err.status === 400 || err.status === 422)) {
+        return fail('Invalid', `certificate ${c.name}: HAProxy refused it: ${err.message}`);
+      }
+      this.loaded = false;
+      return err instanceof AdapterError
+        ? fail(err.code, err.message)
+        : fail('Unavailable', `certificate ${c.name}: ${(err as Error).message}`);
+    }
   }
 
   private async applyNow(changes: Change[]): Promise<ApplyResult[]> {
@@ -181,26 +249,35 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
     }
     changes.forEach((c, i) => {
       const has = c.kind === 'pool' ? this.backends.has(c.name) : this.frontends.has(c.name);
-      const p = this.opts.fault?.(c) ?? changeProblem(c, has);
+      const p = this.opts.fault?.(c) ?? changeProblem(c, has, true);
       if (p) failed.set(i, p);
     });
     // A refused change is dropped and the transaction rebuilt without it, a bounded number of times.
     for (let attempt = 0; attempt <= changes.length; attempt++) {
       const built = this.build(changes, failed);
-      if (built.ops.length === 0) return result();
+      if (built.pre.length + built.ops.length + built.post.length === 0) return result();
       let current: Op | undefined;
       let tx: string | undefined;
       try {
-        tx = await this.client.startTransaction(await this.client.configVersion());
-        this.stats.transactions++;
-        for (const op of built.ops) {
+        for (const op of built.pre) {
           current = op;
-          await op.run(tx);
+          await op.run('');
+        }
+        if (built.ops.length > 0) {
+          tx = await this.client.startTransaction(await this.client.configVersion());
+          this.stats.transactions++;
+          for (const op of built.ops) {
+            current = op;
+            await op.run(tx);
+          }
+          current = undefined;
+          const commit = await this.client.commit(tx);
+          tx = undefined;
+          if (commit.reloadId) await this.awaitReload(commit.reloadId);
         }
         current = undefined;
-        const commit = await this.client.commit(tx);
-        tx = undefined;
-        if (commit.reloadId) await this.awaitReload(commit.reloadId);
+        // A crt-list no frontend binds: left behind if its delete fails, harmless, gone next time.
+        for (const op of built.post) await op.run('').catch(() => undefined);
       } catch (err) {
         if (tx) await this.client.abort(tx).catch(() => undefined);
         const status = err instanceof DataplaneError ? err.status : 0;
@@ -215,6 +292,15 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
         }
         if (current && current.index >= 0 && (status === 400 || status === 422)) {
           failed.set(current.index, { code: 'Invalid', message, terminal: true });
+          continue;
+        }
+        if (
+          current &&
+          current.index >= 0 &&
+          err instanceof AdapterError &&
+          !(err instanceof DataplaneError)
+        ) {
+          failed.set(current.index, { code: err.code, message, terminal: isTerminalCode(err.code) });
           continue;
         }
         return failRest({
@@ -246,6 +332,15 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
       await new Promise((res) => setTimeout(res, 50));
     }
     throw new DataplaneError(0, `reload ${id} did not finish in time`);
+  }
+
+  /** Whether an HTTPS frontend changes only in the certificates past its default. */
+  private certificatesOnly(cur: DeviceFrontend, v: VirtualService): boolean {
+    const was = readVirtualService(cur);
+    return isDeepStrictEqual(
+      normalizeVirtualService(withoutExtraCertificates(was)),
+      normalizeVirtualService(withoutExtraCertificates(v)),
+    );
   }
 
   /** The operations of one transaction for the changes not failed, and the device view after it. */
@@ -284,7 +379,7 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
       frontends: [] as Op[],
       backendDeletes: [] as Op[],
     };
-    const out: Built = { ops: [], backends: new Map(), frontends: new Map() };
+    const out: Built = { pre: [], ops: [], post: [], backends: new Map(), frontends: new Map() };
     const touched = new Set([...poolChange.keys(), ...[...http].filter((p) => !before.has(p))]);
     for (const p of before) if (!http.has(p)) touched.add(p);
     for (const name of touched) {
@@ -318,15 +413,37 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
     for (const [name, index] of vsChange) {
       const v = vss.get(name);
       const cur = this.frontends.get(name);
+      const wasHttps = cur?.certificates !== undefined;
       if (!v) {
         if (cur) ops.frontendDeletes.push({ index, run: (tx) => this.client.deleteFrontend(tx, name) });
+        if (wasHttps) out.post.push({ index: -1, run: () => this.certs.removeCrtList(name) });
         out.frontends.set(name, undefined);
         continue;
       }
-      const f = frontendFor(v, this.layout);
+      const https = v.kind === 'l7' && v.protocol === 'HTTPS';
+      const certificates = v.kind === 'l7' ? (v.certificates ?? []) : [];
+      if (https && cur && wasHttps && this.certificatesOnly(cur, v)) {
+        // The default certificate stays: the crt-list changes, the configuration does not.
+        out.pre.push({
+          index,
+          run: async () => {
+            await this.certs.changeCrtList(name, cur.certificates ?? [], certificates);
+            this.frontends.set(name, { ...cur, certificates });
+          },
+        });
+        continue;
+      }
+      let crtList: string | undefined;
+      if (https)
+        out.pre.push({
+          index,
+          run: async () => void (crtList = await this.certs.writeCrtList(name, certificates)),
+        });
+      if (wasHttps && !https) out.post.push({ index: -1, run: () => this.certs.removeCrtList(name) });
       ops.frontends.push({
         index,
         run: async (tx) => {
+          const f = frontendFor(v, this.layout, crtList);
           await this.client.putFrontend(tx, f.frontend, cur !== undefined);
           const binds = new Map((cur?.binds ?? []).map((b) => [b.name, b]));
           for (const b of f.binds) {
@@ -336,11 +453,23 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
             binds.delete(b.name);
           }
           for (const stale of binds.keys()) await this.client.deleteBind(tx, name, stale);
-          if (cur || f.acls.length > 0) await this.client.setAcls(tx, name, f.acls);
-          if (cur || f.rules.length > 0) await this.client.setRules(tx, name, f.rules);
+          const lists = [
+            ['acls', f.acls],
+            ['backend_switching_rules', f.rules],
+            ['http_request_rules', f.httpRequest],
+            ['http_response_rules', f.httpResponse],
+            ['tcp_request_rules', f.tcpRequest],
+          ] as const;
+          for (const [kind, items] of lists) {
+            if (cur || items.length > 0) await this.client.setList(kind, tx, name, items);
+          }
+          out.frontends.set(name, {
+            frontend: f.frontend,
+            binds: f.binds,
+            ...(https ? { certificates } : {}),
+          });
         },
       });
-      out.frontends.set(name, { frontend: f.frontend, binds: f.binds });
     }
     out.ops = [...ops.frontendDeletes, ...ops.backends, ...ops.frontends, ...ops.backendDeletes];
     return out;

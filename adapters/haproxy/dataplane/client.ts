@@ -4,13 +4,11 @@
  * names a parent with query parameters; v3 nests children under their parent's path and replaces
  * ACL and switching-rule lists whole). Writes go into a transaction. The dispatcher is injected.
  */
-import { Agent, type Dispatcher, request } from 'undici';
+import { Agent, type Dispatcher, FormData, request } from 'undici';
 import { AdapterError, codeForStatus } from '../../../src/adapter/errors.ts';
 import { z } from 'zod';
 import {
   type ApiVersion,
-  type DpAcl,
-  dpAclSchema,
   type DpBackend,
   dpBackendSchema,
   type DpBind,
@@ -20,8 +18,6 @@ import {
   dpFrontendSchema,
   type DpReload,
   dpReloadSchema,
-  type DpRule,
-  dpRuleSchema,
   type DpRuntimeServer,
   dpRuntimeServerSchema,
   type DpServer,
@@ -55,7 +51,17 @@ export interface DataplaneClientOptions {
   timeoutMs?: number;
 }
 
-type Query = Record<string, string | number | undefined>;
+export type Query = Record<string, string | number | boolean | undefined>;
+/** A request body: JSON (the default), text/plain, or a multipart upload of one file. */
+export type Body =
+  { json: unknown } | { text: string } | { form: { field: string; filename: string; content: string } };
+export type ListKind =
+  'acls' | 'backend_switching_rules' | 'http_request_rules' | 'http_response_rules' | 'tcp_request_rules';
+export interface Answer {
+  status: number;
+  body: unknown;
+  headers: Record<string, string | string[] | undefined>;
+}
 const seg = encodeURIComponent;
 const CONF = '/services/haproxy/configuration';
 
@@ -85,20 +91,33 @@ export class DataplaneClient {
     return this.opts.apiVersion;
   }
 
-  private async call(
+  private call(
     method: Dispatcher.HttpMethod,
     path: string,
     query: Query = {},
     body?: unknown,
-  ): Promise<{ status: number; body: unknown; headers: Record<string, string | string[] | undefined> }> {
+  ): Promise<Answer> {
+    return this.send(method, path, query, body === undefined ? undefined : { json: body });
+  }
+
+  /** One request to the API (path below the /v2 or /v3 base); a status >= 400 throws DataplaneError. */
+  async send(method: Dispatcher.HttpMethod, path: string, query: Query = {}, body?: Body): Promise<Answer> {
     const q = Object.entries(query)
-      .filter((e): e is [string, string | number] => e[1] !== undefined)
+      .filter((e): e is [string, string | number | boolean] => e[1] !== undefined)
       .map(([k, v]) => `${k}=${seg(String(v))}`)
       .join('&');
     const url = `${this.opts.url.replace(/\/$/, '')}/${this.opts.apiVersion}${path}${q ? `?${q}` : ''}`;
     this.stats.calls++;
     if (method !== 'GET') this.stats.writes++;
     let res: Dispatcher.ResponseData;
+    let payload: { body: string | FormData; type?: string } | undefined;
+    if (body && 'json' in body) payload = { body: JSON.stringify(body.json), type: 'application/json' };
+    else if (body && 'text' in body) payload = { body: body.text, type: 'text/plain' };
+    else if (body) {
+      const form = new FormData();
+      form.append(body.form.field, new Blob([body.form.content]), body.form.filename);
+      payload = { body: form };
+    }
     try {
       res = await request(url, {
         method,
@@ -106,9 +125,9 @@ export class DataplaneClient {
         headers: {
           authorization: this.auth,
           accept: 'application/json',
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...(payload?.type ? { 'content-type': payload.type } : {}),
         },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        ...(payload ? { body: payload.body } : {}),
         headersTimeout: this.opts.timeoutMs ?? 30_000,
         bodyTimeout: this.opts.timeoutMs ?? 30_000,
       });
@@ -181,7 +200,7 @@ export class DataplaneClient {
   }
 
   /** Where a child list lives: v2 names the parent in the query, v3 in the path. */
-  private child(kind: 'servers' | 'binds' | 'acls' | 'backend_switching_rules', parent: string) {
+  private child(kind: 'servers' | 'binds' | ListKind, parent: string) {
     const parentKind = kind === 'servers' ? 'backends' : 'frontends';
     if (this.opts.apiVersion === 'v3') {
       return { path: `${CONF}/${parentKind}/${seg(parent)}/${kind}`, query: {} as Query };
@@ -189,9 +208,9 @@ export class DataplaneClient {
     const query: Query =
       kind === 'servers'
         ? { backend: parent }
-        : kind === 'acls'
-          ? { parent_type: 'frontend', parent_name: parent }
-          : { frontend: parent };
+        : kind === 'binds' || kind === 'backend_switching_rules'
+          ? { frontend: parent }
+          : { parent_type: 'frontend', parent_name: parent };
     return { path: `${CONF}/${kind}`, query };
   }
 
@@ -219,14 +238,13 @@ export class DataplaneClient {
     return this.read(z.array(dpBindSchema), c.path, { ...c.query, transaction_id: tx });
   }
 
-  acls(frontend: string, tx?: string): Promise<DpAcl[]> {
-    const c = this.child('acls', frontend);
-    return this.read(z.array(dpAclSchema), c.path, { ...c.query, transaction_id: tx });
-  }
-
-  rules(frontend: string, tx?: string): Promise<DpRule[]> {
-    const c = this.child('backend_switching_rules', frontend);
-    return this.read(z.array(dpRuleSchema), c.path, { ...c.query, transaction_id: tx });
+  /** A frontend's ordered list of one kind (ACLs, switching rules, http/tcp rules). */
+  list(kind: ListKind, frontend: string, tx?: string): Promise<{ index?: number | undefined }[]> {
+    const c = this.child(kind, frontend);
+    return this.read(z.array(z.object({ index: z.number().int().optional() }).loose()), c.path, {
+      ...c.query,
+      transaction_id: tx,
+    });
   }
 
   async putBackend(tx: string, b: DpBackend, exists: boolean): Promise<void> {
@@ -269,29 +287,18 @@ export class DataplaneClient {
     await this.call('DELETE', `${c.path}/${seg(name)}`, { ...c.query, transaction_id: tx });
   }
 
-  /** Replaces a frontend's ACLs (v3: one PUT of the list; v2: delete from the end, add by index). */
-  async setAcls(tx: string, frontend: string, acls: DpAcl[]): Promise<void> {
-    await this.setList('acls', tx, frontend, acls);
-  }
-
-  /** Replaces a frontend's `use_backend` rules, as setAcls does. */
-  async setRules(tx: string, frontend: string, rules: DpRule[]): Promise<void> {
-    await this.setList('backend_switching_rules', tx, frontend, rules);
-  }
-
-  private async setList(
-    kind: 'acls' | 'backend_switching_rules',
-    tx: string,
-    frontend: string,
-    items: (DpAcl | DpRule)[],
-  ): Promise<void> {
+  /**
+   * Replaces a frontend's list of one kind: v3 in one PUT of the list; v2 deletes from the end and
+   * adds by index (ACLs and switching rules as they are; http and tcp rules likewise).
+   */
+  async setList(kind: ListKind, tx: string, frontend: string, items: object[]): Promise<void> {
     const c = this.child(kind, frontend);
     const q = { ...c.query, transaction_id: tx };
     if (this.opts.apiVersion === 'v3') {
       await this.call('PUT', c.path, q, items);
       return;
     }
-    const current = kind === 'acls' ? await this.acls(frontend, tx) : await this.rules(frontend, tx);
+    const current = await this.list(kind, frontend, tx);
     for (let i = current.length - 1; i >= 0; i--) await this.call('DELETE', `${c.path}/${i}`, q);
     for (const [i, item] of items.entries()) await this.call('POST', c.path, q, { ...item, index: i });
   }

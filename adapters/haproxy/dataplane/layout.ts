@@ -6,19 +6,11 @@
  * reload). A slot is named `s<k>_<node>` after the node of the member it was made for, and a new
  * member prefers a free slot named for its own node, so the names show which node serves; v3
  * also records node and Pod in each server's metadata. What HAProxy has no field for (the
- * Service, the routes' sources) is in the backend's and frontend's `description`, as `k=v` words.
+ * Service) is in the backend's `description`, as `k=v` words. Frontends: frontend-layout.ts.
  */
-import type {
-  HttpRoute,
-  L4VirtualService,
-  L7VirtualService,
-  Member,
-  PathType,
-  Pool,
-  VirtualService,
-} from '../../../src/model/types.ts';
-import { enc, routeMatchers } from '../config.ts';
-import type { ApiVersion, DpAcl, DpBackend, DpBind, DpFrontend, DpRule, DpServer } from './models.ts';
+import type { Member, Pool } from '../../../src/model/types.ts';
+import { enc } from '../config.ts';
+import type { ApiVersion, DpBackend, DpServer } from './models.ts';
 
 export interface LayoutOptions {
   owner: string;
@@ -37,23 +29,13 @@ export interface DeviceBackend {
   known?: Map<string, { node: string; pod: string }>;
 }
 
-export interface DeviceFrontend {
-  frontend: DpFrontend;
-  binds: DpBind[];
-}
-
-export interface FrontendLayout extends DeviceFrontend {
-  acls: DpAcl[];
-  rules: DpRule[];
-}
-
 const META_KEY = 'npl_lb';
 
 /** The `k=v` words of a description, values still encoded (lists split before decoding). */
-function words(text: string | undefined): Record<string, string> {
+export function words(text: string | undefined): Record<string, string> {
   return Object.fromEntries([...(text ?? '').matchAll(/(\w+)=(\S*)/g)].map((m) => [m[1]!, m[2]!]));
 }
-const dec = (v: string | undefined): string | undefined =>
+export const dec = (v: string | undefined): string | undefined =>
   v === undefined ? undefined : decodeURIComponent(v);
 const UNUSED = { address: '127.0.0.1', port: 1 };
 
@@ -234,90 +216,4 @@ export function readPool(d: DeviceBackend): Pool {
     service: dec(meta.service) ?? '',
     servicePort: dec(meta.port) ?? '',
   };
-}
-
-function bindFor(vip: string, port: number, o: LayoutOptions): DpBind {
-  return { name: 'vip', address: vip, port, ...(o.transparentBinds ? { transparent: true } : {}) };
-}
-
-const routeWord = (r: HttpRoute) => [r.host, r.path, r.pathType, r.source, r.pool].map(enc).join(':');
-
-export function frontendFor(v: VirtualService, o: LayoutOptions): FrontendLayout {
-  if (v.kind === 'l4') {
-    return {
-      frontend: {
-        name: v.name,
-        mode: 'tcp',
-        default_backend: v.pool,
-        description: `npl-lb l4 owner=${enc(o.owner)} source=${enc(v.source)} protocol=${v.protocol}`,
-      },
-      binds: [bindFor(v.vip, v.port, o)],
-      acls: [],
-      rules: [],
-    };
-  }
-  const matchers = routeMatchers(v.routes);
-  const words = [
-    'npl-lb',
-    'l7',
-    `owner=${enc(o.owner)}`,
-    `ingressClass=${enc(v.ingressClass)}`,
-    ...(v.routes.length > 0 ? [`routes=${matchers.map((m) => routeWord(m.route)).join(',')}`] : []),
-  ];
-  return {
-    frontend: {
-      name: v.name,
-      mode: 'http',
-      ...(v.defaultPool ? { default_backend: v.defaultPool } : {}),
-      description: words.join(' '),
-    },
-    binds: [bindFor(v.vip, v.port, o)],
-    acls: matchers.flatMap((m) =>
-      m.acls.map((a) => ({ acl_name: a.name, criterion: a.criterion, value: a.value })),
-    ),
-    rules: matchers.map((m) => ({ name: m.route.pool, cond: 'if' as const, cond_test: m.cond })),
-  };
-}
-
-/** A frontend read back as a virtual service (VIP and port from its first bind). */
-export function readVirtualService(d: DeviceFrontend): VirtualService {
-  const meta = words(d.frontend.description);
-  const bind = d.binds[0];
-  const vip = bind?.address ?? '';
-  const port = bind?.port ?? 0;
-  if (/^npl-lb l4\b/.test(d.frontend.description ?? '')) {
-    const vs: L4VirtualService = {
-      kind: 'l4',
-      name: d.frontend.name,
-      vip,
-      port,
-      protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
-      pool: d.frontend.default_backend ?? '',
-      source: dec(meta.source) ?? '',
-    };
-    return vs;
-  }
-  const routes: HttpRoute[] = (meta.routes ?? '')
-    .split(',')
-    .filter(Boolean)
-    .map((w) => {
-      const [host, path, pathType, source, pool] = w.split(':').map((x) => decodeURIComponent(x));
-      return {
-        host: host ?? '',
-        path: path ?? '/',
-        pathType: (pathType ?? 'Prefix') as PathType,
-        source: source ?? '',
-        pool: pool ?? '',
-      };
-    });
-  const vs: L7VirtualService = {
-    kind: 'l7',
-    name: d.frontend.name,
-    vip,
-    port,
-    ingressClass: dec(meta.ingressClass) ?? '',
-    routes,
-    defaultPool: d.frontend.default_backend,
-  };
-  return vs;
 }

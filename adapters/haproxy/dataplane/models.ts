@@ -54,6 +54,9 @@ export const dpBindSchema = z
     address: word.optional(),
     port: z.number().int().min(1).max(65535).optional(),
     transparent: z.boolean().optional(),
+    ssl: z.boolean().optional(),
+    /** The crt-list file (a path the storage endpoints gave). */
+    crt_list: z.string().optional(),
   })
   .loose();
 export type DpBind = z.infer<typeof dpBindSchema>;
@@ -77,6 +80,51 @@ export const dpRuleSchema = z
   })
   .loose();
 export type DpRule = z.infer<typeof dpRuleSchema>;
+
+/** An http-request or http-response rule: the types npl-lb writes and their fields. */
+export const dpHttpRuleSchema = z
+  .object({
+    type: z.string(),
+    cond: z.enum(['if', 'unless']).optional(),
+    cond_test: z.string().optional(),
+    hdr_name: z.string().optional(),
+    hdr_format: z.string().optional(),
+    var_scope: word.optional(),
+    var_name: word.optional(),
+    var_expr: z.string().optional(),
+    redir_type: z.enum(['location', 'prefix', 'scheme']).optional(),
+    redir_value: word.optional(),
+    redir_code: z
+      .union([z.literal(301), z.literal(302), z.literal(303), z.literal(307), z.literal(308)])
+      .optional(),
+    path_fmt: word.optional(),
+    return_status_code: z.number().int().min(200).max(599).optional(),
+    index: z.number().int().optional(),
+  })
+  .loose();
+export type DpHttpRule = z.infer<typeof dpHttpRuleSchema>;
+
+export const dpTcpRuleSchema = z
+  .object({
+    type: z.enum(['connection', 'content', 'inspect-delay', 'session']),
+    action: z.string().optional(),
+    cond: z.enum(['if', 'unless']).optional(),
+    cond_test: z.string().optional(),
+    timeout: z.number().int().optional(),
+    index: z.number().int().optional(),
+  })
+  .loose();
+export type DpTcpRule = z.infer<typeof dpTcpRuleSchema>;
+
+/** A file in the storage (certificates, crt-lists, general files): where it is on the device. */
+export const dpStoredFileSchema = z
+  .object({
+    storage_name: z.string().optional(),
+    file: z.string().optional(),
+    description: z.string().optional(),
+  })
+  .loose();
+export type DpStoredFile = z.infer<typeof dpStoredFileSchema>;
 
 export const dpTransactionSchema = z
   .object({

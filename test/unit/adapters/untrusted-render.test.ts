@@ -15,7 +15,7 @@ import { renderVirtualService as aviRender, invalid as aviInvalid } from '../../
 import { renderVirtualService as f5Render, renderPool as f5Pool } from '../../../adapters/f5/declaration.ts';
 import { validateAs3 } from '../../../adapters/f5/as3-validate.ts';
 import { parseConfig, renderConfig, routeMatchers } from '../../../adapters/haproxy/config.ts';
-import { frontendFor } from '../../../adapters/haproxy/dataplane/layout.ts';
+import { frontendFor } from '../../../adapters/haproxy/dataplane/frontend-layout.ts';
 import { unquoteArg } from '../../../adapters/haproxy/encode.ts';
 import type { HttpRoute, L7VirtualService, Pool } from '../../../src/model/types.ts';
 

@@ -1,0 +1,171 @@
+/**
+ * The model <-> Data Plane API mapping of virtual services, pure. A virtual service is a frontend
+ * with one bind on its VIP and port (`ssl` with a crt-list for HTTPS); Ingress-style routes are
+ * host and path ACLs switching to backends, Gateway API routes and TLS passthrough are the rules
+ * of route-layout.ts. What HAProxy has no field for (the source, the routes themselves) is in the
+ * frontend's `description`, as `k=v` words.
+ */
+import type {
+  HttpRoute,
+  L4VirtualService,
+  L7VirtualService,
+  PathType,
+  SniRoute,
+  VirtualService,
+} from '../../../src/model/types.ts';
+import { enc, routeMatchers } from '../config.ts';
+import { gatewayRules, sniRules } from '../http-routes.ts';
+import type { LayoutOptions } from './layout.ts';
+import { dec, words } from './layout.ts';
+import type { DpAcl, DpBind, DpFrontend, DpHttpRule, DpRule, DpTcpRule } from './models.ts';
+import { gatewayObjects, sniTcpRules, switchToDp } from './route-layout.ts';
+
+export interface DeviceFrontend {
+  frontend: DpFrontend;
+  binds: DpBind[];
+  /** An HTTPS frontend's certificates, in its crt-list's order (the default first). */
+  certificates?: string[];
+}
+
+export interface FrontendLayout extends DeviceFrontend {
+  acls: DpAcl[];
+  rules: DpRule[];
+  httpRequest: DpHttpRule[];
+  httpResponse: DpHttpRule[];
+  tcpRequest: DpTcpRule[];
+}
+
+function bindFor(vip: string, port: number, o: LayoutOptions, crtList?: string): DpBind {
+  return {
+    name: 'vip',
+    address: vip,
+    port,
+    ...(o.transparentBinds ? { transparent: true } : {}),
+    ...(crtList !== undefined ? { ssl: true, crt_list: crtList } : {}),
+  };
+}
+
+const noRules = { acls: [], rules: [], httpRequest: [], httpResponse: [], tcpRequest: [] };
+const json = (x: unknown): string => enc(JSON.stringify(x));
+const unjson = <T>(w: string | undefined): T | undefined =>
+  w === undefined ? undefined : (JSON.parse(decodeURIComponent(w)) as T);
+
+const routeWord = (r: HttpRoute) => [r.host, r.path, r.pathType, r.source, r.pool].map(enc).join(':');
+
+/**
+ * A virtual service as a frontend. `crtList`: where the HTTPS frontend's crt-list is on the device
+ * (the storage endpoints say). Gateway API routes and SNI routes are kept whole in the description
+ * (URI-encoded JSON), so observe() gives back exactly what was applied.
+ */
+export function frontendFor(v: VirtualService, o: LayoutOptions, crtList?: string): FrontendLayout {
+  if (v.kind === 'l4') {
+    const sni = v.sni ? sniRules(v.sni) : undefined;
+    const words = [
+      'npl-lb l4',
+      `owner=${enc(o.owner)}`,
+      `source=${enc(v.source)}`,
+      `protocol=${v.protocol}`,
+      ...(v.sni ? [`sni=${json(v.sni)}`] : []),
+    ];
+    const backend = sni ? sni.defaultBackend : v.pool;
+    return {
+      frontend: {
+        name: v.name,
+        mode: 'tcp',
+        ...(backend ? { default_backend: backend } : {}),
+        description: words.join(' '),
+      },
+      binds: [bindFor(v.vip, v.port, o)],
+      ...noRules,
+      ...(sni ? { rules: sni.switching.map(switchToDp), tcpRequest: sniTcpRules(sni) } : {}),
+    };
+  }
+  const gateway = v.routes.some((r) => r.order !== undefined);
+  const https = v.protocol === 'HTTPS';
+  const words = [
+    'npl-lb',
+    'l7',
+    `owner=${enc(o.owner)}`,
+    `ingressClass=${enc(v.ingressClass)}`,
+    ...(https ? ['protocol=HTTPS'] : []),
+  ];
+  const frontend = (extra: string[]): DpFrontend => ({
+    name: v.name,
+    mode: 'http',
+    ...(v.defaultPool ? { default_backend: v.defaultPool } : {}),
+    description: [...words, ...extra].join(' '),
+  });
+  const binds = [bindFor(v.vip, v.port, o, https ? (crtList ?? '') : undefined)];
+  const certificates = https ? { certificates: v.certificates ?? [] } : {};
+  if (gateway) {
+    const g = gatewayObjects(gatewayRules(v));
+    return { frontend: frontend([`groutes=${json(v.routes)}`]), binds, ...certificates, ...noRules, ...g };
+  }
+  const matchers = routeMatchers(v.routes);
+  return {
+    frontend: frontend(
+      v.routes.length > 0 ? [`routes=${matchers.map((m) => routeWord(m.route)).join(',')}`] : [],
+    ),
+    binds,
+    ...certificates,
+    ...noRules,
+    acls: matchers.flatMap((m) =>
+      m.acls.map((a) => ({ acl_name: a.name, criterion: a.criterion, value: a.value })),
+    ),
+    rules: matchers.map((m) => ({ name: m.route.pool, cond: 'if' as const, cond_test: m.cond })),
+  };
+}
+
+/** A frontend read back as a virtual service (VIP and port from its first bind). */
+export function readVirtualService(d: DeviceFrontend): VirtualService {
+  const meta = words(d.frontend.description);
+  const bind = d.binds[0];
+  const vip = bind?.address ?? '';
+  const port = bind?.port ?? 0;
+  if (/^npl-lb l4\b/.test(d.frontend.description ?? '')) {
+    const vs: L4VirtualService = {
+      kind: 'l4',
+      name: d.frontend.name,
+      vip,
+      port,
+      protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
+      pool: d.frontend.default_backend ?? '',
+      source: dec(meta.source) ?? '',
+    };
+    const sni = unjson<SniRoute[]>(meta.sni);
+    if (sni) {
+      vs.pool = '';
+      vs.sni = sni;
+    }
+    return vs;
+  }
+  const routes: HttpRoute[] =
+    unjson<HttpRoute[]>(meta.groutes) ??
+    (meta.routes ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((w) => {
+        const [host, path, pathType, source, pool] = w.split(':').map((x) => decodeURIComponent(x));
+        return {
+          host: host ?? '',
+          path: path ?? '/',
+          pathType: (pathType ?? 'Prefix') as PathType,
+          source: source ?? '',
+          pool: pool ?? '',
+        };
+      });
+  const vs: L7VirtualService = {
+    kind: 'l7',
+    name: d.frontend.name,
+    vip,
+    port,
+    ingressClass: dec(meta.ingressClass) ?? '',
+    routes,
+    defaultPool: d.frontend.default_backend,
+  };
+  if (meta.protocol === 'HTTPS') {
+    vs.protocol = 'HTTPS';
+    vs.certificates = d.certificates ?? [];
+  }
+  return vs;
+}
