@@ -148,9 +148,14 @@ export class DpCertificates {
     await this.putGeneral(sidecarName(c.name), sidecar, this.files.has(sidecarName(c.name)), {});
   }
 
+  /**
+   * Deletes a certificate no frontend of ours serves any more (their crt-lists changed first), with
+   * `skip_reload`: a running HAProxy that still holds it holds it unused until its next reload,
+   * where asking the API to drop it from the runtime reloads whenever HAProxy no longer has it.
+   */
   async remove(name: string): Promise<void> {
     const r = await this.client
-      .send('DELETE', `${STORAGE}/ssl_certificates/${seg(certFileName(name))}`)
+      .send('DELETE', `${STORAGE}/ssl_certificates/${seg(certFileName(name))}`, { skip_reload: true })
       .catch((err: unknown) => {
         if (err instanceof DataplaneError && err.status === 404) return undefined;
         throw err;

@@ -1,0 +1,59 @@
+/**
+ * The two transports of the HAProxy adapter side by side, for tests that hold both to the same
+ * scenario with real traffic: the runtime transport on a stock HAProxy, and the Data Plane
+ * transport (v2 and v3) on the simulator over a real HAProxy. `reloads()` counts HAProxy's own
+ * reloads; `reload()` makes one (as a restart would); `specProblems()` holds every Data Plane
+ * exchange so far to the official spec.
+ */
+import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
+import { startDataplaneSim } from './dataplane.ts';
+import { startHaproxy } from './haproxy.ts';
+
+export interface TransportRig {
+  adapter: LoadBalancerAdapter;
+  reloads: () => number;
+  reload: () => Promise<void>;
+  specProblems: () => string[];
+}
+
+export interface Transport {
+  name: string;
+  /** Whether a certificate a listener gains or loses past its default goes live without a reload. */
+  runtimeCrtList: boolean;
+  start(t: { after: (fn: () => Promise<void>) => void }, slots?: number): Promise<TransportRig>;
+}
+
+export const TRANSPORTS: Transport[] = [
+  {
+    name: 'runtime transport',
+    runtimeCrtList: true,
+    start: async (t) => {
+      const rig = await startHaproxy(t);
+      const adapter = rig.adapter('e2e', { healthChecks: false });
+      t.after(() => adapter.close());
+      return {
+        adapter,
+        reloads: () => adapter.stats.reloads,
+        reload: () => rig.proc.reload(),
+        specProblems: () => [],
+      };
+    },
+  },
+  ...(['v2', 'v3'] as const).map(
+    (v): Transport => ({
+      name: `Data Plane API ${v}`,
+      // v2 has no runtime crt-list endpoint.
+      runtimeCrtList: v === 'v3',
+      start: async (t, slots = 4) => {
+        const rig = await startDataplaneSim(t);
+        const adapter = rig.adapter('e2e', v, { slots });
+        return {
+          adapter,
+          reloads: () => rig.sim.stats.reloads,
+          reload: () => rig.sim.proc.reload(),
+          specProblems: rig.specProblems,
+        };
+      },
+    }),
+  ),
+];
