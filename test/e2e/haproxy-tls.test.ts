@@ -264,10 +264,10 @@ for (const tr of TRANSPORTS) {
       const other = await made('e2e--gw.d-tls', ['d.example.com']);
       const bad = { ...other, keyPem: a.keyPem };
       const s = {
-      pools: [webPool],
-      virtualServices: [{ ...https, certificates: [a.name, c.name] }],
-      certificates: [a, c, bad],
-    };
+        pools: [webPool],
+        virtualServices: [{ ...https, certificates: [a.name, c.name] }],
+        certificates: [a, c, bad],
+      };
       const p = plan(s, await adapter.observe());
       const results = await adapter.apply(p.changes);
       const refused = results.filter((x) => !x.ok);

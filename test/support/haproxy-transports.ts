@@ -39,21 +39,19 @@ export const TRANSPORTS: Transport[] = [
       };
     },
   },
-  ...(['v2', 'v3'] as const).map(
-    (v): Transport => ({
-      name: `Data Plane API ${v}`,
-      // v2 has no runtime crt-list endpoint.
-      runtimeCrtList: v === 'v3',
-      start: async (t, slots = 4) => {
-        const rig = await startDataplaneSim(t);
-        const adapter = rig.adapter('e2e', v, { slots });
-        return {
-          adapter,
-          reloads: () => rig.sim.stats.reloads,
-          reload: () => rig.sim.proc.reload(),
-          specProblems: rig.specProblems,
-        };
-      },
-    }),
-  ),
+  ...(['v2', 'v3'] as const).map((v): Transport => ({
+    name: `Data Plane API ${v}`,
+    // v2 has no runtime crt-list endpoint.
+    runtimeCrtList: v === 'v3',
+    start: async (t, slots = 4) => {
+      const rig = await startDataplaneSim(t);
+      const adapter = rig.adapter('e2e', v, { slots });
+      return {
+        adapter,
+        reloads: () => rig.sim.stats.reloads,
+        reload: () => rig.sim.proc.reload(),
+        specProblems: rig.specProblems,
+      };
+    },
+  })),
 ];
