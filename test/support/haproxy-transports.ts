@@ -14,6 +14,8 @@ export interface TransportRig {
   reloads: () => number;
   reload: () => Promise<void>;
   specProblems: () => string[];
+  /** Resolves once HAProxy has no reload queued or running. */
+  idle: () => Promise<void>;
 }
 
 export interface Transport {
@@ -36,6 +38,8 @@ export const TRANSPORTS: Transport[] = [
         reloads: () => adapter.stats.reloads,
         reload: () => rig.proc.reload(),
         specProblems: () => [],
+        // Its reloads finish inside apply().
+        idle: async () => {},
       };
     },
   },
@@ -51,6 +55,7 @@ export const TRANSPORTS: Transport[] = [
         reloads: () => rig.sim.stats.reloads,
         reload: () => rig.sim.proc.reload(),
         specProblems: rig.specProblems,
+        idle: () => rig.sim.idle(),
       };
     },
   })),

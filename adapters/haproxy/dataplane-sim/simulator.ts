@@ -438,6 +438,11 @@ export class DataplaneSimulator {
     };
   }
 
+  /** Resolves once no reload is queued or running. */
+  async idle(): Promise<void> {
+    await this.reloadChain;
+  }
+
   async close(): Promise<void> {
     await this.http.close();
     await this.reloadChain;
