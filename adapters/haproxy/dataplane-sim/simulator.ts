@@ -7,15 +7,17 @@
  * only moves servers goes through the runtime socket (200/201/204); anything else re-renders
  * haproxy.cfg, checks it with `haproxy -c` and reloads (202 + Reload-ID, `GET /reloads/{id}`).
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { Logger } from '../../../src/runtime/logger.ts';
 import { SimServer, sendJson } from '../../sim-server.ts';
-import type { ApiVersion, DpReload } from '../dataplane/models.ts';
+import type { ApiVersion } from '../dataplane/models.ts';
 import { adminSocket, checkConfig, configPath, HaproxyProcess, socketCommand } from '../process.ts';
 import { DpError, readItems, resolveTarget, type Target, writeItems } from './config-crud.ts';
 import { runtimeServersRoute } from './runtime-servers.ts';
+import { ReloadAgent } from './reload-agent.ts';
+import { parseBody } from './request-body.ts';
 import { SimStorage, type Upload } from './storage.ts';
 import { cloneConfig, type DpConfig, emptyConfig, renderConfig, runtimePlan } from './config-store.ts';
 
@@ -65,27 +67,31 @@ export class DataplaneSimulator {
   private config = emptyConfig();
   private version = 1;
   private readonly transactions = new Map<string, Transaction>();
-  private readonly reloads = new Map<string, DpReload>();
-  private reloadChain: Promise<void> = Promise.resolve();
-  private reloadSeq = 0;
   private txSeq = 0;
-  readonly stats = { reloads: 0, runtimeCommands: 0, commits: 0 };
+  private commits = 0;
   readonly storage: SimStorage;
+  private readonly agent: ReloadAgent;
 
   constructor(private readonly opts: DataplaneSimOptions) {
     this.proc = new HaproxyProcess({ bin: opts.haproxyBin, workDir: opts.workDir });
+    this.agent = new ReloadAgent(this.proc, opts.workDir, opts.logger);
     this.storage = new SimStorage(join(opts.workDir, 'storage'), {
       runtime: (line) => {
-        this.stats.runtimeCommands++;
+        this.agent.stats.runtimeCommands++;
         return this.proc.runtime(line);
       },
-      reload: () => this.scheduleReload([], true),
+      reload: () => this.agent.schedule([], true),
       forceReload: async () => {
-        this.scheduleReload([], true);
-        await this.reloadChain;
+        this.agent.schedule([], true);
+        await this.agent.idle();
       },
       configText: () => readFileSync(this.configFile, 'utf8'),
     });
+  }
+
+  /** Reloads HAProxy made, runtime commands sent, transactions committed. */
+  get stats(): { reloads: number; runtimeCommands: number; commits: number } {
+    return { ...this.agent.stats, commits: this.commits };
   }
 
   get url(): string {
@@ -127,37 +133,14 @@ export class DataplaneSimulator {
     const query = Object.fromEntries(url.searchParams);
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
     let body: unknown = undefined;
     let form: Record<string, string> | undefined;
-    const upload: Upload = {};
     let reply: Reply;
     try {
       await this.opts.beforeRequest?.(req.method ?? 'GET', url.pathname, query);
-      const type = req.headers['content-type'] ?? '';
-      if (type.startsWith('multipart/form-data')) {
-        const parts = await new Response(Buffer.concat(chunks), { headers: { 'content-type': type } })
-          .formData()
-          .catch(() => {
-            throw new DpError(400, 'the multipart body does not parse');
-          });
-        form = {};
-        for (const [field, value] of parts) {
-          if (typeof value === 'string') continue;
-          form[field] = value.name;
-          if (field === 'file_upload') upload.file = { filename: value.name, content: await value.text() };
-        }
-      } else if (type.startsWith('text/plain')) {
-        body = text;
-        upload.text = text;
-      } else if (text) {
-        try {
-          body = JSON.parse(text);
-        } catch {
-          throw new DpError(400, 'the body is not JSON');
-        }
-      }
-      reply = await this.route(req, url.pathname, query, body, upload);
+      const parsed = await parseBody(req.headers['content-type'] ?? '', Buffer.concat(chunks));
+      ({ body, form } = parsed);
+      reply = await this.route(req, url.pathname, query, body, parsed.upload);
     } catch (err) {
       const status = err instanceof DpError ? err.status : 500;
       if (status >= 500) this.opts.logger?.error({ err }, 'dataplane simulator error');
@@ -217,8 +200,8 @@ export class DataplaneSimulator {
       return this.transactionRoute(v, method, seg[3], query);
     }
     if (seg[0] === 'services' && seg[1] === 'haproxy' && seg[2] === 'reloads' && method === 'GET') {
-      if (seg[3] === undefined) return { status: 200, body: [...this.reloads.values()] };
-      const r = this.reloads.get(seg[3]);
+      if (seg[3] === undefined) return { status: 200, body: [...this.agent.reloads.values()] };
+      const r = this.agent.reloads.get(seg[3]);
       if (!r) throw new DpError(404, `reload ${seg[3]} not found`);
       return { status: 200, body: r };
     }
@@ -312,7 +295,7 @@ export class DataplaneSimulator {
     t.status = 'success';
     t.version = this.version;
     this.transactions.delete(t.id);
-    this.stats.commits++;
+    this.commits++;
     const body = { _version: this.version, id: t.id, status: t.status };
     const vh: Record<string, string> = v === 'v3' ? { 'configuration-version': String(this.version) } : {};
     return applied.reloadId
@@ -338,62 +321,13 @@ export class DataplaneSimulator {
     this.version++;
     if (!plan.reload) {
       // After any reload in flight, so that the commands reach the worker that stays.
-      await this.reloadChain;
-      if (await this.runtime(plan.commands)) return { reloadId: undefined };
+      await this.agent.idle();
+      if (await this.agent.runtime(plan.commands)) return { reloadId: undefined };
       // HAProxy refused a command: the file is in step, so a reload without the saved state
       // (which still holds what was refused) brings HAProxy to it.
-      return { reloadId: this.scheduleReload([], false) };
+      return { reloadId: this.agent.schedule([], false) };
     }
-    return { reloadId: this.scheduleReload(plan.commands, true) };
-  }
-
-  /**
-   * Queues a reload; `moves` go first through the socket, and with `keepState` the server states
-   * (health, drain) are saved for the new worker. Returns the reload's id.
-   */
-  private scheduleReload(moves: string[], keepState: boolean): string {
-    const day = new Date().toISOString().slice(0, 10);
-    const id = `${day}-${++this.reloadSeq}`;
-    this.reloads.set(id, { id, status: 'in_progress' });
-    const stateFile = join(this.opts.workDir, 'server-state');
-    // Reloads happen one after another, in the background, as the real API's reload agent does.
-    this.reloadChain = this.reloadChain.then(async () => {
-      try {
-        // Servers that stay are moved first: HAProxy takes their ports from the saved state.
-        await this.runtime(moves);
-        const states = keepState
-          ? await socketCommand(adminSocket(this.proc.paths), 'show servers state').catch(() => '')
-          : '';
-        if (states.startsWith('1')) writeFileSync(stateFile, states);
-        else rmSync(stateFile, { force: true });
-        await this.proc.reload();
-        this.stats.reloads++;
-        this.reloads.set(id, { id, status: 'succeeded', reload_timestamp: Math.floor(Date.now() / 1000) });
-      } catch (err) {
-        this.reloads.set(id, { id, status: 'failed', response: (err as Error).message });
-      }
-    });
-    return id;
-  }
-
-  /** Sends runtime commands; false when HAProxy refused one (its answer is logged). */
-  private async runtime(commands: string[]): Promise<boolean> {
-    let ok = true;
-    // Many commands per connection (`;`-separated), in bounded batches.
-    for (let i = 0; i < commands.length; i += 50) {
-      const batch = commands.slice(i, i + 50);
-      const answer = await this.proc.runtime(batch.join(';'));
-      this.stats.runtimeCommands += batch.length;
-      const bad = answer
-        .split('\n')
-        .map((l) => l.trim())
-        .filter((l) => l && !/no need to change|changed from|^$/i.test(l));
-      if (bad.length > 0) {
-        ok = false;
-        this.opts.logger?.warn({ commands: batch, answer: bad }, 'runtime command refused');
-      }
-    }
-    return ok;
+    return { reloadId: this.agent.schedule(plan.commands, true) };
   }
 
   /** GET/POST/PUT/DELETE on a configuration collection or item. */
@@ -440,12 +374,12 @@ export class DataplaneSimulator {
 
   /** Resolves once no reload is queued or running. */
   async idle(): Promise<void> {
-    await this.reloadChain;
+    await this.agent.idle();
   }
 
   async close(): Promise<void> {
     await this.http.close();
-    await this.reloadChain;
+    await this.agent.idle();
     await this.proc.stop();
   }
 }

@@ -7,37 +7,25 @@
  * (202 + Reload-ID), apply waits for the reload to succeed. Pools are backends of server slots
  * (see layout.ts), so scaling is runtime changes only.
  */
-import { isDeepStrictEqual } from 'node:util';
 import PQueue from 'p-queue';
 import { ALL_HTTP } from '../../../src/adapter/http-capabilities.ts';
-import { AdapterError, isTerminalCode } from '../../../src/adapter/errors.ts';
+import { AdapterError, codeForStatus, isTerminalCode } from '../../../src/adapter/errors.ts';
 import type {
   ApplyResult,
   Capabilities,
   LoadBalancerAdapter,
   MemberHealth,
 } from '../../../src/adapter/contract.ts';
-import type { Certificate, Pool, VirtualService } from '../../../src/model/types.ts';
-import { normalizeVirtualService } from '../../../src/model/normalize.ts';
+import type { Certificate } from '../../../src/model/types.ts';
 import type { Change as AnyChange, CoreChange as Change, Observed } from '../../../src/adapter/changes.ts';
-import { applyAround, CertStore, withoutExtraCertificates } from '../cert-store.ts';
+import { applyAround, CertStore } from '../cert-store.ts';
 import { DpCertificates } from './certificates.ts';
-import { codeForStatus } from '../../../src/adapter/errors.ts';
+import { buildOps, type Op } from './transaction-plan.ts';
 import { checkStatusName } from '../server-state.ts';
-import { changeProblem, dependencyProblem, type Fail, httpPools } from '../validate.ts';
+import { changeProblem, type Fail } from '../validate.ts';
 import { DataplaneClient, type DataplaneClientOptions, DataplaneError } from './client.ts';
-import {
-  assignSlots,
-  backendChanged,
-  backendFor,
-  type DeviceBackend,
-  type LayoutOptions,
-  memberKey,
-  ownerOf,
-  readPool,
-  serverChanged,
-} from './layout.ts';
-import { type DeviceFrontend, frontendFor, readVirtualService } from './frontend-layout.ts';
+import { type DeviceBackend, type LayoutOptions, ownerOf, readPool } from './layout.ts';
+import { type DeviceFrontend, readVirtualService } from './frontend-layout.ts';
 
 export interface HaproxyDataplaneOptions extends DataplaneClientOptions {
   owner: string;
@@ -49,22 +37,6 @@ export interface HaproxyDataplaneOptions extends DataplaneClientOptions {
   reloadTimeoutMs?: number;
   /** Returns an error to fail one change with, for tests of partial failure. */
   fault?: (change: Change) => Fail | undefined;
-}
-
-interface Op {
-  /** The change this operation belongs to (-1: several or none). */
-  index: number;
-  run: (tx: string) => Promise<void>;
-}
-
-interface Built {
-  /** Before the transaction: crt-list files, and certificates frontends gain or lose at runtime. */
-  pre: Op[];
-  ops: Op[];
-  /** After the commit: crt-lists no frontend binds any more. */
-  post: Op[];
-  backends: Map<string, DeviceBackend | undefined>;
-  frontends: Map<string, DeviceFrontend | undefined>;
 }
 
 export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
@@ -254,7 +226,17 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
     });
     // A refused change is dropped and the transaction rebuilt without it, a bounded number of times.
     for (let attempt = 0; attempt <= changes.length; attempt++) {
-      const built = this.build(changes, failed);
+      const built = buildOps(
+        {
+          client: this.client,
+          certs: this.certs,
+          layout: this.layout,
+          backends: this.backends,
+          frontends: this.frontends,
+        },
+        changes,
+        failed,
+      );
       if (built.pre.length + built.ops.length + built.post.length === 0) return result();
       let current: Op | undefined;
       let tx: string | undefined;
@@ -332,147 +314,6 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
       await new Promise((res) => setTimeout(res, 50));
     }
     throw new DataplaneError(0, `reload ${id} did not finish in time`);
-  }
-
-  /** Whether an HTTPS frontend changes only in the certificates past its default. */
-  private certificatesOnly(cur: DeviceFrontend, v: VirtualService): boolean {
-    const was = readVirtualService(cur);
-    return isDeepStrictEqual(
-      normalizeVirtualService(withoutExtraCertificates(was)),
-      normalizeVirtualService(withoutExtraCertificates(v)),
-    );
-  }
-
-  /** The operations of one transaction for the changes not failed, and the device view after it. */
-  private build(changes: Change[], failed: Map<number, Fail>): Built {
-    const pools = new Map<string, Pool>(
-      [...this.backends.values()].map((d) => [d.backend.name, readPool(d)]),
-    );
-    const vss = new Map<string, VirtualService>(
-      [...this.frontends.values()].map((d) => [d.frontend.name, readVirtualService(d)]),
-    );
-    const poolChange = new Map<string, number>();
-    const vsChange = new Map<string, number>();
-    changes.forEach((c, i) => {
-      if (failed.has(i)) return;
-      if (c.kind === 'pool') {
-        poolChange.set(c.name, i);
-        if (c.op === 'delete') pools.delete(c.name);
-        else pools.set(c.name, c.desired);
-      }
-    });
-    changes.forEach((c, i) => {
-      if (failed.has(i) || c.kind !== 'virtualService') return;
-      if (c.op !== 'delete') {
-        const dep = dependencyProblem(c.desired, pools);
-        if (dep) return void failed.set(i, dep);
-      }
-      vsChange.set(c.name, i);
-      if (c.op === 'delete') vss.delete(c.name);
-      else vss.set(c.name, c.desired);
-    });
-    const http = httpPools(vss.values());
-    const before = httpPools([...this.frontends.values()].map(readVirtualService));
-    const ops = {
-      frontendDeletes: [] as Op[],
-      backends: [] as Op[],
-      frontends: [] as Op[],
-      backendDeletes: [] as Op[],
-    };
-    const out: Built = { pre: [], ops: [], post: [], backends: new Map(), frontends: new Map() };
-    const touched = new Set([...poolChange.keys(), ...[...http].filter((p) => !before.has(p))]);
-    for (const p of before) if (!http.has(p)) touched.add(p);
-    for (const name of touched) {
-      const index = poolChange.get(name) ?? -1;
-      const pool = pools.get(name);
-      const cur = this.backends.get(name);
-      if (!pool) {
-        if (cur) ops.backendDeletes.push({ index, run: (tx) => this.client.deleteBackend(tx, name) });
-        out.backends.set(name, undefined);
-        continue;
-      }
-      const wanted = backendFor(pool, http.has(name), this.layout);
-      const slots = assignSlots(cur?.servers ?? [], pool.members, this.layout);
-      const writeBackend =
-        !cur || backendChanged(cur.backend, wanted) || (slots.grown && this.layout.apiVersion === 'v2');
-      if (writeBackend)
-        ops.backends.push({ index, run: (tx) => this.client.putBackend(tx, wanted, cur !== undefined) });
-      const old = new Map((cur?.servers ?? []).map((s) => [s.name, s]));
-      for (const s of slots.servers) {
-        const was = old.get(s.name);
-        if (!was || serverChanged(was, s)) {
-          ops.backends.push({ index, run: (tx) => this.client.putServer(tx, name, s, was !== undefined) });
-        }
-      }
-      out.backends.set(name, {
-        backend: writeBackend ? wanted : cur!.backend,
-        servers: slots.servers,
-        known: new Map(pool.members.map((m) => [memberKey(m), { node: m.node, pod: m.pod }])),
-      });
-    }
-    for (const [name, index] of vsChange) {
-      const v = vss.get(name);
-      const cur = this.frontends.get(name);
-      const wasHttps = cur?.certificates !== undefined;
-      if (!v) {
-        if (cur) ops.frontendDeletes.push({ index, run: (tx) => this.client.deleteFrontend(tx, name) });
-        if (wasHttps) out.post.push({ index: -1, run: () => this.certs.removeCrtList(name) });
-        out.frontends.set(name, undefined);
-        continue;
-      }
-      const https = v.kind === 'l7' && v.protocol === 'HTTPS';
-      const certificates = v.kind === 'l7' ? (v.certificates ?? []) : [];
-      if (https && cur && wasHttps && this.certificatesOnly(cur, v)) {
-        // The default certificate stays: the crt-list changes, the configuration does not.
-        out.pre.push({
-          index,
-          run: async () => {
-            await this.certs.changeCrtList(name, cur.certificates ?? [], certificates);
-            this.frontends.set(name, { ...cur, certificates });
-          },
-        });
-        continue;
-      }
-      let crtList: string | undefined;
-      if (https)
-        out.pre.push({
-          index,
-          run: async () => void (crtList = await this.certs.writeCrtList(name, certificates)),
-        });
-      if (wasHttps && !https) out.post.push({ index: -1, run: () => this.certs.removeCrtList(name) });
-      ops.frontends.push({
-        index,
-        run: async (tx) => {
-          const f = frontendFor(v, this.layout, crtList);
-          await this.client.putFrontend(tx, f.frontend, cur !== undefined);
-          const binds = new Map((cur?.binds ?? []).map((b) => [b.name, b]));
-          for (const b of f.binds) {
-            const was = binds.get(b.name);
-            if (!was || JSON.stringify(was) !== JSON.stringify(b))
-              await this.client.putBind(tx, name, b, !!was);
-            binds.delete(b.name);
-          }
-          for (const stale of binds.keys()) await this.client.deleteBind(tx, name, stale);
-          const lists = [
-            ['acls', f.acls],
-            ['backend_switching_rules', f.rules],
-            ['http_request_rules', f.httpRequest],
-            ['http_response_rules', f.httpResponse],
-            ['tcp_request_rules', f.tcpRequest],
-          ] as const;
-          for (const [kind, items] of lists) {
-            if (cur || items.length > 0) await this.client.setList(kind, tx, name, items);
-          }
-          out.frontends.set(name, {
-            frontend: f.frontend,
-            binds: f.binds,
-            ...(https ? { certificates } : {}),
-          });
-        },
-      });
-    }
-    out.ops = [...ops.frontendDeletes, ...ops.backends, ...ops.frontends, ...ops.backendDeletes];
-    return out;
   }
 
   /**

@@ -1,0 +1,189 @@
+/**
+ * What one apply of the Data Plane transport does, pure planning over the device view the adapter
+ * holds: the operations of one transaction (frontend deletes, backends and their server slots,
+ * frontends with their binds and rule lists, backend deletes), what runs before it (crt-list files;
+ * certificates an HTTPS frontend gains or loses past its default, at runtime) and after it (crt-lists
+ * no frontend binds), and the device view once it is committed.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { CoreChange as Change } from '../../../src/adapter/changes.ts';
+import { normalizeVirtualService } from '../../../src/model/normalize.ts';
+import type { Pool, VirtualService } from '../../../src/model/types.ts';
+import { withoutExtraCertificates } from '../cert-store.ts';
+import { dependencyProblem, type Fail, httpPools } from '../validate.ts';
+import type { DpCertificates } from './certificates.ts';
+import type { DataplaneClient } from './client.ts';
+import { type DeviceFrontend, frontendFor, readVirtualService } from './frontend-layout.ts';
+import {
+  assignSlots,
+  backendChanged,
+  backendFor,
+  type DeviceBackend,
+  type LayoutOptions,
+  memberKey,
+  readPool,
+  serverChanged,
+} from './layout.ts';
+
+export interface BuildContext {
+  client: DataplaneClient;
+  certs: DpCertificates;
+  layout: LayoutOptions;
+  /** The device as last read or applied (the adapter's; cert-only changes update it as they run). */
+  backends: Map<string, DeviceBackend>;
+  frontends: Map<string, DeviceFrontend>;
+}
+
+export interface Op {
+  /** The change this operation belongs to (-1: several or none). */
+  index: number;
+  run: (tx: string) => Promise<void>;
+}
+
+export interface Built {
+  /** Before the transaction: crt-list files, and certificates frontends gain or lose at runtime. */
+  pre: Op[];
+  ops: Op[];
+  /** After the commit: crt-lists no frontend binds any more. */
+  post: Op[];
+  backends: Map<string, DeviceBackend | undefined>;
+  frontends: Map<string, DeviceFrontend | undefined>;
+}
+
+/** Whether an HTTPS frontend changes only in the certificates past its default. */
+export function certificatesOnly(cur: DeviceFrontend, v: VirtualService): boolean {
+  const was = readVirtualService(cur);
+  return isDeepStrictEqual(
+    normalizeVirtualService(withoutExtraCertificates(was)),
+    normalizeVirtualService(withoutExtraCertificates(v)),
+  );
+}
+
+/** The operations of one transaction for the changes not failed, and the device view after it. */
+export function buildOps(ctx: BuildContext, changes: Change[], failed: Map<number, Fail>): Built {
+  const pools = new Map<string, Pool>([...ctx.backends.values()].map((d) => [d.backend.name, readPool(d)]));
+  const vss = new Map<string, VirtualService>(
+    [...ctx.frontends.values()].map((d) => [d.frontend.name, readVirtualService(d)]),
+  );
+  const poolChange = new Map<string, number>();
+  const vsChange = new Map<string, number>();
+  changes.forEach((c, i) => {
+    if (failed.has(i)) return;
+    if (c.kind === 'pool') {
+      poolChange.set(c.name, i);
+      if (c.op === 'delete') pools.delete(c.name);
+      else pools.set(c.name, c.desired);
+    }
+  });
+  changes.forEach((c, i) => {
+    if (failed.has(i) || c.kind !== 'virtualService') return;
+    if (c.op !== 'delete') {
+      const dep = dependencyProblem(c.desired, pools);
+      if (dep) return void failed.set(i, dep);
+    }
+    vsChange.set(c.name, i);
+    if (c.op === 'delete') vss.delete(c.name);
+    else vss.set(c.name, c.desired);
+  });
+  const http = httpPools(vss.values());
+  const before = httpPools([...ctx.frontends.values()].map(readVirtualService));
+  const ops = {
+    frontendDeletes: [] as Op[],
+    backends: [] as Op[],
+    frontends: [] as Op[],
+    backendDeletes: [] as Op[],
+  };
+  const out: Built = { pre: [], ops: [], post: [], backends: new Map(), frontends: new Map() };
+  const touched = new Set([...poolChange.keys(), ...[...http].filter((p) => !before.has(p))]);
+  for (const p of before) if (!http.has(p)) touched.add(p);
+  for (const name of touched) {
+    const index = poolChange.get(name) ?? -1;
+    const pool = pools.get(name);
+    const cur = ctx.backends.get(name);
+    if (!pool) {
+      if (cur) ops.backendDeletes.push({ index, run: (tx) => ctx.client.deleteBackend(tx, name) });
+      out.backends.set(name, undefined);
+      continue;
+    }
+    const wanted = backendFor(pool, http.has(name), ctx.layout);
+    const slots = assignSlots(cur?.servers ?? [], pool.members, ctx.layout);
+    const writeBackend =
+      !cur || backendChanged(cur.backend, wanted) || (slots.grown && ctx.layout.apiVersion === 'v2');
+    if (writeBackend)
+      ops.backends.push({ index, run: (tx) => ctx.client.putBackend(tx, wanted, cur !== undefined) });
+    const old = new Map((cur?.servers ?? []).map((s) => [s.name, s]));
+    for (const s of slots.servers) {
+      const was = old.get(s.name);
+      if (!was || serverChanged(was, s)) {
+        ops.backends.push({ index, run: (tx) => ctx.client.putServer(tx, name, s, was !== undefined) });
+      }
+    }
+    out.backends.set(name, {
+      backend: writeBackend ? wanted : cur!.backend,
+      servers: slots.servers,
+      known: new Map(pool.members.map((m) => [memberKey(m), { node: m.node, pod: m.pod }])),
+    });
+  }
+  for (const [name, index] of vsChange) {
+    const v = vss.get(name);
+    const cur = ctx.frontends.get(name);
+    const wasHttps = cur?.certificates !== undefined;
+    if (!v) {
+      if (cur) ops.frontendDeletes.push({ index, run: (tx) => ctx.client.deleteFrontend(tx, name) });
+      if (wasHttps) out.post.push({ index: -1, run: () => ctx.certs.removeCrtList(name) });
+      out.frontends.set(name, undefined);
+      continue;
+    }
+    const https = v.kind === 'l7' && v.protocol === 'HTTPS';
+    const certificates = v.kind === 'l7' ? (v.certificates ?? []) : [];
+    if (https && cur && wasHttps && certificatesOnly(cur, v)) {
+      // The default certificate stays: the crt-list changes, the configuration does not.
+      out.pre.push({
+        index,
+        run: async () => {
+          await ctx.certs.changeCrtList(name, cur.certificates ?? [], certificates);
+          ctx.frontends.set(name, { ...cur, certificates });
+        },
+      });
+      continue;
+    }
+    let crtList: string | undefined;
+    if (https)
+      out.pre.push({
+        index,
+        run: async () => void (crtList = await ctx.certs.writeCrtList(name, certificates)),
+      });
+    if (wasHttps && !https) out.post.push({ index: -1, run: () => ctx.certs.removeCrtList(name) });
+    ops.frontends.push({
+      index,
+      run: async (tx) => {
+        const f = frontendFor(v, ctx.layout, crtList);
+        await ctx.client.putFrontend(tx, f.frontend, cur !== undefined);
+        const binds = new Map((cur?.binds ?? []).map((b) => [b.name, b]));
+        for (const b of f.binds) {
+          const was = binds.get(b.name);
+          if (!was || JSON.stringify(was) !== JSON.stringify(b)) await ctx.client.putBind(tx, name, b, !!was);
+          binds.delete(b.name);
+        }
+        for (const stale of binds.keys()) await ctx.client.deleteBind(tx, name, stale);
+        const lists = [
+          ['acls', f.acls],
+          ['backend_switching_rules', f.rules],
+          ['http_request_rules', f.httpRequest],
+          ['http_response_rules', f.httpResponse],
+          ['tcp_request_rules', f.tcpRequest],
+        ] as const;
+        for (const [kind, items] of lists) {
+          if (cur || items.length > 0) await ctx.client.setList(kind, tx, name, items);
+        }
+        out.frontends.set(name, {
+          frontend: f.frontend,
+          binds: f.binds,
+          ...(https ? { certificates } : {}),
+        });
+      },
+    });
+  }
+  out.ops = [...ops.frontendDeletes, ...ops.backends, ...ops.frontends, ...ops.backendDeletes];
+  return out;
+}
