@@ -20,6 +20,8 @@ import { DataplaneSpec } from './dataplane-spec.ts';
 export interface DataplaneRig {
   sim: DataplaneSimulator;
   url: string;
+  /** The simulator's working directory (its storage is `storage/` in it). */
+  dir: string;
   exchanges: Exchange[];
   adapter(
     owner: string,
@@ -62,6 +64,7 @@ export async function startDataplaneSim(
   return {
     sim,
     url,
+    dir,
     exchanges,
     adapter: (owner, apiVersion, extra = {}) => {
       const a = new HaproxyDataplaneAdapter({
