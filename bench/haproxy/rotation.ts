@@ -1,10 +1,12 @@
 /**
- * Certificate rotation under load through the whole product, on a real HAProxy (runtime transport):
- * the sandbox, the controller (ClusterIP members: one Pod serving HTTP on loopback), an Ingress
+ * Certificate rotation under load through the whole product, on a real HAProxy, for each transport
+ * (runtime; Data Plane API v2 and v3 on the simulator): the sandbox, the controller (ClusterIP members: one Pod serving HTTP on loopback), an Ingress
  * with `tls:` and its Secret. A bounded HTTPS request loop (4 at a time) runs while the Secret is
  * replaced ROTATIONS times; each time, the time from the Secret write to HAProxy serving the new
  * certificate (its fingerprint seen in a TLS handshake) is measured. Reloads and failed requests
- * are counted (both must be 0). Loopback only; bounded in count and time.
+ * are counted (both must be 0), from when HAProxy has no reload queued. Loopback only; bounded in
+ * count and time. Transports run one after the other, each on a fresh sandbox, controller and
+ * HAProxy.
  *
  *   node --import tsx bench/haproxy/rotation.ts   (also run at the end of npm run bench:haproxy)
  */
@@ -17,6 +19,7 @@ import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
 import { testCertificate, tlsSecret } from '../../test/support/certs.ts';
 import { Cluster } from '../../test/support/cluster.ts';
+import { startDataplaneSim } from '../../test/support/dataplane.ts';
 import { assertNoListeners, startHaproxy } from '../../test/support/haproxy.ts';
 import { useSandbox } from '../../test/support/sandbox.ts';
 import { quantile } from '../http-load.ts';
@@ -27,7 +30,11 @@ const POD_IP = '127.0.44.11';
 const ROTATIONS = 10;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+export const ROTATION_TRANSPORTS = ['runtime', 'Data Plane v2', 'Data Plane v3'] as const;
+export type RotationTransport = (typeof ROTATION_TRANSPORTS)[number];
+
 export interface RotationFigures {
+  transport: RotationTransport;
   rotations: number;
   toServedMs: number[];
   reloads: number;
@@ -61,15 +68,30 @@ async function until(check: () => Promise<boolean>, ms: number, what: string): P
   throw new Error(`timed out waiting for ${what}`);
 }
 
-export async function rotationUnderLoad(t: After): Promise<RotationFigures> {
+/** The transport's adapter on a real HAProxy, its count of HAProxy reloads, and a wait for none queued. */
+async function haproxyFor(t: After, transport: RotationTransport) {
+  if (transport === 'runtime') {
+    const rig = await startHaproxy(t);
+    const adapter = rig.adapter('bench', { healthChecks: false });
+    // Its reloads finish inside apply().
+    return { adapter, reloads: () => adapter.stats.reloads, idle: async () => {} };
+  }
+  const rig = await startDataplaneSim(t);
+  const adapter = rig.adapter('bench', transport === 'Data Plane v2' ? 'v2' : 'v3');
+  return { adapter, reloads: () => rig.sim.stats.reloads, idle: () => rig.sim.idle() };
+}
+
+export async function rotationUnderLoad(
+  t: After,
+  transport: RotationTransport = 'runtime',
+): Promise<RotationFigures> {
   assertNoListeners('127.0.44.', [PORT, 8080]);
   const { kc } = await useSandbox(t);
   const c = new Cluster(kc);
   const pod = createServer((_q, r) => r.end('ok\n'));
   await new Promise<void>((r) => pod.listen(8080, POD_IP, () => r()));
   t.after(() => new Promise<void>((r) => pod.close(() => r())));
-  const rig = await startHaproxy(t);
-  const adapter = rig.adapter('bench', { healthChecks: false });
+  const { adapter, reloads, idle } = await haproxyFor(t, transport);
   const ctl = new NplController({
     kubeConfig: kc,
     config: parseControllerConfig(
@@ -151,7 +173,8 @@ export async function rotationUnderLoad(t: After): Promise<RotationFigures> {
     }
   };
   const loop = Promise.all([worker(), worker(), worker(), worker()]);
-  const reloads0 = adapter.stats.reloads;
+  await idle();
+  const reloads0 = reloads();
   const toServedMs: number[] = [];
   for (let i = 1; i <= ROTATIONS; i++) {
     await sleep(100);
@@ -168,37 +191,57 @@ export async function rotationUnderLoad(t: After): Promise<RotationFigures> {
   stop = true;
   await loop;
   return {
+    transport,
     rotations: ROTATIONS,
     toServedMs,
-    reloads: adapter.stats.reloads - reloads0,
+    reloads: reloads() - reloads0,
     requests: counts.ok + counts.failed,
     failed: counts.failed,
   };
 }
 
-export function rotationTable(f: RotationFigures): string {
+/** One column per transport, measured one after the other in the same run. */
+export function rotationTable(runs: RotationFigures[]): string {
   const ms = (x: number) => `${x.toFixed(0)} ms`;
+  const row = (name: string, f: (r: RotationFigures) => string | number) =>
+    `| ${name} | ${runs.map(f).join(' | ')} |`;
   return [
-    '| certificate rotation under load (runtime transport) | |',
-    '| --- | --- |',
-    `| Secret replaced -> new certificate served: median (p90, max) of ${f.rotations} | ${ms(quantile(f.toServedMs, 0.5))} (${ms(quantile(f.toServedMs, 0.9))}, ${ms(Math.max(...f.toServedMs))}) |`,
-    `| reloads during the rotations (target 0) | ${f.reloads} |`,
-    `| HTTPS requests during the rotations (4 at a time) | ${f.requests} |`,
-    `| failed requests (target 0) | ${f.failed} |`,
+    `| certificate rotation under load | ${runs.map((r) => r.transport).join(' | ')} |`,
+    `| --- |${runs.map(() => ' --- |').join('')}`,
+    row(
+      `Secret replaced -> new certificate served: median (p90, max) of ${runs[0]?.rotations ?? 0}`,
+      (f) =>
+        `${ms(quantile(f.toServedMs, 0.5))} (${ms(quantile(f.toServedMs, 0.9))}, ${ms(Math.max(...f.toServedMs))})`,
+    ),
+    row('reloads during the rotations (target 0)', (f) => f.reloads),
+    row('HTTPS requests during the rotations (4 at a time)', (f) => f.requests),
+    row('failed requests (target 0)', (f) => f.failed),
   ].join('\n');
 }
 
+/** Every transport in turn, each cleaned up before the next. */
+export async function rotationOnEveryTransport(): Promise<RotationFigures[]> {
+  const runs: RotationFigures[] = [];
+  for (const transport of ROTATION_TRANSPORTS) {
+    console.error(`certificate rotation under load: ${transport}`);
+    const cleanups: (() => Promise<void> | void)[] = [];
+    try {
+      runs.push(await rotationUnderLoad({ after: (fn) => void cleanups.push(fn) }, transport));
+    } finally {
+      for (const f of cleanups.reverse()) await Promise.resolve(f()).catch(() => undefined);
+    }
+  }
+  return runs;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const cleanups: (() => Promise<void> | void)[] = [];
-  const t: After = { after: (fn) => void cleanups.push(fn) };
   const timer = setTimeout(() => {
-    console.error('rotation benchmark exceeded 5 minutes; aborting');
+    console.error('rotation benchmark exceeded 10 minutes; aborting');
     process.exit(1);
-  }, 300_000);
+  }, 600_000);
   try {
-    console.log(rotationTable(await rotationUnderLoad(t)));
+    console.log(rotationTable(await rotationOnEveryTransport()));
   } finally {
-    for (const f of cleanups.reverse()) await Promise.resolve(f()).catch(() => undefined);
     clearTimeout(timer);
   }
 }
