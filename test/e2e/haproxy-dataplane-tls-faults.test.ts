@@ -17,29 +17,16 @@ import { FormData, request } from 'undici';
 import { DpError } from '../../adapters/haproxy/dataplane-sim/config-crud.ts';
 import type { ApiVersion } from '../../adapters/haproxy/dataplane/models.ts';
 import { guardOwnership } from '../../src/adapter/ownership.ts';
-import type { Certificate, L7VirtualService, LbState, Pool } from '../../src/model/types.ts';
+import type { L7VirtualService, LbState, Pool } from '../../src/model/types.ts';
 import { plan } from '../../src/plan/diff.ts';
-import { testCertificate } from '../support/certs.ts';
+import { modelCertificate } from '../support/certs.ts';
 import { startDataplaneSim } from '../support/dataplane.ts';
 import { assertNoListeners, haproxyMissing } from '../support/haproxy.ts';
 
 const AUTH = `Basic ${Buffer.from('admin:admin').toString('base64')}`;
 const VIP = '127.0.43.1';
 
-async function made(name: string, dns: string[]): Promise<Certificate> {
-  const c = await testCertificate({ dns });
-  const leaf = new X509Certificate(c.cert);
-  return {
-    name,
-    source: `gw/${name}`,
-    certPem: leaf.toString(),
-    keyPem: c.key,
-    subject: leaf.subject,
-    sniNames: dns,
-    fingerprint: leaf.fingerprint256,
-    notAfter: new Date(leaf.validTo).toISOString(),
-  };
-}
+const made = modelCertificate;
 
 const served = (port: number, servername: string) =>
   new Promise<string>((resolve, reject) => {

@@ -9,7 +9,6 @@
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { X509Certificate } from 'node:crypto';
 import { connect as tlsConnect, createServer as createTlsServer } from 'node:tls';
 import { describe, it, type TestContext } from 'node:test';
 import { Agent, request } from 'undici';
@@ -17,7 +16,7 @@ import { guardOwnership } from '../../src/adapter/ownership.ts';
 import { resolveConnection } from '../../src/model/http-match.ts';
 import type { Certificate, L4VirtualService, L7VirtualService, Pool } from '../../src/model/types.ts';
 import { plan } from '../../src/plan/diff.ts';
-import { testCertificate } from '../support/certs.ts';
+import { modelCertificate, testCertificate } from '../support/certs.ts';
 import { assertNoListeners, haproxyMissing } from '../support/haproxy.ts';
 import { TRANSPORTS } from '../support/haproxy-transports.ts';
 
@@ -144,20 +143,7 @@ for (const tr of TRANSPORTS) {
       const HP = 18444;
       assertNoListeners('127.0.43.', [HP]);
       await echo(t);
-      const made = async (name: string, dns: string[]): Promise<Certificate> => {
-        const c = await testCertificate({ dns });
-        const leaf = new X509Certificate(c.cert);
-        return {
-          name,
-          source: `gw/${name}`,
-          certPem: leaf.toString(),
-          keyPem: c.key,
-          subject: leaf.subject,
-          sniNames: dns,
-          fingerprint: leaf.fingerprint256,
-          notAfter: new Date(leaf.validTo).toISOString(),
-        };
-      };
+      const made = modelCertificate;
       const a = await made('e2e--gw.a-tls', ['a.example.com']);
       const b = await made('e2e--gw.b-tls', ['b.example.com']);
       const https: L7VirtualService = {

@@ -2,7 +2,9 @@
  * Real certificates for tests, made fresh (EC P-256, self-signed): for given DNS names, expired,
  * or with neither CN nor SAN; and Secrets of type kubernetes.io/tls holding them.
  */
+import { X509Certificate } from 'node:crypto';
 import { generate } from 'selfsigned';
+import type { Certificate } from '../../src/model/types.ts';
 
 export interface TestCertificate {
   cert: string;
@@ -57,5 +59,21 @@ export function tlsSecret(
     metadata: { namespace, name },
     type,
     data: { 'tls.crt': b64(c.cert), 'tls.key': b64(c.key) },
+  };
+}
+
+/** A fresh certificate for these DNS names as the model carries it (source `gw/<name>`). */
+export async function modelCertificate(name: string, dns: string[]): Promise<Certificate> {
+  const c = await testCertificate({ dns });
+  const leaf = new X509Certificate(c.cert);
+  return {
+    name,
+    source: `gw/${name}`,
+    certPem: leaf.toString(),
+    keyPem: c.key,
+    subject: leaf.subject,
+    sniNames: dns,
+    fingerprint: leaf.fingerprint256,
+    notAfter: new Date(leaf.validTo).toISOString(),
   };
 }
