@@ -8,7 +8,7 @@
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import { ALL_HTTP } from '../../src/adapter/http-capabilities.ts';
+import { HAPROXY_CAPABILITIES } from './capabilities.ts';
 import type {
   ApplyError,
   ApplyResult,
@@ -67,16 +67,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   }
 
   capabilities(): Capabilities {
-    return {
-      l4: { tcp: true, udp: false },
-      l7: true,
-      memberNodeTag: true,
-      drainingMembers: true,
-      // Gateway API routes, every feature of the model, and TLS passthrough (http-routes.ts).
-      http: ALL_HTTP,
-      tlsPassthrough: true,
-      certificates: true,
-    };
+    return HAPROXY_CAPABILITIES;
   }
 
   private renderOptions(): RenderOptions {

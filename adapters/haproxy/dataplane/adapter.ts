@@ -8,7 +8,7 @@
  * (see layout.ts), so scaling is runtime changes only.
  */
 import PQueue from 'p-queue';
-import { ALL_HTTP } from '../../../src/adapter/http-capabilities.ts';
+import { HAPROXY_CAPABILITIES } from '../capabilities.ts';
 import { AdapterError, codeForStatus, isTerminalCode } from '../../../src/adapter/errors.ts';
 import type {
   ApplyResult,
@@ -73,17 +73,7 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
   }
 
   capabilities(): Capabilities {
-    return {
-      l4: { tcp: true, udp: false },
-      l7: true,
-      memberNodeTag: true,
-      drainingMembers: true,
-      // Gateway API routes, every feature of the model (route-layout.ts), TLS passthrough, and
-      // certificates in the API's storage (certificates.ts).
-      http: ALL_HTTP,
-      tlsPassthrough: true,
-      certificates: true,
-    };
+    return HAPROXY_CAPABILITIES;
   }
 
   async verify(): Promise<void> {
