@@ -19,6 +19,8 @@ export interface MemoryAdapterOptions {
   device?: MemoryLoadBalancer;
   /** Simulated time per apply call (one batch), for benchmarks. */
   latencyMs?: number;
+  /** Apply calls the simulated device takes at once (default 8). */
+  applyConcurrency?: number;
   /** Returns an error to fail one change with, for tests of partial failure. */
   fault?: (change: Change) => ApplyError | undefined;
 }
@@ -39,7 +41,7 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       l7: true,
       memberNodeTag: true,
       drainingMembers: true,
-      applyConcurrency: 8,
+      applyConcurrency: this.opts.applyConcurrency ?? 8,
       certificates: true,
       tlsPassthrough: true,
       http: ALL_HTTP,

@@ -39,6 +39,9 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '1' },
     'skip-rss': { type: 'boolean', default: false },
     'profile-cold': { type: 'string' },
+    'profile-load': { type: 'string' },
+    coalesce: { type: 'string' },
+    concurrency: { type: 'string', default: '8' },
   },
 });
 const LATENCY = Number(values.latency);
@@ -182,7 +185,13 @@ try {
   let waitedBehind = 0;
   /** Changes sent after the warm-up. */
   let measuredTotal = 0;
-  const adapter = new MemoryAdapter({ owner: 'bench', device, latencyMs: LATENCY });
+  // --concurrency N: apply calls the simulated device takes at once (the adapter's default: 8).
+  const adapter = new MemoryAdapter({
+    owner: 'bench',
+    device,
+    latencyMs: LATENCY,
+    applyConcurrency: Number(values.concurrency),
+  });
   const apply = adapter.apply.bind(adapter);
   adapter.apply = async (changes) => {
     for (const c of changes) writing.set(c.name, (writing.get(c.name) ?? 0) + 1);
@@ -233,6 +242,8 @@ try {
     adapter,
     events: { record: async () => {} },
     sweepIntervalMs: 0,
+    // --coalesce MS: the controller's least coalescing window (its default unless given).
+    ...(values.coalesce !== undefined ? { coalesceMs: Number(values.coalesce) } : {}),
   });
   // --profile-cold FILE: a CPU profile of the cold start alone (for finding what it spends).
   const inspector = values['profile-cold'] ? new Session() : undefined;
@@ -272,7 +283,16 @@ try {
   await new Promise((r) => setTimeout(r, 2000));
   await controller.settled();
 
+  // --profile-load FILE: a CPU profile of the load phase alone (what a pass spends per change).
+  const loadInspector = values['profile-load'] ? new Session() : undefined;
+  if (loadInspector) {
+    loadInspector.connect();
+    await loadInspector.post('Profiler.enable');
+    await loadInspector.post('Profiler.start');
+  }
   const total = SECONDS * RATE;
+  const passes0 = controller.stats.lbReconciles;
+  const cpu0 = process.cpuUsage();
   const startLoad = performance.now();
   // In each 50 ms window (5 changes at 100/s): 2 go to Pods of one Service on different nodes (a
   // pool changing again within 100 ms), 3 to Services of their own.
@@ -315,6 +335,14 @@ try {
   const drain = performance.now();
   while (pending.size > 0 && performance.now() - drain < 10_000) await new Promise((r) => setTimeout(r, 20));
   const loadSeconds = (performance.now() - startLoad) / 1000;
+  const passes = controller.stats.lbReconciles - passes0;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  if (loadInspector) {
+    const { profile } = await loadInspector.post('Profiler.stop');
+    writeFileSync(values['profile-load']!, JSON.stringify(profile));
+    loadInspector.disconnect();
+  }
 
   // Writes per pool within any 100 ms window.
   let maxPer100 = 0;
@@ -364,6 +392,11 @@ try {
       `device calls overlapped up to ${maxOverlap} at once`,
     ],
     [
+      'LB passes during the load; CPU of this process (controller, informer, load generator)',
+      `${passes}; ${(cpuMs / 1000).toFixed(1)} s`,
+      `${(cpuMs / Math.max(1, passes)).toFixed(2)} ms of CPU per pass, all included`,
+    ],
+    [
       'most writes to one pool in any 100 ms',
       String(maxPer100),
       `${writesAt.length} pool updates over ${loadSeconds.toFixed(0)} s; goal <= 1: ${met(maxPer100 <= 1)}`,
@@ -377,7 +410,7 @@ try {
     ]);
   }
   console.log(
-    `JSON ${JSON.stringify({ latency: LATENCY, coldMs, p50, p99, f50, f99, i50, i99, maxPer100, rss, applied: applyLatency.length, total: measuredTotal, neverApplied: pending.size, maxOverlap, behindCandidates, waitedBehind })}`,
+    `JSON ${JSON.stringify({ latency: LATENCY, coldMs, p50, p99, f50, f99, i50, i99, maxPer100, rss, applied: applyLatency.length, total: measuredTotal, neverApplied: pending.size, maxOverlap, behindCandidates, waitedBehind, passes, cpuMs })}`,
   );
   printTable(rows);
 } finally {

@@ -336,6 +336,8 @@ export class ClusterCache {
       referenceGrants: p.referenceGrants.list(),
       podIndex: this.podIndex,
       serviceByKey: (key) => p.services.items.get(key),
+      ingressByKey: (key) => p.ingresses.items.get(key),
+      podByKey: (key) => p.pods.items.get(key),
     };
   }
 }

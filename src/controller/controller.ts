@@ -31,7 +31,11 @@ export interface ControllerOptions {
   events: EventSink;
   logger?: Logger;
   sources?: Partial<Record<CacheKind, ListWatchSource>>;
-  /** Minimum time between two load-balancer reconciles (bursts of events become one pass). */
+  /**
+   * Least time between the starts of two load-balancer passes while one is running (bursts of
+   * events become one pass). Default 0: the spacing is twice what planning a pass costs, and a
+   * change with no pass running starts one at once.
+   */
   coalesceMs?: number;
   /** Periodic full reconcile that repairs drift on the load balancer (0: off). */
   sweepIntervalMs?: number;
@@ -61,7 +65,7 @@ export class NplController {
   private readonly log: Logger;
   private lastLbAt = 0;
   private lbTimer: NodeJS.Timeout | undefined;
-  /** The LB pass slots: `lb`, then `lb#1`... up to the adapter's apply concurrency (at most 8). */
+  /** The LB pass slots: `lb`, then `lb#1`... up to the adapter's apply concurrency (at most 16). */
   private readonly lbKeys: string[];
   private ready = false;
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -98,7 +102,7 @@ export class NplController {
       onApplied: (applied, ms) => this.logPass(applied, ms),
       onReleased: () => this.scheduleLb(),
     });
-    const slots = Math.max(1, Math.min(8, this.adapter.capabilities().applyConcurrency ?? 1));
+    const slots = Math.max(1, Math.min(16, this.adapter.capabilities().applyConcurrency ?? 1));
     this.lbKeys = [LB_KEY, ...Array.from({ length: slots - 1 }, (_, i) => `lb#${i + 1}`)];
     this.queue = new WorkQueue({
       name: 'controller',
@@ -122,17 +126,18 @@ export class NplController {
   }
 
   /**
-   * Asks for an LB pass. Bursts coalesce: a pass starts at once when none started within
-   * `coalesceMs`, else when that time is up. A pass queued to start will see the change; otherwise
+   * Asks for an LB pass. Bursts coalesce: a pass starts at once when no pass is running, or when
+   * none started within `coalesceMs`, else when that time is up. A pass queued to start will see the change; otherwise
    * a free pass slot starts one (passes overlap up to the adapter's apply concurrency, each
    * applying objects no other has in flight), or the first slot runs again after its current pass.
    */
   private scheduleLb(): void {
     if (this.lbTimer) return;
-    // Adaptive: at least coalesceMs, and twice what planning a pass costs (its status and Events
-    // cost about as much again), so passes, which may overlap, leave the event loop time for the
-    // informers; none when idle.
-    const window = Math.max(this.opts.coalesceMs ?? 10, 2 * this.lb.planMs);
+    // Adaptive: none when no pass is running (a lone change goes at once); else twice what
+    // planning a pass costs (its status and Events cost about as much again), so passes, which
+    // may overlap, leave the event loop time for the informers; never less than coalesceMs.
+    const idle = !this.lbKeys.some((k) => this.queue.running(k));
+    const window = idle ? 0 : Math.max(this.opts.coalesceMs ?? 0, 2 * this.lb.planMs);
     const wait = this.lastLbAt + window - Date.now();
     if (wait <= 0) {
       this.startLb();

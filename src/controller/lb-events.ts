@@ -9,7 +9,7 @@ import PQueue from 'p-queue';
 import type { ApplyResult } from '../adapter/contract.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
 import type { EventSink, EventTarget, EventType } from '../kube/events.ts';
-import type { VirtualService } from '../model/types.ts';
+import type { Pool, VirtualService } from '../model/types.ts';
 import type { Change } from '../plan/diff.ts';
 import type { ClusterView, DesiredResult, Finding, SourceStatus } from '../source/desired.ts';
 
@@ -24,15 +24,31 @@ export interface LbEventsDeps {
   waitGraceMs?: number;
 }
 
+/** Whether a pool has a ready member (remembered per pool object: most are the last pass's). */
+const ready = new WeakMap<Pool, boolean>();
+function hasReadyMember(pool: Pool): boolean {
+  let r = ready.get(pool);
+  if (r === undefined) ready.set(pool, (r = pool.members.some((m) => m.enabled)));
+  return r;
+}
+
 type Meta = { metadata: { namespace: string; name: string; uid: string; resourceVersion?: string } };
 
-/** Event targets by kind and namespace/name, indexed on first use. */
+/** Event targets by kind and namespace/name: the cache's lookups, or an index made on first use. */
 class Targets {
   private readonly maps = new Map<string, Map<string, Meta>>();
 
   constructor(private readonly view: ClusterView) {}
 
   private object(kind: 'Service' | 'Ingress' | 'Pod', key: string): Meta | undefined {
+    // The controller's cache answers by key; a view without it is indexed once.
+    const byKey =
+      kind === 'Service'
+        ? this.view.serviceByKey
+        : kind === 'Ingress'
+          ? this.view.ingressByKey
+          : this.view.podByKey;
+    if (byKey) return byKey(key);
     let m = this.maps.get(kind);
     if (!m) {
       const list: Meta[] =
@@ -146,7 +162,7 @@ export class LbEvents {
         );
     }
     for (const pool of desired.state.pools) {
-      if (pool.members.some((m) => m.enabled) || !overdue(`noready/${pool.name}`)) continue;
+      if (hasReadyMember(pool) || !overdue(`noready/${pool.name}`)) continue;
       const t = on('Service', pool.service);
       if (t) send(t, 'Warning', EventReasons.NoReadyMembers, `pool ${pool.name} has no ready member`);
     }
@@ -160,8 +176,9 @@ export class LbEvents {
       send(t, f.type, f.reason, f.message);
     }
     for (const [key, st] of desired.services) {
+      if (!st.problem) continue;
       const t = on('Service', key);
-      if (t && st.problem) send(t, 'Warning', st.reason ?? EventReasons.NoVIP, st.problem);
+      if (t) send(t, 'Warning', st.reason ?? EventReasons.NoVIP, st.problem);
     }
     for (const [key, st] of desired.ingresses) {
       const t = on('Ingress', key);
@@ -220,7 +237,10 @@ export class LbEvents {
       }
     }
     // A failure that is over without a write (the device already matches) is said to be over.
-    const byName = new Map(desired.state.virtualServices.map((v) => [`virtualService/${v.name}`, v]));
+    const byName =
+      cleared.length > 0
+        ? new Map(desired.state.virtualServices.map((v) => [`virtualService/${v.name}`, v]))
+        : new Map<string, VirtualService>();
     for (const k of cleared) {
       const vs = byName.get(k);
       if (!vs) continue;

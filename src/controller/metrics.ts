@@ -69,14 +69,13 @@ export class ControllerMetrics {
 
   /** Last members-per-pool values set, so a pass only touches the gauges that changed. */
   private readonly lastMembers = new Map<string, string>();
-  /** The pool objects counted last (a pool reused from the last pass is the same object). */
-  private counted = new Map<string, Pool>();
+  /** The pool objects counted, by name (a pool reused from the last pass is the same object). */
+  private readonly counted = new Map<string, Pool>();
 
   recordPass(pools: Pool[], applied: ApplyResult[]): void {
-    const seen = new Map<string, Pool>();
     for (const p of pools) {
-      seen.set(p.name, p);
       if (this.counted.get(p.name) === p) continue;
+      this.counted.set(p.name, p);
       let enabled = 0;
       for (const m of p.members) if (m.enabled) enabled++;
       const value = `${enabled}/${p.members.length}`;
@@ -85,13 +84,17 @@ export class ControllerMetrics {
       this.poolMembers.set({ pool: p.name, state: 'enabled' }, enabled);
       this.poolMembers.set({ pool: p.name, state: 'draining' }, p.members.length - enabled);
     }
-    for (const name of this.lastMembers.keys()) {
-      if (seen.has(name)) continue;
-      this.lastMembers.delete(name);
-      this.poolMembers.remove({ pool: name, state: 'enabled' });
-      this.poolMembers.remove({ pool: name, state: 'draining' });
+    // Pool names are unique: more counted than given means some are gone.
+    if (this.counted.size > pools.length) {
+      const now = new Set(pools.map((p) => p.name));
+      for (const name of this.counted.keys()) {
+        if (now.has(name)) continue;
+        this.counted.delete(name);
+        this.lastMembers.delete(name);
+        this.poolMembers.remove({ pool: name, state: 'enabled' });
+        this.poolMembers.remove({ pool: name, state: 'draining' });
+      }
     }
-    this.counted = seen;
     for (const r of applied)
       if (!r.ok) this.applyErrors.inc({ kind: r.change.kind, code: r.error?.code ?? 'Unknown' });
   }

@@ -6,7 +6,7 @@
 import type { ApplyResult } from '../adapter/contract.ts';
 import { normalizePool, normalizeVirtualService } from '../model/normalize.ts';
 import type { LbState } from '../model/types.ts';
-import type { Change, Conflict, Observed } from '../plan/diff.ts';
+import { type Change, type Conflict, indexByName, type Observed, withIndex } from '../plan/diff.ts';
 
 /**
  * The observed state after a fully successful pass, without asking the device: what we applied,
@@ -21,9 +21,9 @@ export function afterPass(
   pending: Set<string>,
   conflicts: Conflict[],
 ): Observed {
-  const pools = new Map(observed.owned.pools.map((p) => [p.name, p]));
-  const vss = new Map(observed.owned.virtualServices.map((v) => [v.name, v]));
-  const certs = new Map((observed.owned.certificates ?? []).map((c) => [c.name, c]));
+  const pools = new Map(indexByName(observed.owned.pools));
+  const vss = new Map(indexByName(observed.owned.virtualServices));
+  const certs = new Map(indexByName(observed.owned.certificates ?? []));
   const put = (c: Change) => {
     if (c.kind === 'pool') {
       if (c.op === 'delete') pools.delete(c.name);
@@ -36,23 +36,21 @@ export function afterPass(
   };
   for (const r of applied) put(r.change);
   const clash = new Set(conflicts.map((c) => `${c.kind}/${c.name}`));
-  for (const p of desired.pools) {
-    if (!pending.has(`pool/${p.name}`) && !clash.has(`pool/${p.name}`) && pools.has(p.name))
-      pools.set(p.name, normalizePool(p));
-  }
-  for (const v of desired.virtualServices) {
-    const k = `virtualService/${v.name}`;
-    if (!pending.has(k) && !clash.has(k) && vss.has(v.name)) vss.set(v.name, normalizeVirtualService(v));
-  }
-  for (const c of desired.certificates ?? []) {
-    const k = `certificate/${c.name}`;
-    if (!pending.has(k) && !clash.has(k) && certs.has(c.name)) certs.set(c.name, c);
-  }
+  /** Carries the desired object over where the device now equals it (most are already it). */
+  const carry = <T extends { name: string }>(kind: string, held: Map<string, T>, want: T) => {
+    const cur = held.get(want.name);
+    if (cur === undefined || cur === want) return;
+    const k = `${kind}/${want.name}`;
+    if (!pending.has(k) && !clash.has(k)) held.set(want.name, want);
+  };
+  for (const p of desired.pools) carry('pool', pools, normalizePool(p));
+  for (const v of desired.virtualServices) carry('virtualService', vss, normalizeVirtualService(v));
+  for (const c of desired.certificates ?? []) carry('certificate', certs, c);
   return {
     owned: {
-      pools: [...pools.values()],
-      virtualServices: [...vss.values()],
-      certificates: [...certs.values()],
+      pools: withIndex(pools),
+      virtualServices: withIndex(vss),
+      certificates: withIndex(certs),
     },
     foreign: observed.foreign,
   };

@@ -2,7 +2,8 @@
  * The status of our Services and Ingresses after a pass: `status.loadBalancer.ingress` as
  * lb-status.ts words it, written where the object does not show it yet, through a StatusWriter
  * (the API server, or a fake in unit tests). A source found showing its status is not checked
- * again until it, its source status or the device's failures change.
+ * again until it, its source status or the device's failures change; a pass that changed none of
+ * the lists checks nothing.
  */
 import PQueue from 'p-queue';
 import type { ClusterView, DesiredResult, SourceStatus } from '../source/desired.ts';
@@ -23,6 +24,12 @@ export class SourceStatusWriter {
   /** Sources found showing their status, with what it was checked against. */
   private readonly statusChecked = new WeakMap<object, { st: SourceStatus; version: number }>();
 
+  /**
+   * What the last pass that found every source showing its status looked at: a pass with the same
+   * lists, the same source statuses and no new device failure has nothing to check.
+   */
+  private settled: readonly unknown[] | undefined;
+
   constructor(private readonly d: SourceStatusDeps) {}
 
   /** Every virtual service of a source is live: it has its VIP and none failed on the device. */
@@ -35,6 +42,15 @@ export class SourceStatusWriter {
   }
 
   async write(view: ClusterView, desired: DesiredResult): Promise<void> {
+    const inputs = [
+      view.services,
+      view.ingresses,
+      desired.services,
+      desired.ingresses,
+      this.d.state.failureVersion,
+    ];
+    if (this.settled?.every((x, i) => x === inputs[i])) return;
+    let issued = false;
     /** An Ingress's status: the VIP once every virtual service of it is programmed. */
     const ingressWant = (status: SourceStatus): LbIngress[] =>
       this.live(status) ? [{ ip: status.vip! }] : [];
@@ -46,6 +62,7 @@ export class SourceStatusWriter {
     const writes = new PQueue({ concurrency: 16 });
     let failure: unknown;
     const run = (task: () => Promise<void>) => {
+      issued = true;
       writes.add(task).catch((err: unknown) => {
         failure ??= err;
       });
@@ -78,5 +95,6 @@ export class SourceStatusWriter {
     }
     await writes.onIdle();
     if (failure) throw failure;
+    this.settled = issued ? undefined : inputs;
   }
 }

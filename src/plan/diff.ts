@@ -33,48 +33,108 @@ interface KindDiff<K extends ObjectKind, T> {
   deletes: ChangeOf<K, T>[];
 }
 
-/** One kind's diff: creates and updates of what we want, deletes of what we own and no longer want. */
+/**
+ * Observed lists by name, made once per list: the reconciler carries the observed state from pass
+ * to pass (observed-cache.ts) and registers the index it keeps, so a pass does not rebuild it.
+ */
+const indexes = new WeakMap<object, Map<string, { name: string }>>();
+
+export function indexByName<T extends { name: string }>(list: readonly T[]): Map<string, T> {
+  let m = indexes.get(list) as Map<string, T> | undefined;
+  if (!m) indexes.set(list, (m = new Map(list.map((x) => [x.name, x]))));
+  return m;
+}
+
+/** Registers `index` as the index of `list` (the same objects by name; neither changes after). */
+export function withIndex<T extends { name: string }>(index: Map<string, T>): T[] {
+  const list = [...index.values()];
+  indexes.set(list, index);
+  return list;
+}
+
+/** Foreign objects by kind and then name, made once per observed list. */
+const foreignIndexes = new WeakMap<object, Map<string, Map<string, Observed['foreign'][number]>>>();
+
+function foreignByKind(foreign: Observed['foreign']): Map<string, Map<string, Observed['foreign'][number]>> {
+  let m = foreignIndexes.get(foreign);
+  if (!m) {
+    m = new Map();
+    for (const f of foreign) {
+      let byName = m.get(f.kind);
+      if (!byName) m.set(f.kind, (byName = new Map()));
+      byName.set(f.name, f);
+    }
+    foreignIndexes.set(foreign, m);
+  }
+  return m;
+}
+
+/**
+ * One kind's diff: creates and updates of what we want, deletes of what we own and no longer want.
+ * An object unchanged since the last pass compares by reference (its normal form is remembered),
+ * and deletes are looked for only when some owned object was not wanted.
+ */
 function diffKind<K extends ObjectKind, T extends { name: string }>(
   kind: K,
   desired: T[],
   owned: T[],
-  foreign: Map<string, Observed['foreign'][number]>,
+  foreign: Map<string, Observed['foreign'][number]> | undefined,
   normalize: (x: T) => T,
   conflicts: Conflict[],
   same: (a: T, b: T) => boolean = isDeepStrictEqual,
 ): KindDiff<K, T> {
-  const current = new Map(owned.map((x) => [x.name, x]));
-  const wanted = new Set<string>();
+  const current = indexByName(owned);
   const upserts: ChangeOf<K, T>[] = [];
+  let matched = 0;
+  let clashed: Set<string> | undefined;
   for (const d of desired) {
-    const f = foreign.get(`${kind}/${d.name}`);
+    const f = foreign?.get(d.name);
     if (f) {
       conflicts.push({ kind, name: d.name, owner: f.owner });
+      (clashed ??= new Set()).add(d.name);
       continue;
     }
-    wanted.add(d.name);
     const cur = current.get(d.name);
     const want = normalize(d);
-    if (!cur) upserts.push({ op: 'create', kind, name: d.name, desired: want });
-    else if (normalize(cur) !== want && !same(normalize(cur), want)) {
+    if (!cur) {
+      upserts.push({ op: 'create', kind, name: d.name, desired: want });
+      continue;
+    }
+    matched++;
+    if (cur === want) continue;
+    const have = normalize(cur);
+    if (have !== want && !same(have, want)) {
       upserts.push({ op: 'update', kind, name: d.name, desired: want, observed: cur });
     }
   }
-  const deletes = owned
-    .filter((o) => !wanted.has(o.name))
-    .map((o): ChangeOf<K, T> => ({ op: 'delete', kind, name: o.name, observed: o }));
+  // Names are unique on each side: every owned object was wanted when all of them matched.
+  let deletes: ChangeOf<K, T>[] = [];
+  if (matched < current.size) {
+    const wanted = new Set(desired.map((d) => d.name));
+    if (clashed) for (const n of clashed) wanted.delete(n);
+    deletes = owned
+      .filter((o) => !wanted.has(o.name))
+      .map((o): ChangeOf<K, T> => ({ op: 'delete', kind, name: o.name, observed: o }));
+  }
   return { upserts, deletes };
 }
 
 export function plan(desired: LbState, observed: Observed): Plan {
-  const foreign = new Map(observed.foreign.map((f) => [`${f.kind}/${f.name}`, f]));
+  const foreign = foreignByKind(observed.foreign);
   const conflicts: Conflict[] = [];
-  const pools = diffKind('pool', desired.pools, observed.owned.pools, foreign, normalizePool, conflicts);
+  const pools = diffKind(
+    'pool',
+    desired.pools,
+    observed.owned.pools,
+    foreign.get('pool'),
+    normalizePool,
+    conflicts,
+  );
   const vss = diffKind(
     'virtualService',
     desired.virtualServices,
     observed.owned.virtualServices,
-    foreign,
+    foreign.get('virtualService'),
     normalizeVirtualService,
     conflicts,
   );
@@ -82,7 +142,7 @@ export function plan(desired: LbState, observed: Observed): Plan {
     'certificate',
     desired.certificates ?? [],
     observed.owned.certificates ?? [],
-    foreign,
+    foreign.get('certificate'),
     normalizeCertificate,
     conflicts,
     sameCertificate,

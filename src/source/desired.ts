@@ -68,7 +68,7 @@ type ServicePort = Service['spec']['ports'][number];
 interface LastPass {
   inputs: unknown[];
   /** The pools in the order the pass asked for them, with what each is built from. */
-  shape: { name: string; svc: Service; port: ServicePort; health: Pool['health'] }[];
+  shape: { name: string; svc: Service; svcKey: string; port: ServicePort; health: Pool['health'] }[];
   virtualServices: VirtualService[];
   certs: Certificate[];
   gateways: GatewayResult | undefined;
@@ -133,6 +133,15 @@ function vipOf(r: VipResult | undefined): { vip?: string; problem?: string; reas
  * pass; the pools of every other Service come from the memo as they are. Without it, every pool is
  * checked against its signature.
  */
+/**
+ * Drops remembered pools that are no longer built. Every pool built is remembered, so there are
+ * none to drop when the counts agree.
+ */
+function forgetPoolsGone(memo: DesiredMemo | undefined, pools: Map<string, Pool>): void {
+  if (!memo || memo.pools.size <= pools.size) return;
+  for (const name of memo.pools.keys()) if (!pools.has(name)) memo.pools.delete(name);
+}
+
 export function buildDesired(
   view: ClusterView,
   cfg: ControllerConfig,
@@ -144,7 +153,6 @@ export function buildDesired(
   const cluster = cfg.clusterName;
   const pools = new Map<string, Pool>();
   const waiting = new Map<string, string[]>();
-  const svcByKey = new Map(view.services.map((s) => [key(s.metadata), s]));
   const podIndex = view.podIndex ?? new PodIndex(view.pods);
   const nodes = new NodeDirectory(view.nodes, view.drainPhase);
   const findings: Finding[] = [];
@@ -155,16 +163,23 @@ export function buildDesired(
       ? view.nodes.map((n) => `${n.metadata.resourceVersion}~${nodes.phase(n.metadata.name)}`).join(',')
       : '';
   const shape: LastPass['shape'] = [];
-  const poolFor = (svc: Service, port: ServicePort, health: Pool['health'], known?: string): string => {
+  const poolFor = (
+    svc: Service,
+    port: ServicePort,
+    health: Pool['health'],
+    known?: string,
+    knownKey?: string,
+  ): string => {
     const name =
       known ?? poolName(cluster, svc.metadata.namespace, svc.metadata.name, port.name || port.port);
     if (pools.has(name)) return name;
-    shape.push({ name, svc, port, health });
-    const kept = changed && !changed.has(key(svc.metadata)) ? memo?.pools.get(name) : undefined;
+    const svcKey = knownKey ?? key(svc.metadata);
+    shape.push({ name, svc, svcKey, port, health });
+    const kept = changed && !changed.has(svcKey) ? memo?.pools.get(name) : undefined;
     if (kept) {
-      findings.push(...kept.findings);
+      if (kept.findings.length > 0) findings.push(...kept.findings);
       if (kept.waiting.length > 0) {
-        waiting.set(key(svc.metadata), [...(waiting.get(key(svc.metadata)) ?? []), ...kept.waiting]);
+        waiting.set(svcKey, [...(waiting.get(svcKey) ?? []), ...kept.waiting]);
       }
       pools.set(name, kept.pool);
       return name;
@@ -203,7 +218,7 @@ export function buildDesired(
     }
     findings.push(...entry.findings);
     if (entry.waiting.length > 0) {
-      waiting.set(key(svc.metadata), [...(waiting.get(key(svc.metadata)) ?? []), ...entry.waiting]);
+      waiting.set(svcKey, [...(waiting.get(svcKey) ?? []), ...entry.waiting]);
     }
     pools.set(name, entry.pool);
     return name;
@@ -220,8 +235,8 @@ export function buildDesired(
     ...routeInputs(view),
   ];
   if (changed && last && inputs.every((x, i) => x === last.inputs[i])) {
-    for (const e of last.shape) poolFor(e.svc, e.port, e.health, e.name);
-    if (memo) for (const name of memo.pools.keys()) if (!pools.has(name)) memo.pools.delete(name);
+    for (const e of last.shape) poolFor(e.svc, e.port, e.health, e.name, e.svcKey);
+    forgetPoolsGone(memo, pools);
     return {
       state: withCertificates(
         { pools: [...pools.values()], virtualServices: last.virtualServices },
@@ -240,6 +255,7 @@ export function buildDesired(
     .map((s) => [key(s.metadata), s] as const)
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([, s]) => s);
+  const svcByKey = new Map(view.services.map((s) => [key(s.metadata), s]));
   const ours = ourIngressClasses(view.ingressClasses, cfg);
   const byClass = new Map<string, Ingress[]>();
   for (const ing of view.ingresses) {
@@ -333,7 +349,7 @@ export function buildDesired(
   virtualServices.push(...(gateways?.virtualServices ?? []));
   for (const c of gateways?.certificates ?? []) certificates.set(c.name, c);
   const certs = [...certificates.values()];
-  if (memo) for (const name of memo.pools.keys()) if (!pools.has(name)) memo.pools.delete(name);
+  forgetPoolsGone(memo, pools);
   if (l4Memo) {
     const live = new Set(virtualServices.map((v) => v.name));
     for (const name of l4Memo.keys()) if (!live.has(name)) l4Memo.delete(name);

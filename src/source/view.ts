@@ -25,6 +25,9 @@ export interface ClusterView {
   drainPhase?: (node: string) => DrainPhase;
   /** One Service by namespace/name without a scan (the controller's cache); a scan otherwise. */
   serviceByKey?: (key: string) => Service | undefined;
+  /** One Ingress, or one Pod, by namespace/name without a scan (the controller's cache). */
+  ingressByKey?: (key: string) => Ingress | undefined;
+  podByKey?: (key: string) => Pod | undefined;
   /** Secrets of type kubernetes.io/tls (the certificates of Ingress `tls:`); none when absent. */
   secrets?: TlsSecret[];
   /** The time certificates are checked against (ms since the epoch); now when absent. */
