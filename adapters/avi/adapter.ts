@@ -37,7 +37,7 @@ import {
 import { readRuntimeServers } from './runtime-server.ts';
 import { AviError, AviSession, type AviSessionOptions } from './session.ts';
 
-export interface AviAdapterOptions extends AviSessionOptions, Partial<AviPlacement> {
+export interface AviAdapterOptions extends AviSessionOptions, Partial<Omit<AviPlacement, 'version'>> {
   owner: string;
   /** Calls in flight at once (default 8). */
   concurrency?: number;
@@ -78,6 +78,10 @@ export class AviAdapter implements LoadBalancerAdapter {
       cloud: opts.cloud ?? 'Default-Cloud',
       seGroup: opts.seGroup ?? 'Default-Group',
       vrf: opts.vrf ?? 'global',
+      version: opts.version,
+      ...(opts.gracefulDisableSeconds !== undefined
+        ? { gracefulDisableSeconds: opts.gracefulDisableSeconds }
+        : {}),
     };
   }
 
@@ -371,7 +375,10 @@ export class AviAdapter implements LoadBalancerAdapter {
       this.cache!.get(type)!.delete(name);
       return;
     }
-    if (r.status === 409) fail('InUse', `DELETE ${type} ${name}: ${errorText(r.body)}`, false);
+    // Still referred to by another object: controllers answer 400 or 403 (409 in some versions),
+    // naming the referrers. It goes once they do (a later pass).
+    if ([400, 403, 409].includes(r.status) && /referred by|in use/i.test(errorText(r.body)))
+      fail('InUse', `DELETE ${type} ${name}: ${errorText(r.body)}`, false);
     this.failed(`DELETE ${type} ${name}`, r.status, r.body);
   }
 

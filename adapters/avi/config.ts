@@ -22,6 +22,11 @@ export const aviSettingsSchema = z
     cloud: name.default('Default-Cloud'),
     serviceEngineGroup: name.default('Default-Group'),
     vrf: name.default('global'),
+    /**
+     * How long a draining server keeps its connections (s; -1 until they end, 0 none): the pool's
+     * graceful disable timeout, which Avi 31.2.1 no longer defaults (AKO sets it too).
+     */
+    gracefulDisableTimeoutSeconds: z.number().int().min(-1).max(432000).default(60),
     ...tlsSettings,
     concurrency: z.number().int().min(1).max(64).default(8),
     requestTimeoutSeconds: z.number().int().positive().default(60),
@@ -43,6 +48,7 @@ export function aviOptions(
     cloud: s.cloud,
     seGroup: s.serviceEngineGroup,
     vrf: s.vrf,
+    gracefulDisableSeconds: s.gracefulDisableTimeoutSeconds,
     ...tlsTrust(s),
     concurrency: s.concurrency,
     timeoutMs: s.requestTimeoutSeconds * 1000,

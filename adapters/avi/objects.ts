@@ -19,6 +19,22 @@ export interface AviPlacement {
   cloud: string;
   seGroup: string;
   vrf: string;
+  /**
+   * How long a disabled (draining) server keeps its connections, in seconds (-1: until they end,
+   * 0: none). Sent as `graceful_disable_timeout_sec` from Avi 31.2.1, which no longer defaults it,
+   * and as `graceful_disable_timeout` in minutes (rounded up) before.
+   */
+  gracefulDisableSeconds?: number;
+  /** The controller's API version (X-Avi-Version), for the fields that depend on it. */
+  version?: string;
+}
+
+/** The pool's graceful disable timeout, in the field of the controller's version. */
+export function gracefulDisable(at: AviPlacement): Record<string, number> {
+  const sec = at.gracefulDisableSeconds ?? 60;
+  const [major = 0, minor = 0] = (at.version ?? '22.1.3').split('.').map(Number);
+  if (major > 31 || (major === 31 && minor >= 2)) return { graceful_disable_timeout_sec: sec };
+  return { graceful_disable_timeout: sec <= 0 ? sec : Math.min(7200, Math.ceil(sec / 60)) };
 }
 
 export type AviObject = Record<string, unknown> & { name: string };
@@ -63,6 +79,9 @@ export const SCHEMAS = {
       cloud_ref: ref,
       vrf_ref: ref,
       health_monitor_refs: z.array(ref),
+      // Minutes before 31.2.1 (-1 infinite, 0 immediate), seconds from 31.2.1.
+      graceful_disable_timeout: z.number().int().min(-1).max(7200).optional(),
+      graceful_disable_timeout_sec: z.number().int().min(-1).max(432000).optional(),
       servers: z.array(
         z
           .object({
@@ -171,6 +190,7 @@ export function renderPool(p: Pool, owner: string, at: AviPlacement): AviObject 
     cloud_ref: byName('cloud', at.cloud),
     vrf_ref: byName('vrfcontext', at.vrf),
     health_monitor_refs: [byName('healthmonitor', HEALTH[p.health])],
+    ...gracefulDisable(at),
     servers: p.members.map((m) => ({
       ip: ipAddr(m.address),
       port: m.port,

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { knownModel, MODEL_OF, validateAviObject } from './object-models.ts';
+import { laterFields, OLDEST_VERSION, versionProblem, withDefaults } from './sim-defaults.ts';
 
 type Json = Record<string, unknown>;
 
@@ -112,7 +113,7 @@ export class AviObjectStore {
     return o;
   }
 
-  list(type: string, tenant: string, url: URL): Json {
+  list(type: string, tenant: string, url: URL, named = false): Json {
     const name = url.searchParams.get('name');
     const createdBy = url.searchParams.get('created_by');
     const pageSize = Math.min(Math.max(Number(url.searchParams.get('page_size') ?? 25) || 25, 1), 200);
@@ -126,7 +127,7 @@ export class AviObjectStore {
       .filter((o) => name === null || o.name === name)
       .filter((o) => createdBy === null || o.created_by === createdBy)
       .sort((a, b) => String(a.name).localeCompare(String(b.name)));
-    const results = all.slice((page - 1) * pageSize, page * pageSize).map((o) => this.externalize(o));
+    const results = all.slice((page - 1) * pageSize, page * pageSize).map((o) => this.externalize(o, named));
     const out: Json = { count: all.length, results };
     if (page * pageSize < all.length) {
       const next = new URL(`${this.url}/api/${type}`);
@@ -138,17 +139,25 @@ export class AviObjectStore {
     return out;
   }
 
-  /** Refs and urls as the controller shows them: absolute. */
-  externalize(o: Json): Json {
-    const abs = (v: unknown): unknown =>
-      typeof v === 'string' && v.startsWith('/api/') ? `${this.url}${v}` : Array.isArray(v) ? v.map(abs) : v;
+  /** Refs and urls as the controller shows them: absolute, with `#name` when asked (include_name). */
+  externalize(o: Json, named = false): Json {
+    const nameOf = (ref: string): string => {
+      const [, , type, uuid] = ref.split('/');
+      return String(this.store.get(type ?? '')?.get(uuid ?? '')?.name ?? '');
+    };
+    const abs = (v: unknown, field: string): unknown =>
+      typeof v === 'string' && v.startsWith('/api/')
+        ? `${this.url}${v}${named && field !== 'url' ? `#${nameOf(v)}` : ''}`
+        : Array.isArray(v)
+          ? v.map((x) => abs(x, field))
+          : v;
     const walk = (x: unknown): unknown => {
       if (Array.isArray(x)) return x.map(walk);
       if (!x || typeof x !== 'object') return x;
       return Object.fromEntries(
         Object.entries(x as Json).map(([k, v]) => [
           k,
-          k === 'url' || k.endsWith('_ref') || k.endsWith('_refs') ? abs(v) : walk(v),
+          k === 'url' || k.endsWith('_ref') || k.endsWith('_refs') ? abs(v, k) : walk(v),
         ]),
       );
     };
@@ -190,13 +199,18 @@ export class AviObjectStore {
     return Object.fromEntries(Object.entries(x as Json).map(([k, v]) => [k, this.resolveRefs(v, tenant, k)]));
   }
 
-  private validate(type: string, body: unknown, tenant: string): Json {
+  private validate(type: string, body: unknown, tenant: string, version: string): Json {
     if (!body || typeof body !== 'object' || Array.isArray(body))
       throw new HttpError(400, 'the body must be a JSON object');
     const model = MODEL_OF[type]!;
     const clean = Object.fromEntries(Object.entries(body as Json).filter(([k]) => !SERVER_FIELDS.has(k)));
+    const tooNew = versionProblem(type, clean, version);
+    if (tooNew) throw new HttpError(400, tooNew);
+    // Fields of later object models than the bundled one are checked by version above.
+    const later = laterFields(type);
     if (knownModel(model)) {
-      const problems = validateAviObject(model, clean);
+      const older = Object.fromEntries(Object.entries(clean).filter(([k]) => !later.includes(k)));
+      const problems = validateAviObject(model, older);
       if (problems.length > 0) throw new HttpError(400, problems.join('; '));
     }
     return this.resolveRefs(clean, tenant) as Json;
@@ -209,15 +223,15 @@ export class AviObjectStore {
     return false;
   }
 
-  create(type: string, body: unknown, tenant: string): Json {
-    const o = this.validate(type, body, tenant);
+  create(type: string, body: unknown, tenant: string, version = OLDEST_VERSION): Json {
+    const o = withDefaults(type, this.validate(type, body, tenant, version), version);
     if (this.nameTaken(type, o.name, tenant)) {
       throw new HttpError(409, `${MODEL_OF[type]} object with this Name and Tenant already exists`);
     }
     return this.put(type, o, tenant);
   }
 
-  update(type: string, uuid: string, body: unknown, tenant: string): Json {
+  update(type: string, uuid: string, body: unknown, tenant: string, version = OLDEST_VERSION): Json {
     const current = this.store.get(type)?.get(uuid);
     if (!current || !this.visible(current, tenant))
       throw new HttpError(404, `Object ${type} ${uuid} not found`);
@@ -225,14 +239,14 @@ export class AviObjectStore {
     if (stale !== undefined && stale !== current._last_modified) {
       throw new HttpError(412, 'Concurrent Update Error: the object changed since it was read');
     }
-    const o = this.validate(type, body, tenant);
+    const o = withDefaults(type, this.validate(type, body, tenant, version), version);
     if (this.nameTaken(type, o.name, tenant, uuid)) {
       throw new HttpError(409, `${MODEL_OF[type]} object with this Name and Tenant already exists`);
     }
     return this.put(type, { ...o, uuid }, tenant);
   }
 
-  remove(type: string, uuid: string, tenant: string): void {
+  remove(type: string, uuid: string, tenant: string, referencedStatus: 400 | 403 = 400): void {
     const current = this.store.get(type)?.get(uuid);
     if (!current || !this.visible(current, tenant))
       throw new HttpError(404, `Object ${type} ${uuid} not found`);
@@ -247,7 +261,7 @@ export class AviObjectStore {
     }
     if (referrers.length > 0) {
       throw new HttpError(
-        409,
+        referencedStatus,
         `Cannot delete, object is referred by: [${referrers.map((r) => `'${r}'`).join(', ')}]`,
       );
     }

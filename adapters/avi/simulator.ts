@@ -1,8 +1,9 @@
 /**
  * An Avi Controller simulator for the API npl-lb uses, strict where the controller is: login with
  * session and CSRF cookies (401 without a session, 403 for a write without the CSRF token or
- * Referer, 400 without X-Avi-Version), tenants, an object store with uuid, url and
- * `_last_modified`, names unique per type and tenant (409), references by name or url resolved
+ * Referer; without X-Avi-Version, the oldest object model), tenants, an object store with uuid, url
+ * and `_last_modified`, defaults filled in on create and returned on read (sim-defaults.ts),
+ * references as full urls (`#name` appended with `include_name=true`), names unique per type and tenant (409), references by name or url resolved
  * (400 for an unknown one), unknown and missing required fields rejected per the Avi field model
  * (400), paging with `next`, `name` and `created_by` filters, System-* objects pre-seeded, 412 for a
  * stale `_last_modified`, and deletes of referenced objects refused naming the referrer. Fault
@@ -14,6 +15,7 @@ import { MemberProber } from '../sim-health.ts';
 import { SimServer, sendJson } from '../sim-server.ts';
 import { poolServerTargets, runtimeServersAnswer } from './runtime-server.ts';
 import { MODEL_OF } from './object-models.ts';
+import { OLDEST_VERSION } from './sim-defaults.ts';
 import { AviObjectStore, HttpError, SYSTEM_ONLY } from './sim-store.ts';
 
 type Json = Record<string, unknown>;
@@ -35,15 +37,25 @@ export interface AviFaults {
   refresh: number;
   /** Writes of objects with these names answer 503. */
   failNames: Set<string>;
+  /** The status of a refused delete of an object still referred to (controllers answer 400 or 403). */
+  referencedDeleteStatus: 400 | 403;
 }
 
 export class AviSimulator {
-  readonly faults: AviFaults = { latencyMs: 0, failWrites: 0, refresh: 0, failNames: new Set() };
+  readonly faults: AviFaults = {
+    latencyMs: 0,
+    failWrites: 0,
+    refresh: 0,
+    failNames: new Set(),
+    referencedDeleteStatus: 400,
+  };
   /** The simulated health monitor (TCP connects to loopback servers). */
   private readonly prober = new MemberProber({ intervalMs: 500 });
   readonly stats = {
     logins: 0,
     calls: 0,
+    /** Calls without X-Avi-Version (served in the oldest object model). */
+    unversioned: 0,
     reads: 0,
     writes: 0,
     /** The most requests handled at once (how much the client overlaps). */
@@ -124,7 +136,9 @@ export class AviSimulator {
       res.setHeader('set-cookie', next.cookies);
       throw new HttpError(419, 'Session refreshed; retry with the new session');
     }
-    if (!req.headers['x-avi-version']) throw new HttpError(400, 'X-Avi-Version header is required');
+    // Without X-Avi-Version a real controller answers in its oldest object model.
+    const version = String(req.headers['x-avi-version'] || OLDEST_VERSION);
+    if (!req.headers['x-avi-version']) this.stats.unversioned++;
     const write = method !== 'GET';
     if (write) {
       if (req.headers['x-csrftoken'] !== session.csrf)
@@ -155,27 +169,28 @@ export class AviSimulator {
       throw new HttpError(404, `unknown object type ${type}`);
     if (write) this.stats.writes++;
     else this.stats.reads++;
-    if (method === 'GET' && !uuid) return send(res, 200, this.objectStore.list(type, tenant, url));
+    const named = url.searchParams.get('include_name') === 'true';
+    if (method === 'GET' && !uuid) return send(res, 200, this.objectStore.list(type, tenant, url, named));
     if (method === 'GET')
-      return send(res, 200, this.objectStore.externalize(this.objectStore.get(type, uuid!, tenant)));
+      return send(res, 200, this.objectStore.externalize(this.objectStore.get(type, uuid!, tenant), named));
     if (SYSTEM_ONLY.has(type)) throw new HttpError(405, `${type} objects are read-only here`);
     const logged = (name: unknown) => {
       if (this.writeLog.length >= 100_000) this.writeLog.shift();
       this.writeLog.push({ method, type, name: String(name), at: performance.now() });
     };
     if (method === 'POST' && !uuid) {
-      const o = this.objectStore.create(type, body, tenant);
+      const o = this.objectStore.create(type, body, tenant, version);
       logged(o.name);
       return send(res, 201, this.objectStore.externalize(o));
     }
     if (method === 'PUT' && uuid) {
-      const o = this.objectStore.update(type, uuid, body, tenant);
+      const o = this.objectStore.update(type, uuid, body, tenant, version);
       logged(o.name);
       return send(res, 200, this.objectStore.externalize(o));
     }
     if (method === 'DELETE' && uuid) {
       const name = this.store.get(type)?.get(uuid)?.name;
-      this.objectStore.remove(type, uuid, tenant);
+      this.objectStore.remove(type, uuid, tenant, this.faults.referencedDeleteStatus);
       logged(name);
       res.writeHead(204).end();
       return;

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { AviAdapter } from '../../../../adapters/avi/adapter.ts';
 import { knownModel, MODEL_OF } from '../../../../adapters/avi/object-models.ts';
 import { SCHEMAS } from '../../../../adapters/avi/objects.ts';
+import { laterFields } from '../../../../adapters/avi/sim-defaults.ts';
 import { AviSimulator } from '../../../../adapters/avi/simulator.ts';
 import type { L7VirtualService, Pool } from '../../../../src/model/types.ts';
 import { readFileSync } from 'node:fs';
@@ -69,7 +70,7 @@ const ok = (r: { ok: boolean; error?: { message: string } }[]) =>
   );
 
 describe('Avi adapter', () => {
-  it('what it writes is a subset of the Avi field model', () => {
+  it("what it writes is a subset of the Avi field model (or a later model's, known by version)", () => {
     const models = JSON.parse(
       readFileSync(new URL('../../../../adapters/avi/spec/avi-object-models.json', import.meta.url), 'utf8'),
     ) as {
@@ -79,8 +80,10 @@ describe('Avi adapter', () => {
       const model = MODEL_OF[type]!;
       assert.ok(knownModel(model), model);
       const fields = Object.keys(models.objects[model]!.fields);
+      // Fields of later object models (the bundled one predates them) are known by version.
+      const later = laterFields(type);
       for (const key of Object.keys(schema.shape))
-        assert.ok(fields.includes(key), `${model}.${key} is in the field model`);
+        assert.ok(fields.includes(key) || later.includes(key), `${model}.${key} is in the field model`);
     }
   });
 
@@ -221,5 +224,93 @@ describe('Avi adapter', () => {
     assert.equal(bad[0]!.error!.code, 'Invalid');
     assert.match(bad[0]!.error!.message, /vip\.0\.ip_address\.addr/);
     assert.equal(sim.stats.writes, writes, 'nothing was sent');
+  });
+});
+
+describe('Avi adapter against a controller that fills defaults', () => {
+  it('sets the graceful disable timeout in the field of its version; a restart writes nothing though the controller added defaults', async (t) => {
+    for (const [version, field, value] of [
+      ['22.1.3', 'graceful_disable_timeout', 2],
+      ['31.2.1', 'graceful_disable_timeout_sec', 90],
+    ] as const) {
+      const { sim, adapter } = await setup(t, { version, gracefulDisableSeconds: 90 });
+      const p = pool('c1--web', [['192.0.2.1', 61000, 'n1']]);
+      const vs = l7([['a.example', '/', 'Prefix', p.name]]);
+      ok(
+        await adapter.apply([
+          { op: 'create', kind: 'pool', name: p.name, desired: p },
+          { op: 'create', kind: 'virtualService', name: vs.name, desired: vs },
+        ]),
+      );
+      const stored = sim.objects('pool').get('c1--web')!;
+      assert.equal(stored[field], value, `${version}: ${field}`);
+      assert.equal(stored.lb_algorithm, 'LB_ALGORITHM_LEAST_CONNECTIONS', 'the controller filled defaults');
+      // A new adapter (a restart) reads everything back, defaults and absolute refs included.
+      const again = new AviAdapter({
+        owner: 'c1',
+        url: sim.url,
+        username: 'admin',
+        password: 'admin',
+        version,
+        tenant: 'admin',
+        gracefulDisableSeconds: 90,
+      });
+      t.after(() => again.close());
+      const seen = await again.observe();
+      const writes = sim.stats.writes;
+      const r = await again.apply([
+        { op: 'update', kind: 'pool', name: p.name, desired: p, observed: seen.owned.pools[0]! },
+        {
+          op: 'update',
+          kind: 'virtualService',
+          name: vs.name,
+          desired: vs,
+          observed: seen.owned.virtualServices[0]!,
+        },
+      ]);
+      ok(r);
+      assert.equal(sim.stats.writes, writes, `${version}: no write after a restart`);
+      // A new timeout is a change of what we own: written.
+      const longer = new AviAdapter({
+        owner: 'c1',
+        url: sim.url,
+        username: 'admin',
+        password: 'admin',
+        version,
+        tenant: 'admin',
+        gracefulDisableSeconds: -1,
+      });
+      t.after(() => longer.close());
+      ok(await longer.apply([{ op: 'update', kind: 'pool', name: p.name, desired: p, observed: p }]));
+      assert.equal(sim.objects('pool').get('c1--web')![field], -1);
+    }
+  });
+
+  it('a delete refused because another object still refers to it (400 or 403) is InUse, retryable', async (t) => {
+    const { sim, adapter } = await setup(t);
+    const p = pool('c1--web', [['192.0.2.1', 61000, 'n1']]);
+    ok(await adapter.apply([{ op: 'create', kind: 'pool', name: p.name, desired: p }]));
+    // Someone else's virtual service uses our pool.
+    await adapter.session.call('POST', '/api/vsvip', {
+      name: 'theirs',
+      vip: [{ vip_id: '0', ip_address: { addr: '192.0.2.50', type: 'V4' } }],
+    });
+    const theirs = await adapter.session.call('POST', '/api/virtualservice', {
+      name: 'theirs',
+      vsvip_ref: '/api/vsvip?name=theirs',
+      pool_ref: `/api/pool?name=${p.name}`,
+      services: [{ port: 80 }],
+      application_profile_ref: '/api/applicationprofile?name=System-L4-Application',
+    });
+    assert.equal(theirs.status, 201);
+    for (const status of [400, 403] as const) {
+      sim.faults.referencedDeleteStatus = status;
+      const [r] = await adapter.apply([{ op: 'delete', kind: 'pool', name: p.name, observed: p }]);
+      assert.equal(r!.ok, false);
+      assert.equal(r!.error!.code, 'InUse', `${status}: ${r!.error!.message}`);
+      assert.equal(r!.error!.terminal, false);
+      assert.match(r!.error!.message, /referred by: \['VirtualService theirs'\]/);
+    }
+    assert.ok(sim.objects('pool').has(p.name), 'still there');
   });
 });

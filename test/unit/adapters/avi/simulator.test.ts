@@ -48,12 +48,38 @@ const pool = (name: string, extra: Record<string, unknown> = {}) => ({
 });
 
 describe('Avi Controller simulator', () => {
-  it('sessions: 401 without one, 403 for writes without CSRF token or Referer, 400 without X-Avi-Version', async (t) => {
+  it('sessions: 401 without one, 403 for writes without CSRF token or Referer; without X-Avi-Version, the oldest object model', async (t) => {
     const s = await started(t);
     assert.equal((await s.call('GET', '/api/pool')).status, 401);
     assert.equal(await s.login(), 200);
     assert.equal((await s.call('GET', '/api/pool')).status, 200);
-    assert.equal((await s.call('GET', '/api/pool', undefined, { 'x-avi-version': '' })).status, 400);
+    assert.equal((await s.call('GET', '/api/pool', undefined, { 'x-avi-version': '' })).status, 200);
+    assert.equal(s.sim.stats.unversioned, 1);
+    // A field of a later object model is unknown to the oldest one, and to 22.1.3.
+    const later = pool('g', { graceful_disable_timeout_sec: 60 });
+    const old = await s.call('POST', '/api/pool', later, { 'x-avi-version': '' });
+    assert.equal(old.status, 400);
+    assert.match(
+      String(old.body.error),
+      /graceful_disable_timeout_sec: unknown field in the object model of 18\.2\.1/,
+    );
+    assert.equal((await s.call('POST', '/api/pool', later)).status, 400);
+    const bad = await s.call('POST', '/api/pool', pool('g', { graceful_disable_timeout_sec: 500000 }), {
+      'x-avi-version': '31.2.1',
+    });
+    assert.match(
+      String(bad.body.error),
+      /graceful_disable_timeout_sec: must be an integer from -1 to 432000/,
+    );
+    const ok = await s.call('POST', '/api/pool', later, { 'x-avi-version': '31.2.1' });
+    assert.equal(ok.status, 201);
+    assert.equal(ok.body.graceful_disable_timeout_sec, 60);
+    assert.equal(ok.body.graceful_disable_timeout, undefined, '31.2.1 no longer defaults the minutes');
+    assert.equal(
+      (await s.call('DELETE', `/api/pool/${String(ok.body.uuid)}`, undefined, { 'x-avi-version': '31.2.1' }))
+        .status,
+      204,
+    );
     assert.equal((await s.call('POST', '/api/pool', pool('p'), { referer: '' })).status, 403);
     assert.equal((await s.call('GET', '/api/pool', undefined, { 'x-avi-tenant': 'nope' })).status, 404);
     s.noCsrf();
@@ -85,7 +111,22 @@ describe('Avi Controller simulator', () => {
     assert.equal(created.status, 201);
     assert.match(String(created.body.uuid), /^pool-/);
     assert.match(String(created.body.cloud_ref), /^http:\/\/127\.0\.0\.1:\d+\/api\/cloud\/cloud-/);
-    assert.ok(created.body._last_modified);
+    assert.match(String(created.body._last_modified), /^\d{16}$/, 'microseconds, as a string');
+    // Defaults a controller fills in are returned on create and on every read.
+    assert.equal(created.body.lb_algorithm, 'LB_ALGORITHM_LEAST_CONNECTIONS');
+    assert.equal(created.body.graceful_disable_timeout, 1, 'before 31.2.1: 1 minute');
+    assert.deepEqual(
+      (created.body.servers as { ratio: number; enabled: boolean }[]).map((x) => [x.ratio, x.enabled]),
+      [[1, true]],
+    );
+    const read = await s.call('GET', `/api/pool/${String(created.body.uuid)}?include_name=true`);
+    assert.equal(read.body.default_server_port, 80);
+    assert.match(
+      String(read.body.cloud_ref),
+      /\/api\/cloud\/cloud-[^#]+#Default-Cloud$/,
+      'url#name when asked',
+    );
+    assert.doesNotMatch(String(read.body.url), /#/);
     assert.equal((await s.call('POST', '/api/pool', pool('p'))).status, 409);
     for (let i = 0; i < 30; i++)
       await s.call(
@@ -119,8 +160,11 @@ describe('Avi Controller simulator', () => {
     });
     assert.equal(vs.status, 201);
     const refused = await s.call('DELETE', `/api/pool/${String(created.body.uuid)}`);
-    assert.equal(refused.status, 409);
+    assert.equal(refused.status, 400);
     assert.match(String(refused.body.error), /referred by: \['VirtualService vs1'\]/);
+    s.sim.faults.referencedDeleteStatus = 403;
+    assert.equal((await s.call('DELETE', `/api/pool/${String(created.body.uuid)}`)).status, 403);
+    s.sim.faults.referencedDeleteStatus = 400;
     const stale = await s.call('PUT', `/api/pool/${String(created.body.uuid)}`, {
       ...pool('p'),
       _last_modified: '1',
@@ -131,6 +175,7 @@ describe('Avi Controller simulator', () => {
       _last_modified: created.body._last_modified,
     });
     assert.equal(fresh.status, 200);
+    assert.notEqual(fresh.body._last_modified, created.body._last_modified, 'changes on every write');
     assert.equal((await s.call('DELETE', `/api/virtualservice/${String(vs.body.uuid)}`)).status, 204);
     assert.equal((await s.call('DELETE', `/api/pool/${String(created.body.uuid)}`)).status, 204);
     assert.equal((await s.call('DELETE', `/api/pool/${String(created.body.uuid)}`)).status, 404);

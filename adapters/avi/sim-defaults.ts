@@ -1,0 +1,77 @@
+/**
+ * What the simulated Avi Controller adds to what it is sent, as a real one does: defaults filled
+ * in on create and returned on every read (a subset of the object model's defaults: enough that
+ * a client comparing what it wrote with what it reads back sees a difference), and fields that
+ * only exist from a given version, refused in an older object model. A request without
+ * X-Avi-Version is served in the oldest object model.
+ */
+type Json = Record<string, unknown>;
+
+/** The object model a request without X-Avi-Version is served in. */
+export const OLDEST_VERSION = '18.2.1';
+
+const DEFAULTS: Record<string, Json> = {
+  pool: {
+    enabled: true,
+    lb_algorithm: 'LB_ALGORITHM_LEAST_CONNECTIONS',
+    default_server_port: 80,
+    inline_health_monitor: true,
+    capacity_estimation: false,
+    connection_ramp_duration: 10,
+  },
+  virtualservice: { enabled: true, traffic_enabled: true, weight: 1, delay_fairness: false },
+  vsvip: { east_west_placement: false },
+  poolgroup: { min_servers: 0, implicit_priority_labels: false },
+};
+const SERVER_DEFAULTS: Json = { ratio: 1, enabled: true, resolve_server_by_dns: false };
+
+/** Fields introduced after the oldest object model, by type, with the version that brought them. */
+const INTRODUCED: Record<string, Record<string, string>> = {
+  pool: { graceful_disable_timeout_sec: '31.2.1' },
+};
+
+/** Fields of this type from object models later than the bundled one (checked by version). */
+export const laterFields = (type: string): string[] => Object.keys(INTRODUCED[type] ?? {});
+
+/** Whether version a is older than b (dotted numbers). */
+export function olderThan(a: string, b: string): boolean {
+  const x = a.split('.').map(Number);
+  const y = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (x[i] ?? 0) - (y[i] ?? 0);
+    if (d !== 0) return d < 0;
+  }
+  return false;
+}
+
+/** The allowed range of each later integer field (special values -1 and 0 included). */
+const RANGES: Record<string, [number, number]> = { graceful_disable_timeout_sec: [-1, 432000] };
+
+/** What is wrong with a field of a later object model: absent from this version's, or out of range. */
+export function versionProblem(type: string, o: Json, version: string): string | undefined {
+  for (const [field, since] of Object.entries(INTRODUCED[type] ?? {})) {
+    if (!(field in o)) continue;
+    if (olderThan(version, since))
+      return `${field}: unknown field in the object model of ${version} (introduced in ${since})`;
+    const [lo, hi] = RANGES[field] ?? [-Infinity, Infinity];
+    const v = o[field];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < lo || v > hi)
+      return `${field}: must be an integer from ${lo} to ${hi}`;
+  }
+  return undefined;
+}
+
+/**
+ * The object with the defaults a controller of this version fills in. Before 31.2.1 a pool's
+ * graceful disable timeout defaults to 1 minute; from 31.2.1 it has no default (AKO sets it).
+ */
+export function withDefaults(type: string, o: Json, version: string): Json {
+  const out: Json = { ...DEFAULTS[type], ...o };
+  if (type === 'pool') {
+    if (olderThan(version, '31.2.1') && out.graceful_disable_timeout === undefined)
+      out.graceful_disable_timeout = 1;
+    if (Array.isArray(out.servers))
+      out.servers = (out.servers as Json[]).map((s) => ({ ...SERVER_DEFAULTS, ...s }));
+  }
+  return out;
+}
