@@ -1,19 +1,23 @@
 /**
  * A BIG-IP simulator for the part of iControl REST and AS3 that npl-lb uses, strict where the real
- * one is: token login (`X-F5-Auth-Token`, 1200 s lifetime by default, 401 on a bad or expired
- * token), `/mgmt/shared/appsvcs/info`, declarations validated against the AS3 schema (422 with
- * AS3-style `errors[]`) and their pointers checked, selective tenant updates with "no change"
- * results, tenant removal, one declaration at a time (503 while busy), 202 and task polling past a
- * threshold, and a read-only iControl view of the pools and members the declarations built.
- * Fault knobs (`faults`) let tests make it busy, reject objects or expire tokens.
+ * one is: token login (sim-tokens.ts), `/mgmt/shared/appsvcs/info`, declarations validated against
+ * the AS3 schema (422 with AS3-style `errors[]`) and their pointers checked (sim-semantics.ts),
+ * AS3's handling of them (sim-tenants.ts: selective updates, "no change", `updateMode: complete`,
+ * `controls.dryRun`, `optimisticLockKey` with `showHash=true`, the per-application endpoints of
+ * AS3 3.47), one declaration at a time (503 while busy, reads still answered), device time that
+ * grows with the size of what a declaration changes, 202 and task polling past 45 s, and a
+ * read-only iControl view of the pools and members the declarations built. Fault knobs (`faults`)
+ * let tests make it busy, reject objects or expire tokens.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SimServer, sendJson } from '../sim-server.ts';
 import { MemberProber } from '../sim-health.ts';
 import { icontrolPools } from './icontrol-view.ts';
-import { isDeepStrictEqual } from 'node:util';
 import { AS3_SCHEMA_VERSION, validateAs3 } from './as3-validate.ts';
+import { semanticProblems } from './sim-semantics.ts';
+import { As3Tenants, olderThan } from './sim-tenants.ts';
+import { SimTokens } from './sim-tokens.ts';
 
 type Json = Record<string, unknown>;
 
@@ -23,6 +27,11 @@ export interface BigIpSimOptions {
   tokenLifetimeSec?: number;
   /** Time each declaration takes to deploy. */
   latencyMs?: number;
+  /**
+   * Time added per KiB of what a declaration changes (the tenants declared; for a per-application
+   * declaration, its applications): a real BIG-IP takes longer the bigger the tenant.
+   */
+  latencyPerKiBMs?: number;
   /** Declarations that take longer than this answer 202 with a task to poll (AS3: 45 s). */
   asyncThresholdMs?: number;
   /** The AS3 version installed; null: AS3 is not installed (info answers 404). */
@@ -45,11 +54,23 @@ interface Task {
 
 export class BigIpSimulator {
   readonly faults: BigIpFaults = { busy: 0, rejectObjects: new Set() };
-  /** The tenants as deployed. */
-  readonly tenants = new Map<string, Json>();
+  /** AS3's state: the tenants as deployed. */
+  private readonly as3 = new As3Tenants();
   private readonly prober = new MemberProber({ intervalMs: 500 });
-  readonly stats = { declarations: 0, deployed: 0, logins: 0, rejected: 0, busy: 0 };
-  private readonly tokens = new Map<string, { user: string; expiresAt: number; lifetimeSec: number }>();
+  readonly stats = {
+    declarations: 0,
+    /** Of them, per-application POSTs and DELETEs (AS3 3.47 and later). */
+    appDeclarations: 0,
+    /** Applications posted per application, over all per-application declarations. */
+    appsPosted: 0,
+    /** Bytes of every declaration body posted. */
+    bytesPosted: 0,
+    deployed: 0,
+    logins: 0,
+    rejected: 0,
+    busy: 0,
+  };
+  private readonly tokens: SimTokens;
   private readonly tasks = new Map<string, Task>();
   private working = false;
   private readonly http: SimServer;
@@ -57,11 +78,17 @@ export class BigIpSimulator {
 
   constructor(private readonly opts: BigIpSimOptions = {}) {
     this.now = opts.now ?? Date.now;
+    this.tokens = new SimTokens(opts, this.now, () => this.stats.logins++);
     this.http = new SimServer(opts.tls);
   }
 
   get url(): string {
     return this.http.url;
+  }
+
+  /** The tenants as deployed. */
+  get tenants(): Map<string, Json> {
+    return this.as3.tenants;
   }
 
   start(port = 0, host = '127.0.0.1'): Promise<string> {
@@ -83,8 +110,7 @@ export class BigIpSimulator {
   }
 
   private authorized(req: IncomingMessage): boolean {
-    const t = this.tokens.get(String(req.headers['x-f5-auth-token'] ?? ''));
-    return t !== undefined && this.now() < t.expiresAt;
+    return this.tokens.valid(String(req.headers['x-f5-auth-token'] ?? ''));
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -94,7 +120,7 @@ export class BigIpSimulator {
     const body = await readJson(req);
     if (body === INVALID) return send(res, 400, { code: 400, message: 'Invalid JSON in the request body' });
 
-    if (method === 'POST' && path === '/mgmt/shared/authn/login') return this.login(body as Json, res);
+    if (method === 'POST' && path === '/mgmt/shared/authn/login') return this.tokens.login(body as Json, res);
     if (!this.authorized(req)) {
       return send(res, 401, {
         code: 401,
@@ -103,7 +129,7 @@ export class BigIpSimulator {
     }
     const tokenPath = /^\/mgmt\/shared\/authz\/tokens\/([^/]+)$/.exec(path);
     if (tokenPath && method === 'PATCH')
-      return this.renew(decodeURIComponent(tokenPath[1]!), body as Json, res);
+      return this.tokens.renew(decodeURIComponent(tokenPath[1]!), body as Json, res);
     if (path === '/mgmt/shared/appsvcs/info' && method === 'GET') {
       if (this.opts.as3Version === null)
         return send(res, 404, { code: 404, message: 'Public URI path not registered' });
@@ -113,8 +139,11 @@ export class BigIpSimulator {
     if (this.opts.as3Version === null && path.startsWith('/mgmt/shared/appsvcs')) {
       return send(res, 404, { code: 404, message: 'Public URI path not registered' });
     }
+    const perApp = /^\/mgmt\/shared\/appsvcs\/declare\/([^/,]+)\/applications(?:\/([^/]+))?$/.exec(path);
+    if (perApp) return this.application(method, perApp[1]!, perApp[2], body, url, res);
     const declare = /^\/mgmt\/shared\/appsvcs\/declare(?:\/([^/]+))?$/.exec(path);
-    if (declare && method === 'GET') return this.getDeclaration(declare[1], res);
+    if (declare && method === 'GET')
+      return this.getDeclaration(declare[1], url.searchParams.get('showHash') === 'true', res);
     if (declare && method === 'POST' && !declare[1]) return this.post(body, url, res);
     if (declare && method === 'DELETE' && declare[1]) {
       return this.post(
@@ -168,54 +197,19 @@ export class BigIpSimulator {
     send(res, 404, { code: 404, message: `Public URI path not registered: ${path}` });
   }
 
-  private login(body: Json, res: ServerResponse): void {
-    const users = this.opts.users ?? { admin: 'admin' };
-    const user = String(body.username ?? '');
-    if (users[user] === undefined || users[user] !== body.password) {
-      return send(res, 401, { code: 401, message: 'Authentication failed.' });
-    }
-    this.stats.logins++;
-    const token = randomBytes(16).toString('hex').toUpperCase();
-    const lifetimeSec = this.opts.tokenLifetimeSec ?? 1200;
-    this.tokens.set(token, { user, expiresAt: this.now() + lifetimeSec * 1000, lifetimeSec });
-    send(res, 200, {
-      username: user,
-      loginProviderName: body.loginProviderName ?? 'tmos',
-      token: {
-        token,
-        name: token,
-        userName: user,
-        timeout: lifetimeSec,
-        startTime: new Date(this.now()).toISOString(),
-      },
-    });
-  }
-
-  private renew(token: string, body: Json, res: ServerResponse): void {
-    const t = this.tokens.get(token);
-    const timeout = Number(body.timeout);
-    if (!t) return send(res, 404, { code: 404, message: `token ${token} not found` });
-    if (!Number.isInteger(timeout) || timeout <= 0 || timeout > 36000) {
-      return send(res, 400, { code: 400, message: 'timeout must be an integer from 1 to 36000' });
-    }
-    t.expiresAt = this.now() + timeout * 1000;
-    t.lifetimeSec = timeout;
-    send(res, 200, { token, timeout, userName: t.user });
-  }
-
-  private document(): Json {
+  private document(showHash = false): Json {
     return {
       class: 'ADC',
       schemaVersion: AS3_SCHEMA_VERSION,
       id: 'npl-lb-sim',
       updateMode: 'selective',
-      ...Object.fromEntries(this.tenants),
+      ...Object.fromEntries([...this.tenants.keys()].map((n) => [n, this.as3.show(n, showHash)])),
     };
   }
 
-  private getDeclaration(which: string | undefined, res: ServerResponse): void {
+  private getDeclaration(which: string | undefined, showHash: boolean, res: ServerResponse): void {
     if (this.tenants.size === 0) return send(res, 204, undefined);
-    if (!which) return send(res, 200, this.document());
+    if (!which) return send(res, 200, this.document(showHash));
     const names = which.split(',').filter((n) => this.tenants.has(n));
     if (names.length === 0)
       return send(res, 404, { code: 404, message: 'specified Tenant(s) not found in declaration' });
@@ -223,56 +217,60 @@ export class BigIpSimulator {
       class: 'ADC',
       schemaVersion: AS3_SCHEMA_VERSION,
       id: 'npl-lb-sim',
-      ...Object.fromEntries(names.map((n) => [n, this.tenants.get(n)])),
+      ...Object.fromEntries(names.map((n) => [n, this.as3.show(n, showHash)])),
     });
   }
 
-  private async post(body: unknown, url: URL, res: ServerResponse): Promise<void> {
-    this.stats.declarations++;
-    if (this.working || this.faults.busy > 0) {
-      if (!this.working) this.faults.busy--;
-      this.stats.busy++;
-      return send(res, 503, {
-        code: 503,
-        message: 'Configuration operation in progress on device, please try again in 2 minutes',
-      });
-    }
-    const problems = validateAs3(body).map(
-      (p) => `${p.path.replace(/^\/declaration/, '') || '/'}: ${p.message}`,
-    );
-    const adc = ((body as Json)?.class === 'AS3' ? (body as Json).declaration : body) as Json;
-    if (problems.length === 0) problems.push(...this.semanticProblems(adc));
-    if (problems.length > 0) {
-      this.stats.rejected++;
-      return send(res, 422, {
-        code: 422,
-        message: 'declaration is invalid',
-        errors: problems,
-        declarationFullId: '',
-      });
-    }
-    const action = (body as Json).class === 'AS3' ? String((body as Json).action ?? 'deploy') : 'deploy';
-    const latency = this.opts.latencyMs ?? 0;
+  /** The device time of a declaration changing this much. */
+  private latencyFor(changed: unknown): number {
+    const perKiB = this.opts.latencyPerKiBMs ?? 0;
+    return (this.opts.latencyMs ?? 0) + (perKiB * As3Tenants.size(changed)) / 1024;
+  }
+
+  /** 503 while a declaration runs (one at a time); reads are answered meanwhile. */
+  private refuseBusy(res: ServerResponse): boolean {
+    if (!this.working && this.faults.busy <= 0) return false;
+    if (!this.working) this.faults.busy--;
+    this.stats.busy++;
+    send(res, 503, {
+      code: 503,
+      message: 'Configuration operation in progress on device, please try again in 2 minutes',
+    });
+    return true;
+  }
+
+  /**
+   * Runs a deployment of this device time: answered when done, or past the asynchronous
+   * threshold (AS3: 45 s; or `async=true`) at once with 202 and a task to poll.
+   */
+  private async run(
+    latency: number,
+    url: URL,
+    res: ServerResponse,
+    deploy: () => { status: number; results: Json[] },
+  ): Promise<void> {
     const asyncReply =
       url.searchParams.get('async') === 'true' || latency > (this.opts.asyncThresholdMs ?? 45_000);
     this.working = true;
-    const run = async (): Promise<Json[]> => {
+    const work = async () => {
       try {
         if (latency > 0) await new Promise((r) => setTimeout(r, latency));
-        return this.deploy(adc, action === 'dry-run');
+        const out = deploy();
+        this.stats.deployed = this.as3.deployed;
+        return out;
       } finally {
         this.working = false;
       }
     };
     if (!asyncReply) {
-      const results = await run();
-      return send(res, 200, { results, declaration: this.document() });
+      const out = await work();
+      return send(res, out.status, { results: out.results, declaration: this.document() });
     }
     const id = randomBytes(8).toString('hex');
     const task: Task = { done: false, results: [] };
     this.tasks.set(id, task);
-    void run().then((results) => {
-      task.results = results;
+    void work().then((out) => {
+      task.results = out.results;
       task.done = true;
     });
     send(res, 202, {
@@ -284,77 +282,79 @@ export class BigIpSimulator {
     });
   }
 
-  /** What AS3 finds after the schema: pointers to objects that are not declared, injected faults. */
-  private semanticProblems(adc: Json): string[] {
-    const out: string[] = [];
-    for (const [tName, t] of Object.entries(adc)) {
-      if ((t as Json | null)?.class !== 'Tenant') continue;
-      for (const [aName, a] of Object.entries(t as Json)) {
-        const app = a as Json | null;
-        if (app?.class !== 'Application') continue;
-        const has = (name: unknown, cls: string) =>
-          typeof name === 'string' && (app[name] as Json | undefined)?.class === cls;
-        const ref = (p: unknown) => (typeof p === 'string' ? p : (p as { use?: unknown } | undefined)?.use);
-        for (const [name, raw] of Object.entries(app)) {
-          const o = raw as Json | null;
-          if (!o || typeof o !== 'object') continue;
-          const at = `/${tName}/${aName}/${name}`;
-          if (this.faults.rejectObjects.has(name)) out.push(`${at}: injected fault`);
-          if (String(o.class).startsWith('Service_') && o.pool !== undefined && !has(ref(o.pool), 'Pool')) {
-            out.push(`${at}/pool: contains path to non-existing object "${String(ref(o.pool))}"`);
-          }
-          if (o.policyEndpoint !== undefined && !has(ref(o.policyEndpoint), 'Endpoint_Policy')) {
-            out.push(
-              `${at}/policyEndpoint: contains path to non-existing object "${String(ref(o.policyEndpoint))}"`,
-            );
-          }
-          if (o.class === 'Endpoint_Policy') {
-            ((o.rules ?? []) as Json[]).forEach((rule, i) =>
-              ((rule.actions ?? []) as Json[]).forEach((act, j) => {
-                const pool = ref((act.select as Json | undefined)?.pool);
-                if (pool !== undefined && !has(pool, 'Pool')) {
-                  out.push(
-                    `${at}/rules/${i}/actions/${j}/select/pool: contains path to non-existing object "${String(pool)}"`,
-                  );
-                }
-              }),
-            );
-          }
-        }
-      }
+  /** The per-application endpoints of AS3 3.47 and later. */
+  private async application(
+    method: string,
+    tenant: string,
+    app: string | undefined,
+    body: unknown,
+    url: URL,
+    res: ServerResponse,
+  ): Promise<void> {
+    const version = this.opts.as3Version ?? AS3_SCHEMA_VERSION;
+    if (olderThan(version, '3.47.0'))
+      return send(res, 404, { code: 404, message: 'Public URI path not registered' });
+    if (method === 'GET') {
+      const apps = this.as3.apps(tenant);
+      const found = app === undefined ? apps : apps?.[app];
+      if (!found) return send(res, 404, { code: 404, message: `${tenant}${app ? `/${app}` : ''} not found` });
+      return send(res, 200, found);
     }
-    return out;
-  }
-
-  /** Applies each tenant of the declaration (selective): stored, removed, or "no change". */
-  private deploy(adc: Json, dryRun: boolean): Json[] {
-    const results: Json[] = [];
-    const named = new Set<string>();
-    for (const [tName, t] of Object.entries(adc)) {
-      if ((t as Json | null)?.class !== 'Tenant') continue;
-      named.add(tName);
-      const hasApps = Object.values(t as Json).some((a) => (a as Json | null)?.class === 'Application');
-      const before = this.tenants.get(tName);
-      let message = 'success';
-      if (!hasApps) {
-        if (!before) message = 'no change';
-        else if (!dryRun) this.tenants.delete(tName);
-      } else if (before && isDeepStrictEqual(before, t)) message = 'no change';
-      else if (!dryRun) this.tenants.set(tName, structuredClone(t as Json));
-      if (message === 'success' && !dryRun) this.stats.deployed++;
-      results.push({
-        code: 200,
-        message,
-        lineCount: JSON.stringify(t).length,
-        host: 'localhost',
-        tenant: tName,
-        runTime: this.opts.latencyMs ?? 0,
+    if (method === 'DELETE' && app) {
+      this.stats.declarations++;
+      this.stats.appDeclarations++;
+      if (this.refuseBusy(res)) return;
+      if (!this.as3.apps(tenant)?.[app])
+        return send(res, 404, { code: 404, message: `${tenant}/${app} not found` });
+      return this.run(this.latencyFor({}), url, res, () => {
+        this.as3.removeApp(tenant, app);
+        return { status: 200, results: [{ code: 200, message: 'success', tenant, host: 'localhost' }] };
       });
     }
-    if (adc.updateMode === 'complete' && !dryRun) {
-      for (const tName of [...this.tenants.keys()]) if (!named.has(tName)) this.tenants.delete(tName);
-    }
-    return results;
+    if (method !== 'POST' || app)
+      return send(res, 405, { code: 405, message: `${method} is not allowed here` });
+    this.stats.declarations++;
+    this.stats.appDeclarations++;
+    this.stats.bytesPosted += As3Tenants.size(body);
+    if (this.refuseBusy(res)) return;
+    const { schemaVersion, id: _id, controls, ...apps } = (body ?? {}) as Json;
+    const adc = {
+      class: 'ADC',
+      schemaVersion: schemaVersion ?? AS3_SCHEMA_VERSION,
+      ...(controls ? { controls } : {}),
+      [tenant]: { class: 'Tenant', ...apps },
+    };
+    if (this.refuseInvalid(adc, res)) return;
+    this.stats.appsPosted += Object.keys(apps).length;
+    const dryRun = (controls as Json | undefined)?.dryRun === true;
+    return this.run(this.latencyFor(apps), url, res, () => this.as3.deployApps(tenant, apps, dryRun));
+  }
+
+  /** 422 with AS3's `errors[]` for a declaration the schema or AS3's own checks refuse. */
+  private refuseInvalid(body: unknown, res: ServerResponse): boolean {
+    const problems = validateAs3(body).map(
+      (p) => `${p.path.replace(/^\/declaration/, '') || '/'}: ${p.message}`,
+    );
+    const adc = ((body as Json)?.class === 'AS3' ? (body as Json).declaration : body) as Json;
+    if (problems.length === 0) problems.push(...semanticProblems(adc, this.faults.rejectObjects));
+    if (problems.length === 0) return false;
+    this.stats.rejected++;
+    send(res, 422, { code: 422, message: 'declaration is invalid', errors: problems, declarationFullId: '' });
+    return true;
+  }
+
+  private async post(body: unknown, url: URL, res: ServerResponse): Promise<void> {
+    this.stats.declarations++;
+    this.stats.bytesPosted += As3Tenants.size(body);
+    if (this.refuseBusy(res)) return;
+    if (this.refuseInvalid(body, res)) return;
+    const adc = ((body as Json)?.class === 'AS3' ? (body as Json).declaration : body) as Json;
+    const action = (body as Json).class === 'AS3' ? String((body as Json).action ?? 'deploy') : 'deploy';
+    const dryRun = action === 'dry-run' || (adc.controls as Json | undefined)?.dryRun === true;
+    const declared = Object.fromEntries(
+      Object.entries(adc).filter(([, t]) => (t as Json | null)?.class === 'Tenant'),
+    );
+    return this.run(this.latencyFor(declared), url, res, () => this.as3.deploy(adc, dryRun));
   }
 }
 

@@ -154,3 +154,136 @@ describe('BIG-IP simulator', () => {
     assert.deepEqual([...sim.tenants.keys()], ['t1']);
   });
 });
+
+describe('BIG-IP simulator: AS3 contract', () => {
+  it('optimisticLockKey refuses a tenant changed since it was read; controls.dryRun changes nothing; updateMode complete removes the undeclared', async (t) => {
+    const { sim, call, login } = await started();
+    t.after(() => sim.close());
+    const token = await login();
+    const post = (body: unknown) => call('POST', '/mgmt/shared/appsvcs/declare', body, token);
+    assert.equal((await post(decl('t1', goodPool))).status, 200);
+    const read = await call('GET', '/mgmt/shared/appsvcs/declare?showHash=true', undefined, token);
+    const key = (read.body.t1 as { optimisticLockKey: string }).optimisticLockKey;
+    assert.match(key, /^[0-9a-f]{32}$/);
+    const plain = await call('GET', '/mgmt/shared/appsvcs/declare', undefined, token);
+    assert.equal('optimisticLockKey' in (plain.body.t1 as object), false, 'no key unless asked');
+    // Someone else changes t1; our key is stale.
+    const changed = { ...goodPool, members: [{ ...goodPool.members[0]!, servicePort: 61001 }] };
+    assert.equal((await post(decl('t1', changed))).status, 200);
+    const withKey = decl('t1', goodPool);
+    (withKey.t1 as Record<string, unknown>).optimisticLockKey = key;
+    const stale = await post(withKey);
+    assert.equal(stale.status, 422);
+    assert.match(String((stale.body.results as { message: string }[])[0]!.message), /optimisticLockKey/);
+    assert.equal(
+      (sim.tenants.get('t1')!.app as Record<string, { members: { servicePort: number }[] }>).web!.members[0]!
+        .servicePort,
+      61001,
+      'left as the other writer made it',
+    );
+    // With the current key it goes; the key is not stored.
+    const fresh = await call('GET', '/mgmt/shared/appsvcs/declare/t1?showHash=true', undefined, token);
+    (withKey.t1 as Record<string, unknown>).optimisticLockKey = (
+      fresh.body.t1 as { optimisticLockKey: string }
+    ).optimisticLockKey;
+    assert.equal((await post(withKey)).status, 200);
+    assert.equal('optimisticLockKey' in sim.tenants.get('t1')!, false);
+    // A dry run answers as it would deploy and changes nothing.
+    const dry = await post({ ...decl('t2', goodPool), controls: { class: 'Controls', dryRun: true } });
+    assert.equal(dry.status, 200);
+    assert.deepEqual(
+      (dry.body.results as { tenant: string; message: string; dryRun: boolean }[]).map((r) => [
+        r.tenant,
+        r.message,
+        r.dryRun,
+      ]),
+      [['t2', 'success', true]],
+    );
+    assert.equal(sim.tenants.has('t2'), false);
+    assert.equal((await post(decl('t2', goodPool))).status, 200);
+    // updateMode complete: t1 is not declared, so it goes.
+    assert.equal((await post({ ...decl('t2', goodPool), updateMode: 'complete' })).status, 200);
+    assert.deepEqual([...sim.tenants.keys()], ['t2']);
+  });
+
+  it('per-application declarations (AS3 3.47): one application in or out, the others untouched; refused before 3.47', async (t) => {
+    const { sim, call, login } = await started({ latencyMs: 0 });
+    t.after(() => sim.close());
+    const token = await login();
+    const apps = '/mgmt/shared/appsvcs/declare/t1/applications';
+    const app = (port: number) => ({
+      class: 'Application',
+      web: { ...goodPool, members: [{ ...goodPool.members[0]!, servicePort: port }] },
+    });
+    assert.equal(
+      (await call('POST', apps, { schemaVersion: '3.56.0', a1: app(61001), a2: app(61002) }, token)).status,
+      200,
+    );
+    const posts = sim.stats.appsPosted;
+    const one = await call('POST', apps, { schemaVersion: '3.56.0', a2: app(61003) }, token);
+    assert.equal(one.status, 200);
+    assert.equal(sim.stats.appsPosted - posts, 1, 'one application posted');
+    const got = await call('GET', apps, undefined, token);
+    assert.deepEqual(Object.keys(got.body).sort(), ['a1', 'a2']);
+    assert.deepEqual(got.body.a1, app(61001), 'a1 untouched');
+    assert.equal((await call('GET', `${apps}/a2`, undefined, token)).body.web instanceof Object, true);
+    // The same again: no change.
+    const same = await call('POST', apps, { schemaVersion: '3.56.0', a2: app(61003) }, token);
+    assert.equal((same.body.results as { message: string }[])[0]!.message, 'no change');
+    // An invalid application is refused whole, naming its path; nothing changes.
+    const bad = await call(
+      'POST',
+      apps,
+      { schemaVersion: '3.56.0', a3: { class: 'Application', web: { class: 'Pool', members: 'x' } } },
+      token,
+    );
+    assert.equal(bad.status, 422);
+    assert.match(JSON.stringify(bad.body.errors), /\/t1\/a3\/web\/members/);
+    assert.equal((await call('GET', `${apps}/a3`, undefined, token)).status, 404);
+    // Out with one; the last one out takes the tenant.
+    assert.equal((await call('DELETE', `${apps}/a1`, undefined, token)).status, 200);
+    assert.deepEqual(Object.keys((await call('GET', apps, undefined, token)).body), ['a2']);
+    assert.equal((await call('DELETE', `${apps}/a1`, undefined, token)).status, 404);
+    assert.equal((await call('DELETE', `${apps}/a2`, undefined, token)).status, 200);
+    assert.equal(sim.tenants.has('t1'), false);
+    assert.equal((await call('GET', '/mgmt/shared/appsvcs/declare', undefined, token)).status, 204);
+
+    const old = await started({ as3Version: '3.46.0' });
+    t.after(() => old.sim.close());
+    const oldToken = await old.login();
+    assert.equal((await old.call('POST', apps, { a1: app(61001) }, oldToken)).status, 404);
+  });
+
+  it('device time grows with what a declaration changes: a large tenant turns asynchronous by itself; reads answered while busy', async (t) => {
+    const { sim, call, login } = await started({ latencyPerKiBMs: 20, asyncThresholdMs: 200 });
+    t.after(() => sim.close());
+    const token = await login();
+    const small = await call('POST', '/mgmt/shared/appsvcs/declare', decl('t1', goodPool), token);
+    assert.equal(small.status, 200, 'a small tenant deploys within the threshold');
+    const many = Array.from({ length: 200 }, (_, i) => ({
+      servicePort: 20000 + i,
+      serverAddresses: ['192.0.2.1'],
+    }));
+    const big = await call(
+      'POST',
+      '/mgmt/shared/appsvcs/declare',
+      decl('t2', { ...goodPool, members: many }),
+      token,
+    );
+    assert.equal(big.status, 202, 'past the threshold: a task');
+    const busy = await call('POST', '/mgmt/shared/appsvcs/declare', decl('t3', goodPool), token);
+    assert.equal(busy.status, 503, 'one declaration at a time');
+    const read = await call('GET', '/mgmt/shared/appsvcs/declare', undefined, token);
+    assert.equal(read.status, 200, 'reads are answered meanwhile');
+    const id = String(big.body.id);
+    const deadline = Date.now() + 10_000;
+    let done = false;
+    while (!done && Date.now() < deadline) {
+      const task = await call('GET', `/mgmt/shared/appsvcs/task/${id}`, undefined, token);
+      done = (task.body.results as { message: string }[])[0]!.message !== 'in progress';
+      if (!done) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(done);
+    assert.ok(sim.tenants.has('t2'));
+  });
+});

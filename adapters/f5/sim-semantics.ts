@@ -1,0 +1,47 @@
+/**
+ * What AS3 checks in a declaration after its schema: pointers (`use`) to objects that are not
+ * declared in the application, and the simulator's injected faults (objects it is told to refuse).
+ */
+type Json = Record<string, unknown>;
+
+/** What AS3 finds after the schema: pointers to objects that are not declared, injected faults. */
+export function semanticProblems(adc: Json, rejectObjects: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const [tName, t] of Object.entries(adc)) {
+    if ((t as Json | null)?.class !== 'Tenant') continue;
+    for (const [aName, a] of Object.entries(t as Json)) {
+      const app = a as Json | null;
+      if (app?.class !== 'Application') continue;
+      const has = (name: unknown, cls: string) =>
+        typeof name === 'string' && (app[name] as Json | undefined)?.class === cls;
+      const ref = (p: unknown) => (typeof p === 'string' ? p : (p as { use?: unknown } | undefined)?.use);
+      for (const [name, raw] of Object.entries(app)) {
+        const o = raw as Json | null;
+        if (!o || typeof o !== 'object') continue;
+        const at = `/${tName}/${aName}/${name}`;
+        if (rejectObjects.has(name)) out.push(`${at}: injected fault`);
+        if (String(o.class).startsWith('Service_') && o.pool !== undefined && !has(ref(o.pool), 'Pool')) {
+          out.push(`${at}/pool: contains path to non-existing object "${String(ref(o.pool))}"`);
+        }
+        if (o.policyEndpoint !== undefined && !has(ref(o.policyEndpoint), 'Endpoint_Policy')) {
+          out.push(
+            `${at}/policyEndpoint: contains path to non-existing object "${String(ref(o.policyEndpoint))}"`,
+          );
+        }
+        if (o.class === 'Endpoint_Policy') {
+          ((o.rules ?? []) as Json[]).forEach((rule, i) =>
+            ((rule.actions ?? []) as Json[]).forEach((act, j) => {
+              const pool = ref((act.select as Json | undefined)?.pool);
+              if (pool !== undefined && !has(pool, 'Pool')) {
+                out.push(
+                  `${at}/rules/${i}/actions/${j}/select/pool: contains path to non-existing object "${String(pool)}"`,
+                );
+              }
+            }),
+          );
+        }
+      }
+    }
+  }
+  return out;
+}
