@@ -13,7 +13,6 @@ import type { AdapterErrorCode } from '../../src/adapter/errors.ts';
 import { z } from 'zod';
 import {
   AdapterCheckError,
-  type ApplyError,
   type ApplyResult,
   type Capabilities,
   type LoadBalancerAdapter,
@@ -22,17 +21,12 @@ import {
 import type { Pool, VirtualService } from '../../src/model/types.ts';
 import type { Change as AnyChange, CoreChange as Change, Observed } from '../../src/adapter/changes.ts';
 import { validateAs3, AS3_SCHEMA_VERSION } from './as3-validate.ts';
-import { postDeclaration, type DeclareOutcome } from './as3-declare.ts';
+import { DECLARE, type DeclareRequest, postDeclaration, type DeclareOutcome } from './as3-declare.ts';
+import { appChanges, renderTenant } from './tenant-layout.ts';
+import { blame, dependencyProblems, type Outcome } from './batch-blame.ts';
 import { readPoolMembers } from './icontrol-view.ts';
 import { BigIpClient, type BigIpClientOptions, F5Error } from './client.ts';
-import {
-  APP,
-  type Json,
-  ownedObjectNames,
-  parseDeclaration,
-  renderPool,
-  renderVirtualService,
-} from './declaration.ts';
+import { APP, type Json, ownedObjectNames, parseDeclaration, poolApp } from './declaration.ts';
 
 /** The oldest AS3 we declare for (our declarations use nothing newer). */
 export const MIN_AS3_VERSION = '3.36.0';
@@ -44,7 +38,15 @@ export interface F5AdapterOptions extends BigIpClientOptions {
   /** How often to poll an asynchronous declaration's task, and for how long at most. */
   taskPollMs?: number;
   taskTimeoutMs?: number;
+  /**
+   * `auto` (default): per-application declarations where AS3 has them (3.47 and later), whole
+   * tenants before; `tenant`: always whole tenants; `application`: per application (AS3 3.47+).
+   */
+  declarations?: 'auto' | 'tenant' | 'application';
 }
+
+/** The first AS3 with per-application declarations. */
+export const PER_APP_AS3_VERSION = '3.47.0';
 
 const infoSchema = z.object({ version: z.string().regex(/^\d+\.\d+\.\d+/) }).loose();
 const versionNumber = (v: string): number => {
@@ -60,8 +62,6 @@ interface Pending {
   reject: (e: unknown) => void;
 }
 
-type Outcome = { ok: true } | { ok: false; error: ApplyError };
-
 export class F5Adapter implements LoadBalancerAdapter {
   readonly name = 'f5';
   readonly owner: string;
@@ -73,7 +73,15 @@ export class F5Adapter implements LoadBalancerAdapter {
   private queue: Pending[] = [];
   private running = false;
   /** Counts for tests and benchmarks. */
-  readonly stats = { declarations: 0, skippedUnchanged: 0, rejectedBeforeSending: 0 };
+  readonly stats = {
+    declarations: 0,
+    skippedUnchanged: 0,
+    rejectedBeforeSending: 0,
+    /** Applications posted by per-application declarations. */
+    applicationsPosted: 0,
+  };
+  /** Whether declarations go per application (AS3 3.47 and later, unless told otherwise). */
+  private perApp = false;
 
   constructor(private readonly opts: F5AdapterOptions) {
     this.owner = opts.owner;
@@ -121,6 +129,15 @@ export class F5Adapter implements LoadBalancerAdapter {
         `AS3 ${v} on ${this.opts.url} is too old; npl-lb needs ${MIN_AS3_VERSION} or later`,
       );
     }
+    const mode = this.opts.declarations ?? 'auto';
+    const perAppAvailable = versionNumber(v) >= versionNumber(PER_APP_AS3_VERSION);
+    if (mode === 'application' && !perAppAvailable) {
+      throw new F5Error(
+        'As3TooOld',
+        `AS3 ${v} on ${this.opts.url} has no per-application declarations (${PER_APP_AS3_VERSION} or later); set declarations: tenant or auto`,
+      );
+    }
+    this.perApp = mode === 'application' || (mode === 'auto' && perAppAvailable);
     this.schemaVersion =
       versionNumber(v) > versionNumber(AS3_SCHEMA_VERSION) ? AS3_SCHEMA_VERSION : v.split('-')[0]!;
     return this.schemaVersion;
@@ -138,7 +155,8 @@ export class F5Adapter implements LoadBalancerAdapter {
     const lists = await Promise.all(
       pools.map((pool) =>
         q.add(async () => {
-          const path = `/mgmt/tm/ltm/pool/~${this.tenant}~${APP}~${pool}/members`;
+          const app = this.perApp ? poolApp(pool) : APP;
+          const path = `/mgmt/tm/ltm/pool/~${this.tenant}~${app}~${pool}/members`;
           const m = await this.client.call('GET', path);
           if (m.status === 404) return [];
           const read = m.status === 200 ? readPoolMembers(pool, m.body) : undefined;
@@ -243,17 +261,24 @@ export class F5Adapter implements LoadBalancerAdapter {
         if (c.op === 'delete') map.delete(c.name);
         else map.set(c.name, c.desired);
       });
-      const broken = this.dependencyProblems(changes, outcome, pools, vss);
+      const broken = dependencyProblems(changes, outcome, pools, vss);
       if (broken.length > 0) {
         for (const b of broken) fail(b.index, b.code, b.message, b.terminal);
         continue;
       }
-      const tenant = this.renderTenant(pools, vss);
+      const tenant = renderTenant(
+        this.tenantJson,
+        pools,
+        vss,
+        { tenant: this.tenant, owner: this.owner },
+        this.perApp,
+      );
       const body = { class: 'ADC', schemaVersion, id: `npl-lb-${this.owner}`, [this.tenant]: tenant };
       const problems = validateAs3(body);
       if (problems.length > 0) {
         this.stats.rejectedBeforeSending++;
-        const blamed = this.blame(
+        const blamed = blame(
+          this.tenant,
           problems.map((p) => `${p.path}: ${p.message}`),
           objectOf,
           outcome,
@@ -273,13 +298,13 @@ export class F5Adapter implements LoadBalancerAdapter {
         this.stats.skippedUnchanged++;
         break;
       }
-      const sent = await this.declare(body);
+      const sent = this.perApp ? await this.declareApps(body, tenant) : await this.declare(body);
       if (sent.ok) {
         this.tenantJson = tenant;
         break;
       }
       if (sent.invalid) {
-        const blamed = this.blame(sent.invalid, objectOf, outcome);
+        const blamed = blame(this.tenant, sent.invalid, objectOf, outcome);
         if (blamed.length > 0) {
           for (const b of blamed) fail(b.index, 'Invalid', `AS3 rejected: ${b.message}`, true);
           continue;
@@ -294,98 +319,47 @@ export class F5Adapter implements LoadBalancerAdapter {
     });
   }
 
-  /** Virtual services whose pools would be missing: the change that causes it fails instead. */
-  private dependencyProblems(
-    changes: Change[],
-    outcome: Map<number, Outcome>,
-    pools: Map<string, Pool>,
-    vss: Map<string, VirtualService>,
-  ): { index: number; code: AdapterErrorCode; message: string; terminal: boolean }[] {
-    const out: { index: number; code: AdapterErrorCode; message: string; terminal: boolean }[] = [];
-    const failedPool = (name: string) => {
-      const i = changes.findIndex((c) => c.kind === 'pool' && c.name === name);
-      return i >= 0 ? outcome.get(i) : undefined;
-    };
-    for (const vs of vss.values()) {
-      const used =
-        vs.kind === 'l4'
-          ? [vs.pool]
-          : [...vs.routes.map((r) => r.pool), ...(vs.defaultPool ? [vs.defaultPool] : [])];
-      const missing = used.find((p) => !pools.has(p));
-      if (!missing) continue;
-      const vsChange = changes.findIndex(
-        (c, i) => !outcome.has(i) && c.kind === 'virtualService' && c.name === vs.name,
-      );
-      const poolDelete = changes.findIndex(
-        (c, i) => !outcome.has(i) && c.kind === 'pool' && c.op === 'delete' && c.name === missing,
-      );
-      const poolFailure = failedPool(missing);
-      const terminal = poolFailure && !poolFailure.ok ? poolFailure.error.terminal : true;
-      if (vsChange >= 0) {
-        out.push({
-          index: vsChange,
-          code: 'DependencyFailed',
-          message: `its pool ${missing} is not on the device`,
-          terminal,
-        });
-      } else if (poolDelete >= 0) {
-        out.push({
-          index: poolDelete,
-          code: 'InUse',
-          message: `pool ${missing} is still used by ${vs.name}`,
-          terminal: false,
-        });
-      }
-    }
-    return out;
-  }
-
-  /** Maps AS3 error lines ("/tenant/app/object/...: message") to the changes that made the objects. */
-  private blame(
-    lines: string[],
-    objectOf: Map<string, number>,
-    outcome: Map<number, Outcome>,
-  ): { index: number; message: string }[] {
-    const out = new Map<number, string>();
-    for (const line of lines) {
-      const m = /^\/?(?:declaration\/)?([^/:\s]+)\/([^/:\s]+)\/([^/:\s]+)/.exec(line);
-      if (!m || m[1] !== this.tenant || m[2] !== APP) continue;
-      const i = objectOf.get(m[3]!);
-      if (i !== undefined && !outcome.has(i) && !out.has(i)) out.set(i, line);
-    }
-    return [...out].map(([index, message]) => ({ index, message }));
-  }
-
-  /** Our tenant: foreign objects and applications as they are, our application from the model. */
-  private renderTenant(pools: Map<string, Pool>, vss: Map<string, VirtualService>): Json {
-    const current = this.tenantJson ?? { class: 'Tenant' };
-    const oldApp = (current[APP] as Json | undefined) ?? {};
-    const app: Json = { class: 'Application', template: 'generic' };
-    const ours = new Set<string>();
-    const before = parseDeclaration({ [this.tenant]: current }, this.tenant, this.owner);
-    for (const v of before.owned.virtualServices) for (const n of ownedObjectNames(v)) ours.add(n);
-    for (const p of before.owned.pools) ours.add(p.name);
-    for (const [name, o] of Object.entries(oldApp)) {
-      if (name !== 'class' && name !== 'template' && !ours.has(name)) app[name] = o;
-    }
-    for (const name of [...pools.keys()].sort()) app[name] = renderPool(pools.get(name)!, this.owner);
-    for (const name of [...vss.keys()].sort())
-      Object.assign(app, renderVirtualService(vss.get(name)!, this.owner));
-    const tenant: Json = { ...current, class: 'Tenant' };
-    if (Object.keys(app).length > 2) tenant[APP] = app;
-    else delete tenant[APP];
-    return tenant;
-  }
-
   /** Posts one declaration; an answer that leaves the device's state unknown forgets our tenant. */
-  private async declare(body: Json): Promise<DeclareOutcome> {
+  private async declare(body: Json | undefined, request: DeclareRequest = DECLARE): Promise<DeclareOutcome> {
     this.stats.declarations++;
-    const out = await postDeclaration(this.client, body, this.tenant, {
-      pollMs: this.opts.taskPollMs ?? 1000,
-      timeoutMs: this.opts.taskTimeoutMs ?? 600_000,
-    });
+    const out = await postDeclaration(
+      this.client,
+      body,
+      this.tenant,
+      { pollMs: this.opts.taskPollMs ?? 1000, timeoutMs: this.opts.taskTimeoutMs ?? 600_000 },
+      request,
+    );
     if (!out.ok && !out.terminal) this.tenantJson = undefined;
     return out;
+  }
+
+  /**
+   * Per-application declarations: the applications that changed in one POST, those that went one
+   * DELETE each (virtual services first); the whole tenant when its layout changes (the first
+   * pass after whole-tenant declarations). After a partial failure the tenant is read again.
+   */
+  private async declareApps(body: Json, next: Json): Promise<DeclareOutcome> {
+    const diff = appChanges(this.tenantJson, next);
+    if (diff.whole) return this.declare(body);
+    const apps = `/mgmt/shared/appsvcs/declare/${encodeURIComponent(this.tenant)}/applications`;
+    const steps: [Json | undefined, DeclareRequest][] = [];
+    if (Object.keys(diff.post).length > 0) {
+      this.stats.applicationsPosted += Object.keys(diff.post).length;
+      steps.push([
+        { schemaVersion: body.schemaVersion, ...diff.post },
+        { method: 'POST', path: apps },
+      ]);
+    }
+    for (const name of diff.remove)
+      steps.push([undefined, { method: 'DELETE', path: `${apps}/${encodeURIComponent(name)}` }]);
+    for (const [i, [b, request]] of steps.entries()) {
+      const out = await this.declare(b, request);
+      if (!out.ok) {
+        if (i > 0) this.tenantJson = undefined;
+        return out;
+      }
+    }
+    return { ok: true };
   }
 
   async close(): Promise<void> {

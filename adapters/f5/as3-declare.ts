@@ -1,5 +1,5 @@
 /**
- * Posting one AS3 declaration and reading the answer: 200/207 with per-tenant results, 422 with
+ * Posting one AS3 declaration (whole, or per application) and reading the answer: 200/207 with per-tenant results, 422 with
  * the failing paths, 503 busy, 202 followed to its task. The outcome says whether a retry can help.
  */
 import { z } from 'zod';
@@ -49,15 +49,24 @@ async function followTask(
   throw new F5Error('Unavailable', `AS3 task ${id} did not finish in time`);
 }
 
+/** Where a declaration goes: the whole-declaration endpoint, or a per-application one (AS3 3.47). */
+export interface DeclareRequest {
+  method: 'POST' | 'DELETE';
+  path: string;
+}
+
+export const DECLARE: DeclareRequest = { method: 'POST', path: '/mgmt/shared/appsvcs/declare' };
+
 export async function postDeclaration(
   client: BigIpClient,
   body: unknown,
   tenant: string,
   task: { pollMs: number; timeoutMs: number },
+  request: DeclareRequest = DECLARE,
 ): Promise<DeclareOutcome> {
   let r: Reply;
   try {
-    r = await client.call('POST', '/mgmt/shared/appsvcs/declare', body);
+    r = await client.call(request.method, request.path, body);
     if (r.status === 202) r = await followTask(client, r.body, task.pollMs, task.timeoutMs);
   } catch (err) {
     if (!(err instanceof F5Error)) throw err;

@@ -16,6 +16,11 @@ export const f5SettingsSchema = z
       .string()
       .regex(/^[A-Za-z][0-9A-Za-z_.-]{0,63}$/, 'must start with a letter; letters, digits, _ . - only')
       .optional(),
+    /**
+     * How declarations go: `auto` per application where AS3 has it (3.47 and later, only the
+     * applications a change touches), whole tenants before; `tenant` or `application` to choose.
+     */
+    declarations: z.enum(['auto', 'tenant', 'application']).default('auto'),
     ...tlsSettings,
     requestTimeoutSeconds: z.number().int().positive().default(60),
   })
@@ -33,6 +38,7 @@ export function f5Options(
     ...credentials('F5', env),
     ...tlsTrust(s),
     timeoutMs: s.requestTimeoutSeconds * 1000,
+    declarations: s.declarations,
     ...(s.tenant ? { tenant: s.tenant } : {}),
   };
 }

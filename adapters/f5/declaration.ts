@@ -1,6 +1,7 @@
 /**
  * The model <-> AS3 mapping. One tenant (partition) per cluster holds one application with every
- * pool and virtual service of ours; each object carries `metadata.owner` = the cluster name, so an
+ * pool and virtual service of ours, or (per-application declarations) one application per pool and
+ * per virtual service; each object carries `metadata.owner` = the cluster name, so an
  * object someone else declared in the tenant is foreign and is carried through untouched.
  *
  * - Pool: `monitors` from the health check; one member per backend with exactly one
@@ -22,8 +23,25 @@ import type {
 } from '../../src/model/types.ts';
 import type { Observed } from '../../src/adapter/changes.ts';
 
-/** The application inside the tenant that holds our objects. */
+/** The application inside the tenant that holds our objects (whole-tenant declarations). */
 export const APP = 'npl_lb';
+
+/**
+ * Per-application declarations (AS3 3.47 and later): one application per pool (`P_<pool>`) and per
+ * virtual service (`V_<name>`), a virtual service pointing at its pools by absolute path.
+ */
+export const poolApp = (pool: string): string => `P_${pool}`;
+export const vsApp = (vs: string): string => `V_${vs}`;
+/** Whether an application of the tenant is one of the layouts we write. */
+export const isOurApp = (name: string): boolean =>
+  name === APP || name.startsWith('P_') || name.startsWith('V_');
+/** How a virtual service names its pools: by name in one application, by path across them. */
+export type PoolRef = (pool: string) => string;
+const sameApp: PoolRef = (pool) => pool;
+export const acrossApps =
+  (tenant: string): PoolRef =>
+  (pool) =>
+    `/${tenant}/${poolApp(pool)}/${pool}`;
 
 export type Json = Record<string, unknown>;
 type Meta = Record<string, { value: string }>;
@@ -76,7 +94,11 @@ function routeOrder(a: HttpRoute, b: HttpRoute): number {
 }
 
 /** The objects one virtual service becomes (L7: the service and its endpoint policy). */
-export function renderVirtualService(vs: VirtualService, owner: string): Record<string, Json> {
+export function renderVirtualService(
+  vs: VirtualService,
+  owner: string,
+  ref: PoolRef = sameApp,
+): Record<string, Json> {
   if (vs.kind === 'l4') {
     return {
       [vs.name]: {
@@ -84,7 +106,7 @@ export function renderVirtualService(vs: VirtualService, owner: string): Record<
         remark: remark(`npl-lb ${vs.source}`),
         virtualAddresses: [vs.vip],
         virtualPort: vs.port,
-        pool: vs.pool,
+        pool: ref(vs.pool),
         metadata: meta({ owner, source: vs.source }),
       },
     };
@@ -99,7 +121,7 @@ export function renderVirtualService(vs: VirtualService, owner: string): Record<
         path: { operand: r.pathType === 'Exact' ? 'equals' : 'starts-with', values: [r.path] },
       },
     ],
-    actions: [{ type: 'forward', event: 'request', select: { pool: { use: r.pool } } }],
+    actions: [{ type: 'forward', event: 'request', select: { pool: { use: ref(r.pool) } } }],
   }));
   const routeMeta: Record<string, string> = {};
   routes.forEach((r, i) => {
@@ -111,7 +133,7 @@ export function renderVirtualService(vs: VirtualService, owner: string): Record<
       remark: remark(`npl-lb ingress class ${vs.ingressClass}`),
       virtualAddresses: [vs.vip],
       virtualPort: vs.port,
-      ...(vs.defaultPool ? { pool: vs.defaultPool } : {}),
+      ...(vs.defaultPool ? { pool: ref(vs.defaultPool) } : {}),
       policyEndpoint: policyName(vs.name),
       metadata: meta({ owner, ingressClass: vs.ingressClass, ...routeMeta }),
     },
@@ -143,12 +165,16 @@ function parsePool(name: string, o: Json): Pool {
   };
 }
 
-const usedPool = (p: unknown): string | undefined =>
-  typeof p === 'string'
-    ? p
-    : typeof (p as { use?: unknown })?.use === 'string'
-      ? (p as { use: string }).use
-      : undefined;
+/** The pool a pointer names: by name, or by `/tenant/application/name` (its last segment). */
+const usedPool = (p: unknown): string | undefined => {
+  const ptr =
+    typeof p === 'string'
+      ? p
+      : typeof (p as { use?: unknown })?.use === 'string'
+        ? (p as { use: string }).use
+        : undefined;
+  return ptr?.startsWith('/') ? ptr.split('/').pop() : ptr;
+};
 
 function parseL7(name: string, o: Json, app: Json): L7VirtualService {
   const policy = app[String(o.policyEndpoint ?? '')] as Json | undefined;
@@ -217,7 +243,7 @@ export function parseDeclaration(adc: Json | undefined, tenant: string, owner: s
         const kind = o.class === POOL ? 'pool' : SERVICES.has(String(o.class)) ? 'virtualService' : undefined;
         if (!kind) continue;
         const objOwner = metaValue(o, 'owner');
-        if (tName !== tenant || appName !== APP || objOwner !== owner) {
+        if (tName !== tenant || !isOurApp(appName) || objOwner !== owner) {
           observed.foreign.push({ kind, name, owner: objOwner ?? `tenant ${tName}` });
           continue;
         }

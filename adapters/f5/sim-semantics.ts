@@ -1,19 +1,31 @@
 /**
  * What AS3 checks in a declaration after its schema: pointers (`use`) to objects that are not
- * declared in the application, and the simulator's injected faults (objects it is told to refuse).
+ * declared (in the application, or at an absolute `/tenant/application/name`), and the simulator's injected faults (objects it is told to refuse).
  */
 type Json = Record<string, unknown>;
 
 /** What AS3 finds after the schema: pointers to objects that are not declared, injected faults. */
-export function semanticProblems(adc: Json, rejectObjects: ReadonlySet<string>): string[] {
+export function semanticProblems(
+  adc: Json,
+  rejectObjects: ReadonlySet<string>,
+  /** Where absolute pointers resolve (a per-application declaration: the tenant it goes into). */
+  scope: Json = adc,
+): string[] {
   const out: string[] = [];
   for (const [tName, t] of Object.entries(adc)) {
     if ((t as Json | null)?.class !== 'Tenant') continue;
     for (const [aName, a] of Object.entries(t as Json)) {
       const app = a as Json | null;
       if (app?.class !== 'Application') continue;
-      const has = (name: unknown, cls: string) =>
-        typeof name === 'string' && (app[name] as Json | undefined)?.class === cls;
+      // A pointer names an object of this application, or `/tenant/application/name` anywhere.
+      const has = (name: unknown, cls: string) => {
+        if (typeof name !== 'string') return false;
+        if (!name.startsWith('/')) return (app[name] as Json | undefined)?.class === cls;
+        const [, t2 = '', a2 = '', n2 = ''] = name.split('/');
+        return (
+          (((scope[t2] as Json | undefined)?.[a2] as Json | undefined)?.[n2] as Json | undefined)?.class === cls
+        );
+      };
       const ref = (p: unknown) => (typeof p === 'string' ? p : (p as { use?: unknown } | undefined)?.use);
       for (const [name, raw] of Object.entries(app)) {
         const o = raw as Json | null;

@@ -318,25 +318,28 @@ export class BigIpSimulator {
     this.stats.bytesPosted += As3Tenants.size(body);
     if (this.refuseBusy(res)) return;
     const { schemaVersion, id: _id, controls, ...apps } = (body ?? {}) as Json;
-    const adc = {
+    const adc: Json = {
       class: 'ADC',
       schemaVersion: schemaVersion ?? AS3_SCHEMA_VERSION,
       ...(controls ? { controls } : {}),
       [tenant]: { class: 'Tenant', ...apps },
     };
-    if (this.refuseInvalid(adc, res)) return;
+    // The schema checks what was posted; pointers resolve against the tenant it goes into.
+    const merged: Json = { ...adc, [tenant]: { class: 'Tenant', ...this.tenants.get(tenant), ...apps } };
+    if (this.refuseInvalid(adc, res, merged)) return;
     this.stats.appsPosted += Object.keys(apps).length;
     const dryRun = (controls as Json | undefined)?.dryRun === true;
     return this.run(this.latencyFor(apps), url, res, () => this.as3.deployApps(tenant, apps, dryRun));
   }
 
   /** 422 with AS3's `errors[]` for a declaration the schema or AS3's own checks refuse. */
-  private refuseInvalid(body: unknown, res: ServerResponse): boolean {
+  private refuseInvalid(body: unknown, res: ServerResponse, resolved?: Json): boolean {
     const problems = validateAs3(body).map(
       (p) => `${p.path.replace(/^\/declaration/, '') || '/'}: ${p.message}`,
     );
     const adc = ((body as Json)?.class === 'AS3' ? (body as Json).declaration : body) as Json;
-    if (problems.length === 0) problems.push(...semanticProblems(adc, this.faults.rejectObjects));
+    if (problems.length === 0)
+      problems.push(...semanticProblems(adc, this.faults.rejectObjects, resolved ?? adc));
     if (problems.length === 0) return false;
     this.stats.rejected++;
     send(res, 422, { code: 422, message: 'declaration is invalid', errors: problems, declarationFullId: '' });

@@ -61,7 +61,8 @@ describe('F5 end to end on the sandbox with agents', () => {
     await pod('web-2', 'n1', 2);
     await pod('web-3', 'n2', 3);
 
-    const poolPath = '~npl_lb_c1~npl_lb~c1--default-web-http';
+    // AS3 3.56 on the simulator: per-application declarations, the pool in an application of its own.
+    const poolPath = '~npl_lb_c1~P_c1--default-web-http~c1--default-web-http';
     /** What the BIG-IP admin sees: member -> node label, from the iControl view. */
     const seen = async () => {
       const r = await adapter.client.call('GET', `/mgmt/tm/ltm/pool/${poolPath}/members`);

@@ -118,7 +118,10 @@ describe('F5 from the command line', () => {
         });
         if (r.status !== 200) return false;
         const doc = (await r.json()) as Record<string, Record<string, Record<string, { class?: string }>>>;
-        return doc.k8s_c1?.npl_lb?.['c1--default-web-TCP-80']?.class === 'Service_TCP';
+        // In whichever application the layout puts it (per application on AS3 3.47 and later).
+        return Object.values(doc.k8s_c1 ?? {}).some(
+          (app) => app?.['c1--default-web-TCP-80']?.class === 'Service_TCP',
+        );
       },
       15_000,
       'the virtual service declared in the configured tenant',

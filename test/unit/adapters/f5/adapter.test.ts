@@ -36,6 +36,8 @@ async function setup(
     username: 'admin',
     password: 'admin',
     taskPollMs: 10,
+    // These tests read the whole-tenant layout (one application); per-application mode has its own.
+    declarations: 'tenant',
     ...adapterOpts,
   });
   t.after(async () => {

@@ -1,0 +1,92 @@
+/**
+ * Our tenant as it should be, in one of two layouts: every object of ours in one application
+ * (`npl_lb`, for whole-tenant declarations), or one application per pool and per virtual service
+ * (per-application declarations, AS3 3.47 and later). Objects in the tenant that are not ours stay
+ * as they are. And what a change of the tenant costs in per-application declarations: the
+ * applications to post and to delete, or the whole tenant when its layout changes.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { Pool, VirtualService } from '../../src/model/types.ts';
+import {
+  acrossApps,
+  APP,
+  isOurApp,
+  type Json,
+  ownedObjectNames,
+  parseDeclaration,
+  poolApp,
+  renderPool,
+  renderVirtualService,
+  vsApp,
+} from './declaration.ts';
+
+const isApp = (x: unknown): x is Json => (x as Json | null)?.class === 'Application';
+const generic = (objects: Json): Json => ({ class: 'Application', template: 'generic', ...objects });
+
+export function renderTenant(
+  current: Json | undefined,
+  pools: Map<string, Pool>,
+  vss: Map<string, VirtualService>,
+  ids: { tenant: string; owner: string },
+  perApp: boolean,
+): Json {
+  const now = current ?? { class: 'Tenant' };
+  const ours = new Set<string>();
+  const before = parseDeclaration({ [ids.tenant]: now }, ids.tenant, ids.owner);
+  for (const v of before.owned.virtualServices) for (const n of ownedObjectNames(v)) ours.add(n);
+  for (const p of before.owned.pools) ours.add(p.name);
+  // Everything that is not ours, as it is: other applications, and others' objects in ours.
+  const tenant: Json = { class: 'Tenant' };
+  for (const [name, value] of Object.entries(now)) {
+    if (!isApp(value) || !isOurApp(name)) {
+      tenant[name] = value;
+      continue;
+    }
+    const others = Object.entries(value).filter(
+      ([k, o]) => k !== 'class' && k !== 'template' && !ours.has(k) && o !== undefined,
+    );
+    if (others.length > 0) tenant[name] = generic(Object.fromEntries(others));
+  }
+  const sorted = <T>(m: Map<string, T>) => [...m.keys()].sort().map((k) => [k, m.get(k)!] as const);
+  if (!perApp) {
+    const app: Json = { ...((tenant[APP] as Json | undefined) ?? generic({})) };
+    for (const [name, p] of sorted(pools)) app[name] = renderPool(p, ids.owner);
+    for (const [, v] of sorted(vss)) Object.assign(app, renderVirtualService(v, ids.owner));
+    if (Object.keys(app).length > 2) tenant[APP] = app;
+    else delete tenant[APP];
+    return tenant;
+  }
+  const put = (appName: string, objects: Json) => {
+    tenant[appName] = { ...((tenant[appName] as Json | undefined) ?? generic({})), ...objects };
+  };
+  for (const [name, p] of sorted(pools)) put(poolApp(name), { [name]: renderPool(p, ids.owner) });
+  for (const [name, v] of sorted(vss))
+    put(vsApp(name), renderVirtualService(v, ids.owner, acrossApps(ids.tenant)));
+  return tenant;
+}
+
+export interface AppChanges {
+  /** The tenant's layout or its own properties change: declare the whole tenant. */
+  whole: boolean;
+  /** Applications to post (new or changed). */
+  post: Json;
+  /** Applications to delete: virtual services' first, then pools'. */
+  remove: string[];
+}
+
+export function appChanges(current: Json | undefined, next: Json): AppChanges {
+  const now = current ?? { class: 'Tenant' };
+  const props = (t: Json) => Object.entries(t).filter(([, v]) => !isApp(v));
+  const whole = !isDeepStrictEqual(now[APP], next[APP]) || !isDeepStrictEqual(props(now), props(next));
+  const post: Json = {};
+  for (const [name, app] of Object.entries(next)) {
+    if (isApp(app) && !isDeepStrictEqual(now[name], app)) post[name] = app;
+  }
+  const remove = Object.entries(now)
+    .filter(([name, app]) => isApp(app) && !(name in next))
+    .map(([name]) => name)
+    .sort((a, b) =>
+      a.startsWith('V_') === b.startsWith('V_') ? (a < b ? -1 : 1) : a.startsWith('V_') ? -1 : 1,
+    );
+  return { whole, post, remove };
+}
