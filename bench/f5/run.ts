@@ -6,7 +6,8 @@
  * paced evenly over 6 s; declarations posted and time to converge. A declaration is in flight at
  * a time and what arrives meanwhile goes in the next, so the paced run may post at most
  * 1 + ceil(6 s / 2 s) = 4.
- * Loopback only; bounded (the run aborts after 5 minutes).
+ * (3) Whole-tenant against per-application declarations at 1,000 Services (modes.ts).
+ * Loopback only; bounded (the run aborts after 15 minutes).
  *
  *   npm run bench:f5
  */
@@ -22,11 +23,12 @@ import type { Pool, VirtualService } from '../../src/model/types.ts';
 import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
 import { dispatcher, pool as inParallel, quantile, send, printTable } from '../http-load.ts';
 import { startSandboxProcess } from '../sandbox-process.ts';
+import { bothModes, printModes } from './modes.ts';
 
 const deadline = setTimeout(() => {
-  console.error('benchmark exceeded 5 minutes; aborting');
+  console.error('benchmark exceeded 15 minutes; aborting');
   process.exit(1);
-}, 300_000);
+}, 900_000);
 
 const SERVICES = 1000;
 const PACED_MS = 6000;
@@ -238,6 +240,8 @@ try {
     ],
   ];
   printTable(rows);
+  // (3) Whole-tenant against per-application declarations, side by side (modes.ts).
+  printModes(await bothModes());
 } finally {
   await controller?.stop();
   await adapter.close();
