@@ -23,7 +23,8 @@ export function semanticProblems(
         if (!name.startsWith('/')) return (app[name] as Json | undefined)?.class === cls;
         const [, t2 = '', a2 = '', n2 = ''] = name.split('/');
         return (
-          (((scope[t2] as Json | undefined)?.[a2] as Json | undefined)?.[n2] as Json | undefined)?.class === cls
+          (((scope[t2] as Json | undefined)?.[a2] as Json | undefined)?.[n2] as Json | undefined)?.class ===
+          cls
         );
       };
       const ref = (p: unknown) => (typeof p === 'string' ? p : (p as { use?: unknown } | undefined)?.use);
