@@ -1,6 +1,6 @@
 /**
  * The F5 BIG-IP adapter, on AS3. The whole tenant is rendered from the model and posted as one
- * declaration; changes that arrive while a declaration is in flight wait and go out together in
+ * declaration (or, on AS3 3.47 and later, only the applications that changed); changes that arrive while a declaration is in flight wait and go out together in
  * the next one (one declaration in flight per BIG-IP, the newest state wins). Every declaration is
  * validated against the AS3 schema before it is sent: an object that fails is left out and
  * reported (terminal), with anything that depends on it; the rest goes. A tenant that did not
@@ -8,7 +8,6 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import PQueue from 'p-queue';
-import { applyCoreKinds } from '../../src/adapter/core-kinds.ts';
 import type { AdapterErrorCode } from '../../src/adapter/errors.ts';
 import { z } from 'zod';
 import {
@@ -19,10 +18,11 @@ import {
   type MemberHealth,
 } from '../../src/adapter/contract.ts';
 import type { Pool, VirtualService } from '../../src/model/types.ts';
-import type { Change as AnyChange, CoreChange as Change, Observed } from '../../src/adapter/changes.ts';
+import type { Change, Observed } from '../../src/adapter/changes.ts';
 import { validateAs3, AS3_SCHEMA_VERSION } from './as3-validate.ts';
 import { DECLARE, type DeclareRequest, postDeclaration, type DeclareOutcome } from './as3-declare.ts';
-import { appChanges, renderTenant } from './tenant-layout.ts';
+import { appChanges, type OwnedObjects, renderTenant } from './tenant-layout.ts';
+import { certificateProblem } from './certificates.ts';
 import { blame, dependencyProblems, type Outcome } from './batch-blame.ts';
 import { readPoolMembers } from './icontrol-view.ts';
 import { BigIpClient, type BigIpClientOptions, F5Error } from './client.ts';
@@ -96,6 +96,8 @@ export class F5Adapter implements LoadBalancerAdapter {
       memberNodeTag: true,
       drainingMembers: true,
       applyConcurrency: 4,
+      // Certificate objects, and HTTPS listeners choosing among them by SNI (certificates.ts).
+      certificates: true,
     };
   }
 
@@ -185,15 +187,12 @@ export class F5Adapter implements LoadBalancerAdapter {
     return observed;
   }
 
-  apply(changes: AnyChange[]): Promise<ApplyResult[]> {
-    return applyCoreKinds(changes, (core) =>
-      core.length === 0
-        ? Promise.resolve([])
-        : new Promise((resolve, reject) => {
-            this.queue.push({ changes: core, resolve, reject });
-            void this.drain();
-          }),
-    );
+  apply(changes: Change[]): Promise<ApplyResult[]> {
+    if (changes.length === 0) return Promise.resolve([]);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ changes, resolve, reject });
+      void this.drain();
+    });
   }
 
   /** One declaration at a time; whatever queued meanwhile goes out as the next one. */
@@ -220,11 +219,12 @@ export class F5Adapter implements LoadBalancerAdapter {
   }
 
   /** Our objects as the tenant has them, by name. */
-  private ownedNow(): { pools: Map<string, Pool>; vss: Map<string, VirtualService> } {
+  private ownedNow(): OwnedObjects {
     const o = parseDeclaration({ [this.tenant]: this.tenantJson }, this.tenant, this.owner);
     return {
       pools: new Map(o.owned.pools.map((p) => [p.name, p])),
       vss: new Map(o.owned.virtualServices.map((v) => [v.name, v])),
+      certs: new Map((o.owned.certificates ?? []).map((c) => [c.name, c])),
     };
   }
 
@@ -237,7 +237,10 @@ export class F5Adapter implements LoadBalancerAdapter {
     // Foreign objects never get here: the controller's ownership guard refuses them.
     const start = this.ownedNow();
     changes.forEach((c, i) => {
-      if (c.op === 'update' && !(c.kind === 'pool' ? start.pools : start.vss).has(c.name)) {
+      // A certificate HAProxy, AS3 or a client would refuse is refused here, alone.
+      const bad = c.kind === 'certificate' && c.op !== 'delete' ? certificateProblem(c.desired) : undefined;
+      if (bad) fail(i, 'Invalid', bad, true);
+      else if (c.op === 'update' && !mapOf(start, c.kind).has(c.name)) {
         fail(
           i,
           'NotFound',
@@ -248,28 +251,27 @@ export class F5Adapter implements LoadBalancerAdapter {
     });
     const objectOf = new Map<string, number>();
     changes.forEach((c, i) => {
-      if (c.kind === 'pool') objectOf.set(c.name, i);
+      if (c.kind !== 'virtualService') objectOf.set(c.name, i);
       else for (const n of ownedObjectNames(c.op === 'delete' ? c.observed : c.desired)) objectOf.set(n, i);
     });
 
     // Render, validate, leave out what fails and what depends on it, until the rest is valid.
     for (let round = 0; round <= changes.length; round++) {
-      const { pools, vss } = this.ownedNow();
+      const owned = this.ownedNow();
       changes.forEach((c, i) => {
         if (outcome.has(i)) return;
-        const map = (c.kind === 'pool' ? pools : vss) as Map<string, Pool | VirtualService>;
+        const map = mapOf(owned, c.kind);
         if (c.op === 'delete') map.delete(c.name);
         else map.set(c.name, c.desired);
       });
-      const broken = dependencyProblems(changes, outcome, pools, vss);
+      const broken = dependencyProblems(changes, outcome, owned);
       if (broken.length > 0) {
         for (const b of broken) fail(b.index, b.code, b.message, b.terminal);
         continue;
       }
       const tenant = renderTenant(
         this.tenantJson,
-        pools,
-        vss,
+        owned,
         { tenant: this.tenant, owner: this.owner },
         this.perApp,
       );
@@ -365,4 +367,9 @@ export class F5Adapter implements LoadBalancerAdapter {
   async close(): Promise<void> {
     await this.client.close();
   }
+}
+
+/** The map of one kind of our objects. */
+function mapOf(o: OwnedObjects, kind: Change['kind']): Map<string, unknown> {
+  return kind === 'pool' ? o.pools : kind === 'virtualService' ? o.vss : o.certs;
 }

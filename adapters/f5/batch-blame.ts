@@ -1,55 +1,64 @@
 /**
- * Which change a problem of a batch belongs to: a virtual service whose pool would be missing
+ * Which change a problem of a batch belongs to: a virtual service whose pool or certificate would be missing
  * (the change that causes it fails instead), and AS3's error lines mapped to the changes that made
  * the objects they name.
  */
 import type { AdapterErrorCode } from '../../src/adapter/errors.ts';
 import type { ApplyError } from '../../src/adapter/contract.ts';
-import type { CoreChange as Change } from '../../src/adapter/changes.ts';
-import type { Pool, VirtualService } from '../../src/model/types.ts';
+import type { Change } from '../../src/adapter/changes.ts';
+import type { Certificate, Pool, VirtualService } from '../../src/model/types.ts';
 import { isOurApp } from './declaration.ts';
 
 export type Outcome = { ok: true } | { ok: false; error: ApplyError };
 
-/** Virtual services whose pools would be missing: the change that causes it fails instead. */
+/**
+ * Virtual services whose pools or certificates would be missing: the change that causes it fails
+ * instead (the virtual service's, or the delete of what it still uses).
+ */
 export function dependencyProblems(
   changes: Change[],
   outcome: Map<number, Outcome>,
-  pools: Map<string, Pool>,
-  vss: Map<string, VirtualService>,
+  owned: { pools: Map<string, Pool>; vss: Map<string, VirtualService>; certs: Map<string, Certificate> },
 ): { index: number; code: AdapterErrorCode; message: string; terminal: boolean }[] {
   const out: { index: number; code: AdapterErrorCode; message: string; terminal: boolean }[] = [];
-  const failedPool = (name: string) => {
-    const i = changes.findIndex((c) => c.kind === 'pool' && c.name === name);
+  const failed = (kind: 'pool' | 'certificate', name: string) => {
+    const i = changes.findIndex((c) => c.kind === kind && c.name === name);
     return i >= 0 ? outcome.get(i) : undefined;
   };
-  for (const vs of vss.values()) {
-    const used =
+  for (const vs of owned.vss.values()) {
+    const pools =
       vs.kind === 'l4'
         ? [vs.pool]
         : [...vs.routes.map((r) => r.pool), ...(vs.defaultPool ? [vs.defaultPool] : [])];
-    const missing = used.find((p) => !pools.has(p));
-    if (!missing) continue;
+    const certs = vs.kind === 'l7' ? (vs.certificates ?? []) : [];
+    const missingPool = pools.find((p) => !owned.pools.has(p));
+    const missingCert = certs.find((c) => !owned.certs.has(c));
+    const [kind, missing] = missingPool
+      ? (['pool', missingPool] as const)
+      : missingCert
+        ? (['certificate', missingCert] as const)
+        : [undefined, undefined];
+    if (!kind) continue;
     const vsChange = changes.findIndex(
       (c, i) => !outcome.has(i) && c.kind === 'virtualService' && c.name === vs.name,
     );
-    const poolDelete = changes.findIndex(
-      (c, i) => !outcome.has(i) && c.kind === 'pool' && c.op === 'delete' && c.name === missing,
+    const removal = changes.findIndex(
+      (c, i) => !outcome.has(i) && c.kind === kind && c.op === 'delete' && c.name === missing,
     );
-    const poolFailure = failedPool(missing);
-    const terminal = poolFailure && !poolFailure.ok ? poolFailure.error.terminal : true;
+    const failure = failed(kind, missing);
+    const terminal = failure && !failure.ok ? failure.error.terminal : true;
     if (vsChange >= 0) {
       out.push({
         index: vsChange,
         code: 'DependencyFailed',
-        message: `its pool ${missing} is not on the device`,
+        message: `its ${kind} ${missing} is not on the device`,
         terminal,
       });
-    } else if (poolDelete >= 0) {
+    } else if (removal >= 0) {
       out.push({
-        index: poolDelete,
+        index: removal,
         code: 'InUse',
-        message: `pool ${missing} is still used by ${vs.name}`,
+        message: `${kind} ${missing} is still used by ${vs.name}`,
         terminal: false,
       });
     }

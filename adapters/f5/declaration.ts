@@ -22,6 +22,7 @@ import type {
   VirtualService,
 } from '../../src/model/types.ts';
 import type { Observed } from '../../src/adapter/changes.ts';
+import { parseCertificates } from './certificates.ts';
 
 /** The application inside the tenant that holds our objects (whole-tenant declarations). */
 export const APP = 'npl_lb';
@@ -32,16 +33,20 @@ export const APP = 'npl_lb';
  */
 export const poolApp = (pool: string): string => `P_${pool}`;
 export const vsApp = (vs: string): string => `V_${vs}`;
+export const certApp = (cert: string): string => `C_${cert}`;
 /** Whether an application of the tenant is one of the layouts we write. */
 export const isOurApp = (name: string): boolean =>
-  name === APP || name.startsWith('P_') || name.startsWith('V_');
-/** How a virtual service names its pools: by name in one application, by path across them. */
-export type PoolRef = (pool: string) => string;
-const sameApp: PoolRef = (pool) => pool;
-export const acrossApps =
-  (tenant: string): PoolRef =>
-  (pool) =>
-    `/${tenant}/${poolApp(pool)}/${pool}`;
+  name === APP || name.startsWith('P_') || name.startsWith('V_') || name.startsWith('C_');
+/** How a virtual service names its pools and certificates: by name in one application, by path across them. */
+export interface Refs {
+  pool: (name: string) => string;
+  cert: (name: string) => string;
+}
+const sameApp: Refs = { pool: (n) => n, cert: (n) => n };
+export const acrossApps = (tenant: string): Refs => ({
+  pool: (n) => `/${tenant}/${poolApp(n)}/${n}`,
+  cert: (n) => `/${tenant}/${certApp(n)}/${n}`,
+});
 
 export type Json = Record<string, unknown>;
 type Meta = Record<string, { value: string }>;
@@ -61,6 +66,7 @@ export function remark(text: string): string {
 }
 
 const policyName = (vs: string): string => `${vs}_policy`;
+const tlsName = (vs: string): string => `${vs}_tls`;
 
 export function renderPool(p: Pool, owner: string): Json {
   return {
@@ -97,8 +103,9 @@ function routeOrder(a: HttpRoute, b: HttpRoute): number {
 export function renderVirtualService(
   vs: VirtualService,
   owner: string,
-  ref: PoolRef = sameApp,
+  refs: Refs = sameApp,
 ): Record<string, Json> {
+  const ref = refs.pool;
   if (vs.kind === 'l4') {
     return {
       [vs.name]: {
@@ -127,16 +134,35 @@ export function renderVirtualService(
   routes.forEach((r, i) => {
     routeMeta[`route_${i}`] = JSON.stringify({ pathType: r.pathType, source: r.source });
   });
+  // HTTPS: the certificates in a TLS profile, picked by SNI, the first the default; their order
+  // kept in the service's metadata. No redirect from port 80 (the HTTP listener is its own).
+  const https = vs.protocol === 'HTTPS';
+  const certs = vs.certificates ?? [];
   return {
     [vs.name]: {
-      class: 'Service_HTTP',
+      class: https ? 'Service_HTTPS' : 'Service_HTTP',
       remark: remark(`npl-lb ingress class ${vs.ingressClass}`),
       virtualAddresses: [vs.vip],
       virtualPort: vs.port,
       ...(vs.defaultPool ? { pool: ref(vs.defaultPool) } : {}),
       policyEndpoint: policyName(vs.name),
-      metadata: meta({ owner, ingressClass: vs.ingressClass, ...routeMeta }),
+      ...(https ? { serverTLS: tlsName(vs.name), redirect80: false } : {}),
+      metadata: meta({
+        owner,
+        ingressClass: vs.ingressClass,
+        ...routeMeta,
+        ...(https ? { certificates: JSON.stringify(certs) } : {}),
+      }),
     },
+    ...(https
+      ? {
+          [tlsName(vs.name)]: {
+            class: 'TLS_Server',
+            remark: remark(`npl-lb certificates of ${vs.name}`),
+            certificates: certs.map((c) => ({ certificate: refs.cert(c) })),
+          },
+        }
+      : {}),
     [policyName(vs.name)]: {
       class: 'Endpoint_Policy',
       remark: remark(`npl-lb routes of ${vs.name}`),
@@ -201,7 +227,7 @@ function parseL7(name: string, o: Json, app: Json): L7VirtualService {
       source: extra.source ?? '',
     });
   }
-  return {
+  const vs: L7VirtualService = {
     kind: 'l7',
     name,
     vip: String((o.virtualAddresses as unknown[] | undefined)?.[0] ?? ''),
@@ -210,6 +236,11 @@ function parseL7(name: string, o: Json, app: Json): L7VirtualService {
     routes,
     defaultPool: usedPool(o.pool),
   };
+  if (o.class === 'Service_HTTPS') {
+    vs.protocol = 'HTTPS';
+    vs.certificates = JSON.parse(metaValue(o, 'certificates') ?? '[]') as string[];
+  }
+  return vs;
 }
 
 function parseL4(name: string, o: Json): L4VirtualService {
@@ -232,11 +263,16 @@ const SERVICES = new Set(['Service_TCP', 'Service_UDP', 'Service_HTTP', 'Service
  * virtual service of anyone else (other owners in our tenant, and other tenants) as foreign.
  */
 export function parseDeclaration(adc: Json | undefined, tenant: string, owner: string): Observed {
-  const observed: Observed = { owned: { pools: [], virtualServices: [] }, foreign: [] };
+  const observed: Observed = { owned: { pools: [], virtualServices: [], certificates: [] }, foreign: [] };
   for (const [tName, t] of Object.entries(adc ?? {})) {
     if ((t as Json | null)?.class !== 'Tenant') continue;
     for (const [appName, app] of Object.entries(t as Json)) {
       if ((app as Json | null)?.class !== 'Application') continue;
+      const certs = parseCertificates(app as Json, owner);
+      const ours = tName === tenant && isOurApp(appName);
+      if (ours) observed.owned.certificates!.push(...certs.owned);
+      for (const name of [...(ours ? [] : certs.owned.map((c) => c.name)), ...certs.foreign])
+        observed.foreign.push({ kind: 'certificate', name, owner: `tenant ${tName}` });
       for (const [name, raw] of Object.entries(app as Json)) {
         const o = raw as Json | null;
         if (!o || typeof o !== 'object') continue;
@@ -248,7 +284,7 @@ export function parseDeclaration(adc: Json | undefined, tenant: string, owner: s
           continue;
         }
         if (kind === 'pool') observed.owned.pools.push(parsePool(name, o));
-        else if (o.class === 'Service_HTTP')
+        else if (o.class === 'Service_HTTP' || o.class === 'Service_HTTPS')
           observed.owned.virtualServices.push(parseL7(name, o, app as Json));
         else observed.owned.virtualServices.push(parseL4(name, o));
       }
@@ -259,5 +295,6 @@ export function parseDeclaration(adc: Json | undefined, tenant: string, owner: s
 
 /** The names of the objects in our application that belong to one of our virtual services. */
 export function ownedObjectNames(vs: VirtualService): string[] {
-  return vs.kind === 'l7' ? [vs.name, policyName(vs.name)] : [vs.name];
+  if (vs.kind === 'l4') return [vs.name];
+  return [vs.name, policyName(vs.name), ...(vs.protocol === 'HTTPS' ? [tlsName(vs.name)] : [])];
 }

@@ -6,10 +6,13 @@
  * applications to post and to delete, or the whole tenant when its layout changes.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { Pool, VirtualService } from '../../src/model/types.ts';
+import type { Certificate, Pool, VirtualService } from '../../src/model/types.ts';
+import { KEY_DIGEST } from '../../src/model/normalize.ts';
+import { certConstants, renderCertificate } from './certificates.ts';
 import {
   acrossApps,
   APP,
+  certApp,
   isOurApp,
   type Json,
   ownedObjectNames,
@@ -23,10 +26,15 @@ import {
 const isApp = (x: unknown): x is Json => (x as Json | null)?.class === 'Application';
 const generic = (objects: Json): Json => ({ class: 'Application', template: 'generic', ...objects });
 
+export interface OwnedObjects {
+  pools: Map<string, Pool>;
+  vss: Map<string, VirtualService>;
+  certs: Map<string, Certificate>;
+}
+
 export function renderTenant(
   current: Json | undefined,
-  pools: Map<string, Pool>,
-  vss: Map<string, VirtualService>,
+  { pools, vss, certs }: OwnedObjects,
   ids: { tenant: string; owner: string },
   perApp: boolean,
 ): Json {
@@ -35,6 +43,7 @@ export function renderTenant(
   const before = parseDeclaration({ [ids.tenant]: now }, ids.tenant, ids.owner);
   for (const v of before.owned.virtualServices) for (const n of ownedObjectNames(v)) ours.add(n);
   for (const p of before.owned.pools) ours.add(p.name);
+  for (const c of before.owned.certificates ?? []) ours.add(c.name);
   // Everything that is not ours, as it is: other applications, and others' objects in ours.
   const tenant: Json = { class: 'Tenant' };
   for (const [name, value] of Object.entries(now)) {
@@ -43,15 +52,29 @@ export function renderTenant(
       continue;
     }
     const others = Object.entries(value).filter(
-      ([k, o]) => k !== 'class' && k !== 'template' && !ours.has(k) && o !== undefined,
+      ([k, o]) => k !== 'class' && k !== 'template' && k !== 'constants' && !ours.has(k) && o !== undefined,
     );
+    // Constants: others' stay, our certificates' fields are written again below.
+    const constants = certConstants(value, [], ids.owner);
+    if (constants) others.push(['constants', constants]);
     if (others.length > 0) tenant[name] = generic(Object.fromEntries(others));
   }
   const sorted = <T>(m: Map<string, T>) => [...m.keys()].sort().map((k) => [k, m.get(k)!] as const);
+  // A certificate read back carries its key's digest, not the key: the object as it is stands.
+  const certObject = (c: Certificate): Json => {
+    if (!c.keyPem.startsWith(KEY_DIGEST)) return renderCertificate(c);
+    for (const [name, app] of Object.entries(now))
+      if (isApp(app) && isOurApp(name) && (app[c.name] as Json | undefined)?.class === 'Certificate')
+        return app[c.name] as Json;
+    throw new Error(`certificate ${c.name}: neither its key nor its object is known`);
+  };
   if (!perApp) {
     const app: Json = { ...((tenant[APP] as Json | undefined) ?? generic({})) };
     for (const [name, p] of sorted(pools)) app[name] = renderPool(p, ids.owner);
     for (const [, v] of sorted(vss)) Object.assign(app, renderVirtualService(v, ids.owner));
+    for (const [name, c] of sorted(certs)) app[name] = certObject(c);
+    const constants = certConstants(app, [...certs.values()], ids.owner);
+    if (constants) app.constants = constants;
     if (Object.keys(app).length > 2) tenant[APP] = app;
     else delete tenant[APP];
     return tenant;
@@ -62,6 +85,14 @@ export function renderTenant(
   for (const [name, p] of sorted(pools)) put(poolApp(name), { [name]: renderPool(p, ids.owner) });
   for (const [name, v] of sorted(vss))
     put(vsApp(name), renderVirtualService(v, ids.owner, acrossApps(ids.tenant)));
+  for (const [name, c] of sorted(certs)) {
+    const app = {
+      ...((tenant[certApp(name)] as Json | undefined) ?? generic({})),
+      [name]: certObject(c),
+    };
+    app.constants = certConstants(app, [c], ids.owner);
+    tenant[certApp(name)] = app;
+  }
   return tenant;
 }
 

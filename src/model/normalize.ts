@@ -50,7 +50,7 @@ export function normalizeVirtualService(vs: VirtualService): VirtualService {
 /** A certificate has no lists to order; its SNI names are sorted by the source. */
 export const normalizeCertificate = (c: Certificate): Certificate => c;
 
-const KEY_DIGEST = 'sha256:';
+export const KEY_DIGEST = 'sha256:';
 
 /**
  * What a device that never gives a private key back (the HAProxy Data Plane API, Avi, BIG-IP)
