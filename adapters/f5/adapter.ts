@@ -17,7 +17,6 @@ import {
   type LoadBalancerAdapter,
   type MemberHealth,
 } from '../../src/adapter/contract.ts';
-import type { Pool, VirtualService } from '../../src/model/types.ts';
 import type { Change, Observed } from '../../src/adapter/changes.ts';
 import { validateAs3, AS3_SCHEMA_VERSION } from './as3-validate.ts';
 import { DECLARE, type DeclareRequest, postDeclaration, type DeclareOutcome } from './as3-declare.ts';
