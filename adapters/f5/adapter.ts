@@ -97,6 +97,8 @@ export class F5Adapter implements LoadBalancerAdapter {
       applyConcurrency: 4,
       // Certificate objects, and HTTPS listeners choosing among them by SNI (certificates.ts).
       certificates: true,
+      // A Service_TCP with an endpoint policy on the ClientHello's server name (declaration.ts).
+      tlsPassthrough: true,
     };
   }
 

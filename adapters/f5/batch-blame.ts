@@ -26,10 +26,11 @@ export function dependencyProblems(
     return i >= 0 ? outcome.get(i) : undefined;
   };
   for (const vs of owned.vss.values()) {
-    const pools =
+    const pools = (
       vs.kind === 'l4'
-        ? [vs.pool]
-        : [...vs.routes.map((r) => r.pool), ...(vs.defaultPool ? [vs.defaultPool] : [])];
+        ? [vs.pool, ...(vs.sni ?? []).map((r) => r.pool)]
+        : [...vs.routes.map((r) => r.pool), ...(vs.defaultPool ? [vs.defaultPool] : [])]
+    ).filter((p) => p !== '');
     const certs = vs.kind === 'l7' ? (vs.certificates ?? []) : [];
     const missingPool = pools.find((p) => !owned.pools.has(p));
     const missingCert = certs.find((c) => !owned.certs.has(c));

@@ -19,6 +19,7 @@ import type {
   Member,
   PathType,
   Pool,
+  SniRoute,
   VirtualService,
 } from '../../src/model/types.ts';
 import type { Observed } from '../../src/adapter/changes.ts';
@@ -99,6 +100,40 @@ function routeOrder(a: HttpRoute, b: HttpRoute): number {
   return `${a.host}${a.path}` < `${b.host}${b.path}` ? -1 : 1;
 }
 
+/**
+ * TLS passthrough: an endpoint policy on the ClientHello's server name, first match: exact names,
+ * then wildcards by the longest suffix (one or more labels, as the Gateway API has it), then the
+ * catch-all. No match and no catch-all: no pool, the connection is refused.
+ */
+function sniPolicy(vs: string, sni: SniRoute[], ref: (pool: string) => string): Json {
+  const rank = (h: string) => (h === '' ? [2, 0] : h.startsWith('*.') ? [1, -h.length] : [0, 0]);
+  const sorted = [...sni].sort((a, b) => {
+    const [x, y] = [rank(a.host), rank(b.host)];
+    return x[0]! - y[0]! || x[1]! - y[1]! || (a.host < b.host ? -1 : 1);
+  });
+  return {
+    class: 'Endpoint_Policy',
+    remark: remark(`npl-lb server names of ${vs}`),
+    strategy: 'first-match',
+    rules: sorted.map((r, i) => ({
+      name: `sni_${i}`,
+      conditions:
+        r.host === ''
+          ? []
+          : [
+              {
+                type: 'sslExtension',
+                event: 'ssl-client-hello',
+                serverName: r.host.startsWith('*.')
+                  ? { operand: 'ends-with', values: [r.host.slice(1)] }
+                  : { operand: 'equals', values: [r.host] },
+              },
+            ],
+      actions: [{ type: 'forward', event: 'ssl-client-hello', select: { pool: { use: ref(r.pool) } } }],
+    })),
+  };
+}
+
 /** The objects one virtual service becomes (L7: the service and its endpoint policy). */
 export function renderVirtualService(
   vs: VirtualService,
@@ -107,15 +142,18 @@ export function renderVirtualService(
 ): Record<string, Json> {
   const ref = refs.pool;
   if (vs.kind === 'l4') {
+    const sni = vs.sni ?? [];
     return {
       [vs.name]: {
         class: vs.protocol === 'UDP' ? 'Service_UDP' : 'Service_TCP',
         remark: remark(`npl-lb ${vs.source}`),
         virtualAddresses: [vs.vip],
         virtualPort: vs.port,
-        pool: ref(vs.pool),
-        metadata: meta({ owner, source: vs.source }),
+        ...(vs.pool ? { pool: ref(vs.pool) } : {}),
+        ...(sni.length > 0 ? { policyEndpoint: policyName(vs.name) } : {}),
+        metadata: meta({ owner, source: vs.source, ...(sni.length > 0 ? { sni: JSON.stringify(sni) } : {}) }),
       },
+      ...(sni.length > 0 ? { [policyName(vs.name)]: sniPolicy(vs.name, sni, ref) } : {}),
     };
   }
   const routes = [...vs.routes].sort(routeOrder);
@@ -244,7 +282,7 @@ function parseL7(name: string, o: Json, app: Json): L7VirtualService {
 }
 
 function parseL4(name: string, o: Json): L4VirtualService {
-  return {
+  const vs: L4VirtualService = {
     kind: 'l4',
     name,
     vip: String((o.virtualAddresses as unknown[] | undefined)?.[0] ?? ''),
@@ -253,6 +291,9 @@ function parseL4(name: string, o: Json): L4VirtualService {
     pool: usedPool(o.pool) ?? '',
     source: metaValue(o, 'source') ?? '',
   };
+  const sni = metaValue(o, 'sni');
+  if (sni) vs.sni = JSON.parse(sni) as SniRoute[];
+  return vs;
 }
 
 const POOL = 'Pool';
@@ -295,6 +336,6 @@ export function parseDeclaration(adc: Json | undefined, tenant: string, owner: s
 
 /** The names of the objects in our application that belong to one of our virtual services. */
 export function ownedObjectNames(vs: VirtualService): string[] {
-  if (vs.kind === 'l4') return [vs.name];
+  if (vs.kind === 'l4') return vs.sni?.length ? [vs.name, policyName(vs.name)] : [vs.name];
   return [vs.name, policyName(vs.name), ...(vs.protocol === 'HTTPS' ? [tlsName(vs.name)] : [])];
 }
