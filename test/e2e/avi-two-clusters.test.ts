@@ -8,57 +8,14 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { NetworkingV1Api } from '@kubernetes/client-node';
 import { AviAdapter } from '../../adapters/avi/adapter.ts';
 import { AviSimulator } from '../../adapters/avi/simulator.ts';
-import { parseControllerConfig } from '../../src/config/controller-config.ts';
-import { NplController } from '../../src/controller/controller.ts';
 import { deleteOwnedConfig } from '../../src/controller/delete-config.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
-import { Cluster, RecordingEvents } from '../support/cluster.ts';
-import { eventually, useSandbox } from '../support/sandbox.ts';
+import { runController, webCluster } from '../support/lb-fixtures.ts';
+import { eventually } from '../support/sandbox.ts';
 
 type Stored = Record<string, unknown> & { name: string; _last_modified: string };
-
-async function cluster(t: TestContext, name: string, nodeIP: string, port: number) {
-  const { kc } = await useSandbox(t);
-  const c = new Cluster(kc);
-  await c.node('n1', { internal: [nodeIP] });
-  await c.service('web', {
-    type: 'LoadBalancer',
-    enabled: null,
-    ports: [{ name: 'http', port: 80, targetPort: 'http' }],
-  });
-  await c.nplPod('web-1', { node: 'n1', entries: [{ nodeIP, nodePort: port }] });
-  const net = kc.makeApiClient(NetworkingV1Api);
-  await net.createIngressClass({
-    body: { metadata: { name: 'npl' }, spec: { controller: 'npl-lb.io/ingress-controller' } },
-  });
-  await net.createNamespacedIngress({
-    namespace: 'default',
-    body: {
-      metadata: { name: 'shop' },
-      spec: {
-        ingressClassName: 'npl',
-        rules: [
-          {
-            host: 'shop.example.com',
-            http: {
-              paths: [
-                {
-                  path: '/',
-                  pathType: 'Prefix',
-                  backend: { service: { name: 'web', port: { number: 80 } } },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    },
-  });
-  return { kc, name, c };
-}
 
 function adapterFor(url: string, owner: string): AviAdapter {
   return new AviAdapter({
@@ -72,37 +29,16 @@ function adapterFor(url: string, owner: string): AviAdapter {
   });
 }
 
-async function controller(t: TestContext, kc: KubeConfig, url: string, name: string, cidr: string) {
-  const adapter = adapterFor(url, name);
-  const ctl = new NplController({
-    kubeConfig: kc,
-    config: parseControllerConfig(
-      `clusterName: ${name}\ndefaultLoadBalancer: true\nvip: {cidrs: [${cidr}]}\nserviceType: NodePortLocal\n`,
-    ),
-    adapter,
-    events: new RecordingEvents(),
-    coalesceMs: 20,
-    sweepIntervalMs: 0,
-  });
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    await ctl.stop();
-    await adapter.close();
-  };
-  t.after(stop);
-  await ctl.start();
-  return { ctl, stop };
-}
+const controller = (t: TestContext, kc: KubeConfig, url: string, name: string, cidr: string) =>
+  runController(t, kc, adapterFor(url, name), name, cidr);
 
 describe('Avi: two clusters sharing one Service Engine group', () => {
   it('identical names never clash; neither touches the other, starting from empty or deleting its config', async (t) => {
     const sim = new AviSimulator();
     const url = await sim.start();
     t.after(() => sim.close());
-    const one = await cluster(t, 'c1', '127.0.12.1', 41001);
-    const two = await cluster(t, 'c2', '127.0.12.2', 41002);
+    const one = await webCluster(t, '127.0.12.1', 41001);
+    const two = await webCluster(t, '127.0.12.2', 41002);
 
     /** Every object on the controller by type/name, with who made it and when it was last written. */
     const snapshot = () => {

@@ -7,84 +7,21 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
-import { NetworkingV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { F5Adapter } from '../../adapters/f5/adapter.ts';
 import { BigIpSimulator } from '../../adapters/f5/simulator.ts';
-import { parseControllerConfig } from '../../src/config/controller-config.ts';
-import { NplController } from '../../src/controller/controller.ts';
 import { deleteOwnedConfig } from '../../src/controller/delete-config.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
-import { Cluster, RecordingEvents } from '../support/cluster.ts';
-import { eventually, useSandbox } from '../support/sandbox.ts';
+import { runController, webCluster } from '../support/lb-fixtures.ts';
+import { eventually } from '../support/sandbox.ts';
 
 type Json = Record<string, unknown>;
-
-async function cluster(t: TestContext, nodeIP: string, port: number) {
-  const { kc } = await useSandbox(t);
-  const c = new Cluster(kc);
-  await c.node('n1', { internal: [nodeIP] });
-  await c.service('web', {
-    type: 'LoadBalancer',
-    enabled: null,
-    ports: [{ name: 'http', port: 80, targetPort: 'http' }],
-  });
-  await c.nplPod('web-1', { node: 'n1', entries: [{ nodeIP, nodePort: port }] });
-  const net = kc.makeApiClient(NetworkingV1Api);
-  await net.createIngressClass({
-    body: { metadata: { name: 'npl' }, spec: { controller: 'npl-lb.io/ingress-controller' } },
-  });
-  await net.createNamespacedIngress({
-    namespace: 'default',
-    body: {
-      metadata: { name: 'shop' },
-      spec: {
-        ingressClassName: 'npl',
-        rules: [
-          {
-            host: 'shop.example.com',
-            http: {
-              paths: [
-                {
-                  path: '/',
-                  pathType: 'Prefix',
-                  backend: { service: { name: 'web', port: { number: 80 } } },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    },
-  });
-  return { kc, c };
-}
 
 const adapterFor = (url: string, owner: string) =>
   new F5Adapter({ owner, url, username: 'admin', password: 'admin', taskPollMs: 10 });
 
-async function controller(t: TestContext, kc: KubeConfig, url: string, name: string, cidr: string) {
-  const adapter = adapterFor(url, name);
-  const ctl = new NplController({
-    kubeConfig: kc,
-    config: parseControllerConfig(
-      `clusterName: ${name}\ndefaultLoadBalancer: true\nvip: {cidrs: [${cidr}]}\n`,
-    ),
-    adapter,
-    events: new RecordingEvents(),
-    coalesceMs: 20,
-    sweepIntervalMs: 0,
-  });
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    await ctl.stop();
-    await adapter.close();
-  };
-  t.after(stop);
-  await ctl.start();
-  return { ctl, stop };
-}
+const controller = (t: TestContext, kc: KubeConfig, url: string, name: string, cidr: string) =>
+  runController(t, kc, adapterFor(url, name), name, cidr);
 
 for (const as3Version of ['3.56.0', '3.46.0']) {
   describe(`F5: two clusters on one BIG-IP (AS3 ${as3Version})`, () => {
@@ -92,8 +29,8 @@ for (const as3Version of ['3.56.0', '3.46.0']) {
       const sim = new BigIpSimulator({ as3Version });
       const url = await sim.start();
       t.after(() => sim.close());
-      const one = await cluster(t, '127.0.13.1', 41011);
-      const two = await cluster(t, '127.0.13.2', 41012);
+      const one = await webCluster(t, '127.0.13.1', 41011);
+      const two = await webCluster(t, '127.0.13.2', 41012);
       /** A pool's members in a tenant, in whichever layout. */
       const members = (tenant: string, pool: string): number => {
         for (const app of Object.values(sim.tenants.get(tenant) ?? {})) {

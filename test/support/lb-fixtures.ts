@@ -1,0 +1,81 @@
+/**
+ * Fixtures for tests of several clusters on one load balancer: a sandbox cluster with one node,
+ * a LoadBalancer Service `web` with one annotated Pod and an Ingress `shop` of our class; and a
+ * controller on it with a given adapter, stopped (with its adapter) when the test ends.
+ */
+import type { TestContext } from 'node:test';
+import { NetworkingV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
+import { parseControllerConfig } from '../../src/config/controller-config.ts';
+import { NplController } from '../../src/controller/controller.ts';
+import { Cluster, RecordingEvents } from './cluster.ts';
+import { useSandbox } from './sandbox.ts';
+
+export async function webCluster(t: TestContext, nodeIP: string, port: number) {
+  const { kc } = await useSandbox(t);
+  const c = new Cluster(kc);
+  await c.node('n1', { internal: [nodeIP] });
+  await c.service('web', {
+    type: 'LoadBalancer',
+    enabled: null,
+    ports: [{ name: 'http', port: 80, targetPort: 'http' }],
+  });
+  await c.nplPod('web-1', { node: 'n1', entries: [{ nodeIP, nodePort: port }] });
+  const net = kc.makeApiClient(NetworkingV1Api);
+  await net.createIngressClass({
+    body: { metadata: { name: 'npl' }, spec: { controller: 'npl-lb.io/ingress-controller' } },
+  });
+  await net.createNamespacedIngress({
+    namespace: 'default',
+    body: {
+      metadata: { name: 'shop' },
+      spec: {
+        ingressClassName: 'npl',
+        rules: [
+          {
+            host: 'shop.example.com',
+            http: {
+              paths: [
+                {
+                  path: '/',
+                  pathType: 'Prefix',
+                  backend: { service: { name: 'web', port: { number: 80 } } },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  });
+  return { kc, c };
+}
+
+export async function runController(
+  t: TestContext,
+  kc: KubeConfig,
+  adapter: LoadBalancerAdapter & { close(): Promise<void> },
+  name: string,
+  cidr: string,
+) {
+  const ctl = new NplController({
+    kubeConfig: kc,
+    config: parseControllerConfig(
+      `clusterName: ${name}\ndefaultLoadBalancer: true\nvip: {cidrs: [${cidr}]}\n`,
+    ),
+    adapter,
+    events: new RecordingEvents(),
+    coalesceMs: 20,
+    sweepIntervalMs: 0,
+  });
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await ctl.stop();
+    await adapter.close();
+  };
+  t.after(stop);
+  await ctl.start();
+  return { ctl, stop };
+}
