@@ -3,6 +3,7 @@
  * bounded concurrency, and quantiles.
  */
 import { Agent, fetch } from 'undici';
+import { NPL_POD_ANNOTATION } from '../src/kube/annotations.ts';
 
 export const dispatcher = new Agent({ connections: 32 });
 
@@ -77,5 +78,49 @@ export async function createLbServices(url: string, n: number): Promise<void> {
           ports: [{ name: 'http', port: 80, targetPort: 8080 }],
         },
       }),
+  );
+}
+
+/**
+ * A Running, Ready Pod `name` labelled `app: <app>` on `node-<n mod nodes>`, carrying the
+ * NodePortLocal annotation an agent would write (port 8080 at `nodeIP(n mod nodes):nodePort`).
+ */
+export async function annotatedPod(
+  url: string,
+  p: { name: string; app: string; n: number; nodes: number; nodeIP: (i: number) => string; nodePort: number },
+): Promise<void> {
+  const node = p.n % p.nodes;
+  await send(url, 'POST', '/api/v1/namespaces/default/pods', {
+    metadata: { name: p.name, labels: { app: p.app } },
+    spec: {
+      nodeName: `node-${node}`,
+      containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 8080 }] }],
+    },
+  });
+  await send(
+    url,
+    'PATCH',
+    `/api/v1/namespaces/default/pods/${p.name}/status`,
+    {
+      metadata: {
+        annotations: {
+          [NPL_POD_ANNOTATION]: JSON.stringify([
+            {
+              podPort: 8080,
+              nodeIP: p.nodeIP(node),
+              nodePort: p.nodePort,
+              protocol: 'tcp',
+              ipFamily: 'IPv4',
+            },
+          ]),
+        },
+      },
+      status: {
+        phase: 'Running',
+        podIP: `10.244.${p.n >> 8}.${p.n & 255}`,
+        conditions: [{ type: 'Ready', status: 'True' }],
+      },
+    },
+    'application/merge-patch+json',
   );
 }

@@ -12,9 +12,9 @@ import { AviAdapter } from '../../adapters/avi/adapter.ts';
 import { AviSimulator } from '../../adapters/avi/simulator.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
-import { NPL_POD_ANNOTATION } from '../../src/kube/annotations.ts';
 import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
 import {
+  annotatedPod,
   dispatcher,
   pool as inParallel,
   send,
@@ -52,36 +52,8 @@ try {
   await createNodes(url, NODES, nodeIP);
   await createLbServices(url, SERVICES);
   let nextPort = 61000;
-  const pod = async (name: string, app: string, n: number) => {
-    await send(url, 'POST', '/api/v1/namespaces/default/pods', {
-      metadata: { name, labels: { app } },
-      spec: {
-        nodeName: `node-${n % NODES}`,
-        containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 8080 }] }],
-      },
-    });
-    const nodePort = nextPort++;
-    await send(
-      url,
-      'PATCH',
-      `/api/v1/namespaces/default/pods/${name}/status`,
-      {
-        metadata: {
-          annotations: {
-            [NPL_POD_ANNOTATION]: JSON.stringify([
-              { podPort: 8080, nodeIP: nodeIP(n % NODES), nodePort, protocol: 'tcp', ipFamily: 'IPv4' },
-            ]),
-          },
-        },
-        status: {
-          phase: 'Running',
-          podIP: `10.244.${n >> 8}.${n & 255}`,
-          conditions: [{ type: 'Ready', status: 'True' }],
-        },
-      },
-      'application/merge-patch+json',
-    );
-  };
+  const pod = (name: string, app: string, n: number) =>
+    annotatedPod(url, { name, app, n, nodes: NODES, nodeIP, nodePort: nextPort++ });
   await inParallel(
     Array.from({ length: SERVICES * 3 }, (_, k) => k),
     16,

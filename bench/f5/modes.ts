@@ -13,9 +13,8 @@ import { F5Adapter } from '../../adapters/f5/adapter.ts';
 import { BigIpSimulator } from '../../adapters/f5/simulator.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
-import { NPL_POD_ANNOTATION } from '../../src/kube/annotations.ts';
 import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
-import { createLbServices, createNodes, pool as inParallel, send } from '../http-load.ts';
+import { annotatedPod, createLbServices, createNodes, pool as inParallel, send } from '../http-load.ts';
 import { startSandboxProcess } from '../sandbox-process.ts';
 
 const SERVICES = 1000;
@@ -65,36 +64,8 @@ async function scenario(mode: Mode): Promise<ModeFigures> {
       },
     });
     let port = 61000;
-    const pod = async (name: string, app: string, i: number) => {
-      await send(url, 'POST', '/api/v1/namespaces/default/pods', {
-        metadata: { name, labels: { app } },
-        spec: {
-          nodeName: `node-${i % NODES}`,
-          containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 8080 }] }],
-        },
-      });
-      const nodePort = port++;
-      await send(
-        url,
-        'PATCH',
-        `/api/v1/namespaces/default/pods/${name}/status`,
-        {
-          metadata: {
-            annotations: {
-              [NPL_POD_ANNOTATION]: JSON.stringify([
-                { podPort: 8080, nodeIP: nodeIP(i % NODES), nodePort, protocol: 'tcp', ipFamily: 'IPv4' },
-              ]),
-            },
-          },
-          status: {
-            phase: 'Running',
-            podIP: `10.244.${i >> 8}.${i & 255}`,
-            conditions: [{ type: 'Ready', status: 'True' }],
-          },
-        },
-        'application/merge-patch+json',
-      );
-    };
+    const pod = (name: string, app: string, n: number) =>
+      annotatedPod(url, { name, app, n, nodes: NODES, nodeIP, nodePort: port++ });
     await inParallel(
       Array.from({ length: SERVICES }, (_, i) => i),
       16,
