@@ -50,6 +50,7 @@ export class SourceStatusWriter {
       this.d.state.failureVersion,
     ];
     if (this.settled?.every((x, i) => x === inputs[i])) return;
+    this.settled = undefined;
     let issued = false;
     /** An Ingress's status: the VIP once every virtual service of it is programmed. */
     const ingressWant = (status: SourceStatus): LbIngress[] =>

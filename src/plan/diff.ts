@@ -41,7 +41,8 @@ const indexes = new WeakMap<object, Map<string, { name: string }>>();
 
 export function indexByName<T extends { name: string }>(list: readonly T[]): Map<string, T> {
   let m = indexes.get(list) as Map<string, T> | undefined;
-  if (!m) indexes.set(list, (m = new Map(list.map((x) => [x.name, x]))));
+  // A list that grew or shrank since (an adapter that reuses its arrays) is indexed again.
+  if (!m || m.size !== list.length) indexes.set(list, (m = new Map(list.map((x) => [x.name, x]))));
   return m;
 }
 
