@@ -39,6 +39,15 @@ export interface ModeFigures {
   paced: Cost;
 }
 
+/** The members of a pool on the device, in whichever layout (one application, or its own). */
+export function poolMembers(sim: BigIpSimulator, tenant: string, pool: string): number {
+  for (const app of Object.values(sim.tenants.get(tenant) ?? {})) {
+    const p = (app as Record<string, { members?: unknown[] }> | null)?.[pool];
+    if (p?.members) return p.members.length;
+  }
+  return 0;
+}
+
 async function scenario(mode: Mode): Promise<ModeFigures> {
   const { url, child } = await startSandboxProcess();
   const sim = new BigIpSimulator({ latencyMs: 100, latencyPerKiBMs: 2 });
@@ -73,14 +82,7 @@ async function scenario(mode: Mode): Promise<ModeFigures> {
     );
     for (let i = 0; i < 3; i++) await pod(`web-${i}`, 'web', i);
 
-    /** The members of a pool on the device, in whichever layout. */
-    const members = (name: string): number => {
-      for (const app of Object.values(sim.tenants.get('npl_lb_bench') ?? {})) {
-        const p = (app as Record<string, { members?: unknown[] }> | null)?.[name];
-        if (p?.members) return p.members.length;
-      }
-      return 0;
-    };
+    const members = (name: string): number => poolMembers(sim, 'npl_lb_bench', name);
     const mark = () => ({
       d: sim.stats.declarations,
       b: sim.stats.bytesPosted,

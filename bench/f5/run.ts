@@ -23,7 +23,7 @@ import type { Pool, VirtualService } from '../../src/model/types.ts';
 import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
 import { dispatcher, pool as inParallel, quantile, send, printTable } from '../http-load.ts';
 import { startSandboxProcess } from '../sandbox-process.ts';
-import { bothModes, printModes } from './modes.ts';
+import { bothModes, poolMembers, printModes } from './modes.ts';
 
 const deadline = setTimeout(() => {
   console.error('benchmark exceeded 15 minutes; aborting');
@@ -162,11 +162,12 @@ try {
     sweepIntervalMs: 0,
   });
   await controller.start();
-  const members = () => {
-    const app = sim.tenants.get('npl_lb_bench')?.[APP] as Record<string, { members?: unknown[] }> | undefined;
-    return app?.['bench--default-web-http']?.members?.length ?? 0;
-  };
-  while (members() < 3) await new Promise((r) => setTimeout(r, 50));
+  const members = () => poolMembers(sim, 'npl_lb_bench', 'bench--default-web-http');
+  const t3 = performance.now();
+  while (members() < 3) {
+    if (performance.now() - t3 > 60_000) throw new Error('the 3 first members never reached the device');
+    await new Promise((r) => setTimeout(r, 50));
+  }
   await controller.settled();
   const before = sim.stats.declarations;
   const started = performance.now();
