@@ -22,6 +22,8 @@ import { validateAs3, AS3_SCHEMA_VERSION } from './as3-validate.ts';
 import { DECLARE, type DeclareRequest, postDeclaration, type DeclareOutcome } from './as3-declare.ts';
 import { appChanges, type OwnedObjects, renderTenant } from './tenant-layout.ts';
 import { certificateProblem } from './certificates.ts';
+import { routeProblem } from './http-policy.ts';
+import { ALL_HTTP } from '../../src/adapter/http-capabilities.ts';
 import { blame, dependencyProblems, type Outcome } from './batch-blame.ts';
 import { readPoolMembers } from './icontrol-view.ts';
 import { BigIpClient, type BigIpClientOptions, F5Error } from './client.ts';
@@ -99,6 +101,8 @@ export class F5Adapter implements LoadBalancerAdapter {
       certificates: true,
       // A Service_TCP with an endpoint policy on the ClientHello's server name (declaration.ts).
       tlsPassthrough: true,
+      // Endpoint_Policy conditions and actions (http-policy.ts); LTM policies have no regular expressions.
+      http: { ...ALL_HTTP, pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific'], regexMatches: false },
     };
   }
 
@@ -239,7 +243,14 @@ export class F5Adapter implements LoadBalancerAdapter {
     const start = this.ownedNow();
     changes.forEach((c, i) => {
       // A certificate HAProxy, AS3 or a client would refuse is refused here, alone.
-      const bad = c.kind === 'certificate' && c.op !== 'delete' ? certificateProblem(c.desired) : undefined;
+      const bad =
+        c.op === 'delete'
+          ? undefined
+          : c.kind === 'certificate'
+            ? certificateProblem(c.desired)
+            : c.kind === 'virtualService' && c.desired.kind === 'l7'
+              ? c.desired.routes.map(routeProblem).find(Boolean)
+              : undefined;
       if (bad) fail(i, 'Invalid', bad, true);
       else if (c.op === 'update' && !mapOf(start, c.kind).has(c.name)) {
         fail(

@@ -7,6 +7,7 @@ import type { AdapterErrorCode } from '../../src/adapter/errors.ts';
 import type { ApplyError } from '../../src/adapter/contract.ts';
 import type { Change } from '../../src/adapter/changes.ts';
 import type { Certificate, Pool, VirtualService } from '../../src/model/types.ts';
+import { poolRefs } from '../../src/model/refs.ts';
 import { isOurApp } from './declaration.ts';
 
 export type Outcome = { ok: true } | { ok: false; error: ApplyError };
@@ -26,11 +27,7 @@ export function dependencyProblems(
     return i >= 0 ? outcome.get(i) : undefined;
   };
   for (const vs of owned.vss.values()) {
-    const pools = (
-      vs.kind === 'l4'
-        ? [vs.pool, ...(vs.sni ?? []).map((r) => r.pool)]
-        : [...vs.routes.map((r) => r.pool), ...(vs.defaultPool ? [vs.defaultPool] : [])]
-    ).filter((p) => p !== '');
+    const pools = poolRefs(vs);
     const certs = vs.kind === 'l7' ? (vs.certificates ?? []) : [];
     const missingPool = pools.find((p) => !owned.pools.has(p));
     const missingCert = certs.find((c) => !owned.certs.has(c));

@@ -8,6 +8,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import type { Certificate } from '../../src/model/types.ts';
 import { keyDigest } from '../../src/model/normalize.ts';
+import { remark } from './as3-text.ts';
 
 type Json = Record<string, unknown>;
 
@@ -22,11 +23,6 @@ interface CertMeta {
   notAfter: string;
   keyDigest: string;
 }
-
-/** AS3 remarks: at most 64 characters, no control characters, quotes or backslashes. */
-const remark = (text: string): string =>
-  // eslint-disable-next-line no-control-regex
-  text.replace(/[\u0000-\u001f"\\\u007f]/g, '_').slice(0, 64);
 
 export function renderCertificate(c: Certificate): Json {
   return {

@@ -24,6 +24,8 @@ import type {
 } from '../../src/model/types.ts';
 import type { Observed } from '../../src/adapter/changes.ts';
 import { parseCertificates } from './certificates.ts';
+import { meta, remark } from './as3-text.ts';
+import { IRULE_500, policyOrder, renderHttpPolicy, splitPoolName } from './http-policy.ts';
 
 /** The application inside the tenant that holds our objects (whole-tenant declarations). */
 export const APP = 'npl_lb';
@@ -50,24 +52,14 @@ export const acrossApps = (tenant: string): Refs => ({
 });
 
 export type Json = Record<string, unknown>;
-type Meta = Record<string, { value: string }>;
-
-const meta = (entries: Record<string, string>): Meta =>
-  Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, { value: v }]));
-
 const metaValue = (o: unknown, key: string): string | undefined => {
   const m = (o as { metadata?: Record<string, { value?: unknown }> }).metadata?.[key]?.value;
   return typeof m === 'string' ? m : undefined;
 };
 
-/** AS3 remarks: at most 64 characters, no control characters, quotes or backslashes. */
-export function remark(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f"\\\u007f]/g, '_').slice(0, 64);
-}
-
 const policyName = (vs: string): string => `${vs}_policy`;
 const tlsName = (vs: string): string => `${vs}_tls`;
+const iRuleName = (vs: string): string => `${vs}_500`;
 
 export function renderPool(p: Pool, owner: string): Json {
   return {
@@ -90,14 +82,6 @@ export function renderPool(p: Pool, owner: string): Json {
       protocol: p.protocol,
     }),
   };
-}
-
-/** Most specific first: exact paths, then longer prefixes; hosts before the catch-all. */
-function routeOrder(a: HttpRoute, b: HttpRoute): number {
-  const rank = (r: HttpRoute) => [r.host === '' ? 1 : 0, r.pathType === 'Exact' ? 0 : 1, -r.path.length];
-  const [x, y] = [rank(a), rank(b)];
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
-  return `${a.host}${a.path}` < `${b.host}${b.path}` ? -1 : 1;
 }
 
 /**
@@ -139,6 +123,8 @@ export function renderVirtualService(
   vs: VirtualService,
   owner: string,
   refs: Refs = sameApp,
+  /** The pools weighted rules draw their members from. */
+  pools: ReadonlyMap<string, Pool> = new Map(),
 ): Record<string, Json> {
   const ref = refs.pool;
   if (vs.kind === 'l4') {
@@ -156,22 +142,9 @@ export function renderVirtualService(
       ...(sni.length > 0 ? { [policyName(vs.name)]: sniPolicy(vs.name, sni, ref) } : {}),
     };
   }
-  const routes = [...vs.routes].sort(routeOrder);
-  const rules = routes.map((r, i) => ({
-    name: `route_${i}`,
-    conditions: [
-      ...(r.host ? [{ type: 'httpHost', host: { operand: 'equals', values: [r.host] } }] : []),
-      {
-        type: 'httpUri',
-        path: { operand: r.pathType === 'Exact' ? 'equals' : 'starts-with', values: [r.path] },
-      },
-    ],
-    actions: [{ type: 'forward', event: 'request', select: { pool: { use: ref(r.pool) } } }],
-  }));
-  const routeMeta: Record<string, string> = {};
-  routes.forEach((r, i) => {
-    routeMeta[`route_${i}`] = JSON.stringify({ pathType: r.pathType, source: r.source });
-  });
+  // The routes in model form in the service's metadata (observe() reads them back as applied);
+  // the policy, the pools built for weighted rules and the 500 iRule from http-policy.ts.
+  const policy = renderHttpPolicy(vs, owner, ref, pools);
   // HTTPS: the certificates in a TLS profile, picked by SNI, the first the default; their order
   // kept in the service's metadata. No redirect from port 80 (the HTTP listener is its own).
   const https = vs.protocol === 'HTTPS';
@@ -184,11 +157,12 @@ export function renderVirtualService(
       virtualPort: vs.port,
       ...(vs.defaultPool ? { pool: ref(vs.defaultPool) } : {}),
       policyEndpoint: policyName(vs.name),
+      ...(policy.needs500 ? { iRules: [iRuleName(vs.name)] } : {}),
       ...(https ? { serverTLS: tlsName(vs.name), redirect80: false } : {}),
       metadata: meta({
         owner,
         ingressClass: vs.ingressClass,
-        ...routeMeta,
+        routes: JSON.stringify(vs.routes),
         ...(https ? { certificates: JSON.stringify(certs) } : {}),
       }),
     },
@@ -205,8 +179,18 @@ export function renderVirtualService(
       class: 'Endpoint_Policy',
       remark: remark(`npl-lb routes of ${vs.name}`),
       strategy: 'first-match',
-      rules,
+      rules: policy.rules,
     },
+    ...policy.splitPools,
+    ...(policy.needs500
+      ? {
+          [iRuleName(vs.name)]: {
+            class: 'iRule',
+            remark: remark('npl-lb: 500 for an unresolved backend'),
+            iRule: IRULE_500,
+          },
+        }
+      : {}),
   };
 }
 
@@ -240,10 +224,26 @@ const usedPool = (p: unknown): string | undefined => {
   return ptr?.startsWith('/') ? ptr.split('/').pop() : ptr;
 };
 
+/** The routes as applied, from the service's metadata (undefined: not written by this version). */
+function storedRoutes(o: Json, policy: Json | undefined): HttpRoute[] | undefined {
+  const text = metaValue(o, 'routes');
+  if (text === undefined) return undefined;
+  // Without its policy the service serves none of them: observe() says so, and the next pass writes it.
+  if (policy?.class !== 'Endpoint_Policy') return [];
+  try {
+    const routes = JSON.parse(text) as unknown;
+    return Array.isArray(routes) ? (routes as HttpRoute[]) : [];
+  } catch {
+    return [];
+  }
+}
+
 function parseL7(name: string, o: Json, app: Json): L7VirtualService {
   const policy = app[String(o.policyEndpoint ?? '')] as Json | undefined;
-  const rules = Array.isArray(policy?.rules) ? (policy.rules as Json[]) : [];
-  const routes: HttpRoute[] = [];
+  const stored = storedRoutes(o, policy);
+  // Services written before routes were kept whole: host and path read from the policy's rules.
+  const rules = stored === undefined && Array.isArray(policy?.rules) ? (policy.rules as Json[]) : [];
+  const routes: HttpRoute[] = stored ?? [];
   for (const rule of rules) {
     const conds = (rule.conditions ?? []) as Json[];
     const host = conds.find((c) => c.type === 'httpHost') as { host?: { values?: string[] } } | undefined;
@@ -324,6 +324,8 @@ export function parseDeclaration(adc: Json | undefined, tenant: string, owner: s
           observed.foreign.push({ kind, name, owner: objOwner ?? `tenant ${tName}` });
           continue;
         }
+        // A pool built for a weighted rule belongs to its virtual service, not to the model.
+        if (kind === 'pool' && metaValue(o, 'split') !== undefined) continue;
         if (kind === 'pool') observed.owned.pools.push(parsePool(name, o));
         else if (o.class === 'Service_HTTP' || o.class === 'Service_HTTPS')
           observed.owned.virtualServices.push(parseL7(name, o, app as Json));
@@ -337,5 +339,12 @@ export function parseDeclaration(adc: Json | undefined, tenant: string, owner: s
 /** The names of the objects in our application that belong to one of our virtual services. */
 export function ownedObjectNames(vs: VirtualService): string[] {
   if (vs.kind === 'l4') return vs.sni?.length ? [vs.name, policyName(vs.name)] : [vs.name];
-  return [vs.name, policyName(vs.name), ...(vs.protocol === 'HTTPS' ? [tlsName(vs.name)] : [])];
+  const splits = policyOrder(vs.routes).flatMap((r, i) => (r.backends ? [splitPoolName(vs.name, i)] : []));
+  return [
+    vs.name,
+    policyName(vs.name),
+    ...(vs.protocol === 'HTTPS' ? [tlsName(vs.name)] : []),
+    iRuleName(vs.name),
+    ...splits,
+  ];
 }

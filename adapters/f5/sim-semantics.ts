@@ -41,6 +41,10 @@ export function semanticProblems(
             `${at}/policyEndpoint: contains path to non-existing object "${String(ref(o.policyEndpoint))}"`,
           );
         }
+        ((Array.isArray(o.iRules) ? o.iRules : []) as unknown[]).forEach((r, i) => {
+          if (!has(ref(r), 'iRule'))
+            out.push(`${at}/iRules/${i}: contains path to non-existing object "${String(ref(r))}"`);
+        });
         if (o.class === 'Endpoint_Policy') {
           ((o.rules ?? []) as Json[]).forEach((rule, i) =>
             ((rule.actions ?? []) as Json[]).forEach((act, j) => {

@@ -71,7 +71,7 @@ export function renderTenant(
   if (!perApp) {
     const app: Json = { ...((tenant[APP] as Json | undefined) ?? generic({})) };
     for (const [name, p] of sorted(pools)) app[name] = renderPool(p, ids.owner);
-    for (const [, v] of sorted(vss)) Object.assign(app, renderVirtualService(v, ids.owner));
+    for (const [, v] of sorted(vss)) Object.assign(app, renderVirtualService(v, ids.owner, undefined, pools));
     for (const [name, c] of sorted(certs)) app[name] = certObject(c);
     const constants = certConstants(app, [...certs.values()], ids.owner);
     if (constants) app.constants = constants;
@@ -84,7 +84,7 @@ export function renderTenant(
   };
   for (const [name, p] of sorted(pools)) put(poolApp(name), { [name]: renderPool(p, ids.owner) });
   for (const [name, v] of sorted(vss))
-    put(vsApp(name), renderVirtualService(v, ids.owner, acrossApps(ids.tenant)));
+    put(vsApp(name), renderVirtualService(v, ids.owner, acrossApps(ids.tenant), pools));
   for (const [name, c] of sorted(certs)) {
     const app = {
       ...((tenant[certApp(name)] as Json | undefined) ?? generic({})),

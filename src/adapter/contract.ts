@@ -28,6 +28,8 @@ export interface Capabilities {
 export interface HttpCapabilities {
   pathTypes: ('Exact' | 'Prefix' | 'ImplementationSpecific' | 'RegularExpression')[];
   headerMatches: boolean;
+  /** Header and query-parameter matches by regular expression (beside exact ones). Absent: no. */
+  regexMatches?: boolean;
   queryMatches: boolean;
   methodMatches: boolean;
   headerModifiers: boolean;

@@ -19,6 +19,7 @@ export const INGRESS_HTTP: HttpCapabilities = {
 export const ALL_HTTP: HttpCapabilities = {
   pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific', 'RegularExpression'],
   headerMatches: true,
+  regexMatches: true,
   queryMatches: true,
   methodMatches: true,
   headerModifiers: true,

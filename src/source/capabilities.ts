@@ -31,6 +31,11 @@ export function routeLacks(r: HttpRoute, http: HttpCapabilities): string | undef
   if (!http.pathTypes.includes(r.pathType)) return `path match type ${r.pathType}`;
   if (r.headers?.length && !http.headerMatches) return 'header matches';
   if (r.queryParams?.length && !http.queryMatches) return 'query parameter matches';
+  if (
+    !http.regexMatches &&
+    [...(r.headers ?? []), ...(r.queryParams ?? [])].some((m) => m.type === 'RegularExpression')
+  )
+    return 'regular expression header or query parameter matches';
   if (r.method && !http.methodMatches) return 'method matches';
   if ((r.requestHeaders || r.responseHeaders) && !http.headerModifiers) return 'header modifiers';
   if (r.redirect && !http.redirects) return 'request redirects';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { Capabilities } from '../../../src/adapter/contract.ts';
 import { ALL_HTTP, INGRESS_HTTP } from '../../../src/adapter/http-capabilities.ts';
 import type { Pool } from '../../../src/model/types.ts';
-import { applyCapabilities } from '../../../src/source/capabilities.ts';
+import { applyCapabilities, routeLacks } from '../../../src/source/capabilities.ts';
 import type { DesiredResult } from '../../../src/source/desired.ts';
 
 const pool = (name: string, service: string): Pool => ({
@@ -188,5 +188,37 @@ describe('capabilities applied to the desired state', () => {
     );
     const kept = withHttp.state.virtualServices[2]!;
     assert.ok(kept.kind === 'l7' && kept.routes[0]!.order === 0, 'kept where the adapter takes precedence');
+  });
+
+  it('regular expression header or query matches need regexMatches (F5 has exact ones only); exact ones pass', () => {
+    const route = {
+      host: '',
+      path: '/',
+      pathType: 'Prefix' as const,
+      pool: 'p',
+      source: 'HTTPRoute a/r',
+      order: 0,
+    };
+    const f5 = { ...ALL_HTTP, pathTypes: ['Prefix' as const, 'Exact' as const], regexMatches: false };
+    assert.equal(
+      routeLacks({ ...route, headers: [{ name: 'x', value: 'a.*', type: 'RegularExpression' }] }, f5),
+      'regular expression header or query parameter matches',
+    );
+    assert.equal(
+      routeLacks({ ...route, queryParams: [{ name: 'q', value: '[0-9]+', type: 'RegularExpression' }] }, f5),
+      'regular expression header or query parameter matches',
+    );
+    assert.equal(
+      routeLacks({ ...route, headers: [{ name: 'x', value: 'a', type: 'Exact' }] }, f5),
+      undefined,
+    );
+    assert.equal(
+      routeLacks({ ...route, headers: [{ name: 'x', value: 'a.*', type: 'RegularExpression' }] }, ALL_HTTP),
+      undefined,
+    );
+    assert.equal(
+      routeLacks({ ...route, pathType: 'RegularExpression', path: '/[a-z]+' }, f5),
+      'path match type RegularExpression',
+    );
   });
 });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { F5Adapter } from '../../../../adapters/f5/adapter.ts';
 import { BigIpSimulator } from '../../../../adapters/f5/simulator.ts';
-import type { L4VirtualService, Pool } from '../../../../src/model/types.ts';
+import type { L4VirtualService, L7VirtualService, Pool } from '../../../../src/model/types.ts';
 import type { Change } from '../../../../src/plan/diff.ts';
 
 const pool = (name: string, ports: number[]): Pool => ({
@@ -180,5 +180,75 @@ describe('F5 per-application declarations', () => {
     const forced = make('application');
     t.after(() => forced.close());
     await assert.rejects(forced.verify(), /no per-application declarations/);
+  });
+
+  it('a weighted route’s pool follows its backends: scaling one posts the pool’s application and the route’s, nothing else', async (t) => {
+    const { sim, adapter } = await setup(t);
+    const web = pool('web', [61000]);
+    const api = pool('api', [61100, 61101]);
+    const other = pool('other', [61200]);
+    const gw: L7VirtualService = {
+      kind: 'l7',
+      name: 'gw',
+      vip: '192.0.2.60',
+      port: 80,
+      ingressClass: 'npl-lb',
+      defaultPool: undefined,
+      routes: [
+        {
+          host: '',
+          path: '/',
+          pathType: 'Prefix',
+          pool: '',
+          source: 'HTTPRoute default/r',
+          order: 0,
+          backends: [
+            { pool: 'web', weight: 80 },
+            { pool: 'api', weight: 20 },
+          ],
+        },
+      ],
+    };
+    const first: Change[] = [
+      ...[web, api, other].map((p): Change => ({ op: 'create', kind: 'pool', name: p.name, desired: p })),
+      { op: 'create', kind: 'virtualService', name: gw.name, desired: gw },
+    ];
+    assert.deepEqual(
+      (await adapter.apply(first)).filter((r) => !r.ok),
+      [],
+    );
+    const split = () =>
+      (
+        (sim.tenants.get('npl_lb_c1') as Record<string, Record<string, Record<string, unknown>>>)['V_gw']![
+          'gw_w0'
+        ]!.members as { servicePort: number; ratio: number }[]
+      ).map((m) => [m.servicePort, m.ratio]);
+    // 80 for web's one member, 20 over api's two: ratios 100 : 13 : 13 (0.8 : 0.2 within rounding).
+    assert.deepEqual(split(), [
+      [61000, 100],
+      [61100, 13],
+      [61101, 13],
+    ]);
+    const observed = await adapter.observe();
+    assert.deepEqual(
+      observed.owned.pools.map((p) => p.name).sort(),
+      ['api', 'other', 'web'],
+      'the rule’s pool is part of its virtual service, not a model pool',
+    );
+    const apps0 = sim.stats.appsPosted;
+    const scaled = pool('web', [61000, 61001]);
+    assert.deepEqual(
+      (
+        await adapter.apply([{ op: 'update', kind: 'pool', name: 'web', desired: scaled, observed: web }])
+      ).filter((r) => !r.ok),
+      [],
+    );
+    assert.equal(sim.stats.appsPosted - apps0, 2, 'P_web and V_gw, not P_api nor P_other');
+    assert.deepEqual(split(), [
+      [61000, 100],
+      [61001, 100],
+      [61100, 25],
+      [61101, 25],
+    ]);
   });
 });

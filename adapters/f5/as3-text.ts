@@ -1,0 +1,13 @@
+/** Text as AS3 takes it in remarks and metadata. Pure. */
+
+/** AS3 remarks: at most 64 characters, no control characters, quotes or backslashes. */
+export function remark(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f"\\\u007f]/g, '_').slice(0, 64);
+}
+
+export type Meta = Record<string, { value: string }>;
+
+/** AS3 metadata: string values under names. */
+export const meta = (entries: Record<string, string>): Meta =>
+  Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, { value: v }]));

@@ -1,0 +1,279 @@
+/**
+ * An L7 virtual service's routes as an AS3 `Endpoint_Policy` (strategy first-match), with the
+ * model's request semantics (src/model/http-match.ts):
+ *
+ * - Rules go most specific host first (exact, the longest wildcard, then any host), then by the
+ *   route's `order` (Gateway API) or Exact before the longest prefix (Ingress). A less specific
+ *   host's rules exclude every more specific host of the service (`does-not-equal`,
+ *   `does-not-end-with`), so a host's requests never fall through to another host's routes.
+ * - Paths compare case-sensitively; a PathPrefix is whole segments (`equals` the prefix, or
+ *   `starts-with` it and a '/': two rules). Header, query-parameter and method matches are
+ *   conditions of the same rule (AND). LTM policies have no regular expressions: the adapter does
+ *   not declare them and refuses a route that carries one (`routeProblem`).
+ * - Actions: a redirect (`httpRedirect`, its location built in Tcl from the request where the
+ *   route keeps a part of it), URL rewrites (`httpHeader` Host, `httpUri` path), header changes on
+ *   request and response (set = remove then insert), and the forward to the route's pool. Weighted
+ *   backends forward to a pool built for the rule (`ratio-member`, each member's ratio its backend's
+ *   share divided among its members); the share of a backend that does not resolve sets a Tcl
+ *   variable with that probability, and the service's iRule answers 500 when it is set.
+ *
+ * Every value from a Kubernetes object reaches the policy either as a plain string AS3 stores as
+ * it is, or, where BIG-IP would read Tcl (`tcl:` locations, and any value that itself starts with
+ * `tcl:`), as a Tcl literal with every special character escaped. Pure.
+ */
+import type { HeaderModifier, HttpRoute, L7VirtualService, Pool } from '../../src/model/types.ts';
+
+type Json = Record<string, unknown>;
+
+/** The Tcl variable a rule sets when its request takes an unresolved backend's share (answer 500). */
+export const SHARE_500_VARIABLE = 'npl_500';
+
+/** The service's iRule: answers 500 for a request whose rule set the variable, then forgets it. */
+export const IRULE_500 = [
+  'when HTTP_REQUEST priority 900 {',
+  `  if { [info exists ${SHARE_500_VARIABLE}] } {`,
+  `    set npl_r $${SHARE_500_VARIABLE}`,
+  `    unset ${SHARE_500_VARIABLE}`,
+  '    if { $npl_r } { HTTP::respond 500 content "" noserver }',
+  '  }',
+  '}',
+].join('\n');
+
+/** A string as a Tcl word inside a substituted string: every character Tcl reads is escaped. */
+export function tclLiteral(s: string): string {
+  return s.replace(/[\\[\]${}";]/g, (c) => `\\${c}`);
+}
+
+/** A value BIG-IP stores as it is unless it starts with `tcl:`; such a value goes as a Tcl literal. */
+export function policyValue(s: string): string {
+  return /^tcl:/i.test(s) ? `tcl:${tclLiteral(s)}` : s;
+}
+
+/** Why F5 cannot serve a route as the model means it (undefined: it can). */
+export function routeProblem(r: HttpRoute): string | undefined {
+  if (r.pathType === 'RegularExpression')
+    return `route ${r.source}: LTM policies have no regular expression paths`;
+  const regex = [...(r.headers ?? []), ...(r.queryParams ?? [])].find((m) => m.type === 'RegularExpression');
+  if (regex) return `route ${r.source}: LTM policies have no regular expression matches (${regex.name})`;
+  return undefined;
+}
+
+const hostKey = (h: string): [number, number] =>
+  h === '' ? [2, 0] : h.startsWith('*.') ? [1, -h.length] : [0, 0];
+const ingressRank = (r: HttpRoute): number => (r.pathType === 'Exact' ? 1e6 : 0) + r.path.length;
+
+/** The routes in the order their rules go (first match wins). */
+export function policyOrder(routes: readonly HttpRoute[]): HttpRoute[] {
+  return [...routes].sort((a, b) => {
+    const [x, y] = [hostKey(a.host), hostKey(b.host)];
+    if (x[0] !== y[0] || x[1] !== y[1]) return x[0] - y[0] || x[1] - y[1];
+    if (a.host !== b.host) return a.host < b.host ? -1 : 1;
+    if (a.order !== undefined || b.order !== undefined) return (a.order ?? 0) - (b.order ?? 0);
+    return ingressRank(b) - ingressRank(a) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  });
+}
+
+const str = (operand: string, values: string[], caseSensitive = false): Json => ({
+  operand,
+  values,
+  ...(caseSensitive ? { caseSensitive: true } : {}),
+});
+
+/** The host conditions of a route: its own host, and none of the more specific hosts it covers. */
+function hostConditions(host: string, hosts: readonly string[]): Json[] {
+  if (host.startsWith('*.') === false && host !== '')
+    return [{ type: 'httpHost', event: 'request', host: str('equals', [host]) }];
+  const suffix = host.slice(1); // '' for any host
+  const covered = (h: string) => h !== host && h.endsWith(suffix) && h.length > suffix.length;
+  const exact = hosts.filter((h) => h !== '' && !h.startsWith('*.') && covered(h));
+  const wild = hosts.filter((h) => h.startsWith('*.') && covered(h)).map((h) => h.slice(1));
+  return [
+    ...(host ? [{ type: 'httpHost', event: 'request', host: str('ends-with', [suffix]) }] : []),
+    ...(exact.length ? [{ type: 'httpHost', event: 'request', host: str('does-not-equal', exact) }] : []),
+    ...(wild.length ? [{ type: 'httpHost', event: 'request', host: str('does-not-end-with', wild) }] : []),
+  ];
+}
+
+/** The path condition(s) of a route: one per rule it becomes (a prefix is two). */
+function pathVariants(r: HttpRoute): Json[][] {
+  const uri = (operand: string, value: string) => ({
+    type: 'httpUri',
+    event: 'request',
+    path: str(operand, [value], true),
+  });
+  if (r.pathType === 'Exact') return [[uri('equals', r.path)]];
+  const prefix = r.path.replace(/\/+$/, '');
+  return prefix === '' ? [[]] : [[uri('equals', prefix)], [uri('starts-with', `${prefix}/`)]];
+}
+
+function matchConditions(r: HttpRoute): Json[] {
+  return [
+    ...(r.headers ?? []).map((h) => ({
+      type: 'httpHeader',
+      event: 'request',
+      name: h.name,
+      all: str('equals', [h.value], true),
+    })),
+    ...(r.queryParams ?? []).map((q) => ({
+      type: 'httpUri',
+      event: 'request',
+      name: q.name,
+      queryParameter: str('equals', [q.value], true),
+    })),
+    ...(r.method ? [{ type: 'httpMethod', event: 'request', all: str('equals', [r.method], true) }] : []),
+  ];
+}
+
+/** The request's path with the route's matched prefix replaced (Tcl), as the model's modifyPath. */
+function prefixReplaced(r: HttpRoute, value: string): string {
+  const cut = r.path.replace(/\/+$/, '').length;
+  const base = value.replace(/\/+$/, '');
+  const rest = `string range [HTTP::path] ${cut} end`;
+  if (base !== '') return `${tclLiteral(base)}[${rest}]`;
+  return `[if {[string length [HTTP::path]] > ${cut}} {${rest}} else {format /}]`;
+}
+
+function redirectLocation(vs: L7VirtualService, r: HttpRoute): string {
+  const rd = r.redirect!;
+  const scheme = vs.protocol === 'HTTPS' ? 'https' : 'http';
+  const to = rd.scheme ?? scheme;
+  const port = rd.port ?? (rd.scheme && rd.scheme !== scheme ? undefined : vs.port);
+  const shown = port === undefined || port === (to === 'https' ? 443 : 80) ? '' : `:${port}`;
+  const host = rd.hostname ? tclLiteral(rd.hostname) : '[string tolower [getfield [HTTP::host] ":" 1]]';
+  const path = !rd.path
+    ? '[HTTP::path]'
+    : rd.path.type === 'ReplaceFullPath'
+      ? tclLiteral(rd.path.value)
+      : prefixReplaced(r, rd.path.value);
+  return `tcl:${to}://${host}${shown}${path}[if {[HTTP::query] ne ""} {format ?%s [HTTP::query]}]`;
+}
+
+function headerActions(m: HeaderModifier | undefined, event: 'request' | 'response'): Json[] {
+  if (!m) return [];
+  const out: Json[] = [];
+  for (const h of m.set) {
+    out.push({ type: 'httpHeader', event, remove: { name: h.name } });
+    out.push({ type: 'httpHeader', event, insert: { name: h.name, value: policyValue(h.value) } });
+  }
+  for (const h of m.add)
+    out.push({ type: 'httpHeader', event, insert: { name: h.name, value: policyValue(h.value) } });
+  for (const n of m.remove) out.push({ type: 'httpHeader', event, remove: { name: n } });
+  return out;
+}
+
+/** The pool built for a weighted rule: name and members with ratios in proportion to the weights. */
+export const splitPoolName = (vs: string, route: number): string => `${vs}_w${route}`;
+
+function splitPool(
+  r: HttpRoute,
+  pools: ReadonlyMap<string, Pool>,
+  owner: string,
+  vs: string,
+  route: number,
+): Json | undefined {
+  const shares = (r.backends ?? [])
+    .filter((b) => b.pool && b.weight > 0)
+    .map((b) => ({ weight: b.weight, pool: pools.get(b.pool!) }))
+    .filter((s) => s.pool && s.pool.members.length > 0);
+  if (shares.length === 0) return undefined;
+  const per = shares.map((s) => s.weight / s.pool!.members.length);
+  const top = Math.max(...per);
+  const members = shares.flatMap((s, i) =>
+    s.pool!.members.map((m) => ({
+      servicePort: m.port,
+      serverAddresses: [m.address],
+      shareNodes: true,
+      ratio: Math.max(1, Math.round((100 * per[i]!) / top)),
+      adminState: m.enabled ? 'enable' : 'disable',
+      remark: `node ${m.node}`.replace(/[^A-Za-z0-9 ._:-]/g, '_').slice(0, 64),
+    })),
+  );
+  return {
+    class: 'Pool',
+    remark: `npl-lb weighted rule ${route} of ${vs}`.slice(0, 64),
+    loadBalancingMode: 'ratio-member',
+    monitors: ['tcp'],
+    members,
+    metadata: { owner: { value: owner }, split: { value: vs } },
+  };
+}
+
+export interface RenderedPolicy {
+  rules: Json[];
+  /** Pools built for weighted rules, by name. */
+  splitPools: Record<string, Json>;
+  /** Whether a rule sets the 500 variable (the service then carries IRULE_500). */
+  needs500: boolean;
+}
+
+export function renderHttpPolicy(
+  vs: L7VirtualService,
+  owner: string,
+  ref: (pool: string) => string,
+  pools: ReadonlyMap<string, Pool>,
+): RenderedPolicy {
+  const hosts = [...new Set(vs.routes.map((r) => r.host))];
+  const rules: Json[] = [];
+  const splitPools: Record<string, Json> = {};
+  let needs500 = false;
+  policyOrder(vs.routes).forEach((r, i) => {
+    const actions: Json[] = [];
+    if (r.redirect) {
+      actions.push({
+        type: 'httpRedirect',
+        event: 'request',
+        location: redirectLocation(vs, r),
+        code: r.redirect.statusCode,
+      });
+    } else {
+      if (r.rewrite?.hostname)
+        actions.push({
+          type: 'httpHeader',
+          event: 'request',
+          replace: { name: 'Host', value: r.rewrite.hostname },
+        });
+      if (r.rewrite?.path) {
+        const p = r.rewrite.path;
+        const path =
+          p.type === 'ReplaceFullPath' ? policyValue(p.value) : `tcl:${prefixReplaced(r, p.value)}`;
+        actions.push({ type: 'httpUri', event: 'request', replace: { path } });
+      }
+      actions.push(...headerActions(r.requestHeaders, 'request'));
+      actions.push(...headerActions(r.responseHeaders, 'response'));
+      const backends = r.backends ?? [];
+      const total = backends.reduce((s, b) => s + b.weight, 0);
+      const unresolved = backends.filter((b) => !b.pool).reduce((s, b) => s + b.weight, 0);
+      const split = backends.length > 0 ? splitPool(r, pools, owner, vs.name, i) : undefined;
+      // Nothing to send to (no pool, every share unresolved, or weights all 0): every request 500.
+      const all500 = backends.length > 0 ? total === 0 || !split : !r.pool;
+      const p500 = all500 ? 1 : total > 0 ? unresolved / total : 0;
+      if (p500 > 0) {
+        needs500 = true;
+        actions.push({
+          type: 'tcl',
+          event: 'request',
+          setVariable: {
+            name: SHARE_500_VARIABLE,
+            expression: p500 >= 1 ? '1' : `[expr {rand() < ${p500.toFixed(6)}}]`,
+          },
+        });
+      }
+      if (split) {
+        const name = splitPoolName(vs.name, i);
+        splitPools[name] = split;
+        actions.push({ type: 'forward', event: 'request', select: { pool: { use: name } } });
+      } else if (r.pool) {
+        actions.push({ type: 'forward', event: 'request', select: { pool: { use: ref(r.pool) } } });
+      }
+    }
+    const base = [...hostConditions(r.host, hosts), ...matchConditions(r)];
+    pathVariants(r).forEach((path, v, all) =>
+      rules.push({
+        name: all.length > 1 ? `route_${i}_${v}` : `route_${i}`,
+        conditions: [...base, ...path],
+        actions,
+      }),
+    );
+  });
+  return { rules, splitPools, needs500 };
+}
