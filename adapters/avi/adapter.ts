@@ -7,7 +7,6 @@
  * retries; other 400s are terminal; 5xx and timeouts are retried by the work queue.
  */
 import PQueue from 'p-queue';
-import { applyCoreKinds } from '../../src/adapter/core-kinds.ts';
 import type {
   ApplyError,
   ApplyResult,
@@ -17,7 +16,7 @@ import type {
 } from '../../src/adapter/contract.ts';
 import { AdapterCheckError } from '../../src/adapter/contract.ts';
 import { AdapterError, type AdapterErrorCode } from '../../src/adapter/errors.ts';
-import type { Change as AnyChange, CoreChange as Change, Observed } from '../../src/adapter/changes.ts';
+import type { Change, Observed } from '../../src/adapter/changes.ts';
 import type { VirtualService } from '../../src/model/types.ts';
 import {
   type AviObject,
@@ -29,11 +28,14 @@ import {
   ownedBy,
   ownerOf,
   parsePool,
-  parseVirtualService,
-  poolGroupName,
   renderPool,
-  renderVirtualService,
+  storedSum,
 } from './objects.ts';
+import { isSniChild, parseVirtualService, renderVirtualService, sniChildName } from './vs-objects.ts';
+import { poolGroupName } from './http-policy.ts';
+import { certificateProblem, parseCertificate, renderCertificate } from './certificates.ts';
+import { ALL_HTTP } from '../../src/adapter/http-capabilities.ts';
+import { certificateRefs, poolRefs } from '../../src/model/refs.ts';
 import { readRuntimeServers } from './runtime-server.ts';
 import { AviError, AviSession, type AviSessionOptions } from './session.ts';
 
@@ -41,6 +43,8 @@ export interface AviAdapterOptions extends AviSessionOptions, Partial<Omit<AviPl
   owner: string;
   /** Calls in flight at once (default 8). */
   concurrency?: number;
+  /** The clock certificates' expiry is checked against (default Date.now). */
+  now?: () => number;
 }
 
 type Raw = Record<string, unknown>;
@@ -56,7 +60,15 @@ const fail = (code: AdapterErrorCode, message: string, terminal: boolean): never
   throw new Failure(code, message, terminal);
 };
 
-const TYPES: AviType[] = ['pool', 'poolgroup', 'vsvip', 'httppolicyset', 'virtualservice'];
+const TYPES: AviType[] = [
+  'pool',
+  'poolgroup',
+  'vsvip',
+  'httppolicyset',
+  'virtualservice',
+  'sslkeyandcertificate',
+  'vsdatascriptset',
+];
 
 export class AviAdapter implements LoadBalancerAdapter {
   readonly name = 'avi';
@@ -66,6 +78,9 @@ export class AviAdapter implements LoadBalancerAdapter {
   /** The device's objects by type and name, as last read or written (undefined: read first). */
   private cache: Map<AviType, Map<string, Raw>> | undefined;
   readonly stats = { writes: 0, skippedUnchanged: 0 };
+  /** Our virtual services as last observed or written, in the model (for certificate rotations). */
+  private readonly applied = new Map<string, VirtualService>();
+  private readonly now: () => number;
 
   /** Every write to the controller, shared by concurrent applies. */
   private readonly calls: PQueue;
@@ -74,6 +89,7 @@ export class AviAdapter implements LoadBalancerAdapter {
     this.owner = opts.owner;
     this.session = new AviSession(opts);
     this.calls = new PQueue({ concurrency: opts.concurrency ?? 8 });
+    this.now = opts.now ?? Date.now;
     this.at = {
       cloud: opts.cloud ?? 'Default-Cloud',
       seGroup: opts.seGroup ?? 'Default-Group',
@@ -92,6 +108,17 @@ export class AviAdapter implements LoadBalancerAdapter {
       memberNodeTag: true,
       drainingMembers: true,
       applyConcurrency: 4,
+      // sslkeyandcertificate objects; HTTPS on an SNI parent with a child per further certificate.
+      certificates: true,
+      // HTTP policy sets (http-policy.ts): no regular expressions (string groups only), one query
+      // parameter per rule, the redirect codes Avi has.
+      http: {
+        ...ALL_HTTP,
+        pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific'],
+        regexMatches: false,
+        redirectCodes: [301, 302, 307],
+        maxQueryMatches: 1,
+      },
     };
   }
 
@@ -134,12 +161,14 @@ export class AviAdapter implements LoadBalancerAdapter {
 
   async observe(): Promise<Observed> {
     const mine = `&created_by=${encodeURIComponent(createdBy(this.owner))}`;
-    const [pools, vss, vsvips, pgs, sets, hms, nps] = await Promise.all([
+    const [pools, vss, vsvips, pgs, sets, certs, scripts, hms, nps] = await Promise.all([
       this.list('pool'),
       this.list('virtualservice'),
       this.list('vsvip'),
       this.list('poolgroup', mine),
       this.list('httppolicyset', mine),
+      this.list('sslkeyandcertificate'),
+      this.list('vsdatascriptset', mine),
       this.list('healthmonitor'),
       this.list('networkprofile'),
     ]);
@@ -156,27 +185,39 @@ export class AviAdapter implements LoadBalancerAdapter {
     add('vsvip', vsvips);
     add('poolgroup', pgs);
     add('httppolicyset', sets);
+    add('sslkeyandcertificate', certs);
+    add('vsdatascriptset', scripts);
     for (const o of [...hms, ...nps]) lookup.names.set(String(o.uuid), String(o.name));
     this.cache = cache;
-    const observed: Observed = { owned: { pools: [], virtualServices: [] }, foreign: [] };
+    const observed: Observed = { owned: { pools: [], virtualServices: [], certificates: [] }, foreign: [] };
+    const foreign = (kind: 'pool' | 'virtualService' | 'certificate', o: Raw) =>
+      observed.foreign.push({ kind, name: String(o.name), owner: ownerOf(o.created_by) ?? 'unknown' });
     for (const p of pools) {
       if (ownedBy('pool', p, this.owner)) observed.owned.pools.push(parsePool(p, lookup));
-      else
-        observed.foreign.push({
-          kind: 'pool',
-          name: String(p.name),
-          owner: ownerOf(p.created_by) ?? 'unknown',
-        });
+      else foreign('pool', p);
     }
+    const children = new Map<string, Raw[]>();
     for (const v of vss) {
-      if (ownedBy('virtualservice', v, this.owner))
-        observed.owned.virtualServices.push(parseVirtualService(v, lookup));
-      else
-        observed.foreign.push({
-          kind: 'virtualService',
-          name: String(v.name),
-          owner: ownerOf(v.created_by) ?? 'unknown',
-        });
+      if (!isSniChild(v) || !ownedBy('virtualservice', v, this.owner)) continue;
+      const parent = String(v.vh_parent_vs_ref ?? '');
+      children.set(parent, [...(children.get(parent) ?? []), v]);
+    }
+    this.applied.clear();
+    for (const v of vss) {
+      if (!ownedBy('virtualservice', v, this.owner)) foreign('virtualService', v);
+      else if (!isSniChild(v)) {
+        const kids = [...children.entries()]
+          .filter(([ref]) => ref.replace(/[?#].*$/, '').endsWith(`/${String(v.uuid)}`))
+          .flatMap(([, list]) => list);
+        const model = parseVirtualService(v, lookup, kids);
+        this.applied.set(model.name, model);
+        observed.owned.virtualServices.push(model);
+      }
+    }
+    for (const c of certs) {
+      const model = ownedBy('sslkeyandcertificate', c, this.owner) ? parseCertificate(c) : undefined;
+      if (model) observed.owned.certificates!.push(model);
+      else foreign('certificate', c);
     }
     return observed;
   }
@@ -213,11 +254,11 @@ export class AviAdapter implements LoadBalancerAdapter {
    * Every call to the controller goes through one limiter (`concurrency`, default 8), shared by
    * concurrent applies.
    */
-  apply(changes: AnyChange[]): Promise<ApplyResult[]> {
-    return applyCoreKinds(changes, (core) => this.applyCore(core));
+  apply(changes: Change[]): Promise<ApplyResult[]> {
+    return this.applyAll(changes);
   }
 
-  private async applyCore(changes: Change[]): Promise<ApplyResult[]> {
+  private async applyAll(changes: Change[]): Promise<ApplyResult[]> {
     if (changes.length === 0) return [];
     if (!this.cache) await this.observe();
     const results: ApplyResult[] = new Array(changes.length);
@@ -235,31 +276,59 @@ export class AviAdapter implements LoadBalancerAdapter {
         }
       }
     };
-    const pools = new Map<string, Promise<void>>();
+    // Pools and certificates at once; a virtual service as soon as what it uses is written.
+    const written = new Map<string, Promise<void>>();
     changes.forEach((c, i) => {
-      if (c.kind === 'pool' && c.op !== 'delete')
-        pools.set(
-          c.name,
+      if (c.op === 'delete') return;
+      if (c.kind === 'pool')
+        written.set(
+          `pool/${c.name}`,
           run(i, [], (x) => this.upsertPool(x)),
+        );
+      if (c.kind === 'certificate')
+        written.set(
+          `certificate/${c.name}`,
+          run(i, [], (x) => this.upsertCertificate(x)),
         );
     });
     const upserts: Promise<void>[] = [];
+    const upserted = new Set<string>();
     changes.forEach((c, i) => {
       if (c.kind !== 'virtualService' || c.op === 'delete') return;
-      const deps = usedPools(c.desired).flatMap((p) => pools.get(p) ?? []);
+      upserted.add(c.name);
+      const deps = [
+        ...poolRefs(c.desired).flatMap((p) => written.get(`pool/${p}`) ?? []),
+        ...certificateRefs(c.desired).flatMap((n) => written.get(`certificate/${n}`) ?? []),
+      ];
       upserts.push(run(i, deps, (x) => this.upsertVirtualService(x)));
     });
+    // A rotated certificate may name other hosts: the SNI children of the services using it follow.
+    const rotated = changes.filter((c) => c.kind === 'certificate' && c.op === 'update').map((c) => c.name);
+    for (const vs of this.applied.values()) {
+      if (upserted.has(vs.name) || !certificateRefs(vs).some((n) => rotated.includes(n))) continue;
+      const deps = certificateRefs(vs).flatMap((n) => written.get(`certificate/${n}`) ?? []);
+      upserts.push(
+        (async () => {
+          await Promise.all(deps);
+          await this.writeVirtualService(vs).catch(() => undefined);
+        })(),
+      );
+    }
     const vsDeletes: Promise<void>[] = [];
     changes.forEach((c, i) => {
       if (c.kind === 'virtualService' && c.op === 'delete')
         vsDeletes.push(run(i, upserts, (x) => this.deleteVirtualService(x)));
     });
-    const poolDeletes: Promise<void>[] = [];
+    const lastDeletes: Promise<void>[] = [];
     changes.forEach((c, i) => {
       if (c.kind === 'pool' && c.op === 'delete')
-        poolDeletes.push(run(i, [...upserts, ...vsDeletes], (x) => this.remove('pool', x.name)));
+        lastDeletes.push(run(i, [...upserts, ...vsDeletes], (x) => this.remove('pool', x.name)));
+      if (c.kind === 'certificate' && c.op === 'delete')
+        lastDeletes.push(
+          run(i, [...upserts, ...vsDeletes], (x) => this.remove('sslkeyandcertificate', x.name)),
+        );
     });
-    await Promise.all([...pools.values(), ...upserts, ...vsDeletes, ...poolDeletes]);
+    await Promise.all([...written.values(), ...upserts, ...vsDeletes, ...lastDeletes]);
     return results;
   }
 
@@ -269,7 +338,8 @@ export class AviAdapter implements LoadBalancerAdapter {
 
   /** The checks every change goes through first: ownership, and that an update has something to update. */
   private precheck(c: Change): void {
-    const type: AviType = c.kind === 'pool' ? 'pool' : 'virtualservice';
+    const type: AviType =
+      c.kind === 'pool' ? 'pool' : c.kind === 'certificate' ? 'sslkeyandcertificate' : 'virtualservice';
     const cur = this.current(type, c.name);
     if (cur && !ownedBy(type, cur, this.owner)) {
       fail(
@@ -291,33 +361,80 @@ export class AviAdapter implements LoadBalancerAdapter {
     await this.upsert('pool', o);
   }
 
+  /** A certificate is checked as the controller would before it is sent; rotation updates it in place. */
+  private async upsertCertificate(c: Change): Promise<void> {
+    if (c.kind !== 'certificate' || c.op === 'delete') return;
+    this.precheck(c);
+    const bad = certificateProblem(c.desired, this.now());
+    if (bad) fail('Invalid', bad, true);
+    const o = renderCertificate(c.desired, this.owner, createdBy(this.owner));
+    const problems = invalid('sslkeyandcertificate', o as AviObject);
+    if (problems.length > 0) fail('Invalid', problems.join('; '), true);
+    await this.upsert('sslkeyandcertificate', o as AviObject);
+  }
+
   private async upsertVirtualService(c: Change): Promise<void> {
     if (c.kind !== 'virtualService' || c.op === 'delete') return;
     this.precheck(c);
-    const vs = c.desired;
-    const parts = renderVirtualService(vs, this.owner, this.at);
-    const problems = parts.flatMap((p) => invalid(p.type, p.object));
+    await this.writeVirtualService(c.desired);
+  }
+
+  /**
+   * Writes one virtual service and what it is made of: VsVip, pool groups and DataScript set at
+   * once, then its policy set, the service, its SNI children; then what it no longer uses goes.
+   */
+  private async writeVirtualService(vs: VirtualService): Promise<void> {
+    const sniNames = (cert: string) => {
+      const o = this.current('sslkeyandcertificate', cert);
+      return (o && parseCertificate(o)?.sniNames) ?? [];
+    };
+    const { children, services } = renderVirtualService(vs, this.owner, this.at, sniNames);
+    const problems = [
+      ...children.flatMap((p) => invalid(p.type, p.object)),
+      ...services.flatMap((o) => invalid('virtualservice', o)),
+    ];
     if (problems.length > 0) fail('Invalid', problems.join('; '), true);
-    const missing = usedPools(vs).find((p) => !this.current('pool', p));
+    const missing = poolRefs(vs).find((p) => !this.current('pool', p));
     if (missing) fail('DependencyFailed', `pool ${missing} is not on the controller yet`, false);
-    const first = parts.filter((p) => p.type === 'vsvip' || p.type === 'poolgroup');
+    const cert = certificateRefs(vs).find((n) => !this.current('sslkeyandcertificate', n));
+    if (cert) fail('DependencyFailed', `certificate ${cert} is not on the controller yet`, false);
+    const first = children.filter((p) => p.type !== 'httppolicyset');
     await Promise.all(first.map((p) => this.upsert(p.type, p.object)));
-    for (const p of parts) if (!first.includes(p)) await this.upsert(p.type, p.object);
+    for (const p of children) if (!first.includes(p)) await this.upsert(p.type, p.object);
+    const [parent, ...sni] = services;
+    await this.upsert('virtualservice', parent!);
+    await Promise.all(sni.map((o) => this.upsert('virtualservice', o)));
+    this.applied.set(vs.name, vs);
+    const keepSni = new Set(sni.map((o) => o.name));
+    for (const name of this.sniChildrenOf(vs.name))
+      if (!keepSni.has(name)) await this.remove('virtualservice', name);
     if (vs.kind === 'l7') {
-      const keep = new Set(parts.filter((p) => p.type === 'poolgroup').map((p) => p.object.name));
+      const keep = new Set(children.filter((p) => p.type === 'poolgroup').map((p) => p.object.name));
       for (const name of this.groupsOf(vs.name)) if (!keep.has(name)) await this.remove('poolgroup', name);
+      if (!children.some((p) => p.type === 'vsdatascriptset')) await this.remove('vsdatascriptset', vs.name);
     }
   }
 
   private async deleteVirtualService(c: Change): Promise<void> {
     if (c.kind !== 'virtualService' || c.op !== 'delete') return;
     this.precheck(c);
+    for (const name of this.sniChildrenOf(c.name)) await this.remove('virtualservice', name);
     await this.remove('virtualservice', c.name);
+    this.applied.delete(c.name);
     if (c.observed.kind === 'l7') {
       await this.remove('httppolicyset', c.name);
+      await this.remove('vsdatascriptset', c.name);
       for (const name of this.groupsOf(c.name)) await this.remove('poolgroup', name);
     }
     await this.remove('vsvip', c.name);
+  }
+
+  /** Our SNI children of one virtual service (by their name, as sniChildName gives it). */
+  private sniChildrenOf(vs: string): string[] {
+    const prefix = sniChildName(vs, '');
+    return [...this.cache!.get('virtualservice')!.entries()]
+      .filter(([n, o]) => n.startsWith(prefix) && isSniChild(o) && ownedBy('virtualservice', o, this.owner))
+      .map(([n]) => n);
   }
 
   /** Our poolgroups of one L7 virtual service. */
@@ -328,11 +445,10 @@ export class AviAdapter implements LoadBalancerAdapter {
 
   /** Creates or updates one object; a write only when its checksum changed. */
   private async upsert(type: AviType, o: AviObject, retried = false): Promise<void> {
-    const sumKey = type === 'vsvip' ? 'vsvip_cloud_config_cksum' : 'cloud_config_cksum';
     const cur = this.current(type, o.name);
     if (cur && !ownedBy(type, cur, this.owner))
       fail('NotOwned', `${type} ${o.name} is not ours; left alone`, true);
-    if (cur && cur[sumKey] === o[sumKey]) {
+    if (cur && storedSum(type, cur) === storedSum(type, o)) {
       this.stats.skippedUnchanged++;
       return;
     }
@@ -392,12 +508,6 @@ export class AviAdapter implements LoadBalancerAdapter {
   async close(): Promise<void> {
     await this.session.close();
   }
-}
-
-function usedPools(vs: VirtualService): string[] {
-  return vs.kind === 'l4'
-    ? [vs.pool]
-    : [...vs.routes.map((r) => r.pool), ...(vs.defaultPool ? [vs.defaultPool] : [])];
 }
 
 function errorText(body: unknown): string {

@@ -24,9 +24,14 @@ type Models = z.infer<typeof modelsSchema>['objects'];
 
 let models: Models | undefined;
 function load(): Models {
-  models ??= modelsSchema.parse(
-    JSON.parse(readFileSync(new URL('./spec/avi-object-models.json', import.meta.url), 'utf8')),
-  ).objects;
+  // The SDK's models as AKO vendors them, and the DataScript set it leaves out.
+  models ??= Object.assign(
+    {},
+    ...['avi-object-models.json', 'avi-datascript-models.json'].map(
+      (f) =>
+        modelsSchema.parse(JSON.parse(readFileSync(new URL(`./spec/${f}`, import.meta.url), 'utf8'))).objects,
+    ),
+  ) as Models;
   return models;
 }
 
@@ -37,6 +42,8 @@ export const MODEL_OF: Record<string, string> = {
   vsvip: 'VsVip',
   virtualservice: 'VirtualService',
   httppolicyset: 'HTTPPolicySet',
+  sslkeyandcertificate: 'SSLKeyAndCertificate',
+  vsdatascriptset: 'VSDataScriptSet',
   healthmonitor: 'HealthMonitor',
   cloud: 'Cloud',
   serviceenginegroup: 'ServiceEngineGroup',

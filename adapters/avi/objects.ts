@@ -12,8 +12,9 @@
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { limitName } from '../../src/model/names.ts';
-import type { HttpRoute, L7VirtualService, PathType, Pool, VirtualService } from '../../src/model/types.ts';
+import type { Pool } from '../../src/model/types.ts';
+import { certificateSum } from './certificates.ts';
+import { validateAviObject } from './object-models.ts';
 
 export interface AviPlacement {
   cloud: string;
@@ -38,15 +39,22 @@ export function gracefulDisable(at: AviPlacement): Record<string, number> {
 }
 
 export type AviObject = Record<string, unknown> & { name: string };
-export type AviType = 'pool' | 'poolgroup' | 'vsvip' | 'httppolicyset' | 'virtualservice';
+export type AviType =
+  | 'pool'
+  | 'poolgroup'
+  | 'vsvip'
+  | 'httppolicyset'
+  | 'virtualservice'
+  | 'sslkeyandcertificate'
+  | 'vsdatascriptset';
 
 export const createdBy = (owner: string): string => `npl-lb-${owner}`;
 export const ownerOf = (createdByValue: unknown): string | undefined =>
   typeof createdByValue === 'string' ? createdByValue.replace(/^npl-lb-/, '') : undefined;
 
-const byName = (type: string, name: string): string => `/api/${type}?name=${encodeURIComponent(name)}`;
-const ipAddr = (addr: string) => ({ addr, type: isIP(addr) === 6 ? 'V6' : 'V4' });
-const markers = (owner: string, source: string, extra: Record<string, string> = {}) => {
+export const byName = (type: string, name: string): string => `/api/${type}?name=${encodeURIComponent(name)}`;
+export const ipAddr = (addr: string) => ({ addr, type: isIP(addr) === 6 ? 'V6' : 'V4' });
+export const markers = (owner: string, source: string, extra: Record<string, string> = {}) => {
   const [namespace = '', name = ''] = source.split('/');
   return [
     { key: 'clustername', values: [owner] },
@@ -55,10 +63,13 @@ const markers = (owner: string, source: string, extra: Record<string, string> = 
     ...Object.entries(extra).map(([key, v]) => ({ key, values: [v] })),
   ];
 };
-const markerValue = (o: Record<string, unknown>, key: string): string | undefined =>
+export const markerValue = (o: Record<string, unknown>, key: string): string | undefined =>
   (o.markers as { key: string; values?: string[] }[] | undefined)?.find((m) => m.key === key)?.values?.[0];
 
 // zod schemas of what we write: the field names are a subset of the Avi field model.
+const rule = z
+  .object({ name: z.string().min(1), index: z.number().int().min(1), enable: z.boolean() })
+  .loose();
 const ref = z.string().regex(/^\/api\/[a-z]+\?name=.+/);
 const ip = z.object({
   addr: z.string().refine((a) => isIP(a) !== 0, 'must be an IP address'),
@@ -99,7 +110,7 @@ export const SCHEMAS = {
     .object({
       ...base,
       cloud_ref: ref,
-      members: z.array(z.object({ pool_ref: ref, ratio: z.number().int() }).strict()),
+      members: z.array(z.object({ pool_ref: ref, ratio: z.number().int().min(1).max(1000) }).strict()),
     })
     .strict(),
   vsvip: z
@@ -112,40 +123,16 @@ export const SCHEMAS = {
       vip: z.array(z.object({ vip_id: z.string(), ip_address: ip }).strict()).length(1),
     })
     .strict(),
+  // Rules are checked against the Avi field model (fieldProblems) beside this outline.
   httppolicyset: z
     .object({
       ...base,
       description: z.string(),
-      http_request_policy: z
-        .object({
-          rules: z.array(
-            z
-              .object({
-                name: z.string().min(1),
-                index: z.number().int().min(1),
-                enable: z.boolean(),
-                match: z
-                  .object({
-                    host_hdr: z
-                      .object({ match_criteria: z.literal('HDR_EQUALS'), value: z.array(z.string().min(1)) })
-                      .strict()
-                      .optional(),
-                    path: z
-                      .object({
-                        match_criteria: z.enum(['BEGINS_WITH', 'EQUALS']),
-                        match_str: z.array(z.string().startsWith('/')),
-                      })
-                      .strict(),
-                  })
-                  .strict(),
-                switching_action: z
-                  .object({ action: z.literal('HTTP_SWITCHING_SELECT_POOLGROUP'), pool_group_ref: ref })
-                  .strict(),
-              })
-              .strict(),
-          ),
-        })
-        .strict(),
+      http_request_policy: z.object({ rules: z.array(rule) }).strict(),
+      http_response_policy: z
+        .object({ rules: z.array(rule) })
+        .strict()
+        .optional(),
     })
     .strict(),
   virtualservice: z
@@ -155,8 +142,21 @@ export const SCHEMAS = {
       cloud_ref: ref,
       se_group_ref: ref,
       vrf_context_ref: ref,
-      vsvip_ref: ref,
-      services: z.array(z.object({ port: z.number().int().min(1).max(65535) }).strict()).min(1),
+      vsvip_ref: ref.optional(),
+      services: z
+        .array(
+          z.object({ port: z.number().int().min(1).max(65535), enable_ssl: z.boolean().optional() }).strict(),
+        )
+        .min(1)
+        .optional(),
+      type: z.enum(['VS_TYPE_NORMAL', 'VS_TYPE_VH_PARENT', 'VS_TYPE_VH_CHILD']).optional(),
+      vh_parent_vs_ref: ref.optional(),
+      vh_domain_name: z.array(z.string().min(1)).min(1).optional(),
+      ssl_key_and_certificate_refs: z.array(ref).min(1).max(1).optional(),
+      ssl_profile_ref: ref.optional(),
+      vs_datascripts: z
+        .array(z.object({ index: z.number().int(), vs_datascript_set_ref: ref }).strict())
+        .optional(),
       application_profile_ref: ref,
       network_profile_ref: ref,
       pool_ref: ref.optional(),
@@ -164,6 +164,28 @@ export const SCHEMAS = {
       http_policies: z
         .array(z.object({ index: z.number().int(), http_policy_set_ref: ref }).strict())
         .optional(),
+    })
+    .strict(),
+  sslkeyandcertificate: z
+    .object({
+      name: base.name,
+      created_by: base.created_by,
+      markers: base.markers,
+      type: z.literal('SSL_CERTIFICATE_TYPE_VIRTUALSERVICE'),
+      format: z.literal('SSL_PEM'),
+      certificate: z.object({ certificate: z.string().startsWith('-----BEGIN CERTIFICATE-----') }).strict(),
+      key: z.string().min(1),
+    })
+    .strict(),
+  vsdatascriptset: z
+    .object({
+      name: base.name,
+      created_by: base.created_by,
+      markers: base.markers,
+      description: z.string(),
+      datascript: z.array(
+        z.object({ evt: z.literal('VS_DATASCRIPT_EVT_HTTP_REQ'), script: z.string() }).strict(),
+      ),
     })
     .strict(),
 } as const satisfies Record<AviType, z.ZodType>;
@@ -174,10 +196,21 @@ export function checksum(o: Record<string, unknown>): string {
   return createHash('sha256').update(JSON.stringify(rest)).digest('hex').slice(0, 16);
 }
 
-const withSum = (type: AviType, o: AviObject): AviObject => ({
-  ...o,
-  [type === 'vsvip' ? 'vsvip_cloud_config_cksum' : 'cloud_config_cksum']: checksum(o),
-});
+/** Types without a checksum field carry ours in a marker. */
+export const SUM_MARKER = 'npl-lb-cksum';
+
+/** The object with its checksum: in its checksum field, or (types without one) in a marker. */
+export const withSum = (type: AviType, o: AviObject): AviObject =>
+  type === 'vsdatascriptset'
+    ? { ...o, markers: [...((o.markers as unknown[]) ?? []), { key: SUM_MARKER, values: [checksum(o)] }] }
+    : { ...o, [type === 'vsvip' ? 'vsvip_cloud_config_cksum' : 'cloud_config_cksum']: checksum(o) };
+
+/** The checksum an object carries, as withSum put it there ('' when none). */
+export function storedSum(type: AviType, o: Record<string, unknown>): string {
+  if (type === 'sslkeyandcertificate') return certificateSum(o);
+  if (type === 'vsdatascriptset') return markerValue(o, SUM_MARKER) ?? '';
+  return String(o[type === 'vsvip' ? 'vsvip_cloud_config_cksum' : 'cloud_config_cksum'] ?? '');
+}
 
 const HEALTH = { tcp: 'System-TCP', udp: 'System-UDP', http: 'System-HTTP' } as const;
 
@@ -201,120 +234,23 @@ export function renderPool(p: Pool, owner: string, at: AviPlacement): AviObject 
   });
 }
 
-export const poolGroupName = (vs: string, pool: string): string => limitName(`${vs}--${pool}`, 200);
-
-/** One rule name carries what Avi has no field for: the path type and the Ingress it came from. */
-const ruleName = (i: number, r: HttpRoute): string => `${i}|${r.pathType}|${r.source}`;
-
-/** The objects of one virtual service, children first. */
-export function renderVirtualService(
-  vs: VirtualService,
-  owner: string,
-  at: AviPlacement,
-): { type: AviType; object: AviObject }[] {
-  const out: { type: AviType; object: AviObject }[] = [];
-  const source = vs.kind === 'l4' ? vs.source : '';
-  const extra: Record<string, string> = vs.kind === 'l7' ? { ingressclass: vs.ingressClass } : {};
-  const common = { created_by: createdBy(owner), markers: markers(owner, source, extra) };
-  const pgs =
-    vs.kind === 'l7'
-      ? [...new Set([...vs.routes.map((r) => r.pool), ...(vs.defaultPool ? [vs.defaultPool] : [])])].sort()
-      : [];
-  for (const pool of pgs) {
-    out.push({
-      type: 'poolgroup',
-      object: withSum('poolgroup', {
-        name: poolGroupName(vs.name, pool),
-        ...common,
-        cloud_ref: byName('cloud', at.cloud),
-        members: [{ pool_ref: byName('pool', pool), ratio: 1 }],
-      }),
-    });
-  }
-  out.push({
-    type: 'vsvip',
-    object: withSum('vsvip', {
-      name: vs.name,
-      markers: common.markers,
-      cloud_ref: byName('cloud', at.cloud),
-      vrf_context_ref: byName('vrfcontext', at.vrf),
-      vip: [{ vip_id: '0', ip_address: ipAddr(vs.vip) }],
-    }),
-  });
-  if (vs.kind === 'l7') {
-    out.push({
-      type: 'httppolicyset',
-      object: withSum('httppolicyset', {
-        name: vs.name,
-        ...common,
-        description: `npl-lb routes of IngressClass ${vs.ingressClass}`,
-        http_request_policy: {
-          rules: sortRoutes(vs.routes).map((r, i) => ({
-            name: ruleName(i, r),
-            index: i + 1,
-            enable: true,
-            match: {
-              ...(r.host ? { host_hdr: { match_criteria: 'HDR_EQUALS', value: [r.host] } } : {}),
-              path: {
-                match_criteria: r.pathType === 'Exact' ? 'EQUALS' : 'BEGINS_WITH',
-                match_str: [r.path],
-              },
-            },
-            switching_action: {
-              action: 'HTTP_SWITCHING_SELECT_POOLGROUP',
-              pool_group_ref: byName('poolgroup', poolGroupName(vs.name, r.pool)),
-            },
-          })),
-        },
-      }),
-    });
-  }
-  out.push({
-    type: 'virtualservice',
-    object: withSum('virtualservice', {
-      name: vs.name,
-      ...common,
-      description: vs.kind === 'l4' ? `npl-lb ${vs.source}` : `npl-lb IngressClass ${vs.ingressClass}`,
-      cloud_ref: byName('cloud', at.cloud),
-      se_group_ref: byName('serviceenginegroup', at.seGroup),
-      vrf_context_ref: byName('vrfcontext', at.vrf),
-      vsvip_ref: byName('vsvip', vs.name),
-      services: [{ port: vs.port }],
-      application_profile_ref: byName(
-        'applicationprofile',
-        vs.kind === 'l4' ? 'System-L4-Application' : 'System-HTTP',
-      ),
-      network_profile_ref: byName(
-        'networkprofile',
-        vs.kind === 'l4' && vs.protocol === 'UDP' ? 'System-UDP-Fast-Path' : 'System-TCP-Proxy',
-      ),
-      ...(vs.kind === 'l4' ? { pool_ref: byName('pool', vs.pool) } : {}),
-      ...(vs.kind === 'l7' && vs.defaultPool
-        ? { pool_group_ref: byName('poolgroup', poolGroupName(vs.name, vs.defaultPool)) }
-        : {}),
-      ...(vs.kind === 'l7'
-        ? { http_policies: [{ index: 11, http_policy_set_ref: byName('httppolicyset', vs.name) }] }
-        : {}),
-    }),
-  });
-  return out;
-}
-
-/** First match wins on Avi: exact paths, then longer prefixes; named hosts before the catch-all. */
-function sortRoutes(routes: HttpRoute[]): HttpRoute[] {
-  const rank = (r: HttpRoute) => [r.host === '' ? 1 : 0, r.pathType === 'Exact' ? 0 : 1, -r.path.length];
-  return [...routes].sort((a, b) => {
-    const [x, y] = [rank(a), rank(b)];
-    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
-    return `${a.host}${a.path}` < `${b.host}${b.path}` ? -1 : 1;
-  });
-}
-
 /** Problems with an object before it is sent (field and reason), none when it is valid. */
 export function invalid(type: AviType, o: AviObject): string[] {
   const r = SCHEMAS[type].safeParse(o);
-  return r.success ? [] : r.error.issues.map((i) => `${type} ${o.name}: ${i.path.join('.')}: ${i.message}`);
+  const outline = r.success
+    ? []
+    : r.error.issues.map((i) => `${type} ${o.name}: ${i.path.join('.')}: ${i.message}`);
+  // Policy rules and the rest held to the Avi field model (names and JSON types) as the controller does.
+  const model = MODEL_FOR[type];
+  const fields = model ? validateAviObject(model, o).map((p) => `${type} ${o.name}: ${p}`) : [];
+  return [...outline, ...fields];
 }
+
+const MODEL_FOR: Partial<Record<AviType, string>> = {
+  httppolicyset: 'HTTPPolicySet',
+  virtualservice: 'VirtualService',
+  sslkeyandcertificate: 'SSLKeyAndCertificate',
+};
 
 /** Everything observe() needs to turn device objects back into the model. */
 export interface Lookup {
@@ -324,7 +260,7 @@ export interface Lookup {
   names: Map<string, string>;
 }
 
-const uuidOf = (refValue: unknown): string =>
+export const uuidOf = (refValue: unknown): string =>
   String(refValue ?? '')
     .replace(/[?#].*$/, '')
     .split('/')
@@ -349,69 +285,6 @@ export function parsePool(o: Record<string, unknown>, l: Lookup): Pool {
     service: ns && svc ? `${ns}/${svc}` : '',
     servicePort: markerValue(o, 'serviceport') ?? '',
   };
-}
-
-const poolOfGroup = (pgRef: unknown, l: Lookup): string | undefined => {
-  const pg = l.byUuid.get(uuidOf(pgRef));
-  const poolRef = (pg?.members as { pool_ref?: string }[] | undefined)?.[0]?.pool_ref;
-  const pool = poolRef ? l.byUuid.get(uuidOf(poolRef)) : undefined;
-  return pool ? String(pool.name) : undefined;
-};
-
-export function parseVirtualService(o: Record<string, unknown>, l: Lookup): VirtualService {
-  const vip = String(
-    (l.byUuid.get(uuidOf(o.vsvip_ref))?.vip as { ip_address?: { addr?: string } }[] | undefined)?.[0]
-      ?.ip_address?.addr ?? '',
-  );
-  const port = Number((o.services as { port?: number }[] | undefined)?.[0]?.port ?? 0);
-  const policies = o.http_policies as { http_policy_set_ref?: string }[] | undefined;
-  if (!policies) {
-    const ns = markerValue(o, 'namespace');
-    const svc = markerValue(o, 'service');
-    return {
-      kind: 'l4',
-      name: String(o.name),
-      vip,
-      port,
-      protocol: l.names.get(uuidOf(o.network_profile_ref)) === 'System-UDP-Fast-Path' ? 'UDP' : 'TCP',
-      pool: String(l.byUuid.get(uuidOf(o.pool_ref))?.name ?? ''),
-      source: ns && svc ? `${ns}/${svc}` : '',
-    };
-  }
-  const set = l.byUuid.get(uuidOf(policies[0]?.http_policy_set_ref));
-  const rules = ((set?.http_request_policy as { rules?: Record<string, unknown>[] } | undefined)?.rules ??
-    []) as {
-    name?: string;
-    match?: { host_hdr?: { value?: string[] }; path?: { match_criteria?: string; match_str?: string[] } };
-    switching_action?: { pool_group_ref?: string };
-  }[];
-  const routes: HttpRoute[] = [];
-  for (const r of rules) {
-    const pool = poolOfGroup(r.switching_action?.pool_group_ref, l);
-    if (!pool) continue;
-    const [, pathType, ...source] = String(r.name ?? '').split('|');
-    routes.push({
-      host: r.match?.host_hdr?.value?.[0] ?? '',
-      path: r.match?.path?.match_str?.[0] ?? '/',
-      pathType: (['Prefix', 'Exact', 'ImplementationSpecific'].includes(pathType ?? '')
-        ? pathType
-        : r.match?.path?.match_criteria === 'EQUALS'
-          ? 'Exact'
-          : 'Prefix') as PathType,
-      pool,
-      source: source.join('|'),
-    });
-  }
-  const l7: L7VirtualService = {
-    kind: 'l7',
-    name: String(o.name),
-    vip,
-    port,
-    ingressClass: markerValue(o, 'ingressclass') ?? '',
-    routes,
-    defaultPool: o.pool_group_ref ? poolOfGroup(o.pool_group_ref, l) : undefined,
-  };
-  return l7;
 }
 
 /** Whether an object carries our owner mark (created_by, or for a VsVip its clustername marker). */

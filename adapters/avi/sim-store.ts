@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { knownModel, MODEL_OF, validateAviObject } from './object-models.ts';
 import { laterFields, OLDEST_VERSION, versionProblem, withDefaults } from './sim-defaults.ts';
+import { checkedCertificate } from './sim-certificates.ts';
 
 type Json = Record<string, unknown>;
 
@@ -24,11 +25,23 @@ const REF_TYPES: Record<string, string> = {
   http_policy_set_ref: 'httppolicyset',
   application_profile_ref: 'applicationprofile',
   network_profile_ref: 'networkprofile',
+  ssl_key_and_certificate_refs: 'sslkeyandcertificate',
+  ssl_profile_ref: 'sslprofile',
+  vh_parent_vs_ref: 'virtualservice',
+  vs_datascript_set_ref: 'vsdatascriptset',
 };
 
 /** Types the controller ships with and the simulator serves read-only beyond the field model. */
-export const SYSTEM_ONLY = new Set(['applicationprofile', 'networkprofile']);
+export const SYSTEM_ONLY = new Set(['applicationprofile', 'networkprofile', 'sslprofile']);
 const SERVER_FIELDS = new Set(['uuid', 'url', '_last_modified', 'tenant_ref']);
+
+/** What the controller checks and fills in beyond the field model (certificates). */
+function checked(type: string, o: Json): Json {
+  if (type !== 'sslkeyandcertificate') return o;
+  const r = checkedCertificate(o);
+  if (typeof r === 'string') throw new HttpError(400, r);
+  return r;
+}
 
 export class HttpError extends Error {
   constructor(
@@ -95,6 +108,8 @@ export class AviObjectStore {
       ['healthmonitor', { name: 'System-Ping', type: 'HEALTH_MONITOR_PING' }],
       ['applicationprofile', { name: 'System-L4-Application', type: 'APPLICATION_PROFILE_TYPE_L4' }],
       ['applicationprofile', { name: 'System-HTTP', type: 'APPLICATION_PROFILE_TYPE_HTTP' }],
+      ['applicationprofile', { name: 'System-Secure-HTTP', type: 'APPLICATION_PROFILE_TYPE_HTTP' }],
+      ['sslprofile', { name: 'System-Standard' }],
       ['networkprofile', { name: 'System-TCP-Proxy' }],
       ['networkprofile', { name: 'System-UDP-Fast-Path' }],
     ];
@@ -140,7 +155,11 @@ export class AviObjectStore {
   }
 
   /** Refs and urls as the controller shows them: absolute, with `#name` when asked (include_name). */
-  externalize(o: Json, named = false): Json {
+  externalize(stored: Json, named = false): Json {
+    // A controller never gives a private key back.
+    const o = String(stored.url).startsWith('/api/sslkeyandcertificate/')
+      ? Object.fromEntries(Object.entries(stored).filter(([k]) => k !== 'key'))
+      : stored;
     const nameOf = (ref: string): string => {
       const [, , type, uuid] = ref.split('/');
       return String(this.store.get(type ?? '')?.get(uuid ?? '')?.name ?? '');
@@ -224,7 +243,7 @@ export class AviObjectStore {
   }
 
   create(type: string, body: unknown, tenant: string, version = OLDEST_VERSION): Json {
-    const o = withDefaults(type, this.validate(type, body, tenant, version), version);
+    const o = checked(type, withDefaults(type, this.validate(type, body, tenant, version), version));
     if (this.nameTaken(type, o.name, tenant)) {
       throw new HttpError(409, `${MODEL_OF[type]} object with this Name and Tenant already exists`);
     }
@@ -239,7 +258,7 @@ export class AviObjectStore {
     if (stale !== undefined && stale !== current._last_modified) {
       throw new HttpError(412, 'Concurrent Update Error: the object changed since it was read');
     }
-    const o = withDefaults(type, this.validate(type, body, tenant, version), version);
+    const o = checked(type, withDefaults(type, this.validate(type, body, tenant, version), version));
     if (this.nameTaken(type, o.name, tenant, uuid)) {
       throw new HttpError(409, `${MODEL_OF[type]} object with this Name and Tenant already exists`);
     }

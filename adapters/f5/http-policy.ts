@@ -22,6 +22,8 @@
  * `tcl:`), as a Tcl literal with every special character escaped. Pure.
  */
 import type { HeaderModifier, HttpRoute, L7VirtualService, Pool } from '../../src/model/types.ts';
+import { coveredHosts, firstMatchOrder } from '../../src/model/route-order.ts';
+import { meta, remark } from './as3-text.ts';
 
 type Json = Record<string, unknown>;
 
@@ -58,20 +60,8 @@ export function routeProblem(r: HttpRoute): string | undefined {
   return undefined;
 }
 
-const hostKey = (h: string): [number, number] =>
-  h === '' ? [2, 0] : h.startsWith('*.') ? [1, -h.length] : [0, 0];
-const ingressRank = (r: HttpRoute): number => (r.pathType === 'Exact' ? 1e6 : 0) + r.path.length;
-
 /** The routes in the order their rules go (first match wins). */
-export function policyOrder(routes: readonly HttpRoute[]): HttpRoute[] {
-  return [...routes].sort((a, b) => {
-    const [x, y] = [hostKey(a.host), hostKey(b.host)];
-    if (x[0] !== y[0] || x[1] !== y[1]) return x[0] - y[0] || x[1] - y[1];
-    if (a.host !== b.host) return a.host < b.host ? -1 : 1;
-    if (a.order !== undefined || b.order !== undefined) return (a.order ?? 0) - (b.order ?? 0);
-    return ingressRank(b) - ingressRank(a) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
-  });
-}
+export const policyOrder = firstMatchOrder;
 
 const str = (operand: string, values: string[], caseSensitive = false): Json => ({
   operand,
@@ -81,14 +71,12 @@ const str = (operand: string, values: string[], caseSensitive = false): Json => 
 
 /** The host conditions of a route: its own host, and none of the more specific hosts it covers. */
 function hostConditions(host: string, hosts: readonly string[]): Json[] {
-  if (host.startsWith('*.') === false && host !== '')
+  if (host !== '' && !host.startsWith('*.'))
     return [{ type: 'httpHost', event: 'request', host: str('equals', [host]) }];
-  const suffix = host.slice(1); // '' for any host
-  const covered = (h: string) => h !== host && h.endsWith(suffix) && h.length > suffix.length;
-  const exact = hosts.filter((h) => h !== '' && !h.startsWith('*.') && covered(h));
-  const wild = hosts.filter((h) => h.startsWith('*.') && covered(h)).map((h) => h.slice(1));
+  const { exact, wildcards } = coveredHosts(host, hosts);
+  const wild = wildcards.map((h) => h.slice(1));
   return [
-    ...(host ? [{ type: 'httpHost', event: 'request', host: str('ends-with', [suffix]) }] : []),
+    ...(host ? [{ type: 'httpHost', event: 'request', host: str('ends-with', [host.slice(1)]) }] : []),
     ...(exact.length ? [{ type: 'httpHost', event: 'request', host: str('does-not-equal', exact) }] : []),
     ...(wild.length ? [{ type: 'httpHost', event: 'request', host: str('does-not-end-with', wild) }] : []),
   ];
@@ -185,16 +173,16 @@ function splitPool(
       shareNodes: true,
       ratio: Math.max(1, Math.round((100 * per[i]!) / top)),
       adminState: m.enabled ? 'enable' : 'disable',
-      remark: `node ${m.node}`.replace(/[^A-Za-z0-9 ._:-]/g, '_').slice(0, 64),
+      remark: remark(`node ${m.node}`),
     })),
   );
   return {
     class: 'Pool',
-    remark: `npl-lb weighted rule ${route} of ${vs}`.slice(0, 64),
+    remark: remark(`npl-lb weighted rule ${route} of ${vs}`),
     loadBalancingMode: 'ratio-member',
-    monitors: ['tcp'],
+    monitors: [shares[0]!.pool!.health],
     members,
-    metadata: { owner: { value: owner }, split: { value: vs } },
+    metadata: meta({ owner, split: vs }),
   };
 }
 

@@ -35,6 +35,10 @@ export interface HttpCapabilities {
   headerModifiers: boolean;
   redirects: boolean;
   rewrites: boolean;
+  /** Redirect status codes it can answer with. Absent: all the model has (301, 302, 303, 307, 308). */
+  redirectCodes?: number[];
+  /** How many query-parameter matches one route may carry. Absent: any number. */
+  maxQueryMatches?: number;
   /** Traffic split over several pools by weight (and a 500 share for a backend that does not resolve). */
   weights: boolean;
 }

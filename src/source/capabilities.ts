@@ -39,6 +39,10 @@ export function routeLacks(r: HttpRoute, http: HttpCapabilities): string | undef
   if (r.method && !http.methodMatches) return 'method matches';
   if ((r.requestHeaders || r.responseHeaders) && !http.headerModifiers) return 'header modifiers';
   if (r.redirect && !http.redirects) return 'request redirects';
+  if (r.redirect && http.redirectCodes && !http.redirectCodes.includes(r.redirect.statusCode))
+    return `redirects with status ${r.redirect.statusCode}`;
+  if (http.maxQueryMatches !== undefined && (r.queryParams?.length ?? 0) > http.maxQueryMatches)
+    return `more than ${http.maxQueryMatches} query parameter match${http.maxQueryMatches === 1 ? '' : 'es'} in one rule`;
   if (r.rewrite && !http.rewrites) return 'URL rewrites';
   if (r.backends && !http.weights) return 'weighted backends';
   return undefined;

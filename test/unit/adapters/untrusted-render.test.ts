@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { renderVirtualService as aviRender, invalid as aviInvalid } from '../../../adapters/avi/objects.ts';
+import { invalid as aviInvalid } from '../../../adapters/avi/objects.ts';
+import { renderVirtualService as aviRender } from '../../../adapters/avi/vs-objects.ts';
 import { renderVirtualService as f5Render, renderPool as f5Pool } from '../../../adapters/f5/declaration.ts';
 import { validateAs3 } from '../../../adapters/f5/as3-validate.ts';
 import { parseConfig, renderConfig, routeMatchers } from '../../../adapters/haproxy/config.ts';
@@ -217,21 +218,30 @@ describe('untrusted hosts and paths reach no renderer raw', () => {
     fc.assert(
       fc.property(fc.array(routeArb, { minLength: 1, maxLength: 4 }), (routes) => {
         const vs = vsOf(routes);
-        const objects = aviRender(vs, 'c1', {
+        const { children, services } = aviRender(vs, 'c1', {
           cloud: 'Default-Cloud',
           seGroup: 'Default-Group',
           vrf: 'global',
         });
-        const policy = objects.find((o) => o.type === 'httppolicyset')!.object as unknown as {
+        const policy = children.find((o) => o.type === 'httppolicyset')!.object as unknown as {
           http_request_policy: {
-            rules: { match: { host_hdr?: { value: string[] }; path: { match_str: string[] } } }[];
+            rules: { match: { host_hdr?: { value: string[] }; path?: { match_str: string[] } } }[];
           };
         };
-        const seen = policy.http_request_policy.rules.map((r) =>
-          JSON.stringify([r.match.host_hdr?.value[0] ?? '', r.match.path.match_str[0]]),
+        const seen = new Set(
+          policy.http_request_policy.rules.map((r) =>
+            JSON.stringify([r.match.host_hdr?.value[0] ?? '', r.match.path?.match_str[0] ?? '']),
+          ),
         );
-        assert.deepEqual(new Set(seen), new Set(vs.routes.map((r) => JSON.stringify([r.host, r.path]))));
-        for (const o of objects) assert.deepEqual(aviInvalid(o.type, o.object), []);
+        // Each route's host and path reach the rules as they were (a prefix as itself and with '/').
+        for (const r of vs.routes) {
+          const host = r.host.startsWith('*.') ? r.host.slice(1) : r.host;
+          const prefix = r.path.replace(/\/+$/, '');
+          const paths = r.pathType === 'Exact' ? [r.path] : prefix === '' ? [''] : [prefix, `${prefix}/`];
+          for (const path of paths) assert.ok(seen.has(JSON.stringify([host, path])), `${host} ${path}`);
+        }
+        for (const o of children) assert.deepEqual(aviInvalid(o.type, o.object), []);
+        for (const o of services) assert.deepEqual(aviInvalid('virtualservice', o), []);
       }),
       { numRuns: 200 },
     );
@@ -248,9 +258,13 @@ describe('untrusted hosts and paths reach no renderer raw', () => {
           if (k === 'values' && Array.isArray(v)) values.push(...(v as string[]));
           return v;
         });
+        // Carried as they are: a path (a prefix as itself and with '/'; the prefix '/' takes any
+        // path and needs no value), a host (a wildcard as its suffix).
         for (const r of vs.routes) {
-          assert.ok(values.includes(r.path), `path ${JSON.stringify(r.path)} carried as it is`);
-          if (r.host) assert.ok(values.includes(r.host));
+          const prefix = r.path.replace(/\/+$/, '');
+          const paths = r.pathType === 'Exact' ? [r.path] : prefix === '' ? [] : [prefix, `${prefix}/`];
+          for (const p of paths) assert.ok(values.includes(p), `path ${JSON.stringify(p)} carried as it is`);
+          if (r.host) assert.ok(values.includes(r.host.startsWith('*.') ? r.host.slice(1) : r.host));
         }
         const body = {
           class: 'ADC',

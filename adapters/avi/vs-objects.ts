@@ -1,0 +1,277 @@
+/**
+ * A model virtual service as Avi objects, and back. L4: a VsVip and a virtualservice with the
+ * System L4 application profile. L7: a VsVip, a pool group per pool it switches to and per weighted
+ * rule, an HTTP policy set (http-policy.ts; the model's routes kept as JSON in its description, so
+ * observe() reads back exactly what was applied), the DataScript of unresolved shares where a rule
+ * has one, and the virtualservice. HTTPS terminates TLS on an SNI parent virtual service holding
+ * the default certificate, with one SNI child per other certificate (its server names, its
+ * certificate, the parent's policy set), the way AKO shards secure hosts: the routes are the same
+ * whatever the name, only the certificate follows SNI. Children first on create, last on delete.
+ * Pure: no I/O.
+ */
+import type { HttpRoute, L7VirtualService, PathType, VirtualService } from '../../src/model/types.ts';
+import { limitName } from '../../src/model/names.ts';
+import {
+  type AviObject,
+  type AviPlacement,
+  type AviType,
+  byName,
+  createdBy,
+  ipAddr,
+  type Lookup,
+  markers,
+  markerValue,
+  uuidOf,
+  withSum,
+} from './objects.ts';
+import { poolGroupName, renderHttpPolicy, SHARE_SCRIPT } from './http-policy.ts';
+
+/** An SNI child of an HTTPS virtual service, for its certificate at `index` (1: the first after the default). */
+export const sniChildName = (vs: string, cert: string): string => limitName(`${vs}--sni-${cert}`, 255);
+
+export interface RenderedVs {
+  /** Objects written before the virtual service (VsVip, pool groups, DataScript set, policy set). */
+  children: { type: AviType; object: AviObject }[];
+  /** The virtual service, then its SNI children. */
+  services: AviObject[];
+}
+
+/** What the renderer needs of certificates: the server names of one (for its SNI child). */
+export type SniNames = (certificate: string) => string[];
+
+const DESCRIPTION = 'npl-lb routes of IngressClass';
+
+export function renderVirtualService(
+  vs: VirtualService,
+  owner: string,
+  at: AviPlacement,
+  sniNames: SniNames = () => [],
+): RenderedVs {
+  const source = vs.kind === 'l4' ? vs.source : '';
+  const extra: Record<string, string> = vs.kind === 'l7' ? { ingressclass: vs.ingressClass } : {};
+  const common = { created_by: createdBy(owner), markers: markers(owner, source, extra) };
+  const placement = {
+    cloud_ref: byName('cloud', at.cloud),
+    se_group_ref: byName('serviceenginegroup', at.seGroup),
+    vrf_context_ref: byName('vrfcontext', at.vrf),
+  };
+  const children: RenderedVs['children'] = [];
+  const policy = vs.kind === 'l7' ? renderHttpPolicy(vs) : undefined;
+  for (const pool of policy?.pools ?? []) {
+    children.push({
+      type: 'poolgroup',
+      object: withSum('poolgroup', {
+        name: poolGroupName(vs.name, pool),
+        ...common,
+        cloud_ref: placement.cloud_ref,
+        members: [{ pool_ref: byName('pool', pool), ratio: 1 }],
+      }),
+    });
+  }
+  for (const g of policy?.splitGroups ?? []) {
+    children.push({
+      type: 'poolgroup',
+      object: withSum('poolgroup', {
+        name: g.name,
+        ...common,
+        cloud_ref: placement.cloud_ref,
+        members: g.members.map((m) => ({ pool_ref: byName('pool', m.pool), ratio: m.ratio })),
+      }),
+    });
+  }
+  children.push({
+    type: 'vsvip',
+    object: withSum('vsvip', {
+      name: vs.name,
+      markers: common.markers,
+      cloud_ref: placement.cloud_ref,
+      vrf_context_ref: placement.vrf_context_ref,
+      vip: [{ vip_id: '0', ip_address: ipAddr(vs.vip) }],
+    }),
+  });
+  if (vs.kind === 'l4') {
+    return {
+      children,
+      services: [
+        withSum('virtualservice', {
+          name: vs.name,
+          ...common,
+          description: `npl-lb ${vs.source}`,
+          ...placement,
+          vsvip_ref: byName('vsvip', vs.name),
+          services: [{ port: vs.port }],
+          application_profile_ref: byName('applicationprofile', 'System-L4-Application'),
+          network_profile_ref: byName(
+            'networkprofile',
+            vs.protocol === 'UDP' ? 'System-UDP-Fast-Path' : 'System-TCP-Proxy',
+          ),
+          pool_ref: byName('pool', vs.pool),
+        }),
+      ],
+    };
+  }
+  const p = policy!;
+  if (p.needsScript) {
+    children.push({
+      type: 'vsdatascriptset',
+      object: withSum('vsdatascriptset', {
+        name: vs.name,
+        ...common,
+        description: 'npl-lb: 500 for the share of a backend that does not resolve',
+        datascript: [{ evt: 'VS_DATASCRIPT_EVT_HTTP_REQ', script: SHARE_SCRIPT }],
+      }),
+    });
+  }
+  children.push({
+    type: 'httppolicyset',
+    object: withSum('httppolicyset', {
+      name: vs.name,
+      ...common,
+      description: `${DESCRIPTION} ${vs.ingressClass}\n${JSON.stringify(vs.routes)}`,
+      http_request_policy: { rules: p.request },
+      ...(p.response.length ? { http_response_policy: { rules: p.response } } : {}),
+    }),
+  });
+  const https = vs.protocol === 'HTTPS';
+  const certs = vs.certificates ?? [];
+  const l7 = {
+    ...common,
+    description: `npl-lb IngressClass ${vs.ingressClass}`,
+    ...placement,
+    application_profile_ref: byName('applicationprofile', https ? 'System-Secure-HTTP' : 'System-HTTP'),
+    network_profile_ref: byName('networkprofile', 'System-TCP-Proxy'),
+    ...(vs.defaultPool
+      ? { pool_group_ref: byName('poolgroup', poolGroupName(vs.name, vs.defaultPool)) }
+      : {}),
+    http_policies: [{ index: 11, http_policy_set_ref: byName('httppolicyset', vs.name) }],
+    ...(p.needsScript
+      ? { vs_datascripts: [{ index: 1, vs_datascript_set_ref: byName('vsdatascriptset', vs.name) }] }
+      : {}),
+  };
+  const parent = withSum('virtualservice', {
+    name: vs.name,
+    ...l7,
+    vsvip_ref: byName('vsvip', vs.name),
+    services: [{ port: vs.port, ...(https ? { enable_ssl: true } : {}) }],
+    ...(https
+      ? {
+          type: 'VS_TYPE_VH_PARENT',
+          ssl_profile_ref: byName('sslprofile', 'System-Standard'),
+          ...(certs[0] ? { ssl_key_and_certificate_refs: [byName('sslkeyandcertificate', certs[0])] } : {}),
+        }
+      : {}),
+  });
+  const sni = https
+    ? certs.slice(1).map((cert, i) =>
+        withSum('virtualservice', {
+          name: sniChildName(vs.name, cert),
+          ...l7,
+          markers: [...common.markers, { key: 'sniorder', values: [String(i + 1)] }],
+          type: 'VS_TYPE_VH_CHILD',
+          vh_parent_vs_ref: byName('virtualservice', vs.name),
+          vh_domain_name: sniNames(cert).length ? sniNames(cert) : [cert],
+          ssl_key_and_certificate_refs: [byName('sslkeyandcertificate', cert)],
+        }),
+      )
+    : [];
+  return { children, services: [parent, ...sni] };
+}
+
+/** Whether a virtual service object is an SNI child (its parent carries it in the model). */
+export const isSniChild = (o: Record<string, unknown>): boolean => o.type === 'VS_TYPE_VH_CHILD';
+
+const poolOfGroup = (pgRef: unknown, l: Lookup): string | undefined => {
+  const pg = l.byUuid.get(uuidOf(pgRef));
+  const poolRef = (pg?.members as { pool_ref?: string }[] | undefined)?.[0]?.pool_ref;
+  const pool = poolRef ? l.byUuid.get(uuidOf(poolRef)) : undefined;
+  return pool ? String(pool.name) : undefined;
+};
+
+/** The routes of a policy set: as applied (its description), else read from its rules (older npl-lb). */
+function routesOf(set: Record<string, unknown> | undefined, l: Lookup): HttpRoute[] {
+  const description = String(set?.description ?? '');
+  const nl = description.indexOf('\n');
+  if (nl >= 0) {
+    try {
+      const routes = JSON.parse(description.slice(nl + 1)) as unknown;
+      return Array.isArray(routes) ? (routes as HttpRoute[]) : [];
+    } catch {
+      return [];
+    }
+  }
+  const rules = ((set?.http_request_policy as { rules?: Record<string, unknown>[] } | undefined)?.rules ??
+    []) as {
+    name?: string;
+    match?: { host_hdr?: { value?: string[] }; path?: { match_criteria?: string; match_str?: string[] } };
+    switching_action?: { pool_group_ref?: string };
+  }[];
+  const routes: HttpRoute[] = [];
+  for (const r of rules) {
+    const pool = poolOfGroup(r.switching_action?.pool_group_ref, l);
+    if (!pool) continue;
+    const [, pathType, ...source] = String(r.name ?? '').split('|');
+    routes.push({
+      host: r.match?.host_hdr?.value?.[0] ?? '',
+      path: r.match?.path?.match_str?.[0] ?? '/',
+      pathType: (['Prefix', 'Exact', 'ImplementationSpecific'].includes(pathType ?? '')
+        ? pathType
+        : r.match?.path?.match_criteria === 'EQUALS'
+          ? 'Exact'
+          : 'Prefix') as PathType,
+      pool,
+      source: source.join('|'),
+    });
+  }
+  return routes;
+}
+
+/**
+ * A virtual service back in the model; `children` are our SNI children of it (any order), whose
+ * certificates follow the parent's default in their `sniorder`.
+ */
+export function parseVirtualService(
+  o: Record<string, unknown>,
+  l: Lookup,
+  children: Record<string, unknown>[] = [],
+): VirtualService {
+  const vip = String(
+    (l.byUuid.get(uuidOf(o.vsvip_ref))?.vip as { ip_address?: { addr?: string } }[] | undefined)?.[0]
+      ?.ip_address?.addr ?? '',
+  );
+  const service = (o.services as { port?: number; enable_ssl?: boolean }[] | undefined)?.[0];
+  const port = Number(service?.port ?? 0);
+  const policies = o.http_policies as { http_policy_set_ref?: string }[] | undefined;
+  if (!policies) {
+    const ns = markerValue(o, 'namespace');
+    const svc = markerValue(o, 'service');
+    return {
+      kind: 'l4',
+      name: String(o.name),
+      vip,
+      port,
+      protocol: l.names.get(uuidOf(o.network_profile_ref)) === 'System-UDP-Fast-Path' ? 'UDP' : 'TCP',
+      pool: String(l.byUuid.get(uuidOf(o.pool_ref))?.name ?? ''),
+      source: ns && svc ? `${ns}/${svc}` : '',
+    };
+  }
+  const set = l.byUuid.get(uuidOf(policies[0]?.http_policy_set_ref));
+  const l7: L7VirtualService = {
+    kind: 'l7',
+    name: String(o.name),
+    vip,
+    port,
+    ingressClass: markerValue(o, 'ingressclass') ?? '',
+    routes: routesOf(set, l),
+    defaultPool: o.pool_group_ref ? poolOfGroup(o.pool_group_ref, l) : undefined,
+  };
+  if (service?.enable_ssl) {
+    const certName = (ref: unknown) => String(l.byUuid.get(uuidOf(ref))?.name ?? '');
+    const first = (o.ssl_key_and_certificate_refs as unknown[] | undefined)?.[0];
+    const rest = [...children]
+      .sort((a, b) => Number(markerValue(a, 'sniorder') ?? 0) - Number(markerValue(b, 'sniorder') ?? 0))
+      .map((c) => certName((c.ssl_key_and_certificate_refs as unknown[] | undefined)?.[0]));
+    l7.protocol = 'HTTPS';
+    l7.certificates = [...(first ? [certName(first)] : []), ...rest].filter(Boolean);
+  }
+  return l7;
+}
