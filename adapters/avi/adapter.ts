@@ -31,7 +31,13 @@ import {
   renderPool,
   storedSum,
 } from './objects.ts';
-import { isSniChild, parseVirtualService, renderVirtualService, sniChildName } from './vs-objects.ts';
+import {
+  allocatedVip,
+  isSniChild,
+  parseVirtualService,
+  renderVirtualService,
+  sniChildName,
+} from './vs-objects.ts';
 import { poolGroupName } from './http-policy.ts';
 import { certificateProblem, parseCertificate, renderCertificate } from './certificates.ts';
 import { ALL_HTTP } from '../../src/adapter/http-capabilities.ts';
@@ -98,6 +104,7 @@ export class AviAdapter implements LoadBalancerAdapter {
       ...(opts.gracefulDisableSeconds !== undefined
         ? { gracefulDisableSeconds: opts.gracefulDisableSeconds }
         : {}),
+      ...(opts.vipNetwork ? { vipNetwork: opts.vipNetwork } : {}),
     };
   }
 
@@ -119,7 +126,19 @@ export class AviAdapter implements LoadBalancerAdapter {
         redirectCodes: [301, 302, 307],
         maxQueryMatches: 1,
       },
+      // With a VIP network, Avi's IPAM allocates every VIP not asked for (vsvip auto_allocate_ip).
+      ...(this.at.vipNetwork ? { allocatesVips: true } : {}),
     };
+  }
+
+  /** The address Avi's IPAM gave each VIP group, from our VsVips as last read or written. */
+  allocatedVips(): ReadonlyMap<string, string> {
+    const out = new Map<string, string>();
+    for (const o of this.cache?.get('vsvip')?.values() ?? []) {
+      const found = ownedBy('vsvip', o, this.owner) ? allocatedVip(o) : undefined;
+      if (found) out.set(found[0], found[1]);
+    }
+    return out;
   }
 
   async verify(): Promise<void> {
@@ -402,7 +421,10 @@ export class AviAdapter implements LoadBalancerAdapter {
     await Promise.all(first.map((p) => this.upsert(p.type, p.object)));
     for (const p of children) if (!first.includes(p)) await this.upsert(p.type, p.object);
     const [parent, ...sni] = services;
+    const vipBefore = this.vsVipOf(vs.name);
     await this.upsert('virtualservice', parent!);
+    // A VsVip it no longer uses (its VIP moved to or from a group's) goes once nothing uses it.
+    if (vipBefore && vipBefore !== this.vsVipOf(vs.name)) await this.removeVsVipIfUnused(vipBefore);
     await Promise.all(sni.map((o) => this.upsert('virtualservice', o)));
     this.applied.set(vs.name, vs);
     const keepSni = new Set(sni.map((o) => o.name));
@@ -419,6 +441,7 @@ export class AviAdapter implements LoadBalancerAdapter {
     if (c.kind !== 'virtualService' || c.op !== 'delete') return;
     this.precheck(c);
     for (const name of this.sniChildrenOf(c.name)) await this.remove('virtualservice', name);
+    const vip = this.vsVipOf(c.name);
     await this.remove('virtualservice', c.name);
     this.applied.delete(c.name);
     if (c.observed.kind === 'l7') {
@@ -426,7 +449,33 @@ export class AviAdapter implements LoadBalancerAdapter {
       await this.remove('vsdatascriptset', c.name);
       for (const name of this.groupsOf(c.name)) await this.remove('poolgroup', name);
     }
-    await this.remove('vsvip', c.name);
+    if (vip) await this.removeVsVipIfUnused(vip);
+  }
+
+  /** The name of the VsVip a virtual service of ours refers to, as last read or written. */
+  private vsVipOf(vs: string): string | undefined {
+    const ref = this.current('virtualservice', vs)?.vsvip_ref;
+    if (!ref) return undefined;
+    const uuid = String(ref)
+      .replace(/[?#].*$/, '')
+      .split('/')
+      .pop();
+    for (const [name, o] of this.cache!.get('vsvip')!) if (o.uuid === uuid) return name;
+    return undefined;
+  }
+
+  /** Removes a VsVip of ours that no virtual service refers to any more (shared ones stay while used). */
+  private async removeVsVipIfUnused(name: string): Promise<void> {
+    const uuid = this.current('vsvip', name)?.uuid;
+    if (uuid === undefined) return;
+    for (const o of this.cache!.get('virtualservice')!.values())
+      if (
+        String(o.vsvip_ref ?? '')
+          .replace(/[?#].*$/, '')
+          .endsWith(`/${String(uuid)}`)
+      )
+        return;
+    await this.remove('vsvip', name);
   }
 
   /** Our SNI children of one virtual service (by their name, as sniChildName gives it). */

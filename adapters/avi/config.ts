@@ -27,6 +27,18 @@ export const aviSettingsSchema = z
      * graceful disable timeout, which Avi 31.2.1 no longer defaults (AKO sets it too).
      */
     gracefulDisableTimeoutSeconds: z.number().int().min(-1).max(432000).default(60),
+    /**
+     * Avi's IPAM allocates the VIPs (AKO's vipNetworkList): the network and the IPv4 subnet of it
+     * VsVips ask an address from; the address read back is what statuses publish. A Service's
+     * loadBalancerIP (or a Gateway's spec.addresses) is still honoured. Without it, vip.cidrs.
+     */
+    vipNetwork: z
+      .object({
+        name,
+        cidr: z.cidrv4(),
+      })
+      .strict()
+      .optional(),
     ...tlsSettings,
     concurrency: z.number().int().min(1).max(64).default(8),
     requestTimeoutSeconds: z.number().int().positive().default(60),
@@ -49,6 +61,7 @@ export function aviOptions(
     seGroup: s.serviceEngineGroup,
     vrf: s.vrf,
     gracefulDisableSeconds: s.gracefulDisableTimeoutSeconds,
+    ...(s.vipNetwork ? { vipNetwork: s.vipNetwork } : {}),
     ...tlsTrust(s),
     concurrency: s.concurrency,
     timeoutMs: s.requestTimeoutSeconds * 1000,

@@ -28,6 +28,11 @@ export interface AviPlacement {
   gracefulDisableSeconds?: number;
   /** The controller's API version (X-Avi-Version), for the fields that depend on it. */
   version?: string;
+  /**
+   * Avi's IPAM allocates the VIPs (AKO's vipNetworkList): VsVips ask for an address in this
+   * network and subnet (`auto_allocate_ip`). Without it, VIPs come from the controller's vip.cidrs.
+   */
+  vipNetwork?: { name: string; cidr: string };
 }
 
 /** The pool's graceful disable timeout, in the field of the controller's version. */
@@ -120,7 +125,25 @@ export const SCHEMAS = {
       vsvip_cloud_config_cksum: z.string().optional(),
       cloud_ref: ref,
       vrf_context_ref: ref,
-      vip: z.array(z.object({ vip_id: z.string(), ip_address: ip }).strict()).length(1),
+      vip: z
+        .array(
+          z.union([
+            z.object({ vip_id: z.string(), ip_address: ip }).strict(),
+            z
+              .object({
+                vip_id: z.string(),
+                auto_allocate_ip: z.literal(true),
+                ipam_network_subnet: z
+                  .object({
+                    network_ref: ref,
+                    subnet: z.object({ ip_addr: ip, mask: z.number().int().min(0).max(32) }).strict(),
+                  })
+                  .strict(),
+              })
+              .strict(),
+          ]),
+        )
+        .length(1),
     })
     .strict(),
   // Rules are checked against the Avi field model (fieldProblems) beside this outline.

@@ -29,11 +29,36 @@ const REF_TYPES: Record<string, string> = {
   ssl_profile_ref: 'sslprofile',
   vh_parent_vs_ref: 'virtualservice',
   vs_datascript_set_ref: 'vsdatascriptset',
+  network_ref: 'network',
 };
 
 /** Types the controller ships with and the simulator serves read-only beyond the field model. */
-export const SYSTEM_ONLY = new Set(['applicationprofile', 'networkprofile', 'sslprofile']);
+export const SYSTEM_ONLY = new Set(['applicationprofile', 'networkprofile', 'sslprofile', 'network']);
 const SERVER_FIELDS = new Set(['uuid', 'url', '_last_modified', 'tenant_ref']);
+
+const toInt = (ip: string): number => ip.split('.').reduce((n, o) => n * 256 + Number(o), 0);
+const toIp = (n: number): string => [24, 16, 8, 0].map((b) => Math.floor(n / 2 ** b) % 256).join('.');
+const bounds = (cidr: string): [number, number] => {
+  const [ip = '0.0.0.0', bits = '32'] = cidr.split('/');
+  const size = 2 ** (32 - Number(bits));
+  const base = toInt(ip) - (toInt(ip) % size);
+  return [base, base + size - 1];
+};
+const cidrPrefix = (cidr: string) => {
+  const [ip = '', mask = '32'] = cidr.split('/');
+  return { ip_addr: { addr: ip, type: 'V4' }, mask: Number(mask) };
+};
+const within = (inner: string, outer: string): boolean => {
+  const [a, b] = bounds(inner);
+  const [c, d] = bounds(outer);
+  return a >= c && b <= d;
+};
+/** The first address of a CIDR not in use (network and broadcast addresses left out). */
+function freeAddress(cidr: string, used: Set<string>): string | undefined {
+  const [first, last] = bounds(cidr);
+  for (let n = first + 1; n < last; n++) if (!used.has(toIp(n))) return toIp(n);
+  return undefined;
+}
 
 /** What the controller checks and fills in beyond the field model (certificates). */
 function checked(type: string, o: Json): Json {
@@ -56,6 +81,8 @@ export class AviObjectStore {
   /** type -> uuid -> object (as stored, refs as urls). */
   readonly store = new Map<string, Map<string, Json>>();
   private clock = 0;
+  /** Networks the IPAM allocates VIPs from: name -> CIDR. */
+  private readonly networks = new Map<string, string>();
 
   /** `url`: the simulator's base URL, for absolute references and paging links. */
   constructor(private readonly base: () => string) {
@@ -114,6 +141,51 @@ export class AviObjectStore {
       ['networkprofile', { name: 'System-UDP-Fast-Path' }],
     ];
     for (const [type, o] of system) this.put(type, o, admin);
+  }
+
+  /** A network whose addresses VsVips with `auto_allocate_ip` get (Avi's IPAM). */
+  addNetwork(name: string, cidr: string): void {
+    this.networks.set(name, cidr);
+    this.put('network', { name, configured_subnets: [{ prefix: cidrPrefix(cidr) }] }, 'tenant-admin');
+  }
+
+  /**
+   * IPAM: each VIP that asks to be allocated keeps the address it had, else gets the first free one
+   * of its subnet (inside its network); none free is refused as the controller does.
+   */
+  private allocate(o: Json, current: Json | undefined): Json {
+    if (!Array.isArray(o.vip)) return o;
+    const used = new Set<string>();
+    for (const v of this.store.get('vsvip')?.values() ?? [])
+      if (v !== current)
+        for (const e of (v.vip as Json[] | undefined) ?? [])
+          used.add(String((e.ip_address as Json | undefined)?.addr));
+    const vip = (o.vip as Json[]).map((v) => {
+      if (v.auto_allocate_ip !== true || v.ip_address) return v;
+      const kept = ((current?.vip as Json[] | undefined) ?? []).find(
+        (c) => c.vip_id === v.vip_id,
+      )?.ip_address;
+      if (kept) return { ...v, ip_address: kept, avi_allocated_vip: true };
+      const ipam = (v.ipam_network_subnet ?? {}) as {
+        network_ref?: string;
+        subnet?: { ip_addr?: { addr?: string }; mask?: number };
+      };
+      const network = String(
+        this.store.get('network')?.get(String(ipam.network_ref).split('/').pop() ?? '')?.name ?? '',
+      );
+      const cidr = ipam.subnet?.ip_addr?.addr
+        ? `${ipam.subnet.ip_addr.addr}/${ipam.subnet.mask ?? 32}`
+        : this.networks.get(network);
+      if (!cidr || !this.networks.has(network))
+        throw new HttpError(400, `vip[${String(v.vip_id)}]: no IPAM network to allocate from`);
+      if (!within(cidr, this.networks.get(network)!))
+        throw new HttpError(400, `vip[${String(v.vip_id)}]: subnet ${cidr} is not in network ${network}`);
+      const addr = freeAddress(cidr, used);
+      if (!addr) throw new HttpError(400, `No available IP address in network ${network} subnet ${cidr}`);
+      used.add(addr);
+      return { ...v, ip_address: { addr, type: 'V4' }, avi_allocated_vip: true };
+    });
+    return { ...o, vip };
   }
 
   private visible(o: Json, tenant: string): boolean {
@@ -243,7 +315,10 @@ export class AviObjectStore {
   }
 
   create(type: string, body: unknown, tenant: string, version = OLDEST_VERSION): Json {
-    const o = checked(type, withDefaults(type, this.validate(type, body, tenant, version), version));
+    const o = this.allocate(
+      checked(type, withDefaults(type, this.validate(type, body, tenant, version), version)),
+      undefined,
+    );
     if (this.nameTaken(type, o.name, tenant)) {
       throw new HttpError(409, `${MODEL_OF[type]} object with this Name and Tenant already exists`);
     }
@@ -258,7 +333,10 @@ export class AviObjectStore {
     if (stale !== undefined && stale !== current._last_modified) {
       throw new HttpError(412, 'Concurrent Update Error: the object changed since it was read');
     }
-    const o = checked(type, withDefaults(type, this.validate(type, body, tenant, version), version));
+    const o = this.allocate(
+      checked(type, withDefaults(type, this.validate(type, body, tenant, version), version)),
+      current,
+    );
     if (this.nameTaken(type, o.name, tenant, uuid)) {
       throw new HttpError(409, `${MODEL_OF[type]} object with this Name and Tenant already exists`);
     }

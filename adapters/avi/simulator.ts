@@ -26,6 +26,8 @@ export interface AviSimOptions {
   tls?: { cert: string; key: string };
   /** The controller version reported at login. */
   version?: string;
+  /** Networks its IPAM allocates VIPs from (default: VIP-Network, 198.51.100.0/24). */
+  networks?: { name: string; cidr: string }[];
 }
 
 export interface AviFaults {
@@ -73,6 +75,8 @@ export class AviSimulator {
 
   constructor(private readonly opts: AviSimOptions = {}) {
     this.http = new SimServer(opts.tls);
+    for (const n of opts.networks ?? [{ name: 'VIP-Network', cidr: '198.51.100.0/24' }])
+      this.objectStore.addNetwork(n.name, n.cidr);
   }
 
   get url(): string {

@@ -10,7 +10,9 @@
  * Pure: no I/O.
  */
 import type { HttpRoute, L7VirtualService, PathType, VirtualService } from '../../src/model/types.ts';
+import { createHash } from 'node:crypto';
 import { limitName } from '../../src/model/names.ts';
+import { autoVip, autoVipGroup } from '../../src/model/vips.ts';
 import {
   type AviObject,
   type AviPlacement,
@@ -79,16 +81,7 @@ export function renderVirtualService(
       }),
     });
   }
-  children.push({
-    type: 'vsvip',
-    object: withSum('vsvip', {
-      name: vs.name,
-      markers: common.markers,
-      cloud_ref: placement.cloud_ref,
-      vrf_context_ref: placement.vrf_context_ref,
-      vip: [{ vip_id: '0', ip_address: ipAddr(vs.vip) }],
-    }),
-  });
+  children.push({ type: 'vsvip', object: renderVsVip(vs, owner, at) });
   if (vs.kind === 'l4') {
     return {
       children,
@@ -98,7 +91,7 @@ export function renderVirtualService(
           ...common,
           description: `npl-lb ${vs.source}`,
           ...placement,
-          vsvip_ref: byName('vsvip', vs.name),
+          vsvip_ref: byName('vsvip', vsVipName(vs, owner)),
           services: [{ port: vs.port }],
           application_profile_ref: byName('applicationprofile', 'System-L4-Application'),
           network_profile_ref: byName(
@@ -151,7 +144,7 @@ export function renderVirtualService(
   const parent = withSum('virtualservice', {
     name: vs.name,
     ...l7,
-    vsvip_ref: byName('vsvip', vs.name),
+    vsvip_ref: byName('vsvip', vsVipName(vs, owner)),
     services: [{ port: vs.port, ...(https ? { enable_ssl: true } : {}) }],
     ...(https
       ? {
@@ -175,6 +168,57 @@ export function renderVirtualService(
       )
     : [];
   return { children, services: [parent, ...sni] };
+}
+
+/**
+ * The VsVip of a virtual service: its own, with its address; or, where Avi's IPAM allocates, one
+ * per VIP group (a Service, an IngressClass, a Gateway), shared by the group's virtual services so
+ * they get one address, named after the group.
+ */
+export function vsVipName(vs: VirtualService, owner: string): string {
+  const group = autoVipGroup(vs.vip);
+  if (group === undefined) return vs.name;
+  const digest = createHash('sha256').update(group).digest('hex').slice(0, 8);
+  return limitName(`${owner}--vip-${group.replace(/[^a-z0-9.-]/g, '-')}-${digest}`, 200);
+}
+
+export function renderVsVip(vs: VirtualService, owner: string, at: AviPlacement): AviObject {
+  const group = autoVipGroup(vs.vip);
+  if (group !== undefined && !at.vipNetwork)
+    throw new Error(`virtual service ${vs.name}: an allocated VIP without adapter.vipNetwork`);
+  const [subnet = '', mask = '32'] = (at.vipNetwork?.cidr ?? '').split('/');
+  return withSum('vsvip', {
+    name: vsVipName(vs, owner),
+    markers:
+      group === undefined
+        ? markers(
+            owner,
+            vs.kind === 'l4' ? vs.source : '',
+            vs.kind === 'l7' ? { ingressclass: vs.ingressClass } : {},
+          )
+        : [...markers(owner, ''), { key: 'vipgroup', values: [group] }],
+    cloud_ref: byName('cloud', at.cloud),
+    vrf_context_ref: byName('vrfcontext', at.vrf),
+    vip: [
+      group === undefined
+        ? { vip_id: '0', ip_address: ipAddr(vs.vip) }
+        : {
+            vip_id: '0',
+            auto_allocate_ip: true,
+            ipam_network_subnet: {
+              network_ref: byName('network', at.vipNetwork!.name),
+              subnet: { ip_addr: ipAddr(subnet), mask: Number(mask) },
+            },
+          },
+    ],
+  });
+}
+
+/** The address Avi allocated to a VsVip of ours that asked for one: [group, address]. */
+export function allocatedVip(o: Record<string, unknown>): [string, string] | undefined {
+  const group = markerValue(o, 'vipgroup');
+  const addr = (o.vip as { ip_address?: { addr?: string } }[] | undefined)?.[0]?.ip_address?.addr;
+  return group && addr ? [group, addr] : undefined;
 }
 
 /** Whether a virtual service object is an SNI child (its parent carries it in the model). */
@@ -234,10 +278,13 @@ export function parseVirtualService(
   l: Lookup,
   children: Record<string, unknown>[] = [],
 ): VirtualService {
-  const vip = String(
-    (l.byUuid.get(uuidOf(o.vsvip_ref))?.vip as { ip_address?: { addr?: string } }[] | undefined)?.[0]
-      ?.ip_address?.addr ?? '',
-  );
+  const vsvip = l.byUuid.get(uuidOf(o.vsvip_ref));
+  const entry = (
+    vsvip?.vip as { ip_address?: { addr?: string }; auto_allocate_ip?: boolean }[] | undefined
+  )?.[0];
+  const group = vsvip ? markerValue(vsvip, 'vipgroup') : undefined;
+  // An allocated VIP reads back as the model asked for it: the group, whatever address Avi gave.
+  const vip = entry?.auto_allocate_ip && group ? autoVip(group) : String(entry?.ip_address?.addr ?? '');
   const service = (o.services as { port?: number; enable_ssl?: boolean }[] | undefined)?.[0];
   const port = Number(service?.port ?? 0);
   const policies = o.http_policies as { http_policy_set_ref?: string }[] | undefined;

@@ -23,6 +23,11 @@ export interface Capabilities {
   tlsPassthrough?: boolean;
   /** What HTTP routes may carry beyond host and path prefix. Absent: Ingress-style routes only. */
   http?: HttpCapabilities;
+  /**
+   * Whether it allocates VIPs from its own IPAM: virtual services then carry `auto:<group>`
+   * (src/model/vips.ts) and `allocatedVips()` says which address each group got. Absent: no.
+   */
+  allocatesVips?: boolean;
 }
 
 export interface HttpCapabilities {
@@ -99,5 +104,10 @@ export interface LoadBalancerAdapter {
    * the write path (the controller calls it on a slow timer and on demand); optional.
    */
   health?(): Promise<MemberHealth[]>;
+  /**
+   * Where it allocates VIPs (Capabilities.allocatesVips): the address each group got, as last
+   * observed or written (group -> address; a group not there yet has none).
+   */
+  allocatedVips?(): ReadonlyMap<string, string>;
   close(): Promise<void>;
 }

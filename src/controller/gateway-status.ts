@@ -67,6 +67,8 @@ export class GatewayStatusWriter {
     view: GatewayObjects,
     result: GatewayResult | undefined,
     failed: (vs: string) => boolean,
+    /** The address a VIP stands for (an `auto:` VIP: what the device allocated, undefined until then). */
+    address: (vip: string) => string | undefined = (vip) => vip,
   ): Promise<number> {
     if (!result) return 0;
     const at = this.now();
@@ -110,7 +112,7 @@ export class GatewayStatusWriter {
           : c,
       );
       const want = {
-        addresses: st.vip ? [{ type: 'IPAddress', value: st.vip }] : [],
+        addresses: st.vip && address(st.vip) ? [{ type: 'IPAddress', value: address(st.vip)! }] : [],
         conditions: conditions(gwSpecs, g.metadata.generation, current.conditions ?? [], at),
         listeners,
       };

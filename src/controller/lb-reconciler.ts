@@ -24,6 +24,7 @@ import { applyCapabilities } from '../source/capabilities.ts';
 import { LbEvents } from './lb-events.ts';
 import { afterPass } from './observed-cache.ts';
 import { SourceStatusWriter } from './source-status.ts';
+import { resolveVip } from '../model/vips.ts';
 import { kubeStatusWriter, type StatusWriter } from './status-writer.ts';
 import { GatewayStatusWriter, kubeStatusSink, type StatusSink } from './gateway-status.ts';
 import type { StateTracker } from './state.ts';
@@ -119,11 +120,13 @@ export class LbReconciler {
 
   constructor(private readonly d: LbReconcilerDeps) {
     this.caps = d.adapter.capabilities();
+    if (d.adapter.allocatedVips) d.state.setAllocatedVips(() => d.adapter.allocatedVips!());
     this.status = new SourceStatusWriter({
       writer: d.statusWriter ?? kubeStatusWriter(d.kubeConfig),
       state: d.state,
       clusterName: d.config.clusterName,
       ipMode: d.config.loadBalancerIPMode,
+      ...(d.adapter.allocatedVips ? { allocatedVips: () => d.adapter.allocatedVips!() } : {}),
     });
     const sink = d.gatewayStatusSink ?? kubeStatusSink(d.kubeConfig);
     this.gatewayStatus = new GatewayStatusWriter(sink, d.config.clusterName, d.config.gatewayController);
@@ -275,7 +278,12 @@ export class LbReconciler {
     if (this.active === 1) this.appliedBy.clear();
     const cleared = this.d.state.record(desired.state, applied, p.conflicts, pending);
     await this.status.write(view, desired);
-    await this.gatewayStatus.write(view, desired.gateways, (vs) => this.d.state.failed('virtualService', vs));
+    await this.gatewayStatus.write(
+      view,
+      desired.gateways,
+      (vs) => this.d.state.failed('virtualService', vs),
+      (vip) => resolveVip(vip, this.d.adapter.allocatedVips?.()),
+    );
     await this.events.pass(view, desired, applied, cleared, (st) => this.status.live(st));
     const retry = applied.filter((r) => !r.ok && !r.error?.terminal);
     if (retry.length > 0) {

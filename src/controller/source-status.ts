@@ -10,19 +10,22 @@ import type { ClusterView, DesiredResult, SourceStatus } from '../source/desired
 import { type LbIngress, serviceIngress, showsAlready } from './lb-status.ts';
 import type { StateTracker } from './state.ts';
 import type { StatusWriter } from './status-writer.ts';
+import { autoVipGroup, resolveVip } from '../model/vips.ts';
 
 export interface SourceStatusDeps {
   writer: StatusWriter;
   state: StateTracker;
   clusterName: string;
   ipMode: 'Proxy' | 'VIP';
+  /** Where the device allocates VIPs: the address of each group so far (src/model/vips.ts). */
+  allocatedVips?: () => ReadonlyMap<string, string>;
 }
 
 export class SourceStatusWriter {
   /** Sources (kind/namespace/name) whose status was written since start (see showsAlready). */
   private readonly statusWritten = new Set<string>();
   /** Sources found showing their status, with what it was checked against. */
-  private readonly statusChecked = new WeakMap<object, { st: SourceStatus; version: number }>();
+  private readonly statusChecked = new WeakMap<object, { st: SourceStatus; version: string }>();
 
   /**
    * What the last pass that found every source showing its status looked at: a pass with the same
@@ -33,7 +36,8 @@ export class SourceStatusWriter {
   constructor(private readonly d: SourceStatusDeps) {}
 
   /** Every virtual service of a source is live: it has its VIP and none failed on the device. */
-  live(status: SourceStatus): boolean {
+  live(source: SourceStatus): boolean {
+    const status = this.resolved(source);
     return (
       status.vip !== undefined &&
       status.virtualServices.length > 0 &&
@@ -41,20 +45,28 @@ export class SourceStatusWriter {
     );
   }
 
+  /** A source status with the address its VIP stands for (an `auto:` VIP: the device's, or none yet). */
+  private resolved(st: SourceStatus): SourceStatus {
+    if (autoVipGroup(st.vip) === undefined) return st;
+    return { ...st, vip: resolveVip(st.vip, this.d.allocatedVips?.()) };
+  }
+
   async write(view: ClusterView, desired: DesiredResult): Promise<void> {
+    const allocated = this.d.allocatedVips?.();
     const inputs = [
       view.services,
       view.ingresses,
       desired.services,
       desired.ingresses,
       this.d.state.failureVersion,
+      allocated ? JSON.stringify([...allocated]) : '',
     ];
     if (this.settled?.every((x, i) => x === inputs[i])) return;
     this.settled = undefined;
     let issued = false;
     /** An Ingress's status: the VIP once every virtual service of it is programmed. */
     const ingressWant = (status: SourceStatus): LbIngress[] =>
-      this.live(status) ? [{ ip: status.vip! }] : [];
+      this.live(status) ? [{ ip: this.resolved(status).vip! }] : [];
     const patch = async (kind: 'Service' | 'Ingress', ns: string, name: string, want: LbIngress[]) => {
       await this.d.writer.write(kind, ns, name, want);
       this.statusWritten.add(`${kind}/${ns}/${name}`);
@@ -70,7 +82,8 @@ export class SourceStatusWriter {
     };
     // A Service or Ingress object (the cache's, replaced on any change of it) found showing what
     // its source status asks is not checked again until one of the three changes.
-    const version = this.d.state.failureVersion;
+    // The device's failures and (where it allocates VIPs) its addresses: a change of either checks again.
+    const version = `${this.d.state.failureVersion}|${String(inputs[5])}`;
     const checked = (o: object, st: SourceStatus): boolean => {
       const c = this.statusChecked.get(o);
       return c !== undefined && c.st === st && c.version === version;
@@ -78,7 +91,7 @@ export class SourceStatusWriter {
     for (const svc of view.services) {
       const st = desired.services.get(`${svc.metadata.namespace}/${svc.metadata.name}`);
       if (!st || checked(svc, st)) continue;
-      const want = serviceIngress(svc, st, this.d.clusterName, this.d.ipMode, (vs) =>
+      const want = serviceIngress(svc, this.resolved(st), this.d.clusterName, this.d.ipMode, (vs) =>
         this.d.state.failure('virtualService', vs),
       );
       const written = this.statusWritten.has(`Service/${svc.metadata.namespace}/${svc.metadata.name}`);

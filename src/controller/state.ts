@@ -3,6 +3,7 @@
  * with the last apply result. The document's shape is a stable API (docs/state-api.md).
  */
 import type { ApplyError, ApplyResult, MemberHealth } from '../adapter/contract.ts';
+import { resolveVip } from '../model/vips.ts';
 import type { Certificate, LbState } from '../model/types.ts';
 import type { Conflict } from '../plan/diff.ts';
 
@@ -140,6 +141,13 @@ export class StateTracker {
     this.leadership = source;
   }
 
+  /** Where the device allocates VIPs: the address each group got (shown for `auto:` VIPs). */
+  private allocatedVips: () => ReadonlyMap<string, string> | undefined = () => undefined;
+
+  setAllocatedVips(source: () => ReadonlyMap<string, string>): void {
+    this.allocatedVips = source;
+  }
+
   constructor(
     private readonly clusterName: string,
     private readonly adapter: string,
@@ -216,10 +224,13 @@ export class StateTracker {
       lastSync: this.lastSync,
       leadership: this.leadership(),
       virtualServices: this.desired.virtualServices.map((v) => {
+        // An allocated VIP shows its address once the device gave one, `auto:<group>` until then.
+        const vip = resolveVip(v.vip, this.allocatedVips()) ?? v.vip;
         const certs = v.kind === 'l7' ? v.certificates : undefined;
         const { certificates: _names, ...rest } = v.kind === 'l7' ? v : { ...v, certificates: undefined };
         return {
           ...rest,
+          vip,
           ...(certs
             ? {
                 certificates: certs

@@ -20,7 +20,7 @@ import { ingressClassServices } from './ingress-class.ts';
 import { ingressClassOf, ourIngressClasses, ourLoadBalancer } from './ours.ts';
 import { type CertificateMemo, secretCertificates } from './secret-certificates.ts';
 import { membersFor, NodeDirectory, PodIndex, type Rejection } from './members.ts';
-import { allocateVips, type VipResult } from './vips.ts';
+import { allocateVips, deviceVips, type VipResult } from './vips.ts';
 import { type ClusterView, routeInputs } from './view.ts';
 
 export type { ClusterView };
@@ -275,7 +275,7 @@ export function buildDesired(
     })),
     ...gatewayVipRequests(view, cfg),
   ];
-  const vips = allocateVips(vipRequests, cfg.vip.cidrs);
+  const vips = lb.caps.allocatesVips ? deviceVips(vipRequests) : allocateVips(vipRequests, cfg.vip.cidrs);
 
   const virtualServices: VirtualService[] = [];
   const services = new Map<string, SourceStatus>();

@@ -8,6 +8,7 @@
  * hashing the owner's key into the CIDRs, probing past taken addresses. Pure and deterministic.
  */
 import { createHash } from 'node:crypto';
+import { autoVip } from '../model/vips.ts';
 
 export interface VipRequest {
   /** Who asks: `service/ns/name` or `ingressclass/name`. */
@@ -112,5 +113,21 @@ export function allocateVips(requests: VipRequest[], cidrs: string[]): Map<strin
       out.set(r.key, { vip: found });
     } else out.set(r.key, { exhausted: true });
   }
+  return out;
+}
+
+/**
+ * VIPs when the load balancer allocates them (Capabilities.allocatesVips): an object that asks for
+ * an address (loadBalancerIP, the VIP annotation, a Gateway's spec.addresses) gets it as a static
+ * VIP, refused when another asks for the same one or it is not an IPv4 address; every other
+ * object gets `auto:<its key>`, its address to come from the device.
+ */
+export function deviceVips(requests: VipRequest[]): Map<string, VipResult> {
+  const asked = requests.filter((r) => r.requested);
+  const out = allocateVips(
+    asked.map((r) => ({ key: r.key, requested: r.requested })),
+    ['0.0.0.0/0'],
+  );
+  for (const r of requests) if (!r.requested) out.set(r.key, { vip: autoVip(r.key) });
   return out;
 }

@@ -104,4 +104,36 @@ describe('Gateway API status writer', () => {
     assert.deepEqual(programmed(gw.listeners[0].conditions)?.reason, 'Pending');
     assert.deepEqual(programmed(gw.conditions)?.status, 'False');
   });
+
+  it('an allocated VIP (auto:) is published as the address the device gave it, and not before', async () => {
+    const rs = routes();
+    const view = { gatewayClasses: [gatewayClass()], gateways: baseGateways(), httpRoutes: rs };
+    const result = pass({
+      routes: rs,
+      vips: { [`${INFRA}/same-namespace`]: `auto:gateway/${INFRA}/same-namespace` },
+    });
+    const address = (allocated: Map<string, string>) => (vip: string) =>
+      vip.startsWith('auto:') ? allocated.get(vip.slice(5)) : vip;
+    const before = new Recorder();
+    await new GatewayStatusWriter(before, 'c1', 'npl-lb.io/gateway-controller').write(
+      view,
+      result,
+      () => false,
+      address(new Map()),
+    );
+    assert.deepEqual(
+      before.writes.find((x) => x.key === `${INFRA}/same-namespace`)!.body.status.addresses,
+      [],
+    );
+    const after = new Recorder();
+    await new GatewayStatusWriter(after, 'c1', 'npl-lb.io/gateway-controller').write(
+      view,
+      result,
+      () => false,
+      address(new Map([[`gateway/${INFRA}/same-namespace`, '198.51.100.9']])),
+    );
+    assert.deepEqual(after.writes.find((x) => x.key === `${INFRA}/same-namespace`)!.body.status.addresses, [
+      { type: 'IPAddress', value: '198.51.100.9' },
+    ]);
+  });
 });

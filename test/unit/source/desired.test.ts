@@ -10,7 +10,7 @@ import {
 } from '../../../src/kube/objects.ts';
 import { servicesToAnnotate } from '../../../src/source/annotated-services.ts';
 import { buildDesired, type ClusterView, newDesiredMemo } from '../../../src/source/desired.ts';
-import { allocateVips, inCidrs } from '../../../src/source/vips.ts';
+import { allocateVips, deviceVips, inCidrs } from '../../../src/source/vips.ts';
 
 const cfg = (extra = ''): ControllerConfig =>
   parseControllerConfig(`clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\n${extra}`);
@@ -299,6 +299,52 @@ describe('VIP allocation', () => {
     assert.ok('vip' in d && inCidrs(d.vip, cidrs) && d.vip !== '192.0.2.5' && d.vip !== '192.0.2.9');
     assert.deepEqual(allocateVips([...requests].reverse(), cidrs), r, 'deterministic, whatever the order');
     assert.deepEqual(allocateVips([{ key: 'x' }], []).get('x'), { exhausted: true });
+  });
+
+  it('where the device allocates: asked addresses stay static (clashes reported), the rest auto:<key>, whatever was published', () => {
+    const r = deviceVips([
+      { key: 'service/a', requested: '203.0.113.5' },
+      { key: 'service/b', requested: '203.0.113.5' },
+      { key: 'service/c', published: '192.0.2.9' },
+      { key: 'gateway/ns/gw' },
+      { key: 'service/d', requested: 'not-an-ip' },
+    ]);
+    assert.deepEqual(r.get('service/a'), { vip: '203.0.113.5' });
+    assert.ok('conflict' in r.get('service/b')!);
+    assert.deepEqual(r.get('service/c'), { vip: 'auto:service/c' });
+    assert.deepEqual(r.get('gateway/ns/gw'), { vip: 'auto:gateway/ns/gw' });
+    assert.ok('invalid' in r.get('service/d')!);
+  });
+
+  it('where the device allocates, a Service’s virtual services share auto:<service> and nothing comes from vip.cidrs', () => {
+    const d = buildDesired(
+      view({
+        services: [
+          lb([
+            { name: 'http', port: 80, targetPort: 'http' },
+            { name: 'alt', port: 8080, targetPort: 'http' },
+          ]),
+        ],
+      }),
+      cfg('defaultLoadBalancer: true'),
+      undefined,
+      undefined,
+      {
+        name: 'avi',
+        caps: {
+          l4: { tcp: true, udp: true },
+          l7: true,
+          memberNodeTag: true,
+          drainingMembers: true,
+          allocatesVips: true,
+        },
+      },
+    );
+    assert.deepEqual(
+      d.state.virtualServices.map((v) => v.vip),
+      ['auto:service/default/web', 'auto:service/default/web'],
+    );
+    assert.equal(d.services.get('default/web')?.vip, 'auto:service/default/web');
   });
 });
 

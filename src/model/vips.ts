@@ -1,0 +1,23 @@
+/**
+ * A VIP the load balancer allocates from its own IPAM (Avi's `auto_allocate_ip`, AKO's
+ * vipNetworkList): the model carries `auto:<group>` instead of an address, one group per object
+ * that publishes a VIP (`service/ns/name`, `ingressclass/name`, `gateway/ns/name`), so every virtual
+ * service of the group shares the one address the device gives it. The published status is the
+ * address the adapter read back (LoadBalancerAdapter.allocatedVips). Pure.
+ */
+export const AUTO_VIP = 'auto:';
+
+export const autoVip = (group: string): string => `${AUTO_VIP}${group}`;
+
+/** The group of an allocated VIP, undefined for an address. */
+export const autoVipGroup = (vip: string | undefined): string | undefined =>
+  vip?.startsWith(AUTO_VIP) ? vip.slice(AUTO_VIP.length) : undefined;
+
+/** The address a VIP stands for: itself, or what the device allocated for its group (undefined: not yet). */
+export function resolveVip(
+  vip: string | undefined,
+  allocated: ReadonlyMap<string, string> | undefined,
+): string | undefined {
+  const group = autoVipGroup(vip);
+  return group === undefined ? vip : allocated?.get(group);
+}

@@ -1,0 +1,142 @@
+/**
+ * Avi's IPAM allocates the VIPs (adapter.vipNetwork, as AKO's vipNetworkList): through the whole
+ * controller on the sandbox, a LoadBalancer Service with two ports gets one address from the
+ * network's subnet for both (one VsVip shared by its virtual services), the Ingress class another,
+ * each published in the object's status as Avi allocated it; a Service asking for an address keeps
+ * it; a restart writes nothing and keeps the addresses; a full subnet is refused with the
+ * controller's words and the Service stays pending while the others keep theirs; removing the
+ * Service frees its VsVip.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { CoreV1Api, NetworkingV1Api } from '@kubernetes/client-node';
+import { AviAdapter } from '../../adapters/avi/adapter.ts';
+import { AviSimulator } from '../../adapters/avi/simulator.ts';
+import { runController, webCluster } from '../support/lb-fixtures.ts';
+import { eventually } from '../support/sandbox.ts';
+
+const adapterFor = (url: string) =>
+  new AviAdapter({
+    owner: 'c1',
+    url,
+    username: 'admin',
+    password: 'admin',
+    version: '22.1.3',
+    tenant: 'admin',
+    vipNetwork: { name: 'VIP-Network', cidr: '198.51.100.0/30' },
+  });
+
+describe('Avi IPAM: VIPs allocated by Avi, published as allocated', () => {
+  it('one address per Service (shared by its ports) and per Ingress class, from the network; statuses follow; a restart writes nothing', async (t) => {
+    // A /30 holds two usable addresses: the Service and the Ingress class; a third finds none.
+    const sim = new AviSimulator({ networks: [{ name: 'VIP-Network', cidr: '198.51.100.0/30' }] });
+    const url = await sim.start();
+    t.after(() => sim.close());
+    const { kc, c } = await webCluster(t, '127.0.13.1', 41101);
+    const core = kc.makeApiClient(CoreV1Api);
+    const net = kc.makeApiClient(NetworkingV1Api);
+    await core.patchNamespacedService({
+      name: 'web',
+      namespace: 'default',
+      body: [
+        {
+          op: 'add',
+          path: '/spec/ports/-',
+          value: { name: 'alt', port: 8080, targetPort: 'http', protocol: 'TCP' },
+        },
+      ],
+    });
+    const first = await runController(t, kc, adapterFor(url), 'c1', '192.0.2.0/28');
+    const serviceIp = async () =>
+      (await core.readNamespacedService({ name: 'web', namespace: 'default' })).status?.loadBalancer
+        ?.ingress?.[0]?.ip;
+    const ingressIp = async () =>
+      (await net.readNamespacedIngress({ name: 'shop', namespace: 'default' })).status?.loadBalancer
+        ?.ingress?.[0]?.ip;
+    await eventually(
+      async () => (await serviceIp()) !== undefined && (await ingressIp()) !== undefined,
+      15_000,
+      'both statuses',
+    );
+    const [svcIp, ingIp] = [await serviceIp(), await ingressIp()];
+    assert.deepEqual(
+      new Set([svcIp, ingIp]),
+      new Set(['198.51.100.1', '198.51.100.2']),
+      'from the network, not vip.cidrs',
+    );
+    // Both ports' virtual services share one VsVip: one address for the Service.
+    const vss = [...sim.objects('virtualservice').values()].filter((v) =>
+      String(v.name).startsWith('c1--default-web-TCP-'),
+    );
+    assert.equal(vss.length, 2);
+    assert.equal(new Set(vss.map((v) => v.vsvip_ref)).size, 1, 'one VsVip for both ports');
+    const vsvips = [...sim.objects('vsvip').values()];
+    assert.equal(vsvips.length, 2);
+    assert.ok(vsvips.every((v) => (v.vip as { auto_allocate_ip?: boolean }[])[0]!.auto_allocate_ip));
+
+    // A restart: same addresses, nothing written.
+    await first.ctl.settled();
+    await first.stop();
+    const writes = sim.stats.writes;
+    const second = await runController(t, kc, adapterFor(url), 'c1', '192.0.2.0/28');
+    await second.ctl.settled();
+    assert.equal(sim.stats.writes, writes, 'a restart writes nothing');
+    assert.deepEqual([await serviceIp(), await ingressIp()], [svcIp, ingIp]);
+    // The state API (dashboard, npl-lb pools) shows the allocated address, not the group.
+    assert.deepEqual(
+      second.ctl.state
+        .document()
+        .virtualServices.filter((v) => v.name.startsWith('c1--default-web-'))
+        .map((v) => v.vip),
+      [svcIp, svcIp],
+    );
+
+    // A third Service finds the subnet full: refused with Avi's words, pending; the others keep theirs.
+    await c.service('more', {
+      type: 'LoadBalancer',
+      enabled: null,
+      ports: [{ name: 'http', port: 80, targetPort: 'http' }],
+    });
+    await c.nplPod('more-1', {
+      node: 'n1',
+      labels: { app: 'more' },
+      entries: [{ nodeIP: '127.0.13.1', nodePort: 41102 }],
+    });
+    await eventually(
+      () =>
+        /No available IP address/.test(
+          second.ctl.state.failure('virtualService', 'c1--default-more-TCP-80')?.message ?? '',
+        ),
+      15_000,
+      'the third VsVip refused for want of an address',
+    );
+    const more = await core.readNamespacedService({ name: 'more', namespace: 'default' });
+    assert.equal(more.status?.loadBalancer?.ingress?.[0]?.ip, undefined, 'pending');
+    assert.equal(await serviceIp(), svcIp);
+
+    // A Service that asks for an address keeps it (a static VsVip), whatever the IPAM.
+    await core.patchNamespacedService({
+      name: 'more',
+      namespace: 'default',
+      body: [{ op: 'add', path: '/spec/loadBalancerIP', value: '203.0.113.7' }],
+    });
+    await eventually(
+      async () =>
+        (await core.readNamespacedService({ name: 'more', namespace: 'default' })).status?.loadBalancer
+          ?.ingress?.[0]?.ip === '203.0.113.7',
+      15_000,
+      'the asked address',
+    );
+    // Removing the first Service frees its VsVip (nothing else used it).
+    const groupOf = (v: Record<string, unknown>) =>
+      (v.markers as { key: string; values: string[] }[]).find((m) => m.key === 'vipgroup')?.values[0];
+    assert.ok([...sim.objects('vsvip').values()].some((v) => groupOf(v) === 'service/default/web'));
+    await core.deleteNamespacedService({ name: 'web', namespace: 'default' });
+    await eventually(
+      () => ![...sim.objects('vsvip').values()].some((v) => groupOf(v) === 'service/default/web'),
+      15_000,
+      'the Service’s VsVip gone',
+    );
+    assert.ok(sim.objects('vsvip').has('c1--default-more-TCP-80'), 'the static one stays');
+  });
+});
