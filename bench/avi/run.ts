@@ -23,6 +23,7 @@ import {
   createLbServices,
 } from '../http-load.ts';
 import { startSandboxProcess } from '../sandbox-process.ts';
+import { l7TlsColdSync, l7TlsTable } from './l7-tls.ts';
 
 const deadline = setTimeout(() => {
   console.error('benchmark exceeded 10 minutes; aborting');
@@ -163,6 +164,11 @@ try {
     ],
   ];
   printTable(rows);
+  // The L7 shape with TLS at 20 and 100 ms per call (issue "Avi: HTTPS ..."), in its own sandbox.
+  await controller.stop();
+  controller = undefined;
+  console.log('');
+  l7TlsTable(await l7TlsColdSync());
 } finally {
   await controller?.stop();
   await adapter.close();
