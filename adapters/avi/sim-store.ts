@@ -154,7 +154,8 @@ export class AviObjectStore {
    * of its subnet (inside its network); none free is refused as the controller does.
    */
   private allocate(o: Json, current: Json | undefined): Json {
-    if (!Array.isArray(o.vip)) return o;
+    if (!Array.isArray(o.vip) || !(o.vip as Json[]).some((v) => v.auto_allocate_ip === true && !v.ip_address))
+      return o;
     const used = new Set<string>();
     for (const v of this.store.get('vsvip')?.values() ?? [])
       if (v !== current)
