@@ -117,6 +117,8 @@ export class AviAdapter implements LoadBalancerAdapter {
       applyConcurrency: 4,
       // sslkeyandcertificate objects; HTTPS on an SNI parent with a child per further certificate.
       certificates: true,
+      // An L4 virtual service whose DataScript picks a pool group by the ClientHello's name (passthrough.ts).
+      tlsPassthrough: true,
       // HTTP policy sets (http-policy.ts): no regular expressions (string groups only), one query
       // parameter per rule, the redirect codes Avi has.
       http: {
@@ -417,9 +419,10 @@ export class AviAdapter implements LoadBalancerAdapter {
     if (missing) fail('DependencyFailed', `pool ${missing} is not on the controller yet`, false);
     const cert = certificateRefs(vs).find((n) => !this.current('sslkeyandcertificate', n));
     if (cert) fail('DependencyFailed', `certificate ${cert} is not on the controller yet`, false);
-    const first = children.filter((p) => p.type !== 'httppolicyset');
+    // What the scripts and policies refer to first (VsVip, pool groups), then them, then the service.
+    const first = children.filter((p) => p.type !== 'httppolicyset' && p.type !== 'vsdatascriptset');
     await Promise.all(first.map((p) => this.upsert(p.type, p.object)));
-    for (const p of children) if (!first.includes(p)) await this.upsert(p.type, p.object);
+    await Promise.all(children.filter((p) => !first.includes(p)).map((p) => this.upsert(p.type, p.object)));
     const [parent, ...sni] = services;
     const vipBefore = this.vsVipOf(vs.name);
     await this.upsert('virtualservice', parent!);
@@ -430,11 +433,9 @@ export class AviAdapter implements LoadBalancerAdapter {
     const keepSni = new Set(sni.map((o) => o.name));
     for (const name of this.sniChildrenOf(vs.name))
       if (!keepSni.has(name)) await this.remove('virtualservice', name);
-    if (vs.kind === 'l7') {
-      const keep = new Set(children.filter((p) => p.type === 'poolgroup').map((p) => p.object.name));
-      for (const name of this.groupsOf(vs.name)) if (!keep.has(name)) await this.remove('poolgroup', name);
-      if (!children.some((p) => p.type === 'vsdatascriptset')) await this.remove('vsdatascriptset', vs.name);
-    }
+    const keep = new Set(children.filter((p) => p.type === 'poolgroup').map((p) => p.object.name));
+    if (!children.some((p) => p.type === 'vsdatascriptset')) await this.remove('vsdatascriptset', vs.name);
+    for (const name of this.groupsOf(vs.name)) if (!keep.has(name)) await this.remove('poolgroup', name);
   }
 
   private async deleteVirtualService(c: Change): Promise<void> {
@@ -444,11 +445,9 @@ export class AviAdapter implements LoadBalancerAdapter {
     const vip = this.vsVipOf(c.name);
     await this.remove('virtualservice', c.name);
     this.applied.delete(c.name);
-    if (c.observed.kind === 'l7') {
-      await this.remove('httppolicyset', c.name);
-      await this.remove('vsdatascriptset', c.name);
-      for (const name of this.groupsOf(c.name)) await this.remove('poolgroup', name);
-    }
+    if (c.observed.kind === 'l7') await this.remove('httppolicyset', c.name);
+    await this.remove('vsdatascriptset', c.name);
+    for (const name of this.groupsOf(c.name)) await this.remove('poolgroup', name);
     if (vip) await this.removeVsVipIfUnused(vip);
   }
 

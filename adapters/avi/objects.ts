@@ -206,9 +206,18 @@ export const SCHEMAS = {
       created_by: base.created_by,
       markers: base.markers,
       description: z.string(),
-      datascript: z.array(
-        z.object({ evt: z.literal('VS_DATASCRIPT_EVT_HTTP_REQ'), script: z.string() }).strict(),
-      ),
+      datascript: z
+        .array(
+          z
+            .object({
+              evt: z.enum(['VS_DATASCRIPT_EVT_HTTP_REQ', 'VS_DATASCRIPT_EVT_L4_REQUEST']),
+              script: z.string(),
+            })
+            .strict(),
+        )
+        .length(1),
+      protocol_parser_refs: z.array(ref).optional(),
+      pool_group_refs: z.array(ref).optional(),
     })
     .strict(),
 } as const satisfies Record<AviType, z.ZodType>;

@@ -30,10 +30,18 @@ const REF_TYPES: Record<string, string> = {
   vh_parent_vs_ref: 'virtualservice',
   vs_datascript_set_ref: 'vsdatascriptset',
   network_ref: 'network',
+  protocol_parser_refs: 'protocolparser',
+  pool_group_refs: 'poolgroup',
 };
 
 /** Types the controller ships with and the simulator serves read-only beyond the field model. */
-export const SYSTEM_ONLY = new Set(['applicationprofile', 'networkprofile', 'sslprofile', 'network']);
+export const SYSTEM_ONLY = new Set([
+  'applicationprofile',
+  'networkprofile',
+  'sslprofile',
+  'network',
+  'protocolparser',
+]);
 const SERVER_FIELDS = new Set(['uuid', 'url', '_last_modified', 'tenant_ref']);
 
 const toInt = (ip: string): number => ip.split('.').reduce((n, o) => n * 256 + Number(o), 0);
@@ -137,6 +145,7 @@ export class AviObjectStore {
       ['applicationprofile', { name: 'System-HTTP', type: 'APPLICATION_PROFILE_TYPE_HTTP' }],
       ['applicationprofile', { name: 'System-Secure-HTTP', type: 'APPLICATION_PROFILE_TYPE_HTTP' }],
       ['sslprofile', { name: 'System-Standard' }],
+      ['protocolparser', { name: 'Default-TLS' }],
       ['networkprofile', { name: 'System-TCP-Proxy' }],
       ['networkprofile', { name: 'System-UDP-Fast-Path' }],
     ];

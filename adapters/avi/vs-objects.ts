@@ -9,7 +9,14 @@
  * whatever the name, only the certificate follows SNI. Children first on create, last on delete.
  * Pure: no I/O.
  */
-import type { HttpRoute, L7VirtualService, PathType, VirtualService } from '../../src/model/types.ts';
+import type {
+  HttpRoute,
+  L7VirtualService,
+  PathType,
+  SniRoute,
+  VirtualService,
+} from '../../src/model/types.ts';
+import { passthroughScript, sniGroupName } from './passthrough.ts';
 import { createHash } from 'node:crypto';
 import { limitName } from '../../src/model/names.ts';
 import { autoVip, autoVipGroup } from '../../src/model/vips.ts';
@@ -83,6 +90,35 @@ export function renderVirtualService(
   }
   children.push({ type: 'vsvip', object: renderVsVip(vs, owner, at) });
   if (vs.kind === 'l4') {
+    // TLS passthrough: a pool group per server name, chosen by the L4 DataScript (passthrough.ts).
+    const sni = vs.sni ?? [];
+    for (const host of [...new Set(sni.map((r) => r.host))].sort()) {
+      const route = sni.find((r) => r.host === host)!;
+      children.push({
+        type: 'poolgroup',
+        object: withSum('poolgroup', {
+          name: sniGroupName(vs.name, host),
+          ...common,
+          cloud_ref: placement.cloud_ref,
+          members: [{ pool_ref: byName('pool', route.pool), ratio: 1 }],
+        }),
+      });
+    }
+    if (sni.length > 0) {
+      children.push({
+        type: 'vsdatascriptset',
+        object: withSum('vsdatascriptset', {
+          name: vs.name,
+          ...common,
+          description: `npl-lb TLS passthrough of ${vs.source}\n${JSON.stringify(sni)}`,
+          datascript: [{ evt: 'VS_DATASCRIPT_EVT_L4_REQUEST', script: passthroughScript(vs) }],
+          protocol_parser_refs: [byName('protocolparser', 'Default-TLS')],
+          pool_group_refs: [...new Set(sni.map((r) => r.host))]
+            .sort()
+            .map((h) => byName('poolgroup', sniGroupName(vs.name, h))),
+        }),
+      });
+    }
     return {
       children,
       services: [
@@ -98,7 +134,9 @@ export function renderVirtualService(
             'networkprofile',
             vs.protocol === 'UDP' ? 'System-UDP-Fast-Path' : 'System-TCP-Proxy',
           ),
-          pool_ref: byName('pool', vs.pool),
+          ...(sni.length > 0
+            ? { vs_datascripts: [{ index: 1, vs_datascript_set_ref: byName('vsdatascriptset', vs.name) }] }
+            : { pool_ref: byName('pool', vs.pool) }),
         }),
       ],
     };
@@ -231,6 +269,19 @@ const poolOfGroup = (pgRef: unknown, l: Lookup): string | undefined => {
   return pool ? String(pool.name) : undefined;
 };
 
+/** The SNI routes of a passthrough DataScript set, as applied (its description). */
+function sniOf(set: Record<string, unknown>): SniRoute[] | undefined {
+  const description = String(set.description ?? '');
+  const nl = description.indexOf('\n');
+  if (!description.startsWith('npl-lb TLS passthrough') || nl < 0) return undefined;
+  try {
+    const routes = JSON.parse(description.slice(nl + 1)) as unknown;
+    return Array.isArray(routes) ? (routes as SniRoute[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The routes of a policy set: as applied (its description), else read from its rules (older npl-lb). */
 function routesOf(set: Record<string, unknown> | undefined, l: Lookup): HttpRoute[] {
   const description = String(set?.description ?? '');
@@ -291,6 +342,12 @@ export function parseVirtualService(
   if (!policies) {
     const ns = markerValue(o, 'namespace');
     const svc = markerValue(o, 'service');
+    const script = l.byUuid.get(
+      uuidOf(
+        (o.vs_datascripts as { vs_datascript_set_ref?: string }[] | undefined)?.[0]?.vs_datascript_set_ref,
+      ),
+    );
+    const sni = script ? sniOf(script) : undefined;
     return {
       kind: 'l4',
       name: String(o.name),
@@ -299,6 +356,7 @@ export function parseVirtualService(
       protocol: l.names.get(uuidOf(o.network_profile_ref)) === 'System-UDP-Fast-Path' ? 'UDP' : 'TCP',
       pool: String(l.byUuid.get(uuidOf(o.pool_ref))?.name ?? ''),
       source: ns && svc ? `${ns}/${svc}` : '',
+      ...(sni ? { sni } : {}),
     };
   }
   const set = l.byUuid.get(uuidOf(policies[0]?.http_policy_set_ref));

@@ -6,6 +6,8 @@
  * pool group, the response policy's header actions, and npl-lb's DataScript of unresolved shares.
  * Anything else throws, so an object the model of this file does not cover never passes silently.
  */
+import { runHttpScript, runL4Script } from './avi-datascript.ts';
+
 type Json = Record<string, unknown>;
 
 export interface AviRequest {
@@ -142,11 +144,11 @@ export function evaluate(
   if (sw?.action === 'HTTP_SWITCHING_SELECT_LOCAL')
     return { status: Number(String(sw.status_code).replace('HTTP_LOCAL_RESPONSE_STATUS_CODE_', '')) };
   if (sw?.action === 'HTTP_SWITCHING_SELECT_POOLGROUP') group = refName(sw.pool_group_ref);
-  // The DataScript runs after the request policy: it answers 500 with the share the rule wrote.
-  const share = up.get('x-npl-lb-unresolved-share');
-  if (vs.vs_datascripts && share !== undefined) {
-    up.delete('x-npl-lb-unresolved-share');
-    if (rand < Number(share)) return { status: 500 };
+  // The DataScript runs after the request policy (npl-lb's: 500 for the share the rule wrote).
+  for (const ref of (vs.vs_datascripts ?? []) as Json[]) {
+    const set = objects.vsdatascriptset!.get(refName(ref.vs_datascript_set_ref))!;
+    const answered = runHttpScript(String((set.datascript as Json[])[0]!.script), up, rand);
+    if (answered !== undefined) return { status: answered };
   }
   if (!group) return { status: 0 };
   const members = (objects.poolgroup!.get(group)!.members as Json[]).map((m) => ({
@@ -169,4 +171,23 @@ export function evaluate(
     upstream: { host, path: `${upPath}${query ? `?${query}` : ''}`, headers: Object.fromEntries(up) },
     response: (responseRule?.hdr_action ?? []) as Json[],
   };
+}
+
+/**
+ * Where a TLS connection with this server name goes through a passthrough virtual service: its L4
+ * DataScript run on the ClientHello (undefined: no server name; null: not TLS), then the pool of
+ * the pool group it selected; undefined: the connection is closed.
+ */
+export function connect(
+  objects: AviObjects,
+  vsName: string,
+  sni: string | undefined | null,
+): string | undefined {
+  const vs = objects.virtualservice!.get(vsName)!;
+  const set = objects.vsdatascriptset!.get(refName((vs.vs_datascripts as Json[])[0]!.vs_datascript_set_ref))!;
+  const group = runL4Script(String((set.datascript as Json[])[0]!.script), sni);
+  if (group === undefined) return undefined;
+  const pg = objects.poolgroup!.get(group);
+  if (!pg) throw new Error(`the script selected pool group ${group}, which the service does not have`);
+  return refName((pg.members as Json[])[0]!.pool_ref);
 }

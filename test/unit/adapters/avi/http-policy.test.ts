@@ -8,12 +8,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { resolveRequest } from '../../../../src/model/http-match.ts';
-import type { L7VirtualService } from '../../../../src/model/types.ts';
+import { resolveConnection, resolveRequest } from '../../../../src/model/http-match.ts';
+import type { L4VirtualService, L7VirtualService, SniRoute } from '../../../../src/model/types.ts';
+import { luaString } from '../../../../adapters/avi/passthrough.ts';
 import { invalid } from '../../../../adapters/avi/objects.ts';
 import { renderVirtualService } from '../../../../adapters/avi/vs-objects.ts';
 import { routeProblem } from '../../../../adapters/avi/http-policy.ts';
-import { type AviObjects, evaluate } from '../../../support/avi-policy.ts';
+import { type AviObjects, connect, evaluate } from '../../../support/avi-policy.ts';
+import { luaEval } from '../../../support/avi-datascript.ts';
 import { r, routes, table, vs } from '../../../support/route-table.ts';
 
 const at = { cloud: 'Default-Cloud', seGroup: 'Default-Group', vrf: 'global' };
@@ -155,6 +157,71 @@ describe('Avi HTTP routes (HTTP policy set) held to the model', () => {
         },
       ),
       { numRuns: 200 },
+    );
+  });
+});
+
+describe('Avi TLS passthrough (an L4 DataScript choosing a pool group by SNI) held to the model', () => {
+  const passthrough = (sni: SniRoute[]): L4VirtualService => ({
+    kind: 'l4',
+    name: 'c1--gw-infra.gw-TLS-443',
+    vip: '192.0.2.50',
+    port: 443,
+    protocol: 'TCP',
+    pool: '',
+    source: 'Gateway infra/gw',
+    sni,
+  });
+  const l4Objects = (v: L4VirtualService): AviObjects => {
+    const { children, services } = renderVirtualService(v, 'c1', at);
+    const out: AviObjects = { virtualservice: new Map(services.map((s) => [s.name, s])) };
+    for (const c of children) (out[c.type] ??= new Map()).set(c.object.name, c.object);
+    return out;
+  };
+
+  it('exact over the longest wildcard over the catch-all; no name and no catch-all: closed', () => {
+    const routes: SniRoute[] = [
+      { host: 'a.example.com', pool: 'exact', source: 'TLSRoute infra/a' },
+      { host: '*.example.com', pool: 'wide', source: 'TLSRoute infra/b' },
+      { host: '*.b.example.com', pool: 'narrow', source: 'TLSRoute infra/c' },
+    ];
+    for (const set of [routes, [...routes, { host: '', pool: 'any', source: 'TLSRoute infra/d' }]]) {
+      const v = passthrough(set);
+      const o = l4Objects(v);
+      assert.equal(connect(o, v.name, null), undefined, 'not TLS: closed');
+      for (const sni of [
+        'a.example.com',
+        'A.EXAMPLE.COM',
+        'x.example.com',
+        'x.b.example.com',
+        'b.example.com',
+        'example.com',
+        'other.test',
+        undefined,
+      ])
+        assert.equal(
+          connect(o, v.name, sni),
+          resolveConnection(v, sni),
+          `${String(sni)} with ${set.length} routes`,
+        );
+    }
+    const { children, services } = renderVirtualService(passthrough(routes), 'c1', at);
+    assert.deepEqual(
+      [
+        ...children.flatMap((c) => invalid(c.type, c.object)),
+        ...services.flatMap((s) => invalid('virtualservice', s)),
+      ],
+      [],
+    );
+  });
+
+  it('hosts reach the script only as escaped Lua strings: any text reads back exactly', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 30 }), (s) => {
+        assert.equal(luaEval(luaString(s)), s, 'Lua reads the literal back as the text');
+        assert.doesNotMatch(luaString(s).slice(1, -1), /["\n]/, 'no quote or newline inside the literal');
+      }),
+      { numRuns: 300 },
     );
   });
 });
