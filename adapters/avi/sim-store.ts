@@ -89,6 +89,8 @@ export class AviObjectStore {
   /** type -> uuid -> object (as stored, refs as urls). */
   readonly store = new Map<string, Map<string, Json>>();
   private clock = 0;
+  /** type -> name -> uuids (names are unique per tenant, not across tenants): lookups by name. */
+  private readonly names = new Map<string, Map<string, Set<string>>>();
   /** Networks the IPAM allocates VIPs from: name -> CIDR. */
   private readonly networks = new Map<string, string>();
 
@@ -126,8 +128,26 @@ export class AviObjectStore {
     };
     let bucket = this.store.get(type);
     if (!bucket) this.store.set(type, (bucket = new Map()));
+    const before = bucket.get(uuid);
+    if (before) this.unindex(type, before);
     bucket.set(uuid, stored);
+    let byName = this.names.get(type);
+    if (!byName) this.names.set(type, (byName = new Map()));
+    const n = String(stored.name);
+    byName.set(n, (byName.get(n) ?? new Set()).add(uuid));
     return stored;
+  }
+
+  private unindex(type: string, o: Json): void {
+    const uuids = this.names.get(type)?.get(String(o.name));
+    uuids?.delete(String(o.uuid));
+    if (uuids?.size === 0) this.names.get(type)!.delete(String(o.name));
+  }
+
+  /** The objects of a type with this name, in every tenant. */
+  private named(type: string, name: unknown): Json[] {
+    const bucket = this.store.get(type);
+    return [...(this.names.get(type)?.get(String(name)) ?? [])].map((u) => bucket!.get(u)!);
   }
 
   private seed(): void {
@@ -278,7 +298,7 @@ export class AviObjectStore {
     if (uuid) found = bucket.get(uuid);
     else {
       const n = decodeURIComponent(name!);
-      const candidates = [...bucket.values()].filter((o) => o.name === n);
+      const candidates = this.named(type!, n);
       found =
         candidates.find((o) => this.visible(o, tenant)) ??
         candidates.find((o) => this.visible(o, 'tenant-admin'));
@@ -318,10 +338,7 @@ export class AviObjectStore {
   }
 
   private nameTaken(type: string, name: unknown, tenant: string, except?: string): boolean {
-    for (const o of this.store.get(type)?.values() ?? []) {
-      if (o.name === name && this.visible(o, tenant) && o.uuid !== except) return true;
-    }
-    return false;
+    return this.named(type, name).some((o) => this.visible(o, tenant) && o.uuid !== except);
   }
 
   create(type: string, body: unknown, tenant: string, version = OLDEST_VERSION): Json {
@@ -372,6 +389,7 @@ export class AviObjectStore {
         `Cannot delete, object is referred by: [${referrers.map((r) => `'${r}'`).join(', ')}]`,
       );
     }
+    this.unindex(type, current);
     this.store.get(type)!.delete(uuid);
   }
 }

@@ -169,7 +169,7 @@ try {
   await controller.stop();
   controller = undefined;
   console.log('');
-  l7TlsTable(await l7TlsColdSync());
+  if (!process.env.SKIP_L7_TLS) l7TlsTable(await l7TlsColdSync());
 } finally {
   await controller?.stop();
   await adapter.close();
