@@ -9,6 +9,8 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { AviAdapter } from '../../adapters/avi/adapter.ts';
+import PQueue from 'p-queue';
+import { AviSession } from '../../adapters/avi/session.ts';
 import { AviSimulator } from '../../adapters/avi/simulator.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
@@ -24,6 +26,41 @@ import {
 } from '../http-load.ts';
 import { startSandboxProcess } from '../sandbox-process.ts';
 import { l7TlsColdSync, l7TlsTable } from './l7-tls.ts';
+
+/** Calls alone, `concurrency` at a time, on a fresh simulator at this latency: their time and its ratio to the ideal. */
+async function rawCallFloor(latency: number, concurrency: number, calls: number) {
+  const sim = new AviSimulator();
+  const url = await sim.start();
+  const session = new AviSession({
+    url,
+    username: 'admin',
+    password: 'admin',
+    version: '22.1.3',
+    tenant: 'admin',
+  });
+  try {
+    await session.login();
+    sim.faults.latencyMs = latency;
+    const q = new PQueue({ concurrency });
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: calls }, (_, i) =>
+        q.add(() =>
+          session.call('POST', '/api/pool', {
+            name: `floor-${i}`,
+            cloud_ref: '/api/cloud?name=Default-Cloud',
+            servers: [],
+          }),
+        ),
+      ),
+    );
+    const ms = performance.now() - t0;
+    return { calls, ms, ratio: ms / ((calls / concurrency) * latency) };
+  } finally {
+    await session.close();
+    await sim.close();
+  }
+}
 
 const deadline = setTimeout(() => {
   console.error('benchmark exceeded 10 minutes; aborting');
@@ -137,11 +174,18 @@ try {
     while (poolWrites[b]! - poolWrites[a]! >= 100) a++;
     maxPer100 = Math.max(maxPer100, b - a + 1);
   }
+  // The floor side by side: the same simulator and session with nothing but calls, 8 at a time.
+  const floor = await rawCallFloor(LATENCY, CONCURRENCY, 800);
   const rows: [string, string, string][] = [
     [
       `cold sync: ${SERVICES} L4 services + 1 L7 with ${rules} path rules, ${LATENCY} ms per call, start -> last write answered`,
       `${(coldMs / 1000).toFixed(1)} s`,
       `${coldCalls} calls (${coldWrites} writes), at most ${sim.stats.maxInflight} at once; ideal (calls / ${CONCURRENCY} x ${LATENCY} ms) ${(ideal / 1000).toFixed(1)} s: ${(coldMs / ideal).toFixed(2)}x; goal <= 1.3x: ${coldMs / ideal <= 1.3 ? 'met' : 'NOT met'}; first write answered at ${(firstWriteMs / 1000).toFixed(2)} s`,
+    ],
+    [
+      `raw call floor: ${floor.calls} calls of the same simulator and session, ${CONCURRENCY} at a time, ${LATENCY} ms per call`,
+      `${(floor.ms / 1000).toFixed(2)} s`,
+      `${floor.ratio.toFixed(2)}x the ideal: what one process's HTTP client and simulator add per call on this machine; the cold sync is ${(coldMs / ideal / floor.ratio).toFixed(2)}x the floor`,
     ],
     [
       'cold sync until the controller is idle (statuses written, Services annotated)',
