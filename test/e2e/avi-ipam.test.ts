@@ -10,21 +10,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CoreV1Api, NetworkingV1Api } from '@kubernetes/client-node';
-import { AviAdapter } from '../../adapters/avi/adapter.ts';
 import { AviSimulator } from '../../adapters/avi/simulator.ts';
-import { runController, webCluster } from '../support/lb-fixtures.ts';
+import { aviAdapter, runController, webCluster } from '../support/lb-fixtures.ts';
 import { eventually } from '../support/sandbox.ts';
 
 const adapterFor = (url: string) =>
-  new AviAdapter({
-    owner: 'c1',
-    url,
-    username: 'admin',
-    password: 'admin',
-    version: '22.1.3',
-    tenant: 'admin',
-    vipNetwork: { name: 'VIP-Network', cidr: '198.51.100.0/30' },
-  });
+  aviAdapter(url, { vipNetwork: { name: 'VIP-Network', cidr: '198.51.100.0/30' } });
 
 describe('Avi IPAM: VIPs allocated by Avi, published as allocated', () => {
   it('one address per Service (shared by its ports) and per Ingress class, from the network; statuses follow; a restart writes nothing', async (t) => {

@@ -7,25 +7,18 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { AviAdapter } from '../../adapters/avi/adapter.ts';
 import { AviSimulator } from '../../adapters/avi/simulator.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
 import { Cluster, RecordingEvents, startAgent } from '../support/cluster.ts';
 import { eventually, useSandbox } from '../support/sandbox.ts';
+import { aviAdapter } from '../support/lb-fixtures.ts';
 
 // Loopback node addresses: the agents reserve their ports on the node IP. No traffic is sent.
 const NODES = { n1: '127.0.11.1', n2: '127.0.11.2', n3: '127.0.11.3' } as const;
 
 async function controller(t: TestContext, kc: KubeConfig, url: string) {
-  const adapter = new AviAdapter({
-    owner: 'c1',
-    url,
-    username: 'admin',
-    password: 'admin',
-    version: '22.1.3',
-    tenant: 'admin',
-  });
+  const adapter = aviAdapter(url);
   const ctl = new NplController({
     kubeConfig: kc,
     config: parseControllerConfig(

@@ -8,26 +8,15 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { AviAdapter } from '../../adapters/avi/adapter.ts';
 import { AviSimulator } from '../../adapters/avi/simulator.ts';
 import { deleteOwnedConfig } from '../../src/controller/delete-config.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
-import { runController, webCluster } from '../support/lb-fixtures.ts';
+import { aviAdapter, runController, webCluster } from '../support/lb-fixtures.ts';
 import { eventually } from '../support/sandbox.ts';
 
 type Stored = Record<string, unknown> & { name: string; _last_modified: string };
 
-function adapterFor(url: string, owner: string): AviAdapter {
-  return new AviAdapter({
-    owner,
-    url,
-    username: 'admin',
-    password: 'admin',
-    version: '22.1.3',
-    tenant: 'admin',
-    seGroup: 'Default-Group',
-  });
-}
+const adapterFor = (url: string, owner: string) => aviAdapter(url, { owner, seGroup: 'Default-Group' });
 
 const controller = (t: TestContext, kc: KubeConfig, url: string, name: string, cidr: string) =>
   runController(t, kc, adapterFor(url, name), name, cidr);

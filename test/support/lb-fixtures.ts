@@ -1,10 +1,12 @@
 /**
  * Fixtures for tests of several clusters on one load balancer: a sandbox cluster with one node,
  * a LoadBalancer Service `web` with one annotated Pod and an Ingress `shop` of our class; and a
- * controller on it with a given adapter, stopped (with its adapter) when the test ends.
+ * controller on it with a given adapter, stopped (with its adapter) when the test ends; an Avi
+ * adapter for the simulator.
  */
 import type { TestContext } from 'node:test';
 import { NetworkingV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { AviAdapter, type AviAdapterOptions } from '../../adapters/avi/adapter.ts';
 import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
@@ -50,6 +52,18 @@ export async function webCluster(t: TestContext, nodeIP: string, port: number) {
   });
   return { kc, c };
 }
+
+/** An Avi adapter for the simulator at `url` (its credentials, API version 22.1.3, tenant admin). */
+export const aviAdapter = (url: string, extra: Partial<AviAdapterOptions> = {}): AviAdapter =>
+  new AviAdapter({
+    owner: 'c1',
+    url,
+    username: 'admin',
+    password: 'admin',
+    version: '22.1.3',
+    tenant: 'admin',
+    ...extra,
+  });
 
 export async function runController(
   t: TestContext,

@@ -9,12 +9,13 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { AviAdapter } from '../../../../adapters/avi/adapter.ts';
+import type { AviAdapter } from '../../../../adapters/avi/adapter.ts';
 import { AviSimulator } from '../../../../adapters/avi/simulator.ts';
 import type { Change } from '../../../../src/adapter/changes.ts';
 import type { Certificate, L7VirtualService, LbState, Pool } from '../../../../src/model/types.ts';
 import { plan } from '../../../../src/plan/diff.ts';
 import { modelCertificate, testCertificate } from '../../../support/certs.ts';
+import { aviAdapter } from '../../../support/lb-fixtures.ts';
 
 const pool: Pool = {
   name: 'c1--default-web-80.l7',
@@ -39,15 +40,7 @@ const https = (certificates: string[]): L7VirtualService => ({
 async function setup(t: { after: (fn: () => Promise<void>) => void }) {
   const sim = new AviSimulator();
   const url = await sim.start();
-  const make = () =>
-    new AviAdapter({
-      owner: 'c1',
-      url,
-      username: 'admin',
-      password: 'admin',
-      version: '22.1.3',
-      tenant: 'admin',
-    });
+  const make = () => aviAdapter(url);
   const adapter = make();
   t.after(async () => {
     await adapter.close();
