@@ -148,7 +148,8 @@ function matchVariants(r: HttpRoute): Json[] {
         ? [{}]
         : [path('EQUALS', prefix), path('BEGINS_WITH', `${prefix}/`)];
   const q = r.queryParams?.[0];
-  const kv = q ? `${q.name}=${q.value}` : '';
+  // Avi compares the query string as sent (not decoded): the pair as a client percent-encodes it.
+  const kv = q ? `${encodeURIComponent(q.name)}=${encodeURIComponent(q.value)}` : '';
   const queries: Json[] = q
     ? [
         ['QUERY_MATCH_EQUALS', kv],
