@@ -1,21 +1,20 @@
 /**
  * The Avi adapter. observe() lists our objects (paged, `created_by` filter) and the names of
- * everyone else's; apply() writes children before parents (pools, then per virtual service its
- * poolgroups and vsvip, then httppolicyset and virtualservice, each as soon as what it needs is)
- * and deletes parents before children, with bounded concurrency. An object is written only when its
- * checksum changed. 404 on delete is success; 409 on create re-reads by name; 412 re-reads and
- * retries; other 400s are terminal; 5xx and timeouts are retried by the work queue.
+ * everyone else's; apply() writes children before parents as a pipeline (pools and certificates at
+ * once; per virtual service its VsVip and pool groups, then its DataScript and policy sets, then
+ * the virtual service and its SNI children, each as soon as what it needs is), then deletes parents
+ * before children; a rotated certificate re-renders the SNI children of the services using it.
+ * The writes themselves, each only when its checksum changed, are device-objects.ts. 404 on delete
+ * is success; other 400s are terminal; 5xx and timeouts are retried by the work queue.
  */
 import PQueue from 'p-queue';
 import type {
-  ApplyError,
   ApplyResult,
   Capabilities,
   LoadBalancerAdapter,
   MemberHealth,
 } from '../../src/adapter/contract.ts';
 import { AdapterCheckError } from '../../src/adapter/contract.ts';
-import { AdapterError, type AdapterErrorCode } from '../../src/adapter/errors.ts';
 import type { Change, Observed } from '../../src/adapter/changes.ts';
 import type { VirtualService } from '../../src/model/types.ts';
 import {
@@ -24,26 +23,17 @@ import {
   type AviType,
   createdBy,
   invalid,
-  type Lookup,
   ownedBy,
-  ownerOf,
-  parsePool,
   renderPool,
-  storedSum,
 } from './objects.ts';
-import {
-  allocatedVip,
-  isSniChild,
-  parseVirtualService,
-  renderVirtualService,
-  sniChildName,
-} from './vs-objects.ts';
-import { poolGroupName } from './http-policy.ts';
+import { allocatedVip, renderVirtualService } from './vs-objects.ts';
 import { certificateProblem, parseCertificate, renderCertificate } from './certificates.ts';
-import { ALL_HTTP } from '../../src/adapter/http-capabilities.ts';
+import { aviCapabilities } from './capabilities.ts';
 import { certificateRefs, poolRefs } from '../../src/model/refs.ts';
 import { readRuntimeServers } from './runtime-server.ts';
 import { AviError, AviSession, type AviSessionOptions } from './session.ts';
+import { AviDeviceObjects, errorText, fail, Failure } from './device-objects.ts';
+import { observedModel } from './observed.ts';
 
 export interface AviAdapterOptions extends AviSessionOptions, Partial<Omit<AviPlacement, 'version'>> {
   owner: string;
@@ -54,17 +44,6 @@ export interface AviAdapterOptions extends AviSessionOptions, Partial<Omit<AviPl
 }
 
 type Raw = Record<string, unknown>;
-
-class Failure extends AdapterError {
-  readonly error: ApplyError;
-  constructor(code: AdapterErrorCode, message: string, terminal: boolean) {
-    super(code, message, { terminal });
-    this.error = { code, message, terminal };
-  }
-}
-const fail = (code: AdapterErrorCode, message: string, terminal: boolean): never => {
-  throw new Failure(code, message, terminal);
-};
 
 const TYPES: AviType[] = [
   'pool',
@@ -81,20 +60,23 @@ export class AviAdapter implements LoadBalancerAdapter {
   readonly owner: string;
   readonly session: AviSession;
   private readonly at: AviPlacement;
-  /** The device's objects by type and name, as last read or written (undefined: read first). */
-  private cache: Map<AviType, Map<string, Raw>> | undefined;
-  readonly stats = { writes: 0, skippedUnchanged: 0 };
+  /** Our objects on the controller and the writes to them (device-objects.ts). */
+  private readonly objects: AviDeviceObjects;
+  /** Whether the objects were read once (observe) since start. */
+  private loaded = false;
   /** Our virtual services as last observed or written, in the model (for certificate rotations). */
   private readonly applied = new Map<string, VirtualService>();
   private readonly now: () => number;
 
-  /** Every write to the controller, shared by concurrent applies. */
-  private readonly calls: PQueue;
-
   constructor(private readonly opts: AviAdapterOptions) {
     this.owner = opts.owner;
     this.session = new AviSession(opts);
-    this.calls = new PQueue({ concurrency: opts.concurrency ?? 8 });
+    this.objects = new AviDeviceObjects(
+      this.session,
+      opts.owner,
+      new Map(TYPES.map((t) => [t, new Map()])),
+      opts.concurrency ?? 8,
+    );
     this.now = opts.now ?? Date.now;
     this.at = {
       cloud: opts.cloud ?? 'Default-Cloud',
@@ -109,34 +91,13 @@ export class AviAdapter implements LoadBalancerAdapter {
   }
 
   capabilities(): Capabilities {
-    return {
-      l4: { tcp: true, udp: true },
-      l7: true,
-      memberNodeTag: true,
-      drainingMembers: true,
-      applyConcurrency: 4,
-      // sslkeyandcertificate objects; HTTPS on an SNI parent with a child per further certificate.
-      certificates: true,
-      // An L4 virtual service whose DataScript picks a pool group by the ClientHello's name (passthrough.ts).
-      tlsPassthrough: true,
-      // HTTP policy sets (http-policy.ts): no regular expressions (string groups only), one query
-      // parameter per rule, the redirect codes Avi has.
-      http: {
-        ...ALL_HTTP,
-        pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific'],
-        regexMatches: false,
-        redirectCodes: [301, 302, 307],
-        maxQueryMatches: 1,
-      },
-      // With a VIP network, Avi's IPAM allocates every VIP not asked for (vsvip auto_allocate_ip).
-      ...(this.at.vipNetwork ? { allocatesVips: true } : {}),
-    };
+    return aviCapabilities(this.at.vipNetwork !== undefined);
   }
 
   /** The address Avi's IPAM gave each VIP group, from our VsVips as last read or written. */
   allocatedVips(): ReadonlyMap<string, string> {
     const out = new Map<string, string>();
-    for (const o of this.cache?.get('vsvip')?.values() ?? []) {
+    for (const o of this.objects.cache.get('vsvip')!.values()) {
       const found = ownedBy('vsvip', o, this.owner) ? allocatedVip(o) : undefined;
       if (found) out.set(found[0], found[1]);
     }
@@ -193,53 +154,24 @@ export class AviAdapter implements LoadBalancerAdapter {
       this.list('healthmonitor'),
       this.list('networkprofile'),
     ]);
-    const cache = new Map<AviType, Map<string, Raw>>(TYPES.map((t) => [t, new Map()]));
-    const lookup: Lookup = { byUuid: new Map(), names: new Map() };
-    const add = (type: AviType, list: Raw[]) => {
-      for (const o of list) {
-        cache.get(type)!.set(String(o.name), o);
-        lookup.byUuid.set(String(o.uuid), o);
-      }
-    };
-    add('pool', pools);
-    add('virtualservice', vss);
-    add('vsvip', vsvips);
-    add('poolgroup', pgs);
-    add('httppolicyset', sets);
-    add('sslkeyandcertificate', certs);
-    add('vsdatascriptset', scripts);
-    for (const o of [...hms, ...nps]) lookup.names.set(String(o.uuid), String(o.name));
-    this.cache = cache;
-    const observed: Observed = { owned: { pools: [], virtualServices: [], certificates: [] }, foreign: [] };
-    const foreign = (kind: 'pool' | 'virtualService' | 'certificate', o: Raw) =>
-      observed.foreign.push({ kind, name: String(o.name), owner: ownerOf(o.created_by) ?? 'unknown' });
-    for (const p of pools) {
-      if (ownedBy('pool', p, this.owner)) observed.owned.pools.push(parsePool(p, lookup));
-      else foreign('pool', p);
+    const read = new Map<AviType, Raw[]>([
+      ['pool', pools],
+      ['virtualservice', vss],
+      ['vsvip', vsvips],
+      ['poolgroup', pgs],
+      ['httppolicyset', sets],
+      ['sslkeyandcertificate', certs],
+      ['vsdatascriptset', scripts],
+    ]);
+    for (const t of TYPES) {
+      const byName = this.objects.cache.get(t)!;
+      byName.clear();
+      for (const o of read.get(t) ?? []) byName.set(String(o.name), o);
     }
-    const children = new Map<string, Raw[]>();
-    for (const v of vss) {
-      if (!isSniChild(v) || !ownedBy('virtualservice', v, this.owner)) continue;
-      const parent = String(v.vh_parent_vs_ref ?? '');
-      children.set(parent, [...(children.get(parent) ?? []), v]);
-    }
+    this.loaded = true;
+    const observed = observedModel(read, [...hms, ...nps], this.owner);
     this.applied.clear();
-    for (const v of vss) {
-      if (!ownedBy('virtualservice', v, this.owner)) foreign('virtualService', v);
-      else if (!isSniChild(v)) {
-        const kids = [...children.entries()]
-          .filter(([ref]) => ref.replace(/[?#].*$/, '').endsWith(`/${String(v.uuid)}`))
-          .flatMap(([, list]) => list);
-        const model = parseVirtualService(v, lookup, kids);
-        this.applied.set(model.name, model);
-        observed.owned.virtualServices.push(model);
-      }
-    }
-    for (const c of certs) {
-      const model = ownedBy('sslkeyandcertificate', c, this.owner) ? parseCertificate(c) : undefined;
-      if (model) observed.owned.certificates!.push(model);
-      else foreign('certificate', c);
-    }
+    for (const v of observed.owned.virtualServices) this.applied.set(v.name, v);
     return observed;
   }
 
@@ -281,7 +213,7 @@ export class AviAdapter implements LoadBalancerAdapter {
 
   private async applyAll(changes: Change[]): Promise<ApplyResult[]> {
     if (changes.length === 0) return [];
-    if (!this.cache) await this.observe();
+    if (!this.loaded) await this.observe();
     const results: ApplyResult[] = new Array(changes.length);
     const run = async (i: number, deps: Promise<unknown>[], fn: (c: Change) => Promise<void>) => {
       await Promise.all(deps);
@@ -343,10 +275,10 @@ export class AviAdapter implements LoadBalancerAdapter {
     const lastDeletes: Promise<void>[] = [];
     changes.forEach((c, i) => {
       if (c.kind === 'pool' && c.op === 'delete')
-        lastDeletes.push(run(i, [...upserts, ...vsDeletes], (x) => this.remove('pool', x.name)));
+        lastDeletes.push(run(i, [...upserts, ...vsDeletes], (x) => this.objects.remove('pool', x.name)));
       if (c.kind === 'certificate' && c.op === 'delete')
         lastDeletes.push(
-          run(i, [...upserts, ...vsDeletes], (x) => this.remove('sslkeyandcertificate', x.name)),
+          run(i, [...upserts, ...vsDeletes], (x) => this.objects.remove('sslkeyandcertificate', x.name)),
         );
     });
     await Promise.all([...written.values(), ...upserts, ...vsDeletes, ...lastDeletes]);
@@ -354,7 +286,7 @@ export class AviAdapter implements LoadBalancerAdapter {
   }
 
   private current(type: AviType, name: string): Raw | undefined {
-    return this.cache!.get(type)!.get(name);
+    return this.objects.current(type, name);
   }
 
   /** The checks every change goes through first: ownership, and that an update has something to update. */
@@ -379,7 +311,7 @@ export class AviAdapter implements LoadBalancerAdapter {
     const o = renderPool(c.desired, this.owner, this.at);
     const problems = invalid('pool', o);
     if (problems.length > 0) fail('Invalid', problems.join('; '), true);
-    await this.upsert('pool', o);
+    await this.objects.upsert('pool', o);
   }
 
   /** A certificate is checked as the controller would before it is sent; rotation updates it in place. */
@@ -391,7 +323,7 @@ export class AviAdapter implements LoadBalancerAdapter {
     const o = renderCertificate(c.desired, this.owner, createdBy(this.owner));
     const problems = invalid('sslkeyandcertificate', o as AviObject);
     if (problems.length > 0) fail('Invalid', problems.join('; '), true);
-    await this.upsert('sslkeyandcertificate', o as AviObject);
+    await this.objects.upsert('sslkeyandcertificate', o as AviObject);
   }
 
   private async upsertVirtualService(c: Change): Promise<void> {
@@ -421,145 +353,47 @@ export class AviAdapter implements LoadBalancerAdapter {
     if (cert) fail('DependencyFailed', `certificate ${cert} is not on the controller yet`, false);
     // What the scripts and policies refer to first (VsVip, pool groups), then them, then the service.
     const first = children.filter((p) => p.type !== 'httppolicyset' && p.type !== 'vsdatascriptset');
-    await Promise.all(first.map((p) => this.upsert(p.type, p.object)));
-    await Promise.all(children.filter((p) => !first.includes(p)).map((p) => this.upsert(p.type, p.object)));
+    await Promise.all(first.map((p) => this.objects.upsert(p.type, p.object)));
+    await Promise.all(
+      children.filter((p) => !first.includes(p)).map((p) => this.objects.upsert(p.type, p.object)),
+    );
     const [parent, ...sni] = services;
-    const vipBefore = this.vsVipOf(vs.name);
-    await this.upsert('virtualservice', parent!);
+    const vipBefore = this.objects.vsVipOf(vs.name);
+    await this.objects.upsert('virtualservice', parent!);
     // A VsVip it no longer uses (its VIP moved to or from a group's) goes once nothing uses it.
-    if (vipBefore && vipBefore !== this.vsVipOf(vs.name)) await this.removeVsVipIfUnused(vipBefore);
-    await Promise.all(sni.map((o) => this.upsert('virtualservice', o)));
+    if (vipBefore && vipBefore !== this.objects.vsVipOf(vs.name))
+      await this.objects.removeVsVipIfUnused(vipBefore);
+    await Promise.all(sni.map((o) => this.objects.upsert('virtualservice', o)));
     this.applied.set(vs.name, vs);
     const keepSni = new Set(sni.map((o) => o.name));
-    for (const name of this.sniChildrenOf(vs.name))
-      if (!keepSni.has(name)) await this.remove('virtualservice', name);
+    for (const name of this.objects.sniChildrenOf(vs.name))
+      if (!keepSni.has(name)) await this.objects.remove('virtualservice', name);
     const keep = new Set(children.filter((p) => p.type === 'poolgroup').map((p) => p.object.name));
-    if (!children.some((p) => p.type === 'vsdatascriptset')) await this.remove('vsdatascriptset', vs.name);
-    for (const name of this.groupsOf(vs.name)) if (!keep.has(name)) await this.remove('poolgroup', name);
+    if (!children.some((p) => p.type === 'vsdatascriptset'))
+      await this.objects.remove('vsdatascriptset', vs.name);
+    for (const name of this.objects.groupsOf(vs.name))
+      if (!keep.has(name)) await this.objects.remove('poolgroup', name);
   }
 
   private async deleteVirtualService(c: Change): Promise<void> {
     if (c.kind !== 'virtualService' || c.op !== 'delete') return;
     this.precheck(c);
-    for (const name of this.sniChildrenOf(c.name)) await this.remove('virtualservice', name);
-    const vip = this.vsVipOf(c.name);
-    await this.remove('virtualservice', c.name);
+    for (const name of this.objects.sniChildrenOf(c.name)) await this.objects.remove('virtualservice', name);
+    const vip = this.objects.vsVipOf(c.name);
+    await this.objects.remove('virtualservice', c.name);
     this.applied.delete(c.name);
-    if (c.observed.kind === 'l7') await this.remove('httppolicyset', c.name);
-    await this.remove('vsdatascriptset', c.name);
-    for (const name of this.groupsOf(c.name)) await this.remove('poolgroup', name);
-    if (vip) await this.removeVsVipIfUnused(vip);
+    if (c.observed.kind === 'l7') await this.objects.remove('httppolicyset', c.name);
+    await this.objects.remove('vsdatascriptset', c.name);
+    for (const name of this.objects.groupsOf(c.name)) await this.objects.remove('poolgroup', name);
+    if (vip) await this.objects.removeVsVipIfUnused(vip);
   }
 
-  /** The name of the VsVip a virtual service of ours refers to, as last read or written. */
-  private vsVipOf(vs: string): string | undefined {
-    const ref = this.current('virtualservice', vs)?.vsvip_ref;
-    if (!ref) return undefined;
-    const uuid = String(ref)
-      .replace(/[?#].*$/, '')
-      .split('/')
-      .pop();
-    for (const [name, o] of this.cache!.get('vsvip')!) if (o.uuid === uuid) return name;
-    return undefined;
-  }
-
-  /** Removes a VsVip of ours that no virtual service refers to any more (shared ones stay while used). */
-  private async removeVsVipIfUnused(name: string): Promise<void> {
-    const uuid = this.current('vsvip', name)?.uuid;
-    if (uuid === undefined) return;
-    for (const o of this.cache!.get('virtualservice')!.values())
-      if (
-        String(o.vsvip_ref ?? '')
-          .replace(/[?#].*$/, '')
-          .endsWith(`/${String(uuid)}`)
-      )
-        return;
-    await this.remove('vsvip', name);
-  }
-
-  /** Our SNI children of one virtual service (by their name, as sniChildName gives it). */
-  private sniChildrenOf(vs: string): string[] {
-    const prefix = sniChildName(vs, '');
-    return [...this.cache!.get('virtualservice')!.entries()]
-      .filter(([n, o]) => n.startsWith(prefix) && isSniChild(o) && ownedBy('virtualservice', o, this.owner))
-      .map(([n]) => n);
-  }
-
-  /** Our poolgroups of one L7 virtual service. */
-  private groupsOf(vs: string): string[] {
-    const prefix = poolGroupName(vs, '');
-    return [...this.cache!.get('poolgroup')!.keys()].filter((n) => n.startsWith(prefix));
-  }
-
-  /** Creates or updates one object; a write only when its checksum changed. */
-  private async upsert(type: AviType, o: AviObject, retried = false): Promise<void> {
-    const cur = this.current(type, o.name);
-    if (cur && !ownedBy(type, cur, this.owner))
-      fail('NotOwned', `${type} ${o.name} is not ours; left alone`, true);
-    if (cur && storedSum(type, cur) === storedSum(type, o)) {
-      this.stats.skippedUnchanged++;
-      return;
-    }
-    this.stats.writes++;
-    const r = await this.calls.add(() =>
-      cur
-        ? this.session.call('PUT', `/api/${type}/${String(cur.uuid)}`, {
-            ...o,
-            _last_modified: cur._last_modified,
-          })
-        : this.session.call('POST', `/api/${type}`, o),
-    );
-    if (r.status === 200 || r.status === 201) {
-      this.cache!.get(type)!.set(o.name, r.body as Raw);
-      return;
-    }
-    if (!retried && (r.status === 409 || r.status === 412 || (r.status === 404 && cur))) {
-      // Someone else wrote first (409: it exists; 412: it changed; 404: it went): read it again, retry once.
-      await this.reread(type, o.name);
-      return this.upsert(type, o, true);
-    }
-    this.failed(`${cur ? 'PUT' : 'POST'} ${type} ${o.name}`, r.status, r.body);
-  }
-
-  private async reread(type: AviType, name: string): Promise<void> {
-    const r = await this.session.call('GET', `/api/${type}?name=${encodeURIComponent(name)}`);
-    if (r.status !== 200) this.failed(`GET ${type} ${name}`, r.status, r.body);
-    const found = (r.body as { results?: Raw[] }).results?.[0];
-    if (found) this.cache!.get(type)!.set(name, found);
-    else this.cache!.get(type)!.delete(name);
-  }
-
-  private async remove(type: AviType, name: string): Promise<void> {
-    const cur = this.current(type, name);
-    if (!cur) return;
-    if (!ownedBy(type, cur, this.owner)) fail('NotOwned', `${type} ${name} is not ours; left alone`, true);
-    this.stats.writes++;
-    const r = await this.calls.add(() => this.session.call('DELETE', `/api/${type}/${String(cur.uuid)}`));
-    if (r.status === 200 || r.status === 204 || r.status === 404) {
-      this.cache!.get(type)!.delete(name);
-      return;
-    }
-    // Still referred to by another object: controllers answer 400 or 403 (409 in some versions),
-    // naming the referrers. It goes once they do (a later pass).
-    if ([400, 403, 409].includes(r.status) && /referred by|in use/i.test(errorText(r.body)))
-      fail('InUse', `DELETE ${type} ${name}: ${errorText(r.body)}`, false);
-    this.failed(`DELETE ${type} ${name}`, r.status, r.body);
-  }
-
-  private failed(what: string, status: number, body: unknown): never {
-    const message = `${what}: ${status} ${errorText(body)}`;
-    if (status === 400) return fail('Invalid', message, true);
-    if (status === 409) return fail('Conflict', message, false);
-    return fail(status === 401 || status === 403 ? 'Unauthorized' : 'Unavailable', message, false);
+  /** Writes made and skipped (unchanged checksum), for tests and benchmarks. */
+  get stats(): AviDeviceObjects['stats'] {
+    return this.objects.stats;
   }
 
   async close(): Promise<void> {
     await this.session.close();
   }
-}
-
-function errorText(body: unknown): string {
-  if (typeof body === 'string') return body;
-  const e = (body as { error?: unknown } | undefined)?.error;
-  return typeof e === 'string' ? e : JSON.stringify(body ?? '');
 }

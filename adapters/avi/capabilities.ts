@@ -1,0 +1,29 @@
+/**
+ * What the Avi adapter serves: TCP and UDP, L7 with the route features HTTP policy sets express
+ * (http-policy.ts: no regular expressions, which Avi takes only through string groups; one query
+ * parameter per rule; its redirect codes), certificates (an SNI parent with a child per further
+ * certificate), TLS passthrough (an L4 DataScript choosing a pool group by the ClientHello's
+ * name), and, with a VIP network, VIPs its IPAM allocates.
+ */
+import type { Capabilities } from '../../src/adapter/contract.ts';
+import { ALL_HTTP } from '../../src/adapter/http-capabilities.ts';
+
+export function aviCapabilities(allocatesVips: boolean): Capabilities {
+  return {
+    l4: { tcp: true, udp: true },
+    l7: true,
+    memberNodeTag: true,
+    drainingMembers: true,
+    applyConcurrency: 4,
+    certificates: true,
+    tlsPassthrough: true,
+    http: {
+      ...ALL_HTTP,
+      pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific'],
+      regexMatches: false,
+      redirectCodes: [301, 302, 307],
+      maxQueryMatches: 1,
+    },
+    ...(allocatesVips ? { allocatesVips: true } : {}),
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * What observe() read from the controller, back in the model: our pools, virtual services (an
+ * HTTPS parent with its SNI children as one) and certificates, and everyone else's by name and
+ * owner. Pure.
+ */
+import type { Observed } from '../../src/adapter/changes.ts';
+import { parseCertificate } from './certificates.ts';
+import { type AviType, type Lookup, ownedBy, ownerOf, parsePool } from './objects.ts';
+import { isSniChild, parseVirtualService } from './vs-objects.ts';
+
+type Raw = Record<string, unknown>;
+
+/** `read`: the objects listed, by type; `named`: system objects known by name (monitors, profiles). */
+export function observedModel(read: ReadonlyMap<AviType, Raw[]>, named: Raw[], owner: string): Observed {
+  const lookup: Lookup = { byUuid: new Map(), names: new Map() };
+  for (const list of read.values()) for (const o of list) lookup.byUuid.set(String(o.uuid), o);
+  for (const o of named) lookup.names.set(String(o.uuid), String(o.name));
+  const observed: Observed = { owned: { pools: [], virtualServices: [], certificates: [] }, foreign: [] };
+  const foreign = (kind: 'pool' | 'virtualService' | 'certificate', o: Raw) =>
+    observed.foreign.push({ kind, name: String(o.name), owner: ownerOf(o.created_by) ?? 'unknown' });
+  for (const p of read.get('pool') ?? []) {
+    if (ownedBy('pool', p, owner)) observed.owned.pools.push(parsePool(p, lookup));
+    else foreign('pool', p);
+  }
+  const vss = read.get('virtualservice') ?? [];
+  /** Our SNI children by the uuid of their parent. */
+  const children = new Map<string, Raw[]>();
+  for (const v of vss) {
+    if (!isSniChild(v) || !ownedBy('virtualservice', v, owner)) continue;
+    const parent =
+      String(v.vh_parent_vs_ref ?? '')
+        .replace(/[?#].*$/, '')
+        .split('/')
+        .pop() ?? '';
+    children.set(parent, [...(children.get(parent) ?? []), v]);
+  }
+  for (const v of vss) {
+    if (!ownedBy('virtualservice', v, owner)) foreign('virtualService', v);
+    else if (!isSniChild(v))
+      observed.owned.virtualServices.push(parseVirtualService(v, lookup, children.get(String(v.uuid)) ?? []));
+  }
+  for (const c of read.get('sslkeyandcertificate') ?? []) {
+    const model = ownedBy('sslkeyandcertificate', c, owner) ? parseCertificate(c) : undefined;
+    if (model) observed.owned.certificates!.push(model);
+    else foreign('certificate', c);
+  }
+  return observed;
+}
