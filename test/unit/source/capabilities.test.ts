@@ -221,4 +221,25 @@ describe('capabilities applied to the desired state', () => {
       'path match type RegularExpression',
     );
   });
+
+  it('redirect codes and the number of query matches an adapter takes (Avi: 301/302/307, one query parameter)', () => {
+    const route = {
+      host: '',
+      path: '/',
+      pathType: 'Prefix' as const,
+      pool: '',
+      source: 'HTTPRoute a/r',
+      order: 0,
+    };
+    const avi = { ...ALL_HTTP, redirectCodes: [301, 302, 307], maxQueryMatches: 1 };
+    assert.equal(routeLacks({ ...route, redirect: { statusCode: 308 } }, avi), 'redirects with status 308');
+    assert.equal(routeLacks({ ...route, redirect: { statusCode: 302 } }, avi), undefined);
+    const q = (n: string) => ({ name: n, value: '1', type: 'Exact' as const });
+    assert.equal(
+      routeLacks({ ...route, pool: 'p', queryParams: [q('a'), q('b')] }, avi),
+      'more than 1 query parameter match in one rule',
+    );
+    assert.equal(routeLacks({ ...route, pool: 'p', queryParams: [q('a')] }, avi), undefined);
+    assert.equal(routeLacks({ ...route, redirect: { statusCode: 308 } }, ALL_HTTP), undefined);
+  });
 });
