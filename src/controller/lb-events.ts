@@ -22,6 +22,8 @@ export interface LbEventsDeps {
   ingressHttpsPort?: number;
   /** How long waiting for mappings, or a pool without a ready member, stays Normal (default 30 s). */
   waitGraceMs?: number;
+  /** The address a VIP stands for (an `auto:` VIP: what the device allocated); the VIP itself when absent. */
+  address?: (vip: string) => string | undefined;
 }
 
 /** Whether a pool has a ready member (remembered per pool object: most are the last pass's). */
@@ -96,6 +98,11 @@ export class LbEvents {
   private readonly pendingSince = new Map<string, number>();
 
   constructor(private readonly d: LbEventsDeps) {}
+
+  /** A VIP as a message shows it: its address (an allocated one once the device gave it). */
+  private shown(vip: string | undefined): string {
+    return (vip && this.d.address?.(vip)) ?? vip ?? '';
+  }
 
   private batch(): {
     send: (t: EventTarget, type: EventType, reason: string, message: string) => void;
@@ -193,7 +200,7 @@ export class LbEvents {
             t,
             'Normal',
             EventReasons.IngressServed,
-            `every rule is served on ${st.vip}:${this.d.ingressHttpPort}${st.virtualServices.length > 1 ? `, its TLS hosts on ${st.vip}:${this.d.ingressHttpsPort ?? 443} too` : ''}`,
+            `every rule is served on ${this.shown(st.vip)}:${this.d.ingressHttpPort}${st.virtualServices.length > 1 ? `, its TLS hosts on ${this.shown(st.vip)}:${this.d.ingressHttpsPort ?? 443} too` : ''}`,
           );
         }
       } else this.served.delete(key);
@@ -223,7 +230,7 @@ export class LbEvents {
             t,
             'Normal',
             EventReasons.EnsuredLoadBalancer,
-            `ensured virtual service ${c.name} (${c.desired.vip}:${c.desired.port}) on ${where}`,
+            `ensured virtual service ${c.name} (${this.shown(c.desired.vip)}:${c.desired.port}) on ${where}`,
           );
         } else if (c.op === 'update') {
           // No counts in the message: repeated member updates fold into one Event.

@@ -136,6 +136,7 @@ export class LbReconciler {
       ingressHttpPort: d.config.ingressHttpPort,
       ingressHttpsPort: d.config.ingressHttpsPort,
       ...(d.waitGraceMs !== undefined ? { waitGraceMs: d.waitGraceMs } : {}),
+      address: (vip) => resolveVip(vip, d.adapter.allocatedVips?.()),
     });
   }
 
