@@ -1,13 +1,14 @@
 /**
- * The model <-> Avi objects mapping, AKO style. Every object carries `created_by: npl-lb-<cluster>`
- * (VsVip, which has no such field, carries the markers) and `markers` (clustername, namespace,
- * service); names come from the model (`<cluster>--...`). A pool server is one Pod at its node's
- * NodePortLocal port with `hostname` = the node. An L4 virtual service is a vsvip and a
- * virtualservice with the System L4 application profile; the shared L7 one per IngressClass is a
- * vsvip, one poolgroup per backend pool, an httppolicyset switching host and path to poolgroups,
- * and a virtualservice with System-HTTP. Objects are checked with zod (a subset of the Avi field
- * model, with the ranges Avi enforces deeper down) before they are sent; a checksum kept on each
- * object (`cloud_config_cksum`) says whether it needs writing. Pure: no I/O.
+ * The Avi objects npl-lb writes, AKO style: what they share, the pools, and their checks. Every
+ * object carries `created_by: npl-lb-<cluster>` (VsVip, which has no such field, carries the
+ * markers) and `markers` (clustername, namespace, service); names come from the model
+ * (`<cluster>--...`). A pool server is one Pod at its node's NodePortLocal port with `hostname` =
+ * the node. Virtual services and what they are made of are vs-objects.ts, HTTP policy sets
+ * http-policy.ts, certificates certificates.ts, TLS passthrough passthrough.ts. Objects are checked
+ * with zod (a subset of the Avi field model, with the ranges Avi enforces deeper down) and against
+ * the field model itself before they are sent; a checksum kept on each object (its
+ * `cloud_config_cksum`, or a marker where the type has none) says whether it needs writing.
+ * Pure: no I/O.
  */
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
