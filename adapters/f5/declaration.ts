@@ -8,8 +8,10 @@
  *   `serverAddresses` entry and its own `servicePort`, `adminState` disable for draining members,
  *   and the node in `metadata.node` and `remark` (what the BIG-IP admin sees).
  * - L4: `Service_TCP` / `Service_UDP` on `virtualAddresses: [vip]` and `virtualPort`.
- * - L7: `Service_HTTP` with an `Endpoint_Policy` (first match; rules ordered most specific first)
- *   forwarding host and path to pools, the default backend as the service's pool.
+ * - L7: `Service_HTTP` (`Service_HTTPS` with a `TLS_Server` of its certificates) with an
+ *   `Endpoint_Policy` of its routes (http-policy.ts: first match, the model's semantics, pools
+ *   built for weighted rules, the 500 iRule), the default backend as the service's pool; the
+ *   routes as applied in the service's metadata, so observe() reads back exactly them.
  * Pure: no I/O.
  */
 import type {
