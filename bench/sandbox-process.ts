@@ -39,5 +39,9 @@ export async function startSandboxProcess(
     });
     child.once('exit', () => reject(new Error(`sandbox exited: ${out}`)));
   });
+  // A benchmark that fails before its own clean-up must not leave the sandbox running.
+  const stop = () => void (child.exitCode === null && child.kill('SIGTERM'));
+  process.once('exit', stop);
+  child.once('exit', () => process.off('exit', stop));
   return { url, child };
 }
