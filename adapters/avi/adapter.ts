@@ -29,6 +29,7 @@ import {
 import { allocatedVip, renderVirtualService } from './vs-objects.ts';
 import { certificateProblem, parseCertificate, renderCertificate } from './certificates.ts';
 import { aviCapabilities } from './capabilities.ts';
+import { routeProblem } from './http-policy.ts';
 import { certificateRefs, poolRefs } from '../../src/model/refs.ts';
 import { readRuntimeServers } from './runtime-server.ts';
 import { AviError, AviSession, type AviSessionOptions } from './session.ts';
@@ -256,6 +257,7 @@ export class AviAdapter implements LoadBalancerAdapter {
       upserts.push(run(i, deps, (x) => this.upsertVirtualService(x)));
     });
     // A rotated certificate may name other hosts: the SNI children of the services using it follow.
+    // Should that fail, the child reads back stale and the next full observe writes the service.
     const rotated = changes.filter((c) => c.kind === 'certificate' && c.op === 'update').map((c) => c.name);
     for (const vs of this.applied.values()) {
       if (upserted.has(vs.name) || !certificateRefs(vs).some((n) => rotated.includes(n))) continue;
@@ -337,6 +339,10 @@ export class AviAdapter implements LoadBalancerAdapter {
    * once, then its policy set, the service, its SNI children; then what it no longer uses goes.
    */
   private async writeVirtualService(vs: VirtualService): Promise<void> {
+    // What a policy set cannot express is refused before anything is written (the core does not
+    // send such routes; an adapter still defends itself).
+    const bad = vs.kind === 'l7' ? vs.routes.map(routeProblem).find(Boolean) : undefined;
+    if (bad) fail('Invalid', bad, true);
     const sniNames = (cert: string) => {
       const o = this.current('sslkeyandcertificate', cert);
       return (o && parseCertificate(o)?.sniNames) ?? [];

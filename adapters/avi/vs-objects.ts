@@ -17,6 +17,7 @@ import type {
   VirtualService,
 } from '../../src/model/types.ts';
 import { passthroughScript, sniGroupName } from './passthrough.ts';
+import { parseCertificate } from './certificates.ts';
 import { createHash } from 'node:crypto';
 import { limitName } from '../../src/model/names.ts';
 import { autoVip, autoVipGroup } from '../../src/model/vips.ts';
@@ -372,7 +373,16 @@ export function parseVirtualService(
   if (service?.enable_ssl) {
     const certName = (ref: unknown) => String(l.byUuid.get(uuidOf(ref))?.name ?? '');
     const first = (o.ssl_key_and_certificate_refs as unknown[] | undefined)?.[0];
-    const rest = [...children]
+    // A child whose names are not its certificate's (a rotation that renamed hosts and whose
+    // re-render failed) reads back without its certificate: the plan writes the service again.
+    const current = (c: Record<string, unknown>): boolean => {
+      const cert = l.byUuid.get(uuidOf((c.ssl_key_and_certificate_refs as unknown[] | undefined)?.[0]));
+      const names = cert ? parseCertificate(cert)?.sniNames : undefined;
+      const want = names?.length ? names : [String(cert?.name ?? '')];
+      return JSON.stringify(c.vh_domain_name) === JSON.stringify(want);
+    };
+    const rest = children
+      .filter(current)
       .sort((a, b) => Number(markerValue(a, 'sniorder') ?? 0) - Number(markerValue(b, 'sniorder') ?? 0))
       .map((c) => certName((c.ssl_key_and_certificate_refs as unknown[] | undefined)?.[0]));
     l7.protocol = 'HTTPS';

@@ -27,7 +27,8 @@ import type {
 import type { Observed } from '../../src/adapter/changes.ts';
 import { parseCertificates } from './certificates.ts';
 import { meta, remark } from './as3-text.ts';
-import { IRULE_500, policyOrder, renderHttpPolicy, splitPoolName } from './http-policy.ts';
+import { IRULE_500, renderHttpPolicy, splitPoolName } from './http-policy.ts';
+import { firstMatchOrder } from '../../src/model/route-order.ts';
 
 /** The application inside the tenant that holds our objects (whole-tenant declarations). */
 export const APP = 'npl_lb';
@@ -341,7 +342,9 @@ export function parseDeclaration(adc: Json | undefined, tenant: string, owner: s
 /** The names of the objects in our application that belong to one of our virtual services. */
 export function ownedObjectNames(vs: VirtualService): string[] {
   if (vs.kind === 'l4') return vs.sni?.length ? [vs.name, policyName(vs.name)] : [vs.name];
-  const splits = policyOrder(vs.routes).flatMap((r, i) => (r.backends ? [splitPoolName(vs.name, i)] : []));
+  const splits = firstMatchOrder(vs.routes).flatMap((r, i) =>
+    r.backends ? [splitPoolName(vs.name, i)] : [],
+  );
   return [
     vs.name,
     policyName(vs.name),

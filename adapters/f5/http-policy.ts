@@ -60,9 +60,6 @@ export function routeProblem(r: HttpRoute): string | undefined {
   return undefined;
 }
 
-/** The routes in the order their rules go (first match wins). */
-export const policyOrder = firstMatchOrder;
-
 const str = (operand: string, values: string[], caseSensitive = false): Json => ({
   operand,
   values,
@@ -204,7 +201,7 @@ export function renderHttpPolicy(
   const rules: Json[] = [];
   const splitPools: Record<string, Json> = {};
   let needs500 = false;
-  policyOrder(vs.routes).forEach((r, i) => {
+  firstMatchOrder(vs.routes).forEach((r, i) => {
     const actions: Json[] = [];
     if (r.redirect) {
       actions.push({

@@ -7,6 +7,7 @@ import { laterFields } from '../../../../adapters/avi/sim-defaults.ts';
 import { AviSimulator } from '../../../../adapters/avi/simulator.ts';
 import type { L7VirtualService, Pool } from '../../../../src/model/types.ts';
 import { readFileSync } from 'node:fs';
+import { aviAdapter } from '../../../support/lb-fixtures.ts';
 
 const pool = (name: string, members: [string, number, string, boolean?][]): Pool => ({
   name,
@@ -47,15 +48,7 @@ async function setup(
 ) {
   const sim = new AviSimulator();
   const url = await sim.start();
-  const adapter = new AviAdapter({
-    owner: 'c1',
-    url,
-    username: 'admin',
-    password: 'admin',
-    version: '22.1.3',
-    tenant: 'admin',
-    ...extra,
-  });
+  const adapter = aviAdapter(url, extra);
   t.after(async () => {
     await adapter.close();
     await sim.close();
@@ -219,6 +212,25 @@ describe('Avi adapter', () => {
     ]);
     assert.equal(bad[0]!.error!.code, 'Invalid');
     assert.match(bad[0]!.error!.message, /vip\.0\.ip_address\.addr/);
+    assert.equal(sim.stats.writes, writes, 'nothing was sent');
+  });
+
+  it('a route a policy set cannot express (a regular expression, a 308) is refused, terminal, before anything is written', async (t) => {
+    const { sim, adapter } = await setup(t);
+    const p = pool('c1--web', [['192.0.2.1', 61000, 'n1']]);
+    ok(await adapter.apply([{ op: 'create', kind: 'pool', name: p.name, desired: p }]));
+    const writes = sim.stats.writes;
+    const base = l7([['a.example', '/', 'Prefix', 'c1--web']]);
+    for (const route of [
+      { ...base.routes[0]!, path: '/re/[0-9]+', pathType: 'RegularExpression' as const },
+      { ...base.routes[0]!, pool: '', redirect: { statusCode: 308 as const } },
+    ]) {
+      const vs = { ...base, routes: [route] };
+      const r = await adapter.apply([{ op: 'create', kind: 'virtualService', name: vs.name, desired: vs }]);
+      assert.equal(r[0]!.error?.code, 'Invalid');
+      assert.equal(r[0]!.error?.terminal, true);
+      assert.match(r[0]!.error!.message, /string groups|301, 302 or 307/);
+    }
     assert.equal(sim.stats.writes, writes, 'nothing was sent');
   });
 });

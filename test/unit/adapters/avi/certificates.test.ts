@@ -107,7 +107,12 @@ describe('Avi certificates and HTTPS', () => {
     t.after(() => again.close());
     assert.deepEqual((await sync(again, s)).changes, []);
     assert.equal(sim.stats.writes, writes, 'no write after a restart');
-    // Rotation: b gets a new certificate for other names; one certificate update, the child follows.
+    // Rotation: b gets a new certificate for other names; one certificate update, and the child
+    // follows. Its first re-render is refused (503): the child reads back stale at the next
+    // observe, and that pass writes the service again.
+    const childName = [...sim.objects('virtualservice').values()].find((v) => v.type === 'VS_TYPE_VH_CHILD')!
+      .name as string;
+    sim.faults.failNames.add(childName);
     const b2 = await modelCertificate(b.name, ['c.example.com']);
     const s2: LbState = { ...s, certificates: [a, b2] };
     const r2 = await sync(again, s2);
@@ -119,8 +124,13 @@ describe('Avi certificates and HTTPS', () => {
       r2.results.filter((r) => !r.ok),
       [],
     );
-    const child2 = [...sim.objects('virtualservice').values()].find((v) => v.type === 'VS_TYPE_VH_CHILD')!;
-    assert.deepEqual(child2.vh_domain_name, ['c.example.com']);
+    const childNow = () =>
+      [...sim.objects('virtualservice').values()].find((v) => v.type === 'VS_TYPE_VH_CHILD')!;
+    assert.deepEqual(
+      childNow().vh_domain_name,
+      ['b.example.com', '*.b.example.com'],
+      'the re-render was refused',
+    );
     assert.equal(
       new X509Certificate(
         String(
@@ -130,6 +140,18 @@ describe('Avi certificates and HTTPS', () => {
       ).fingerprint256,
       b2.fingerprint,
     );
+    sim.faults.failNames.clear();
+    const healed = await sync(make(), s2);
+    assert.deepEqual(
+      healed.changes.map((c) => `${c.op} ${c.kind}`),
+      ['update virtualService'],
+    );
+    assert.deepEqual(
+      healed.results.filter((r) => !r.ok),
+      [],
+    );
+    assert.deepEqual(childNow().vh_domain_name, ['c.example.com']);
+    assert.deepEqual(plan(s2, await make().observe()).changes, [], 'and then nothing to do');
     // One certificate fewer: its child goes, then the certificate (in use until then).
     const s3: LbState = { ...s2, virtualServices: [https([a.name])], certificates: [a] };
     const r3 = await sync(again, s3);
