@@ -24,7 +24,7 @@ import { applyCapabilities } from '../source/capabilities.ts';
 import { LbEvents } from './lb-events.ts';
 import { afterPass } from './observed-cache.ts';
 import { SourceStatusWriter } from './source-status.ts';
-import { resolveVip } from '../model/vips.ts';
+import { once, resolveVip } from '../model/vips.ts';
 import { kubeStatusWriter, type StatusWriter } from './status-writer.ts';
 import { GatewayStatusWriter, kubeStatusSink, type StatusSink } from './gateway-status.ts';
 import type { StateTracker } from './state.ts';
@@ -136,7 +136,7 @@ export class LbReconciler {
       ingressHttpPort: d.config.ingressHttpPort,
       ingressHttpsPort: d.config.ingressHttpsPort,
       ...(d.waitGraceMs !== undefined ? { waitGraceMs: d.waitGraceMs } : {}),
-      address: (vip) => resolveVip(vip, d.adapter.allocatedVips?.()),
+      address: (vip) => resolveVip(vip, () => d.adapter.allocatedVips?.()),
     });
   }
 
@@ -279,11 +279,12 @@ export class LbReconciler {
     if (this.active === 1) this.appliedBy.clear();
     const cleared = this.d.state.record(desired.state, applied, p.conflicts, pending);
     await this.status.write(view, desired);
+    const allocated = once(() => this.d.adapter.allocatedVips?.());
     await this.gatewayStatus.write(
       view,
       desired.gateways,
       (vs) => this.d.state.failed('virtualService', vs),
-      (vip) => resolveVip(vip, this.d.adapter.allocatedVips?.()),
+      (vip) => resolveVip(vip, allocated),
     );
     await this.events.pass(view, desired, applied, cleared, (st) => this.status.live(st));
     const retry = applied.filter((r) => !r.ok && !r.error?.terminal);

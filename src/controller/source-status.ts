@@ -48,11 +48,14 @@ export class SourceStatusWriter {
   /** A source status with the address its VIP stands for (an `auto:` VIP: the device's, or none yet). */
   private resolved(st: SourceStatus): SourceStatus {
     if (autoVipGroup(st.vip) === undefined) return st;
-    return { ...st, vip: resolveVip(st.vip, this.d.allocatedVips?.()) };
+    return { ...st, vip: resolveVip(st.vip, () => this.allocated) };
   }
 
+  /** The device's addresses as this pass read them (write() reads them once; live() after it). */
+  private allocated: ReadonlyMap<string, string> | undefined;
+
   async write(view: ClusterView, desired: DesiredResult): Promise<void> {
-    const allocated = this.d.allocatedVips?.();
+    const allocated = (this.allocated = this.d.allocatedVips?.());
     const inputs = [
       view.services,
       view.ingresses,

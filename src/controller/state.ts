@@ -3,7 +3,7 @@
  * with the last apply result. The document's shape is a stable API (docs/state-api.md).
  */
 import type { ApplyError, ApplyResult, MemberHealth } from '../adapter/contract.ts';
-import { resolveVip } from '../model/vips.ts';
+import { once, resolveVip } from '../model/vips.ts';
 import type { Certificate, LbState } from '../model/types.ts';
 import type { Conflict } from '../plan/diff.ts';
 
@@ -214,6 +214,7 @@ export class StateTracker {
   }
 
   document(): StateDocument {
+    const allocated = once(this.allocatedVips);
     const certByName = new Map((this.desired.certificates ?? []).map((c) => [c.name, c]));
     return {
       apiVersion: 'npl-lb.io/v1',
@@ -225,7 +226,7 @@ export class StateTracker {
       leadership: this.leadership(),
       virtualServices: this.desired.virtualServices.map((v) => {
         // An allocated VIP shows its address once the device gave one, `auto:<group>` until then.
-        const vip = resolveVip(v.vip, this.allocatedVips()) ?? v.vip;
+        const vip = resolveVip(v.vip, allocated) ?? v.vip;
         const certs = v.kind === 'l7' ? v.certificates : undefined;
         const { certificates: _names, ...rest } = v.kind === 'l7' ? v : { ...v, certificates: undefined };
         return {

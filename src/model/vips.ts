@@ -13,11 +13,27 @@ export const autoVip = (group: string): string => `${AUTO_VIP}${group}`;
 export const autoVipGroup = (vip: string | undefined): string | undefined =>
   vip?.startsWith(AUTO_VIP) ? vip.slice(AUTO_VIP.length) : undefined;
 
-/** The address a VIP stands for: itself, or what the device allocated for its group (undefined: not yet). */
+/**
+ * The address a VIP stands for: itself, or what the device allocated for its group (undefined: not
+ * yet). `allocated` is only asked for an allocated VIP.
+ */
 export function resolveVip(
   vip: string | undefined,
-  allocated: ReadonlyMap<string, string> | undefined,
+  allocated: () => ReadonlyMap<string, string> | undefined,
 ): string | undefined {
   const group = autoVipGroup(vip);
-  return group === undefined ? vip : allocated?.get(group);
+  return group === undefined ? vip : allocated()?.get(group);
+}
+
+/** A getter that asks `source` once, on first use (one read of the device's addresses per pass). */
+export function once<T>(source: () => T): () => T {
+  let done = false;
+  let value: T;
+  return () => {
+    if (!done) {
+      value = source();
+      done = true;
+    }
+    return value;
+  };
 }
