@@ -259,7 +259,7 @@ export class AviAdapter implements LoadBalancerAdapter {
     // A rotated certificate may name other hosts: the SNI children of the services using it follow.
     // Should that fail, the child reads back stale and the next full observe writes the service.
     const rotated = changes.filter((c) => c.kind === 'certificate' && c.op === 'update').map((c) => c.name);
-    for (const vs of this.applied.values()) {
+    for (const vs of rotated.length > 0 ? this.applied.values() : []) {
       if (upserted.has(vs.name) || !certificateRefs(vs).some((n) => rotated.includes(n))) continue;
       const deps = certificateRefs(vs).flatMap((n) => written.get(`certificate/${n}`) ?? []);
       upserts.push(
