@@ -31,7 +31,11 @@ export interface AviSimOptions {
 }
 
 export interface AviFaults {
-  /** Added to every /api call. */
+  /**
+   * The time every authenticated /api call takes in all: the simulator does its work at once and
+   * answers when this much has passed since the request arrived (a real controller's time per
+   * call includes its own work; only what goes beyond it adds).
+   */
   latencyMs: number;
   /** The next this-many writes answer 503. */
   failWrites: number;
@@ -88,11 +92,9 @@ export class AviSimulator {
       async (req, res) => {
         this.inflight++;
         this.stats.maxInflight = Math.max(this.stats.maxInflight, this.inflight);
-        try {
-          await this.handle(req, res);
-        } finally {
-          this.inflight--;
-        }
+        // In flight until the answer has gone (it may wait for the call's latency).
+        res.once('close', () => this.inflight--);
+        await this.handle(req, res, performance.now());
       },
       (res, err) =>
         err instanceof HttpError
@@ -117,7 +119,7 @@ export class AviSimulator {
     this.sessions.clear();
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async handle(req: IncomingMessage, res: ServerResponse, arrived: number): Promise<void> {
     this.stats.calls++;
     const method = req.method ?? 'GET';
     this.stats.byMethod[method] = (this.stats.byMethod[method] ?? 0) + 1;
@@ -150,7 +152,8 @@ export class AviSimulator {
       if (!req.headers.referer)
         throw new HttpError(403, 'CSRF Failed: Referer checking failed - no Referer.');
     }
-    if (this.faults.latencyMs > 0) await new Promise((r) => setTimeout(r, this.faults.latencyMs));
+    const due = arrived + this.faults.latencyMs;
+    if (this.faults.latencyMs > 0) answerNoEarlierThan(res, due);
     if (write && this.faults.failWrites > 0) {
       this.faults.failWrites--;
       throw new HttpError(503, 'Service Unavailable (injected)');
@@ -180,7 +183,8 @@ export class AviSimulator {
     if (SYSTEM_ONLY.has(type)) throw new HttpError(405, `${type} objects are read-only here`);
     const logged = (name: unknown) => {
       if (this.writeLog.length >= 100_000) this.writeLog.shift();
-      this.writeLog.push({ method, type, name: String(name), at: performance.now() });
+      // Logged as answered: at the end of the call's latency.
+      this.writeLog.push({ method, type, name: String(name), at: Math.max(due, performance.now()) });
     };
     if (method === 'POST' && !uuid) {
       const o = this.objectStore.create(type, body, tenant, version);
@@ -219,6 +223,17 @@ export class AviSimulator {
     res.setHeader('set-cookie', s.cookies);
     send(res, 200, { user: { username: b.username }, version: { Version: this.opts.version ?? '22.1.3' } });
   }
+}
+
+/** Holds the answer (whatever ends it: a result or an error) until `due` (performance.now()). */
+function answerNoEarlierThan(res: ServerResponse, due: number): void {
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.end = ((...args: unknown[]) => {
+    const wait = due - performance.now();
+    if (wait <= 0) return end(...args);
+    setTimeout(() => end(...args), wait);
+    return res;
+  }) as ServerResponse['end'];
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {

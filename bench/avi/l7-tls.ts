@@ -10,13 +10,13 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { AviAdapter } from '../../adapters/avi/adapter.ts';
-import { AviSimulator } from '../../adapters/avi/simulator.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
 import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
 import { testCertificate, tlsSecret } from '../../test/support/certs.ts';
 import { annotatedPod, createNodes, pool as inParallel, printTable, send } from '../http-load.ts';
 import { startSandboxProcess } from '../sandbox-process.ts';
+import { AviSimulatorProcess } from './sim-process.ts';
 
 const INGRESSES = 50;
 const PATHS = 4;
@@ -102,7 +102,8 @@ async function fill(url: string): Promise<void> {
 }
 
 async function coldSync(url: string, latency: number): Promise<ColdSync> {
-  const sim = new AviSimulator();
+  // The device in a process of its own, as a real controller is another machine.
+  const sim = new AviSimulatorProcess();
   const simUrl = await sim.start();
   const kc = new KubeConfig();
   kc.loadFromString(renderKubeconfig({ server: url }));
@@ -130,28 +131,28 @@ async function coldSync(url: string, latency: number): Promise<ColdSync> {
     return controller;
   };
   try {
-    sim.faults.latencyMs = latency;
+    await sim.setLatency(latency);
     const adapter = make();
-    const calls0 = sim.stats.calls;
+    const calls0 = (await sim.stats()).calls;
     const t0 = performance.now();
     const controller = await run(adapter);
-    const children = () =>
-      [...sim.objects('virtualservice').values()].filter((v) => v.type === 'VS_TYPE_VH_CHILD').length;
-    while (children() < INGRESSES - 1 && performance.now() - t0 < 300_000)
+    const children = () => sim.count('virtualservice', 'type', 'VS_TYPE_VH_CHILD');
+    while ((await children()) < INGRESSES - 1 && performance.now() - t0 < 300_000)
       await new Promise((r) => setTimeout(r, 50));
     await controller.settled();
-    const calls = sim.stats.calls - calls0;
-    const ms = sim.writeLog[sim.writeLog.length - 1]!.at - t0;
-    const startMs = sim.writeLog[0]!.at - t0;
-    const writes = sim.writeLog.length;
+    const calls = (await sim.stats()).calls - calls0;
+    const log = await sim.writeLog();
+    const ms = log[log.length - 1]!.at - t0;
+    const startMs = log[0]!.at - t0;
+    const writes = log.length;
     await controller.stop();
     await adapter.close();
     // A restart against the same simulator: nothing to write.
     const again = make();
-    const w0 = sim.stats.writes;
+    const w0 = (await sim.stats()).writes;
     const second = await run(again);
     await second.settled();
-    const restartWrites = sim.stats.writes - w0;
+    const restartWrites = (await sim.stats()).writes - w0;
     await second.stop();
     await again.close();
     return {
@@ -162,8 +163,8 @@ async function coldSync(url: string, latency: number): Promise<ColdSync> {
       writes,
       ideal: (calls / CONCURRENCY) * latency,
       restartWrites,
-      certificates: sim.objects('sslkeyandcertificate').size,
-      children: children(),
+      certificates: await sim.count('sslkeyandcertificate'),
+      children: await children(),
     };
   } finally {
     await sim.close();

@@ -11,7 +11,6 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { AviAdapter } from '../../adapters/avi/adapter.ts';
 import PQueue from 'p-queue';
 import { AviSession } from '../../adapters/avi/session.ts';
-import { AviSimulator } from '../../adapters/avi/simulator.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
 import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
@@ -26,10 +25,11 @@ import {
 } from '../http-load.ts';
 import { startSandboxProcess } from '../sandbox-process.ts';
 import { l7TlsColdSync, l7TlsTable } from './l7-tls.ts';
+import { AviSimulatorProcess } from './sim-process.ts';
 
 /** Calls alone, `concurrency` at a time, on a fresh simulator at this latency: their time and its ratio to the ideal. */
 async function rawCallFloor(latency: number, concurrency: number, calls: number) {
-  const sim = new AviSimulator();
+  const sim = new AviSimulatorProcess();
   const url = await sim.start();
   const session = new AviSession({
     url,
@@ -40,7 +40,7 @@ async function rawCallFloor(latency: number, concurrency: number, calls: number)
   });
   try {
     await session.login();
-    sim.faults.latencyMs = latency;
+    await sim.setLatency(latency);
     const q = new PQueue({ concurrency });
     const t0 = performance.now();
     await Promise.all(
@@ -75,7 +75,8 @@ const CONCURRENCY = 8;
 const nodeIP = (n: number) => `192.0.2.${n + 1}`;
 
 const { url, child } = await startSandboxProcess();
-const sim = new AviSimulator();
+// The device in a process of its own, as a real controller is another machine.
+const sim = new AviSimulatorProcess();
 const simUrl = await sim.start();
 const adapter = new AviAdapter({
   owner: 'bench',
@@ -122,7 +123,7 @@ try {
     });
   }
 
-  sim.faults.latencyMs = LATENCY;
+  await sim.setLatency(LATENCY);
   const kc = new KubeConfig();
   kc.loadFromString(renderKubeconfig({ server: url }));
   controller = new NplController({
@@ -135,39 +136,43 @@ try {
     events: { record: async () => {} },
     sweepIntervalMs: 0,
   });
-  const calls0 = sim.stats.calls;
+  const calls0 = (await sim.stats()).calls;
   const t0 = performance.now();
   await controller.start();
-  const vsCount = () => sim.objects('virtualservice').size;
-  while (vsCount() < SERVICES + 1 && performance.now() - t0 < 300_000)
+  const vsCount = () => sim.count('virtualservice');
+  while ((await vsCount()) < SERVICES + 1 && performance.now() - t0 < 300_000)
     await new Promise((r) => setTimeout(r, 50));
   await controller.settled();
   const settledMs = performance.now() - t0;
-  const coldCalls = sim.stats.calls - calls0;
+  const stats = await sim.stats();
+  const coldCalls = stats.calls - calls0;
   // The device has everything when its last write is done (the simulator logs a write after its
   // latency, as it answers).
-  const coldMs = sim.writeLog[sim.writeLog.length - 1]!.at - t0;
-  const firstWriteMs = sim.writeLog[0]!.at - t0;
+  const coldLog = await sim.writeLog();
+  const coldMs = coldLog[coldLog.length - 1]!.at - t0;
+  const firstWriteMs = coldLog[0]!.at - t0;
   const ideal = (coldCalls / CONCURRENCY) * LATENCY;
-  const coldWrites = sim.writeLog.length;
-  const l7 = sim.objects('httppolicyset').get('bench--ingress-npl');
+  const coldWrites = coldLog.length;
+  const l7 = await sim.get('httppolicyset', 'bench--ingress-npl');
   const rules = ((l7?.http_request_policy as { rules?: unknown[] } | undefined)?.rules ?? []).length;
 
   // Scale one Service from 3 to 50 Pods, 8 Pods at a time.
   const target = 'bench--default-svc-500-http';
-  const servers = () => ((sim.objects('pool').get(target)?.servers ?? []) as unknown[]).length;
-  const calls1 = sim.stats.calls;
-  const log1 = sim.writeLog.length;
+  const servers = async () => (((await sim.get('pool', target))?.servers ?? []) as unknown[]).length;
+  const calls1 = stats.calls;
+  const log1 = coldLog.length;
   const s0 = performance.now();
   await inParallel(
     Array.from({ length: 47 }, (_, k) => k),
     8,
     (k) => pod(`scale-${k}`, 'app-500', 3000 + k),
   );
-  while (servers() < 50 && performance.now() - s0 < 60_000) await new Promise((r) => setTimeout(r, 10));
+  while ((await servers()) < 50 && performance.now() - s0 < 60_000)
+    await new Promise((r) => setTimeout(r, 10));
   const scaleMs = performance.now() - s0;
   await controller.settled();
-  const writes = sim.writeLog.slice(log1);
+  const writes = await sim.writeLog(log1);
+  const scaleCalls = (await sim.stats()).calls - calls1;
   const poolWrites = writes.filter((w) => w.type === 'pool' && w.name === target).map((w) => w.at);
   let maxPer100 = 0;
   for (let a = 0, b = 0; b < poolWrites.length; b++) {
@@ -180,7 +185,7 @@ try {
     [
       `cold sync: ${SERVICES} L4 services + 1 L7 with ${rules} path rules, ${LATENCY} ms per call, start -> last write answered`,
       `${(coldMs / 1000).toFixed(1)} s`,
-      `${coldCalls} calls (${coldWrites} writes), at most ${sim.stats.maxInflight} at once; ideal (calls / ${CONCURRENCY} x ${LATENCY} ms) ${(ideal / 1000).toFixed(1)} s: ${(coldMs / ideal).toFixed(2)}x; goal <= 1.3x: ${coldMs / ideal <= 1.3 ? 'met' : 'NOT met'}; first write answered at ${(firstWriteMs / 1000).toFixed(2)} s`,
+      `${coldCalls} calls (${coldWrites} writes), at most ${stats.maxInflight} at once; ideal (calls / ${CONCURRENCY} x ${LATENCY} ms) ${(ideal / 1000).toFixed(1)} s: ${(coldMs / ideal).toFixed(2)}x; goal <= 1.3x: ${coldMs / ideal <= 1.3 ? 'met' : 'NOT met'}; first write answered at ${(firstWriteMs / 1000).toFixed(2)} s`,
     ],
     [
       `raw call floor: ${floor.calls} calls of the same simulator and session, ${CONCURRENCY} at a time, ${LATENCY} ms per call`,
@@ -199,7 +204,7 @@ try {
     ],
     [
       'scale-out: API calls made',
-      String(sim.stats.calls - calls1),
+      String(scaleCalls),
       `${writes.length} writes, ${poolWrites.length} of them to the pool`,
     ],
     [

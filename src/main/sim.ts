@@ -47,7 +47,11 @@ export const AVI_FLAGS = {
   username: { type: 'string', description: 'the user that may log in', default: 'admin' },
   password: { type: 'string', description: 'its password', default: 'admin' },
   'controller-version': { type: 'string', description: 'the version reported at login', default: '22.1.3' },
-  'latency-ms': { type: 'string', description: 'time added to every API call', default: '0' },
+  'latency-ms': {
+    type: 'string',
+    description: 'time every API call takes, its own work included',
+    default: '0',
+  },
   ...COMMON_FLAGS,
 } as const satisfies FlagSpecs;
 

@@ -180,4 +180,38 @@ describe('Avi Controller simulator', () => {
     assert.equal((await s.call('DELETE', `/api/pool/${String(created.body.uuid)}`)).status, 204);
     assert.equal((await s.call('DELETE', `/api/pool/${String(created.body.uuid)}`)).status, 404);
   });
+
+  it('latency: a call takes latencyMs in all, its work done at once and its answer (a refusal too) held until then; in flight until answered; no session, no wait', async (t) => {
+    const s = await started(t);
+    assert.equal(await s.login(), 200);
+    s.sim.faults.latencyMs = 150;
+    const timed = async (f: () => Promise<{ status: number }>) => {
+      const t0 = performance.now();
+      const r = await f();
+      return { status: r.status, ms: performance.now() - t0, sent: t0 };
+    };
+    // Four at once: each answers no sooner than 150 ms, and all four are in flight together.
+    const four = await Promise.all(
+      [1, 2, 3, 4].map((i) => timed(() => s.call('POST', '/api/pool', pool(`lat-${i}`)))),
+    );
+    for (const r of four) {
+      assert.equal(r.status, 201);
+      assert.ok(r.ms >= 149, `answered after ${r.ms} ms`);
+    }
+    assert.equal(s.sim.stats.maxInflight, 4);
+    // The write is logged as answered: at the end of its latency, not when it was done.
+    for (const w of s.sim.writeLog.slice(-4)) assert.ok(w.at >= Math.min(...four.map((r) => r.sent)) + 149);
+    // A refused write waits as long (the refusal is the controller's answer after its work).
+    s.sim.faults.failWrites = 1;
+    const refused = await timed(() => s.call('POST', '/api/pool', pool('lat-5')));
+    assert.equal(refused.status, 503);
+    assert.ok(refused.ms >= 149, `refused after ${refused.ms} ms`);
+    assert.equal(s.sim.objects('pool').has('lat-5'), false);
+    // Without a session the answer does not wait for the latency of an API call.
+    s.sim.expireSessions();
+    s.sim.faults.latencyMs = 5_000;
+    const unauthenticated = await timed(() => s.call('GET', '/api/pool'));
+    assert.equal(unauthenticated.status, 401);
+    assert.ok(unauthenticated.ms < 5_000);
+  });
 });
