@@ -2,8 +2,9 @@
  * Plain-JSON reads through client-node's authentication (token, client certificates, CA), for the
  * informer's list. Objects stay as the API server sent them; sources parse them with zod.
  */
+import { STATUS_CODES } from 'node:http';
 import { HttpMethod, type KubeConfig, RequestContext } from '@kubernetes/client-node';
-import { type Dispatcher, fetch } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import { z } from 'zod';
 
 /** A failed API call, with the HTTP status and the Status body's reason when there is one. */
@@ -54,13 +55,10 @@ async function requestContext(
   return { url, ctx };
 }
 
-async function failure(
-  res: { status: number; statusText: string; text(): Promise<string> },
-  what: string,
-): Promise<KubeApiError> {
-  const text = await res.text();
-  let reason = res.statusText;
-  let message = `${what}: HTTP ${res.status}`;
+async function failure(res: Dispatcher.ResponseData, what: string): Promise<KubeApiError> {
+  const text = await res.body.text();
+  let reason = STATUS_CODES[res.statusCode] ?? '';
+  let message = `${what}: HTTP ${res.statusCode}`;
   try {
     const s = statusBody.parse(JSON.parse(text));
     reason = s.reason ?? reason;
@@ -68,7 +66,7 @@ async function failure(
   } catch {
     // not a Status body
   }
-  return new KubeApiError(res.status, reason, message);
+  return new KubeApiError(res.statusCode, reason, message);
 }
 
 /** Sends a JSON body and drops the answer: nothing is decoded into client-node's model classes. */
@@ -86,14 +84,14 @@ async function sendJson(
   );
   const headers = { ...ctx.getHeaders(), 'Content-Type': contentType, Accept: 'application/json' };
   const dispatcher = ctx.getDispatcher();
-  const res = await fetch(url, {
+  const res = await request(url, {
     method,
     headers,
     body: JSON.stringify(body),
     ...(dispatcher ? { dispatcher } : {}),
   });
-  if (res.status >= 300) throw await failure(res, `${method} ${path}`);
-  await res.arrayBuffer();
+  if (res.statusCode >= 300) throw await failure(res, `${method} ${path}`);
+  await res.body.dump();
 }
 
 /** A JSON merge patch (the agent patches a thousand Pods at once and needs none of the reply). */
@@ -114,14 +112,14 @@ export async function getJson(
   for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, v);
   const headers = { ...ctx.getHeaders(), Accept: 'application/json' };
   const dispatcher = ctx.getDispatcher();
-  const res = await fetch(url, {
+  const res = await request(url, {
     method: 'GET',
     headers,
     ...(dispatcher ? { dispatcher } : {}),
     ...(signal ? { signal } : {}),
   });
-  if (res.status !== 200) throw await failure(res, `GET ${path}`);
-  return (await res.json()) as unknown;
+  if (res.statusCode !== 200) throw await failure(res, `GET ${path}`);
+  return (await res.body.json()) as unknown;
 }
 
 export interface ListPage {
