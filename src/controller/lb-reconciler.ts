@@ -271,9 +271,8 @@ export class LbReconciler {
         ? afterPass(
             this.observed,
             applied.filter((r) => r.ok),
-            desired.state,
+            p,
             pending,
-            p.conflicts,
           )
         : undefined;
     if (this.active === 1) this.appliedBy.clear();

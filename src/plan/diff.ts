@@ -12,7 +12,7 @@ import {
   sameCertificate,
 } from '../model/normalize.ts';
 import type { Change, ChangeOf, Observed } from '../adapter/changes.ts';
-import type { LbState, ObjectKind } from '../model/types.ts';
+import type { Certificate, LbState, ObjectKind, Pool, VirtualService } from '../model/types.ts';
 
 export type { Change, ChangeOf, Observed };
 
@@ -26,11 +26,17 @@ export interface Conflict {
 export interface Plan {
   changes: Change[];
   conflicts: Conflict[];
+  /**
+   * Desired objects (normal forms) that equal what is observed but are not it by reference: after
+   * the pass the observed state can hold them, so the next pass compares them by reference.
+   */
+  equal: { pools: Pool[]; virtualServices: VirtualService[]; certificates: Certificate[] };
 }
 
 interface KindDiff<K extends ObjectKind, T> {
   upserts: ChangeOf<K, T>[];
   deletes: ChangeOf<K, T>[];
+  equal: T[];
 }
 
 /**
@@ -86,6 +92,7 @@ function diffKind<K extends ObjectKind, T extends { name: string }>(
 ): KindDiff<K, T> {
   const current = indexByName(owned);
   const upserts: ChangeOf<K, T>[] = [];
+  const equal: T[] = [];
   let matched = 0;
   let clashed: Set<string> | undefined;
   for (const d of desired) {
@@ -106,7 +113,7 @@ function diffKind<K extends ObjectKind, T extends { name: string }>(
     const have = normalize(cur);
     if (have !== want && !same(have, want)) {
       upserts.push({ op: 'update', kind, name: d.name, desired: want, observed: cur });
-    }
+    } else equal.push(want);
   }
   // Names are unique on each side: every owned object was wanted when all of them matched.
   let deletes: ChangeOf<K, T>[] = [];
@@ -117,7 +124,7 @@ function diffKind<K extends ObjectKind, T extends { name: string }>(
       .filter((o) => !wanted.has(o.name))
       .map((o): ChangeOf<K, T> => ({ op: 'delete', kind, name: o.name, observed: o }));
   }
-  return { upserts, deletes };
+  return { upserts, deletes, equal };
 }
 
 export function plan(desired: LbState, observed: Observed): Plan {
@@ -158,5 +165,6 @@ export function plan(desired: LbState, observed: Observed): Plan {
       ...pools.deletes,
     ],
     conflicts,
+    equal: { pools: pools.equal, virtualServices: vss.equal, certificates: certs.equal },
   };
 }

@@ -235,7 +235,18 @@ export function buildDesired(
     ...routeInputs(view),
   ];
   if (changed && last && inputs.every((x, i) => x === last.inputs[i])) {
-    for (const e of last.shape) poolFor(e.svc, e.port, e.health, e.name, e.svcKey);
+    // The pools of unchanged Services as they were, in the same order; the others built again.
+    for (const e of last.shape) {
+      const kept = changed.has(e.svcKey) ? undefined : memo.pools.get(e.name);
+      if (!kept) {
+        poolFor(e.svc, e.port, e.health, e.name, e.svcKey);
+        continue;
+      }
+      if (kept.findings.length > 0) findings.push(...kept.findings);
+      if (kept.waiting.length > 0)
+        waiting.set(e.svcKey, [...(waiting.get(e.svcKey) ?? []), ...kept.waiting]);
+      pools.set(e.name, kept.pool);
+    }
     forgetPoolsGone(memo, pools);
     return {
       state: withCertificates(

@@ -118,9 +118,8 @@ describe('the incremental plan', () => {
           const after = afterPass(
             start,
             applied.filter((r) => r.ok),
-            desired,
+            p,
             pending,
-            p.conflicts,
           );
           // Read back as plain lists (no index): the same plan for any next desired state.
           const plain: Observed = {
@@ -134,6 +133,8 @@ describe('the incremental plan', () => {
           assert.deepEqual(ops(next, after), reference(next, plain));
           assert.deepEqual(ops(desired, after), reference(desired, plain));
           if (pending.size === 0) assert.deepEqual(ops(desired, after), [], 'nothing left to do');
+          // A pass that applies nothing and finds nothing to carry leaves the state as it is.
+          assert.equal(afterPass(after, [], plan(desired, after), pending), after, 'nothing copied');
         },
       ),
       { numRuns: 400 },
