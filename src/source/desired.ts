@@ -243,8 +243,7 @@ export function buildDesired(
         continue;
       }
       if (kept.findings.length > 0) findings.push(...kept.findings);
-      if (kept.waiting.length > 0)
-        waiting.set(e.svcKey, [...(waiting.get(e.svcKey) ?? []), ...kept.waiting]);
+      if (kept.waiting.length > 0) waiting.set(e.svcKey, [...(waiting.get(e.svcKey) ?? []), ...kept.waiting]);
       pools.set(e.name, kept.pool);
     }
     forgetPoolsGone(memo, pools);
