@@ -4,8 +4,9 @@
  * once; per virtual service its VsVip and pool groups, then its DataScript and policy sets, then
  * the virtual service and its SNI children, each as soon as what it needs is), then deletes parents
  * before children; a rotated certificate re-renders the SNI children of the services using it.
- * The writes themselves, each only when its checksum changed, are device-objects.ts. 404 on delete
- * is success; other 400s are terminal; 5xx and timeouts are retried by the work queue.
+ * The writes themselves, each only when its checksum changed, are device-objects.ts; paged reads
+ * are the session's. 404 on delete is success; other 400s are terminal; 5xx and timeouts are
+ * retried by the work queue.
  */
 import PQueue from 'p-queue';
 import type {
@@ -32,8 +33,8 @@ import { aviCapabilities } from './capabilities.ts';
 import { routeProblem } from './http-policy.ts';
 import { certificateRefs, poolRefs } from '../../src/model/refs.ts';
 import { readRuntimeServers } from './runtime-server.ts';
-import { AviError, AviSession, type AviSessionOptions } from './session.ts';
-import { AviDeviceObjects, errorText, fail, Failure } from './device-objects.ts';
+import { AviError, AviSession, type AviSessionOptions, errorText } from './session.ts';
+import { AviDeviceObjects, fail, Failure } from './device-objects.ts';
 import { observedModel } from './observed.ts';
 
 export interface AviAdapterOptions extends AviSessionOptions, Partial<Omit<AviPlacement, 'version'>> {
@@ -127,33 +128,18 @@ export class AviAdapter implements LoadBalancerAdapter {
     }
   }
 
-  /** Every object of a type, following `next` pages. */
-  private async list(type: string, query = ''): Promise<Raw[]> {
-    const out: Raw[] = [];
-    let path: string | undefined = `/api/${type}?page_size=200${query}`;
-    for (let pages = 0; path && pages < 10_000; pages++) {
-      const r = await this.session.call('GET', path);
-      if (r.status !== 200)
-        throw new AviError(r.status, `GET /api/${type}: ${r.status} ${errorText(r.body)}`);
-      const page = r.body as { results?: Raw[]; next?: string };
-      out.push(...(page.results ?? []));
-      path = page.next ? new URL(page.next).pathname + new URL(page.next).search : undefined;
-    }
-    return out;
-  }
-
   async observe(): Promise<Observed> {
     const mine = `&created_by=${encodeURIComponent(createdBy(this.owner))}`;
     const [pools, vss, vsvips, pgs, sets, certs, scripts, hms, nps] = await Promise.all([
-      this.list('pool'),
-      this.list('virtualservice'),
-      this.list('vsvip'),
-      this.list('poolgroup', mine),
-      this.list('httppolicyset', mine),
-      this.list('sslkeyandcertificate'),
-      this.list('vsdatascriptset', mine),
-      this.list('healthmonitor'),
-      this.list('networkprofile'),
+      this.session.list('pool'),
+      this.session.list('virtualservice'),
+      this.session.list('vsvip'),
+      this.session.list('poolgroup', mine),
+      this.session.list('httppolicyset', mine),
+      this.session.list('sslkeyandcertificate'),
+      this.session.list('vsdatascriptset', mine),
+      this.session.list('healthmonitor'),
+      this.session.list('networkprofile'),
     ]);
     const read = new Map<AviType, Raw[]>([
       ['pool', pools],
@@ -179,7 +165,7 @@ export class AviAdapter implements LoadBalancerAdapter {
   /** Each server of our pools as Avi's health monitors see it (GET /api/pool/{uuid}/runtime/server). */
   async health(): Promise<MemberHealth[]> {
     const pools = (
-      await this.list('pool', `&created_by=${encodeURIComponent(createdBy(this.owner))}`)
+      await this.session.list('pool', `&created_by=${encodeURIComponent(createdBy(this.owner))}`)
     ).filter((p) => ownedBy('pool', p, this.owner));
     const q = new PQueue({ concurrency: 8 });
     const lists = await Promise.all(

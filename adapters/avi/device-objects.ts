@@ -11,7 +11,7 @@ import type { ApplyError } from '../../src/adapter/contract.ts';
 import { AdapterError, type AdapterErrorCode } from '../../src/adapter/errors.ts';
 import { poolGroupName } from './http-policy.ts';
 import { type AviObject, type AviType, ownedBy, storedSum } from './objects.ts';
-import type { AviSession } from './session.ts';
+import { type AviSession, errorText } from './session.ts';
 import { isSniChild, sniChildName } from './vs-objects.ts';
 
 type Raw = Record<string, unknown>;
@@ -28,12 +28,6 @@ export class Failure extends AdapterError {
 export const fail = (code: AdapterErrorCode, message: string, terminal: boolean): never => {
   throw new Failure(code, message, terminal);
 };
-
-export function errorText(body: unknown): string {
-  if (typeof body === 'string') return body;
-  const e = (body as { error?: unknown } | undefined)?.error;
-  return typeof e === 'string' ? e : JSON.stringify(body ?? '');
-}
 
 export class AviDeviceObjects {
   readonly stats = { writes: 0, skippedUnchanged: 0 };

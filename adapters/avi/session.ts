@@ -1,7 +1,8 @@
 /**
  * An Avi Controller session: `POST /login` for the session and CSRF cookies, then every call with
  * the cookies, `X-CSRFToken`, `Referer`, `X-Avi-Version` and `X-Avi-Tenant`. A 401 logs in again
- * and retries once; a 419 takes the refreshed cookies and retries once. The dispatcher is injected.
+ * and retries once; a 419 takes the refreshed cookies and retries once; `list` follows `next` pages.
+ * The dispatcher is injected.
  */
 import { AdapterError, codeForStatus } from '../../src/adapter/errors.ts';
 import { Agent, type Dispatcher, request } from 'undici';
@@ -15,6 +16,13 @@ export class AviError extends AdapterError {
     super(codeForStatus(status), message, options);
     this.name = 'AviError';
   }
+}
+
+/** The controller's error message from a reply body (`{ error }`), or the body itself. */
+export function errorText(body: unknown): string {
+  if (typeof body === 'string') return body;
+  const e = (body as { error?: unknown } | undefined)?.error;
+  return typeof e === 'string' ? e : JSON.stringify(body ?? '');
 }
 
 export interface AviSessionOptions {
@@ -136,6 +144,21 @@ export class AviSession {
     if (this.sessionId() === used) await this.relogin();
     else if (this.loggingIn) await this.loggingIn;
     return this.send(method, path, body);
+  }
+
+  /** Every object of a type (`/api/<type>?page_size=200<query>`), following `next` pages. */
+  async list(type: string, query = ''): Promise<Record<string, unknown>[]> {
+    const out: Record<string, unknown>[] = [];
+    let path: string | undefined = `/api/${type}?page_size=200${query}`;
+    for (let pages = 0; path && pages < 10_000; pages++) {
+      const r = await this.call('GET', path);
+      if (r.status !== 200)
+        throw new AviError(r.status, `GET /api/${type}: ${r.status} ${errorText(r.body)}`);
+      const page = r.body as { results?: Record<string, unknown>[]; next?: string };
+      out.push(...(page.results ?? []));
+      path = page.next ? new URL(page.next).pathname + new URL(page.next).search : undefined;
+    }
+    return out;
   }
 
   async close(): Promise<void> {
