@@ -5,13 +5,19 @@
  */
 import type { Capabilities } from '../../src/adapter/contract.ts';
 import { ALL_HTTP } from '../../src/adapter/http-capabilities.ts';
+import { FETCH_NAME } from './http-routes.ts';
 
 export const HAPROXY_CAPABILITIES: Capabilities = {
   l4: { tcp: true, udp: false },
   l7: true,
   memberNodeTag: true,
   drainingMembers: true,
-  http: ALL_HTTP,
+  http: {
+    ...ALL_HTTP,
+    // ACL regexes are PCRE2; header and query names sit inside `req.hdr()` / `urlp()`.
+    regexDialect: 'pcre2',
+    matchNames: { pattern: FETCH_NAME, description: "letters, digits, '-' and '_'" },
+  },
   tlsPassthrough: true,
   certificates: true,
 };

@@ -17,7 +17,7 @@ import type {
 } from '../../src/model/types.ts';
 import type { Observed } from '../../src/adapter/changes.ts';
 import { join } from 'node:path';
-import { quoteArg } from './encode.ts';
+import { pct, quoteArg } from './encode.ts';
 import { parseGatewayRoutes, parseSniRoutes, renderGatewayRoutes, renderSniRoutes } from './http-routes.ts';
 import { httpPools } from './validate.ts';
 
@@ -60,7 +60,8 @@ export function parseSections(text: string): Section[] {
 
 export const kv = (text: string): Record<string, string> =>
   Object.fromEntries([...text.matchAll(/(\w+)=(\S*)/g)].map((m) => [m[1]!, decodeURIComponent(m[2]!)]));
-export const enc = (v: string): string => encodeURIComponent(v);
+/** Our data in comments and descriptions: encode.ts `pct`. */
+export const enc = pct;
 
 export function serverLine(m: Member, checks: boolean): string {
   return `    server ${serverName(m)} ${m.address.includes(':') ? `[${m.address}]` : m.address}:${m.port}${checks ? ' check' : ''}${m.enabled ? '' : ' weight 0'} # npl-lb node=${enc(m.node)} pod=${enc(m.pod)}`;

@@ -43,6 +43,15 @@ export function unquoteArg(text: string): string {
   return Buffer.from(bytes).toString('utf8');
 }
 
+/**
+ * Data kept in a `description`, a comment or a `k=v` word: every byte outside `[A-Za-z0-9._-]` is
+ * percent-encoded (`'`, `!`, `*`, `(`, `)` and `~` too, which encodeURIComponent leaves raw and
+ * which HAProxy reads as quotes or syntax), so no byte of user data is syntax in haproxy.cfg,
+ * whichever transport writes it. `decodeURIComponent` reads it back.
+ */
+export const pct = (v: string): string =>
+  encodeURIComponent(v).replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
 /** Names of proxies (frontends, backends) and servers: HAProxy allows letters, digits, '-_.:'. */
 export const NAME = /^[A-Za-z0-9_.:-]+$/;
 

@@ -11,7 +11,7 @@
  * Pure.
  */
 import type { HeaderModifier, HttpRoute, L7VirtualService, SniRoute } from '../../src/model/types.ts';
-import { quoteArg } from './encode.ts';
+import { pct, quoteArg } from './encode.ts';
 
 /**
  * What a frontend's routes become, independent of the transport: the runtime transport writes
@@ -71,7 +71,7 @@ export const httpRuleLine = (kind: 'request' | 'response', r: HttpRule): string 
 /** Header and query names HAProxy reads inside `req.hdr(...)` / `urlp(...)`. */
 export const FETCH_NAME = /^[A-Za-z0-9_-]+$/;
 
-const enc = (s: string): string => encodeURIComponent(s);
+const enc = pct;
 
 /** Rank of a route host for a request it matches: exact over wildcard (longer first) over any. */
 const hostRank = (h: string): number => (h === '' ? 0 : h.startsWith('*.') ? h.length : 1_000_000);
@@ -90,8 +90,11 @@ function hostAcl(h: string): string {
   return `hdr(host),field(1,:),lower -m reg ${quoteArg(`^.+${suffix}$`)}`;
 }
 
-/** A log-format value (set-header): `%` is HAProxy's, written `%%`. */
-const fmt = (v: string): string => quoteArg(v.replaceAll('%', '%%'));
+/**
+ * A log-format value (set-header): `%` is HAProxy's, written `%%`. An empty value is the empty
+ * sample `%[str()]`: HAProxy drops an empty quoted argument, and the rule would lose its value.
+ */
+const fmt = (v: string): string => quoteArg(v === '' ? '%[str()]' : v.replaceAll('%', '%%'));
 
 function modifierRules(m: HeaderModifier | undefined, cond: string): HttpRule[] {
   if (!m) return [];

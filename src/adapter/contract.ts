@@ -42,6 +42,17 @@ export interface HttpCapabilities {
   rewrites: boolean;
   /** Redirect status codes it can answer with. Absent: all the model has (301, 302, 303, 307, 308). */
   redirectCodes?: number[];
+  /**
+   * The dialect its regular expressions are read in: `pcre2` takes only what PCRE2 reads as
+   * JavaScript does (src/source/regex-dialect.ts), anything else is refused for its route.
+   * Absent: ECMAScript (what compiles with RegExp).
+   */
+  regexDialect?: 'ecmascript' | 'pcre2';
+  /**
+   * The header and query-parameter names it can match on (a route with another name is refused
+   * alone, naming the field). Absent: any name the Gateway API allows.
+   */
+  matchNames?: { pattern: RegExp; description: string };
   /** How many query-parameter matches one route may carry. Absent: any number. */
   maxQueryMatches?: number;
   /** Traffic split over several pools by weight (and a 500 share for a backend that does not resolve). */

@@ -15,6 +15,7 @@ import { EventReasons } from '../kube/event-reasons.ts';
 import { certificateRefs, poolRefs } from '../model/refs.ts';
 import type { HttpRoute, VirtualService } from '../model/types.ts';
 import type { DesiredResult, Finding, SourceStatus } from './desired.ts';
+import { pcre2Problem } from './regex-dialect.ts';
 
 function lacks(vs: VirtualService, caps: Capabilities): string | undefined {
   if (vs.kind === 'l7') {
@@ -36,6 +37,22 @@ export function routeLacks(r: HttpRoute, http: HttpCapabilities): string | undef
     [...(r.headers ?? []), ...(r.queryParams ?? [])].some((m) => m.type === 'RegularExpression')
   )
     return 'regular expression header or query parameter matches';
+  const named = http.matchNames
+    ? [...(r.headers ?? []), ...(r.queryParams ?? [])].find((m) => !http.matchNames!.pattern.test(m.name))
+    : undefined;
+  if (named)
+    return `match names other than ${http.matchNames!.description} (${JSON.stringify(named.name.slice(0, 64))})`;
+  if (http.regexDialect === 'pcre2') {
+    const regexes = [
+      ...(r.pathType === 'RegularExpression' ? [r.path] : []),
+      ...[...(r.headers ?? []), ...(r.queryParams ?? [])]
+        .filter((m) => m.type === 'RegularExpression')
+        .map((m) => m.value),
+    ];
+    const bad = regexes.find((re) => pcre2Problem(re) !== undefined);
+    if (bad !== undefined)
+      return `the regular expression ${JSON.stringify(bad.slice(0, 64))} (${pcre2Problem(bad)!})`;
+  }
   if (r.method && !http.methodMatches) return 'method matches';
   if ((r.requestHeaders || r.responseHeaders) && !http.headerModifiers) return 'header modifiers';
   if (r.redirect && !http.redirects) return 'request redirects';

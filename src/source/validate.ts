@@ -10,6 +10,7 @@
  * CVE-2021-25745).
  */
 import { isIP } from 'node:net';
+import { pcre2Problem } from './regex-dialect.ts';
 
 const DNS1123_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 const DNS1123_SUBDOMAIN = new RegExp(`^${DNS1123_LABEL}(\\.${DNS1123_LABEL})*$`);
@@ -91,8 +92,11 @@ export function headerValueProblem(value: string): string | undefined {
   return undefined;
 }
 
-/** A regular expression to match a path or a value: it must compile, at most 1024 characters. */
-export function regexProblem(re: string): string | undefined {
+/**
+ * A regular expression to match a path or a value: it must compile, at most 1024 characters, and,
+ * for a device that reads PCRE2, be in the subset PCRE2 reads as JavaScript does.
+ */
+export function regexProblem(re: string, dialect: 'ecmascript' | 'pcre2' = 'ecmascript'): string | undefined {
   if (re.length > 1024) return 'regular expression is longer than 1024 characters';
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(re)) return `regular expression ${describe(re)} holds a control character`;
@@ -101,7 +105,8 @@ export function regexProblem(re: string): string | undefined {
   } catch {
     return `regular expression ${describe(re)} does not compile`;
   }
-  return undefined;
+  const p = dialect === 'pcre2' ? pcre2Problem(re) : undefined;
+  return p ? `regular expression ${describe(re)}: ${p}` : undefined;
 }
 
 export const methodProblem = (m: string): string | undefined =>

@@ -231,7 +231,12 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
     };
     const parents = attachRoute(head, gws, (ns) => nsLabels.get(ns));
     if (parents.length === 0) continue;
-    const rules = httpRules(r, { services: ctx.services, grants, poolFor: ctx.poolFor });
+    const rules = httpRules(r, {
+      services: ctx.services,
+      grants,
+      poolFor: ctx.poolFor,
+      device: { http: ctx.http, adapter: ctx.adapter },
+    });
     const lacking = rules.templates.map((t) => routeLacks({ ...t, host: '' }, ctx.http)).find(Boolean);
     const unsupported =
       rules.unsupported ?? (lacking && `the ${ctx.adapter} load balancer does not support ${lacking}`);

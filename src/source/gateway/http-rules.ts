@@ -6,6 +6,7 @@
  * Service or port that does not exist (BackendNotFound) keeps its share of the traffic, answered
  * 500. Filters npl-lb does not implement make the route UnsupportedValue. Pure.
  */
+import type { HttpCapabilities } from '../../adapter/contract.ts';
 import type { Service } from '../../kube/objects.ts';
 import {
   GATEWAY_GROUP,
@@ -41,6 +42,11 @@ export interface RuleContext {
   services: Pick<ReadonlyMap<string, Service>, 'get'>;
   grants: readonly ReferenceGrant[];
   poolFor: (svc: Service, port: ServicePort) => string;
+  /**
+   * What the load balancer can read (its dialect of regular expressions, the names it matches
+   * on), and its name for messages: a route it cannot read is refused alone, naming the field.
+   */
+  device?: { http: HttpCapabilities; adapter: string };
 }
 
 /** A route rule ready to be placed on hosts: everything but the host and the order. */
@@ -58,12 +64,26 @@ export interface HttpRuleResult {
 
 class Refused extends Error {}
 
-function valueMatches(list: HttpRouteMatch['headers'], field: string): ValueMatch[] {
+/** A match name the device cannot read (HAProxy reads names inside a fetch's parentheses). */
+function matchNameProblem(name: string, device: RuleContext['device']): string | undefined {
+  const names = device?.http.matchNames;
+  if (!names || names.pattern.test(name)) return undefined;
+  return `the ${device.adapter} load balancer matches only names of ${names.description}, not ${JSON.stringify(name.slice(0, 64))}`;
+}
+
+function valueMatches(
+  list: HttpRouteMatch['headers'],
+  field: string,
+  device: RuleContext['device'],
+): ValueMatch[] {
   return list.map((m, i) => {
+    const nameProblem = headerNameProblem(m.name) ?? matchNameProblem(m.name, device);
+    if (nameProblem) throw new Refused(`${field}[${i}].name: ${nameProblem}`);
     const p =
-      headerNameProblem(m.name) ??
-      (m.type === 'RegularExpression' ? regexProblem(m.value) : headerValueProblem(m.value));
-    if (p) throw new Refused(`${field}[${i}]: ${p}`);
+      m.type === 'RegularExpression'
+        ? regexProblem(m.value, device?.http.regexDialect)
+        : headerValueProblem(m.value);
+    if (p) throw new Refused(`${field}[${i}].value: ${p}`);
     if (m.type !== 'Exact' && m.type !== 'RegularExpression')
       throw new Refused(`${field}[${i}].type ${m.type}`);
     return { name: m.name, value: m.value, type: m.type };
@@ -146,10 +166,14 @@ function filtersOf(filters: HttpRouteFilter[], field: string) {
   return out;
 }
 
-function pathOf(m: HttpRouteMatch, field: string): Pick<HttpRoute, 'path' | 'pathType'> {
+function pathOf(
+  m: HttpRouteMatch,
+  field: string,
+  device: RuleContext['device'],
+): Pick<HttpRoute, 'path' | 'pathType'> {
   const { type, value } = m.path;
   if (type === 'RegularExpression') {
-    const p = regexProblem(value);
+    const p = regexProblem(value, device?.http.regexDialect);
     if (p) throw new Refused(`${field}.path: ${p}`);
     return { path: value, pathType: 'RegularExpression' };
   }
@@ -215,9 +239,16 @@ export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleRes
           : { pool: '', backends: split.length > 0 ? split : [{ pool: null, weight: 1 }] };
       rule.matches.forEach((m, mi) => {
         const at = `${field}.matches[${mi}]`;
-        const t: RouteTemplate = { ...pathOf(m, at), ...forwarding, ...filters, source, rule: ri, match: mi };
-        const headers = valueMatches(m.headers, `${at}.headers`);
-        const query = valueMatches(m.queryParams, `${at}.queryParams`);
+        const t: RouteTemplate = {
+          ...pathOf(m, at, ctx.device),
+          ...forwarding,
+          ...filters,
+          source,
+          rule: ri,
+          match: mi,
+        };
+        const headers = valueMatches(m.headers, `${at}.headers`, ctx.device);
+        const query = valueMatches(m.queryParams, `${at}.queryParams`, ctx.device);
         if (headers.length > 0) t.headers = headers;
         if (query.length > 0) t.queryParams = query;
         if (m.method !== undefined) {

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type HttpRequest, resolveRequest } from '../../../src/model/http-match.ts';
 import { ALL_HTTP, INGRESS_HTTP } from '../../../src/adapter/http-capabilities.ts';
+import { HAPROXY_CAPABILITIES } from '../../../adapters/haproxy/capabilities.ts';
 import { backend, INFRA, parent, parentConditions, pass, pool, route, vsOf } from './gateway-support.ts';
 
 const GW = `${INFRA}/same-namespace`;
@@ -415,6 +416,104 @@ describe('HTTPRoute: bad input and what the adapter lacks', () => {
         .conditions[0]!.reason,
       'Accepted',
     );
+  });
+
+  it("HAProxy's dialect: a dotted match name or a PCRE2-incompatible regex refuses that route alone, naming the field; the listener's other routes are served", () => {
+    const http = HAPROXY_CAPABILITIES.http!;
+    const routes = [
+      route(INFRA, 'dotted-header', {
+        parentRefs: p,
+        hostnames: ['d.example'],
+        rules: [
+          {
+            matches: [{ headers: [{ name: 'X.Tenant', value: 'a' }] }],
+            backendRefs: [backend('infra-backend-v1')],
+          },
+        ],
+      }),
+      route(INFRA, 'dotted-query', {
+        parentRefs: p,
+        hostnames: ['q.example'],
+        rules: [
+          {
+            matches: [{ queryParams: [{ name: 'page.size', value: '10' }] }],
+            backendRefs: [backend('infra-backend-v1')],
+          },
+        ],
+      }),
+      route(INFRA, 'js-only-regex', {
+        parentRefs: p,
+        hostnames: ['r.example'],
+        rules: [
+          {
+            matches: [{ headers: [{ name: 'x-id', type: 'RegularExpression', value: '[^]\\u0041' }] }],
+            backendRefs: [backend('infra-backend-v1')],
+          },
+        ],
+      }),
+      route(INFRA, 'js-only-path', {
+        parentRefs: p,
+        hostnames: ['r.example'],
+        rules: [
+          {
+            matches: [{ path: { type: 'RegularExpression', value: '/a[^]' } }],
+            backendRefs: [backend('infra-backend-v1')],
+          },
+        ],
+      }),
+      route(INFRA, 'apostrophe', {
+        parentRefs: p,
+        hostnames: ['a.example'],
+        rules: [
+          {
+            matches: [{ headers: [{ name: 'x-who', value: "it's" }] }],
+            filters: [
+              {
+                type: 'RequestHeaderModifier',
+                requestHeaderModifier: { set: [{ name: 'X-Says', value: "it's" }] },
+              },
+            ],
+            backendRefs: [backend('infra-backend-v2')],
+          },
+        ],
+      }),
+    ];
+    const r = pass({ routes, http });
+    const c = (n: string) => r.routes.get(`HTTPRoute ${INFRA}/${n}`)!.parents[0]!.conditions[0]!;
+    for (const n of ['dotted-header', 'dotted-query', 'js-only-regex', 'js-only-path']) {
+      assert.equal(c(n).status, false, n);
+      assert.equal(c(n).reason, 'UnsupportedValue', n);
+    }
+    assert.match(
+      c('dotted-header').message,
+      /spec\.rules\[0\]\.matches\[0\]\.headers\[0\]\.name: the \w+ load balancer matches only names of letters/,
+    );
+    assert.match(
+      c('dotted-query').message,
+      /spec\.rules\[0\]\.matches\[0\]\.queryParams\[0\]\.name: .*"page\.size"/,
+    );
+    assert.match(
+      c('js-only-regex').message,
+      /headers\[0\]\.value: regular expression .* not read alike by PCRE2/,
+    );
+    assert.match(
+      c('js-only-path').message,
+      /matches\[0\]\.path: regular expression .* not read alike by PCRE2/,
+    );
+    assert.equal(c('apostrophe').reason, 'Accepted');
+    assert.deepEqual(
+      vsOf(r, GW)!.routes.map((x) => x.host),
+      ['a.example'],
+      'only the route HAProxy can read is on the shared listener',
+    );
+    // The same routes on an ECMAScript device with any names: all accepted.
+    const all = pass({ routes, http: ALL_HTTP });
+    for (const n of ['dotted-header', 'dotted-query', 'js-only-regex', 'js-only-path'])
+      assert.equal(
+        all.routes.get(`HTTPRoute ${INFRA}/${n}`)!.parents[0]!.conditions[0]!.reason,
+        'Accepted',
+        n,
+      );
   });
 
   it('the same objects give the same virtual services (idempotent), in precedence order', () => {
