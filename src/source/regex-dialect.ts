@@ -20,7 +20,6 @@ const PUNCT = /^[!-/:-@[-`{-~]$/;
 
 /** Why `re` is outside the subset ECMAScript and PCRE2 read alike; undefined when it is inside. */
 export function pcre2Problem(re: string): string | undefined {
-  // eslint-disable-next-line no-control-regex
   const nonAscii = /[^\x20-\x7e]/.exec(re);
   if (nonAscii)
     return `character ${JSON.stringify(nonAscii[0])} at ${nonAscii.index}: only printable ASCII is read alike by PCRE2`;

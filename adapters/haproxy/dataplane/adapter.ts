@@ -3,7 +3,9 @@
  * is one transaction, started on the configuration version just read and committed at the end;
  * a 409 (stale version) or 406 (outdated transaction) drops what we knew, and the changes fail
  * as retryable so the controller's queue re-reads and tries again. A change the API refuses
- * (400/422) fails alone: the transaction is rebuilt without it. When the commit reloads HAProxy
+ * (400/422) fails alone: the transaction is rebuilt without it. A commit HAProxy's configuration
+ * check refuses is narrowed by bisection to the change that breaks it (ConfigInvalid), and the
+ * others commit (narrowRefusedCommit). When the commit reloads HAProxy
  * (202 + Reload-ID), apply waits for the reload to succeed. Pools are backends of server slots
  * (see layout.ts), so scaling is runtime changes only.
  */
@@ -38,6 +40,9 @@ export interface HaproxyDataplaneOptions extends DataplaneClientOptions {
   /** Returns an error to fail one change with, for tests of partial failure. */
   fault?: (change: Change) => Fail | undefined;
 }
+
+/** How one transaction ended (see transact). */
+type TxOutcome = { kind: 'ok' } | { kind: 'refused'; message: string } | { kind: 'fail'; error: Fail };
 
 export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
   readonly name = 'haproxy';
@@ -214,7 +219,91 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
       const p = this.opts.fault?.(c) ?? changeProblem(c, has, true);
       if (p) failed.set(i, p);
     });
-    // A refused change is dropped and the transaction rebuilt without it, a bounded number of times.
+    const first = await this.transact(changes, failed);
+    if (first.kind === 'fail') return failRest(first.error);
+    if (first.kind === 'refused') {
+      const rest = await this.narrowRefusedCommit(changes, failed, first.message);
+      if (rest) return failRest(rest);
+    }
+    return result();
+  }
+
+  /**
+   * A commit HAProxy refused (its configuration check failed on the whole batch): the batch is
+   * bisected into transactions of their own, each half that commits is live, and each change
+   * that still fails alone is the culprit (ConfigInvalid, on its object). k culprits among n
+   * changes cost O(k log n) transactions; every other tenant's change goes live meanwhile.
+   * Returns an error for the changes not yet decided when the device stops answering.
+   */
+  private async narrowRefusedCommit(
+    changes: Change[],
+    failed: Map<number, Fail>,
+    firstMessage: string,
+  ): Promise<Fail | undefined> {
+    const left: Fail = { code: 'Skipped', message: 'left out of this transaction', terminal: false };
+    const live = [...changes.keys()].filter((i) => !failed.has(i));
+    const done = new Set<number>();
+    const attempt = async (part: number[]): Promise<TxOutcome> => {
+      const skip = new Map(failed);
+      for (const i of live) if (done.has(i) || !part.includes(i)) skip.set(i, left);
+      const out = await this.transact(changes, skip);
+      // A change refused on its own, or whose pool failed, is decided; one left out is not.
+      for (const [i, f] of skip)
+        if (f !== left && !failed.has(i) && f.code !== 'DependencyFailed') failed.set(i, f);
+      if (out.kind === 'ok') for (const i of part) if (!failed.has(i)) done.add(i);
+      return out;
+    };
+    let lastMessage = firstMessage;
+    const walk = async (part: number[]): Promise<Fail | undefined> => {
+      const open = part.filter((i) => !done.has(i) && !failed.has(i));
+      if (open.length === 0) return undefined;
+      const out = await attempt(open);
+      if (out.kind === 'fail') return out.error;
+      if (out.kind === 'ok') return undefined;
+      lastMessage = out.message;
+      if (open.length === 1) {
+        failed.set(open[0]!, {
+          code: 'ConfigInvalid',
+          message: `${changes[open[0]!]!.name}: HAProxy refuses the configuration with this change (${lastMessage.slice(0, 300)})`,
+          terminal: true,
+        });
+        return undefined;
+      }
+      const mid = Math.ceil(open.length / 2);
+      return (await walk(open.slice(0, mid))) ?? (await walk(open.slice(mid)));
+    };
+    const error = await walk(live);
+    if (error) return error;
+    // What waited for a pool that was left out of its half: once more, with everything decided.
+    const pending = live.filter((i) => !done.has(i) && !failed.has(i));
+    if (pending.length > 0) {
+      const out = await attempt(pending);
+      if (out.kind === 'fail') return out.error;
+      if (out.kind === 'refused')
+        for (const i of pending)
+          if (!done.has(i) && !failed.has(i))
+            failed.set(i, {
+              code: 'ConfigInvalid',
+              message: `${changes[i]!.name}: ${out.message}`,
+              terminal: true,
+            });
+    }
+    for (const i of live)
+      if (!done.has(i) && !failed.has(i))
+        failed.set(i, {
+          code: 'DependencyFailed',
+          message: 'a change it depends on was refused',
+          terminal: false,
+        });
+    return undefined;
+  }
+
+  /**
+   * One transaction of the changes not in `failed`: a change the API refuses (400/422) fails alone
+   * and the transaction is rebuilt without it, a bounded number of times. `refused`: the commit
+   * itself was refused (HAProxy's check of the whole file); `fail`: every change fails with it.
+   */
+  private async transact(changes: Change[], failed: Map<number, Fail>): Promise<TxOutcome> {
     for (let attempt = 0; attempt <= changes.length; attempt++) {
       const built = buildOps(
         {
@@ -227,9 +316,10 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
         changes,
         failed,
       );
-      if (built.pre.length + built.ops.length + built.post.length === 0) return result();
+      if (built.pre.length + built.ops.length + built.post.length === 0) return { kind: 'ok' };
       let current: Op | undefined;
       let tx: string | undefined;
+      let committing = false;
       try {
         for (const op of built.pre) {
           current = op;
@@ -243,8 +333,10 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
             await op.run(tx);
           }
           current = undefined;
+          committing = true;
           const commit = await this.client.commit(tx);
           tx = undefined;
+          committing = false;
           if (commit.reloadId) await this.awaitReload(commit.reloadId);
         }
         current = undefined;
@@ -256,12 +348,17 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
         const message = (err as Error).message;
         if (status === 409 || status === 406) {
           this.stats.conflicts++;
-          return failRest({
-            code: 'Conflict',
-            message: `the configuration changed meanwhile (${message}); re-read and retried`,
-            terminal: false,
-          });
+          this.loaded = false;
+          return {
+            kind: 'fail',
+            error: {
+              code: 'Conflict',
+              message: `the configuration changed meanwhile (${message}); re-read and retried`,
+              terminal: false,
+            },
+          };
         }
+        if (committing && (status === 400 || status === 422)) return { kind: 'refused', message };
         if (current && current.index >= 0 && (status === 400 || status === 422)) {
           failed.set(current.index, { code: 'Invalid', message, terminal: true });
           continue;
@@ -275,11 +372,11 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
           failed.set(current.index, { code: err.code, message, terminal: isTerminalCode(err.code) });
           continue;
         }
-        return failRest({
-          code: status === 0 ? 'Unavailable' : codeForStatus(status),
-          message,
-          terminal: false,
-        });
+        this.loaded = false;
+        return {
+          kind: 'fail',
+          error: { code: status === 0 ? 'Unavailable' : codeForStatus(status), message, terminal: false },
+        };
       }
       for (const [name, d] of built.backends) {
         if (d) this.backends.set(name, d);
@@ -289,9 +386,13 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
         if (d) this.frontends.set(name, d);
         else this.frontends.delete(name);
       }
-      return result();
+      return { kind: 'ok' };
     }
-    return failRest({ code: 'Unavailable', message: 'too many refused changes', terminal: false });
+    this.loaded = false;
+    return {
+      kind: 'fail',
+      error: { code: 'Unavailable', message: 'too many refused changes', terminal: false },
+    };
   }
 
   private async awaitReload(id: string): Promise<void> {
