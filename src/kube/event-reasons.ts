@@ -15,6 +15,7 @@ export const EventReasons = {
   NoVIP: 'NoVIP',
   VIPConflict: 'VIPConflict',
   InvalidVIP: 'InvalidVIP',
+  VIPAnnotationIgnored: 'VIPAnnotationIgnored',
   // The controller, on Pods and their Services: NodePortLocal entries refused at the boundary.
   NodePortLocalRejected: 'NodePortLocalRejected',
   // The controller, on Ingresses.

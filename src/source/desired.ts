@@ -280,7 +280,8 @@ export function buildDesired(
     })),
     ...[...byClass.entries()].map(([cls, ings]) => ({
       key: `ingressclass/${cls}`,
-      requested: ings.map((i) => i.metadata.annotations[VIP_ANNOTATION]).find(Boolean),
+      // The class's shared VIP is the class's (its owner, the platform team), never one tenant's.
+      requested: view.ingressClasses.find((c) => c.metadata.name === cls)?.metadata.annotations[VIP_ANNOTATION],
       published: ings.map((i) => i.status.loadBalancer.ingress[0]?.ip).find(Boolean),
     })),
     ...gatewayVipRequests(view, cfg),
@@ -291,6 +292,19 @@ export function buildDesired(
   const services = new Map<string, SourceStatus>();
   /** Findings of Services and Ingresses (pool findings come with their pools). */
   const sourceFindings: Finding[] = [];
+  for (const [cls, ings] of byClass) {
+    for (const ing of ings) {
+      const asked = ing.metadata.annotations[VIP_ANNOTATION];
+      if (asked === undefined) continue;
+      sourceFindings.push({
+        kind: 'Ingress',
+        key: key(ing.metadata),
+        type: 'Warning',
+        reason: EventReasons.VIPAnnotationIgnored,
+        message: `${VIP_ANNOTATION} is ignored on an Ingress: IngressClass ${cls} is shared, and its VIP is set on the IngressClass (annotation ${VIP_ANNOTATION}) by its owner`,
+      });
+    }
+  }
   for (const svc of lbServices) {
     const { vip, problem, reason } = vipOf(vips.get(`service/${key(svc.metadata)}`));
     const names: string[] = [];

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
-import { type KubeConfig, NetworkingV1Api } from '@kubernetes/client-node';
+import { type KubeConfig, NetworkingV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { MemoryAdapter } from '../../adapters/memory/adapter.ts';
 import { MemoryLoadBalancer } from '../../adapters/memory/device.ts';
 import type { ApplyError } from '../../src/adapter/contract.ts';
@@ -302,6 +302,74 @@ describe('safe in a shared cluster', () => {
       'VIPConflict after restart',
     );
     await check();
+  });
+
+  it("the shared IngressClass VIP is the class's: a tenant's npl-lb.io/vip on its Ingress is ignored with a Warning, the class's annotation sets it", async (t) => {
+    const { kc } = await useSandbox(t);
+    const c = new Cluster(kc);
+    const net = kc.makeApiClient(NetworkingV1Api);
+    await net.createIngressClass({
+      body: { metadata: { name: 'npl' }, spec: { controller: 'npl-lb.io/ingress-controller' } },
+    });
+    await c.node('n1', { internal: ['192.0.2.201'] });
+    await c.service('web', { enabled: null, ports: [{ name: 'http', port: 8080, targetPort: 'http' }] });
+    await pod(c, 'web-1', 'n1', [{ podPort: 8080, nodeIP: '192.0.2.201', nodePort: 61000 }]);
+    const ingress = (name: string, host: string, annotations: Record<string, string> = {}) =>
+      net.createNamespacedIngress({
+        namespace: 'default',
+        body: {
+          metadata: { name, annotations },
+          spec: {
+            ingressClassName: 'npl',
+            rules: [
+              {
+                host,
+                http: {
+                  paths: [
+                    {
+                      path: '/',
+                      pathType: 'Prefix',
+                      backend: { service: { name: 'web', port: { name: 'http' } } },
+                    },
+                  ],
+                },
+              },
+            ],
+          },
+        },
+      });
+    await ingress('team-a', 'a.example');
+    const device = new MemoryLoadBalancer();
+    const { events } = await startController(t, kc, device);
+    const classVip = () => {
+      const vs = device.virtualServices.get('c1--ingress-npl')?.vs;
+      return vs?.vip;
+    };
+    let vip: string | undefined;
+    await eventually(() => (vip = classVip()) !== undefined, 5000, 'the class VIP');
+    // A tenant asks to move the shared VIP from its own Ingress.
+    await ingress('team-b', 'b.example', { [VIP_ANNOTATION]: '192.0.2.14' });
+    await eventually(
+      () => has(events, 'default/team-b', 'VIPAnnotationIgnored', /IngressClass npl is shared/),
+      5000,
+      'Warning on the tenant Ingress',
+    );
+    await eventually(
+      () =>
+        device.virtualServices.get('c1--ingress-npl')!.vs.kind === 'l7' &&
+        (device.virtualServices.get('c1--ingress-npl')!.vs as { routes: { host: string }[] }).routes.some(
+          (r) => r.host === 'b.example',
+        ),
+      5000,
+      'the tenant Ingress is served',
+    );
+    assert.equal(classVip(), vip, 'the shared VIP did not move');
+    // The class's owner moves it on the IngressClass.
+    await net.patchIngressClass(
+      { name: 'npl', body: { metadata: { annotations: { [VIP_ANNOTATION]: '192.0.2.15' } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await eventually(() => classVip() === '192.0.2.15', 5000, 'the class annotation moves the VIP');
   });
 
   it('a failure the device no longer has is cleared: status published, a Normal event', async (t) => {
