@@ -123,9 +123,12 @@ export function allocateVips(requests: VipRequest[], cidrs: string[]): Map<strin
  * object gets `auto:<its key>`, its address to come from the device.
  */
 export function deviceVips(requests: VipRequest[]): Map<string, VipResult> {
-  const asked = requests.filter((r) => r.requested);
+  // Every published address is an incumbent's, a static one asked for or one the device allocated
+  // (an `auto:` VIP shows its address in the status): a newcomer asking for it is refused, as in
+  // vip.cidrs mode, whichever key sorts first.
+  const held = requests.filter((r) => r.requested || r.published);
   const out = allocateVips(
-    asked.map((r) => ({ key: r.key, requested: r.requested })),
+    held.map((r) => ({ key: r.key, requested: r.requested, published: r.published })),
     ['0.0.0.0/0'],
   );
   for (const r of requests) if (!r.requested) out.set(r.key, { vip: autoVip(r.key) });

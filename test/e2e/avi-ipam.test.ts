@@ -12,7 +12,8 @@ import { describe, it } from 'node:test';
 import { CoreV1Api, NetworkingV1Api } from '@kubernetes/client-node';
 import { AviSimulator } from '../../adapters/avi/simulator.ts';
 import { aviAdapter, runController, webCluster } from '../support/lb-fixtures.ts';
-import { eventually } from '../support/sandbox.ts';
+import { api, eventually } from '../support/sandbox.ts';
+import { GW_API, installGatewayApi } from '../support/gateway-api.ts';
 
 const adapterFor = (url: string) =>
   aviAdapter(url, { vipNetwork: { name: 'VIP-Network', cidr: '198.51.100.0/30' } });
@@ -37,6 +38,8 @@ describe('Avi IPAM: VIPs allocated by Avi, published as allocated', () => {
         },
       ],
     });
+    const api0 = kc.getCurrentCluster()!.server;
+    await installGatewayApi(api0);
     const first = await runController(t, kc, adapterFor(url), 'c1', '192.0.2.0/28');
     const serviceIp = async () =>
       (await core.readNamespacedService({ name: 'web', namespace: 'default' })).status?.loadBalancer
@@ -117,6 +120,41 @@ describe('Avi IPAM: VIPs allocated by Avi, published as allocated', () => {
           ?.ingress?.[0]?.ip === '203.0.113.7',
       15_000,
       'the asked address',
+    );
+    // A Gateway (its key sorts before the Service's) asking for that published address is refused:
+    // the Service keeps it, the Gateway says AddressNotAssigned.
+    const post = async (path: string, body: unknown) =>
+      assert.ok((await api(api0, 'POST', path, body)).status < 300);
+    await post(`${GW_API}/gatewayclasses`, {
+      metadata: { name: 'npl-lb' },
+      spec: { controllerName: 'npl-lb.io/gateway-controller' },
+    });
+    await post(`${GW_API}/namespaces/default/gateways`, {
+      metadata: { name: 'a-gw' },
+      spec: {
+        gatewayClassName: 'npl-lb',
+        addresses: [{ type: 'IPAddress', value: '203.0.113.7' }],
+        listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }],
+      },
+    });
+    const programmed = async () => {
+      const gw = (await api(api0, 'GET', `${GW_API}/namespaces/default/gateways/a-gw`)).body as {
+        status?: { conditions?: { type: string; status: string; reason: string; message: string }[] };
+      };
+      return gw.status?.conditions?.find((x) => x.type === 'Programmed');
+    };
+    await eventually(
+      async () => (await programmed())?.reason === 'AddressNotAssigned',
+      15_000,
+      'the Gateway refused',
+    );
+    assert.match((await programmed())!.message, /203\.0\.113\.7 is already used by service\/default\/more/);
+    await second.ctl.settled();
+    assert.equal(
+      (await core.readNamespacedService({ name: 'more', namespace: 'default' })).status?.loadBalancer
+        ?.ingress?.[0]?.ip,
+      '203.0.113.7',
+      'the Service keeps its published VIP',
     );
     // Removing the first Service frees its VsVip (nothing else used it).
     const groupOf = (v: Record<string, unknown>) =>

@@ -316,6 +316,36 @@ describe('VIP allocation', () => {
     assert.ok('invalid' in r.get('service/d')!);
   });
 
+  it('where the device allocates, a published VIP stays with its publisher: a Gateway asking for it is refused, whichever key sorts first, across restarts', () => {
+    // The Service published a static VIP; the Gateway (its key sorts first) asks for the same one.
+    const asked = deviceVips([
+      { key: 'service/team-a/web', requested: '203.0.113.7', published: '203.0.113.7' },
+      { key: 'gateway/team-b/gw', requested: '203.0.113.7' },
+    ]);
+    assert.deepEqual(asked.get('service/team-a/web'), { vip: '203.0.113.7' });
+    assert.match(
+      (asked.get('gateway/team-b/gw') as { conflict: string }).conflict,
+      /already used by service\/team-a\/web/,
+    );
+    // The device allocated the Service's address (auto): asking for it is refused all the same.
+    const auto = deviceVips([
+      { key: 'service/team-a/web', published: '203.0.113.8' },
+      { key: 'gateway/team-b/gw', requested: '203.0.113.8' },
+      { key: 'gateway/team-b/other', requested: '203.0.113.9' },
+    ]);
+    assert.deepEqual(auto.get('service/team-a/web'), { vip: 'auto:service/team-a/web' });
+    assert.ok('conflict' in auto.get('gateway/team-b/gw')!);
+    assert.deepEqual(auto.get('gateway/team-b/other'), { vip: '203.0.113.9' });
+    // Idempotent: the same inputs (a restart reads the same statuses) give the same owners.
+    assert.deepEqual(
+      deviceVips([
+        { key: 'service/team-a/web', requested: '203.0.113.7', published: '203.0.113.7' },
+        { key: 'gateway/team-b/gw', requested: '203.0.113.7' },
+      ]),
+      asked,
+    );
+  });
+
   it('where the device allocates, a Service’s virtual services share auto:<service> and nothing comes from vip.cidrs', () => {
     const d = buildDesired(
       view({
