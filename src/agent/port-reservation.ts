@@ -15,6 +15,13 @@ export interface Reservation {
   onDatagram: ((msg: Buffer, from: RemoteInfo) => void) | undefined;
   /** Sends a datagram from the reserved UDP port (replies of the userspace forwarder). */
   sendDatagram(msg: Buffer, port: number, address: string): void;
+  /**
+   * TCP only: stop accepting (the listening socket closes, so a connect is refused at once, as a
+   * load balancer's TCP check sees it; open connections go on) and accept again. While paused the
+   * port is free for a moment; `resume` is false when another program took it meanwhile.
+   */
+  pause?(): Promise<void>;
+  resume?(): Promise<boolean>;
   release(): Promise<void>;
 }
 
@@ -36,6 +43,15 @@ export function wildcardFor(family: IpFamily): string {
 async function reserveTcp(address: string, port: number): Promise<Reservation | undefined> {
   // A larger read buffer than the 16 KiB default moves bulk transfers in fewer, bigger chunks.
   const server: Server = createServer({ allowHalfOpen: true, highWaterMark: 256 * 1024 });
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ host: address, port, exclusive: true, ipv6Only: address.includes(':') }, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  const close = () => new Promise<void>((r) => (server.listening ? server.close(() => r()) : r()));
   const res: Reservation = {
     address,
     port,
@@ -43,20 +59,24 @@ async function reserveTcp(address: string, port: number): Promise<Reservation | 
     onConnection: undefined,
     onDatagram: undefined,
     sendDatagram: () => {},
-    release: () => new Promise<void>((r) => server.close(() => r())),
+    pause: close,
+    resume: async () => {
+      if (server.listening) return true;
+      try {
+        await listen();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    release: close,
   };
   server.on('connection', (s: Socket) => {
     if (res.onConnection) res.onConnection(s);
     else s.destroy();
   });
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ host: address, port, exclusive: true, ipv6Only: address.includes(':') }, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    await listen();
   } catch (err) {
     if (isBusy(err)) return undefined;
     throw err;

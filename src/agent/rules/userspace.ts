@@ -2,7 +2,9 @@
  * The userspace forwarder, for nodes without iptables and for the sandbox (node IPs on loopback):
  * the port reservation's own socket accepts the traffic. TCP is piped both ways with half-close,
  * backpressure (pipe) and resets carried across; UDP keeps one upstream socket per client with an
- * idle timeout.
+ * idle timeout. Each TCP Pod endpoint is probed (endpoint-probe.ts): while the Pod cannot be
+ * reached its node port refuses connections, so a load balancer's TCP check fails as it would
+ * with iptables forwarding, instead of a handshake the kernel completes for a dead Pod.
  */
 import { createSocket, type RemoteInfo, type Socket as UdpSocket } from 'node:dgram';
 import { Socket, type SocketConstructorOpts } from 'node:net';
@@ -17,10 +19,13 @@ const UPSTREAM_OPTIONS: SocketConstructorOpts & {
   writableHighWaterMark: 256 * 1024,
 };
 import type { Mapping } from '../port-table.ts';
+import { EndpointProber, type ProbeOptions } from './endpoint-probe.ts';
 import type { ForwardingBackend } from './types.ts';
 
 export interface UserspaceOptions {
   udpIdleMs?: number;
+  /** Pod endpoint probes of TCP forwards (false: none, a node port always accepts). */
+  probe?: ProbeOptions | false;
 }
 
 interface UdpSession {
@@ -34,7 +39,15 @@ interface Forward {
   sessions: Map<string, UdpSession>;
 }
 
-function pipeTcp(client: Socket, podIP: string, podPort: number, live: Set<Socket>): void {
+const UNREACHABLE = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT']);
+
+function pipeTcp(
+  client: Socket,
+  podIP: string,
+  podPort: number,
+  live: Set<Socket>,
+  unreachable: () => void,
+): void {
   // Buffers larger than the 16 KiB default move bulk transfers in fewer, bigger chunks.
   const upstream = new Socket(UPSTREAM_OPTIONS);
   upstream.connect({ host: podIP, port: podPort });
@@ -48,7 +61,10 @@ function pipeTcp(client: Socket, podIP: string, podPort: number, live: Set<Socke
   };
   // A reset on either side resets the other; a clean end is passed on as a half-close by pipe().
   client.on('error', () => upstream.resetAndDestroy());
-  upstream.on('error', () => client.resetAndDestroy());
+  upstream.on('error', (err: NodeJS.ErrnoException) => {
+    client.resetAndDestroy();
+    if (UNREACHABLE.has(err.code ?? '')) unreachable();
+  });
   client.on('close', forget);
   upstream.on('close', forget);
   client.pipe(upstream);
@@ -60,9 +76,16 @@ export class UserspaceBackend implements ForwardingBackend {
   readonly bindsWildcard = false;
   private readonly forwards = new Map<string, Forward>();
   private readonly udpIdleMs: number;
+  private readonly prober: EndpointProber | undefined;
 
   constructor(opts: UserspaceOptions = {}) {
     this.udpIdleMs = opts.udpIdleMs ?? 60_000;
+    this.prober = opts.probe === false ? undefined : new EndpointProber(opts.probe ?? {});
+  }
+
+  /** Whether the Pod behind a TCP node port is taken as reachable (its port accepts). */
+  reachable(m: Pick<Mapping, 'protocol' | 'family' | 'nodePort'>): boolean {
+    return this.prober?.reachable(UserspaceBackend.key(m as Mapping)) ?? true;
   }
 
   private static key(m: Mapping): string {
@@ -94,7 +117,16 @@ export class UserspaceBackend implements ForwardingBackend {
     const f: Forward = { mapping: m, connections: new Set(), sessions: new Map() };
     this.forwards.set(k, f);
     if (m.protocol === 'tcp') {
-      res.onConnection = (client) => pipeTcp(client, f.mapping.podIP, f.mapping.podPort, f.connections);
+      const kick = () => this.prober?.kick(k);
+      res.onConnection = (client) => pipeTcp(client, f.mapping.podIP, f.mapping.podPort, f.connections, kick);
+      if (this.prober && res.pause && res.resume) {
+        this.prober.watch(k, {
+          podIP: m.podIP,
+          podPort: m.podPort,
+          pause: res.pause.bind(res),
+          resume: res.resume.bind(res),
+        });
+      }
     } else {
       res.onDatagram = (msg, from) => this.datagram(f, msg, from);
     }
@@ -139,6 +171,7 @@ export class UserspaceBackend implements ForwardingBackend {
     const f = this.forwards.get(k);
     if (!f) return;
     this.forwards.delete(k);
+    await this.prober?.unwatch(k);
     if (f.mapping.reservation) {
       f.mapping.reservation.onConnection = undefined;
       f.mapping.reservation.onDatagram = undefined;
