@@ -72,19 +72,45 @@ export async function checkConfig(bin: string, file: string): Promise<void> {
   }
 }
 
+/** What a supervised HAProxy tells its owner (for Events, metrics and logs). */
+export type SupervisionEvent =
+  | { type: 'died'; code: number | null; signal: string | null; stderr: string }
+  | { type: 'restarted'; pid: number | undefined; afterMs: number }
+  | { type: 'restartFailed'; message: string; retryInMs: number };
+
+export interface SupervisionOptions {
+  onEvent: (e: SupervisionEvent) => void;
+  /** First wait before a restart (doubles per failed try, at most maxBackoffMs). */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+}
+
 export class HaproxyProcess {
   private child: ChildProcess | undefined;
   private stderr = '';
+  private stopping = false;
+  private restartTimer: NodeJS.Timeout | undefined;
   /** Reloads done through the master socket since start. */
   reloads = 0;
+  /** Restarts after HAProxy died (supervised only). */
+  restarts = 0;
 
-  constructor(readonly paths: HaproxyPaths) {}
+  /**
+   * `supervise`: when HAProxy dies on its own (a crash, kill -9 of the master, or of the worker,
+   * which takes the master with it), it is started again from the current configuration file,
+   * with backoff while that fails (a configuration HAProxy refuses is reported, not forced).
+   */
+  constructor(
+    readonly paths: HaproxyPaths,
+    private readonly supervise?: SupervisionOptions,
+  ) {}
 
   get pid(): number | undefined {
     return this.child?.pid;
   }
 
   async start(): Promise<void> {
+    this.stopping = false;
     await checkConfig(this.paths.bin, configPath(this.paths));
     const child = spawn(
       this.paths.bin,
@@ -96,7 +122,10 @@ export class HaproxyProcess {
     // keep its ports: SO_REUSEPORT lets the next HAProxy share them. Stop it on the way out.
     const reap = () => void child.kill('SIGTERM');
     process.once('exit', reap);
-    child.once('exit', () => process.removeListener('exit', reap));
+    child.once('exit', (code, signal) => {
+      process.removeListener('exit', reap);
+      if (this.supervise && !this.stopping && this.child === child) this.died(code, signal);
+    });
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (d: string) => {
       this.stderr = (this.stderr + d).slice(-8000);
@@ -152,7 +181,33 @@ export class HaproxyProcess {
     );
   }
 
+  private died(code: number | null, signal: string | null): void {
+    const s = this.supervise!;
+    s.onEvent({ type: 'died', code, signal, stderr: this.stderr.trim().slice(-500) });
+    const since = Date.now();
+    const attempt = (wait: number) => {
+      this.restartTimer = setTimeout(() => {
+        if (this.stopping) return;
+        this.start().then(
+          () => {
+            this.restarts++;
+            s.onEvent({ type: 'restarted', pid: this.pid, afterMs: Date.now() - since });
+          },
+          (err: Error) => {
+            const next = Math.min(wait * 2, s.maxBackoffMs ?? 10_000);
+            s.onEvent({ type: 'restartFailed', message: err.message, retryInMs: next });
+            attempt(next);
+          },
+        );
+      }, wait);
+      this.restartTimer.unref();
+    };
+    attempt(s.backoffMs ?? 200);
+  }
+
   async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
     const child = this.child;
     if (!child || child.exitCode !== null) return;
     const exited = new Promise<void>((r) => child.once('exit', () => r()));

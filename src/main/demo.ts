@@ -149,7 +149,14 @@ export async function runDemo(argv: string[]): Promise<number> {
         configPath(paths),
         renderConfig([], [], [], { owner: 'demo', adminSocket: adminSocket(paths) }),
       );
-      const haproxy = new HaproxyProcess(paths);
+      // Supervised: HAProxy killed or crashed is started again from the current configuration.
+      const haproxy = new HaproxyProcess(paths, {
+        onEvent: (e) => {
+          if (e.type === 'died') log.error({ code: e.code, signal: e.signal }, 'HAProxy died; restarting it');
+          else if (e.type === 'restarted') log.warn({ pid: e.pid, afterMs: e.afterMs }, 'HAProxy restarted');
+          else log.error({ err: e.message, retryInMs: e.retryInMs }, 'HAProxy could not be restarted');
+        },
+      });
       await haproxy.start();
       cleanups.push(() => haproxy.stop());
       adapter = new HaproxyRuntimeAdapter({

@@ -13,6 +13,7 @@ import {
   HaproxyProcess,
   type HaproxyPaths,
   masterSocket,
+  type SupervisionOptions,
 } from '../../adapters/haproxy/process.ts';
 import { HaproxyRuntimeAdapter, type HaproxyRuntimeOptions } from '../../adapters/haproxy/runtime-adapter.ts';
 
@@ -68,11 +69,14 @@ export interface HaproxyRig {
   adapter(owner: string, extra?: Partial<HaproxyRuntimeOptions>): HaproxyRuntimeAdapter;
 }
 
-export async function startHaproxy(t: { after: (fn: () => Promise<void>) => void }): Promise<HaproxyRig> {
+export async function startHaproxy(
+  t: { after: (fn: () => Promise<void>) => void },
+  supervise?: SupervisionOptions,
+): Promise<HaproxyRig> {
   const dir = mkdtempSync(join(tmpdir(), 'npl-haproxy-'));
   const paths = { bin: 'haproxy', workDir: dir };
   writeFileSync(configPath(paths), renderConfig([], [], [], { owner: '', adminSocket: adminSocket(paths) }));
-  const proc = new HaproxyProcess(paths);
+  const proc = new HaproxyProcess(paths, supervise);
   t.after(async () => {
     try {
       await proc.stop();
