@@ -12,8 +12,8 @@ import { UserspaceBackend } from '../../src/agent/rules/userspace.ts';
 import { socketReserver } from '../../src/agent/port-reservation.ts';
 import type { Mapping } from '../../src/agent/port-table.ts';
 
-const NODE = '127.0.44.1';
-const POD = '127.0.44.2';
+const NODE = '127.0.49.1';
+const POD = '127.0.49.2';
 
 function lbCheck(port: number): Promise<boolean> {
   return new Promise((resolve) => {

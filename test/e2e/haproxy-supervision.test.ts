@@ -14,8 +14,8 @@ import type { L4VirtualService, Pool } from '../../src/model/types.ts';
 import { plan } from '../../src/plan/diff.ts';
 import { assertNoListeners, haproxyMissing, startHaproxy } from '../support/haproxy.ts';
 
-const VIP = '127.0.45.1';
-const POD = ['127.0.45.11', 18171] as const;
+const VIP = '127.0.51.1';
+const POD = ['127.0.51.11', 18171] as const;
 
 async function until(check: () => Promise<boolean> | boolean, ms: number, what: string): Promise<number> {
   const start = Date.now();
@@ -37,7 +37,7 @@ const get = async (): Promise<string | undefined> => {
 
 describe('HAProxy supervised on the runtime transport', { skip: haproxyMissing() }, () => {
   it('kill -9 of the worker and of the master: restarted from the current configuration, said so, traffic back within seconds', async (t) => {
-    assertNoListeners('127.0.45.', [18170]);
+    assertNoListeners('127.0.51.', [18170]);
     const server = createServer((_req, res) => res.end('pod'));
     await new Promise<void>((r) => server.listen(POD[1], POD[0], () => r()));
     t.after(() => new Promise<void>((r) => server.close(() => r())));

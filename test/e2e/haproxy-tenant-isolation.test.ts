@@ -17,13 +17,13 @@ import { plan } from '../../src/plan/diff.ts';
 import { assertNoListeners, haproxyMissing } from '../support/haproxy.ts';
 import { TRANSPORTS } from '../support/haproxy-transports.ts';
 
-const VIP = '127.0.43.1';
+const VIP = '127.0.48.1';
 const PORTS = { a: 18131, x: 18132, c: 18133 } as const;
 const PODS = {
-  a: ['127.0.43.11', 18141],
-  b1: ['127.0.43.12', 18142],
-  b2: ['127.0.43.13', 18143],
-  c: ['127.0.43.14', 18144],
+  a: ['127.0.48.11', 18141],
+  b1: ['127.0.48.12', 18142],
+  b2: ['127.0.48.13', 18143],
+  c: ['127.0.48.14', 18144],
 } as const;
 type Pod = keyof typeof PODS;
 
@@ -103,7 +103,7 @@ const vsX = l7('e2e--gw-x-HTTP', PORTS.x, [
 for (const tr of TRANSPORTS)
   describe(`one tenant never freezes another (${tr.name})`, { skip: haproxyMissing() }, () => {
     it("an apostrophe is data, a PCRE2-only regex fails alone, and every other tenant's change goes live in the same apply", async (t) => {
-      assertNoListeners('127.0.43.', [...Object.values(PORTS), 18134]);
+      assertNoListeners('127.0.48.', [...Object.values(PORTS), 18134]);
       for (const p of Object.keys(PODS) as Pod[]) await echo(t, p);
       const rig = await tr.start(t);
       const a = rig.adapter;
