@@ -281,7 +281,9 @@ export function buildDesired(
     ...[...byClass.entries()].map(([cls, ings]) => ({
       key: `ingressclass/${cls}`,
       // The class's shared VIP is the class's (its owner, the platform team), never one tenant's.
-      requested: view.ingressClasses.find((c) => c.metadata.name === cls)?.metadata.annotations[VIP_ANNOTATION],
+      requested: view.ingressClasses.find((c) => c.metadata.name === cls)?.metadata.annotations[
+        VIP_ANNOTATION
+      ],
       published: ings.map((i) => i.status.loadBalancer.ingress[0]?.ip).find(Boolean),
     })),
     ...gatewayVipRequests(view, cfg),
