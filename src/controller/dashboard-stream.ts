@@ -2,12 +2,17 @@
  * Server-sent events for the dashboard: each client gets the dashboard document at once, again
  * shortly after each pass or health read, and whenever it changed when checked every `tickMs`
  * (leadership changes come without an event); a comment line keeps idle connections open through
- * proxies. Clients are bounded; each one's timers go with its connection.
+ * proxies. Clients are bounded per source address (`maxPerSource`, 429 past it), so idle clients
+ * of one address cannot lock every admin out, and in all (`maxClients`, a memory bound); each
+ * one's timers go with its connection.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export interface StreamOptions {
+  /** Streams in all (default 256). */
   maxClients?: number;
+  /** Streams per client address (default 8). */
+  maxPerSource?: number;
   debounceMs?: number;
   tickMs?: number;
   heartbeatMs?: number;
@@ -15,6 +20,7 @@ export interface StreamOptions {
 
 export class DashboardStream {
   private readonly clients = new Set<ServerResponse>();
+  private readonly perSource = new Map<string, number>();
 
   constructor(
     /** The document; `generatedAt` is left out of the comparison. */
@@ -32,10 +38,16 @@ export class DashboardStream {
       res.writeHead(405, { Allow: 'GET' }).end('GET only\n');
       return;
     }
-    if (this.clients.size >= (this.opts.maxClients ?? 32)) {
+    const source = req.socket.remoteAddress ?? '';
+    if ((this.perSource.get(source) ?? 0) >= (this.opts.maxPerSource ?? 8)) {
+      res.writeHead(429, { 'Retry-After': '10' }).end('too many dashboard streams from this address\n');
+      return;
+    }
+    if (this.clients.size >= (this.opts.maxClients ?? 256)) {
       res.writeHead(503, { 'Retry-After': '10' }).end('too many dashboard clients\n');
       return;
     }
+    this.perSource.set(source, (this.perSource.get(source) ?? 0) + 1);
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-store',
@@ -60,7 +72,13 @@ export class DashboardStream {
     const unsubscribe = this.subscribe(soon);
     const tick = setInterval(send, this.opts.tickMs ?? 2000);
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), this.opts.heartbeatMs ?? 15_000);
+    let closed = false;
     const close = () => {
+      if (closed) return;
+      closed = true;
+      const n = (this.perSource.get(source) ?? 1) - 1;
+      if (n > 0) this.perSource.set(source, n);
+      else this.perSource.delete(source);
       unsubscribe();
       clearTimeout(pending);
       clearInterval(tick);
