@@ -11,7 +11,7 @@ import { DashboardStream } from '../../../src/controller/dashboard-stream.ts';
 describe('dashboard stream limits', () => {
   it('per source address: 429 past the limit, other addresses served, a closed stream frees its place', async (t) => {
     const stream = new DashboardStream(
-      () => ({ a: 1 }),
+      () => ({ generatedAt: 'now' }),
       () => () => {},
       {
         maxPerSource: 3,
@@ -53,9 +53,10 @@ describe('dashboard stream limits', () => {
     const other = await connect('127.0.0.2');
     assert.equal(other.status, 200, 'another admin still gets the stream');
     assert.equal(stream.size, 4);
+    const size = (): number => stream.size;
     mine[0]!.req.destroy();
     const deadline = Date.now() + 2000;
-    while (stream.size !== 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (size() !== 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     assert.equal((await connect('127.0.0.1')).status, 200, 'a closed stream frees its place');
   });
 });
