@@ -17,12 +17,19 @@ import {
 } from '../../adapters/haproxy/process.ts';
 import { HaproxyRuntimeAdapter, type HaproxyRuntimeOptions } from '../../adapters/haproxy/runtime-adapter.ts';
 
-export function haproxyMissing(): string | false {
+/** Whether the haproxy binary is missing (for `haproxy -c` checks, which need no root). */
+export function haproxyBinMissing(): string | false {
   try {
     execFileSync('haproxy', ['-v'], { stdio: 'ignore' });
+    return false;
   } catch {
     return 'haproxy is not installed (apt-get install haproxy)';
   }
+}
+
+export function haproxyMissing(): string | false {
+  const bin = haproxyBinMissing();
+  if (bin) return bin;
   if (process.getuid?.() !== 0) return 'needs root to bind VIPs that are not on this host';
   return false;
 }

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { haproxyBinMissing } from '../../support/haproxy.ts';
 import { parseConfig, renderConfig } from '../../../adapters/haproxy/config.ts';
 import { pct } from '../../../adapters/haproxy/encode.ts';
 import { frontendFor, readVirtualService } from '../../../adapters/haproxy/dataplane/frontend-layout.ts';
@@ -31,14 +32,7 @@ import type {
   VirtualService,
 } from '../../../src/model/types.ts';
 
-const haproxyMissing = (() => {
-  try {
-    execFileSync('haproxy', ['-v'], { stdio: 'ignore' });
-    return false;
-  } catch {
-    return 'haproxy is not installed (apt-get install haproxy)';
-  }
-})();
+const haproxyMissing = haproxyBinMissing();
 
 /** Any Unicode text but NUL (which the model refuses), with the characters attackers reach for. */
 const text = fc

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { haproxyBinMissing } from '../../support/haproxy.ts';
 import { invalid as aviInvalid } from '../../../adapters/avi/objects.ts';
 import { renderVirtualService as aviRender } from '../../../adapters/avi/vs-objects.ts';
 import { renderVirtualService as f5Render, renderPool as f5Pool } from '../../../adapters/f5/declaration.ts';
@@ -126,14 +127,7 @@ function checkHaproxyFrontend(text: string, vs: L7VirtualService): void {
   });
 }
 
-const haproxyMissing = (() => {
-  try {
-    execFileSync('haproxy', ['-v'], { stdio: 'ignore' });
-    return false;
-  } catch {
-    return 'haproxy is not installed (apt-get install haproxy)';
-  }
-})();
+const haproxyMissing = haproxyBinMissing();
 
 describe('untrusted hosts and paths reach no renderer raw', () => {
   it('runtime transport: the file holds exactly the intended rules and reads back the same routes', () => {

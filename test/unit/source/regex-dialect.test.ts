@@ -11,18 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { haproxyBinMissing } from '../../support/haproxy.ts';
 import { quoteArg } from '../../../adapters/haproxy/encode.ts';
 import { pcre2Problem } from '../../../src/source/regex-dialect.ts';
 import { regexProblem } from '../../../src/source/validate.ts';
 
-const haproxyMissing = (() => {
-  try {
-    execFileSync('haproxy', ['-v'], { stdio: 'ignore' });
-    return false;
-  } catch {
-    return 'haproxy is not installed (apt-get install haproxy)';
-  }
-})();
+const haproxyMissing = haproxyBinMissing();
 
 const TAKEN = [
   '^/api/v[0-9]+/users$',
