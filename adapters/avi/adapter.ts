@@ -128,6 +128,15 @@ export class AviAdapter implements LoadBalancerAdapter {
     }
   }
 
+  /** The Avi Controller answers (one small read of the cloud we use, with a fresh login if needed). */
+  async probe(): Promise<void> {
+    const r = await this.session.call(
+      'GET',
+      `/api/cloud?name=${encodeURIComponent(this.at.cloud)}&fields=uuid`,
+    );
+    if (r.status !== 200) throw new AviError(r.status, `GET /api/cloud answered ${r.status}`);
+  }
+
   async observe(): Promise<Observed> {
     const mine = `&created_by=${encodeURIComponent(createdBy(this.owner))}`;
     const [pools, vss, vsvips, pgs, sets, certs, scripts, hms, nps] = await Promise.all([

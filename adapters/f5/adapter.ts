@@ -115,6 +115,13 @@ export class F5Adapter implements LoadBalancerAdapter {
     }
   }
 
+  /** The BIG-IP's AS3 service answers (one small read). */
+  async probe(): Promise<void> {
+    const r = await this.client.call('GET', '/mgmt/shared/appsvcs/info');
+    if (r.status !== 200)
+      throw new F5Error('Unavailable', `GET /mgmt/shared/appsvcs/info answered ${r.status}`);
+  }
+
   /** Checks once that AS3 is installed and new enough; the schema version we declare follows it. */
   private async checkAs3(): Promise<string> {
     if (this.schemaVersion) return this.schemaVersion;

@@ -82,6 +82,11 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     };
   }
 
+  /** HAProxy answers on its admin socket (observe() reads the file, which a dead HAProxy leaves). */
+  async probe(): Promise<void> {
+    await socketCommand(this.opts.adminSocket, 'show info', 2000);
+  }
+
   async observe(): Promise<Observed> {
     let text: string;
     try {

@@ -23,6 +23,8 @@ export interface MemoryAdapterOptions {
   applyConcurrency?: number;
   /** Returns an error to fail one change with, for tests of partial failure. */
   fault?: (change: Change) => ApplyError | undefined;
+  /** Says why the device does not answer (its probe and reads fail), for tests of outages. */
+  unreachable?: () => string | undefined;
 }
 
 export class MemoryAdapter implements LoadBalancerAdapter {
@@ -48,7 +50,14 @@ export class MemoryAdapter implements LoadBalancerAdapter {
     };
   }
 
+  /** Answers unless `unreachable` says the device is down. */
+  async probe(): Promise<void> {
+    const why = this.opts.unreachable?.();
+    if (why) throw new DeviceError('Unavailable', why);
+  }
+
   async observe(): Promise<Observed> {
+    await this.probe();
     const observed: Observed = { owned: { pools: [], virtualServices: [], certificates: [] }, foreign: [] };
     for (const { owner, pool } of this.device.pools.values()) {
       if (owner === this.owner) observed.owned.pools.push(structuredClone(pool));
@@ -83,8 +92,11 @@ export class MemoryAdapter implements LoadBalancerAdapter {
   async apply(changes: Change[]): Promise<ApplyResult[]> {
     if (this.opts.latencyMs) await new Promise((r) => setTimeout(r, this.opts.latencyMs));
     const results: ApplyResult[] = [];
+    const down = this.opts.unreachable?.();
     for (const change of changes) {
-      const fault = this.opts.fault?.(change);
+      const fault: ApplyError | undefined = down
+        ? { code: 'Unavailable', message: down, terminal: false }
+        : this.opts.fault?.(change);
       if (fault) {
         results.push({ change, ok: false, error: fault });
         continue;

@@ -116,6 +116,12 @@ export interface LoadBalancerAdapter {
    */
   health?(): Promise<MemberHealth[]>;
   /**
+   * A cheap read that resolves when the device answers and throws when it does not (a status
+   * call, not a full read): the controller's circuit breaker asks it while writes are held, and
+   * on an idle timer. Absent: `observe()` is read instead.
+   */
+  probe?(): Promise<void>;
+  /**
    * Where it allocates VIPs (Capabilities.allocatesVips): the address each group got, as last
    * observed or written (group -> address; a group not there yet has none).
    */

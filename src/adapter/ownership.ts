@@ -15,12 +15,14 @@ export class OwnershipGuard implements LoadBalancerAdapter {
 
   readonly verify?: () => Promise<void>;
   readonly health?: LoadBalancerAdapter['health'];
+  readonly probe?: LoadBalancerAdapter['probe'];
   readonly allocatedVips?: LoadBalancerAdapter['allocatedVips'];
 
   constructor(private readonly inner: LoadBalancerAdapter) {
     // Optional methods stay optional: the controller asks whether the device has them.
     if (inner.verify) this.verify = () => inner.verify!();
     if (inner.health) this.health = () => inner.health!();
+    if (inner.probe) this.probe = () => inner.probe!();
     if (inner.allocatedVips) this.allocatedVips = () => inner.allocatedVips!();
   }
 

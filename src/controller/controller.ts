@@ -9,15 +9,17 @@ import type { ApplyResult, LoadBalancerAdapter } from '../adapter/contract.ts';
 import { guardOwnership } from '../adapter/ownership.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
 import { NPL_MANAGED_ANNOTATION, NPL_POD_ANNOTATION } from '../kube/annotations.ts';
-import type { EventSink } from '../kube/events.ts';
+import type { EventSink, EventTarget } from '../kube/events.ts';
 import type { ListWatchSource } from '../kube/informer.ts';
 import { objectKey } from '../kube/informer.ts';
 import type { RawObject } from '../kube/raw-client.ts';
+import { errorMessage } from '../runtime/errors.ts';
 import { type Logger, silentLogger } from '../runtime/logger.ts';
 import { WorkQueue } from '../runtime/work-queue.ts';
 import { servicesToAnnotate } from '../source/annotated-services.ts';
 import { Annotator } from './annotator.ts';
 import { type CacheKind, ClusterCache, GATEWAY_KINDS } from './cluster-cache.ts';
+import { DeviceReachability, deviceDown } from './device-reachability.ts';
 import { HealthMonitor } from './health-monitor.ts';
 import { LbReconciler } from './lb-reconciler.ts';
 import { ControllerMetrics } from './metrics.ts';
@@ -44,6 +46,12 @@ export interface ControllerOptions {
    * answers again, the controller converges within about this long, however long the outage was.
    */
   retryCapMs?: number;
+  /** The controller's own Pod: device-wide Events (the load balancer stops or starts answering) go there. */
+  self?: EventTarget | undefined;
+  /** Between two probes of a device that does not answer (default 1000 ms). */
+  deviceProbeMs?: number;
+  /** Between two probes of an idle device that answers (default 5000 ms; 0: never). */
+  deviceIdleProbeMs?: number;
 }
 
 const LB_KEY = 'lb';
@@ -55,6 +63,8 @@ export class NplController {
   readonly cache: ClusterCache;
   readonly state: StateTracker;
   readonly metrics: ControllerMetrics;
+  /** Whether the device answers: while it does not, passes are held and it is probed instead. */
+  readonly device: DeviceReachability;
   /** Members' health from the device, on a slow timer and on demand. */
   readonly health: HealthMonitor;
   /** Pods whose NodePortLocal annotation changed, with when we saw it (for the latency histogram). */
@@ -99,8 +109,32 @@ export class NplController {
       adapter: this.adapter,
       events: opts.events,
       state: this.state,
-      onApplied: (applied, ms) => this.logPass(applied, ms),
+      onApplied: (applied, ms) => {
+        this.logPass(applied, ms);
+        const down = deviceDown(applied);
+        if (down) this.device.failed(down);
+        else if (applied.some((r) => r.ok)) this.device.answered();
+      },
       onReleased: () => this.scheduleLb(),
+      onReadFailed: (err) => this.device.failed(errorMessage(err)),
+    });
+    this.device = new DeviceReachability({
+      adapter: this.adapter,
+      events: opts.events,
+      log: this.log,
+      self: opts.self,
+      ...(opts.deviceProbeMs !== undefined ? { probeMs: opts.deviceProbeMs } : {}),
+      ...(opts.deviceIdleProbeMs !== undefined ? { idleProbeMs: opts.deviceIdleProbeMs } : {}),
+      onRecovered: () => {
+        // Nothing written while it was down: observe it again and compare everything.
+        this.lb.invalidate();
+        this.allChanged = true;
+        this.scheduleLb();
+      },
+    });
+    this.state.setDevice(() => {
+      const d = this.device.snapshot();
+      return { reachable: d.reachable, since: d.since, error: d.error ?? null, probes: d.probes };
     });
     const slots = Math.max(1, Math.min(16, this.adapter.capabilities().applyConcurrency ?? 1));
     this.lbKeys = [LB_KEY, ...Array.from({ length: slots - 1 }, (_, i) => `lb#${i + 1}`)];
@@ -113,6 +147,7 @@ export class NplController {
       backoff: { initialMs: 200, maxMs: opts.retryCapMs ?? 2000 },
     });
     this.metrics = new ControllerMetrics(() => this.queue.length);
+    this.metrics.reachability(() => this.device.snapshot());
     this.health = new HealthMonitor(
       this.adapter,
       this.state,
@@ -121,8 +156,9 @@ export class NplController {
     );
   }
 
+  /** Caches synced and the device answers (/readyz of the leader). */
   get isReady(): boolean {
-    return this.ready;
+    return this.ready && this.device.reachable;
   }
 
   /**
@@ -252,6 +288,7 @@ export class NplController {
     this.annotationCandidates();
     this.queue.add(LB_KEY);
     this.health.start();
+    this.device.start();
     const every = this.opts.sweepIntervalMs ?? 60_000;
     if (every > 0) {
       // The reconcile compares everything we own with the cluster, so a timed one is the sweep.
@@ -270,6 +307,9 @@ export class NplController {
     const end = this.metrics.reconcileSeconds.startTimer({ kind });
     try {
       if (isLbKey(key)) {
+        // The device does not answer: nothing is written until a probe sees it back (then a full
+        // pass runs), so an outage costs one probe a second, not a retry of every change.
+        if (!this.device.reachable) return;
         const started = Date.now();
         this.lastLbAt = started;
         this.stats.lbReconciles++;
@@ -354,6 +394,7 @@ export class NplController {
     this.ready = false;
     clearTimeout(this.lbTimer);
     await this.health.stop();
+    await this.device.stop();
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.nodes.stop();
     await this.queue.stop();

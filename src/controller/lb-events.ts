@@ -34,6 +34,8 @@ function hasReadyMember(pool: Pool): boolean {
   return r;
 }
 
+type TargetKind = 'Service' | 'Ingress' | 'Pod' | 'Secret';
+
 type Meta = { metadata: { namespace: string; name: string; uid: string; resourceVersion?: string } };
 
 /** Event targets by kind and namespace/name: the cache's lookups, or an index made on first use. */
@@ -42,26 +44,34 @@ class Targets {
 
   constructor(private readonly view: ClusterView) {}
 
-  private object(kind: 'Service' | 'Ingress' | 'Pod', key: string): Meta | undefined {
+  private object(kind: TargetKind, key: string): Meta | undefined {
     // The controller's cache answers by key; a view without it is indexed once.
     const byKey =
       kind === 'Service'
         ? this.view.serviceByKey
         : kind === 'Ingress'
           ? this.view.ingressByKey
-          : this.view.podByKey;
+          : kind === 'Pod'
+            ? this.view.podByKey
+            : undefined;
     if (byKey) return byKey(key);
     let m = this.maps.get(kind);
     if (!m) {
       const list: Meta[] =
-        kind === 'Service' ? this.view.services : kind === 'Ingress' ? this.view.ingresses : this.view.pods;
+        kind === 'Service'
+          ? this.view.services
+          : kind === 'Ingress'
+            ? this.view.ingresses
+            : kind === 'Pod'
+              ? this.view.pods
+              : (this.view.secrets ?? []);
       m = new Map(list.map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o]));
       this.maps.set(kind, m);
     }
     return m.get(key);
   }
 
-  get(kind: 'Service' | 'Ingress' | 'Pod', key: string): EventTarget | undefined {
+  get(kind: TargetKind, key: string): EventTarget | undefined {
     const o = this.object(kind, key);
     if (!o) return undefined;
     const apiVersion = kind === 'Ingress' ? 'networking.k8s.io/v1' : 'v1';
@@ -210,6 +220,18 @@ export class LbEvents {
     const where = this.d.adapter;
     for (const r of applied) {
       const c = r.change;
+      if (c.kind === 'certificate' && !r.ok && c.op !== 'delete') {
+        // A certificate that did not reach the device (a rotation keeps the one served before):
+        // said on its Secret, and on the objects served with it, whose authors may not watch Secrets.
+        const secret = targets.get('Secret', c.desired.source);
+        const served = desired.state.virtualServices
+          .filter((v) => v.kind === 'l7' && v.certificates?.includes(c.name))
+          .flatMap((v) => targets.ofVirtualService(v));
+        const message = `certificate ${c.desired.subject} (${c.desired.fingerprint.slice(0, 23)}…, from Secret ${c.desired.source}) ${c.op === 'update' ? 'did not replace the one served' : 'was not uploaded'} on ${where}: ${r.error?.code}: ${r.error?.message}${r.error?.terminal ? '' : ' (retried)'}`;
+        for (const t of [secret, ...served])
+          if (t) send(t, 'Warning', EventReasons.CertificateRotationFailed, message);
+        continue;
+      }
       for (const t of targets.ofChange(c)) {
         if (!r.ok) {
           send(

@@ -53,6 +53,8 @@ export interface LbReconcilerDeps {
    * (or to what depends on them) waiting: a new pass should run.
    */
   onReleased?: () => void;
+  /** Told when reading the device failed (the pass throws after): the device may be down. */
+  onReadFailed?: (err: unknown) => void;
 }
 
 const objectKey = (c: Change): string => `${c.kind}/${c.name}`;
@@ -156,7 +158,12 @@ export class LbReconciler {
       this.d.adapter.name,
     );
     const buildMs = performance.now() - t0;
-    this.observed ??= await this.d.adapter.observe();
+    try {
+      this.observed ??= await this.d.adapter.observe();
+    } catch (err) {
+      this.d.onReadFailed?.(err);
+      throw err;
+    }
     const observed = this.observed;
     const passSeq = ++this.seq;
     this.active++;

@@ -22,6 +22,38 @@ export class ControllerMetrics {
   leadership(source: () => boolean): void {
     this.isLeader = source;
   }
+  /** Whether the load balancer answers, and how often it was probed; set by the controller. */
+  private device: () => { reachable: boolean; probes: number } = () => ({ reachable: true, probes: 0 });
+  readonly deviceReachable = new Gauge({
+    name: 'npl_lb_device_reachable',
+    help: '1 while the load balancer answers, 0 while it does not (writes are held and it is probed once a second)',
+    registers: [this.registry],
+    collect: () => {
+      this.deviceReachable.set(this.device().reachable ? 1 : 0);
+    },
+  });
+  readonly deviceProbes = new Counter({
+    name: 'npl_lb_device_probes_total',
+    help: 'Reads of the load balancer made only to see whether it answers',
+    registers: [this.registry],
+    collect: () => {
+      const n = this.device().probes;
+      const had = this.probesSeen;
+      if (n > had) this.deviceProbes.inc(n - had);
+      this.probesSeen = n;
+    },
+  });
+  private probesSeen = 0;
+  readonly deviceRestarts = new Counter({
+    name: 'npl_lb_device_restarts_total',
+    help: 'Restarts of a load balancer process npl-lb supervises (the HAProxy of the demo or a sidecar) after it died',
+    registers: [this.registry],
+  });
+
+  reachability(source: () => { reachable: boolean; probes: number }): void {
+    this.device = source;
+  }
+
   readonly reconcileSeconds = new Histogram({
     name: 'npl_lb_controller_reconcile_duration_seconds',
     help: 'Duration of reconciles, by kind (lb: the load-balancer pass; service: one auto-annotation)',

@@ -68,6 +68,18 @@ export interface StateDocument {
   })[];
   conflicts: Conflict[];
   health: HealthRead;
+  /** Whether the load balancer answers (writes are held while it does not). */
+  device: DeviceView;
+}
+
+export interface DeviceView {
+  reachable: boolean;
+  /** Since when (ISO 8601). */
+  since: string | null;
+  /** Why it is taken as unreachable. */
+  error: string | null;
+  /** Reads made to see whether it answers, since start. */
+  probes: number;
 }
 
 /** A virtual service with its certificate names taken out (the document shows views of them instead). */
@@ -98,6 +110,7 @@ export class StateTracker {
   private leadership: () => Leadership = () => ({ role: 'single', identity: '', holder: '', since: null });
   private readonly memberHealth = new Map<string, MemberHealthView>();
   private healthRead: HealthRead = { supported: false, at: null, error: null };
+  private device: () => DeviceView = () => ({ reachable: true, since: null, error: null, probes: 0 });
   private readonly listeners = new Set<() => void>();
 
   /** Calls `fn` after every recorded pass or health read; returns the unsubscribe. */
@@ -134,6 +147,11 @@ export class StateTracker {
   setHealthError(message: string): void {
     this.healthRead = { ...this.healthRead, supported: true, error: message };
     this.changed();
+  }
+
+  /** Where the document's device reachability comes from (the controller's circuit breaker). */
+  setDevice(source: () => DeviceView): void {
+    this.device = source;
   }
 
   /** Where the document's leadership comes from (the leader elector, when there is one). */
@@ -258,6 +276,7 @@ export class StateTracker {
       })),
       conflicts: this.conflicts,
       health: this.healthRead,
+      device: this.device(),
     };
   }
 }

@@ -16,6 +16,13 @@ export const EventReasons = {
   VIPConflict: 'VIPConflict',
   InvalidVIP: 'InvalidVIP',
   VIPAnnotationIgnored: 'VIPAnnotationIgnored',
+  // The controller, on its own Pod: the load balancer stops or starts answering (writes are held
+  // meanwhile).
+  LoadBalancerUnreachable: 'LoadBalancerUnreachable',
+  LoadBalancerReachable: 'LoadBalancerReachable',
+  // The controller, on a TLS Secret (and the objects served with it): its certificate did not
+  // reach the load balancer.
+  CertificateRotationFailed: 'CertificateRotationFailed',
   // The controller, on Pods and their Services: NodePortLocal entries refused at the boundary.
   NodePortLocalRejected: 'NodePortLocalRejected',
   // The controller, on Ingresses.

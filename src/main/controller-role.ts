@@ -9,7 +9,7 @@ import type { LoadBalancerAdapter } from '../adapter/contract.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
 import { NplController } from '../controller/controller.ts';
 import { controllerRoutes } from '../controller/http-routes.ts';
-import type { EventSink } from '../kube/events.ts';
+import type { EventSink, EventTarget } from '../kube/events.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import { LeaderElector, type LeaderElectionOptions } from '../runtime/leader-election.ts';
 import type { Logger } from '../runtime/logger.ts';
@@ -27,6 +27,8 @@ export interface ControllerRoleOptions {
     LeaderElectionOptions,
     'namespace' | 'name' | 'identity' | 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'
   >;
+  /** The controller's own Pod (device-wide Events go there). */
+  self?: EventTarget | undefined;
   /** Passed to the controller (tests use short ones). */
   coalesceMs?: number;
   sweepIntervalMs?: number;
@@ -50,6 +52,7 @@ export async function startControllerRole(o: ControllerRoleOptions): Promise<Con
     adapter: o.adapter,
     events: o.events,
     logger: o.logger,
+    self: o.self,
     ...(o.coalesceMs !== undefined ? { coalesceMs: o.coalesceMs } : {}),
     ...(o.sweepIntervalMs !== undefined ? { sweepIntervalMs: o.sweepIntervalMs } : {}),
   });

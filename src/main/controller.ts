@@ -8,6 +8,7 @@ import { loadControllerConfig } from '../config/controller-config.ts';
 import { CONTROLLER_HELP, parseControllerFlags } from '../config/controller-flags.ts';
 import { loadKubeConfig } from '../kube/client.ts';
 import { EventRecorder } from '../kube/events.ts';
+import { selfPod } from '../kube/self-pod.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import { Registry } from 'prom-client';
 import type { LoadBalancerAdapter } from '../adapter/contract.ts';
@@ -54,6 +55,7 @@ export async function runController(argv: string[]): Promise<number> {
     adapter,
     events: new EventRecorder(kc, 'npl-lb-controller', config.clusterName, { logger: log }),
     logger: log,
+    self: await selfPod(kc, process.env, log),
     httpAddress: flags['http-address'],
     ...(flags['leader-elect']
       ? {

@@ -20,7 +20,8 @@ export function appServer(pod: string, node: string, ip: string, port: number): 
   });
 }
 
-export async function post(kc: KubeConfig, path: string, body: object): Promise<void> {
+/** Creates an object; resolves with what the API server stored. */
+export async function post(kc: KubeConfig, path: string, body: object): Promise<unknown> {
   const cluster = kc.getCurrentCluster()!;
   const res = await fetch(`${cluster.server}${path}`, {
     method: 'POST',
@@ -28,6 +29,7 @@ export async function post(kc: KubeConfig, path: string, body: object): Promise<
     body: JSON.stringify(body),
   });
   if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as unknown;
 }
 
 export async function patchStatus(kc: KubeConfig, path: string, body: object): Promise<void> {

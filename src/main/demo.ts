@@ -139,6 +139,8 @@ export async function runDemo(argv: string[]): Promise<number> {
     }
 
     let adapter: LoadBalancerAdapter;
+    /** The controller, once made: HAProxy's supervisor tells it when HAProxy dies. */
+    let supervised: NplController | undefined = undefined;
     let lbNote: string;
     if (haproxyInstalled(flags['haproxy-bin'])) {
       rmSync(haproxyDir, { recursive: true, force: true });
@@ -149,12 +151,17 @@ export async function runDemo(argv: string[]): Promise<number> {
         configPath(paths),
         renderConfig([], [], [], { owner: 'demo', adminSocket: adminSocket(paths) }),
       );
-      // Supervised: HAProxy killed or crashed is started again from the current configuration.
+      // Supervised: HAProxy killed or crashed is started again from the current configuration;
+      // the controller holds its writes meanwhile, says so on its Pod and counts the restart.
       const haproxy = new HaproxyProcess(paths, {
         onEvent: (e) => {
-          if (e.type === 'died') log.error({ code: e.code, signal: e.signal }, 'HAProxy died; restarting it');
-          else if (e.type === 'restarted') log.warn({ pid: e.pid, afterMs: e.afterMs }, 'HAProxy restarted');
-          else log.error({ err: e.message, retryInMs: e.retryInMs }, 'HAProxy could not be restarted');
+          if (e.type === 'died') {
+            log.error({ code: e.code, signal: e.signal }, 'HAProxy died; restarting it');
+            supervised?.device.failed(`HAProxy died (${e.signal ?? `exit ${e.code}`}); restarting it`);
+          } else if (e.type === 'restarted') {
+            log.warn({ pid: e.pid, afterMs: e.afterMs }, 'HAProxy restarted');
+            supervised?.metrics.deviceRestarts.inc();
+          } else log.error({ err: e.message, retryInMs: e.retryInMs }, 'HAProxy could not be restarted');
         },
       });
       await haproxy.start();
@@ -180,6 +187,15 @@ export async function runDemo(argv: string[]): Promise<number> {
     // The Gateway API's CRDs, before the controller starts (it follows CRDs installed later too, but
     // looks for them only every 30 s).
     await installGatewayApiCrds(running.sandbox.url);
+    // The controller's own Pod, as the chart would run it: Events about the load balancer as a
+    // whole (HAProxy died, answers again) go there (`kubectl describe pod -n npl-lb-system`).
+    await post(kc, '/api/v1/namespaces', { metadata: { name: 'npl-lb-system' } });
+    const selfPod = z.object({ metadata: z.object({ uid: z.string() }) }).safeParse(
+      await post(kc, '/api/v1/namespaces/npl-lb-system/pods', {
+        metadata: { name: 'npl-lb-controller', labels: { 'app.kubernetes.io/name': 'npl-lb' } },
+        spec: { nodeName: NODES[0]!.name, containers: [{ name: 'controller', image: 'npl-lb:demo' }] },
+      }),
+    );
     const controller = new NplController({
       kubeConfig: kc,
       config: parseControllerConfig(
@@ -189,7 +205,15 @@ export async function runDemo(argv: string[]): Promise<number> {
       events: new EventRecorder(kc, 'npl-lb-controller', 'demo', { logger: quiet }),
       logger: quiet,
       coalesceMs: 20,
+      self: {
+        kind: 'Pod',
+        apiVersion: 'v1',
+        namespace: 'npl-lb-system',
+        name: 'npl-lb-controller',
+        uid: selfPod.success ? selfPod.data.metadata.uid : '',
+      },
     });
+    supervised = controller;
     await controller.start();
     cleanups.push(() => controller.stop());
     const routes = controllerRoutes(controller.state, controller.health);

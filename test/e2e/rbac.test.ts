@@ -164,7 +164,7 @@ describe('chart RBAC', () => {
         '--lease-name',
         'r1-npl-lb-controller',
       ],
-      { POD_NAMESPACE: NS },
+      { POD_NAMESPACE: NS, POD_NAME: 'r1-npl-lb-controller-0' },
     );
 
     await c.service('web', {

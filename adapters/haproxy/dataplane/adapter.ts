@@ -85,6 +85,11 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
     await this.client.configVersion();
   }
 
+  /** The Data Plane API answers (one small read). */
+  async probe(): Promise<void> {
+    await this.client.configVersion();
+  }
+
   async observe(): Promise<Observed> {
     const [backends, frontends, certs] = await Promise.all([
       this.client.backends(),

@@ -257,17 +257,14 @@ describe('npl-lb command line', () => {
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const { child, out } = start(t, ['demo', '--work-dir', dir]);
     // If the demo dies before its own cleanup (a failed assertion kills it), stop its HAProxy too:
-    // the one it printed, or, if it never got that far, the master running on this test's folder.
+    // the master running on this test's folder (not the printed pid: the test kills that one and
+    // the supervisor starts another).
     t.after(() => {
-      let pid = /HAProxy \(pid (\d+)\)/.exec(out())?.[1];
-      if (!pid) {
-        try {
-          pid = execFileSync('pgrep', ['-o', '-f', `${dir}/haproxy/master.sock`], {
-            encoding: 'utf8',
-          }).trim();
-        } catch {
-          // none running
-        }
+      let pid: string | undefined;
+      try {
+        pid = execFileSync('pgrep', ['-o', '-f', `${dir}/haproxy/master.sock`], { encoding: 'utf8' }).trim();
+      } catch {
+        // none running
       }
       if (pid) {
         try {
@@ -321,6 +318,39 @@ describe('npl-lb command line', () => {
         const body = (await run('sh', ['-c', https])).stdout;
         assert.match(body, /^hello from pod web-\d on node-\d \(web\.demo\.local/);
       }
+      // HAProxy killed: the demo's supervisor starts it again, the controller says so on its own
+      // Pod (Warning, then Normal) and counts the restart; traffic is back within seconds.
+      process.kill(Number(/HAProxy \(pid (\d+)\)/.exec(out())![1]), 'SIGKILL');
+      const server = /server: (http:\/\/\S+)/.exec(readFileSync(join(dir, 'kubeconfig'), 'utf8'))![1]!;
+      const said = async (): Promise<string[]> => {
+        const list = (await (await fetch(`${server}/api/v1/namespaces/npl-lb-system/events`)).json()) as {
+          items: { reason: string; involvedObject: { kind: string; name: string } }[];
+        };
+        return list.items
+          .filter((e) => e.involvedObject.kind === 'Pod' && e.involvedObject.name === 'npl-lb-controller')
+          .map((e) => e.reason);
+      };
+      await eventually(
+        async () => {
+          const reasons = await said();
+          return reasons.includes('LoadBalancerUnreachable') && reasons.includes('LoadBalancerReachable');
+        },
+        10_000,
+        'the outage told on the controller Pod',
+      );
+      assert.match(await (await fetch(`${dashboard}/metrics`)).text(), /^npl_lb_device_restarts_total 1$/m);
+      await eventually(
+        async () => {
+          try {
+            const r = await request(l4, { reset: true, headersTimeout: 1000, bodyTimeout: 1000 });
+            return /^hello from pod/.test(await r.body.text());
+          } catch {
+            return false;
+          }
+        },
+        5000,
+        'traffic back after the restart',
+      );
     }
     child.kill('SIGTERM');
     assert.equal(await exited(child), 0);
