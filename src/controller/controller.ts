@@ -5,7 +5,7 @@
  * once per 100 ms.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { ApplyResult, LoadBalancerAdapter } from '../adapter/contract.ts';
+import type { LoadBalancerAdapter } from '../adapter/contract.ts';
 import { guardOwnership } from '../adapter/ownership.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
 import { NPL_MANAGED_ANNOTATION, NPL_POD_ANNOTATION } from '../kube/annotations.ts';
@@ -22,6 +22,7 @@ import { type CacheKind, ClusterCache, GATEWAY_KINDS } from './cluster-cache.ts'
 import { DeviceReachability, deviceDown } from './device-reachability.ts';
 import { HealthMonitor } from './health-monitor.ts';
 import { LbReconciler } from './lb-reconciler.ts';
+import { PassLog } from './pass-log.ts';
 import { ControllerMetrics } from './metrics.ts';
 import { NodeMaintenance } from './node-maintenance.ts';
 import { StateTracker } from './state.ts';
@@ -73,6 +74,7 @@ export class NplController {
   private readonly annotator: Annotator;
   private readonly lb: LbReconciler;
   private readonly log: Logger;
+  private readonly passLog: PassLog;
   private lastLbAt = 0;
   private lbTimer: NodeJS.Timeout | undefined;
   /** The LB pass slots: `lb`, then `lb#1`... up to the adapter's apply concurrency (at most 16). */
@@ -96,6 +98,7 @@ export class NplController {
       component: 'controller',
       cluster: opts.config.clusterName,
     });
+    this.passLog = new PassLog(this.log);
     this.cache = new ClusterCache(opts.kubeConfig, this.log, opts.sources);
     this.nodes = new NodeMaintenance(opts.config, opts.events, this.log, () => {
       this.allChanged = true;
@@ -110,7 +113,7 @@ export class NplController {
       events: opts.events,
       state: this.state,
       onApplied: (applied, ms) => {
-        this.logPass(applied, ms);
+        this.passLog.record(applied, ms);
         const down = deviceDown(applied);
         if (down) this.device.failed(down);
         else if (applied.some((r) => r.ok)) this.device.answered();
@@ -347,43 +350,6 @@ export class NplController {
     } finally {
       end();
     }
-  }
-
-  /** When each failed object (kind/name/code) was last warned about. */
-  private readonly warned = new Map<string, number>();
-
-  /**
-   * One info line per pass that changed something (per operation and kind, with its duration),
-   * and one warn per failed object and code at most once a minute.
-   */
-  private logPass(applied: ApplyResult[], ms: number): void {
-    if (applied.length === 0) return;
-    const counts: Record<string, number> = {};
-    let failed = 0;
-    for (const r of applied) {
-      if (!r.ok) failed++;
-      else counts[`${r.change.op}s.${r.change.kind}`] = (counts[`${r.change.op}s.${r.change.kind}`] ?? 0) + 1;
-    }
-    this.log.info({ ...counts, failed, durationMs: ms }, 'load balancer updated');
-    const now = Date.now();
-    for (const r of applied) {
-      if (r.ok || !r.error) continue;
-      const key = `${r.change.kind}/${r.change.name}/${r.error.code}`;
-      if (now - (this.warned.get(key) ?? -Infinity) < 60_000) continue;
-      this.warned.set(key, now);
-      this.log.warn(
-        {
-          kind: r.change.kind,
-          name: r.change.name,
-          op: r.change.op,
-          code: r.error.code,
-          terminal: r.error.terminal,
-        },
-        r.error.message,
-      );
-    }
-    if (this.warned.size > 1024)
-      for (const [k, at] of this.warned) if (now - at >= 60_000) this.warned.delete(k);
   }
 
   async settled(): Promise<void> {
