@@ -13,13 +13,8 @@ import type { EventSink } from '../kube/events.ts';
 import { certificateRefs, poolRefs } from '../model/refs.ts';
 import { type Change, type Observed, plan } from '../plan/diff.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
-import {
-  buildDesired,
-  type ClusterView,
-  type DesiredMemo,
-  newDesiredMemo,
-  type DesiredResult,
-} from '../source/desired.ts';
+import type { ClusterView, DesiredResult } from '../source/desired.ts';
+import { DesiredCache } from './desired-cache.ts';
 import { applyCapabilities } from '../source/capabilities.ts';
 import { LbEvents } from './lb-events.ts';
 import { afterPass } from './observed-cache.ts';
@@ -72,7 +67,7 @@ export class LbReconciler {
    * a failure and by `invalidate()` (the sweep), so the next pass observes the device again.
    */
   private observed: Observed | undefined;
-  private readonly memo: DesiredMemo = newDesiredMemo();
+  private readonly desired = new DesiredCache();
   /**
    * Objects (kind/name) whose last apply failed terminally, with the desired object that failed
    * (the normalised, and therefore shared, instance; 'delete' for a delete): not sent again until
@@ -153,7 +148,7 @@ export class LbReconciler {
   ): Promise<{ applied: ApplyResult[]; desired: DesiredResult; deferredMs: number | undefined }> {
     const t0 = performance.now();
     const desired = applyCapabilities(
-      buildDesired(view, this.d.config, this.memo, changed, { name: this.d.adapter.name, caps: this.caps }),
+      this.desired.build(view, this.d.config, { name: this.d.adapter.name, caps: this.caps }, changed),
       this.caps,
       this.d.adapter.name,
     );

@@ -5,7 +5,7 @@
  */
 import { type ControllerConfig, namespaceSelected } from '../config/controller-config.ts';
 import type { Ingress, IngressBackend, Service } from '../kube/objects.ts';
-import type { ClusterView } from './desired.ts';
+import type { ClusterView } from './view.ts';
 import { ingressClassOf, ourIngressClasses, ourLoadBalancer } from './ours.ts';
 import { GATEWAY_GROUP } from '../kube/gateway-objects.ts';
 import { servedGatewayView } from './gateway/from-view.ts';

@@ -9,13 +9,13 @@
  * - pools and certificates only such virtual services or routes used are not sent either.
  * Pure.
  */
-import type { Capabilities, HttpCapabilities } from '../adapter/contract.ts';
+import type { Capabilities } from '../adapter/contract.ts';
 import { INGRESS_HTTP } from '../adapter/http-capabilities.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
 import { certificateRefs, poolRefs } from '../model/refs.ts';
-import type { HttpRoute, VirtualService } from '../model/types.ts';
-import type { DesiredResult, Finding, SourceStatus } from './desired.ts';
-import { pcre2Problem } from './regex-dialect.ts';
+import type { VirtualService } from '../model/types.ts';
+import { routeLacks } from './route-support.ts';
+import type { DesiredResult, Finding, SourceStatus } from './types.ts';
 
 function lacks(vs: VirtualService, caps: Capabilities): string | undefined {
   if (vs.kind === 'l7') {
@@ -25,44 +25,6 @@ function lacks(vs: VirtualService, caps: Capabilities): string | undefined {
   if (vs.sni && !caps.tlsPassthrough) return 'TLS passthrough';
   if (vs.protocol === 'UDP') return caps.l4.udp ? undefined : 'UDP';
   return caps.l4.tcp ? undefined : 'TCP';
-}
-
-/** What of a route the adapter cannot serve, in words; undefined when it can serve all of it. */
-export function routeLacks(r: HttpRoute, http: HttpCapabilities): string | undefined {
-  if (!http.pathTypes.includes(r.pathType)) return `path match type ${r.pathType}`;
-  if (r.headers?.length && !http.headerMatches) return 'header matches';
-  if (r.queryParams?.length && !http.queryMatches) return 'query parameter matches';
-  if (
-    !http.regexMatches &&
-    [...(r.headers ?? []), ...(r.queryParams ?? [])].some((m) => m.type === 'RegularExpression')
-  )
-    return 'regular expression header or query parameter matches';
-  const named = http.matchNames
-    ? [...(r.headers ?? []), ...(r.queryParams ?? [])].find((m) => !http.matchNames!.pattern.test(m.name))
-    : undefined;
-  if (named)
-    return `match names other than ${http.matchNames!.description} (${JSON.stringify(named.name.slice(0, 64))})`;
-  if (http.regexDialect === 'pcre2') {
-    const regexes = [
-      ...(r.pathType === 'RegularExpression' ? [r.path] : []),
-      ...[...(r.headers ?? []), ...(r.queryParams ?? [])]
-        .filter((m) => m.type === 'RegularExpression')
-        .map((m) => m.value),
-    ];
-    const bad = regexes.find((re) => pcre2Problem(re) !== undefined);
-    if (bad !== undefined)
-      return `the regular expression ${JSON.stringify(bad.slice(0, 64))} (${pcre2Problem(bad)!})`;
-  }
-  if (r.method && !http.methodMatches) return 'method matches';
-  if ((r.requestHeaders || r.responseHeaders) && !http.headerModifiers) return 'header modifiers';
-  if (r.redirect && !http.redirects) return 'request redirects';
-  if (r.redirect && http.redirectCodes && !http.redirectCodes.includes(r.redirect.statusCode))
-    return `redirects with status ${r.redirect.statusCode}`;
-  if (http.maxQueryMatches !== undefined && (r.queryParams?.length ?? 0) > http.maxQueryMatches)
-    return `more than ${http.maxQueryMatches} query parameter match${http.maxQueryMatches === 1 ? '' : 'es'} in one rule`;
-  if (r.rewrite && !http.rewrites) return 'URL rewrites';
-  if (r.backends && !http.weights) return 'weighted backends';
-  return undefined;
 }
 
 export function applyCapabilities(d: DesiredResult, caps: Capabilities, adapter: string): DesiredResult {

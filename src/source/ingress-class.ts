@@ -6,7 +6,7 @@
 import type { Ingress, Service } from '../kube/objects.ts';
 import { l7HttpsName, l7Name } from '../model/names.ts';
 import type { Certificate, HttpRoute, L7VirtualService } from '../model/types.ts';
-import type { Finding, SourceStatus } from './desired.ts';
+import type { Finding, SourceStatus } from './types.ts';
 import { ingressRoutes } from './ingress-routes.ts';
 import { certificateForHost, ingressTls, type SecretCertificates } from './ingress-tls.ts';
 

@@ -6,7 +6,7 @@
 import { EventReasons } from '../kube/event-reasons.ts';
 import type { Ingress, IngressBackend, Service } from '../kube/objects.ts';
 import type { HttpRoute } from '../model/types.ts';
-import type { Finding } from './desired.ts';
+import type { Finding } from './types.ts';
 import { hostProblem, pathProblem } from './validate.ts';
 
 type ServicePort = Service['spec']['ports'][number];

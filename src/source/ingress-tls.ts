@@ -8,7 +8,7 @@ import { EventReasons } from '../kube/event-reasons.ts';
 import type { Ingress } from '../kube/objects.ts';
 import type { Certificate } from '../model/types.ts';
 import { type CertificateResult, namesCover } from './certificates.ts';
-import type { Finding } from './desired.ts';
+import type { Finding } from './types.ts';
 import { hostProblem } from './validate.ts';
 
 export interface IngressTls {

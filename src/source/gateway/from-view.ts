@@ -7,7 +7,7 @@ import type { Capabilities } from '../../adapter/contract.ts';
 import { type ControllerConfig, namespaceSelected } from '../../config/controller-config.ts';
 import type { Service } from '../../kube/objects.ts';
 import { ALL_HTTP, INGRESS_HTTP } from '../../adapter/http-capabilities.ts';
-import type { ClusterView } from '../desired.ts';
+import type { ClusterView } from '../view.ts';
 import type { SecretCertificates } from '../ingress-tls.ts';
 import type { VipRequest } from '../vips.ts';
 import { buildGateways, type GatewayResult, type GatewayView, ourGateways } from './gateways.ts';

@@ -12,15 +12,15 @@ import type {
   L4RouteObject,
   Namespace,
   ReferenceGrant,
-  RouteGroupKind,
 } from '../../kube/gateway-objects.ts';
 import type { Service } from '../../kube/objects.ts';
 import { gatewayVsName } from '../../model/names.ts';
-import type { Certificate, L4VirtualService, SniRoute, VirtualService } from '../../model/types.ts';
-import { routeLacks } from '../capabilities.ts';
+import type { Certificate, L4VirtualService, SniRoute } from '../../model/types.ts';
+import { routeLacks } from '../route-support.ts';
 import type { SecretCertificates } from '../ingress-tls.ts';
 import { attachRoute, type GatewayListeners } from './attach.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
+import type { GatewayResult, RouteParentStatus } from './results.ts';
 import { httpRules } from './http-rules.ts';
 import { type ListenerState, type ProtocolSupport, resolveListeners } from './listeners.ts';
 import { placeL4Routes } from './l4-routes.ts';
@@ -73,35 +73,7 @@ export interface GatewayContext {
   vipOf: (gatewayKey: string) => { vip?: string; problem?: string; reason?: string };
 }
 
-export interface ListenerStatus {
-  name: string;
-  supportedKinds: RouteGroupKind[];
-  attachedRoutes: number;
-  conditions: ConditionSpec[];
-}
-
-export interface GatewayStatus {
-  generation: number;
-  vip: string | undefined;
-  conditions: ConditionSpec[];
-  listeners: ListenerStatus[];
-}
-
-export interface RouteParentStatus {
-  parentRef: HttpRouteObject['spec']['parentRefs'][number];
-  conditions: ConditionSpec[];
-}
-
-export interface GatewayResult {
-  virtualServices: VirtualService[];
-  certificates: Certificate[];
-  classes: Map<string, { generation: number; conditions: ConditionSpec[] }>;
-  gateways: Map<string, GatewayStatus>;
-  /** By `Kind namespace/name` (HTTPRoute, TCPRoute, UDPRoute, TLSRoute). */
-  routes: Map<string, { generation: number; parents: RouteParentStatus[] }>;
-  /** Services (namespace/name) our routes send to: auto-annotated for NodePortLocal. */
-  backends: Set<string>;
-}
+export type { GatewayResult, GatewayStatus, ListenerStatus, RouteParentStatus } from './results.ts';
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
 

@@ -37,6 +37,40 @@ function violations(from: string[], bad: (target: string, file: string) => boole
   );
 }
 
+/** The strongly connected components of more than one file (Tarjan): each is an import circle. */
+function circles(edges: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const scc: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        scc.push(w);
+      } while (w !== v);
+      if (scc.length > 1) out.push(scc.sort());
+    }
+  };
+  for (const v of edges.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
+
 describe('import rules', () => {
   it('adapters import only src/model, src/adapter and src/runtime of the core', () => {
     const allowed = ['src/model', 'src/adapter', 'src/runtime'];
@@ -76,6 +110,29 @@ describe('import rules', () => {
       ),
       [],
     );
+  });
+
+  it('src/source/ has no import circle (type imports included)', () => {
+    const inSource = new Set(files('src/source'));
+    const edges = new Map(
+      [...inSource].map((f) => [
+        f,
+        imports(f)
+          .map((t) => `${t}`)
+          .filter((t) => inSource.has(t)),
+      ]),
+    );
+    assert.deepEqual(circles(edges), []);
+  });
+
+  it('the circle finder finds a circle', () => {
+    const edges = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a']],
+      ['d', ['a']],
+    ]);
+    assert.deepEqual(circles(edges), [['a', 'b', 'c']]);
   });
 
   it('the checker sees imports (a file known to import across the layout)', () => {

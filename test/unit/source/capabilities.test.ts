@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import type { Capabilities } from '../../../src/adapter/contract.ts';
 import { ALL_HTTP, INGRESS_HTTP } from '../../../src/adapter/http-capabilities.ts';
 import type { Pool } from '../../../src/model/types.ts';
-import { applyCapabilities, routeLacks } from '../../../src/source/capabilities.ts';
+import { applyCapabilities } from '../../../src/source/capabilities.ts';
+import { routeLacks } from '../../../src/source/route-support.ts';
 import type { DesiredResult } from '../../../src/source/desired.ts';
 
 const pool = (name: string, service: string): Pool => ({

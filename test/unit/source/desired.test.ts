@@ -9,7 +9,9 @@ import {
   serviceSchema,
 } from '../../../src/kube/objects.ts';
 import { servicesToAnnotate } from '../../../src/source/annotated-services.ts';
-import { buildDesired, type ClusterView, newDesiredMemo } from '../../../src/source/desired.ts';
+import { DesiredCache } from '../../../src/controller/desired-cache.ts';
+import { buildDesired, type ClusterView } from '../../../src/source/desired.ts';
+import { SERVE_ALL } from '../../../src/source/gateway/from-view.ts';
 import { allocateVips, deviceVips, inCidrs } from '../../../src/source/vips.ts';
 
 const cfg = (extra = ''): ControllerConfig =>
@@ -245,15 +247,15 @@ describe('desired state from the cluster', () => {
     const services = [lb(), other];
     // The cache hands out the same lists while a kind is unchanged; so does this test.
     const same = { ingresses: [], ingressClasses: [], nodes: nplNodes };
-    const memo = newDesiredMemo();
+    const cache = new DesiredCache();
     const a1 = pod('a', 'n1', { ann: npl([[8080, '192.0.2.101', 61000]]) });
     const b1 = pod('b', 'n2', { ann: npl([[8080, '192.0.2.102', 61000]]), labels: { app: 'api' } });
-    const first = buildDesired(view({ ...same, services, pods: [a1, b1] }), c, memo);
+    const first = cache.build(view({ ...same, services, pods: [a1, b1] }), c, SERVE_ALL);
     // Pod a moves to another node port; only default/web is named as changed.
     const a2 = pod('a', 'n1', { ann: npl([[8080, '192.0.2.101', 61009]]) });
     a2.metadata.resourceVersion = '2';
     const v2 = view({ ...same, services, pods: [a2, b1] });
-    const fast = buildDesired(v2, c, memo, new Set(['default/web']));
+    const fast = cache.build(v2, c, SERVE_ALL, new Set(['default/web']));
     assert.deepEqual(fast, buildDesired(v2, c));
     assert.equal(
       fast.state.virtualServices,
@@ -276,7 +278,7 @@ describe('desired state from the cluster', () => {
       ],
     });
     const v3 = view({ ...same, services: [widened, other], pods: [a2, b1] });
-    const after = buildDesired(v3, c, memo, new Set(['default/web']));
+    const after = cache.build(v3, c, SERVE_ALL, new Set(['default/web']));
     assert.deepEqual(after, buildDesired(v3, c));
     assert.equal(after.state.virtualServices.length, 3);
   });
@@ -357,8 +359,6 @@ describe('VIP allocation', () => {
         ],
       }),
       cfg('defaultLoadBalancer: true'),
-      undefined,
-      undefined,
       {
         name: 'avi',
         caps: {

@@ -21,7 +21,7 @@ import type { L7VirtualService } from '../../../src/model/types.ts';
 import { plan } from '../../../src/plan/diff.ts';
 import { applyCapabilities } from '../../../src/source/capabilities.ts';
 import { certificateFromSecret, namesCover } from '../../../src/source/certificates.ts';
-import { buildDesired, type ClusterView, newDesiredMemo } from '../../../src/source/desired.ts';
+import { buildDesired, type ClusterView } from '../../../src/source/desired.ts';
 import { type TestCertificate, testCertificate, tlsSecret } from '../../support/certs.ts';
 
 const cfg = parseControllerConfig('clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\n');
@@ -255,7 +255,7 @@ describe('Ingress tls: an HTTPS virtual service per class', () => {
     const lb = new MemoryAdapter({ device, owner: 'c1' });
     t.after(() => lb.close());
     const sync = async (v: ClusterView) => {
-      const d = buildDesired(v, cfg, newDesiredMemo());
+      const d = buildDesired(v, cfg);
       const p = plan(d.state, await lb.observe());
       const results = await lb.apply(p.changes);
       assert.deepEqual(

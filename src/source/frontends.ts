@@ -1,0 +1,83 @@
+/**
+ * The part of a pass that does not look at Pods: VIPs, then LoadBalancer Services, Ingress classes
+ * and Gateways, each by its own pure function, with the pools they ask for recorded in the order
+ * asked (each once). Pure: a memo, if any, is the caller's (certificates read once per Secret
+ * version are passed in as `certificateOf`).
+ */
+import type { ControllerConfig } from '../config/controller-config.ts';
+import type { Service } from '../kube/objects.ts';
+import { l7PoolName, poolName } from '../model/names.ts';
+import type { Pool } from '../model/types.ts';
+import { gatewaysFromView, type LoadBalancerInfo } from './gateway/from-view.ts';
+import type { SecretCertificates } from './ingress-tls.ts';
+import { ingressesByClass, ingressFrontends } from './ingresses.ts';
+import { loadBalancerServices, ourLoadBalancerServices } from './lb-services.ts';
+import { secretCertificates } from './secret-certificates.ts';
+import type { Frontends, PoolRequest, ServicePort } from './types.ts';
+import { assignVips, vipOutcome, vipRequests } from './vip-requests.ts';
+import type { ClusterView } from './view.ts';
+
+const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
+
+export function desiredFrontends(
+  view: ClusterView,
+  cfg: ControllerConfig,
+  lb: LoadBalancerInfo,
+  certificateOf: SecretCertificates = secretCertificates(
+    view.secrets ?? [],
+    cfg.clusterName,
+    view.now ?? Date.now(),
+  ),
+): Frontends {
+  const cluster = cfg.clusterName;
+  const requests = new Map<string, PoolRequest>();
+  const poolFor =
+    (health: Pool['health'], named?: (svc: Service, port: ServicePort) => string) =>
+    (svc: Service, port: ServicePort): string => {
+      const name =
+        named?.(svc, port) ??
+        poolName(cluster, svc.metadata.namespace, svc.metadata.name, port.name || port.port);
+      if (!requests.has(name)) requests.set(name, { name, svc, svcKey: key(svc.metadata), port, health });
+      return name;
+    };
+  const l4PoolFor = poolFor('tcp');
+  // A Service port's pool for HTTP routes has a name of its own: tcp and http are different modes.
+  const httpPoolFor = poolFor('http', (svc, sp) => l7PoolName(cluster, svc.metadata, sp.name || sp.port));
+
+  const lbServices = ourLoadBalancerServices(view.services, cfg);
+  const byClass = ingressesByClass(view.ingresses, view.ingressClasses, cfg);
+  const vips = assignVips(vipRequests(lbServices, byClass, view, cfg), cfg, lb.caps.allocatesVips);
+  const l4 = loadBalancerServices(
+    lbServices,
+    cluster,
+    (k) => vipOutcome(vips.get(`service/${k}`)),
+    l4PoolFor,
+  );
+  const svcByKey = new Map(view.services.map((s) => [key(s.metadata), s]));
+  const ing = ingressFrontends(byClass, (cls) => vipOutcome(vips.get(`ingressclass/${cls}`)), {
+    cluster,
+    httpPort: cfg.ingressHttpPort,
+    httpsPort: cfg.ingressHttpsPort,
+    services: svcByKey,
+    poolFor: httpPoolFor,
+    certificateOf,
+  });
+  const gateways = gatewaysFromView(view, cfg, lb, {
+    services: svcByKey,
+    poolFor: httpPoolFor,
+    l4PoolFor,
+    certificateOf,
+    vipOf: (k) => vipOutcome(vips.get(`gateway/${k}`)),
+  });
+  const certificates = new Map(ing.certificates.map((c) => [c.name, c]));
+  for (const c of gateways?.certificates ?? []) certificates.set(c.name, c);
+  return {
+    virtualServices: [...l4.virtualServices, ...ing.virtualServices, ...(gateways?.virtualServices ?? [])],
+    certificates: [...certificates.values()],
+    services: l4.services,
+    ingresses: ing.ingresses,
+    gateways,
+    findings: ing.findings,
+    pools: [...requests.values()],
+  };
+}

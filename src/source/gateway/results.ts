@@ -1,0 +1,38 @@
+/**
+ * What the Gateway API source gives a pass: the virtual services and certificates of our Gateways,
+ * and the statuses of our classes, Gateways, listeners and routes. Types only, so the source's
+ * shared types (../types.ts) can name them without importing the Gateway code.
+ */
+import type { HttpRouteObject, RouteGroupKind } from '../../kube/gateway-objects.ts';
+import type { Certificate, VirtualService } from '../../model/types.ts';
+import type { ConditionSpec } from './conditions.ts';
+
+export interface ListenerStatus {
+  name: string;
+  supportedKinds: RouteGroupKind[];
+  attachedRoutes: number;
+  conditions: ConditionSpec[];
+}
+
+export interface GatewayStatus {
+  generation: number;
+  vip: string | undefined;
+  conditions: ConditionSpec[];
+  listeners: ListenerStatus[];
+}
+
+export interface RouteParentStatus {
+  parentRef: HttpRouteObject['spec']['parentRefs'][number];
+  conditions: ConditionSpec[];
+}
+
+export interface GatewayResult {
+  virtualServices: VirtualService[];
+  certificates: Certificate[];
+  classes: Map<string, { generation: number; conditions: ConditionSpec[] }>;
+  gateways: Map<string, GatewayStatus>;
+  /** By `Kind namespace/name` (HTTPRoute, TCPRoute, UDPRoute, TLSRoute). */
+  routes: Map<string, { generation: number; parents: RouteParentStatus[] }>;
+  /** Services (namespace/name) our routes send to: auto-annotated for NodePortLocal. */
+  backends: Set<string>;
+}

@@ -1,0 +1,52 @@
+/**
+ * LoadBalancer Services of ours -> an L4 virtual service per TCP or UDP port on the Service's VIP,
+ * each with the pool of that port, and the Service's status. Pure.
+ */
+import type { ControllerConfig } from '../config/controller-config.ts';
+import type { Service } from '../kube/objects.ts';
+import { l4Name } from '../model/names.ts';
+import type { L4VirtualService } from '../model/types.ts';
+import { ourLoadBalancer } from './ours.ts';
+import type { ServicePort, SourceStatus, VipOutcome } from './types.ts';
+
+const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
+
+/** Our LoadBalancer Services, by namespace/name. */
+export const ourLoadBalancerServices = (services: Service[], cfg: ControllerConfig): Service[] =>
+  services
+    .filter((s) => ourLoadBalancer(s, cfg))
+    .map((s) => [key(s.metadata), s] as const)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([, s]) => s);
+
+export function loadBalancerServices(
+  services: Service[],
+  cluster: string,
+  vipOf: (serviceKey: string) => VipOutcome,
+  poolFor: (svc: Service, port: ServicePort) => string,
+): { virtualServices: L4VirtualService[]; services: Map<string, SourceStatus> } {
+  const virtualServices: L4VirtualService[] = [];
+  const statuses = new Map<string, SourceStatus>();
+  for (const svc of services) {
+    const { vip, problem, reason } = vipOf(key(svc.metadata));
+    const names: string[] = [];
+    if (vip) {
+      for (const port of svc.spec.ports) {
+        if (port.protocol === 'SCTP') continue;
+        const name = l4Name(cluster, svc.metadata.namespace, svc.metadata.name, port.protocol, port.port);
+        virtualServices.push({
+          kind: 'l4',
+          name,
+          vip,
+          port: port.port,
+          protocol: port.protocol,
+          pool: poolFor(svc, port),
+          source: key(svc.metadata),
+        });
+        names.push(name);
+      }
+    }
+    statuses.set(key(svc.metadata), { vip, virtualServices: names, problem, reason });
+  }
+  return { virtualServices, services: statuses };
+}
