@@ -1,8 +1,8 @@
 /**
- * The controller: caches feed a keyed work queue (`lb` for the load-balancer reconcile, `svc/<key>`
- * for one Service's auto-annotation). Level-triggered: handlers only enqueue; every reconcile
- * re-reads the caches. Bursts of events coalesce into one LB pass, and each pool is written at most
- * once per 100 ms.
+ * The controller: caches feed the load-balancer pass scheduler (one key, the load balancer, with a
+ * concurrency: pass-scheduler.ts) and a keyed work queue (`svc/<key>` for one Service's
+ * auto-annotation). Level-triggered: handlers only ask; every pass re-reads the caches. Bursts of
+ * events coalesce into one LB pass, and each pool is written at most once per 100 ms.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { LoadBalancerAdapter } from '../adapter/contract.ts';
@@ -23,6 +23,7 @@ import { DeviceReachability, deviceDown } from './device-reachability.ts';
 import { HealthMonitor } from './health-monitor.ts';
 import { LbReconciler } from './lb-reconciler.ts';
 import { PassLog } from './pass-log.ts';
+import { PassScheduler } from './pass-scheduler.ts';
 import { ControllerMetrics } from './metrics.ts';
 import { NodeMaintenance } from './node-maintenance.ts';
 import { StateTracker } from './state.ts';
@@ -55,8 +56,6 @@ export interface ControllerOptions {
   deviceIdleProbeMs?: number;
 }
 
-const LB_KEY = 'lb';
-const isLbKey = (k: string): boolean => k === LB_KEY || k.startsWith('lb#');
 /** Finds the Services whose annotation an Ingress or IngressClass change may touch. */
 const CANDIDATES_KEY = 'annotation-candidates';
 
@@ -75,10 +74,8 @@ export class NplController {
   private readonly lb: LbReconciler;
   private readonly log: Logger;
   private readonly passLog: PassLog;
-  private lastLbAt = 0;
-  private lbTimer: NodeJS.Timeout | undefined;
-  /** The LB pass slots: `lb`, then `lb#1`... up to the adapter's apply concurrency (at most 16). */
-  private readonly lbKeys: string[];
+  /** When load-balancer passes run (one key, the load balancer, with a concurrency). */
+  private readonly passes: PassScheduler;
   private ready = false;
   private sweepTimer: NodeJS.Timeout | undefined;
   /** Services whose pools may have changed since the last LB pass; `allChanged` when unknown. */
@@ -102,7 +99,7 @@ export class NplController {
     this.cache = new ClusterCache(opts.kubeConfig, this.log, opts.sources);
     this.nodes = new NodeMaintenance(opts.config, opts.events, this.log, () => {
       this.allChanged = true;
-      this.scheduleLb();
+      this.passes.request();
     });
     this.state = new StateTracker(opts.config.clusterName, this.adapter.name);
     this.annotator = new Annotator(opts.kubeConfig, opts.config);
@@ -118,7 +115,7 @@ export class NplController {
         if (down) this.device.failed(down);
         else if (applied.some((r) => r.ok)) this.device.answered();
       },
-      onReleased: () => this.scheduleLb(),
+      onReleased: () => this.passes.request(),
       onReadFailed: (err) => this.device.failed(errorMessage(err)),
     });
     this.device = new DeviceReachability({
@@ -132,7 +129,7 @@ export class NplController {
         // Nothing written while it was down: observe it again and compare everything.
         this.lb.invalidate();
         this.allChanged = true;
-        this.scheduleLb();
+        this.passes.request();
       },
     });
     this.state.setDevice(() => {
@@ -140,12 +137,25 @@ export class NplController {
       return { reachable: d.reachable, since: d.since, error: d.error ?? null, probes: d.probes };
     });
     const slots = Math.max(1, Math.min(16, this.adapter.capabilities().applyConcurrency ?? 1));
-    this.lbKeys = [LB_KEY, ...Array.from({ length: slots - 1 }, (_, i) => `lb#${i + 1}`)];
+    this.passes = new PassScheduler({
+      pass: () => this.lbPass(),
+      maxSlots: slots,
+      // Overlap pays while passes wait on the device more than they compute: as many passes as the
+      // device time (its usual time, or the age of the call in flight if longer) covers twice the
+      // planning time.
+      slots: () =>
+        Math.floor(Math.max(this.lb.deviceMs, this.lb.oldestApplyMs()) / Math.max(1, 2 * this.lb.planMs)),
+      // Twice what planning a pass costs (its status and Events cost about as much again), so
+      // passes, which may overlap, leave the event loop time for the informers.
+      spacingMs: () => Math.max(this.opts.coalesceMs ?? 0, 2 * this.lb.planMs),
+      backoff: { initialMs: 200, maxMs: opts.retryCapMs ?? 2000 },
+      log: this.log,
+      onError: () => this.metrics.reconcileErrors.inc({ kind: 'lb' }),
+    });
     this.queue = new WorkQueue({
       name: 'controller',
       reconcile: (k) => this.reconcile(k),
-      // Annotation work keeps 4 workers however many LB passes run.
-      concurrency: 4 + this.lbKeys.length,
+      concurrency: 4,
       logger: this.log,
       backoff: { initialMs: 200, maxMs: opts.retryCapMs ?? 2000 },
     });
@@ -164,42 +174,6 @@ export class NplController {
     return this.ready && this.device.reachable;
   }
 
-  /**
-   * Asks for an LB pass. Bursts coalesce: a pass starts at once when no pass is running, or when
-   * none started within `coalesceMs`, else when that time is up. A pass queued to start will see the change; otherwise
-   * a free pass slot starts one (passes overlap up to the adapter's apply concurrency, each
-   * applying objects no other has in flight), or the first slot runs again after its current pass.
-   */
-  private scheduleLb(): void {
-    if (this.lbTimer) return;
-    // Adaptive: none when no pass is running (a lone change goes at once); else twice what
-    // planning a pass costs (its status and Events cost about as much again), so passes, which
-    // may overlap, leave the event loop time for the informers; never less than coalesceMs.
-    const idle = !this.lbKeys.some((k) => this.queue.running(k));
-    const window = idle ? 0 : Math.max(this.opts.coalesceMs ?? 0, 2 * this.lb.planMs);
-    const wait = this.lastLbAt + window - Date.now();
-    if (wait <= 0) {
-      this.startLb();
-      return;
-    }
-    this.lbTimer = setTimeout(() => {
-      this.lbTimer = undefined;
-      this.startLb();
-    }, wait);
-    this.lbTimer.unref();
-  }
-
-  private startLb(): void {
-    if (this.lbKeys.some((k) => this.queue.queued(k))) return;
-    // Overlap pays while passes wait on the device more than they compute: as many passes as the
-    // device time (its usual time, or the age of the call in flight if longer) covers twice the
-    // planning time (at least one, at most the slots).
-    const device = Math.max(this.lb.deviceMs, this.lb.oldestApplyMs());
-    const fit = Math.floor(device / Math.max(1, 2 * this.lb.planMs));
-    const slots = this.lbKeys.slice(0, Math.max(1, Math.min(this.lbKeys.length, fit)));
-    this.queue.add(slots.find((k) => !this.queue.running(k)) ?? LB_KEY);
-  }
-
   /** Services whose annotation may have to change after an Ingress or IngressClass event. */
   private annotationCandidates(): void {
     const view = this.cache.view();
@@ -212,7 +186,7 @@ export class NplController {
   }
 
   async start(): Promise<void> {
-    const lb = () => this.scheduleLb();
+    const lb = () => this.passes.request();
     const svc = (o: RawObject) => {
       this.queue.add(`svc/${objectKey(o)}`);
       this.changed.add(objectKey(o));
@@ -289,7 +263,7 @@ export class NplController {
     await this.cache.start();
     this.queue.start();
     this.annotationCandidates();
-    this.queue.add(LB_KEY);
+    this.passes.request();
     this.health.start();
     this.device.start();
     const every = this.opts.sweepIntervalMs ?? 60_000;
@@ -298,54 +272,61 @@ export class NplController {
       this.sweepTimer = setInterval(() => {
         this.lb.invalidate();
         this.allChanged = true;
-        this.scheduleLb();
+        this.passes.request();
       }, every);
       this.sweepTimer.unref();
     }
     this.ready = true;
   }
 
-  async reconcile(key: string): Promise<void> {
-    const kind = isLbKey(key) ? 'lb' : 'service';
-    const end = this.metrics.reconcileSeconds.startTimer({ kind });
+  /** One load-balancer pass (run by the pass scheduler). */
+  private async lbPass(): Promise<{ deferredMs: number | undefined }> {
+    // The device does not answer: nothing is written until a probe sees it back (then a full
+    // pass runs), so an outage costs one probe a second, not a retry of every change.
+    if (!this.device.reachable) return { deferredMs: undefined };
+    const end = this.metrics.reconcileSeconds.startTimer({ kind: 'lb' });
     try {
-      if (isLbKey(key)) {
-        // The device does not answer: nothing is written until a probe sees it back (then a full
-        // pass runs), so an outage costs one probe a second, not a retry of every change.
-        if (!this.device.reachable) return;
-        const started = Date.now();
-        this.lastLbAt = started;
-        this.stats.lbReconciles++;
-        // What changed is taken before the pass: events during it count for the next one.
-        const changed = this.allChanged ? undefined : new Set(this.changed);
-        this.allChanged = false;
-        this.changed.clear();
-        let pass;
-        try {
-          const view = this.cache.view();
-          const now = Date.now();
-          view.drainPhase = (n) => this.nodes.phase(n, now);
-          pass = await this.lb.reconcile(view, Date.now, changed);
-        } catch (err) {
-          this.allChanged = true;
-          throw err;
-        }
-        const { applied, desired, deferredMs } = pass;
-        this.metrics.recordPass(desired.state.pools, applied);
-        if (deferredMs !== undefined) this.queue.addAfter(key, deferredMs);
-        for (const [pod, seen] of this.annotationSeen) {
-          if (seen > started) continue;
-          this.metrics.annotationToApply.observe((Date.now() - seen) / 1000);
-          this.annotationSeen.delete(pod);
-        }
-      } else if (key === CANDIDATES_KEY) {
+      const started = Date.now();
+      this.stats.lbReconciles++;
+      // What changed is taken before the pass: events during it count for the next one.
+      const changed = this.allChanged ? undefined : new Set(this.changed);
+      this.allChanged = false;
+      this.changed.clear();
+      let pass;
+      try {
+        const view = this.cache.view();
+        const now = Date.now();
+        view.drainPhase = (n) => this.nodes.phase(n, now);
+        pass = await this.lb.reconcile(view, Date.now, changed);
+      } catch (err) {
+        this.allChanged = true;
+        throw err;
+      }
+      const { applied, desired, deferredMs } = pass;
+      this.metrics.recordPass(desired.state.pools, applied);
+      for (const [pod, seen] of this.annotationSeen) {
+        if (seen > started) continue;
+        this.metrics.annotationToApply.observe((Date.now() - seen) / 1000);
+        this.annotationSeen.delete(pod);
+      }
+      return { deferredMs };
+    } finally {
+      end();
+    }
+  }
+
+  /** One key of the work queue: a Service's auto-annotation, or the Services an Ingress change may touch. */
+  async reconcile(key: string): Promise<void> {
+    const end = this.metrics.reconcileSeconds.startTimer({ kind: 'service' });
+    try {
+      if (key === CANDIDATES_KEY) {
         this.annotationCandidates();
       } else if (key.startsWith('svc/')) {
         const did = await this.annotator.reconcile(this.cache.view(), key.slice(4));
         if (did !== 'none') this.stats.annotations++;
       }
     } catch (err) {
-      this.metrics.reconcileErrors.inc({ kind });
+      this.metrics.reconcileErrors.inc({ kind: 'service' });
       throw err;
     } finally {
       end();
@@ -353,16 +334,20 @@ export class NplController {
   }
 
   async settled(): Promise<void> {
+    while (!this.passes.idle || this.queue.length > 0) {
+      await this.queue.idle();
+      await this.passes.whenIdle();
+    }
     await this.queue.idle();
   }
 
   async stop(): Promise<void> {
     this.ready = false;
-    clearTimeout(this.lbTimer);
     await this.health.stop();
     await this.device.stop();
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.nodes.stop();
+    await this.passes.stop();
     await this.queue.stop();
     await this.cache.stop();
   }

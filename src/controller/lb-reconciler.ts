@@ -5,12 +5,10 @@
  * of the Gateway API objects (gateway-status.ts), and the pass's Events (lb-events.ts).
  * Retryable failures throw, so the work queue backs off; terminal ones become Events.
  */
-import { isDeepStrictEqual } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ApplyResult, Capabilities, LoadBalancerAdapter } from '../adapter/contract.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
 import type { EventSink } from '../kube/events.ts';
-import { certificateRefs, poolRefs } from '../model/refs.ts';
 import { type Change, type Observed, plan } from '../plan/diff.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import type { ClusterView, DesiredResult } from '../source/desired.ts';
@@ -18,6 +16,7 @@ import { DesiredCache } from './desired-cache.ts';
 import { applyCapabilities } from '../source/capabilities.ts';
 import { LbEvents } from './lb-events.ts';
 import { afterPass } from './observed-cache.ts';
+import { gateChanges, objectKey, wantedOf } from './pass-gates.ts';
 import { SourceStatusWriter } from './source-status.ts';
 import { once, resolveVip } from '../model/vips.ts';
 import { kubeStatusWriter, type StatusWriter } from './status-writer.ts';
@@ -52,12 +51,8 @@ export interface LbReconcilerDeps {
   onReadFailed?: (err: unknown) => void;
 }
 
-const objectKey = (c: Change): string => `${c.kind}/${c.name}`;
-
 /** A moving average that follows the last few values. */
 const ewma = (avg: number, x: number): number => (avg === 0 ? x : 0.7 * avg + 0.3 * x);
-
-const wantedOf = (c: Change): object | 'delete' => (c.op === 'delete' ? 'delete' : c.desired);
 
 export class LbReconciler {
   /** When each pool was last written, for the per-pool write interval. */
@@ -169,6 +164,7 @@ export class LbReconciler {
     }
   }
 
+  /** The pass: plan, gates, apply, record, status, Events. */
   private async pass(
     view: ClusterView,
     desired: DesiredResult,
@@ -179,82 +175,22 @@ export class LbReconciler {
   ): Promise<{ applied: ApplyResult[]; desired: DesiredResult; deferredMs: number | undefined }> {
     const planStart = performance.now();
     const p = plan(desired.state, observed);
-    const interval = this.d.poolIntervalMs ?? 100;
-    let deferredMs: number | undefined;
-    /** Objects (kind/name) that still differ from the device after this pass. */
-    const pending = new Set<string>();
+    // A parked object that the device now matches (no change planned) is no longer parked.
     const planned = new Set(p.changes.map(objectKey));
-    // A parked object whose desired state is what failed before waits; one that the device now
-    // matches (no change planned) is no longer parked.
     for (const k of [...this.parked.keys()]) if (!planned.has(k)) this.parked.delete(k);
-    const vsInFlight = [...this.inflight].some((k) => k.startsWith('virtualService/'));
-    const blocked = (c: Change): boolean => {
-      if (this.inflight.has(objectKey(c))) return true;
-      if (c.kind === 'pool' || c.kind === 'certificate') return c.op === 'delete' && vsInFlight;
-      if (c.op === 'delete') return false;
-      return (
-        poolRefs(c.desired).some((name) => this.inflight.has(`pool/${name}`)) ||
-        certificateRefs(c.desired).some((name) => this.inflight.has(`certificate/${name}`))
-      );
-    };
-    const changes = p.changes.filter((c) => {
-      const k = objectKey(c);
-      if (blocked(c)) {
-        pending.add(k);
-        this.waitingOnFlight = true;
-        return false;
-      }
-      const parked = this.parked.get(k);
-      if (parked !== undefined && isDeepStrictEqual(parked, wantedOf(c))) {
-        pending.add(k);
-        return false;
-      }
-      if (parked !== undefined) this.parked.delete(k);
-      if (c.kind !== 'pool' || c.op !== 'update') return true;
-      const wait = (this.poolWrites.get(c.name) ?? -Infinity) + interval - now();
-      if (wait <= 0) return true;
-      deferredMs = Math.min(deferredMs ?? wait, wait);
-      pending.add(k);
-      return false;
+    const g = gateChanges(p.changes, {
+      inflight: this.inflight,
+      parked: this.parked,
+      poolWrites: this.poolWrites,
+      now: now(),
+      poolIntervalMs: this.d.poolIntervalMs ?? 100,
     });
+    for (const k of g.unpark) this.parked.delete(k);
+    if (g.waitsOnFlight) this.waitingOnFlight = true;
     this.planMs = ewma(this.planMs, buildMs + performance.now() - planStart);
     const started = now();
-    const claimed = changes.map(objectKey);
-    for (const k of claimed) this.inflight.add(k);
-    let applied: ApplyResult[];
-    try {
-      const a0 = performance.now();
-      const call = {};
-      if (changes.length > 0) this.applyStarts.set(call, a0);
-      try {
-        applied = changes.length > 0 ? await this.d.adapter.apply(changes) : [];
-      } finally {
-        this.applyStarts.delete(call);
-      }
-      if (changes.length > 0) this.deviceMs = ewma(this.deviceMs, performance.now() - a0);
-      // Before the objects are released, with no await between: a pass that starts next sees
-      // when each pool was written and what is parked.
-      const at = now();
-      for (const r of applied) {
-        const k = objectKey(r.change);
-        if (!r.ok) {
-          pending.add(k);
-          // Retrying the same thing cannot help: park it until its desired state changes.
-          if (r.error?.terminal) this.parked.set(k, wantedOf(r.change));
-          continue;
-        }
-        if (r.change.kind !== 'pool') continue;
-        if (r.change.op === 'delete') this.poolWrites.delete(r.change.name);
-        else this.poolWrites.set(r.change.name, at);
-      }
-    } finally {
-      for (const k of claimed) this.inflight.delete(k);
-      if (claimed.length > 0 && this.waitingOnFlight) {
-        this.waitingOnFlight = false;
-        this.d.onReleased?.();
-      }
-    }
-    for (const k of claimed) this.appliedBy.set(k, passSeq);
+    const applied = await this.applyClaimed(g.go, now);
+    for (const c of g.go) this.appliedBy.set(objectKey(c), passSeq);
     this.d.onApplied?.(applied, now() - started);
     // A create that went through gets EnsuredLoadBalancer alone; one that did not is announced as
     // being ensured before its failure is told (at a cold start of thousands of Services, one Event
@@ -263,9 +199,7 @@ export class LbReconciler {
       view,
       applied.filter((r) => !r.ok).map((r) => r.change),
     );
-    // Objects other passes have in flight, or applied since this one planned, are theirs to tell.
-    for (const k of this.inflight) pending.add(k);
-    for (const [k, by] of this.appliedBy) if (by > passSeq) pending.add(k);
+    const pending = this.stillPending(g.held, applied, passSeq);
     // A terminal failure left the device as it was; a retryable one may have left it anywhere.
     // Other passes may have moved `this.observed` on meanwhile: this pass's results go on top.
     this.observed =
@@ -278,16 +212,7 @@ export class LbReconciler {
           )
         : undefined;
     if (this.active === 1) this.appliedBy.clear();
-    const cleared = this.d.state.record(desired.state, applied, p.conflicts, pending);
-    await this.status.write(view, desired);
-    const allocated = once(() => this.d.adapter.allocatedVips?.());
-    await this.gatewayStatus.write(
-      view,
-      desired.gateways,
-      (vs) => this.d.state.failed('virtualService', vs),
-      (vip) => resolveVip(vip, allocated),
-    );
-    await this.events.pass(view, desired, applied, cleared, (st) => this.status.live(st));
+    await this.report(view, desired, applied, p.conflicts, pending);
     const retry = applied.filter((r) => !r.ok && !r.error?.terminal);
     if (retry.length > 0) {
       throw new NplError(
@@ -297,6 +222,77 @@ export class LbReconciler {
           .join('; ')}`,
       );
     }
-    return { applied, desired, deferredMs };
+    return { applied, desired, deferredMs: g.deferredMs };
+  }
+
+  /**
+   * Applies the changes with their objects claimed (in flight) meanwhile, and records what went:
+   * when each pool was written, what failed terminally (parked until its desired state changes).
+   */
+  private async applyClaimed(changes: Change[], now: () => number): Promise<ApplyResult[]> {
+    if (changes.length === 0) return [];
+    const claimed = changes.map(objectKey);
+    for (const k of claimed) this.inflight.add(k);
+    const call = {};
+    try {
+      const a0 = performance.now();
+      this.applyStarts.set(call, a0);
+      let applied: ApplyResult[];
+      try {
+        applied = await this.d.adapter.apply(changes);
+      } finally {
+        this.applyStarts.delete(call);
+      }
+      this.deviceMs = ewma(this.deviceMs, performance.now() - a0);
+      // Before the objects are released, with no await between: a pass that starts next sees
+      // when each pool was written and what is parked.
+      const at = now();
+      for (const r of applied) {
+        if (!r.ok) {
+          // Retrying the same thing cannot help: park it until its desired state changes.
+          if (r.error?.terminal) this.parked.set(objectKey(r.change), wantedOf(r.change));
+          continue;
+        }
+        if (r.change.kind !== 'pool') continue;
+        if (r.change.op === 'delete') this.poolWrites.delete(r.change.name);
+        else this.poolWrites.set(r.change.name, at);
+      }
+      return applied;
+    } finally {
+      for (const k of claimed) this.inflight.delete(k);
+      if (this.waitingOnFlight) {
+        this.waitingOnFlight = false;
+        this.d.onReleased?.();
+      }
+    }
+  }
+
+  /** Objects that still differ from the device: held, failed, or another pass's to tell. */
+  private stillPending(held: Set<string>, applied: ApplyResult[], passSeq: number): Set<string> {
+    const pending = new Set(held);
+    for (const r of applied) if (!r.ok) pending.add(objectKey(r.change));
+    for (const k of this.inflight) pending.add(k);
+    for (const [k, by] of this.appliedBy) if (by > passSeq) pending.add(k);
+    return pending;
+  }
+
+  /** The pass as the cluster sees it: the state document, statuses, Events. */
+  private async report(
+    view: ClusterView,
+    desired: DesiredResult,
+    applied: ApplyResult[],
+    conflicts: ReturnType<typeof plan>['conflicts'],
+    pending: Set<string>,
+  ): Promise<void> {
+    const cleared = this.d.state.record(desired.state, applied, conflicts, pending);
+    await this.status.write(view, desired);
+    const allocated = once(() => this.d.adapter.allocatedVips?.());
+    await this.gatewayStatus.write(
+      view,
+      desired.gateways,
+      (vs) => this.d.state.failed('virtualService', vs),
+      (vip) => resolveVip(vip, allocated),
+    );
+    await this.events.pass(view, desired, applied, cleared, (st) => this.status.live(st));
   }
 }

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import type { Certificate, HttpRoute, LbState, Member, Pool, VirtualService } from './types.ts';
+import type { Certificate, HttpRoute, Member, Pool, VirtualService } from './types.ts';
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -65,12 +65,4 @@ export const keyDigest = (keyPem: string): string =>
 export function sameCertificate(a: Certificate, b: Certificate): boolean {
   if (a.keyPem === b.keyPem) return isDeepStrictEqual(a, b);
   return isDeepStrictEqual({ ...a, keyPem: keyDigest(a.keyPem) }, { ...b, keyPem: keyDigest(b.keyPem) });
-}
-
-export function normalizeState(s: LbState): LbState {
-  return {
-    pools: s.pools.map(normalizePool).sort((a, b) => cmp(a.name, b.name)),
-    virtualServices: s.virtualServices.map(normalizeVirtualService).sort((a, b) => cmp(a.name, b.name)),
-    ...(s.certificates ? { certificates: [...s.certificates].sort((a, b) => cmp(a.name, b.name)) } : {}),
-  };
 }

@@ -1,0 +1,150 @@
+/**
+ * When load-balancer passes run: one logical key (the load balancer) with a concurrency, instead of
+ * worker-slot keys in the work queue. Bursts of requests coalesce: a pass starts at once when none
+ * runs, else no sooner than `spacingMs()` after the last start; a pass queued to start sees every
+ * change requested before it starts. Passes overlap up to `slots()` (what the device's apply time
+ * covers; at most `maxSlots`); a request while every slot is busy runs one more pass after. A
+ * failed pass is retried with capped exponential backoff; a pass may ask to run again after a
+ * delay (a pool waiting for its write interval).
+ */
+import { Backoff, type BackoffOptions } from '../runtime/backoff.ts';
+import { errorMessage } from '../runtime/errors.ts';
+import type { Logger } from '../runtime/logger.ts';
+
+export interface PassSchedulerOptions {
+  /** One pass; `deferredMs`: run again after this long. */
+  pass: () => Promise<{ deferredMs?: number | undefined } | void>;
+  /** Passes that may run at once (the adapter's apply concurrency, 1..16). */
+  maxSlots: number;
+  /** How many slots to use now (the device's apply time over the planning time); at least 1. */
+  slots: () => number;
+  /** Least time between two starts while a pass runs. */
+  spacingMs: () => number;
+  backoff: BackoffOptions;
+  log: Logger;
+  onError?: (err: unknown) => void;
+}
+
+export class PassScheduler {
+  private running = 0;
+  /** A pass is about to start: it will see every change so far. */
+  private queued = false;
+  /** A request came while every slot was busy: one more pass when one ends. */
+  private again = false;
+  private lastStart = 0;
+  private spacing: NodeJS.Timeout | undefined;
+  private later: { at: number; timer: NodeJS.Timeout } | undefined;
+  private readonly backoff: Backoff;
+  private stopped = false;
+  private waiters: (() => void)[] = [];
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(private readonly o: PassSchedulerOptions) {
+    this.backoff = new Backoff(o.backoff);
+  }
+
+  /** Passes running now. */
+  get active(): number {
+    return this.running;
+  }
+
+  /** Failed passes in a row (0 once one succeeds). */
+  get failures(): number {
+    return this.backoff.failures;
+  }
+
+  /** Asks for a pass (coalesced with others). */
+  request(): void {
+    if (this.stopped || this.spacing) return;
+    const window = this.running === 0 ? 0 : this.o.spacingMs();
+    const wait = this.lastStart + window - Date.now();
+    if (wait <= 0) {
+      this.start();
+      return;
+    }
+    this.spacing = setTimeout(() => {
+      this.spacing = undefined;
+      this.start();
+    }, wait);
+    this.spacing.unref();
+  }
+
+  /** Asks for a pass after `ms` (one timer: the soonest asked for). */
+  requestAfter(ms: number): void {
+    if (this.stopped) return;
+    const at = Date.now() + ms;
+    if (this.later && this.later.at <= at) return;
+    clearTimeout(this.later?.timer);
+    const timer = setTimeout(() => {
+      this.later = undefined;
+      this.request();
+    }, ms);
+    timer.unref();
+    this.later = { at, timer };
+  }
+
+  private start(): void {
+    if (this.stopped || this.queued) return;
+    const slots = Math.max(1, Math.min(this.o.maxSlots, this.o.slots()));
+    if (this.running >= slots) {
+      this.again = true;
+      return;
+    }
+    this.queued = true;
+    const run = this.run();
+    this.inFlight.add(run);
+    void run.finally(() => this.inFlight.delete(run));
+  }
+
+  private async run(): Promise<void> {
+    // Starts on the next turn, so requests of this turn are in it.
+    await new Promise<void>((r) => setImmediate(r));
+    this.queued = false;
+    if (this.stopped) return this.settle();
+    this.running++;
+    this.lastStart = Date.now();
+    try {
+      const r = await this.o.pass();
+      this.backoff.reset();
+      if (r?.deferredMs !== undefined) this.requestAfter(r.deferredMs);
+    } catch (err) {
+      this.o.onError?.(err);
+      const wait = this.backoff.next();
+      this.o.log.warn({ key: 'lb', err: errorMessage(err), retryInMs: wait }, 'reconcile failed; retrying');
+      this.requestAfter(wait);
+    } finally {
+      this.running--;
+      if (this.again) {
+        this.again = false;
+        this.start();
+      }
+      this.settle();
+    }
+  }
+
+  private settle(): void {
+    if (this.running > 0 || this.queued) return;
+    const w = this.waiters;
+    this.waiters = [];
+    for (const fn of w) fn();
+  }
+
+  /** Whether no pass runs or is about to start. */
+  get idle(): boolean {
+    return this.running === 0 && !this.queued;
+  }
+
+  /** Resolves when no pass runs or is about to start. */
+  whenIdle(): Promise<void> {
+    if (this.idle) return Promise.resolve();
+    return new Promise((r) => this.waiters.push(r));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.spacing);
+    clearTimeout(this.later?.timer);
+    this.later = undefined;
+    await Promise.all([...this.inFlight]);
+  }
+}

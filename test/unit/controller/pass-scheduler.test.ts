@@ -1,0 +1,101 @@
+/**
+ * The pass scheduler: requests coalesce into one pass; passes overlap up to the slots the device
+ * time allows and never more; a request while every slot is busy runs one more pass after; a
+ * failed pass is retried with backoff; a deferred pass runs after its delay; stop waits for the
+ * pass in flight and runs nothing after.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { PassScheduler } from '../../../src/controller/pass-scheduler.ts';
+import { silentLogger } from '../../../src/runtime/logger.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function rig(
+  o: { slots?: number; passMs?: number; fail?: () => boolean; deferredMs?: () => number | undefined } = {},
+) {
+  let running = 0;
+  const seen = { passes: 0, maxRunning: 0, errors: 0 };
+  const s = new PassScheduler({
+    pass: async () => {
+      running++;
+      seen.passes++;
+      seen.maxRunning = Math.max(seen.maxRunning, running);
+      await sleep(o.passMs ?? 20);
+      running--;
+      if (o.fail?.()) throw new Error('device says no');
+      return { deferredMs: o.deferredMs?.() };
+    },
+    maxSlots: 4,
+    slots: () => o.slots ?? 1,
+    spacingMs: () => 0,
+    backoff: { initialMs: 30, maxMs: 60, jitter: 0 },
+    log: silentLogger(),
+    onError: () => seen.errors++,
+  });
+  return { s, seen };
+}
+
+describe('pass scheduler', () => {
+  it('a burst of requests is one pass (and one more for what came while it ran)', async (t) => {
+    const { s, seen } = rig();
+    t.after(() => s.stop());
+    for (let i = 0; i < 100; i++) s.request();
+    await sleep(5);
+    for (let i = 0; i < 100; i++) s.request();
+    await sleep(80);
+    await s.whenIdle();
+    assert.equal(seen.passes, 2);
+  });
+
+  it('passes overlap up to the slots, never more', async (t) => {
+    const { s, seen } = rig({ slots: 3, passMs: 40 });
+    t.after(() => s.stop());
+    for (let i = 0; i < 10; i++) {
+      s.request();
+      await sleep(3);
+    }
+    await sleep(200);
+    await s.whenIdle();
+    assert.equal(seen.maxRunning, 3);
+    const one = rig({ slots: 0, passMs: 20 });
+    t.after(() => one.s.stop());
+    for (let i = 0; i < 5; i++) {
+      one.s.request();
+      await sleep(3);
+    }
+    await sleep(100);
+    assert.equal(one.seen.maxRunning, 1, 'at least one slot, one at a time');
+  });
+
+  it('a failed pass is retried with backoff until it succeeds', async (t) => {
+    let left = 3;
+    const { s, seen } = rig({ passMs: 1, fail: () => left-- > 0 });
+    t.after(() => s.stop());
+    s.request();
+    await sleep(400);
+    assert.equal(seen.errors, 3);
+    assert.equal(seen.passes, 4);
+    assert.equal(s.failures, 0, 'a success resets the backoff');
+  });
+
+  it('a deferred pass runs after its delay; stop runs nothing after', async (t) => {
+    let defer: number | undefined = 50;
+    const { s, seen } = rig({ passMs: 1, deferredMs: () => defer });
+    s.request();
+    await sleep(20);
+    assert.equal(seen.passes, 1);
+    defer = undefined;
+    await sleep(80);
+    assert.equal(seen.passes, 2);
+    defer = 30;
+    s.request();
+    await sleep(10);
+    await s.stop();
+    const after = seen.passes;
+    s.request();
+    await sleep(80);
+    assert.equal(seen.passes, after);
+    t.diagnostic(`passes: ${seen.passes}`);
+  });
+});
