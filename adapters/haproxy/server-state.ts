@@ -1,6 +1,6 @@
 /**
  * HAProxy's `show servers state` read as data: each server's operational and admin state and its
- * last check, and the same as the Data Plane API's `runtime_server`. Pure.
+ * last check. Pure. (The Data Plane simulator reads it with code of its own.)
  */
 import type { MemberHealth } from '../../src/adapter/contract.ts';
 
@@ -100,20 +100,4 @@ export function rowHealth(r: ServerStateRow): Pick<MemberHealth, 'admin' | 'heal
   const checked = (r.checkState & 0x02) !== 0;
   const health = r.opState === 0 ? 'down' : checked ? 'up' : 'unchecked';
   return { admin, health, ...(checked ? { reason: checkStatusName(r.checkStatus) } : {}) };
-}
-
-/** The Data Plane API's runtime_server for a row (what `GET .../runtime/.../servers` answers). */
-export function runtimeServer(r: ServerStateRow): Record<string, unknown> {
-  return {
-    id: String(r.server),
-    name: r.server,
-    address: r.address,
-    port: r.port,
-    admin_state: r.adminState & MAINT ? 'maint' : r.adminState & DRAIN ? 'drain' : 'ready',
-    operational_state: r.opState === 0 ? 'down' : r.opState === 3 ? 'stopping' : 'up',
-    backend_name: r.backend,
-    check_state: r.checkState,
-    check_status: r.checkStatus,
-    iweight: r.weight,
-  };
 }

@@ -8,7 +8,7 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import type { Certificate, Pool, VirtualService } from '../../src/model/types.ts';
 import { certificateRefs as certRefs, poolRefs } from '../../src/model/refs.ts';
 import { AdapterError } from '../../src/adapter/errors.ts';
-import { MemberProber } from '../sim-health.ts';
+import { MemberProber } from '../../src/runtime/member-prober.ts';
 
 export interface StoredPool {
   owner: string;

@@ -4,7 +4,7 @@
  * IPC channel by bench/avi/sim-process.ts; answers each request `{ id, op, ... }` with `{ id, result }`
  * or `{ id, error }`. Exits when its parent goes.
  */
-import { AviSimulator } from '../../adapters/avi/simulator.ts';
+import { AviSimulator } from '../../sim/avi/simulator.ts';
 import type { SimRequest } from './sim-process.ts';
 
 const sim = new AviSimulator();

@@ -10,7 +10,7 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { F5Adapter } from '../../adapters/f5/adapter.ts';
-import { BigIpSimulator } from '../../adapters/f5/simulator.ts';
+import { BigIpSimulator } from '../../sim/f5/simulator.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
 import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';

@@ -15,7 +15,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { F5Adapter } from '../../adapters/f5/adapter.ts';
 import { validateAs3 } from '../../adapters/f5/as3-validate.ts';
 import { APP, renderPool, renderVirtualService } from '../../adapters/f5/declaration.ts';
-import { BigIpSimulator } from '../../adapters/f5/simulator.ts';
+import { BigIpSimulator } from '../../sim/f5/simulator.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
 import { NPL_POD_ANNOTATION } from '../../src/kube/annotations.ts';

@@ -33,7 +33,7 @@ export class PassScheduler {
   private again = false;
   private lastStart = 0;
   private spacing: NodeJS.Timeout | undefined;
-  private later: { at: number; timer: NodeJS.Timeout } | undefined;
+  private later: { at: number; timer: NodeJS.Timeout; retry: boolean } | undefined;
   private readonly backoff: Backoff;
   private stopped = false;
   private waiters: (() => void)[] = [];
@@ -65,22 +65,34 @@ export class PassScheduler {
     this.spacing = setTimeout(() => {
       this.spacing = undefined;
       this.start();
+      this.settle();
     }, wait);
-    this.spacing.unref();
   }
 
-  /** Asks for a pass after `ms` (one timer: the soonest asked for). */
-  requestAfter(ms: number): void {
+  /**
+   * Asks for a pass after `ms` (one timer: the soonest asked for). A deferred pass is work still to
+   * do (the scheduler is not idle until it ran); a retry after a failure is not.
+   */
+  requestAfter(ms: number, retry = false): void {
     if (this.stopped) return;
     const at = Date.now() + ms;
-    if (this.later && this.later.at <= at) return;
+    if (this.later && this.later.at <= at) {
+      if (!retry && this.later.retry) {
+        this.later.retry = false;
+        this.later.timer.ref();
+      }
+      return;
+    }
     clearTimeout(this.later?.timer);
     const timer = setTimeout(() => {
       this.later = undefined;
       this.request();
+      this.settle();
     }, ms);
-    timer.unref();
-    this.later = { at, timer };
+    // A deferral (a pool's write interval, ~100 ms) is work the process is waiting for; a retry
+    // must not keep a stopping process alive.
+    if (retry) timer.unref();
+    this.later = { at, timer, retry };
   }
 
   private start(): void {
@@ -100,7 +112,10 @@ export class PassScheduler {
     // Starts on the next turn, so requests of this turn are in it.
     await new Promise<void>((r) => setImmediate(r));
     this.queued = false;
-    if (this.stopped) return this.settle();
+    if (this.stopped) {
+      this.settle();
+      return;
+    }
     this.running++;
     this.lastStart = Date.now();
     try {
@@ -111,7 +126,7 @@ export class PassScheduler {
       this.o.onError?.(err);
       const wait = this.backoff.next();
       this.o.log.warn({ key: 'lb', err: errorMessage(err), retryInMs: wait }, 'reconcile failed; retrying');
-      this.requestAfter(wait);
+      this.requestAfter(wait, true);
     } finally {
       this.running--;
       if (this.again) {
@@ -123,18 +138,18 @@ export class PassScheduler {
   }
 
   private settle(): void {
-    if (this.running > 0 || this.queued) return;
+    if (!this.idle) return;
     const w = this.waiters;
     this.waiters = [];
     for (const fn of w) fn();
   }
 
-  /** Whether no pass runs or is about to start. */
+  /** Whether no pass runs, is about to start, or waits for its time (a retry after a failure aside). */
   get idle(): boolean {
-    return this.running === 0 && !this.queued;
+    return this.running === 0 && !this.queued && this.spacing === undefined && (this.later?.retry ?? true);
   }
 
-  /** Resolves when no pass runs or is about to start. */
+  /** Resolves when the scheduler is idle. */
   whenIdle(): Promise<void> {
     if (this.idle) return Promise.resolve();
     return new Promise((r) => this.waiters.push(r));
@@ -143,8 +158,10 @@ export class PassScheduler {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.spacing);
+    this.spacing = undefined;
     clearTimeout(this.later?.timer);
     this.later = undefined;
     await Promise.all([...this.inFlight]);
+    this.settle();
   }
 }

@@ -2,9 +2,9 @@
  * `npl-lb sim <kind>`: load-balancer simulators for local use and tests (BIG-IP with AS3 today).
  */
 import { z } from 'zod';
-import { AviSimulator } from '../../adapters/avi/simulator.ts';
-import { BigIpSimulator } from '../../adapters/f5/simulator.ts';
-import { DataplaneSimulator } from '../../adapters/haproxy/dataplane-sim/simulator.ts';
+import { AviSimulator } from '../../sim/avi/simulator.ts';
+import { BigIpSimulator } from '../../sim/f5/simulator.ts';
+import { DataplaneSimulator } from '../../sim/haproxy-dataplane/simulator.ts';
 import { COMMON_FLAGS, commonSchema, type FlagSpecs, helpText, parseFlags } from '../config/flags.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import { createLogger } from '../runtime/logger.ts';

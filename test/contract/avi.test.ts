@@ -1,6 +1,6 @@
 import { AviAdapter } from '../../adapters/avi/adapter.ts';
 import { renderPool } from '../../adapters/avi/objects.ts';
-import { AviSimulator } from '../../adapters/avi/simulator.ts';
+import { AviSimulator } from '../../sim/avi/simulator.ts';
 import { adapterContract } from './adapter-contract.ts';
 
 const placement = { cloud: 'Default-Cloud', seGroup: 'Default-Group', vrf: 'global' };

@@ -1,6 +1,6 @@
 import { F5Adapter, defaultTenant } from '../../adapters/f5/adapter.ts';
 import { APP, renderPool } from '../../adapters/f5/declaration.ts';
-import { BigIpSimulator } from '../../adapters/f5/simulator.ts';
+import { BigIpSimulator } from '../../sim/f5/simulator.ts';
 import { adapterContract } from './adapter-contract.ts';
 
 // Both layouts: per-application declarations (AS3 3.47 and later; the simulator runs 3.56) and

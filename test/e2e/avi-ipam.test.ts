@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CoreV1Api, NetworkingV1Api } from '@kubernetes/client-node';
-import { AviSimulator } from '../../adapters/avi/simulator.ts';
+import { AviSimulator } from '../../sim/avi/simulator.ts';
 import { aviAdapter, runController, webCluster } from '../support/lb-fixtures.ts';
 import { api, eventually } from '../support/sandbox.ts';
 import { GW_API, installGatewayApi } from '../support/gateway-api.ts';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { AviSimulator } from '../../adapters/avi/simulator.ts';
+import { AviSimulator } from '../../sim/avi/simulator.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
 import { Cluster, RecordingEvents, startAgent } from '../support/cluster.ts';

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { AviSimulator } from '../../adapters/avi/simulator.ts';
+import { AviSimulator } from '../../sim/avi/simulator.ts';
 import { deleteOwnedConfig } from '../../src/controller/delete-config.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { aviAdapter, runController, webCluster } from '../support/lb-fixtures.ts';

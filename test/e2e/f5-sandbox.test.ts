@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { F5Adapter } from '../../adapters/f5/adapter.ts';
-import { BigIpSimulator } from '../../adapters/f5/simulator.ts';
+import { BigIpSimulator } from '../../sim/f5/simulator.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
 import { VIP_ANNOTATION } from '../../src/kube/annotations.ts';

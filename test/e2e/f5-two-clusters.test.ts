@@ -9,7 +9,7 @@ import { describe, it, type TestContext } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { F5Adapter } from '../../adapters/f5/adapter.ts';
-import { BigIpSimulator } from '../../adapters/f5/simulator.ts';
+import { BigIpSimulator } from '../../sim/f5/simulator.ts';
 import { deleteOwnedConfig } from '../../src/controller/delete-config.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { runController, webCluster } from '../support/lb-fixtures.ts';

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { describe, it } from 'node:test';
 import { FormData, request } from 'undici';
-import { DpError } from '../../adapters/haproxy/dataplane-sim/config-crud.ts';
+import { DpError } from '../../sim/haproxy-dataplane/config-crud.ts';
 import type { ApiVersion } from '../../adapters/haproxy/dataplane/models.ts';
 import { guardOwnership } from '../../src/adapter/ownership.ts';
 import type { L7VirtualService, LbState, Pool } from '../../src/model/types.ts';

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { parse } from 'yaml';
-import type { Exchange } from '../../adapters/haproxy/dataplane-sim/simulator.ts';
+import type { Exchange } from '../../sim/haproxy-dataplane/simulator.ts';
 import { ROOT } from './cli-process.ts';
 
 interface Param {

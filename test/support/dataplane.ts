@@ -14,7 +14,7 @@ import {
   DataplaneSimulator,
   type DataplaneSimOptions,
   type Exchange,
-} from '../../adapters/haproxy/dataplane-sim/simulator.ts';
+} from '../../sim/haproxy-dataplane/simulator.ts';
 import { DataplaneSpec } from './dataplane-spec.ts';
 
 export interface DataplaneRig {

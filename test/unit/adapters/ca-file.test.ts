@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { it } from 'node:test';
 import { AviAdapter } from '../../../adapters/avi/adapter.ts';
 import { aviOptions } from '../../../adapters/avi/config.ts';
-import { AviSimulator } from '../../../adapters/avi/simulator.ts';
+import { AviSimulator } from '../../../sim/avi/simulator.ts';
 import { f5Options } from '../../../adapters/f5/config.ts';
 import { haproxySettingsSchema } from '../../../adapters/haproxy/settings.ts';
 import { tlsTrust } from '../../../adapters/settings.ts';

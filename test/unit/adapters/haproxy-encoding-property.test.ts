@@ -23,7 +23,7 @@ import { backendFor, readPool } from '../../../adapters/haproxy/dataplane/layout
 import {
   renderConfig as renderDpConfig,
   type DpConfig,
-} from '../../../adapters/haproxy/dataplane-sim/config-store.ts';
+} from '../../../sim/haproxy-dataplane/config-store.ts';
 import type {
   HttpRoute,
   L4VirtualService,

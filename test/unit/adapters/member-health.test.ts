@@ -5,13 +5,9 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
-import {
-  checkStatusName,
-  parseServersState,
-  rowHealth,
-  runtimeServer,
-} from '../../../adapters/haproxy/server-state.ts';
-import { isLoopback, MemberProber } from '../../../adapters/sim-health.ts';
+import { checkStatusName, parseServersState, rowHealth } from '../../../adapters/haproxy/server-state.ts';
+import { runtimeServers } from '../../../sim/haproxy-dataplane/runtime-servers.ts';
+import { isLoopback, MemberProber } from '../../../src/runtime/member-prober.ts';
 
 const STATE = `1
 # be_id be_name srv_id srv_name srv_addr srv_op_state srv_admin_state srv_uweight srv_iweight srv_time_since_last_change srv_check_status srv_check_result srv_check_health srv_check_state srv_agent_state bk_f_forced_id srv_f_forced_id srv_fqdn srv_port srvrecord srv_use_ssl srv_check_port srv_check_addr srv_agent_addr srv_agent_port
@@ -39,10 +35,23 @@ describe('HAProxy server state', () => {
         ['b2', 'slot', '10.0.0.2', 80, { admin: 'enabled', health: 'up', reason: 'L4OK' }],
       ],
     );
+    // The Data Plane simulator reads the same table with its own code: the two agree row by row.
+    const sim = runtimeServers(STATE);
     assert.deepEqual(
-      [runtimeServer(rows[1]!).operational_state, runtimeServer(rows[4]!).admin_state],
-      ['down', 'maint'],
+      sim.map((s) => [s.backend_name, s.name, s.address, s.port, s.operational_state, s.admin_state]),
+      rows.map((r) => {
+        const h = rowHealth(r);
+        return [
+          r.backend,
+          r.server,
+          r.address,
+          r.port,
+          r.opState === 0 ? 'down' : 'up',
+          h.admin === 'maint' ? 'maint' : r.adminState & 0x18 ? 'drain' : 'ready',
+        ];
+      }),
     );
+    assert.deepEqual([sim[1]!.operational_state, sim[4]!.admin_state, sim[3]!.iweight], ['down', 'maint', 0]);
     assert.equal(checkStatusName(99), 'status 99');
   });
 

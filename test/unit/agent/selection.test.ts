@@ -110,9 +110,16 @@ describe('desiredTargets', () => {
     assert.deepEqual(keys(desiredTargets(ds, s, V4)), ['80/tcp/IPv4']);
   });
 
-  it('idempotency: the same inputs give the same targets', () => {
-    const s = [svc({ ports: [{ port: 80, targetPort: 'http' }] })];
-    assert.deepEqual(desiredTargets(pod(), s, V4), desiredTargets(pod(), s, V4));
+  it('one target per Pod port whatever the order and number of Services that reach it', () => {
+    // Two Services reach the same Pod port (by name and by number): one mapping, not two, and the
+    // same whichever Service is seen first (the allocator keys its ports by target).
+    const byName = svc({ ports: [{ port: 80, targetPort: 'http' }] });
+    const byNumber = svc({ ports: [{ port: 8081, targetPort: 8080 }] });
+    const dns = svc({ ports: [{ port: 53, targetPort: 'dns', protocol: 'UDP' }] });
+    const a = desiredTargets(pod(), [byName, byNumber, dns], V4);
+    const b = desiredTargets(pod(), [dns, byNumber, byName], V4);
+    assert.deepEqual(keys(a), ['53/udp/IPv4', '8080/tcp/IPv4']);
+    assert.deepEqual(keys(b), keys(a));
   });
 });
 

@@ -79,6 +79,24 @@ describe('pass scheduler', () => {
     assert.equal(s.failures, 0, 'a success resets the backoff');
   });
 
+  it('idle waits for a deferred pass, not for a retry after a failure', async (t) => {
+    let defer: number | undefined = 40;
+    const { s, seen } = rig({ passMs: 1, deferredMs: () => defer });
+    t.after(() => s.stop());
+    s.request();
+    await sleep(10);
+    defer = undefined;
+    await s.whenIdle();
+    assert.equal(seen.passes, 2, 'the deferred pass ran before idle');
+    const failing = rig({ passMs: 1, fail: () => true });
+    t.after(() => failing.s.stop());
+    failing.s.request();
+    const t0 = Date.now();
+    await sleep(5);
+    await failing.s.whenIdle();
+    assert.ok(Date.now() - t0 < 30, 'a retry pending does not hold idle');
+  });
+
   it('a deferred pass runs after its delay; stop runs nothing after', async (t) => {
     let defer: number | undefined = 50;
     const { s, seen } = rig({ passMs: 1, deferredMs: () => defer });

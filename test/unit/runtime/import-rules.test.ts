@@ -112,6 +112,39 @@ describe('import rules', () => {
     );
   });
 
+  it('no product file imports a stand-in (sim/, src/sandbox/); only the commands that run them do', () => {
+    // The composition roots of `npl-lb sim`, `npl-lb sandbox` and the demo run the stand-ins.
+    const roots = ['src/main/sim.ts', 'src/main/sandbox.ts', 'src/main/demo.ts'];
+    const product = [...files('src'), ...files('adapters')].filter(
+      (f) => !roots.includes(f) && !under(f, 'src/sandbox'),
+    );
+    assert.deepEqual(
+      violations(product, (t) => under(t, 'sim') || under(t, 'src/sandbox')),
+      [],
+    );
+  });
+
+  it('a simulator checks with code of its own, not the adapter it stands in for', () => {
+    // What a simulator still shares with its adapter: the Data Plane API's object models (zod
+    // schemas of the published spec; every exchange of the tests is also held to the spec itself
+    // with ajv, test/support/dataplane-spec.ts) and the HAProxy process runner (it runs the real
+    // HAProxy the simulator drives; it checks nothing).
+    const borrowed = new Set([
+      'sim/haproxy-dataplane/config-crud.ts -> adapters/haproxy/dataplane/models.ts',
+      'sim/haproxy-dataplane/config-store.ts -> adapters/haproxy/dataplane/models.ts',
+      'sim/haproxy-dataplane/reload-agent.ts -> adapters/haproxy/dataplane/models.ts',
+      'sim/haproxy-dataplane/reload-agent.ts -> adapters/haproxy/process.ts',
+      'sim/haproxy-dataplane/runtime-servers.ts -> adapters/haproxy/dataplane/models.ts',
+      'sim/haproxy-dataplane/simulator.ts -> adapters/haproxy/dataplane/models.ts',
+      'sim/haproxy-dataplane/simulator.ts -> adapters/haproxy/process.ts',
+      'sim/haproxy-dataplane/storage.ts -> adapters/haproxy/dataplane/models.ts',
+    ]);
+    assert.deepEqual(
+      violations(files('sim'), (t) => under(t, 'adapters')).filter((v) => !borrowed.has(v)),
+      [],
+    );
+  });
+
   it('src/source/ has no import circle (type imports included)', () => {
     const inSource = new Set(files('src/source'));
     const edges = new Map(

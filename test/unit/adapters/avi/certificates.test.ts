@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { AviAdapter } from '../../../../adapters/avi/adapter.ts';
-import { AviSimulator } from '../../../../adapters/avi/simulator.ts';
+import { AviSimulator } from '../../../../sim/avi/simulator.ts';
 import type { Change } from '../../../../src/adapter/changes.ts';
 import type { Certificate, L7VirtualService, LbState, Pool } from '../../../../src/model/types.ts';
 import { plan } from '../../../../src/plan/diff.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fetch } from 'undici';
-import { AviSimulator } from '../../../../adapters/avi/simulator.ts';
+import { AviSimulator } from '../../../../sim/avi/simulator.ts';
 
 async function started(t: { after: (fn: () => Promise<void>) => void }) {
   const sim = new AviSimulator();

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { F5Adapter } from '../../../../adapters/f5/adapter.ts';
 import { F5Error } from '../../../../adapters/f5/client.ts';
 import { APP } from '../../../../adapters/f5/declaration.ts';
-import { BigIpSimulator } from '../../../../adapters/f5/simulator.ts';
+import { BigIpSimulator } from '../../../../sim/f5/simulator.ts';
 import type { L7VirtualService, Pool } from '../../../../src/model/types.ts';
 import type { Change } from '../../../../src/plan/diff.ts';
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { F5Adapter } from '../../../../adapters/f5/adapter.ts';
-import { BigIpSimulator } from '../../../../adapters/f5/simulator.ts';
+import { BigIpSimulator } from '../../../../sim/f5/simulator.ts';
 import { keyDigest } from '../../../../src/model/normalize.ts';
 import type { Certificate, L7VirtualService, Pool } from '../../../../src/model/types.ts';
 import { testCertificate } from '../../../support/certs.ts';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { F5Adapter } from '../../../../adapters/f5/adapter.ts';
-import { BigIpSimulator } from '../../../../adapters/f5/simulator.ts';
+import { BigIpSimulator } from '../../../../sim/f5/simulator.ts';
 import type { L4VirtualService, L7VirtualService, Pool } from '../../../../src/model/types.ts';
 import type { Change } from '../../../../src/plan/diff.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fetch } from 'undici';
-import { BigIpSimulator } from '../../../../adapters/f5/simulator.ts';
+import { BigIpSimulator } from '../../../../sim/f5/simulator.ts';
 
 const decl = (tenant: string, pool: Record<string, unknown>) => ({
   class: 'ADC',

@@ -5,9 +5,9 @@
  * CSRF, faults, paging URLs) is simulator.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { knownModel, MODEL_OF, validateAviObject } from './object-models.ts';
-import { laterFields, OLDEST_VERSION, versionProblem, withDefaults } from './sim-defaults.ts';
-import { checkedCertificate } from './sim-certificates.ts';
+import { modelProblems, SIM_MODELS as MODEL_OF } from './model-check.ts';
+import { laterFields, OLDEST_VERSION, versionProblem, withDefaults } from './defaults.ts';
+import { checkedCertificate } from './certificates.ts';
 
 type Json = Record<string, unknown>;
 
@@ -323,17 +323,14 @@ export class AviObjectStore {
   private validate(type: string, body: unknown, tenant: string, version: string): Json {
     if (!body || typeof body !== 'object' || Array.isArray(body))
       throw new HttpError(400, 'the body must be a JSON object');
-    const model = MODEL_OF[type]!;
     const clean = Object.fromEntries(Object.entries(body as Json).filter(([k]) => !SERVER_FIELDS.has(k)));
     const tooNew = versionProblem(type, clean, version);
     if (tooNew) throw new HttpError(400, tooNew);
     // Fields of later object models than the bundled one are checked by version above.
     const later = laterFields(type);
-    if (knownModel(model)) {
-      const older = Object.fromEntries(Object.entries(clean).filter(([k]) => !later.includes(k)));
-      const problems = validateAviObject(model, older);
-      if (problems.length > 0) throw new HttpError(400, problems.join('; '));
-    }
+    const older = Object.fromEntries(Object.entries(clean).filter(([k]) => !later.includes(k)));
+    const problems = modelProblems(type, older);
+    if (problems.length > 0) throw new HttpError(400, problems.join('; '));
     return this.resolveRefs(clean, tenant) as Json;
   }
 

@@ -11,12 +11,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MemberProber } from '../sim-health.ts';
-import { SimServer, sendJson } from '../sim-server.ts';
-import { poolServerTargets, runtimeServersAnswer } from './runtime-server.ts';
-import { MODEL_OF } from './object-models.ts';
-import { OLDEST_VERSION } from './sim-defaults.ts';
-import { AviObjectStore, HttpError, SYSTEM_ONLY } from './sim-store.ts';
+import { MemberProber } from '../../src/runtime/member-prober.ts';
+import { SimServer, sendJson } from '../shared/server.ts';
+import { poolServerTargets, runtimeServersAnswer } from './runtime-servers.ts';
+import { SIM_MODELS as MODEL_OF } from './model-check.ts';
+import { OLDEST_VERSION } from './defaults.ts';
+import { AviObjectStore, HttpError, SYSTEM_ONLY } from './store.ts';
 
 type Json = Record<string, unknown>;
 

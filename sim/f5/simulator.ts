@@ -11,13 +11,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { SimServer, sendJson } from '../sim-server.ts';
-import { MemberProber } from '../sim-health.ts';
-import { icontrolPools } from './icontrol-view.ts';
-import { AS3_SCHEMA_VERSION, validateAs3 } from './as3-validate.ts';
-import { semanticProblems } from './sim-semantics.ts';
-import { As3Tenants, olderThan } from './sim-tenants.ts';
-import { SimTokens } from './sim-tokens.ts';
+import { SimServer, sendJson } from '../shared/server.ts';
+import { MemberProber } from '../../src/runtime/member-prober.ts';
+import { icontrolPools } from './icontrol.ts';
+import { schemaProblems, SIM_AS3_VERSION as AS3_SCHEMA_VERSION } from './schema-check.ts';
+import { semanticProblems } from './semantics.ts';
+import { As3Tenants, olderThan } from './tenants.ts';
+import { SimTokens } from './tokens.ts';
 
 type Json = Record<string, unknown>;
 
@@ -334,9 +334,7 @@ export class BigIpSimulator {
 
   /** 422 with AS3's `errors[]` for a declaration the schema or AS3's own checks refuse. */
   private refuseInvalid(body: unknown, res: ServerResponse, resolved?: Json): boolean {
-    const problems = validateAs3(body).map(
-      (p) => `${p.path.replace(/^\/declaration/, '') || '/'}: ${p.message}`,
-    );
+    const problems = schemaProblems(body);
     const adc = ((body as Json)?.class === 'AS3' ? (body as Json).declaration : body) as Json;
     if (problems.length === 0)
       problems.push(...semanticProblems(adc, this.faults.rejectObjects, resolved ?? adc));

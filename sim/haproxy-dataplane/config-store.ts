@@ -4,7 +4,6 @@
  * the real API: a change that only moves a server (address, port, weight, maintenance; metadata,
  * which lives in a comment) is done through the runtime socket; anything else needs a reload.
  */
-import { httpRuleLine } from '../http-routes.ts';
 import type {
   DpAcl,
   DpBackend,
@@ -14,8 +13,8 @@ import type {
   DpRule,
   DpServer,
   DpTcpRule,
-} from '../dataplane/models.ts';
-import { dpToHttpRule, tcpRuleLine } from '../dataplane/route-layout.ts';
+} from '../../adapters/haproxy/dataplane/models.ts';
+import { httpRuleLine, tcpRequestLine } from './rule-lines.ts';
 
 export interface StoredBackend {
   backend: DpBackend;
@@ -105,9 +104,9 @@ export function renderConfig(c: DpConfig, p: RenderPaths): string {
       );
     }
     for (const a of acls) lines.push(`    acl ${a.acl_name} ${a.criterion}${a.value ? ` ${a.value}` : ''}`);
-    for (const r of tcpRequest) lines.push(`    ${tcpRuleLine(r)}`);
-    for (const r of httpRequest) lines.push(`    ${httpRuleLine('request', dpToHttpRule(r))}`);
-    for (const r of httpResponse) lines.push(`    ${httpRuleLine('response', dpToHttpRule(r))}`);
+    for (const r of tcpRequest) lines.push(`    ${tcpRequestLine(r)}`);
+    for (const r of httpRequest) lines.push(`    ${httpRuleLine('request', r)}`);
+    for (const r of httpResponse) lines.push(`    ${httpRuleLine('response', r)}`);
     for (const r of rules) {
       lines.push(`    use_backend ${r.name}${r.cond && r.cond_test ? ` ${r.cond} ${r.cond_test}` : ''}`);
     }

@@ -7,9 +7,9 @@
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger } from '../../../src/runtime/logger.ts';
-import type { DpReload } from '../dataplane/models.ts';
-import { adminSocket, type HaproxyProcess, socketCommand } from '../process.ts';
+import type { Logger } from '../../src/runtime/logger.ts';
+import type { DpReload } from '../../adapters/haproxy/dataplane/models.ts';
+import { adminSocket, type HaproxyProcess, socketCommand } from '../../adapters/haproxy/process.ts';
 
 export class ReloadAgent {
   readonly reloads = new Map<string, DpReload>();

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { sendJson } from '../sim-server.ts';
+import { sendJson } from '../shared/server.ts';
 
 type Json = Record<string, unknown>;
 

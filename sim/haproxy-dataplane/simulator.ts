@@ -10,10 +10,16 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import type { Logger } from '../../../src/runtime/logger.ts';
-import { SimServer, sendJson } from '../../sim-server.ts';
-import type { ApiVersion } from '../dataplane/models.ts';
-import { adminSocket, checkConfig, configPath, HaproxyProcess, socketCommand } from '../process.ts';
+import type { Logger } from '../../src/runtime/logger.ts';
+import { SimServer, sendJson } from '../shared/server.ts';
+import type { ApiVersion } from '../../adapters/haproxy/dataplane/models.ts';
+import {
+  adminSocket,
+  checkConfig,
+  configPath,
+  HaproxyProcess,
+  socketCommand,
+} from '../../adapters/haproxy/process.ts';
 import { DpError, readItems, resolveTarget, type Target, writeItems } from './config-crud.ts';
 import { runtimeServersRoute } from './runtime-servers.ts';
 import { ReloadAgent } from './reload-agent.ts';

@@ -12,7 +12,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ApiVersion } from '../dataplane/models.ts';
+import type { ApiVersion } from '../../adapters/haproxy/dataplane/models.ts';
 import { DpError } from './config-crud.ts';
 
 export interface Upload {

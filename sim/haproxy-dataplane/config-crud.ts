@@ -14,10 +14,8 @@ import {
   dpRuleSchema,
   dpServerSchema,
   dpTcpRuleSchema,
-  type DpHttpRule,
-  type DpTcpRule,
-} from '../dataplane/models.ts';
-import { dpToHttpRule, RuleShapeError, tcpRuleLine } from '../dataplane/route-layout.ts';
+} from '../../adapters/haproxy/dataplane/models.ts';
+import { httpRuleLine, RuleRefused, tcpRequestLine } from './rule-lines.ts';
 import type { DpConfig } from './config-store.ts';
 
 export class DpError extends Error {
@@ -103,10 +101,12 @@ function parseBody(kind: Kind, v: ApiVersion, body: unknown): Record<string, unk
   }
   // A rule this simulator could not write into haproxy.cfg is refused, not dropped.
   try {
-    if (kind === 'tcp_request_rules') tcpRuleLine(r.data as DpTcpRule);
-    else if (RULES.includes(kind)) dpToHttpRule(r.data as DpHttpRule);
+    const rule = r.data as Record<string, unknown>;
+    if (kind === 'tcp_request_rules') tcpRequestLine(rule);
+    else if (kind === 'http_request_rules') httpRuleLine('request', rule);
+    else if (kind === 'http_response_rules') httpRuleLine('response', rule);
   } catch (err) {
-    if (err instanceof RuleShapeError) throw new DpError(400, `${kind}: ${err.message}`);
+    if (err instanceof RuleRefused) throw new DpError(err.status, `${kind}: ${err.message}`);
     throw err;
   }
   return r.data as Record<string, unknown>;

@@ -1,0 +1,69 @@
+/**
+ * The simulated Data Plane API's rendering of rule objects into haproxy.cfg lines, written from the
+ * Data Plane API specification (the `http_request_rule`, `http_response_rule` and
+ * `tcp_request_rule` models: which field each rule type reads) and HAProxy's configuration manual,
+ * as the real API's configuration library does. It shares nothing with the adapter's mapping: an
+ * adapter that puts a value in a field the type does not read is refused here (422, as the real
+ * API refuses a rule missing a field its type needs), not undone by an inverse of its own.
+ */
+
+/** A rule object as the API stores it (fields by their names in the specification). */
+export type RuleObject = Record<string, unknown>;
+
+export class RuleRefused extends Error {
+  readonly status = 422;
+}
+
+const str = (o: RuleObject, field: string, type: string): string => {
+  const v = o[field];
+  if (typeof v === 'number') return String(v);
+  if (typeof v !== 'string' || v === '') throw new RuleRefused(`${type}: ${field} is required`);
+  return v;
+};
+
+/** ` if <test>` / ` unless <test>`, or nothing. */
+function condition(o: RuleObject): string {
+  const cond = o.cond;
+  if (cond === undefined) return '';
+  if (cond !== 'if' && cond !== 'unless')
+    throw new RuleRefused(`cond must be if or unless, not ${String(cond)}`);
+  return ` ${cond} ${str(o, 'cond_test', `cond ${cond}`)}`;
+}
+
+/** Fields each type of http-request / http-response rule reads, in the order of its line. */
+const HTTP_TYPES: Record<string, (o: RuleObject, t: string) => string> = {
+  'set-header': (o, t) => `${t} ${str(o, 'hdr_name', t)} ${str(o, 'hdr_format', t)}`,
+  'add-header': (o, t) => `${t} ${str(o, 'hdr_name', t)} ${str(o, 'hdr_format', t)}`,
+  'del-header': (o, t) => `${t} ${str(o, 'hdr_name', t)}`,
+  'set-path': (o, t) => `${t} ${str(o, 'path_fmt', t)}`,
+  'set-var': (o, t) => `${t}(${str(o, 'var_scope', t)}.${str(o, 'var_name', t)}) ${str(o, 'var_expr', t)}`,
+  redirect: (o, t) => {
+    const kind = str(o, 'redir_type', t);
+    if (!['location', 'prefix', 'scheme'].includes(kind)) throw new RuleRefused(`${t}: redir_type ${kind}`);
+    const code = o.redir_code === undefined ? '' : ` code ${str(o, 'redir_code', t)}`;
+    return `${t} ${kind} ${str(o, 'redir_value', t)}${code}`;
+  },
+  return: (o, t) =>
+    `${t} status ${o.return_status_code === undefined ? '200' : str(o, 'return_status_code', t)}`,
+};
+
+export function httpRuleLine(direction: 'request' | 'response', o: RuleObject): string {
+  const type = typeof o.type === 'string' ? o.type : '';
+  const render = HTTP_TYPES[type];
+  if (!render)
+    throw new RuleRefused(
+      `http-${direction} rule type ${JSON.stringify(type)} is not served by this simulator`,
+    );
+  return `http-${direction} ${render(o, type)}${condition(o)}`;
+}
+
+export function tcpRequestLine(o: RuleObject): string {
+  if (o.type === 'inspect-delay') return `tcp-request inspect-delay ${str(o, 'timeout', 'inspect-delay')}`;
+  if (o.type === 'content' || o.type === 'connection' || o.type === 'session') {
+    const action = str(o, 'action', `tcp-request ${o.type}`);
+    if (!['accept', 'reject'].includes(action))
+      throw new RuleRefused(`tcp-request ${o.type} ${action} is not served by this simulator`);
+    return `tcp-request ${o.type} ${action}${condition(o)}`;
+  }
+  throw new RuleRefused(`tcp-request rule type ${JSON.stringify(o.type)}`);
+}
