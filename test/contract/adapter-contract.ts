@@ -14,6 +14,7 @@ import { deleteOwnedConfig } from '../../src/controller/delete-config.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
 import { guardOwnership } from '../../src/adapter/ownership.ts';
 import { INGRESS_HTTP } from '../../src/adapter/http-capabilities.ts';
+import * as kit from '../support/model.ts';
 
 export interface ContractHarness {
   /** A fresh device; `adapter(owner)` makes adapters on it. */
@@ -23,32 +24,17 @@ export interface ContractHarness {
   close(): Promise<void>;
 }
 
-const pool = (name: string, members: [string, number, string][]): Pool => ({
-  name,
-  protocol: 'TCP',
-  health: 'tcp',
-  service: 'default/web',
-  servicePort: '80',
-  members: members.map(([address, port, node]) => ({
-    address,
-    port,
-    node,
-    pod: `default/${node}-pod`,
-    enabled: true,
-  })),
-});
+const pool = (name: string, members: [string, number, string][]): Pool =>
+  kit.pool(
+    name,
+    members.map(([address, port, node]) => kit.member(address, port, { node, pod: `default/${node}-pod` })),
+    { service: 'default/web' },
+  );
 
-const l4 = (name: string, poolName: string, vip = '192.0.2.10'): VirtualService => ({
-  kind: 'l4',
-  name,
-  vip,
-  port: 80,
-  protocol: 'TCP',
-  pool: poolName,
-  source: 'default/web',
-});
+const l4 = (name: string, poolName: string, vip = '192.0.2.10'): VirtualService =>
+  kit.l4(name, poolName, { vip, source: 'default/web' });
 
-const state = (pools: Pool[], vss: VirtualService[]): LbState => ({ pools, virtualServices: vss });
+const state = (pools: Pool[], vss: VirtualService[]): LbState => kit.state(pools, vss);
 
 async function sync(
   a: LoadBalancerAdapter,

@@ -9,16 +9,10 @@ import { describe, it } from 'node:test';
 import type { Change, Observed } from '../../../src/adapter/changes.ts';
 import type { ApplyResult, LoadBalancerAdapter } from '../../../src/adapter/contract.ts';
 import { guardOwnership, OwnershipGuard } from '../../../src/adapter/ownership.ts';
+import * as kit from '../../support/model.ts';
 import type { Pool } from '../../../src/model/types.ts';
 
-const pool = (name: string): Pool => ({
-  name,
-  protocol: 'TCP',
-  health: 'tcp',
-  members: [],
-  service: 'default/web',
-  servicePort: '80',
-});
+const pool = (name: string): Pool => kit.pool(name, [], { service: 'default/web' });
 
 class Fake implements LoadBalancerAdapter {
   readonly name = 'fake';

@@ -6,21 +6,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ControllerMetrics } from '../../../src/controller/metrics.ts';
 import type { Pool } from '../../../src/model/types.ts';
+import * as kit from '../../support/model.ts';
 
-const pool = (name: string, enabled: boolean[]): Pool => ({
-  name,
-  protocol: 'TCP',
-  health: 'tcp',
-  service: 'ns/s',
-  servicePort: '80',
-  members: enabled.map((e, i) => ({
-    address: '192.0.2.1',
-    port: 61000 + i,
-    node: 'n1',
-    pod: `ns/p${i}`,
-    enabled: e,
-  })),
-});
+const pool = (name: string, enabled: boolean[]): Pool =>
+  kit.pool(
+    name,
+    enabled.map((e, i) => kit.member('192.0.2.1', 61000 + i, { pod: `ns/p${i}`, enabled: e })),
+  );
 
 async function gauges(m: ControllerMetrics): Promise<string[]> {
   const g = await m.poolMembers.get();

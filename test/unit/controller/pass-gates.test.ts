@@ -7,45 +7,13 @@ import { describe, it } from 'node:test';
 import type { L4VirtualService, L7VirtualService, Pool } from '../../../src/model/types.ts';
 import { type GateState, gate, gateChanges } from '../../../src/controller/pass-gates.ts';
 import type { Change } from '../../../src/plan/diff.ts';
+import * as kit from '../../support/model.ts';
 
-const pool = (name: string, port = 1): Pool => ({
-  name,
-  protocol: 'TCP',
-  health: 'tcp',
-  service: 'ns/s',
-  servicePort: '80',
-  members: [{ address: '192.0.2.1', port, node: 'n1', pod: 'ns/p', enabled: true }],
-});
-const l4 = (name: string, p: string): L4VirtualService => ({
-  kind: 'l4',
-  name,
-  vip: '192.0.2.10',
-  port: 80,
-  protocol: 'TCP',
-  pool: p,
-  source: 'ns/s',
-});
-const https = (name: string, cert: string): L7VirtualService => ({
-  kind: 'l7',
-  name,
-  vip: '192.0.2.10',
-  port: 443,
-  ingressClass: 'c',
-  routes: [],
-  defaultPool: 'p',
-  protocol: 'HTTPS',
-  certificates: [cert],
-});
-const cert = {
-  name: 'crt',
-  source: 'ns/tls',
-  certPem: '',
-  keyPem: '',
-  subject: '',
-  sniNames: [],
-  fingerprint: 'AA',
-  notAfter: '',
-};
+const pool = (name: string, port = 1): Pool => kit.pool(name, [kit.member('192.0.2.1', port)]);
+const l4 = (name: string, p: string): L4VirtualService => kit.l4(name, p);
+const https = (name: string, cert: string): L7VirtualService =>
+  kit.https(name, [cert], [], { defaultPool: 'p' });
+const cert = kit.certificate('crt');
 
 const C = {
   poolCreate: { op: 'create', kind: 'pool', name: 'p', desired: pool('p') },

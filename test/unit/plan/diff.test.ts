@@ -1,54 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Certificate, HttpRoute, L7VirtualService, LbState, Pool } from '../../../src/model/types.ts';
+import type { HttpRoute, LbState } from '../../../src/model/types.ts';
+import * as kit from '../../support/model.ts';
 import { type Observed, plan } from '../../../src/plan/diff.ts';
 
-const pool = (name: string, ports: number[]): Pool => ({
-  name,
-  protocol: 'TCP',
-  health: 'tcp',
-  service: 'ns/s',
-  servicePort: '80',
-  members: ports.map((port) => ({ address: '192.0.2.1', port, node: 'n1', pod: 'ns/p', enabled: true })),
-});
-const vs = (name: string, p: string) => ({
-  kind: 'l4' as const,
-  name,
-  vip: '192.0.2.10',
-  port: 80,
-  protocol: 'TCP' as const,
-  pool: p,
-  source: 'ns/s',
-});
-const cert = (name: string, fingerprint = 'AA'): Certificate => ({
-  name,
-  source: 'ns/tls',
-  certPem: '-----BEGIN CERTIFICATE-----',
-  keyPem: '-----BEGIN PRIVATE KEY-----',
-  subject: 'CN=a.example.com',
-  sniNames: ['a.example.com'],
-  fingerprint,
-  notAfter: '2030-01-01T00:00:00.000Z',
-});
-const route = (extra: Partial<HttpRoute> = {}): HttpRoute => ({
-  host: 'a.example.com',
-  path: '/',
-  pathType: 'Prefix',
-  pool: 'p',
-  source: 'Ingress ns/i',
-  ...extra,
-});
-const https = (certs: string[], routes: HttpRoute[] = [route()]): L7VirtualService => ({
-  kind: 'l7',
-  name: 'v-https',
-  vip: '192.0.2.10',
-  port: 443,
-  ingressClass: 'c',
-  routes,
-  defaultPool: undefined,
-  protocol: 'HTTPS',
-  certificates: certs,
-});
+const pool = (name: string, ports: number[]) =>
+  kit.pool(
+    name,
+    ports.map((port) => kit.member('192.0.2.1', port)),
+  );
+const vs = (name: string, p: string) => kit.l4(name, p);
+const cert = (name: string, fingerprint = 'AA') => kit.certificate(name, { fingerprint });
+const route = (extra: Partial<HttpRoute> = {}) => kit.route(extra);
+const https = (certs: string[], routes: HttpRoute[] = [route()]) => kit.https('v-https', certs, routes);
 const observed = (s: LbState, foreign: Observed['foreign'] = []): Observed => ({ owned: s, foreign });
 const ops = (s: LbState, o: Observed) => plan(s, o).changes.map((c) => `${c.op} ${c.kind} ${c.name}`);
 

@@ -6,15 +6,9 @@ import type { Pool } from '../../../src/model/types.ts';
 import { applyCapabilities } from '../../../src/source/capabilities.ts';
 import { routeLacks } from '../../../src/source/route-support.ts';
 import type { DesiredResult } from '../../../src/source/desired.ts';
+import * as kit from '../../support/model.ts';
 
-const pool = (name: string, service: string): Pool => ({
-  name,
-  protocol: 'TCP',
-  health: 'tcp',
-  members: [],
-  service,
-  servicePort: 'p',
-});
+const pool = (name: string, service: string): Pool => kit.pool(name, [], { service, servicePort: 'p' });
 const desired = (): DesiredResult => ({
   state: {
     pools: [

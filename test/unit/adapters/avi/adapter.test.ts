@@ -8,21 +8,16 @@ import { AviSimulator } from '../../../../sim/avi/simulator.ts';
 import type { L7VirtualService, Pool } from '../../../../src/model/types.ts';
 import { readFileSync } from 'node:fs';
 import { aviAdapter } from '../../../support/lb-fixtures.ts';
+import * as kit from '../../../support/model.ts';
 
-const pool = (name: string, members: [string, number, string, boolean?][]): Pool => ({
-  name,
-  protocol: 'TCP',
-  health: 'http',
-  service: 'default/web',
-  servicePort: 'http',
-  members: members.map(([address, port, node, enabled = true]) => ({
-    address,
-    port,
-    node,
-    pod: `default/${node}-pod`,
-    enabled,
-  })),
-});
+const pool = (name: string, members: [string, number, string, boolean?][]): Pool =>
+  kit.pool(
+    name,
+    members.map(([address, port, node, enabled = true]) =>
+      kit.member(address, port, { node, pod: `default/${node}-pod`, enabled }),
+    ),
+    { health: 'http', service: 'default/web', servicePort: 'http' },
+  );
 const l7 = (
   routes: [string, string, 'Prefix' | 'Exact', string][],
   defaultPool?: string,

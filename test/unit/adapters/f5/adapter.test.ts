@@ -6,21 +6,16 @@ import { APP } from '../../../../adapters/f5/declaration.ts';
 import { BigIpSimulator } from '../../../../sim/f5/simulator.ts';
 import type { L7VirtualService, Pool } from '../../../../src/model/types.ts';
 import type { Change } from '../../../../src/plan/diff.ts';
+import * as kit from '../../../support/model.ts';
 
-const pool = (name: string, members: [string, number, string, boolean?][]): Pool => ({
-  name,
-  protocol: 'TCP',
-  health: 'tcp',
-  service: 'default/web',
-  servicePort: 'http',
-  members: members.map(([address, port, node, enabled = true]) => ({
-    address,
-    port,
-    node,
-    pod: `default/${node}-pod`,
-    enabled,
-  })),
-});
+const pool = (name: string, members: [string, number, string, boolean?][]): Pool =>
+  kit.pool(
+    name,
+    members.map(([address, port, node, enabled = true]) =>
+      kit.member(address, port, { node, pod: `default/${node}-pod`, enabled }),
+    ),
+    { health: 'tcp', service: 'default/web', servicePort: 'http' },
+  );
 const create = (p: Pool): Change => ({ op: 'create', kind: 'pool', name: p.name, desired: p });
 
 async function setup(
