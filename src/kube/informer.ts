@@ -4,13 +4,13 @@
  * and resumes the watch, relists on 410 Gone (and on a resourceVersion the server does not have
  * yet), and reconciles a relist against its cache so handlers see every change exactly once.
  */
-import { type KubeConfig, Watch } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { Backoff, type BackoffOptions } from '../runtime/backoff.ts';
 import { type Clock, realClock } from '../runtime/clock.ts';
 import { ErrorCodes, errorMessage } from '../runtime/errors.ts';
 import { type Logger, silentLogger } from '../runtime/logger.ts';
 import { collectionPath, type ResourceRef } from './paths.ts';
-import { type ListPage, listAll, type RawObject } from './raw-client.ts';
+import { type ListPage, listAll, type RawObject, watchCollection } from './raw-client.ts';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -284,46 +284,16 @@ export interface ApiSourceOptions {
 export function apiServerSource(o: ApiSourceOptions): ListWatchSource {
   const path = collectionPath(o.resource, o.namespace);
   const selectors = { labelSelector: o.labelSelector, fieldSelector: o.fieldSelector };
-  const watcher = new Watch(o.kubeConfig);
   const timeout = o.watchTimeoutSeconds ?? (() => 300 + Math.floor(Math.random() * 300));
   return {
     list: (signal) => listAll(o.kubeConfig, path, selectors, 500, signal),
     watch: (resourceVersion, onEvent, signal) =>
-      new Promise<WatchEnd>((resolve) => {
-        const query: Record<string, string> = {
-          resourceVersion,
-          allowWatchBookmarks: 'true',
-          timeoutSeconds: String(timeout()),
-        };
-        if (o.labelSelector) query.labelSelector = o.labelSelector;
-        if (o.fieldSelector) query.fieldSelector = o.fieldSelector;
-        let settled = false;
-        const finish = (end: WatchEnd): void => {
-          if (settled) return;
-          settled = true;
-          signal.removeEventListener('abort', onAbort);
-          resolve(end);
-        };
-        let request: AbortController | undefined;
-        const onAbort = (): void => {
-          request?.abort();
-          finish({});
-        };
-        signal.addEventListener('abort', onAbort);
-        watcher
-          .watch(
-            path,
-            query,
-            (type: string, obj: RawObject) => onEvent(type as WatchEventType, obj),
-            (err: unknown) => finish(err ? { error: err } : {}),
-          )
-          .then(
-            (ctrl) => {
-              request = ctrl;
-              if (signal.aborted) ctrl.abort();
-            },
-            (err: unknown) => finish({ error: err }),
-          );
-      }),
+      watchCollection(
+        o.kubeConfig,
+        path,
+        { ...selectors, resourceVersion, allowWatchBookmarks: 'true', timeoutSeconds: String(timeout()) },
+        (type, obj) => onEvent(type as WatchEventType, obj),
+        signal,
+      ),
   };
 }
