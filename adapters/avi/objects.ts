@@ -245,13 +245,18 @@ export function storedSum(type: AviType, o: Record<string, unknown>): string {
   return String(o[type === 'vsvip' ? 'vsvip_cloud_config_cksum' : 'cloud_config_cksum'] ?? '');
 }
 
-const HEALTH = { tcp: 'System-TCP', udp: 'System-UDP', http: 'System-HTTP' } as const;
+/**
+ * The member check: a TCP connect (UDP pools: System-UDP). An HTTP pool is not checked with
+ * System-HTTP's GET / (an API that answers 404 there is healthy; readiness-probe checks are not
+ * carried on Avi yet: the capabilities say so). The pool's traffic kind is its `health` marker.
+ */
+const HEALTH = { tcp: 'System-TCP', udp: 'System-UDP', http: 'System-TCP' } as const;
 
 export function renderPool(p: Pool, owner: string, at: AviPlacement): AviObject {
   return withSum('pool', {
     name: p.name,
     created_by: createdBy(owner),
-    markers: markers(owner, p.service, { serviceport: p.servicePort }),
+    markers: markers(owner, p.service, { serviceport: p.servicePort, health: p.health }),
     description: `npl-lb ${p.service}:${p.servicePort}`,
     cloud_ref: byName('cloud', at.cloud),
     vrf_ref: byName('vrfcontext', at.vrf),
@@ -301,7 +306,15 @@ export const uuidOf = (refValue: unknown): string =>
 
 export function parsePool(o: Record<string, unknown>, l: Lookup): Pool {
   const hm = l.names.get(uuidOf((o.health_monitor_refs as unknown[] | undefined)?.[0])) ?? 'System-TCP';
-  const health = hm === 'System-UDP' ? 'udp' : hm === 'System-HTTP' ? 'http' : 'tcp';
+  const marked = markerValue(o, 'health');
+  const health =
+    marked === 'tcp' || marked === 'udp' || marked === 'http'
+      ? marked
+      : hm === 'System-UDP'
+        ? 'udp'
+        : hm === 'System-HTTP'
+          ? 'http'
+          : 'tcp';
   const ns = markerValue(o, 'namespace');
   const svc = markerValue(o, 'service');
   return {

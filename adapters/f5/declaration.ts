@@ -69,7 +69,9 @@ export function renderPool(p: Pool, owner: string): Json {
     class: 'Pool',
     remark: remark(`npl-lb ${p.service}:${p.servicePort}`),
     loadBalancingMode: 'round-robin',
-    monitors: [p.health],
+    // A TCP (UDP) check: BIG-IP's http monitor would probe GET / (readiness-probe checks are not
+    // carried on AS3 yet: the capabilities say so). The traffic kind is in the metadata.
+    monitors: [p.health === 'udp' ? 'udp' : 'tcp'],
     members: p.members.map((m) => ({
       servicePort: m.port,
       serverAddresses: [m.address],
@@ -83,6 +85,7 @@ export function renderPool(p: Pool, owner: string): Json {
       service: p.service,
       servicePort: p.servicePort,
       protocol: p.protocol,
+      health: p.health,
     }),
   };
 }
@@ -199,7 +202,8 @@ export function renderVirtualService(
 
 function parsePool(name: string, o: Json): Pool {
   const members = Array.isArray(o.members) ? (o.members as Json[]) : [];
-  const health = Array.isArray(o.monitors) ? String(o.monitors[0] ?? 'tcp') : 'tcp';
+  const monitor = Array.isArray(o.monitors) ? String(o.monitors[0] ?? 'tcp') : 'tcp';
+  const health = metaValue(o, 'health') ?? monitor;
   return {
     name,
     protocol: metaValue(o, 'protocol') === 'UDP' ? 'UDP' : 'TCP',

@@ -177,7 +177,7 @@ function splitPool(
     class: 'Pool',
     remark: remark(`npl-lb weighted rule ${route} of ${vs}`),
     loadBalancingMode: 'ratio-member',
-    monitors: [shares[0]!.pool!.health],
+    monitors: [shares[0]!.pool!.health === 'udp' ? 'udp' : 'tcp'],
     members,
     metadata: meta({ owner, split: vs }),
   };

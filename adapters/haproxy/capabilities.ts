@@ -20,4 +20,6 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
   },
   tlsPassthrough: true,
   certificates: true,
+  // `option httpchk GET <path>` with the probe's timings on the servers (both transports).
+  httpChecks: true,
 };

@@ -7,6 +7,7 @@
  * frontend with host and path ACLs switching to backends. Pure: no I/O.
  */
 import type {
+  HttpCheck,
   HttpRoute,
   L4VirtualService,
   L7VirtualService,
@@ -17,6 +18,7 @@ import type {
 } from '../../src/model/types.ts';
 import type { Observed } from '../../src/adapter/changes.ts';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { pct, quoteArg } from './encode.ts';
 import { parseGatewayRoutes, parseSniRoutes, renderGatewayRoutes, renderSniRoutes } from './http-routes.ts';
 import { httpPools } from './validate.ts';
@@ -58,24 +60,65 @@ export function parseSections(text: string): Section[] {
   return out;
 }
 
+const httpCheckSchema = z.object({
+  type: z.literal('http'),
+  path: z.string(),
+  intervalSeconds: z.number().int(),
+  timeoutSeconds: z.number().int(),
+  rise: z.number().int(),
+  fall: z.number().int(),
+});
+
+/** A pool's check as the file keeps it (none when absent or unreadable: the plan writes it again). */
+export function readCheck(text: string | undefined): { check?: HttpCheck } {
+  if (!text) return {};
+  try {
+    const r = httpCheckSchema.safeParse(JSON.parse(text));
+    return r.success ? { check: r.data } : {};
+  } catch {
+    return {};
+  }
+}
+
 export const kv = (text: string): Record<string, string> =>
   Object.fromEntries([...text.matchAll(/(\w+)=(\S*)/g)].map((m) => [m[1]!, decodeURIComponent(m[2]!)]));
 /** Our data in comments and descriptions: encode.ts `pct`. */
 export const enc = pct;
 
-export function serverLine(m: Member, checks: boolean): string {
-  return `    server ${serverName(m)} ${m.address.includes(':') ? `[${m.address}]` : m.address}:${m.port}${checks ? ' check' : ''}${m.enabled ? '' : ' weight 0'} # npl-lb node=${enc(m.node)} pod=${enc(m.pod)}`;
+/**
+ * The check words of a pool's servers (on their `server` lines and in `add server` at runtime,
+ * which takes no default-server): `check`, with the HTTP check's interval and thresholds; '' when
+ * checks are off.
+ */
+export function checkWords(p: Pool, checks: boolean): string {
+  if (!checks) return '';
+  const c = p.check;
+  return c ? ` check inter ${c.intervalSeconds}s fall ${c.fall} rise ${c.rise}` : ' check';
 }
+
+export function serverLine(m: Member, check: string): string {
+  return `    server ${serverName(m)} ${m.address.includes(':') ? `[${m.address}]` : m.address}:${m.port}${check}${m.enabled ? '' : ' weight 0'} # npl-lb node=${enc(m.node)} pod=${enc(m.pod)}`;
+}
+
+/**
+ * A pool's HTTP check as backend lines: the application's path (one quoted argument, encode.ts)
+ * and the check's timeout; HAProxy's own expectation of an HTTP check is a 2xx or 3xx status,
+ * the kubelet's rule for a readiness probe. Without one, the servers' `check` is a TCP connect.
+ */
+const httpCheckLines = (p: Pool): string[] =>
+  p.check
+    ? [`    option httpchk GET ${quoteArg(p.check.path)}`, `    timeout check ${p.check.timeoutSeconds}s`]
+    : [];
 
 function renderPool(p: Pool, http: boolean, o: RenderOptions): string[] {
   const checks = o.healthChecks ?? true;
   return [
     `backend ${p.name}`,
-    `    # npl-lb pool service=${enc(p.service)} port=${enc(p.servicePort)} protocol=${p.protocol} health=${p.health}`,
+    `    # npl-lb pool service=${enc(p.service)} port=${enc(p.servicePort)} protocol=${p.protocol} health=${p.health}${p.check ? ` check=${enc(JSON.stringify(p.check))}` : ''}`,
     `    mode ${http ? 'http' : 'tcp'}`,
     '    balance roundrobin',
-    ...(checks && p.health === 'http' && http ? ['    option httpchk GET /'] : []),
-    ...p.members.map((m) => serverLine(m, checks)),
+    ...(checks ? httpCheckLines(p) : []),
+    ...p.members.map((m) => serverLine(m, checkWords(p, checks))),
     '',
   ];
 }
@@ -250,6 +293,7 @@ export function parseConfig(text: string, owner: string): Observed & { foreignSe
         name: s.name,
         protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
         health: meta.health === 'http' ? 'http' : meta.health === 'udp' ? 'udp' : 'tcp',
+        ...readCheck(meta.check),
         members: parseMembers(s.lines),
         service: meta.service ?? '',
         servicePort: meta.port ?? '',

@@ -18,7 +18,14 @@ import type {
 } from '../../src/adapter/contract.ts';
 import type { Member, Pool, VirtualService } from '../../src/model/types.ts';
 import type { Change as AnyChange, CoreChange as Change, Observed } from '../../src/adapter/changes.ts';
-import { parseConfig, renderConfig, type RenderOptions, type Section, serverName } from './config.ts';
+import {
+  checkWords,
+  parseConfig,
+  renderConfig,
+  type RenderOptions,
+  type Section,
+  serverName,
+} from './config.ts';
 import { checkConfig, HaproxyError, socketCommand } from './process.ts';
 import { refusedChanges, unbindableChanges } from './narrow.ts';
 import { memberHealth } from './health.ts';
@@ -110,7 +117,9 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   /** The structure of the file (everything but members and their states). */
   private structure(pools: Map<string, Pool>, vss: Map<string, VirtualService>): unknown {
     return {
-      pools: [...pools.values()].map((p) => [p.name, p.health, p.protocol, p.service, p.servicePort]).sort(),
+      pools: [...pools.values()]
+        .map((p) => [p.name, p.health, p.protocol, p.service, p.servicePort, JSON.stringify(p.check ?? null)])
+        .sort(),
       // An HTTPS frontend's certificates past its default change at runtime (crt-list commands).
       vss: [...vss.values()].map(withoutExtraCertificates).sort((a, b) => (a.name < b.name ? -1 : 1)),
     };
@@ -321,7 +330,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
         } else if (!old) {
           const addr = m.address.includes(':') ? `[${m.address}]` : m.address;
           await this.command(
-            `add server ${name}/${s} ${addr}:${m.port}${checks ? ' check' : ''}`,
+            `add server ${name}/${s} ${addr}:${m.port}${checkWords(next, checks)}`,
             /New server registered/,
           );
           if (checks) await this.command(`enable health ${name}/${s}`);

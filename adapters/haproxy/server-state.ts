@@ -21,12 +21,13 @@ export interface ServerStateRow {
   checkState: number;
 }
 
-// HCHK_STATUS_* in the order of HAProxy's check-t.h (2.4 and later).
+// enum healthcheck_status of HAProxy's include/haproxy/check-t.h (2.4 to 3.x), by the names the
+// stats page shows (L7OK for HCHK_STATUS_L7OKD). L57DATA and CHECKED are markers, never a result.
 const CHECK_STATUS = [
   'UNK',
-  'CHECKED',
   'INI',
   'START',
+  'CHECKED',
   'HANA',
   'SOCKERR',
   'L4OK',
@@ -37,6 +38,7 @@ const CHECK_STATUS = [
   'L6RSP',
   'L7TOUT',
   'L7RSP',
+  'L57DATA',
   'L7OK',
   'L7OKC',
   'L7STS',

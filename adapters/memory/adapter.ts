@@ -47,6 +47,7 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       certificates: true,
       tlsPassthrough: true,
       http: ALL_HTTP,
+      httpChecks: true,
     };
   }
 

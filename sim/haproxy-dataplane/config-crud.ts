@@ -54,8 +54,17 @@ const TCP_RULE = ['type', 'action', 'cond', 'cond_test', 'timeout'];
 const FIELDS: Record<Kind, { schema: z.ZodType; v2: string[]; v3: string[] }> = {
   backends: {
     schema: dpBackendSchema,
-    v2: ['name', 'mode', 'balance', 'adv_check', 'description'],
-    v3: ['name', 'mode', 'balance', 'adv_check', 'description', 'metadata'],
+    v2: ['name', 'mode', 'balance', 'adv_check', 'httpchk_params', 'check_timeout', 'description'],
+    v3: [
+      'name',
+      'mode',
+      'balance',
+      'adv_check',
+      'httpchk_params',
+      'check_timeout',
+      'description',
+      'metadata',
+    ],
   },
   frontends: {
     schema: dpFrontendSchema,
@@ -64,8 +73,8 @@ const FIELDS: Record<Kind, { schema: z.ZodType; v2: string[]; v3: string[] }> = 
   },
   servers: {
     schema: dpServerSchema,
-    v2: ['name', 'address', 'port', 'check', 'maintenance', 'weight'],
-    v3: ['name', 'address', 'port', 'check', 'maintenance', 'weight', 'metadata'],
+    v2: ['name', 'address', 'port', 'check', 'inter', 'rise', 'fall', 'maintenance', 'weight'],
+    v3: ['name', 'address', 'port', 'check', 'inter', 'rise', 'fall', 'maintenance', 'weight', 'metadata'],
   },
   binds: {
     schema: dpBindSchema,

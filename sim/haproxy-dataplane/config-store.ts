@@ -53,6 +53,10 @@ const addr = (a: string, port: number | undefined) =>
 function serverLine(s: DpServer): string {
   const words = [`server ${s.name} ${addr(s.address, s.port)}`];
   if (s.check === 'enabled') words.push('check');
+  // The server_params model: inter in milliseconds, rise and fall as counts.
+  if (s.inter !== undefined) words.push(`inter ${s.inter}`);
+  if (s.rise !== undefined) words.push(`rise ${s.rise}`);
+  if (s.fall !== undefined) words.push(`fall ${s.fall}`);
   if (s.maintenance === 'enabled') words.push('disabled');
   if (s.weight !== undefined) words.push(`weight ${s.weight}`);
   if (s.metadata) words.push(`# metadata ${JSON.stringify(s.metadata)}`);
@@ -82,8 +86,12 @@ export function renderConfig(c: DpConfig, p: RenderPaths): string {
     if (b.mode) lines.push(`    mode ${b.mode}`);
     if (b.balance) lines.push(`    balance ${b.balance.algorithm}`);
     if (b.description) lines.push(`    description ${b.description}`);
-    if (b.adv_check === 'httpchk') lines.push('    option httpchk GET /');
-    else if (b.adv_check === 'tcp-check') lines.push('    option tcp-check');
+    if (b.adv_check === 'httpchk') {
+      // httpchk_params as the model names them; without, HAProxy's own default request.
+      const p = b.httpchk_params;
+      lines.push(`    option httpchk${p?.method ? ` ${p.method}` : ''}${p?.uri ? ` ${p.uri}` : ''}`);
+    } else if (b.adv_check === 'tcp-check') lines.push('    option tcp-check');
+    if (b.check_timeout !== undefined) lines.push(`    timeout check ${b.check_timeout}`);
     lines.push(...servers.map(serverLine), '');
   }
   for (const {

@@ -28,6 +28,11 @@ export interface Capabilities {
    * (src/model/vips.ts) and `allocatedVips()` says which address each group got. Absent: no.
    */
   allocatesVips?: boolean;
+  /**
+   * Whether it checks members over HTTP as a pool's `check` says (the Pods' readiness probe).
+   * Absent: no; such pools get a TCP check and their Service a ProbeNotFollowed Warning.
+   */
+  httpChecks?: boolean;
 }
 
 export interface HttpCapabilities {

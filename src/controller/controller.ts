@@ -262,6 +262,7 @@ export class NplController {
     this.cache.on('secrets', { add: secret, update: secret, delete: secret });
     await this.cache.start();
     this.queue.start();
+    this.passes.start();
     this.annotationCandidates();
     this.passes.request();
     this.health.start();

@@ -65,7 +65,7 @@ export class DesiredCache {
         ? last.front
         : this.frontends(view, cfg, lb);
     this.last = { inputs, front };
-    const ctx = poolContext(view, cfg);
+    const ctx = poolContext(view, cfg, lb);
     const nodeVersions =
       cfg.serviceType === 'NodePort'
         ? view.nodes.map((n) => `${n.metadata.resourceVersion}~${ctx.nodes.phase(n.metadata.name)}`).join(',')

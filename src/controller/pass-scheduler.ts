@@ -36,6 +36,9 @@ export class PassScheduler {
   private later: { at: number; timer: NodeJS.Timeout; retry: boolean } | undefined;
   private readonly backoff: Backoff;
   private stopped = false;
+  /** Passes run only once started (the caches synced); a request before is remembered. */
+  private started = false;
+  private requestedEarly = false;
   private waiters: (() => void)[] = [];
   private readonly inFlight = new Set<Promise<void>>();
 
@@ -53,18 +56,29 @@ export class PassScheduler {
     return this.backoff.failures;
   }
 
+  /** Lets passes run; one runs at once if any was asked for before. */
+  start(): void {
+    if (this.started || this.stopped) return;
+    this.started = true;
+    if (this.requestedEarly) this.request();
+  }
+
   /** Asks for a pass (coalesced with others). */
   request(): void {
+    if (!this.started) {
+      this.requestedEarly = true;
+      return;
+    }
     if (this.stopped || this.spacing) return;
     const window = this.running === 0 ? 0 : this.o.spacingMs();
     const wait = this.lastStart + window - Date.now();
     if (wait <= 0) {
-      this.start();
+      this.launch();
       return;
     }
     this.spacing = setTimeout(() => {
       this.spacing = undefined;
-      this.start();
+      this.launch();
       this.settle();
     }, wait);
   }
@@ -95,7 +109,7 @@ export class PassScheduler {
     this.later = { at, timer, retry };
   }
 
-  private start(): void {
+  private launch(): void {
     if (this.stopped || this.queued) return;
     const slots = Math.max(1, Math.min(this.o.maxSlots, this.o.slots()));
     if (this.running >= slots) {
@@ -131,7 +145,7 @@ export class PassScheduler {
       this.running--;
       if (this.again) {
         this.again = false;
-        this.start();
+        this.launch();
       }
       this.settle();
     }

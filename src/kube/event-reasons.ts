@@ -25,6 +25,9 @@ export const EventReasons = {
   CertificateRotationFailed: 'CertificateRotationFailed',
   // The controller, on Pods and their Services: NodePortLocal entries refused at the boundary.
   NodePortLocalRejected: 'NodePortLocalRejected',
+  // The controller, on Services: the Pods' HTTP readiness probe cannot be the members' check (as
+  // written, or on this load balancer); a TCP check is used.
+  ProbeNotFollowed: 'ProbeNotFollowed',
   // The controller, on Ingresses.
   InvalidIngressRule: 'InvalidIngressRule',
   BackendNotFound: 'BackendNotFound',

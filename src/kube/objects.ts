@@ -32,6 +32,36 @@ export const containerPortSchema = z
   })
   .loose();
 
+/** A port a probe names: a number, or the name of a container port. */
+const probePort = z.union([z.number().int(), z.string()]);
+
+/**
+ * A container's readiness probe, as far as a load balancer can follow it: an HTTP GET or a TCP
+ * connect, with its timings (the API server's defaults when absent). Exec and gRPC probes are
+ * kept as their kind only.
+ */
+export const probeSchema = z
+  .object({
+    httpGet: z
+      .object({
+        path: z.string().default('/'),
+        port: probePort,
+        host: z.string().optional(),
+        scheme: z.enum(['HTTP', 'HTTPS']).default('HTTP'),
+        httpHeaders: z.array(z.object({ name: z.string(), value: z.string() })).default([]),
+      })
+      .optional(),
+    tcpSocket: z.object({ port: probePort }).optional(),
+    exec: z.unknown().optional(),
+    grpc: z.unknown().optional(),
+    periodSeconds: z.number().int().default(10),
+    timeoutSeconds: z.number().int().default(1),
+    successThreshold: z.number().int().default(1),
+    failureThreshold: z.number().int().default(3),
+  })
+  .loose();
+export type Probe = z.infer<typeof probeSchema>;
+
 export const podSchema = z
   .object({
     metadata: objectMetaSchema,
@@ -39,7 +69,16 @@ export const podSchema = z
       .object({
         nodeName: z.string().optional(),
         containers: z
-          .array(z.object({ name: z.string(), ports: z.array(containerPortSchema).default([]) }).loose())
+          .array(
+            z
+              .object({
+                name: z.string(),
+                ports: z.array(containerPortSchema).default([]),
+                // A probe the schema cannot read is the kubelet's to refuse; the pool keeps a TCP check.
+                readinessProbe: probeSchema.optional().catch(undefined),
+              })
+              .loose(),
+          )
           .default([]),
       })
       .loose()

@@ -16,10 +16,28 @@ export interface Member {
   enabled: boolean;
 }
 
+/**
+ * How the load balancer checks each member, when the application says (its Pods' readiness probe):
+ * an HTTP GET of `path` over plain HTTP, a 2xx or 3xx status meaning up (the kubelet's rule), at
+ * the probe's period and timeout, up after `rise` and down after `fall` results in a row.
+ * Without one a pool's members get a TCP connect check (UDP pools: the device's UDP check).
+ */
+export interface HttpCheck {
+  type: 'http';
+  path: string;
+  intervalSeconds: number;
+  timeoutSeconds: number;
+  rise: number;
+  fall: number;
+}
+
 export interface Pool {
   name: string;
   protocol: Protocol;
+  /** The pool's traffic: `http` serves HTTP routes (L7), `tcp` and `udp` L4 virtual services. */
   health: 'tcp' | 'udp' | 'http';
+  /** The member check the application's probe asks for; absent: a TCP (UDP) connect check. */
+  check?: HttpCheck;
   members: Member[];
   /** The Kubernetes Service (namespace/name) and port the pool stands for. */
   service: string;

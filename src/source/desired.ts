@@ -22,7 +22,7 @@ export function buildDesired(
   lb: LoadBalancerInfo = SERVE_ALL,
 ): DesiredResult {
   const front = desiredFrontends(view, cfg, lb);
-  const ctx = poolContext(view, cfg);
+  const ctx = poolContext(view, cfg, lb);
   return assemble(
     front,
     front.pools.map((r) => buildPool(r, ctx)),

@@ -7,19 +7,24 @@ import type { ControllerConfig } from '../config/controller-config.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
 import type { Node } from '../kube/objects.ts';
 import { membersFor, NodeDirectory, PodIndex, type PodSelector, type Rejection } from './members.ts';
+import type { LoadBalancerInfo } from './gateway/from-view.ts';
+import { checkFromProbes } from './health-check.ts';
 import type { Finding, PoolBuild, PoolRequest } from './types.ts';
 import type { ClusterView } from './view.ts';
 
 /** What pools are built against in one pass. */
 export interface PoolContext {
   serviceType: ControllerConfig['serviceType'];
+  /** The load balancer served: whether it runs HTTP checks, and its name for messages. */
+  lb: LoadBalancerInfo;
   pods: PodSelector;
   nodeList: Node[];
   nodes: NodeDirectory;
 }
 
-export const poolContext = (view: ClusterView, cfg: ControllerConfig): PoolContext => ({
+export const poolContext = (view: ClusterView, cfg: ControllerConfig, lb: LoadBalancerInfo): PoolContext => ({
   serviceType: cfg.serviceType,
+  lb,
   pods: view.podIndex ?? new PodIndex(view.pods),
   nodeList: view.nodes,
   nodes: new NodeDirectory(view.nodes, view.drainPhase),
@@ -50,13 +55,30 @@ function rejectionFindings(service: string, rejected: Rejection[]): Finding[] {
 export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
   const { svc, port } = req;
   const r = membersFor(ctx.serviceType, svc, port, ctx.pods, ctx.nodeList, ctx.nodes);
+  // Each member is a Pod's own port in NodePortLocal and ClusterIP modes: its probe applies. A
+  // NodePort member is a node, which kube-proxy balances over every Pod.
+  let probed = ctx.serviceType === 'NodePort' ? {} : checkFromProbes(port, ctx.pods.select(svc));
+  if (probed.check && !ctx.lb.caps.httpChecks)
+    probed = {
+      notFollowed: `the ${ctx.lb.name} load balancer does not run HTTP checks from readiness probes yet`,
+    };
+  const findings = rejectionFindings(req.svcKey, r.rejected);
+  if (probed.notFollowed)
+    findings.push({
+      kind: 'Service',
+      key: req.svcKey,
+      type: 'Warning',
+      reason: EventReasons.ProbeNotFollowed,
+      message: `port ${String(port.name || port.port)}: ${probed.notFollowed}; its members get a TCP check`,
+    });
   return {
     waiting: r.waiting,
-    findings: rejectionFindings(req.svcKey, r.rejected),
+    findings,
     pool: {
       name: req.name,
       protocol: port.protocol === 'UDP' ? 'UDP' : 'TCP',
       health: port.protocol === 'UDP' ? 'udp' : req.health,
+      ...(probed.check ? { check: probed.check } : {}),
       members: r.members,
       service: req.svcKey,
       servicePort: String(port.name || port.port),

@@ -32,7 +32,7 @@ adapterContract(
           `backend ${pool.name}`,
           `    # npl-lb owner=${owner}`,
           '    mode tcp',
-          ...pool.members.map((m) => serverLine(m, false)),
+          ...pool.members.map((m) => serverLine(m, '')),
           '',
         ];
         writeFileSync(file, `${readFileSync(file, 'utf8')}\n${section.join('\n')}`);

@@ -99,6 +99,8 @@ export class Cluster {
       annotations?: Record<string, string>;
       namespace?: string;
       phase?: string;
+      /** The container's readinessProbe, as a Pod spec has it. */
+      readinessProbe?: object;
     },
   ): Promise<void> {
     const namespace = opts.namespace ?? 'default';
@@ -106,7 +108,17 @@ export class Cluster {
       namespace,
       body: {
         metadata: { name, labels: opts.labels ?? { app: 'web' }, annotations: opts.annotations ?? {} },
-        spec: { nodeName: opts.node, containers: [{ name: 'c', image: 'x', ports: opts.ports ?? [] }] },
+        spec: {
+          nodeName: opts.node,
+          containers: [
+            {
+              name: 'c',
+              image: 'x',
+              ports: opts.ports ?? [],
+              ...(opts.readinessProbe ? { readinessProbe: opts.readinessProbe as never } : {}),
+            },
+          ],
+        },
       },
     });
     if (opts.ips !== undefined) await this.setPodIPs(name, opts.ips, namespace, opts.phase ?? 'Running');

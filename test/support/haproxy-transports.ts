@@ -22,16 +22,21 @@ export interface Transport {
   name: string;
   /** Whether a certificate a listener gains or loses past its default goes live without a reload. */
   runtimeCrtList: boolean;
-  start(t: { after: (fn: () => Promise<void>) => void }, slots?: number): Promise<TransportRig>;
+  /** `healthChecks`: HAProxy checks the members (off unless asked: most tests need no checks). */
+  start(
+    t: { after: (fn: () => Promise<void>) => void },
+    slots?: number,
+    opts?: { healthChecks?: boolean },
+  ): Promise<TransportRig>;
 }
 
 export const TRANSPORTS: Transport[] = [
   {
     name: 'runtime transport',
     runtimeCrtList: true,
-    start: async (t) => {
+    start: async (t, _slots, opts = {}) => {
       const rig = await startHaproxy(t);
-      const adapter = rig.adapter('e2e', { healthChecks: false });
+      const adapter = rig.adapter('e2e', { healthChecks: opts.healthChecks ?? false });
       t.after(() => adapter.close());
       return {
         adapter,
@@ -47,9 +52,9 @@ export const TRANSPORTS: Transport[] = [
     name: `Data Plane API ${v}`,
     // v2 has no runtime crt-list endpoint.
     runtimeCrtList: v === 'v3',
-    start: async (t, slots = 4) => {
+    start: async (t, slots = 4, opts = {}) => {
       const rig = await startDataplaneSim(t);
-      const adapter = rig.adapter('e2e', v, { slots });
+      const adapter = rig.adapter('e2e', v, { slots, ...(opts.healthChecks ? { healthChecks: true } : {}) });
       return {
         adapter,
         reloads: () => rig.sim.stats.reloads,

@@ -8,8 +8,8 @@
  * also records node and Pod in each server's metadata. What HAProxy has no field for (the
  * Service) is in the backend's `description`, as `k=v` words. Frontends: frontend-layout.ts.
  */
-import type { Member, Pool } from '../../../src/model/types.ts';
-import { enc } from '../config.ts';
+import type { HttpCheck, Member, Pool } from '../../../src/model/types.ts';
+import { enc, readCheck } from '../config.ts';
 import type { ApiVersion, DpBackend, DpServer } from './models.ts';
 
 export interface LayoutOptions {
@@ -75,13 +75,23 @@ export function backendFor(p: Pool, http: boolean, o: LayoutOptions): DpBackend 
     `port=${enc(p.servicePort)}`,
     `protocol=${p.protocol}`,
     `health=${p.health}`,
+    ...(p.check ? [`check=${enc(JSON.stringify(p.check))}`] : []),
     ...(o.apiVersion === 'v2' && p.members.length > 0 ? [`members=${membersWord(p.members)}`] : []),
   ];
+  // The application's HTTP check (its readiness probe): HAProxy's httpchk expects a 2xx or 3xx
+  // status, the kubelet's rule. Without one the servers' check is a TCP connect.
+  const c = o.healthChecks ? p.check : undefined;
   return {
     name: p.name,
     mode: http ? 'http' : 'tcp',
     balance: { algorithm: 'roundrobin' },
-    ...(o.healthChecks && http && p.health === 'http' ? { adv_check: 'httpchk' } : {}),
+    ...(c
+      ? {
+          adv_check: 'httpchk',
+          httpchk_params: { method: 'GET', uri: c.path },
+          check_timeout: c.timeoutSeconds * 1000,
+        }
+      : {}),
     description: words.join(' '),
   };
 }
@@ -92,6 +102,8 @@ export function backendChanged(current: DpBackend, wanted: DpBackend): boolean {
     mode: b.mode,
     balance: b.balance?.algorithm,
     adv_check: b.adv_check,
+    httpchk: b.httpchk_params ? [b.httpchk_params.method, b.httpchk_params.uri] : null,
+    check_timeout: b.check_timeout ?? null,
     description: (b.description ?? '').replace(/ members=\S*/, ''),
   });
   return JSON.stringify(strip(current)) !== JSON.stringify(strip(wanted));
@@ -104,24 +116,30 @@ const nodeWord = (node: string): string => node.replace(/[^A-Za-z0-9_.:-]/g, '_'
 
 const isFree = (s: DpServer): boolean => s.maintenance === 'enabled';
 
-function filled(slot: string, m: Member, o: LayoutOptions): DpServer {
+/** A server's check timings: the pool's HTTP check's (ms), HAProxy's defaults without one. */
+const timings = (c: HttpCheck | undefined) =>
+  c ? { inter: c.intervalSeconds * 1000, rise: c.rise, fall: c.fall } : {};
+
+function filled(slot: string, m: Member, o: LayoutOptions, c?: HttpCheck): DpServer {
   return {
     name: slot,
     address: m.address,
     port: m.port,
     check: o.healthChecks ? 'enabled' : 'disabled',
+    ...timings(c),
     maintenance: 'disabled',
     weight: m.enabled ? 1 : 0,
     ...(o.apiVersion === 'v3' ? { metadata: { [META_KEY]: { node: m.node, pod: m.pod } } } : {}),
   };
 }
 
-function unused(slot: string, o: LayoutOptions, at = UNUSED): DpServer {
+function unused(slot: string, o: LayoutOptions, at = UNUSED, c?: HttpCheck): DpServer {
   return {
     name: slot,
     address: at.address,
     port: at.port,
     check: o.healthChecks ? 'enabled' : 'disabled',
+    ...timings(c),
     maintenance: 'enabled',
     weight: 1,
   };
@@ -134,6 +152,9 @@ export function serverChanged(a: DpServer, b: DpServer): boolean {
       s.address,
       s.port,
       s.check,
+      s.inter ?? null,
+      s.rise ?? null,
+      s.fall ?? null,
       s.maintenance,
       s.weight ?? 1,
       s.metadata?.[META_KEY] ?? null,
@@ -150,7 +171,9 @@ export function assignSlots(
   current: DpServer[],
   members: Member[],
   o: LayoutOptions,
+  check?: HttpCheck,
 ): { servers: DpServer[]; grown: boolean } {
+  const c = o.healthChecks ? check : undefined;
   const wanted = new Map(members.map((m) => [memberKey(m), m]));
   const out = new Map<string, DpServer>();
   const taken = new Set<string>();
@@ -158,10 +181,10 @@ export function assignSlots(
     const m = !isFree(s) ? wanted.get(memberKey(s)) : undefined;
     if (m && !taken.has(memberKey(m))) {
       taken.add(memberKey(m));
-      out.set(s.name, filled(s.name, m, o));
+      out.set(s.name, filled(s.name, m, o, c));
     } else {
       // Free, or its member left: maintenance, address kept (fewer runtime changes).
-      out.set(s.name, unused(s.name, o, { address: s.address, port: s.port ?? 1 }));
+      out.set(s.name, unused(s.name, o, { address: s.address, port: s.port ?? 1 }, c));
     }
   }
   const newcomers = members
@@ -175,17 +198,17 @@ export function assignSlots(
       free.find((s) => slotNode(s.name) === nodeWord(m.node)) ??
       free.find((s) => slotNode(s.name) === '') ??
       free[0];
-    if (slot) out.set(slot.name, filled(slot.name, m, o));
+    if (slot) out.set(slot.name, filled(slot.name, m, o, c));
     else {
       const name = `s${next++}_${nodeWord(m.node)}`;
-      out.set(name, filled(name, m, o));
+      out.set(name, filled(name, m, o, c));
       grown = true;
     }
   }
   // Whole steps of slots, the spare ones unused.
   while (out.size === 0 || out.size % o.slots !== 0) {
     const name = `s${next++}`;
-    out.set(name, unused(name, o));
+    out.set(name, unused(name, o, UNUSED, c));
   }
   if (current.length > 0 && out.size > current.length) grown = true;
   return { servers: [...out.values()], grown };
@@ -212,6 +235,7 @@ export function readPool(d: DeviceBackend): Pool {
     name: d.backend.name,
     protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
     health: meta.health === 'http' ? 'http' : meta.health === 'udp' ? 'udp' : 'tcp',
+    ...readCheck(dec(meta.check)),
     members,
     service: dec(meta.service) ?? '',
     servicePort: dec(meta.port) ?? '',

@@ -18,6 +18,9 @@ export const dpServerSchema = z
     address: word,
     port: z.number().int().min(1).max(65535).optional(),
     check: toggle.optional(),
+    inter: z.number().int().min(1).optional(),
+    rise: z.number().int().min(1).optional(),
+    fall: z.number().int().min(1).optional(),
     maintenance: toggle.optional(),
     weight: z.number().int().min(0).max(256).optional(),
     metadata: metadata.optional(),
@@ -31,6 +34,11 @@ export const dpBackendSchema = z
     mode: z.enum(['http', 'tcp', 'log']).optional(),
     balance: z.object({ algorithm: z.string() }).loose().optional(),
     adv_check: z.string().optional(),
+    httpchk_params: z
+      .object({ method: z.string().optional(), uri: z.string().optional() })
+      .loose()
+      .optional(),
+    check_timeout: z.number().int().min(0).optional(),
     description: z.string().optional(),
     metadata: metadata.optional(),
   })

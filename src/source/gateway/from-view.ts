@@ -32,6 +32,7 @@ export const SERVE_ALL: LoadBalancerInfo = {
     certificates: true,
     tlsPassthrough: true,
     http: ALL_HTTP,
+    httpChecks: true,
   },
 };
 

@@ -12,7 +12,13 @@ import { silentLogger } from '../../../src/runtime/logger.ts';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function rig(
-  o: { slots?: number; passMs?: number; fail?: () => boolean; deferredMs?: () => number | undefined } = {},
+  o: {
+    slots?: number;
+    passMs?: number;
+    fail?: () => boolean;
+    deferredMs?: () => number | undefined;
+    unstarted?: boolean;
+  } = {},
 ) {
   let running = 0;
   const seen = { passes: 0, maxRunning: 0, errors: 0 };
@@ -33,10 +39,23 @@ function rig(
     log: silentLogger(),
     onError: () => seen.errors++,
   });
+  if (!o.unstarted) s.start();
   return { s, seen };
 }
 
 describe('pass scheduler', () => {
+  it('nothing runs before start (the caches are not synced); what was asked runs once at start', async (t) => {
+    const { s, seen } = rig({ unstarted: true, passMs: 1 });
+    t.after(() => s.stop());
+    for (let i = 0; i < 10; i++) s.request();
+    await sleep(30);
+    assert.equal(seen.passes, 0);
+    s.start();
+    await sleep(30);
+    await s.whenIdle();
+    assert.equal(seen.passes, 1);
+  });
+
   it('a burst of requests is one pass (and one more for what came while it ran)', async (t) => {
     const { s, seen } = rig();
     t.after(() => s.stop());

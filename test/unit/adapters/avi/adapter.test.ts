@@ -115,7 +115,7 @@ describe('Avi adapter', () => {
     assert.equal(stored.created_by, 'npl-lb-c1');
     assert.deepEqual(
       (stored.markers as { key: string }[]).map((m) => m.key),
-      ['clustername', 'namespace', 'service', 'serviceport'],
+      ['clustername', 'namespace', 'service', 'serviceport', 'health'],
     );
     const rules = (
       sim.objects('httppolicyset').get('c1--ingress-npl')!.http_request_policy as {
