@@ -103,6 +103,8 @@ export class F5Adapter implements LoadBalancerAdapter {
       tlsPassthrough: true,
       // Endpoint_Policy conditions and actions (http-policy.ts); LTM policies have no regular expressions.
       http: { ...ALL_HTTP, pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific'], regexMatches: false },
+      // A pool's own Monitor (monitorType http) from its Pods' readiness probe (declaration.ts).
+      httpChecks: true,
     };
   }
 

@@ -14,7 +14,9 @@
  *   routes as applied in the service's metadata, so observe() reads back exactly them.
  * Pure: no I/O.
  */
+import { z } from 'zod';
 import type {
+  HttpCheck,
   HttpRoute,
   L4VirtualService,
   L7VirtualService,
@@ -55,6 +57,22 @@ export const acrossApps = (tenant: string): Refs => ({
 });
 
 export type Json = Record<string, unknown>;
+
+const httpCheckSchema = z.object({
+  type: z.literal('http'),
+  path: z.string(),
+  intervalSeconds: z.number().int(),
+  timeoutSeconds: z.number().int(),
+  rise: z.number().int(),
+  fall: z.number().int(),
+});
+const parseJson = (text: string | undefined): unknown => {
+  try {
+    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return undefined;
+  }
+};
 const metaValue = (o: unknown, key: string): string | undefined => {
   const m = (o as { metadata?: Record<string, { value?: unknown }> }).metadata?.[key]?.value;
   return typeof m === 'string' ? m : undefined;
@@ -64,14 +82,47 @@ const policyName = (vs: string): string => `${vs}_policy`;
 const tlsName = (vs: string): string => `${vs}_tls`;
 const iRuleName = (vs: string): string => `${vs}_500`;
 
+/** The name of a pool's own HTTP monitor (beside the pool, in its application). */
+export const checkMonitorName = (pool: string): string => `${pool}_check`;
+/** The remark that marks a monitor as ours (monitors carry no metadata in AS3). */
+export const checkMonitorRemark = (owner: string): string => remark(`npl-lb ${owner} member check`);
+
+/**
+ * A pool's HTTP check as an AS3 Monitor (monitorType http): GET of the probe's path, up on a 2xx
+ * or 3xx status line; BIG-IP marks a member down when no check succeeded for `timeout` seconds and
+ * up after `timeUntilUp` seconds of successes, so the probe's failure and success thresholds become
+ * those times at its interval.
+ */
+export function renderCheckMonitor(c: HttpCheck, owner: string): Json {
+  return {
+    class: 'Monitor',
+    remark: checkMonitorRemark(owner),
+    monitorType: 'http',
+    send: `GET ${c.path} HTTP/1.0\r\n\r\n`,
+    receive: 'HTTP/1\\.[01] [23][0-9][0-9]',
+    interval: c.intervalSeconds,
+    timeout: c.intervalSeconds * c.fall + 1,
+    timeUntilUp: c.intervalSeconds * (c.rise - 1),
+  };
+}
+
+/** A pool and, when the application's probe gives one, its HTTP monitor: the objects by name. */
+export function renderPoolObjects(name: string, p: Pool, owner: string): Json {
+  return {
+    [name]: renderPool(p, owner),
+    ...(p.check ? { [checkMonitorName(name)]: renderCheckMonitor(p.check, owner) } : {}),
+  };
+}
+
 export function renderPool(p: Pool, owner: string): Json {
   return {
     class: 'Pool',
     remark: remark(`npl-lb ${p.service}:${p.servicePort}`),
     loadBalancingMode: 'round-robin',
-    // A TCP (UDP) check: BIG-IP's http monitor would probe GET / (readiness-probe checks are not
-    // carried on AS3 yet: the capabilities say so). The traffic kind is in the metadata.
-    monitors: [p.health === 'udp' ? 'udp' : 'tcp'],
+    // The application's HTTP check (its own Monitor), else a TCP (UDP) check: BIG-IP's http
+    // monitor would probe GET /, and an API that answers 404 there is healthy. The traffic kind
+    // is in the metadata.
+    monitors: p.check ? [{ use: checkMonitorName(p.name) }] : [p.health === 'udp' ? 'udp' : 'tcp'],
     members: p.members.map((m) => ({
       servicePort: m.port,
       serverAddresses: [m.address],
@@ -86,6 +137,7 @@ export function renderPool(p: Pool, owner: string): Json {
       servicePort: p.servicePort,
       protocol: p.protocol,
       health: p.health,
+      ...(p.check ? { check: JSON.stringify(p.check) } : {}),
     }),
   };
 }
@@ -202,12 +254,15 @@ export function renderVirtualService(
 
 function parsePool(name: string, o: Json): Pool {
   const members = Array.isArray(o.members) ? (o.members as Json[]) : [];
-  const monitor = Array.isArray(o.monitors) ? String(o.monitors[0] ?? 'tcp') : 'tcp';
+  const first: unknown = Array.isArray(o.monitors) ? o.monitors[0] : undefined;
+  const monitor = typeof first === 'string' ? first : 'tcp';
   const health = metaValue(o, 'health') ?? monitor;
+  const check = httpCheckSchema.safeParse(parseJson(metaValue(o, 'check')));
   return {
     name,
     protocol: metaValue(o, 'protocol') === 'UDP' ? 'UDP' : 'TCP',
     health: health === 'http' || health === 'udp' ? health : 'tcp',
+    ...(check.success ? { check: check.data } : {}),
     members: members.map((m): Member => ({
       address: String((m.serverAddresses as unknown[] | undefined)?.[0] ?? ''),
       port: Number(m.servicePort),

@@ -18,7 +18,8 @@ import {
   ownedObjectNames,
   parseDeclaration,
   poolApp,
-  renderPool,
+  checkMonitorRemark,
+  renderPoolObjects,
   renderVirtualService,
   vsApp,
 } from './declaration.ts';
@@ -44,6 +45,13 @@ export function renderTenant(
   for (const v of before.owned.virtualServices) for (const n of ownedObjectNames(v)) ours.add(n);
   for (const p of before.owned.pools) ours.add(p.name);
   for (const c of before.owned.certificates ?? []) ours.add(c.name);
+  // Our pools' HTTP monitors (marked by their remark: a Monitor has no metadata), whether or not
+  // a pool still uses them: one whose pool lost its check goes with the rewrite.
+  for (const [name, value] of Object.entries(now))
+    if (isApp(value) && isOurApp(name))
+      for (const [k, o] of Object.entries(value))
+        if ((o as Json | null)?.class === 'Monitor' && (o as Json).remark === checkMonitorRemark(ids.owner))
+          ours.add(k);
   // Everything that is not ours, as it is: other applications, and others' objects in ours.
   const tenant: Json = { class: 'Tenant' };
   for (const [name, value] of Object.entries(now)) {
@@ -70,7 +78,7 @@ export function renderTenant(
   };
   if (!perApp) {
     const app: Json = { ...((tenant[APP] as Json | undefined) ?? generic({})) };
-    for (const [name, p] of sorted(pools)) app[name] = renderPool(p, ids.owner);
+    for (const [name, p] of sorted(pools)) Object.assign(app, renderPoolObjects(name, p, ids.owner));
     for (const [, v] of sorted(vss)) Object.assign(app, renderVirtualService(v, ids.owner, undefined, pools));
     for (const [name, c] of sorted(certs)) app[name] = certObject(c);
     const constants = certConstants(app, [...certs.values()], ids.owner);
@@ -82,7 +90,7 @@ export function renderTenant(
   const put = (appName: string, objects: Json) => {
     tenant[appName] = { ...((tenant[appName] as Json | undefined) ?? generic({})), ...objects };
   };
-  for (const [name, p] of sorted(pools)) put(poolApp(name), { [name]: renderPool(p, ids.owner) });
+  for (const [name, p] of sorted(pools)) put(poolApp(name), renderPoolObjects(name, p, ids.owner));
   for (const [name, v] of sorted(vss))
     put(vsApp(name), renderVirtualService(v, ids.owner, acrossApps(ids.tenant), pools));
   for (const [name, c] of sorted(certs)) {
