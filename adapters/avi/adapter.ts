@@ -8,7 +8,6 @@
  * are the session's. 404 on delete is success; other 400s are terminal; 5xx and timeouts are
  * retried by the work queue.
  */
-import PQueue from 'p-queue';
 import type {
   ApplyResult,
   Capabilities,
@@ -22,18 +21,20 @@ import {
   type AviObject,
   type AviPlacement,
   type AviType,
+  checkMonitorName,
   createdBy,
-  invalid,
   ownedBy,
+  renderHealthMonitor,
   renderPool,
 } from './objects.ts';
+import { invalid } from './object-schemas.ts';
 import { allocatedVip, renderVirtualService } from './vs-objects.ts';
 import { certificateProblem, parseCertificate, renderCertificate } from './certificates.ts';
 import { aviCapabilities } from './capabilities.ts';
 import { routeProblem } from './http-policy.ts';
 import { certificateRefs, poolRefs } from '../../src/model/refs.ts';
-import { readRuntimeServers } from './runtime-server.ts';
-import { AviError, AviSession, type AviSessionOptions, errorText } from './session.ts';
+import { poolsHealth } from './runtime-server.ts';
+import { AviError, AviSession, type AviSessionOptions } from './session.ts';
 import { AviDeviceObjects, fail, Failure } from './device-objects.ts';
 import { observedModel } from './observed.ts';
 
@@ -55,6 +56,7 @@ const TYPES: AviType[] = [
   'virtualservice',
   'sslkeyandcertificate',
   'vsdatascriptset',
+  'healthmonitor',
 ];
 
 export class AviAdapter implements LoadBalancerAdapter {
@@ -158,6 +160,7 @@ export class AviAdapter implements LoadBalancerAdapter {
       ['httppolicyset', sets],
       ['sslkeyandcertificate', certs],
       ['vsdatascriptset', scripts],
+      ['healthmonitor', hms.filter((h) => ownedBy('healthmonitor', h, this.owner))],
     ]);
     for (const t of TYPES) {
       const byName = this.objects.cache.get(t)!;
@@ -173,27 +176,7 @@ export class AviAdapter implements LoadBalancerAdapter {
 
   /** Each server of our pools as Avi's health monitors see it (GET /api/pool/{uuid}/runtime/server). */
   async health(): Promise<MemberHealth[]> {
-    const pools = (
-      await this.session.list('pool', `&created_by=${encodeURIComponent(createdBy(this.owner))}`)
-    ).filter((p) => ownedBy('pool', p, this.owner));
-    const q = new PQueue({ concurrency: 8 });
-    const lists = await Promise.all(
-      pools.map((p) =>
-        q.add(async () => {
-          const r = await this.session.call('GET', `/api/pool/${String(p.uuid)}/runtime/server`);
-          if (r.status !== 200) {
-            throw new AviError(
-              r.status,
-              `GET /api/pool/${String(p.uuid)}/runtime/server: ${errorText(r.body)}`,
-            );
-          }
-          const read = readRuntimeServers(String(p.name), r.body);
-          if ('error' in read) throw new AviError(r.status, read.error);
-          return read;
-        }),
-      ),
-    );
-    return lists.flat();
+    return poolsHealth(this.session, this.owner);
   }
 
   /**
@@ -272,7 +255,12 @@ export class AviAdapter implements LoadBalancerAdapter {
     const lastDeletes: Promise<void>[] = [];
     changes.forEach((c, i) => {
       if (c.kind === 'pool' && c.op === 'delete')
-        lastDeletes.push(run(i, [...upserts, ...vsDeletes], (x) => this.objects.remove('pool', x.name)));
+        lastDeletes.push(
+          run(i, [...upserts, ...vsDeletes], async (x) => {
+            await this.objects.remove('pool', x.name);
+            await this.objects.remove('healthmonitor', checkMonitorName(x.name));
+          }),
+        );
       if (c.kind === 'certificate' && c.op === 'delete')
         lastDeletes.push(
           run(i, [...upserts, ...vsDeletes], (x) => this.objects.remove('sslkeyandcertificate', x.name)),
@@ -302,13 +290,17 @@ export class AviAdapter implements LoadBalancerAdapter {
       fail('NotFound', `${type} ${c.name} is not on the controller; it is created on the next pass`, false);
   }
 
+  /** A pool, its own HTTP monitor first when it has a check; a monitor it no longer uses goes after. */
   private async upsertPool(c: Change): Promise<void> {
     if (c.kind !== 'pool' || c.op === 'delete') return;
     this.precheck(c);
     const o = renderPool(c.desired, this.owner, this.at);
-    const problems = invalid('pool', o);
+    const hm = c.desired.check ? renderHealthMonitor(c.desired, c.desired.check, this.owner) : undefined;
+    const problems = [...invalid('pool', o), ...(hm ? invalid('healthmonitor', hm) : [])];
     if (problems.length > 0) fail('Invalid', problems.join('; '), true);
+    if (hm) await this.objects.upsert('healthmonitor', hm);
     await this.objects.upsert('pool', o);
+    if (!hm) await this.objects.remove('healthmonitor', checkMonitorName(c.desired.name));
   }
 
   /** A certificate is checked as the controller would before it is sent; rotation updates it in place. */

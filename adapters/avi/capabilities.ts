@@ -17,6 +17,8 @@ export function aviCapabilities(allocatesVips: boolean): Capabilities {
     applyConcurrency: 4,
     certificates: true,
     tlsPassthrough: true,
+    // A pool's own HealthMonitor (HTTP) from its Pods' readiness probe (objects.ts).
+    httpChecks: true,
     http: {
       ...ALL_HTTP,
       pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific'],

@@ -12,10 +12,8 @@
  */
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
-import { z } from 'zod';
-import type { Pool } from '../../src/model/types.ts';
+import type { HttpCheck, Pool } from '../../src/model/types.ts';
 import { certificateSum } from './certificates.ts';
-import { validateAviObject } from './object-models.ts';
 
 export interface AviPlacement {
   cloud: string;
@@ -52,7 +50,8 @@ export type AviType =
   | 'httppolicyset'
   | 'virtualservice'
   | 'sslkeyandcertificate'
-  | 'vsdatascriptset';
+  | 'vsdatascriptset'
+  | 'healthmonitor';
 
 export const createdBy = (owner: string): string => `npl-lb-${owner}`;
 export const ownerOf = (createdByValue: unknown): string | undefined =>
@@ -72,157 +71,6 @@ export const markers = (owner: string, source: string, extra: Record<string, str
 export const markerValue = (o: Record<string, unknown>, key: string): string | undefined =>
   (o.markers as { key: string; values?: string[] }[] | undefined)?.find((m) => m.key === key)?.values?.[0];
 
-// zod schemas of what we write: the field names are a subset of the Avi field model.
-const rule = z
-  .object({ name: z.string().min(1), index: z.number().int().min(1), enable: z.boolean() })
-  .loose();
-const ref = z.string().regex(/^\/api\/[a-z]+\?name=.+/);
-const ip = z.object({
-  addr: z.string().refine((a) => isIP(a) !== 0, 'must be an IP address'),
-  type: z.enum(['V4', 'V6']),
-});
-const marker = z.object({ key: z.string().min(1), values: z.array(z.string()) });
-const base = {
-  name: z.string().min(1).max(255),
-  created_by: z.string().min(1),
-  markers: z.array(marker),
-  cloud_config_cksum: z.string().optional(),
-};
-export const SCHEMAS = {
-  pool: z
-    .object({
-      ...base,
-      description: z.string(),
-      cloud_ref: ref,
-      vrf_ref: ref,
-      health_monitor_refs: z.array(ref),
-      // Minutes before 31.2.1 (-1 infinite, 0 immediate), seconds from 31.2.1.
-      graceful_disable_timeout: z.number().int().min(-1).max(7200).optional(),
-      graceful_disable_timeout_sec: z.number().int().min(-1).max(432000).optional(),
-      servers: z.array(
-        z
-          .object({
-            ip,
-            port: z.number().int().min(1).max(65535),
-            hostname: z.string(),
-            enabled: z.boolean(),
-            external_uuid: z.string().optional(),
-          })
-          .strict(),
-      ),
-    })
-    .strict(),
-  poolgroup: z
-    .object({
-      ...base,
-      cloud_ref: ref,
-      members: z.array(z.object({ pool_ref: ref, ratio: z.number().int().min(1).max(1000) }).strict()),
-    })
-    .strict(),
-  vsvip: z
-    .object({
-      name: base.name,
-      markers: base.markers,
-      vsvip_cloud_config_cksum: z.string().optional(),
-      cloud_ref: ref,
-      vrf_context_ref: ref,
-      vip: z
-        .array(
-          z.union([
-            z.object({ vip_id: z.string(), ip_address: ip }).strict(),
-            z
-              .object({
-                vip_id: z.string(),
-                auto_allocate_ip: z.literal(true),
-                ipam_network_subnet: z
-                  .object({
-                    network_ref: ref,
-                    subnet: z.object({ ip_addr: ip, mask: z.number().int().min(0).max(32) }).strict(),
-                  })
-                  .strict(),
-              })
-              .strict(),
-          ]),
-        )
-        .length(1),
-    })
-    .strict(),
-  // Rules are checked against the Avi field model (fieldProblems) beside this outline.
-  httppolicyset: z
-    .object({
-      ...base,
-      description: z.string(),
-      http_request_policy: z.object({ rules: z.array(rule) }).strict(),
-      http_response_policy: z
-        .object({ rules: z.array(rule) })
-        .strict()
-        .optional(),
-    })
-    .strict(),
-  virtualservice: z
-    .object({
-      ...base,
-      description: z.string(),
-      cloud_ref: ref,
-      se_group_ref: ref,
-      vrf_context_ref: ref,
-      vsvip_ref: ref.optional(),
-      services: z
-        .array(
-          z.object({ port: z.number().int().min(1).max(65535), enable_ssl: z.boolean().optional() }).strict(),
-        )
-        .min(1)
-        .optional(),
-      type: z.enum(['VS_TYPE_NORMAL', 'VS_TYPE_VH_PARENT', 'VS_TYPE_VH_CHILD']).optional(),
-      vh_parent_vs_ref: ref.optional(),
-      vh_domain_name: z.array(z.string().min(1)).min(1).optional(),
-      ssl_key_and_certificate_refs: z.array(ref).min(1).max(1).optional(),
-      ssl_profile_ref: ref.optional(),
-      vs_datascripts: z
-        .array(z.object({ index: z.number().int(), vs_datascript_set_ref: ref }).strict())
-        .optional(),
-      application_profile_ref: ref,
-      network_profile_ref: ref,
-      pool_ref: ref.optional(),
-      pool_group_ref: ref.optional(),
-      http_policies: z
-        .array(z.object({ index: z.number().int(), http_policy_set_ref: ref }).strict())
-        .optional(),
-    })
-    .strict(),
-  sslkeyandcertificate: z
-    .object({
-      name: base.name,
-      created_by: base.created_by,
-      markers: base.markers,
-      type: z.literal('SSL_CERTIFICATE_TYPE_VIRTUALSERVICE'),
-      format: z.literal('SSL_PEM'),
-      certificate: z.object({ certificate: z.string().startsWith('-----BEGIN CERTIFICATE-----') }).strict(),
-      key: z.string().min(1),
-    })
-    .strict(),
-  vsdatascriptset: z
-    .object({
-      name: base.name,
-      created_by: base.created_by,
-      markers: base.markers,
-      description: z.string(),
-      datascript: z
-        .array(
-          z
-            .object({
-              evt: z.enum(['VS_DATASCRIPT_EVT_HTTP_REQ', 'VS_DATASCRIPT_EVT_L4_REQUEST']),
-              script: z.string(),
-            })
-            .strict(),
-        )
-        .length(1),
-      protocol_parser_refs: z.array(ref).optional(),
-      pool_group_refs: z.array(ref).optional(),
-    })
-    .strict(),
-} as const satisfies Record<AviType, z.ZodType>;
-
 /** The checksum of an object as we render it (without the checksum fields themselves). */
 export function checksum(o: Record<string, unknown>): string {
   const { cloud_config_cksum: _a, vsvip_cloud_config_cksum: _b, ...rest } = o;
@@ -234,23 +82,61 @@ export const SUM_MARKER = 'npl-lb-cksum';
 
 /** The object with its checksum: in its checksum field, or (types without one) in a marker. */
 export const withSum = (type: AviType, o: AviObject): AviObject =>
-  type === 'vsdatascriptset'
+  type === 'vsdatascriptset' || type === 'healthmonitor'
     ? { ...o, markers: [...((o.markers as unknown[]) ?? []), { key: SUM_MARKER, values: [checksum(o)] }] }
     : { ...o, [type === 'vsvip' ? 'vsvip_cloud_config_cksum' : 'cloud_config_cksum']: checksum(o) };
 
 /** The checksum an object carries, as withSum put it there ('' when none). */
 export function storedSum(type: AviType, o: Record<string, unknown>): string {
   if (type === 'sslkeyandcertificate') return certificateSum(o);
-  if (type === 'vsdatascriptset') return markerValue(o, SUM_MARKER) ?? '';
+  if (type === 'vsdatascriptset' || type === 'healthmonitor') return markerValue(o, SUM_MARKER) ?? '';
   return String(o[type === 'vsvip' ? 'vsvip_cloud_config_cksum' : 'cloud_config_cksum'] ?? '');
 }
 
 /**
- * The member check: a TCP connect (UDP pools: System-UDP). An HTTP pool is not checked with
- * System-HTTP's GET / (an API that answers 404 there is healthy; readiness-probe checks are not
- * carried on Avi yet: the capabilities say so). The pool's traffic kind is its `health` marker.
+ * The member check: the pool's own HTTP monitor when its Pods' readiness probe gives one, else a
+ * TCP connect (UDP pools: System-UDP). An HTTP pool is not checked with System-HTTP's GET / (an
+ * API that answers 404 there is healthy). The pool's traffic kind is its `health` marker.
  */
 const HEALTH = { tcp: 'System-TCP', udp: 'System-UDP', http: 'System-TCP' } as const;
+
+/** The name of a pool's own HTTP monitor. */
+export const checkMonitorName = (pool: string): string => `${pool}-check`;
+
+/**
+ * A pool's HTTP check as an Avi HealthMonitor: GET of the probe's path, HTTP_2XX and HTTP_3XX
+ * meaning up (the kubelet's rule), at the probe's period and timeout, up after successful_checks
+ * and down after failed_checks results in a row.
+ */
+export function renderHealthMonitor(p: Pool, c: HttpCheck, owner: string): AviObject {
+  return withSum('healthmonitor', {
+    name: checkMonitorName(p.name),
+    markers: markers(owner, p.service, { pool: p.name }),
+    description: `npl-lb readiness probe of ${p.service}:${p.servicePort}`,
+    type: 'HEALTH_MONITOR_HTTP',
+    send_interval: c.intervalSeconds,
+    receive_timeout: c.timeoutSeconds,
+    successful_checks: c.rise,
+    failed_checks: c.fall,
+    http_monitor: { http_request: `GET ${c.path} HTTP/1.0`, http_response_code: ['HTTP_2XX', 'HTTP_3XX'] },
+  });
+}
+
+/** A HealthMonitor of ours read back as the check it stands for (none if it is not one). */
+export function parseHealthMonitor(o: Record<string, unknown>): HttpCheck | undefined {
+  const http = o.http_monitor as { http_request?: unknown } | undefined;
+  const path = /^GET (\/\S*) HTTP\/1\.0$/.exec(String(http?.http_request ?? ''))?.[1];
+  if (o.type !== 'HEALTH_MONITOR_HTTP' || !path) return undefined;
+  const n = (v: unknown): number => (Number.isInteger(v) ? (v as number) : 0);
+  return {
+    type: 'http',
+    path,
+    intervalSeconds: n(o.send_interval),
+    timeoutSeconds: n(o.receive_timeout),
+    rise: n(o.successful_checks),
+    fall: n(o.failed_checks),
+  };
+}
 
 export function renderPool(p: Pool, owner: string, at: AviPlacement): AviObject {
   return withSum('pool', {
@@ -260,7 +146,7 @@ export function renderPool(p: Pool, owner: string, at: AviPlacement): AviObject 
     description: `npl-lb ${p.service}:${p.servicePort}`,
     cloud_ref: byName('cloud', at.cloud),
     vrf_ref: byName('vrfcontext', at.vrf),
-    health_monitor_refs: [byName('healthmonitor', HEALTH[p.health])],
+    health_monitor_refs: [byName('healthmonitor', p.check ? checkMonitorName(p.name) : HEALTH[p.health])],
     ...gracefulDisable(at),
     servers: p.members.map((m) => ({
       ip: ipAddr(m.address),
@@ -271,24 +157,6 @@ export function renderPool(p: Pool, owner: string, at: AviPlacement): AviObject 
     })),
   });
 }
-
-/** Problems with an object before it is sent (field and reason), none when it is valid. */
-export function invalid(type: AviType, o: AviObject): string[] {
-  const r = SCHEMAS[type].safeParse(o);
-  const outline = r.success
-    ? []
-    : r.error.issues.map((i) => `${type} ${o.name}: ${i.path.join('.')}: ${i.message}`);
-  // Policy rules and the rest held to the Avi field model (names and JSON types) as the controller does.
-  const model = MODEL_FOR[type];
-  const fields = model ? validateAviObject(model, o).map((p) => `${type} ${o.name}: ${p}`) : [];
-  return [...outline, ...fields];
-}
-
-const MODEL_FOR: Partial<Record<AviType, string>> = {
-  httppolicyset: 'HTTPPolicySet',
-  virtualservice: 'VirtualService',
-  sslkeyandcertificate: 'SSLKeyAndCertificate',
-};
 
 /** Everything observe() needs to turn device objects back into the model. */
 export interface Lookup {
@@ -305,7 +173,11 @@ export const uuidOf = (refValue: unknown): string =>
     .pop() ?? '';
 
 export function parsePool(o: Record<string, unknown>, l: Lookup): Pool {
-  const hm = l.names.get(uuidOf((o.health_monitor_refs as unknown[] | undefined)?.[0])) ?? 'System-TCP';
+  const hmUuid = uuidOf((o.health_monitor_refs as unknown[] | undefined)?.[0]);
+  const hm = l.names.get(hmUuid) ?? 'System-TCP';
+  // The pool's own monitor (ours, of its name) is its check.
+  const own = l.byUuid.get(hmUuid);
+  const check = own && own.name === checkMonitorName(String(o.name)) ? parseHealthMonitor(own) : undefined;
   const marked = markerValue(o, 'health');
   const health =
     marked === 'tcp' || marked === 'udp' || marked === 'http'
@@ -321,6 +193,7 @@ export function parsePool(o: Record<string, unknown>, l: Lookup): Pool {
     name: String(o.name),
     protocol: health === 'udp' ? 'UDP' : 'TCP',
     health,
+    ...(check ? { check } : {}),
     members: ((o.servers ?? []) as Record<string, unknown>[]).map((s) => ({
       address: String((s.ip as { addr?: string } | undefined)?.addr ?? ''),
       port: Number(s.port),
@@ -335,5 +208,7 @@ export function parsePool(o: Record<string, unknown>, l: Lookup): Pool {
 
 /** Whether an object carries our owner mark (created_by, or for a VsVip its clustername marker). */
 export function ownedBy(type: AviType, o: Record<string, unknown>, owner: string): boolean {
-  return type === 'vsvip' ? markerValue(o, 'clustername') === owner : o.created_by === createdBy(owner);
+  return type === 'vsvip' || type === 'healthmonitor'
+    ? markerValue(o, 'clustername') === owner
+    : o.created_by === createdBy(owner);
 }

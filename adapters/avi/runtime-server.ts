@@ -2,7 +2,10 @@
  * A pool's runtime server status (GET /api/pool/{uuid}/runtime/server) read as member health.
  * Pure. (The simulator answers it with code of its own: sim/avi/runtime-servers.ts.)
  */
+import PQueue from 'p-queue';
 import { z } from 'zod';
+import { createdBy, ownedBy } from './objects.ts';
+import { AviError, type AviSession, errorText } from './session.ts';
 import type { MemberHealth } from '../../src/adapter/contract.ts';
 
 /** What the answer holds, as far as we read it. */
@@ -30,4 +33,28 @@ export function readRuntimeServers(pool: string, body: unknown): MemberHealth[] 
       ...(s.oper_status.reason?.length ? { reason: s.oper_status.reason.join('; ') } : {}),
     };
   });
+}
+
+/** Each server of our pools as Avi's health monitors see it (8 pools read at a time). */
+export async function poolsHealth(session: AviSession, owner: string): Promise<MemberHealth[]> {
+  const pools = (await session.list('pool', `&created_by=${encodeURIComponent(createdBy(owner))}`)).filter(
+    (p) => ownedBy('pool', p, owner),
+  );
+  const q = new PQueue({ concurrency: 8 });
+  const lists = await Promise.all(
+    pools.map((p) =>
+      q.add(async () => {
+        const r = await session.call('GET', `/api/pool/${String(p.uuid)}/runtime/server`);
+        if (r.status !== 200)
+          throw new AviError(
+            r.status,
+            `GET /api/pool/${String(p.uuid)}/runtime/server: ${errorText(r.body)}`,
+          );
+        const read = readRuntimeServers(String(p.name), r.body);
+        if ('error' in read) throw new AviError(r.status, read.error);
+        return read;
+      }),
+    ),
+  );
+  return lists.flat();
 }

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { haproxyBinMissing } from '../../support/haproxy.ts';
-import { invalid as aviInvalid } from '../../../adapters/avi/objects.ts';
+import { invalid as aviInvalid } from '../../../adapters/avi/object-schemas.ts';
 import { renderVirtualService as aviRender } from '../../../adapters/avi/vs-objects.ts';
 import { renderVirtualService as f5Render, renderPool as f5Pool } from '../../../adapters/f5/declaration.ts';
 import { validateAs3 } from '../../../adapters/f5/as3-validate.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AviAdapter } from '../../../../adapters/avi/adapter.ts';
 import { knownModel, MODEL_OF } from '../../../../adapters/avi/object-models.ts';
-import { SCHEMAS } from '../../../../adapters/avi/objects.ts';
+import { SCHEMAS } from '../../../../adapters/avi/object-schemas.ts';
 import { laterFields } from '../../../../sim/avi/defaults.ts';
 import { AviSimulator } from '../../../../sim/avi/simulator.ts';
 import type { L7VirtualService, Pool } from '../../../../src/model/types.ts';

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { resolveConnection, resolveRequest } from '../../../../src/model/http-match.ts';
 import type { L4VirtualService, L7VirtualService, SniRoute } from '../../../../src/model/types.ts';
 import { luaString } from '../../../../adapters/avi/passthrough.ts';
-import { invalid } from '../../../../adapters/avi/objects.ts';
+import { invalid } from '../../../../adapters/avi/object-schemas.ts';
 import { renderVirtualService } from '../../../../adapters/avi/vs-objects.ts';
 import { routeProblem } from '../../../../adapters/avi/http-policy.ts';
 import { type AviObjects, connect, evaluate } from '../../../support/avi-policy.ts';

@@ -1,0 +1,198 @@
+/**
+ * What the Avi adapter writes, checked before it is sent: a zod schema per object type (the field
+ * names a subset of the Avi field model, values within Avi's ranges), and the policy rules and
+ * the rest held to the bundled field model as the controller holds them.
+ */
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { validateAviObject } from './object-models.ts';
+import type { AviObject, AviType } from './objects.ts';
+
+// zod schemas of what we write: the field names are a subset of the Avi field model.
+const rule = z
+  .object({ name: z.string().min(1), index: z.number().int().min(1), enable: z.boolean() })
+  .loose();
+const ref = z.string().regex(/^\/api\/[a-z]+\?name=.+/);
+const ip = z.object({
+  addr: z.string().refine((a) => isIP(a) !== 0, 'must be an IP address'),
+  type: z.enum(['V4', 'V6']),
+});
+const marker = z.object({ key: z.string().min(1), values: z.array(z.string()) });
+const base = {
+  name: z.string().min(1).max(255),
+  created_by: z.string().min(1),
+  markers: z.array(marker),
+  cloud_config_cksum: z.string().optional(),
+};
+export const SCHEMAS = {
+  pool: z
+    .object({
+      ...base,
+      description: z.string(),
+      cloud_ref: ref,
+      vrf_ref: ref,
+      health_monitor_refs: z.array(ref),
+      // Minutes before 31.2.1 (-1 infinite, 0 immediate), seconds from 31.2.1.
+      graceful_disable_timeout: z.number().int().min(-1).max(7200).optional(),
+      graceful_disable_timeout_sec: z.number().int().min(-1).max(432000).optional(),
+      servers: z.array(
+        z
+          .object({
+            ip,
+            port: z.number().int().min(1).max(65535),
+            hostname: z.string(),
+            enabled: z.boolean(),
+            external_uuid: z.string().optional(),
+          })
+          .strict(),
+      ),
+    })
+    .strict(),
+  poolgroup: z
+    .object({
+      ...base,
+      cloud_ref: ref,
+      members: z.array(z.object({ pool_ref: ref, ratio: z.number().int().min(1).max(1000) }).strict()),
+    })
+    .strict(),
+  vsvip: z
+    .object({
+      name: base.name,
+      markers: base.markers,
+      vsvip_cloud_config_cksum: z.string().optional(),
+      cloud_ref: ref,
+      vrf_context_ref: ref,
+      vip: z
+        .array(
+          z.union([
+            z.object({ vip_id: z.string(), ip_address: ip }).strict(),
+            z
+              .object({
+                vip_id: z.string(),
+                auto_allocate_ip: z.literal(true),
+                ipam_network_subnet: z
+                  .object({
+                    network_ref: ref,
+                    subnet: z.object({ ip_addr: ip, mask: z.number().int().min(0).max(32) }).strict(),
+                  })
+                  .strict(),
+              })
+              .strict(),
+          ]),
+        )
+        .length(1),
+    })
+    .strict(),
+  // Rules are checked against the Avi field model (fieldProblems) beside this outline.
+  httppolicyset: z
+    .object({
+      ...base,
+      description: z.string(),
+      http_request_policy: z.object({ rules: z.array(rule) }).strict(),
+      http_response_policy: z
+        .object({ rules: z.array(rule) })
+        .strict()
+        .optional(),
+    })
+    .strict(),
+  virtualservice: z
+    .object({
+      ...base,
+      description: z.string(),
+      cloud_ref: ref,
+      se_group_ref: ref,
+      vrf_context_ref: ref,
+      vsvip_ref: ref.optional(),
+      services: z
+        .array(
+          z.object({ port: z.number().int().min(1).max(65535), enable_ssl: z.boolean().optional() }).strict(),
+        )
+        .min(1)
+        .optional(),
+      type: z.enum(['VS_TYPE_NORMAL', 'VS_TYPE_VH_PARENT', 'VS_TYPE_VH_CHILD']).optional(),
+      vh_parent_vs_ref: ref.optional(),
+      vh_domain_name: z.array(z.string().min(1)).min(1).optional(),
+      ssl_key_and_certificate_refs: z.array(ref).min(1).max(1).optional(),
+      ssl_profile_ref: ref.optional(),
+      vs_datascripts: z
+        .array(z.object({ index: z.number().int(), vs_datascript_set_ref: ref }).strict())
+        .optional(),
+      application_profile_ref: ref,
+      network_profile_ref: ref,
+      pool_ref: ref.optional(),
+      pool_group_ref: ref.optional(),
+      http_policies: z
+        .array(z.object({ index: z.number().int(), http_policy_set_ref: ref }).strict())
+        .optional(),
+    })
+    .strict(),
+  sslkeyandcertificate: z
+    .object({
+      name: base.name,
+      created_by: base.created_by,
+      markers: base.markers,
+      type: z.literal('SSL_CERTIFICATE_TYPE_VIRTUALSERVICE'),
+      format: z.literal('SSL_PEM'),
+      certificate: z.object({ certificate: z.string().startsWith('-----BEGIN CERTIFICATE-----') }).strict(),
+      key: z.string().min(1),
+    })
+    .strict(),
+  // A pool's own HTTP monitor (the Pods' readiness probe). The model has no created_by: ours are
+  // marked by the clustername marker, as a VsVip.
+  healthmonitor: z
+    .object({
+      name: base.name,
+      markers: base.markers,
+      description: z.string(),
+      type: z.literal('HEALTH_MONITOR_HTTP'),
+      send_interval: z.number().int().min(1).max(3600),
+      receive_timeout: z.number().int().min(1).max(2400),
+      successful_checks: z.number().int().min(1).max(50),
+      failed_checks: z.number().int().min(1).max(50),
+      http_monitor: z
+        .object({
+          http_request: z.string().regex(/^GET \/\S* HTTP\/1\.0$/),
+          http_response_code: z.array(z.enum(['HTTP_2XX', 'HTTP_3XX'])),
+        })
+        .strict(),
+    })
+    .strict(),
+  vsdatascriptset: z
+    .object({
+      name: base.name,
+      created_by: base.created_by,
+      markers: base.markers,
+      description: z.string(),
+      datascript: z
+        .array(
+          z
+            .object({
+              evt: z.enum(['VS_DATASCRIPT_EVT_HTTP_REQ', 'VS_DATASCRIPT_EVT_L4_REQUEST']),
+              script: z.string(),
+            })
+            .strict(),
+        )
+        .length(1),
+      protocol_parser_refs: z.array(ref).optional(),
+      pool_group_refs: z.array(ref).optional(),
+    })
+    .strict(),
+} as const satisfies Record<AviType, z.ZodType>;
+
+/** Problems with an object before it is sent (field and reason), none when it is valid. */
+export function invalid(type: AviType, o: AviObject): string[] {
+  const r = SCHEMAS[type].safeParse(o);
+  const outline = r.success
+    ? []
+    : r.error.issues.map((i) => `${type} ${o.name}: ${i.path.join('.')}: ${i.message}`);
+  // Policy rules and the rest held to the Avi field model (names and JSON types) as the controller does.
+  const model = MODEL_FOR[type];
+  const fields = model ? validateAviObject(model, o).map((p) => `${type} ${o.name}: ${p}`) : [];
+  return [...outline, ...fields];
+}
+
+const MODEL_FOR: Partial<Record<AviType, string>> = {
+  httppolicyset: 'HTTPPolicySet',
+  virtualservice: 'VirtualService',
+  sslkeyandcertificate: 'SSLKeyAndCertificate',
+};
