@@ -96,10 +96,20 @@ export const gatewaySchema = z
     spec: z
       .object({
         gatewayClassName: z.string(),
+        // A value is optional (v1.6): an address of that type, any one, is asked for.
         addresses: z
-          .array(z.object({ type: z.string().default('IPAddress'), value: z.string() }).loose())
+          .array(z.object({ type: z.string().default('IPAddress'), value: z.string().optional() }).loose())
           .default([]),
         listeners: z.array(listenerSchema).default([]),
+        infrastructure: z
+          .object({
+            parametersRef: z
+              .object({ group: z.string(), kind: z.string(), name: z.string() })
+              .loose()
+              .optional(),
+          })
+          .loose()
+          .optional(),
       })
       .loose(),
     status: z

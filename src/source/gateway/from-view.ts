@@ -82,7 +82,8 @@ export function gatewayVipRequests(view: ClusterView, cfg: ControllerConfig): Vi
     const bad = asked.find((a) => a.type !== 'IPAddress') ?? (asked.length > 1 ? asked[1] : undefined);
     return {
       key: `gateway/${key(g.metadata)}`,
-      requested: bad ? `${bad.type}:${bad.value}` : asked[0]?.value,
+      // An IPAddress without a value asks for any address: one is allocated as without one.
+      requested: bad ? `${bad.type}:${bad.value ?? ''}` : asked[0]?.value,
       published: g.status.addresses.find((a) => a.type === undefined || a.type === 'IPAddress')?.value,
     };
   });

@@ -90,10 +90,27 @@ export function ourGateways(
     .sort((a, b) => (key(a.metadata) < key(b.metadata) ? -1 : 1));
 }
 
+/**
+ * Why a Gateway's `spec.infrastructure.parametersRef` cannot be used: npl-lb reads no parameters
+ * kind yet, so any reference is invalid (the Gateway API's InvalidParameters), never ignored.
+ */
+function invalidParameters(g: Gateway): string | undefined {
+  const ref = g.spec.infrastructure?.parametersRef;
+  if (!ref) return undefined;
+  const what = `${ref.group ? `${ref.group}/` : ''}${ref.kind} ${ref.name}`;
+  return `spec.infrastructure.parametersRef: ${what.slice(0, 200)} cannot be used: npl-lb reads no parameters kind for Gateways`;
+}
+
 function gatewayConditions(
   listeners: ListenerState[],
   vip: ReturnType<GatewayContext['vipOf']>,
+  invalid?: string,
 ): ConditionSpec[] {
+  if (invalid)
+    return [
+      cond('Accepted', false, 'InvalidParameters', invalid),
+      cond('Programmed', false, 'Invalid', invalid),
+    ];
   const bad = listeners.filter((l) => !l.attachable).length;
   const accepted =
     vip.reason === 'InvalidVIP'
@@ -180,6 +197,8 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
       grants,
       certificateOf: ctx.certificateOf,
     });
+    // A Gateway that is not accepted programs nothing: no route lands on its listeners.
+    if (invalidParameters(g)) for (const l of listeners) l.programmable = false;
     gws.set(key(g.metadata), {
       key: key(g.metadata),
       namespace: g.metadata.namespace,
@@ -264,7 +283,7 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
     out.gateways.set(gwKey, {
       generation: g.gateway.metadata.generation,
       vip: vip.vip,
-      conditions: gatewayConditions(g.listeners, vip),
+      conditions: gatewayConditions(g.listeners, vip, invalidParameters(g.gateway)),
       listeners: g.listeners.map((l) => ({
         name: l.listener.name,
         supportedKinds: l.supportedKinds,
@@ -272,7 +291,7 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
         conditions: l.conditions,
       })),
     });
-    if (!vip.vip) continue;
+    if (!vip.vip || invalidParameters(g.gateway)) continue;
     out.virtualServices.push(...l4Services(ctx.cluster, g, vip.vip, l4));
     const seen = new Set<string>();
     for (const l of g.listeners) {

@@ -83,6 +83,8 @@ export function resolveListeners(gw: Gateway, ctx: ListenerContext): ListenerSta
     };
     const refs: ConditionSpec[] = [];
     let accepted: ConditionSpec = cond('Accepted', true, 'Accepted');
+    /** A TLS listener in Terminate mode: TLSRoute termination is not served, no kind attaches. */
+    let terminate = false;
     if (!protocol) {
       accepted = cond('Accepted', false, 'UnsupportedProtocol', `protocol ${l.protocol} is not supported`);
     } else if (!ctx.support[protocol]) {
@@ -93,18 +95,20 @@ export function resolveListeners(gw: Gateway, ctx: ListenerContext): ListenerSta
         `the ${ctx.adapter} load balancer does not support ${protocol} listeners`,
       );
     } else if (protocol === 'TLS' && l.tls?.mode !== 'Passthrough') {
+      // The Gateway API's rule when TLSRoute termination is not supported: UnsupportedValue.
+      terminate = true;
       accepted = cond(
         'Accepted',
         false,
-        'UnsupportedProtocol',
-        'TLS listeners are served in Passthrough mode only',
+        'UnsupportedValue',
+        `tls.mode ${l.tls?.mode ?? 'Terminate'}: TLS listeners are served in Passthrough mode only`,
       );
     } else if (l.hostname !== undefined && hostProblem(l.hostname)) {
       accepted = cond('Accepted', false, 'UnsupportedValue', `hostname: ${hostProblem(l.hostname)}`);
     }
 
     // Route kinds: the ones asked for that this protocol can carry.
-    const valid = protocol ? KINDS[protocol] : [];
+    const valid = protocol && !terminate ? KINDS[protocol] : [];
     const asked = l.allowedRoutes.kinds;
     out.supportedKinds = (
       asked.length > 0 ? asked : valid.map((kind) => ({ group: GATEWAY_GROUP, kind }))

@@ -504,6 +504,85 @@ describe('Gateway API: listeners (conformance-modelled)', () => {
   });
 });
 
+describe('Gateway API: spec.infrastructure', () => {
+  it('a parametersRef npl-lb cannot use (GatewayInvalidParametersRef): Accepted=False/InvalidParameters, nothing programmed', () => {
+    const withRef = baseGateways().map((g) =>
+      g.metadata.name === 'same-namespace'
+        ? {
+            ...g,
+            spec: {
+              ...g.spec,
+              infrastructure: { parametersRef: { group: '', kind: 'ConfigMap', name: 'does-not-exist' } },
+            },
+          }
+        : g,
+    );
+    const r = pass({
+      gateways: withRef,
+      routes: [
+        route(INFRA, 'r', {
+          parentRefs: [{ name: 'same-namespace' }],
+          rules: [{ backendRefs: [{ name: 'infra-backend-v1', port: 8080 }] }],
+        }),
+      ],
+    });
+    const gw = r.gateways.get(`${INFRA}/same-namespace`)!;
+    assert.deepEqual(
+      gw.conditions.map((x) => `${x.type}=${x.status}/${x.reason}`),
+      ['Accepted=false/InvalidParameters', 'Programmed=false/Invalid'],
+    );
+    assert.match(gw.conditions[0]!.message, /ConfigMap does-not-exist/);
+    assert.equal(vsOf(r, `${INFRA}/same-namespace`), undefined, 'nothing served');
+    // Without the reference the same Gateway is accepted and served.
+    const plain = pass({
+      routes: [
+        route(INFRA, 'r', {
+          parentRefs: [{ name: 'same-namespace' }],
+          rules: [{ backendRefs: [{ name: 'infra-backend-v1', port: 8080 }] }],
+        }),
+      ],
+    });
+    assert.equal(plain.gateways.get(`${INFRA}/same-namespace`)!.conditions[0]!.reason, 'Accepted');
+    assert.ok(vsOf(plain, `${INFRA}/same-namespace`));
+  });
+});
+
+describe('Gateway API: spec.addresses', () => {
+  it('an IPAddress without a value (GatewayOptionalAddressValue) is kept and gets an address; a second address is refused', () => {
+    const cfg = parseControllerConfig('clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\n');
+    const gw = (name: string, addresses: unknown[]) =>
+      gatewaySchema.parse({
+        metadata: { namespace: INFRA, name, generation: 1, uid: `u-${name}` },
+        spec: {
+          gatewayClassName: 'npl-lb',
+          addresses,
+          listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }],
+        },
+      });
+    const view: ClusterView = {
+      services: baseServices(),
+      ingresses: [],
+      ingressClasses: [],
+      pods: [],
+      nodes: [],
+      namespaces: baseNamespaces(),
+      gatewayClasses: [gatewayClass()],
+      gateways: [
+        gw('without-value', [{ type: 'IPAddress' }]),
+        gw('two', [{ value: '192.0.2.3' }, { value: '192.0.2.4' }]),
+      ],
+      httpRoutes: [],
+    };
+    const r = buildDesired(view, cfg).gateways!;
+    const a = r.gateways.get(`${INFRA}/without-value`)!;
+    assert.match(a.vip ?? '', /^192\.0\.2\.\d+$/, 'an address from vip.cidrs');
+    assert.equal(a.conditions[0]!.status, true);
+    const two = r.gateways.get(`${INFRA}/two`)!;
+    assert.equal(two.vip, undefined);
+    assert.equal(two.conditions[1]!.reason, 'AddressNotAssigned');
+  });
+});
+
 describe('Gateway API: the namespaces npl-lb serves', () => {
   it('a Gateway or route in an excluded namespace is not ours, and a backend there is not reached nor annotated', () => {
     const cfg = parseControllerConfig(

@@ -96,10 +96,16 @@ describe('Gateway API: L4 routes (conformance-modelled)', () => {
     assert.equal(resolveConnection(vs, 'abc.example.com'), poolName('c1', INFRA, 'tls-backend-2', 443));
     assert.equal(resolveConnection(vs, 'example.org'), undefined, 'no route: refused');
     assert.equal(resolveConnection(vs), undefined, 'no SNI: refused');
+    // TLSRouteListenerTerminateNotSupported: UnsupportedValue, and no route kind attaches.
     assert.equal(
       listenerConditions(r, `${INFRA}/gateway-l4`, 'tls-terminate')[0],
-      'Accepted=False/UnsupportedProtocol',
+      'Accepted=False/UnsupportedValue',
     );
+    const terminate = r.gateways
+      .get(`${INFRA}/gateway-l4`)!
+      .listeners.find((l) => l.name === 'tls-terminate')!;
+    assert.deepEqual(terminate.supportedKinds, []);
+    assert.equal(terminate.attachedRoutes, 0);
   });
 
   it('cross-namespace backends need a ReferenceGrant for the route kind (TLSRouteInvalidReferenceGrant)', () => {
