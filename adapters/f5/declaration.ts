@@ -14,7 +14,7 @@
  *   routes as applied in the service's metadata, so observe() reads back exactly them.
  * Pure: no I/O.
  */
-import { z } from 'zod';
+import { readStoredCheck, storeCheck } from '../../src/adapter/stored-check.ts';
 import type {
   HttpCheck,
   HttpRoute,
@@ -58,21 +58,6 @@ export const acrossApps = (tenant: string): Refs => ({
 
 export type Json = Record<string, unknown>;
 
-const httpCheckSchema = z.object({
-  type: z.literal('http'),
-  path: z.string(),
-  intervalSeconds: z.number().int(),
-  timeoutSeconds: z.number().int(),
-  rise: z.number().int(),
-  fall: z.number().int(),
-});
-const parseJson = (text: string | undefined): unknown => {
-  try {
-    return text === undefined ? undefined : (JSON.parse(text) as unknown);
-  } catch {
-    return undefined;
-  }
-};
 const metaValue = (o: unknown, key: string): string | undefined => {
   const m = (o as { metadata?: Record<string, { value?: unknown }> }).metadata?.[key]?.value;
   return typeof m === 'string' ? m : undefined;
@@ -137,7 +122,7 @@ export function renderPool(p: Pool, owner: string): Json {
       servicePort: p.servicePort,
       protocol: p.protocol,
       health: p.health,
-      ...(p.check ? { check: JSON.stringify(p.check) } : {}),
+      ...(p.check ? { check: storeCheck(p.check) } : {}),
     }),
   };
 }
@@ -257,12 +242,12 @@ function parsePool(name: string, o: Json): Pool {
   const first: unknown = Array.isArray(o.monitors) ? o.monitors[0] : undefined;
   const monitor = typeof first === 'string' ? first : 'tcp';
   const health = metaValue(o, 'health') ?? monitor;
-  const check = httpCheckSchema.safeParse(parseJson(metaValue(o, 'check')));
+
   return {
     name,
     protocol: metaValue(o, 'protocol') === 'UDP' ? 'UDP' : 'TCP',
     health: health === 'http' || health === 'udp' ? health : 'tcp',
-    ...(check.success ? { check: check.data } : {}),
+    ...readStoredCheck(metaValue(o, 'check')),
     members: members.map((m): Member => ({
       address: String((m.serverAddresses as unknown[] | undefined)?.[0] ?? ''),
       port: Number(m.servicePort),

@@ -7,7 +7,6 @@
  * frontend with host and path ACLs switching to backends. Pure: no I/O.
  */
 import type {
-  HttpCheck,
   HttpRoute,
   L4VirtualService,
   L7VirtualService,
@@ -18,7 +17,7 @@ import type {
 } from '../../src/model/types.ts';
 import type { Observed } from '../../src/adapter/changes.ts';
 import { join } from 'node:path';
-import { z } from 'zod';
+import { readStoredCheck, storeCheck } from '../../src/adapter/stored-check.ts';
 import { pct, quoteArg } from './encode.ts';
 import { parseGatewayRoutes, parseSniRoutes, renderGatewayRoutes, renderSniRoutes } from './http-routes.ts';
 import { httpPools } from './validate.ts';
@@ -60,26 +59,6 @@ export function parseSections(text: string): Section[] {
   return out;
 }
 
-const httpCheckSchema = z.object({
-  type: z.literal('http'),
-  path: z.string(),
-  intervalSeconds: z.number().int(),
-  timeoutSeconds: z.number().int(),
-  rise: z.number().int(),
-  fall: z.number().int(),
-});
-
-/** A pool's check as the file keeps it (none when absent or unreadable: the plan writes it again). */
-export function readCheck(text: string | undefined): { check?: HttpCheck } {
-  if (!text) return {};
-  try {
-    const r = httpCheckSchema.safeParse(JSON.parse(text));
-    return r.success ? { check: r.data } : {};
-  } catch {
-    return {};
-  }
-}
-
 export const kv = (text: string): Record<string, string> =>
   Object.fromEntries([...text.matchAll(/(\w+)=(\S*)/g)].map((m) => [m[1]!, decodeURIComponent(m[2]!)]));
 /** Our data in comments and descriptions: encode.ts `pct`. */
@@ -114,7 +93,7 @@ function renderPool(p: Pool, http: boolean, o: RenderOptions): string[] {
   const checks = o.healthChecks ?? true;
   return [
     `backend ${p.name}`,
-    `    # npl-lb pool service=${enc(p.service)} port=${enc(p.servicePort)} protocol=${p.protocol} health=${p.health}${p.check ? ` check=${enc(JSON.stringify(p.check))}` : ''}`,
+    `    # npl-lb pool service=${enc(p.service)} port=${enc(p.servicePort)} protocol=${p.protocol} health=${p.health}${p.check ? ` check=${enc(storeCheck(p.check))}` : ''}`,
     `    mode ${http ? 'http' : 'tcp'}`,
     '    balance roundrobin',
     ...(checks ? httpCheckLines(p) : []),
@@ -293,7 +272,7 @@ export function parseConfig(text: string, owner: string): Observed & { foreignSe
         name: s.name,
         protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
         health: meta.health === 'http' ? 'http' : meta.health === 'udp' ? 'udp' : 'tcp',
-        ...readCheck(meta.check),
+        ...readStoredCheck(meta.check),
         members: parseMembers(s.lines),
         service: meta.service ?? '',
         servicePort: meta.port ?? '',

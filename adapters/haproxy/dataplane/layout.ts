@@ -9,7 +9,8 @@
  * Service) is in the backend's `description`, as `k=v` words. Frontends: frontend-layout.ts.
  */
 import type { HttpCheck, Member, Pool } from '../../../src/model/types.ts';
-import { enc, readCheck } from '../config.ts';
+import { readStoredCheck, storeCheck } from '../../../src/adapter/stored-check.ts';
+import { enc } from '../config.ts';
 import type { ApiVersion, DpBackend, DpServer } from './models.ts';
 
 export interface LayoutOptions {
@@ -75,7 +76,7 @@ export function backendFor(p: Pool, http: boolean, o: LayoutOptions): DpBackend 
     `port=${enc(p.servicePort)}`,
     `protocol=${p.protocol}`,
     `health=${p.health}`,
-    ...(p.check ? [`check=${enc(JSON.stringify(p.check))}`] : []),
+    ...(p.check ? [`check=${enc(storeCheck(p.check))}`] : []),
     ...(o.apiVersion === 'v2' && p.members.length > 0 ? [`members=${membersWord(p.members)}`] : []),
   ];
   // The application's HTTP check (its readiness probe): HAProxy's httpchk expects a 2xx or 3xx
@@ -235,7 +236,7 @@ export function readPool(d: DeviceBackend): Pool {
     name: d.backend.name,
     protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
     health: meta.health === 'http' ? 'http' : meta.health === 'udp' ? 'udp' : 'tcp',
-    ...readCheck(dec(meta.check)),
+    ...readStoredCheck(dec(meta.check)),
     members,
     service: dec(meta.service) ?? '',
     servicePort: dec(meta.port) ?? '',

@@ -13,19 +13,11 @@ import { DesiredCache } from '../../../src/controller/desired-cache.ts';
 import { buildDesired, type ClusterView } from '../../../src/source/desired.ts';
 import { SERVE_ALL } from '../../../src/source/gateway/from-view.ts';
 import { allocateVips, deviceVips, inCidrs } from '../../../src/source/vips.ts';
+import { nplAnnotation } from '../../support/kube-objects.ts';
 
 const cfg = (extra = ''): ControllerConfig =>
   parseControllerConfig(`clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\n${extra}`);
-const npl = (entries: [number, string, number][]) =>
-  JSON.stringify(
-    entries.map(([podPort, nodeIP, nodePort]) => ({
-      podPort,
-      nodeIP,
-      nodePort,
-      protocol: 'tcp',
-      ipFamily: 'IPv4',
-    })),
-  );
+const npl = nplAnnotation;
 const pod = (
   name: string,
   node: string,
