@@ -123,6 +123,9 @@ function pathModifier(
 
 const STATUS = new Set([301, 302, 303, 307, 308]);
 
+/** The fields of an HTTPRoute rule npl-lb serves. */
+const RULE_FIELDS = new Set(['name', 'matches', 'filters', 'backendRefs']);
+
 function filtersOf(filters: HttpRouteFilter[], field: string) {
   const out: Pick<HttpRoute, 'requestHeaders' | 'responseHeaders' | 'redirect' | 'rewrite'> = {};
   filters.forEach((f, i) => {
@@ -196,6 +199,10 @@ export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleRes
   try {
     route.spec.rules.forEach((rule, ri) => {
       const field = `spec.rules[${ri}]`;
+      // A field of the rule npl-lb does not carry (timeouts, retry, sessionPersistence, ...) refuses
+      // the route, naming it: never accepted and silently dropped.
+      const extra = Object.keys(rule).find((k) => !RULE_FIELDS.has(k));
+      if (extra) throw new Refused(`${field}.${extra.slice(0, 64)}: not supported by npl-lb yet`);
       const filters = filtersOf(rule.filters, `${field}.filters`);
       const split: WeightedBackend[] = [];
       rule.backendRefs.forEach((b, bi) => {

@@ -357,11 +357,24 @@ describe('HTTPRoute: bad input and what the adapter lacks', () => {
         ],
       }),
       bad('bad-header-name', { matches: [{ headers: [{ name: 'bad header', value: 'x' }] }] }),
+      // Rule fields npl-lb does not carry yet: refused naming the field, never dropped silently.
+      bad('timeouts', { timeouts: { request: '10s' } }),
+      bad('retry', { retry: { attempts: 3 } }),
+      bad('session', { sessionPersistence: { sessionName: 'x', type: 'Cookie' } }),
       bad('fine', {}),
     ];
     const r = pass({ routes });
     const vs = vsOf(r, GW)!;
-    for (const n of ['crlf-header', 'bad-regex', 'dotdot', 'mirror', 'bad-header-name']) {
+    for (const n of [
+      'crlf-header',
+      'bad-regex',
+      'dotdot',
+      'mirror',
+      'bad-header-name',
+      'timeouts',
+      'retry',
+      'session',
+    ]) {
       assert.deepEqual(parentConditions(r, `${INFRA}/${n}`)[0]![0], 'Accepted=False/UnsupportedValue', n);
       assert.equal(resolveRequest(vs, { host: `${n}.example`, path: '/' }).status, 404, `${n} is not served`);
     }
@@ -372,6 +385,10 @@ describe('HTTPRoute: bad input and what the adapter lacks', () => {
       /spec\.rules\[0\]\.filters\[0\]\.requestHeaderModifier\.set\[0\]: value .* holds a control character/,
     );
     assert.ok(!JSON.stringify(vs).includes('X-Injected'), 'never in the model');
+    assert.match(
+      r.routes.get(`HTTPRoute ${INFRA}/timeouts`)!.parents[0]!.conditions[0]!.message,
+      /spec\.rules\[0\]\.timeouts: not supported by npl-lb yet/,
+    );
   });
 
   it('an adapter without header matches or weights: those routes are UnsupportedValue, the Ingress-style ones attach', () => {
