@@ -47,14 +47,11 @@ export function desiredFrontends(
   const lbServices = ourLoadBalancerServices(view.services, cfg);
   const byClass = ingressesByClass(view.ingresses, view.ingressClasses, cfg);
   const vips = assignVips(vipRequests(lbServices, byClass, view, cfg), cfg, lb.caps.allocatesVips);
-  const l4 = loadBalancerServices(
-    lbServices,
-    cluster,
-    (k) => vipOutcome(vips.get(`service/${k}`)),
-    l4PoolFor,
-  );
+  const noCidrs = !lb.caps.allocatesVips && cfg.vip.cidrs.length === 0;
+  const vipOf = (k: string) => vipOutcome(vips.get(k), noCidrs);
+  const l4 = loadBalancerServices(lbServices, cluster, (k) => vipOf(`service/${k}`), l4PoolFor);
   const svcByKey = new Map(view.services.map((s) => [key(s.metadata), s]));
-  const ing = ingressFrontends(byClass, (cls) => vipOutcome(vips.get(`ingressclass/${cls}`)), {
+  const ing = ingressFrontends(byClass, (cls) => vipOf(`ingressclass/${cls}`), {
     cluster,
     httpPort: cfg.ingressHttpPort,
     httpsPort: cfg.ingressHttpsPort,
@@ -67,7 +64,7 @@ export function desiredFrontends(
     poolFor: httpPoolFor,
     l4PoolFor,
     certificateOf,
-    vipOf: (k) => vipOutcome(vips.get(`gateway/${k}`)),
+    vipOf: (k) => vipOf(`gateway/${k}`),
   });
   const certificates = new Map(ing.certificates.map((c) => [c.name, c]));
   for (const c of gateways?.certificates ?? []) certificates.set(c.name, c);

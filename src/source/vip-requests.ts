@@ -45,11 +45,20 @@ export const assignVips = (
   deviceAllocates: boolean | undefined,
 ): Map<string, VipResult> => (deviceAllocates ? deviceVips(requests) : allocateVips(requests, cfg.vip.cidrs));
 
-/** A VIP result as its source reports it: the address, or the problem with its Event reason. */
-export function vipOutcome(r: VipResult | undefined): VipOutcome {
+/**
+ * A VIP result as its source reports it: the address, or the problem with its Event reason.
+ * `noCidrs`: vip.cidrs is empty (and the device allocates none), which is what to say then.
+ */
+export function vipOutcome(r: VipResult | undefined, noCidrs = false): VipOutcome {
   if (!r) return { problem: 'no VIP', reason: EventReasons.NoVIP };
   if ('vip' in r) return { vip: r.vip };
   if ('conflict' in r) return { problem: `VIP conflict: ${r.conflict}`, reason: EventReasons.VIPConflict };
   if ('invalid' in r) return { problem: r.invalid, reason: EventReasons.InvalidVIP };
+  if (noCidrs)
+    return {
+      problem:
+        'no VIP: vip.cidrs is empty; set vip.cidrs (or an IPAM network on an adapter that allocates VIPs)',
+      reason: EventReasons.NoVIP,
+    };
   return { problem: 'no free VIP in vip.cidrs', reason: EventReasons.NoVIP };
 }

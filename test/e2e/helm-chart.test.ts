@@ -282,6 +282,24 @@ describe('Helm chart', () => {
     }
   });
 
+  it('the agent (root, NET_ADMIN) runs only where members are NodePortLocal mappings', async () => {
+    for (const serviceType of ['NodePort', 'ClusterIP']) {
+      const kinds = (await template(['--set', 'clusterName=c1', '--set', `serviceType=${serviceType}`])).map(
+        (d) => `${d.kind}/${(d.metadata as { name: string }).name}`,
+      );
+      assert.ok(
+        !kinds.some((k) => k.includes('agent')),
+        `${serviceType}: ${kinds.filter((k) => k.includes('agent')).join(', ')}`,
+      );
+    }
+    const npl = (await template(['--set', 'clusterName=c1'])).map((d) => d.kind);
+    assert.ok(npl.includes('DaemonSet'));
+    assert.ok(
+      (await template(['--set', 'clusterName=c1', '--set', 'vip.cidrs={10.0.100.0/24,192.168.0.0/16}']))
+        .length > 0,
+    );
+  });
+
   it('values.schema.json refuses bad values, naming the field; a missing clusterName is refused', async () => {
     /** helm template's error output for these --set values (it must fail). */
     const refusal = async (...sets: string[]) => {
@@ -298,6 +316,9 @@ describe('Helm chart', () => {
       /url/,
     );
     assert.match(await refusal('clusterName='), /clusterName/);
+    // A CIDR the controller would refuse at start is refused at install.
+    for (const cidr of ['10.0.100.0/33', '10.0.300.0/24', '10.0.100.0'])
+      assert.match(await refusal('clusterName=c1', `vip.cidrs={${cidr}}`), /cidrs/, cidr);
     assert.match(
       await refusal('adapter.type=haproxy'),
       /adapter\.haproxy\.nodeSelector is required for the runtime transport/,

@@ -277,6 +277,19 @@ describe('desired state from the cluster', () => {
 });
 
 describe('VIP allocation', () => {
+  it('with vip.cidrs empty a LoadBalancer Service is told so, not that no VIP is free', () => {
+    const empty = parseControllerConfig('clusterName: c1\ndefaultLoadBalancer: true\n');
+    const st = buildDesired(view({ services: [lb()] }), empty).services.get('default/web')!;
+    assert.equal(st.vip, undefined);
+    assert.equal(st.reason, 'NoVIP');
+    assert.match(st.problem ?? '', /vip\.cidrs is empty; set vip\.cidrs/);
+    const full = buildDesired(
+      view({ services: [lb()] }),
+      parseControllerConfig('clusterName: c1\ndefaultLoadBalancer: true\nvip: {cidrs: [192.0.2.1/32]}\n'),
+    );
+    assert.equal(full.services.get('default/web')!.vip, '192.0.2.1');
+  });
+
   it('requested first, then what the status already shows, then hashed into the CIDRs; clashes reported', () => {
     const requests = [
       { key: 'service/a', requested: '192.0.2.5' },

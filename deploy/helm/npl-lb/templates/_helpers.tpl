@@ -64,3 +64,11 @@ app.kubernetes.io/component: {{ .component }}
   valueFrom: { secretKeyRef: { name: {{ include "npl-lb.credentialsSecret" . }}, key: password } }
 {{- end }}
 {{- end -}}
+
+{{/*
+Whether the agent runs: it is asked for and members are NodePortLocal mappings (in NodePort and
+ClusterIP modes nothing maps ports on the nodes, so no privileged DaemonSet is deployed).
+*/}}
+{{- define "npl-lb.agentEnabled" -}}
+{{- if and .Values.agent.enabled (eq .Values.serviceType "NodePortLocal") }}true{{ end -}}
+{{- end }}
