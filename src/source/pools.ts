@@ -54,10 +54,12 @@ function rejectionFindings(service: string, rejected: Rejection[]): Finding[] {
 
 export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
   const { svc, port } = req;
-  const r = membersFor(ctx.serviceType, svc, port, ctx.pods, ctx.nodeList, ctx.nodes);
+  // The Service's Pods, selected once for the members and for their probes.
+  const selected = ctx.serviceType === 'NodePort' ? [] : ctx.pods.select(svc);
+  const r = membersFor(ctx.serviceType, svc, port, selected, ctx.nodeList, ctx.nodes);
   // Each member is a Pod's own port in NodePortLocal and ClusterIP modes: its probe applies. A
   // NodePort member is a node, which kube-proxy balances over every Pod.
-  let probed = ctx.serviceType === 'NodePort' ? {} : checkFromProbes(port, ctx.pods.select(svc));
+  let probed = ctx.serviceType === 'NodePort' ? {} : checkFromProbes(port, selected);
   if (probed.check && !ctx.lb.caps.httpChecks)
     probed = {
       notFollowed: `the ${ctx.lb.name} load balancer does not run HTTP checks from readiness probes yet`,
