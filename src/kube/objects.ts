@@ -127,6 +127,8 @@ export const serviceSchema = z
         ports: z.array(servicePortSchema).default([]),
         loadBalancerClass: z.string().optional(),
         loadBalancerIP: z.string().optional(),
+        ipFamilies: z.array(z.string()).optional(),
+        ipFamilyPolicy: z.string().optional(),
       })
       .loose()
       .default({ type: 'ClusterIP', ports: [] }),

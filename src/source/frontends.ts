@@ -74,7 +74,7 @@ export function desiredFrontends(
     services: l4.services,
     ingresses: ing.ingresses,
     gateways,
-    findings: ing.findings,
+    findings: [...l4.findings, ...ing.findings],
     pools: [...requests.values()],
   };
 }

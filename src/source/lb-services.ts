@@ -7,7 +7,8 @@ import type { Service } from '../kube/objects.ts';
 import { l4Name } from '../model/names.ts';
 import type { L4VirtualService } from '../model/types.ts';
 import { ourLoadBalancer } from './ours.ts';
-import type { ServicePort, SourceStatus, VipOutcome } from './types.ts';
+import { EventReasons } from '../kube/event-reasons.ts';
+import type { Finding, ServicePort, SourceStatus, VipOutcome } from './types.ts';
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
 
@@ -19,15 +20,34 @@ export const ourLoadBalancerServices = (services: Service[], cfg: ControllerConf
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([, s]) => s);
 
+/** A Service that asks for IPv6 (its ipFamilies): not served yet, said on it. */
+function familyFinding(svc: Service): Finding | undefined {
+  const families = svc.spec.ipFamilies ?? [];
+  if (!families.includes('IPv6')) return undefined;
+  const v6only = !families.includes('IPv4');
+  return {
+    kind: 'Service',
+    key: key(svc.metadata),
+    type: 'Warning',
+    reason: EventReasons.IPFamilyNotServed,
+    message: v6only
+      ? 'ipFamilies [IPv6]: npl-lb serves IPv4 VIPs only so far; this Service gets an IPv4 VIP'
+      : `ipFamilies [${families.join(', ')}] (${svc.spec.ipFamilyPolicy ?? 'SingleStack'}): npl-lb serves IPv4 only so far; no IPv6 VIP is given`,
+  };
+}
+
 export function loadBalancerServices(
   services: Service[],
   cluster: string,
   vipOf: (serviceKey: string) => VipOutcome,
   poolFor: (svc: Service, port: ServicePort) => string,
-): { virtualServices: L4VirtualService[]; services: Map<string, SourceStatus> } {
+): { virtualServices: L4VirtualService[]; services: Map<string, SourceStatus>; findings: Finding[] } {
   const virtualServices: L4VirtualService[] = [];
   const statuses = new Map<string, SourceStatus>();
+  const findings: Finding[] = [];
   for (const svc of services) {
+    const family = familyFinding(svc);
+    if (family) findings.push(family);
     const { vip, problem, reason } = vipOf(key(svc.metadata));
     const names: string[] = [];
     if (vip) {
@@ -48,5 +68,5 @@ export function loadBalancerServices(
     }
     statuses.set(key(svc.metadata), { vip, virtualServices: names, problem, reason });
   }
-  return { virtualServices, services: statuses };
+  return { virtualServices, services: statuses, findings };
 }

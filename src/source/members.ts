@@ -19,6 +19,8 @@ export interface MemberResult {
   waiting: string[];
   /** NodePortLocal entries refused at the boundary. */
   rejected: Rejection[];
+  /** Selected Pods with IPv6 mappings for the port, which are not served yet (said on the Service). */
+  ipv6?: string[];
 }
 
 const podKey = (p: Pod): string => `${p.metadata.namespace}/${p.metadata.name}`;
@@ -114,6 +116,7 @@ function nplMembers(svc: Service, port: ServicePort, pods: Pod[], nodes: NodeDir
   const members: Member[] = [];
   const waiting: string[] = [];
   const rejected: Rejection[] = [];
+  const ipv6: string[] = [];
   const protocol = port.protocol === 'UDP' ? 'udp' : 'tcp';
   for (const pod of pods) {
     const target = resolveTargetPort(pod, port.targetPort, port.port, port.protocol);
@@ -127,9 +130,9 @@ function nplMembers(svc: Service, port: ServicePort, pods: Pod[], nodes: NodeDir
     }
     for (const inv of parsed.invalid.slice(0, 3))
       rejected.push({ pod: key, message: `${inv}; entry dropped` });
-    const mine = parsed.entries.filter(
-      (e) => e.podPort === target && e.protocol === protocol && e.ipFamily === 'IPv4',
-    );
+    const forPort = parsed.entries.filter((e) => e.podPort === target && e.protocol === protocol);
+    const mine = forPort.filter((e) => e.ipFamily === 'IPv4');
+    if (forPort.some((e) => e.ipFamily === 'IPv6')) ipv6.push(key);
     const distinct = new Map(mine.map((e) => [`${e.nodeIP}:${e.nodePort}`, e]));
     if (distinct.size > 1) {
       rejected.push({
@@ -165,7 +168,7 @@ function nplMembers(svc: Service, port: ServicePort, pods: Pod[], nodes: NodeDir
       enabled: phase === 'serving' && podReady(pod) && pod.metadata.deletionTimestamp === undefined,
     });
   }
-  return { members, waiting, rejected };
+  return { members, waiting, rejected, ...(ipv6.length > 0 ? { ipv6 } : {}) };
 }
 
 function internalIP(node: Node): string | undefined {

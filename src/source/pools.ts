@@ -65,6 +65,15 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
       notFollowed: `the ${ctx.lb.name} load balancer does not run HTTP checks from readiness probes yet`,
     };
   const findings = rejectionFindings(req.svcKey, r.rejected);
+  // IPv6 is not served yet: said once on the Service, never dropped silently.
+  if (r.ipv6)
+    findings.push({
+      kind: 'Service',
+      key: req.svcKey,
+      type: 'Warning',
+      reason: EventReasons.IPFamilyNotServed,
+      message: `port ${String(port.name || port.port)}: ${r.ipv6.length} Pod(s) have IPv6 NodePortLocal mappings (${r.ipv6.slice(0, 3).join(', ')}); npl-lb serves IPv4 members only so far, so those are not sent`,
+    });
   if (probed.notFollowed)
     findings.push({
       kind: 'Service',
