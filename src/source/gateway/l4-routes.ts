@@ -1,9 +1,10 @@
 /**
  * TCPRoute, UDPRoute and TLSRoute (passthrough) onto our L4 pools. A route attaches as an HTTPRoute
  * does (TLS routes by hostname too); its one backend with a weight resolves to the Service's pool
- * (a Service in another namespace needs a ReferenceGrant). A TCP or UDP listener carries one route
- * (the oldest; the others are UnsupportedValue, never silently dropped); a TLS listener carries
- * one per SNI host. Several weighted backends are UnsupportedValue (an L4 virtual service has one
+ * (a Service in another namespace needs a ReferenceGrant). A TCP or UDP listener carries one route:
+ * the oldest (the Gateway API's conflict rule); a newer one is Accepted, counted among the
+ * listener's attached routes, and not bound (TCPRouteMultipleRoutesAttachment). A TLS listener
+ * carries one per SNI host. Several weighted backends are UnsupportedValue (an L4 virtual service has one
  * pool per route). Pure.
  */
 import { GATEWAY_GROUP, type L4RouteObject, type ReferenceGrant } from '../../kube/gateway-objects.ts';
@@ -134,18 +135,12 @@ export function placeL4Routes(
         let accepted = p.accepted;
         if (accepted.status && be.unsupported)
           accepted = cond('Accepted', false, 'UnsupportedValue', be.unsupported);
+        // An older route holds the listener: this one is accepted but not bound to it.
         const taken =
           accepted.status && kind !== 'TLSRoute'
             ? p.listeners.map((a) => out.pools.get(a.state)).find(Boolean)
             : undefined;
-        if (taken)
-          accepted = cond(
-            'Accepted',
-            false,
-            'UnsupportedValue',
-            `the listener already carries ${taken.source}; one ${kind} per listener`,
-          );
-        if (accepted.status && be.pool) {
+        if (accepted.status && be.pool && !taken) {
           if (be.service) out.backends.add(be.service);
           for (const a of p.listeners) {
             if (!a.state.programmable) continue;

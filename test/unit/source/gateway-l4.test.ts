@@ -183,7 +183,8 @@ describe('Gateway API: L4 routes (conformance-modelled)', () => {
     assert.deepEqual(conds(r, `TCPRoute ${INFRA}/first`), [
       ['Accepted=True/Accepted', 'ResolvedRefs=True/ResolvedRefs'],
     ]);
-    assert.deepEqual(conds(r, `TCPRoute ${INFRA}/second`)[0]![0], 'Accepted=False/UnsupportedValue');
+    // TCPRouteMultipleRoutesAttachment: the newer route is Accepted and counted, the oldest is bound.
+    assert.deepEqual(conds(r, `TCPRoute ${INFRA}/second`)[0]![0], 'Accepted=True/Accepted');
     assert.deepEqual(conds(r, `TCPRoute ${INFRA}/split`)[0]![0], 'Accepted=False/UnsupportedValue');
     assert.deepEqual(conds(r, `TCPRoute ${INFRA}/missing`)[0]![1], 'ResolvedRefs=False/BackendNotFound');
     const vs = l4vs(r, 'c1--gw-gateway-conformance-infra.gateway-l4-TCP-5432')!;
