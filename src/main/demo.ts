@@ -13,6 +13,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { z } from 'zod';
+import { ErrorCodes, NplError } from '../runtime/errors.ts';
+import { takeDemoLock } from './demo-lock.ts';
 import { MemoryAdapter } from '../../adapters/memory/adapter.ts';
 import { renderConfig } from '../../adapters/haproxy/config.ts';
 import { adminSocket, configPath, HaproxyProcess, masterSocket } from '../../adapters/haproxy/process.ts';
@@ -87,7 +89,9 @@ export async function runDemo(argv: string[]): Promise<number> {
   const workDir = resolve(flags['work-dir']);
   const haproxyDir = join(workDir, 'haproxy');
   const kubeconfig = join(workDir, 'kubeconfig');
-  const cleanups: (() => Promise<void> | void)[] = [];
+  // Before anything in the work directory is touched: one demo per directory.
+  const unlock = takeDemoLock(workDir);
+  const cleanups: (() => Promise<void> | void)[] = [unlock];
   const cleanup = async () => {
     for (const f of cleanups.reverse())
       await Promise.resolve(f()).catch((err: unknown) =>
@@ -385,6 +389,18 @@ export async function runDemo(argv: string[]): Promise<number> {
       ].join('\n'),
     );
     await waitForSignal();
+  } catch (err) {
+    // The demo's addresses are fixed (127.0.10-30.x): another demo or a test run may hold them.
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      const at = (err as { address?: string; port?: number }).address;
+      const port = (err as { port?: number }).port;
+      throw new NplError(
+        ErrorCodes.DEMO_ADDRESS_IN_USE,
+        `${at ?? 'an address'}:${port ?? '?'} is in use: is another demo (another clone's npm start) or npm test running? Stop it and start again`,
+        { cause: err },
+      );
+    }
+    throw err;
   } finally {
     await cleanup();
   }

@@ -20,6 +20,8 @@ export const ErrorCodes = {
   STATE_UNAVAILABLE: 'NPL_STATE_UNAVAILABLE',
   UNKNOWN_NODE: 'NPL_UNKNOWN_NODE',
   DELETE_CONFIG_FAILED: 'NPL_DELETE_CONFIG_FAILED',
+  DEMO_RUNNING: 'NPL_DEMO_RUNNING',
+  DEMO_ADDRESS_IN_USE: 'NPL_DEMO_ADDRESS_IN_USE',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

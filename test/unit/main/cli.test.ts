@@ -276,6 +276,14 @@ describe('npl-lb command line', () => {
     });
     await eventually(() => /Press Ctrl-C/.test(out()), 30_000, 'demo start');
     assert.match(out(), new RegExp(`export KUBECONFIG=${join(dir, 'kubeconfig')}`));
+    // A second npm start in the same clone: refused in one line, the first demo's files untouched.
+    const second = start(t, ['demo', '--work-dir', dir]);
+    assert.equal(await exited(second.child), 1);
+    assert.match(
+      second.out(),
+      /^npl-lb: a demo is already running from .* \(pid \d+\).* \[NPL_DEMO_RUNNING\]$/m,
+    );
+    assert.ok(existsSync(join(dir, 'kubeconfig')), "the first demo's kubeconfig is still there");
     assert.match(readFileSync(join(dir, 'kubeconfig'), 'utf8'), /server: http:\/\/127\.0\.0\.1:\d+/);
     const dashboard = /Pools by node: (http:\/\/\S+)\/ \(dashboard\)/.exec(out())![1]!;
     assert.match(await (await fetch(`${dashboard}/`)).text(), /<title>npl-lb: pools by node<\/title>/);
