@@ -13,22 +13,11 @@ import type { Member, Pool } from '../../src/model/types.ts';
 import { plan } from '../../src/plan/diff.ts';
 import { startDataplaneSim } from '../support/dataplane.ts';
 import { haproxyMissing } from '../support/haproxy.ts';
+import * as kit from '../support/model.ts';
 
-const member = (i: number, enabled = true): Member => ({
-  address: `127.0.0.${10 + i}`,
-  port: 61000 + i,
-  node: `n${(i % 3) + 1}`,
-  pod: `default/web-${i}`,
-  enabled,
-});
-const pool = (name: string, members: Member[]): Pool => ({
-  name,
-  protocol: 'TCP',
-  health: 'tcp',
-  service: 'default/web',
-  servicePort: '80',
-  members,
-});
+const member = (i: number, enabled = true): Member =>
+  kit.member(`127.0.0.${10 + i}`, 61000 + i, { node: `n${(i % 3) + 1}`, pod: `default/web-${i}`, enabled });
+const pool = (name: string, members: Member[]): Pool => kit.pool(name, members, { service: 'default/web' });
 const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
 
 async function sync(a: LoadBalancerAdapter, pools: Pool[]) {

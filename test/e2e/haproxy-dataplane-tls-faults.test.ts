@@ -22,6 +22,7 @@ import { plan } from '../../src/plan/diff.ts';
 import { modelCertificate } from '../support/certs.ts';
 import { startDataplaneSim } from '../support/dataplane.ts';
 import { assertNoListeners, haproxyMissing } from '../support/haproxy.ts';
+import * as kit from '../support/model.ts';
 
 const AUTH = `Basic ${Buffer.from('admin:admin').toString('base64')}`;
 const VIP = '127.0.43.1';
@@ -38,14 +39,12 @@ const served = (port: number, servername: string) =>
     s.on('error', reject);
   });
 
-const pool = (owner: string): Pool => ({
-  name: `${owner}--gw-web-8080.l7`,
-  protocol: 'TCP',
-  health: 'http',
-  service: 'gw/web',
-  servicePort: '8080',
-  members: [{ address: '127.0.43.11', port: 18131, node: 'n1', pod: 'gw/web-0', enabled: true }],
-});
+const pool = (owner: string): Pool =>
+  kit.pool(`${owner}--gw-web-8080.l7`, [kit.member('127.0.43.11', 18131, { pod: 'gw/web-0' })], {
+    health: 'http',
+    service: 'gw/web',
+    servicePort: '8080',
+  });
 
 const httpsVs = (owner: string, port: number, certificates: string[]): L7VirtualService => ({
   kind: 'l7',

@@ -18,6 +18,7 @@ import { type HttpRequest, resolveRequest } from '../../src/model/http-match.ts'
 import type { HttpRoute, L7VirtualService, Pool } from '../../src/model/types.ts';
 import { plan } from '../../src/plan/diff.ts';
 import { assertNoListeners, haproxyMissing } from '../support/haproxy.ts';
+import * as kit from '../support/model.ts';
 
 const VIP = '127.0.41.1';
 const PORT = 18091;
@@ -40,14 +41,12 @@ async function echo(t: TestContext, name: Name): Promise<void> {
   t.after(() => new Promise<void>((r) => server.close(() => r())));
 }
 
-const pool = (n: Name): Pool => ({
-  name: poolName(n),
-  protocol: 'TCP',
-  health: 'http',
-  service: `gw/${n}`,
-  servicePort: '8080',
-  members: [{ address: BACKENDS[n][0], port: BACKENDS[n][1], node: 'n1', pod: `gw/${n}-0`, enabled: true }],
-});
+const pool = (n: Name): Pool =>
+  kit.pool(poolName(n), [kit.member(BACKENDS[n][0], BACKENDS[n][1], { pod: `gw/${n}-0` })], {
+    health: 'http',
+    service: `gw/${n}`,
+    servicePort: '8080',
+  });
 
 let order = 0;
 const r = (

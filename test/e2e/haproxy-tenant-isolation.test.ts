@@ -16,6 +16,7 @@ import type { HttpRoute, L4VirtualService, L7VirtualService, Member, Pool } from
 import { plan } from '../../src/plan/diff.ts';
 import { assertNoListeners, haproxyMissing } from '../support/haproxy.ts';
 import { TRANSPORTS } from '../support/haproxy-transports.ts';
+import * as kit from '../support/model.ts';
 
 const VIP = '127.0.48.1';
 const PORTS = { a: 18131, x: 18132, c: 18133 } as const;
@@ -37,30 +38,12 @@ async function echo(t: TestContext, name: Pod): Promise<void> {
   t.after(() => new Promise<void>((r) => server.close(() => r())));
 }
 
-const member = (p: Pod, enabled = true): Member => ({
-  address: PODS[p][0],
-  port: PODS[p][1],
-  node: 'n1',
-  pod: `team/${p}`,
-  enabled,
-});
-const pool = (name: string, members: Member[], health: Pool['health'] = 'tcp'): Pool => ({
-  name,
-  protocol: 'TCP',
-  health,
-  service: `team/${name}`,
-  servicePort: '80',
-  members,
-});
-const route = (pool: string, extra: Partial<HttpRoute>): HttpRoute => ({
-  host: '',
-  path: '/',
-  pathType: 'Prefix',
-  pool,
-  source: `HTTPRoute team/${pool}`,
-  order: 0,
-  ...extra,
-});
+const member = (p: Pod, enabled = true): Member =>
+  kit.member(PODS[p][0], PODS[p][1], { pod: `team/${p}`, enabled });
+const pool = (name: string, members: Member[], health: Pool['health'] = 'tcp'): Pool =>
+  kit.pool(name, members, { health, service: `team/${name}` });
+const route = (pool: string, extra: Partial<HttpRoute>): HttpRoute =>
+  kit.route({ host: '', pool, source: `HTTPRoute team/${pool}`, order: 0, ...extra });
 const l7 = (name: string, port: number, routes: HttpRoute[]): L7VirtualService => ({
   kind: 'l7',
   name,

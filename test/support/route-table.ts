@@ -6,21 +6,16 @@
  */
 import type { HttpRequest } from '../../src/model/http-match.ts';
 import type { HttpRoute, L7VirtualService, Pool } from '../../src/model/types.ts';
+import * as kit from './model.ts';
 
-const pool = (name: string, n: number): Pool => ({
-  name,
-  protocol: 'TCP',
-  health: 'tcp',
-  members: Array.from({ length: n }, (_, i) => ({
-    address: `192.0.${name.slice(1)}.${i + 1}`,
-    port: 61000 + i,
-    node: `n${i}`,
-    pod: `ns/${name}-${i}`,
-    enabled: true,
-  })),
-  service: `ns/${name}`,
-  servicePort: '80',
-});
+const pool = (name: string, n: number): Pool =>
+  kit.pool(
+    name,
+    Array.from({ length: n }, (_, i) =>
+      kit.member(`192.0.${name.slice(1)}.${i + 1}`, 61000 + i, { node: `n${i}`, pod: `ns/${name}-${i}` }),
+    ),
+    { service: `ns/${name}` },
+  );
 export const POOLS = [pool('v1', 3), pool('v2', 1), pool('v3', 2)];
 let order = 0;
 export const r = (

@@ -14,6 +14,7 @@ import type { L7VirtualService, Member, Pool } from '../../../src/model/types.ts
 import type { Change } from '../../../src/plan/diff.ts';
 import { haproxyMissing, startHaproxy } from '../../support/haproxy.ts';
 import { eventually } from '../../support/sandbox.ts';
+import * as kit from '../../support/model.ts';
 
 const member: Member = {
   address: '127.0.34.1',
@@ -25,14 +26,8 @@ const member: Member = {
 const m2: Member = { ...member, port: 18102, pod: 'default/web-2' };
 const S1 = 'n1_127.0.34.1_18101';
 const S2 = 'n1_127.0.34.1_18102';
-const pool = (...members: Member[]): Pool => ({
-  name: 'c1--web',
-  protocol: 'TCP',
-  health: 'http',
-  service: 'default/web',
-  servicePort: 'http',
-  members,
-});
+const pool = (...members: Member[]): Pool =>
+  kit.pool('c1--web', members, { health: 'http', service: 'default/web', servicePort: 'http' });
 const vs: L7VirtualService = {
   kind: 'l7',
   name: 'c1--ingress-npl',

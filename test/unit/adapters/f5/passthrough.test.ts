@@ -13,15 +13,13 @@ import {
   renderVirtualService,
 } from '../../../../adapters/f5/declaration.ts';
 import type { L4VirtualService, Pool } from '../../../../src/model/types.ts';
+import * as kit from '../../../support/model.ts';
 
-const pool = (name: string): Pool => ({
-  name,
-  protocol: 'TCP',
-  health: 'tcp',
-  service: `infra/${name}`,
-  servicePort: '443',
-  members: [{ address: '192.0.2.1', port: 61000, node: 'n1', pod: 'infra/p', enabled: true }],
-});
+const pool = (name: string): Pool =>
+  kit.pool(name, [kit.member('192.0.2.1', 61000, { pod: 'infra/p' })], {
+    service: `infra/${name}`,
+    servicePort: '443',
+  });
 
 describe('F5 TLS passthrough', () => {
   it('exact names first, then the longest wildcard, then the catch-all; schema-valid; read back exactly', () => {

@@ -10,21 +10,14 @@ import { F5Adapter } from '../../../../adapters/f5/adapter.ts';
 import { BigIpSimulator } from '../../../../sim/f5/simulator.ts';
 import type { L4VirtualService, L7VirtualService, Pool } from '../../../../src/model/types.ts';
 import type { Change } from '../../../../src/plan/diff.ts';
+import * as kit from '../../../support/model.ts';
 
-const pool = (name: string, ports: number[]): Pool => ({
-  name,
-  protocol: 'TCP',
-  health: 'tcp',
-  service: `default/${name}`,
-  servicePort: 'http',
-  members: ports.map((port, i) => ({
-    address: '192.0.2.1',
-    port,
-    node: `n${i}`,
-    pod: `default/p${i}`,
-    enabled: true,
-  })),
-});
+const pool = (name: string, ports: number[]): Pool =>
+  kit.pool(
+    name,
+    ports.map((port, i) => kit.member('192.0.2.1', port, { node: `n${i}`, pod: `default/p${i}` })),
+    { service: `default/${name}`, servicePort: 'http' },
+  );
 const l4 = (name: string, p: string, vip: string): L4VirtualService => ({
   kind: 'l4',
   name,
