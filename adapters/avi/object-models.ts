@@ -1,7 +1,7 @@
 /**
  * The Avi object field model (names, JSON types, required fields; from the Avi SDK, bundled as
- * published): the simulator rejects what does not fit it with 400, as the controller does, and
- * tests hold every object the adapter writes to it.
+ * published): the adapter's pre-flight check of what it writes. (The simulator checks with code
+ * of its own, sim/avi/model-check.ts, stricter: unknown types and models refused.)
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';

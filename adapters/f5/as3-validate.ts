@@ -1,7 +1,7 @@
 /**
  * AS3 declarations checked against F5's published schema (3.56.0, bundled as it is) before they
- * leave: the adapter never posts what AS3 would reject, and the BIG-IP simulator rejects with the
- * same validator. F5's own formats are real checks; `f5PostProcess` (work AS3 does on the device,
+ * leave: the adapter never posts what AS3 would reject. (The BIG-IP simulator checks with a
+ * validator of its own, sim/f5/schema-check.ts, so a mistake in one is not the other's.) F5's own formats are real checks; `f5PostProcess` (work AS3 does on the device,
  * such as resolving pointers) is a no-op keyword here.
  */
 import { readFileSync } from 'node:fs';

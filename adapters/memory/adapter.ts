@@ -117,7 +117,7 @@ export class MemoryAdapter implements LoadBalancerAdapter {
     return results;
   }
 
-  /** Health by the device's TCP check (loopback members only; see sim-health.ts). */
+  /** Health by the device's TCP check (loopback members only; see src/runtime/member-prober.ts). */
   async health(): Promise<MemberHealth[]> {
     const members = [...this.device.pools.values()]
       .filter((p) => p.owner === this.owner)

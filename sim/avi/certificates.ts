@@ -2,7 +2,7 @@
  * What the simulated controller checks of an `sslkeyandcertificate` and fills in, as Avi does: the
  * PEM must parse, name a common name or a subject alternative name (refused since 31.2.1, and
  * never useful for SNI), and its key must match; the parsed certificate's fields are filled in
- * (subject, SANs, validity, fingerprint). It keeps the key; reads never show it (sim-store.ts).
+ * (subject, SANs, validity, fingerprint). It keeps the key; reads never show it (store.ts).
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 

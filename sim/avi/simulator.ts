@@ -2,10 +2,10 @@
  * An Avi Controller simulator for the API npl-lb uses, strict where the controller is: login with
  * session and CSRF cookies (401 without a session, 403 for a write without the CSRF token or
  * Referer; without X-Avi-Version, the oldest object model), tenants, an object store with uuid, url
- * and `_last_modified`, defaults filled in on create and returned on read (sim-defaults.ts),
+ * and `_last_modified`, defaults filled in on create and returned on read (defaults.ts),
  * references as full urls (`#name` appended with `include_name=true`), names unique per type and tenant (409), references by name or url resolved
- * (400 for an unknown one), unknown and missing required fields rejected per the Avi field model
- * (400), paging with `next`, `name` and `created_by` filters, System-* objects pre-seeded, 412 for a
+ * (400 for an unknown one), unknown types, models and fields and missing required fields rejected per the bundled Avi
+ * field model, by the simulator's own check (model-check.ts; 400), paging with `next`, `name` and `created_by` filters, System-* objects pre-seeded, 412 for a
  * stale `_last_modified`, and deletes of referenced objects refused naming the referrer. Fault
  * knobs (`faults`) add latency, failures and session expiry.
  */

@@ -1,8 +1,9 @@
 /**
  * A BIG-IP simulator for the part of iControl REST and AS3 that npl-lb uses, strict where the real
- * one is: token login (sim-tokens.ts), `/mgmt/shared/appsvcs/info`, declarations validated against
- * the AS3 schema (422 with AS3-style `errors[]`) and their pointers checked (sim-semantics.ts),
- * AS3's handling of them (sim-tenants.ts: selective updates, "no change", `updateMode: complete`,
+ * one is: token login (tokens.ts), `/mgmt/shared/appsvcs/info`, declarations validated against
+ * the AS3 schema by a validator of its own (schema-check.ts; 422 with AS3-style `errors[]`) and
+ * their pointers checked (semantics.ts),
+ * AS3's handling of them (tenants.ts: selective updates, "no change", `updateMode: complete`,
  * `controls.dryRun`, `optimisticLockKey` with `showHash=true`, the per-application endpoints of
  * AS3 3.47), one declaration at a time (503 while busy, reads still answered), device time that
  * grows with the size of what a declaration changes, 202 and task polling past 45 s, and a
@@ -182,7 +183,7 @@ export class BigIpSimulator {
           code: 404,
           message: `01020036:3: The requested Pool (${fullPath}) was not found.`,
         });
-      // The monitor: a TCP connect to each member (loopback only; see sim-health.ts).
+      // The monitor: a TCP connect to each member (loopback only; see src/runtime/member-prober.ts).
       const targets = found.members.map((m) => {
         const [, address = '', port = '0'] = /^(.*):(\d+)$/.exec(String(m.name)) ?? [];
         return { address, port: Number(port) };
