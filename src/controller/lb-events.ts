@@ -36,6 +36,8 @@ function hasReadyMember(pool: Pool): boolean {
 
 type TargetKind = 'Service' | 'Ingress' | 'Pod' | 'Secret';
 
+type Send = (t: EventTarget, type: EventType, reason: string, message: string) => void;
+
 type Meta = { metadata: { namespace: string; name: string; uid: string; resourceVersion?: string } };
 
 /** Event targets by kind and namespace/name: the cache's lookups, or an index made on first use. */
@@ -114,10 +116,7 @@ export class LbEvents {
     return (vip && this.d.address?.(vip)) ?? vip ?? '';
   }
 
-  private batch(): {
-    send: (t: EventTarget, type: EventType, reason: string, message: string) => void;
-    done: () => Promise<void>;
-  } {
+  private batch(): { send: Send; done: () => Promise<void> } {
     const q = new PQueue({ concurrency: 16 });
     return {
       send: (t, type, reason, message) =>
@@ -218,53 +217,7 @@ export class LbEvents {
     for (const k of this.served.keys()) if (!desired.ingresses.has(k)) this.served.delete(k);
 
     const where = this.d.adapter;
-    for (const r of applied) {
-      const c = r.change;
-      if (c.kind === 'certificate' && !r.ok && c.op !== 'delete') {
-        // A certificate that did not reach the device (a rotation keeps the one served before):
-        // said on its Secret, and on the objects served with it, whose authors may not watch Secrets.
-        const secret = targets.get('Secret', c.desired.source);
-        const served = desired.state.virtualServices
-          .filter((v) => v.kind === 'l7' && v.certificates?.includes(c.name))
-          .flatMap((v) => targets.ofVirtualService(v));
-        const message = `certificate ${c.desired.subject} (${c.desired.fingerprint.slice(0, 23)}…, from Secret ${c.desired.source}) ${c.op === 'update' ? 'did not replace the one served' : 'was not uploaded'} on ${where}: ${r.error?.code}: ${r.error?.message}${r.error?.terminal ? '' : ' (retried)'}`;
-        for (const t of [secret, ...served])
-          if (t) send(t, 'Warning', EventReasons.CertificateRotationFailed, message);
-        continue;
-      }
-      for (const t of targets.ofChange(c)) {
-        if (!r.ok) {
-          send(
-            t,
-            'Warning',
-            EventReasons.SyncLoadBalancerFailed,
-            `${c.op} ${c.kind} ${c.name}: ${r.error?.code}: ${r.error?.message}`,
-          );
-        } else if (c.kind === 'virtualService' && c.op === 'delete') {
-          send(
-            t,
-            'Normal',
-            EventReasons.DeletedLoadBalancer,
-            `deleted virtual service ${c.name} on ${where}`,
-          );
-        } else if (c.kind === 'virtualService') {
-          send(
-            t,
-            'Normal',
-            EventReasons.EnsuredLoadBalancer,
-            `ensured virtual service ${c.name} (${this.shown(c.desired.vip)}:${c.desired.port}) on ${where}`,
-          );
-        } else if (c.op === 'update') {
-          // No counts in the message: repeated member updates fold into one Event.
-          send(
-            t,
-            'Normal',
-            EventReasons.UpdatedLoadBalancer,
-            `updated the members of pool ${c.name} on ${where}`,
-          );
-        }
-      }
-    }
+    for (const r of applied) this.tellApplied(r, targets, desired, send);
     // A failure that is over without a write (the device already matches) is said to be over.
     const byName =
       cleared.length > 0
@@ -277,5 +230,50 @@ export class LbEvents {
         send(t, 'Normal', EventReasons.EnsuredLoadBalancer, `virtual service ${vs.name} is live on ${where}`);
     }
     await done();
+  }
+
+  /** What one applied change says, on the objects it concerns. */
+  private tellApplied(r: ApplyResult, targets: Targets, desired: DesiredResult, send: Send): void {
+    const where = this.d.adapter;
+    const c = r.change;
+    if (c.kind === 'certificate' && !r.ok && c.op !== 'delete') {
+      // A certificate that did not reach the device (a rotation keeps the one served before):
+      // said on its Secret, and on the objects served with it, whose authors may not watch Secrets.
+      const secret = targets.get('Secret', c.desired.source);
+      const served = desired.state.virtualServices
+        .filter((v) => v.kind === 'l7' && v.certificates?.includes(c.name))
+        .flatMap((v) => targets.ofVirtualService(v));
+      const message = `certificate ${c.desired.subject} (${c.desired.fingerprint.slice(0, 23)}…, from Secret ${c.desired.source}) ${c.op === 'update' ? 'did not replace the one served' : 'was not uploaded'} on ${where}: ${r.error?.code}: ${r.error?.message}${r.error?.terminal ? '' : ' (retried)'}`;
+      for (const t of [secret, ...served])
+        if (t) send(t, 'Warning', EventReasons.CertificateRotationFailed, message);
+      return;
+    }
+    for (const t of targets.ofChange(c)) {
+      if (!r.ok) {
+        send(
+          t,
+          'Warning',
+          EventReasons.SyncLoadBalancerFailed,
+          `${c.op} ${c.kind} ${c.name}: ${r.error?.code}: ${r.error?.message}`,
+        );
+      } else if (c.kind === 'virtualService' && c.op === 'delete') {
+        send(t, 'Normal', EventReasons.DeletedLoadBalancer, `deleted virtual service ${c.name} on ${where}`);
+      } else if (c.kind === 'virtualService') {
+        send(
+          t,
+          'Normal',
+          EventReasons.EnsuredLoadBalancer,
+          `ensured virtual service ${c.name} (${this.shown(c.desired.vip)}:${c.desired.port}) on ${where}`,
+        );
+      } else if (c.op === 'update') {
+        // No counts in the message: repeated member updates fold into one Event.
+        send(
+          t,
+          'Normal',
+          EventReasons.UpdatedLoadBalancer,
+          `updated the members of pool ${c.name} on ${where}`,
+        );
+      }
+    }
   }
 }

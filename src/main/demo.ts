@@ -8,18 +8,13 @@
  * and file it made.
  */
 import { DEFAULT_NODE_PORT_RANGE } from '../sandbox/allocator.ts';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import { takeDemoLock } from './demo-lock.ts';
-import { MemoryAdapter } from '../../adapters/memory/adapter.ts';
-import { renderConfig } from '../../adapters/haproxy/config.ts';
-import { adminSocket, configPath, HaproxyProcess, masterSocket } from '../../adapters/haproxy/process.ts';
-import { HaproxyRuntimeAdapter } from '../../adapters/haproxy/runtime-adapter.ts';
-import type { LoadBalancerAdapter } from '../adapter/contract.ts';
+import { demoLoadBalancer } from './demo-load-balancer.ts';
 import { AgentMetrics } from '../agent/metrics.ts';
 import { NplAgent } from '../agent/npl-controller.ts';
 import { UserspaceBackend } from '../agent/rules/userspace.ts';
@@ -69,15 +64,6 @@ const HTTPS_PORT = 8443;
 const GW_HOST = 'gw.demo.local';
 const GATEWAY_PORT = 8081;
 const GW_API = '/apis/gateway.networking.k8s.io/v1';
-
-function haproxyInstalled(bin: string): boolean {
-  try {
-    execFileSync(bin, ['-v'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export async function runDemo(argv: string[]): Promise<number> {
   const flags = parseFlags(argv, DEMO_FLAGS, schema);
@@ -142,50 +128,19 @@ export async function runDemo(argv: string[]): Promise<number> {
       cleanups.push(() => agent.stop());
     }
 
-    let adapter: LoadBalancerAdapter;
     /** The controller, once made: HAProxy's supervisor tells it when HAProxy dies. */
     let supervised: NplController | undefined = undefined;
-    let lbNote: string;
-    if (haproxyInstalled(flags['haproxy-bin'])) {
-      rmSync(haproxyDir, { recursive: true, force: true });
-      mkdirSync(haproxyDir, { recursive: true });
-      cleanups.push(() => rmSync(haproxyDir, { recursive: true, force: true }));
-      const paths = { bin: flags['haproxy-bin'], workDir: haproxyDir };
-      writeFileSync(
-        configPath(paths),
-        renderConfig([], [], [], { owner: 'demo', adminSocket: adminSocket(paths) }),
-      );
-      // Supervised: HAProxy killed or crashed is started again from the current configuration;
-      // the controller holds its writes meanwhile, says so on its Pod and counts the restart.
-      const haproxy = new HaproxyProcess(paths, {
-        onEvent: (e) => {
-          if (e.type === 'died') {
-            log.error({ code: e.code, signal: e.signal }, 'HAProxy died; restarting it');
-            supervised?.device.failed(`HAProxy died (${e.signal ?? `exit ${e.code}`}); restarting it`);
-          } else if (e.type === 'restarted') {
-            log.warn({ pid: e.pid, afterMs: e.afterMs }, 'HAProxy restarted');
-            supervised?.metrics.deviceRestarts.inc();
-          } else log.error({ err: e.message, retryInMs: e.retryInMs }, 'HAProxy could not be restarted');
-        },
-      });
-      await haproxy.start();
-      cleanups.push(() => haproxy.stop());
-      adapter = new HaproxyRuntimeAdapter({
-        owner: 'demo',
-        bin: paths.bin,
-        configFile: configPath(paths),
-        adminSocket: adminSocket(paths),
-        masterSocket: masterSocket(paths),
-        // HAProxy runs beside the demo, in its network namespace: new VIPs can be tried first.
-        checkBinds: true,
-      });
-      lbNote = `HAProxy (pid ${haproxy.pid}), configuration in ${configPath(paths)}`;
-    } else {
-      adapter = new MemoryAdapter({ owner: 'demo' });
-      lbNote =
-        'the in-memory load balancer: HAProxy is not installed, so no traffic flows.\n' +
-        '  Install it (Debian/Ubuntu: sudo apt-get install haproxy) and run npm start again.';
-    }
+    const {
+      adapter,
+      note: lbNote,
+      traffic,
+    } = await demoLoadBalancer({
+      bin: flags['haproxy-bin'],
+      dir: haproxyDir,
+      log,
+      cleanups,
+      controller: () => supervised,
+    });
     cleanups.push(() => adapter.close());
 
     // The Gateway API's CRDs, before the controller starts (it follows CRDs installed later too, but
@@ -357,7 +312,7 @@ export async function runDemo(argv: string[]): Promise<number> {
     }
     await controller.settled();
     // New servers go live after their first health check: wait (bounded) until traffic flows.
-    if (adapter instanceof HaproxyRuntimeAdapter && l4) {
+    if (traffic && l4) {
       const ready = Date.now() + 15_000;
       while (Date.now() < ready && !(await answers(`http://${l4}:${APP_PORT}/`)))
         await new Promise((r) => setTimeout(r, 200));

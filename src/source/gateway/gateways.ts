@@ -188,7 +188,8 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
     });
   }
   const grants = view.referenceGrants;
-  const gws = new Map<string, GatewayListeners & { gateway: Gateway }>();
+  // `invalid`: why its parametersRef cannot be used (the Gateway is not accepted), when it cannot.
+  const gws = new Map<string, GatewayListeners & { gateway: Gateway; invalid: string | undefined }>();
   for (const g of ourGateways(view, ctx.controllerName)) {
     const listeners = resolveListeners(g, {
       cluster: ctx.cluster,
@@ -198,13 +199,15 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
       certificateOf: ctx.certificateOf,
     });
     // A Gateway that is not accepted programs nothing: no route lands on its listeners.
-    if (invalidParameters(g)) for (const l of listeners) l.programmable = false;
+    const invalid = invalidParameters(g);
+    if (invalid) for (const l of listeners) l.programmable = false;
     gws.set(key(g.metadata), {
       key: key(g.metadata),
       namespace: g.metadata.namespace,
       name: g.metadata.name,
       listeners,
       gateway: g,
+      invalid,
     });
   }
   const nsLabels = new Map(view.namespaces.map((n) => [n.metadata.name, n.metadata.labels]));
@@ -283,7 +286,7 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
     out.gateways.set(gwKey, {
       generation: g.gateway.metadata.generation,
       vip: vip.vip,
-      conditions: gatewayConditions(g.listeners, vip, invalidParameters(g.gateway)),
+      conditions: gatewayConditions(g.listeners, vip, g.invalid),
       listeners: g.listeners.map((l) => ({
         name: l.listener.name,
         supportedKinds: l.supportedKinds,
@@ -291,7 +294,7 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
         conditions: l.conditions,
       })),
     });
-    if (!vip.vip || invalidParameters(g.gateway)) continue;
+    if (!vip.vip || g.invalid) continue;
     out.virtualServices.push(...l4Services(ctx.cluster, g, vip.vip, l4));
     const seen = new Set<string>();
     for (const l of g.listeners) {
