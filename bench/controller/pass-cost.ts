@@ -8,7 +8,10 @@
  * the rounds is reported with the ratio.
  *
  *   node --import tsx bench/controller/pass-cost.ts [--small 500] [--large 5000] [--changes 400] [--rounds 3]
+ *     [--profile FILE: a CPU profile of the large scale's changes alone]
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { MemoryAdapter } from '../../adapters/memory/adapter.ts';
@@ -28,6 +31,7 @@ const { values } = parseArgs({
     large: { type: 'string', default: '5000' },
     changes: { type: 'string', default: '400' },
     rounds: { type: 'string', default: '3' },
+    profile: { type: 'string' },
   },
 });
 const NODES = 50;
@@ -172,6 +176,16 @@ const perLarge: number[] = [];
 for (let r = 0; r < Number(values.rounds); r++) {
   perSmall.push(await changes(small, n, (r + 1) * n));
   perLarge.push(await changes(large, n, (r + 1) * n));
+}
+if (values.profile) {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  await changes(large, n, 0);
+  const { profile } = await session.post('Profiler.stop');
+  writeFileSync(values.profile, JSON.stringify(profile));
+  session.disconnect();
 }
 const a = median(perSmall);
 const b = median(perLarge);

@@ -34,6 +34,45 @@ function hasReadyMember(pool: Pool): boolean {
   return r;
 }
 
+/**
+ * The pools without a ready member, kept by name from pass to pass: found again in full when
+ * anything may have changed, otherwise only the pools that changed are looked at. Updated as each
+ * pass plans (in the order of the desired states), never at its end, which passes reach out of order.
+ */
+export class UnreadyPools {
+  private readonly byName = new Map<string, Pool>();
+
+  /** `changed`: the pools that differ from the last call's (by name, with a lookup); undefined: any. */
+  update(
+    pools: readonly Pool[],
+    changed?: { names: ReadonlySet<string>; pool: (name: string) => Pool | undefined },
+  ): Pool[] {
+    if (!changed) {
+      this.byName.clear();
+      for (const p of pools) if (!hasReadyMember(p)) this.byName.set(p.name, p);
+    } else {
+      for (const name of changed.names) {
+        const p = changed.pool(name);
+        if (p && !hasReadyMember(p)) this.byName.set(name, p);
+        else this.byName.delete(name);
+      }
+    }
+    return [...this.byName.values()];
+  }
+}
+
+/** The entries of a status map that carry a problem (remembered per map: most are last pass's). */
+const problems = new WeakMap<ReadonlyMap<string, SourceStatus>, [string, SourceStatus, string][]>();
+function withProblems(m: ReadonlyMap<string, SourceStatus>): [string, SourceStatus, string][] {
+  let r = problems.get(m);
+  if (!r) {
+    r = [];
+    for (const [key, st] of m) if (st.problem) r.push([key, st, st.problem]);
+    problems.set(m, r);
+  }
+  return r;
+}
+
 type TargetKind = 'Service' | 'Ingress' | 'Pod' | 'Secret';
 
 type Send = (t: EventTarget, type: EventType, reason: string, message: string) => void;
@@ -150,6 +189,7 @@ export class LbEvents {
     applied: ApplyResult[],
     cleared: string[],
     live: (s: SourceStatus) => boolean,
+    unready: readonly Pool[] = new UnreadyPools().update(desired.state.pools),
   ): Promise<void> {
     const targets = new Targets(view);
     const { send, done } = this.batch();
@@ -177,8 +217,8 @@ export class LbEvents {
           `${waiting.length} selected Pod(s) have no NodePortLocal mapping${late ? ` after ${Math.round(grace / 1000)} s` : ' yet'}: ${waiting.slice(0, 5).join(', ')}`,
         );
     }
-    for (const pool of desired.state.pools) {
-      if (hasReadyMember(pool) || !overdue(`noready/${pool.name}`)) continue;
+    for (const pool of unready) {
+      if (!overdue(`noready/${pool.name}`)) continue;
       const t = on('Service', pool.service);
       if (t) send(t, 'Warning', EventReasons.NoReadyMembers, `pool ${pool.name} has no ready member`);
     }
@@ -191,10 +231,9 @@ export class LbEvents {
       if (f.type === 'Warning') warned.add(`${f.kind}/${f.key}`);
       send(t, f.type, f.reason, f.message);
     }
-    for (const [key, st] of desired.services) {
-      if (!st.problem) continue;
+    for (const [key, st, problem] of withProblems(desired.services)) {
       const t = on('Service', key);
-      if (t) send(t, 'Warning', st.reason ?? EventReasons.NoVIP, st.problem);
+      if (t) send(t, 'Warning', st.reason ?? EventReasons.NoVIP, problem);
     }
     for (const [key, st] of desired.ingresses) {
       const t = on('Ingress', key);

@@ -9,14 +9,24 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { ApplyResult, Capabilities, LoadBalancerAdapter } from '../adapter/contract.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
 import type { EventSink } from '../kube/events.ts';
-import { type Change, type Observed, plan } from '../plan/diff.ts';
+import {
+  byName,
+  type Change,
+  type DesiredByName,
+  type ObservedByName,
+  type Plan,
+  plan,
+  planNamed,
+} from '../plan/diff.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import type { ClusterView, DesiredResult } from '../source/desired.ts';
 import { DesiredCache } from './desired-cache.ts';
-import { applyCapabilities } from '../source/capabilities.ts';
-import { LbEvents } from './lb-events.ts';
+import { capabilityFilter } from '../source/capabilities.ts';
+import { PlanScope } from './plan-scope.ts';
+import { LbEvents, UnreadyPools } from './lb-events.ts';
+import type { Pool } from '../model/types.ts';
 import { afterPass } from './observed-cache.ts';
-import { gateChanges, objectKey, wantedOf } from './pass-gates.ts';
+import { gateChanges, objectKey, parks, wantedOf } from './pass-gates.ts';
 import { SourceStatusWriter } from './source-status.ts';
 import { once, resolveVip } from '../model/vips.ts';
 import { kubeStatusWriter, type StatusWriter } from './status-writer.ts';
@@ -51,6 +61,16 @@ export interface LbReconcilerDeps {
   onReadFailed?: (err: unknown) => void;
 }
 
+type PassResult = { applied: ApplyResult[]; desired: DesiredResult; deferredMs: number | undefined };
+
+/** Lists by name, made once per list (the desired lists are the same objects while unchanged). */
+const indexes = new WeakMap<readonly { name: string }[], Map<string, unknown>>();
+function indexed<T extends { name: string }>(list: readonly T[]): Map<string, T> {
+  let m = indexes.get(list) as Map<string, T> | undefined;
+  if (!m) indexes.set(list, (m = new Map(list.map((x) => [x.name, x]))));
+  return m;
+}
+
 /** A moving average that follows the last few values. */
 const ewma = (avg: number, x: number): number => (avg === 0 ? x : 0.7 * avg + 0.3 * x);
 
@@ -61,8 +81,14 @@ export class LbReconciler {
    * The load balancer as we last saw it, kept up to date with what we applied since; dropped after
    * a failure and by `invalidate()` (the sweep), so the next pass observes the device again.
    */
-  private observed: Observed | undefined;
+  private observed: ObservedByName | undefined;
   private readonly desired = new DesiredCache();
+  /** What the next pass diffs (everything, or what changed and what is still unsettled). */
+  private readonly scope = new PlanScope();
+  private readonly unready = new UnreadyPools();
+  /** Plans made so far: of everything, and of the changed and unsettled objects only. */
+  readonly plans = { whole: 0, named: 0 };
+  private readonly capabilities: (d: DesiredResult) => DesiredResult;
   /**
    * Objects (kind/name) whose last apply failed terminally, with the desired object that failed
    * (the normalised, and therefore shared, instance; 'delete' for a delete): not sent again until
@@ -102,7 +128,10 @@ export class LbReconciler {
 
   invalidate(): void {
     this.observed = undefined;
+    this.generation++;
   }
+  /** Invalidations so far. */
+  private generation = 0;
 
   /** What the adapter can serve (read once: an adapter's capabilities do not change). */
   private readonly caps: Capabilities;
@@ -112,6 +141,7 @@ export class LbReconciler {
 
   constructor(private readonly d: LbReconcilerDeps) {
     this.caps = d.adapter.capabilities();
+    this.capabilities = capabilityFilter(this.caps, d.adapter.name);
     if (d.adapter.allocatedVips) d.state.setAllocatedVips(() => d.adapter.allocatedVips!());
     this.status = new SourceStatusWriter({
       writer: d.statusWriter ?? kubeStatusWriter(d.kubeConfig),
@@ -140,44 +170,76 @@ export class LbReconciler {
     view: ClusterView,
     now: () => number = Date.now,
     changed?: ReadonlySet<string>,
-  ): Promise<{ applied: ApplyResult[]; desired: DesiredResult; deferredMs: number | undefined }> {
+  ): Promise<PassResult> {
+    // The desired state is built in the order passes are called (each from the view of its call),
+    // and what changed is marked for the plans to come at once.
     const t0 = performance.now();
-    const desired = applyCapabilities(
-      this.desired.build(view, this.d.config, { name: this.d.adapter.name, caps: this.caps }, changed),
-      this.caps,
-      this.d.adapter.name,
-    );
-    const buildMs = performance.now() - t0;
-    try {
-      this.observed ??= await this.d.adapter.observe();
-    } catch (err) {
-      this.d.onReadFailed?.(err);
-      throw err;
-    }
-    const observed = this.observed;
     const passSeq = ++this.seq;
+    const lb = { name: this.d.adapter.name, caps: this.caps };
+    const built = this.desired.build(view, this.d.config, lb, changed);
+    const desired = this.capabilities(built);
+    const delta = desired === built ? this.desired.changedPools : undefined;
+    this.scope.mark(delta, passSeq);
+    const unready = this.unready.update(
+      desired.state.pools,
+      delta && { names: delta, pool: (n) => this.desired.pool(n) },
+    );
+    let buildMs = performance.now() - t0;
+    if (!this.observed) {
+      try {
+        // A read that an invalidation (the sweep) overtook may predate what the sweep is for: read
+        // again (three tries; then it is taken).
+        for (let tries = 0; !this.observed && tries < 3; tries++) {
+          const generation = this.generation;
+          const read = byName(await this.d.adapter.observe());
+          if (this.generation === generation || tries === 2) this.observed ??= read;
+        }
+      } catch (err) {
+        this.d.onReadFailed?.(err);
+        throw err;
+      }
+      // A pass called while this one waited has a newer desired state, and plans what this one
+      // marked: this one is superseded.
+      if (this.seq !== passSeq) return { applied: [], desired, deferredMs: undefined };
+    }
+    const observed = this.observed!;
+    // From here to the gates nothing awaits: passes plan in the order their desired states were built.
+    const t1 = performance.now();
+    const keys = this.scope.keys(observed);
+    this.plans[keys ? 'named' : 'whole']++;
+    const p = keys ? planNamed(this.lookup(desired), observed, keys) : plan(desired.state, observed);
+    const diffed = keys ?? [...p.changes.map(objectKey), ...p.conflicts.map((c) => `${c.kind}/${c.name}`)];
+    if (!keys) this.scope.planned(diffed, passSeq);
+    buildMs += performance.now() - t1;
     this.active++;
     try {
-      return await this.pass(view, desired, observed, passSeq, now, buildMs);
+      return await this.pass(
+        view,
+        desired,
+        { plan: p, diffed, unready, observed, seq: passSeq, cpuMs: buildMs },
+        now,
+      );
     } finally {
       this.active--;
     }
   }
 
-  /** The pass: plan, gates, apply, record, status, Events. */
+  /** The pass, once planned: gates, apply, record, status, Events. */
   private async pass(
     view: ClusterView,
     desired: DesiredResult,
-    observed: Observed,
-    passSeq: number,
+    planned: {
+      plan: Plan;
+      diffed: string[];
+      unready: Pool[];
+      observed: ObservedByName;
+      seq: number;
+      cpuMs: number;
+    },
     now: () => number,
-    buildMs: number,
-  ): Promise<{ applied: ApplyResult[]; desired: DesiredResult; deferredMs: number | undefined }> {
-    const planStart = performance.now();
-    const p = plan(desired.state, observed);
-    // A parked object that the device now matches (no change planned) is no longer parked.
-    const planned = new Set(p.changes.map(objectKey));
-    for (const k of [...this.parked.keys()]) if (!planned.has(k)) this.parked.delete(k);
+  ): Promise<PassResult> {
+    const { plan: p, diffed, seq: passSeq } = planned;
+    this.unparkSettled(p, diffed);
     const g = gateChanges(p.changes, {
       inflight: this.inflight,
       parked: this.parked,
@@ -187,7 +249,7 @@ export class LbReconciler {
     });
     for (const k of g.unpark) this.parked.delete(k);
     if (g.waitsOnFlight) this.waitingOnFlight = true;
-    this.planMs = ewma(this.planMs, buildMs + performance.now() - planStart);
+    this.planMs = ewma(this.planMs, planned.cpuMs);
     const started = now();
     const applied = await this.applyClaimed(g.go, now);
     for (const c of g.go) this.appliedBy.set(objectKey(c), passSeq);
@@ -201,18 +263,18 @@ export class LbReconciler {
     );
     const pending = this.stillPending(g.held, applied, passSeq);
     // A terminal failure left the device as it was; a retryable one may have left it anywhere.
-    // Other passes may have moved `this.observed` on meanwhile: this pass's results go on top.
-    this.observed =
-      this.observed && applied.every((r) => r.ok || r.error?.terminal)
-        ? afterPass(
-            this.observed,
-            applied.filter((r) => r.ok),
-            p,
-            pending,
-          )
-        : undefined;
+    // Other passes may have moved the observed state on meanwhile (in place): this pass's results
+    // go on top. If the device was read again meanwhile, that read may or may not have seen this
+    // pass's writes: it is read once more, unless this pass wrote nothing.
+    const same = this.observed === planned.observed;
+    if (same && applied.every((r) => r.ok || r.error?.terminal)) {
+      afterPass(planned.observed, applied, p, pending);
+      const unsettled = new Set([...pending, ...p.conflicts.map((c) => `${c.kind}/${c.name}`)]);
+      const ok = applied.filter((r) => r.ok).map((r) => objectKey(r.change));
+      this.scope.settle(diffed, unsettled, ok, passSeq, this.seq);
+    } else if (same || applied.length > 0) this.observed = undefined;
     if (this.active === 1) this.appliedBy.clear();
-    await this.report(view, desired, applied, p.conflicts, pending);
+    await this.report(view, desired, applied, p.conflicts, pending, planned.unready);
     const retry = applied.filter((r) => !r.ok && !r.error?.terminal);
     if (retry.length > 0) {
       throw new NplError(
@@ -223,6 +285,23 @@ export class LbReconciler {
       );
     }
     return { applied, desired, deferredMs: g.deferredMs };
+  }
+
+  /** A parked object that the device now matches (diffed, no change planned) is no longer parked. */
+  private unparkSettled(p: Plan, diffed: readonly string[]): void {
+    if (this.parked.size === 0) return;
+    const planned = new Set(p.changes.map(objectKey));
+    const looked = new Set(diffed);
+    for (const k of [...this.parked.keys()]) if (!planned.has(k) && looked.has(k)) this.parked.delete(k);
+  }
+
+  /** The desired objects by name, for a plan of some names only. */
+  private lookup(desired: DesiredResult): DesiredByName {
+    return {
+      pool: (n) => this.desired.pool(n),
+      virtualService: (n) => indexed(desired.state.virtualServices).get(n),
+      certificate: (n) => indexed(desired.state.certificates ?? []).get(n),
+    };
   }
 
   /**
@@ -247,10 +326,12 @@ export class LbReconciler {
       // Before the objects are released, with no await between: a pass that starts next sees
       // when each pool was written and what is parked.
       const at = now();
+      const failed = new Set(applied.filter((r) => !r.ok).map((r) => objectKey(r.change)));
       for (const r of applied) {
         if (!r.ok) {
           // Retrying the same thing cannot help: park it until its desired state changes.
-          if (r.error?.terminal) this.parked.set(objectKey(r.change), wantedOf(r.change));
+          if (r.error?.terminal && parks(r.change, failed))
+            this.parked.set(objectKey(r.change), wantedOf(r.change));
           continue;
         }
         if (r.change.kind !== 'pool') continue;
@@ -283,6 +364,7 @@ export class LbReconciler {
     applied: ApplyResult[],
     conflicts: ReturnType<typeof plan>['conflicts'],
     pending: Set<string>,
+    unready: Pool[],
   ): Promise<void> {
     const cleared = this.d.state.record(desired.state, applied, conflicts, pending);
     await this.status.write(view, desired);
@@ -293,6 +375,6 @@ export class LbReconciler {
       (vs) => this.d.state.failed('virtualService', vs),
       (vip) => resolveVip(vip, allocated),
     );
-    await this.events.pass(view, desired, applied, cleared, (st) => this.status.live(st));
+    await this.events.pass(view, desired, applied, cleared, (st) => this.status.live(st), unready);
   }
 }

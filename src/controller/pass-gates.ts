@@ -5,6 +5,7 @@
  * - `dependsOnInflight`: a virtual service whose pool or certificate is in flight, or a pool or
  *   certificate delete while any virtual service is in flight (order holds).
  * - `parked`: its last apply failed terminally and its desired state is still what failed.
+ * - `dependsOnParked`: a virtual service whose pool or certificate change is held as parked.
  * - `poolInterval`: a pool update less than the interval after the pool's last write (a pool is
  *   written at most once per interval however often its Pods change); `waitMs` says until when.
  */
@@ -21,17 +22,36 @@ export interface GateState {
   poolWrites: ReadonlyMap<string, number>;
   now: number;
   poolIntervalMs: number;
+  /**
+   * Pools and certificates (kind/name) whose change this pass holds as parked: a virtual service
+   * that refers to one waits with it instead of failing for what it refers to (and being parked
+   * for that, for good).
+   */
+  heldParked?: ReadonlySet<string>;
 }
 
 export type Verdict =
   | { gate: 'go'; unpark: boolean }
-  | { gate: 'inflight' | 'dependsOnInflight' | 'parked' }
+  | { gate: 'inflight' | 'dependsOnInflight' | 'dependsOnParked' | 'parked' }
   | { gate: 'poolInterval'; waitMs: number };
 
 export const objectKey = (c: Change): string => `${c.kind}/${c.name}`;
 
 /** What a change asks the device for: the desired object, or 'delete'. */
 export const wantedOf = (c: Change): object | 'delete' => (c.op === 'delete' ? 'delete' : c.desired);
+
+/**
+ * Whether a terminal failure parks its object. Not when a virtual service refers to a pool or
+ * certificate whose own change failed in the same call: it was refused for what it refers to
+ * (a pool that was not created), and is sent again once that is there.
+ */
+export function parks(c: Change, failed: ReadonlySet<string>): boolean {
+  if (c.kind !== 'virtualService' || c.op === 'delete') return true;
+  return ![
+    ...poolRefs(c.desired).map((n) => `pool/${n}`),
+    ...certificateRefs(c.desired).map((n) => `certificate/${n}`),
+  ].some((k) => failed.has(k));
+}
 
 export function gate(c: Change, s: GateState): Verdict {
   const k = objectKey(c);
@@ -45,6 +65,14 @@ export function gate(c: Change, s: GateState): Verdict {
       certificateRefs(c.desired).some((n) => s.inflight.has(`certificate/${n}`)))
   )
     return { gate: 'dependsOnInflight' };
+  if (c.kind === 'virtualService' && c.op !== 'delete' && s.heldParked?.size) {
+    const held = s.heldParked;
+    if (
+      poolRefs(c.desired).some((n) => held.has(`pool/${n}`)) ||
+      certificateRefs(c.desired).some((n) => held.has(`certificate/${n}`))
+    )
+      return { gate: 'dependsOnParked' };
+  }
   const parked = s.parked.get(k);
   if (parked !== undefined && isDeepStrictEqual(parked, wantedOf(c))) return { gate: 'parked' };
   if (c.kind === 'pool' && c.op === 'update') {
@@ -68,8 +96,11 @@ export interface Gated {
 
 export function gateChanges(changes: readonly Change[], s: GateState): Gated {
   const out: Gated = { go: [], held: new Set(), unpark: [], waitsOnFlight: false, deferredMs: undefined };
+  // Pools and certificates come before the virtual services that use them in a plan.
+  const heldParked = new Set<string>();
   for (const c of changes) {
-    const v = gate(c, s);
+    const v = gate(c, { ...s, heldParked });
+    if (v.gate === 'parked' && c.kind !== 'virtualService') heldParked.add(objectKey(c));
     if (v.gate === 'go') {
       out.go.push(c);
       if (v.unpark) out.unpark.push(objectKey(c));

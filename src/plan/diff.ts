@@ -3,6 +3,11 @@
  * updated or deleted; a desired name held by a foreign object is a conflict, reported and left
  * alone. Order: pools and certificates before the virtual services that use them on create and
  * update, and the reverse on delete.
+ *
+ * Two ways in, one per-object rule: `plan` diffs everything (a cold start, a device read again,
+ * the frontends rebuilt); `planNamed` diffs only the names it is given (what changed since the
+ * last pass, and what that pass left pending), over the observed state kept by name between
+ * passes. For the names it is given, `planNamed` plans exactly what `plan` plans.
  */
 import { isDeepStrictEqual } from 'node:util';
 import {
@@ -27,134 +32,132 @@ export interface Plan {
   changes: Change[];
   conflicts: Conflict[];
   /**
-   * Desired objects (normal forms) that equal what is observed but are not it by reference: after
-   * the pass the observed state can hold them, so the next pass compares them by reference.
+   * Desired objects (normal forms, `want`) that equal what is observed (`seen`) but are not it by
+   * reference: after the pass the observed state can hold them, so the next pass compares them by
+   * reference (if it still holds `seen`: another pass may have written the object since).
    */
-  equal: { pools: Pool[]; virtualServices: VirtualService[]; certificates: Certificate[] };
+  equal: {
+    pools: Equal<Pool>[];
+    virtualServices: Equal<VirtualService>[];
+    certificates: Equal<Certificate>[];
+  };
 }
 
-interface KindDiff<K extends ObjectKind, T> {
-  upserts: ChangeOf<K, T>[];
-  deletes: ChangeOf<K, T>[];
-  equal: T[];
+type Foreign = Observed['foreign'][number];
+
+export interface Equal<T> {
+  want: T;
+  seen: T;
 }
 
-/**
- * Observed lists by name, made once per list: the reconciler carries the observed state from pass
- * to pass (observed-cache.ts) and registers the index it keeps, so a pass does not rebuild it.
- */
-const indexes = new WeakMap<object, Map<string, { name: string }>>();
-
-export function indexByName<T extends { name: string }>(list: readonly T[]): Map<string, T> {
-  let m = indexes.get(list) as Map<string, T> | undefined;
-  // A list that grew or shrank since (an adapter that reuses its arrays) is indexed again.
-  if (!m || m.size !== list.length) indexes.set(list, (m = new Map(list.map((x) => [x.name, x]))));
-  return m;
+/** The observed state by name: what a pass plans against, kept between passes. */
+export interface ObservedByName {
+  pools: Map<string, Pool>;
+  virtualServices: Map<string, VirtualService>;
+  certificates: Map<string, Certificate>;
+  /** Foreign objects by kind and then name. */
+  foreign: Map<ObjectKind, Map<string, Foreign>>;
 }
 
-/** Registers `index` as the index of `list` (the same objects by name; neither changes after). */
-export function withIndex<T extends { name: string }>(index: Map<string, T>): T[] {
-  const list = [...index.values()];
-  indexes.set(list, index);
-  return list;
-}
-
-/** Foreign objects by kind and then name, made once per observed list. */
-const foreignIndexes = new WeakMap<object, Map<string, Map<string, Observed['foreign'][number]>>>();
-
-function foreignByKind(foreign: Observed['foreign']): Map<string, Map<string, Observed['foreign'][number]>> {
-  let m = foreignIndexes.get(foreign);
-  if (!m) {
-    m = new Map();
-    for (const f of foreign) {
-      let byName = m.get(f.kind);
-      if (!byName) m.set(f.kind, (byName = new Map()));
-      byName.set(f.name, f);
-    }
-    foreignIndexes.set(foreign, m);
+export function byName(o: Observed): ObservedByName {
+  const foreign = new Map<ObjectKind, Map<string, Foreign>>();
+  for (const f of o.foreign) {
+    let m = foreign.get(f.kind);
+    if (!m) foreign.set(f.kind, (m = new Map()));
+    m.set(f.name, f);
   }
-  return m;
+  return {
+    pools: new Map(o.owned.pools.map((p) => [p.name, p])),
+    virtualServices: new Map(o.owned.virtualServices.map((v) => [v.name, v])),
+    certificates: new Map((o.owned.certificates ?? []).map((c) => [c.name, c])),
+    foreign,
+  };
 }
 
-/**
- * One kind's diff: creates and updates of what we want, deletes of what we own and no longer want.
- * An object unchanged since the last pass compares by reference (its normal form is remembered),
- * and deletes are looked for only when some owned object was not wanted.
- */
-function diffKind<K extends ObjectKind, T extends { name: string }>(
-  kind: K,
-  desired: T[],
-  owned: T[],
-  foreign: Map<string, Observed['foreign'][number]> | undefined,
-  normalize: (x: T) => T,
-  conflicts: Conflict[],
-  same: (a: T, b: T) => boolean = isDeepStrictEqual,
-): KindDiff<K, T> {
-  const current = indexByName(owned);
-  const upserts: ChangeOf<K, T>[] = [];
-  const equal: T[] = [];
-  let matched = 0;
-  let clashed: Set<string> | undefined;
-  for (const d of desired) {
-    const f = foreign?.get(d.name);
-    if (f) {
-      conflicts.push({ kind, name: d.name, owner: f.owner });
-      (clashed ??= new Set()).add(d.name);
-      continue;
+/** The desired objects of each kind by name (a lookup, so that a named plan walks nothing). */
+export interface DesiredByName {
+  pool(name: string): Pool | undefined;
+  virtualService(name: string): VirtualService | undefined;
+  certificate(name: string): Certificate | undefined;
+}
+
+interface KindRule<T> {
+  normalize: (x: T) => T;
+  same: (a: T, b: T) => boolean;
+}
+const RULES: {
+  pool: KindRule<Pool>;
+  virtualService: KindRule<VirtualService>;
+  certificate: KindRule<Certificate>;
+} = {
+  pool: { normalize: normalizePool, same: isDeepStrictEqual },
+  virtualService: { normalize: normalizeVirtualService, same: isDeepStrictEqual },
+  certificate: { normalize: normalizeCertificate, same: sameCertificate },
+};
+
+/** One kind's outcome, in the order the plan puts it together. */
+class KindDiff<K extends ObjectKind, T extends { name: string }> {
+  readonly upserts: ChangeOf<K, T>[] = [];
+  readonly deletes: ChangeOf<K, T>[] = [];
+  readonly equal: Equal<T>[] = [];
+  constructor(
+    private readonly kind: K,
+    private readonly rule: KindRule<T>,
+    private readonly current: Map<string, T>,
+    private readonly foreign: Map<string, Foreign> | undefined,
+    private readonly conflicts: Conflict[],
+  ) {}
+
+  /**
+   * One name: `d` is what we want (undefined: nothing). An object unchanged since the last pass
+   * compares by reference (its normal form is remembered).
+   */
+  one(name: string, d: T | undefined): void {
+    const { kind } = this;
+    const f = this.foreign?.get(name);
+    if (d && f) {
+      this.conflicts.push({ kind, name, owner: f.owner });
+      return;
     }
-    const cur = current.get(d.name);
-    const want = normalize(d);
+    const cur = this.current.get(name);
+    if (!d) {
+      if (cur) this.deletes.push({ op: 'delete', kind, name, observed: cur });
+      return;
+    }
+    const want = this.rule.normalize(d);
     if (!cur) {
-      upserts.push({ op: 'create', kind, name: d.name, desired: want });
-      continue;
+      this.upserts.push({ op: 'create', kind, name, desired: want });
+      return;
     }
-    matched++;
-    if (cur === want) continue;
-    const have = normalize(cur);
-    if (have !== want && !same(have, want)) {
-      upserts.push({ op: 'update', kind, name: d.name, desired: want, observed: cur });
-    } else equal.push(want);
+    if (cur === want) return;
+    const have = this.rule.normalize(cur);
+    if (have !== want && !this.rule.same(have, want))
+      this.upserts.push({ op: 'update', kind, name, desired: want, observed: cur });
+    else this.equal.push({ want, seen: cur });
   }
-  // Names are unique on each side: every owned object was wanted when all of them matched.
-  let deletes: ChangeOf<K, T>[] = [];
-  if (matched < current.size) {
-    const wanted = new Set(desired.map((d) => d.name));
-    if (clashed) for (const n of clashed) wanted.delete(n);
-    deletes = owned
-      .filter((o) => !wanted.has(o.name))
-      .map((o): ChangeOf<K, T> => ({ op: 'delete', kind, name: o.name, observed: o }));
+
+  /** Every desired object, then deletes of what we own and no longer want. */
+  all(desired: readonly T[]): void {
+    const wanted = new Set<string>();
+    for (const d of desired) {
+      wanted.add(d.name);
+      this.one(d.name, d);
+    }
+    // Names are unique on each side: when every owned name was wanted, there is nothing to delete.
+    let owned = 0;
+    for (const name of wanted) if (this.current.has(name)) owned++;
+    if (owned === this.current.size) return;
+    for (const [name, cur] of this.current)
+      if (!wanted.has(name)) this.deletes.push({ op: 'delete', kind: this.kind, name, observed: cur });
   }
-  return { upserts, deletes, equal };
 }
 
-export function plan(desired: LbState, observed: Observed): Plan {
-  const foreign = foreignByKind(observed.foreign);
-  const conflicts: Conflict[] = [];
-  const pools = diffKind(
-    'pool',
-    desired.pools,
-    observed.owned.pools,
-    foreign.get('pool'),
-    normalizePool,
-    conflicts,
-  );
-  const vss = diffKind(
-    'virtualService',
-    desired.virtualServices,
-    observed.owned.virtualServices,
-    foreign.get('virtualService'),
-    normalizeVirtualService,
-    conflicts,
-  );
-  const certs = diffKind(
-    'certificate',
-    desired.certificates ?? [],
-    observed.owned.certificates ?? [],
-    foreign.get('certificate'),
-    normalizeCertificate,
-    conflicts,
-    sameCertificate,
-  );
+function assemble(
+  pools: KindDiff<'pool', Pool>,
+  certs: KindDiff<'certificate', Certificate>,
+  vss: KindDiff<'virtualService', VirtualService>,
+  conflicts: Conflict[],
+): Plan {
   return {
     changes: [
       ...pools.upserts,
@@ -167,4 +170,50 @@ export function plan(desired: LbState, observed: Observed): Plan {
     conflicts,
     equal: { pools: pools.equal, virtualServices: vss.equal, certificates: certs.equal },
   };
+}
+
+function kinds(observed: ObservedByName, conflicts: Conflict[]) {
+  return {
+    pools: new KindDiff('pool', RULES.pool, observed.pools, observed.foreign.get('pool'), conflicts),
+    certs: new KindDiff(
+      'certificate',
+      RULES.certificate,
+      observed.certificates,
+      observed.foreign.get('certificate'),
+      conflicts,
+    ),
+    vss: new KindDiff(
+      'virtualService',
+      RULES.virtualService,
+      observed.virtualServices,
+      observed.foreign.get('virtualService'),
+      conflicts,
+    ),
+  };
+}
+
+/** Everything desired against everything observed. */
+export function plan(desired: LbState, observed: Observed | ObservedByName): Plan {
+  const o = 'owned' in observed ? byName(observed) : observed;
+  const conflicts: Conflict[] = [];
+  const k = kinds(o, conflicts);
+  k.pools.all(desired.pools);
+  k.certs.all(desired.certificates ?? []);
+  k.vss.all(desired.virtualServices);
+  return assemble(k.pools, k.certs, k.vss, conflicts);
+}
+
+/** The objects named only (kind/name keys), each planned as `plan` plans it. */
+export function planNamed(desired: DesiredByName, observed: ObservedByName, keys: Iterable<string>): Plan {
+  const conflicts: Conflict[] = [];
+  const k = kinds(observed, conflicts);
+  for (const key of keys) {
+    const slash = key.indexOf('/');
+    const kind = key.slice(0, slash);
+    const name = key.slice(slash + 1);
+    if (kind === 'pool') k.pools.one(name, desired.pool(name));
+    else if (kind === 'virtualService') k.vss.one(name, desired.virtualService(name));
+    else if (kind === 'certificate') k.certs.one(name, desired.certificate(name));
+  }
+  return assemble(k.pools, k.certs, k.vss, conflicts);
 }

@@ -27,6 +27,21 @@ function lacks(vs: VirtualService, caps: Capabilities): string | undefined {
   return caps.l4.tcp ? undefined : 'TCP';
 }
 
+/**
+ * `applyCapabilities` for one adapter, remembering the virtual-service lists it had nothing to cut
+ * from: whether anything is cut depends on the virtual services alone, and a pass that changed
+ * only Pods hands over last pass's list, so it costs nothing.
+ */
+export function capabilityFilter(caps: Capabilities, adapter: string): (d: DesiredResult) => DesiredResult {
+  const whole = new WeakSet<readonly VirtualService[]>();
+  return (d) => {
+    if (whole.has(d.state.virtualServices)) return d;
+    const out = applyCapabilities(d, caps, adapter);
+    if (out === d) whole.add(d.state.virtualServices);
+    return out;
+  };
+}
+
 export function applyCapabilities(d: DesiredResult, caps: Capabilities, adapter: string): DesiredResult {
   const http = caps.http ?? INGRESS_HTTP;
   const findings: Finding[] = [];
