@@ -245,6 +245,24 @@ try {
     // --coalesce MS: the controller's least coalescing window (its default unless given).
     ...(values.coalesce !== undefined ? { coalesceMs: Number(values.coalesce) } : {}),
   });
+  // The cold sync's floor: bare client-node informers listing and watching the same collections
+  // (Pods, Services, Nodes) in this process, doing nothing with them; timed and CPU-counted like
+  // the controller's cold sync just after, and stopped before it starts.
+  const bareCpu0 = process.cpuUsage();
+  const bare0 = performance.now();
+  const core = kc.makeApiClient(CoreV1Api);
+  const floor = [
+    makeInformer(kc, '/api/v1/pods', () => core.listPodForAllNamespaces()),
+    makeInformer(kc, '/api/v1/services', () => core.listServiceForAllNamespaces()),
+    makeInformer(kc, '/api/v1/nodes', () => core.listNode()),
+  ];
+  await Promise.all(floor.map((i) => i.start()));
+  const bareColdMs = performance.now() - bare0;
+  const bareCpu = process.cpuUsage(bareCpu0);
+  const bareColdCpuMs = (bareCpu.user + bareCpu.system) / 1000;
+  await Promise.all(floor.map((i) => i.stop()));
+  await new Promise((r) => setTimeout(r, 500));
+
   // --profile-cold FILE: a CPU profile of the cold start alone (for finding what it spends).
   const inspector = values['profile-cold'] ? new Session() : undefined;
   if (inspector) {
@@ -252,12 +270,15 @@ try {
     await inspector.post('Profiler.enable');
     await inspector.post('Profiler.start');
   }
+  const coldCpu0 = process.cpuUsage();
   const t0 = performance.now();
   await controller.start();
   while (device.virtualServices.size < SERVICES && performance.now() - t0 < 120_000)
     await new Promise((r) => setTimeout(r, 10));
   await controller.settled();
   const coldMs = performance.now() - t0;
+  const coldCpu = process.cpuUsage(coldCpu0);
+  const coldCpuMs = (coldCpu.user + coldCpu.system) / 1000;
   if (inspector) {
     const { profile } = await inspector.post('Profiler.stop');
     writeFileSync(values['profile-cold']!, JSON.stringify(profile));
@@ -369,7 +390,12 @@ try {
     [
       `cold start: ${SERVICES} virtual services and pools applied`,
       `${coldMs.toFixed(0)} ms`,
-      `${membersTotal} members`,
+      `${membersTotal} members; ${coldCpuMs.toFixed(0)} ms CPU, ${((coldCpuMs / PODS) * 1000).toFixed(1)} µs per Pod`,
+    ],
+    [
+      'cold sync floor: bare client-node informers list and watch Pods, Services, Nodes',
+      `${bareColdMs.toFixed(0)} ms`,
+      `${bareColdCpuMs.toFixed(0)} ms CPU; controller / floor: ${(coldMs / bareColdMs).toFixed(2)}x wall, ${(coldCpuMs / bareColdCpuMs).toFixed(2)}x CPU; goal <= 2x`,
     ],
     [
       `annotation change -> applied, all changes after a ${WARMUP_MS / 1000} s warm-up, p50 / p99 (${applyLatency.length} of ${measuredTotal})`,
@@ -410,7 +436,7 @@ try {
     ]);
   }
   console.log(
-    `JSON ${JSON.stringify({ latency: LATENCY, coldMs, p50, p99, f50, f99, i50, i99, maxPer100, rss, applied: applyLatency.length, total: measuredTotal, neverApplied: pending.size, maxOverlap, behindCandidates, waitedBehind, passes, cpuMs })}`,
+    `JSON ${JSON.stringify({ latency: LATENCY, coldMs, coldCpuMs, bareColdMs, bareColdCpuMs, p50, p99, f50, f99, i50, i99, maxPer100, rss, applied: applyLatency.length, total: measuredTotal, neverApplied: pending.size, maxOverlap, behindCandidates, waitedBehind, passes, cpuMs })}`,
   );
   printTable(rows);
 } finally {
