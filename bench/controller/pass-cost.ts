@@ -169,8 +169,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const small = await scale(Number(values.small));
 const large = await scale(Number(values.large));
 const n = Number(values.changes);
-await changes(small, 50, 0);
-await changes(large, 50, 0);
+// Warm-up: as many changes as a round, at each scale, so the rounds measure compiled code.
+await changes(small, n, 0);
+await changes(large, n, 0);
 const perSmall: number[] = [];
 const perLarge: number[] = [];
 for (let r = 0; r < Number(values.rounds); r++) {

@@ -71,6 +71,38 @@ export const GATEWAY_KINDS: readonly GatewayKind[] = [
 /** Only Secrets that can hold an Ingress's certificate are listed and kept (never any other). */
 const SECRET_FIELD_SELECTOR = `type=${TLS_SECRET_TYPE}`;
 
+/** Objects the informers' transform validated: the cache keeps them, not the raw ones. */
+const validated = new WeakSet<object>();
+
+/** The informer's transform for a kind: its validated object (a raw one that fails stays raw). */
+function validating<T>(schema: z.ZodType<T>): (o: RawObject) => RawObject {
+  return (o) => {
+    const v = parseOr(schema, o);
+    if (v === undefined || typeof v !== 'object' || v === null) return o;
+    validated.add(v);
+    return v as RawObject;
+  };
+}
+
+/** What each kind is validated against: the informer keeps the validated object. */
+const SCHEMAS: Record<CacheKind, z.ZodType<unknown>> = {
+  services: serviceSchema,
+  pods: podSchema,
+  nodes: nodeSchema,
+  ingresses: ingressSchema,
+  ingressClasses: ingressClassSchema,
+  secrets: tlsSecretSchema,
+  namespaces: namespaceSchema,
+  gatewayCrd: crdSchema,
+  gatewayClasses: gatewayClassSchema,
+  gateways: gatewaySchema,
+  httpRoutes: httpRouteSchema,
+  tcpRoutes: l4RouteSchema,
+  udpRoutes: l4RouteSchema,
+  tlsRoutes: l4RouteSchema,
+  referenceGrants: referenceGrantSchema,
+};
+
 /** Parsed objects of one kind, kept in step with its informer. */
 class Parsed<T> {
   readonly items = new Map<string, T>();
@@ -84,7 +116,7 @@ class Parsed<T> {
     const put = (o: RawObject) => {
       this.snapshot = undefined;
       const key = objectKey(o);
-      const v = parseOr(this.schema, o);
+      const v = validated.has(o) ? (o as T) : parseOr(this.schema, o);
       if (v === undefined) this.items.delete(key);
       else this.items.set(key, v);
       onChange?.(key, v);
@@ -206,6 +238,7 @@ export class ClusterCache {
       new Informer({
         name: kind,
         logger,
+        transform: validating(SCHEMAS[kind]),
         optional: (GATEWAY_KINDS as readonly string[]).includes(kind),
         source:
           sources?.[kind] ??

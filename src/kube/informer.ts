@@ -48,6 +48,12 @@ export interface InformerOptions {
    */
   optional?: boolean;
   absentRetryMs?: number;
+  /**
+   * What is kept of each object (client-go's SetTransform): applied once as the object arrives,
+   * before it is cached and handed to the handlers, so the cache holds what the handlers use (for
+   * the controller, the validated object) and not a second copy of the raw one.
+   */
+  transform?: (obj: RawObject) => RawObject;
 }
 
 const notServed = (err: unknown): boolean => (err as { statusCode?: number } | undefined)?.statusCode === 404;
@@ -234,6 +240,7 @@ export class Informer {
     const rv = metaOf(obj).resourceVersion;
     if (rv) this.resourceVersion = rv;
     if (type === 'BOOKMARK') return;
+    if (this.opts.transform) obj = this.opts.transform(obj);
     const key = objectKey(obj);
     const old = this.cache.get(key);
     if (type === 'DELETED') {
@@ -257,7 +264,8 @@ export class Informer {
   /** A (re)list: adds and updates for what is new or changed, deletes for what is gone. */
   private replace(items: RawObject[]): void {
     const seen = new Set<string>();
-    for (const obj of items) {
+    for (const raw of items) {
+      const obj = this.opts.transform ? this.opts.transform(raw) : raw;
       const key = objectKey(obj);
       seen.add(key);
       this.upsert(key, this.cache.get(key), obj);

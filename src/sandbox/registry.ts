@@ -115,6 +115,27 @@ export class Registry {
     return this.store.list(storageKey(t), namespace).filter((s) => this.matches(t, s.obj, labels, fields));
   }
 
+  /**
+   * A page of that list: at most `limit` objects (0: all) after the key `after` (namespace/name),
+   * and whether more match after them.
+   */
+  page(
+    t: ResourceType,
+    namespace: string | undefined,
+    labels: LabelSelector,
+    fields: FieldSelector,
+    after: string | undefined,
+    limit: number,
+  ): { items: StoredObject[]; more: boolean } {
+    const items: StoredObject[] = [];
+    for (const s of this.store.listFrom(storageKey(t), namespace, after)) {
+      if (!this.matches(t, s.obj, labels, fields)) continue;
+      if (limit > 0 && items.length === limit) return { items, more: true };
+      items.push(s);
+    }
+    return { items, more: false };
+  }
+
   private checkNamespace(t: ResourceType, namespace: string, obj: JsonObject): void {
     const meta = metadataOf(obj);
     if (!t.namespaced) {

@@ -357,19 +357,12 @@ export class SandboxServer implements Sandbox {
       res.on('close', () => this.closers.delete(close));
       return;
     }
-    let items = this.registry.list(t, route.namespace, labels, fields);
     const token = parseContinue(q.get('continue'));
     const rv = token ? String(token.rv) : String(this.store.currentRV());
-    if (token) {
-      items = items.filter((s) => {
-        const m = s.obj.metadata as { namespace?: string; name: string };
-        return `${m.namespace ?? ''}/${m.name}` > token.start;
-      });
-    }
     const limit = Number(q.get('limit') ?? 0);
+    const { items, more } = this.registry.page(t, route.namespace, labels, fields, token?.start, limit);
     let cont: string | undefined;
-    if (limit > 0 && items.length > limit) {
-      items = items.slice(0, limit);
+    if (more) {
       const last = items[items.length - 1]!.obj.metadata as { namespace?: string; name: string };
       cont = Buffer.from(
         JSON.stringify({ rv: Number(rv), start: `${last.namespace ?? ''}/${last.name}` }),

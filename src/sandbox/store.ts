@@ -59,14 +59,40 @@ export class Store {
 
   /** Objects of a storage key (in one namespace, or all), sorted by namespace and name as etcd keys sort. */
   list(storage: string, namespace?: string): StoredObject[] {
-    const table = this.tables.get(storage);
-    if (!table) return [];
-    const out: [string, StoredObject][] = [];
-    const prefix = namespace === undefined ? undefined : `${namespace}/`;
-    for (const [k, v] of table) if (prefix === undefined || k.startsWith(prefix)) out.push([k, v]);
-    out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return out.map(([, v]) => v);
+    return [...this.listFrom(storage, namespace)];
   }
+
+  /**
+   * The same order, lazily, from just after the key `after` (namespace/name) when given: a page of
+   * a paginated list costs its page, not the whole table (the keys are sorted once per change of the
+   * table, not once per page).
+   */
+  *listFrom(storage: string, namespace?: string, after?: string): Generator<StoredObject> {
+    const table = this.tables.get(storage);
+    if (!table) return;
+    let keys = this.sorted.get(storage);
+    if (!keys) this.sorted.set(storage, (keys = [...table.keys()].sort()));
+    const prefix = namespace === undefined ? '' : `${namespace}/`;
+    // The first key past both the prefix's start and `after`.
+    const from = after !== undefined && after >= prefix ? after : undefined;
+    let lo = 0;
+    let hi = keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const k = keys[mid]!;
+      if (from !== undefined ? k <= from : k < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < keys.length; i++) {
+      const k = keys[i]!;
+      if (!k.startsWith(prefix)) return;
+      const v = table.get(k);
+      if (v) yield v;
+    }
+  }
+
+  /** Sorted keys per storage key, dropped whenever its table changes. */
+  private readonly sorted = new Map<string, string[]>();
 
   countOf(storage: string): number {
     return this.tables.get(storage)?.size ?? 0;
@@ -93,6 +119,7 @@ export class Store {
     const previous = table.get(key);
     if (type === 'DELETED') table.delete(key);
     else table.set(key, current);
+    if (type === 'DELETED' || !previous) this.sorted.delete(storage);
     const ev: StoreEvent = { type, rv, storage, namespace, name, current, previous };
     this.record(ev);
     for (const l of this.listeners) l(ev);

@@ -85,6 +85,36 @@ function recorder(inf: Informer): string[] {
 }
 
 describe('informer', () => {
+  it('keeps what its transform makes of each object, from the list and the watch, and hands that to the handlers', async (t) => {
+    const src = new ScriptedSource();
+    src.lists.push({ items: [{ ...pod('a', 1), spec: { big: 'x'.repeat(100) } }], resourceVersion: '1' });
+    // What the controller does: keep the validated object only (here: without the spec).
+    const kept = new WeakSet<object>();
+    const transform = (o: RawObject): RawObject => {
+      const t = { metadata: o.metadata };
+      kept.add(t);
+      return t;
+    };
+    const inf = new Informer({ source: src, name: 'pods', clock: fakeClock(), transform });
+    const seen: RawObject[] = [];
+    inf.on({ add: (o) => seen.push(o), update: (o, n) => seen.push(o, n), delete: (o) => seen.push(o) });
+    inf.start();
+    t.after(() => inf.stop());
+    await inf.waitForSync();
+    await eventually(() => src.watching, 1000, 'watching');
+    src.emit('MODIFIED', { ...pod('a', 2), spec: { big: 'y' } });
+    src.emit('DELETED', { ...pod('a', 3), spec: {} });
+    await eventually(() => seen.length === 4, 1000, 'add, update (old and new), delete');
+    assert.ok(
+      seen.every((o) => kept.has(o) && !('spec' in o)),
+      'only transformed objects, never a raw one',
+    );
+    assert.equal(inf.list().length, 0);
+    src.emit('ADDED', pod('b', 4));
+    await eventually(() => inf.list().length === 1, 1000, 'cached');
+    assert.ok(kept.has(inf.get('default/b')!), 'the cache holds the transformed object');
+  });
+
   it('an optional kind the cluster does not serve (404): synced and empty, checked again, then followed once its CRD is installed; removed again, emptied', async (t) => {
     const src = new ScriptedSource();
     const notFound = () =>
