@@ -40,6 +40,8 @@ const { values } = parseArgs({
     'skip-rss': { type: 'boolean', default: false },
     'profile-cold': { type: 'string' },
     'profile-load': { type: 'string' },
+    // A heap snapshot of the built controller once synced (written into this directory).
+    'heap-snapshot': { type: 'string' },
     coalesce: { type: 'string' },
     concurrency: { type: 'string', default: '8' },
   },
@@ -73,6 +75,9 @@ async function controllerProcessRss(server: string): Promise<{ hwm: number; anon
     const proc = spawn(
       process.execPath,
       [
+        ...(values['heap-snapshot']
+          ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${values['heap-snapshot']}`]
+          : []),
         'dist/src/main/cli.js',
         'controller',
         '--config',
@@ -105,6 +110,18 @@ async function controllerProcessRss(server: string): Promise<{ hwm: number; anon
       await new Promise((r) => setTimeout(r, 1000));
       const status = readFileSync(`/proc/${proc.pid}/status`, 'utf8');
       const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
+      // The V8 heap as the controller's own metrics say (live and committed), beside RSS.
+      const metrics = await (await fetch(`${http}/metrics`)).text();
+      const gauge = (name: string) =>
+        Number(new RegExp(`^${name} (\\S+)`, 'm').exec(metrics)?.[1] ?? NaN) / 2 ** 20;
+      console.log(
+        `controller heap: used ${gauge('nodejs_heap_size_used_bytes').toFixed(0)} MiB, total ${gauge('nodejs_heap_size_total_bytes').toFixed(0)} MiB, external ${gauge('nodejs_external_memory_bytes').toFixed(0)} MiB`,
+      );
+      if (values['heap-snapshot']) {
+        proc.kill('SIGUSR2');
+        // The snapshot is written when the file stops growing.
+        await new Promise((r) => setTimeout(r, 30_000));
+      }
       return { hwm: kb('VmHWM'), anon: kb('RssAnon') };
     } finally {
       proc.kill('SIGTERM');

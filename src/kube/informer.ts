@@ -156,11 +156,7 @@ export class Informer {
     while (!signal.aborted) {
       if (needList) {
         try {
-          const page = await this.opts.source.list(signal);
-          if (signal.aborted) return;
-          this.stats.lists++;
-          this.replace(page.items);
-          this.resourceVersion = page.resourceVersion;
+          if (!(await this.relist(signal))) return;
           needList = false;
           if (this.absent) this.log.info('now served by the cluster');
           this.absent = false;
@@ -228,6 +224,20 @@ export class Informer {
       );
       await this.clock.sleep(wait, signal);
     }
+  }
+
+  /**
+   * Lists and replaces the cache; false if stopped meanwhile. A function of its own, so the list
+   * (every object as it came, before the transform) is garbage once it returns: an async function
+   * suspended in its watch keeps its frame, and with it whatever its locals last held.
+   */
+  private async relist(signal: AbortSignal): Promise<boolean> {
+    const page = await this.opts.source.list(signal);
+    if (signal.aborted) return false;
+    this.stats.lists++;
+    this.replace(page.items);
+    this.resourceVersion = page.resourceVersion;
+    return true;
   }
 
   private apply(type: WatchEventType, obj: RawObject, expired: () => void): void {

@@ -62,38 +62,38 @@ export const probeSchema = z
   .loose();
 export type Probe = z.infer<typeof probeSchema>;
 
-export const podSchema = z
-  .object({
-    metadata: objectMetaSchema,
-    spec: z
-      .object({
-        nodeName: z.string().optional(),
-        containers: z
-          .array(
-            z
-              .object({
-                name: z.string(),
-                ports: z.array(containerPortSchema).default([]),
-                // A probe the schema cannot read is the kubelet's to refuse; the pool keeps a TCP check.
-                readinessProbe: probeSchema.optional().catch(undefined),
-              })
-              .loose(),
-          )
-          .default([]),
-      })
-      .loose()
-      .default({ containers: [] }),
-    status: z
-      .object({
-        phase: z.string().optional(),
-        podIP: z.string().optional(),
-        podIPs: z.array(z.object({ ip: z.string() }).loose()).optional(),
-        conditions: z.array(condition).default([]),
-      })
-      .loose()
-      .default({ conditions: [] }),
-  })
-  .loose();
+/**
+ * A Pod as the controller keeps it: only the fields npl-lb reads. A cluster holds many Pods and
+ * each carries much it does not use (managedFields, volumes, the scheduler's defaults, statuses of
+ * every container), so unknown fields are dropped here, at the validation boundary, instead of
+ * being kept in memory for every Pod.
+ */
+export const podSchema = z.object({
+  metadata: z.object({ ...objectMetaSchema.shape }),
+  spec: z
+    .object({
+      nodeName: z.string().optional(),
+      containers: z
+        .array(
+          z.object({
+            name: z.string(),
+            ports: z.array(z.object({ ...containerPortSchema.shape })).default([]),
+            // A probe the schema cannot read is the kubelet's to refuse; the pool keeps a TCP check.
+            readinessProbe: probeSchema.optional().catch(undefined),
+          }),
+        )
+        .default([]),
+    })
+    .default({ containers: [] }),
+  status: z
+    .object({
+      phase: z.string().optional(),
+      podIP: z.string().optional(),
+      podIPs: z.array(z.object({ ip: z.string() })).optional(),
+      conditions: z.array(z.object({ type: z.string(), status: z.string() })).default([]),
+    })
+    .default({ conditions: [] }),
+});
 
 export type Pod = z.infer<typeof podSchema>;
 
