@@ -12,14 +12,10 @@
  *
  *   npm run bench:controller [-- --seconds 60 --pods 10000 --services 1000 --latency 5]
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { CoreV1Api, KubeConfig, makeInformer, type V1Pod } from '@kubernetes/client-node';
-import { fetch } from 'undici';
 import { dispatcher, pool, quantile, send, printTable, createNodes, createLbServices } from '../http-load.ts';
 import { MemoryAdapter } from '../../adapters/memory/adapter.ts';
 import { MemoryLoadBalancer } from '../../adapters/memory/device.ts';
@@ -28,6 +24,7 @@ import { NplController } from '../../src/controller/controller.ts';
 import { NPL_POD_ANNOTATION } from '../../src/kube/annotations.ts';
 import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
 import { startSandboxProcess } from '../sandbox-process.ts';
+import { controllerProcessRss, coldSyncFloor } from './controller-process.ts';
 
 const { values } = parseArgs({
   options: {
@@ -58,78 +55,6 @@ const deadline = setTimeout(() => {
   console.error('benchmark exceeded 15 minutes; aborting');
   process.exit(1);
 }, 900_000);
-
-/**
- * Runs the built `npl-lb controller` (as deployed: compiled, no tsx) as its own process on the
- * loaded sandbox and reads its RSS once it has synced.
- */
-async function controllerProcessRss(server: string): Promise<{ hwm: number; anon: number }> {
-  execFileSync('npm', ['run', 'build'], { stdio: 'ignore' });
-  const dir = mkdtempSync(join(tmpdir(), 'npl-bench-'));
-  try {
-    writeFileSync(join(dir, 'kubeconfig'), renderKubeconfig({ server }));
-    writeFileSync(
-      join(dir, 'config.yaml'),
-      'clusterName: rss\ndefaultLoadBalancer: true\nvip: {cidrs: [198.18.0.0/15]}\n',
-    );
-    const proc = spawn(
-      process.execPath,
-      [
-        ...(values['heap-snapshot']
-          ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${values['heap-snapshot']}`]
-          : []),
-        'dist/src/main/cli.js',
-        'controller',
-        '--config',
-        join(dir, 'config.yaml'),
-        '--kubeconfig',
-        join(dir, 'kubeconfig'),
-        '--http-address',
-        '127.0.0.1:0',
-        '--leader-elect',
-        'false',
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    try {
-      const http = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        proc.stderr!.on('data', (d: Buffer) => {
-          out += d.toString();
-          const m = /"http":"(http:\/\/[^"]+)"/.exec(out);
-          if (m) resolve(m[1]!);
-        });
-        proc.once('exit', () => reject(new Error(`controller exited: ${out}`)));
-      });
-      const until = performance.now() + 120_000;
-      while (performance.now() < until) {
-        const doc = (await (await fetch(`${http}/api/v1/state`)).json()) as { virtualServices: unknown[] };
-        if (doc.virtualServices.length >= SERVICES) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-      await new Promise((r) => setTimeout(r, 1000));
-      const status = readFileSync(`/proc/${proc.pid}/status`, 'utf8');
-      const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
-      // The V8 heap as the controller's own metrics say (live and committed), beside RSS.
-      const metrics = await (await fetch(`${http}/metrics`)).text();
-      const gauge = (name: string) =>
-        Number(new RegExp(`^${name} (\\S+)`, 'm').exec(metrics)?.[1] ?? NaN) / 2 ** 20;
-      console.log(
-        `controller heap: used ${gauge('nodejs_heap_size_used_bytes').toFixed(0)} MiB, total ${gauge('nodejs_heap_size_total_bytes').toFixed(0)} MiB, external ${gauge('nodejs_external_memory_bytes').toFixed(0)} MiB`,
-      );
-      if (values['heap-snapshot']) {
-        proc.kill('SIGUSR2');
-        // The snapshot is written when the file stops growing.
-        await new Promise((r) => setTimeout(r, 30_000));
-      }
-      return { hwm: kb('VmHWM'), anon: kb('RssAnon') };
-    } finally {
-      proc.kill('SIGTERM');
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 const nodeIP = (n: number) => `192.0.2.${n + 1}`;
 const ann = (podPort: number, node: number, nodePort: number) =>
@@ -262,23 +187,8 @@ try {
     // --coalesce MS: the controller's least coalescing window (its default unless given).
     ...(values.coalesce !== undefined ? { coalesceMs: Number(values.coalesce) } : {}),
   });
-  // The cold sync's floor: bare client-node informers listing and watching the same collections
-  // (Pods, Services, Nodes) in this process, doing nothing with them; timed and CPU-counted like
-  // the controller's cold sync just after, and stopped before it starts.
-  const bareCpu0 = process.cpuUsage();
-  const bare0 = performance.now();
-  const core = kc.makeApiClient(CoreV1Api);
-  const floor = [
-    makeInformer(kc, '/api/v1/pods', () => core.listPodForAllNamespaces()),
-    makeInformer(kc, '/api/v1/services', () => core.listServiceForAllNamespaces()),
-    makeInformer(kc, '/api/v1/nodes', () => core.listNode()),
-  ];
-  await Promise.all(floor.map((i) => i.start()));
-  const bareColdMs = performance.now() - bare0;
-  const bareCpu = process.cpuUsage(bareCpu0);
-  const bareColdCpuMs = (bareCpu.user + bareCpu.system) / 1000;
-  await Promise.all(floor.map((i) => i.stop()));
-  await new Promise((r) => setTimeout(r, 500));
+  // The cold sync's floor, measured just before the controller's.
+  const { ms: bareColdMs, cpuMs: bareColdCpuMs } = await coldSyncFloor(kc);
 
   // --profile-cold FILE: a CPU profile of the cold start alone (for finding what it spends).
   const inspector = values['profile-cold'] ? new Session() : undefined;
@@ -398,7 +308,9 @@ try {
   }
   await bare.stop();
   await controller.stop();
-  const rss = values['skip-rss'] ? undefined : await controllerProcessRss(url);
+  const rss = values['skip-rss']
+    ? undefined
+    : await controllerProcessRss(url, SERVICES, values['heap-snapshot']);
   const f50 = quantile(freeLatency, 0.5);
   const f99 = quantile(freeLatency, 0.99);
   const p50 = quantile(applyLatency, 0.5);
