@@ -1,9 +1,8 @@
 /**
  * The controller's view of the cluster: restartable informers on Services, Pods, Nodes, Ingresses,
- * IngressClasses, Secrets of type kubernetes.io/tls (the certificates of Ingress `tls:` and Gateway
- * listeners), Namespaces (their labels, for allowedRoutes selectors) and the Gateway API kinds
- * (optional: followed once their CRDs are installed). Each object is parsed with zod once, when its informer delivers it (a
- * malformed object is left out), so building a ClusterView costs no parsing.
+ * IngressClasses, TLS Secrets, Namespaces, the EndpointSlices of Services without a selector and
+ * the Gateway API kinds (once their CRDs are installed). Each object is validated with zod once,
+ * as its informer delivers it (a malformed one is left out): building a ClusterView parses nothing.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { z } from 'zod';
@@ -22,6 +21,7 @@ import {
   podSchema,
   serviceSchema,
   tlsSecretSchema,
+  endpointSliceSchema,
 } from '../kube/objects.ts';
 import { TLS_SECRET_TYPE } from '../source/certificates.ts';
 import {
@@ -39,7 +39,8 @@ import {
 import { RESOURCES } from '../kube/paths.ts';
 import type { RawObject } from '../kube/raw-client.ts';
 import type { Logger } from '../runtime/logger.ts';
-import type { Pod, Service } from '../kube/objects.ts';
+import type { EndpointSlice, Pod, Service } from '../kube/objects.ts';
+import { SliceIndex } from '../source/endpoint-slices.ts';
 import { podTerminated, selectorMatches } from '../kube/pod-ports.ts';
 import type { ClusterView } from '../source/desired.ts';
 import { type PodSelector, podLabelKey } from '../source/members.ts';
@@ -52,6 +53,7 @@ export type CacheKind =
   | 'ingressClasses'
   | 'secrets'
   | 'namespaces'
+  | 'endpointSlices'
   | 'gatewayCrd'
   | GatewayKind;
 
@@ -70,6 +72,11 @@ export const GATEWAY_KINDS: readonly GatewayKind[] = [
 
 /** Only Secrets that can hold an Ingress's certificate are listed and kept (never any other). */
 const SECRET_FIELD_SELECTOR = `type=${TLS_SECRET_TYPE}`;
+/**
+ * Only EndpointSlices someone other than the EndpointSlice controller writes (those of Services
+ * without a selector): the controller's own, one or more per Service, are never listed.
+ */
+const SLICE_LABEL_SELECTOR = 'endpointslice.kubernetes.io/managed-by!=endpointslice-controller.k8s.io';
 
 /** Objects the informers' transform validated: the cache keeps them, not the raw ones. */
 const validated = new WeakSet<object>();
@@ -93,6 +100,7 @@ const SCHEMAS: Record<CacheKind, z.ZodType<unknown>> = {
   ingressClasses: ingressClassSchema,
   secrets: tlsSecretSchema,
   namespaces: namespaceSchema,
+  endpointSlices: endpointSliceSchema,
   gatewayCrd: crdSchema,
   gatewayClasses: gatewayClassSchema,
   gateways: gatewaySchema,
@@ -217,6 +225,7 @@ export class ClusterCache {
     ingressClasses: Parsed<ClusterView['ingressClasses'][number]>;
     secrets: Parsed<NonNullable<ClusterView['secrets']>[number]>;
     namespaces: Parsed<NonNullable<ClusterView['namespaces']>[number]>;
+    endpointSlices: Parsed<EndpointSlice>;
     gatewayCrd: Parsed<Crd>;
     gatewayClasses: Parsed<NonNullable<ClusterView['gatewayClasses']>[number]>;
     gateways: Parsed<NonNullable<ClusterView['gateways']>[number]>;
@@ -229,6 +238,7 @@ export class ClusterCache {
 
   private readonly podIndex = new LivePodIndex();
   private readonly serviceIndex = new ServiceSelectorIndex();
+  private readonly sliceIndex = new SliceIndex();
 
   private readonly log: Logger;
 
@@ -246,6 +256,7 @@ export class ClusterCache {
             kubeConfig: kc,
             resource: RESOURCES[kind === 'gatewayCrd' ? 'customResourceDefinitions' : kind],
             ...(kind === 'secrets' ? { fieldSelector: SECRET_FIELD_SELECTOR } : {}),
+            ...(kind === 'endpointSlices' ? { labelSelector: SLICE_LABEL_SELECTOR } : {}),
             // The GatewayClass CRD alone: the Gateway API release installed.
             ...(kind === 'gatewayCrd' ? { fieldSelector: `metadata.name=${GATEWAY_CLASS_CRD}` } : {}),
           }),
@@ -258,6 +269,7 @@ export class ClusterCache {
       ingressClasses: make('ingressClasses'),
       secrets: make('secrets'),
       namespaces: make('namespaces'),
+      endpointSlices: make('endpointSlices'),
       gatewayCrd: make('gatewayCrd'),
       gatewayClasses: make('gatewayClasses'),
       gateways: make('gateways'),
@@ -277,6 +289,9 @@ export class ClusterCache {
       ingressClasses: new Parsed(i.ingressClasses, ingressClassSchema),
       secrets: new Parsed(i.secrets, tlsSecretSchema),
       namespaces: new Parsed(i.namespaces, namespaceSchema),
+      endpointSlices: new Parsed(i.endpointSlices, endpointSliceSchema, (key, sl) =>
+        this.sliceIndex.put(key, sl),
+      ),
       gatewayCrd: new Parsed(i.gatewayCrd, crdSchema),
       gatewayClasses: new Parsed(i.gatewayClasses, gatewayClassSchema),
       gateways: new Parsed(i.gateways, gatewaySchema),
@@ -303,6 +318,7 @@ export class ClusterCache {
       ingressClasses: p.ingressClasses.items.size,
       secrets: p.secrets.items.size,
       namespaces: p.namespaces.items.size,
+      endpointSlices: p.endpointSlices.items.size,
       gatewayCrd: p.gatewayCrd.items.size,
       gatewayClasses: p.gatewayClasses.items.size,
       gateways: p.gateways.items.size,
@@ -346,6 +362,11 @@ export class ClusterCache {
     this.serviceIndex.selecting(namespace, labels, out);
   }
 
+  /** Adds to `out` the keys of the Services (without a selector) whose EndpointSlices name a Pod. */
+  servicesNaming(pod: string, out: Set<string>): void {
+    this.sliceIndex.servicesOf(pod, out);
+  }
+
   /** A snapshot of the parsed objects; the Pod list is only copied if someone reads it. */
   view(): ClusterView {
     const p = this.parsed;
@@ -368,6 +389,8 @@ export class ClusterCache {
       tlsRoutes: p.tlsRoutes.list(),
       referenceGrants: p.referenceGrants.list(),
       podIndex: this.podIndex,
+      endpointSlices: p.endpointSlices.list(),
+      sliceIndex: this.sliceIndex,
       serviceByKey: (key) => p.services.items.get(key),
       ingressByKey: (key) => p.ingresses.items.get(key),
       podByKey: (key) => p.pods.items.get(key),

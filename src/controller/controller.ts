@@ -10,6 +10,7 @@ import { guardOwnership } from '../adapter/ownership.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
 import { NPL_MANAGED_ANNOTATION, NPL_POD_ANNOTATION } from '../kube/annotations.ts';
 import type { EventSink, EventTarget } from '../kube/events.ts';
+import { SERVICE_NAME_LABEL } from '../kube/objects.ts';
 import type { ListWatchSource } from '../kube/informer.ts';
 import { objectKey } from '../kube/informer.ts';
 import type { RawObject } from '../kube/raw-client.ts';
@@ -207,7 +208,16 @@ export class NplController {
       const ns = String((after.metadata as { namespace?: string }).namespace ?? '');
       if (before) this.cache.servicesSelecting(ns, labels(before), this.changed);
       this.cache.servicesSelecting(ns, labels(after), this.changed);
+      this.cache.servicesNaming(objectKey(after), this.changed);
     };
+    // An EndpointSlice of a Service without a selector: that Service's Pods changed.
+    const slice = (o: RawObject) => {
+      const ns = String((o.metadata as { namespace?: string }).namespace ?? '');
+      const svc = labels(o)[SERVICE_NAME_LABEL];
+      if (svc) this.changed.add(`${ns}/${svc}`);
+      lb();
+    };
+    this.cache.on('endpointSlices', { add: slice, update: (a, b) => (slice(a), slice(b)), delete: slice });
     const pod = (before: RawObject | undefined, after: RawObject) => {
       if (nplText(after) !== (before ? nplText(before) : undefined))
         this.annotationSeen.set(objectKey(after), Date.now());

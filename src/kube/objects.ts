@@ -97,6 +97,32 @@ export const podSchema = z.object({
 
 export type Pod = z.infer<typeof podSchema>;
 
+/** The label naming the Service an EndpointSlice belongs to. */
+export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+
+/**
+ * An EndpointSlice as the controller keeps it: which Service it belongs to (its label) and the
+ * Pods its endpoints name. Followed for Services without a selector only, whose slices someone
+ * else writes (the conformance suite's "manual" Services); the endpoints' own addresses are not
+ * used: members are the named Pods' NodePortLocal mappings, as for any Service.
+ */
+export const endpointSliceSchema = z.object({
+  metadata: z.object({ ...objectMetaSchema.shape }),
+  addressType: z.string().default('IPv4'),
+  endpoints: z
+    .array(
+      z.object({
+        targetRef: z
+          .object({ kind: z.string().optional(), name: z.string(), namespace: z.string().optional() })
+          .optional(),
+      }),
+    )
+    .nullable()
+    .transform((e) => e ?? [])
+    .default([]),
+});
+export type EndpointSlice = z.infer<typeof endpointSliceSchema>;
+
 const lbStatus = z
   .object({
     loadBalancer: z

@@ -35,6 +35,12 @@ export const RESOURCES = {
     kind: 'IngressClass',
   },
   secrets: { group: '', version: 'v1', resource: 'secrets', kind: 'Secret' },
+  endpointSlices: {
+    group: 'discovery.k8s.io',
+    version: 'v1',
+    resource: 'endpointslices',
+    kind: 'EndpointSlice',
+  },
   gatewayClasses: {
     group: 'gateway.networking.k8s.io',
     version: 'v1',

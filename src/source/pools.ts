@@ -5,7 +5,8 @@
  */
 import type { ControllerConfig } from '../config/controller-config.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
-import type { Node } from '../kube/objects.ts';
+import type { Node, Pod } from '../kube/objects.ts';
+import { SliceIndex, withSlices } from './endpoint-slices.ts';
 import { membersFor, NodeDirectory, PodIndex, type PodSelector, type Rejection } from './members.ts';
 import type { LoadBalancerInfo } from './gateway/from-view.ts';
 import { checkFromProbes } from './health-check.ts';
@@ -25,10 +26,20 @@ export interface PoolContext {
 export const poolContext = (view: ClusterView, cfg: ControllerConfig, lb: LoadBalancerInfo): PoolContext => ({
   serviceType: cfg.serviceType,
   lb,
-  pods: view.podIndex ?? new PodIndex(view.pods),
+  pods: withSlices(
+    view.podIndex ?? new PodIndex(view.pods),
+    view.sliceIndex ?? new SliceIndex(view.endpointSlices),
+    view.podByKey ?? podLookup(view.pods),
+  ),
   nodeList: view.nodes,
   nodes: new NodeDirectory(view.nodes, view.drainPhase),
 });
+
+/** Pods by namespace/name, indexed on first use (a pass over plain arrays). */
+function podLookup(pods: readonly Pod[]): (key: string) => Pod | undefined {
+  let m: Map<string, Pod> | undefined;
+  return (k) => (m ??= new Map(pods.map((p) => [`${p.metadata.namespace}/${p.metadata.name}`, p]))).get(k);
+}
 
 /** NodePortLocal entries dropped from a pool: a Warning on each Pod and one on the Service. */
 function rejectionFindings(service: string, rejected: Rejection[]): Finding[] {
@@ -56,7 +67,7 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
   const { svc, port } = req;
   // The Service's Pods, selected once for the members and for their probes.
   const selected = ctx.serviceType === 'NodePort' ? [] : ctx.pods.select(svc);
-  const r = membersFor(ctx.serviceType, svc, port, selected, ctx.nodeList, ctx.nodes);
+  const r = membersFor(ctx.serviceType, svc, port, { select: () => selected }, ctx.nodeList, ctx.nodes);
   // Each member is a Pod's own port in NodePortLocal and ClusterIP modes: its probe applies. A
   // NodePort member is a node, which kube-proxy balances over every Pod.
   let probed = ctx.serviceType === 'NodePort' ? {} : checkFromProbes(port, selected);

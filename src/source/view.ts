@@ -9,7 +9,8 @@ import type {
   Namespace,
   ReferenceGrant,
 } from '../kube/gateway-objects.ts';
-import type { Ingress, IngressClass, Node, Pod, Service, TlsSecret } from '../kube/objects.ts';
+import type { EndpointSlice, Ingress, IngressClass, Node, Pod, Service, TlsSecret } from '../kube/objects.ts';
+import type { SliceIndex } from './endpoint-slices.ts';
 import type { DrainPhase } from './maintenance.ts';
 import type { PodSelector } from './members.ts';
 
@@ -21,6 +22,13 @@ export interface ClusterView {
   nodes: Node[];
   /** An index over `pods` kept by the caller (the controller's cache); built per pass otherwise. */
   podIndex?: PodSelector;
+  /**
+   * EndpointSlices not managed by the EndpointSlice controller: the Pods of Services without a
+   * selector (endpoint-slices.ts). None when absent.
+   */
+  endpointSlices?: EndpointSlice[];
+  /** An index over `endpointSlices` kept by the caller; built per pass otherwise. */
+  sliceIndex?: SliceIndex;
   /** Where each node stands in maintenance (the controller's drain clock); serving when absent. */
   drainPhase?: (node: string) => DrainPhase;
   /** One Service by namespace/name without a scan (the controller's cache); a scan otherwise. */
