@@ -101,6 +101,7 @@ it('a long first sync logs its progress every few seconds (here every 20 ms), th
     ingressClasses: source(0, []),
     secrets: source(0, []),
     namespaces: source(0, []),
+    endpointSlices: source(0, []),
     gatewayCrd: source(0, []),
     gatewayClasses: source(0, []),
     gateways: source(0, []),
