@@ -22,4 +22,6 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
   certificates: true,
   // `option httpchk GET <path>` with the probe's timings on the servers (both transports).
   httpChecks: true,
+  // `check-ssl verify none` with the HTTP check (both transports).
+  httpsChecks: true,
 };

@@ -72,7 +72,9 @@ export const enc = pct;
 export function checkWords(p: Pool, checks: boolean): string {
   if (!checks) return '';
   const c = p.check;
-  return c ? ` check inter ${c.intervalSeconds}s fall ${c.fall} rise ${c.rise}` : ' check';
+  return c
+    ? ` check${c.tls ? ' check-ssl verify none' : ''} inter ${c.intervalSeconds}s fall ${c.fall} rise ${c.rise}`
+    : ' check';
 }
 
 export function serverLine(m: Member, check: string): string {

@@ -48,6 +48,7 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       tlsPassthrough: true,
       http: ALL_HTTP,
       httpChecks: true,
+      httpsChecks: true,
     };
   }
 

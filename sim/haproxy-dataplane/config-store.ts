@@ -57,6 +57,9 @@ function serverLine(s: DpServer): string {
   if (s.inter !== undefined) words.push(`inter ${s.inter}`);
   if (s.rise !== undefined) words.push(`rise ${s.rise}`);
   if (s.fall !== undefined) words.push(`fall ${s.fall}`);
+  // server_params: check-ssl (enabled/disabled) and verify (none/required), as haproxy.cfg words.
+  if (s['check-ssl'] === 'enabled') words.push('check-ssl');
+  if (s.verify !== undefined) words.push(`verify ${s.verify}`);
   if (s.maintenance === 'enabled') words.push('disabled');
   if (s.weight !== undefined) words.push(`weight ${s.weight}`);
   if (s.metadata) words.push(`# metadata ${JSON.stringify(s.metadata)}`);
@@ -135,15 +138,25 @@ const sectionStatic = (x: unknown, drop: string) => {
   return JSON.stringify(o);
 };
 
-/** Runtime commands moving the servers that `from` and `to` both have, alike but for runtime fields. */
+/**
+ * Runtime commands moving the servers that `from` and `to` both have, alike but for runtime fields;
+ * a server whose other fields change too (a reload follows) still gets its address moved first,
+ * since the reload restores the state saved before it (HAProxy takes a server's port from that
+ * state over the file's).
+ */
 export function serverMoves(from: DpConfig, to: DpConfig): string[] {
   const commands: string[] = [];
   for (const [name, b] of to.backends) {
     const before = new Map((from.backends.get(name)?.servers ?? []).map((s) => [s.name, s]));
     for (const s of b.servers) {
       const old = before.get(s.name);
-      if (!old || serverStatic(old) !== serverStatic(s)) continue;
+      if (!old) continue;
       const id = `${name}/${s.name}`;
+      if (serverStatic(old) !== serverStatic(s)) {
+        if (old.address !== s.address || old.port !== s.port)
+          commands.push(`set server ${id} addr ${s.address}${s.port !== undefined ? ` port ${s.port}` : ''}`);
+        continue;
+      }
       const toMaint = s.maintenance === 'enabled' && old.maintenance !== 'enabled';
       const fromMaint = s.maintenance !== 'enabled' && old.maintenance === 'enabled';
       if (toMaint) commands.push(`set server ${id} state maint`);

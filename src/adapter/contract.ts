@@ -33,6 +33,8 @@ export interface Capabilities {
    * Absent: no; such pools get a TCP check and their Service a ProbeNotFollowed Warning.
    */
   httpChecks?: boolean;
+  /** HTTPS member checks (an HTTPS readiness probe on an L4 pool), the certificate not verified. */
+  httpsChecks?: boolean;
 }
 
 export interface HttpCapabilities {

@@ -13,6 +13,7 @@ const httpCheckSchema = z.object({
   timeoutSeconds: z.number().int(),
   rise: z.number().int(),
   fall: z.number().int(),
+  tls: z.literal(true).optional(),
 });
 
 export const storeCheck = (c: HttpCheck): string => JSON.stringify(c);

@@ -25,6 +25,11 @@ export interface Member {
 export interface HttpCheck {
   type: 'http';
   path: string;
+  /**
+   * Over TLS (an HTTPS probe), the certificate not verified, as the kubelet does not verify it.
+   * Only on L4 pools: their traffic passes through as it is, so the Pods' TLS reaches the client.
+   */
+  tls?: true;
   intervalSeconds: number;
   timeoutSeconds: number;
   rise: number;

@@ -10,7 +10,8 @@
  * Pods of one Service may disagree (a rollout): the probe most of them carry wins, ties going to
  * the first Pod by name, so the result does not depend on the order Pods are listed in. A probe
  * the load balancer cannot follow as written (HTTPS, extra headers, another host, a path that
- * fails the validation boundary) is not followed, and the reason says why. Pure.
+ * fails the validation boundary) is not followed, and the reason says why. An HTTPS probe gives
+ * an HTTPS check, the certificate not verified (the kubelet does not verify it either). Pure.
  */
 import type { Pod, Probe } from '../kube/objects.ts';
 import { podTerminated, resolveTargetPort } from '../kube/pod-ports.ts';
@@ -46,7 +47,6 @@ function probeOn(pod: Pod, target: number): Probe | undefined {
 function fromProbe(p: Probe): CheckFromProbe {
   const get = p.httpGet;
   if (!get) return {};
-  if (get.scheme === 'HTTPS') return { notFollowed: 'its HTTPS readiness probe is not followed yet' };
   if (get.host)
     return { notFollowed: `its readiness probe asks host ${JSON.stringify(get.host.slice(0, 64))}` };
   if (get.httpHeaders.length > 0)
@@ -67,6 +67,7 @@ function fromProbe(p: Probe): CheckFromProbe {
       timeoutSeconds: clamp(p.timeoutSeconds, 1, interval),
       rise: clamp(p.successThreshold, 1, 10),
       fall: clamp(p.failureThreshold, 1, 10),
+      ...(get.scheme === 'HTTPS' ? { tls: true as const } : {}),
     },
   };
 }

@@ -75,6 +75,16 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
     probed = {
       notFollowed: `the ${ctx.lb.name} load balancer does not run HTTP checks from readiness probes yet`,
     };
+  else if (probed.check?.tls && req.health === 'http')
+    // The Pods serve TLS on the port: HTTP routes to them would need TLS to the backends.
+    probed = {
+      notFollowed:
+        'its readiness probe is HTTPS: its Pods serve TLS on that port, and HTTP routes reach Pods in plain HTTP (TLS to the backends is not supported yet)',
+    };
+  else if (probed.check?.tls && !ctx.lb.caps.httpsChecks)
+    probed = {
+      notFollowed: `the ${ctx.lb.name} load balancer does not run HTTPS checks from readiness probes yet`,
+    };
   const findings = rejectionFindings(req.svcKey, r.rejected);
   // IPv6 is not served yet: said once on the Service, never dropped silently.
   if (r.ipv6)

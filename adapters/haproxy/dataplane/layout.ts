@@ -117,9 +117,19 @@ const nodeWord = (node: string): string => node.replace(/[^A-Za-z0-9_.:-]/g, '_'
 
 const isFree = (s: DpServer): boolean => s.maintenance === 'enabled';
 
-/** A server's check timings: the pool's HTTP check's (ms), HAProxy's defaults without one. */
+/**
+ * A server's check timings: the pool's HTTP check's (ms), HAProxy's defaults without one; an
+ * HTTPS check over TLS, the certificate not verified (as the kubelet's HTTPS probe).
+ */
 const timings = (c: HttpCheck | undefined) =>
-  c ? { inter: c.intervalSeconds * 1000, rise: c.rise, fall: c.fall } : {};
+  c
+    ? {
+        inter: c.intervalSeconds * 1000,
+        rise: c.rise,
+        fall: c.fall,
+        ...(c.tls ? { 'check-ssl': 'enabled' as const, verify: 'none' as const } : {}),
+      }
+    : {};
 
 function filled(slot: string, m: Member, o: LayoutOptions, c?: HttpCheck): DpServer {
   return {
@@ -156,6 +166,8 @@ export function serverChanged(a: DpServer, b: DpServer): boolean {
       s.inter ?? null,
       s.rise ?? null,
       s.fall ?? null,
+      s['check-ssl'] ?? null,
+      s.verify ?? null,
       s.maintenance,
       s.weight ?? 1,
       s.metadata?.[META_KEY] ?? null,

@@ -21,6 +21,9 @@ export const dpServerSchema = z
     inter: z.number().int().min(1).optional(),
     rise: z.number().int().min(1).optional(),
     fall: z.number().int().min(1).optional(),
+    // The server_params model spells it with a hyphen; `verify none` covers the check's TLS too.
+    'check-ssl': toggle.optional(),
+    verify: z.enum(['none', 'required']).optional(),
     maintenance: toggle.optional(),
     weight: z.number().int().min(0).max(256).optional(),
     metadata: metadata.optional(),

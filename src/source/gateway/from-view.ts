@@ -33,6 +33,7 @@ export const SERVE_ALL: LoadBalancerInfo = {
     tlsPassthrough: true,
     http: ALL_HTTP,
     httpChecks: true,
+    httpsChecks: true,
   },
 };
 

@@ -87,7 +87,6 @@ describe('checkFromProbes', () => {
   it('what cannot be followed as written says why (and is no check)', () => {
     const cases: [object, RegExp][] = [
       [http('/h', 'http', {}), /^$/],
-      [{ httpGet: { path: '/h', port: 'http', scheme: 'HTTPS' } }, /HTTPS/],
       [{ httpGet: { path: '/h', port: 'http', host: '10.0.0.9' } }, /host "10\.0\.0\.9"/],
       [
         { httpGet: { path: '/h', port: 'http', httpHeaders: [{ name: 'X-Probe', value: '1' }] } },
@@ -101,6 +100,22 @@ describe('checkFromProbes', () => {
       assert.equal(r.check, undefined, JSON.stringify(probe));
       assert.match(r.notFollowed ?? '', why);
     }
+  });
+
+  it('an HTTPS probe is an HTTPS check (over TLS, the certificate not verified, as the kubelet)', () => {
+    const r = checkFromProbes(port, [pod('a', { httpGet: { path: '/h', port: 'http', scheme: 'HTTPS' } })]);
+    assert.equal(r.notFollowed, undefined);
+    assert.deepEqual(r.check, {
+      type: 'http',
+      path: '/h',
+      tls: true,
+      intervalSeconds: 10,
+      timeoutSeconds: 1,
+      rise: 1,
+      fall: 3,
+    });
+    // An HTTP probe carries no tls mark at all (stored checks compare equal across versions).
+    assert.equal('tls' in checkFromProbes(port, [pod('a', http('/h'))]).check!, false);
   });
 
   it('a probe the schema cannot read leaves the Pod (and its members) as they are', () => {
@@ -144,5 +159,19 @@ describe('a pool on a load balancer without HTTP checks', () => {
     const on = buildPool(req, poolContext(view, cfg, SERVE_ALL));
     assert.equal(on.pool.check?.path, '/healthz');
     assert.deepEqual(on.findings, []);
+
+    // HTTPS: an L4 pool gets it where the load balancer runs HTTPS checks; an L7 pool never (its
+    // Pods serve TLS on the port, which plain-HTTP routes cannot reach); others say they cannot.
+    view.pods = [pod('a', { httpGet: { path: '/healthz', port: 'http', scheme: 'HTTPS' } })];
+    view.pods[0]!.metadata.namespace = 'default';
+    const l4 = { ...req, health: 'tcp' as const };
+    assert.equal(buildPool(l4, poolContext(view, cfg, SERVE_ALL)).pool.check?.tls, true);
+    const l7 = buildPool(req, poolContext(view, cfg, SERVE_ALL));
+    assert.equal(l7.pool.check, undefined);
+    assert.match(l7.findings[0]!.message, /HTTPS.*TLS to the backends is not supported/);
+    const f5 = { name: 'f5', caps: { ...SERVE_ALL.caps, httpsChecks: false } };
+    const noTls = buildPool(l4, poolContext(view, cfg, f5));
+    assert.equal(noTls.pool.check, undefined);
+    assert.match(noTls.findings[0]!.message, /the f5 load balancer does not run HTTPS checks/);
   });
 });
