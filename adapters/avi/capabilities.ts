@@ -19,6 +19,7 @@ export function aviCapabilities(allocatesVips: boolean): Capabilities {
     tlsPassthrough: true,
     // A pool's own HealthMonitor (HTTP) from its Pods' readiness probe (objects.ts).
     httpChecks: true,
+    httpsChecks: true,
     http: {
       ...ALL_HTTP,
       pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific'],

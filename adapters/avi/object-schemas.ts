@@ -18,6 +18,14 @@ const ip = z.object({
   type: z.enum(['V4', 'V6']),
 });
 const marker = z.object({ key: z.string().min(1), values: z.array(z.string()) });
+/** The request of an HTTP(S) HealthMonitor: GET of a path, 2xx and 3xx meaning up. */
+const monitorRequest = z
+  .object({
+    http_request: z.string().regex(/^GET \/\S* HTTP\/1\.0$/),
+    http_response_code: z.array(z.enum(['HTTP_2XX', 'HTTP_3XX'])),
+  })
+  .strict();
+
 const base = {
   name: z.string().min(1).max(255),
   created_by: z.string().min(1),
@@ -144,19 +152,26 @@ export const SCHEMAS = {
       name: base.name,
       markers: base.markers,
       description: z.string(),
-      type: z.literal('HEALTH_MONITOR_HTTP'),
+      type: z.enum(['HEALTH_MONITOR_HTTP', 'HEALTH_MONITOR_HTTPS']),
       send_interval: z.number().int().min(1).max(3600),
       receive_timeout: z.number().int().min(1).max(2400),
       successful_checks: z.number().int().min(1).max(50),
       failed_checks: z.number().int().min(1).max(50),
-      http_monitor: z
-        .object({
-          http_request: z.string().regex(/^GET \/\S* HTTP\/1\.0$/),
-          http_response_code: z.array(z.enum(['HTTP_2XX', 'HTTP_3XX'])),
-        })
-        .strict(),
+      // The request sits in the field of the monitor's type (HealthMonitorHTTP in both).
+      http_monitor: monitorRequest.optional(),
+      https_monitor: monitorRequest.optional(),
     })
-    .strict(),
+    .strict()
+    .refine(
+      (m) =>
+        m.type === 'HEALTH_MONITOR_HTTPS'
+          ? m.https_monitor && !m.http_monitor
+          : m.http_monitor && !m.https_monitor,
+      {
+        message:
+          'the request goes in http_monitor for HEALTH_MONITOR_HTTP, https_monitor for HEALTH_MONITOR_HTTPS',
+      },
+    ),
   vsdatascriptset: z
     .object({
       name: base.name,

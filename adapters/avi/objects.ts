@@ -106,27 +106,30 @@ export const checkMonitorName = (pool: string): string => `${pool}-check`;
 /**
  * A pool's HTTP check as an Avi HealthMonitor: GET of the probe's path, HTTP_2XX and HTTP_3XX
  * meaning up (the kubelet's rule), at the probe's period and timeout, up after successful_checks
- * and down after failed_checks results in a row.
+ * and down after failed_checks results in a row. An HTTPS probe: HEALTH_MONITOR_HTTPS with the same
+ * request in `https_monitor` (no server certificate check configured, as the kubelet checks none).
  */
 export function renderHealthMonitor(p: Pool, c: HttpCheck, owner: string): AviObject {
+  const request = { http_request: `GET ${c.path} HTTP/1.0`, http_response_code: ['HTTP_2XX', 'HTTP_3XX'] };
   return withSum('healthmonitor', {
     name: checkMonitorName(p.name),
     markers: markers(owner, p.service, { pool: p.name }),
     description: `npl-lb readiness probe of ${p.service}:${p.servicePort}`,
-    type: 'HEALTH_MONITOR_HTTP',
+    type: c.tls ? 'HEALTH_MONITOR_HTTPS' : 'HEALTH_MONITOR_HTTP',
     send_interval: c.intervalSeconds,
     receive_timeout: c.timeoutSeconds,
     successful_checks: c.rise,
     failed_checks: c.fall,
-    http_monitor: { http_request: `GET ${c.path} HTTP/1.0`, http_response_code: ['HTTP_2XX', 'HTTP_3XX'] },
+    ...(c.tls ? { https_monitor: request } : { http_monitor: request }),
   });
 }
 
 /** A HealthMonitor of ours read back as the check it stands for (none if it is not one). */
 export function parseHealthMonitor(o: Record<string, unknown>): HttpCheck | undefined {
-  const http = o.http_monitor as { http_request?: unknown } | undefined;
+  const tls = o.type === 'HEALTH_MONITOR_HTTPS';
+  const http = (tls ? o.https_monitor : o.http_monitor) as { http_request?: unknown } | undefined;
   const path = /^GET (\/\S*) HTTP\/1\.0$/.exec(String(http?.http_request ?? ''))?.[1];
-  if (o.type !== 'HEALTH_MONITOR_HTTP' || !path) return undefined;
+  if ((o.type !== 'HEALTH_MONITOR_HTTP' && !tls) || !path) return undefined;
   const n = (v: unknown): number => (Number.isInteger(v) ? (v as number) : 0);
   return {
     type: 'http',
@@ -135,6 +138,7 @@ export function parseHealthMonitor(o: Record<string, unknown>): HttpCheck | unde
     timeoutSeconds: n(o.receive_timeout),
     rise: n(o.successful_checks),
     fall: n(o.failed_checks),
+    ...(tls ? { tls: true as const } : {}),
   };
 }
 

@@ -105,6 +105,7 @@ export class F5Adapter implements LoadBalancerAdapter {
       http: { ...ALL_HTTP, pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific'], regexMatches: false },
       // A pool's own Monitor (monitorType http) from its Pods' readiness probe (declaration.ts).
       httpChecks: true,
+      httpsChecks: true,
     };
   }
 

@@ -76,13 +76,14 @@ export const checkMonitorRemark = (owner: string): string => remark(`npl-lb ${ow
  * A pool's HTTP check as an AS3 Monitor (monitorType http): GET of the probe's path, up on a 2xx
  * or 3xx status line; BIG-IP marks a member down when no check succeeded for `timeout` seconds and
  * up after `timeUntilUp` seconds of successes, so the probe's failure and success thresholds become
- * those times at its interval.
+ * those times at its interval. An HTTPS probe: monitorType https, the same request (BIG-IP's https
+ * monitor does not verify the server's certificate unless told to, as the kubelet does not).
  */
 export function renderCheckMonitor(c: HttpCheck, owner: string): Json {
   return {
     class: 'Monitor',
     remark: checkMonitorRemark(owner),
-    monitorType: 'http',
+    monitorType: c.tls ? 'https' : 'http',
     send: `GET ${c.path} HTTP/1.0\r\n\r\n`,
     receive: 'HTTP/1\\.[01] [23][0-9][0-9]',
     interval: c.intervalSeconds,

@@ -49,6 +49,20 @@ const HTTP_RULE = [
   'return_status_code',
 ];
 const TCP_RULE = ['type', 'action', 'cond', 'cond_test', 'timeout'];
+/** The server fields we take (the server_params model; check-ssl is spelled with a hyphen there). */
+const SERVER_FIELDS = [
+  'name',
+  'address',
+  'port',
+  'check',
+  'inter',
+  'rise',
+  'fall',
+  'check-ssl',
+  'verify',
+  'maintenance',
+  'weight',
+];
 
 /** Fields this simulator renders; anything else is refused rather than silently dropped. */
 const FIELDS: Record<Kind, { schema: z.ZodType; v2: string[]; v3: string[] }> = {
@@ -73,33 +87,8 @@ const FIELDS: Record<Kind, { schema: z.ZodType; v2: string[]; v3: string[] }> = 
   },
   servers: {
     schema: dpServerSchema,
-    v2: [
-      'name',
-      'address',
-      'port',
-      'check',
-      'inter',
-      'rise',
-      'fall',
-      'check-ssl',
-      'verify',
-      'maintenance',
-      'weight',
-    ],
-    v3: [
-      'name',
-      'address',
-      'port',
-      'check',
-      'inter',
-      'rise',
-      'fall',
-      'check-ssl',
-      'verify',
-      'maintenance',
-      'weight',
-      'metadata',
-    ],
+    v2: SERVER_FIELDS,
+    v3: [...SERVER_FIELDS, 'metadata'],
   },
   binds: {
     schema: dpBindSchema,

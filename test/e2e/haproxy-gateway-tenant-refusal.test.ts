@@ -19,7 +19,7 @@ import { Cluster, RecordingEvents } from '../support/cluster.ts';
 import { GW_API, installGatewayApi } from '../support/gateway-api.ts';
 import { assertNoListeners, haproxyMissing } from '../support/haproxy.ts';
 import { TRANSPORTS } from '../support/haproxy-transports.ts';
-import { api, eventually, useSandbox } from '../support/sandbox.ts';
+import { api, eventually, serviceVip, useSandbox } from '../support/sandbox.ts';
 
 const GW_PORT = 18190;
 const B_PORT = 18191;
@@ -143,18 +143,7 @@ for (const tr of TRANSPORTS)
           15_000,
           'the shared listener serves',
         );
-        let bVip = '';
-        await eventually(
-          async () => {
-            const svc = (await api(url, 'GET', '/api/v1/namespaces/default/services/b')).body as {
-              status?: { loadBalancer?: { ingress?: { ip: string }[] } };
-            };
-            bVip = svc.status?.loadBalancer?.ingress?.[0]?.ip ?? '';
-            return bVip !== '';
-          },
-          10_000,
-          "team B's VIP",
-        );
+        const bVip = await serviceVip(url, 'default', 'b', 10_000);
 
         // All at once: three routes, B's Pod NotReady, C's new Service.
         await Promise.all([

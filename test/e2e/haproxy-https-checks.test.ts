@@ -18,7 +18,7 @@ import { testCertificate } from '../support/certs.ts';
 import { Cluster, RecordingEvents } from '../support/cluster.ts';
 import { assertNoListeners, haproxyMissing } from '../support/haproxy.ts';
 import { TRANSPORTS } from '../support/haproxy-transports.ts';
-import { api, eventually, useSandbox } from '../support/sandbox.ts';
+import { eventually, serviceVip, useSandbox } from '../support/sandbox.ts';
 
 const VIP_PORT = 18443;
 const POD_IP = '127.0.56.11';
@@ -102,18 +102,7 @@ for (const tr of TRANSPORTS)
           await c.patchPodStatus(name, { status: { conditions: [{ type: 'Ready', status: 'True' }] } });
         };
         await pod('app-1', POD_IP);
-        let vip = '';
-        await eventually(
-          async () => {
-            const b = (await api(url, 'GET', '/api/v1/namespaces/default/services/app')).body as {
-              status?: { loadBalancer?: { ingress?: { ip: string }[] } };
-            };
-            vip = b.status?.loadBalancer?.ingress?.[0]?.ip ?? '';
-            return vip !== '';
-          },
-          15_000,
-          'the Service has its VIP',
-        );
+        const vip = await serviceVip(url, 'default', 'app');
         const pools = () => ctl.state.document().pools.filter((p) => p.service === 'default/app');
         const healthOf = async () => {
           await ctl.health.refresh();

@@ -74,3 +74,25 @@ export async function eventually(
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
+
+/** The first address in a Service's `status.loadBalancer`, once the controller has written one. */
+export async function serviceVip(
+  url: string,
+  namespace: string,
+  name: string,
+  timeoutMs = 15_000,
+): Promise<string> {
+  let vip = '';
+  await eventually(
+    async () => {
+      const b = (await api(url, 'GET', `/api/v1/namespaces/${namespace}/services/${name}`)).body as {
+        status?: { loadBalancer?: { ingress?: { ip?: string }[] } };
+      };
+      vip = b.status?.loadBalancer?.ingress?.[0]?.ip ?? '';
+      return vip !== '';
+    },
+    timeoutMs,
+    `the VIP of Service ${namespace}/${name}`,
+  );
+  return vip;
+}

@@ -93,6 +93,22 @@ describe('Avi: member checks from readiness probes', () => {
     ].find((m) => m.name === 'System-TCP')!;
     assert.equal(refs(), systemTcp.uuid);
     assert.equal(await sync(second, pool()), 0);
+    // An HTTPS probe: HEALTH_MONITOR_HTTPS with the request in https_monitor (held to the object
+    // model by the simulator), read back as the same check, and back to HTTP when the probe is.
+    await sync(second, pool({ ...check, tls: true }));
+    const hms = sim.objects('healthmonitor').get('c1--web-http-check') as Record<string, unknown>;
+    assert.equal(hms.type, 'HEALTH_MONITOR_HTTPS');
+    assert.deepEqual(hms.https_monitor, {
+      http_request: 'GET /healthz HTTP/1.0',
+      http_response_code: ['HTTP_2XX', 'HTTP_3XX'],
+    });
+    assert.equal(hms.http_monitor, undefined);
+    assert.equal(await sync(await make(), pool({ ...check, tls: true })), 0, 'a restart writes nothing');
+    await sync(second, pool(check));
+    assert.equal(
+      (sim.objects('healthmonitor').get('c1--web-http-check') as Record<string, unknown>).type,
+      'HEALTH_MONITOR_HTTP',
+    );
     // The pool goes: so does its monitor.
     await sync(second, pool(check));
     assert.ok(sim.objects('healthmonitor').has('c1--web-http-check'));

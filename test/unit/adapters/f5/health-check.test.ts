@@ -84,5 +84,17 @@ describe('F5: member checks from readiness probes', () => {
     assert.deepEqual(app3['c1--web-http']!.monitors, ['tcp']);
     assert.equal(app3['c1--web-http_check'], undefined);
     assert.equal(await sync(again, pool()), 0);
+    // An HTTPS probe: an https Monitor (the simulator holds it to the AS3 schema), kept across a
+    // restart, and back to http when the probe is.
+    await sync(again, pool({ ...check, tls: true }));
+    const app4 = sim.tenants.get('npl_lb_c1')?.[APP] as Record<string, Record<string, unknown>>;
+    assert.equal(app4['c1--web-http_check']!.monitorType, 'https');
+    assert.equal(app4['c1--web-http_check']!.send, 'GET /healthz HTTP/1.0\r\n\r\n');
+    const third = make();
+    t.after(() => third.close());
+    assert.equal(await sync(third, pool({ ...check, tls: true })), 0, 'a restart writes nothing');
+    await sync(third, pool(check));
+    const app5 = sim.tenants.get('npl_lb_c1')?.[APP] as Record<string, Record<string, unknown>>;
+    assert.equal(app5['c1--web-http_check']!.monitorType, 'http');
   });
 });
