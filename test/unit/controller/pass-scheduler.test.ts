@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PassScheduler } from '../../../src/controller/pass-scheduler.ts';
 import { silentLogger } from '../../../src/runtime/logger.ts';
+import { eventually } from '../../support/sandbox.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -21,7 +22,7 @@ function rig(
   } = {},
 ) {
   let running = 0;
-  const seen = { passes: 0, maxRunning: 0, errors: 0 };
+  const seen = { passes: 0, ended: 0, maxRunning: 0, errors: 0 };
   const s = new PassScheduler({
     pass: async () => {
       running++;
@@ -30,7 +31,9 @@ function rig(
       await sleep(o.passMs ?? 20);
       running--;
       if (o.fail?.()) throw new Error('device says no');
-      return { deferredMs: o.deferredMs?.() };
+      const result = { deferredMs: o.deferredMs?.() };
+      seen.ended++;
+      return result;
     },
     maxSlots: 4,
     slots: () => o.slots ?? 1,
@@ -103,7 +106,9 @@ describe('pass scheduler', () => {
     const { s, seen } = rig({ passMs: 1, deferredMs: () => defer });
     t.after(() => s.stop());
     s.request();
-    await sleep(10);
+    // The first pass has ended (and asked for a deferred one) before the deferral is lifted: on a
+    // loaded machine it may not have run within a fixed sleep.
+    await eventually(() => seen.ended === 1, 5000, 'the first pass');
     defer = undefined;
     await s.whenIdle();
     assert.equal(seen.passes, 2, 'the deferred pass ran before idle');
