@@ -120,7 +120,12 @@ for (const tr of TRANSPORTS)
             what,
           ).catch((e: Error) => assert.fail(`${e.message}: ${seen.join('; ')}`));
         await until(/ up L7OK$/, 'up by its HTTPS check');
-        assert.equal(await handshake(vip), 'app.example.com', 'the Pod’s TLS passes through');
+        // Checked up is not yet bound: the VIP's frontend may still be on its way (a reload).
+        await eventually(
+          async () => (await handshake(vip)) === 'app.example.com',
+          10_000,
+          'the Pod’s TLS passes through',
+        );
 
         // /healthz fails: down by L7STS, and the VIP has no server left.
         health.ok = false;
