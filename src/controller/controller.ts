@@ -8,18 +8,16 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { LoadBalancerAdapter } from '../adapter/contract.ts';
 import { guardOwnership } from '../adapter/ownership.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
-import { NPL_MANAGED_ANNOTATION, NPL_POD_ANNOTATION } from '../kube/annotations.ts';
+import { NPL_MANAGED_ANNOTATION } from '../kube/annotations.ts';
 import type { EventSink, EventTarget } from '../kube/events.ts';
-import { SERVICE_NAME_LABEL } from '../kube/objects.ts';
 import type { ListWatchSource } from '../kube/informer.ts';
-import { objectKey } from '../kube/informer.ts';
-import type { RawObject } from '../kube/raw-client.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { type Logger, silentLogger } from '../runtime/logger.ts';
 import { WorkQueue } from '../runtime/work-queue.ts';
 import { servicesToAnnotate } from '../source/annotated-services.ts';
 import { Annotator } from './annotator.ts';
-import { type CacheKind, ClusterCache, GATEWAY_KINDS } from './cluster-cache.ts';
+import { type CacheKind, ClusterCache } from './cluster-cache.ts';
+import { CANDIDATES_KEY, followCluster } from './cluster-events.ts';
 import { DeviceReachability, deviceDown } from './device-reachability.ts';
 import { HealthMonitor } from './health-monitor.ts';
 import { LbReconciler } from './lb-reconciler.ts';
@@ -58,7 +56,6 @@ export interface ControllerOptions {
 }
 
 /** Finds the Services whose annotation an Ingress or IngressClass change may touch. */
-const CANDIDATES_KEY = 'annotation-candidates';
 
 export class NplController {
   readonly cache: ClusterCache;
@@ -187,89 +184,15 @@ export class NplController {
   }
 
   async start(): Promise<void> {
-    const lb = () => this.passes.request();
-    const svc = (o: RawObject) => {
-      this.queue.add(`svc/${objectKey(o)}`);
-      this.changed.add(objectKey(o));
-      lb();
-    };
-    this.cache.on('services', { add: svc, update: (a, b) => (svc(a), svc(b)), delete: svc });
-    const nplText = (o: RawObject) =>
-      ((o.metadata as { annotations?: Record<string, string> } | undefined)?.annotations ?? {})[
-        NPL_POD_ANNOTATION
-      ];
-    const labels = (o: RawObject | undefined) =>
-      ((o?.metadata as { labels?: Record<string, string> } | undefined)?.labels ?? {}) as Record<
-        string,
-        string
-      >;
-    /** The Services that select a Pod before or after a change have pools to recompute. */
-    const touch = (before: RawObject | undefined, after: RawObject) => {
-      const ns = String((after.metadata as { namespace?: string }).namespace ?? '');
-      if (before) this.cache.servicesSelecting(ns, labels(before), this.changed);
-      this.cache.servicesSelecting(ns, labels(after), this.changed);
-      this.cache.servicesNaming(objectKey(after), this.changed);
-    };
-    // An EndpointSlice of a Service without a selector: that Service's Pods changed.
-    const slice = (o: RawObject) => {
-      const ns = String((o.metadata as { namespace?: string }).namespace ?? '');
-      const svc = labels(o)[SERVICE_NAME_LABEL];
-      if (svc) this.changed.add(`${ns}/${svc}`);
-      lb();
-    };
-    this.cache.on('endpointSlices', { add: slice, update: (a, b) => (slice(a), slice(b)), delete: slice });
-    const pod = (before: RawObject | undefined, after: RawObject) => {
-      if (nplText(after) !== (before ? nplText(before) : undefined))
-        this.annotationSeen.set(objectKey(after), Date.now());
-      touch(before, after);
-      lb();
-    };
-    this.cache.on('pods', {
-      add: (o) => pod(undefined, o),
-      update: pod,
-      delete: (o) => {
-        touch(undefined, o);
-        lb();
-      },
+    followCluster(this.cache, {
+      serviceType: this.opts.config.serviceType,
+      changed: this.changed,
+      everything: () => void (this.allChanged = true),
+      enqueue: (key) => this.queue.add(key),
+      pass: () => this.passes.request(),
+      annotationSeen: this.annotationSeen,
+      nodeMoved: (before, after) => this.nodes.observe(before, after),
     });
-    // Nodes are members in NodePort mode: any change may touch every pool. In NodePortLocal mode a
-    // member's nodeIP must be an address of its Pod's Node: a Node that comes, goes or changes
-    // its addresses may change which entries count.
-    const addresses = (o: RawObject | undefined) =>
-      JSON.stringify((o?.status as { addresses?: unknown } | undefined)?.addresses ?? null);
-    const node = (before: RawObject | undefined, after: RawObject | undefined) => {
-      if (this.opts.config.serviceType === 'NodePort') this.allChanged = true;
-      else if (this.opts.config.serviceType === 'NodePortLocal' && addresses(before) !== addresses(after))
-        this.allChanged = true;
-      if (this.nodes.observe(before, after)) this.allChanged = true;
-      lb();
-    };
-    this.cache.on('nodes', {
-      add: (o) => node(undefined, o),
-      update: (a, b) => node(a, b),
-      delete: (o) => node(o, undefined),
-    });
-    for (const kind of [
-      'ingresses',
-      'ingressClasses',
-      'namespaces',
-      'gatewayCrd',
-      ...GATEWAY_KINDS,
-    ] as const) {
-      const h = () => {
-        // Once per burst of Ingress events, not once per event (a cold start lists them all).
-        this.queue.add(CANDIDATES_KEY);
-        this.allChanged = true;
-        lb();
-      };
-      this.cache.on(kind, { add: h, update: h, delete: h });
-    }
-    // A certificate comes, goes or rotates: the virtual services that serve it are built again.
-    const secret = () => {
-      this.allChanged = true;
-      lb();
-    };
-    this.cache.on('secrets', { add: secret, update: secret, delete: secret });
     await this.cache.start();
     this.queue.start();
     this.passes.start();

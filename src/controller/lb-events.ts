@@ -235,25 +235,7 @@ export class LbEvents {
       const t = on('Service', key);
       if (t) send(t, 'Warning', st.reason ?? EventReasons.NoVIP, problem);
     }
-    for (const [key, st] of desired.ingresses) {
-      const t = on('Ingress', key);
-      if (!t) continue;
-      if (st.problem) send(t, 'Warning', st.reason ?? EventReasons.NoVIP, st.problem);
-      else if (!warned.has(`Ingress/${key}`) && live(st)) {
-        // Once per version of the Ingress and VIP, not once per pass.
-        const mark = `${targets.resourceVersion('Ingress', key)}|${st.vip}`;
-        if (this.served.get(key) !== mark) {
-          this.served.set(key, mark);
-          send(
-            t,
-            'Normal',
-            EventReasons.IngressServed,
-            `every rule is served on ${this.shown(st.vip)}:${this.d.ingressHttpPort}${st.virtualServices.length > 1 ? `, its TLS hosts on ${this.shown(st.vip)}:${this.d.ingressHttpsPort ?? 443} too` : ''}`,
-          );
-        }
-      } else this.served.delete(key);
-    }
-    for (const k of this.served.keys()) if (!desired.ingresses.has(k)) this.served.delete(k);
+    this.tellIngresses(desired, targets, warned, live, send);
 
     const where = this.d.adapter;
     for (const r of applied) this.tellApplied(r, targets, desired, send);
@@ -272,6 +254,37 @@ export class LbEvents {
   }
 
   /** What one applied change says, on the objects it concerns. */
+  /**
+   * Each Ingress of ours: its VIP problem, or once per version of it and its VIP that every rule
+   * is served (not when a Warning was said on it this pass, nor while it is not live).
+   */
+  private tellIngresses(
+    desired: DesiredResult,
+    targets: Targets,
+    warned: ReadonlySet<string>,
+    live: (s: SourceStatus) => boolean,
+    send: Send,
+  ): void {
+    for (const [key, st] of desired.ingresses) {
+      const t = targets.get('Ingress', key);
+      if (!t) continue;
+      if (st.problem) send(t, 'Warning', st.reason ?? EventReasons.NoVIP, st.problem);
+      else if (!warned.has(`Ingress/${key}`) && live(st)) {
+        const mark = `${targets.resourceVersion('Ingress', key)}|${st.vip}`;
+        if (this.served.get(key) !== mark) {
+          this.served.set(key, mark);
+          send(
+            t,
+            'Normal',
+            EventReasons.IngressServed,
+            `every rule is served on ${this.shown(st.vip)}:${this.d.ingressHttpPort}${st.virtualServices.length > 1 ? `, its TLS hosts on ${this.shown(st.vip)}:${this.d.ingressHttpsPort ?? 443} too` : ''}`,
+          );
+        }
+      } else this.served.delete(key);
+    }
+    for (const k of this.served.keys()) if (!desired.ingresses.has(k)) this.served.delete(k);
+  }
+
   private tellApplied(r: ApplyResult, targets: Targets, desired: DesiredResult, send: Send): void {
     const where = this.d.adapter;
     const c = r.change;
