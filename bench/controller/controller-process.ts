@@ -1,6 +1,7 @@
 /**
  * The built `npl-lb controller` as its own process, for the controller bench's memory figures:
- * VmHWM and RssAnon once it has synced, its V8 heap as its metrics say, and optionally a heap
+ * VmHWM and RssAnon once it has synced, within the chart's memory limit (container-memory.ts), its
+ * CPU until then, its V8 heap as its metrics say, and optionally a heap
  * snapshot (written into `heapSnapshotDir`); and the floor of its cold sync.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig, makeInformer } from '@kubernetes/client-node';
 import { fetch } from 'undici';
 import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
+import { contain } from './container-memory.ts';
 
 /**
  * Runs the built `npl-lb controller` (as deployed: compiled, no tsx) as its own process on the
@@ -18,8 +20,9 @@ import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
 export async function controllerProcessRss(
   server: string,
   services: number,
-  heapSnapshotDir?: string,
-): Promise<{ hwm: number; anon: number }> {
+  opts: { heapSnapshotDir?: string | undefined; limitMiB: number },
+): Promise<{ hwm: number; anon: number; cpuMs: number; how: string }> {
+  const { heapSnapshotDir, limitMiB } = opts;
   execFileSync('npm', ['run', 'build'], { stdio: 'ignore' });
   const dir = mkdtempSync(join(tmpdir(), 'npl-bench-'));
   try {
@@ -28,23 +31,24 @@ export async function controllerProcessRss(
       join(dir, 'config.yaml'),
       'clusterName: rss\ndefaultLoadBalancer: true\nvip: {cidrs: [198.18.0.0/15]}\n',
     );
-    const proc = spawn(
-      process.execPath,
-      [
-        ...(heapSnapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapSnapshotDir}`] : []),
-        'dist/src/main/cli.js',
-        'controller',
-        '--config',
-        join(dir, 'config.yaml'),
-        '--kubeconfig',
-        join(dir, 'kubeconfig'),
-        '--http-address',
-        '127.0.0.1:0',
-        '--leader-elect',
-        'false',
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+    // As the chart deploys it: within the controller's memory limit (0: this host's, unlimited).
+    const box = limitMiB > 0 ? contain(limitMiB) : undefined;
+    const node = (box?.wrap ?? ((cmd: string, args: string[]) => ({ cmd, args })))(process.execPath, [
+      ...(box?.nodeFlags ?? []),
+      ...(heapSnapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapSnapshotDir}`] : []),
+      'dist/src/main/cli.js',
+      'controller',
+      '--config',
+      join(dir, 'config.yaml'),
+      '--kubeconfig',
+      join(dir, 'kubeconfig'),
+      '--http-address',
+      '127.0.0.1:0',
+      '--leader-elect',
+      'false',
+    ]);
+    const proc = spawn(node.cmd, node.args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const exited = new Promise((r) => proc.once('exit', r));
     try {
       const http = await new Promise<string>((resolve, reject) => {
         let out = '';
@@ -62,6 +66,9 @@ export async function controllerProcessRss(
         await new Promise((r) => setTimeout(r, 200));
       }
       await new Promise((r) => setTimeout(r, 1000));
+      // utime + stime in clock ticks (USER_HZ, 100 on Linux), after the command name.
+      const stat = readFileSync(`/proc/${proc.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      const cpuMs = (Number(stat[11]) + Number(stat[12])) * 10;
       const status = readFileSync(`/proc/${proc.pid}/status`, 'utf8');
       const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
       // The V8 heap as the controller's own metrics say (live and committed), beside RSS.
@@ -76,9 +83,16 @@ export async function controllerProcessRss(
         // The snapshot is written when the file stops growing.
         await new Promise((r) => setTimeout(r, 30_000));
       }
-      return { hwm: kb('VmHWM'), anon: kb('RssAnon') };
+      return {
+        hwm: kb('VmHWM'),
+        anon: kb('RssAnon'),
+        cpuMs,
+        how: box?.how ?? "with this host's memory (no limit: V8 sizes its heap from 24 GiB)",
+      };
     } finally {
       proc.kill('SIGTERM');
+      await exited;
+      box?.release();
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

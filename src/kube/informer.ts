@@ -21,7 +21,11 @@ export interface WatchEnd {
 
 /** Where the informer lists and watches: the API server in production, a fake in unit tests. */
 export interface ListWatchSource {
-  list(signal: AbortSignal): Promise<ListPage>;
+  /**
+   * The whole collection. A source may apply `keep` (the informer's transform) to each object as
+   * it arrives and say so (`kept`); the informer applies it to the items of a list that did not.
+   */
+  list(signal: AbortSignal, keep?: (obj: RawObject) => RawObject): Promise<ListPage>;
   watch(
     resourceVersion: string,
     onEvent: (type: WatchEventType, obj: RawObject) => void,
@@ -232,10 +236,10 @@ export class Informer {
    * suspended in its watch keeps its frame, and with it whatever its locals last held.
    */
   private async relist(signal: AbortSignal): Promise<boolean> {
-    const page = await this.opts.source.list(signal);
+    const page = await this.opts.source.list(signal, this.opts.transform);
     if (signal.aborted) return false;
     this.stats.lists++;
-    this.replace(page.items);
+    this.replace(page.items, page.kept === true);
     this.resourceVersion = page.resourceVersion;
     return true;
   }
@@ -272,10 +276,10 @@ export class Informer {
   }
 
   /** A (re)list: adds and updates for what is new or changed, deletes for what is gone. */
-  private replace(items: RawObject[]): void {
+  private replace(items: RawObject[], kept = false): void {
     const seen = new Set<string>();
     for (const raw of items) {
-      const obj = this.opts.transform ? this.opts.transform(raw) : raw;
+      const obj = this.opts.transform && !kept ? this.opts.transform(raw) : raw;
       const key = objectKey(obj);
       seen.add(key);
       this.upsert(key, this.cache.get(key), obj);
@@ -304,7 +308,7 @@ export function apiServerSource(o: ApiSourceOptions): ListWatchSource {
   const selectors = { labelSelector: o.labelSelector, fieldSelector: o.fieldSelector };
   const timeout = o.watchTimeoutSeconds ?? (() => 300 + Math.floor(Math.random() * 300));
   return {
-    list: (signal) => listAll(o.kubeConfig, path, selectors, 500, signal),
+    list: (signal, keep) => listAll(o.kubeConfig, path, selectors, 500, signal, keep),
     watch: (resourceVersion, onEvent, signal) =>
       watchCollection(
         o.kubeConfig,

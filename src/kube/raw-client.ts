@@ -126,15 +126,23 @@ export async function getJson(
 export interface ListPage {
   items: RawObject[];
   resourceVersion: string;
+  /** The items are already what `keep` made of them (see `listAll`). */
+  kept?: boolean;
 }
 
-/** Lists a collection in pages of `pageSize`, as client-go's pager does, and returns the whole of it. */
+/**
+ * Lists a collection in pages of `pageSize`, as client-go's pager does, and returns the whole of
+ * it. With `keep`, each page's objects are replaced by what `keep` makes of them as the page
+ * arrives, so only one page is ever held as the server sent it (a list of 50,000 Pods held raw
+ * until its end was the controller's memory peak at a cold start).
+ */
 export async function listAll(
   kc: KubeConfig,
   path: string,
   selectors: { labelSelector?: string | undefined; fieldSelector?: string | undefined },
   pageSize = 500,
   signal?: AbortSignal,
+  keep?: (obj: RawObject) => RawObject,
 ): Promise<ListPage> {
   const items: RawObject[] = [];
   let cont: string | undefined;
@@ -143,11 +151,11 @@ export async function listAll(
     const body = listBody.parse(
       await getJson(kc, path, { ...selectors, limit: String(pageSize), continue: cont }, signal),
     );
-    items.push(...(body.items ?? []));
+    for (const item of body.items ?? []) items.push(keep ? keep(item) : item);
     resourceVersion = body.metadata.resourceVersion ?? resourceVersion;
     cont = body.metadata.continue || undefined;
   } while (cont);
-  return { items, resourceVersion };
+  return { items, resourceVersion, kept: keep !== undefined };
 }
 
 /** How a watch ended: the server closed it (none), or the error it failed with. */

@@ -115,6 +115,34 @@ describe('informer', () => {
     assert.ok(kept.has(inf.get('default/b')!), 'the cache holds the transformed object');
   });
 
+  it('does not transform again what a paged list already kept, and transforms a list that was not', async (t) => {
+    let calls = 0;
+    const transform = (o: RawObject): RawObject => {
+      calls++;
+      return { metadata: o.metadata, kept: true };
+    };
+    const src = new ScriptedSource();
+    // A source that applies the transform as the pages arrive (as the API source does) says so.
+    src.lists.push({
+      items: [transform(pod('a', 1)), transform(pod('b', 1))],
+      resourceVersion: '1',
+      kept: true,
+    });
+    calls = 0;
+    const inf = new Informer({ source: src, name: 'pods', clock: fakeClock(), transform });
+    inf.start();
+    t.after(() => inf.stop());
+    await inf.waitForSync();
+    assert.equal(calls, 0, 'the kept items are cached as they are');
+    assert.deepEqual(inf.get('default/a'), { metadata: pod('a', 1).metadata, kept: true });
+    // A relist from a source that did not keep them: the informer transforms each item.
+    src.lists.push({ items: [pod('a', 2)], resourceVersion: '2' });
+    await eventually(() => src.watching, 1000, 'watching');
+    src.end({ error: Object.assign(new Error('gone'), { statusCode: 410 }) });
+    await eventually(() => inf.list().length === 1 && calls === 1, 1000, 'relisted and transformed');
+    assert.deepEqual(inf.get('default/a'), { metadata: pod('a', 2).metadata, kept: true });
+  });
+
   it('an optional kind the cluster does not serve (404): synced and empty, checked again, then followed once its CRD is installed; removed again, emptied', async (t) => {
     const src = new ScriptedSource();
     const notFound = () =>

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import { describe, it, type TestContext } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
-import { type RawObject, watchCollection } from '../../../src/kube/raw-client.ts';
+import { listAll, type RawObject, watchCollection } from '../../../src/kube/raw-client.ts';
 
 async function server(t: TestContext, handle: (url: URL, res: ServerResponse) => void): Promise<KubeConfig> {
   const s = createServer((req, res) => handle(new URL(req.url ?? '/', 'http://x'), res));
@@ -100,5 +100,53 @@ describe('watchCollection', () => {
       );
       assert.match(String((end.error as Error | undefined)?.message), expect, m);
     }
+  });
+});
+
+describe('listAll', () => {
+  it('pages as client-go does and hands each page to keep as it arrives: never the whole list raw', async (t) => {
+    const all = ['a', 'b', 'c', 'd', 'e'].map((name) => ({
+      metadata: { name },
+      spec: { big: name.repeat(50) },
+    }));
+    const served: string[] = [];
+    const kc = await server(t, (url, res) => {
+      const start = Number(url.searchParams.get('continue') || 0);
+      const limit = Number(url.searchParams.get('limit'));
+      served.push(`${start}+${limit}`);
+      const next = start + limit < all.length ? String(start + limit) : '';
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          metadata: { resourceVersion: '9', continue: next },
+          items: all.slice(start, start + limit),
+        }),
+      );
+    });
+    // keep runs on each page before the next is asked for.
+    const keptWhenServed: number[] = [];
+    let kept = 0;
+    const page = await listAll(kc, '/api/v1/pods', {}, 2, undefined, (o) => {
+      keptWhenServed.push(served.length);
+      kept++;
+      return { metadata: o.metadata };
+    });
+    assert.deepEqual(served, ['0+2', '2+2', '4+2']);
+    assert.deepEqual(keptWhenServed, [1, 1, 2, 2, 3]);
+    assert.equal(kept, 5);
+    assert.equal(page.kept, true);
+    assert.equal(page.resourceVersion, '9');
+    assert.deepEqual(
+      page.items.map((o) => o.metadata),
+      all.map((o) => o.metadata),
+    );
+    assert.ok(
+      page.items.every((o) => !('spec' in o)),
+      'only what keep made of each object',
+    );
+    // Without keep: the objects as served, and not marked kept.
+    const raw = await listAll(kc, '/api/v1/pods', {}, 2);
+    assert.equal(raw.kept, false);
+    assert.deepEqual(raw.items, all);
   });
 });
