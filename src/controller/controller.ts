@@ -146,6 +146,7 @@ export class NplController {
       // Twice what planning a pass costs (its status and Events cost about as much again), so
       // passes, which may overlap, leave the event loop time for the informers.
       spacingMs: () => Math.max(this.opts.coalesceMs ?? 0, 2 * this.lb.planMs),
+      deviceMs: () => this.lb.deviceMs,
       backoff: { initialMs: 200, maxMs: opts.retryCapMs ?? 2000 },
       log: this.log,
       onError: () => this.metrics.reconcileErrors.inc({ kind: 'lb' }),

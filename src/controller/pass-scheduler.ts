@@ -1,7 +1,8 @@
 /**
  * When load-balancer passes run: one logical key (the load balancer) with a concurrency, instead of
  * worker-slot keys in the work queue. Bursts of requests coalesce: a pass starts at once when none
- * runs, else no sooner than `spacingMs()` after the last start; a pass queued to start sees every
+ * runs, else no sooner than `spacingMs()` after the last start, and paced further as the slots
+ * fill (`paceMs`); a pass queued to start sees every
  * change requested before it starts. Passes overlap up to `slots()` (what the device's apply time
  * covers; at most `maxSlots`); a request while every slot is busy runs one more pass after. A
  * failed pass is retried with capped exponential backoff; a pass may ask to run again after a
@@ -20,6 +21,12 @@ export interface PassSchedulerOptions {
   slots: () => number;
   /** Least time between two starts while a pass runs. */
   spacingMs: () => number;
+  /**
+   * How long a device call takes (its usual time). With it, starts are paced as passes fill the
+   * slots (see `request`), so a burst of single changes does not take every slot for a device
+   * call each and leave the next change waiting a whole call for one.
+   */
+  deviceMs?: () => number;
   backoff: BackoffOptions;
   log: Logger;
   onError?: (err: unknown) => void;
@@ -70,7 +77,7 @@ export class PassScheduler {
       return;
     }
     if (this.stopped || this.spacing) return;
-    const window = this.running === 0 ? 0 : this.o.spacingMs();
+    const window = this.running === 0 ? 0 : Math.max(this.o.spacingMs(), this.paceMs());
     const wait = this.lastStart + window - Date.now();
     if (wait <= 0) {
       this.launch();
@@ -81,6 +88,21 @@ export class PassScheduler {
       this.launch();
       this.settle();
     }, wait);
+  }
+
+  /**
+   * The least time between starts as the slots fill: `running` / `slots` of the time a device call
+   * takes spread over the slots (none with no pass running, a full `deviceMs / slots` with every
+   * slot but one busy). Passes started that far apart use the slots in turn: whatever arrives
+   * meanwhile goes in the next pass, which waits for its start at most `deviceMs / slots` (12.5 ms
+   * for 8 calls of 100 ms), instead of finding every slot taken by a pass of one change each and
+   * waiting for one of them to end (up to a whole device call).
+   */
+  private paceMs(): number {
+    const device = this.o.deviceMs?.() ?? 0;
+    const slots = Math.max(1, Math.min(this.o.maxSlots, this.o.slots()));
+    if (device <= 0 || slots <= 1) return 0;
+    return (device / slots) * Math.min(1, this.running / (slots - 1));
   }
 
   /**

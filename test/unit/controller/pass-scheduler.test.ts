@@ -19,12 +19,20 @@ function rig(
     fail?: () => boolean;
     deferredMs?: () => number | undefined;
     unstarted?: boolean;
+    deviceMs?: number;
   } = {},
 ) {
   let running = 0;
-  const seen = { passes: 0, ended: 0, maxRunning: 0, errors: 0 };
+  const seen = {
+    passes: 0,
+    ended: 0,
+    maxRunning: 0,
+    errors: 0,
+    starts: [] as { at: number; running: number }[],
+  };
   const s = new PassScheduler({
     pass: async () => {
+      seen.starts.push({ at: performance.now(), running });
       running++;
       seen.passes++;
       seen.maxRunning = Math.max(seen.maxRunning, running);
@@ -38,6 +46,7 @@ function rig(
     maxSlots: 4,
     slots: () => o.slots ?? 1,
     spacingMs: () => 0,
+    ...(o.deviceMs !== undefined ? { deviceMs: () => o.deviceMs! } : {}),
     backoff: { initialMs: 30, maxMs: 60, jitter: 0 },
     log: silentLogger(),
     onError: () => seen.errors++,
@@ -88,6 +97,32 @@ describe('pass scheduler', () => {
     }
     await sleep(100);
     assert.equal(one.seen.maxRunning, 1, 'at least one slot, one at a time');
+  });
+
+  it('paces starts as the slots fill, so a stream of single changes does not take every slot at once', async (t) => {
+    // 4 slots of 80 ms device calls, a request every 2 ms: the gap before a start is at least the
+    // device time spread over the slots, times the share of the other slots busy (0 with none).
+    const { s, seen } = rig({ slots: 4, passMs: 80, deviceMs: 80 });
+    t.after(() => s.stop());
+    for (let i = 0; i < 60; i++) {
+      s.request();
+      await sleep(2);
+    }
+    await s.whenIdle();
+    assert.ok(seen.maxRunning <= 4);
+    assert.ok(seen.starts.length >= 4, `${seen.starts.length} passes`);
+    for (let i = 1; i < seen.starts.length; i++) {
+      const { at, running } = seen.starts[i]!;
+      const pace = (80 / 4) * Math.min(1, running / 3);
+      const gap = at - seen.starts[i - 1]!.at;
+      // Timers may fire a millisecond early.
+      assert.ok(
+        gap >= pace - 1.5,
+        `start ${i} with ${running} running came ${gap.toFixed(1)} ms after the last; pace ${pace.toFixed(1)}`,
+      );
+    }
+    // Fewer passes than requests: what came between two starts went in the next one.
+    assert.ok(seen.passes < 30, `${seen.passes} passes for 60 requests`);
   });
 
   it('a failed pass is retried with backoff until it succeeds', async (t) => {
