@@ -85,7 +85,9 @@ export class PassScheduler {
     }
     this.spacing = setTimeout(() => {
       this.spacing = undefined;
-      this.launch();
+      // Asked again, not launched: a pass may have started since this wait was set (one that was
+      // queued then), and the next start is paced from it.
+      this.request();
       this.settle();
     }, wait);
   }
