@@ -141,7 +141,7 @@ export class AviAdapter implements LoadBalancerAdapter {
 
   async observe(): Promise<Observed> {
     const mine = `&created_by=${encodeURIComponent(createdBy(this.owner))}`;
-    const [pools, vss, vsvips, pgs, sets, certs, scripts, hms, nps] = await Promise.all([
+    const [pools, vss, vsvips, pgs, sets, certs, scripts, hms, nps, persistence] = await Promise.all([
       this.session.list('pool'),
       this.session.list('virtualservice'),
       this.session.list('vsvip'),
@@ -151,6 +151,7 @@ export class AviAdapter implements LoadBalancerAdapter {
       this.session.list('vsdatascriptset', mine),
       this.session.list('healthmonitor'),
       this.session.list('networkprofile'),
+      this.session.list('applicationpersistenceprofile'),
     ]);
     const read = new Map<AviType, Raw[]>([
       ['pool', pools],
@@ -168,7 +169,7 @@ export class AviAdapter implements LoadBalancerAdapter {
       for (const o of read.get(t) ?? []) byName.set(String(o.name), o);
     }
     this.loaded = true;
-    const observed = observedModel(read, [...hms, ...nps], this.owner);
+    const observed = observedModel(read, [...hms, ...nps, ...persistence], this.owner);
     this.applied.clear();
     for (const v of observed.owned.virtualServices) this.applied.set(v.name, v);
     return observed;

@@ -20,6 +20,9 @@ export function aviCapabilities(allocatesVips: boolean): Capabilities {
     // A pool's own HealthMonitor (HTTP) from its Pods' readiness probe (objects.ts).
     httpChecks: true,
     httpsChecks: true,
+    // lb_algorithm (consistent hash on the client's address) and the system persistence profiles.
+    algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash'],
+    persistence: ['Cookie', 'SourceIP'],
     http: {
       ...ALL_HTTP,
       pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific'],

@@ -40,6 +40,13 @@ export const SCHEMAS = {
       cloud_ref: ref,
       vrf_ref: ref,
       health_monitor_refs: z.array(ref),
+      lb_algorithm: z.enum([
+        'LB_ALGORITHM_ROUND_ROBIN',
+        'LB_ALGORITHM_LEAST_CONNECTIONS',
+        'LB_ALGORITHM_CONSISTENT_HASH',
+      ]),
+      lb_algorithm_hash: z.literal('LB_ALGORITHM_CONSISTENT_HASH_SOURCE_IP_ADDRESS').optional(),
+      application_persistence_profile_ref: ref.optional(),
       // Minutes before 31.2.1 (-1 infinite, 0 immediate), seconds from 31.2.1.
       graceful_disable_timeout: z.number().int().min(-1).max(7200).optional(),
       graceful_disable_timeout_sec: z.number().int().min(-1).max(432000).optional(),

@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
-import type { HttpCheck, Pool } from '../../src/model/types.ts';
+import type { HttpCheck, LbAlgorithm, PersistenceType, Pool } from '../../src/model/types.ts';
 import { certificateSum } from './certificates.ts';
 
 export interface AviPlacement {
@@ -142,6 +142,52 @@ export function parseHealthMonitor(o: Record<string, unknown>): HttpCheck | unde
   };
 }
 
+/**
+ * A pool's BackendPolicy in Avi's words: the algorithm always written (the controller's default is
+ * least connections; npl-lb's is round robin, on every vendor), source-address affinity as
+ * consistent hashing on the client's address, persistence as the system profiles.
+ */
+const ALGORITHM: Record<LbAlgorithm, string> = {
+  RoundRobin: 'LB_ALGORITHM_ROUND_ROBIN',
+  LeastConnections: 'LB_ALGORITHM_LEAST_CONNECTIONS',
+  SourceHash: 'LB_ALGORITHM_CONSISTENT_HASH',
+};
+const SOURCE_HASH = 'LB_ALGORITHM_CONSISTENT_HASH_SOURCE_IP_ADDRESS';
+export const PERSISTENCE_PROFILE: Record<PersistenceType, string> = {
+  Cookie: 'System-Persistence-Http-Cookie',
+  SourceIP: 'System-Persistence-Client-IP',
+};
+
+function balanceFields(p: Pool): Record<string, unknown> {
+  return {
+    lb_algorithm: ALGORITHM[p.algorithm ?? 'RoundRobin'],
+    ...(p.algorithm === 'SourceHash' ? { lb_algorithm_hash: SOURCE_HASH } : {}),
+    ...(p.persistence
+      ? {
+          application_persistence_profile_ref: byName(
+            'applicationpersistenceprofile',
+            PERSISTENCE_PROFILE[p.persistence],
+          ),
+        }
+      : {}),
+  };
+}
+
+/** The algorithm and persistence a pool read back has (round robin: none, as the model has it). */
+function parseBalance(o: Record<string, unknown>, l: Lookup): Pick<Pool, 'algorithm' | 'persistence'> {
+  const algorithm =
+    o.lb_algorithm === ALGORITHM.LeastConnections
+      ? 'LeastConnections'
+      : o.lb_algorithm === ALGORITHM.SourceHash && o.lb_algorithm_hash === SOURCE_HASH
+        ? 'SourceHash'
+        : undefined;
+  const profile = l.names.get(uuidOf(o.application_persistence_profile_ref));
+  const persistence = (Object.keys(PERSISTENCE_PROFILE) as PersistenceType[]).find(
+    (k) => PERSISTENCE_PROFILE[k] === profile,
+  );
+  return { ...(algorithm ? { algorithm } : {}), ...(persistence ? { persistence } : {}) };
+}
+
 export function renderPool(p: Pool, owner: string, at: AviPlacement): AviObject {
   return withSum('pool', {
     name: p.name,
@@ -151,6 +197,7 @@ export function renderPool(p: Pool, owner: string, at: AviPlacement): AviObject 
     cloud_ref: byName('cloud', at.cloud),
     vrf_ref: byName('vrfcontext', at.vrf),
     health_monitor_refs: [byName('healthmonitor', p.check ? checkMonitorName(p.name) : HEALTH[p.health])],
+    ...balanceFields(p),
     ...gracefulDisable(at),
     servers: p.members.map((m) => ({
       ip: ipAddr(m.address),
@@ -198,6 +245,7 @@ export function parsePool(o: Record<string, unknown>, l: Lookup): Pool {
     protocol: health === 'udp' ? 'UDP' : 'TCP',
     health,
     ...(check ? { check } : {}),
+    ...parseBalance(o, l),
     members: ((o.servers ?? []) as Record<string, unknown>[]).map((s) => ({
       address: String((s.ip as { addr?: string } | undefined)?.addr ?? ''),
       port: Number(s.port),

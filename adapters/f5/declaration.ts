@@ -104,7 +104,8 @@ export function renderPool(p: Pool, owner: string): Json {
   return {
     class: 'Pool',
     remark: remark(`npl-lb ${p.service}:${p.servicePort}`),
-    loadBalancingMode: 'round-robin',
+    // The pool's BackendPolicy (round robin unless it asks least connections).
+    loadBalancingMode: p.algorithm === 'LeastConnections' ? 'least-connections-member' : 'round-robin',
     // The application's HTTP check (its own Monitor), else a TCP (UDP) check: BIG-IP's http
     // monitor would probe GET /, and an API that answers 404 there is healthy. The traffic kind
     // is in the metadata.
@@ -249,6 +250,7 @@ function parsePool(name: string, o: Json): Pool {
     protocol: metaValue(o, 'protocol') === 'UDP' ? 'UDP' : 'TCP',
     health: health === 'http' || health === 'udp' ? health : 'tcp',
     ...readStoredCheck(metaValue(o, 'check')),
+    ...(o.loadBalancingMode === 'least-connections-member' ? { algorithm: 'LeastConnections' as const } : {}),
     members: members.map((m): Member => ({
       address: String((m.serverAddresses as unknown[] | undefined)?.[0] ?? ''),
       port: Number(m.servicePort),

@@ -24,4 +24,14 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
   httpChecks: true,
   // `check-ssl verify none` with the HTTP check (both transports).
   httpsChecks: true,
+  // `balance roundrobin | leastconn | source` (consistent hashing: servers come and go at runtime).
+  algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash'],
+  // A dynamic cookie per pool; SourceIP a stick table (config.ts balanceLines).
+  persistence: ['Cookie', 'SourceIP'],
 };
+
+/**
+ * The Data Plane API transport: the same, but SourceIP persistence, whose `stick on src` is a
+ * stick rule (an object of its own in the API) that the adapter does not write yet.
+ */
+export const DATAPLANE_CAPABILITIES: Capabilities = { ...HAPROXY_CAPABILITIES, persistence: ['Cookie'] };

@@ -6,6 +6,7 @@
  * weight 0; L4 virtual services are `mode tcp` frontends on VIP:port; each L7 one is a `mode http`
  * frontend with host and path ACLs switching to backends. Pure: no I/O.
  */
+import { createHash } from 'node:crypto';
 import type {
   HttpRoute,
   L4VirtualService,
@@ -17,7 +18,7 @@ import type {
 } from '../../src/model/types.ts';
 import type { Observed } from '../../src/adapter/changes.ts';
 import { join } from 'node:path';
-import { readStoredCheck, storeCheck } from '../../src/adapter/stored-check.ts';
+import { readStoredCheck, storeCheck, storedPolicy } from '../../src/adapter/stored-check.ts';
 import { pct, quoteArg } from './encode.ts';
 import { parseGatewayRoutes, parseSniRoutes, renderGatewayRoutes, renderSniRoutes } from './http-routes.ts';
 import { httpPools } from './validate.ts';
@@ -95,14 +96,49 @@ function renderPool(p: Pool, http: boolean, o: RenderOptions): string[] {
   const checks = o.healthChecks ?? true;
   return [
     `backend ${p.name}`,
-    `    # npl-lb pool service=${enc(p.service)} port=${enc(p.servicePort)} protocol=${p.protocol} health=${p.health}${p.check ? ` check=${enc(storeCheck(p.check))}` : ''}`,
+    `    # npl-lb pool service=${enc(p.service)} port=${enc(p.servicePort)} protocol=${p.protocol} health=${p.health}${p.check ? ` check=${enc(storeCheck(p.check))}` : ''}${p.algorithm ? ` algorithm=${p.algorithm}` : ''}${p.persistence ? ` persistence=${p.persistence}` : ''}`,
     `    mode ${http ? 'http' : 'tcp'}`,
-    '    balance roundrobin',
+    ...balanceLines(p),
     ...(checks ? httpCheckLines(p) : []),
     ...p.members.map((m) => serverLine(m, checkWords(p, checks))),
     '',
   ];
 }
+
+/**
+ * A pool's BackendPolicy as backend lines. Every algorithm is one HAProxy balances dynamically, as
+ * servers added at runtime need (`source` with consistent hashing). Cookie persistence inserts a
+ * cookie of the pool's own name whose value HAProxy derives from each server's address
+ * (`dynamic`: a server added at runtime may not carry a `cookie` of its own); SourceIP keeps each
+ * client's address in a stick table for 30 minutes.
+ */
+export function balanceLines(p: Pool): string[] {
+  const algorithm =
+    p.algorithm === 'LeastConnections' ? 'leastconn' : p.algorithm === 'SourceHash' ? 'source' : 'roundrobin';
+  return [
+    `    balance ${algorithm}`,
+    ...(p.algorithm === 'SourceHash' ? ['    hash-type consistent'] : []),
+    ...(p.persistence === 'Cookie'
+      ? [
+          `    cookie ${persistenceCookie(p.name)} insert indirect nocache dynamic`,
+          `    dynamic-cookie-key ${COOKIE_KEY}`,
+        ]
+      : []),
+    ...(p.persistence === 'SourceIP'
+      ? ['    stick-table type ip size 100k expire 30m', '    stick on src']
+      : []),
+  ];
+}
+
+/** The key HAProxy derives server cookies from (not a secret: a cookie only names a server). */
+export const COOKIE_KEY = 'npl-lb';
+
+/**
+ * The persistence cookie of a pool: its own name, so a client of two applications on one host
+ * keeps one cookie per application (a token: letters, digits and `_`).
+ */
+export const persistenceCookie = (pool: string): string =>
+  `npllb_${createHash('sha256').update(pool).digest('hex').slice(0, 12)}`;
 
 const routeRank = (r: HttpRoute) => [r.host === '' ? 1 : 0, r.pathType === 'Exact' ? 0 : 1, -r.path.length];
 function sortRoutes(routes: HttpRoute[]): HttpRoute[] {
@@ -275,6 +311,7 @@ export function parseConfig(text: string, owner: string): Observed & { foreignSe
         protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
         health: meta.health === 'http' ? 'http' : meta.health === 'udp' ? 'udp' : 'tcp',
         ...readStoredCheck(meta.check),
+        ...storedPolicy(meta),
         members: parseMembers(s.lines),
         service: meta.service ?? '',
         servicePort: meta.port ?? '',

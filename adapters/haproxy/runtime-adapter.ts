@@ -118,7 +118,16 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   private structure(pools: Map<string, Pool>, vss: Map<string, VirtualService>): unknown {
     return {
       pools: [...pools.values()]
-        .map((p) => [p.name, p.health, p.protocol, p.service, p.servicePort, JSON.stringify(p.check ?? null)])
+        .map((p) => [
+          p.name,
+          p.health,
+          p.protocol,
+          p.service,
+          p.servicePort,
+          JSON.stringify(p.check ?? null),
+          p.algorithm ?? '',
+          p.persistence ?? '',
+        ])
         .sort(),
       // An HTTPS frontend's certificates past its default change at runtime (crt-list commands).
       vss: [...vss.values()].map(withoutExtraCertificates).sort((a, b) => (a.name < b.name ? -1 : 1)),

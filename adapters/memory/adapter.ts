@@ -49,6 +49,8 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       http: ALL_HTTP,
       httpChecks: true,
       httpsChecks: true,
+      algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash'],
+      persistence: ['Cookie', 'SourceIP'],
     };
   }
 

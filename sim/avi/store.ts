@@ -25,6 +25,7 @@ const REF_TYPES: Record<string, string> = {
   http_policy_set_ref: 'httppolicyset',
   application_profile_ref: 'applicationprofile',
   network_profile_ref: 'networkprofile',
+  application_persistence_profile_ref: 'applicationpersistenceprofile',
   ssl_key_and_certificate_refs: 'sslkeyandcertificate',
   ssl_profile_ref: 'sslprofile',
   vh_parent_vs_ref: 'virtualservice',
@@ -37,6 +38,7 @@ const REF_TYPES: Record<string, string> = {
 /** Types the controller ships with and the simulator serves read-only beyond the field model. */
 export const SYSTEM_ONLY = new Set([
   'applicationprofile',
+  'applicationpersistenceprofile',
   'networkprofile',
   'sslprofile',
   'network',
@@ -168,6 +170,14 @@ export class AviObjectStore {
       ['protocolparser', { name: 'Default-TLS' }],
       ['networkprofile', { name: 'System-TCP-Proxy' }],
       ['networkprofile', { name: 'System-UDP-Fast-Path' }],
+      [
+        'applicationpersistenceprofile',
+        { name: 'System-Persistence-Http-Cookie', persistence_type: 'PERSISTENCE_TYPE_HTTP_COOKIE' },
+      ],
+      [
+        'applicationpersistenceprofile',
+        { name: 'System-Persistence-Client-IP', persistence_type: 'PERSISTENCE_TYPE_CLIENT_IP_ADDRESS' },
+      ],
     ];
     for (const [type, o] of system) this.put(type, o, admin);
   }

@@ -68,11 +68,25 @@ const SERVER_FIELDS = [
 const FIELDS: Record<Kind, { schema: z.ZodType; v2: string[]; v3: string[] }> = {
   backends: {
     schema: dpBackendSchema,
-    v2: ['name', 'mode', 'balance', 'adv_check', 'httpchk_params', 'check_timeout', 'description'],
+    v2: [
+      'name',
+      'mode',
+      'balance',
+      'hash_type',
+      'cookie',
+      'dynamic_cookie_key',
+      'adv_check',
+      'httpchk_params',
+      'check_timeout',
+      'description',
+    ],
     v3: [
       'name',
       'mode',
       'balance',
+      'hash_type',
+      'cookie',
+      'dynamic_cookie_key',
       'adv_check',
       'httpchk_params',
       'check_timeout',

@@ -88,6 +88,14 @@ export function renderConfig(c: DpConfig, p: RenderPaths): string {
     lines.push(`backend ${b.name}`);
     if (b.mode) lines.push(`    mode ${b.mode}`);
     if (b.balance) lines.push(`    balance ${b.balance.algorithm}`);
+    if (b.hash_type?.method) lines.push(`    hash-type ${b.hash_type.method}`);
+    if (b.cookie) {
+      // The cookie model's flags as the keywords HAProxy reads, in its documented order.
+      const c = b.cookie;
+      const flags = (['indirect', 'nocache', 'dynamic'] as const).filter((f) => c[f] === true);
+      lines.push(`    cookie ${c.name}${c.type ? ` ${c.type}` : ''}${flags.map((f) => ` ${f}`).join('')}`);
+    }
+    if (b.dynamic_cookie_key) lines.push(`    dynamic-cookie-key ${b.dynamic_cookie_key}`);
     if (b.description) lines.push(`    description ${b.description}`);
     if (b.adv_check === 'httpchk') {
       // httpchk_params as the model names them; without, HAProxy's own default request.

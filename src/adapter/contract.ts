@@ -4,6 +4,7 @@
  */
 import type { Change, Observed } from './changes.ts';
 import type { AdapterErrorCode } from './errors.ts';
+import type { LbAlgorithm, PersistenceType } from '../model/types.ts';
 
 export interface Capabilities {
   l4: { tcp: boolean; udp: boolean };
@@ -35,6 +36,13 @@ export interface Capabilities {
   httpChecks?: boolean;
   /** HTTPS member checks (an HTTPS readiness probe on an L4 pool), the certificate not verified. */
   httpsChecks?: boolean;
+  /**
+   * The load-balancing algorithms a pool may ask for (a BackendPolicy). Absent: round robin only;
+   * a policy asking another is not accepted for that Service, and says why.
+   */
+  algorithms?: readonly LbAlgorithm[];
+  /** The session persistence a pool may ask for (`Cookie` on HTTP pools only). Absent: none. */
+  persistence?: readonly PersistenceType[];
 }
 
 export interface HttpCapabilities {

@@ -1,10 +1,10 @@
 /**
  * A pool's HTTP check (the model's HttpCheck) as adapters keep it on a device that has no field for
  * it (a haproxy.cfg comment, a Data Plane description word, AS3 metadata): JSON, read back through
- * this schema. What does not read back as a check is none, and the next pass writes it again.
+ * this schema; and its BackendPolicy words. What does not read back as a check is none, and the next pass writes it again.
  */
 import { z } from 'zod';
-import type { HttpCheck } from '../model/types.ts';
+import type { HttpCheck, LbAlgorithm, PersistenceType } from '../model/types.ts';
 
 const httpCheckSchema = z.object({
   type: z.literal('http'),
@@ -27,4 +27,20 @@ export function readStoredCheck(text: string | undefined): { check?: HttpCheck }
   } catch {
     return {};
   }
+}
+
+const ALGORITHMS: readonly LbAlgorithm[] = ['RoundRobin', 'LeastConnections', 'SourceHash'];
+const PERSISTENCE: readonly PersistenceType[] = ['Cookie', 'SourceIP'];
+
+/**
+ * A pool's algorithm and persistence as adapters keep them beside the check (`algorithm=`,
+ * `persistence=` words), as a spread; an unknown word reads as none, and the next pass writes it.
+ */
+export function storedPolicy(meta: Record<string, string | undefined>): {
+  algorithm?: LbAlgorithm;
+  persistence?: PersistenceType;
+} {
+  const algorithm = ALGORITHMS.find((a) => a === meta.algorithm);
+  const persistence = PERSISTENCE.find((a) => a === meta.persistence);
+  return { ...(algorithm ? { algorithm } : {}), ...(persistence ? { persistence } : {}) };
 }

@@ -37,6 +37,7 @@ import {
   referenceGrantSchema,
 } from '../kube/gateway-objects.ts';
 import { RESOURCES } from '../kube/paths.ts';
+import { type BackendPolicy, backendPolicySchema } from '../kube/policy-objects.ts';
 import type { RawObject } from '../kube/raw-client.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { EndpointSlice, Pod, Service } from '../kube/objects.ts';
@@ -55,6 +56,7 @@ export type CacheKind =
   | 'namespaces'
   | 'endpointSlices'
   | 'gatewayCrd'
+  | 'backendPolicies'
   | GatewayKind;
 
 /** The Gateway API kinds: served only where their CRDs are installed. */
@@ -109,6 +111,7 @@ const SCHEMAS: Record<CacheKind, z.ZodType<unknown>> = {
   udpRoutes: l4RouteSchema,
   tlsRoutes: l4RouteSchema,
   referenceGrants: referenceGrantSchema,
+  backendPolicies: backendPolicySchema,
 };
 
 /** Parsed objects of one kind, kept in step with its informer. */
@@ -234,6 +237,7 @@ export class ClusterCache {
     udpRoutes: Parsed<NonNullable<ClusterView['udpRoutes']>[number]>;
     tlsRoutes: Parsed<NonNullable<ClusterView['tlsRoutes']>[number]>;
     referenceGrants: Parsed<NonNullable<ClusterView['referenceGrants']>[number]>;
+    backendPolicies: Parsed<BackendPolicy>;
   };
 
   private readonly podIndex = new LivePodIndex();
@@ -249,7 +253,8 @@ export class ClusterCache {
         name: kind,
         logger,
         transform: validating(SCHEMAS[kind]),
-        optional: (GATEWAY_KINDS as readonly string[]).includes(kind),
+        // Kinds of CRDs that may not be installed (yet).
+        optional: kind === 'backendPolicies' || (GATEWAY_KINDS as readonly string[]).includes(kind),
         source:
           sources?.[kind] ??
           apiServerSource({
@@ -278,6 +283,7 @@ export class ClusterCache {
       udpRoutes: make('udpRoutes'),
       tlsRoutes: make('tlsRoutes'),
       referenceGrants: make('referenceGrants'),
+      backendPolicies: make('backendPolicies'),
     };
     // Registered before any other handler, so handlers that read the view see the new object.
     const i = this.informers;
@@ -300,6 +306,7 @@ export class ClusterCache {
       udpRoutes: new Parsed(i.udpRoutes, l4RouteSchema),
       tlsRoutes: new Parsed(i.tlsRoutes, l4RouteSchema),
       referenceGrants: new Parsed(i.referenceGrants, referenceGrantSchema),
+      backendPolicies: new Parsed(i.backendPolicies, backendPolicySchema),
     };
   }
 
@@ -327,6 +334,7 @@ export class ClusterCache {
       udpRoutes: p.udpRoutes.items.size,
       tlsRoutes: p.tlsRoutes.items.size,
       referenceGrants: p.referenceGrants.items.size,
+      backendPolicies: p.backendPolicies.items.size,
     };
   }
 
@@ -388,6 +396,7 @@ export class ClusterCache {
       udpRoutes: p.udpRoutes.list(),
       tlsRoutes: p.tlsRoutes.list(),
       referenceGrants: p.referenceGrants.list(),
+      backendPolicies: p.backendPolicies.list(),
       podIndex: this.podIndex,
       endpointSlices: p.endpointSlices.list(),
       sliceIndex: this.sliceIndex,

@@ -96,6 +96,13 @@ export function followCluster(cache: ClusterCache, s: ClusterEventSink): void {
     delete: (o) => node(o, undefined),
   });
 
+  // A BackendPolicy may change the pools of any Service it names (or named).
+  const policy = () => {
+    s.everything();
+    s.pass();
+  };
+  cache.on('backendPolicies', { add: policy, update: policy, delete: policy });
+
   for (const kind of ['ingresses', 'ingressClasses', 'namespaces', 'gatewayCrd', ...GATEWAY_KINDS] as const) {
     const h = () => {
       // Once per burst of Ingress events, not once per event (a cold start lists them all).

@@ -31,6 +31,7 @@ import { SourceStatusWriter } from './source-status.ts';
 import { once, resolveVip } from '../model/vips.ts';
 import { kubeStatusWriter, type StatusWriter } from './status-writer.ts';
 import { GatewayStatusWriter, kubeStatusSink, type StatusSink } from './gateway-status.ts';
+import { PolicyStatusWriter } from './policy-status.ts';
 import type { StateTracker } from './state.ts';
 
 export interface LbReconcilerDeps {
@@ -138,6 +139,7 @@ export class LbReconciler {
 
   private readonly status: SourceStatusWriter;
   private readonly gatewayStatus: GatewayStatusWriter;
+  private readonly policyStatus: PolicyStatusWriter;
 
   constructor(private readonly d: LbReconcilerDeps) {
     this.caps = d.adapter.capabilities();
@@ -152,6 +154,7 @@ export class LbReconciler {
     });
     const sink = d.gatewayStatusSink ?? kubeStatusSink(d.kubeConfig);
     this.gatewayStatus = new GatewayStatusWriter(sink, d.config.clusterName, d.config.gatewayController);
+    this.policyStatus = new PolicyStatusWriter(sink, d.config.gatewayController);
     this.events = new LbEvents({
       events: d.events,
       adapter: d.adapter.name,
@@ -375,6 +378,7 @@ export class LbReconciler {
       (vs) => this.d.state.failed('virtualService', vs),
       (vip) => resolveVip(vip, allocated),
     );
+    await this.policyStatus.write(view.backendPolicies, desired.policies);
     await this.events.pass(view, desired, applied, cleared, (st) => this.status.live(st), unready);
   }
 }

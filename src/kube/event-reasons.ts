@@ -28,6 +28,9 @@ export const EventReasons = {
   // The controller, on Services: the Pods' HTTP readiness probe cannot be the members' check (as
   // written, or on this load balancer); a TCP check is used.
   ProbeNotFollowed: 'ProbeNotFollowed',
+  // The controller, on Services: a BackendPolicy asks what one of its pools cannot carry (Cookie
+  // persistence on a LoadBalancer Service's L4 pool); that pool keeps none.
+  PolicyNotApplied: 'PolicyNotApplied',
   // The controller, on Services: IPv6 (a Service's ipFamilies, its Pods' IPv6 mappings) is not
   // served yet; said, never dropped silently.
   IPFamilyNotServed: 'IPFamilyNotServed',

@@ -57,6 +57,12 @@ export const RESOURCES = {
   tcpRoutes: { group: 'gateway.networking.k8s.io', version: 'v1', resource: 'tcproutes', kind: 'TCPRoute' },
   udpRoutes: { group: 'gateway.networking.k8s.io', version: 'v1', resource: 'udproutes', kind: 'UDPRoute' },
   tlsRoutes: { group: 'gateway.networking.k8s.io', version: 'v1', resource: 'tlsroutes', kind: 'TLSRoute' },
+  backendPolicies: {
+    group: 'npl-lb.io',
+    version: 'v1alpha1',
+    resource: 'backendpolicies',
+    kind: 'BackendPolicy',
+  },
   // v1beta1: served by every Gateway API release since v0.6 (v1 only from v1.5).
   referenceGrants: {
     group: 'gateway.networking.k8s.io',

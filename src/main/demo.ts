@@ -29,6 +29,7 @@ import { selfSignedCertificate } from '../runtime/tls.ts';
 import { startSandboxFromFlags, waitForSignal } from './sandbox.ts';
 import { answers, appServer, gatewayVipOf, patchStatus, post, vipOf } from './demo-app.ts';
 import { installGatewayApiCrds } from '../sandbox/gateway-api.ts';
+import { installNplLbCrds } from '../sandbox/npl-lb-crds.ts';
 
 const DEMO_FLAGS = {
   port: { type: 'string', description: 'sandbox port, 0 for any free port', default: '0' },
@@ -146,6 +147,8 @@ export async function runDemo(argv: string[]): Promise<number> {
     // The Gateway API's CRDs, before the controller starts (it follows CRDs installed later too, but
     // looks for them only every 30 s).
     await installGatewayApiCrds(running.sandbox.url);
+    // npl-lb's own CRDs (BackendPolicy), as `helm install` puts them in from the chart's crds/.
+    await installNplLbCrds(running.sandbox.url);
     // The controller's own Pod, as the chart would run it: Events about the load balancer as a
     // whole (HAProxy died, answers again) go there (`kubectl describe pod -n npl-lb-system`).
     await post(kc, '/api/v1/namespaces', { metadata: { name: 'npl-lb-system' } });

@@ -36,6 +36,15 @@ export interface HttpCheck {
   fall: number;
 }
 
+/** How a pool spreads new connections over its members (absent: round robin). */
+export type LbAlgorithm = 'RoundRobin' | 'LeastConnections' | 'SourceHash';
+
+/**
+ * How a client is kept on one member: `Cookie`, a cookie the load balancer inserts naming the
+ * member (HTTP pools only); `SourceIP`, the client's address remembered for a while.
+ */
+export type PersistenceType = 'Cookie' | 'SourceIP';
+
 export interface Pool {
   name: string;
   protocol: Protocol;
@@ -43,6 +52,10 @@ export interface Pool {
   health: 'tcp' | 'udp' | 'http';
   /** The member check the application's probe asks for; absent: a TCP (UDP) connect check. */
   check?: HttpCheck;
+  /** From the Service's BackendPolicy (src/source/backend-policies.ts); absent: round robin. */
+  algorithm?: LbAlgorithm;
+  /** From the Service's BackendPolicy; absent: none. */
+  persistence?: PersistenceType;
   members: Member[];
   /** The Kubernetes Service (namespace/name) and port the pool stands for. */
   service: string;

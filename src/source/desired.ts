@@ -52,5 +52,6 @@ export function assemble(
     waiting,
     findings: [...front.findings, ...pools.flatMap((b) => b.findings)],
     ...(front.gateways ? { gateways: front.gateways } : {}),
+    ...(front.policies.size > 0 ? { policies: front.policies } : {}),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The part of a pass that does not look at Pods: VIPs, then LoadBalancer Services, Ingress classes
  * and Gateways, each by its own pure function, with the pools they ask for recorded in the order
- * asked (each once). Pure: a memo, if any, is the caller's (certificates read once per Secret
+ * asked (each once, with its Service port's BackendPolicy). Pure: a memo, if any, is the caller's (certificates read once per Secret
  * version are passed in as `certificateOf`).
  */
 import type { ControllerConfig } from '../config/controller-config.ts';
@@ -9,6 +9,7 @@ import type { Service } from '../kube/objects.ts';
 import { l7PoolName, poolName } from '../model/names.ts';
 import type { Pool } from '../model/types.ts';
 import { gatewaysFromView, type LoadBalancerInfo } from './gateway/from-view.ts';
+import { resolveBackendPolicies } from './backend-policies.ts';
 import type { SecretCertificates } from './ingress-tls.ts';
 import { ingressesByClass, ingressFrontends } from './ingresses.ts';
 import { loadBalancerServices, ourLoadBalancerServices } from './lb-services.ts';
@@ -31,13 +32,18 @@ export function desiredFrontends(
 ): Frontends {
   const cluster = cfg.clusterName;
   const requests = new Map<string, PoolRequest>();
+  const policies = resolveBackendPolicies(view.backendPolicies ?? [], view.services, lb.caps, lb.name);
   const poolFor =
     (health: Pool['health'], named?: (svc: Service, port: ServicePort) => string) =>
     (svc: Service, port: ServicePort): string => {
       const name =
         named?.(svc, port) ??
         poolName(cluster, svc.metadata.namespace, svc.metadata.name, port.name || port.port);
-      if (!requests.has(name)) requests.set(name, { name, svc, svcKey: key(svc.metadata), port, health });
+      if (!requests.has(name)) {
+        const svcKey = key(svc.metadata);
+        const policy = policies.forPort(svcKey, port.name ?? '');
+        requests.set(name, { name, svc, svcKey, port, health, ...(policy ? { policy } : {}) });
+      }
       return name;
     };
   const l4PoolFor = poolFor('tcp');
@@ -76,5 +82,6 @@ export function desiredFrontends(
     gateways,
     findings: [...l4.findings, ...ing.findings],
     pools: [...requests.values()],
+    policies: policies.statuses,
   };
 }

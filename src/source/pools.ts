@@ -95,6 +95,17 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
       reason: EventReasons.IPFamilyNotServed,
       message: `port ${String(port.name || port.port)}: ${r.ipv6.length} Pod(s) have IPv6 NodePortLocal mappings (${r.ipv6.slice(0, 3).join(', ')}); npl-lb serves IPv4 members only so far, so those are not sent`,
     });
+  // Cookie persistence is an HTTP cookie: an L4 pool (its bytes pass through) cannot carry it.
+  const policy = req.policy;
+  const cookieOnL4 = policy?.persistence === 'Cookie' && req.health !== 'http';
+  if (cookieOnL4)
+    findings.push({
+      kind: 'Service',
+      key: req.svcKey,
+      type: 'Warning',
+      reason: EventReasons.PolicyNotApplied,
+      message: `port ${String(port.name || port.port)}: BackendPolicy ${policy.policy} asks Cookie persistence, which HTTP routes carry; its LoadBalancer virtual service passes connections through and keeps no session`,
+    });
   if (probed.notFollowed)
     findings.push({
       kind: 'Service',
@@ -111,6 +122,9 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
       protocol: port.protocol === 'UDP' ? 'UDP' : 'TCP',
       health: port.protocol === 'UDP' ? 'udp' : req.health,
       ...(probed.check ? { check: probed.check } : {}),
+      // Round robin is what a pool without an algorithm gets: not written, so it reads back equal.
+      ...(policy?.algorithm && policy.algorithm !== 'RoundRobin' ? { algorithm: policy.algorithm } : {}),
+      ...(policy?.persistence && !cookieOnL4 ? { persistence: policy.persistence } : {}),
       members: r.members,
       service: req.svcKey,
       servicePort: String(port.name || port.port),

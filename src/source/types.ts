@@ -5,6 +5,7 @@
  */
 import type { Service } from '../kube/objects.ts';
 import type { Certificate, LbState, Pool, VirtualService } from '../model/types.ts';
+import type { PoolPolicy, PolicyAncestor } from './backend-policies.ts';
 import type { GatewayResult } from './gateway/results.ts';
 
 export type ServicePort = Service['spec']['ports'][number];
@@ -47,6 +48,8 @@ export interface PoolRequest {
   svcKey: string;
   port: ServicePort;
   health: Pool['health'];
+  /** The Service port's BackendPolicy, when one applies (backend-policies.ts). */
+  policy?: PoolPolicy;
 }
 
 /** A pool built from its request and the Pods it selects. */
@@ -70,6 +73,8 @@ export interface Frontends {
   gateways: GatewayResult | undefined;
   findings: Finding[];
   pools: PoolRequest[];
+  /** Each BackendPolicy's status per target (namespace/name of the policy). */
+  policies: Map<string, PolicyAncestor[]>;
 }
 
 export interface DesiredResult {
@@ -84,4 +89,6 @@ export interface DesiredResult {
   findings: Finding[];
   /** The Gateway API objects' statuses and backends; absent when no GatewayClass exists. */
   gateways?: GatewayResult;
+  /** Each BackendPolicy's status per target (namespace/name of the policy); absent: none. */
+  policies?: Map<string, PolicyAncestor[]>;
 }

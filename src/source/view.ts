@@ -10,6 +10,7 @@ import type {
   ReferenceGrant,
 } from '../kube/gateway-objects.ts';
 import type { EndpointSlice, Ingress, IngressClass, Node, Pod, Service, TlsSecret } from '../kube/objects.ts';
+import type { BackendPolicy } from '../kube/policy-objects.ts';
 import type { SliceIndex } from './endpoint-slices.ts';
 import type { DrainPhase } from './maintenance.ts';
 import type { PodSelector } from './members.ts';
@@ -50,11 +51,13 @@ export interface ClusterView {
   udpRoutes?: L4RouteObject[];
   tlsRoutes?: L4RouteObject[];
   referenceGrants?: ReferenceGrant[];
+  /** BackendPolicies (npl-lb.io); none when absent (the CRD not installed). */
+  backendPolicies?: BackendPolicy[];
   /** The Gateway API release installed (the CRDs' bundle-version), when known. */
   gatewayApiVersion?: string | undefined;
 }
 
-/** The route-side inputs (Ingresses, classes, the Gateway API objects): a pass that reuses what it
+/** The route-side inputs (Ingresses, classes, the Gateway API objects, BackendPolicies): a pass that reuses what it
  * built from them compares these by identity. */
 export const routeInputs = (v: ClusterView): unknown[] => [
   v.ingresses,
@@ -66,5 +69,6 @@ export const routeInputs = (v: ClusterView): unknown[] => [
   v.udpRoutes,
   v.tlsRoutes,
   v.referenceGrants,
+  v.backendPolicies,
   v.gatewayApiVersion,
 ];

@@ -240,6 +240,67 @@ export function adapterContract(
       assert.deepEqual(plan(s, await second.observe()).changes, []);
     });
 
+    it('carries every algorithm and persistence it declares: applied, observed back after a restart with nothing to write, changed in place', async (t) => {
+      const h = await guarded();
+      t.after(() => h.close());
+      const first = await h.adapter('c1');
+      const caps = first.capabilities();
+      const algorithms = (caps.algorithms ?? []).filter((a) => a !== 'RoundRobin');
+      const persistence = caps.persistence ?? [];
+      if (algorithms.length === 0 && persistence.length === 0) {
+        t.skip('declares round robin only and no persistence');
+        return;
+      }
+      const members: [string, number, string][] = [
+        ['192.0.2.1', 61000, 'n1'],
+        ['192.0.2.2', 61001, 'n2'],
+      ];
+      // One L4 pool per algorithm (SourceIP persistence on the first), one HTTP pool with a cookie.
+      const pools: Pool[] = algorithms.map((algorithm, i) => ({
+        ...pool(`c1--default-web-${8000 + i}`, members),
+        algorithm,
+        ...(i === 0 && persistence.includes('SourceIP') ? { persistence: 'SourceIP' as const } : {}),
+      }));
+      const vss: VirtualService[] = pools.map((p, i) => l4(`c1--default-web-TCP-${8000 + i}`, p.name));
+      if (persistence.includes('Cookie')) {
+        const web: Pool = {
+          ...pool('c1--default-web-80.l7', members),
+          health: 'http',
+          persistence: 'Cookie',
+        };
+        pools.push(web);
+        vss.push({
+          kind: 'l7',
+          name: 'c1--ingress-npl',
+          vip: '192.0.2.20',
+          port: 80,
+          ingressClass: 'npl',
+          defaultPool: undefined,
+          routes: [
+            { host: 'a.example', path: '/', pathType: 'Prefix', pool: web.name, source: 'default/ing' },
+          ],
+        });
+      }
+      const s = state(pools, vss);
+      assert.deepEqual((await sync(first, s)).failed, []);
+      assert.deepEqual(plan(s, await first.observe()).changes, [], 'observed as applied');
+      await first.close();
+      const second = await h.adapter('c1');
+      assert.deepEqual(plan(s, await second.observe()).changes, [], 'nothing to write after a restart');
+      // Back to round robin and no persistence: one update per pool, observed as such.
+      const plain = state(
+        pools.map(({ algorithm: _a, persistence: _p, ...p }) => p),
+        vss,
+      );
+      const back = await sync(second, plain);
+      assert.deepEqual(back.failed, []);
+      assert.deepEqual(
+        back.changes.map((c) => `${c.op} ${c.kind} ${c.name}`).sort(),
+        pools.map((p) => `update pool ${p.name}`).sort(),
+      );
+      assert.deepEqual(plan(plain, await second.observe()).changes, []);
+    });
+
     it('rejects invalid objects as terminal errors', async (t) => {
       const h = await guarded();
       t.after(() => h.close());

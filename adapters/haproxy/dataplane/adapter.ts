@@ -10,7 +10,7 @@
  * (see layout.ts), so scaling is runtime changes only.
  */
 import PQueue from 'p-queue';
-import { HAPROXY_CAPABILITIES } from '../capabilities.ts';
+import { DATAPLANE_CAPABILITIES } from '../capabilities.ts';
 import { AdapterError, codeForStatus, isTerminalCode } from '../../../src/adapter/errors.ts';
 import type {
   ApplyResult,
@@ -78,7 +78,7 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
   }
 
   capabilities(): Capabilities {
-    return HAPROXY_CAPABILITIES;
+    return DATAPLANE_CAPABILITIES;
   }
 
   async verify(): Promise<void> {

@@ -9,7 +9,8 @@
  * Service) is in the backend's `description`, as `k=v` words. Frontends: frontend-layout.ts.
  */
 import type { HttpCheck, Member, Pool } from '../../../src/model/types.ts';
-import { readStoredCheck, storeCheck } from '../../../src/adapter/stored-check.ts';
+import { readStoredCheck, storeCheck, storedPolicy } from '../../../src/adapter/stored-check.ts';
+import { COOKIE_KEY, persistenceCookie } from '../config.ts';
 import { enc } from '../config.ts';
 import type { ApiVersion, DpBackend, DpServer } from './models.ts';
 
@@ -77,6 +78,8 @@ export function backendFor(p: Pool, http: boolean, o: LayoutOptions): DpBackend 
     `protocol=${p.protocol}`,
     `health=${p.health}`,
     ...(p.check ? [`check=${enc(storeCheck(p.check))}`] : []),
+    ...(p.algorithm ? [`algorithm=${p.algorithm}`] : []),
+    ...(p.persistence ? [`persistence=${p.persistence}`] : []),
     ...(o.apiVersion === 'v2' && p.members.length > 0 ? [`members=${membersWord(p.members)}`] : []),
   ];
   // The application's HTTP check (its readiness probe): HAProxy's httpchk expects a 2xx or 3xx
@@ -85,7 +88,28 @@ export function backendFor(p: Pool, http: boolean, o: LayoutOptions): DpBackend 
   return {
     name: p.name,
     mode: http ? 'http' : 'tcp',
-    balance: { algorithm: 'roundrobin' },
+    // The pool's BackendPolicy, as the runtime transport writes it (config.ts balanceLines).
+    balance: {
+      algorithm:
+        p.algorithm === 'LeastConnections'
+          ? 'leastconn'
+          : p.algorithm === 'SourceHash'
+            ? 'source'
+            : 'roundrobin',
+    },
+    ...(p.algorithm === 'SourceHash' ? { hash_type: { method: 'consistent' } } : {}),
+    ...(p.persistence === 'Cookie' && http
+      ? {
+          cookie: {
+            name: persistenceCookie(p.name),
+            type: 'insert',
+            indirect: true,
+            nocache: true,
+            dynamic: true,
+          },
+          dynamic_cookie_key: COOKIE_KEY,
+        }
+      : {}),
     ...(c
       ? {
           adv_check: 'httpchk',
@@ -102,6 +126,8 @@ export function backendChanged(current: DpBackend, wanted: DpBackend): boolean {
   const strip = (b: DpBackend) => ({
     mode: b.mode,
     balance: b.balance?.algorithm,
+    hash: b.hash_type?.method ?? null,
+    cookie: b.cookie ? [b.cookie.name, b.cookie.type, b.cookie.dynamic, b.dynamic_cookie_key] : null,
     adv_check: b.adv_check,
     httpchk: b.httpchk_params ? [b.httpchk_params.method, b.httpchk_params.uri] : null,
     check_timeout: b.check_timeout ?? null,
@@ -249,6 +275,7 @@ export function readPool(d: DeviceBackend): Pool {
     protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
     health: meta.health === 'http' ? 'http' : meta.health === 'udp' ? 'udp' : 'tcp',
     ...readStoredCheck(dec(meta.check)),
+    ...storedPolicy(meta),
     members,
     service: dec(meta.service) ?? '',
     servicePort: dec(meta.port) ?? '',

@@ -36,6 +36,24 @@ export const dpBackendSchema = z
     name: sectionName,
     mode: z.enum(['http', 'tcp', 'log']).optional(),
     balance: z.object({ algorithm: z.string() }).loose().optional(),
+    hash_type: z
+      .object({ method: z.enum(['map-based', 'consistent']).optional() })
+      .loose()
+      .optional(),
+    cookie: z
+      .object({
+        name: z.string().regex(/^[^\s]+$/),
+        type: z.enum(['rewrite', 'insert', 'prefix']).optional(),
+        indirect: z.boolean().optional(),
+        nocache: z.boolean().optional(),
+        dynamic: z.boolean().optional(),
+      })
+      .loose()
+      .optional(),
+    dynamic_cookie_key: z
+      .string()
+      .regex(/^[^\s]+$/)
+      .optional(),
     adv_check: z.string().optional(),
     httpchk_params: z
       .object({ method: z.string().optional(), uri: z.string().optional() })

@@ -1,0 +1,77 @@
+/**
+ * The BackendPolicy kind (npl-lb.io/v1alpha1): how the pools of a Service are balanced and kept
+ * sticky, attached as the Gateway API attaches policies (GEP-713): `targetRefs` to Services of the
+ * policy's own namespace (a `sectionName` names one port), status per target with the controller's
+ * conditions. The CRD (deploy/helm/npl-lb/crds/) checks shapes and values at the API; this schema
+ * parses them again at the validation boundary, so an object the CRD did not check (an older CRD,
+ * a sandbox without it) is still refused here and never reaches a device.
+ */
+import { z } from 'zod';
+import { objectMetaSchema } from './objects.ts';
+
+export const POLICY_GROUP = 'npl-lb.io';
+
+const sectionName = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'a port name (a DNS label)');
+
+export const policyTargetSchema = z
+  .object({
+    group: z.literal(''),
+    kind: z.literal('Service'),
+    name: z.string().min(1).max(253),
+    sectionName: sectionName.optional(),
+  })
+  .strict();
+
+export const backendPolicySpecSchema = z
+  .object({
+    targetRefs: z.array(policyTargetSchema).min(1).max(16),
+    algorithm: z.enum(['RoundRobin', 'LeastConnections', 'SourceHash']).optional(),
+    sessionPersistence: z
+      .object({ type: z.enum(['Cookie', 'SourceIP']) })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+const condition = z
+  .object({
+    type: z.string(),
+    status: z.string(),
+    reason: z.string().default(''),
+    message: z.string().default(''),
+    observedGeneration: z.number().optional(),
+    lastTransitionTime: z.string().optional(),
+  })
+  .loose();
+
+const ancestorStatus = z
+  .object({
+    ancestorRef: z.record(z.string(), z.unknown()),
+    controllerName: z.string(),
+    conditions: z.array(condition).default([]),
+  })
+  .loose();
+
+/**
+ * A BackendPolicy as the cache keeps it: the spec as it came (checked per field by
+ * `backendPolicySpecSchema` when it is resolved, so a bad one still gets a status saying why).
+ */
+export const backendPolicySchema = z
+  .object({
+    metadata: objectMetaSchema.extend({ generation: z.number().int().default(0) }),
+    spec: z.record(z.string(), z.unknown()).default({}),
+    status: z
+      .object({ ancestors: z.array(ancestorStatus).default([]) })
+      .loose()
+      .default({ ancestors: [] }),
+  })
+  .loose();
+
+export type BackendPolicy = z.infer<typeof backendPolicySchema>;
+export type BackendPolicySpec = z.infer<typeof backendPolicySpecSchema>;
+export type PolicyTarget = z.infer<typeof policyTargetSchema>;
+export type PolicyCondition = z.infer<typeof condition>;

@@ -1,0 +1,180 @@
+/**
+ * BackendPolicies -> what each Service port's pools are balanced and kept sticky by, and each
+ * policy's status per target (GEP-713's PolicyAncestorStatus, the target Service as the ancestor).
+ * - A policy whose spec fails the validation boundary applies nowhere: `Accepted=False/Invalid`
+ *   naming the field, on every target it names.
+ * - A target Service (or the port a `sectionName` names) that does not exist in the policy's
+ *   namespace: `Accepted=False/TargetNotFound`.
+ * - What the load balancer cannot do (its Capabilities): `Accepted=False/Invalid` saying so; the
+ *   policy applies nowhere rather than in part.
+ * - Two policies on one target (the same Service, or the same port of it): the oldest wins (by
+ *   creationTimestamp, then namespace/name), the others are `Accepted=False/Conflicted`. A policy
+ *   on a port takes precedence over one on the whole Service for that port, as GEP-713's more
+ *   specific target does; that is no conflict.
+ * Pure.
+ */
+import type { Capabilities } from '../adapter/contract.ts';
+import type { Service } from '../kube/objects.ts';
+import {
+  type BackendPolicy,
+  type BackendPolicySpec,
+  backendPolicySpecSchema,
+} from '../kube/policy-objects.ts';
+import type { LbAlgorithm, PersistenceType } from '../model/types.ts';
+import { cond, type ConditionSpec } from './gateway/conditions.ts';
+
+/** What a pool gets from its policy. */
+export interface PoolPolicy {
+  algorithm?: LbAlgorithm;
+  persistence?: PersistenceType;
+  /** The policy (namespace/name) it comes from, for messages. */
+  policy: string;
+}
+
+export interface PolicyAncestor {
+  ancestorRef: { group: ''; kind: string; namespace: string; name: string; sectionName?: string };
+  conditions: ConditionSpec[];
+}
+
+export interface PolicyResolution {
+  /** The policy of a Service's port: one on that port first, else one on the whole Service. */
+  forPort(svcKey: string, portName: string): PoolPolicy | undefined;
+  /** Per policy (namespace/name): its status per target. */
+  statuses: Map<string, PolicyAncestor[]>;
+}
+
+const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
+
+/** Oldest first: creationTimestamp (RFC 3339, compared as text), then namespace/name. */
+const older = (a: BackendPolicy, b: BackendPolicy): number =>
+  (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
+  key(a.metadata).localeCompare(key(b.metadata));
+
+function zodMessage(issues: readonly { path: PropertyKey[]; message: string }[]): string {
+  const i = issues[0];
+  return i ? `spec.${i.path.map(String).join('.')}: ${i.message}`.slice(0, 300) : 'invalid spec';
+}
+
+/** The targets a policy names, read as far as they can be for its status (the spec may be bad). */
+function rawTargets(p: BackendPolicy): PolicyAncestor['ancestorRef'][] {
+  const refs = Array.isArray(p.spec.targetRefs) ? (p.spec.targetRefs as unknown[]).slice(0, 16) : [];
+  return refs.flatMap((r) => {
+    const o = (r ?? {}) as Record<string, unknown>;
+    if (typeof o.name !== 'string') return [];
+    return [
+      {
+        group: '' as const,
+        kind: typeof o.kind === 'string' ? o.kind.slice(0, 63) : 'Service',
+        namespace: p.metadata.namespace,
+        name: o.name.slice(0, 253),
+        ...(typeof o.sectionName === 'string' ? { sectionName: o.sectionName.slice(0, 253) } : {}),
+      },
+    ];
+  });
+}
+
+/** Why the load balancer cannot do what the policy asks, or undefined. */
+function unsupported(spec: BackendPolicySpec, caps: Capabilities, lbName: string): string | undefined {
+  const algorithms = caps.algorithms ?? ['RoundRobin'];
+  if (spec.algorithm && !algorithms.includes(spec.algorithm))
+    return `the ${lbName} load balancer cannot balance by ${spec.algorithm} (it can: ${algorithms.join(', ')})`;
+  const kinds = caps.persistence ?? [];
+  const want = spec.sessionPersistence?.type;
+  if (want && !kinds.includes(want))
+    return `the ${lbName} load balancer cannot keep sessions by ${want}${kinds.length ? ` (it can: ${kinds.join(', ')})` : ''}`;
+  return undefined;
+}
+
+export function resolveBackendPolicies(
+  policies: readonly BackendPolicy[],
+  services: readonly Service[],
+  caps: Capabilities,
+  lbName: string,
+): PolicyResolution {
+  // Most clusters have none: a pass then pays nothing here.
+  if (policies.length === 0) return { forPort: () => undefined, statuses: new Map() };
+  const svcs = new Map(services.map((s) => [key(s.metadata), s]));
+  const statuses = new Map<string, PolicyAncestor[]>();
+  /** Candidates per target (`ns/name` or `ns/name#port`), each with its place in the status. */
+  const claims = new Map<string, { policy: BackendPolicy; spec: BackendPolicySpec; at: PolicyAncestor }[]>();
+
+  for (const p of [...policies].sort(older)) {
+    const out: PolicyAncestor[] = [];
+    statuses.set(key(p.metadata), out);
+    const parsed = backendPolicySpecSchema.safeParse(p.spec);
+    if (!parsed.success) {
+      const why = zodMessage(parsed.error.issues);
+      for (const ref of rawTargets(p))
+        out.push({ ancestorRef: ref, conditions: [cond('Accepted', false, 'Invalid', why)] });
+      continue;
+    }
+    const spec = parsed.data;
+    const cannot = unsupported(spec, caps, lbName);
+    for (const t of spec.targetRefs) {
+      const at: PolicyAncestor = {
+        ancestorRef: {
+          group: '',
+          kind: 'Service',
+          namespace: p.metadata.namespace,
+          name: t.name,
+          ...(t.sectionName ? { sectionName: t.sectionName } : {}),
+        },
+        conditions: [],
+      };
+      out.push(at);
+      const svc = svcs.get(`${p.metadata.namespace}/${t.name}`);
+      if (!svc) {
+        at.conditions = [
+          cond(
+            'Accepted',
+            false,
+            'TargetNotFound',
+            `Service ${p.metadata.namespace}/${t.name} does not exist`,
+          ),
+        ];
+        continue;
+      }
+      if (t.sectionName && !svc.spec.ports.some((port) => port.name === t.sectionName)) {
+        at.conditions = [
+          cond('Accepted', false, 'TargetNotFound', `Service ${t.name} has no port named ${t.sectionName}`),
+        ];
+        continue;
+      }
+      if (cannot) {
+        at.conditions = [cond('Accepted', false, 'Invalid', cannot)];
+        continue;
+      }
+      const target = `${p.metadata.namespace}/${t.name}${t.sectionName ? `#${t.sectionName}` : ''}`;
+      const list = claims.get(target) ?? [];
+      list.push({ policy: p, spec, at });
+      claims.set(target, list);
+    }
+  }
+
+  const winners = new Map<string, PoolPolicy>();
+  for (const [target, list] of claims) {
+    // Policies were visited oldest first: the first claim wins.
+    const [first, ...rest] = list;
+    first!.at.conditions = [cond('Accepted', true, 'Accepted', 'applied to the pools of this target')];
+    for (const c of rest)
+      c.at.conditions = [
+        cond(
+          'Accepted',
+          false,
+          'Conflicted',
+          `BackendPolicy ${first!.policy.metadata.name} (older) already targets this ${target.includes('#') ? 'port' : 'Service'}`,
+        ),
+      ];
+    winners.set(target, {
+      ...(first!.spec.algorithm ? { algorithm: first!.spec.algorithm } : {}),
+      ...(first!.spec.sessionPersistence ? { persistence: first!.spec.sessionPersistence.type } : {}),
+      policy: key(first!.policy.metadata),
+    });
+  }
+
+  return {
+    forPort: (svcKey, portName) =>
+      (portName ? winners.get(`${svcKey}#${portName}`) : undefined) ?? winners.get(svcKey),
+    statuses,
+  };
+}

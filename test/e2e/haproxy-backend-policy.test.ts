@@ -1,0 +1,237 @@
+/**
+ * Issue 33, item 2 (a slice): a BackendPolicy on a real HAProxy, every transport (runtime; Data
+ * Plane API v2 and v3 on the simulator), with real traffic through an Ingress. Without a policy the
+ * two Pods share the requests (round robin); a policy with least connections and Cookie persistence
+ * keeps a client with its cookie on one Pod across 50 requests; when that Pod goes, the client is
+ * served by the other one (a new cookie). The policy's status says Accepted; a second policy on the
+ * same Service is Conflicted, one on a Service that does not exist TargetNotFound; a bad value is
+ * refused by the API (the CRD's schema) and never reaches the device.
+ */
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { describe, it, type TestContext } from 'node:test';
+import { NetworkingV1Api } from '@kubernetes/client-node';
+import { request } from 'undici';
+import { parseControllerConfig } from '../../src/config/controller-config.ts';
+import { NplController } from '../../src/controller/controller.ts';
+import { installNplLbCrds } from '../../src/sandbox/npl-lb-crds.ts';
+import { Cluster, RecordingEvents } from '../support/cluster.ts';
+import { assertNoListeners, haproxyMissing } from '../support/haproxy.ts';
+import { TRANSPORTS } from '../support/haproxy-transports.ts';
+import { api, eventually, useSandbox } from '../support/sandbox.ts';
+
+const ING_PORT = 18197;
+const POD_IPS = ['127.0.57.11', '127.0.57.12'] as const;
+const POLICIES = '/apis/npl-lb.io/v1alpha1/namespaces/default/backendpolicies';
+
+async function app(t: TestContext, ip: string): Promise<void> {
+  const server = createServer((_req, res) => res.writeHead(200).end(ip));
+  await new Promise<void>((r) => server.listen(8080, ip, () => r()));
+  t.after(() => {
+    server.closeAllConnections();
+    return new Promise<void>((r) => server.close(() => r()));
+  });
+}
+
+/** One request: who answered, and the persistence cookie set (name=value), if any. */
+async function hit(vip: string, cookie?: string): Promise<{ pod: string; setCookie: string }> {
+  try {
+    const r = await request(`http://${vip}:${ING_PORT}/`, {
+      headers: { host: 'web.example.com', ...(cookie ? { cookie } : {}) },
+      reset: true,
+      headersTimeout: 2000,
+      bodyTimeout: 2000,
+    });
+    const set = r.headers['set-cookie'];
+    const first = (Array.isArray(set) ? set[0] : set) ?? '';
+    return {
+      pod: r.statusCode === 200 ? await r.body.text() : `HTTP ${r.statusCode}`,
+      setCookie: first.split(';')[0]!,
+    };
+  } catch {
+    return { pod: '', setCookie: '' };
+  }
+}
+
+const conditionsOf = async (url: string, name: string): Promise<string[]> => {
+  const body = (await api(url, 'GET', `${POLICIES}/${name}`)).body as {
+    status?: {
+      ancestors?: {
+        ancestorRef: { name: string };
+        conditions: { type: string; status: string; reason: string }[];
+      }[];
+    };
+  };
+  return (body.status?.ancestors ?? []).flatMap((a) =>
+    a.conditions.map((c) => `${a.ancestorRef.name} ${c.type}=${c.status} ${c.reason}`),
+  );
+};
+
+for (const tr of TRANSPORTS)
+  describe(`BackendPolicy on HAProxy (${tr.name})`, { skip: haproxyMissing() }, () => {
+    it('least connections and a cookie keep a client on one Pod across 50 requests; it moves when the Pod goes; status per target', async (t) => {
+      assertNoListeners('127.0.57.', [ING_PORT]);
+      for (const ip of POD_IPS) await app(t, ip);
+      const { kc, url } = await useSandbox(t);
+      await installNplLbCrds(url);
+      const c = new Cluster(kc);
+      const rig = await tr.start(t, 4, { healthChecks: true });
+      const ctl = new NplController({
+        kubeConfig: kc,
+        config: parseControllerConfig(
+          `clusterName: e2e\nserviceType: ClusterIP\nvip: {cidrs: [127.0.57.32/28]}\ningressHttpPort: ${ING_PORT}\n`,
+        ),
+        adapter: rig.adapter,
+        events: new RecordingEvents(),
+        coalesceMs: 20,
+        sweepIntervalMs: 0,
+      });
+      t.after(() => ctl.stop());
+      await ctl.start();
+      await c.node('n1', { internal: ['127.0.57.250'] });
+      await c.service('web', {
+        enabled: null,
+        selector: { app: 'web' },
+        ports: [{ name: 'http', port: 8080, targetPort: 'http' }],
+      });
+      for (const [i, ip] of POD_IPS.entries()) {
+        await c.pod(`web-${i}`, {
+          node: 'n1',
+          labels: { app: 'web' },
+          ips: [ip],
+          ports: [{ name: 'http', containerPort: 8080 }],
+        });
+        await c.patchPodStatus(`web-${i}`, { status: { conditions: [{ type: 'Ready', status: 'True' }] } });
+      }
+      const net = kc.makeApiClient(NetworkingV1Api);
+      await net.createIngressClass({
+        body: { metadata: { name: 'npl' }, spec: { controller: 'npl-lb.io/ingress-controller' } },
+      });
+      await net.createNamespacedIngress({
+        namespace: 'default',
+        body: {
+          metadata: { name: 'web' },
+          spec: {
+            ingressClassName: 'npl',
+            rules: [
+              {
+                host: 'web.example.com',
+                http: {
+                  paths: [
+                    {
+                      path: '/',
+                      pathType: 'Prefix',
+                      backend: { service: { name: 'web', port: { name: 'http' } } },
+                    },
+                  ],
+                },
+              },
+            ],
+          },
+        },
+      });
+      let vip = '';
+      await eventually(
+        async () => {
+          const b = (await api(url, 'GET', '/apis/networking.k8s.io/v1/namespaces/default/ingresses/web'))
+            .body as {
+            status?: { loadBalancer?: { ingress?: { ip: string }[] } };
+          };
+          vip = b.status?.loadBalancer?.ingress?.[0]?.ip ?? '';
+          return vip !== '';
+        },
+        15_000,
+        'the Ingress address',
+      );
+      // No policy: both Pods answer, and no cookie is set.
+      const seen = new Set<string>();
+      await eventually(
+        async () => {
+          const r = await hit(vip);
+          assert.equal(r.setCookie, '');
+          if (POD_IPS.includes(r.pod as never)) seen.add(r.pod);
+          return seen.size === 2;
+        },
+        15_000,
+        'round robin over both Pods',
+      );
+
+      // A bad value is refused at the API, before the controller sees it.
+      const refused = await api(url, 'POST', POLICIES, {
+        apiVersion: 'npl-lb.io/v1alpha1',
+        kind: 'BackendPolicy',
+        metadata: { name: 'bad' },
+        spec: { targetRefs: [{ group: '', kind: 'Service', name: 'web' }], algorithm: 'Fastest' },
+      });
+      assert.equal(refused.status, 422);
+
+      const create = async (name: string, spec: object) =>
+        assert.equal(
+          (
+            await api(url, 'POST', POLICIES, {
+              apiVersion: 'npl-lb.io/v1alpha1',
+              kind: 'BackendPolicy',
+              metadata: { name },
+              spec,
+            })
+          ).status,
+          201,
+        );
+      await create('sticky', {
+        targetRefs: [{ group: '', kind: 'Service', name: 'web' }],
+        algorithm: 'LeastConnections',
+        sessionPersistence: { type: 'Cookie' },
+      });
+      await eventually(
+        async () => (await conditionsOf(url, 'sticky')).join() === 'web Accepted=True Accepted',
+        10_000,
+        'the policy accepted',
+      );
+      // The first answer sets the pool's cookie; 50 requests carrying it reach one Pod.
+      let first = { pod: '', setCookie: '' };
+      await eventually(
+        async () => (first = await hit(vip)).setCookie.startsWith('npllb_'),
+        10_000,
+        'a persistence cookie',
+      );
+      const stuck = new Set<string>();
+      for (let i = 0; i < 50; i++) stuck.add((await hit(vip, first.setCookie)).pod);
+      assert.deepEqual([...stuck], [first.pod]);
+      const pools = ctl.state.document().pools.filter((p) => p.service === 'default/web');
+      assert.ok(
+        pools.some((p) => p.algorithm === 'LeastConnections' && p.persistence === 'Cookie'),
+        JSON.stringify(pools),
+      );
+
+      // Another policy on the same Service is the younger (created the same second, the tie goes to
+      // the name: 'sticky' < 'younger'): Conflicted; one on no Service: TargetNotFound.
+      await create('younger', {
+        targetRefs: [{ group: '', kind: 'Service', name: 'web' }],
+        algorithm: 'SourceHash',
+      });
+      await create('ghost', { targetRefs: [{ group: '', kind: 'Service', name: 'nope' }] });
+      let shown: string[] = [];
+      await eventually(
+        async () =>
+          (shown = [...(await conditionsOf(url, 'younger')), ...(await conditionsOf(url, 'ghost'))]).join(
+            ';',
+          ) === 'web Accepted=False Conflicted;nope Accepted=False TargetNotFound',
+        10_000,
+        'Conflicted and TargetNotFound',
+      ).catch((e: Error) => assert.fail(`${e.message}: ${shown.join('; ')}`));
+
+      // The Pod the client is kept on goes: the same cookie now reaches the other Pod.
+      const gone = POD_IPS.indexOf(first.pod as never);
+      await c.core.deleteNamespacedPod({ name: `web-${gone}`, namespace: 'default' });
+      const other = POD_IPS[1 - gone]!;
+      await eventually(
+        async () => (await hit(vip, first.setCookie)).pod === other,
+        10_000,
+        'moved to the other Pod',
+      );
+      const after = new Set<string>();
+      for (let i = 0; i < 10; i++) after.add((await hit(vip, first.setCookie)).pod);
+      assert.deepEqual([...after], [other]);
+      assert.deepEqual(rig.specProblems(), []);
+    });
+  });

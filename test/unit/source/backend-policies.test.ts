@@ -1,0 +1,231 @@
+/**
+ * BackendPolicies: what each Service port's pools get, and each policy's status per target. The
+ * table covers the GEP-713 rules (a port over the whole Service, the oldest of two on one target),
+ * a target that does not exist, a spec that fails the validation boundary, and what the load
+ * balancer cannot do; then the policy reaches the pools of a whole build, and only where it can.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Capabilities } from '../../../src/adapter/contract.ts';
+import { parseControllerConfig } from '../../../src/config/controller-config.ts';
+import { backendPolicySchema } from '../../../src/kube/policy-objects.ts';
+import { resolveBackendPolicies } from '../../../src/source/backend-policies.ts';
+import { buildDesired } from '../../../src/source/desired.ts';
+import { SERVE_ALL } from '../../../src/source/gateway/from-view.ts';
+import {
+  clusterView,
+  kubeIngress,
+  kubeIngressClass,
+  kubeNode,
+  kubePod,
+  kubeService,
+  nplAnnotation,
+} from '../../support/kube-objects.ts';
+
+const policy = (
+  name: string,
+  spec: Record<string, unknown>,
+  created = '2026-01-01T00:00:00Z',
+  ns = 'default',
+) =>
+  backendPolicySchema.parse({
+    metadata: { name, namespace: ns, creationTimestamp: created, generation: 2 },
+    spec,
+  });
+const target = (name: string, sectionName?: string) => ({
+  group: '',
+  kind: 'Service',
+  name,
+  ...(sectionName ? { sectionName } : {}),
+});
+const ports = [
+  { name: 'http', port: 80, targetPort: 8080 },
+  { name: 'admin', port: 9090, targetPort: 9090 },
+];
+const web = kubeService('web', { type: 'LoadBalancer', ports });
+const all: Capabilities = {
+  ...SERVE_ALL.caps,
+  algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash'],
+  persistence: ['Cookie', 'SourceIP'],
+};
+const accepted = (r: ReturnType<typeof resolveBackendPolicies>, p: string) =>
+  (r.statuses.get(`default/${p}`) ?? []).map((a) => {
+    const c = a.conditions[0]!;
+    return `${a.ancestorRef.name}${a.ancestorRef.sectionName ? `#${a.ancestorRef.sectionName}` : ''} ${c.status ? 'True' : 'False'} ${c.reason}`;
+  });
+
+describe('BackendPolicy resolution', () => {
+  it('applies to every port of its Service; one on a port wins there, with no conflict', () => {
+    const r = resolveBackendPolicies(
+      [
+        policy('whole', { targetRefs: [target('web')], algorithm: 'LeastConnections' }),
+        policy('admin', { targetRefs: [target('web', 'admin')], sessionPersistence: { type: 'SourceIP' } }),
+      ],
+      [web],
+      all,
+      'memory',
+    );
+    assert.deepEqual(r.forPort('default/web', 'http'), {
+      algorithm: 'LeastConnections',
+      policy: 'default/whole',
+    });
+    assert.deepEqual(r.forPort('default/web', 'admin'), { persistence: 'SourceIP', policy: 'default/admin' });
+    assert.equal(r.forPort('default/other', 'http'), undefined);
+    assert.deepEqual(accepted(r, 'whole'), ['web True Accepted']);
+    assert.deepEqual(accepted(r, 'admin'), ['web#admin True Accepted']);
+  });
+
+  it('two policies on one target: the oldest wins, by creation time then name, whatever the order listed', () => {
+    const older = policy(
+      'zeta',
+      { targetRefs: [target('web')], algorithm: 'SourceHash' },
+      '2026-01-01T00:00:00Z',
+    );
+    const newer = policy(
+      'alpha',
+      { targetRefs: [target('web')], algorithm: 'LeastConnections' },
+      '2026-02-01T00:00:00Z',
+    );
+    const tie = policy('beta', { targetRefs: [target('web')] }, '2026-01-01T00:00:00Z');
+    for (const order of [
+      [older, newer, tie],
+      [tie, newer, older],
+    ]) {
+      const r = resolveBackendPolicies(order, [web], all, 'memory');
+      // beta and zeta are as old: beta's name sorts first, so beta wins and has no algorithm.
+      assert.deepEqual(r.forPort('default/web', 'http'), { policy: 'default/beta' });
+      assert.deepEqual(accepted(r, 'beta'), ['web True Accepted']);
+      assert.deepEqual(accepted(r, 'zeta'), ['web False Conflicted']);
+      assert.deepEqual(accepted(r, 'alpha'), ['web False Conflicted']);
+      assert.match(r.statuses.get('default/alpha')![0]!.conditions[0]!.message, /beta \(older\)/);
+    }
+  });
+
+  it('a target that does not exist: a missing Service, a port it does not have, a Service of another namespace', () => {
+    const r = resolveBackendPolicies(
+      [
+        policy('p', {
+          targetRefs: [target('nope'), target('web', 'grpc'), target('web')],
+          algorithm: 'LeastConnections',
+        }),
+        policy('elsewhere', { targetRefs: [target('web')] }, undefined, 'team-b'),
+      ],
+      [web],
+      all,
+      'memory',
+    );
+    assert.deepEqual(accepted(r, 'p'), [
+      'nope False TargetNotFound',
+      'web#grpc False TargetNotFound',
+      'web True Accepted',
+    ]);
+    assert.deepEqual(
+      r.statuses
+        .get('team-b/elsewhere')!
+        .map((a) => `${a.ancestorRef.namespace}/${a.ancestorRef.name} ${a.conditions[0]!.reason}`),
+      ['team-b/web TargetNotFound'],
+    );
+    assert.deepEqual(r.forPort('default/web', 'http'), {
+      algorithm: 'LeastConnections',
+      policy: 'default/p',
+    });
+  });
+
+  it('a spec failing the validation boundary applies nowhere and says which field, on each target it names', () => {
+    const bad: [string, Record<string, unknown>, RegExp][] = [
+      ['algo', { targetRefs: [target('web')], algorithm: 'Random' }, /spec\.algorithm/],
+      ['kind', { targetRefs: [{ group: 'apps', kind: 'Deployment', name: 'web' }] }, /spec\.targetRefs\.0/],
+      [
+        'persist',
+        { targetRefs: [target('web')], sessionPersistence: { type: 'Header' } },
+        /sessionPersistence/,
+      ],
+      ['extra', { targetRefs: [target('web')], timeouts: { request: '1s' } }, /spec/],
+      ['port', { targetRefs: [target('web', 'Not A Label')] }, /sectionName/],
+    ];
+    for (const [name, spec, field] of bad) {
+      const r = resolveBackendPolicies([policy(name, spec)], [web], all, 'memory');
+      const st = r.statuses.get(`default/${name}`)!;
+      assert.equal(st.length, 1, name);
+      assert.equal(st[0]!.conditions[0]!.reason, 'Invalid', name);
+      assert.match(st[0]!.conditions[0]!.message, field, name);
+      assert.equal(r.forPort('default/web', 'http'), undefined, name);
+    }
+  });
+
+  it('what the load balancer cannot do is refused whole, naming it; a newer policy it can do then wins', () => {
+    const f5ish: Capabilities = { ...SERVE_ALL.caps, algorithms: ['RoundRobin', 'LeastConnections'] };
+    const r = resolveBackendPolicies(
+      [
+        policy('hash', { targetRefs: [target('web')], algorithm: 'SourceHash' }, '2026-01-01T00:00:00Z'),
+        policy('sticky', { targetRefs: [target('web', 'http')], sessionPersistence: { type: 'Cookie' } }),
+        policy('lc', { targetRefs: [target('web')], algorithm: 'LeastConnections' }, '2026-03-01T00:00:00Z'),
+      ],
+      [web],
+      f5ish,
+      'f5',
+    );
+    assert.deepEqual(accepted(r, 'hash'), ['web False Invalid']);
+    assert.match(
+      r.statuses.get('default/hash')![0]!.conditions[0]!.message,
+      /the f5 load balancer cannot balance by SourceHash/,
+    );
+    assert.match(
+      r.statuses.get('default/sticky')![0]!.conditions[0]!.message,
+      /cannot keep sessions by Cookie/,
+    );
+    assert.deepEqual(accepted(r, 'lc'), ['web True Accepted']);
+    assert.deepEqual(r.forPort('default/web', 'http'), {
+      algorithm: 'LeastConnections',
+      policy: 'default/lc',
+    });
+    // A load balancer that declares no algorithms balances round robin only.
+    const { algorithms: _a, persistence: _p, ...bare } = all;
+    const none = resolveBackendPolicies(
+      [policy('lc', { targetRefs: [target('web')], algorithm: 'LeastConnections' })],
+      [web],
+      bare,
+      'x',
+    );
+    assert.deepEqual(accepted(none, 'lc'), ['web False Invalid']);
+  });
+
+  it('reaches the pools of a build: L4 and HTTP pools of the Service; Cookie on the HTTP pool only, a Warning for the L4 one; round robin left unwritten', () => {
+    const cfg = parseControllerConfig(
+      'clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\ndefaultLoadBalancer: true',
+    );
+    const view = clusterView({
+      services: [
+        kubeService('web', { type: 'LoadBalancer', ports: [{ name: 'http', port: 80, targetPort: 8080 }] }),
+      ],
+      ingressClasses: [kubeIngressClass('npl')],
+      ingresses: [kubeIngress('ing', { className: 'npl', host: 'a.example', service: 'web', port: 'http' })],
+      nodes: [kubeNode('n1', '192.0.2.101')],
+      pods: [kubePod('a', { node: 'n1', npl: nplAnnotation([[8080, '192.0.2.101', 61000]]) })],
+      backendPolicies: [
+        policy('sticky', {
+          targetRefs: [target('web')],
+          algorithm: 'LeastConnections',
+          sessionPersistence: { type: 'Cookie' },
+        }),
+      ],
+    });
+    const r = buildDesired(view, cfg, { ...SERVE_ALL, caps: all });
+    const byHealth = new Map(r.state.pools.map((p) => [p.health, p]));
+    assert.equal(byHealth.get('http')!.algorithm, 'LeastConnections');
+    assert.equal(byHealth.get('http')!.persistence, 'Cookie');
+    assert.equal(byHealth.get('tcp')!.algorithm, 'LeastConnections');
+    assert.equal(byHealth.get('tcp')!.persistence, undefined);
+    const warned = r.findings.filter((f) => f.reason === 'PolicyNotApplied');
+    assert.equal(warned.length, 1);
+    assert.match(warned[0]!.message, /Cookie persistence/);
+    assert.deepEqual([...r.policies!.keys()], ['default/sticky']);
+    // RoundRobin asked explicitly is the default: the pools carry no algorithm (reads back equal).
+    const rr = buildDesired(
+      { ...view, backendPolicies: [policy('rr', { targetRefs: [target('web')], algorithm: 'RoundRobin' })] },
+      cfg,
+      { ...SERVE_ALL, caps: all },
+    );
+    assert.ok(rr.state.pools.every((p) => p.algorithm === undefined && p.persistence === undefined));
+  });
+});
