@@ -27,7 +27,7 @@ function signature(req: PoolRequest, ctx: PoolContext, nodeVersions: string): st
     ctx.serviceType,
     req.health,
     req.svc.metadata.resourceVersion,
-    req.policy ? `${req.policy.policy}:${req.policy.algorithm ?? ''}/${req.policy.persistence ?? ''}` : '',
+    req.policy ? JSON.stringify(req.policy) : '',
     nodeVersions,
     ...ctx.pods
       .select(req.svc)

@@ -26,6 +26,30 @@ export const policyTargetSchema = z
   })
   .strict();
 
+/**
+ * The members' check, instead of the one the Pods' readiness probe gives (or the TCP connect check
+ * without one): an HTTP GET of `path` (2xx or 3xx meaning up), or a TCP connect. The defaults are
+ * the kubelet's for a probe (every 10 s, 1 s to answer, up after 1 success, down after 3 failures).
+ */
+export const healthCheckSchema = z
+  .object({
+    type: z.enum(['HTTP', 'TCP']),
+    path: z.string().min(1).max(1024).optional(),
+    intervalSeconds: z.number().int().min(1).max(300).default(10),
+    timeoutSeconds: z.number().int().min(1).max(300).default(1),
+    healthyThreshold: z.number().int().min(1).max(10).default(1),
+    unhealthyThreshold: z.number().int().min(1).max(10).default(3),
+  })
+  .strict()
+  .refine((c) => (c.type === 'HTTP') === (c.path !== undefined), {
+    message: 'an HTTP check needs a path, a TCP check has none',
+    path: ['path'],
+  })
+  .refine((c) => c.timeoutSeconds <= c.intervalSeconds, {
+    message: 'timeoutSeconds must not exceed intervalSeconds',
+    path: ['timeoutSeconds'],
+  });
+
 export const backendPolicySpecSchema = z
   .object({
     targetRefs: z.array(policyTargetSchema).min(1).max(16),
@@ -34,6 +58,7 @@ export const backendPolicySpecSchema = z
       .object({ type: z.enum(['Cookie', 'SourceIP']) })
       .strict()
       .optional(),
+    healthCheck: healthCheckSchema.optional(),
   })
   .strict();
 

@@ -20,13 +20,16 @@ import {
   type BackendPolicySpec,
   backendPolicySpecSchema,
 } from '../kube/policy-objects.ts';
-import type { LbAlgorithm, PersistenceType } from '../model/types.ts';
+import type { HttpCheck, LbAlgorithm, PersistenceType } from '../model/types.ts';
 import { cond, type ConditionSpec } from './gateway/conditions.ts';
+import { pathProblem } from './validate.ts';
 
 /** What a pool gets from its policy. */
 export interface PoolPolicy {
   algorithm?: LbAlgorithm;
   persistence?: PersistenceType;
+  /** The members' check, whatever the Pods' probes say: an HTTP check, or `tcp` (a connect). */
+  check?: HttpCheck | 'tcp';
   /** The policy (namespace/name) it comes from, for messages. */
   policy: string;
 }
@@ -78,11 +81,26 @@ function unsupported(spec: BackendPolicySpec, caps: Capabilities, lbName: string
   const algorithms = caps.algorithms ?? ['RoundRobin'];
   if (spec.algorithm && !algorithms.includes(spec.algorithm))
     return `the ${lbName} load balancer cannot balance by ${spec.algorithm} (it can: ${algorithms.join(', ')})`;
+  if (spec.healthCheck?.type === 'HTTP' && !caps.httpChecks)
+    return `the ${lbName} load balancer does not run HTTP checks`;
   const kinds = caps.persistence ?? [];
   const want = spec.sessionPersistence?.type;
   if (want && !kinds.includes(want))
     return `the ${lbName} load balancer cannot keep sessions by ${want}${kinds.length ? ` (it can: ${kinds.join(', ')})` : ''}`;
   return undefined;
+}
+
+/** A policy's check in the model's terms: `tcp` for a connect check. */
+function poolCheck(hc: NonNullable<BackendPolicySpec['healthCheck']>): HttpCheck | 'tcp' {
+  if (hc.type === 'TCP' || hc.path === undefined) return 'tcp';
+  return {
+    type: 'http',
+    path: hc.path,
+    intervalSeconds: hc.intervalSeconds,
+    timeoutSeconds: hc.timeoutSeconds,
+    rise: hc.healthyThreshold,
+    fall: hc.unhealthyThreshold,
+  };
 }
 
 export function resolveBackendPolicies(
@@ -109,6 +127,16 @@ export function resolveBackendPolicies(
       continue;
     }
     const spec = parsed.data;
+    const path = spec.healthCheck?.path;
+    const badPath = path === undefined ? undefined : pathProblem(path, 'Exact');
+    if (badPath) {
+      for (const ref of rawTargets(p))
+        out.push({
+          ancestorRef: ref,
+          conditions: [cond('Accepted', false, 'Invalid', `spec.healthCheck.path: ${badPath}`)],
+        });
+      continue;
+    }
     const cannot = unsupported(spec, caps, lbName);
     for (const t of spec.targetRefs) {
       const at: PolicyAncestor = {
@@ -168,6 +196,7 @@ export function resolveBackendPolicies(
     winners.set(target, {
       ...(first!.spec.algorithm ? { algorithm: first!.spec.algorithm } : {}),
       ...(first!.spec.sessionPersistence ? { persistence: first!.spec.sessionPersistence.type } : {}),
+      ...(first!.spec.healthCheck ? { check: poolCheck(first!.spec.healthCheck) } : {}),
       policy: key(first!.policy.metadata),
     });
   }

@@ -9,7 +9,7 @@ import type { Node, Pod } from '../kube/objects.ts';
 import { SliceIndex, withSlices } from './endpoint-slices.ts';
 import { membersFor, NodeDirectory, PodIndex, type PodSelector, type Rejection } from './members.ts';
 import type { LoadBalancerInfo } from './gateway/from-view.ts';
-import { checkFromProbes } from './health-check.ts';
+import { type CheckFromProbe, checkFromProbes } from './health-check.ts';
 import type { Finding, PoolBuild, PoolRequest } from './types.ts';
 import type { ClusterView } from './view.ts';
 
@@ -70,7 +70,19 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
   const r = membersFor(ctx.serviceType, svc, port, { select: () => selected }, ctx.nodeList, ctx.nodes);
   // Each member is a Pod's own port in NodePortLocal and ClusterIP modes: its probe applies. A
   // NodePort member is a node, which kube-proxy balances over every Pod.
-  let probed = ctx.serviceType === 'NodePort' ? {} : checkFromProbes(port, selected);
+  // A BackendPolicy's check wins over the probes (its owner said so); else the probes', where each
+  // member is a Pod's own port.
+  // A UDP port has no HTTP to check: its pool keeps the device's UDP check (and a Warning says so).
+  const udpHttp = port.protocol === 'UDP' && req.policy?.check !== undefined && req.policy.check !== 'tcp';
+  const override = udpHttp ? undefined : req.policy?.check;
+  let probed: CheckFromProbe =
+    override !== undefined
+      ? override === 'tcp'
+        ? {}
+        : { check: override }
+      : ctx.serviceType === 'NodePort'
+        ? {}
+        : checkFromProbes(port, selected);
   if (probed.check && !ctx.lb.caps.httpChecks)
     probed = {
       notFollowed: `the ${ctx.lb.name} load balancer does not run HTTP checks from readiness probes yet`,
@@ -98,6 +110,14 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
   // Cookie persistence is an HTTP cookie: an L4 pool (its bytes pass through) cannot carry it.
   const policy = req.policy;
   const cookieOnL4 = policy?.persistence === 'Cookie' && req.health !== 'http';
+  if (udpHttp)
+    findings.push({
+      kind: 'Service',
+      key: req.svcKey,
+      type: 'Warning',
+      reason: EventReasons.PolicyNotApplied,
+      message: `port ${String(port.name || port.port)}: BackendPolicy ${policy!.policy} asks an HTTP check of a UDP port; its members keep the UDP check`,
+    });
   if (cookieOnL4)
     findings.push({
       kind: 'Service',

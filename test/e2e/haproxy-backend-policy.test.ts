@@ -5,7 +5,8 @@
  * keeps a client with its cookie on one Pod across 50 requests; when that Pod goes, the client is
  * served by the other one (a new cookie). The policy's status says Accepted; a second policy on the
  * same Service is Conflicted, one on a Service that does not exist TargetNotFound; a bad value is
- * refused by the API (the CRD's schema) and never reaches the device.
+ * refused by the API (the CRD's schema) and never reaches the device. The policy's own health
+ * check then replaces the TCP check (no Pod has a probe): a failing /healthz takes the Pod out.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -24,8 +25,12 @@ const ING_PORT = 18197;
 const POD_IPS = ['127.0.57.11', '127.0.57.12'] as const;
 const POLICIES = '/apis/npl-lb.io/v1alpha1/namespaces/default/backendpolicies';
 
-async function app(t: TestContext, ip: string): Promise<void> {
-  const server = createServer((_req, res) => res.writeHead(200).end(ip));
+/** Answers its address, on every path; /healthz fails while `sick` holds its address. */
+async function app(t: TestContext, ip: string, sick: Set<string>): Promise<void> {
+  const server = createServer((req, res) => {
+    if (req.url === '/healthz' && sick.has(ip)) res.writeHead(500).end('sick');
+    else res.writeHead(200).end(ip);
+  });
   await new Promise<void>((r) => server.listen(8080, ip, () => r()));
   t.after(() => {
     server.closeAllConnections();
@@ -71,7 +76,8 @@ for (const tr of TRANSPORTS)
   describe(`BackendPolicy on HAProxy (${tr.name})`, { skip: haproxyMissing() }, () => {
     it('least connections and a cookie keep a client on one Pod across 50 requests; it moves when the Pod goes; status per target', async (t) => {
       assertNoListeners('127.0.57.', [ING_PORT]);
-      for (const ip of POD_IPS) await app(t, ip);
+      const sick = new Set<string>();
+      for (const ip of POD_IPS) await app(t, ip, sick);
       const { kc, url } = await useSandbox(t);
       await installNplLbCrds(url);
       const c = new Cluster(kc);
@@ -232,6 +238,37 @@ for (const tr of TRANSPORTS)
       const after = new Set<string>();
       for (let i = 0; i < 10; i++) after.add((await hit(vip, first.setCookie)).pod);
       assert.deepEqual([...after], [other]);
+
+      // The policy's own check (no probe anywhere): /healthz, failing once; the Pod left fails it.
+      const patched = await api(
+        url,
+        'PATCH',
+        `${POLICIES}/sticky`,
+        {
+          spec: {
+            healthCheck: { type: 'HTTP', path: '/healthz', intervalSeconds: 1, unhealthyThreshold: 1 },
+          },
+        },
+        { 'Content-Type': 'application/merge-patch+json' },
+      );
+      assert.equal(patched.status, 200);
+      await eventually(
+        () =>
+          ctl.state
+            .document()
+            .pools.filter((p) => p.service === 'default/web')
+            .every((p) => p.check?.path === '/healthz'),
+        10_000,
+        'the policy’s check on every pool of the Service',
+      );
+      sick.add(other);
+      await eventually(
+        async () => (await hit(vip, first.setCookie)).pod === 'HTTP 503',
+        10_000,
+        'down by its check',
+      );
+      sick.delete(other);
+      await eventually(async () => (await hit(vip)).pod === other, 10_000, 'up again');
       assert.deepEqual(rig.specProblems(), []);
     });
   });

@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
+import { installNplLbCrds } from '../../src/sandbox/npl-lb-crds.ts';
 import type { AuditEntry } from '../../src/sandbox/server.ts';
 import { Cluster } from '../support/cluster.ts';
 import { ensureKubeTools } from '../support/kube-tools.ts';
@@ -125,6 +126,8 @@ describe('chart RBAC', () => {
     const ingressClass = docs.find((d) => d.kind === 'IngressClass')!;
     await api(url, 'POST', '/apis/networking.k8s.io/v1/ingressclasses', ingressClass, H);
     await installGatewayApi(url, H);
+    // The chart's own CRDs (Helm installs crds/ before the templates).
+    await installNplLbCrds(url, H);
     const gatewayClass = docs.find((d) => d.kind === 'GatewayClass')!;
     assert.ok(gatewayClass, 'the chart creates the GatewayClass where the CRDs are installed');
     await api(url, 'POST', `${GW_API}/gatewayclasses`, gatewayClass, H);
@@ -202,6 +205,21 @@ describe('chart RBAC', () => {
       },
       H,
     );
+
+    // A BackendPolicy on the Service: read, and its status written.
+    const bp = await api(
+      url,
+      'POST',
+      '/apis/npl-lb.io/v1alpha1/namespaces/default/backendpolicies',
+      {
+        apiVersion: 'npl-lb.io/v1alpha1',
+        kind: 'BackendPolicy',
+        metadata: { name: 'web' },
+        spec: { targetRefs: [{ group: '', kind: 'Service', name: 'web' }], algorithm: 'LeastConnections' },
+      },
+      H,
+    );
+    assert.equal(bp.status, 201, JSON.stringify(bp.body));
 
     // A Gateway and a route on it: their status and the class's are written.
     await api(

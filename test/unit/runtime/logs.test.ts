@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { MemoryAdapter } from '../../../adapters/memory/adapter.ts';
-import { ClusterCache } from '../../../src/controller/cluster-cache.ts';
+import { type CacheKind, ClusterCache } from '../../../src/controller/cluster-cache.ts';
 import type { ListWatchSource } from '../../../src/kube/informer.ts';
 import type { RawObject } from '../../../src/kube/raw-client.ts';
 import { parseControllerConfig } from '../../../src/config/controller-config.ts';
@@ -93,7 +93,8 @@ it('a long first sync logs its progress every few seconds (here every 20 ms), th
       }),
   });
   const pod = { metadata: { name: 'p', namespace: 'default', resourceVersion: '1' } };
-  const cache = new ClusterCache(new KubeConfig(), log, {
+  // Every kind named (the type says so): a kind left to the API server would never sync here.
+  const sources: Record<CacheKind, ListWatchSource> = {
     services: source(0, []),
     pods: source(150, [pod]),
     nodes: source(0, []),
@@ -110,7 +111,9 @@ it('a long first sync logs its progress every few seconds (here every 20 ms), th
     udpRoutes: source(0, []),
     tlsRoutes: source(0, []),
     referenceGrants: source(0, []),
-  });
+    backendPolicies: source(0, []),
+  };
+  const cache = new ClusterCache(new KubeConfig(), log, sources);
   try {
     await cache.start(20);
   } finally {

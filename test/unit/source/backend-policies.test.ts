@@ -228,4 +228,64 @@ describe('BackendPolicy resolution', () => {
     );
     assert.ok(rr.state.pools.every((p) => p.algorithm === undefined && p.persistence === undefined));
   });
+
+  it('a health check of its own wins over the probes: an HTTP path, or a TCP connect; bad values and a load balancer without HTTP checks are refused', () => {
+    const cfg = parseControllerConfig(
+      'clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\ndefaultLoadBalancer: true',
+    );
+    const probed = kubePod('a', { node: 'n1', npl: nplAnnotation([[8080, '192.0.2.101', 61000]]) });
+    // The Pod probes /ready on the target port.
+    probed.spec.containers[0]!.readinessProbe = {
+      httpGet: { path: '/ready', port: 8080, scheme: 'HTTP', httpHeaders: [] },
+      periodSeconds: 5,
+      timeoutSeconds: 1,
+      successThreshold: 1,
+      failureThreshold: 3,
+    } as never;
+    const view = (spec?: Record<string, unknown>) =>
+      clusterView({
+        services: [
+          kubeService('web', { type: 'LoadBalancer', ports: [{ name: 'http', port: 80, targetPort: 8080 }] }),
+        ],
+        nodes: [kubeNode('n1', '192.0.2.101')],
+        pods: [probed],
+        backendPolicies: spec ? [policy('hc', { targetRefs: [target('web')], ...spec })] : [],
+      });
+    const checkOf = (spec?: Record<string, unknown>, caps: Capabilities = all) =>
+      buildDesired(view(spec), cfg, { ...SERVE_ALL, caps }).state.pools[0]!.check;
+    assert.equal(checkOf()?.path, '/ready', 'the probe without a policy');
+    assert.deepEqual(
+      checkOf({ healthCheck: { type: 'HTTP', path: '/healthz', intervalSeconds: 3, unhealthyThreshold: 2 } }),
+      {
+        type: 'http',
+        path: '/healthz',
+        intervalSeconds: 3,
+        timeoutSeconds: 1,
+        rise: 1,
+        fall: 2,
+      },
+    );
+    assert.equal(checkOf({ healthCheck: { type: 'TCP' } }), undefined, 'a TCP connect check');
+    const status = (spec: Record<string, unknown>, caps: Capabilities = all) => {
+      const r = buildDesired(view(spec), cfg, { ...SERVE_ALL, caps });
+      const c = r.policies!.get('default/hc')![0]!.conditions[0]!;
+      return { check: r.state.pools[0]!.check?.path, why: `${c.reason}: ${c.message}` };
+    };
+    for (const [hc, why] of [
+      [{ type: 'HTTP' }, /Invalid: spec\.healthCheck\.path: an HTTP check needs a path/],
+      [{ type: 'TCP', path: '/x' }, /Invalid: spec\.healthCheck\.path/],
+      [
+        { type: 'HTTP', path: '/x', intervalSeconds: 2, timeoutSeconds: 5 },
+        /Invalid: spec\.healthCheck\.timeoutSeconds/,
+      ],
+      [{ type: 'HTTP', path: '/a b' }, /Invalid: spec\.healthCheck\.path: /],
+      [{ type: 'HTTP', path: '/x', intervalSeconds: 0 }, /Invalid: spec\.healthCheck\.intervalSeconds/],
+    ] as const) {
+      const st = status({ healthCheck: hc });
+      assert.match(st.why, why, JSON.stringify(hc));
+      assert.equal(st.check, '/ready', `${JSON.stringify(hc)}: the probe's check stays`);
+    }
+    const noHttp = status({ healthCheck: { type: 'HTTP', path: '/healthz' } }, { ...all, httpChecks: false });
+    assert.match(noHttp.why, /Invalid: the memory load balancer does not run HTTP checks/);
+  });
 });

@@ -247,7 +247,9 @@ describe('Avi adapter against a controller that fills defaults', () => {
       );
       const stored = sim.objects('pool').get('c1--web')!;
       assert.equal(stored[field], value, `${version}: ${field}`);
-      assert.equal(stored.lb_algorithm, 'LB_ALGORITHM_LEAST_CONNECTIONS', 'the controller filled defaults');
+      // The controller fills defaults (its algorithm is least connections): npl-lb writes its own.
+      assert.equal(stored.lb_algorithm, 'LB_ALGORITHM_ROUND_ROBIN', 'written, not left to the default');
+      assert.equal(stored.inline_health_monitor, true, 'the controller filled defaults');
       // A new adapter (a restart) reads everything back, defaults and absolute refs included.
       const again = new AviAdapter({
         owner: 'c1',
