@@ -23,6 +23,9 @@ export function aviCapabilities(allocatesVips: boolean): Capabilities {
     // lb_algorithm (consistent hash on the client's address) and the system persistence profiles.
     algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash'],
     persistence: ['Cookie', 'SourceIP'],
+    // max_concurrent_connections_per_server; connection_ramp_duration counts whole minutes.
+    maxConnections: true,
+    slowStart: { stepSeconds: 60 },
     http: {
       ...ALL_HTTP,
       pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific'],

@@ -47,6 +47,9 @@ export const SCHEMAS = {
       ]),
       lb_algorithm_hash: z.literal('LB_ALGORITHM_CONSISTENT_HASH_SOURCE_IP_ADDRESS').optional(),
       application_persistence_profile_ref: ref.optional(),
+      // Minutes, 0 (at once) to 300; connections per server, 0 for no limit.
+      connection_ramp_duration: z.number().int().min(0).max(300),
+      max_concurrent_connections_per_server: z.number().int().min(0).max(1_000_000).optional(),
       // Minutes before 31.2.1 (-1 infinite, 0 immediate), seconds from 31.2.1.
       graceful_disable_timeout: z.number().int().min(-1).max(7200).optional(),
       graceful_disable_timeout_sec: z.number().int().min(-1).max(432000).optional(),

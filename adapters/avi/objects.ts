@@ -161,6 +161,9 @@ export const PERSISTENCE_PROFILE: Record<PersistenceType, string> = {
 function balanceFields(p: Pool): Record<string, unknown> {
   return {
     lb_algorithm: ALGORITHM[p.algorithm ?? 'RoundRobin'],
+    // Minutes (0: at once; the controller's default is 10): always written, so it reads back.
+    connection_ramp_duration: Math.round((p.slowStartSeconds ?? 0) / 60),
+    ...(p.maxConnections ? { max_concurrent_connections_per_server: p.maxConnections } : {}),
     ...(p.algorithm === 'SourceHash' ? { lb_algorithm_hash: SOURCE_HASH } : {}),
     ...(p.persistence
       ? {
@@ -174,7 +177,10 @@ function balanceFields(p: Pool): Record<string, unknown> {
 }
 
 /** The algorithm and persistence a pool read back has (round robin: none, as the model has it). */
-function parseBalance(o: Record<string, unknown>, l: Lookup): Pick<Pool, 'algorithm' | 'persistence'> {
+function parseBalance(
+  o: Record<string, unknown>,
+  l: Lookup,
+): Pick<Pool, 'algorithm' | 'persistence' | 'maxConnections' | 'slowStartSeconds'> {
   const algorithm =
     o.lb_algorithm === ALGORITHM.LeastConnections
       ? 'LeastConnections'
@@ -185,7 +191,15 @@ function parseBalance(o: Record<string, unknown>, l: Lookup): Pick<Pool, 'algori
   const persistence = (Object.keys(PERSISTENCE_PROFILE) as PersistenceType[]).find(
     (k) => PERSISTENCE_PROFILE[k] === profile,
   );
-  return { ...(algorithm ? { algorithm } : {}), ...(persistence ? { persistence } : {}) };
+  const ramp = typeof o.connection_ramp_duration === 'number' ? o.connection_ramp_duration : 0;
+  const limit =
+    typeof o.max_concurrent_connections_per_server === 'number' ? o.max_concurrent_connections_per_server : 0;
+  return {
+    ...(algorithm ? { algorithm } : {}),
+    ...(persistence ? { persistence } : {}),
+    ...(limit > 0 ? { maxConnections: limit } : {}),
+    ...(ramp > 0 ? { slowStartSeconds: ramp * 60 } : {}),
+  };
 }
 
 export function renderPool(p: Pool, owner: string, at: AviPlacement): AviObject {

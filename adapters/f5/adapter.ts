@@ -109,6 +109,9 @@ export class F5Adapter implements LoadBalancerAdapter {
       // Pool loadBalancingMode. AS3 has no hash on the client's address, and persistence is a
       // property of the virtual server (every pool behind it), not of a pool: neither is written.
       algorithms: ['RoundRobin', 'LeastConnections'],
+      // Members' connectionLimit; the pool's slowRampTime (seconds).
+      maxConnections: true,
+      slowStart: { stepSeconds: 1 },
     };
   }
 

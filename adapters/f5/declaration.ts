@@ -14,7 +14,7 @@
  *   routes as applied in the service's metadata, so observe() reads back exactly them.
  * Pure: no I/O.
  */
-import { readStoredCheck, storeCheck } from '../../src/adapter/stored-check.ts';
+import { readStoredCheck, storeCheck, storedPolicy } from '../../src/adapter/stored-check.ts';
 import type {
   HttpCheck,
   HttpRoute,
@@ -106,6 +106,8 @@ export function renderPool(p: Pool, owner: string): Json {
     remark: remark(`npl-lb ${p.service}:${p.servicePort}`),
     // The pool's BackendPolicy (round robin unless it asks least connections).
     loadBalancingMode: p.algorithm === 'LeastConnections' ? 'least-connections-member' : 'round-robin',
+    // Seconds (AS3's default is 10): always written, so it reads back as it was asked.
+    slowRampTime: p.slowStartSeconds ?? 0,
     // The application's HTTP check (its own Monitor), else a TCP (UDP) check: BIG-IP's http
     // monitor would probe GET /, and an API that answers 404 there is healthy. The traffic kind
     // is in the metadata.
@@ -115,6 +117,7 @@ export function renderPool(p: Pool, owner: string): Json {
       serverAddresses: [m.address],
       shareNodes: true,
       adminState: m.enabled ? 'enable' : 'disable',
+      ...(p.maxConnections ? { connectionLimit: p.maxConnections } : {}),
       remark: remark(`node ${m.node}`),
       metadata: meta({ node: m.node, pod: m.pod }),
     })),
@@ -125,6 +128,8 @@ export function renderPool(p: Pool, owner: string): Json {
       protocol: p.protocol,
       health: p.health,
       ...(p.check ? { check: storeCheck(p.check) } : {}),
+      // A pool without members still says its members' limit (read back from here).
+      ...(p.maxConnections ? { maxconn: String(p.maxConnections) } : {}),
     }),
   };
 }
@@ -251,6 +256,8 @@ function parsePool(name: string, o: Json): Pool {
     health: health === 'http' || health === 'udp' ? health : 'tcp',
     ...readStoredCheck(metaValue(o, 'check')),
     ...(o.loadBalancingMode === 'least-connections-member' ? { algorithm: 'LeastConnections' as const } : {}),
+    ...(typeof o.slowRampTime === 'number' && o.slowRampTime > 0 ? { slowStartSeconds: o.slowRampTime } : {}),
+    ...storedPolicy({ maxconn: metaValue(o, 'maxconn') }),
     members: members.map((m): Member => ({
       address: String((m.serverAddresses as unknown[] | undefined)?.[0] ?? ''),
       port: Number(m.servicePort),

@@ -28,6 +28,9 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
   algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash'],
   // A dynamic cookie per pool; SourceIP a stick table (config.ts balanceLines).
   persistence: ['Cookie', 'SourceIP'],
+  // `maxconn` and `slowstart` on each server (config.ts checkWords; Data Plane server fields).
+  maxConnections: true,
+  slowStart: { stepSeconds: 1 },
 };
 
 /**

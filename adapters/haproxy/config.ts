@@ -18,7 +18,7 @@ import type {
 } from '../../src/model/types.ts';
 import type { Observed } from '../../src/adapter/changes.ts';
 import { join } from 'node:path';
-import { readStoredCheck, storeCheck, storedPolicy } from '../../src/adapter/stored-check.ts';
+import { policyWords, readStoredCheck, storeCheck, storedPolicy } from '../../src/adapter/stored-check.ts';
 import { pct, quoteArg } from './encode.ts';
 import { parseGatewayRoutes, parseSniRoutes, renderGatewayRoutes, renderSniRoutes } from './http-routes.ts';
 import { httpPools } from './validate.ts';
@@ -71,11 +71,13 @@ export const enc = pct;
  * checks are off.
  */
 export function checkWords(p: Pool, checks: boolean): string {
-  if (!checks) return '';
+  // A BackendPolicy's limit and ramp (`add server` takes both, as server lines do).
+  const limits = `${p.maxConnections ? ` maxconn ${p.maxConnections}` : ''}${p.slowStartSeconds ? ` slowstart ${p.slowStartSeconds}s` : ''}`;
+  if (!checks) return limits;
   const c = p.check;
   return c
-    ? ` check${c.tls ? ' check-ssl verify none' : ''} inter ${c.intervalSeconds}s fall ${c.fall} rise ${c.rise}`
-    : ' check';
+    ? ` check${c.tls ? ' check-ssl verify none' : ''} inter ${c.intervalSeconds}s fall ${c.fall} rise ${c.rise}${limits}`
+    : ` check${limits}`;
 }
 
 export function serverLine(m: Member, check: string): string {
@@ -96,7 +98,11 @@ function renderPool(p: Pool, http: boolean, o: RenderOptions): string[] {
   const checks = o.healthChecks ?? true;
   return [
     `backend ${p.name}`,
-    `    # npl-lb pool service=${enc(p.service)} port=${enc(p.servicePort)} protocol=${p.protocol} health=${p.health}${p.check ? ` check=${enc(storeCheck(p.check))}` : ''}${p.algorithm ? ` algorithm=${p.algorithm}` : ''}${p.persistence ? ` persistence=${p.persistence}` : ''}`,
+    `    # npl-lb pool service=${enc(p.service)} port=${enc(p.servicePort)} protocol=${p.protocol} health=${p.health}${p.check ? ` check=${enc(storeCheck(p.check))}` : ''}${policyWords(
+      p,
+    )
+      .map((w) => ` ${w}`)
+      .join('')}`,
     `    mode ${http ? 'http' : 'tcp'}`,
     ...balanceLines(p),
     ...(checks ? httpCheckLines(p) : []),

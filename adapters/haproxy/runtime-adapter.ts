@@ -127,6 +127,8 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
           JSON.stringify(p.check ?? null),
           p.algorithm ?? '',
           p.persistence ?? '',
+          p.maxConnections ?? 0,
+          p.slowStartSeconds ?? 0,
         ])
         .sort(),
       // An HTTPS frontend's certificates past its default change at runtime (crt-list commands).

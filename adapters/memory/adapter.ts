@@ -51,6 +51,8 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       httpsChecks: true,
       algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash'],
       persistence: ['Cookie', 'SourceIP'],
+      maxConnections: true,
+      slowStart: { stepSeconds: 1 },
     };
   }
 

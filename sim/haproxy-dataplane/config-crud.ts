@@ -60,6 +60,8 @@ const SERVER_FIELDS = [
   'fall',
   'check-ssl',
   'verify',
+  'maxconn',
+  'slowstart',
   'maintenance',
   'weight',
 ];

@@ -60,6 +60,9 @@ function serverLine(s: DpServer): string {
   // server_params: check-ssl (enabled/disabled) and verify (none/required), as haproxy.cfg words.
   if (s['check-ssl'] === 'enabled') words.push('check-ssl');
   if (s.verify !== undefined) words.push(`verify ${s.verify}`);
+  // server_params: maxconn a count, slowstart a duration in milliseconds.
+  if (s.maxconn !== undefined) words.push(`maxconn ${s.maxconn}`);
+  if (s.slowstart !== undefined) words.push(`slowstart ${s.slowstart}ms`);
   if (s.maintenance === 'enabled') words.push('disabled');
   if (s.weight !== undefined) words.push(`weight ${s.weight}`);
   if (s.metadata) words.push(`# metadata ${JSON.stringify(s.metadata)}`);

@@ -43,6 +43,13 @@ export interface Capabilities {
   algorithms?: readonly LbAlgorithm[];
   /** The session persistence a pool may ask for (`Cookie` on HTTP pools only). Absent: none. */
   persistence?: readonly PersistenceType[];
+  /** Whether a pool may limit each member's connections (`maxConnections`). Absent: no. */
+  maxConnections?: boolean;
+  /**
+   * Whether a member coming up may be ramped up (`slowStartSeconds`), and in steps of how many
+   * seconds the device counts (Avi: whole minutes). Absent: no.
+   */
+  slowStart?: { stepSeconds: number };
 }
 
 export interface HttpCapabilities {

@@ -39,8 +39,31 @@ const PERSISTENCE: readonly PersistenceType[] = ['Cookie', 'SourceIP'];
 export function storedPolicy(meta: Record<string, string | undefined>): {
   algorithm?: LbAlgorithm;
   persistence?: PersistenceType;
+  maxConnections?: number;
+  slowStartSeconds?: number;
 } {
   const algorithm = ALGORITHMS.find((a) => a === meta.algorithm);
   const persistence = PERSISTENCE.find((a) => a === meta.persistence);
-  return { ...(algorithm ? { algorithm } : {}), ...(persistence ? { persistence } : {}) };
+  const count = (v: string | undefined) => (v && /^[1-9]\d{0,6}$/.test(v) ? Number(v) : undefined);
+  const maxConnections = count(meta.maxconn);
+  const slowStartSeconds = count(meta.slowstart);
+  return {
+    ...(algorithm ? { algorithm } : {}),
+    ...(persistence ? { persistence } : {}),
+    ...(maxConnections ? { maxConnections } : {}),
+    ...(slowStartSeconds ? { slowStartSeconds } : {}),
+  };
 }
+
+/** The words `storedPolicy` reads, for a comment or a description. */
+export const policyWords = (p: {
+  algorithm?: LbAlgorithm;
+  persistence?: PersistenceType;
+  maxConnections?: number;
+  slowStartSeconds?: number;
+}): string[] => [
+  ...(p.algorithm ? [`algorithm=${p.algorithm}`] : []),
+  ...(p.persistence ? [`persistence=${p.persistence}`] : []),
+  ...(p.maxConnections ? [`maxconn=${p.maxConnections}`] : []),
+  ...(p.slowStartSeconds ? [`slowstart=${p.slowStartSeconds}`] : []),
+];

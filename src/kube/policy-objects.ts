@@ -59,6 +59,8 @@ export const backendPolicySpecSchema = z
       .strict()
       .optional(),
     healthCheck: healthCheckSchema.optional(),
+    maxConnectionsPerMember: z.number().int().min(1).max(1_000_000).optional(),
+    slowStartSeconds: z.number().int().min(1).max(3600).optional(),
   })
   .strict();
 

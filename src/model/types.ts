@@ -56,6 +56,10 @@ export interface Pool {
   algorithm?: LbAlgorithm;
   /** From the Service's BackendPolicy; absent: none. */
   persistence?: PersistenceType;
+  /** Connections one member takes at once (the others wait at the load balancer); absent: no limit. */
+  maxConnections?: number;
+  /** Seconds over which a member that comes up is given its full share; absent: at once. */
+  slowStartSeconds?: number;
   members: Member[];
   /** The Kubernetes Service (namespace/name) and port the pool stands for. */
   service: string;

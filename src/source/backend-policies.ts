@@ -30,6 +30,8 @@ export interface PoolPolicy {
   persistence?: PersistenceType;
   /** The members' check, whatever the Pods' probes say: an HTTP check, or `tcp` (a connect). */
   check?: HttpCheck | 'tcp';
+  maxConnections?: number;
+  slowStartSeconds?: number;
   /** The policy (namespace/name) it comes from, for messages. */
   policy: string;
 }
@@ -83,6 +85,12 @@ function unsupported(spec: BackendPolicySpec, caps: Capabilities, lbName: string
     return `the ${lbName} load balancer cannot balance by ${spec.algorithm} (it can: ${algorithms.join(', ')})`;
   if (spec.healthCheck?.type === 'HTTP' && !caps.httpChecks)
     return `the ${lbName} load balancer does not run HTTP checks`;
+  if (spec.maxConnectionsPerMember !== undefined && !caps.maxConnections)
+    return `the ${lbName} load balancer cannot limit connections per member`;
+  const slow = spec.slowStartSeconds;
+  if (slow !== undefined && !caps.slowStart) return `the ${lbName} load balancer cannot ramp members up`;
+  if (slow !== undefined && caps.slowStart && slow % caps.slowStart.stepSeconds !== 0)
+    return `the ${lbName} load balancer ramps members up in steps of ${caps.slowStart.stepSeconds} s: slowStartSeconds ${slow} is not a multiple`;
   const kinds = caps.persistence ?? [];
   const want = spec.sessionPersistence?.type;
   if (want && !kinds.includes(want))
@@ -197,6 +205,8 @@ export function resolveBackendPolicies(
       ...(first!.spec.algorithm ? { algorithm: first!.spec.algorithm } : {}),
       ...(first!.spec.sessionPersistence ? { persistence: first!.spec.sessionPersistence.type } : {}),
       ...(first!.spec.healthCheck ? { check: poolCheck(first!.spec.healthCheck) } : {}),
+      ...(first!.spec.maxConnectionsPerMember ? { maxConnections: first!.spec.maxConnectionsPerMember } : {}),
+      ...(first!.spec.slowStartSeconds ? { slowStartSeconds: first!.spec.slowStartSeconds } : {}),
       policy: key(first!.policy.metadata),
     });
   }

@@ -145,6 +145,8 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
       // Round robin is what a pool without an algorithm gets: not written, so it reads back equal.
       ...(policy?.algorithm && policy.algorithm !== 'RoundRobin' ? { algorithm: policy.algorithm } : {}),
       ...(policy?.persistence && !cookieOnL4 ? { persistence: policy.persistence } : {}),
+      ...(policy?.maxConnections ? { maxConnections: policy.maxConnections } : {}),
+      ...(policy?.slowStartSeconds ? { slowStartSeconds: policy.slowStartSeconds } : {}),
       members: r.members,
       service: req.svcKey,
       servicePort: String(port.name || port.port),

@@ -240,14 +240,22 @@ export function adapterContract(
       assert.deepEqual(plan(s, await second.observe()).changes, []);
     });
 
-    it('carries every algorithm and persistence it declares: applied, observed back after a restart with nothing to write, changed in place', async (t) => {
+    it('carries every algorithm, persistence, connection limit and ramp it declares: applied, observed back after a restart with nothing to write, changed in place', async (t) => {
       const h = await guarded();
       t.after(() => h.close());
       const first = await h.adapter('c1');
       const caps = first.capabilities();
       const algorithms = (caps.algorithms ?? []).filter((a) => a !== 'RoundRobin');
       const persistence = caps.persistence ?? [];
-      if (algorithms.length === 0 && persistence.length === 0) {
+      // A limit and a ramp of whole steps (Avi counts minutes) on an L4 pool of its own.
+      const limits: Pool[] = [];
+      if (caps.maxConnections || caps.slowStart)
+        limits.push({
+          ...pool('c1--default-web-7000', [['192.0.2.3', 61002, 'n3']]),
+          ...(caps.maxConnections ? { maxConnections: 25 } : {}),
+          ...(caps.slowStart ? { slowStartSeconds: 2 * caps.slowStart.stepSeconds } : {}),
+        });
+      if (algorithms.length === 0 && persistence.length === 0 && limits.length === 0) {
         t.skip('declares round robin only and no persistence');
         return;
       }
@@ -262,6 +270,10 @@ export function adapterContract(
         ...(i === 0 && persistence.includes('SourceIP') ? { persistence: 'SourceIP' as const } : {}),
       }));
       const vss: VirtualService[] = pools.map((p, i) => l4(`c1--default-web-TCP-${8000 + i}`, p.name));
+      for (const p of limits) {
+        pools.push(p);
+        vss.push(l4('c1--default-web-TCP-7000', p.name));
+      }
       if (persistence.includes('Cookie')) {
         const web: Pool = {
           ...pool('c1--default-web-80.l7', members),
@@ -289,7 +301,7 @@ export function adapterContract(
       assert.deepEqual(plan(s, await second.observe()).changes, [], 'nothing to write after a restart');
       // Back to round robin and no persistence: one update per pool, observed as such.
       const plain = state(
-        pools.map(({ algorithm: _a, persistence: _p, ...p }) => p),
+        pools.map(({ algorithm: _a, persistence: _p, maxConnections: _m, slowStartSeconds: _s, ...p }) => p),
         vss,
       );
       const back = await sync(second, plain);

@@ -9,7 +9,7 @@
  * Service) is in the backend's `description`, as `k=v` words. Frontends: frontend-layout.ts.
  */
 import type { HttpCheck, Member, Pool } from '../../../src/model/types.ts';
-import { readStoredCheck, storeCheck, storedPolicy } from '../../../src/adapter/stored-check.ts';
+import { policyWords, readStoredCheck, storeCheck, storedPolicy } from '../../../src/adapter/stored-check.ts';
 import { COOKIE_KEY, persistenceCookie } from '../config.ts';
 import { enc } from '../config.ts';
 import type { ApiVersion, DpBackend, DpServer } from './models.ts';
@@ -78,8 +78,7 @@ export function backendFor(p: Pool, http: boolean, o: LayoutOptions): DpBackend 
     `protocol=${p.protocol}`,
     `health=${p.health}`,
     ...(p.check ? [`check=${enc(storeCheck(p.check))}`] : []),
-    ...(p.algorithm ? [`algorithm=${p.algorithm}`] : []),
-    ...(p.persistence ? [`persistence=${p.persistence}`] : []),
+    ...policyWords(p),
     ...(o.apiVersion === 'v2' && p.members.length > 0 ? [`members=${membersWord(p.members)}`] : []),
   ];
   // The application's HTTP check (its readiness probe): HAProxy's httpchk expects a 2xx or 3xx
@@ -147,17 +146,31 @@ const isFree = (s: DpServer): boolean => s.maintenance === 'enabled';
  * A server's check timings: the pool's HTTP check's (ms), HAProxy's defaults without one; an
  * HTTPS check over TLS, the certificate not verified (as the kubelet's HTTPS probe).
  */
-const timings = (c: HttpCheck | undefined) =>
-  c
-    ? {
-        inter: c.intervalSeconds * 1000,
-        rise: c.rise,
-        fall: c.fall,
-        ...(c.tls ? { 'check-ssl': 'enabled' as const, verify: 'none' as const } : {}),
-      }
-    : {};
+/** What a pool sets on each of its servers: its check's timings, a BackendPolicy's limit and ramp. */
+export interface SlotParams {
+  check?: HttpCheck | undefined;
+  maxConnections?: number | undefined;
+  slowStartSeconds?: number | undefined;
+}
 
-function filled(slot: string, m: Member, o: LayoutOptions, c?: HttpCheck): DpServer {
+const timings = (p: SlotParams | undefined) => {
+  const c = p?.check;
+  return {
+    ...(c
+      ? {
+          inter: c.intervalSeconds * 1000,
+          rise: c.rise,
+          fall: c.fall,
+          ...(c.tls ? { 'check-ssl': 'enabled' as const, verify: 'none' as const } : {}),
+        }
+      : {}),
+    ...(p?.maxConnections ? { maxconn: p.maxConnections } : {}),
+    // Milliseconds, as the Data Plane API counts a duration.
+    ...(p?.slowStartSeconds ? { slowstart: p.slowStartSeconds * 1000 } : {}),
+  };
+};
+
+function filled(slot: string, m: Member, o: LayoutOptions, c?: SlotParams): DpServer {
   return {
     name: slot,
     address: m.address,
@@ -170,7 +183,7 @@ function filled(slot: string, m: Member, o: LayoutOptions, c?: HttpCheck): DpSer
   };
 }
 
-function unused(slot: string, o: LayoutOptions, at = UNUSED, c?: HttpCheck): DpServer {
+function unused(slot: string, o: LayoutOptions, at = UNUSED, c?: SlotParams): DpServer {
   return {
     name: slot,
     address: at.address,
@@ -194,6 +207,8 @@ export function serverChanged(a: DpServer, b: DpServer): boolean {
       s.fall ?? null,
       s['check-ssl'] ?? null,
       s.verify ?? null,
+      s.maxconn ?? null,
+      s.slowstart ?? null,
       s.maintenance,
       s.weight ?? 1,
       s.metadata?.[META_KEY] ?? null,
@@ -210,9 +225,13 @@ export function assignSlots(
   current: DpServer[],
   members: Member[],
   o: LayoutOptions,
-  check?: HttpCheck,
+  pool?: SlotParams,
 ): { servers: DpServer[]; grown: boolean } {
-  const c = o.healthChecks ? check : undefined;
+  const c: SlotParams = {
+    check: o.healthChecks ? pool?.check : undefined,
+    maxConnections: pool?.maxConnections,
+    slowStartSeconds: pool?.slowStartSeconds,
+  };
   const wanted = new Map(members.map((m) => [memberKey(m), m]));
   const out = new Map<string, DpServer>();
   const taken = new Set<string>();

@@ -24,6 +24,9 @@ export const dpServerSchema = z
     // The server_params model spells it with a hyphen; `verify none` covers the check's TLS too.
     'check-ssl': toggle.optional(),
     verify: z.enum(['none', 'required']).optional(),
+    maxconn: z.number().int().min(0).optional(),
+    // Milliseconds (the model's duration unit).
+    slowstart: z.number().int().min(0).optional(),
     maintenance: toggle.optional(),
     weight: z.number().int().min(0).max(256).optional(),
     metadata: metadata.optional(),

@@ -106,7 +106,7 @@ export function buildOps(ctx: BuildContext, changes: Change[], failed: Map<numbe
       continue;
     }
     const wanted = backendFor(pool, http.has(name), ctx.layout);
-    const slots = assignSlots(cur?.servers ?? [], pool.members, ctx.layout, pool.check);
+    const slots = assignSlots(cur?.servers ?? [], pool.members, ctx.layout, pool);
     const writeBackend =
       !cur || backendChanged(cur.backend, wanted) || (slots.grown && ctx.layout.apiVersion === 'v2');
     if (writeBackend)

@@ -288,4 +288,43 @@ describe('BackendPolicy resolution', () => {
     const noHttp = status({ healthCheck: { type: 'HTTP', path: '/healthz' } }, { ...all, httpChecks: false });
     assert.match(noHttp.why, /Invalid: the memory load balancer does not run HTTP checks/);
   });
+
+  it('a connection limit and a ramp where the load balancer has them, in the steps it counts', () => {
+    const limited = (spec: Record<string, unknown>, caps: Capabilities) =>
+      resolveBackendPolicies([policy('p', { targetRefs: [target('web')], ...spec })], [web], caps, 'avi');
+    const avi: Capabilities = { ...all, maxConnections: true, slowStart: { stepSeconds: 60 } };
+    assert.deepEqual(
+      limited({ maxConnectionsPerMember: 100, slowStartSeconds: 120 }, avi).forPort('default/web', 'http'),
+      {
+        maxConnections: 100,
+        slowStartSeconds: 120,
+        policy: 'default/p',
+      },
+    );
+    const odd = limited({ slowStartSeconds: 90 }, avi);
+    assert.equal(odd.forPort('default/web', 'http'), undefined);
+    assert.match(
+      odd.statuses.get('default/p')![0]!.conditions[0]!.message,
+      /steps of 60 s: slowStartSeconds 90/,
+    );
+    const { maxConnections: _m, slowStart: _s, ...none } = avi;
+    assert.match(
+      limited({ maxConnectionsPerMember: 5 }, none).statuses.get('default/p')![0]!.conditions[0]!.message,
+      /cannot limit connections per member/,
+    );
+    assert.match(
+      limited({ slowStartSeconds: 60 }, none).statuses.get('default/p')![0]!.conditions[0]!.message,
+      /cannot ramp members up/,
+    );
+    for (const bad of [
+      { maxConnectionsPerMember: 0 },
+      { slowStartSeconds: 3601 },
+      { maxConnectionsPerMember: 1.5 },
+    ])
+      assert.equal(
+        limited(bad, avi).statuses.get('default/p')![0]!.conditions[0]!.reason,
+        'Invalid',
+        JSON.stringify(bad),
+      );
+  });
 });
