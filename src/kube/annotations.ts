@@ -13,6 +13,11 @@ export const NPL_POD_ANNOTATION = 'nodeportlocal.antrea.io';
 export const NPL_MANAGED_ANNOTATION = 'npl-lb.io/npl-annotated';
 /** On a Service or Ingress: the VIP a user asks for. */
 export const VIP_ANNOTATION = 'npl-lb.io/vip';
+/**
+ * On an Ingress: exactly "true" answers its hosts' plain-HTTP requests with a redirect to HTTPS
+ * (301), for the hosts its `tls:` serves; "false" or absent serves them over both.
+ */
+export const SSL_REDIRECT_ANNOTATION = 'npl-lb.io/ssl-redirect';
 /** On an IngressClass: the cluster's default class. */
 export const DEFAULT_INGRESS_CLASS_ANNOTATION = 'ingressclass.kubernetes.io/is-default-class';
 

@@ -3,6 +3,8 @@
  * rule, and, when some Ingress has a `tls:` section with a good Secret, the shared HTTPS one on
  * the same VIP with the rules of those hosts and their certificates (the default first). Pure.
  */
+import { SSL_REDIRECT_ANNOTATION } from '../kube/annotations.ts';
+import { EventReasons } from '../kube/event-reasons.ts';
 import type { Ingress, Service } from '../kube/objects.ts';
 import { l7HttpsName, l7Name } from '../model/names.ts';
 import type { Certificate, HttpRoute, L7VirtualService } from '../model/types.ts';
@@ -30,6 +32,31 @@ export interface IngressClassResult {
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
 
+/** Whether an Ingress asks its HTTPS hosts' plain requests redirected; a bad value is said, and off. */
+function sslRedirect(ing: Ingress, findings: Finding[]): boolean {
+  const v = ing.metadata.annotations[SSL_REDIRECT_ANNOTATION];
+  if (v === undefined || v === 'false') return false;
+  if (v === 'true') return true;
+  findings.push({
+    kind: 'Ingress',
+    key: key(ing.metadata),
+    type: 'Warning',
+    reason: EventReasons.InvalidIngressRule,
+    message: `${SSL_REDIRECT_ANNOTATION}: ${JSON.stringify(v.slice(0, 32))} is not "true" or "false"; not redirected`,
+  });
+  return false;
+}
+
+/** A route's plain-HTTP answer: a 301 to HTTPS on the class's HTTPS port (named when not 443). */
+const toHttps = (route: HttpRoute, httpsPort: number): HttpRoute => {
+  const { pool: _pool, ...rest } = route;
+  return {
+    ...rest,
+    pool: '',
+    redirect: { scheme: 'https', ...(httpsPort !== 443 ? { port: httpsPort } : {}), statusCode: 301 },
+  };
+};
+
 export function ingressClassServices(
   cls: string,
   ings: Ingress[],
@@ -50,15 +77,30 @@ export function ingressClassServices(
   for (const ing of [...ings].sort((a, b) => (key(a.metadata) < key(b.metadata) ? -1 : 1))) {
     const r = ingressRoutes(ing, ctx.services, ctx.poolFor, defaultFrom);
     const tls = ingressTls(ing, ctx.certificateOf);
-    routes.push(...r.routes);
+    const redirect = sslRedirect(ing, findings);
     let onHttps = false;
+    const plain = new Set<string>();
     for (const route of r.routes) {
       const cert = certificateForHost(tls, route.host);
-      if (!cert) continue;
+      if (!cert) {
+        routes.push(route);
+        plain.add(route.host || '*');
+        continue;
+      }
       certs.set(cert.name, cert);
       secure.push(route);
       onHttps = true;
+      // Its plain-HTTP twin answers with a redirect to the same URL over HTTPS.
+      routes.push(redirect ? toHttps(route, ctx.httpsPort) : route);
     }
+    if (redirect && plain.size > 0)
+      findings.push({
+        kind: 'Ingress',
+        key: key(ing.metadata),
+        type: 'Warning',
+        reason: EventReasons.InvalidIngressRule,
+        message: `${SSL_REDIRECT_ANNOTATION}: no certificate in tls: for ${[...plain].slice(0, 5).join(', ')}; served over plain HTTP, not redirected`,
+      });
     if (r.defaultPool) {
       defaultPool = r.defaultPool;
       defaultFrom = key(ing.metadata);

@@ -312,4 +312,46 @@ describe('Ingress tls: an HTTPS virtual service per class', () => {
       /haproxy load balancer does not support TLS termination \(HTTPS\): the HTTPS hosts of IngressClass npl is not served/,
     );
   });
+
+  it('npl-lb.io/ssl-redirect: the HTTPS hosts answer plain HTTP with a 301 to HTTPS; a host without a certificate is served and said; a bad value is said and off', () => {
+    const withTls = (annotation: string | undefined, https = 443) => {
+      const ing = ingress(
+        'shop',
+        ['a.example.com', 'b.example.com'],
+        [{ hosts: ['a.example.com'], secretName: 'a-tls' }],
+      );
+      if (annotation !== undefined) ing.metadata.annotations['npl-lb.io/ssl-redirect'] = annotation;
+      return buildDesired(
+        base({ ingresses: [ing], secrets: [secret('a-tls', a)] }),
+        parseControllerConfig(`clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\ningressHttpsPort: ${https}\n`),
+      );
+    };
+    const on = withTls('true', 8443);
+    const http = l7(on, 'c1--ingress-npl')!;
+    const byHost = new Map(http.routes.map((r) => [r.host, r]));
+    assert.deepEqual(byHost.get('a.example.com')!.redirect, { scheme: 'https', port: 8443, statusCode: 301 });
+    assert.equal(byHost.get('a.example.com')!.pool, '');
+    assert.equal(byHost.get('b.example.com')!.redirect, undefined, 'no certificate: served over HTTP');
+    assert.ok(byHost.get('b.example.com')!.pool);
+    const https = on.state.virtualServices.find(
+      (v): v is L7VirtualService => v.kind === 'l7' && v.protocol === 'HTTPS',
+    )!;
+    assert.deepEqual(
+      https.routes.map((r) => `${r.host} ${r.pool !== '' && r.redirect === undefined}`),
+      ['a.example.com true'],
+    );
+    assert.match(warnings(on).join('\n'), /ssl-redirect: no certificate in tls: for b\.example\.com/);
+    // On 443 the redirect names no port (the scheme's own).
+    const std = new Map(l7(withTls('true'), 'c1--ingress-npl')!.routes.map((r) => [r.host, r]));
+    assert.deepEqual(std.get('a.example.com')!.redirect, { scheme: 'https', statusCode: 301 });
+    // Off, absent or bad: both hosts served over HTTP; the bad value is a Warning.
+    for (const v of ['false', undefined, 'yes']) {
+      const r = withTls(v);
+      assert.ok(
+        l7(r, 'c1--ingress-npl')!.routes.every((x) => x.redirect === undefined && x.pool !== ''),
+        String(v),
+      );
+      assert.equal(/is not "true" or "false"/.test(warnings(r).join('\n')), v === 'yes', String(v));
+    }
+  });
 });
