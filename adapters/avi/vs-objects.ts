@@ -105,7 +105,9 @@ export function renderVirtualService(
         }),
       });
     }
-    if (sni.length > 0) {
+    // SNI routing, even with no route left (every connection closed by the script: fail closed).
+    const routed = vs.sni !== undefined;
+    if (routed) {
       children.push({
         type: 'vsdatascriptset',
         object: withSum('vsdatascriptset', {
@@ -135,7 +137,7 @@ export function renderVirtualService(
             'networkprofile',
             vs.protocol === 'UDP' ? 'System-UDP-Fast-Path' : 'System-TCP-Proxy',
           ),
-          ...(sni.length > 0
+          ...(routed
             ? { vs_datascripts: [{ index: 1, vs_datascript_set_ref: byName('vsdatascriptset', vs.name) }] }
             : { pool_ref: byName('pool', vs.pool) }),
         }),

@@ -187,7 +187,8 @@ export function renderVirtualService(
         virtualPort: vs.port,
         ...(vs.pool ? { pool: ref(vs.pool) } : {}),
         ...(sni.length > 0 ? { policyEndpoint: policyName(vs.name) } : {}),
-        metadata: meta({ owner, source: vs.source, ...(sni.length > 0 ? { sni: JSON.stringify(sni) } : {}) }),
+        // SNI routing with no route left has no pool and no policy: BIG-IP resets each connection.
+        metadata: meta({ owner, source: vs.source, ...(vs.sni ? { sni: JSON.stringify(sni) } : {}) }),
       },
       ...(sni.length > 0 ? { [policyName(vs.name)]: sniPolicy(vs.name, sni, ref) } : {}),
     };

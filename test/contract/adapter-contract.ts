@@ -508,6 +508,18 @@ export function adapterContract(
             { host: 'b.example.com', pool: v2.name, source: 'TLSRoute infra/b' },
           ],
         });
+        // A TLS listener whose routes have no valid backend: it listens, and closes every
+        // connection (the Gateway API's fail-closed rule), rather than refusing it.
+        vss.push({
+          kind: 'l4',
+          name: 'c1--gw-infra.gw-TLS-8443',
+          vip: '192.0.2.50',
+          port: 8443,
+          protocol: 'TCP',
+          pool: '',
+          source: 'Gateway infra/gw',
+          sni: [],
+        });
       }
       const s = state([v1, v2], vss);
       assert.deepEqual((await sync(a, s)).failed, []);

@@ -134,6 +134,36 @@ for (const tr of TRANSPORTS) {
             );
           }
         }
+
+        // No route left (their backends gone): the listener still listens and closes each
+        // connection after its ClientHello (reset or end), never refusing the TCP connection.
+        const closedAll = { ...tls, sni: [] };
+        const none = { pools: [], virtualServices: [closedAll] };
+        const r2 = await adapter.apply(plan(none, await adapter.observe()).changes);
+        assert.deepEqual(
+          r2.filter((x) => !x.ok).map((x) => x.error?.message),
+          [],
+        );
+        assert.deepEqual(plan(none, await adapter.observe()).changes, [], 'observed back exactly');
+        const fate = (sni: string) =>
+          new Promise<string>((resolve) => {
+            const s = tlsConnect({
+              host: '127.0.42.1',
+              port: PT,
+              servername: sni,
+              rejectUnauthorized: false,
+            });
+            s.on('secureConnect', () => resolve('served'));
+            s.on('error', (e: NodeJS.ErrnoException) =>
+              resolve(e.code === 'ECONNREFUSED' ? 'refused' : 'closed'),
+            );
+            s.on('end', () => resolve('closed'));
+            s.setTimeout(3000, () => {
+              s.destroy();
+              resolve('timeout');
+            });
+          });
+        for (const sni of ['exact.example.com', 'other.org']) assert.equal(await fate(sni), 'closed', sni);
       });
     },
   );

@@ -147,8 +147,11 @@ function l4Services(
       const name = gatewayVsName(cluster, g, l.protocol, port);
       out.set(name, { kind: 'l4', name, vip, port, protocol: l.protocol, pool: p.pool, source: p.source });
     } else if (l.protocol === 'TLS') {
-      const routes = l4.sni.get(l);
-      if (!routes?.length) continue;
+      // A listener with routes attached listens even when none has a valid backend (no host then
+      // routes anywhere, and every connection is closed after its ClientHello: fail closed), so
+      // its Programmed condition is what the device does.
+      const routes = l4.sni.get(l) ?? [];
+      if (routes.length === 0 && l.attached.size === 0) continue;
       const name = gatewayVsName(cluster, g, 'TLS', port);
       // TLS listeners on one port share it; a host two of them route keeps the first's route.
       const before = out.get(name)?.sni ?? [];

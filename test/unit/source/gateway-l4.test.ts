@@ -108,6 +108,41 @@ describe('Gateway API: L4 routes (conformance-modelled)', () => {
     assert.equal(terminate.attachedRoutes, 0);
   });
 
+  it('a TLS listener whose only route has a backend that does not exist listens and closes every connection (TLSRouteInvalidBackendRefNonexistent, ...UnknownKind)', () => {
+    for (const backendRefs of [
+      [be('does-not-exist', 443)],
+      [{ group: 'unknown.io', kind: 'Thing', name: 'x', port: 443 }],
+    ]) {
+      const r = pass({
+        gateways: [gw],
+        support: { TLS: true },
+        l4: {
+          tlsRoutes: [
+            l4('TLSRoute', INFRA, 'invalid-backend-ref', {
+              parentRefs: [ref('tls')],
+              hostnames: ['abc.example.com'],
+              rules: [{ backendRefs }],
+            }),
+          ],
+        },
+      });
+      const [accepted, resolved] = conds(r, `TLSRoute ${INFRA}/invalid-backend-ref`)[0]!;
+      assert.equal(accepted, 'Accepted=True/Accepted');
+      assert.match(resolved!, /^ResolvedRefs=False\/(BackendNotFound|InvalidKind)$/);
+      const vs = l4vs(r, 'c1--gw-gateway-conformance-infra.gateway-l4-TLS-443');
+      assert.ok(vs, 'the listener has a virtual service: it listens');
+      assert.deepEqual(vs.sni, [], 'no host routes anywhere');
+      assert.equal(resolveConnection(vs, 'abc.example.com'), undefined, 'closed after the ClientHello');
+      assert.equal(
+        listenerConditions(r, `${INFRA}/gateway-l4`, 'tls').find((c) => c.startsWith('Programmed')),
+        'Programmed=True/Programmed',
+      );
+    }
+    // A TLS listener no route attaches to has no virtual service (nothing to close).
+    const bare = pass({ gateways: [gw], support: { TLS: true }, l4: { tlsRoutes: [] } });
+    assert.equal(l4vs(bare, 'c1--gw-gateway-conformance-infra.gateway-l4-TLS-443'), undefined);
+  });
+
   it('cross-namespace backends need a ReferenceGrant for the route kind (TLSRouteInvalidReferenceGrant)', () => {
     const routes = {
       tlsRoutes: [
@@ -125,7 +160,10 @@ describe('Gateway API: L4 routes (conformance-modelled)', () => {
       grants: [grant(APP, 'HTTPRoute', INFRA, 'Service')],
     });
     assert.deepEqual(conds(refused, `TLSRoute ${INFRA}/to-app`)[0]![1], 'ResolvedRefs=False/RefNotPermitted');
-    assert.equal(l4vs(refused, 'c1--gw-gateway-conformance-infra.gateway-l4-TLS-443'), undefined);
+    // The listener still listens, and closes the connection (fail closed), rather than refusing it.
+    const closed = l4vs(refused, 'c1--gw-gateway-conformance-infra.gateway-l4-TLS-443')!;
+    assert.deepEqual(closed.sni, []);
+    assert.equal(resolveConnection(closed, 'x.example.com'), undefined);
     const granted = pass({
       gateways: [gw],
       support: { TLS: true },
