@@ -31,6 +31,8 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
   // `maxconn` and `slowstart` on each server (config.ts checkWords; Data Plane server fields).
   maxConnections: true,
   slowStart: { stepSeconds: 1 },
+  // `tcp-request connection reject unless { src ... }` on the L4 frontend (both transports).
+  sourceRanges: true,
 };
 
 /**

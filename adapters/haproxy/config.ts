@@ -201,13 +201,37 @@ function bind(vip: string, port: number, o: RenderOptions): string {
   return `    bind ${addr}:${port}${o.bindOptions ? ` ${o.bindOptions}` : ''}`;
 }
 
+/**
+ * The client filter of an L4 frontend: a connection from outside the ranges is refused before
+ * anything else (an empty list refuses all). The ranges are IPv4 networks from the validation
+ * boundary (digits, dots and a slash).
+ */
+export function sourceRangeLines(ranges: string[] | undefined): string[] {
+  if (!ranges) return [];
+  return ranges.length === 0
+    ? ['    tcp-request connection reject']
+    : [`    tcp-request connection reject unless { src ${ranges.join(' ')} }`];
+}
+
+/** The client filter read back from an L4 frontend's comment (`{}` without one). */
+export function readSourceRanges(word: string | undefined): { sourceRanges?: string[] } {
+  if (word === undefined) return {};
+  try {
+    const v: unknown = JSON.parse(word);
+    return Array.isArray(v) && v.every((x) => typeof x === 'string') ? { sourceRanges: v as string[] } : {};
+  } catch {
+    return {};
+  }
+}
+
 function renderVirtualService(v: VirtualService, o: RenderOptions): string[] {
   if (v.kind === 'l4') {
     return [
       `frontend ${v.name}`,
-      `    # npl-lb l4 source=${enc(v.source)} protocol=${v.protocol}`,
+      `    # npl-lb l4 source=${enc(v.source)} protocol=${v.protocol}${v.sourceRanges ? ` sourceRanges=${enc(JSON.stringify(v.sourceRanges))}` : ''}`,
       '    mode tcp',
       bind(v.vip, v.port, o),
+      ...sourceRangeLines(v.sourceRanges),
       ...(v.sni ? renderSniRoutes(v.sni) : [`    default_backend ${v.pool}`]),
       '',
     ];
@@ -335,6 +359,7 @@ export function parseConfig(text: string, owner: string): Observed & { foreignSe
           protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
           pool: /^\s*default_backend\s+(\S+)/m.exec(body)?.[1] ?? '',
           source: meta.source ?? '',
+          ...readSourceRanges(meta.sourceRanges),
         };
         const sni = parseSniRoutes(body);
         if (sni) {

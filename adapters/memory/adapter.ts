@@ -53,6 +53,7 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       persistence: ['Cookie', 'SourceIP'],
       maxConnections: true,
       slowStart: { stepSeconds: 1 },
+      sourceRanges: true,
     };
   }
 

@@ -43,6 +43,11 @@ export interface Capabilities {
   algorithms?: readonly LbAlgorithm[];
   /** The session persistence a pool may ask for (`Cookie` on HTTP pools only). Absent: none. */
   persistence?: readonly PersistenceType[];
+  /**
+   * Whether an L4 virtual service may allow only some client addresses (`sourceRanges`). Absent:
+   * no; such a virtual service is then not sent at all (fail closed) and its Service told why.
+   */
+  sourceRanges?: boolean;
   /** Whether a pool may limit each member's connections (`maxConnections`). Absent: no. */
   maxConnections?: boolean;
   /**

@@ -11,6 +11,7 @@
  * - An L4 virtual service equal to last pass's is last pass's object; a Secret is parsed once per
  *   version.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { ControllerConfig } from '../config/controller-config.ts';
 import type { L4VirtualService, Pool } from '../model/types.ts';
 import { assemble } from '../source/desired.ts';
@@ -38,12 +39,8 @@ function signature(req: PoolRequest, ctx: PoolContext, nodeVersions: string): st
   ].join('|');
 }
 
-const sameL4 = (a: L4VirtualService, b: L4VirtualService): boolean =>
-  a.vip === b.vip &&
-  a.port === b.port &&
-  a.protocol === b.protocol &&
-  a.pool === b.pool &&
-  a.source === b.source;
+/** Every field of an L4 virtual service (a field added to the model is compared here too). */
+const sameL4 = (a: L4VirtualService, b: L4VirtualService): boolean => isDeepStrictEqual(a, b);
 
 /** The last build: its frontends, its pools in the order asked, and indexes into them. */
 interface Last {

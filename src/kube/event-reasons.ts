@@ -15,6 +15,9 @@ export const EventReasons = {
   NoVIP: 'NoVIP',
   VIPConflict: 'VIPConflict',
   InvalidVIP: 'InvalidVIP',
+  // The controller, on Services: a loadBalancerSourceRanges entry that is not a CIDR; the Service's
+  // virtual services are not sent (fail closed).
+  InvalidSourceRange: 'InvalidSourceRange',
   VIPAnnotationIgnored: 'VIPAnnotationIgnored',
   // The controller, on its own Pod: the load balancer stops or starts answering (writes are held
   // meanwhile).

@@ -153,6 +153,7 @@ export const serviceSchema = z
         ports: z.array(servicePortSchema).default([]),
         loadBalancerClass: z.string().optional(),
         loadBalancerIP: z.string().optional(),
+        loadBalancerSourceRanges: z.array(z.string()).optional(),
         ipFamilies: z.array(z.string()).optional(),
         ipFamilyPolicy: z.string().optional(),
       })

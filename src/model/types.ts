@@ -87,6 +87,11 @@ export interface L4VirtualService {
   source: string;
   /** TLS passthrough (a Gateway TLS listener): connections routed by SNI; none matching is refused. */
   sni?: SniRoute[];
+  /**
+   * The client addresses allowed (IPv4 CIDRs, a Service's `loadBalancerSourceRanges`), every
+   * other connection refused; an empty list refuses all. Absent: any client.
+   */
+  sourceRanges?: string[];
 }
 
 /** A header or query-parameter match (names of headers compare without case). */

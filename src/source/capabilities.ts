@@ -23,6 +23,7 @@ function lacks(vs: VirtualService, caps: Capabilities): string | undefined {
     return vs.protocol === 'HTTPS' && !caps.certificates ? 'TLS termination (HTTPS)' : undefined;
   }
   if (vs.sni && !caps.tlsPassthrough) return 'TLS passthrough';
+  if (vs.sourceRanges && !caps.sourceRanges) return 'loadBalancerSourceRanges (client address filters)';
   if (vs.protocol === 'UDP') return caps.l4.udp ? undefined : 'UDP';
   return caps.l4.tcp ? undefined : 'TCP';
 }

@@ -7,7 +7,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
 import { X509Certificate } from 'node:crypto';
-import type { Certificate, HttpRoute, LbState, Pool, VirtualService } from '../../src/model/types.ts';
+import type {
+  Certificate,
+  HttpRoute,
+  L4VirtualService,
+  LbState,
+  Pool,
+  VirtualService,
+} from '../../src/model/types.ts';
 import { selfSignedCertificate } from '../../src/runtime/tls.ts';
 import { type Change, plan } from '../../src/plan/diff.ts';
 import { deleteOwnedConfig } from '../../src/controller/delete-config.ts';
@@ -311,6 +318,51 @@ export function adapterContract(
         pools.map((p) => `update pool ${p.name}`).sort(),
       );
       assert.deepEqual(plan(plain, await second.observe()).changes, []);
+    });
+
+    it('carries client address filters if it declares them: applied, observed back after a restart with nothing to write', async (t) => {
+      const h = await guarded();
+      t.after(() => h.close());
+      const first = await h.adapter('c1');
+      if (!first.capabilities().sourceRanges) {
+        t.skip('declares no client address filters (such virtual services are never sent to it)');
+        return;
+      }
+      const p = pool('c1--default-web-80', [['192.0.2.1', 61000, 'n1']]);
+      const filtered = (name: string, port: number, sourceRanges: string[]): L4VirtualService => ({
+        kind: 'l4',
+        name,
+        vip: '192.0.2.10',
+        port,
+        protocol: 'TCP',
+        pool: p.name,
+        source: 'default/web',
+        sourceRanges,
+      });
+      const s = state(
+        [p],
+        [
+          filtered('c1--default-web-TCP-80', 80, ['10.0.0.0/8', '192.0.2.128/25']),
+          // No range left (IPv6 ones only): every client refused.
+          filtered('c1--default-web-TCP-81', 81, []),
+        ],
+      );
+      assert.deepEqual((await sync(first, s)).failed, []);
+      assert.deepEqual(plan(s, await first.observe()).changes, [], 'observed as applied');
+      await first.close();
+      const second = await h.adapter('c1');
+      assert.deepEqual(plan(s, await second.observe()).changes, [], 'nothing to write after a restart');
+      // The filter lifted: one update each, observed as such.
+      const open = state(
+        [p],
+        [filtered('c1--default-web-TCP-80', 80, []), filtered('c1--default-web-TCP-81', 81, [])].map(
+          ({ sourceRanges: _r, ...v }): L4VirtualService => v,
+        ),
+      );
+      const lifted = await sync(second, open);
+      assert.deepEqual(lifted.failed, []);
+      assert.equal(lifted.changes.length, 2);
+      assert.deepEqual(plan(open, await second.observe()).changes, []);
     });
 
     it('rejects invalid objects as terminal errors', async (t) => {

@@ -69,6 +69,8 @@ export class Cluster {
       type?: string;
       enabled?: string | null;
       namespace?: string;
+      /** More of the spec (loadBalancerSourceRanges, ipFamilies, ...). */
+      spec?: Record<string, unknown>;
     },
   ): Promise<void> {
     const annotations: Record<string, string> = {};
@@ -77,7 +79,12 @@ export class Cluster {
       namespace: opts.namespace ?? 'default',
       body: {
         metadata: { name, annotations },
-        spec: { type: opts.type ?? 'ClusterIP', selector: opts.selector ?? { app: name }, ports: opts.ports },
+        spec: {
+          type: opts.type ?? 'ClusterIP',
+          selector: opts.selector ?? { app: name },
+          ports: opts.ports,
+          ...opts.spec,
+        },
       },
     });
   }

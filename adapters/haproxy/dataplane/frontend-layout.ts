@@ -66,8 +66,22 @@ export function frontendFor(v: VirtualService, o: LayoutOptions, crtList?: strin
       `source=${enc(v.source)}`,
       `protocol=${v.protocol}`,
       ...(v.sni ? [`sni=${json(v.sni)}`] : []),
+      ...(v.sourceRanges ? [`sourceRanges=${json(v.sourceRanges)}`] : []),
     ];
     const backend = sni ? sni.defaultBackend : v.pool;
+    // The client filter first: a connection from outside the ranges is refused (none: all are).
+    const filter: DpTcpRule[] = v.sourceRanges
+      ? [
+          v.sourceRanges.length === 0
+            ? { type: 'connection', action: 'reject' }
+            : {
+                type: 'connection',
+                action: 'reject',
+                cond: 'unless',
+                cond_test: `{ src ${v.sourceRanges.join(' ')} }`,
+              },
+        ]
+      : [];
     return {
       frontend: {
         name: v.name,
@@ -77,7 +91,8 @@ export function frontendFor(v: VirtualService, o: LayoutOptions, crtList?: strin
       },
       binds: [bindFor(v.vip, v.port, o)],
       ...noRules,
-      ...(sni ? { rules: sni.switching.map(switchToDp), tcpRequest: sniTcpRules(sni) } : {}),
+      ...(sni ? { rules: sni.switching.map(switchToDp) } : {}),
+      tcpRequest: [...filter, ...(sni ? sniTcpRules(sni) : [])],
     };
   }
   const gateway = v.routes.some((r) => r.order !== undefined);
@@ -131,6 +146,7 @@ export function readVirtualService(d: DeviceFrontend): VirtualService {
       protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
       pool: d.frontend.default_backend ?? '',
       source: dec(meta.source) ?? '',
+      ...(meta.sourceRanges !== undefined ? { sourceRanges: unjson<string[]>(meta.sourceRanges) ?? [] } : {}),
     };
     const sni = unjson<SniRoute[]>(meta.sni);
     if (sni) {

@@ -7,7 +7,9 @@
  *
  * Mutations this catches (each tried by hand): reusing a pool whatever `changed` says; a pool
  * signature without the Pods' resourceVersions; the Pod-only fast path taken when the Services
- * list changed; the L4 virtual service reuse ignoring its VIP.
+ * list changed; the L4 virtual service reuse ignoring its VIP, or its client filter (a bug it found:
+ * the reuse compared five fields by hand, and a Service's loadBalancerSourceRanges lifted alone
+ * kept last pass's filtered virtual service).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -43,7 +45,13 @@ type Command =
       mapped: boolean;
     }
   | { kind: 'podDelete'; i: number }
-  | { kind: 'service'; app: (typeof APPS)[number]; port: number; vip: string | null }
+  | {
+      kind: 'service';
+      app: (typeof APPS)[number];
+      port: number;
+      vip: string | null;
+      ranges?: readonly string[] | undefined;
+    }
   | { kind: 'serviceDelete'; app: (typeof APPS)[number] }
   | { kind: 'ingress'; on: boolean }
   | { kind: 'nodeAddress'; node: NodeName; alt: boolean }
@@ -73,6 +81,8 @@ const command: fc.Arbitrary<Command> = fc.oneof(
       app: fc.constantFrom(...APPS),
       port: fc.constantFrom(80, 8080),
       vip: fc.constantFrom(null, '192.0.2.5', '192.0.2.6'),
+      // A client filter that comes, changes and goes with nothing else about the Service changing.
+      ranges: fc.constantFrom(undefined, ['10.0.0.0/8'], ['192.0.2.128/25', '10.0.0.0/8']),
     }),
   },
   {
@@ -161,6 +171,7 @@ class World {
                 selector: { app: c.app },
                 ports: [{ name: 'http', port: c.port, targetPort: 'http', nodePort: 30000 + c.port }],
                 ...(c.vip ? { loadBalancerIP: c.vip } : {}),
+                ...(c.ranges ? { loadBalancerSourceRanges: [...c.ranges] } : {}),
               },
               { resourceVersion: this.version() },
             ),
