@@ -66,35 +66,26 @@ const SERVER_FIELDS = [
   'weight',
 ];
 
+/** The backend fields this simulator renders (the backend model's names), v3 adding metadata. */
+const BACKEND_FIELDS = [
+  'name',
+  'mode',
+  'balance',
+  'hash_type',
+  'cookie',
+  'dynamic_cookie_key',
+  'adv_check',
+  'httpchk_params',
+  'check_timeout',
+  'description',
+];
+
 /** Fields this simulator renders; anything else is refused rather than silently dropped. */
 const FIELDS: Record<Kind, { schema: z.ZodType; v2: string[]; v3: string[] }> = {
   backends: {
     schema: dpBackendSchema,
-    v2: [
-      'name',
-      'mode',
-      'balance',
-      'hash_type',
-      'cookie',
-      'dynamic_cookie_key',
-      'adv_check',
-      'httpchk_params',
-      'check_timeout',
-      'description',
-    ],
-    v3: [
-      'name',
-      'mode',
-      'balance',
-      'hash_type',
-      'cookie',
-      'dynamic_cookie_key',
-      'adv_check',
-      'httpchk_params',
-      'check_timeout',
-      'description',
-      'metadata',
-    ],
+    v2: BACKEND_FIELDS,
+    v3: [...BACKEND_FIELDS, 'metadata'],
   },
   frontends: {
     schema: dpFrontendSchema,

@@ -11,7 +11,8 @@ export const GATEWAY_GROUP = 'gateway.networking.k8s.io';
 
 const gatewayMeta = objectMetaSchema.extend({ generation: z.number().int().default(0) });
 
-const condition = z
+/** A status condition (metav1.Condition), as the Gateway API and policy kinds write it. */
+export const condition = z
   .object({
     type: z.string(),
     status: z.string(),

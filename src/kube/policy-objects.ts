@@ -7,6 +7,7 @@
  * a sandbox without it) is still refused here and never reaches a device.
  */
 import { z } from 'zod';
+import { condition } from './gateway-objects.ts';
 import { objectMetaSchema } from './objects.ts';
 
 export const POLICY_GROUP = 'npl-lb.io';
@@ -64,17 +65,6 @@ export const backendPolicySpecSchema = z
   })
   .strict();
 
-const condition = z
-  .object({
-    type: z.string(),
-    status: z.string(),
-    reason: z.string().default(''),
-    message: z.string().default(''),
-    observedGeneration: z.number().optional(),
-    lastTransitionTime: z.string().optional(),
-  })
-  .loose();
-
 const ancestorStatus = z
   .object({
     ancestorRef: z.record(z.string(), z.unknown()),
@@ -101,4 +91,3 @@ export const backendPolicySchema = z
 export type BackendPolicy = z.infer<typeof backendPolicySchema>;
 export type BackendPolicySpec = z.infer<typeof backendPolicySpecSchema>;
 export type PolicyTarget = z.infer<typeof policyTargetSchema>;
-export type PolicyCondition = z.infer<typeof condition>;

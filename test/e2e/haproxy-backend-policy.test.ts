@@ -11,12 +11,9 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { describe, it, type TestContext } from 'node:test';
-import { NetworkingV1Api } from '@kubernetes/client-node';
 import { request } from 'undici';
-import { parseControllerConfig } from '../../src/config/controller-config.ts';
-import { NplController } from '../../src/controller/controller.ts';
 import { installNplLbCrds } from '../../src/sandbox/npl-lb-crds.ts';
-import { Cluster, RecordingEvents } from '../support/cluster.ts';
+import { Cluster, runController } from '../support/cluster.ts';
 import { assertNoListeners, haproxyMissing } from '../support/haproxy.ts';
 import { TRANSPORTS } from '../support/haproxy-transports.ts';
 import { api, eventually, useSandbox } from '../support/sandbox.ts';
@@ -82,18 +79,12 @@ for (const tr of TRANSPORTS)
       await installNplLbCrds(url);
       const c = new Cluster(kc);
       const rig = await tr.start(t, 4, { healthChecks: true });
-      const ctl = new NplController({
-        kubeConfig: kc,
-        config: parseControllerConfig(
-          `clusterName: e2e\nserviceType: ClusterIP\nvip: {cidrs: [127.0.57.32/28]}\ningressHttpPort: ${ING_PORT}\n`,
-        ),
-        adapter: rig.adapter,
-        events: new RecordingEvents(),
-        coalesceMs: 20,
-        sweepIntervalMs: 0,
-      });
-      t.after(() => ctl.stop());
-      await ctl.start();
+      const ctl = await runController(
+        t,
+        kc,
+        rig.adapter,
+        `clusterName: e2e\nserviceType: ClusterIP\nvip: {cidrs: [127.0.57.32/28]}\ningressHttpPort: ${ING_PORT}\n`,
+      );
       await c.node('n1', { internal: ['127.0.57.250'] });
       await c.service('web', {
         enabled: null,
@@ -109,33 +100,8 @@ for (const tr of TRANSPORTS)
         });
         await c.patchPodStatus(`web-${i}`, { status: { conditions: [{ type: 'Ready', status: 'True' }] } });
       }
-      const net = kc.makeApiClient(NetworkingV1Api);
-      await net.createIngressClass({
-        body: { metadata: { name: 'npl' }, spec: { controller: 'npl-lb.io/ingress-controller' } },
-      });
-      await net.createNamespacedIngress({
-        namespace: 'default',
-        body: {
-          metadata: { name: 'web' },
-          spec: {
-            ingressClassName: 'npl',
-            rules: [
-              {
-                host: 'web.example.com',
-                http: {
-                  paths: [
-                    {
-                      path: '/',
-                      pathType: 'Prefix',
-                      backend: { service: { name: 'web', port: { name: 'http' } } },
-                    },
-                  ],
-                },
-              },
-            ],
-          },
-        },
-      });
+      await c.ingressClass();
+      await c.ingress('web', { host: 'web.example.com', service: 'web', port: 'http' });
       let vip = '';
       await eventually(
         async () => {

@@ -7,9 +7,7 @@
 import assert from 'node:assert/strict';
 import { connect, createServer, type Server } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
-import { parseControllerConfig } from '../../src/config/controller-config.ts';
-import { NplController } from '../../src/controller/controller.ts';
-import { Cluster, RecordingEvents } from '../support/cluster.ts';
+import { Cluster, runController } from '../support/cluster.ts';
 import { assertNoListeners, haproxyMissing } from '../support/haproxy.ts';
 import { TRANSPORTS } from '../support/haproxy-transports.ts';
 import { eventually, serviceVip, useSandbox } from '../support/sandbox.ts';
@@ -44,18 +42,12 @@ for (const tr of TRANSPORTS)
       const { kc, url } = await useSandbox(t);
       const c = new Cluster(kc);
       const rig = await tr.start(t, 4);
-      const ctl = new NplController({
-        kubeConfig: kc,
-        config: parseControllerConfig(
-          'clusterName: e2e\nserviceType: ClusterIP\ndefaultLoadBalancer: true\nvip: {cidrs: [127.0.57.48/28]}\n',
-        ),
-        adapter: rig.adapter,
-        events: new RecordingEvents(),
-        coalesceMs: 20,
-        sweepIntervalMs: 0,
-      });
-      t.after(() => ctl.stop());
-      await ctl.start();
+      const ctl = await runController(
+        t,
+        kc,
+        rig.adapter,
+        'clusterName: e2e\nserviceType: ClusterIP\ndefaultLoadBalancer: true\nvip: {cidrs: [127.0.57.48/28]}\n',
+      );
       await c.node('n1', { internal: ['127.0.57.250'] });
       await c.service('app', {
         type: 'LoadBalancer',

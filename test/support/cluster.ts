@@ -3,8 +3,17 @@
  * addresses, Pods with IPs written through pods/status), and NPL agents running in-process.
  */
 import type { TestContext } from 'node:test';
-import { CoreV1Api, type KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  type KubeConfig,
+  NetworkingV1Api,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
+import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
 import { AgentMetrics } from '../../src/agent/metrics.ts';
+import { parseControllerConfig } from '../../src/config/controller-config.ts';
+import { NplController } from '../../src/controller/controller.ts';
 import { NplAgent } from '../../src/agent/npl-controller.ts';
 import type { PortRange } from '../../src/agent/port-table.ts';
 import { MemoryBackend } from '../../src/agent/rules/memory.ts';
@@ -26,6 +35,48 @@ export class Cluster {
   readonly core: CoreV1Api;
   constructor(readonly kc: KubeConfig) {
     this.core = kc.makeApiClient(CoreV1Api);
+  }
+
+  /** An IngressClass of ours (npl-lb.io/ingress-controller). */
+  async ingressClass(name = 'npl'): Promise<void> {
+    await this.kc.makeApiClient(NetworkingV1Api).createIngressClass({
+      body: { metadata: { name }, spec: { controller: 'npl-lb.io/ingress-controller' } },
+    });
+  }
+
+  /** An Ingress of one class routing `host` / (Prefix) to a Service port (a number or a name). */
+  async ingress(
+    name: string,
+    o: { className?: string; host: string; service: string; port: number | string; namespace?: string },
+  ): Promise<void> {
+    await this.kc.makeApiClient(NetworkingV1Api).createNamespacedIngress({
+      namespace: o.namespace ?? 'default',
+      body: {
+        metadata: { name },
+        spec: {
+          ingressClassName: o.className ?? 'npl',
+          rules: [
+            {
+              host: o.host,
+              http: {
+                paths: [
+                  {
+                    path: '/',
+                    pathType: 'Prefix',
+                    backend: {
+                      service: {
+                        name: o.service,
+                        port: typeof o.port === 'number' ? { number: o.port } : { name: o.port },
+                      },
+                    },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      },
+    });
   }
 
   async node(name: string, addrs: NodeAddresses): Promise<void> {
@@ -267,4 +318,29 @@ export async function startAgent(
   t.after(stop);
   await agent.start();
   return { agent, backend, events, metrics, stop };
+}
+
+/**
+ * A controller on the sandbox for an end-to-end test, as most of them run it: the given config
+ * (YAML), adapter and Events, quick coalescing, no member sweep; started, and stopped when the test
+ * ends.
+ */
+export async function runController(
+  t: Pick<TestContext, 'after'>,
+  kc: KubeConfig,
+  adapter: LoadBalancerAdapter,
+  configYaml: string,
+  events: RecordingEvents = new RecordingEvents(),
+): Promise<NplController> {
+  const ctl = new NplController({
+    kubeConfig: kc,
+    config: parseControllerConfig(configYaml),
+    adapter,
+    events,
+    coalesceMs: 20,
+    sweepIntervalMs: 0,
+  });
+  t.after(() => ctl.stop());
+  await ctl.start();
+  return ctl;
 }

@@ -5,7 +5,7 @@
  * adapter for the simulator.
  */
 import type { TestContext } from 'node:test';
-import { NetworkingV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { AviAdapter, type AviAdapterOptions } from '../../adapters/avi/adapter.ts';
 import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
@@ -23,33 +23,8 @@ export async function webCluster(t: TestContext, nodeIP: string, port: number) {
     ports: [{ name: 'http', port: 80, targetPort: 'http' }],
   });
   await c.nplPod('web-1', { node: 'n1', entries: [{ nodeIP, nodePort: port }] });
-  const net = kc.makeApiClient(NetworkingV1Api);
-  await net.createIngressClass({
-    body: { metadata: { name: 'npl' }, spec: { controller: 'npl-lb.io/ingress-controller' } },
-  });
-  await net.createNamespacedIngress({
-    namespace: 'default',
-    body: {
-      metadata: { name: 'shop' },
-      spec: {
-        ingressClassName: 'npl',
-        rules: [
-          {
-            host: 'shop.example.com',
-            http: {
-              paths: [
-                {
-                  path: '/',
-                  pathType: 'Prefix',
-                  backend: { service: { name: 'web', port: { number: 80 } } },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    },
-  });
+  await c.ingressClass();
+  await c.ingress('shop', { host: 'shop.example.com', service: 'web', port: 80 });
   return { kc, c };
 }
 
