@@ -25,6 +25,7 @@ import {
   parseNplAnnotation,
 } from '../../src/kube/annotations.ts';
 import { type EventSink, type EventTarget, EventRecorder } from '../../src/kube/events.ts';
+import { ingressBody, type IngressOptions } from './kube-objects.ts';
 
 export interface NodeAddresses {
   internal?: string[];
@@ -44,39 +45,12 @@ export class Cluster {
     });
   }
 
-  /** An Ingress of one class routing `host` / (Prefix) to a Service port (a number or a name). */
-  async ingress(
-    name: string,
-    o: { className?: string; host: string; service: string; port: number | string; namespace?: string },
-  ): Promise<void> {
-    await this.kc.makeApiClient(NetworkingV1Api).createNamespacedIngress({
-      namespace: o.namespace ?? 'default',
-      body: {
-        metadata: { name },
-        spec: {
-          ingressClassName: o.className ?? 'npl',
-          rules: [
-            {
-              host: o.host,
-              http: {
-                paths: [
-                  {
-                    path: '/',
-                    pathType: 'Prefix',
-                    backend: {
-                      service: {
-                        name: o.service,
-                        port: typeof o.port === 'number' ? { number: o.port } : { name: o.port },
-                      },
-                    },
-                  },
-                ],
-              },
-            },
-          ],
-        },
-      },
-    });
+  /** An Ingress of one class (ours, `npl`, unless named) routing `host` / to a Service port. */
+  async ingress(name: string, o: Omit<IngressOptions, 'className'> & { className?: string }): Promise<void> {
+    const body = ingressBody(name, { ...o, className: o.className ?? 'npl' });
+    await this.kc
+      .makeApiClient(NetworkingV1Api)
+      .createNamespacedIngress({ namespace: body.metadata.namespace, body });
   }
 
   async node(name: string, addrs: NodeAddresses): Promise<void> {

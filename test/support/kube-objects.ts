@@ -93,36 +93,44 @@ export const kubeNode = (
 export const kubeIngressClass = (name: string, controller = 'npl-lb.io/ingress-controller'): IngressClass =>
   ingressClassSchema.parse({ metadata: { name }, spec: { controller } });
 
-/** An Ingress of one class routing `host` / to a Service port. */
-export const kubeIngress = (
-  name: string,
-  o: { className: string; host: string; service: string; port: number | string; namespace?: string },
-): Ingress =>
-  ingressSchema.parse({
-    metadata: { name, namespace: o.namespace ?? 'default' },
-    spec: {
-      ingressClassName: o.className,
-      rules: [
-        {
-          host: o.host,
-          http: {
-            paths: [
-              {
-                path: '/',
-                pathType: 'Prefix',
-                backend: {
-                  service: {
-                    name: o.service,
-                    port: typeof o.port === 'number' ? { number: o.port } : { name: o.port },
-                  },
+export interface IngressOptions {
+  className: string;
+  host: string;
+  service: string;
+  port: number | string;
+  namespace?: string;
+}
+
+/** An Ingress of one class routing `host` / (Prefix) to a Service port, as sent to an API server. */
+export const ingressBody = (name: string, o: IngressOptions) => ({
+  metadata: { name, namespace: o.namespace ?? 'default' },
+  spec: {
+    ingressClassName: o.className,
+    rules: [
+      {
+        host: o.host,
+        http: {
+          paths: [
+            {
+              path: '/',
+              pathType: 'Prefix',
+              backend: {
+                service: {
+                  name: o.service,
+                  port: typeof o.port === 'number' ? { number: o.port } : { name: o.port },
                 },
               },
-            ],
-          },
+            },
+          ],
         },
-      ],
-    },
-  });
+      },
+    ],
+  },
+});
+
+/** The same Ingress as the controller's cache holds it. */
+export const kubeIngress = (name: string, o: IngressOptions): Ingress =>
+  ingressSchema.parse(ingressBody(name, o));
 
 export const clusterView = (v: Partial<ClusterView>): ClusterView => ({
   services: [],
