@@ -20,6 +20,8 @@ export function aviCapabilities(allocatesVips: boolean): Capabilities {
     // A pool's own HealthMonitor (HTTP) from its Pods' readiness probe (objects.ts).
     httpChecks: true,
     httpsChecks: true,
+    // The probe's headers after the request line of the monitor's http_request.
+    checkHeaders: true,
     // lb_algorithm (consistent hash on the client's address) and the system persistence profiles.
     algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash'],
     persistence: ['Cookie', 'SourceIP'],

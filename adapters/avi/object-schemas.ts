@@ -21,7 +21,9 @@ const marker = z.object({ key: z.string().min(1), values: z.array(z.string()) })
 /** The request of an HTTP(S) HealthMonitor: GET of a path, 2xx and 3xx meaning up. */
 const monitorRequest = z
   .object({
-    http_request: z.string().regex(/^GET \/\S* HTTP\/1\.0$/),
+    // The request line, then the probe's headers (a token, a colon, a printable value) each on a
+    // line of its own: nothing that could end the request early or smuggle another.
+    http_request: z.string().regex(/^GET \/\S* HTTP\/1\.0(?:\r\n[!#$%&'*+.^_`|~0-9A-Za-z-]+: [ -~]*)*$/),
     http_response_code: z.array(z.enum(['HTTP_2XX', 'HTTP_3XX'])),
   })
   .strict();

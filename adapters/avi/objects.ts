@@ -110,7 +110,12 @@ export const checkMonitorName = (pool: string): string => `${pool}-check`;
  * request in `https_monitor` (no server certificate check configured, as the kubelet checks none).
  */
 export function renderHealthMonitor(p: Pool, c: HttpCheck, owner: string): AviObject {
-  const request = { http_request: `GET ${c.path} HTTP/1.0`, http_response_code: ['HTTP_2XX', 'HTTP_3XX'] };
+  // The probe's headers follow the request line, each on a line of its own (Avi sends the text).
+  const headers = (c.headers ?? []).map((h) => `\r\n${h.name}: ${h.value}`).join('');
+  const request = {
+    http_request: `GET ${c.path} HTTP/1.0${headers}`,
+    http_response_code: ['HTTP_2XX', 'HTTP_3XX'],
+  };
   return withSum('healthmonitor', {
     name: checkMonitorName(p.name),
     markers: markers(owner, p.service, { pool: p.name }),
@@ -128,8 +133,12 @@ export function renderHealthMonitor(p: Pool, c: HttpCheck, owner: string): AviOb
 export function parseHealthMonitor(o: Record<string, unknown>): HttpCheck | undefined {
   const tls = o.type === 'HEALTH_MONITOR_HTTPS';
   const http = (tls ? o.https_monitor : o.http_monitor) as { http_request?: unknown } | undefined;
-  const path = /^GET (\/\S*) HTTP\/1\.0$/.exec(String(http?.http_request ?? ''))?.[1];
+  const [line = '', ...rest] = String(http?.http_request ?? '').split('\r\n');
+  const path = /^GET (\/\S*) HTTP\/1\.0$/.exec(line)?.[1];
   if ((o.type !== 'HEALTH_MONITOR_HTTP' && !tls) || !path) return undefined;
+  const headers = rest
+    .map((h) => /^([^:]+): (.*)$/.exec(h))
+    .map((m) => ({ name: m?.[1] ?? '', value: m?.[2] ?? '' }));
   const n = (v: unknown): number => (Number.isInteger(v) ? (v as number) : 0);
   return {
     type: 'http',
@@ -139,6 +148,7 @@ export function parseHealthMonitor(o: Record<string, unknown>): HttpCheck | unde
     rise: n(o.successful_checks),
     fall: n(o.failed_checks),
     ...(tls ? { tls: true as const } : {}),
+    ...(headers.length > 0 ? { headers } : {}),
   };
 }
 

@@ -106,6 +106,8 @@ export class F5Adapter implements LoadBalancerAdapter {
       // A pool's own Monitor (monitorType http) from its Pods' readiness probe (declaration.ts).
       httpChecks: true,
       httpsChecks: true,
+      // The probe's headers in the monitor's send string.
+      checkHeaders: true,
       // Pool loadBalancingMode. AS3 has no hash on the client's address, and persistence is a
       // property of the virtual server (every pool behind it), not of a pool: neither is written.
       algorithms: ['RoundRobin', 'LeastConnections'],

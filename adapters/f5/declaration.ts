@@ -84,7 +84,7 @@ export function renderCheckMonitor(c: HttpCheck, owner: string): Json {
     class: 'Monitor',
     remark: checkMonitorRemark(owner),
     monitorType: c.tls ? 'https' : 'http',
-    send: `GET ${c.path} HTTP/1.0\r\n\r\n`,
+    send: `GET ${c.path} HTTP/1.0\r\n${(c.headers ?? []).map((h) => `${h.name}: ${h.value}\r\n`).join('')}\r\n`,
     receive: 'HTTP/1\\.[01] [23][0-9][0-9]',
     interval: c.intervalSeconds,
     timeout: c.intervalSeconds * c.fall + 1,

@@ -24,6 +24,8 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
   httpChecks: true,
   // `check-ssl verify none` with the HTTP check (both transports).
   httpsChecks: true,
+  // `http-check send hdr ...` (the runtime transport; see DATAPLANE_CAPABILITIES).
+  checkHeaders: true,
   // `balance roundrobin | leastconn | source` (consistent hashing: servers come and go at runtime).
   algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash'],
   // A dynamic cookie per pool; SourceIP a stick table (config.ts balanceLines).
@@ -37,6 +39,13 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
 
 /**
  * The Data Plane API transport: the same, but SourceIP persistence, whose `stick on src` is a
- * stick rule (an object of its own in the API) that the adapter does not write yet.
+ * stick rule (an object of its own in the API) that the adapter does not write yet, and probe
+ * headers.
  */
-export const DATAPLANE_CAPABILITIES: Capabilities = { ...HAPROXY_CAPABILITIES, persistence: ['Cookie'] };
+export const DATAPLANE_CAPABILITIES: Capabilities = {
+  ...HAPROXY_CAPABILITIES,
+  persistence: ['Cookie'],
+  // The probe's headers are `http-check send` rules, objects of their own in the API (http_checks)
+  // that the adapter does not write yet: such a probe is not followed there (said on the Service).
+  checkHeaders: false,
+};

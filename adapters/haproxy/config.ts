@@ -91,7 +91,16 @@ export function serverLine(m: Member, check: string): string {
  */
 const httpCheckLines = (p: Pool): string[] =>
   p.check
-    ? [`    option httpchk GET ${quoteArg(p.check.path)}`, `    timeout check ${p.check.timeoutSeconds}s`]
+    ? [
+        `    option httpchk GET ${quoteArg(p.check.path)}`,
+        // The probe's headers, each name and value one quoted argument.
+        ...(p.check.headers?.length
+          ? [
+              `    http-check send${p.check.headers.map((h) => ` hdr ${quoteArg(h.name)} ${quoteArg(h.value)}`).join('')}`,
+            ]
+          : []),
+        `    timeout check ${p.check.timeoutSeconds}s`,
+      ]
     : [];
 
 function renderPool(p: Pool, http: boolean, o: RenderOptions): string[] {

@@ -49,6 +49,7 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       http: ALL_HTTP,
       httpChecks: true,
       httpsChecks: true,
+      checkHeaders: true,
       algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash'],
       persistence: ['Cookie', 'SourceIP'],
       maxConnections: true,

@@ -36,6 +36,8 @@ export interface Capabilities {
   httpChecks?: boolean;
   /** HTTPS member checks (an HTTPS readiness probe on an L4 pool), the certificate not verified. */
   httpsChecks?: boolean;
+  /** Whether an HTTP check sends the probe's headers (its `httpHeaders`, Host among them). */
+  checkHeaders?: boolean;
   /**
    * The load-balancing algorithms a pool may ask for (a BackendPolicy). Absent: round robin only;
    * a policy asking another is not accepted for that Service, and says why.

@@ -14,6 +14,7 @@ const httpCheckSchema = z.object({
   rise: z.number().int(),
   fall: z.number().int(),
   tls: z.literal(true).optional(),
+  headers: z.array(z.object({ name: z.string(), value: z.string() })).optional(),
 });
 
 export const storeCheck = (c: HttpCheck): string => JSON.stringify(c);

@@ -30,6 +30,11 @@ export interface HttpCheck {
    * Only on L4 pools: their traffic passes through as it is, so the Pods' TLS reaches the client.
    */
   tls?: true;
+  /**
+   * Headers the probe sends (its `httpHeaders`, `Host` among them): names RFC 9110 tokens, values
+   * printable ASCII, from the validation boundary (src/source/health-check.ts).
+   */
+  headers?: { name: string; value: string }[];
   intervalSeconds: number;
   timeoutSeconds: number;
   rise: number;

@@ -44,18 +44,31 @@ function probeOn(pod: Pod, target: number): Probe | undefined {
   return undefined;
 }
 
+/** An HTTP token (RFC 9110): what a header name may be. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
+/** Printable ASCII and spaces, no leading or trailing space: what a header value may be here. */
+const VALUE = /^(?:[!-~](?:[ !-~]{0,254}[!-~])?)?$/;
+
+/** Why a probe's headers cannot be sent as they are (a name or value a device would misread). */
+function headerProblem(headers: readonly { name: string; value: string }[]): string | undefined {
+  if (headers.length > 8) return `${headers.length} headers (at most 8)`;
+  for (const h of headers) {
+    if (!TOKEN.test(h.name)) return `${JSON.stringify(h.name.slice(0, 64))} is not a header name`;
+    if (!VALUE.test(h.value))
+      return `the value of ${h.name} is not printable ASCII of at most 256 characters without spaces at its ends`;
+  }
+  return undefined;
+}
+
 function fromProbe(p: Probe): CheckFromProbe {
   const get = p.httpGet;
   if (!get) return {};
+  // `host` is where the kubelet connects (not a Host header): the load balancer connects to
+  // nodeIP:nodePort, so such a probe cannot be followed.
   if (get.host)
-    return { notFollowed: `its readiness probe asks host ${JSON.stringify(get.host.slice(0, 64))}` };
-  if (get.httpHeaders.length > 0)
-    return {
-      notFollowed: `its readiness probe sends headers (${get.httpHeaders
-        .map((h) => h.name)
-        .join(', ')
-        .slice(0, 64)})`,
-    };
+    return { notFollowed: `its readiness probe connects to host ${JSON.stringify(get.host.slice(0, 64))}` };
+  const badHeader = headerProblem(get.httpHeaders);
+  if (badHeader) return { notFollowed: `its readiness probe's httpHeaders: ${badHeader}` };
   const bad = pathProblem(get.path, 'Exact');
   if (bad) return { notFollowed: `its readiness probe's path: ${bad}` };
   const interval = clamp(p.periodSeconds, 1, 300);
@@ -68,6 +81,9 @@ function fromProbe(p: Probe): CheckFromProbe {
       rise: clamp(p.successThreshold, 1, 10),
       fall: clamp(p.failureThreshold, 1, 10),
       ...(get.scheme === 'HTTPS' ? { tls: true as const } : {}),
+      ...(get.httpHeaders.length > 0
+        ? { headers: get.httpHeaders.map((h) => ({ name: h.name, value: h.value })) }
+        : {}),
     },
   };
 }

@@ -97,6 +97,10 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
     probed = {
       notFollowed: `the ${ctx.lb.name} load balancer does not run HTTPS checks from readiness probes yet`,
     };
+  else if (probed.check?.headers && !ctx.lb.caps.checkHeaders)
+    probed = {
+      notFollowed: `its readiness probe sends headers (${probed.check.headers.map((h) => h.name).join(', ')}), and the ${ctx.lb.name} load balancer's checks send none yet`,
+    };
   const findings = rejectionFindings(req.svcKey, r.rejected);
   // IPv6 is not served yet: said once on the Service, never dropped silently.
   if (r.ipv6)

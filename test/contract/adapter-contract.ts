@@ -365,6 +365,78 @@ export function adapterContract(
       assert.deepEqual(plan(open, await second.observe()).changes, []);
     });
 
+    it('carries every member check it declares (HTTP, its headers, HTTPS on L4): applied, observed back after a restart with nothing to write, changed in place', async (t) => {
+      const h = await guarded();
+      t.after(() => h.close());
+      const first = await h.adapter('c1');
+      const caps = first.capabilities();
+      if (!caps.httpChecks) {
+        t.skip('declares no HTTP checks');
+        return;
+      }
+      const base = {
+        type: 'http' as const,
+        path: '/healthz',
+        intervalSeconds: 3,
+        timeoutSeconds: 2,
+        rise: 2,
+        fall: 3,
+      };
+      const members: [string, number, string][] = [['192.0.2.1', 61000, 'n1']];
+      const web: Pool = {
+        ...pool('c1--default-web-80.l7', members),
+        health: 'http',
+        check: {
+          ...base,
+          ...(caps.checkHeaders
+            ? {
+                headers: [
+                  { name: 'Host', value: 'app.example.com' },
+                  { name: 'X-Probe', value: 'a b' },
+                ],
+              }
+            : {}),
+        },
+      };
+      const pools: Pool[] = [web];
+      const vss: VirtualService[] = [
+        {
+          kind: 'l7',
+          name: 'c1--ingress-npl',
+          vip: '192.0.2.20',
+          port: 80,
+          ingressClass: 'npl',
+          defaultPool: undefined,
+          routes: [
+            { host: 'a.example', path: '/', pathType: 'Prefix', pool: web.name, source: 'default/ing' },
+          ],
+        },
+      ];
+      if (caps.httpsChecks) {
+        const tls: Pool = { ...pool('c1--default-tls-443', members), check: { ...base, tls: true } };
+        pools.push(tls);
+        vss.push(l4('c1--default-tls-TCP-443', tls.name));
+      }
+      const s = state(pools, vss);
+      assert.deepEqual((await sync(first, s)).failed, []);
+      assert.deepEqual(plan(s, await first.observe()).changes, [], 'observed as applied');
+      await first.close();
+      const second = await h.adapter('c1');
+      assert.deepEqual(plan(s, await second.observe()).changes, [], 'nothing to write after a restart');
+      // The probe's path moves: one update, observed as such.
+      const moved = state(
+        pools.map((p) => (p === web ? { ...p, check: { ...p.check!, path: '/ready' } } : p)),
+        vss,
+      );
+      const r = await sync(second, moved);
+      assert.deepEqual(r.failed, []);
+      assert.deepEqual(
+        r.changes.map((c) => `${c.op} ${c.kind} ${c.name}`),
+        [`update pool ${web.name}`],
+      );
+      assert.deepEqual(plan(moved, await second.observe()).changes, []);
+    });
+
     it('rejects invalid objects as terminal errors', async (t) => {
       const h = await guarded();
       t.after(() => h.close());

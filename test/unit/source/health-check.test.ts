@@ -22,6 +22,10 @@ const http = (path: string, p: number | string = 'http', extra: object = {}) => 
   ...extra,
 });
 
+const hdr = (httpHeaders: { name: string; value: string }[]) => ({
+  httpGet: { path: '/h', port: 'http', httpHeaders },
+});
+
 describe('checkFromProbes', () => {
   it('an HTTP probe on the target port (by name or number) is the check, with its timings', () => {
     for (const p of ['http', 8080, '8080'])
@@ -87,11 +91,13 @@ describe('checkFromProbes', () => {
   it('what cannot be followed as written says why (and is no check)', () => {
     const cases: [object, RegExp][] = [
       [http('/h', 'http', {}), /^$/],
-      [{ httpGet: { path: '/h', port: 'http', host: '10.0.0.9' } }, /host "10\.0\.0\.9"/],
-      [
-        { httpGet: { path: '/h', port: 'http', httpHeaders: [{ name: 'X-Probe', value: '1' }] } },
-        /headers \(X-Probe\)/,
-      ],
+      [{ httpGet: { path: '/h', port: 'http', host: '10.0.0.9' } }, /connects to host "10\.0\.0\.9"/],
+      // Headers a device would misread: not a token, a CR/LF, a control character, too many.
+      [hdr([{ name: 'X Probe', value: '1' }]), /"X Probe" is not a header name/],
+      [hdr([{ name: 'X-A', value: 'a\r\nX-B: b' }]), /the value of X-A is not printable ASCII/],
+      [hdr([{ name: 'X-A', value: 'tab\there' }]), /the value of X-A/],
+      [hdr([{ name: 'X-A', value: ' padded' }]), /the value of X-A/],
+      [hdr(Array.from({ length: 9 }, (_, i) => ({ name: `X-${i}`, value: '1' }))), /9 headers \(at most 8\)/],
       [{ httpGet: { path: "/h' http-request deny", port: 'http' } }, /path/],
       [{ httpGet: { path: 'relative', port: 'http' } }, /must start with/],
     ];
@@ -100,6 +106,23 @@ describe('checkFromProbes', () => {
       assert.equal(r.check, undefined, JSON.stringify(probe));
       assert.match(r.notFollowed ?? '', why);
     }
+  });
+
+  it('a probe with headers (Host among them) is a check that sends them', () => {
+    const r = checkFromProbes(port, [
+      pod(
+        'a',
+        hdr([
+          { name: 'Host', value: 'app.example.com' },
+          { name: 'X-Probe', value: 'a b' },
+        ]),
+      ),
+    ]);
+    assert.deepEqual(r.check?.headers, [
+      { name: 'Host', value: 'app.example.com' },
+      { name: 'X-Probe', value: 'a b' },
+    ]);
+    assert.equal(r.notFollowed, undefined);
   });
 
   it('an HTTPS probe is an HTTPS check (over TLS, the certificate not verified, as the kubelet)', () => {
