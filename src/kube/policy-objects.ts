@@ -40,6 +40,11 @@ export const healthCheckSchema = z
     timeoutSeconds: z.number().int().min(1).max(300).default(1),
     healthyThreshold: z.number().int().min(1).max(10).default(1),
     unhealthyThreshold: z.number().int().min(1).max(10).default(3),
+    /** Headers the HTTP check sends (a Host among them), checked as a probe's are. */
+    headers: z
+      .array(z.object({ name: z.string().min(1).max(64), value: z.string().max(256) }).strict())
+      .max(8)
+      .optional(),
   })
   .strict()
   .refine((c) => (c.type === 'HTTP') === (c.path !== undefined), {

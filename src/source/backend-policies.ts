@@ -22,6 +22,7 @@ import {
 } from '../kube/policy-objects.ts';
 import type { HttpCheck, LbAlgorithm, PersistenceType } from '../model/types.ts';
 import { cond, type ConditionSpec } from './gateway/conditions.ts';
+import { headerProblem } from './health-check.ts';
 import { pathProblem } from './validate.ts';
 
 /** What a pool gets from its policy. */
@@ -85,6 +86,8 @@ function unsupported(spec: BackendPolicySpec, caps: Capabilities, lbName: string
     return `the ${lbName} load balancer cannot balance by ${spec.algorithm} (it can: ${algorithms.join(', ')})`;
   if (spec.healthCheck?.type === 'HTTP' && !caps.httpChecks)
     return `the ${lbName} load balancer does not run HTTP checks`;
+  if (spec.healthCheck?.headers?.length && !caps.checkHeaders)
+    return `the ${lbName} load balancer's checks send no headers yet`;
   if (spec.maxConnectionsPerMember !== undefined && !caps.maxConnections)
     return `the ${lbName} load balancer cannot limit connections per member`;
   const slow = spec.slowStartSeconds;
@@ -108,6 +111,7 @@ function poolCheck(hc: NonNullable<BackendPolicySpec['healthCheck']>): HttpCheck
     timeoutSeconds: hc.timeoutSeconds,
     rise: hc.healthyThreshold,
     fall: hc.unhealthyThreshold,
+    ...(hc.headers?.length ? { headers: hc.headers.map((h) => ({ name: h.name, value: h.value })) } : {}),
   };
 }
 
@@ -135,13 +139,16 @@ export function resolveBackendPolicies(
       continue;
     }
     const spec = parsed.data;
+    // The check's path and headers pass the same boundary as a probe's.
     const path = spec.healthCheck?.path;
-    const badPath = path === undefined ? undefined : pathProblem(path, 'Exact');
-    if (badPath) {
+    const pathBad = path === undefined ? undefined : pathProblem(path, 'Exact');
+    const headersBad = headerProblem(spec.healthCheck?.headers ?? []);
+    const bad = pathBad ? `path: ${pathBad}` : headersBad ? `headers: ${headersBad}` : undefined;
+    if (bad) {
       for (const ref of rawTargets(p))
         out.push({
           ancestorRef: ref,
-          conditions: [cond('Accepted', false, 'Invalid', `spec.healthCheck.path: ${badPath}`)],
+          conditions: [cond('Accepted', false, 'Invalid', `spec.healthCheck.${bad}`)],
         });
       continue;
     }

@@ -50,7 +50,7 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
 const VALUE = /^(?:[!-~](?:[ !-~]{0,254}[!-~])?)?$/;
 
 /** Why a probe's headers cannot be sent as they are (a name or value a device would misread). */
-function headerProblem(headers: readonly { name: string; value: string }[]): string | undefined {
+export function headerProblem(headers: readonly { name: string; value: string }[]): string | undefined {
   if (headers.length > 8) return `${headers.length} headers (at most 8)`;
   for (const h of headers) {
     if (!TOKEN.test(h.name)) return `${JSON.stringify(h.name.slice(0, 64))} is not a header name`;

@@ -287,6 +287,27 @@ describe('BackendPolicy resolution', () => {
     }
     const noHttp = status({ healthCheck: { type: 'HTTP', path: '/healthz' } }, { ...all, httpChecks: false });
     assert.match(noHttp.why, /Invalid: the memory load balancer does not run HTTP checks/);
+    // Headers of its own (a Host): sent where the load balancer can, checked as a probe's are.
+    const host = [{ name: 'Host', value: 'api.example.com' }];
+    assert.deepEqual(
+      checkOf(
+        { healthCheck: { type: 'HTTP', path: '/healthz', headers: host } },
+        { ...all, checkHeaders: true },
+      )?.headers,
+      host,
+    );
+    assert.match(
+      status(
+        { healthCheck: { type: 'HTTP', path: '/healthz', headers: host } },
+        { ...all, checkHeaders: false },
+      ).why,
+      /Invalid: the memory load balancer's checks send no headers yet/,
+    );
+    assert.match(
+      status({ healthCheck: { type: 'HTTP', path: '/healthz', headers: [{ name: 'X-A', value: 'a\r\nb' }] } })
+        .why,
+      /Invalid: spec\.healthCheck\.headers: the value of X-A/,
+    );
   });
 
   it('a connection limit and a ramp where the load balancer has them, in the steps it counts', () => {

@@ -1,0 +1,88 @@
+/**
+ * The chart's BackendPolicy CRD, installed into the sandbox as Helm installs it: its schema and CEL
+ * rules refuse bad values at the API (422, naming the field) before any controller reads them,
+ * and take the good ones.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { installNplLbCrds } from '../../../src/sandbox/npl-lb-crds.ts';
+import { api, useSandbox } from '../../support/sandbox.ts';
+
+const web = { group: '', kind: 'Service', name: 'web' };
+
+describe('the BackendPolicy CRD at the API', () => {
+  it('refuses bad values with the field named, takes good ones', async (t) => {
+    const { url } = await useSandbox(t);
+    assert.equal(await installNplLbCrds(url), 1);
+    const post = async (name: string, spec: object) =>
+      api(url, 'POST', '/apis/npl-lb.io/v1alpha1/namespaces/default/backendpolicies', {
+        apiVersion: 'npl-lb.io/v1alpha1',
+        kind: 'BackendPolicy',
+        metadata: { name },
+        spec,
+      });
+    const good: [string, object][] = [
+      ['lc', { targetRefs: [web], algorithm: 'LeastConnections', sessionPersistence: { type: 'Cookie' } }],
+      ['port', { targetRefs: [{ ...web, sectionName: 'http' }, web], maxConnectionsPerMember: 10 }],
+      [
+        'hc',
+        {
+          targetRefs: [web],
+          healthCheck: { type: 'HTTP', path: '/h', headers: [{ name: 'Host', value: 'a.example' }] },
+        },
+      ],
+      ['tcp', { targetRefs: [web], healthCheck: { type: 'TCP' }, slowStartSeconds: 60 }],
+    ];
+    for (const [name, spec] of good) assert.equal((await post(name, spec)).status, 201, name);
+    const bad: [string, object, RegExp][] = [
+      ['kind', { targetRefs: [{ group: 'apps', kind: 'Deployment', name: 'web' }] }, /targets Services/],
+      ['twice', { targetRefs: [web, web] }, /each target may be named once/],
+      ['none', { targetRefs: [] }, /spec\.targetRefs/],
+      ['algo', { targetRefs: [web], algorithm: 'Random' }, /spec\.algorithm/],
+      ['persist', { targetRefs: [web], sessionPersistence: { type: 'Header' } }, /sessionPersistence\.type/],
+      ['section', { targetRefs: [{ ...web, sectionName: 'Not A Name' }] }, /sectionName/],
+      ['limit', { targetRefs: [web], maxConnectionsPerMember: 0 }, /maxConnectionsPerMember/],
+      ['ramp', { targetRefs: [web], slowStartSeconds: 3601 }, /slowStartSeconds/],
+      ['nopath', { targetRefs: [web], healthCheck: { type: 'HTTP' } }, /an HTTP check needs a path/],
+      [
+        'tcppath',
+        { targetRefs: [web], healthCheck: { type: 'TCP', path: '/x' } },
+        /an HTTP check needs a path/,
+      ],
+      ['relative', { targetRefs: [web], healthCheck: { type: 'HTTP', path: 'x' } }, /healthCheck\.path/],
+      [
+        'slow',
+        {
+          targetRefs: [web],
+          healthCheck: { type: 'HTTP', path: '/x', intervalSeconds: 2, timeoutSeconds: 5 },
+        },
+        /timeoutSeconds must not exceed/,
+      ],
+      [
+        'hname',
+        {
+          targetRefs: [web],
+          healthCheck: { type: 'HTTP', path: '/x', headers: [{ name: 'X A', value: '1' }] },
+        },
+        /headers\[0\]\.name/,
+      ],
+      [
+        'hvalue',
+        {
+          targetRefs: [web],
+          healthCheck: { type: 'HTTP', path: '/x', headers: [{ name: 'X-A', value: 'a\r\nb' }] },
+        },
+        /headers\[0\]\.value/,
+      ],
+    ];
+    for (const [name, spec, why] of bad) {
+      const r = await post(name, spec);
+      assert.equal(r.status, 422, `${name}: ${JSON.stringify(r.body).slice(0, 200)}`);
+      assert.match(String(r.body.message), why, name);
+    }
+    // A field the schema does not have is pruned, as a real API server does (kubectl warns).
+    const extra = await post('extra', { targetRefs: [web], timeouts: { request: '1s' } });
+    assert.equal(extra.status, 201);
+    assert.deepEqual(extra.body.spec, { targetRefs: [web] });
+  });
+});
