@@ -22,8 +22,7 @@ import {
 } from '../kube/policy-objects.ts';
 import type { HttpCheck, LbAlgorithm, PersistenceType } from '../model/types.ts';
 import { cond, type ConditionSpec } from './gateway/conditions.ts';
-import { headerProblem } from './health-check.ts';
-import { pathProblem } from './validate.ts';
+import { headerProblem, pathProblem } from './validate.ts';
 
 /** What a pool gets from its policy. */
 export interface PoolPolicy {

@@ -17,7 +17,7 @@ import type { Pod, Probe } from '../kube/objects.ts';
 import { podTerminated, resolveTargetPort } from '../kube/pod-ports.ts';
 import type { HttpCheck } from '../model/types.ts';
 import type { ServicePort } from './types.ts';
-import { pathProblem } from './validate.ts';
+import { headerProblem, pathProblem } from './validate.ts';
 
 export interface CheckFromProbe {
   check?: HttpCheck;
@@ -40,22 +40,6 @@ function probeOn(pod: Pod, target: number): Probe | undefined {
           ? Number(named)
           : c.ports.find((p) => p.name === named)?.containerPort;
     if (port === target) return probe;
-  }
-  return undefined;
-}
-
-/** An HTTP token (RFC 9110): what a header name may be. */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
-/** Printable ASCII and spaces, no leading or trailing space: what a header value may be here. */
-const VALUE = /^(?:[!-~](?:[ !-~]{0,254}[!-~])?)?$/;
-
-/** Why a probe's headers cannot be sent as they are (a name or value a device would misread). */
-export function headerProblem(headers: readonly { name: string; value: string }[]): string | undefined {
-  if (headers.length > 8) return `${headers.length} headers (at most 8)`;
-  for (const h of headers) {
-    if (!TOKEN.test(h.name)) return `${JSON.stringify(h.name.slice(0, 64))} is not a header name`;
-    if (!VALUE.test(h.value))
-      return `the value of ${h.name} is not printable ASCII of at most 256 characters without spaces at its ends`;
   }
   return undefined;
 }

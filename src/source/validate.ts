@@ -111,3 +111,22 @@ export function regexProblem(re: string, dialect: 'ecmascript' | 'pcre2' = 'ecma
 
 export const methodProblem = (m: string): string | undefined =>
   METHODS.has(m) ? undefined : `method ${describe(m)} is not one of ${[...METHODS].join(', ')}`;
+
+/** An HTTP token (RFC 9110): what a header name may be. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
+/** Printable ASCII and spaces, no leading or trailing space: what a header value may be here. */
+const VALUE = /^(?:[!-~](?:[ !-~]{0,254}[!-~])?)?$/;
+
+/**
+ * Why check headers (a probe's `httpHeaders`, a policy's) cannot be sent as they are: a name or a
+ * value a device would read otherwise than the kubelet.
+ */
+export function headerProblem(headers: readonly { name: string; value: string }[]): string | undefined {
+  if (headers.length > 8) return `${headers.length} headers (at most 8)`;
+  for (const h of headers) {
+    if (!TOKEN.test(h.name)) return `${JSON.stringify(h.name.slice(0, 64))} is not a header name`;
+    if (!VALUE.test(h.value))
+      return `the value of ${h.name} is not printable ASCII of at most 256 characters without spaces at its ends`;
+  }
+  return undefined;
+}
