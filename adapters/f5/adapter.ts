@@ -23,8 +23,8 @@ import { DECLARE, type DeclareRequest, postDeclaration, type DeclareOutcome } fr
 import { appChanges, type OwnedObjects, renderTenant } from './tenant-layout.ts';
 import { certificateProblem } from './certificates.ts';
 import { routeProblem } from './http-policy.ts';
-import { ALL_HTTP } from '../../src/adapter/http-capabilities.ts';
 import { blame, dependencyProblems, type Outcome } from './batch-blame.ts';
+import { F5_CAPABILITIES } from './capabilities.ts';
 import { readPoolMembers } from './icontrol-view.ts';
 import { BigIpClient, type BigIpClientOptions, F5Error } from './client.ts';
 import { APP, type Json, ownedObjectNames, parseDeclaration, poolApp } from './declaration.ts';
@@ -91,30 +91,7 @@ export class F5Adapter implements LoadBalancerAdapter {
   }
 
   capabilities(): Capabilities {
-    return {
-      l4: { tcp: true, udp: true },
-      l7: true,
-      memberNodeTag: true,
-      drainingMembers: true,
-      applyConcurrency: 4,
-      // Certificate objects, and HTTPS listeners choosing among them by SNI (certificates.ts).
-      certificates: true,
-      // A Service_TCP with an endpoint policy on the ClientHello's server name (declaration.ts).
-      tlsPassthrough: true,
-      // Endpoint_Policy conditions and actions (http-policy.ts); LTM policies have no regular expressions.
-      http: { ...ALL_HTTP, pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific'], regexMatches: false },
-      // A pool's own Monitor (monitorType http) from its Pods' readiness probe (declaration.ts).
-      httpChecks: true,
-      httpsChecks: true,
-      // The probe's headers in the monitor's send string.
-      checkHeaders: true,
-      // Pool loadBalancingMode. AS3 has no hash on the client's address, and persistence is a
-      // property of the virtual server (every pool behind it), not of a pool: neither is written.
-      algorithms: ['RoundRobin', 'LeastConnections'],
-      // Members' connectionLimit; the pool's slowRampTime (seconds).
-      maxConnections: true,
-      slowStart: { stepSeconds: 1 },
-    };
+    return F5_CAPABILITIES;
   }
 
   async verify(): Promise<void> {

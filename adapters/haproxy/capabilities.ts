@@ -28,7 +28,7 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
   checkHeaders: true,
   // `balance roundrobin | leastconn | source` (consistent hashing: servers come and go at runtime).
   algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash'],
-  // A dynamic cookie per pool; SourceIP a stick table (config.ts balanceLines).
+  // A dynamic cookie per pool; SourceIP a stick table (policy-lines.ts balanceLines).
   persistence: ['Cookie', 'SourceIP'],
   // `maxconn` and `slowstart` on each server (config.ts checkWords; Data Plane server fields).
   maxConnections: true,

@@ -6,7 +6,6 @@
  * weight 0; L4 virtual services are `mode tcp` frontends on VIP:port; each L7 one is a `mode http`
  * frontend with host and path ACLs switching to backends. Pure: no I/O.
  */
-import { createHash } from 'node:crypto';
 import type {
   HttpRoute,
   L4VirtualService,
@@ -20,6 +19,7 @@ import type { Observed } from '../../src/adapter/changes.ts';
 import { join } from 'node:path';
 import { policyWords, readStoredCheck, storeCheck, storedPolicy } from '../../src/adapter/stored-check.ts';
 import { pct, quoteArg } from './encode.ts';
+import { balanceLines, readSourceRanges, sourceRangeLines } from './policy-lines.ts';
 import { parseGatewayRoutes, parseSniRoutes, renderGatewayRoutes, renderSniRoutes } from './http-routes.ts';
 import { httpPools } from './validate.ts';
 
@@ -120,41 +120,6 @@ function renderPool(p: Pool, http: boolean, o: RenderOptions): string[] {
   ];
 }
 
-/**
- * A pool's BackendPolicy as backend lines. Every algorithm is one HAProxy balances dynamically, as
- * servers added at runtime need (`source` with consistent hashing). Cookie persistence inserts a
- * cookie of the pool's own name whose value HAProxy derives from each server's address
- * (`dynamic`: a server added at runtime may not carry a `cookie` of its own); SourceIP keeps each
- * client's address in a stick table for 30 minutes.
- */
-export function balanceLines(p: Pool): string[] {
-  const algorithm =
-    p.algorithm === 'LeastConnections' ? 'leastconn' : p.algorithm === 'SourceHash' ? 'source' : 'roundrobin';
-  return [
-    `    balance ${algorithm}`,
-    ...(p.algorithm === 'SourceHash' ? ['    hash-type consistent'] : []),
-    ...(p.persistence === 'Cookie'
-      ? [
-          `    cookie ${persistenceCookie(p.name)} insert indirect nocache dynamic`,
-          `    dynamic-cookie-key ${COOKIE_KEY}`,
-        ]
-      : []),
-    ...(p.persistence === 'SourceIP'
-      ? ['    stick-table type ip size 100k expire 30m', '    stick on src']
-      : []),
-  ];
-}
-
-/** The key HAProxy derives server cookies from (not a secret: a cookie only names a server). */
-export const COOKIE_KEY = 'npl-lb';
-
-/**
- * The persistence cookie of a pool: its own name, so a client of two applications on one host
- * keeps one cookie per application (a token: letters, digits and `_`).
- */
-export const persistenceCookie = (pool: string): string =>
-  `npllb_${createHash('sha256').update(pool).digest('hex').slice(0, 12)}`;
-
 const routeRank = (r: HttpRoute) => [r.host === '' ? 1 : 0, r.pathType === 'Exact' ? 0 : 1, -r.path.length];
 function sortRoutes(routes: HttpRoute[]): HttpRoute[] {
   return [...routes].sort((a, b) => {
@@ -208,29 +173,6 @@ export function routeMatchers(routes: HttpRoute[]): RouteMatcher[] {
 function bind(vip: string, port: number, o: RenderOptions): string {
   const addr = vip.includes(':') ? `[${vip}]` : vip;
   return `    bind ${addr}:${port}${o.bindOptions ? ` ${o.bindOptions}` : ''}`;
-}
-
-/**
- * The client filter of an L4 frontend: a connection from outside the ranges is refused before
- * anything else (an empty list refuses all). The ranges are IPv4 networks from the validation
- * boundary (digits, dots and a slash).
- */
-export function sourceRangeLines(ranges: string[] | undefined): string[] {
-  if (!ranges) return [];
-  return ranges.length === 0
-    ? ['    tcp-request connection reject']
-    : [`    tcp-request connection reject unless { src ${ranges.join(' ')} }`];
-}
-
-/** The client filter read back from an L4 frontend's comment (`{}` without one). */
-export function readSourceRanges(word: string | undefined): { sourceRanges?: string[] } {
-  if (word === undefined) return {};
-  try {
-    const v: unknown = JSON.parse(word);
-    return Array.isArray(v) && v.every((x) => typeof x === 'string') ? { sourceRanges: v as string[] } : {};
-  } catch {
-    return {};
-  }
 }
 
 function renderVirtualService(v: VirtualService, o: RenderOptions): string[] {

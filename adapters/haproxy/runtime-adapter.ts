@@ -9,6 +9,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { HAPROXY_CAPABILITIES } from './capabilities.ts';
+import { poolShape } from './policy-lines.ts';
 import type {
   ApplyError,
   ApplyResult,
@@ -117,20 +118,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   /** The structure of the file (everything but members and their states). */
   private structure(pools: Map<string, Pool>, vss: Map<string, VirtualService>): unknown {
     return {
-      pools: [...pools.values()]
-        .map((p) => [
-          p.name,
-          p.health,
-          p.protocol,
-          p.service,
-          p.servicePort,
-          JSON.stringify(p.check ?? null),
-          p.algorithm ?? '',
-          p.persistence ?? '',
-          p.maxConnections ?? 0,
-          p.slowStartSeconds ?? 0,
-        ])
-        .sort(),
+      pools: [...pools.values()].map(poolShape).sort(),
       // An HTTPS frontend's certificates past its default change at runtime (crt-list commands).
       vss: [...vss.values()].map(withoutExtraCertificates).sort((a, b) => (a.name < b.name ? -1 : 1)),
     };

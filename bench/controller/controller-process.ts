@@ -13,6 +13,12 @@ import { fetch } from 'undici';
 import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
 import { contain } from './container-memory.ts';
 
+/** A process's CPU so far: utime + stime in clock ticks (USER_HZ, 100 on Linux), in ms. */
+function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(stat[11]) + Number(stat[12])) * 10;
+}
+
 /**
  * Runs the built `npl-lb controller` (as deployed: compiled, no tsx) as its own process on the
  * loaded sandbox and reads its RSS once it has synced.
@@ -66,9 +72,7 @@ export async function controllerProcessRss(
         await new Promise((r) => setTimeout(r, 200));
       }
       await new Promise((r) => setTimeout(r, 1000));
-      // utime + stime in clock ticks (USER_HZ, 100 on Linux), after the command name.
-      const stat = readFileSync(`/proc/${proc.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      const cpuMs = (Number(stat[11]) + Number(stat[12])) * 10;
+      const cpuMs = processCpuMs(proc.pid!);
       const status = readFileSync(`/proc/${proc.pid}/status`, 'utf8');
       const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
       // The V8 heap as the controller's own metrics say (live and committed), beside RSS.

@@ -75,3 +75,29 @@ export function withDefaults(type: string, o: Json, version: string): Json {
   }
   return out;
 }
+
+/** The objects a controller ships with (System-*, Default-*), by type, seeded in every tenant's view. */
+export const SYSTEM_OBJECTS: [string, Json][] = [
+  ['cloud', { name: 'Default-Cloud' }],
+  ['serviceenginegroup', { name: 'Default-Group' }],
+  ['vrfcontext', { name: 'global' }],
+  ['healthmonitor', { name: 'System-TCP', type: 'HEALTH_MONITOR_TCP' }],
+  ['healthmonitor', { name: 'System-UDP', type: 'HEALTH_MONITOR_UDP' }],
+  ['healthmonitor', { name: 'System-HTTP', type: 'HEALTH_MONITOR_HTTP' }],
+  ['healthmonitor', { name: 'System-Ping', type: 'HEALTH_MONITOR_PING' }],
+  ['applicationprofile', { name: 'System-L4-Application', type: 'APPLICATION_PROFILE_TYPE_L4' }],
+  ['applicationprofile', { name: 'System-HTTP', type: 'APPLICATION_PROFILE_TYPE_HTTP' }],
+  ['applicationprofile', { name: 'System-Secure-HTTP', type: 'APPLICATION_PROFILE_TYPE_HTTP' }],
+  ['sslprofile', { name: 'System-Standard' }],
+  ['protocolparser', { name: 'Default-TLS' }],
+  ['networkprofile', { name: 'System-TCP-Proxy' }],
+  ['networkprofile', { name: 'System-UDP-Fast-Path' }],
+  [
+    'applicationpersistenceprofile',
+    { name: 'System-Persistence-Http-Cookie', persistence_type: 'PERSISTENCE_TYPE_HTTP_COOKIE' },
+  ],
+  [
+    'applicationpersistenceprofile',
+    { name: 'System-Persistence-Client-IP', persistence_type: 'PERSISTENCE_TYPE_CLIENT_IP_ADDRESS' },
+  ],
+];

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { modelProblems, SIM_MODELS as MODEL_OF } from './model-check.ts';
-import { laterFields, OLDEST_VERSION, versionProblem, withDefaults } from './defaults.ts';
+import { laterFields, OLDEST_VERSION, SYSTEM_OBJECTS, versionProblem, withDefaults } from './defaults.ts';
 import { checkedCertificate } from './certificates.ts';
 
 type Json = Record<string, unknown>;
@@ -155,31 +155,7 @@ export class AviObjectStore {
   private seed(): void {
     const admin = 'tenant-admin';
     this.put('tenant', { name: 'admin', uuid: admin }, admin);
-    const system: [string, Json][] = [
-      ['cloud', { name: 'Default-Cloud' }],
-      ['serviceenginegroup', { name: 'Default-Group' }],
-      ['vrfcontext', { name: 'global' }],
-      ['healthmonitor', { name: 'System-TCP', type: 'HEALTH_MONITOR_TCP' }],
-      ['healthmonitor', { name: 'System-UDP', type: 'HEALTH_MONITOR_UDP' }],
-      ['healthmonitor', { name: 'System-HTTP', type: 'HEALTH_MONITOR_HTTP' }],
-      ['healthmonitor', { name: 'System-Ping', type: 'HEALTH_MONITOR_PING' }],
-      ['applicationprofile', { name: 'System-L4-Application', type: 'APPLICATION_PROFILE_TYPE_L4' }],
-      ['applicationprofile', { name: 'System-HTTP', type: 'APPLICATION_PROFILE_TYPE_HTTP' }],
-      ['applicationprofile', { name: 'System-Secure-HTTP', type: 'APPLICATION_PROFILE_TYPE_HTTP' }],
-      ['sslprofile', { name: 'System-Standard' }],
-      ['protocolparser', { name: 'Default-TLS' }],
-      ['networkprofile', { name: 'System-TCP-Proxy' }],
-      ['networkprofile', { name: 'System-UDP-Fast-Path' }],
-      [
-        'applicationpersistenceprofile',
-        { name: 'System-Persistence-Http-Cookie', persistence_type: 'PERSISTENCE_TYPE_HTTP_COOKIE' },
-      ],
-      [
-        'applicationpersistenceprofile',
-        { name: 'System-Persistence-Client-IP', persistence_type: 'PERSISTENCE_TYPE_CLIENT_IP_ADDRESS' },
-      ],
-    ];
-    for (const [type, o] of system) this.put(type, o, admin);
+    for (const [type, o] of SYSTEM_OBJECTS) this.put(type, o, admin);
   }
 
   /** A network whose addresses VsVips with `auto_allocate_ip` get (Avi's IPAM). */

@@ -45,32 +45,9 @@ import { SliceIndex } from '../source/endpoint-slices.ts';
 import { podTerminated, selectorMatches } from '../kube/pod-ports.ts';
 import type { ClusterView } from '../source/desired.ts';
 import { type PodSelector, podLabelKey } from '../source/members.ts';
+import { type CacheKind, GATEWAY_KINDS, SCHEMAS } from './cache-kinds.ts';
 
-export type CacheKind =
-  | 'services'
-  | 'pods'
-  | 'nodes'
-  | 'ingresses'
-  | 'ingressClasses'
-  | 'secrets'
-  | 'namespaces'
-  | 'endpointSlices'
-  | 'gatewayCrd'
-  | 'backendPolicies'
-  | GatewayKind;
-
-/** The Gateway API kinds: served only where their CRDs are installed. */
-export type GatewayKind =
-  'gatewayClasses' | 'gateways' | 'httpRoutes' | 'tcpRoutes' | 'udpRoutes' | 'tlsRoutes' | 'referenceGrants';
-export const GATEWAY_KINDS: readonly GatewayKind[] = [
-  'gatewayClasses',
-  'gateways',
-  'httpRoutes',
-  'tcpRoutes',
-  'udpRoutes',
-  'tlsRoutes',
-  'referenceGrants',
-];
+export { type CacheKind, GATEWAY_KINDS, type GatewayKind } from './cache-kinds.ts';
 
 /** Only Secrets that can hold an Ingress's certificate are listed and kept (never any other). */
 const SECRET_FIELD_SELECTOR = `type=${TLS_SECRET_TYPE}`;
@@ -92,27 +69,6 @@ function validating<T>(schema: z.ZodType<T>): (o: RawObject) => RawObject {
     return v as RawObject;
   };
 }
-
-/** What each kind is validated against: the informer keeps the validated object. */
-const SCHEMAS: Record<CacheKind, z.ZodType<unknown>> = {
-  services: serviceSchema,
-  pods: podSchema,
-  nodes: nodeSchema,
-  ingresses: ingressSchema,
-  ingressClasses: ingressClassSchema,
-  secrets: tlsSecretSchema,
-  namespaces: namespaceSchema,
-  endpointSlices: endpointSliceSchema,
-  gatewayCrd: crdSchema,
-  gatewayClasses: gatewayClassSchema,
-  gateways: gatewaySchema,
-  httpRoutes: httpRouteSchema,
-  tcpRoutes: l4RouteSchema,
-  udpRoutes: l4RouteSchema,
-  tlsRoutes: l4RouteSchema,
-  referenceGrants: referenceGrantSchema,
-  backendPolicies: backendPolicySchema,
-};
 
 /** Parsed objects of one kind, kept in step with its informer. */
 class Parsed<T> {

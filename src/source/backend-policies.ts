@@ -114,6 +114,85 @@ function poolCheck(hc: NonNullable<BackendPolicySpec['healthCheck']>): HttpCheck
   };
 }
 
+type Claims = Map<string, { policy: BackendPolicy; spec: BackendPolicySpec; at: PolicyAncestor }[]>;
+
+/**
+ * A valid policy's targets: each one's status, and a claim on each target it may apply to (the
+ * Service or port exists, the load balancer can do what it asks: `cannot` says why not).
+ */
+function claimTargets(
+  p: BackendPolicy,
+  spec: BackendPolicySpec,
+  svcs: ReadonlyMap<string, Service>,
+  cannot: string | undefined,
+  claims: Claims,
+): PolicyAncestor[] {
+  const out: PolicyAncestor[] = [];
+  for (const t of spec.targetRefs) {
+    const at: PolicyAncestor = {
+      ancestorRef: {
+        group: '',
+        kind: 'Service',
+        namespace: p.metadata.namespace,
+        name: t.name,
+        ...(t.sectionName ? { sectionName: t.sectionName } : {}),
+      },
+      conditions: [],
+    };
+    out.push(at);
+    const svc = svcs.get(`${p.metadata.namespace}/${t.name}`);
+    if (!svc) {
+      at.conditions = [
+        cond('Accepted', false, 'TargetNotFound', `Service ${p.metadata.namespace}/${t.name} does not exist`),
+      ];
+      continue;
+    }
+    if (t.sectionName && !svc.spec.ports.some((port) => port.name === t.sectionName)) {
+      at.conditions = [
+        cond('Accepted', false, 'TargetNotFound', `Service ${t.name} has no port named ${t.sectionName}`),
+      ];
+      continue;
+    }
+    if (cannot) {
+      at.conditions = [cond('Accepted', false, 'Invalid', cannot)];
+      continue;
+    }
+    const target = `${p.metadata.namespace}/${t.name}${t.sectionName ? `#${t.sectionName}` : ''}`;
+    const list = claims.get(target) ?? [];
+    list.push({ policy: p, spec, at });
+    claims.set(target, list);
+  }
+  return out;
+}
+
+/** The winner of each target: the oldest claim; the others are Conflicted. */
+function pickWinners(claims: Claims): Map<string, PoolPolicy> {
+  const winners = new Map<string, PoolPolicy>();
+  for (const [target, list] of claims) {
+    // Policies were visited oldest first: the first claim wins.
+    const [first, ...rest] = list;
+    first!.at.conditions = [cond('Accepted', true, 'Accepted', 'applied to the pools of this target')];
+    for (const c of rest)
+      c.at.conditions = [
+        cond(
+          'Accepted',
+          false,
+          'Conflicted',
+          `BackendPolicy ${first!.policy.metadata.name} (older) already targets this ${target.includes('#') ? 'port' : 'Service'}`,
+        ),
+      ];
+    winners.set(target, {
+      ...(first!.spec.algorithm ? { algorithm: first!.spec.algorithm } : {}),
+      ...(first!.spec.sessionPersistence ? { persistence: first!.spec.sessionPersistence.type } : {}),
+      ...(first!.spec.healthCheck ? { check: poolCheck(first!.spec.healthCheck) } : {}),
+      ...(first!.spec.maxConnectionsPerMember ? { maxConnections: first!.spec.maxConnectionsPerMember } : {}),
+      ...(first!.spec.slowStartSeconds ? { slowStartSeconds: first!.spec.slowStartSeconds } : {}),
+      policy: key(first!.policy.metadata),
+    });
+  }
+  return winners;
+}
+
 export function resolveBackendPolicies(
   policies: readonly BackendPolicy[],
   services: readonly Service[],
@@ -125,7 +204,7 @@ export function resolveBackendPolicies(
   const svcs = new Map(services.map((s) => [key(s.metadata), s]));
   const statuses = new Map<string, PolicyAncestor[]>();
   /** Candidates per target (`ns/name` or `ns/name#port`), each with its place in the status. */
-  const claims = new Map<string, { policy: BackendPolicy; spec: BackendPolicySpec; at: PolicyAncestor }[]>();
+  const claims: Claims = new Map();
 
   for (const p of [...policies].sort(older)) {
     const out: PolicyAncestor[] = [];
@@ -151,72 +230,10 @@ export function resolveBackendPolicies(
         });
       continue;
     }
-    const cannot = unsupported(spec, caps, lbName);
-    for (const t of spec.targetRefs) {
-      const at: PolicyAncestor = {
-        ancestorRef: {
-          group: '',
-          kind: 'Service',
-          namespace: p.metadata.namespace,
-          name: t.name,
-          ...(t.sectionName ? { sectionName: t.sectionName } : {}),
-        },
-        conditions: [],
-      };
-      out.push(at);
-      const svc = svcs.get(`${p.metadata.namespace}/${t.name}`);
-      if (!svc) {
-        at.conditions = [
-          cond(
-            'Accepted',
-            false,
-            'TargetNotFound',
-            `Service ${p.metadata.namespace}/${t.name} does not exist`,
-          ),
-        ];
-        continue;
-      }
-      if (t.sectionName && !svc.spec.ports.some((port) => port.name === t.sectionName)) {
-        at.conditions = [
-          cond('Accepted', false, 'TargetNotFound', `Service ${t.name} has no port named ${t.sectionName}`),
-        ];
-        continue;
-      }
-      if (cannot) {
-        at.conditions = [cond('Accepted', false, 'Invalid', cannot)];
-        continue;
-      }
-      const target = `${p.metadata.namespace}/${t.name}${t.sectionName ? `#${t.sectionName}` : ''}`;
-      const list = claims.get(target) ?? [];
-      list.push({ policy: p, spec, at });
-      claims.set(target, list);
-    }
+    out.push(...claimTargets(p, spec, svcs, unsupported(spec, caps, lbName), claims));
   }
 
-  const winners = new Map<string, PoolPolicy>();
-  for (const [target, list] of claims) {
-    // Policies were visited oldest first: the first claim wins.
-    const [first, ...rest] = list;
-    first!.at.conditions = [cond('Accepted', true, 'Accepted', 'applied to the pools of this target')];
-    for (const c of rest)
-      c.at.conditions = [
-        cond(
-          'Accepted',
-          false,
-          'Conflicted',
-          `BackendPolicy ${first!.policy.metadata.name} (older) already targets this ${target.includes('#') ? 'port' : 'Service'}`,
-        ),
-      ];
-    winners.set(target, {
-      ...(first!.spec.algorithm ? { algorithm: first!.spec.algorithm } : {}),
-      ...(first!.spec.sessionPersistence ? { persistence: first!.spec.sessionPersistence.type } : {}),
-      ...(first!.spec.healthCheck ? { check: poolCheck(first!.spec.healthCheck) } : {}),
-      ...(first!.spec.maxConnectionsPerMember ? { maxConnections: first!.spec.maxConnectionsPerMember } : {}),
-      ...(first!.spec.slowStartSeconds ? { slowStartSeconds: first!.spec.slowStartSeconds } : {}),
-      policy: key(first!.policy.metadata),
-    });
-  }
-
+  const winners = pickWinners(claims);
   return {
     forPort: (svcKey, portName) =>
       (portName ? winners.get(`${svcKey}#${portName}`) : undefined) ?? winners.get(svcKey),

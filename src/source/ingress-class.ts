@@ -47,6 +47,15 @@ function sslRedirect(ing: Ingress, findings: Finding[]): boolean {
   return false;
 }
 
+/** The hosts of an Ingress asking a redirect that have no certificate (served over HTTP), said. */
+const notRedirected = (ing: Ingress, hosts: ReadonlySet<string>): Finding => ({
+  kind: 'Ingress',
+  key: key(ing.metadata),
+  type: 'Warning',
+  reason: EventReasons.InvalidIngressRule,
+  message: `${SSL_REDIRECT_ANNOTATION}: no certificate in tls: for ${[...hosts].slice(0, 5).join(', ')}; served over plain HTTP, not redirected`,
+});
+
 /** A route's plain-HTTP answer: a 301 to HTTPS on the class's HTTPS port (named when not 443). */
 const toHttps = (route: HttpRoute, httpsPort: number): HttpRoute => {
   const { pool: _pool, ...rest } = route;
@@ -93,14 +102,7 @@ export function ingressClassServices(
       // Its plain-HTTP twin answers with a redirect to the same URL over HTTPS.
       routes.push(redirect ? toHttps(route, ctx.httpsPort) : route);
     }
-    if (redirect && plain.size > 0)
-      findings.push({
-        kind: 'Ingress',
-        key: key(ing.metadata),
-        type: 'Warning',
-        reason: EventReasons.InvalidIngressRule,
-        message: `${SSL_REDIRECT_ANNOTATION}: no certificate in tls: for ${[...plain].slice(0, 5).join(', ')}; served over plain HTTP, not redirected`,
-      });
+    if (redirect && plain.size > 0) findings.push(notRedirected(ing, plain));
     if (r.defaultPool) {
       defaultPool = r.defaultPool;
       defaultFrom = key(ing.metadata);

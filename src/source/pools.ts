@@ -63,19 +63,21 @@ function rejectionFindings(service: string, rejected: Rejection[]): Finding[] {
   return out;
 }
 
-export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
-  const { svc, port } = req;
-  // The Service's Pods, selected once for the members and for their probes.
-  const selected = ctx.serviceType === 'NodePort' ? [] : ctx.pods.select(svc);
-  const r = membersFor(ctx.serviceType, svc, port, { select: () => selected }, ctx.nodeList, ctx.nodes);
-  // Each member is a Pod's own port in NodePortLocal and ClusterIP modes: its probe applies. A
-  // NodePort member is a node, which kube-proxy balances over every Pod.
-  // A BackendPolicy's check wins over the probes (its owner said so); else the probes', where each
-  // member is a Pod's own port.
-  // A UDP port has no HTTP to check: its pool keeps the device's UDP check (and a Warning says so).
+/**
+ * The members' check: a BackendPolicy's when it sets one (its owner said so), else the probes' where
+ * each member is a Pod's own port (NodePortLocal, ClusterIP: a NodePort member is a node, which
+ * kube-proxy balances over every Pod), as far as the load balancer runs it; `notFollowed` says why
+ * not. A UDP port has no HTTP to check (`udpHttp`: a policy asked one; the device's UDP check stays).
+ */
+function memberCheck(
+  req: PoolRequest,
+  ctx: PoolContext,
+  selected: Pod[],
+): CheckFromProbe & { udpHttp: boolean } {
+  const { port } = req;
   const udpHttp = port.protocol === 'UDP' && req.policy?.check !== undefined && req.policy.check !== 'tcp';
   const override = udpHttp ? undefined : req.policy?.check;
-  let probed: CheckFromProbe =
+  const probed: CheckFromProbe =
     override !== undefined
       ? override === 'tcp'
         ? {}
@@ -83,24 +85,52 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
       : ctx.serviceType === 'NodePort'
         ? {}
         : checkFromProbes(port, selected);
-  if (probed.check && !ctx.lb.caps.httpChecks)
-    probed = {
-      notFollowed: `the ${ctx.lb.name} load balancer does not run HTTP checks from readiness probes yet`,
-    };
-  else if (probed.check?.tls && req.health === 'http')
-    // The Pods serve TLS on the port: HTTP routes to them would need TLS to the backends.
-    probed = {
-      notFollowed:
-        'its readiness probe is HTTPS: its Pods serve TLS on that port, and HTTP routes reach Pods in plain HTTP (TLS to the backends is not supported yet)',
-    };
-  else if (probed.check?.tls && !ctx.lb.caps.httpsChecks)
-    probed = {
-      notFollowed: `the ${ctx.lb.name} load balancer does not run HTTPS checks from readiness probes yet`,
-    };
-  else if (probed.check?.headers && !ctx.lb.caps.checkHeaders)
-    probed = {
-      notFollowed: `its readiness probe sends headers (${probed.check.headers.map((h) => h.name).join(', ')}), and the ${ctx.lb.name} load balancer's checks send none yet`,
-    };
+  const c = probed.check;
+  const why = !c
+    ? undefined
+    : !ctx.lb.caps.httpChecks
+      ? `the ${ctx.lb.name} load balancer does not run HTTP checks from readiness probes yet`
+      : c.tls && req.health === 'http'
+        ? // The Pods serve TLS on the port: HTTP routes to them would need TLS to the backends.
+          'its readiness probe is HTTPS: its Pods serve TLS on that port, and HTTP routes reach Pods in plain HTTP (TLS to the backends is not supported yet)'
+        : c.tls && !ctx.lb.caps.httpsChecks
+          ? `the ${ctx.lb.name} load balancer does not run HTTPS checks from readiness probes yet`
+          : c.headers && !ctx.lb.caps.checkHeaders
+            ? `its readiness probe sends headers (${c.headers.map((h) => h.name).join(', ')}), and the ${ctx.lb.name} load balancer's checks send none yet`
+            : undefined;
+  return { ...(why ? { notFollowed: why } : probed), udpHttp };
+}
+
+/** What a pool cannot take of its Service's BackendPolicy, said on the Service (never dropped silently). */
+function policyFindings(req: PoolRequest, udpHttp: boolean, cookieOnL4: boolean): Finding[] {
+  const at = `port ${String(req.port.name || req.port.port)}: BackendPolicy ${req.policy?.policy ?? ''}`;
+  const warn = (message: string): Finding => ({
+    kind: 'Service',
+    key: req.svcKey,
+    type: 'Warning',
+    reason: EventReasons.PolicyNotApplied,
+    message,
+  });
+  return [
+    ...(udpHttp ? [warn(`${at} asks an HTTP check of a UDP port; its members keep the UDP check`)] : []),
+    ...(cookieOnL4
+      ? [
+          warn(
+            `${at} asks Cookie persistence, which HTTP routes carry; its LoadBalancer virtual service passes connections through and keeps no session`,
+          ),
+        ]
+      : []),
+  ];
+}
+
+export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
+  const { svc, port, policy } = req;
+  // The Service's Pods, selected once for the members and for their probes.
+  const selected = ctx.serviceType === 'NodePort' ? [] : ctx.pods.select(svc);
+  const r = membersFor(ctx.serviceType, svc, port, { select: () => selected }, ctx.nodeList, ctx.nodes);
+  const probed = memberCheck(req, ctx, selected);
+  // Cookie persistence is an HTTP cookie: an L4 pool (its bytes pass through) cannot carry it.
+  const cookieOnL4 = policy?.persistence === 'Cookie' && req.health !== 'http';
   const findings = rejectionFindings(req.svcKey, r.rejected);
   // IPv6 is not served yet: said once on the Service, never dropped silently.
   if (r.ipv6)
@@ -111,25 +141,7 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
       reason: EventReasons.IPFamilyNotServed,
       message: `port ${String(port.name || port.port)}: ${r.ipv6.length} Pod(s) have IPv6 NodePortLocal mappings (${r.ipv6.slice(0, 3).join(', ')}); npl-lb serves IPv4 members only so far, so those are not sent`,
     });
-  // Cookie persistence is an HTTP cookie: an L4 pool (its bytes pass through) cannot carry it.
-  const policy = req.policy;
-  const cookieOnL4 = policy?.persistence === 'Cookie' && req.health !== 'http';
-  if (udpHttp)
-    findings.push({
-      kind: 'Service',
-      key: req.svcKey,
-      type: 'Warning',
-      reason: EventReasons.PolicyNotApplied,
-      message: `port ${String(port.name || port.port)}: BackendPolicy ${policy!.policy} asks an HTTP check of a UDP port; its members keep the UDP check`,
-    });
-  if (cookieOnL4)
-    findings.push({
-      kind: 'Service',
-      key: req.svcKey,
-      type: 'Warning',
-      reason: EventReasons.PolicyNotApplied,
-      message: `port ${String(port.name || port.port)}: BackendPolicy ${policy.policy} asks Cookie persistence, which HTTP routes carry; its LoadBalancer virtual service passes connections through and keeps no session`,
-    });
+  findings.push(...policyFindings(req, probed.udpHttp, cookieOnL4));
   if (probed.notFollowed)
     findings.push({
       kind: 'Service',

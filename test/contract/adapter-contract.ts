@@ -7,14 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
 import { X509Certificate } from 'node:crypto';
-import type {
-  Certificate,
-  HttpRoute,
-  L4VirtualService,
-  LbState,
-  Pool,
-  VirtualService,
-} from '../../src/model/types.ts';
+import type { Certificate, HttpRoute, LbState, Pool, VirtualService } from '../../src/model/types.ts';
 import { selfSignedCertificate } from '../../src/runtime/tls.ts';
 import { type Change, plan } from '../../src/plan/diff.ts';
 import { deleteOwnedConfig } from '../../src/controller/delete-config.ts';
@@ -22,6 +15,7 @@ import { silentLogger } from '../../src/runtime/logger.ts';
 import { guardOwnership } from '../../src/adapter/ownership.ts';
 import { INGRESS_HTTP } from '../../src/adapter/http-capabilities.ts';
 import * as kit from '../support/model.ts';
+import { policyContract } from './policy-contract.ts';
 
 export interface ContractHarness {
   /** A fresh device; `adapter(owner)` makes adapters on it. */
@@ -31,19 +25,19 @@ export interface ContractHarness {
   close(): Promise<void>;
 }
 
-const pool = (name: string, members: [string, number, string][]): Pool =>
+export const pool = (name: string, members: [string, number, string][]): Pool =>
   kit.pool(
     name,
     members.map(([address, port, node]) => kit.member(address, port, { node, pod: `default/${node}-pod` })),
     { service: 'default/web' },
   );
 
-const l4 = (name: string, poolName: string, vip = '192.0.2.10'): VirtualService =>
+export const l4 = (name: string, poolName: string, vip = '192.0.2.10'): VirtualService =>
   kit.l4(name, poolName, { vip, source: 'default/web' });
 
-const state = (pools: Pool[], vss: VirtualService[]): LbState => kit.state(pools, vss);
+export const state = (pools: Pool[], vss: VirtualService[]): LbState => kit.state(pools, vss);
 
-async function sync(
+export async function sync(
   a: LoadBalancerAdapter,
   desired: LbState,
 ): Promise<{ changes: Change[]; failed: string[] }> {
@@ -247,195 +241,7 @@ export function adapterContract(
       assert.deepEqual(plan(s, await second.observe()).changes, []);
     });
 
-    it('carries every algorithm, persistence, connection limit and ramp it declares: applied, observed back after a restart with nothing to write, changed in place', async (t) => {
-      const h = await guarded();
-      t.after(() => h.close());
-      const first = await h.adapter('c1');
-      const caps = first.capabilities();
-      const algorithms = (caps.algorithms ?? []).filter((a) => a !== 'RoundRobin');
-      const persistence = caps.persistence ?? [];
-      // A limit and a ramp of whole steps (Avi counts minutes) on an L4 pool of its own.
-      const limits: Pool[] = [];
-      if (caps.maxConnections || caps.slowStart)
-        limits.push({
-          ...pool('c1--default-web-7000', [['192.0.2.3', 61002, 'n3']]),
-          ...(caps.maxConnections ? { maxConnections: 25 } : {}),
-          ...(caps.slowStart ? { slowStartSeconds: 2 * caps.slowStart.stepSeconds } : {}),
-        });
-      if (algorithms.length === 0 && persistence.length === 0 && limits.length === 0) {
-        t.skip('declares round robin only and no persistence');
-        return;
-      }
-      const members: [string, number, string][] = [
-        ['192.0.2.1', 61000, 'n1'],
-        ['192.0.2.2', 61001, 'n2'],
-      ];
-      // One L4 pool per algorithm (SourceIP persistence on the first), one HTTP pool with a cookie.
-      const pools: Pool[] = algorithms.map((algorithm, i) => ({
-        ...pool(`c1--default-web-${8000 + i}`, members),
-        algorithm,
-        ...(i === 0 && persistence.includes('SourceIP') ? { persistence: 'SourceIP' as const } : {}),
-      }));
-      const vss: VirtualService[] = pools.map((p, i) => l4(`c1--default-web-TCP-${8000 + i}`, p.name));
-      for (const p of limits) {
-        pools.push(p);
-        vss.push(l4('c1--default-web-TCP-7000', p.name));
-      }
-      if (persistence.includes('Cookie')) {
-        const web: Pool = {
-          ...pool('c1--default-web-80.l7', members),
-          health: 'http',
-          persistence: 'Cookie',
-        };
-        pools.push(web);
-        vss.push({
-          kind: 'l7',
-          name: 'c1--ingress-npl',
-          vip: '192.0.2.20',
-          port: 80,
-          ingressClass: 'npl',
-          defaultPool: undefined,
-          routes: [
-            { host: 'a.example', path: '/', pathType: 'Prefix', pool: web.name, source: 'default/ing' },
-          ],
-        });
-      }
-      const s = state(pools, vss);
-      assert.deepEqual((await sync(first, s)).failed, []);
-      assert.deepEqual(plan(s, await first.observe()).changes, [], 'observed as applied');
-      await first.close();
-      const second = await h.adapter('c1');
-      assert.deepEqual(plan(s, await second.observe()).changes, [], 'nothing to write after a restart');
-      // Back to round robin and no persistence: one update per pool, observed as such.
-      const plain = state(
-        pools.map(({ algorithm: _a, persistence: _p, maxConnections: _m, slowStartSeconds: _s, ...p }) => p),
-        vss,
-      );
-      const back = await sync(second, plain);
-      assert.deepEqual(back.failed, []);
-      assert.deepEqual(
-        back.changes.map((c) => `${c.op} ${c.kind} ${c.name}`).sort(),
-        pools.map((p) => `update pool ${p.name}`).sort(),
-      );
-      assert.deepEqual(plan(plain, await second.observe()).changes, []);
-    });
-
-    it('carries client address filters if it declares them: applied, observed back after a restart with nothing to write', async (t) => {
-      const h = await guarded();
-      t.after(() => h.close());
-      const first = await h.adapter('c1');
-      if (!first.capabilities().sourceRanges) {
-        t.skip('declares no client address filters (such virtual services are never sent to it)');
-        return;
-      }
-      const p = pool('c1--default-web-80', [['192.0.2.1', 61000, 'n1']]);
-      const filtered = (name: string, port: number, sourceRanges: string[]): L4VirtualService => ({
-        kind: 'l4',
-        name,
-        vip: '192.0.2.10',
-        port,
-        protocol: 'TCP',
-        pool: p.name,
-        source: 'default/web',
-        sourceRanges,
-      });
-      const s = state(
-        [p],
-        [
-          filtered('c1--default-web-TCP-80', 80, ['10.0.0.0/8', '192.0.2.128/25']),
-          // No range left (IPv6 ones only): every client refused.
-          filtered('c1--default-web-TCP-81', 81, []),
-        ],
-      );
-      assert.deepEqual((await sync(first, s)).failed, []);
-      assert.deepEqual(plan(s, await first.observe()).changes, [], 'observed as applied');
-      await first.close();
-      const second = await h.adapter('c1');
-      assert.deepEqual(plan(s, await second.observe()).changes, [], 'nothing to write after a restart');
-      // The filter lifted: one update each, observed as such.
-      const open = state(
-        [p],
-        [filtered('c1--default-web-TCP-80', 80, []), filtered('c1--default-web-TCP-81', 81, [])].map(
-          ({ sourceRanges: _r, ...v }): L4VirtualService => v,
-        ),
-      );
-      const lifted = await sync(second, open);
-      assert.deepEqual(lifted.failed, []);
-      assert.equal(lifted.changes.length, 2);
-      assert.deepEqual(plan(open, await second.observe()).changes, []);
-    });
-
-    it('carries every member check it declares (HTTP, its headers, HTTPS on L4): applied, observed back after a restart with nothing to write, changed in place', async (t) => {
-      const h = await guarded();
-      t.after(() => h.close());
-      const first = await h.adapter('c1');
-      const caps = first.capabilities();
-      if (!caps.httpChecks) {
-        t.skip('declares no HTTP checks');
-        return;
-      }
-      const base = {
-        type: 'http' as const,
-        path: '/healthz',
-        intervalSeconds: 3,
-        timeoutSeconds: 2,
-        rise: 2,
-        fall: 3,
-      };
-      const members: [string, number, string][] = [['192.0.2.1', 61000, 'n1']];
-      const web: Pool = {
-        ...pool('c1--default-web-80.l7', members),
-        health: 'http',
-        check: {
-          ...base,
-          ...(caps.checkHeaders
-            ? {
-                headers: [
-                  { name: 'Host', value: 'app.example.com' },
-                  { name: 'X-Probe', value: 'a b' },
-                ],
-              }
-            : {}),
-        },
-      };
-      const pools: Pool[] = [web];
-      const vss: VirtualService[] = [
-        {
-          kind: 'l7',
-          name: 'c1--ingress-npl',
-          vip: '192.0.2.20',
-          port: 80,
-          ingressClass: 'npl',
-          defaultPool: undefined,
-          routes: [
-            { host: 'a.example', path: '/', pathType: 'Prefix', pool: web.name, source: 'default/ing' },
-          ],
-        },
-      ];
-      if (caps.httpsChecks) {
-        const tls: Pool = { ...pool('c1--default-tls-443', members), check: { ...base, tls: true } };
-        pools.push(tls);
-        vss.push(l4('c1--default-tls-TCP-443', tls.name));
-      }
-      const s = state(pools, vss);
-      assert.deepEqual((await sync(first, s)).failed, []);
-      assert.deepEqual(plan(s, await first.observe()).changes, [], 'observed as applied');
-      await first.close();
-      const second = await h.adapter('c1');
-      assert.deepEqual(plan(s, await second.observe()).changes, [], 'nothing to write after a restart');
-      // The probe's path moves: one update, observed as such.
-      const moved = state(
-        pools.map((p) => (p === web ? { ...p, check: { ...p.check!, path: '/ready' } } : p)),
-        vss,
-      );
-      const r = await sync(second, moved);
-      assert.deepEqual(r.failed, []);
-      assert.deepEqual(
-        r.changes.map((c) => `${c.op} ${c.kind} ${c.name}`),
-        [`update pool ${web.name}`],
-      );
-      assert.deepEqual(plan(moved, await second.observe()).changes, []);
-    });
+    policyContract(guarded);
 
     it('rejects invalid objects as terminal errors', async (t) => {
       const h = await guarded();

@@ -10,7 +10,7 @@
  */
 import type { HttpCheck, Member, Pool } from '../../../src/model/types.ts';
 import { policyWords, readStoredCheck, storeCheck, storedPolicy } from '../../../src/adapter/stored-check.ts';
-import { COOKIE_KEY, persistenceCookie } from '../config.ts';
+import { COOKIE_KEY, persistenceCookie } from '../policy-lines.ts';
 import { enc } from '../config.ts';
 import type { ApiVersion, DpBackend, DpServer } from './models.ts';
 
@@ -87,7 +87,7 @@ export function backendFor(p: Pool, http: boolean, o: LayoutOptions): DpBackend 
   return {
     name: p.name,
     mode: http ? 'http' : 'tcp',
-    // The pool's BackendPolicy, as the runtime transport writes it (config.ts balanceLines).
+    // The pool's BackendPolicy, as the runtime transport writes it (policy-lines.ts balanceLines).
     balance: {
       algorithm:
         p.algorithm === 'LeastConnections'

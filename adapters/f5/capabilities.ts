@@ -1,0 +1,32 @@
+/**
+ * What the BIG-IP (AS3) adapter serves: TCP and UDP, L7 with the route features LTM endpoint
+ * policies express (no regular expressions), certificates, TLS passthrough, HTTP(S) member checks
+ * with the probe's headers, and the pool-level parts of a BackendPolicy.
+ */
+import type { Capabilities } from '../../src/adapter/contract.ts';
+import { ALL_HTTP } from '../../src/adapter/http-capabilities.ts';
+
+export const F5_CAPABILITIES: Capabilities = {
+  l4: { tcp: true, udp: true },
+  l7: true,
+  memberNodeTag: true,
+  drainingMembers: true,
+  applyConcurrency: 4,
+  // Certificate objects, and HTTPS listeners choosing among them by SNI (certificates.ts).
+  certificates: true,
+  // A Service_TCP with an endpoint policy on the ClientHello's server name (declaration.ts).
+  tlsPassthrough: true,
+  // Endpoint_Policy conditions and actions (http-policy.ts); LTM policies have no regular expressions.
+  http: { ...ALL_HTTP, pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific'], regexMatches: false },
+  // A pool's own Monitor (monitorType http) from its Pods' readiness probe (declaration.ts).
+  httpChecks: true,
+  httpsChecks: true,
+  // The probe's headers in the monitor's send string.
+  checkHeaders: true,
+  // Pool loadBalancingMode. AS3 has no hash on the client's address, and persistence is a
+  // property of the virtual server (every pool behind it), not of a pool: neither is written.
+  algorithms: ['RoundRobin', 'LeastConnections'],
+  // Members' connectionLimit; the pool's slowRampTime (seconds).
+  maxConnections: true,
+  slowStart: { stepSeconds: 1 },
+};

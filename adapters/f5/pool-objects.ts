@@ -1,0 +1,111 @@
+/**
+ * Pools in AS3: the pool (members with their node in `metadata` and `remark`, `adminState` disable
+ * for draining ones, its BackendPolicy's `loadBalancingMode`, `slowRampTime` and members'
+ * `connectionLimit`) and, when its Pods' probe (or a policy) gives one, its own HTTP Monitor; and
+ * a pool read back. Pure.
+ */
+import { readStoredCheck, storeCheck, storedPolicy } from '../../src/adapter/stored-check.ts';
+import type { HttpCheck, Member, Pool } from '../../src/model/types.ts';
+import { meta, remark } from './as3-text.ts';
+
+type Json = Record<string, unknown>;
+
+/** A value of an object's AS3 `metadata` ({key: {value}}). */
+export const metaValue = (o: unknown, key: string): string | undefined => {
+  const m = (o as { metadata?: Record<string, { value?: unknown }> }).metadata?.[key]?.value;
+  return typeof m === 'string' ? m : undefined;
+};
+
+/** The name of a pool's own HTTP monitor (beside the pool, in its application). */
+export const checkMonitorName = (pool: string): string => `${pool}_check`;
+/** The remark that marks a monitor as ours (monitors carry no metadata in AS3). */
+export const checkMonitorRemark = (owner: string): string => remark(`npl-lb ${owner} member check`);
+
+/**
+ * A pool's HTTP check as an AS3 Monitor (monitorType http): GET of the probe's path, up on a 2xx
+ * or 3xx status line; BIG-IP marks a member down when no check succeeded for `timeout` seconds and
+ * up after `timeUntilUp` seconds of successes, so the probe's failure and success thresholds become
+ * those times at its interval. An HTTPS probe: monitorType https, the same request (BIG-IP's https
+ * monitor does not verify the server's certificate unless told to, as the kubelet does not).
+ */
+export function renderCheckMonitor(c: HttpCheck, owner: string): Json {
+  return {
+    class: 'Monitor',
+    remark: checkMonitorRemark(owner),
+    monitorType: c.tls ? 'https' : 'http',
+    send: `GET ${c.path} HTTP/1.0\r\n${(c.headers ?? []).map((h) => `${h.name}: ${h.value}\r\n`).join('')}\r\n`,
+    receive: 'HTTP/1\\.[01] [23][0-9][0-9]',
+    interval: c.intervalSeconds,
+    timeout: c.intervalSeconds * c.fall + 1,
+    timeUntilUp: c.intervalSeconds * (c.rise - 1),
+  };
+}
+
+/** A pool and, when the application's probe gives one, its HTTP monitor: the objects by name. */
+export function renderPoolObjects(name: string, p: Pool, owner: string): Json {
+  return {
+    [name]: renderPool(p, owner),
+    ...(p.check ? { [checkMonitorName(name)]: renderCheckMonitor(p.check, owner) } : {}),
+  };
+}
+
+export function renderPool(p: Pool, owner: string): Json {
+  return {
+    class: 'Pool',
+    remark: remark(`npl-lb ${p.service}:${p.servicePort}`),
+    // The pool's BackendPolicy (round robin unless it asks least connections).
+    loadBalancingMode: p.algorithm === 'LeastConnections' ? 'least-connections-member' : 'round-robin',
+    // Seconds (AS3's default is 10): always written, so it reads back as it was asked.
+    slowRampTime: p.slowStartSeconds ?? 0,
+    // The application's HTTP check (its own Monitor), else a TCP (UDP) check: BIG-IP's http
+    // monitor would probe GET /, and an API that answers 404 there is healthy. The traffic kind
+    // is in the metadata.
+    monitors: p.check ? [{ use: checkMonitorName(p.name) }] : [p.health === 'udp' ? 'udp' : 'tcp'],
+    members: p.members.map((m) => ({
+      servicePort: m.port,
+      serverAddresses: [m.address],
+      shareNodes: true,
+      adminState: m.enabled ? 'enable' : 'disable',
+      ...(p.maxConnections ? { connectionLimit: p.maxConnections } : {}),
+      remark: remark(`node ${m.node}`),
+      metadata: meta({ node: m.node, pod: m.pod }),
+    })),
+    metadata: meta({
+      owner,
+      service: p.service,
+      servicePort: p.servicePort,
+      protocol: p.protocol,
+      health: p.health,
+      ...(p.check ? { check: storeCheck(p.check) } : {}),
+      // A pool without members still says its members' limit (read back from here).
+      ...(p.maxConnections ? { maxconn: String(p.maxConnections) } : {}),
+    }),
+  };
+}
+
+/** A pool of ours read back as the model's. */
+export function parsePool(name: string, o: Json): Pool {
+  const members = Array.isArray(o.members) ? (o.members as Json[]) : [];
+  const first: unknown = Array.isArray(o.monitors) ? o.monitors[0] : undefined;
+  const monitor = typeof first === 'string' ? first : 'tcp';
+  const health = metaValue(o, 'health') ?? monitor;
+
+  return {
+    name,
+    protocol: metaValue(o, 'protocol') === 'UDP' ? 'UDP' : 'TCP',
+    health: health === 'http' || health === 'udp' ? health : 'tcp',
+    ...readStoredCheck(metaValue(o, 'check')),
+    ...(o.loadBalancingMode === 'least-connections-member' ? { algorithm: 'LeastConnections' as const } : {}),
+    ...(typeof o.slowRampTime === 'number' && o.slowRampTime > 0 ? { slowStartSeconds: o.slowRampTime } : {}),
+    ...storedPolicy({ maxconn: metaValue(o, 'maxconn') }),
+    members: members.map((m): Member => ({
+      address: String((m.serverAddresses as unknown[] | undefined)?.[0] ?? ''),
+      port: Number(m.servicePort),
+      node: metaValue(m, 'node') ?? '',
+      pod: metaValue(m, 'pod') ?? '',
+      enabled: m.adminState !== 'disable' && m.adminState !== 'offline' && m.enable !== false,
+    })),
+    service: metaValue(o, 'service') ?? '',
+    servicePort: metaValue(o, 'servicePort') ?? '',
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * What a BackendPolicy and a Service's client filter become in haproxy.cfg (the runtime transport;
+ * the Data Plane transport writes the same through its models, dataplane/layout.ts): backend lines
+ * for the algorithm and persistence, a frontend line for the source ranges, and what of a pool
+ * HAProxy reads from its backend section (a change there reloads). Pure.
+ */
+import { createHash } from 'node:crypto';
+import type { Pool } from '../../src/model/types.ts';
+
+/**
+ * A pool's BackendPolicy as backend lines. Every algorithm is one HAProxy balances dynamically, as
+ * servers added at runtime need (`source` with consistent hashing). Cookie persistence inserts a
+ * cookie of the pool's own name whose value HAProxy derives from each server's address
+ * (`dynamic`: a server added at runtime may not carry a `cookie` of its own); SourceIP keeps each
+ * client's address in a stick table for 30 minutes.
+ */
+export function balanceLines(p: Pool): string[] {
+  const algorithm =
+    p.algorithm === 'LeastConnections' ? 'leastconn' : p.algorithm === 'SourceHash' ? 'source' : 'roundrobin';
+  return [
+    `    balance ${algorithm}`,
+    ...(p.algorithm === 'SourceHash' ? ['    hash-type consistent'] : []),
+    ...(p.persistence === 'Cookie'
+      ? [
+          `    cookie ${persistenceCookie(p.name)} insert indirect nocache dynamic`,
+          `    dynamic-cookie-key ${COOKIE_KEY}`,
+        ]
+      : []),
+    ...(p.persistence === 'SourceIP'
+      ? ['    stick-table type ip size 100k expire 30m', '    stick on src']
+      : []),
+  ];
+}
+
+/** The key HAProxy derives server cookies from (not a secret: a cookie only names a server). */
+export const COOKIE_KEY = 'npl-lb';
+
+/**
+ * The persistence cookie of a pool: its own name, so a client of two applications on one host
+ * keeps one cookie per application (a token: letters, digits and `_`).
+ */
+export const persistenceCookie = (pool: string): string =>
+  `npllb_${createHash('sha256').update(pool).digest('hex').slice(0, 12)}`;
+
+/**
+ * The client filter of an L4 frontend: a connection from outside the ranges is refused before
+ * anything else (an empty list refuses all). The ranges are IPv4 networks from the validation
+ * boundary (digits, dots and a slash).
+ */
+export function sourceRangeLines(ranges: string[] | undefined): string[] {
+  if (!ranges) return [];
+  return ranges.length === 0
+    ? ['    tcp-request connection reject']
+    : [`    tcp-request connection reject unless { src ${ranges.join(' ')} }`];
+}
+
+/** The client filter read back from an L4 frontend's comment (`{}` without one). */
+export function readSourceRanges(word: string | undefined): { sourceRanges?: string[] } {
+  if (word === undefined) return {};
+  try {
+    const v: unknown = JSON.parse(word);
+    return Array.isArray(v) && v.every((x) => typeof x === 'string') ? { sourceRanges: v as string[] } : {};
+  } catch {
+    return {};
+  }
+}
+
+/** What of a pool lives in its backend section (a change reloads; members change at runtime). */
+export const poolShape = (p: Pool): unknown[] => [
+  p.name,
+  p.health,
+  p.protocol,
+  p.service,
+  p.servicePort,
+  JSON.stringify(p.check ?? null),
+  p.algorithm ?? '',
+  p.persistence ?? '',
+  p.maxConnections ?? 0,
+  p.slowStartSeconds ?? 0,
+];

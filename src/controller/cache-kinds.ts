@@ -1,0 +1,71 @@
+/**
+ * The kinds the controller's cache follows, and the schema each is validated against as its
+ * informer delivers it (the cache keeps the validated object, cluster-cache.ts).
+ */
+import type { z } from 'zod';
+import {
+  crdSchema,
+  gatewayClassSchema,
+  gatewaySchema,
+  httpRouteSchema,
+  l4RouteSchema,
+  namespaceSchema,
+  referenceGrantSchema,
+} from '../kube/gateway-objects.ts';
+import {
+  endpointSliceSchema,
+  ingressClassSchema,
+  ingressSchema,
+  nodeSchema,
+  podSchema,
+  serviceSchema,
+  tlsSecretSchema,
+} from '../kube/objects.ts';
+import { backendPolicySchema } from '../kube/policy-objects.ts';
+
+export type CacheKind =
+  | 'services'
+  | 'pods'
+  | 'nodes'
+  | 'ingresses'
+  | 'ingressClasses'
+  | 'secrets'
+  | 'namespaces'
+  | 'endpointSlices'
+  | 'gatewayCrd'
+  | 'backendPolicies'
+  | GatewayKind;
+
+/** The Gateway API kinds: served only where their CRDs are installed. */
+export type GatewayKind =
+  'gatewayClasses' | 'gateways' | 'httpRoutes' | 'tcpRoutes' | 'udpRoutes' | 'tlsRoutes' | 'referenceGrants';
+export const GATEWAY_KINDS: readonly GatewayKind[] = [
+  'gatewayClasses',
+  'gateways',
+  'httpRoutes',
+  'tcpRoutes',
+  'udpRoutes',
+  'tlsRoutes',
+  'referenceGrants',
+];
+
+/** What each kind is validated against: the informer keeps the validated object. */
+export const SCHEMAS: Record<CacheKind, z.ZodType<unknown>> = {
+  services: serviceSchema,
+  pods: podSchema,
+  nodes: nodeSchema,
+  ingresses: ingressSchema,
+  ingressClasses: ingressClassSchema,
+  secrets: tlsSecretSchema,
+  namespaces: namespaceSchema,
+  endpointSlices: endpointSliceSchema,
+  gatewayCrd: crdSchema,
+  gatewayClasses: gatewayClassSchema,
+  gateways: gatewaySchema,
+  httpRoutes: httpRouteSchema,
+  tcpRoutes: l4RouteSchema,
+  udpRoutes: l4RouteSchema,
+  tlsRoutes: l4RouteSchema,
+  referenceGrants: referenceGrantSchema,
+  backendPolicies: backendPolicySchema,
+};
