@@ -8,7 +8,6 @@
  * concurrent change by another controller is not overwritten (the next pass writes again).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { isDeepStrictEqual } from 'node:util';
 import type {
   Condition,
   Gateway,
@@ -21,6 +20,7 @@ import { KubeApiError, mergePatch } from '../kube/raw-client.ts';
 import { gatewayVsName } from '../model/names.ts';
 import { cond, type ConditionSpec, conditions } from '../source/gateway/conditions.ts';
 import type { GatewayResult } from '../source/gateway/gateways.ts';
+import { same, statusEntries } from './status-entries.ts';
 
 export interface StatusSink {
   patch(ref: ResourceRef, namespace: string, name: string, body: object): Promise<void>;
@@ -50,9 +50,6 @@ export interface GatewayObjects {
 }
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
-/** Conditions compared without their transition times (kept from the object when unchanged). */
-const same = (a: unknown, b: unknown): boolean =>
-  isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
 
 export class GatewayStatusWriter {
   constructor(
@@ -137,18 +134,11 @@ export class GatewayStatusWriter {
       for (const r of list ?? []) {
         const st = result.routes.get(`${kind} ${key(r.metadata)}`);
         const before = r.status.parents;
-        const theirs = before.filter((p) => p.controllerName !== this.controllerName);
-        const ours = (st?.parents ?? []).map((p) => {
-          const old = before.find(
-            (b) => b.controllerName === this.controllerName && same(b.parentRef, p.parentRef),
-          );
-          return {
-            parentRef: p.parentRef,
-            controllerName: this.controllerName,
-            conditions: conditions(p.conditions, r.metadata.generation, old?.conditions ?? [], at),
-          };
+        const want = statusEntries('parentRef', before, st?.parents ?? [], {
+          controllerName: this.controllerName,
+          generation: r.metadata.generation,
+          at,
         });
-        const want = [...theirs, ...ours];
         if (same(want, before)) continue;
         writes.push(
           this.sink.patch(ref, r.metadata.namespace, r.metadata.name, {

@@ -5,16 +5,13 @@
  * controllers are kept as they are. Written only where it differs from what the object shows, with
  * the object's resourceVersion, so a concurrent write is not overwritten (the next pass writes).
  */
-import { isDeepStrictEqual } from 'node:util';
 import { RESOURCES } from '../kube/paths.ts';
 import type { BackendPolicy } from '../kube/policy-objects.ts';
 import type { PolicyAncestor } from '../source/backend-policies.ts';
-import { conditions } from '../source/gateway/conditions.ts';
 import type { StatusSink } from './gateway-status.ts';
+import { same, statusEntries } from './status-entries.ts';
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
-const same = (a: unknown, b: unknown): boolean =>
-  isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
 
 export class PolicyStatusWriter {
   constructor(
@@ -32,18 +29,11 @@ export class PolicyStatusWriter {
     const writes: Promise<void>[] = [];
     for (const p of policies ?? []) {
       const before = p.status.ancestors;
-      const theirs = before.filter((a) => a.controllerName !== this.controllerName);
-      const ours = (statuses?.get(key(p.metadata)) ?? []).map((a) => {
-        const old = before.find(
-          (b) => b.controllerName === this.controllerName && same(b.ancestorRef, a.ancestorRef),
-        );
-        return {
-          ancestorRef: a.ancestorRef,
-          controllerName: this.controllerName,
-          conditions: conditions(a.conditions, p.metadata.generation, old?.conditions ?? [], at),
-        };
+      const want = statusEntries('ancestorRef', before, statuses?.get(key(p.metadata)) ?? [], {
+        controllerName: this.controllerName,
+        generation: p.metadata.generation,
+        at,
       });
-      const want = [...theirs, ...ours];
       if (same(want, before)) continue;
       writes.push(
         this.sink.patch(RESOURCES.backendPolicies, p.metadata.namespace, p.metadata.name, {

@@ -7,9 +7,27 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import type { L4VirtualService, Pool, VirtualService } from '../../src/model/types.ts';
+import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
+import type { L4VirtualService, LbState, Pool, VirtualService } from '../../src/model/types.ts';
 import { plan } from '../../src/plan/diff.ts';
 import { type ContractHarness, l4, pool, state, sync } from './adapter-contract.ts';
+
+/**
+ * Applies `s`, checks that it reads back as applied and that a new adapter on the device (a
+ * restart) has nothing to write; returns that adapter.
+ */
+async function throughRestart(
+  h: ContractHarness,
+  first: LoadBalancerAdapter,
+  s: LbState,
+): Promise<LoadBalancerAdapter> {
+  assert.deepEqual((await sync(first, s)).failed, []);
+  assert.deepEqual(plan(s, await first.observe()).changes, [], 'observed as applied');
+  await first.close();
+  const second = await h.adapter('c1');
+  assert.deepEqual(plan(s, await second.observe()).changes, [], 'nothing to write after a restart');
+  return second;
+}
 
 export function policyContract(guarded: () => Promise<ContractHarness>): void {
   it('carries every algorithm, persistence, connection limit and ramp it declares: applied, observed back after a restart with nothing to write, changed in place', async (t) => {
@@ -64,11 +82,7 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
       });
     }
     const s = state(pools, vss);
-    assert.deepEqual((await sync(first, s)).failed, []);
-    assert.deepEqual(plan(s, await first.observe()).changes, [], 'observed as applied');
-    await first.close();
-    const second = await h.adapter('c1');
-    assert.deepEqual(plan(s, await second.observe()).changes, [], 'nothing to write after a restart');
+    const second = await throughRestart(h, first, s);
     // Back to round robin and no persistence: one update per pool, observed as such.
     const plain = state(
       pools.map(({ algorithm: _a, persistence: _p, maxConnections: _m, slowStartSeconds: _s, ...p }) => p),
@@ -110,11 +124,7 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
         filtered('c1--default-web-TCP-81', 81, []),
       ],
     );
-    assert.deepEqual((await sync(first, s)).failed, []);
-    assert.deepEqual(plan(s, await first.observe()).changes, [], 'observed as applied');
-    await first.close();
-    const second = await h.adapter('c1');
-    assert.deepEqual(plan(s, await second.observe()).changes, [], 'nothing to write after a restart');
+    const second = await throughRestart(h, first, s);
     // The filter lifted: one update each, observed as such.
     const open = state(
       [p],
@@ -179,11 +189,7 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
       vss.push(l4('c1--default-tls-TCP-443', tls.name));
     }
     const s = state(pools, vss);
-    assert.deepEqual((await sync(first, s)).failed, []);
-    assert.deepEqual(plan(s, await first.observe()).changes, [], 'observed as applied');
-    await first.close();
-    const second = await h.adapter('c1');
-    assert.deepEqual(plan(s, await second.observe()).changes, [], 'nothing to write after a restart');
+    const second = await throughRestart(h, first, s);
     // The probe's path moves: one update, observed as such.
     const moved = state(
       pools.map((p) => (p === web ? { ...p, check: { ...p.check!, path: '/ready' } } : p)),
