@@ -55,6 +55,7 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       maxConnections: true,
       slowStart: { stepSeconds: 1 },
       sourceRanges: true,
+      ipv6: true,
     };
   }
 

@@ -57,6 +57,11 @@ export interface Capabilities {
    * seconds the device counts (Avi: whole minutes). Absent: no.
    */
   slowStart?: { stepSeconds: number };
+  /**
+   * Whether it serves IPv6: IPv6 VIPs (from vip.cidrs, or its own IPAM where it allocates) and
+   * pools of IPv6 members. Absent: IPv4 only; a Service asking IPv6 is told (IPFamilyNotServed).
+   */
+  ipv6?: boolean;
 }
 
 export interface HttpCapabilities {

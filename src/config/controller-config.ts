@@ -4,17 +4,19 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 
 const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const cidr = z
-  .string()
-  .regex(/^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/, 'must be an IPv4 CIDR such as 192.0.2.0/24')
-  .refine((c) => {
-    const [ip, bits] = c.split('/') as [string, string];
-    return ip.split('.').every((o) => Number(o) <= 255) && Number(bits) <= 32;
-  }, 'is not a valid IPv4 CIDR');
+/** An IPv4 (`192.0.2.0/24`) or IPv6 (`fd00:10::/112`) CIDR, the prefix within the family's bits. */
+const cidr = z.string().refine((c) => {
+  const [ip = '', bits = '', ...rest] = c.split('/');
+  const family = isIP(ip);
+  if (rest.length > 0 || family === 0 || !/^(0|[1-9]\d{0,2})$/.test(bits) || ip.includes('%')) return false;
+  if (family === 4 && ip.split('.').some((o) => o.length > 1 && o.startsWith('0'))) return false;
+  return Number(bits) <= (family === 4 ? 32 : 128);
+}, 'must be an IPv4 or IPv6 CIDR such as 192.0.2.0/24 or fd00:10::/112');
 
 export const controllerConfigSchema = z
   .object({

@@ -109,7 +109,12 @@ export class GatewayStatusWriter {
           : c,
       );
       const want = {
-        addresses: st.vip && address(st.vip) ? [{ type: 'IPAddress', value: address(st.vip)! }] : [],
+        addresses: st.vip
+          ? [st.vip, ...(st.moreVips ?? [])]
+              .map((v) => address(v))
+              .filter((v): v is string => v !== undefined)
+              .map((value) => ({ type: 'IPAddress', value }))
+          : [],
         conditions: conditions(gwSpecs, g.metadata.generation, current.conditions ?? [], at),
         listeners,
       };

@@ -7,7 +7,8 @@
  */
 import type { ApplyError } from '../adapter/contract.ts';
 import type { Service } from '../kube/objects.ts';
-import { l4Name } from '../model/names.ts';
+import { familyName, l4Name } from '../model/names.ts';
+import { vipFamily } from '../model/vips.ts';
 import type { SourceStatus } from '../source/desired.ts';
 
 export interface PortStatus {
@@ -34,21 +35,29 @@ export function serviceIngress(
   failure: (vs: string) => ApplyError | undefined,
 ): LbIngress[] {
   if (!st.vip) return [];
-  const ports = svc.spec.ports.map((p): PortStatus => {
-    const vs = l4Name(cluster, svc.metadata.namespace, svc.metadata.name, p.protocol, p.port);
-    const failed = failure(vs);
-    const error =
-      p.protocol === 'SCTP' || st.unsupported?.includes(vs)
-        ? portError('UnsupportedProtocol')
-        : !st.virtualServices.includes(vs)
-          ? portError('NotProgrammed')
-          : failed
-            ? portError(failed.code)
-            : undefined;
-    return { port: p.port, protocol: p.protocol, ...(error ? { error } : {}) };
+  // One entry per address (a dual-stack Service: the primary family's first), each with the state
+  // of its own family's virtual services.
+  return [st.vip, ...(st.moreVips ?? [])].flatMap((ip): LbIngress[] => {
+    const family = vipFamily(ip);
+    const ports = svc.spec.ports.map((p): PortStatus => {
+      const vs = familyName(
+        l4Name(cluster, svc.metadata.namespace, svc.metadata.name, p.protocol, p.port),
+        family,
+      );
+      const failed = failure(vs);
+      const error =
+        p.protocol === 'SCTP' || st.unsupported?.includes(vs)
+          ? portError('UnsupportedProtocol')
+          : !st.virtualServices.includes(vs)
+            ? portError('NotProgrammed')
+            : failed
+              ? portError(failed.code)
+              : undefined;
+      return { port: p.port, protocol: p.protocol, ...(error ? { error } : {}) };
+    });
+    if (!ports.some((p) => p.error === undefined)) return [];
+    return [{ ip, ipMode, ports }];
   });
-  if (!ports.some((p) => p.error === undefined)) return [];
-  return [{ ip: st.vip, ipMode, ports }];
 }
 
 type Current = { ip?: string | undefined; ipMode?: unknown; ports?: unknown }[];

@@ -47,8 +47,11 @@ export class SourceStatusWriter {
 
   /** A source status with the address its VIP stands for (an `auto:` VIP: the device's, or none yet). */
   private resolved(st: SourceStatus): SourceStatus {
-    if (autoVipGroup(st.vip) === undefined) return st;
-    return { ...st, vip: resolveVip(st.vip, () => this.allocated) };
+    const auto = (v: string | undefined) => autoVipGroup(v) !== undefined;
+    if (!auto(st.vip) && !st.moreVips?.some(auto)) return st;
+    const at = (v: string | undefined) => resolveVip(v, () => this.allocated);
+    const more = st.moreVips?.map(at).filter((v): v is string => v !== undefined);
+    return { ...st, vip: at(st.vip), ...(more ? { moreVips: more } : {}) };
   }
 
   /** The device's addresses as this pass read them (write() reads them once; live() after it). */
@@ -68,8 +71,11 @@ export class SourceStatusWriter {
     this.settled = undefined;
     let issued = false;
     /** An Ingress's status: the VIP once every virtual service of it is programmed. */
-    const ingressWant = (status: SourceStatus): LbIngress[] =>
-      this.live(status) ? [{ ip: this.resolved(status).vip! }] : [];
+    const ingressWant = (status: SourceStatus): LbIngress[] => {
+      if (!this.live(status)) return [];
+      const r = this.resolved(status);
+      return [r.vip!, ...(r.moreVips ?? [])].map((ip) => ({ ip }));
+    };
     const patch = async (kind: 'Service' | 'Ingress', ns: string, name: string, want: LbIngress[]) => {
       await this.d.writer.write(kind, ns, name, want);
       this.statusWritten.add(`${kind}/${ns}/${name}`);

@@ -72,3 +72,12 @@ export function gatewayVsName(
 ): string {
   return limitName(`${cluster}--gw-${gateway.namespace}.${gateway.name}-${protocol}-${port}`);
 }
+
+/**
+ * The name of an object's twin in another address family: IPv4 objects keep their names (so an
+ * upgrade renames nothing), IPv6 ones end in `_v6`. '_' occurs in no Kubernetes name and no name
+ * above ends in `_v6`, so a twin never collides with another object.
+ */
+export function familyName(name: string, family: 'IPv4' | 'IPv6'): string {
+  return family === 'IPv4' ? name : limitName(`${name}_v6`);
+}

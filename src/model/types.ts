@@ -53,6 +53,8 @@ export type PersistenceType = 'Cookie' | 'SourceIP';
 export interface Pool {
   name: string;
   protocol: Protocol;
+  /** The address family of its members; absent: IPv4. */
+  family?: 'IPv6';
   /** The pool's traffic: `http` serves HTTP routes (L7), `tcp` and `udp` L4 virtual services. */
   health: 'tcp' | 'udp' | 'http';
   /** The member check the application's probe asks for; absent: a TCP (UDP) connect check. */
@@ -93,8 +95,9 @@ export interface L4VirtualService {
   /** TLS passthrough (a Gateway TLS listener): connections routed by SNI; none matching is refused. */
   sni?: SniRoute[];
   /**
-   * The client addresses allowed (IPv4 CIDRs, a Service's `loadBalancerSourceRanges`), every
-   * other connection refused; an empty list refuses all. Absent: any client.
+   * The client addresses allowed (CIDRs of the VIP's family in network form, a Service's
+   * `loadBalancerSourceRanges`), every other connection refused; an empty list refuses all.
+   * Absent: any client.
    */
   sourceRanges?: string[];
 }

@@ -14,6 +14,17 @@ export const autoVipGroup = (vip: string | undefined): string | undefined =>
   vip?.startsWith(AUTO_VIP) ? vip.slice(AUTO_VIP.length) : undefined;
 
 /**
+ * The address family of a VIP: an address's own; an allocated one's from its group (a group of
+ * IPv6 ends in `/IPv6`, src/source/vips.ts `deviceGroup`).
+ */
+export function vipFamily(vip: string): 'IPv4' | 'IPv6' {
+  const group = autoVipGroup(vip);
+  if (group !== undefined) return group.endsWith('/IPv6') ? 'IPv6' : 'IPv4';
+  // A VIP in the model passed the validation boundary: only an IPv6 address holds a ':'.
+  return vip.includes(':') ? 'IPv6' : 'IPv4';
+}
+
+/**
  * The address a VIP stands for: itself, or what the device allocated for its group (undefined: not
  * yet). `allocated` is only asked for an allocated VIP.
  */

@@ -4,6 +4,7 @@
  * an IPv6 one. Anything else is not a CIDR. Pure.
  */
 import { isIPv4, isIPv6 } from 'node:net';
+import { Address6 } from 'ip-address';
 
 const PREFIX = /^(0|[1-9]\d?)$/;
 
@@ -31,4 +32,11 @@ export function isIPv6Cidr(text: string): boolean {
     Number(bits) <= 128 &&
     isIPv6(addr)
   );
+}
+
+/** The network of an IPv6 CIDR in its canonical text (`FD00:0::1/64` is `fd00::/64`), or undefined. */
+export function ipv6Network(text: string): string | undefined {
+  if (!isIPv6Cidr(text) || text.includes('%')) return undefined;
+  const a = new Address6(text);
+  return `${a.startAddress().correctForm()}/${a.subnetMask}`;
 }

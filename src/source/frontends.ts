@@ -6,7 +6,7 @@
  */
 import type { ControllerConfig } from '../config/controller-config.ts';
 import type { Service } from '../kube/objects.ts';
-import { l7PoolName, poolName } from '../model/names.ts';
+import { familyName, l7PoolName, poolName } from '../model/names.ts';
 import type { Pool } from '../model/types.ts';
 import { gatewaysFromView, type LoadBalancerInfo } from './gateway/from-view.ts';
 import { resolveBackendPolicies } from './backend-policies.ts';
@@ -15,7 +15,10 @@ import { ingressesByClass, ingressFrontends } from './ingresses.ts';
 import { loadBalancerServices, ourLoadBalancerServices } from './lb-services.ts';
 import { secretCertificates } from './secret-certificates.ts';
 import type { Frontends, PoolRequest, ServicePort } from './types.ts';
-import { assignVips, vipOutcome, vipRequests } from './vip-requests.ts';
+import { assignVips, familyVips, vipRequests } from './vip-requests.ts';
+import { FAMILIES, type IpFamily } from './ip-family.ts';
+import { primaryFamily, serviceFamilies, servableFamilies } from './service-families.ts';
+import { cidrsOf } from './vips.ts';
 import type { ClusterView } from './view.ts';
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
@@ -33,16 +36,25 @@ export function desiredFrontends(
   const cluster = cfg.clusterName;
   const requests = new Map<string, PoolRequest>();
   const policies = resolveBackendPolicies(view.backendPolicies ?? [], view.services, lb.caps, lb.name);
+  const servable = servableFamilies(
+    FAMILIES.filter((f) => cidrsOf(cfg.vip.cidrs, f).length > 0),
+    lb,
+  );
+  // A pool serves one family: a LoadBalancer Service's pools that of their VIP, pools for routes
+  // the Service's primary family (a route's VIPs of either family reach them alike).
   const poolFor =
     (health: Pool['health'], named?: (svc: Service, port: ServicePort) => string) =>
-    (svc: Service, port: ServicePort): string => {
-      const name =
+    (svc: Service, port: ServicePort, asked?: IpFamily): string => {
+      const family = asked ?? primaryFamily(svc, servable.families);
+      const name = familyName(
         named?.(svc, port) ??
-        poolName(cluster, svc.metadata.namespace, svc.metadata.name, port.name || port.port);
+          poolName(cluster, svc.metadata.namespace, svc.metadata.name, port.name || port.port),
+        family,
+      );
       if (!requests.has(name)) {
         const svcKey = key(svc.metadata);
         const policy = policies.forPort(svcKey, port.name ?? '');
-        requests.set(name, { name, svc, svcKey, port, health, ...(policy ? { policy } : {}) });
+        requests.set(name, { name, svc, svcKey, port, health, family, ...(policy ? { policy } : {}) });
       }
       return name;
     };
@@ -52,10 +64,19 @@ export function desiredFrontends(
 
   const lbServices = ourLoadBalancerServices(view.services, cfg);
   const byClass = ingressesByClass(view.ingresses, view.ingressClasses, cfg);
-  const vips = assignVips(vipRequests(lbServices, byClass, view, cfg), cfg, lb.caps.allocatesVips);
-  const noCidrs = !lb.caps.allocatesVips && cfg.vip.cidrs.length === 0;
-  const vipOf = (k: string) => vipOutcome(vips.get(k), noCidrs);
-  const l4 = loadBalancerServices(lbServices, cluster, (k) => vipOf(`service/${k}`), l4PoolFor);
+  const choices = new Map(
+    lbServices.map((s) => [key(s.metadata), serviceFamilies(s, servable.families, servable.why)]),
+  );
+  const asked = vipRequests(lbServices, byClass, view, cfg, {
+    ofService: (k) => choices.get(k)!,
+    all: servable.families,
+  });
+  const vipOf = familyVips(asked, assignVips(asked, cfg, lb.caps.allocatesVips), {
+    noCidrs: !lb.caps.allocatesVips && cfg.vip.cidrs.length === 0,
+    unserved: (k) =>
+      k.startsWith('service/') ? choices.get(k.slice('service/'.length))?.unserved : undefined,
+  });
+  const l4 = loadBalancerServices(lbServices, cluster, (k) => vipOf(`service/${k}`), l4PoolFor, choices);
   const svcByKey = new Map(view.services.map((s) => [key(s.metadata), s]));
   const ing = ingressFrontends(byClass, (cls) => vipOf(`ingressclass/${cls}`), {
     cluster,

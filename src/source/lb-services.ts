@@ -4,11 +4,13 @@
  */
 import type { ControllerConfig } from '../config/controller-config.ts';
 import type { Service } from '../kube/objects.ts';
-import { l4Name } from '../model/names.ts';
+import { familyName, l4Name } from '../model/names.ts';
 import type { L4VirtualService } from '../model/types.ts';
-import { ipv4Network, isIPv6Cidr } from './cidr.ts';
+import { ipv4Network, ipv6Network } from './cidr.ts';
 import { ourLoadBalancer } from './ours.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
+import type { IpFamily } from './ip-family.ts';
+import type { FamilyChoice } from './service-families.ts';
 import type { Finding, ServicePort, SourceStatus, VipOutcome } from './types.ts';
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
@@ -21,38 +23,23 @@ export const ourLoadBalancerServices = (services: Service[], cfg: ControllerConf
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([, s]) => s);
 
-/** A Service that asks for IPv6 (its ipFamilies): not served yet, said on it. */
-function familyFinding(svc: Service): Finding | undefined {
-  const families = svc.spec.ipFamilies ?? [];
-  if (!families.includes('IPv6')) return undefined;
-  const v6only = !families.includes('IPv4');
-  return {
-    kind: 'Service',
-    key: key(svc.metadata),
-    type: 'Warning',
-    reason: EventReasons.IPFamilyNotServed,
-    message: v6only
-      ? 'ipFamilies [IPv6]: npl-lb serves IPv4 VIPs only so far; this Service gets an IPv4 VIP'
-      : `ipFamilies [${families.join(', ')}] (${svc.spec.ipFamilyPolicy ?? 'SingleStack'}): npl-lb serves IPv4 only so far; no IPv6 VIP is given`,
-  };
-}
-
 /**
- * A Service's `loadBalancerSourceRanges` as the VIP's client filter: IPv4 CIDRs, each in its
- * network form, sorted and once. An IPv6 range allows no client of an IPv4 VIP, so it is left out
- * (said); a range that does not parse refuses the Service's virtual services whole (said): a filter
- * read in part could let in what its owner meant to keep out. Undefined: no filter.
+ * A Service's `loadBalancerSourceRanges` as its VIPs' client filters, per family: the CIDRs of the
+ * family in their network form, sorted and once (a VIP of a family the ranges do not name allows
+ * no client: its list is empty). A range that does not parse refuses the Service's virtual
+ * services whole (said): a filter read in part could let in what its owner meant to keep out.
+ * Undefined: no filter.
  */
-function sourceRanges(svc: Service, findings: Finding[]): string[] | 'refused' | undefined {
+function sourceRanges(svc: Service, findings: Finding[]): Record<IpFamily, string[]> | 'refused' | undefined {
   const asked = svc.spec.loadBalancerSourceRanges;
   if (!asked || asked.length === 0) return undefined;
-  const out = new Set<string>();
-  const ipv6: string[] = [];
+  const out = { IPv4: new Set<string>(), IPv6: new Set<string>() };
   for (const raw of asked) {
     const text = raw.trim();
-    const net = ipv4Network(text);
-    if (net) out.add(net);
-    else if (text.includes(':') && isIPv6Cidr(text)) ipv6.push(text);
+    const v4 = ipv4Network(text);
+    const v6 = v4 ? undefined : ipv6Network(text);
+    if (v4) out.IPv4.add(v4);
+    else if (v6) out.IPv6.add(v6);
     else {
       findings.push({
         kind: 'Service',
@@ -64,50 +51,72 @@ function sourceRanges(svc: Service, findings: Finding[]): string[] | 'refused' |
       return 'refused';
     }
   }
-  if (ipv6.length > 0)
-    findings.push({
-      kind: 'Service',
-      key: key(svc.metadata),
-      type: 'Warning',
-      reason: EventReasons.IPFamilyNotServed,
-      message: `spec.loadBalancerSourceRanges: ${ipv6.slice(0, 3).join(', ')} allow(s) IPv6 clients, and npl-lb serves IPv4 VIPs only so far: left out${out.size === 0 ? '; no IPv4 range is left, so every client is refused' : ''}`,
-    });
-  return [...out].sort();
+  return { IPv4: [...out.IPv4].sort(), IPv6: [...out.IPv6].sort() };
 }
 
 export function loadBalancerServices(
   services: Service[],
   cluster: string,
   vipOf: (serviceKey: string) => VipOutcome,
-  poolFor: (svc: Service, port: ServicePort) => string,
+  poolFor: (svc: Service, port: ServicePort, family: IpFamily) => string,
+  choices?: ReadonlyMap<string, FamilyChoice>,
 ): { virtualServices: L4VirtualService[]; services: Map<string, SourceStatus>; findings: Finding[] } {
   const virtualServices: L4VirtualService[] = [];
   const statuses = new Map<string, SourceStatus>();
   const findings: Finding[] = [];
   for (const svc of services) {
-    const family = familyFinding(svc);
-    if (family) findings.push(family);
-    const { vip, problem, reason } = vipOf(key(svc.metadata));
+    const svcKey = key(svc.metadata);
+    const unserved = choices?.get(svcKey)?.unserved;
+    if (unserved)
+      findings.push({
+        kind: 'Service',
+        key: svcKey,
+        type: 'Warning',
+        reason: EventReasons.IPFamilyNotServed,
+        message: unserved,
+      });
+    const outcome = vipOf(svcKey);
+    const { vip, problem, reason } = outcome;
     const names: string[] = [];
     const ranges = sourceRanges(svc, findings);
-    if (vip && ranges !== 'refused') {
-      for (const port of svc.spec.ports) {
-        if (port.protocol === 'SCTP') continue;
-        const name = l4Name(cluster, svc.metadata.namespace, svc.metadata.name, port.protocol, port.port);
-        virtualServices.push({
-          kind: 'l4',
-          name,
-          vip,
-          port: port.port,
-          protocol: port.protocol,
-          pool: poolFor(svc, port),
-          source: key(svc.metadata),
-          ...(ranges ? { sourceRanges: ranges } : {}),
+    // One virtual service per port and family, each with the pool of its family.
+    const vips = vip ? [{ family: outcome.family ?? 'IPv4', vip }, ...(outcome.more ?? [])] : [];
+    if (ranges !== 'refused') {
+      for (const v of vips.filter((x) => ranges?.[x.family].length === 0))
+        findings.push({
+          kind: 'Service',
+          key: svcKey,
+          type: 'Warning',
+          reason: EventReasons.IPFamilyNotServed,
+          message: `spec.loadBalancerSourceRanges name no ${v.family} range: its ${v.family} VIP ${v.vip} refuses every client`,
         });
-        names.push(name);
-      }
+      for (const v of vips)
+        for (const port of svc.spec.ports) {
+          if (port.protocol === 'SCTP') continue;
+          const name = familyName(
+            l4Name(cluster, svc.metadata.namespace, svc.metadata.name, port.protocol, port.port),
+            v.family,
+          );
+          virtualServices.push({
+            kind: 'l4',
+            name,
+            vip: v.vip,
+            port: port.port,
+            protocol: port.protocol,
+            pool: poolFor(svc, port, v.family),
+            source: svcKey,
+            ...(ranges ? { sourceRanges: ranges[v.family] } : {}),
+          });
+          names.push(name);
+        }
     }
-    statuses.set(key(svc.metadata), { vip, virtualServices: names, problem, reason });
+    statuses.set(svcKey, {
+      vip,
+      ...(vips.length > 1 ? { moreVips: vips.slice(1).map((v) => v.vip) } : {}),
+      virtualServices: names,
+      problem,
+      reason,
+    });
   }
   return { virtualServices, services: statuses, findings };
 }

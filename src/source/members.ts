@@ -8,6 +8,7 @@ import type { Node, Pod, Service } from '../kube/objects.ts';
 import { podIPs, podReady, podTerminated, resolveTargetPort, selectorMatches } from '../kube/pod-ports.ts';
 import type { Member } from '../model/types.ts';
 import type { DrainPhase } from './maintenance.ts';
+import { canonicalIp, familyOf, type IpFamily } from './ip-family.ts';
 import { ipProblem, portProblem } from './validate.ts';
 
 export type ServiceMode = 'NodePortLocal' | 'NodePort' | 'ClusterIP';
@@ -19,8 +20,6 @@ export interface MemberResult {
   waiting: string[];
   /** NodePortLocal entries refused at the boundary. */
   rejected: Rejection[];
-  /** Selected Pods with IPv6 mappings for the port, which are not served yet (said on the Service). */
-  ipv6?: string[];
 }
 
 const podKey = (p: Pod): string => `${p.metadata.namespace}/${p.metadata.name}`;
@@ -88,11 +87,12 @@ export class NodeDirectory {
     for (const n of nodes) this.byName.set(n.metadata.name, n);
   }
 
+  /** Its InternalIP and ExternalIP addresses, as written (IPv6 ones in their canonical text). */
   addresses(name: string | undefined): string[] | undefined {
     const n = name === undefined ? undefined : this.byName.get(name);
     return n?.status.addresses
       .filter((a) => a.type === 'InternalIP' || a.type === 'ExternalIP')
-      .map((a) => a.address);
+      .map((a) => (familyOf(a.address) ? canonicalIp(a.address) : a.address));
   }
 
   /** A short text that changes when the Node's addresses or maintenance phase do (for signatures). */
@@ -110,13 +110,13 @@ export class NodeDirectory {
 /**
  * The annotation is checked, not trusted: an entry counts only when its nodeIP is an address of
  * the Pod's own Node in the entry's family, and its (podPort, protocol, ipFamily) key is not
- * claimed by a different entry. One member per (Pod, podPort, protocol, family), ever.
+ * claimed by a different entry. One member per (Pod, podPort, protocol, family), ever; a pool
+ * takes the entries of its family (a Pod without one waits for it).
  */
-function nplMembers(svc: Service, port: ServicePort, pods: Pod[], nodes: NodeDirectory): MemberResult {
+function nplMembers(port: ServicePort, pods: Pod[], nodes: NodeDirectory, family: IpFamily): MemberResult {
   const members: Member[] = [];
   const waiting: string[] = [];
   const rejected: Rejection[] = [];
-  const ipv6: string[] = [];
   const protocol = port.protocol === 'UDP' ? 'udp' : 'tcp';
   for (const pod of pods) {
     const target = resolveTargetPort(pod, port.targetPort, port.port, port.protocol);
@@ -131,13 +131,12 @@ function nplMembers(svc: Service, port: ServicePort, pods: Pod[], nodes: NodeDir
     for (const inv of parsed.invalid.slice(0, 3))
       rejected.push({ pod: key, message: `${inv}; entry dropped` });
     const forPort = parsed.entries.filter((e) => e.podPort === target && e.protocol === protocol);
-    const mine = forPort.filter((e) => e.ipFamily === 'IPv4');
-    if (forPort.some((e) => e.ipFamily === 'IPv6')) ipv6.push(key);
-    const distinct = new Map(mine.map((e) => [`${e.nodeIP}:${e.nodePort}`, e]));
+    const mine = forPort.filter((e) => e.ipFamily === family);
+    const distinct = new Map(mine.map((e) => [`${canonical(e.nodeIP)}:${e.nodePort}`, e]));
     if (distinct.size > 1) {
       rejected.push({
         pod: key,
-        message: `${distinct.size} different entries claim podPort ${target}/${protocol}/IPv4; all dropped`,
+        message: `${distinct.size} different entries claim podPort ${target}/${protocol}/${family}; all dropped`,
       });
       continue;
     }
@@ -153,7 +152,7 @@ function nplMembers(svc: Service, port: ServicePort, pods: Pod[], nodes: NodeDir
     const problem =
       ipProblem(entry.nodeIP, entry.ipFamily) ??
       portProblem(entry.nodePort) ??
-      (nodes.addresses(node)?.includes(entry.nodeIP)
+      (nodes.addresses(node)?.includes(canonical(entry.nodeIP))
         ? undefined
         : `nodeIP ${entry.nodeIP} is not an address of the Pod's Node ${node ?? '(none)'}`);
     if (problem) {
@@ -161,20 +160,22 @@ function nplMembers(svc: Service, port: ServicePort, pods: Pod[], nodes: NodeDir
       continue;
     }
     members.push({
-      address: entry.nodeIP,
+      address: canonical(entry.nodeIP),
       port: entry.nodePort,
       node: node ?? '',
       pod: key,
       enabled: phase === 'serving' && podReady(pod) && pod.metadata.deletionTimestamp === undefined,
     });
   }
-  return { members, waiting, rejected, ...(ipv6.length > 0 ? { ipv6 } : {}) };
+  return { members, waiting, rejected };
 }
 
-function internalIP(node: Node): string | undefined {
-  return node.status.addresses.find(
-    (a) => a.type === 'InternalIP' && ipProblem(a.address, 'IPv4') === undefined,
-  )?.address;
+/** An address in its canonical text; a text that is no address stays as it is (validation says so). */
+const canonical = (ip: string): string => (familyOf(ip) ? canonicalIp(ip) : ip);
+
+function internalIP(node: Node, family: IpFamily): string | undefined {
+  const a = node.status.addresses.find((x) => x.type === 'InternalIP' && familyOf(x.address) === family);
+  return a && canonicalIp(a.address);
 }
 
 function nodeReady(node: Node): boolean {
@@ -188,13 +189,14 @@ export function membersFor(
   pods: Iterable<Pod> | PodSelector,
   nodes: Iterable<Node>,
   directory?: NodeDirectory,
+  family: IpFamily = 'IPv4',
 ): MemberResult {
   if (mode === 'NodePort') {
     if (port.nodePort === undefined) return { members: [], waiting: [], rejected: [] };
     const members: Member[] = [];
     const phase = directory?.phase ?? (() => 'serving' as DrainPhase);
     for (const n of nodes) {
-      const ip = internalIP(n);
+      const ip = internalIP(n, family);
       const p = phase(n.metadata.name);
       if (ip && nodeReady(n) && p !== 'removed')
         members.push({
@@ -208,12 +210,14 @@ export function membersFor(
     return { members, waiting: [], rejected: [] };
   }
   const selected = selectedPods(svc, pods);
-  if (mode === 'NodePortLocal') return nplMembers(svc, port, selected, directory ?? new NodeDirectory(nodes));
+  if (mode === 'NodePortLocal')
+    return nplMembers(port, selected, directory ?? new NodeDirectory(nodes), family);
   const members: Member[] = [];
   for (const pod of selected) {
     const target = resolveTargetPort(pod, port.targetPort, port.port, port.protocol);
-    // Pod IPs come from an object a user may write (pods/status): only a real IPv4 address counts.
-    const ip = podIPs(pod).find((x) => ipProblem(x, 'IPv4') === undefined);
+    // Pod IPs come from an object a user may write (pods/status): only a real address of the family counts.
+    const found = podIPs(pod).find((x) => familyOf(x) === family);
+    const ip = found && canonicalIp(found);
     if (target === undefined || !ip) continue;
     const phase = pod.spec.nodeName && directory ? directory.phase(pod.spec.nodeName) : 'serving';
     if (phase === 'removed') continue;

@@ -127,20 +127,20 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
   const { svc, port, policy } = req;
   // The Service's Pods, selected once for the members and for their probes.
   const selected = ctx.serviceType === 'NodePort' ? [] : ctx.pods.select(svc);
-  const r = membersFor(ctx.serviceType, svc, port, { select: () => selected }, ctx.nodeList, ctx.nodes);
+  const family = req.family ?? 'IPv4';
+  const r = membersFor(
+    ctx.serviceType,
+    svc,
+    port,
+    { select: () => selected },
+    ctx.nodeList,
+    ctx.nodes,
+    family,
+  );
   const probed = memberCheck(req, ctx, selected);
   // Cookie persistence is an HTTP cookie: an L4 pool (its bytes pass through) cannot carry it.
   const cookieOnL4 = policy?.persistence === 'Cookie' && req.health !== 'http';
   const findings = rejectionFindings(req.svcKey, r.rejected);
-  // IPv6 is not served yet: said once on the Service, never dropped silently.
-  if (r.ipv6)
-    findings.push({
-      kind: 'Service',
-      key: req.svcKey,
-      type: 'Warning',
-      reason: EventReasons.IPFamilyNotServed,
-      message: `port ${String(port.name || port.port)}: ${r.ipv6.length} Pod(s) have IPv6 NodePortLocal mappings (${r.ipv6.slice(0, 3).join(', ')}); npl-lb serves IPv4 members only so far, so those are not sent`,
-    });
   findings.push(...policyFindings(req, probed.udpHttp, cookieOnL4));
   if (probed.notFollowed)
     findings.push({
@@ -156,6 +156,7 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
     pool: {
       name: req.name,
       protocol: port.protocol === 'UDP' ? 'UDP' : 'TCP',
+      ...(family === 'IPv6' ? { family } : {}),
       health: port.protocol === 'UDP' ? 'udp' : req.health,
       ...(probed.check ? { check: probed.check } : {}),
       // Round robin is what a pool without an algorithm gets: not written, so it reads back equal.

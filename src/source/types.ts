@@ -7,11 +7,15 @@ import type { Service } from '../kube/objects.ts';
 import type { Certificate, LbState, Pool, VirtualService } from '../model/types.ts';
 import type { PoolPolicy, PolicyAncestor } from './backend-policies.ts';
 import type { GatewayResult } from './gateway/results.ts';
+import type { IpFamily } from './ip-family.ts';
 
 export type ServicePort = Service['spec']['ports'][number];
 
 export interface SourceStatus {
+  /** The VIP of its first family (a Service's primary one). */
   vip: string | undefined;
+  /** The VIPs of its further families (IPv6 beside IPv4: dual-stack), each with its virtual services. */
+  moreVips?: string[] | undefined;
   virtualServices: string[];
   problem: string | undefined;
   /** The Event reason of `problem` (VIPConflict, InvalidVIP, NoVIP). */
@@ -33,9 +37,15 @@ export interface Finding {
   message: string;
 }
 
-/** A VIP as a source sees it: the address, or why there is none (with its Event reason). */
+/**
+ * A VIP as a source sees it: the address (of `family`), or why there is none (with its Event
+ * reason); `more`, the addresses of further families the object is served in. A problem beside an
+ * address is one of a further family's (the object is served in the others).
+ */
 export interface VipOutcome {
   vip?: string;
+  family?: IpFamily;
+  more?: { family: IpFamily; vip: string }[];
   problem?: string;
   reason?: string;
 }
@@ -48,6 +58,8 @@ export interface PoolRequest {
   svcKey: string;
   port: ServicePort;
   health: Pool['health'];
+  /** The family of its members; absent: IPv4. */
+  family?: IpFamily;
   /** The Service port's BackendPolicy, when one applies (backend-policies.ts). */
   policy?: PoolPolicy;
 }

@@ -9,41 +9,58 @@ import { VIP_ANNOTATION } from '../kube/annotations.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
 import type { Ingress, Service } from '../kube/objects.ts';
 import { gatewayVipRequests } from './gateway/from-view.ts';
+import { type FamilyVipRequest, perFamily } from './family-requests.ts';
+import type { IpFamily } from './ip-family.ts';
+import type { FamilyChoice } from './service-families.ts';
 import type { VipOutcome } from './types.ts';
 import type { ClusterView } from './view.ts';
-import { allocateVips, deviceVips, type VipRequest, type VipResult } from './vips.ts';
+import { allocateVips, deviceVips, type VipResult } from './vips.ts';
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
+
+export type { FamilyVipRequest };
 
 export function vipRequests(
   lbServices: Service[],
   byClass: ReadonlyMap<string, Ingress[]>,
   view: ClusterView,
   cfg: ControllerConfig,
-): VipRequest[] {
+  families: { ofService: (svcKey: string) => FamilyChoice; all: readonly IpFamily[] },
+): FamilyVipRequest[] {
   return [
-    ...lbServices.map((s) => ({
-      key: `service/${key(s.metadata)}`,
-      requested: s.spec.loadBalancerIP || s.metadata.annotations[VIP_ANNOTATION],
-      published: s.status.loadBalancer.ingress[0]?.ip,
-    })),
-    ...[...byClass.entries()].map(([cls, ings]) => ({
-      key: `ingressclass/${cls}`,
-      requested: view.ingressClasses.find((c) => c.metadata.name === cls)?.metadata.annotations[
-        VIP_ANNOTATION
-      ],
-      published: ings.map((i) => i.status.loadBalancer.ingress[0]?.ip).find(Boolean),
-    })),
-    ...gatewayVipRequests(view, cfg),
+    ...lbServices.flatMap((s) =>
+      perFamily(
+        `service/${key(s.metadata)}`,
+        families.ofService(key(s.metadata)).families,
+        [s.spec.loadBalancerIP || s.metadata.annotations[VIP_ANNOTATION]],
+        s.status.loadBalancer.ingress.map((i) => i.ip),
+      ),
+    ),
+    ...[...byClass.entries()].flatMap(([cls, ings]) =>
+      perFamily(
+        `ingressclass/${cls}`,
+        families.all,
+        [view.ingressClasses.find((c) => c.metadata.name === cls)?.metadata.annotations[VIP_ANNOTATION]],
+        ings.flatMap((i) => i.status.loadBalancer.ingress.map((x) => x.ip)),
+      ),
+    ),
+    ...gatewayVipRequests(view, cfg, families.all),
   ];
 }
 
-/** The VIPs of a pass: from vip.cidrs, or `auto:` ones the device allocates. */
-export const assignVips = (
-  requests: VipRequest[],
+/** The VIPs of a pass, per family: from vip.cidrs, or `auto:` ones the device allocates. */
+export function assignVips(
+  requests: FamilyVipRequest[],
   cfg: ControllerConfig,
   deviceAllocates: boolean | undefined,
-): Map<string, VipResult> => (deviceAllocates ? deviceVips(requests) : allocateVips(requests, cfg.vip.cidrs));
+): (key: string, family: IpFamily) => VipResult | undefined {
+  const out = new Map<IpFamily, Map<string, VipResult>>();
+  for (const family of new Set(requests.map((r) => r.family))) {
+    const mine = requests.filter((r) => r.family === family);
+    out.set(family, deviceAllocates ? deviceVips(mine, family) : allocateVips(mine, cfg.vip.cidrs, family));
+  }
+  return (k, family) => out.get(family)?.get(k);
+}
 
 /**
  * A VIP result as its source reports it: the address, or the problem with its Event reason.
@@ -61,4 +78,44 @@ export function vipOutcome(r: VipResult | undefined, noCidrs = false): VipOutcom
       reason: EventReasons.NoVIP,
     };
   return { problem: 'no free VIP in vip.cidrs', reason: EventReasons.NoVIP };
+}
+
+/**
+ * Each object's VIPs as its source sees them: the first family's outcome, the further families'
+ * addresses in `more`, and a further family's problem beside the addresses it has. An object asking
+ * nothing in any family (none can be served) gets `unserved` as its problem.
+ */
+export function familyVips(
+  requests: FamilyVipRequest[],
+  vipIn: (key: string, family: IpFamily) => VipResult | undefined,
+  o: { noCidrs: boolean; unserved: (key: string) => string | undefined },
+): (key: string) => VipOutcome {
+  const families = new Map<string, IpFamily[]>();
+  for (const r of requests) {
+    const list = families.get(r.key);
+    if (list) list.push(r.family);
+    else families.set(r.key, [r.family]);
+  }
+  return (k) => {
+    const fams = families.get(k) ?? [];
+    const [first, ...rest] = fams;
+    if (!first) {
+      const why = o.unserved(k);
+      return why
+        ? { problem: why, reason: EventReasons.IPFamilyNotServed }
+        : vipOutcome(undefined, o.noCidrs);
+    }
+    const head = vipOutcome(vipIn(k, first), o.noCidrs);
+    if (!head.vip) return head;
+    const out: VipOutcome = { ...head, family: first };
+    for (const f of rest) {
+      const r = vipOutcome(vipIn(k, f), o.noCidrs);
+      if (r.vip) (out.more ??= []).push({ family: f, vip: r.vip });
+      else if (!out.problem) {
+        out.problem = `${f}: ${r.problem ?? 'no VIP'}; served in ${[first, ...(out.more ?? []).map((m) => m.family)].join(' and ')} only`;
+        out.reason = r.reason ?? EventReasons.NoVIP;
+      }
+    }
+    return out;
+  };
 }

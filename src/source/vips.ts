@@ -2,13 +2,16 @@
  * VIP address management without a store of its own; the published status is the record. A VIP
  * stays with the object that publishes it (MetalLB's and the ServiceCIDR allocator's rule: the
  * incumbent keeps its address, the newcomer is refused). A requested VIP (spec.loadBalancerIP or
- * the npl-lb.io/vip annotation) must be an IPv4 address inside `vip.cidrs` and not held by another
- * object; otherwise the requester gets `invalid` or `conflict` and stays pending. Without a
- * request, the published VIP is kept while it is in a CIDR; otherwise a new one is picked by
- * hashing the owner's key into the CIDRs, probing past taken addresses. Pure and deterministic.
+ * the npl-lb.io/vip annotation) must be an address of the family asked for inside that family's
+ * `vip.cidrs` and not held by another object; otherwise the requester gets `invalid` or `conflict`
+ * and stays pending. Without a request, the published VIP is kept while it is in a CIDR; otherwise
+ * a new one is picked by hashing the owner's key into the CIDRs, probing past taken addresses.
+ * Each family (IPv4, IPv6) is allocated apart: an object of both families holds one of each.
+ * Pure and deterministic.
  */
 import { createHash } from 'node:crypto';
 import { autoVip } from '../model/vips.ts';
+import { bigToIp, canonicalIp, cidrFamily, cidrSpan, familyOf, type IpFamily, ipToBig } from './ip-family.ts';
 
 export interface VipRequest {
   /** Who asks: `service/ns/name` or `ingressclass/name`. */
@@ -16,92 +19,122 @@ export interface VipRequest {
   requested?: string | undefined;
   /** What the object's status already shows (from an earlier run). */
   published?: string | undefined;
+  /** The request is refused whole, with this message (src/source/vip-requests.ts says why). */
+  refused?: string;
 }
 
 export type VipResult = { vip: string } | { conflict: string } | { invalid: string } | { exhausted: true };
 
-function toInt(ip: string): number {
-  return ip.split('.').reduce((n, o) => n * 256 + Number(o), 0);
-}
-
-function toIp(n: number): string {
-  return [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 256).join('.');
-}
-
 interface Range {
-  first: number;
-  size: number;
+  first: bigint;
+  size: bigint;
 }
 
-/** Usable addresses of a CIDR: without network and broadcast addresses when there are more than two. */
-function range(cidr: string): Range {
-  const [ip, bitsText] = cidr.split('/') as [string, string];
-  const bits = Number(bitsText);
-  const size = 2 ** (32 - bits);
-  const base = toInt(ip) - (toInt(ip) % size);
-  return size > 2 ? { first: base + 1, size: size - 2 } : { first: base, size };
+/**
+ * Usable addresses of a CIDR: IPv4 without network and broadcast addresses, IPv6 without the
+ * subnet-router anycast address (the first), when there are more than two.
+ */
+function range(cidr: string, family: IpFamily): Range {
+  const { base, size } = cidrSpan(cidr, family);
+  if (size <= 2n) return { first: base, size };
+  return family === 'IPv4' ? { first: base + 1n, size: size - 2n } : { first: base + 1n, size: size - 1n };
 }
 
-function inRanges(ip: string, ranges: Range[]): boolean {
-  if (!/^(\d{1,3}\.){3}\d{1,3}$/.test(ip)) return false;
-  const n = toInt(ip);
+function inRanges(ip: string, family: IpFamily, ranges: Range[]): boolean {
+  if (familyOf(ip) !== family) return false;
+  const n = ipToBig(ip, family);
   return ranges.some((r) => n >= r.first && n < r.first + r.size);
 }
 
+/** The CIDRs of one family, in the order configured. */
+export const cidrsOf = (cidrs: readonly string[], family: IpFamily): string[] =>
+  cidrs.filter((c) => cidrFamily(c) === family);
+
 export function inCidrs(ip: string, cidrs: string[]): boolean {
-  return inRanges(ip, cidrs.map(range));
+  const family = familyOf(ip);
+  return (
+    family !== undefined &&
+    inRanges(
+      ip,
+      family,
+      cidrsOf(cidrs, family).map((c) => range(c, family)),
+    )
+  );
 }
 
-export function allocateVips(requests: VipRequest[], cidrs: string[]): Map<string, VipResult> {
+/**
+ * The VIPs of one family (IPv4 unless told) from the CIDRs of that family among `cidrs`. A request
+ * or a published address of the other family is not this family's: callers ask each family apart.
+ */
+export function allocateVips(
+  requests: VipRequest[],
+  cidrs: string[],
+  family: IpFamily = 'IPv4',
+): Map<string, VipResult> {
   const out = new Map<string, VipResult>();
   const taken = new Map<string, string>();
-  const ranges = cidrs.map(range);
+  const mine = cidrsOf(cidrs, family);
+  const ranges = mine.map((c) => range(c, family));
   const sorted = [...requests].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const usable = (ip: string | undefined): ip is string => !!ip && inRanges(ip, ranges);
+  const usable = (ip: string | undefined): ip is string => !!ip && inRanges(ip, family, ranges);
+  const canon = (ip: string | undefined) => (ip && familyOf(ip) ? canonicalIp(ip) : ip);
   // 1. Incumbents: a published VIP stays with its publisher, unless it asks to move elsewhere.
   for (const r of sorted) {
-    if (!usable(r.published) || (r.requested && r.requested !== r.published)) continue;
-    if (taken.has(r.published)) continue;
-    taken.set(r.published, r.key);
-    out.set(r.key, { vip: r.published });
+    const published = canon(r.published);
+    if (!usable(published) || r.refused || (r.requested && canon(r.requested) !== published)) continue;
+    if (taken.has(published)) continue;
+    taken.set(published, r.key);
+    out.set(r.key, { vip: published });
   }
   // 2. Requests: valid, in range, and not held by anyone else.
   for (const r of sorted) {
+    if (r.refused) {
+      out.set(r.key, { invalid: r.refused });
+      continue;
+    }
     if (!r.requested || out.has(r.key)) continue;
-    if (!/^(\d{1,3}\.){3}\d{1,3}$/.test(r.requested) || r.requested.split('.').some((o) => Number(o) > 255)) {
+    if (familyOf(r.requested) !== family) {
       out.set(r.key, {
-        invalid: `requested VIP ${JSON.stringify(r.requested.slice(0, 64))} is not an IPv4 address`,
+        invalid: `requested VIP ${JSON.stringify(r.requested.slice(0, 64))} is not an ${family} address`,
       });
       continue;
     }
-    if (!inRanges(r.requested, ranges)) {
+    const requested = canonicalIp(r.requested);
+    if (!inRanges(requested, family, ranges)) {
       out.set(r.key, {
-        invalid: `requested VIP ${r.requested} is outside vip.cidrs (${cidrs.join(', ') || 'none configured'})`,
+        invalid: `requested VIP ${requested} is outside vip.cidrs (${mine.join(', ') || `no ${family} CIDR configured`})`,
       });
       continue;
     }
-    const holder = taken.get(r.requested);
+    const holder = taken.get(requested);
     if (holder) {
-      out.set(r.key, { conflict: `${r.requested} is already used by ${holder}` });
+      out.set(r.key, { conflict: `${requested} is already used by ${holder}` });
       continue;
     }
-    taken.set(r.requested, r.key);
-    out.set(r.key, { vip: r.requested });
+    taken.set(requested, r.key);
+    out.set(r.key, { vip: requested });
   }
-  const total = ranges.reduce((n, x) => n + x.size, 0);
+  const total = ranges.reduce((n, x) => n + x.size, 0n);
   for (const r of sorted) {
     if (out.has(r.key)) continue;
-    if (total === 0) {
+    if (total === 0n) {
       out.set(r.key, { exhausted: true });
       continue;
     }
-    const start = Number.parseInt(createHash('sha256').update(r.key).digest('hex').slice(0, 8), 16) % total;
+    // IPv4 starts where it always has (8 hex digits of the hash); IPv6 spreads over 16.
+    const hex = createHash('sha256')
+      .update(r.key)
+      .digest('hex')
+      .slice(0, family === 'IPv4' ? 8 : 16);
+    const start = BigInt(`0x${hex}`) % total;
+    // Probing past taken addresses: one more probe than there are taken ones always ends it.
+    const probes = total < BigInt(taken.size + 1) ? total : BigInt(taken.size + 1);
     let found: string | undefined;
-    for (let i = 0; i < total && !found; i++) {
+    for (let i = 0n; i < probes && !found; i++) {
       let idx = (start + i) % total;
       for (const rg of ranges) {
         if (idx < rg.size) {
-          const ip = toIp(rg.first + idx);
+          const ip = bigToIp(rg.first + idx, family);
           if (!taken.has(ip)) found = ip;
           break;
         }
@@ -116,21 +149,27 @@ export function allocateVips(requests: VipRequest[], cidrs: string[]): Map<strin
   return out;
 }
 
+/** The group of a device-allocated VIP of one family: the key itself for IPv4, as it always was. */
+export const deviceGroup = (key: string, family: IpFamily): string =>
+  family === 'IPv4' ? key : `${key}/${family}`;
+
 /**
  * VIPs when the load balancer allocates them (Capabilities.allocatesVips): an object that asks for
  * an address (loadBalancerIP, the VIP annotation, a Gateway's spec.addresses) gets it as a static
- * VIP, refused when another asks for the same one or it is not an IPv4 address; every other
- * object gets `auto:<its key>`, its address to come from the device.
+ * VIP, refused when another asks for the same one or it is not an address of the family; every
+ * other object gets `auto:<its group>`, its address to come from the device.
  */
-export function deviceVips(requests: VipRequest[]): Map<string, VipResult> {
+export function deviceVips(requests: VipRequest[], family: IpFamily = 'IPv4'): Map<string, VipResult> {
   // Every published address is an incumbent's, a static one asked for or one the device allocated
   // (an `auto:` VIP shows its address in the status): a newcomer asking for it is refused, as in
   // vip.cidrs mode, whichever key sorts first.
-  const held = requests.filter((r) => r.requested || r.published);
+  const held = requests.filter((r) => r.requested || r.published || r.refused);
   const out = allocateVips(
-    held.map((r) => ({ key: r.key, requested: r.requested, published: r.published })),
-    ['0.0.0.0/0'],
+    held.map((r) => ({ key: r.key, requested: r.requested, published: r.published, refused: r.refused })),
+    [family === 'IPv4' ? '0.0.0.0/0' : '::/0'],
+    family,
   );
-  for (const r of requests) if (!r.requested) out.set(r.key, { vip: autoVip(r.key) });
+  for (const r of requests)
+    if (!r.requested && !r.refused) out.set(r.key, { vip: autoVip(deviceGroup(r.key, family)) });
   return out;
 }

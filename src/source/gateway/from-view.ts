@@ -8,8 +8,10 @@ import { type ControllerConfig, namespaceSelected } from '../../config/controlle
 import type { Service } from '../../kube/objects.ts';
 import { ALL_HTTP, INGRESS_HTTP } from '../../adapter/http-capabilities.ts';
 import type { ClusterView } from '../view.ts';
+import type { VipOutcome } from '../types.ts';
 import type { SecretCertificates } from '../ingress-tls.ts';
-import type { VipRequest } from '../vips.ts';
+import { type FamilyVipRequest, perFamily } from '../family-requests.ts';
+import { familyOf, type IpFamily } from '../ip-family.ts';
 import { buildGateways, type GatewayResult, type GatewayView, ourGateways } from './gateways.ts';
 import type { ProtocolSupport } from './listeners.ts';
 
@@ -34,15 +36,12 @@ export const SERVE_ALL: LoadBalancerInfo = {
     http: ALL_HTTP,
     httpChecks: true,
     httpsChecks: true,
+    ipv6: true,
   },
 };
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
 
-/**
- * One VIP request per Gateway of ours. An address of a type other than IPAddress, or a second
- * address, is refused (UnsupportedAddress) by asking for a value no range holds.
- */
 /**
  * The Gateway API objects of the namespaces npl-lb serves (`namespaces` in the config): a Gateway
  * or route elsewhere is not ours, as an Ingress there is not.
@@ -77,16 +76,43 @@ export function servedGatewayView(
   };
 }
 
-export function gatewayVipRequests(view: ClusterView, cfg: ControllerConfig): VipRequest[] {
-  return ourGateways(servedGatewayView(view, cfg), cfg.gatewayController).map((g) => {
+/**
+ * A Gateway's VIP requests, one per family it is served in: the families of the addresses it asks
+ * (`spec.addresses`, IPAddress values), its first served family for an IPAddress without a value
+ * (any address), every served family when it asks none. An address of another type is refused
+ * (UnsupportedAddress).
+ */
+export function gatewayVipRequests(
+  view: ClusterView,
+  cfg: ControllerConfig,
+  families: readonly IpFamily[],
+): FamilyVipRequest[] {
+  return ourGateways(servedGatewayView(view, cfg), cfg.gatewayController).flatMap((g) => {
+    const k = `gateway/${key(g.metadata)}`;
     const asked = g.spec.addresses;
-    const bad = asked.find((a) => a.type !== 'IPAddress') ?? (asked.length > 1 ? asked[1] : undefined);
-    return {
-      key: `gateway/${key(g.metadata)}`,
-      // An IPAddress without a value asks for any address: one is allocated as without one.
-      requested: bad ? `${bad.type}:${bad.value ?? ''}` : asked[0]?.value,
-      published: g.status.addresses.find((a) => a.type === undefined || a.type === 'IPAddress')?.value,
-    };
+    const first = families[0] ?? 'IPv4';
+    const bad = asked.find((a) => a.type !== 'IPAddress');
+    if (bad)
+      return [
+        {
+          key: k,
+          family: first,
+          refused: `spec.addresses: ${JSON.stringify(`${bad.type}:${bad.value ?? ''}`.slice(0, 96))} is not an IPAddress; npl-lb serves IP addresses only`,
+        },
+      ];
+    const values = asked.map((a) => a.value).filter((v): v is string => !!v);
+    const wanted: IpFamily[] =
+      asked.length === 0
+        ? [...families]
+        : values.length === 0
+          ? [first]
+          : [...new Set(values.map((v) => familyOf(v) ?? first))];
+    return perFamily(
+      k,
+      wanted,
+      [values.join(',')],
+      g.status.addresses.filter((a) => a.type === undefined || a.type === 'IPAddress').map((a) => a.value),
+    );
   });
 }
 
@@ -109,7 +135,7 @@ export function gatewaysFromView(
     poolFor: (svc: Service, port: ServicePort) => string;
     l4PoolFor: (svc: Service, port: ServicePort) => string;
     certificateOf: SecretCertificates;
-    vipOf: (gatewayKey: string) => { vip?: string; problem?: string; reason?: string };
+    vipOf: (gatewayKey: string) => VipOutcome;
   },
 ): GatewayResult | undefined {
   if (!view.gatewayClasses?.length) return undefined;

@@ -17,6 +17,8 @@ import type { Service } from '../../kube/objects.ts';
 import { gatewayVsName } from '../../model/names.ts';
 import type { Certificate, L4VirtualService, SniRoute } from '../../model/types.ts';
 import { routeLacks } from '../route-support.ts';
+import { twins } from '../twins.ts';
+import type { VipOutcome } from '../types.ts';
 import type { SecretCertificates } from '../ingress-tls.ts';
 import { attachRoute, type GatewayListeners } from './attach.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
@@ -70,7 +72,7 @@ export interface GatewayContext {
   l4PoolFor: (svc: Service, port: ServicePort) => string;
   certificateOf: SecretCertificates;
   /** The VIP of a Gateway (namespace/name), or why it has none. */
-  vipOf: (gatewayKey: string) => { vip?: string; problem?: string; reason?: string };
+  vipOf: (gatewayKey: string) => VipOutcome;
 }
 
 export type { GatewayResult, GatewayStatus, ListenerStatus, RouteParentStatus } from './results.ts';
@@ -289,6 +291,7 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
     out.gateways.set(gwKey, {
       generation: g.gateway.metadata.generation,
       vip: vip.vip,
+      ...(vip.more?.length ? { moreVips: vip.more.map((m) => m.vip) } : {}),
       conditions: gatewayConditions(g.listeners, vip, g.invalid),
       listeners: g.listeners.map((l) => ({
         name: l.listener.name,
@@ -298,6 +301,7 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
       })),
     });
     if (!vip.vip || g.invalid) continue;
+    const first = out.virtualServices.length;
     out.virtualServices.push(...l4Services(ctx.cluster, g, vip.vip, l4));
     const seen = new Set<string>();
     for (const l of g.listeners) {
@@ -326,6 +330,8 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
         ...(l.protocol === 'HTTPS' ? { protocol: 'HTTPS' as const, certificates: [...names].sort() } : {}),
       });
     }
+    // Served in a further family too: each virtual service again on that VIP.
+    out.virtualServices.push(...twins(out.virtualServices.slice(first), vip.more));
   }
   out.certificates = [...certs.values()];
   return out;

@@ -17,6 +17,8 @@ export interface ListenerStatus {
 export interface GatewayStatus {
   generation: number;
   vip: string | undefined;
+  /** The addresses of its further families (IPv6 beside IPv4). */
+  moreVips?: string[];
   conditions: ConditionSpec[];
   listeners: ListenerStatus[];
 }

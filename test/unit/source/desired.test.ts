@@ -276,44 +276,6 @@ describe('desired state from the cluster', () => {
   });
 });
 
-describe('IPv6, not served yet, never silently', () => {
-  it('IPv6 mappings and IPv6 ipFamilies are said on the Service; the IPv4 members are served', () => {
-    const both = JSON.stringify([
-      { podPort: 8080, nodeIP: '192.0.2.101', nodePort: 61000, protocol: 'tcp', ipFamily: 'IPv4' },
-      { podPort: 8080, nodeIP: '2001:db8::101', nodePort: 61000, protocol: 'tcp', ipFamily: 'IPv6' },
-    ]);
-    const only6 = JSON.stringify([
-      { podPort: 8080, nodeIP: '2001:db8::102', nodePort: 61000, protocol: 'tcp', ipFamily: 'IPv6' },
-    ]);
-    const svc6 = svc('web', {
-      type: 'LoadBalancer',
-      loadBalancerClass: 'npl-lb.io/lb',
-      ipFamilies: ['IPv4', 'IPv6'],
-      ipFamilyPolicy: 'RequireDualStack',
-      ports: [{ name: 'http', port: 80, targetPort: 'http' }],
-    });
-    const d = buildDesired(
-      view({ services: [svc6], pods: [pod('a', 'n1', { ann: both }), pod('b', 'n2', { ann: only6 })] }),
-      cfg(),
-    );
-    const pool = d.state.pools[0]!;
-    assert.deepEqual(
-      pool.members.map((m) => `${m.address}:${m.port}`),
-      ['192.0.2.101:61000'],
-    );
-    assert.deepEqual(d.waiting.get('default/web'), ['default/b']);
-    const said = d.findings.filter((f) => f.reason === 'IPFamilyNotServed' && f.key === 'default/web');
-    assert.equal(said.length, 2, said.map((f) => f.message).join(' | '));
-    assert.ok(said.some((f) => /ipFamilies \[IPv4, IPv6\] \(RequireDualStack\)/.test(f.message)));
-    assert.ok(
-      said.some((f) =>
-        /2 Pod\(s\) have IPv6 NodePortLocal mappings \(default\/a, default\/b\)/.test(f.message),
-      ),
-    );
-    assert.ok(!d.findings.some((f) => f.kind === 'Pod'), 'no Warning per Pod');
-  });
-});
-
 describe('VIP allocation', () => {
   it('with vip.cidrs empty a LoadBalancer Service is told so, not that no VIP is free', () => {
     const empty = parseControllerConfig('clusterName: c1\ndefaultLoadBalancer: true\n');
@@ -433,7 +395,7 @@ describe('controller config', () => {
     assert.throws(() => parseControllerConfig('clusterName: a\nserviceType: LB'), /config: serviceType: /);
     assert.throws(
       () => parseControllerConfig('clusterName: a\nvip: {cidrs: [300.1.1.1/24]}'),
-      /config: vip.cidrs.0: is not a valid IPv4 CIDR/,
+      /config: vip.cidrs.0: must be an IPv4 or IPv6 CIDR/,
     );
     assert.throws(
       () => parseControllerConfig('clusterName: a\nbogus: 1'),
