@@ -244,18 +244,27 @@ export function renderConfig(
   ].join('\n');
 }
 
+/**
+ * An address and port as haproxy.cfg writes them: `[ipv6]:port` (bracketed: an IPv6 address holds
+ * colons) or `ipv4:port`. Groups: the IPv6 address, the IPv4 one, the port.
+ */
+const HOST_PORT = String.raw`(?:\[([0-9A-Fa-f:.]+)\]|([^\s:\[\]]+)):(\d+)`;
+/** A server line: HOST_PORT's groups, then its words and our comment. */
+const SERVER_LINE = new RegExp(String.raw`^\s*server\s+\S+\s+${HOST_PORT}(.*?)(?:#\s*npl-lb\s+(.*))?$`);
+const BIND_LINE = new RegExp(String.raw`^\s*bind\s+${HOST_PORT}`, 'm');
+
 function parseMembers(lines: string[]): Member[] {
   const out: Member[] = [];
   for (const l of lines) {
-    const m = /^\s*server\s+\S+\s+\[?([^\s\]]+?)\]?:(\d+)(.*?)(?:#\s*npl-lb\s+(.*))?$/.exec(l);
+    const m = SERVER_LINE.exec(l);
     if (!m) continue;
-    const meta = kv(m[4] ?? '');
+    const meta = kv(m[5] ?? '');
     out.push({
-      address: m[1]!,
-      port: Number(m[2]),
+      address: (m[1] ?? m[2])!,
+      port: Number(m[3]),
       node: meta.node ?? '',
       pod: meta.pod ?? '',
-      enabled: !/\bweight 0\b/.test(m[3] ?? ''),
+      enabled: !/\bweight 0\b/.test(m[4] ?? ''),
     });
   }
   return out;
@@ -298,7 +307,8 @@ export function parseConfig(text: string, owner: string): Observed & { foreignSe
         servicePort: meta.port ?? '',
       });
     } else if (s.kind === 'frontend') {
-      const bindM = /^\s*bind\s+\[?([^\s\]]+?)\]?:(\d+)/m.exec(body);
+      const bound = BIND_LINE.exec(body);
+      const bindM = bound && ([bound[0], bound[1] ?? bound[2], bound[3]] as const);
       const l4 = /# npl-lb l4 (.*)/.exec(body);
       if (l4) {
         const meta = kv(l4[1]!);

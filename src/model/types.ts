@@ -53,8 +53,6 @@ export type PersistenceType = 'Cookie' | 'SourceIP';
 export interface Pool {
   name: string;
   protocol: Protocol;
-  /** The address family of its members; absent: IPv4. */
-  family?: 'IPv6';
   /** The pool's traffic: `http` serves HTTP routes (L7), `tcp` and `udp` L4 virtual services. */
   health: 'tcp' | 'udp' | 'http';
   /** The member check the application's probe asks for; absent: a TCP (UDP) connect check. */

@@ -156,7 +156,6 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
     pool: {
       name: req.name,
       protocol: port.protocol === 'UDP' ? 'UDP' : 'TCP',
-      ...(family === 'IPv6' ? { family } : {}),
       health: port.protocol === 'UDP' ? 'udp' : req.health,
       ...(probed.check ? { check: probed.check } : {}),
       // Round robin is what a pool without an algorithm gets: not written, so it reads back equal.

@@ -41,15 +41,15 @@ export function specFor(v: ApiVersion): DataplaneSpec {
 
 export async function startDataplaneSim(
   t: { after: (fn: () => Promise<void>) => void },
-  opts: Pick<DataplaneSimOptions, 'beforeRequest'> = {},
+  opts: Pick<DataplaneSimOptions, 'beforeRequest'> & { haproxyBin?: string } = {},
 ): Promise<DataplaneRig> {
   const dir = mkdtempSync(join(tmpdir(), 'npl-dataplane-'));
   const exchanges: Exchange[] = [];
   const sim = new DataplaneSimulator({
-    haproxyBin: 'haproxy',
     workDir: dir,
     onExchange: (x) => exchanges.push(x),
     ...opts,
+    haproxyBin: opts.haproxyBin ?? 'haproxy',
   });
   const adapters: HaproxyDataplaneAdapter[] = [];
   t.after(async () => {

@@ -22,11 +22,14 @@ export interface Transport {
   name: string;
   /** Whether a certificate a listener gains or loses past its default goes live without a reload. */
   runtimeCrtList: boolean;
-  /** `healthChecks`: HAProxy checks the members (off unless asked: most tests need no checks). */
+  /**
+   * `healthChecks`: HAProxy checks the members (off unless asked: most tests need no checks);
+   * `haproxyBin`: the haproxy to run (a wrapper that runs it in a network namespace).
+   */
   start(
     t: { after: (fn: () => Promise<void>) => void },
     slots?: number,
-    opts?: { healthChecks?: boolean },
+    opts?: { healthChecks?: boolean; haproxyBin?: string },
   ): Promise<TransportRig>;
 }
 
@@ -35,7 +38,7 @@ export const TRANSPORTS: Transport[] = [
     name: 'runtime transport',
     runtimeCrtList: true,
     start: async (t, _slots, opts = {}) => {
-      const rig = await startHaproxy(t);
+      const rig = await startHaproxy(t, undefined, opts.haproxyBin);
       const adapter = rig.adapter('e2e', { healthChecks: opts.healthChecks ?? false });
       t.after(() => adapter.close());
       return {
@@ -53,7 +56,7 @@ export const TRANSPORTS: Transport[] = [
     // v2 has no runtime crt-list endpoint.
     runtimeCrtList: v === 'v3',
     start: async (t, slots = 4, opts = {}) => {
-      const rig = await startDataplaneSim(t);
+      const rig = await startDataplaneSim(t, opts.haproxyBin ? { haproxyBin: opts.haproxyBin } : {});
       const adapter = rig.adapter('e2e', v, { slots, ...(opts.healthChecks ? { healthChecks: true } : {}) });
       return {
         adapter,

@@ -79,9 +79,11 @@ export interface HaproxyRig {
 export async function startHaproxy(
   t: { after: (fn: () => Promise<void>) => void },
   supervise?: SupervisionOptions,
+  /** The haproxy to run (default `haproxy`; a wrapper that runs it in a network namespace). */
+  bin = 'haproxy',
 ): Promise<HaproxyRig> {
   const dir = mkdtempSync(join(tmpdir(), 'npl-haproxy-'));
-  const paths = { bin: 'haproxy', workDir: dir };
+  const paths = { bin, workDir: dir };
   writeFileSync(configPath(paths), renderConfig([], [], [], { owner: '', adminSocket: adminSocket(paths) }));
   const proc = new HaproxyProcess(paths, supervise);
   t.after(async () => {

@@ -46,13 +46,20 @@ export class Netns {
     return { code: r.status ?? 1, out: `${r.stdout}${r.stderr}` };
   }
 
-  /** A veth pair between two namespaces with an address on each end (a /24). */
-  link(a: string, aAddr: string, b: string, bAddr: string): void {
+  /**
+   * A veth pair between two namespaces with an address on each end (a /24), and an IPv6 one on
+   * each (a /64, without duplicate address detection, so it is usable at once) when given.
+   */
+  link(a: string, aAddr: string, b: string, bAddr: string, v6?: [string, string]): void {
     const ia = `v${this.tag}${this.names.indexOf(a)}${this.names.indexOf(b)}a`;
     const ib = `v${this.tag}${this.names.indexOf(a)}${this.names.indexOf(b)}b`;
     execFileSync('ip', ['link', 'add', ia, 'netns', a, 'type', 'veth', 'peer', 'name', ib, 'netns', b]);
     this.exec(a, 'ip', 'addr', 'add', `${aAddr}/24`, 'dev', ia);
     this.exec(b, 'ip', 'addr', 'add', `${bAddr}/24`, 'dev', ib);
+    if (v6) {
+      this.exec(a, 'ip', '-6', 'addr', 'add', `${v6[0]}/64`, 'dev', ia, 'nodad');
+      this.exec(b, 'ip', '-6', 'addr', 'add', `${v6[1]}/64`, 'dev', ib, 'nodad');
+    }
     this.exec(a, 'ip', 'link', 'set', ia, 'up');
     this.exec(b, 'ip', 'link', 'set', ib, 'up');
   }
