@@ -95,7 +95,7 @@ export class AviAdapter implements LoadBalancerAdapter {
   }
 
   capabilities(): Capabilities {
-    return aviCapabilities(this.at.vipNetwork !== undefined);
+    return aviCapabilities(this.at.vipNetwork !== undefined, this.at.vipNetwork?.cidr6 !== undefined);
   }
 
   /** The address Avi's IPAM gave each VIP group, from our VsVips as last read or written. */

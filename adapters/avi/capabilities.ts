@@ -3,12 +3,12 @@
  * (http-policy.ts: no regular expressions, which Avi takes only through string groups; one query
  * parameter per rule; its redirect codes), certificates (an SNI parent with a child per further
  * certificate), TLS passthrough (an L4 DataScript choosing a pool group by the ClientHello's
- * name), and, with a VIP network, VIPs its IPAM allocates.
+ * name), IPv6, and, with a VIP network, VIPs its IPAM allocates (IPv6 ones with its IPv6 subnet).
  */
 import type { Capabilities } from '../../src/adapter/contract.ts';
 import { ALL_HTTP } from '../../src/adapter/http-capabilities.ts';
 
-export function aviCapabilities(allocatesVips: boolean): Capabilities {
+export function aviCapabilities(allocatesVips: boolean, allocatesV6 = false): Capabilities {
   return {
     l4: { tcp: true, udp: true },
     l7: true,
@@ -36,5 +36,7 @@ export function aviCapabilities(allocatesVips: boolean): Capabilities {
       maxQueryMatches: 1,
     },
     ...(allocatesVips ? { allocatesVips: true } : {}),
+    // IPv6 VsVips (`ip6_address`) and servers (`V6`); where its IPAM allocates, only with an IPv6 subnet.
+    ipv6: !allocatesVips || allocatesV6,
   };
 }

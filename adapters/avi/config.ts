@@ -28,14 +28,16 @@ export const aviSettingsSchema = z
      */
     gracefulDisableTimeoutSeconds: z.number().int().min(-1).max(432000).default(60),
     /**
-     * Avi's IPAM allocates the VIPs (AKO's vipNetworkList): the network and the IPv4 subnet of it
-     * VsVips ask an address from; the address read back is what statuses publish. A Service's
+     * Avi's IPAM allocates the VIPs (AKO's vipNetworkList): the network and the IPv4 subnet (and,
+     * for IPv6 VIPs, the IPv6 subnet) of it VsVips ask an address from; the address read back is what statuses publish. A Service's
      * loadBalancerIP (or a Gateway's spec.addresses) is still honoured. Without it, vip.cidrs.
      */
     vipNetwork: z
       .object({
         name,
         cidr: z.cidrv4(),
+        /** The network's IPv6 subnet (AKO's v6cidr): IPv6 VIPs are allocated there; absent: none. */
+        cidr6: z.cidrv6().optional(),
       })
       .strict()
       .optional(),

@@ -17,6 +17,14 @@ const ip = z.object({
   addr: z.string().refine((a) => isIP(a) !== 0, 'must be an IP address'),
   type: z.enum(['V4', 'V6']),
 });
+const ip4 = z.object({
+  addr: z.string().refine((a) => isIP(a) === 4, 'must be an IPv4 address'),
+  type: z.literal('V4'),
+});
+const ip6 = z.object({
+  addr: z.string().refine((a) => isIP(a) === 6, 'must be an IPv6 address'),
+  type: z.literal('V6'),
+});
 const marker = z.object({ key: z.string().min(1), values: z.array(z.string()) });
 /** The request of an HTTP(S) HealthMonitor: GET of a path, 2xx and 3xx meaning up. */
 const monitorRequest = z
@@ -85,7 +93,9 @@ export const SCHEMAS = {
       vip: z
         .array(
           z.union([
-            z.object({ vip_id: z.string(), ip_address: ip }).strict(),
+            // Avi keeps an IPv4 VIP in ip_address and an IPv6 one in ip6_address.
+            z.object({ vip_id: z.string(), ip_address: ip4 }).strict(),
+            z.object({ vip_id: z.string(), ip6_address: ip6 }).strict(),
             z
               .object({
                 vip_id: z.string(),
@@ -93,7 +103,20 @@ export const SCHEMAS = {
                 ipam_network_subnet: z
                   .object({
                     network_ref: ref,
-                    subnet: z.object({ ip_addr: ip, mask: z.number().int().min(0).max(32) }).strict(),
+                    subnet: z.object({ ip_addr: ip4, mask: z.number().int().min(0).max(32) }).strict(),
+                  })
+                  .strict(),
+              })
+              .strict(),
+            z
+              .object({
+                vip_id: z.string(),
+                auto_allocate_ip: z.literal(true),
+                auto_allocate_ip_type: z.literal('V6_ONLY'),
+                ipam_network_subnet: z
+                  .object({
+                    network_ref: ref,
+                    subnet6: z.object({ ip_addr: ip6, mask: z.number().int().min(0).max(128) }).strict(),
                   })
                   .strict(),
               })

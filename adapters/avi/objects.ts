@@ -29,9 +29,10 @@ export interface AviPlacement {
   version?: string;
   /**
    * Avi's IPAM allocates the VIPs (AKO's vipNetworkList): VsVips ask for an address in this
-   * network and subnet (`auto_allocate_ip`). Without it, VIPs come from the controller's vip.cidrs.
+   * network and subnet (`auto_allocate_ip`; IPv6 ones `V6_ONLY` in `cidr6`). Without it, VIPs come
+   * from the controller's vip.cidrs.
    */
-  vipNetwork?: { name: string; cidr: string };
+  vipNetwork?: { name: string; cidr: string; cidr6?: string };
 }
 
 /** The pool's graceful disable timeout, in the field of the controller's version. */

@@ -20,7 +20,7 @@ import { passthroughScript, sniGroupName } from './passthrough.ts';
 import { parseCertificate } from './certificates.ts';
 import { createHash } from 'node:crypto';
 import { limitName } from '../../src/model/names.ts';
-import { autoVip, autoVipGroup } from '../../src/model/vips.ts';
+import { autoVip, autoVipGroup, vipFamily } from '../../src/model/vips.ts';
 import {
   type AviObject,
   type AviPlacement,
@@ -225,9 +225,12 @@ export function vsVipName(vs: VirtualService, owner: string): string {
 
 export function renderVsVip(vs: VirtualService, owner: string, at: AviPlacement): AviObject {
   const group = autoVipGroup(vs.vip);
+  const v6 = vipFamily(vs.vip) === 'IPv6';
   if (group !== undefined && !at.vipNetwork)
     throw new Error(`virtual service ${vs.name}: an allocated VIP without adapter.vipNetwork`);
-  const [subnet = '', mask = '32'] = (at.vipNetwork?.cidr ?? '').split('/');
+  if (group !== undefined && v6 && !at.vipNetwork?.cidr6)
+    throw new Error(`virtual service ${vs.name}: an allocated IPv6 VIP without adapter.vipNetwork.cidr6`);
+  const [subnet = '', mask = '32'] = ((v6 ? at.vipNetwork?.cidr6 : at.vipNetwork?.cidr) ?? '').split('/');
   return withSum('vsvip', {
     name: vsVipName(vs, owner),
     markers:
@@ -242,23 +245,34 @@ export function renderVsVip(vs: VirtualService, owner: string, at: AviPlacement)
     vrf_context_ref: byName('vrfcontext', at.vrf),
     vip: [
       group === undefined
-        ? { vip_id: '0', ip_address: ipAddr(vs.vip) }
+        ? // Avi holds an IPv6 VIP in ip6_address, ip_address being the IPv4 one.
+          { vip_id: '0', [v6 ? 'ip6_address' : 'ip_address']: ipAddr(vs.vip) }
         : {
             vip_id: '0',
             auto_allocate_ip: true,
+            // IPv4 is Avi's default type (V4_ONLY), not written, so VsVips of before read back equal.
+            ...(v6 ? { auto_allocate_ip_type: 'V6_ONLY' } : {}),
             ipam_network_subnet: {
               network_ref: byName('network', at.vipNetwork!.name),
-              subnet: { ip_addr: ipAddr(subnet), mask: Number(mask) },
+              [v6 ? 'subnet6' : 'subnet']: { ip_addr: ipAddr(subnet), mask: Number(mask) },
             },
           },
     ],
   });
 }
 
+/** A VsVip's `vip[]` entry as we read it: the IPv4 address, the IPv6 one, whether Avi allocated it. */
+type VipEntry = {
+  ip_address?: { addr?: string };
+  ip6_address?: { addr?: string };
+  auto_allocate_ip?: boolean;
+};
+
 /** The address Avi allocated to a VsVip of ours that asked for one: [group, address]. */
 export function allocatedVip(o: Record<string, unknown>): [string, string] | undefined {
   const group = markerValue(o, 'vipgroup');
-  const addr = (o.vip as { ip_address?: { addr?: string } }[] | undefined)?.[0]?.ip_address?.addr;
+  const entry = (o.vip as VipEntry[] | undefined)?.[0];
+  const addr = entry?.ip_address?.addr ?? entry?.ip6_address?.addr;
   return group && addr ? [group, addr] : undefined;
 }
 
@@ -333,12 +347,13 @@ export function parseVirtualService(
   children: Record<string, unknown>[] = [],
 ): VirtualService {
   const vsvip = l.byUuid.get(uuidOf(o.vsvip_ref));
-  const entry = (
-    vsvip?.vip as { ip_address?: { addr?: string }; auto_allocate_ip?: boolean }[] | undefined
-  )?.[0];
+  const entry = (vsvip?.vip as VipEntry[] | undefined)?.[0];
   const group = vsvip ? markerValue(vsvip, 'vipgroup') : undefined;
   // An allocated VIP reads back as the model asked for it: the group, whatever address Avi gave.
-  const vip = entry?.auto_allocate_ip && group ? autoVip(group) : String(entry?.ip_address?.addr ?? '');
+  const vip =
+    entry?.auto_allocate_ip && group
+      ? autoVip(group)
+      : String(entry?.ip_address?.addr ?? entry?.ip6_address?.addr ?? '');
   const service = (o.services as { port?: number; enable_ssl?: boolean }[] | undefined)?.[0];
   const port = Number(service?.port ?? 0);
   const policies = o.http_policies as { http_policy_set_ref?: string }[] | undefined;

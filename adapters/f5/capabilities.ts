@@ -29,4 +29,6 @@ export const F5_CAPABILITIES: Capabilities = {
   // Members' connectionLimit; the pool's slowRampTime (seconds).
   maxConnections: true,
   slowStart: { stepSeconds: 1 },
+  // IPv6 virtualAddresses and serverAddresses (AS3's f5ip format takes both families).
+  ipv6: true,
 };

@@ -6,6 +6,7 @@
  * objects and arrays included. The API path of each type the simulator serves is its own table.
  */
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 interface Field {
@@ -73,7 +74,34 @@ function value(v: unknown, f: Field, at: string, out: string[]): void {
   if (is && !is(v)) out.push(`${at}: expected ${f.type === 'integer' ? 'an integer' : `a ${f.type}`}`);
 }
 
-function object(name: string, v: unknown, at: string, out: string[]): void {
+/**
+ * Address fields whose family Avi's API reference fixes (Vip: "IPv4 Address of the VIP" in
+ * ip_address, "IPv6 Address of the Vip" in ip6_address; an IPNetworkSubnet's IPv4 `subnet` and IPv6
+ * `subnet6`), by model and field: the IPAddr (or the IPAddrPrefix's ip_addr) there must be of it.
+ */
+const ADDRESS_FAMILY: Readonly<Record<string, 'V4' | 'V6'>> = {
+  'Vip.ip_address': 'V4',
+  'Vip.ip6_address': 'V6',
+  'IPNetworkSubnet.subnet': 'V4',
+  'IPNetworkSubnet.subnet6': 'V6',
+};
+
+/** An IPAddr's type is its address's family (V4 an IPv4 address, V6 an IPv6 one). */
+function addressProblem(
+  o: Record<string, unknown>,
+  want: 'V4' | 'V6' | undefined,
+  at: string,
+): string | undefined {
+  const family = isIP(String(o.addr ?? ''));
+  const type = o.type;
+  if (type === 'V4' || type === 'V6') {
+    if (family !== (type === 'V4' ? 4 : 6)) return `${at}: ${String(o.addr)} is not a ${type} address`;
+    if (want && type !== want) return `${at}: must be of type ${want}, not ${type}`;
+  }
+  return undefined;
+}
+
+function object(name: string, v: unknown, at: string, out: string[], family?: 'V4' | 'V6'): void {
   const m = loaded().get(name);
   if (!m) return void out.push(`${at || name}: no object model ${name} is known`);
   if (typeof v !== 'object' || v === null || Array.isArray(v))
@@ -84,7 +112,19 @@ function object(name: string, v: unknown, at: string, out: string[]): void {
   for (const [k, x] of Object.entries(o)) {
     const f = m.fields[k];
     if (!f) out.push(`${prefix}${k}: unknown field`);
+    else if (f.$ref !== undefined && x !== null)
+      object(
+        f.$ref,
+        x,
+        `${prefix}${k}`,
+        out,
+        ADDRESS_FAMILY[`${name}.${k}`] ?? (name === 'IPAddrPrefix' ? family : undefined),
+      );
     else value(x, f, `${prefix}${k}`, out);
+  }
+  if (name === 'IPAddr') {
+    const problem = addressProblem(o, family, at || name);
+    if (problem) out.push(problem);
   }
 }
 

@@ -27,7 +27,7 @@ export interface AviSimOptions {
   /** The controller version reported at login. */
   version?: string;
   /** Networks its IPAM allocates VIPs from (default: VIP-Network, 198.51.100.0/24). */
-  networks?: { name: string; cidr: string }[];
+  networks?: { name: string; cidr: string; cidr6?: string }[];
 }
 
 export interface AviFaults {
@@ -80,7 +80,7 @@ export class AviSimulator {
   constructor(private readonly opts: AviSimOptions = {}) {
     this.http = new SimServer(opts.tls);
     for (const n of opts.networks ?? [{ name: 'VIP-Network', cidr: '198.51.100.0/24' }])
-      this.objectStore.addNetwork(n.name, n.cidr);
+      this.objectStore.addNetwork(n.name, n.cidr, n.cidr6);
   }
 
   get url(): string {

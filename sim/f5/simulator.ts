@@ -198,7 +198,8 @@ export class BigIpSimulator {
     send(res, 404, { code: 404, message: `Public URI path not registered: ${path}` });
   }
 
-  private document(showHash = false): Json {
+  /** The declaration as deployed, every tenant (`showHash`: with the per-object hashes). */
+  document(showHash = false): Json {
     return {
       class: 'ADC',
       schemaVersion: AS3_SCHEMA_VERSION,
