@@ -15,6 +15,8 @@ const cidr = z.string().refine((c) => {
   const family = isIP(ip);
   if (rest.length > 0 || family === 0 || !/^(0|[1-9]\d{0,2})$/.test(bits) || ip.includes('%')) return false;
   if (family === 4 && ip.split('.').some((o) => o.length > 1 && o.startsWith('0'))) return false;
+  // IPv6 in hexadecimal only (`::ffff:192.0.2.0/120` is written `::ffff:c000:200/120`), as the chart's schema has it.
+  if (family === 6 && ip.includes('.')) return false;
   return Number(bits) <= (family === 4 ? 32 : 128);
 }, 'must be an IPv4 or IPv6 CIDR such as 192.0.2.0/24 or fd00:10::/112');
 

@@ -43,6 +43,8 @@ const VARIANTS: Record<string, string[]> = {
     '--set',
     'adapter.avi.vipNetwork.cidr=198.51.100.0/24',
     '--set',
+    'adapter.avi.vipNetwork.cidr6=fd00:51::/112',
+    '--set',
     'credentials.username=admin',
     '--set',
     'credentials.password=s3cret',
@@ -298,6 +300,11 @@ describe('Helm chart', () => {
       (await template(['--set', 'clusterName=c1', '--set', 'vip.cidrs={10.0.100.0/24,192.168.0.0/16}']))
         .length > 0,
     );
+    // IPv6 and dual-stack ranges (the comma inside --set lists is the list's).
+    assert.ok(
+      (await template(['--set', 'clusterName=c1', '--set', 'vip.cidrs={10.0.100.0/24,fd00:10::/112}']))
+        .length > 0,
+    );
   });
 
   it('values.schema.json refuses bad values, naming the field; a missing clusterName is refused', async () => {
@@ -317,7 +324,14 @@ describe('Helm chart', () => {
     );
     assert.match(await refusal('clusterName='), /clusterName/);
     // A CIDR the controller would refuse at start is refused at install.
-    for (const cidr of ['10.0.100.0/33', '10.0.300.0/24', '10.0.100.0'])
+    for (const cidr of [
+      '10.0.100.0/33',
+      '10.0.300.0/24',
+      '10.0.100.0',
+      'fd00::/129',
+      'fd00:::1/64',
+      'fd00::',
+    ])
       assert.match(await refusal('clusterName=c1', `vip.cidrs={${cidr}}`), /cidrs/, cidr);
     assert.match(
       await refusal('adapter.type=haproxy'),
