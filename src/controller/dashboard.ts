@@ -58,6 +58,8 @@ export const DASHBOARD_HTML = `<!doctype html>
 <script>
 (() => {
   const $ = (id) => document.getElementById(id);
+  // An address and port as written: IPv6 in brackets.
+  const hp = (a, p) => (a.includes(':') ? '[' + a + ']:' + p : a + ':' + p);
   const el = (tag, attrs, ...children) => {
     const e = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) if (v !== undefined && v !== null) e.setAttribute(k, String(v));
@@ -95,7 +97,7 @@ export const DASHBOARD_HTML = `<!doctype html>
     const rows = doc.virtualServices.map((v) =>
       el('tr', { 'data-vs': v.name, class: v.problem ? 'problem' : '', 'data-problem': v.problem || '' },
         el('td', {}, v.name),
-        el('td', {}, v.vip + ':' + v.port),
+        el('td', {}, hp(v.vip, v.port)),
         el('td', {}, v.listeners.join(', ')),
         el('td', {}, v.certificates.length === 0 ? '-' : v.certificates.map((c) => c.subject + ' [' + c.sans.join(', ') + '] until ' + c.notAfter).join('; ')),
         el('td', { style: 'white-space: pre-line' }, v.routes.length === 0 ? '-' : v.routes.map((r) => (r.host || '*') + (r.path || '') + ' → ' + r.pool).join('\\n')),
@@ -114,7 +116,7 @@ export const DASHBOARD_HTML = `<!doctype html>
       imp.noneLeft ? el('span', { class: 'none-left' }, imp.noneLeft + ' would have none left') : 'each keeps serving members', '.'));
     box.append(table(['virtual service', 'VIP', 'loses', 'left'], imp.virtualServices.map((v) =>
       el('tr', { 'data-vs': v.name, 'data-lose': v.lose, 'data-of': v.of, 'data-none-left': v.noneLeft },
-        el('td', {}, v.name), el('td', {}, v.vip + ':' + v.port), el('td', {}, v.lose + ' of ' + v.of),
+        el('td', {}, v.name), el('td', {}, hp(v.vip, v.port)), el('td', {}, v.lose + ' of ' + v.of),
         el('td', { class: v.noneLeft ? 'none-left' : '' }, v.noneLeft ? 'none left' : String(v.left))))));
     return box;
   };
@@ -146,7 +148,7 @@ export const DASHBOARD_HTML = `<!doctype html>
     for (const n of shown) {
       const rows = n.members.map((m) =>
         el('tr', { 'data-node': n.node, 'data-pool': m.pool, 'data-member': m.address + ':' + m.port, 'data-state': m.state, 'data-health': m.health },
-          el('td', {}, m.address + ':' + m.port),
+          el('td', {}, hp(m.address, m.port)),
           el('td', {}, m.pod || '-'),
           el('td', { class: m.state }, m.state),
           el('td', { class: m.health, title: (m.healthReason || '') + (m.healthAt ? ' at ' + m.healthAt : '') }, m.health + (m.deviceAdmin && m.deviceAdmin !== 'enabled' ? ' (' + m.deviceAdmin + ' on device)' : '')),

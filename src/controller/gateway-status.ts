@@ -17,7 +17,7 @@ import type {
 } from '../kube/gateway-objects.ts';
 import { collectionPath, RESOURCES, type ResourceRef } from '../kube/paths.ts';
 import { KubeApiError, mergePatch } from '../kube/raw-client.ts';
-import { gatewayVsName } from '../model/names.ts';
+import { familyName, gatewayVsName } from '../model/names.ts';
 import { cond, type ConditionSpec, conditions } from '../source/gateway/conditions.ts';
 import type { GatewayResult } from '../source/gateway/gateways.ts';
 import { same, statusEntries } from './status-entries.ts';
@@ -88,7 +88,9 @@ export class GatewayStatusWriter {
       let anyProgrammed = false;
       const listeners = st.listeners.map((l) => {
         const spec = g.spec.listeners.find((x) => x.name === l.name);
-        const refused = spec && failed(gatewayVsName(this.cluster, g.metadata, spec.protocol, spec.port));
+        const vs = spec && gatewayVsName(this.cluster, g.metadata, spec.protocol, spec.port);
+        // Its virtual service in either family (an IPv6 one is the twin).
+        const refused = vs !== undefined && (failed(vs) || failed(familyName(vs, 'IPv6')));
         const specs: ConditionSpec[] = l.conditions.map((c) =>
           c.type === 'Programmed' && c.status && refused
             ? cond('Programmed', false, 'Pending', 'the load balancer has not taken its virtual service yet')

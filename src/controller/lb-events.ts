@@ -5,6 +5,7 @@
  * fully served Ingress once per version. Written a bounded number at a time; a failed write is
  * logged by the sink and never fails the pass.
  */
+import { hostPort } from '../model/names.ts';
 import PQueue from 'p-queue';
 import type { ApplyResult } from '../adapter/contract.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
@@ -270,14 +271,18 @@ export class LbEvents {
       if (!t) continue;
       if (st.problem) send(t, 'Warning', st.reason ?? EventReasons.NoVIP, st.problem);
       else if (!warned.has(`Ingress/${key}`) && live(st)) {
-        const mark = `${targets.resourceVersion('Ingress', key)}|${st.vip}`;
+        const vips = [st.vip, ...(st.moreVips ?? [])].map((v) => this.shown(v));
+        const mark = `${targets.resourceVersion('Ingress', key)}|${vips.join(',')}`;
         if (this.served.get(key) !== mark) {
           this.served.set(key, mark);
+          // The class's virtual services per family: HTTP, and HTTPS where it has TLS hosts.
+          const https = st.virtualServices.length / vips.length > 1;
+          const on = (port: number) => vips.map((v) => hostPort(v, port)).join(' and ');
           send(
             t,
             'Normal',
             EventReasons.IngressServed,
-            `every rule is served on ${this.shown(st.vip)}:${this.d.ingressHttpPort}${st.virtualServices.length > 1 ? `, its TLS hosts on ${this.shown(st.vip)}:${this.d.ingressHttpsPort ?? 443} too` : ''}`,
+            `every rule is served on ${on(this.d.ingressHttpPort)}${https ? `, its TLS hosts on ${on(this.d.ingressHttpsPort ?? 443)} too` : ''}`,
           );
         }
       } else this.served.delete(key);
@@ -315,7 +320,7 @@ export class LbEvents {
           t,
           'Normal',
           EventReasons.EnsuredLoadBalancer,
-          `ensured virtual service ${c.name} (${this.shown(c.desired.vip)}:${c.desired.port}) on ${where}`,
+          `ensured virtual service ${c.name} (${hostPort(this.shown(c.desired.vip), c.desired.port)}) on ${where}`,
         );
       } else if (c.op === 'update') {
         // No counts in the message: repeated member updates fold into one Event.

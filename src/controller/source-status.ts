@@ -10,7 +10,8 @@ import type { ClusterView, DesiredResult, SourceStatus } from '../source/desired
 import { type LbIngress, serviceIngress, showsAlready } from './lb-status.ts';
 import type { StateTracker } from './state.ts';
 import type { StatusWriter } from './status-writer.ts';
-import { autoVipGroup, resolveVip } from '../model/vips.ts';
+import { isIPv6Name } from '../model/names.ts';
+import { autoVipGroup, resolveVip, vipFamily } from '../model/vips.ts';
 
 export interface SourceStatusDeps {
   writer: StatusWriter;
@@ -72,9 +73,16 @@ export class SourceStatusWriter {
     let issued = false;
     /** An Ingress's status: the VIP once every virtual service of it is programmed. */
     const ingressWant = (status: SourceStatus): LbIngress[] => {
-      if (!this.live(status)) return [];
       const r = this.resolved(status);
-      return [r.vip!, ...(r.moreVips ?? [])].map((ip) => ({ ip }));
+      if (r.vip === undefined) return [];
+      // Each address while every virtual service of its family is live (a dual-stack class keeps
+      // its IPv4 address when its IPv6 twin fails, and the other way round).
+      return [r.vip, ...(r.moreVips ?? [])]
+        .filter((ip) => {
+          const mine = r.virtualServices.filter((n) => isIPv6Name(n) === (vipFamily(ip) === 'IPv6'));
+          return mine.length > 0 && mine.every((n) => !this.d.state.failed('virtualService', n));
+        })
+        .map((ip) => ({ ip }));
     };
     const patch = async (kind: 'Service' | 'Ingress', ns: string, name: string, want: LbIngress[]) => {
       await this.d.writer.write(kind, ns, name, want);

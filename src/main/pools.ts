@@ -1,6 +1,7 @@
 /**
  * `npl-lb pools`: what each node serves, from a controller's GET /api/v1/state, as a table or JSON.
  */
+import { hostPort } from '../model/names.ts';
 import { request } from 'undici';
 import { z } from 'zod';
 import { COMMON_FLAGS, commonSchema, type FlagSpecs, helpText, parseFlags } from '../config/flags.ts';
@@ -110,7 +111,7 @@ export async function runPools(
         ? 'no virtual service failed to apply\n'
         : columns(
             ['VIRTUAL SERVICE', 'VIP', 'PROBLEM'],
-            vss.map((v) => [v.name, `${v.vip}:${v.port}`, v.problem ?? '']),
+            vss.map((v) => [v.name, hostPort(v.vip, v.port), v.problem ?? '']),
           );
     text(
       `${vsTable}\n${view.length === 0 ? 'no member failed to apply\n' : renderTable(view, flags.output === 'wide')}`,

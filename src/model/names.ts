@@ -79,5 +79,13 @@ export function gatewayVsName(
  * above ends in `_v6`, so a twin never collides with another object.
  */
 export function familyName(name: string, family: 'IPv4' | 'IPv6'): string {
-  return family === 'IPv4' ? name : limitName(`${name}_v6`);
+  // The suffix survives the length limit: the name before it is cut (and hashed) instead.
+  return family === 'IPv4' ? name : `${limitName(name, MAX_NAME - 3)}_v6`;
 }
+
+/** Whether a name is an IPv6 twin's (familyName). */
+export const isIPv6Name = (name: string): boolean => name.endsWith('_v6');
+
+/** An address and port as people and URLs write them: an IPv6 address in brackets (`[fd00::1]:80`). */
+export const hostPort = (address: string, port: number | string): string =>
+  address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;

@@ -3,7 +3,7 @@
  * certificates they serve and each Ingress's status; a tenant's `npl-lb.io/vip` on an Ingress of
  * a shared class is refused with a Warning (the class's VIP is the class owner's). Pure.
  */
-import { twins, withTwins } from './twins.ts';
+import { inFamilies, statusInFamilies } from './twins.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
 import { VIP_ANNOTATION } from '../kube/annotations.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
@@ -59,9 +59,9 @@ export function ingressFrontends(
   for (const [cls, ings] of [...byClass].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const vip = vipOf(cls);
     const r = ingressClassServices(cls, ings, vip, ctx);
-    virtualServices.push(...r.virtualServices, ...twins(r.virtualServices, vip.more));
+    virtualServices.push(...inFamilies(r.virtualServices, vip));
     certificates.push(...r.certificates);
-    for (const [k, st] of r.ingresses) ingresses.set(k, withTwins(st, vip.more));
+    for (const [k, st] of r.ingresses) ingresses.set(k, statusInFamilies(st, vip));
     findings.push(...r.findings);
   }
   return { virtualServices, certificates, ingresses, findings };

@@ -4,6 +4,7 @@
  * draining) and the pool's last apply result. Pure; the dashboard (GET /api/v1/nodes) and
  * `npl-lb pools` both use it. The state document is parsed with zod, as any input at a boundary.
  */
+import { hostPort } from '../model/names.ts';
 import { z } from 'zod';
 
 const applySchema = z
@@ -182,7 +183,7 @@ export function byNode(doc: StateInput, filter: ViewFilter = {}): NodeView[] {
     if (pool) front.set(pool, [...new Set([...(front.get(pool) ?? []), label])]);
   };
   for (const vs of doc.virtualServices) {
-    const label = `${vs.name} (${vs.vip}:${vs.port})`;
+    const label = `${vs.name} (${hostPort(vs.vip, vs.port)})`;
     for (const p of poolsOf(vs)) add(p, label);
   }
   const nodes = new Map<string, NodeMember[]>();
@@ -231,7 +232,7 @@ export function renderTable(view: NodeView[], wide = false): string {
     n.members.map((m) => {
       const r = [
         n.node || '(none)',
-        `${m.address}:${m.port}`,
+        hostPort(m.address, m.port),
         m.pod || '-',
         m.state,
         m.health,

@@ -3,6 +3,7 @@
  * members on it, how many of how many serving members they would lose, and which would have none
  * left. A member serves when we keep it enabled and the device's check does not say down. Pure.
  */
+import { hostPort } from '../model/names.ts';
 import { columns, poolsOf, type StateInput } from './by-node.ts';
 
 export interface VsImpact {
@@ -73,7 +74,7 @@ export function renderImpact(n: NodeImpact): string {
   const head = ['VIRTUAL SERVICE', 'VIP', 'LOSES', 'LEFT'];
   const rows = n.virtualServices.map((v) => [
     v.name,
-    `${v.vip}:${v.port}`,
+    hostPort(v.vip, v.port),
     `${v.lose} of ${v.of}`,
     v.noneLeft ? 'NONE LEFT' : String(v.left),
   ]);

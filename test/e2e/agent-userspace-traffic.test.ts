@@ -39,9 +39,9 @@ async function udpPod(t: TestContext, ip: string, port: number, id: string): Pro
   t.after(() => sock.close());
 }
 
-function request(port: number, payload: Buffer): Promise<string> {
+function request(port: number, payload: Buffer, host = NODE_IP): Promise<string> {
   return new Promise((resolve, reject) => {
-    const c = connect({ host: NODE_IP, port, allowHalfOpen: true });
+    const c = connect({ host, port, allowHalfOpen: true });
     let out = '';
     c.on('data', (d: Buffer) => {
       out += d.toString();
@@ -138,5 +138,28 @@ describe('userspace forwarding with real traffic', () => {
       5000,
       'port closed',
     );
+  });
+
+  it('a dual-stack Pod: an entry per family, each at the node address of that family, forwarding in its family', async (t) => {
+    const { kc } = await useSandbox(t);
+    const c = new Cluster(kc);
+    await c.node('n1', { internal: ['127.0.10.5', '::1'] });
+    await c.service('dual', { ports: [{ name: 'tcp', port: 80, targetPort: 18381 }] });
+    await tcpPod(t, '127.0.20.5', 18381, 'pod-v4');
+    await tcpPod(t, '::1', 18381, 'pod-v6');
+    await c.pod('d', { node: 'n1', labels: { app: 'dual' }, ips: ['127.0.20.5', '::1'] });
+    await startAgent(t, kc, {
+      nodeName: 'n1',
+      backend: new UserspaceBackend({}),
+      range: { start: 62400, end: 62499 },
+    });
+    await eventually(async () => (await c.entries('d')).length === 2, 5000, 'an entry per family');
+    const entries = await c.entries('d');
+    const v4 = entries.find((e) => e.ipFamily === 'IPv4')!;
+    const v6 = entries.find((e) => e.ipFamily === 'IPv6')!;
+    assert.deepEqual([v4.nodeIP, v6.nodeIP], ['127.0.10.5', '::1']);
+    const sum = createHash('sha256').update('hi').digest('hex');
+    assert.equal(await request(v4.nodePort, Buffer.from('hi'), v4.nodeIP), `pod-v4:2:${sum}`);
+    assert.equal(await request(v6.nodePort, Buffer.from('hi'), v6.nodeIP), `pod-v6:2:${sum}`);
   });
 });

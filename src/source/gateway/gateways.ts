@@ -17,7 +17,7 @@ import type { Service } from '../../kube/objects.ts';
 import { gatewayVsName } from '../../model/names.ts';
 import type { Certificate, L4VirtualService, SniRoute } from '../../model/types.ts';
 import { routeLacks } from '../route-support.ts';
-import { twins } from '../twins.ts';
+import { inFamilies } from '../twins.ts';
 import type { VipOutcome } from '../types.ts';
 import type { SecretCertificates } from '../ingress-tls.ts';
 import { attachRoute, type GatewayListeners } from './attach.ts';
@@ -330,8 +330,8 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
         ...(l.protocol === 'HTTPS' ? { protocol: 'HTTPS' as const, certificates: [...names].sort() } : {}),
       });
     }
-    // Served in a further family too: each virtual service again on that VIP.
-    out.virtualServices.push(...twins(out.virtualServices.slice(first), vip.more));
+    // Each virtual service on the VIP of each family it is served in (IPv6 ones as twins).
+    out.virtualServices.splice(first, Infinity, ...inFamilies(out.virtualServices.slice(first), vip));
   }
   out.certificates = [...certs.values()];
   return out;

@@ -20,6 +20,9 @@ import { serviceFamilies, servableFamilies } from '../../../src/source/service-f
 import { allocateVips, deviceVips } from '../../../src/source/vips.ts';
 import { DesiredCache } from '../../../src/controller/desired-cache.ts';
 import { serviceIngress } from '../../../src/controller/lb-status.ts';
+import { SourceStatusWriter } from '../../../src/controller/source-status.ts';
+import type { StateTracker } from '../../../src/controller/state.ts';
+import { familyName, isIPv6Name, limitName } from '../../../src/model/names.ts';
 
 const cfg = (cidrs = '[192.0.2.0/28, "fd00:10::/120"]'): ControllerConfig =>
   parseControllerConfig(`clusterName: c1\nvip: {cidrs: ${cidrs}}\n`);
@@ -82,6 +85,35 @@ const dualPods = [
   pod('a', 'n1', [entry('192.0.2.101', 61000, 'IPv4'), entry('fd00::101', 61001, 'IPv6')]),
   pod('b', 'n2', [entry('192.0.2.102', 61000, 'IPv4'), entry('fd00:0::102', 61002, 'IPv6')]),
 ];
+
+const webClass = ingressClassSchema.parse({
+  metadata: { name: 'web' },
+  spec: { controller: 'npl-lb.io/ingress-controller' },
+});
+const site = ingressSchema.parse({
+  metadata: { name: 'site', namespace: 'default' },
+  spec: {
+    ingressClassName: 'web',
+    rules: [
+      {
+        host: 'a.example.com',
+        http: {
+          paths: [
+            {
+              path: '/',
+              pathType: 'Prefix',
+              backend: { service: { name: 'web', port: { number: 80 } } },
+            },
+          ],
+        },
+      },
+    ],
+  },
+});
+const backendSvc = serviceSchema.parse({
+  metadata: { name: 'web', namespace: 'default' },
+  spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
+});
 
 describe('the families a Service is served in', () => {
   const both = ['IPv4', 'IPv6'] as const;
@@ -365,36 +397,8 @@ describe('a dual-stack LoadBalancer Service', () => {
 
 describe('shared frontends in both families', () => {
   it('an IngressClass gets a VIP per family and its virtual services twice; the Ingress status lists both', () => {
-    const cls = ingressClassSchema.parse({
-      metadata: { name: 'web' },
-      spec: { controller: 'npl-lb.io/ingress-controller' },
-    });
-    const ing = ingressSchema.parse({
-      metadata: { name: 'site', namespace: 'default' },
-      spec: {
-        ingressClassName: 'web',
-        rules: [
-          {
-            host: 'a.example.com',
-            http: {
-              paths: [
-                {
-                  path: '/',
-                  pathType: 'Prefix',
-                  backend: { service: { name: 'web', port: { number: 80 } } },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    });
-    const backend = serviceSchema.parse({
-      metadata: { name: 'web', namespace: 'default' },
-      spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
-    });
     const d = buildDesired(
-      view({ services: [backend], ingresses: [ing], ingressClasses: [cls], pods: dualPods }),
+      view({ services: [backendSvc], ingresses: [site], ingressClasses: [webClass], pods: dualPods }),
       cfg(),
     );
     const l7 = d.state.virtualServices.filter((v) => v.kind === 'l7');
@@ -424,5 +428,58 @@ describe('configuration', () => {
     assert.deepEqual(cfg('["fd00:10::/120"]').vip.cidrs, ['fd00:10::/120']);
     for (const bad of ['"fd00::/129"', '"fd00::1%eth0/64"', '"10.0.100.0/33"', '"010.0.0.0/8"', '"fd00::"'])
       assert.throws(() => cfg(`[${bad}]`), /vip.cidrs.0: must be an IPv4 or IPv6 CIDR/, bad);
+  });
+});
+
+describe('names and statuses in both families', () => {
+  it('an IPv6 twin keeps its _v6 suffix past the length limit, and no two names meet', () => {
+    const long = `c1--${'n'.repeat(30)}-${'s'.repeat(40)}-TCP-80`;
+    const limited = limitName(long);
+    assert.equal(limited.length, 63);
+    const twin = familyName(limited, 'IPv6');
+    assert.ok(twin.endsWith('_v6') && twin.length === 63 && isIPv6Name(twin) && !isIPv6Name(limited));
+    assert.notEqual(familyName(limitName(`${long}x`), 'IPv6'), twin);
+    assert.equal(familyName('c1--default-web-TCP-80', 'IPv4'), 'c1--default-web-TCP-80');
+  });
+
+  it('an IPv6-only configuration: the IngressClass serves on IPv6 under IPv6 names', () => {
+    const d = buildDesired(
+      view({ services: [backendSvc], ingresses: [site], ingressClasses: [webClass], pods: dualPods }),
+      cfg('["fd00:10::/120"]'),
+    );
+    assert.deepEqual(
+      d.state.virtualServices.map((v) => v.name),
+      ['c1--ingress-web_v6'],
+    );
+    const st = d.ingresses.get('default/site')!;
+    assert.match(st.vip ?? '', /^fd00:10::/);
+    assert.deepEqual(st.virtualServices, ['c1--ingress-web_v6']);
+    assert.equal(st.moreVips, undefined);
+  });
+
+  it("an Ingress's status lists each family whose virtual services are live: a failed IPv6 twin leaves the IPv4 address", async () => {
+    const v = view({ services: [backendSvc], ingresses: [site], ingressClasses: [webClass], pods: dualPods });
+    const d = buildDesired(v, cfg());
+    const written: string[][] = [];
+    let failedNames = new Set<string>();
+    const state = {
+      failed: (_k: string, n: string) => failedNames.has(n),
+      failure: () => undefined,
+      get failureVersion() {
+        return failedNames.size;
+      },
+    } as unknown as StateTracker;
+    const w = new SourceStatusWriter({
+      writer: { write: async (_k, _ns, _n, ingress) => void written.push(ingress.map((i) => i.ip)) },
+      state,
+      clusterName: 'c1',
+      ipMode: 'Proxy',
+    });
+    await w.write(v, d);
+    const st = d.ingresses.get('default/site')!;
+    assert.deepEqual(written.at(-1), [st.vip, ...(st.moreVips ?? [])]);
+    failedNames = new Set(['c1--ingress-web_v6']);
+    await w.write(v, d);
+    assert.deepEqual(written.at(-1), [st.vip], 'the IPv4 address stays');
   });
 });
