@@ -30,6 +30,16 @@ import { startSandboxFromFlags, waitForSignal } from './sandbox.ts';
 import { answers, appServer, gatewayVipOf, patchStatus, post, vipOf } from './demo-app.ts';
 import { installGatewayApiCrds } from '../sandbox/gateway-api.ts';
 import { installNplLbCrds } from '../sandbox/npl-lb-crds.ts';
+import { hostPort } from '../model/names.ts';
+import {
+  classAnnotations,
+  createDualStackService,
+  DUAL_STACK,
+  demoCidrs,
+  dualStackBanner,
+  dualStackVips,
+  gatewayAddresses,
+} from './demo-dual-stack.ts';
 
 const DEMO_FLAGS = {
   port: { type: 'string', description: 'sandbox port, 0 for any free port', default: '0' },
@@ -39,6 +49,11 @@ const DEMO_FLAGS = {
     default: '.npl-lb',
   },
   'haproxy-bin': { type: 'string', description: 'the HAProxy binary', default: 'haproxy' },
+  'dual-stack': {
+    type: 'boolean',
+    description:
+      'IPv6 too: node-1 and web-1 on ::1, a RequireDualStack Service web-dual on an IPv4 VIP and ::1',
+  },
   ...COMMON_FLAGS,
 } as const satisfies FlagSpecs;
 
@@ -46,6 +61,7 @@ const schema = commonSchema.extend({
   port: z.coerce.number().int().min(0).max(65535),
   'work-dir': z.string().min(1),
   'haproxy-bin': z.string().min(1),
+  'dual-stack': z.boolean().default(false),
 });
 
 export const DEMO_HELP = helpText(
@@ -73,6 +89,7 @@ export async function runDemo(argv: string[]): Promise<number> {
     return 0;
   }
   const log = createLogger({ name: 'demo', format: flags['log-format'], level: flags['log-level'] });
+  const dual = flags['dual-stack'];
   const workDir = resolve(flags['work-dir']);
   const haproxyDir = join(workDir, 'haproxy');
   const kubeconfig = join(workDir, 'kubeconfig');
@@ -108,11 +125,12 @@ export async function runDemo(argv: string[]): Promise<number> {
       { level: flags['log-level'] === 'info' ? 'warn' : flags['log-level'] },
     );
 
-    for (const n of NODES) {
+    for (const [i, n] of NODES.entries()) {
       await post(kc, '/api/v1/nodes', { metadata: { name: n.name } });
+      const ips = dual && i === 0 ? [n.ip, DUAL_STACK.ipv6] : [n.ip];
       await patchStatus(kc, `/api/v1/nodes/${n.name}`, {
         status: {
-          addresses: [{ type: 'InternalIP', address: n.ip }],
+          addresses: ips.map((address) => ({ type: 'InternalIP', address })),
           conditions: [{ type: 'Ready', status: 'True' }],
         },
       });
@@ -161,7 +179,7 @@ export async function runDemo(argv: string[]): Promise<number> {
     const controller = new NplController({
       kubeConfig: kc,
       config: parseControllerConfig(
-        `clusterName: demo\nvip: {cidrs: [127.0.30.0/24]}\ningressHttpPort: 8080\ningressHttpsPort: ${HTTPS_PORT}\nnamespaces: {include: [default]}\n`,
+        `clusterName: demo\nvip: {cidrs: ${demoCidrs(dual)}}\ningressHttpPort: 8080\ningressHttpsPort: ${HTTPS_PORT}\nnamespaces: {include: [default]}\n`,
       ),
       adapter,
       events: new EventRecorder(kc, 'npl-lb-controller', 'demo', { logger: quiet }),
@@ -191,7 +209,7 @@ export async function runDemo(argv: string[]): Promise<number> {
 
     // The sample app: three Pods, a LoadBalancer Service and an Ingress.
     await post(kc, '/apis/networking.k8s.io/v1/ingressclasses', {
-      metadata: { name: 'npl-lb' },
+      metadata: { name: 'npl-lb', annotations: classAnnotations(dual) },
       spec: { controller: 'npl-lb.io/ingress-controller' },
     });
     await post(kc, '/api/v1/namespaces/default/services', {
@@ -204,9 +222,12 @@ export async function runDemo(argv: string[]): Promise<number> {
       },
     });
     /** A Pod of the sample app (`app`), on a node, serving on its own loopback IP. */
-    const appPod = async (app: string, pod: string, n: (typeof NODES)[number], ip: string) => {
-      const server = await appServer(pod, n.name, ip, APP_PORT);
-      cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+    const appPod = async (app: string, pod: string, n: (typeof NODES)[number], ...ips: string[]) => {
+      for (const at of ips) {
+        const server = await appServer(pod, n.name, at, APP_PORT);
+        cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+      }
+      const ip = ips[0]!;
       await post(kc, '/api/v1/namespaces/default/pods', {
         metadata: { name: pod, labels: { app } },
         spec: {
@@ -220,12 +241,20 @@ export async function runDemo(argv: string[]): Promise<number> {
         status: {
           phase: 'Running',
           podIP: ip,
-          podIPs: [{ ip }],
+          podIPs: ips.map((x) => ({ ip: x })),
           conditions: [{ type: 'Ready', status: 'True' }],
         },
       });
     };
-    for (const [i, n] of NODES.entries()) await appPod('web', `web-${i + 1}`, n, `127.0.20.${i + 1}`);
+    for (const [i, n] of NODES.entries())
+      await appPod(
+        'web',
+        `web-${i + 1}`,
+        n,
+        `127.0.20.${i + 1}`,
+        ...(dual && i === 0 ? [DUAL_STACK.ipv6] : []),
+      );
+    if (dual) await createDualStackService(kc);
     // HTTPS: a certificate for the host, made now; curl trusts it through the file written here.
     const tls = await selfSignedCertificate(HOST);
     const caFile = join(workDir, 'web-ca.pem');
@@ -279,6 +308,7 @@ export async function runDemo(argv: string[]): Promise<number> {
       spec: {
         gatewayClassName: 'npl-lb',
         listeners: [{ name: 'http', port: GATEWAY_PORT, protocol: 'HTTP' }],
+        ...gatewayAddresses(dual),
       },
     });
     await post(kc, `${GW_API}/namespaces/default/httproutes`, {
@@ -307,7 +337,9 @@ export async function runDemo(argv: string[]): Promise<number> {
     let l7: string | undefined;
     const until = Date.now() + 30_000;
     let gw: string | undefined;
-    while ((!l4 || !l7 || !gw) && Date.now() < until) {
+    let duals: string[] = [];
+    while ((!l4 || !l7 || !gw || (dual && duals.length < 2)) && Date.now() < until) {
+      if (dual) duals = await dualStackVips(kc);
       l4 = await vipOf(kc, '/api/v1/namespaces/default/services/web');
       l7 = await vipOf(kc, '/apis/networking.k8s.io/v1/namespaces/default/ingresses/web');
       gw = await gatewayVipOf(kc, `${GW_API}/namespaces/default/gateways/web`);
@@ -321,6 +353,9 @@ export async function runDemo(argv: string[]): Promise<number> {
         await new Promise((r) => setTimeout(r, 200));
       while (gw && Date.now() < ready && !(await answers(`http://${gw}:${GATEWAY_PORT}/`, GW_HOST)))
         await new Promise((r) => setTimeout(r, 200));
+      for (const v of duals)
+        while (Date.now() < ready && !(await answers(`http://${hostPort(v, DUAL_STACK.port)}/`)))
+          await new Promise((r) => setTimeout(r, 200));
     }
     process.stdout.write(
       [
@@ -339,6 +374,7 @@ export async function runDemo(argv: string[]): Promise<number> {
         `  curl -H 'Host: ${HOST}' http://${l7 ?? '(no VIP yet)'}:8080/    # Ingress web`,
         `  curl -H 'Host: ${GW_HOST}' http://${gw ?? '(no VIP yet)'}:${GATEWAY_PORT}/    # Gateway web: 80/20 to web and web-v2, adds X-Demo`,
         `  curl --cacert ${caFile} --resolve ${HOST}:${HTTPS_PORT}:${l7 ?? '(no VIP yet)'} https://${HOST}:${HTTPS_PORT}/    # Ingress web, HTTPS`,
+        ...(dual ? dualStackBanner(duals) : []),
         '',
         `Pools by node: ${http.url}/ (dashboard), or: npx tsx src/main/cli.ts pools --server ${http.url}`,
         '',

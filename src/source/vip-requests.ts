@@ -10,7 +10,7 @@ import { EventReasons } from '../kube/event-reasons.ts';
 import type { Ingress, Service } from '../kube/objects.ts';
 import { gatewayVipRequests } from './gateway/from-view.ts';
 import { type FamilyVipRequest, perFamily } from './family-requests.ts';
-import type { IpFamily } from './ip-family.ts';
+import { familyOf, type IpFamily } from './ip-family.ts';
 import type { FamilyChoice } from './service-families.ts';
 import type { VipOutcome } from './types.ts';
 import type { ClusterView } from './view.ts';
@@ -19,6 +19,18 @@ import { allocateVips, deviceVips, type VipResult } from './vips.ts';
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
 
 export type { FamilyVipRequest };
+
+/**
+ * The families of an IngressClass: those of the addresses its owner asks for (the VIP annotation),
+ * as a Gateway's `spec.addresses` do; every family served when it asks none (or none of a family).
+ */
+function classFamilies(asked: string | undefined, all: readonly IpFamily[]): IpFamily[] {
+  const named = (asked ?? '')
+    .split(',')
+    .map((t) => familyOf(t.trim()))
+    .filter((f): f is IpFamily => f !== undefined);
+  return named.length > 0 ? [...new Set(named)] : [...all];
+}
 
 export function vipRequests(
   lbServices: Service[],
@@ -36,14 +48,17 @@ export function vipRequests(
         s.status.loadBalancer.ingress.map((i) => i.ip),
       ),
     ),
-    ...[...byClass.entries()].flatMap(([cls, ings]) =>
-      perFamily(
+    ...[...byClass.entries()].flatMap(([cls, ings]) => {
+      const asked = view.ingressClasses.find((c) => c.metadata.name === cls)?.metadata.annotations[
+        VIP_ANNOTATION
+      ];
+      return perFamily(
         `ingressclass/${cls}`,
-        families.all,
-        [view.ingressClasses.find((c) => c.metadata.name === cls)?.metadata.annotations[VIP_ANNOTATION]],
+        classFamilies(asked, families.all),
+        [asked],
         ings.flatMap((i) => i.status.loadBalancer.ingress.map((x) => x.ip)),
-      ),
-    ),
+      );
+    }),
     ...gatewayVipRequests(view, cfg, families.all),
   ];
 }

@@ -365,4 +365,51 @@ describe('npl-lb command line', () => {
     assert.equal(existsSync(join(dir, 'kubeconfig')), false, 'kubeconfig removed');
     assert.equal(existsSync(join(dir, 'haproxy')), false, 'HAProxy files removed');
   });
+
+  it('npm start -- --dual-stack: web-dual answers on its IPv4 VIP and on ::1, its IPv6 member being web-1', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'npl-demo-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const { child, out } = start(t, ['demo', '--work-dir', dir, '--dual-stack']);
+    t.after(() => {
+      let pid: string | undefined;
+      try {
+        pid = execFileSync('pgrep', ['-o', '-f', `${dir}/haproxy/master.sock`], { encoding: 'utf8' }).trim();
+      } catch {
+        // none running
+      }
+      if (pid) process.kill(Number(pid), 'SIGTERM');
+    });
+    await eventually(() => /Press Ctrl-C/.test(out()), 30_000, 'demo start');
+    if (haproxyMissing()) {
+      assert.match(out(), /HAProxy is not installed/);
+    } else {
+      const v4 =
+        /curl (http:\/\/127\.0\.30\.\d+:9080\/) +# LoadBalancer Service web-dual \(RequireDualStack\), IPv4/.exec(
+          out(),
+        );
+      const v6 =
+        /curl -g (http:\/\/\[::1\]:9080\/) +# LoadBalancer Service web-dual \(RequireDualStack\), IPv6/.exec(
+          out(),
+        );
+      assert.ok(v4 && v6, out());
+      const seen = new Set<string>();
+      for (let i = 0; i < 6; i++) {
+        const body = await (await request(v4[1]!, { reset: true })).body.text();
+        seen.add(body.split(' ')[3]!);
+      }
+      assert.deepEqual([...seen].sort(), ['web-1', 'web-2', 'web-3'], 'IPv4: the three Pods');
+      for (let i = 0; i < 3; i++) {
+        const body = await (await request(v6[1]!, { reset: true })).body.text();
+        assert.match(
+          body,
+          /^hello from pod web-1 on node-1 \(\[::1\]:9080/,
+          'IPv6: web-1, the one Pod with an IPv6 address',
+        );
+      }
+      if (!curlMissing())
+        assert.match((await run('sh', ['-c', v6[0]!.replace(/ +#.*$/, '')])).stdout, /^hello from pod web-1/);
+    }
+    child.kill('SIGTERM');
+    assert.equal(await exited(child), 0);
+  });
 });

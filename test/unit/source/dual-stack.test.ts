@@ -483,3 +483,29 @@ describe('names and statuses in both families', () => {
     assert.deepEqual(written.at(-1), [st.vip], 'the IPv4 address stays');
   });
 });
+
+describe('an IngressClass that asks for its addresses', () => {
+  const annotated = (vip: string) =>
+    ingressClassSchema.parse({
+      metadata: { name: 'web', annotations: { 'npl-lb.io/vip': vip } },
+      spec: { controller: 'npl-lb.io/ingress-controller' },
+    });
+  const build = (vip: string) =>
+    buildDesired(
+      view({ services: [backendSvc], ingresses: [site], ingressClasses: [annotated(vip)], pods: dualPods }),
+      cfg(),
+    );
+  it('gets the families of the addresses it names, as a Gateway does', () => {
+    assert.deepEqual(
+      build('192.0.2.9').state.virtualServices.map((v) => `${v.name} ${v.vip}`),
+      ['c1--ingress-web 192.0.2.9'],
+    );
+    assert.deepEqual(
+      build('192.0.2.9, fd00:10::9').state.virtualServices.map((v) => `${v.name} ${v.vip}`),
+      ['c1--ingress-web 192.0.2.9', 'c1--ingress-web_v6 fd00:10::9'],
+    );
+    const bad = build('fd00:99::9').ingresses.get('default/site')!;
+    assert.equal(bad.vip, undefined);
+    assert.match(bad.problem ?? '', /fd00:99::9 is outside vip.cidrs \(fd00:10::\/120\)/);
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * `npm start -- --dual-stack`: the demo in both address families, on loopback only (::1 is the one
+ * IPv6 loopback address there is). node-1 gets ::1 as its IPv6 InternalIP and web-1 ::1 as its IPv6
+ * Pod IP, so the agent maps web-1 in both families; a RequireDualStack LoadBalancer Service
+ * `web-dual` gets an IPv4 VIP from the demo's range and ::1 (its only IPv6 VIP) on a port of its
+ * own (web-1 serves 8080 on ::1 already); the IngressClass and the Gateway ask IPv4 addresses, so
+ * they do not compete for ::1.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { VIP_ANNOTATION } from '../kube/annotations.ts';
+import { getJson, type RawObject } from '../kube/raw-client.ts';
+import { hostPort } from '../model/names.ts';
+import { post } from './demo-app.ts';
+
+export const DUAL_STACK = {
+  /** node-1's IPv6 address, web-1's IPv6 Pod IP and web-dual's IPv6 VIP. */
+  ipv6: '::1',
+  /** web-dual's port: its IPv6 VIP is ::1, where web-1 listens on the app's port. */
+  port: 9080,
+  classVip: '127.0.30.100',
+  gatewayVip: '127.0.30.101',
+} as const;
+
+/** vip.cidrs of the demo's controller. */
+export const demoCidrs = (dual: boolean): string =>
+  dual ? `[127.0.30.0/24, "${DUAL_STACK.ipv6}/128"]` : '[127.0.30.0/24]';
+
+/** The IngressClass's annotations: an IPv4 address of its own in dual-stack mode. */
+export const classAnnotations = (dual: boolean): Record<string, string> =>
+  dual ? { [VIP_ANNOTATION]: DUAL_STACK.classVip } : {};
+
+/** The Gateway's spec.addresses: an IPv4 address of its own in dual-stack mode. */
+export const gatewayAddresses = (dual: boolean): { addresses?: { type: string; value: string }[] } =>
+  dual ? { addresses: [{ type: 'IPAddress', value: DUAL_STACK.gatewayVip }] } : {};
+
+/** The dual-stack Service, over the sample app's Pods. */
+export async function createDualStackService(kc: KubeConfig): Promise<void> {
+  await post(kc, '/api/v1/namespaces/default/services', {
+    metadata: { name: 'web-dual', annotations: { [VIP_ANNOTATION]: DUAL_STACK.ipv6 } },
+    spec: {
+      type: 'LoadBalancer',
+      loadBalancerClass: 'npl-lb.io/lb',
+      ipFamilies: ['IPv4', 'IPv6'],
+      ipFamilyPolicy: 'RequireDualStack',
+      selector: { app: 'web' },
+      ports: [{ name: 'http', port: DUAL_STACK.port, targetPort: 'http' }],
+    },
+  });
+}
+
+/** web-dual's addresses once both are published (its status lists one per family). */
+export async function dualStackVips(kc: KubeConfig): Promise<string[]> {
+  const o = (await getJson(kc, '/api/v1/namespaces/default/services/web-dual', {}).catch(() => undefined)) as
+    RawObject | undefined;
+  const ingress = (o?.status as { loadBalancer?: { ingress?: { ip?: string }[] } } | undefined)?.loadBalancer
+    ?.ingress;
+  return (ingress ?? []).map((i) => i.ip ?? '').filter(Boolean);
+}
+
+/** The banner's lines for web-dual: a curl per family. */
+export function dualStackBanner(vips: string[]): string[] {
+  if (vips.length < 2)
+    return ['  (web-dual has no address of each family yet: kubectl describe service web-dual)'];
+  return vips.map(
+    (v) =>
+      `  curl ${v.includes(':') ? '-g ' : ''}http://${hostPort(v, DUAL_STACK.port)}/    # LoadBalancer Service web-dual (RequireDualStack), ${v.includes(':') ? 'IPv6' : 'IPv4'}`,
+  );
+}
