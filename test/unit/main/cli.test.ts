@@ -408,6 +408,35 @@ describe('npl-lb command line', () => {
       }
       if (!curlMissing())
         assert.match((await run('sh', ['-c', v6[0]!.replace(/ +#.*$/, '')])).stdout, /^hello from pod web-1/);
+      // The state API and `npl-lb pools` show both families.
+      const dashboard = /Pools by node: (http:\/\/\S+)\/ \(dashboard\)/.exec(out())![1]!;
+      const doc = (await (await fetch(`${dashboard}/api/v1/state`)).json()) as {
+        virtualServices: { name: string; vip: string }[];
+        pools: { name: string; members: { address: string; node: string }[] }[];
+      };
+      assert.deepEqual(
+        doc.virtualServices
+          .filter((v) => v.name.startsWith('demo--default-web-dual-'))
+          .map((v) => v.vip.includes(':')),
+        [false, true],
+      );
+      const pool6 = doc.pools.find((p) => p.name === 'demo--default-web-dual-http_v6')!;
+      assert.deepEqual(
+        pool6.members.map((m) => `${m.address}@${m.node}`),
+        ['::1@node-1'],
+      );
+      const pools = await run(process.execPath, [
+        '--import',
+        'tsx',
+        'src/main/cli.ts',
+        'pools',
+        '--server',
+        dashboard,
+      ]);
+      assert.match(
+        pools.stdout,
+        /^node-1 +\[::1\]:\d+ +default\/web-1 .* demo--default-web-dual-http_v6 +demo--default-web-dual-TCP-9080_v6 \(\[::1\]:9080\)/m,
+      );
     }
     child.kill('SIGTERM');
     assert.equal(await exited(child), 0);
