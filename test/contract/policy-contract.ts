@@ -30,6 +30,34 @@ async function throughRestart(
 }
 
 export function policyContract(guarded: () => Promise<ContractHarness>): void {
+  it("IPv6 beside IPv4 (issue 34): a dual-stack Service's IPv6 virtual service and pool of IPv6 members, applied, observed back after a restart with nothing to write, moved in place", async (t) => {
+    const h = await guarded();
+    t.after(() => h.close());
+    const first = await h.adapter('c1');
+    if (!first.capabilities().ipv6) {
+      t.skip('declares no IPv6');
+      return;
+    }
+    // Documentation addresses (RFC 3849): nothing is sent to them (no checks in the contract).
+    const v4 = pool('c1--default-web-http', [['192.0.2.1', 61000, 'n1']]);
+    const v6 = pool('c1--default-web-http_v6', [
+      ['2001:db8::1', 61000, 'n1'],
+      ['2001:db8::2', 61001, 'n2'],
+    ]);
+    const s = state(
+      [v4, v6],
+      [l4('c1--default-web-TCP-80', v4.name), l4('c1--default-web-TCP-80_v6', v6.name, '2001:db8::10')],
+    );
+    const second = await throughRestart(h, first, s);
+    // A member moves (its node's address changed) and the VIP moves: changed in place, read back.
+    const moved = state(
+      [v4, { ...v6, members: [v6.members[0]!, { ...v6.members[1]!, address: '2001:db8::3' }] }],
+      [l4('c1--default-web-TCP-80', v4.name), l4('c1--default-web-TCP-80_v6', v6.name, '2001:db8::11')],
+    );
+    assert.deepEqual((await sync(second, moved)).failed, []);
+    assert.deepEqual(plan(moved, await second.observe()).changes, [], 'observed as moved');
+  });
+
   it('carries every algorithm, persistence, connection limit and ramp it declares: applied, observed back after a restart with nothing to write, changed in place', async (t) => {
     const h = await guarded();
     t.after(() => h.close());
