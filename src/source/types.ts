@@ -48,6 +48,8 @@ export interface VipOutcome {
   more?: { family: IpFamily; vip: string }[];
   problem?: string;
   reason?: string;
+  /** The problem is an address kind npl-lb does not serve (a Gateway's: UnsupportedAddress). */
+  unsupported?: true;
 }
 
 /** A pool a virtual service asked for: a Service port, checked one way, under one name. */

@@ -85,7 +85,12 @@ export function vipOutcome(r: VipResult | undefined, noCidrs = false): VipOutcom
   if (!r) return { problem: 'no VIP', reason: EventReasons.NoVIP };
   if ('vip' in r) return { vip: r.vip };
   if ('conflict' in r) return { problem: `VIP conflict: ${r.conflict}`, reason: EventReasons.VIPConflict };
-  if ('invalid' in r) return { problem: r.invalid, reason: EventReasons.InvalidVIP };
+  if ('invalid' in r)
+    return {
+      problem: r.invalid,
+      reason: EventReasons.InvalidVIP,
+      ...(r.unsupported ? { unsupported: true } : {}),
+    };
   if (noCidrs)
     return {
       problem:

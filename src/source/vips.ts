@@ -21,9 +21,12 @@ export interface VipRequest {
   published?: string | undefined;
   /** The request is refused whole, with this message (src/source/vip-requests.ts says why). */
   refused?: string;
+  /** The refusal is of an address kind npl-lb does not serve (a Gateway address not an IPAddress). */
+  unsupported?: true;
 }
 
-export type VipResult = { vip: string } | { conflict: string } | { invalid: string } | { exhausted: true };
+export type VipResult =
+  { vip: string } | { conflict: string } | { invalid: string; unsupported?: true } | { exhausted: true };
 
 interface Range {
   first: bigint;
@@ -89,7 +92,7 @@ export function allocateVips(
   // 2. Requests: valid, in range, and not held by anyone else.
   for (const r of sorted) {
     if (r.refused) {
-      out.set(r.key, { invalid: r.refused });
+      out.set(r.key, { invalid: r.refused, ...(r.unsupported ? { unsupported: true as const } : {}) });
       continue;
     }
     if (!r.requested || out.has(r.key)) continue;
@@ -165,7 +168,13 @@ export function deviceVips(requests: VipRequest[], family: IpFamily = 'IPv4'): M
   // vip.cidrs mode, whichever key sorts first.
   const held = requests.filter((r) => r.requested || r.published || r.refused);
   const out = allocateVips(
-    held.map((r) => ({ key: r.key, requested: r.requested, published: r.published, refused: r.refused })),
+    held.map((r) => ({
+      key: r.key,
+      requested: r.requested,
+      published: r.published,
+      refused: r.refused,
+      unsupported: r.unsupported,
+    })),
     [family === 'IPv4' ? '0.0.0.0/0' : '::/0'],
     family,
   );

@@ -97,6 +97,7 @@ export function gatewayVipRequests(
         {
           key: k,
           family: first,
+          unsupported: true as const,
           refused: `spec.addresses: ${JSON.stringify(`${bad.type}:${bad.value ?? ''}`.slice(0, 96))} is not an IPAddress; npl-lb serves IP addresses only`,
         },
       ];

@@ -114,22 +114,27 @@ function gatewayConditions(
       cond('Programmed', false, 'Invalid', invalid),
     ];
   const bad = listeners.filter((l) => !l.attachable).length;
-  const accepted =
-    vip.reason === 'InvalidVIP'
-      ? cond('Accepted', false, 'UnsupportedAddress', vip.problem ?? '')
-      : bad > 0
-        ? cond(
-            'Accepted',
-            bad < listeners.length,
-            'ListenersNotValid',
-            `${bad} of ${listeners.length} listeners are not valid`,
-          )
-        : cond('Accepted', true, 'Accepted');
-  const programmed = !vip.vip
-    ? cond('Programmed', false, 'AddressNotAssigned', vip.problem ?? 'no VIP')
-    : listeners.some((l) => l.programmable)
-      ? cond('Programmed', true, 'Programmed')
-      : cond('Programmed', false, 'Invalid', 'no listener can be programmed');
+  // An address of a kind npl-lb does not serve is not accepted; one it cannot use (outside the
+  // ranges, held by another object, a family not served) leaves the Gateway accepted and not
+  // programmed (GatewayStaticAddresses), as does a further family's.
+  const accepted = vip.unsupported
+    ? cond('Accepted', false, 'UnsupportedAddress', vip.problem ?? '')
+    : bad > 0
+      ? cond(
+          'Accepted',
+          bad < listeners.length,
+          'ListenersNotValid',
+          `${bad} of ${listeners.length} listeners are not valid`,
+        )
+      : cond('Accepted', true, 'Accepted');
+  const unusable = !vip.unsupported && (vip.reason === 'InvalidVIP' || vip.reason === 'VIPConflict');
+  const programmed = unusable
+    ? cond('Programmed', false, 'AddressNotUsable', vip.problem ?? '')
+    : !vip.vip
+      ? cond('Programmed', false, 'AddressNotAssigned', vip.problem ?? 'no VIP')
+      : listeners.some((l) => l.programmable)
+        ? cond('Programmed', true, 'Programmed')
+        : cond('Programmed', false, 'Invalid', 'no listener can be programmed');
   return [accepted, programmed];
 }
 
