@@ -28,7 +28,8 @@ import {
   renderPool,
 } from './objects.ts';
 import { invalid } from './object-schemas.ts';
-import { allocatedVip, renderVirtualService } from './vs-objects.ts';
+import { renderVirtualService } from './vs-objects.ts';
+import { allocatedVip } from './vsvip.ts';
 import { certificateProblem, parseCertificate, renderCertificate } from './certificates.ts';
 import { aviCapabilities } from './capabilities.ts';
 import { routeProblem } from './http-policy.ts';

@@ -308,15 +308,14 @@ export function parseConfig(text: string, owner: string): Observed & { foreignSe
       });
     } else if (s.kind === 'frontend') {
       const bound = BIND_LINE.exec(body);
-      const bindM = bound && ([bound[0], bound[1] ?? bound[2], bound[3]] as const);
       const l4 = /# npl-lb l4 (.*)/.exec(body);
       if (l4) {
         const meta = kv(l4[1]!);
         const vs: L4VirtualService = {
           kind: 'l4',
           name: s.name,
-          vip: bindM?.[1] ?? '',
-          port: Number(bindM?.[2] ?? 0),
+          vip: bound?.[1] ?? bound?.[2] ?? '',
+          port: Number(bound?.[3] ?? 0),
           protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
           pool: /^\s*default_backend\s+(\S+)/m.exec(body)?.[1] ?? '',
           source: meta.source ?? '',
@@ -345,8 +344,8 @@ export function parseConfig(text: string, owner: string): Observed & { foreignSe
         const vs: L7VirtualService = {
           kind: 'l7',
           name: s.name,
-          vip: bindM?.[1] ?? '',
-          port: Number(bindM?.[2] ?? 80),
+          vip: bound?.[1] ?? bound?.[2] ?? '',
+          port: Number(bound?.[3] ?? 80),
           ingressClass: meta.ingressClass ?? '',
           routes,
           defaultPool: /^\s*default_backend\s+(\S+)/m.exec(body)?.[1],

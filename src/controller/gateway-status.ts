@@ -51,6 +51,18 @@ export interface GatewayObjects {
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
 
+/** A Gateway's status.addresses: each of its VIPs (one per family) the device has an address for. */
+function addressesOf(
+  st: { vip: string | undefined; moreVips?: string[] },
+  address: (vip: string) => string | undefined,
+): { type: string; value: string }[] {
+  if (!st.vip) return [];
+  return [st.vip, ...(st.moreVips ?? [])]
+    .map((v) => address(v))
+    .filter((v): v is string => v !== undefined)
+    .map((value) => ({ type: 'IPAddress', value }));
+}
+
 export class GatewayStatusWriter {
   constructor(
     private readonly sink: StatusSink,
@@ -111,12 +123,7 @@ export class GatewayStatusWriter {
           : c,
       );
       const want = {
-        addresses: st.vip
-          ? [st.vip, ...(st.moreVips ?? [])]
-              .map((v) => address(v))
-              .filter((v): v is string => v !== undefined)
-              .map((value) => ({ type: 'IPAddress', value }))
-          : [],
+        addresses: addressesOf(st, address),
         conditions: conditions(gwSpecs, g.metadata.generation, current.conditions ?? [], at),
         listeners,
       };

@@ -30,6 +30,7 @@ import { startSandboxFromFlags, waitForSignal } from './sandbox.ts';
 import { answers, appServer, gatewayVipOf, patchStatus, post, vipOf } from './demo-app.ts';
 import { installGatewayApiCrds } from '../sandbox/gateway-api.ts';
 import { installNplLbCrds } from '../sandbox/npl-lb-crds.ts';
+import { APP_PORT, demoBanner, GATEWAY_PORT, GW_HOST, HOST, HTTPS_PORT } from './demo-banner.ts';
 import { hostPort } from '../model/names.ts';
 import {
   classAnnotations,
@@ -75,11 +76,6 @@ const NODES = [
   { name: 'node-2', ip: '127.0.10.2' },
   { name: 'node-3', ip: '127.0.10.3' },
 ];
-const APP_PORT = 8080;
-const HOST = 'web.demo.local';
-const HTTPS_PORT = 8443;
-const GW_HOST = 'gw.demo.local';
-const GATEWAY_PORT = 8081;
 const GW_API = '/apis/gateway.networking.k8s.io/v1';
 
 export async function runDemo(argv: string[]): Promise<number> {
@@ -358,29 +354,17 @@ export async function runDemo(argv: string[]): Promise<number> {
           await new Promise((r) => setTimeout(r, 200));
     }
     process.stdout.write(
-      [
-        '',
-        `npl-lb demo: sandbox API server ${running.sandbox.url}, 3 nodes with agents, load balancer: ${lbNote}`,
-        '',
-        'Point kubectl at it from another terminal:',
-        `  export KUBECONFIG=${kubeconfig}`,
-        '  kubectl get nodes,pods,services,ingresses -o wide',
-        '  kubectl get gateways,httproutes',
-        "  kubectl get pod web-1 -o jsonpath='{.metadata.annotations.nodeportlocal\\.antrea\\.io}'",
-        '  (no kubectl installed? `npm run kubectl -- get pods -o wide` uses the one npl-lb tests with)',
-        '',
-        'Send traffic through the load balancer (each answer names its Pod and node):',
-        `  curl http://${l4 ?? '(no VIP yet)'}:${APP_PORT}/                       # LoadBalancer Service web`,
-        `  curl -H 'Host: ${HOST}' http://${l7 ?? '(no VIP yet)'}:8080/    # Ingress web`,
-        `  curl -H 'Host: ${GW_HOST}' http://${gw ?? '(no VIP yet)'}:${GATEWAY_PORT}/    # Gateway web: 80/20 to web and web-v2, adds X-Demo`,
-        `  curl --cacert ${caFile} --resolve ${HOST}:${HTTPS_PORT}:${l7 ?? '(no VIP yet)'} https://${HOST}:${HTTPS_PORT}/    # Ingress web, HTTPS`,
-        ...(dual ? dualStackBanner(duals) : []),
-        '',
-        `Pools by node: ${http.url}/ (dashboard), or: npx tsx src/main/cli.ts pools --server ${http.url}`,
-        '',
-        'Press Ctrl-C to stop; everything the demo started is stopped and its files removed.',
-        '',
-      ].join('\n'),
+      demoBanner({
+        api: running.sandbox.url,
+        lbNote,
+        kubeconfig,
+        l4,
+        l7,
+        gw,
+        caFile,
+        dashboard: http.url,
+        extra: dual ? dualStackBanner(duals) : [],
+      }),
     );
     await waitForSignal();
   } catch (err) {

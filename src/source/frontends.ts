@@ -5,7 +5,7 @@
  * version are passed in as `certificateOf`).
  */
 import type { ControllerConfig } from '../config/controller-config.ts';
-import type { Service } from '../kube/objects.ts';
+import type { Ingress, Service } from '../kube/objects.ts';
 import { familyName, l7PoolName, poolName } from '../model/names.ts';
 import type { Pool } from '../model/types.ts';
 import { gatewaysFromView, type LoadBalancerInfo } from './gateway/from-view.ts';
@@ -14,14 +14,47 @@ import type { SecretCertificates } from './ingress-tls.ts';
 import { ingressesByClass, ingressFrontends } from './ingresses.ts';
 import { loadBalancerServices, ourLoadBalancerServices } from './lb-services.ts';
 import { secretCertificates } from './secret-certificates.ts';
-import type { Frontends, PoolRequest, ServicePort } from './types.ts';
+import type { Frontends, PoolRequest, ServicePort, VipOutcome } from './types.ts';
 import { assignVips, familyVips, vipRequests } from './vip-requests.ts';
 import { FAMILIES, type IpFamily } from './ip-family.ts';
-import { primaryFamily, serviceFamilies, servableFamilies } from './service-families.ts';
+import {
+  type FamilyChoice,
+  primaryFamily,
+  type Servable,
+  serviceFamilies,
+  servableFamilies,
+} from './service-families.ts';
 import { cidrsOf } from './vips.ts';
 import type { ClusterView } from './view.ts';
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
+
+/**
+ * The VIPs of a pass, per object and family: the families each LoadBalancer Service is served in
+ * (`choices`), and each object's VIP outcome.
+ */
+function frontendVips(
+  lbServices: Service[],
+  byClass: ReadonlyMap<string, Ingress[]>,
+  view: ClusterView,
+  cfg: ControllerConfig,
+  lb: LoadBalancerInfo,
+  servable: Servable,
+): { choices: Map<string, FamilyChoice>; vipOf: (key: string) => VipOutcome } {
+  const choices = new Map(
+    lbServices.map((s) => [key(s.metadata), serviceFamilies(s, servable.families, servable.why)]),
+  );
+  const asked = vipRequests(lbServices, byClass, view, cfg, {
+    ofService: (k) => choices.get(k)!,
+    all: servable.families,
+  });
+  const vipOf = familyVips(asked, assignVips(asked, cfg, lb.caps.allocatesVips), {
+    noCidrs: !lb.caps.allocatesVips && cfg.vip.cidrs.length === 0,
+    unserved: (k) =>
+      k.startsWith('service/') ? choices.get(k.slice('service/'.length))?.unserved : undefined,
+  });
+  return { choices, vipOf };
+}
 
 export function desiredFrontends(
   view: ClusterView,
@@ -64,18 +97,7 @@ export function desiredFrontends(
 
   const lbServices = ourLoadBalancerServices(view.services, cfg);
   const byClass = ingressesByClass(view.ingresses, view.ingressClasses, cfg);
-  const choices = new Map(
-    lbServices.map((s) => [key(s.metadata), serviceFamilies(s, servable.families, servable.why)]),
-  );
-  const asked = vipRequests(lbServices, byClass, view, cfg, {
-    ofService: (k) => choices.get(k)!,
-    all: servable.families,
-  });
-  const vipOf = familyVips(asked, assignVips(asked, cfg, lb.caps.allocatesVips), {
-    noCidrs: !lb.caps.allocatesVips && cfg.vip.cidrs.length === 0,
-    unserved: (k) =>
-      k.startsWith('service/') ? choices.get(k.slice('service/'.length))?.unserved : undefined,
-  });
+  const { choices, vipOf } = frontendVips(lbServices, byClass, view, cfg, lb, servable);
   const l4 = loadBalancerServices(lbServices, cluster, (k) => vipOf(`service/${k}`), l4PoolFor, choices);
   const svcByKey = new Map(view.services.map((s) => [key(s.metadata), s]));
   const ing = ingressFrontends(byClass, (cls) => vipOf(`ingressclass/${cls}`), {

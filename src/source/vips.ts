@@ -49,6 +49,39 @@ function inRanges(ip: string, family: IpFamily, ranges: Range[]): boolean {
   return ranges.some((r) => n >= r.first && n < r.first + r.size);
 }
 
+/**
+ * A free address for `key`: its hash picks the start in the ranges, probing on past taken
+ * addresses (one more probe than there are taken ones always ends it). IPv4 starts where it always
+ * has (8 hex digits of the hash); IPv6 spreads over 16. Undefined: none is free.
+ */
+function pickFree(
+  key: string,
+  family: IpFamily,
+  ranges: Range[],
+  taken: ReadonlyMap<string, string>,
+): string | undefined {
+  const total = ranges.reduce((n, x) => n + x.size, 0n);
+  if (total === 0n) return undefined;
+  const hex = createHash('sha256')
+    .update(key)
+    .digest('hex')
+    .slice(0, family === 'IPv4' ? 8 : 16);
+  const start = BigInt(`0x${hex}`) % total;
+  const probes = total < BigInt(taken.size + 1) ? total : BigInt(taken.size + 1);
+  for (let i = 0n; i < probes; i++) {
+    let idx = (start + i) % total;
+    for (const rg of ranges) {
+      if (idx < rg.size) {
+        const ip = bigToIp(rg.first + idx, family);
+        if (!taken.has(ip)) return ip;
+        break;
+      }
+      idx -= rg.size;
+    }
+  }
+  return undefined;
+}
+
 /** The CIDRs of one family, in the order configured. */
 export const cidrsOf = (cidrs: readonly string[], family: IpFamily): string[] =>
   cidrs.filter((c) => cidrFamily(c) === family);
@@ -117,33 +150,10 @@ export function allocateVips(
     taken.set(requested, r.key);
     out.set(r.key, { vip: requested });
   }
-  const total = ranges.reduce((n, x) => n + x.size, 0n);
+  // 3. The others: an address picked by hashing the key into the ranges.
   for (const r of sorted) {
     if (out.has(r.key)) continue;
-    if (total === 0n) {
-      out.set(r.key, { exhausted: true });
-      continue;
-    }
-    // IPv4 starts where it always has (8 hex digits of the hash); IPv6 spreads over 16.
-    const hex = createHash('sha256')
-      .update(r.key)
-      .digest('hex')
-      .slice(0, family === 'IPv4' ? 8 : 16);
-    const start = BigInt(`0x${hex}`) % total;
-    // Probing past taken addresses: one more probe than there are taken ones always ends it.
-    const probes = total < BigInt(taken.size + 1) ? total : BigInt(taken.size + 1);
-    let found: string | undefined;
-    for (let i = 0n; i < probes && !found; i++) {
-      let idx = (start + i) % total;
-      for (const rg of ranges) {
-        if (idx < rg.size) {
-          const ip = bigToIp(rg.first + idx, family);
-          if (!taken.has(ip)) found = ip;
-          break;
-        }
-        idx -= rg.size;
-      }
-    }
+    const found = pickFree(r.key, family, ranges, taken);
     if (found) {
       taken.set(found, r.key);
       out.set(r.key, { vip: found });

@@ -122,7 +122,7 @@ describe('Avi IPAM: VIPs allocated by Avi, published as allocated', () => {
       'the asked address',
     );
     // A Gateway (its key sorts before the Service's) asking for that published address is refused:
-    // the Service keeps it, the Gateway says AddressNotAssigned.
+    // the Service keeps it, the Gateway says AddressNotUsable (an address it asked cannot be used).
     const post = async (path: string, body: unknown) =>
       assert.ok((await api(api0, 'POST', path, body)).status < 300);
     await post(`${GW_API}/gatewayclasses`, {
@@ -144,7 +144,7 @@ describe('Avi IPAM: VIPs allocated by Avi, published as allocated', () => {
       return gw.status?.conditions?.find((x) => x.type === 'Programmed');
     };
     await eventually(
-      async () => (await programmed())?.reason === 'AddressNotAssigned',
+      async () => (await programmed())?.reason === 'AddressNotUsable',
       15_000,
       'the Gateway refused',
     );

@@ -1,119 +1,19 @@
 /**
- * IPv6 and dual-stack in the desired state: the families a Service is served in (a table per
- * ipFamilyPolicy), VIPs per family (allocation, requests, ownership), members of each family from
- * the NodePortLocal annotation (checked as the IPv4 ones are), twins of shared frontends, and
- * nothing silent where a family cannot be served.
+ * IPv6 and dual-stack in the desired state (issue 34): the families a Service is served in (a table
+ * per ipFamilyPolicy), VIPs per family (allocation, requests, ownership), members of each family
+ * from the NodePortLocal annotation (checked as the IPv4 ones are), the desired-state cache, and
+ * nothing silent where a family cannot be served. Frontends and statuses: dual-stack-frontends.test.ts.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type ControllerConfig, parseControllerConfig } from '../../../src/config/controller-config.ts';
-import {
-  ingressClassSchema,
-  ingressSchema,
-  nodeSchema,
-  podSchema,
-  serviceSchema,
-} from '../../../src/kube/objects.ts';
-import { buildDesired, type ClusterView } from '../../../src/source/desired.ts';
+import { buildDesired } from '../../../src/source/desired.ts';
 import { SERVE_ALL } from '../../../src/source/gateway/from-view.ts';
 import { serviceFamilies, servableFamilies } from '../../../src/source/service-families.ts';
 import { allocateVips, deviceVips } from '../../../src/source/vips.ts';
 import { DesiredCache } from '../../../src/controller/desired-cache.ts';
 import { serviceIngress } from '../../../src/controller/lb-status.ts';
-import { SourceStatusWriter } from '../../../src/controller/source-status.ts';
-import type { StateTracker } from '../../../src/controller/state.ts';
-import { familyName, isIPv6Name, limitName } from '../../../src/model/names.ts';
 
-const cfg = (cidrs = '[192.0.2.0/28, "fd00:10::/120"]'): ControllerConfig =>
-  parseControllerConfig(`clusterName: c1\nvip: {cidrs: ${cidrs}}\n`);
-const entry = (nodeIP: string, nodePort: number, ipFamily: 'IPv4' | 'IPv6') => ({
-  podPort: 8080,
-  nodeIP,
-  nodePort,
-  protocol: 'tcp',
-  ipFamily,
-});
-const pod = (name: string, node: string, entries: object[]) =>
-  podSchema.parse({
-    metadata: {
-      name,
-      namespace: 'default',
-      labels: { app: 'web' },
-      annotations: { 'nodeportlocal.antrea.io': JSON.stringify(entries) },
-    },
-    spec: { nodeName: node, containers: [{ name: 'c', ports: [{ name: 'http', containerPort: 8080 }] }] },
-    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
-  });
-const node = (name: string, ...ips: string[]) =>
-  nodeSchema.parse({
-    metadata: { name },
-    status: {
-      addresses: ips.map((address) => ({ type: 'InternalIP', address })),
-      conditions: [{ type: 'Ready', status: 'True' }],
-    },
-  });
-// The node's IPv6 address is written long-hand: members compare by canonical text.
-const nodes = [node('n1', '192.0.2.101', 'FD00:0:0:0::101'), node('n2', '192.0.2.102', 'fd00::102')];
-const svc = (
-  name: string,
-  families: string[] | undefined,
-  policy: string | undefined,
-  extra: Record<string, unknown> = {},
-  annotations: Record<string, string> = {},
-) =>
-  serviceSchema.parse({
-    metadata: { name, namespace: 'default', annotations },
-    spec: {
-      type: 'LoadBalancer',
-      loadBalancerClass: 'npl-lb.io/lb',
-      selector: { app: 'web' },
-      ports: [{ name: 'http', port: 80, targetPort: 'http' }],
-      ...(families ? { ipFamilies: families } : {}),
-      ...(policy ? { ipFamilyPolicy: policy } : {}),
-      ...extra,
-    },
-  });
-const view = (v: Partial<ClusterView>): ClusterView => ({
-  services: [],
-  ingresses: [],
-  ingressClasses: [],
-  pods: [],
-  nodes,
-  ...v,
-});
-const dualPods = [
-  pod('a', 'n1', [entry('192.0.2.101', 61000, 'IPv4'), entry('fd00::101', 61001, 'IPv6')]),
-  pod('b', 'n2', [entry('192.0.2.102', 61000, 'IPv4'), entry('fd00:0::102', 61002, 'IPv6')]),
-];
-
-const webClass = ingressClassSchema.parse({
-  metadata: { name: 'web' },
-  spec: { controller: 'npl-lb.io/ingress-controller' },
-});
-const site = ingressSchema.parse({
-  metadata: { name: 'site', namespace: 'default' },
-  spec: {
-    ingressClassName: 'web',
-    rules: [
-      {
-        host: 'a.example.com',
-        http: {
-          paths: [
-            {
-              path: '/',
-              pathType: 'Prefix',
-              backend: { service: { name: 'web', port: { number: 80 } } },
-            },
-          ],
-        },
-      },
-    ],
-  },
-});
-const backendSvc = serviceSchema.parse({
-  metadata: { name: 'web', namespace: 'default' },
-  spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
-});
+import { cfg, dualPods, entry, pod, svc, view } from '../../support/dual-stack.ts';
 
 describe('the families a Service is served in', () => {
   const both = ['IPv4', 'IPv6'] as const;
@@ -395,117 +295,10 @@ describe('a dual-stack LoadBalancer Service', () => {
   });
 });
 
-describe('shared frontends in both families', () => {
-  it('an IngressClass gets a VIP per family and its virtual services twice; the Ingress status lists both', () => {
-    const d = buildDesired(
-      view({ services: [backendSvc], ingresses: [site], ingressClasses: [webClass], pods: dualPods }),
-      cfg(),
-    );
-    const l7 = d.state.virtualServices.filter((v) => v.kind === 'l7');
-    assert.deepEqual(
-      l7.map((v) => v.name),
-      ['c1--ingress-web', 'c1--ingress-web_v6'],
-    );
-    assert.match(l7[1]!.vip, /^fd00:10::/);
-    assert.deepEqual(
-      l7[0]!.kind === 'l7' && l7[0]!.routes,
-      l7[1]!.kind === 'l7' && l7[1]!.routes,
-      'the same routes and pools',
-    );
-    const st = d.ingresses.get('default/site')!;
-    assert.deepEqual(st.virtualServices, ['c1--ingress-web', 'c1--ingress-web_v6']);
-    assert.deepEqual(st.moreVips, [l7[1]!.vip]);
-    // The backend's pool stays in its primary family (IPv4 by default), one pool for both VIPs.
-    assert.deepEqual(
-      d.state.pools.map((p) => p.name),
-      ['c1--default-web-http.l7'],
-    );
-  });
-});
-
 describe('configuration', () => {
   it('vip.cidrs takes IPv6 CIDRs and refuses what is none', () => {
     assert.deepEqual(cfg('["fd00:10::/120"]').vip.cidrs, ['fd00:10::/120']);
     for (const bad of ['"fd00::/129"', '"fd00::1%eth0/64"', '"10.0.100.0/33"', '"010.0.0.0/8"', '"fd00::"'])
       assert.throws(() => cfg(`[${bad}]`), /vip.cidrs.0: must be an IPv4 or IPv6 CIDR/, bad);
-  });
-});
-
-describe('names and statuses in both families', () => {
-  it('an IPv6 twin keeps its _v6 suffix past the length limit, and no two names meet', () => {
-    const long = `c1--${'n'.repeat(30)}-${'s'.repeat(40)}-TCP-80`;
-    const limited = limitName(long);
-    assert.equal(limited.length, 63);
-    const twin = familyName(limited, 'IPv6');
-    assert.ok(twin.endsWith('_v6') && twin.length === 63 && isIPv6Name(twin) && !isIPv6Name(limited));
-    assert.notEqual(familyName(limitName(`${long}x`), 'IPv6'), twin);
-    assert.equal(familyName('c1--default-web-TCP-80', 'IPv4'), 'c1--default-web-TCP-80');
-  });
-
-  it('an IPv6-only configuration: the IngressClass serves on IPv6 under IPv6 names', () => {
-    const d = buildDesired(
-      view({ services: [backendSvc], ingresses: [site], ingressClasses: [webClass], pods: dualPods }),
-      cfg('["fd00:10::/120"]'),
-    );
-    assert.deepEqual(
-      d.state.virtualServices.map((v) => v.name),
-      ['c1--ingress-web_v6'],
-    );
-    const st = d.ingresses.get('default/site')!;
-    assert.match(st.vip ?? '', /^fd00:10::/);
-    assert.deepEqual(st.virtualServices, ['c1--ingress-web_v6']);
-    assert.equal(st.moreVips, undefined);
-  });
-
-  it("an Ingress's status lists each family whose virtual services are live: a failed IPv6 twin leaves the IPv4 address", async () => {
-    const v = view({ services: [backendSvc], ingresses: [site], ingressClasses: [webClass], pods: dualPods });
-    const d = buildDesired(v, cfg());
-    const written: string[][] = [];
-    let failedNames = new Set<string>();
-    const state = {
-      failed: (_k: string, n: string) => failedNames.has(n),
-      failure: () => undefined,
-      get failureVersion() {
-        return failedNames.size;
-      },
-    } as unknown as StateTracker;
-    const w = new SourceStatusWriter({
-      writer: { write: async (_k, _ns, _n, ingress) => void written.push(ingress.map((i) => i.ip)) },
-      state,
-      clusterName: 'c1',
-      ipMode: 'Proxy',
-    });
-    await w.write(v, d);
-    const st = d.ingresses.get('default/site')!;
-    assert.deepEqual(written.at(-1), [st.vip, ...(st.moreVips ?? [])]);
-    failedNames = new Set(['c1--ingress-web_v6']);
-    await w.write(v, d);
-    assert.deepEqual(written.at(-1), [st.vip], 'the IPv4 address stays');
-  });
-});
-
-describe('an IngressClass that asks for its addresses', () => {
-  const annotated = (vip: string) =>
-    ingressClassSchema.parse({
-      metadata: { name: 'web', annotations: { 'npl-lb.io/vip': vip } },
-      spec: { controller: 'npl-lb.io/ingress-controller' },
-    });
-  const build = (vip: string) =>
-    buildDesired(
-      view({ services: [backendSvc], ingresses: [site], ingressClasses: [annotated(vip)], pods: dualPods }),
-      cfg(),
-    );
-  it('gets the families of the addresses it names, as a Gateway does', () => {
-    assert.deepEqual(
-      build('192.0.2.9').state.virtualServices.map((v) => `${v.name} ${v.vip}`),
-      ['c1--ingress-web 192.0.2.9'],
-    );
-    assert.deepEqual(
-      build('192.0.2.9, fd00:10::9').state.virtualServices.map((v) => `${v.name} ${v.vip}`),
-      ['c1--ingress-web 192.0.2.9', 'c1--ingress-web_v6 fd00:10::9'],
-    );
-    const bad = build('fd00:99::9').ingresses.get('default/site')!;
-    assert.equal(bad.vip, undefined);
-    assert.match(bad.problem ?? '', /fd00:99::9 is outside vip.cidrs \(fd00:10::\/120\)/);
   });
 });

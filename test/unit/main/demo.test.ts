@@ -1,0 +1,219 @@
+/**
+ * `npm start` (the demo) as a user runs it: traffic through the load balancer reaches the Pods by
+ * every printed command, a second demo in the same clone is refused, HAProxy killed is restarted
+ * and told, Ctrl-C removes what it made; and `npm start -- --dual-stack` in both families.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { request } from 'undici';
+import { exited, run, startCli } from '../../support/cli-process.ts';
+import { haproxyMissing } from '../../support/haproxy.ts';
+import { eventually } from '../../support/sandbox.ts';
+
+/** Whether curl is missing here (CI installs it: the demo's printed commands are run verbatim). */
+function curlMissing(): boolean {
+  try {
+    execFileSync('curl', ['--version'], { stdio: 'ignore' });
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+const start = (t: TestContext, args: string[]) => startCli(t, args);
+
+describe('npm start (the demo)', () => {
+  it('npm start (the demo): traffic through the load balancer reaches the Pods; Ctrl-C removes what it made', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'npl-demo-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const { child, out } = start(t, ['demo', '--work-dir', dir]);
+    // If the demo dies before its own cleanup (a failed assertion kills it), stop its HAProxy too:
+    // the master running on this test's folder (not the printed pid: the test kills that one and
+    // the supervisor starts another).
+    t.after(() => {
+      let pid: string | undefined;
+      try {
+        pid = execFileSync('pgrep', ['-o', '-f', `${dir}/haproxy/master.sock`], { encoding: 'utf8' }).trim();
+      } catch {
+        // none running
+      }
+      if (pid) {
+        try {
+          process.kill(Number(pid), 'SIGTERM');
+        } catch {
+          // already gone
+        }
+      }
+    });
+    await eventually(() => /Press Ctrl-C/.test(out()), 30_000, 'demo start');
+    assert.match(out(), new RegExp(`export KUBECONFIG=${join(dir, 'kubeconfig')}`));
+    // A second npm start in the same clone: refused in one line, the first demo's files untouched.
+    const second = start(t, ['demo', '--work-dir', dir]);
+    assert.equal(await exited(second.child), 1);
+    assert.match(
+      second.out(),
+      /^npl-lb: a demo is already running from .* \(pid \d+\).* \[NPL_DEMO_RUNNING\]$/m,
+    );
+    assert.ok(existsSync(join(dir, 'kubeconfig')), "the first demo's kubeconfig is still there");
+    assert.match(readFileSync(join(dir, 'kubeconfig'), 'utf8'), /server: http:\/\/127\.0\.0\.1:\d+/);
+    const dashboard = /Pools by node: (http:\/\/\S+)\/ \(dashboard\)/.exec(out())![1]!;
+    assert.match(await (await fetch(`${dashboard}/`)).text(), /<title>npl-lb: pools by node<\/title>/);
+    if (haproxyMissing()) {
+      assert.match(out(), /HAProxy is not installed/);
+    } else {
+      const l4 = /curl (http:\/\/127\.0\.30\.\d+:8080\/)/.exec(out())![1]!;
+      const l7 = /curl -H 'Host: web\.demo\.local' (http:\/\/127\.0\.30\.\d+:8080\/)/.exec(out())![1]!;
+      const seen = new Set<string>();
+      for (let i = 0; i < 6; i++) {
+        // A new connection each time: the L4 VIP balances connections, not the requests on one.
+        const body = await (await request(l4, { reset: true })).body.text();
+        assert.match(body, /^hello from pod web-\d on node-\d/);
+        seen.add(body.split(' ')[3]!);
+      }
+      assert.deepEqual([...seen].sort(), ['web-1', 'web-2', 'web-3'], 'round robin over the three Pods');
+      // (fetch does not let a caller set Host; undici's request does.)
+      const viaIngress = await request(l7, { headers: { host: 'web.demo.local' } });
+      assert.match(await viaIngress.body.text(), /^hello from pod web-\d on node-\d \(web\.demo\.local/);
+      const other = await request(l7, { headers: { host: 'elsewhere' } });
+      await other.body.dump();
+      assert.equal(other.statusCode, 503, 'no route for another host');
+      // The Gateway: the printed curl command, verbatim; over 40 requests both versions answer
+      // (80/20), each with the header the route adds.
+      const gwCurl = /^ {2}(curl -H 'Host: gw\.demo\.local' http:\/\/\S+)/m.exec(out())![1]!;
+      const gwUrl = /(http:\/\/\S+)/.exec(gwCurl)![1]!;
+      const versions = new Set<string>();
+      for (let i = 0; i < 40; i++) {
+        const body = await (await request(gwUrl, { headers: { host: 'gw.demo.local' } })).body.text();
+        assert.match(body, /\[x-demo: gateway\]$/m);
+        versions.add(/pod (web(?:-v2)?)-\d/.exec(body)![1]!);
+      }
+      assert.deepEqual([...versions].sort(), ['web', 'web-v2'], 'the split reaches both versions');
+      if (!curlMissing()) assert.match((await run('sh', ['-c', gwCurl])).stdout, /\[x-demo: gateway\]/);
+      // HTTPS: the printed curl command, verbatim, with the CA file the demo wrote (no -k).
+      const https = /^ {2}(curl --cacert \S+ --resolve \S+ https:\/\/\S+)/m.exec(out())![1]!;
+      if (curlMissing())
+        t.diagnostic('curl is not installed (apt-get install curl): the HTTPS command was not run');
+      else {
+        const body = (await run('sh', ['-c', https])).stdout;
+        assert.match(body, /^hello from pod web-\d on node-\d \(web\.demo\.local/);
+      }
+      // HAProxy killed: the demo's supervisor starts it again, the controller says so on its own
+      // Pod (Warning, then Normal) and counts the restart; traffic is back within seconds.
+      process.kill(Number(/HAProxy \(pid (\d+)\)/.exec(out())![1]), 'SIGKILL');
+      const server = /server: (http:\/\/\S+)/.exec(readFileSync(join(dir, 'kubeconfig'), 'utf8'))![1]!;
+      const said = async (): Promise<string[]> => {
+        const list = (await (await fetch(`${server}/api/v1/namespaces/npl-lb-system/events`)).json()) as {
+          items: { reason: string; involvedObject: { kind: string; name: string } }[];
+        };
+        return list.items
+          .filter((e) => e.involvedObject.kind === 'Pod' && e.involvedObject.name === 'npl-lb-controller')
+          .map((e) => e.reason);
+      };
+      await eventually(
+        async () => {
+          const reasons = await said();
+          return reasons.includes('LoadBalancerUnreachable') && reasons.includes('LoadBalancerReachable');
+        },
+        10_000,
+        'the outage told on the controller Pod',
+      );
+      assert.match(await (await fetch(`${dashboard}/metrics`)).text(), /^npl_lb_device_restarts_total 1$/m);
+      await eventually(
+        async () => {
+          try {
+            const r = await request(l4, { reset: true, headersTimeout: 1000, bodyTimeout: 1000 });
+            return /^hello from pod/.test(await r.body.text());
+          } catch {
+            return false;
+          }
+        },
+        5000,
+        'traffic back after the restart',
+      );
+    }
+    child.kill('SIGTERM');
+    assert.equal(await exited(child), 0);
+    assert.equal(existsSync(join(dir, 'kubeconfig')), false, 'kubeconfig removed');
+    assert.equal(existsSync(join(dir, 'haproxy')), false, 'HAProxy files removed');
+  });
+
+  it('npm start -- --dual-stack: web-dual answers on its IPv4 VIP and on ::1, its IPv6 member being web-1', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'npl-demo-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const { child, out } = start(t, ['demo', '--work-dir', dir, '--dual-stack']);
+    t.after(() => {
+      let pid: string | undefined;
+      try {
+        pid = execFileSync('pgrep', ['-o', '-f', `${dir}/haproxy/master.sock`], { encoding: 'utf8' }).trim();
+      } catch {
+        // none running
+      }
+      if (pid) process.kill(Number(pid), 'SIGTERM');
+    });
+    await eventually(() => /Press Ctrl-C/.test(out()), 30_000, 'demo start');
+    if (haproxyMissing()) {
+      assert.match(out(), /HAProxy is not installed/);
+    } else {
+      const v4 =
+        /curl (http:\/\/127\.0\.30\.\d+:9080\/) +# LoadBalancer Service web-dual \(RequireDualStack\), IPv4/.exec(
+          out(),
+        );
+      const v6 =
+        /curl -g (http:\/\/\[::1\]:9080\/) +# LoadBalancer Service web-dual \(RequireDualStack\), IPv6/.exec(
+          out(),
+        );
+      assert.ok(v4 && v6, out());
+      const seen = new Set<string>();
+      for (let i = 0; i < 6; i++) {
+        const body = await (await request(v4[1]!, { reset: true })).body.text();
+        seen.add(body.split(' ')[3]!);
+      }
+      assert.deepEqual([...seen].sort(), ['web-1', 'web-2', 'web-3'], 'IPv4: the three Pods');
+      for (let i = 0; i < 3; i++) {
+        const body = await (await request(v6[1]!, { reset: true })).body.text();
+        assert.match(
+          body,
+          /^hello from pod web-1 on node-1 \(\[::1\]:9080/,
+          'IPv6: web-1, the one Pod with an IPv6 address',
+        );
+      }
+      if (!curlMissing())
+        assert.match((await run('sh', ['-c', v6[0]!.replace(/ +#.*$/, '')])).stdout, /^hello from pod web-1/);
+      // The state API and `npl-lb pools` show both families.
+      const dashboard = /Pools by node: (http:\/\/\S+)\/ \(dashboard\)/.exec(out())![1]!;
+      const doc = (await (await fetch(`${dashboard}/api/v1/state`)).json()) as {
+        virtualServices: { name: string; vip: string }[];
+        pools: { name: string; members: { address: string; node: string }[] }[];
+      };
+      assert.deepEqual(
+        doc.virtualServices
+          .filter((v) => v.name.startsWith('demo--default-web-dual-'))
+          .map((v) => v.vip.includes(':')),
+        [false, true],
+      );
+      const pool6 = doc.pools.find((p) => p.name === 'demo--default-web-dual-http_v6')!;
+      assert.deepEqual(
+        pool6.members.map((m) => `${m.address}@${m.node}`),
+        ['::1@node-1'],
+      );
+      const pools = await run(process.execPath, [
+        '--import',
+        'tsx',
+        'src/main/cli.ts',
+        'pools',
+        '--server',
+        dashboard,
+      ]);
+      assert.match(
+        pools.stdout,
+        /^node-1 +\[::1\]:\d+ +default\/web-1 .* demo--default-web-dual-http_v6 +demo--default-web-dual-TCP-9080_v6 \(\[::1\]:9080\)/m,
+      );
+    }
+    child.kill('SIGTERM');
+    assert.equal(await exited(child), 0);
+  });
+});
