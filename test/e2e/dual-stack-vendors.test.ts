@@ -15,11 +15,9 @@ import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { F5Adapter } from '../../adapters/f5/adapter.ts';
 import { AviSimulator } from '../../sim/avi/simulator.ts';
 import { BigIpSimulator } from '../../sim/f5/simulator.ts';
-import { parseControllerConfig } from '../../src/config/controller-config.ts';
-import { NplController } from '../../src/controller/controller.ts';
 import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
 import { Cluster, RecordingEvents } from '../support/cluster.ts';
-import { aviAdapter } from '../support/lb-fixtures.ts';
+import { aviAdapter, runController } from '../support/lb-fixtures.ts';
 import { eventually, useSandbox } from '../support/sandbox.ts';
 
 const NODE = ['192.0.2.101', 'fd00:34::101'] as const;
@@ -46,32 +44,14 @@ async function dualStackCluster(t: TestContext) {
   return { kc, c };
 }
 
-async function start(
+/** The controller on the sandbox as cluster c1 with these vip.cidrs (`[]`: none), Events recorded. */
+const start = (
   t: TestContext,
   kc: KubeConfig,
   adapter: LoadBalancerAdapter & { close(): Promise<void> },
   cidrs: string,
   events = new RecordingEvents(),
-) {
-  const ctl = new NplController({
-    kubeConfig: kc,
-    config: parseControllerConfig(`clusterName: c1\ndefaultLoadBalancer: true\nvip: {cidrs: ${cidrs}}\n`),
-    adapter,
-    events,
-    coalesceMs: 20,
-    sweepIntervalMs: 0,
-  });
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    await ctl.stop();
-    await adapter.close();
-  };
-  t.after(stop);
-  await ctl.start();
-  return { ctl, stop, events };
-}
+) => runController(t, kc, adapter, 'c1', cidrs.slice(1, -1), events);
 
 const statusIps = async (kc: KubeConfig): Promise<string[]> =>
   (

@@ -45,7 +45,9 @@ export async function runController(
   kc: KubeConfig,
   adapter: LoadBalancerAdapter & { close(): Promise<void> },
   name: string,
+  /** vip.cidrs inside its brackets: one CIDR, or several separated by commas (IPv6 ones quoted). */
   cidr: string,
+  events = new RecordingEvents(),
 ) {
   const ctl = new NplController({
     kubeConfig: kc,
@@ -53,7 +55,7 @@ export async function runController(
       `clusterName: ${name}\ndefaultLoadBalancer: true\nvip: {cidrs: [${cidr}]}\n`,
     ),
     adapter,
-    events: new RecordingEvents(),
+    events,
     coalesceMs: 20,
     sweepIntervalMs: 0,
   });
@@ -66,5 +68,5 @@ export async function runController(
   };
   t.after(stop);
   await ctl.start();
-  return { ctl, stop };
+  return { ctl, stop, events };
 }

@@ -8,22 +8,24 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseControllerConfig } from '../../../src/config/controller-config.ts';
 import { gatewaySchema } from '../../../src/kube/gateway-objects.ts';
-import { buildDesired, type ClusterView } from '../../../src/source/desired.ts';
+import { buildDesired } from '../../../src/source/desired.ts';
 import { baseNamespaces, baseServices, gatewayClass, INFRA } from './gateway-support.ts';
 
-describe('Gateway API: spec.addresses', () => {
-  it('an IPAddress without a value (GatewayOptionalAddressValue) is kept and gets an address; a second address is refused', () => {
-    const cfg = parseControllerConfig('clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\n');
-    const gw = (name: string, addresses: unknown[]) =>
-      gatewaySchema.parse({
-        metadata: { namespace: INFRA, name, generation: 1, uid: `u-${name}` },
-        spec: {
-          gatewayClassName: 'npl-lb',
-          addresses,
-          listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }],
-        },
-      });
-    const view: ClusterView = {
+/** A Gateway of ours with one HTTP listener, asking these addresses. */
+const gw = (name: string, addresses: unknown[]) =>
+  gatewaySchema.parse({
+    metadata: { namespace: INFRA, name, generation: 1, uid: `u-${name}` },
+    spec: {
+      gatewayClassName: 'npl-lb',
+      addresses,
+      listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }],
+    },
+  });
+
+/** The Gateway API objects of a pass with these Gateways, and a config with these CIDRs. */
+const pass = (gateways: ReturnType<typeof gw>[], cidrs: string) =>
+  buildDesired(
+    {
       services: baseServices(),
       ingresses: [],
       ingressClasses: [],
@@ -31,16 +33,24 @@ describe('Gateway API: spec.addresses', () => {
       nodes: [],
       namespaces: baseNamespaces(),
       gatewayClasses: [gatewayClass()],
-      gateways: [
+      gateways,
+      httpRoutes: [],
+    },
+    parseControllerConfig(`clusterName: c1\nvip: {cidrs: ${cidrs}}\n`),
+  ).gateways!;
+
+describe('Gateway API: spec.addresses', () => {
+  it('an IPAddress without a value (GatewayOptionalAddressValue) is kept and gets an address; a second address is refused', () => {
+    const r = pass(
+      [
         gw('without-value', [{ type: 'IPAddress' }]),
         gw('two', [{ value: '192.0.2.3' }, { value: '192.0.2.4' }]),
         gw('hostname', [{ type: 'Hostname', value: 'lb.example.com' }, { value: '192.0.2.5' }]),
         gw('unusable', [{ value: '198.51.100.1' }]),
         gw('usable', [{ value: '192.0.2.6' }]),
       ],
-      httpRoutes: [],
-    };
-    const r = buildDesired(view, cfg).gateways!;
+      '[192.0.2.0/28]',
+    );
     const a = r.gateways.get(`${INFRA}/without-value`)!;
     assert.match(a.vip ?? '', /^192\.0\.2\.\d+$/, 'an address from vip.cidrs');
     assert.equal(a.conditions[0]!.status, true);
@@ -61,35 +71,11 @@ describe('Gateway API: spec.addresses', () => {
   });
 
   it('a Gateway asking one address of each family is served on both; one of a family not configured is not usable', () => {
-    const gw = (name: string, addresses: unknown[]) =>
-      gatewaySchema.parse({
-        metadata: { namespace: INFRA, name, generation: 1, uid: `u-${name}` },
-        spec: {
-          gatewayClassName: 'npl-lb',
-          addresses,
-          listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }],
-        },
-      });
-    const view = (cidrs: string): [ClusterView, ReturnType<typeof parseControllerConfig>] => [
-      {
-        services: baseServices(),
-        ingresses: [],
-        ingressClasses: [],
-        pods: [],
-        nodes: [],
-        namespaces: baseNamespaces(),
-        gatewayClasses: [gatewayClass()],
-        gateways: [gw('dual', [{ value: '192.0.2.3' }, { value: 'fd00:10::3' }])],
-        httpRoutes: [],
-      },
-      parseControllerConfig(`clusterName: c1\nvip: {cidrs: ${cidrs}}\n`),
-    ];
-    const both = buildDesired(...view('[192.0.2.0/28, "fd00:10::/120"]')).gateways!.gateways.get(
-      `${INFRA}/dual`,
-    )!;
+    const dual = [gw('dual', [{ value: '192.0.2.3' }, { value: 'fd00:10::3' }])];
+    const both = pass(dual, '[192.0.2.0/28, "fd00:10::/120"]').gateways.get(`${INFRA}/dual`)!;
     assert.deepEqual([both.vip, both.moreVips], ['192.0.2.3', ['fd00:10::3']]);
     assert.equal(both.conditions[1]!.reason, 'Programmed');
-    const v4only = buildDesired(...view('[192.0.2.0/28]')).gateways!.gateways.get(`${INFRA}/dual`)!;
+    const v4only = pass(dual, '[192.0.2.0/28]').gateways.get(`${INFRA}/dual`)!;
     assert.equal(v4only.vip, '192.0.2.3', 'the IPv4 address is still served');
     assert.deepEqual(
       v4only.conditions.map((x) => `${x.type}=${x.status}/${x.reason}`),
