@@ -28,6 +28,10 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
     run: async (argv) => (await import('./pools.ts')).runPools(argv),
     summary: 'pools and members by node, from a controller (table or JSON)',
   },
+  migrate: {
+    run: async (argv) => (await import('./migrate.ts')).runMigrate(argv),
+    summary: 'npl-lb values from an AKO or CIS installation (migrate ako|cis)',
+  },
   demo: {
     run: async (argv) => (await import('./demo.ts')).runDemo(argv),
     summary: 'everything wired together on loopback (what `npm start` runs)',

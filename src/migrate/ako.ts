@@ -1,0 +1,289 @@
+/**
+ * AKO's Helm values (AKOSettings, NetworkSettings, L7Settings, L4Settings, ControllerSettings, ...)
+ * as npl-lb values for the Avi adapter. AKO writes booleans as strings ("true") and log levels in
+ * upper case; every setting it knows is either carried over or noted with why. Pure.
+ */
+import { z } from 'zod';
+import { clusterNameOf, type Migration, type MigrationNote, put } from './result.ts';
+
+const on = (v: unknown): boolean => v === true || v === 'true';
+const section = z.record(z.string(), z.unknown()).catch({});
+
+const vipNetwork = z.looseObject({
+  networkName: z.string(),
+  cidr: z.string().optional(),
+  v6cidr: z.string().optional(),
+});
+
+/** What each AKO setting becomes: values set, and a note when it is not carried over as it was. */
+type Rule = (value: unknown, out: Migration) => void;
+
+const noEquivalent =
+  (why: string, unlessDefault?: unknown): Rule =>
+  (v, out) => {
+    if (unlessDefault !== undefined && String(v) === String(unlessDefault)) return;
+    if (v === '' || v === false || v === 'false' || (Array.isArray(v) && v.length === 0)) return;
+    out.notes.push({ from: '', kind: 'no equivalent', why });
+  };
+
+const LOG_LEVELS: Record<string, string> = { DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
+
+const RULES: Record<string, Rule> = {
+  'AKOSettings.primaryInstance': (v, out) => {
+    if (v === false || v === 'false')
+      out.notes.push({
+        from: '',
+        kind: 'by hand',
+        why: 'a second controller in one cluster is another npl-lb release with its own clusterName and classes',
+      });
+  },
+  'AKOSettings.enableEvents': noEquivalent('npl-lb always writes Events', 'true'),
+  'AKOSettings.logLevel': (v, out) =>
+    put(out.values, 'logLevel', LOG_LEVELS[String(v).toUpperCase()] ?? 'info'),
+  'AKOSettings.fullSyncFrequency': noEquivalent(
+    'npl-lb follows the cluster by watches and repairs what drifts at each pass; there is no full-sync period to set',
+    '1800',
+  ),
+  'AKOSettings.apiServerPort': (v, out) => put(out.values, 'controller.httpPort', Number(v) || 8080),
+  'AKOSettings.deleteConfig': (v, out) => put(out.values, 'deleteConfig', on(v)),
+  'AKOSettings.disableStaticRouteSync': noEquivalent(
+    'members are nodeIP:nodePort (NodePortLocal): the load balancer needs no routes to Pod networks',
+  ),
+  'AKOSettings.clusterName': (v, out) => {
+    const c = clusterNameOf(String(v));
+    put(out.values, 'clusterName', c.name);
+    if (c.changed)
+      out.notes.push({
+        from: '',
+        kind: 'changed',
+        why: `npl-lb takes a DNS label of at most 32 characters: ${JSON.stringify(String(v))} became ${c.name}`,
+      });
+  },
+  'AKOSettings.cniPlugin': noEquivalent(
+    'npl-lb works on any CNI (its own NodePortLocal agent); nothing to set',
+  ),
+  'AKOSettings.enableEVH': noEquivalent(
+    'npl-lb writes one virtual service per IngressClass and port, with SNI children for certificates',
+  ),
+  'AKOSettings.layer7Only': (v, out) => {
+    // AKO serves every LoadBalancer Service unless layer7Only; npl-lb those of its class, or all.
+    put(out.values, 'defaultLoadBalancer', !on(v));
+  },
+  'AKOSettings.namespaceSelector': (v, out) => {
+    const sel = z
+      .looseObject({ labelKey: z.string().catch(''), labelValue: z.string().catch('') })
+      .catch({ labelKey: '', labelValue: '' })
+      .parse(v);
+    if (sel.labelKey)
+      out.notes.push({
+        from: '',
+        kind: 'by hand',
+        why: `npl-lb selects namespaces by name: list those labelled ${sel.labelKey}=${sel.labelValue} in namespaces.include`,
+      });
+  },
+  'AKOSettings.servicesAPI': noEquivalent(
+    'npl-lb serves the Gateway API (GatewayClass npl-lb) beside Ingress and LoadBalancer Services',
+  ),
+  'AKOSettings.vipPerNamespace': noEquivalent(
+    'npl-lb gives a VIP per IngressClass, LoadBalancer Service and Gateway',
+  ),
+  'AKOSettings.istioEnabled': noEquivalent('npl-lb does not integrate with Istio'),
+  'AKOSettings.blockedNamespaceList': (v, out) => {
+    const list = z.array(z.string()).catch([]).parse(v);
+    if (list.length > 0) put(out.values, 'namespaces.exclude', list);
+  },
+  'AKOSettings.ipFamily': (v, out) => {
+    if (String(v).toUpperCase() === 'V6')
+      out.notes.push({
+        from: '',
+        kind: 'changed',
+        why: "npl-lb picks each Service's families from its ipFamilies; add an IPv6 range (vipNetwork.cidr6 or vip.cidrs), see docs/ipv6.md",
+      });
+  },
+  'NetworkSettings.nodeNetworkList': noEquivalent(
+    'members are node addresses the agent publishes; no node network placement is needed',
+  ),
+  'NetworkSettings.enableRHI': noEquivalent('route health injection is not configured by npl-lb'),
+  'NetworkSettings.nsxtT1LR': noEquivalent('NSX-T clouds are not supported by npl-lb yet'),
+  'NetworkSettings.bgpPeerLabels': noEquivalent('BGP peer selection is not configured by npl-lb'),
+  'NetworkSettings.vipNetworkList': (v, out) => {
+    const list = z.array(vipNetwork).catch([]).parse(v);
+    const [first, ...rest] = list;
+    if (!first) return;
+    put(out.values, 'adapter.avi.vipNetwork', {
+      name: first.networkName,
+      cidr: first.cidr ?? '',
+      ...(first.v6cidr ? { cidr6: first.v6cidr } : {}),
+    });
+    if (!first.cidr)
+      out.notes.push({
+        from: '',
+        kind: 'by hand',
+        why: `network ${first.networkName} has no cidr: npl-lb's IPAM mode needs the IPv4 subnet (adapter.avi.vipNetwork.cidr)`,
+      });
+    if (rest.length > 0)
+      out.notes.push({
+        from: '',
+        kind: 'no equivalent',
+        why: `npl-lb allocates from one VIP network; ${rest.map((n) => n.networkName).join(', ')} left out`,
+      });
+  },
+  'L7Settings.defaultIngController': (v, out) => put(out.values, 'ingressClass.default', on(v)),
+  'L7Settings.noPGForSNI': noEquivalent(
+    'npl-lb sends each route to its pool group as the model says; there is no knob',
+  ),
+  'L7Settings.serviceType': (v, out) => {
+    const t = String(v);
+    put(
+      out.values,
+      'serviceType',
+      ['NodePortLocal', 'NodePort', 'ClusterIP'].includes(t) ? t : 'NodePortLocal',
+    );
+    if (t === 'ClusterIP')
+      out.notes.push({
+        from: '',
+        kind: 'changed',
+        why: 'ClusterIP mode needs the Pod network routable from the Service Engines; NodePortLocal (serviceType: NodePortLocal) does not',
+      });
+  },
+  'L7Settings.shardVSSize': noEquivalent(
+    'npl-lb writes one virtual service per IngressClass and port (no sharding)',
+  ),
+  'L7Settings.passthroughShardSize': noEquivalent('TLS passthrough is a Gateway TLS listener in npl-lb'),
+  'L7Settings.enableMCI': noEquivalent('multi-cluster Ingress is not supported by npl-lb'),
+  'L4Settings.defaultDomain': noEquivalent('npl-lb does not write DNS records'),
+  'L4Settings.autoFQDN': noEquivalent('npl-lb does not write DNS records', 'default'),
+  'ControllerSettings.serviceEngineGroupName': (v, out) =>
+    put(out.values, 'adapter.avi.serviceEngineGroup', String(v)),
+  'ControllerSettings.controllerVersion': (v, out) => {
+    if (String(v)) put(out.values, 'adapter.avi.controllerVersion', String(v));
+  },
+  'ControllerSettings.cloudName': (v, out) => put(out.values, 'adapter.avi.cloud', String(v)),
+  'ControllerSettings.controllerHost': (v, out) => {
+    const host = String(v).trim();
+    if (!host) {
+      out.notes.push({
+        from: '',
+        kind: 'by hand',
+        why: "set adapter.avi.url to the Avi Controller's https:// address",
+      });
+      return;
+    }
+    put(out.values, 'adapter.avi.url', /^https?:\/\//.test(host) ? host : `https://${host}`);
+  },
+  'ControllerSettings.tenantName': (v, out) => put(out.values, 'adapter.avi.tenant', String(v) || 'admin'),
+  nodePortSelector: (v, out) => {
+    const sel = z
+      .looseObject({ key: z.string().catch(''), value: z.string().catch('') })
+      .catch({ key: '', value: '' })
+      .parse(v);
+    if (sel.key)
+      out.notes.push({
+        from: '',
+        kind: 'no equivalent',
+        why: 'NodePort mode uses every Ready node; cordon or label nodes node.kubernetes.io/exclude-from-external-load-balancers to leave them out',
+      });
+  },
+  resources: (v, out) => put(out.values, 'controller.resources', v),
+  replicaCount: (v, out) => {
+    if (Number(v) > 1) put(out.values, 'controller.replicas', Number(v));
+  },
+  'avicredentials.username': (v, out) => {
+    if (String(v ?? '')) put(out.values, 'credentials.username', String(v));
+  },
+  'avicredentials.password': (v, out) => {
+    if (String(v ?? ''))
+      out.notes.push({
+        from: '',
+        kind: 'by hand',
+        why: 'not printed (a secret): give it with --set credentials.password=... or a Secret named in credentials.existingSecret',
+      });
+  },
+  'avicredentials.authtoken': noEquivalent('npl-lb logs in with a username and password'),
+  'avicredentials.certificateAuthorityData': (v, out) => {
+    const ca = String(v ?? '').trim();
+    if (!ca) return;
+    const pem = ca.startsWith('-----BEGIN') ? ca : Buffer.from(ca, 'base64').toString('utf8');
+    if (pem.startsWith('-----BEGIN CERTIFICATE-----')) put(out.values, 'adapter.avi.caBundle', pem);
+    else
+      out.notes.push({
+        from: '',
+        kind: 'by hand',
+        why: "not a PEM certificate: put the Avi Controller's CA in adapter.avi.caBundle",
+      });
+  },
+  'featureGates.GatewayAPI': (v, out) => put(out.values, 'gatewayClass.create', on(v)),
+};
+
+/** Settings about AKO's own Pod that npl-lb's chart sets its own way. */
+const OWN_POD = [
+  'image',
+  'imagePullSecrets',
+  'securityContext',
+  'podSecurityContext',
+  'rbac',
+  'persistentVolumeClaim',
+  'mountPath',
+  'logFile',
+  'GatewayAPI',
+  'featureGates.EnablePrometheus',
+  'nameOverride',
+  'fullnameOverride',
+  'serviceAccount',
+];
+
+/** The leaves of the values that RULES name, and the other top-level keys. */
+function settings(values: Record<string, unknown>): [string, unknown][] {
+  const out: [string, unknown][] = [];
+  for (const [k, v] of Object.entries(values)) {
+    const nested = section.parse(v);
+    const leaves = Object.keys(RULES).filter((r) => r.startsWith(`${k}.`));
+    if (leaves.length > 0 && typeof v === 'object' && v !== null && !Array.isArray(v))
+      for (const [sk, sv] of Object.entries(nested)) out.push([`${k}.${sk}`, sv]);
+    else out.push([k, v]);
+  }
+  return out;
+}
+
+export function migrateAko(input: unknown): Migration {
+  const values = z.record(z.string(), z.unknown()).parse(input);
+  const out: Migration = { values: { adapter: { type: 'avi' } }, notes: [] };
+  for (const [key, v] of settings(values)) {
+    const rule = RULES[key];
+    const before = out.notes.length;
+    if (rule) rule(v, out);
+    else if (OWN_POD.some((p) => key === p || key.startsWith(`${p}.`)))
+      out.notes.push({
+        from: '',
+        kind: 'no equivalent',
+        why: "the npl-lb chart sets its own Pod's image, security context and logging (stdout)",
+      });
+    else out.notes.push({ from: '', kind: 'no equivalent', why: 'not an AKO setting npl-lb knows' });
+    for (const n of out.notes.slice(before) as MigrationNote[]) n.from ||= key;
+  }
+  if (!('serviceType' in out.values)) put(out.values, 'serviceType', 'NodePortLocal');
+  // AKO serves every LoadBalancer Service (unless layer7Only): so does npl-lb with defaultLoadBalancer.
+  if (!('defaultLoadBalancer' in out.values)) put(out.values, 'defaultLoadBalancer', true);
+  if (!(out.values.adapter as { avi?: { vipNetwork?: unknown } }).avi?.vipNetwork)
+    out.notes.push({
+      from: 'NetworkSettings.vipNetworkList',
+      kind: 'by hand',
+      why: "empty: give npl-lb the VIP ranges it allocates from (vip.cidrs), or the VIP network Avi's IPAM allocates from (adapter.avi.vipNetwork)",
+    });
+  if (
+    !(out.values.adapter as { avi?: { url?: string } }).avi?.url &&
+    !out.notes.some((n) => n.from === 'ControllerSettings.controllerHost')
+  )
+    out.notes.push({
+      from: 'ControllerSettings.controllerHost',
+      kind: 'by hand',
+      why: "not set: set adapter.avi.url to the Avi Controller's https:// address",
+    });
+  if (!('clusterName' in out.values))
+    out.notes.push({
+      from: 'AKOSettings.clusterName',
+      kind: 'by hand',
+      why: 'not set: npl-lb needs clusterName (the owner mark on the load balancer)',
+    });
+  return out;
+}

@@ -1,0 +1,64 @@
+/**
+ * What a migration gives: npl-lb Helm values (only what the source says, the chart's defaults for
+ * the rest) and a note for every source setting that has no equivalent, changed on the way, or needs
+ * a hand (a secret that is not printed, a choice to make), with why. Printed as a values file whose
+ * notes are comments, so the output can be given to `helm install -f` as it is.
+ */
+import { stringify } from 'yaml';
+
+export interface MigrationNote {
+  /** The source setting, as its own file or flag names it. */
+  from: string;
+  kind: 'no equivalent' | 'changed' | 'by hand';
+  why: string;
+}
+
+export interface Migration {
+  values: Record<string, unknown>;
+  notes: MigrationNote[];
+}
+
+/** A cluster name as npl-lb takes it (a DNS label of at most 32 characters), and whether it changed. */
+export function clusterNameOf(name: string): { name: string; changed: boolean } {
+  const cleaned = name
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 32)
+    .replace(/-+$/, '');
+  return { name: cleaned || 'my-cluster', changed: cleaned !== name };
+}
+
+/** Sets `path` (dotted) in `values`, creating the objects on the way. */
+export function put(values: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let at = values;
+  for (const k of keys.slice(0, -1)) {
+    const next = at[k];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) at[k] = {};
+    at = at[k] as Record<string, unknown>;
+  }
+  at[keys.at(-1)!] = value;
+}
+
+/** The values file: a header naming the source, the values, then the notes as comments. */
+export function renderMigration(m: Migration, source: string): string {
+  const lines = [
+    `# npl-lb values migrated from ${source}`,
+    '# Review the notes at the end, then: helm install npl-lb deploy/helm/npl-lb -n npl-lb-system -f <this file>',
+    '',
+    stringify(m.values, { lineWidth: 0 }).trimEnd(),
+    '',
+  ];
+  // Settings with the same note are one line.
+  const grouped = new Map<string, string[]>();
+  for (const n of m.notes) {
+    const k = `${n.kind}): ${n.why}`;
+    grouped.set(k, [...(grouped.get(k) ?? []), n.from]);
+  }
+  if (grouped.size > 0) {
+    lines.push('# Not carried over as it was:');
+    for (const [k, from] of grouped) lines.push(`#   ${from.join(', ')} (${k}`);
+  } else lines.push('# Every setting was carried over.');
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,214 @@
+/**
+ * `npl-lb migrate ako|cis` (issue 35, item 5): AKO's values and CIS's flags (as flags, Helm values
+ * or a Deployment) become npl-lb values; every setting is carried over or noted with why; secrets
+ * are never printed; bad input is one line and exit code 2; any values file, however odd, gives a
+ * result instead of a crash.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { parse } from 'yaml';
+import { migrateAko } from '../../../src/migrate/ako.ts';
+import { cisArgsOf, migrateCis, parseCisArgs } from '../../../src/migrate/cis.ts';
+import { renderMigration } from '../../../src/migrate/result.ts';
+import { runCli } from '../../support/cli-process.ts';
+
+const FIXTURES = 'test/fixtures/migrate';
+const notes = (m: ReturnType<typeof migrateAko>) =>
+  m.notes.map((n) => `${n.from} (${n.kind}): ${n.why}`).join('\n');
+
+describe('npl-lb migrate ako', () => {
+  it("carries AKO's settings over and notes the rest", async () => {
+    const { code, stdout } = await runCliOut(['migrate', 'ako', `${FIXTURES}/ako-values.yaml`]);
+    assert.equal(code, 0);
+    const values = parse(stdout) as Record<string, unknown>;
+    assert.deepEqual(values.adapter, {
+      type: 'avi',
+      avi: {
+        vipNetwork: { name: 'vip-net', cidr: '10.20.30.0/24', cidr6: 'fd00:20:30::/64' },
+        serviceEngineGroup: 'SEG-Prod',
+        controllerVersion: '22.1.3',
+        cloud: 'vcenter-prod',
+        url: 'https://avi.example.internal',
+        tenant: 'team-a',
+      },
+    });
+    assert.equal(values.clusterName, 'prod-cluster-01');
+    assert.equal(values.serviceType, 'NodePortLocal');
+    assert.equal(values.defaultLoadBalancer, true, 'AKO serves every LoadBalancer Service');
+    assert.deepEqual(values.namespaces, { exclude: ['kube-system', 'kube-public'] });
+    assert.deepEqual(values.ingressClass, { default: true });
+    assert.equal(values.logLevel, 'warn');
+    assert.deepEqual(values.credentials, { username: 'ako-user' });
+    assert.ok(!stdout.includes('do-not-print-me'), 'the password is never printed');
+    for (const said of [
+      /AKOSettings\.clusterName \(changed\): .*"Prod_Cluster-01" became prod-cluster-01/,
+      /AKOSettings\.namespaceSelector \(by hand\): .*ako=enabled/,
+      /NetworkSettings\.vipNetworkList \(no equivalent\): .*vip-net-b left out/,
+      /L7Settings\.shardVSSize \(no equivalent\)/,
+      /avicredentials\.password \(by hand\): not printed/,
+      /^# {3}image, securityContext, podSecurityContext, rbac, persistentVolumeClaim, mountPath, logFile \(no equivalent\)/m,
+    ])
+      assert.match(stdout, said);
+  });
+
+  it('a layer7Only AKO serves no LoadBalancer Service without the class; missing settings are asked for', () => {
+    const m = migrateAko({
+      AKOSettings: { layer7Only: 'true' },
+      L7Settings: { serviceType: 'ClusterIP' },
+      Unknown: 1,
+    });
+    assert.equal(m.values.defaultLoadBalancer, false);
+    assert.equal(m.values.serviceType, 'ClusterIP');
+    assert.match(
+      notes(m),
+      /L7Settings\.serviceType \(changed\): ClusterIP mode needs the Pod network routable/,
+    );
+    assert.match(notes(m), /AKOSettings\.clusterName \(by hand\): not set/);
+    assert.match(notes(m), /ControllerSettings\.controllerHost \(by hand\)/);
+    assert.match(notes(m), /NetworkSettings\.vipNetworkList \(by hand\)/);
+    assert.match(notes(m), /Unknown \(no equivalent\): not an AKO setting npl-lb knows/);
+  });
+
+  it('a CA in AKO values becomes the caBundle, base64 or PEM; anything else is asked for', () => {
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----';
+    for (const data of [pem, Buffer.from(pem).toString('base64')])
+      assert.equal(
+        (
+          migrateAko({ avicredentials: { certificateAuthorityData: data } }).values.adapter as {
+            avi: { caBundle: string };
+          }
+        ).avi.caBundle,
+        pem,
+      );
+    assert.match(
+      notes(migrateAko({ avicredentials: { certificateAuthorityData: 'junk' } })),
+      /not a PEM certificate/,
+    );
+  });
+
+  it('any values file gives values and notes, never a crash', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(
+          fc.constantFrom(
+            'AKOSettings',
+            'NetworkSettings',
+            'L7Settings',
+            'ControllerSettings',
+            'avicredentials',
+            'x',
+          ),
+          fc.anything(),
+        ),
+        (input) => {
+          const m = migrateAko(input);
+          assert.equal((m.values.adapter as { type: string }).type, 'avi');
+          parse(renderMigration(m, 'fuzz'));
+        },
+      ),
+      { numRuns: 300, seed: 35 },
+    );
+  });
+});
+
+describe('npl-lb migrate cis', () => {
+  it('flags in every form CIS takes them: --a=b, --a b, a bare --flag, a repeated one', () => {
+    assert.deepEqual(parseCisArgs(['--a=b', '--c', 'd', '--e', '--n=x', '--n', 'y', 'stray']), [
+      ['a', 'b'],
+      ['c', 'd'],
+      ['e', 'true'],
+      ['n', 'x'],
+      ['n', 'y'],
+    ]);
+    assert.deepEqual(cisArgsOf({ args: { bigip_url: 'u', bigip_partition: 'p', skipped: null } }), [
+      '--bigip-url=u',
+      '--bigip-partition=p',
+    ]);
+    assert.equal(cisArgsOf({ kind: 'ConfigMap', data: {} }), undefined);
+  });
+
+  it('a Deployment: its container args carried over, secrets from the environment asked for', async () => {
+    const { code, stdout } = await runCliOut(['migrate', 'cis', `${FIXTURES}/cis-deployment.yaml`]);
+    assert.equal(code, 0);
+    const values = parse(stdout) as Record<string, unknown>;
+    assert.deepEqual(values.adapter, {
+      type: 'f5',
+      f5: { url: 'https://192.0.2.45', tenant: 'k8s_prod', insecureSkipVerify: true },
+    });
+    assert.equal(values.serviceType, 'NodePortLocal');
+    assert.deepEqual(values.namespaces, { include: ['shop', 'payments'] });
+    assert.equal(values.loadBalancerClass, 'f5.com/bigip');
+    assert.equal(values.defaultLoadBalancer, false);
+    assert.deepEqual(values.ingressClass, { name: 'f5' });
+    assert.equal(values.clusterName, 'k8s-prod');
+    for (const said of [
+      /--bigip-username \(by hand\)/,
+      /--ipam \(changed\)/,
+      /--some-future-flag \(no equivalent\): not a CIS flag/,
+      /vip\.cidrs \(by hand\)/,
+    ])
+      assert.match(stdout, said);
+  });
+
+  it('Helm values, and flags after --', async () => {
+    const values = parse(
+      (await runCliOut(['migrate', 'cis', `${FIXTURES}/cis-values.yaml`])).stdout,
+    ) as Record<string, unknown>;
+    assert.equal(values.serviceType, 'NodePort');
+    assert.equal(values.clusterName, 'cluster-a');
+    const flags = await runCliOut([
+      'migrate',
+      'cis',
+      '--',
+      '--bigip-url=bigip.example',
+      '--bigip-password=hunter2',
+      '--pool-member-type=auto',
+    ]);
+    assert.equal(flags.code, 0);
+    assert.ok(!flags.stdout.includes('hunter2'), 'the password is never printed');
+    assert.match(flags.stdout, /--pool-member-type \(changed\): auto has no equivalent/);
+    assert.match(flags.stdout, /--bigip-partition \(by hand\): not given/);
+    const m = migrateCis([]);
+    assert.match(notes(m), /--bigip-url \(by hand\)/);
+  });
+});
+
+describe('npl-lb migrate: bad input is one line and exit code 2', () => {
+  it('no such file, not YAML, not a mapping, nothing CIS in it, an unknown source, no arguments', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'npl-migrate-'));
+    try {
+      writeFileSync(join(dir, 'bad.yaml'), 'a: [unclosed\n');
+      writeFileSync(join(dir, 'list.yaml'), '- a\n- b\n');
+      writeFileSync(join(dir, 'cm.yaml'), 'kind: ConfigMap\ndata: {}\n');
+      const cases: [string[], RegExp][] = [
+        [['migrate', 'ako', join(dir, 'missing.yaml')], /cannot read .*missing\.yaml.*\[NPL_FLAG_INVALID\]$/],
+        [['migrate', 'ako', join(dir, 'bad.yaml')], /is not valid YAML.*\[NPL_CONFIG_INVALID\]$/],
+        [['migrate', 'ako', join(dir, 'list.yaml')], /is not a values file.*\[NPL_CONFIG_INVALID\]$/],
+        [['migrate', 'cis', join(dir, 'cm.yaml')], /holds neither CIS Helm values.*\[NPL_CONFIG_INVALID\]$/],
+        [['migrate', 'nginx', 'x'], /migrate from "nginx": ako or cis.*\[NPL_FLAG_INVALID\]$/],
+        [['migrate', 'ako'], /takes one file.*\[NPL_FLAG_INVALID\]$/],
+      ];
+      for (const [args, said] of cases) {
+        const r = await runCli(args);
+        assert.equal(r.code, 2, args.join(' '));
+        assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+        assert.match(r.stderr.trim(), said);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** Runs `npl-lb` and resolves with its exit code and stdout. */
+async function runCliOut(args: string[]): Promise<{ code: number; stdout: string }> {
+  const { run, CLI, ROOT } = await import('../../support/cli-process.ts');
+  return run(process.execPath, [...CLI, ...args], { cwd: ROOT }).then(
+    (r) => ({ code: 0, stdout: r.stdout }),
+    (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
+  );
+}
