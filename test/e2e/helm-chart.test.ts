@@ -387,4 +387,40 @@ describe('Helm chart', () => {
     const config = parseControllerConfig(cm.data!['config.yaml']!);
     assert.equal(config.adapter.caFile, '/etc/npl-lb/ca.pem', 'mounted with the configuration');
   });
+
+  it('NOTES: forward to the leader when there are several replicas; an empty VIP range without IPAM is warned of', async () => {
+    const notes = async (...sets: string[]) => {
+      const { stdout } = await run(helm, [
+        'install',
+        'r1',
+        CHART,
+        '--dry-run=client',
+        '--namespace',
+        'npl-lb',
+        '--set',
+        'clusterName=c1',
+        ...sets.flatMap((x) => ['--set', x]),
+      ]);
+      return stdout.slice(stdout.indexOf('NOTES:'));
+    };
+    const two = await notes();
+    assert.match(two, /get lease r1-npl-lb-controller -o jsonpath='\{\.spec\.holderIdentity\}'/);
+    assert.match(two, /port-forward pod\/\$POD 8080/);
+    assert.match(
+      two,
+      /WARNING: vip\.cidrs is empty: .*\n.*every LoadBalancer Service, IngressClass and Gateway stays pending/,
+    );
+    const one = await notes('controller.replicas=1', 'vip.cidrs={10.0.0.0/24}');
+    assert.match(one, /port-forward deploy\/r1-npl-lb-controller 8080/);
+    assert.doesNotMatch(one, /WARNING/);
+    const ipam = await notes(
+      'adapter.type=avi',
+      'adapter.avi.url=https://avi.example',
+      'adapter.avi.vipNetwork.name=vip',
+      'adapter.avi.vipNetwork.cidr=198.51.100.0/24',
+      'credentials.username=u',
+      'credentials.password=p',
+    );
+    assert.doesNotMatch(ipam, /WARNING/, "Avi's IPAM allocates: no range needed");
+  });
 });
