@@ -8,21 +8,30 @@ import type { F5AdapterOptions } from './adapter.ts';
 
 export const f5SettingsSchema = z
   .object({
-    type: z.literal('f5'),
-    /** https://host[:port] of the BIG-IP management interface. */
-    url: z.url({ protocol: /^https?$/ }),
-    /** The partition (AS3 tenant) our objects live in; default npl_lb_<clusterName>. */
+    type: z.literal('f5').describe('F5 BIG-IP through AS3 declarations'),
+    url: z.url({ protocol: /^https?$/ }).describe('the BIG-IP management address, https://host[:port]'),
     tenant: z
       .string()
       .regex(/^[A-Za-z][0-9A-Za-z_.-]{0,63}$/, 'must start with a letter; letters, digits, _ . - only')
-      .optional(),
-    /**
-     * How declarations go: `auto` per application where AS3 has it (3.47 and later, only the
-     * applications a change touches), whole tenants before; `tenant` or `application` to choose.
-     */
-    declarations: z.enum(['auto', 'tenant', 'application']).default('auto'),
+      .optional()
+      .describe(
+        'the partition (AS3 tenant) npl-lb declares; default npl_lb_<clusterName>; npl-lb owns it whole',
+      ),
+    declarations: z
+      .enum(['auto', 'tenant', 'application'])
+      .default('auto')
+      .describe(
+        'auto: per application where AS3 has it (3.47+), whole tenants before; tenant or application to choose',
+      ),
     ...tlsSettings,
-    requestTimeoutSeconds: z.number().int().positive().default(60),
+    requestTimeoutSeconds: z
+      .number()
+      .int()
+      .positive()
+      .default(60)
+      .describe(
+        'seconds before an API call that has not answered counts as failed (a declaration is polled past it)',
+      ),
   })
   .strict();
 

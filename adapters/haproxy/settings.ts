@@ -13,37 +13,73 @@ import { HaproxyRuntimeAdapter } from './runtime-adapter.ts';
 
 export const haproxyRuntimeSchema = z
   .object({
-    type: z.literal('haproxy'),
-    transport: z.literal('runtime'),
-    bin: z.string().min(1).default('haproxy'),
-    configFile: z.string().min(1),
-    adminSocket: z.string().min(1),
-    masterSocket: z.string().min(1),
-    healthChecks: z.boolean().default(true),
-    bindOptions: z.string().optional(),
+    type: z.literal('haproxy').describe('HAProxy'),
+    transport: z
+      .literal('runtime')
+      .describe('runtime: a stock HAProxy driven through its sockets and haproxy.cfg'),
+    bin: z
+      .string()
+      .min(1)
+      .default('haproxy')
+      .describe('the haproxy binary, for `haproxy -c` before each reload'),
+    configFile: z
+      .string()
+      .min(1)
+      .describe('the haproxy.cfg HAProxy runs from; npl-lb writes it (its own sections only)'),
+    adminSocket: z
+      .string()
+      .min(1)
+      .describe("HAProxy's admin (stats) socket: servers change there without a reload"),
+    masterSocket: z.string().min(1).describe("HAProxy's master socket (-S): reloads go through it"),
+    healthChecks: z
+      .boolean()
+      .default(true)
+      .describe("HAProxy checks each member (TCP, or the HTTP check of the Pods' readiness probe)"),
+    bindOptions: z.string().optional().describe('words added to every bind line (e.g. transparent)'),
     checkBinds: z
       .boolean()
       .default(false)
       .describe('try each new VIP:port before a reload (only when npl-lb shares HAProxy network namespace)'),
-    /** The group that may use the admin socket (the controller's, when it does not run as root). */
-    socketGroup: z.number().int().min(0).max(2147483647).optional(),
+    socketGroup: z
+      .number()
+      .int()
+      .min(0)
+      .max(2147483647)
+      .optional()
+      .describe("the group that may use the admin socket (the controller's, when it does not run as root)"),
   })
   .strict();
 
 export const haproxyDataplaneSchema = z
   .object({
-    type: z.literal('haproxy'),
-    transport: z.literal('dataplane'),
-    /** http(s)://host:port of the Data Plane API (without /v2 or /v3). */
-    url: z.url({ protocol: /^https?$/ }),
-    apiVersion: z.enum(['v2', 'v3']).default('v3'),
-    /** Server slots per backend step: scaling within them never reloads HAProxy. */
-    slots: z.number().int().min(1).max(1000).default(10),
-    healthChecks: z.boolean().default(true),
-    /** Bind VIPs that are not configured on the HAProxy host. */
-    transparentBinds: z.boolean().default(false),
+    type: z.literal('haproxy').describe('HAProxy'),
+    transport: z.literal('dataplane').describe('dataplane: the HAProxy Data Plane API (basic auth)'),
+    url: z
+      .url({ protocol: /^https?$/ })
+      .describe('the Data Plane API, http(s)://host:port (without /v2 or /v3)'),
+    apiVersion: z.enum(['v2', 'v3']).default('v3').describe('the Data Plane API version'),
+    slots: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(10)
+      .describe('server slots per backend step: scaling within them never reloads HAProxy'),
+    healthChecks: z
+      .boolean()
+      .default(true)
+      .describe("HAProxy checks each member (TCP, or the HTTP check of the Pods' readiness probe)"),
+    transparentBinds: z
+      .boolean()
+      .default(false)
+      .describe('bind VIPs that are not configured on the HAProxy host (transparent)'),
     ...tlsSettings,
-    requestTimeoutSeconds: z.number().int().positive().default(30),
+    requestTimeoutSeconds: z
+      .number()
+      .int()
+      .positive()
+      .default(30)
+      .describe('seconds before an API call that has not answered counts as failed (Unavailable, retried)'),
   })
   .strict();
 

@@ -15,3 +15,12 @@ it('docs/configuration.md is what the zod schemas generate (run scripts/config-r
   ])
     assert.ok(doc.includes(field), `${field} is documented`);
 });
+
+it('every field of the reference, top level and every adapter, says what it means', () => {
+  const rows = configurationReference()
+    .split('\n')
+    .filter((l) => l.startsWith('| `'));
+  assert.ok(rows.length > 50);
+  const blank = rows.filter((l) => (l.split('|')[5] ?? '').trim() === '').map((l) => l.split('|')[1]!.trim());
+  assert.deepEqual(blank, [], 'fields without a meaning');
+});
