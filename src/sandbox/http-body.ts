@@ -3,8 +3,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
-import type { Json } from './openapi.ts';
+import type { Json, OpenApi } from './openapi.ts';
 import type { PatchType } from './registry.ts';
+import { decodeProtobufBody, KUBE_PROTOBUF } from './protobuf.ts';
 import { ApiError, badRequest, entityTooLarge, unsupportedMediaType } from './status.ts';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -50,10 +51,11 @@ function decode(raw: Buffer, yaml: boolean, what: string): Json {
   }
 }
 
-/** A create or update body. */
-export function decodeObjectBody(req: IncomingMessage, raw: Buffer): Json {
+/** A create or update body: JSON, YAML, or Kubernetes protobuf (a built-in kind). */
+export function decodeObjectBody(req: IncomingMessage, raw: Buffer, openapi?: OpenApi): Json {
   const type = mediaType(req) || 'application/json';
-  if (!OBJECT_TYPES.includes(type)) throw unsupportedMediaType(type, [...OBJECT_TYPES]);
+  if (type === KUBE_PROTOBUF) return decodeProtobufBody(raw, openapi);
+  if (!OBJECT_TYPES.includes(type)) throw unsupportedMediaType(type, [...OBJECT_TYPES, KUBE_PROTOBUF]);
   return decode(raw, type === 'application/yaml', "couldn't get version/kind");
 }
 

@@ -269,7 +269,7 @@ export class SandboxServer implements Sandbox {
     if (name === undefined) {
       if (method === 'GET') return this.serveList(route, q, res, table);
       if (method === 'POST') {
-        const body = decodeObjectBody(req, await readBody(req));
+        const body = decodeObjectBody(req, await readBody(req), this.registry.openapi);
         if (t.namespaced && route.namespace === undefined) throw methodNotAllowed();
         const opts = writeOptions(q);
         const created = this.registry.create(t, ns, body, opts);
@@ -295,7 +295,7 @@ export class SandboxServer implements Sandbox {
       return send(res, 200, this.render(t, table)(s));
     }
     if (method === 'PUT') {
-      const body = decodeObjectBody(req, await readBody(req));
+      const body = decodeObjectBody(req, await readBody(req), this.registry.openapi);
       const opts = writeOptions(q);
       const out = this.registry.update(t, ns, name, body, status, opts);
       return send(res, 200, this.registry.viewJson(t, out), warningHeaders(opts));

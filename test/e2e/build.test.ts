@@ -69,6 +69,27 @@ it('the packed tarball installs into an empty folder; npl-lb --version and npl-l
   const res = await fetch(`${url}/openapi/v3`);
   assert.equal(res.status, 200);
   assert.ok(((await res.json()) as { paths: Record<string, unknown> }).paths['api/v1']);
+  // A protobuf body, as kubectl create sends: the protobuf definitions ship in the package too.
+  // k8s\0, then Unknown{typeMeta{apiVersion: v1, kind: Namespace}, raw: Namespace{metadata{name: pb}}}.
+  const typeMeta = Buffer.concat([
+    Buffer.from([0x0a, 2]),
+    Buffer.from('v1'),
+    Buffer.from([0x12, 9]),
+    Buffer.from('Namespace'),
+  ]);
+  const ns = Buffer.from([0x0a, 4, 0x0a, 2, 0x70, 0x62]);
+  const created = await fetch(`${url}/api/v1/namespaces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/vnd.kubernetes.protobuf' },
+    body: Buffer.concat([
+      Buffer.from('k8s\0', 'latin1'),
+      Buffer.from([0x0a, typeMeta.length]),
+      typeMeta,
+      Buffer.from([0x12, ns.length]),
+      ns,
+    ]),
+  });
+  assert.equal(created.status, 201, await created.text());
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
 });
