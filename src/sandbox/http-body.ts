@@ -15,6 +15,7 @@ const PATCH_TYPES: Record<string, PatchType> = {
   'application/json-patch+json': 'json',
   'application/merge-patch+json': 'merge',
   'application/strategic-merge-patch+json': 'strategic',
+  'application/apply-patch+yaml': 'apply',
 };
 
 export function mediaType(req: IncomingMessage): string {
@@ -69,13 +70,19 @@ export function decodePatchBody(req: IncomingMessage, raw: Buffer): { type: Patc
       `the server does not support patch type ${JSON.stringify(media)}: supported are ${Object.keys(PATCH_TYPES).join(', ')}`,
     );
   }
-  return { type, patch: decode(raw, false, 'error decoding patch') };
+  // An apply configuration is YAML (JSON is YAML).
+  return { type, patch: decode(raw, type === 'apply', 'error decoding patch') };
 }
 
 /** DeleteOptions, optional. */
-export function decodeDeleteBody(req: IncomingMessage, raw: Buffer): Json | undefined {
+export function decodeDeleteBody(req: IncomingMessage, raw: Buffer, openapi?: OpenApi): Json | undefined {
   if (raw.length === 0 || !raw.toString('utf8').trim()) return undefined;
   const type = mediaType(req) || 'application/json';
-  if (!OBJECT_TYPES.includes(type)) throw unsupportedMediaType(type, [...OBJECT_TYPES]);
+  // client-go's typed clients (Helm's release Secrets) send DeleteOptions in protobuf.
+  if (type === KUBE_PROTOBUF)
+    return decodeProtobufBody(raw, openapi, (_v, kind) =>
+      kind === 'DeleteOptions' ? 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions' : undefined,
+    );
+  if (!OBJECT_TYPES.includes(type)) throw unsupportedMediaType(type, [...OBJECT_TYPES, KUBE_PROTOBUF]);
   return decode(raw, type === 'application/yaml', "couldn't get version/kind");
 }

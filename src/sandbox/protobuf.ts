@@ -109,7 +109,7 @@ function value(field: protobuf.Field, v: unknown, openapi: OpenApi | undefined):
  * and a message field the JSON does not have is an embedded Go struct, inlined (Probe's `handler`:
  * `httpGet` sits on the probe itself). `null`: inline.
  */
-type FieldPlan = { field: protobuf.Field; json: string | null };
+type FieldPlan = { field: protobuf.Field; json: string | null; required: boolean };
 const plans = new WeakMap<protobuf.Type, FieldPlan[]>();
 
 function planOf(type: protobuf.Type, openapi: OpenApi | undefined): FieldPlan[] {
@@ -118,14 +118,34 @@ function planOf(type: protobuf.Type, openapi: OpenApi | undefined): FieldPlan[] 
   const props = openapi?.definition(type.fullName.slice(1).replace(/^k8s\.io\./, 'io.k8s.'))?.properties as
     Record<string, unknown> | undefined;
   const names = props ? Object.keys(props) : undefined;
+  const required = new Set(
+    (openapi?.definition(type.fullName.slice(1).replace(/^k8s\.io\./, 'io.k8s.'))?.required as
+      string[] | undefined) ?? [],
+  );
   plan = type.fieldsArray.map((field) => {
-    if (!names || names.includes(field.name)) return { field, json: field.name };
-    const other = names.find((n) => n.toLowerCase() === field.name.toLowerCase());
-    if (other) return { field, json: other };
-    return { field, json: field.resolvedType instanceof protobuf.Type ? null : field.name };
+    const json =
+      !names || names.includes(field.name)
+        ? field.name
+        : (names.find((n) => n.toLowerCase() === field.name.toLowerCase()) ??
+          (field.resolvedType instanceof protobuf.Type ? null : field.name));
+    return { field, json, required: json !== null && required.has(json) };
   });
   plans.set(type, plan);
   return plan;
+}
+
+/** A scalar's zero value, or a Time at the epoch's zero (Go's zero time, which its JSON writes as null). */
+function isZero(f: protobuf.Field, v: unknown): boolean {
+  const t = f.resolvedType;
+  if (t instanceof protobuf.Type) {
+    const name = t.fullName.slice(1);
+    if (name !== `${META}.Time` && name !== `${META}.MicroTime`) return false;
+    const time = v as { seconds?: unknown; nanos?: unknown };
+    return asNumber(time.seconds ?? 0) === 0 && asNumber(time.nanos ?? 0) === 0;
+  }
+  if (v === '' || v === false) return true;
+  if (f.type === 'bytes') return (v as Uint8Array).length === 0;
+  return typeof v === 'number' || typeof v === 'object' ? asNumber(v) === 0 : false;
 }
 
 /** A decoded message as Kubernetes JSON: the fields set, in the names the JSON uses. */
@@ -133,9 +153,12 @@ function message(type: protobuf.Type, m: Record<string, unknown>, openapi: OpenA
   const special = SPECIAL[type.fullName.slice(1)];
   if (special) return special(m);
   const out: JsonObject = {};
-  for (const { field: f, json } of planOf(type, openapi)) {
+  for (const { field: f, json, required } of planOf(type, openapi)) {
     const v = m[f.name];
     if (v === undefined || v === null) continue;
+    // Go writes every plain (non-pointer) field, zero or not, where its JSON leaves out the zero
+    // ones (omitempty): a zero scalar is left out unless the schema requires the field.
+    if (!f.repeated && !f.map && !required && isZero(f, v)) continue;
     if (f.map) {
       const entries = Object.entries(v as Record<string, unknown>);
       if (entries.length > 0)

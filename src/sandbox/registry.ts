@@ -14,6 +14,8 @@ import { ApiError, alreadyExists, badRequest, conflict, invalid, notFound } from
 import { metadataOf, type Store, type StoredObject } from './store.ts';
 import { validateObject } from './validate.ts';
 import { decodeObject } from './decode.ts';
+import { now, withoutMetaAndStatus } from './object-rules.ts';
+import { FieldManagers } from './field-managers.ts';
 import type { TypeCatalog } from './catalog.ts';
 import { CustomKinds, isCrd } from './crd/custom-kinds.ts';
 import type { Logger } from '../runtime/logger.ts';
@@ -23,13 +25,16 @@ import { chartDefaults, validateChartKind } from './chart-kinds.ts';
 import { emptyNamespace, finalizeNamespaceIfEmpty, requireLiveNamespace } from './namespace-lifecycle.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
-export type PatchType = 'json' | 'merge' | 'strategic';
+export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
 
 export interface WriteOptions {
   dryRun: boolean;
   fieldValidation: FieldValidation;
   /** Warnings for the `Warning` response header (unknown fields under Warn). */
   warnings: string[];
+  /** The writer (field-managers.ts), and the managed fields a server-side apply computed. */
+  fieldManager?: string | undefined;
+  managed?: Json;
 }
 
 export interface DeleteOptions {
@@ -43,20 +48,10 @@ const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 const isObject = (v: Json | undefined): v is JsonObject =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-function withoutMetaAndStatus(o: JsonObject): JsonObject {
-  const { metadata, status, ...rest } = o;
-  void metadata;
-  void status;
-  return rest;
-}
-
 export class Registry {
   private readonly smp: StrategicMerge;
   private readonly custom: CustomKinds;
+  readonly fields: FieldManagers;
 
   private readonly allocator: ServiceAllocator;
 
@@ -68,6 +63,7 @@ export class Registry {
   ) {
     this.custom = new CustomKinds(store, log);
     this.smp = new StrategicMerge(openapi);
+    this.fields = new FieldManagers(openapi);
     const services = RESOURCE_TYPES.find((x) => x.kind === 'Service')!;
     this.allocator = new ServiceAllocator(store, storageKey(services), nodePortRange);
   }
@@ -101,9 +97,14 @@ export class Registry {
   }
 
   get(t: ResourceType, namespace: string, name: string): StoredObject {
-    const s = this.store.get(storageKey(t), namespace, name);
+    const s = this.find(t, namespace, name);
     if (!s) throw notFound(t, name);
     return s;
+  }
+
+  /** The object, or undefined (`namespace` ignored for a cluster-scoped kind). */
+  find(t: ResourceType, namespace: string, name: string): StoredObject | undefined {
+    return this.store.get(storageKey(t), t.namespaced ? namespace : '', name);
   }
 
   list(
@@ -205,6 +206,7 @@ export class Registry {
     if (status === undefined) delete obj.status;
     else obj.status = status;
     this.finish(t, obj, undefined);
+    this.fields.manage(t, undefined, obj, opts);
     const name = String(meta.name);
     if (this.store.get(storageKey(t), t.namespaced ? namespace : '', name)) throw alreadyExists(t, name);
     if (opts.dryRun) return { obj, json: JSON.stringify(obj) };
@@ -290,6 +292,7 @@ export class Registry {
       if (t.group === '' && t.kind === 'Namespace' && out.spec === undefined) out.spec = old.spec ?? {};
     }
     this.finish(t, out, old);
+    if (subresource !== 'status') this.fields.manage(t, old, out, opts);
     const outMeta = metadataOf(out);
     outMeta.resourceVersion = String(oldMeta.resourceVersion);
     if (isDeepStrictEqual(out, old)) return existing;

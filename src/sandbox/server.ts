@@ -16,12 +16,13 @@ import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { silentLogger } from '../runtime/logger.ts';
 import { decodeDeleteBody, decodeObjectBody, decodePatchBody, readBody } from './http-body.ts';
+import { warningHeaders, writeOptions } from './write-options.ts';
 import { send, sendError } from './http-util.ts';
 import { serveStatic } from './static-routes.ts';
 import { apiVersionOf, RESOURCE_TYPES, type ResourceType, storageKey, supportedFields } from './kinds.ts';
 import { OpenApi } from './openapi.ts';
 import type { TypeCatalog } from './catalog.ts';
-import { type FieldValidation, Registry, type WriteOptions } from './registry.ts';
+import { Registry } from './registry.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import { ApiError, badRequest, methodNotAllowed, notFoundPath, unauthorized } from './status.ts';
 import { Store, type StoredObject } from './store.ts';
@@ -91,25 +92,6 @@ function parseResourcePath(types: TypeCatalog, segments: string[]): Route | unde
   if (!type) return undefined;
   if (type.namespaced === false && namespace !== undefined) return undefined;
   return { type, namespace, name, subresource };
-}
-
-function fieldValidation(q: URLSearchParams): FieldValidation {
-  const v = q.get('fieldValidation');
-  if (v === null || v === '') return 'Warn';
-  if (v === 'Strict' || v === 'Warn' || v === 'Ignore') return v;
-  throw badRequest(`fieldValidation must be one of "Ignore", "Warn", or "Strict", got "${v}"`);
-}
-
-function writeOptions(q: URLSearchParams): WriteOptions {
-  const dry = q.getAll('dryRun');
-  for (const d of dry)
-    if (d !== 'All') throw badRequest(`Invalid dry run value: unsupported dry run value "${d}"`);
-  return { dryRun: dry.length > 0, fieldValidation: fieldValidation(q), warnings: [] };
-}
-
-function warningHeaders(opts: WriteOptions): Record<string, string> {
-  if (opts.warnings.length === 0) return {};
-  return { Warning: opts.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ') };
 }
 
 interface ContinueToken {
@@ -271,7 +253,7 @@ export class SandboxServer implements Sandbox {
       if (method === 'POST') {
         const body = decodeObjectBody(req, await readBody(req), this.registry.openapi);
         if (t.namespaced && route.namespace === undefined) throw methodNotAllowed();
-        const opts = writeOptions(q);
+        const opts = writeOptions(q, req);
         const created = this.registry.create(t, ns, body, opts);
         return send(res, 201, this.registry.viewJson(t, created), warningHeaders(opts));
       }
@@ -296,18 +278,30 @@ export class SandboxServer implements Sandbox {
     }
     if (method === 'PUT') {
       const body = decodeObjectBody(req, await readBody(req), this.registry.openapi);
-      const opts = writeOptions(q);
+      const opts = writeOptions(q, req);
       const out = this.registry.update(t, ns, name, body, status, opts);
       return send(res, 200, this.registry.viewJson(t, out), warningHeaders(opts));
     }
     if (method === 'PATCH') {
       const { type, patch } = decodePatchBody(req, await readBody(req));
-      const opts = writeOptions(q);
-      const out = this.registry.patch(t, ns, name, type, patch, status, opts);
+      const opts = writeOptions(q, req);
+      const out =
+        type === 'apply' && !status
+          ? // An apply names its manager: the User-Agent does not stand in for it.
+            this.registry.fields.apply(
+              this.registry,
+              t,
+              ns,
+              name,
+              patch,
+              { ...opts, fieldManager: q.get('fieldManager') ?? undefined },
+              q.get('force') === 'true',
+            )
+          : this.registry.patch(t, ns, name, type, patch, status, opts);
       return send(res, 200, this.registry.viewJson(t, out), warningHeaders(opts));
     }
     if (method === 'DELETE' && !status) {
-      const raw = decodeDeleteBody(req, await readBody(req)) as
+      const raw = decodeDeleteBody(req, await readBody(req), this.registry.openapi) as
         { preconditions?: { uid?: string; resourceVersion?: string }; dryRun?: string[] } | undefined;
       const out = this.registry.delete(t, ns, name, {
         dryRun: q.has('dryRun') || (raw?.dryRun?.length ?? 0) > 0,

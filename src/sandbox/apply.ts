@@ -1,0 +1,383 @@
+/**
+ * Server-side apply (`application/apply-patch+yaml`), as the API server does it, for the sandbox:
+ * each field manager owns the fields it set, recorded in `metadata.managedFields` as FieldsV1
+ * (`f:<field>`, `k:<keys>` for an element of an associative list, `v:<value>` for one of a set,
+ * `.` for the element itself). An apply sets the fields its configuration names, merged into the
+ * live object along the schema's list and map types (`x-kubernetes-list-type`, `-list-map-keys`,
+ * `-map-type`; a list without a type is atomic); a field another manager owns with another value
+ * is a conflict (409 naming manager and field) unless forced, which takes it over; a field the
+ * manager applied before and no longer does is removed when nobody else owns it. Other writes
+ * (create, update, patch) record an `Update` entry owning what they changed.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { Json, JsonObject, OpenApi, Schema } from './openapi.ts';
+import { ApiError } from './status.ts';
+
+/** A set of fields in the FieldsV1 form: a tree whose keys are path elements. */
+export type FieldTree = { [element: string]: FieldTree };
+
+export interface ManagedFieldsEntry {
+  manager: string;
+  operation: 'Apply' | 'Update';
+  apiVersion: string;
+  time: string;
+  fieldsType: 'FieldsV1';
+  fieldsV1: FieldTree;
+  subresource?: string;
+}
+
+const isObject = (v: Json | undefined): v is JsonObject =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Fields no manager owns: identity, bookkeeping, and what the server writes. */
+const UNOWNED_META = new Set([
+  'name',
+  'namespace',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'managedFields',
+  'selfLink',
+]);
+
+type ListType = { kind: 'atomic' } | { kind: 'set' } | { kind: 'map'; keys: string[] };
+
+export class ServerSideApply {
+  constructor(private readonly api: OpenApi) {}
+
+  private listType(schema: Schema | undefined): ListType {
+    const s = this.api.resolve(schema);
+    const t = s?.['x-kubernetes-list-type'];
+    const keys = s?.['x-kubernetes-list-map-keys'];
+    if (t === 'map' && Array.isArray(keys) && keys.every((k) => typeof k === 'string'))
+      return { kind: 'map', keys: keys as string[] };
+    return t === 'set' ? { kind: 'set' } : { kind: 'atomic' };
+  }
+
+  private atomicMap(schema: Schema | undefined): boolean {
+    return this.api.resolve(schema)?.['x-kubernetes-map-type'] === 'atomic';
+  }
+
+  /** The path element of a list element: `k:{...}` by its keys, `v:...` for a set member. */
+  private elementKey(e: Json, lt: ListType): string | undefined {
+    if (lt.kind === 'set') return `v:${JSON.stringify(e)}`;
+    if (lt.kind !== 'map' || !isObject(e)) return undefined;
+    const id: JsonObject = {};
+    for (const k of lt.keys) if (e[k] !== undefined) id[k] = e[k]!;
+    return `k:${JSON.stringify(id)}`;
+  }
+
+  /** The fields a value sets, under its schema. */
+  fieldsOf(value: Json, schema: Schema | undefined, top = false): FieldTree {
+    const out: FieldTree = {};
+    if (isObject(value)) {
+      if (!top && this.atomicMap(schema)) return out;
+      for (const [k, v] of Object.entries(value)) {
+        if (top && (k === 'apiVersion' || k === 'kind' || k === 'status')) continue;
+        const child = this.api.property(schema, k);
+        if (top && k === 'metadata' && isObject(v)) {
+          const meta: FieldTree = {};
+          for (const [mk, mv] of Object.entries(v))
+            if (!UNOWNED_META.has(mk)) meta[`f:${mk}`] = this.fieldsOf(mv, this.api.property(child, mk));
+          if (Object.keys(meta).length > 0) out['f:metadata'] = meta;
+          continue;
+        }
+        out[`f:${k}`] = this.fieldsOf(v, child);
+      }
+    } else if (Array.isArray(value)) {
+      const lt = this.listType(schema);
+      if (lt.kind === 'atomic') return out;
+      for (const e of value) {
+        const key = this.elementKey(e, lt);
+        if (key === undefined) continue;
+        out[key] = lt.kind === 'set' ? {} : { '.': {}, ...this.fieldsOf(e, this.api.items(schema)) };
+      }
+    }
+    return out;
+  }
+
+  /** The value at a path of the object (undefined: not there). */
+  private at(obj: Json | undefined, path: string[], schema: Schema | undefined): Json | undefined {
+    let cur = obj;
+    let s = schema;
+    for (const el of path) {
+      if (el === '.') continue;
+      if (el.startsWith('f:') && isObject(cur)) {
+        s = this.api.property(s, el.slice(2));
+        cur = cur[el.slice(2)];
+      } else if (Array.isArray(cur)) {
+        const lt = this.listType(s);
+        cur = cur.find((e) => this.elementKey(e, lt) === el);
+        s = this.api.items(s);
+      } else return undefined;
+      if (cur === undefined) return undefined;
+    }
+    return cur;
+  }
+
+  /** `applied` merged into `live`: fields set, associative lists by key, atomic ones replaced. */
+  private merge(live: Json | undefined, applied: Json, schema: Schema | undefined): Json {
+    if (isObject(applied) && isObject(live) && !this.atomicMap(schema)) {
+      const out: JsonObject = { ...live };
+      for (const [k, v] of Object.entries(applied))
+        out[k] = this.merge(live[k], v, this.api.property(schema, k));
+      return out;
+    }
+    if (Array.isArray(applied) && Array.isArray(live)) {
+      const lt = this.listType(schema);
+      if (lt.kind === 'atomic') return applied;
+      const out = [...live];
+      for (const e of applied) {
+        const key = this.elementKey(e, lt);
+        const i = out.findIndex((x) => this.elementKey(x, lt) === key);
+        if (i < 0) out.push(e);
+        else out[i] = this.merge(out[i], e, this.api.items(schema));
+      }
+      return out;
+    }
+    return applied;
+  }
+
+  /** Removes the field or element at a path. */
+  private remove(obj: JsonObject, path: string[], schema: Schema | undefined): void {
+    const parentPath = path.slice(0, -1);
+    const last = path.at(-1)!;
+    const parent = parentPath.length === 0 ? obj : this.at(obj, parentPath, schema);
+    if (last.startsWith('f:') && isObject(parent)) delete parent[last.slice(2)];
+    else if (Array.isArray(parent)) {
+      const lt = this.listType(this.schemaAt(parentPath, schema));
+      const i = parent.findIndex((e) => this.elementKey(e, lt) === last);
+      if (i >= 0) parent.splice(i, 1);
+    }
+  }
+
+  private schemaAt(path: string[], schema: Schema | undefined): Schema | undefined {
+    let s = schema;
+    for (const el of path) s = el.startsWith('f:') ? this.api.property(s, el.slice(2)) : this.api.items(s);
+    return s;
+  }
+
+  /**
+   * An apply by `manager`: the object it makes (from `live`, or from nothing) and its managed
+   * fields. Throws 409 on conflicts unless `force`.
+   */
+  apply(o: {
+    live: JsonObject | undefined;
+    applied: JsonObject;
+    manager: string;
+    force: boolean;
+    schema: Schema | undefined;
+    apiVersion: string;
+    now: string;
+    kind: string;
+    name: string;
+  }): JsonObject {
+    const managed = managedOf(o.live);
+    const mine = this.fieldsOf(o.applied, o.schema, true);
+    const before = managed.find((m) => m.manager === o.manager && m.operation === 'Apply');
+    const conflicts: { manager: string; path: string[] }[] = [];
+    for (const path of leaves(mine)) {
+      const applied = this.at(o.applied, path, o.schema);
+      const live = this.at(o.live, path, o.schema);
+      if (live === undefined || isDeepStrictEqual(applied, live) || path.at(-1) === '.') continue;
+      // An empty map applied sets nothing beneath it: it cannot clash with what others set there.
+      if (isObject(applied) && Object.keys(applied).length === 0 && isObject(live)) continue;
+      for (const m of managed)
+        if (m.manager !== o.manager && ownsLeaf(m.fieldsV1, path))
+          conflicts.push({ manager: m.manager, path });
+    }
+    if (conflicts.length > 0 && !o.force) throw conflictError(o.kind, o.name, conflicts);
+    let next = (
+      o.live ? this.merge(stripUnowned(o.live), stripUnowned(o.applied), o.schema) : o.applied
+    ) as JsonObject;
+    next = structuredClone(next);
+    // Fields this manager applied before and no longer does go, unless someone else owns them.
+    for (const path of before ? leaves(before.fieldsV1) : [])
+      if (!has(mine, path) && !managed.some((m) => m !== before && has(m.fieldsV1, path)))
+        this.remove(next, path.at(-1) === '.' ? path.slice(0, -1) : path, o.schema);
+    const others = managed
+      .filter((m) => m !== before)
+      .map((m) =>
+        o.force
+          ? {
+              ...m,
+              fieldsV1: without(
+                m.fieldsV1,
+                conflicts.filter((c) => c.manager === m.manager).map((c) => c.path),
+              ),
+            }
+          : m,
+      )
+      .filter((m) => leaves(m.fieldsV1).length > 0);
+    const entry: ManagedFieldsEntry = {
+      manager: o.manager,
+      operation: 'Apply',
+      apiVersion: o.apiVersion,
+      time: o.now,
+      fieldsType: 'FieldsV1',
+      fieldsV1: mine,
+    };
+    withManaged(next, [...others, entry]);
+    return next;
+  }
+
+  /**
+   * Another write (create, update, patch) by `manager`: it owns what it changed, taken from the
+   * managers that owned it; an entry left owning nothing goes.
+   */
+  recordUpdate(o: {
+    before: JsonObject | undefined;
+    after: JsonObject;
+    manager: string;
+    schema: Schema | undefined;
+    apiVersion: string;
+    now: string;
+    subresource?: string;
+  }): void {
+    const managed = managedOf(o.before);
+    const afterFields = this.fieldsOf(o.after, o.schema, true);
+    const changed = leaves(afterFields).filter((p) =>
+      p.at(-1) === '.'
+        ? this.at(o.before, p, o.schema) === undefined
+        : !isDeepStrictEqual(this.at(o.before, p, o.schema), this.at(o.after, p, o.schema)),
+    );
+    const stillThere = (m: ManagedFieldsEntry): ManagedFieldsEntry => ({
+      ...m,
+      fieldsV1: keepOnly(m.fieldsV1, (p) => has(afterFields, p)),
+    });
+    if (changed.length === 0) {
+      withManaged(
+        o.after,
+        managed.map(stillThere).filter((m) => leaves(m.fieldsV1).length > 0),
+      );
+      return;
+    }
+    const mineBefore = managed.find((m) => m.manager === o.manager && m.operation === 'Update');
+    const others = managed
+      .filter((m) => m !== mineBefore)
+      .map((m) => ({ ...stillThere(m), fieldsV1: without(stillThere(m).fieldsV1, changed) }))
+      .filter((m) => leaves(m.fieldsV1).length > 0);
+    const owned = union(mineBefore ? stillThere(mineBefore).fieldsV1 : {}, tree(changed));
+    withManaged(o.after, [
+      ...others,
+      {
+        manager: o.manager,
+        operation: 'Update',
+        apiVersion: o.apiVersion,
+        time: o.now,
+        fieldsType: 'FieldsV1',
+        fieldsV1: owned,
+        ...(o.subresource ? { subresource: o.subresource } : {}),
+      },
+    ]);
+  }
+}
+
+/** The managed fields an object carries (none when it does not exist or carries none). */
+export function managedOf(obj: JsonObject | undefined): ManagedFieldsEntry[] {
+  const list = isObject(obj?.metadata) ? obj.metadata.managedFields : undefined;
+  return Array.isArray(list) ? (list as unknown as ManagedFieldsEntry[]) : [];
+}
+
+function withManaged(obj: JsonObject, entries: ManagedFieldsEntry[]): void {
+  const meta = (isObject(obj.metadata) ? obj.metadata : (obj.metadata = {})) as JsonObject;
+  if (entries.length > 0) meta.managedFields = entries as unknown as Json;
+  else delete meta.managedFields;
+}
+
+function stripUnowned(obj: JsonObject): JsonObject {
+  const out = { ...obj };
+  if (isObject(out.metadata)) {
+    const meta = { ...out.metadata };
+    delete meta.managedFields;
+    out.metadata = meta;
+  }
+  return out;
+}
+
+/** The leaf paths of a tree (a node without children, or an element's `.`). */
+export function leaves(t: FieldTree, prefix: string[] = []): string[][] {
+  const out: string[][] = [];
+  for (const [k, sub] of Object.entries(t)) {
+    const path = [...prefix, k];
+    if (Object.keys(sub).length === 0) out.push(path);
+    else out.push(...leaves(sub, path));
+  }
+  return out;
+}
+
+const has = (t: FieldTree, path: string[]): boolean => {
+  let cur: FieldTree | undefined = t;
+  for (const el of path) {
+    cur = cur?.[el];
+    if (cur === undefined) return false;
+  }
+  return true;
+};
+
+/** Whether the tree owns exactly this field (a leaf of it), not only fields beneath it. */
+function ownsLeaf(t: FieldTree, path: string[]): boolean {
+  let cur: FieldTree | undefined = t;
+  for (const el of path) {
+    cur = cur?.[el];
+    if (cur === undefined) return false;
+  }
+  return Object.keys(cur).length === 0;
+}
+
+function tree(paths: string[][]): FieldTree {
+  const out: FieldTree = {};
+  for (const p of paths) {
+    let cur = out;
+    for (const el of p) cur = cur[el] ??= {};
+  }
+  return out;
+}
+
+const union = (a: FieldTree, b: FieldTree): FieldTree => tree([...leaves(a), ...leaves(b)]);
+
+const without = (t: FieldTree, drop: string[][]): FieldTree =>
+  tree(leaves(t).filter((p) => !drop.some((d) => isDeepStrictEqual(d, p))));
+
+const keepOnly = (t: FieldTree, keep: (p: string[]) => boolean): FieldTree => tree(leaves(t).filter(keep));
+
+/** A path as the API server writes it in conflict messages: `.spec.replicas`, `.spec.containers[name="c"].image`. */
+function pathText(path: string[]): string {
+  return path
+    .filter((el) => el !== '.')
+    .map((el) => {
+      if (el.startsWith('f:')) return `.${el.slice(2)}`;
+      if (el.startsWith('k:')) {
+        const keys = JSON.parse(el.slice(2)) as Record<string, Json>;
+        return `[${Object.entries(keys)
+          .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+          .join(',')}]`;
+      }
+      return `[=${el.slice(2)}]`;
+    })
+    .join('');
+}
+
+function conflictError(
+  kind: string,
+  name: string,
+  conflicts: { manager: string; path: string[] }[],
+): ApiError {
+  const lines = conflicts.map((c) => `conflict with "${c.manager}": ${pathText(c.path)}`);
+  const message =
+    conflicts.length === 1
+      ? `Apply failed with 1 conflict: ${lines[0]!}`
+      : `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n- ')}`;
+  return new ApiError(409, 'Conflict', message, {
+    kind,
+    name,
+    causes: conflicts.map((c) => ({
+      reason: 'FieldManagerConflict',
+      message: `conflict with "${c.manager}"`,
+      field: pathText(c.path),
+    })),
+  });
+}
