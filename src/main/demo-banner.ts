@@ -44,7 +44,7 @@ export function demoBanner(f: BannerFacts): string {
     `  curl --cacert ${f.caFile} --resolve ${HOST}:${HTTPS_PORT}:${f.l7 ?? none} https://${HOST}:${HTTPS_PORT}/    # Ingress web, HTTPS`,
     ...f.extra,
     '',
-    `Pools by node: ${f.dashboard}/ (dashboard), or: npx tsx src/main/cli.ts pools --server ${f.dashboard}`,
+    `Pools by node: ${f.dashboard}/ (dashboard), or: npx npl-lb pools --server ${f.dashboard}`,
     '',
     'Press Ctrl-C to stop; everything the demo started is stopped and its files removed.',
     '',

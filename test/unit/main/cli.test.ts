@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
@@ -238,5 +238,17 @@ describe('npl-lb command line', () => {
     assert.ok(ns.items.length >= 3);
     child.kill('SIGINT');
     assert.equal(await exited(child), 0);
+  });
+
+  it('npx npl-lb <command> runs this checkout, as the README writes it (built or not)', async () => {
+    const version = await run('npx', ['--no-install', 'npl-lb', '--version'], { cwd: ROOT });
+    assert.match(version.stdout, /^npl-lb \d+\.\d+\.\d+/);
+    const help = await run('npx', ['--no-install', 'npl-lb', 'migrate', '--help'], { cwd: ROOT });
+    assert.match(help.stdout, /npl-lb migrate ako <AKO values\.yaml>/);
+    // Every `npx npl-lb <command>` the README prints names a command npl-lb has.
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const commands = new Set([...readme.matchAll(/npx npl-lb ([a-z]+)/g)].map((m) => m[1]!));
+    const usage = (await run('npx', ['--no-install', 'npl-lb', '--help'], { cwd: ROOT })).stdout;
+    for (const c of commands) assert.match(usage, new RegExp(`^  ${c} `, 'm'), `README's npx npl-lb ${c}`);
   });
 });
