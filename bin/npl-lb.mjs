@@ -3,7 +3,7 @@
 // or a tarball), else the TypeScript sources through tsx (a clone after `npm install`), so that
 // `npx npl-lb <command>` works in both.
 import { existsSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL, URL } from 'node:url';
 
 const built = fileURLToPath(new URL('../dist/src/main/cli.js', import.meta.url));
 if (existsSync(built)) await import(pathToFileURL(built).href);
