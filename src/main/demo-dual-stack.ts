@@ -11,27 +11,29 @@ import { VIP_ANNOTATION } from '../kube/annotations.ts';
 import { getJson, type RawObject } from '../kube/raw-client.ts';
 import { hostPort } from '../model/names.ts';
 import { post } from './demo-app.ts';
+import type { DemoRange } from './demo-range.ts';
 
 export const DUAL_STACK = {
   /** node-1's IPv6 address, web-1's IPv6 Pod IP and web-dual's IPv6 VIP. */
   ipv6: '::1',
   /** web-dual's port: its IPv6 VIP is ::1, where web-1 listens on the app's port. */
   port: 9080,
-  classVip: '127.0.30.100',
-  gatewayVip: '127.0.30.101',
 } as const;
 
 /** vip.cidrs of the demo's controller. */
-export const demoCidrs = (dual: boolean): string =>
-  dual ? `[127.0.30.0/24, "${DUAL_STACK.ipv6}/128"]` : '[127.0.30.0/24]';
+export const demoCidrs = (dual: boolean, r: DemoRange): string =>
+  dual ? `[${r.cidr}, "${DUAL_STACK.ipv6}/128"]` : `[${r.cidr}]`;
 
 /** The IngressClass's annotations: an IPv4 address of its own in dual-stack mode. */
-export const classAnnotations = (dual: boolean): Record<string, string> =>
-  dual ? { [VIP_ANNOTATION]: DUAL_STACK.classVip } : {};
+export const classAnnotations = (dual: boolean, r: DemoRange): Record<string, string> =>
+  dual ? { [VIP_ANNOTATION]: r.vip(100) } : {};
 
 /** The Gateway's spec.addresses: an IPv4 address of its own in dual-stack mode. */
-export const gatewayAddresses = (dual: boolean): { addresses?: { type: string; value: string }[] } =>
-  dual ? { addresses: [{ type: 'IPAddress', value: DUAL_STACK.gatewayVip }] } : {};
+export const gatewayAddresses = (
+  dual: boolean,
+  r: DemoRange,
+): { addresses?: { type: string; value: string }[] } =>
+  dual ? { addresses: [{ type: 'IPAddress', value: r.vip(101) }] } : {};
 
 /** The dual-stack Service, over the sample app's Pods. */
 export async function createDualStackService(kc: KubeConfig): Promise<void> {

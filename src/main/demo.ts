@@ -1,7 +1,8 @@
 /**
  * `npl-lb demo` (what `npm start` runs): the whole product on loopback. The sandbox API server;
- * three simulated nodes (127.0.10.1-3), each with an agent forwarding in userspace; a sample app
- * whose Pods are real HTTP servers (127.0.20.x) answering with their Pod and node name; a
+ * three simulated nodes (127.N.10.1-3, demo-range.ts: the first range no other demo holds), each
+ * with an agent forwarding in userspace; a sample app whose Pods are real HTTP servers (127.N.20.x)
+ * answering with their Pod and node name; a
  * LoadBalancer Service and an Ingress; and the controller feeding a real HAProxy through its
  * runtime socket when HAProxy is installed (else the memory adapter, saying so). It prints the
  * kubeconfig, kubectl commands, the URLs to curl (HTTPS too, with a certificate made at start) and the dashboard; Ctrl-C removes every process
@@ -14,6 +15,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import { takeDemoLock } from './demo-lock.ts';
+import { freeDemoRange } from './demo-range.ts';
 import { demoLoadBalancer } from './demo-load-balancer.ts';
 import { AgentMetrics } from '../agent/metrics.ts';
 import { NplAgent } from '../agent/npl-controller.ts';
@@ -71,11 +73,7 @@ export const DEMO_HELP = helpText(
   DEMO_FLAGS,
 );
 
-const NODES = [
-  { name: 'node-1', ip: '127.0.10.1' },
-  { name: 'node-2', ip: '127.0.10.2' },
-  { name: 'node-3', ip: '127.0.10.3' },
-];
+const NODE_NAMES = ['node-1', 'node-2', 'node-3'];
 const GW_API = '/apis/gateway.networking.k8s.io/v1';
 
 export async function runDemo(argv: string[]): Promise<number> {
@@ -91,6 +89,15 @@ export async function runDemo(argv: string[]): Promise<number> {
   const kubeconfig = join(workDir, 'kubeconfig');
   // Before anything in the work directory is touched: one demo per directory.
   const unlock = takeDemoLock(workDir);
+  const range = await freeDemoRange(APP_PORT).catch(() => undefined);
+  if (!range) {
+    unlock();
+    throw new NplError(
+      ErrorCodes.DEMO_ADDRESS_IN_USE,
+      'every demo range (127.1-9.x) is held by another demo: stop one and start again',
+    );
+  }
+  const NODES = NODE_NAMES.map((name, i) => ({ name, ip: range.node(i + 1) }));
   const cleanups: (() => Promise<void> | void)[] = [unlock];
   const cleanup = async () => {
     for (const f of cleanups.reverse())
@@ -175,7 +182,7 @@ export async function runDemo(argv: string[]): Promise<number> {
     const controller = new NplController({
       kubeConfig: kc,
       config: parseControllerConfig(
-        `clusterName: demo\nvip: {cidrs: ${demoCidrs(dual)}}\ningressHttpPort: 8080\ningressHttpsPort: ${HTTPS_PORT}\nnamespaces: {include: [default]}\n`,
+        `clusterName: demo\nvip: {cidrs: ${demoCidrs(dual, range)}}\ningressHttpPort: 8080\ningressHttpsPort: ${HTTPS_PORT}\nnamespaces: {include: [default]}\n`,
       ),
       adapter,
       events: new EventRecorder(kc, 'npl-lb-controller', 'demo', { logger: quiet }),
@@ -205,7 +212,7 @@ export async function runDemo(argv: string[]): Promise<number> {
 
     // The sample app: three Pods, a LoadBalancer Service and an Ingress.
     await post(kc, '/apis/networking.k8s.io/v1/ingressclasses', {
-      metadata: { name: 'npl-lb', annotations: classAnnotations(dual) },
+      metadata: { name: 'npl-lb', annotations: classAnnotations(dual, range) },
       spec: { controller: 'npl-lb.io/ingress-controller' },
     });
     await post(kc, '/api/v1/namespaces/default/services', {
@@ -218,7 +225,7 @@ export async function runDemo(argv: string[]): Promise<number> {
       },
     });
     /** A Pod of the sample app (`app`), on a node, serving on its own loopback IP. */
-    const appPod = async (app: string, pod: string, n: (typeof NODES)[number], ...ips: string[]) => {
+    const appPod = async (app: string, pod: string, n: { name: string }, ...ips: string[]) => {
       for (const at of ips) {
         const server = await appServer(pod, n.name, at, APP_PORT);
         cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
@@ -243,13 +250,7 @@ export async function runDemo(argv: string[]): Promise<number> {
       });
     };
     for (const [i, n] of NODES.entries())
-      await appPod(
-        'web',
-        `web-${i + 1}`,
-        n,
-        `127.0.20.${i + 1}`,
-        ...(dual && i === 0 ? [DUAL_STACK.ipv6] : []),
-      );
+      await appPod('web', `web-${i + 1}`, n, range.pod(i + 1), ...(dual && i === 0 ? [DUAL_STACK.ipv6] : []));
     if (dual) await createDualStackService(kc);
     // HTTPS: a certificate for the host, made now; curl trusts it through the file written here.
     const tls = await selfSignedCertificate(HOST);
@@ -297,14 +298,14 @@ export async function runDemo(argv: string[]): Promise<number> {
       spec: { selector: { app: 'web-v2' }, ports: [{ name: 'http', port: APP_PORT, targetPort: 'http' }] },
     });
     for (const [i, n] of NODES.slice(0, 2).entries()) {
-      await appPod('web-v2', `web-v2-${i + 1}`, n, `127.0.20.${i + 11}`);
+      await appPod('web-v2', `web-v2-${i + 1}`, n, range.pod(i + 11));
     }
     await post(kc, `${GW_API}/namespaces/default/gateways`, {
       metadata: { name: 'web' },
       spec: {
         gatewayClassName: 'npl-lb',
         listeners: [{ name: 'http', port: GATEWAY_PORT, protocol: 'HTTP' }],
-        ...gatewayAddresses(dual),
+        ...gatewayAddresses(dual, range),
       },
     });
     await post(kc, `${GW_API}/namespaces/default/httproutes`, {
@@ -368,13 +369,13 @@ export async function runDemo(argv: string[]): Promise<number> {
     );
     await waitForSignal();
   } catch (err) {
-    // The demo's addresses are fixed (127.0.10-30.x): another demo or a test run may hold them.
+    // An address of the range taken after it was found free: another demo started meanwhile.
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       const at = (err as { address?: string; port?: number }).address;
       const port = (err as { port?: number }).port;
       throw new NplError(
         ErrorCodes.DEMO_ADDRESS_IN_USE,
-        `${at ?? 'an address'}:${port ?? '?'} is in use: is another demo (another clone's npm start) or npm test running? Stop it and start again`,
+        `${at ?? 'an address'}:${port ?? '?'} is in use: is another demo running (another clone's npm start)? Stop it and start again`,
         { cause: err },
       );
     }

@@ -65,8 +65,8 @@ describe('npm start (the demo)', () => {
     if (haproxyMissing()) {
       assert.match(out(), /HAProxy is not installed/);
     } else {
-      const l4 = /curl (http:\/\/127\.0\.30\.\d+:8080\/)/.exec(out())![1]!;
-      const l7 = /curl -H 'Host: web\.demo\.local' (http:\/\/127\.0\.30\.\d+:8080\/)/.exec(out())![1]!;
+      const l4 = /curl (http:\/\/127\.\d\.30\.\d+:8080\/)/.exec(out())![1]!;
+      const l7 = /curl -H 'Host: web\.demo\.local' (http:\/\/127\.\d\.30\.\d+:8080\/)/.exec(out())![1]!;
       const seen = new Set<string>();
       for (let i = 0; i < 6; i++) {
         // A new connection each time: the L4 VIP balances connections, not the requests on one.
@@ -159,7 +159,7 @@ describe('npm start (the demo)', () => {
       assert.match(out(), /HAProxy is not installed/);
     } else {
       const v4 =
-        /curl (http:\/\/127\.0\.30\.\d+:9080\/) +# LoadBalancer Service web-dual \(RequireDualStack\), IPv4/.exec(
+        /curl (http:\/\/127\.\d\.30\.\d+:9080\/) +# LoadBalancer Service web-dual \(RequireDualStack\), IPv4/.exec(
           out(),
         );
       const v6 =
