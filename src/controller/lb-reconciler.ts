@@ -150,6 +150,7 @@ export class LbReconciler {
       state: d.state,
       clusterName: d.config.clusterName,
       ipMode: d.config.loadBalancerIPMode,
+      ingressPorts: { http: d.config.ingressHttpPort, https: d.config.ingressHttpsPort },
       ...(d.adapter.allocatedVips ? { allocatedVips: () => d.adapter.allocatedVips!() } : {}),
     });
     const sink = d.gatewayStatusSink ?? kubeStatusSink(d.kubeConfig);

@@ -18,6 +18,8 @@ export interface SourceStatusDeps {
   state: StateTracker;
   clusterName: string;
   ipMode: 'Proxy' | 'VIP';
+  /** The ports an IngressClass's virtual services listen on (HTTP, and HTTPS for TLS hosts). */
+  ingressPorts?: { http: number; https: number };
   /** Where the device allocates VIPs: the address of each group so far (src/model/vips.ts). */
   allocatedVips?: () => ReadonlyMap<string, string>;
 }
@@ -77,12 +79,14 @@ export class SourceStatusWriter {
       if (r.vip === undefined) return [];
       // Each address while every virtual service of its family is live (a dual-stack class keeps
       // its IPv4 address when its IPv6 twin fails, and the other way round).
-      return [r.vip, ...(r.moreVips ?? [])]
-        .filter((ip) => {
-          const mine = r.virtualServices.filter((n) => isIPv6Name(n) === (vipFamily(ip) === 'IPv6'));
-          return mine.length > 0 && mine.every((n) => !this.d.state.failed('virtualService', n));
-        })
-        .map((ip) => ({ ip }));
+      return [r.vip, ...(r.moreVips ?? [])].flatMap((ip): LbIngress[] => {
+        const mine = r.virtualServices.filter((n) => isIPv6Name(n) === (vipFamily(ip) === 'IPv6'));
+        if (mine.length === 0 || mine.some((n) => this.d.state.failed('virtualService', n))) return [];
+        // The ports it is served on: HTTP, and HTTPS where the class has TLS hosts (a second one).
+        const p = this.d.ingressPorts;
+        const ports = p ? [p.http, ...(mine.length > 1 ? [p.https] : [])] : [];
+        return [{ ip, ...(ports.length ? { ports: ports.map((port) => ({ port, protocol: 'TCP' })) } : {}) }];
+      });
     };
     const patch = async (kind: 'Service' | 'Ingress', ns: string, name: string, want: LbIngress[]) => {
       await this.d.writer.write(kind, ns, name, want);
@@ -120,7 +124,8 @@ export class SourceStatusWriter {
       const st = desired.ingresses.get(`${ing.metadata.namespace}/${ing.metadata.name}`);
       if (!st || checked(ing, st)) continue;
       const want = ingressWant(st);
-      if (!showsAlready(ing.status.loadBalancer.ingress, want, true))
+      const written = this.statusWritten.has(`Ingress/${ing.metadata.namespace}/${ing.metadata.name}`);
+      if (!showsAlready(ing.status.loadBalancer.ingress, want, written))
         run(() => patch('Ingress', ing.metadata.namespace, ing.metadata.name, want));
       else this.statusChecked.set(ing, { st, version });
     }

@@ -20,6 +20,36 @@ export function appServer(pod: string, node: string, ip: string, port: number): 
   });
 }
 
+/**
+ * A Pod's status as the kubelet reports a started, ready one (the demo plays kubelet): Running,
+ * its conditions, and one ready container, so `kubectl get pods` shows 1/1 Running.
+ */
+export function runningStatus(ips: string[], container: string, hostIP: string): object {
+  const at = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const cond = (type: string) => ({ type, status: 'True', lastTransitionTime: at });
+  return {
+    phase: 'Running',
+    podIP: ips[0],
+    podIPs: ips.map((ip) => ({ ip })),
+    hostIP,
+    startTime: at,
+    conditions: ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map(
+      cond,
+    ),
+    containerStatuses: [
+      {
+        name: container,
+        ready: true,
+        started: true,
+        restartCount: 0,
+        image: 'demo/web',
+        imageID: 'demo/web@sha256:0',
+        state: { running: { startedAt: at } },
+      },
+    ],
+  };
+}
+
 /** Creates an object; resolves with what the API server stored. */
 export async function post(kc: KubeConfig, path: string, body: object): Promise<unknown> {
   const cluster = kc.getCurrentCluster()!;

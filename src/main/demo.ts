@@ -29,7 +29,7 @@ import { createLogger, type Logger } from '../runtime/logger.ts';
 import { serveStatus } from '../runtime/status-server.ts';
 import { selfSignedCertificate } from '../runtime/tls.ts';
 import { startSandboxFromFlags, waitForSignal } from './sandbox.ts';
-import { answers, appServer, gatewayVipOf, patchStatus, post, vipOf } from './demo-app.ts';
+import { answers, appServer, gatewayVipOf, patchStatus, post, runningStatus, vipOf } from './demo-app.ts';
 import { installGatewayApiCrds } from '../sandbox/gateway-api.ts';
 import { installNplLbCrds } from '../sandbox/npl-lb-crds.ts';
 import { APP_PORT, demoBanner, GATEWAY_PORT, GW_HOST, HOST, HTTPS_PORT } from './demo-banner.ts';
@@ -225,7 +225,7 @@ export async function runDemo(argv: string[]): Promise<number> {
       },
     });
     /** A Pod of the sample app (`app`), on a node, serving on its own loopback IP. */
-    const appPod = async (app: string, pod: string, n: { name: string }, ...ips: string[]) => {
+    const appPod = async (app: string, pod: string, n: { name: string; ip: string }, ...ips: string[]) => {
       for (const at of ips) {
         const server = await appServer(pod, n.name, at, APP_PORT);
         cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
@@ -240,13 +240,9 @@ export async function runDemo(argv: string[]): Promise<number> {
           ],
         },
       });
+      // As the kubelet reports a started, ready Pod: kubectl shows it Running and 1/1.
       await patchStatus(kc, `/api/v1/namespaces/default/pods/${pod}`, {
-        status: {
-          phase: 'Running',
-          podIP: ip,
-          podIPs: ips.map((x) => ({ ip: x })),
-          conditions: [{ type: 'Ready', status: 'True' }],
-        },
+        status: runningStatus(ips, 'web', n.ip),
       });
     };
     for (const [i, n] of NODES.entries())

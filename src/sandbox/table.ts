@@ -71,6 +71,15 @@ function servicePorts(o: Obj): string {
   return ports.length ? ports.join(',') : '<none>';
 }
 
+/** The ports the Ingress is served on, as its load balancer publishes them; else kubectl's 80 (, 443). */
+function ingressPorts(o: Obj): string {
+  const published = arr(obj(obj(o.status).loadBalancer).ingress).flatMap((i) =>
+    arr(i.ports).map((p) => String(p.port)),
+  );
+  if (published.length > 0) return [...new Set(published)].join(', ');
+  return arr(obj(o.spec).tls).length ? '80, 443' : '80';
+}
+
 function lbIngress(o: Obj): string[] {
   return arr(obj(obj(o.status).loadBalancer).ingress).map((i) => String(i.ip ?? i.hostname ?? ''));
 }
@@ -164,7 +173,7 @@ const COLUMNS: Record<string, Column[]> = {
       },
     },
     { name: 'Address', type: 'string', cell: (o) => lbIngress(o).join(',') },
-    { name: 'Ports', type: 'string', cell: (o) => (arr(obj(o.spec).tls).length ? '80, 443' : '80') },
+    { name: 'Ports', type: 'string', cell: ingressPorts },
     AGE,
   ],
   Event: [

@@ -12,6 +12,7 @@ import { describe, it, type TestContext } from 'node:test';
 import { request } from 'undici';
 import { exited, run, startCli } from '../../support/cli-process.ts';
 import { haproxyMissing } from '../../support/haproxy.ts';
+import { ensureKubeTools } from '../../support/kube-tools.ts';
 import { eventually } from '../../support/sandbox.ts';
 
 /** Whether curl is missing here (CI installs it: the demo's printed commands are run verbatim). */
@@ -62,6 +63,19 @@ describe('npm start (the demo)', () => {
     assert.match(readFileSync(join(dir, 'kubeconfig'), 'utf8'), /server: http:\/\/127\.0\.0\.1:\d+/);
     const dashboard = /Pools by node: (http:\/\/\S+)\/ \(dashboard\)/.exec(out())![1]!;
     assert.match(await (await fetch(`${dashboard}/`)).text(), /<title>npl-lb: pools by node<\/title>/);
+    // A cluster that looks alive in kubectl: Pods Running and 1/1, the Ingress on the ports it is served on.
+    const kubectl = (...args: string[]) =>
+      run(ensureKubeTools().kubectl, args, { env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') } });
+    const pods = (await kubectl('get', 'pods', '-l', 'app=web')).stdout;
+    assert.equal(pods.match(/ 1\/1 +Running /g)?.length, 3, pods);
+    await eventually(
+      async () =>
+        /web +npl-lb +web\.demo\.local +\S+ +8080, 8443 /.test(
+          (await kubectl('get', 'ingress', 'web')).stdout,
+        ),
+      10_000,
+      'the Ingress shows 8080, 8443',
+    );
     if (haproxyMissing()) {
       assert.match(out(), /HAProxy is not installed/);
     } else {
