@@ -230,7 +230,6 @@ export async function runDemo(argv: string[]): Promise<number> {
         const server = await appServer(pod, n.name, at, APP_PORT);
         cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
       }
-      const ip = ips[0]!;
       await post(kc, '/api/v1/namespaces/default/pods', {
         metadata: { name: pod, labels: { app } },
         spec: {
