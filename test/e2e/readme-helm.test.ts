@@ -1,0 +1,51 @@
+/**
+ * The README's "Installing the chart with Helm, on the demo's sandbox" as written: a demo runs
+ * (npm start), and each `npm run helm` / `npm run kubectl` line of that section runs in the clone
+ * against it, in order; what each prints is checked. The demo's own work directory is a
+ * temporary one (KUBECONFIG points there), so a developer's running demo is left alone.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { it } from 'node:test';
+import { promisify } from 'node:util';
+import { ROOT, startCli } from '../support/cli-process.ts';
+import { ensureKubeTools } from '../support/kube-tools.ts';
+import { eventually } from '../support/sandbox.ts';
+
+const run = promisify(execFile);
+
+it("the README's Helm walk-through on the demo's sandbox, command by command", async (t) => {
+  ensureKubeTools();
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf("### Installing the chart with Helm, on the demo's sandbox"));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)![1]!;
+  // A line ending in `\` goes on on the next one, as in a shell.
+  const lines = block.trim().replace(/\\\n\s*/g, '').split('\n');
+  assert.ok(lines.length >= 4 && lines.every((l) => /^npm run (helm|kubectl) -- /.test(l)), block);
+
+  const dir = mkdtempSync(join(tmpdir(), 'npl-readme-helm-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const demo = startCli(t, ['demo', '--work-dir', dir]);
+  t.after(() => {
+    if (demo.child.exitCode === null) demo.child.kill('SIGTERM');
+  });
+  await eventually(() => /Press Ctrl-C/.test(demo.out()), 30_000, 'demo start');
+  const env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), HOME: dir };
+  const outputs: string[] = [];
+  for (const line of lines) {
+    const r = await run('sh', ['-c', line], { cwd: ROOT, env, timeout: 60_000 });
+    outputs.push(r.stdout);
+  }
+  const [install, get, upgrade, history, uninstall] = outputs;
+  assert.match(install!, /STATUS: deployed/);
+  assert.match(get!, /deployment.apps\/npl-lb-controller/);
+  assert.match(get!, /daemonset.apps\/npl-lb-agent/);
+  assert.match(upgrade!, /has been upgraded/);
+  assert.match(history!, /2\s.*deployed.*Upgrade complete/);
+  assert.match(uninstall!, /release "npl-lb" uninstalled/);
+  demo.child.kill('SIGTERM');
+  await new Promise((r) => demo.child.once('exit', r));
+});
