@@ -114,6 +114,8 @@ export async function runDemo(argv: string[]): Promise<number> {
         tls: false,
         help: false,
         'service-node-port-range': DEFAULT_NODE_PORT_RANGE,
+        // A cluster that looks alive: Services' EndpointSlices kept as kube-controller-manager does.
+        'endpoint-slices': true,
         'log-format': flags['log-format'],
         'log-level': flags['log-level'],
       },

@@ -25,6 +25,10 @@ export const SANDBOX_FLAGS = {
     description: 'node ports for Services, START-END (as kube-apiserver)',
     default: '30000-32767',
   },
+  'endpoint-slices': {
+    type: 'boolean',
+    description: "keep Services' EndpointSlices from their Pods, as kube-controller-manager does",
+  },
   ...COMMON_FLAGS,
 } as const satisfies FlagSpecs;
 
@@ -33,6 +37,7 @@ const schema = commonSchema.extend({
   port: z.coerce.number().int().min(0).max(65535),
   'kubeconfig-out': z.string().min(1).optional(),
   tls: z.boolean().default(false),
+  'endpoint-slices': z.boolean().default(false),
   token: z.string().min(1).optional(),
   'service-node-port-range': z.string().transform((v, ctx) => {
     const r = parsePortRange(v);
@@ -68,6 +73,7 @@ export async function startSandboxFromFlags(flags: SandboxFlags, log: Logger): P
     ...(tls ? { tls } : {}),
     ...(token ? { token } : {}),
     nodePortRange: flags['service-node-port-range'],
+    endpointSlices: flags['endpoint-slices'],
     logger: log,
   });
   const out = flags['kubeconfig-out'];

@@ -17,6 +17,7 @@ import type { Logger } from '../runtime/logger.ts';
 import { silentLogger } from '../runtime/logger.ts';
 import { decodeDeleteBody, decodeObjectBody, decodePatchBody, readBody } from './http-body.ts';
 import { warningHeaders, writeOptions } from './write-options.ts';
+import { EndpointSliceController } from './endpointslice-controller.ts';
 import { send, sendError } from './http-util.ts';
 import { serveStatic } from './static-routes.ts';
 import { apiVersionOf, RESOURCE_TYPES, type ResourceType, storageKey, supportedFields } from './kinds.ts';
@@ -47,6 +48,8 @@ export interface SandboxOptions {
   nodePortRange?: PortRange;
   logger?: Logger;
   openapi?: OpenApi;
+  /** Keep Services' EndpointSlices as kube-controller-manager does (endpointslice-controller.ts). */
+  endpointSlices?: boolean;
 }
 
 export interface Sandbox {
@@ -120,10 +123,16 @@ export class SandboxServer implements Sandbox {
   /** The port of the first listen, kept so a restart comes back on the same address. */
   private boundPort: number | undefined;
 
+  private slices: EndpointSliceController | undefined;
+
   constructor(private readonly opts: SandboxOptions = {}) {
     this.store = new Store(opts.historySize ?? 20_000);
     this.log = opts.logger ?? silentLogger();
     this.registry = new Registry(this.store, opts.openapi ?? new OpenApi(), opts.nodePortRange, this.log);
+    if (opts.endpointSlices) {
+      this.slices = new EndpointSliceController(this.registry, this.store);
+      this.slices.start();
+    }
     for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
       const ns = RESOURCE_TYPES.find((t) => t.kind === 'Namespace')!;
       this.registry.create(
@@ -180,6 +189,7 @@ export class SandboxServer implements Sandbox {
   }
 
   async close(): Promise<void> {
+    this.slices?.stop();
     for (const c of this.closers) c();
     this.closers.clear();
     const s = this.server;

@@ -201,6 +201,31 @@ const COLUMNS: Record<string, Column[]> = {
     { name: 'Parameters', type: 'string', cell: () => '<none>' },
     AGE,
   ],
+  // As kubectl prints them: the ports, and the first three addresses (then how many more).
+  EndpointSlice: [
+    NAME,
+    { name: 'AddressType', type: 'string', cell: (o) => String(o.addressType ?? '') },
+    {
+      name: 'Ports',
+      type: 'string',
+      cell: (o) =>
+        arr(o.ports)
+          .map((p) => String(p.port ?? '<unset>'))
+          .join(',') || '<unset>',
+    },
+    {
+      name: 'Endpoints',
+      type: 'string',
+      cell: (o) => {
+        const addrs = arr(o.endpoints).flatMap((e) =>
+          Array.isArray(e.addresses) ? e.addresses.map(String) : [],
+        );
+        if (addrs.length === 0) return '<unset>';
+        return addrs.slice(0, 3).join(',') + (addrs.length > 3 ? ` + ${addrs.length - 3} more...` : '');
+      },
+    },
+    AGE,
+  ],
 };
 
 /** A custom kind's additionalPrinterColumns after its name (and Age when it declares none). */

@@ -68,6 +68,15 @@ describe('npm start (the demo)', () => {
       run(ensureKubeTools().kubectl, args, { env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') } });
     const pods = (await kubectl('get', 'pods', '-l', 'app=web')).stdout;
     assert.equal(pods.match(/ 1\/1 +Running /g)?.length, 3, pods);
+    // The Services' endpoints, kept by the sandbox's EndpointSlice controller: web's three Pods.
+    await eventually(
+      async () =>
+        /^web-ipv4 +IPv4 +8080 +127\.\d\.20\.1,127\.\d\.20\.2,127\.\d\.20\.3 /m.test(
+          (await kubectl('get', 'endpointslices')).stdout,
+        ),
+      10_000,
+      'kubectl get endpointslices lists the Pods',
+    );
     await eventually(
       async () =>
         /web +npl-lb +web\.demo\.local +\S+ +8080, 8443 /.test(
