@@ -23,7 +23,10 @@ it("the README's Helm walk-through on the demo's sandbox, command by command", a
   const section = readme.slice(readme.indexOf("### Installing the chart with Helm, on the demo's sandbox"));
   const block = /```sh\n([\s\S]*?)```/.exec(section)![1]!;
   // A line ending in `\` goes on on the next one, as in a shell.
-  const lines = block.trim().replace(/\\\n\s*/g, '').split('\n');
+  const lines = block
+    .trim()
+    .replace(/\\\n\s*/g, '')
+    .split('\n');
   assert.ok(lines.length >= 4 && lines.every((l) => /^npm run (helm|kubectl) -- /.test(l)), block);
 
   const dir = mkdtempSync(join(tmpdir(), 'npl-readme-helm-'));
