@@ -46,6 +46,14 @@ export const controllerConfigSchema = z
       .min(1)
       .default('npl-lb.io/gateway-controller')
       .describe('GatewayClasses with this spec.controllerName are ours'),
+    gatewayClass: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be a DNS subdomain name')
+      .max(253)
+      .optional()
+      .describe(
+        'a GatewayClass of ours the controller creates once the Gateway API is installed (then leaves to its owner); absent: none',
+      ),
     /** The port of the shared HTTP virtual service of each IngressClass. */
     ingressHttpPort: z
       .number()

@@ -345,6 +345,7 @@ export class ClusterCache {
       secrets: p.secrets.list(),
       namespaces: p.namespaces.list(),
       gatewayApiVersion: p.gatewayCrd.list()[0]?.metadata.annotations[BUNDLE_VERSION_ANNOTATION],
+      gatewayApiInstalled: p.gatewayCrd.list().length > 0,
       gatewayClasses: p.gatewayClasses.list(),
       gateways: p.gateways.list(),
       httpRoutes: p.httpRoutes.list(),

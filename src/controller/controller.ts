@@ -21,6 +21,7 @@ import { CANDIDATES_KEY, followCluster } from './cluster-events.ts';
 import { DeviceReachability, deviceDown } from './device-reachability.ts';
 import { HealthMonitor } from './health-monitor.ts';
 import { LbReconciler } from './lb-reconciler.ts';
+import { GatewayClassKeeper, kubeGatewayClassCreate } from './gateway-class.ts';
 import { PassLog } from './pass-log.ts';
 import { PassScheduler } from './pass-scheduler.ts';
 import { ControllerMetrics } from './metrics.ts';
@@ -115,6 +116,12 @@ export class NplController {
       },
       onReleased: () => this.passes.request(),
       onReadFailed: (err) => this.device.failed(errorMessage(err)),
+      gatewayClass: new GatewayClassKeeper({
+        name: opts.config.gatewayClass,
+        controllerName: opts.config.gatewayController,
+        create: kubeGatewayClassCreate(opts.kubeConfig),
+        log: this.log,
+      }),
     });
     this.device = new DeviceReachability({
       adapter: this.adapter,

@@ -5,6 +5,7 @@
  * of the Gateway API objects (gateway-status.ts), and the pass's Events (lb-events.ts).
  * Retryable failures throw, so the work queue backs off; terminal ones become Events.
  */
+import { GatewayClassKeeper, kubeGatewayClassCreate } from './gateway-class.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ApplyResult, Capabilities, LoadBalancerAdapter } from '../adapter/contract.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
@@ -19,6 +20,7 @@ import {
   planNamed,
 } from '../plan/diff.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
+import { silentLogger } from '../runtime/logger.ts';
 import type { ClusterView, DesiredResult } from '../source/desired.ts';
 import { DesiredCache } from './desired-cache.ts';
 import { capabilityFilter } from '../source/capabilities.ts';
@@ -60,6 +62,8 @@ export interface LbReconcilerDeps {
   onReleased?: () => void;
   /** Told when reading the device failed (the pass throws after): the device may be down. */
   onReadFailed?: (err: unknown) => void;
+  /** Keeps the configured GatewayClass (gateway-class.ts); absent: made from kubeConfig and config. */
+  gatewayClass?: GatewayClassKeeper;
 }
 
 type PassResult = { applied: ApplyResult[]; desired: DesiredResult; deferredMs: number | undefined };
@@ -140,6 +144,7 @@ export class LbReconciler {
   private readonly status: SourceStatusWriter;
   private readonly gatewayStatus: GatewayStatusWriter;
   private readonly policyStatus: PolicyStatusWriter;
+  private readonly gatewayClass: GatewayClassKeeper;
 
   constructor(private readonly d: LbReconcilerDeps) {
     this.caps = d.adapter.capabilities();
@@ -156,6 +161,14 @@ export class LbReconciler {
     const sink = d.gatewayStatusSink ?? kubeStatusSink(d.kubeConfig);
     this.gatewayStatus = new GatewayStatusWriter(sink, d.config.clusterName, d.config.gatewayController);
     this.policyStatus = new PolicyStatusWriter(sink, d.config.gatewayController);
+    this.gatewayClass =
+      d.gatewayClass ??
+      new GatewayClassKeeper({
+        name: d.config.gatewayClass,
+        controllerName: d.config.gatewayController,
+        create: kubeGatewayClassCreate(d.kubeConfig),
+        log: silentLogger(),
+      });
     this.events = new LbEvents({
       events: d.events,
       adapter: d.adapter.name,
@@ -380,6 +393,7 @@ export class LbReconciler {
       (vip) => resolveVip(vip, allocated),
     );
     await this.policyStatus.write(view.backendPolicies, desired.policies);
+    await this.gatewayClass.keep(view.gatewayApiInstalled === true, view.gatewayClasses ?? []);
     await this.events.pass(view, desired, applied, cleared, (st) => this.status.live(st), unready);
   }
 }

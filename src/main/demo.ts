@@ -98,7 +98,7 @@ export async function runDemo(argv: string[]): Promise<number> {
     );
   }
   const NODES = NODE_NAMES.map((name, i) => ({ name, ip: range.node(i + 1) }));
-  const cleanups: (() => Promise<void> | void)[] = [unlock];
+  const cleanups: (() => Promise<void> | void)[] = [unlock, () => range.release()];
   const cleanup = async () => {
     for (const f of cleanups.reverse())
       await Promise.resolve(f()).catch((err: unknown) =>

@@ -55,6 +55,8 @@ export interface ClusterView {
   backendPolicies?: BackendPolicy[];
   /** The Gateway API release installed (the CRDs' bundle-version), when known. */
   gatewayApiVersion?: string | undefined;
+  /** Whether the Gateway API is installed (its GatewayClass CRD exists). */
+  gatewayApiInstalled?: boolean;
 }
 
 /** The route-side inputs (Ingresses, classes, the Gateway API objects, BackendPolicies): a pass that reuses what it

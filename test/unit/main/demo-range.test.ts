@@ -17,11 +17,19 @@ const hold = (host: string): Promise<Server> =>
   });
 
 it('the first range whose app address is free; a held one is passed over; none free is undefined', async (t) => {
-  assert.equal((await freeDemoRange(PORT))?.n, 1);
+  const one = await freeDemoRange(PORT);
+  assert.equal(one?.n, 1);
+  // Claimed until released: a demo starting meanwhile takes the next range, not the same one.
+  const two = await freeDemoRange(PORT);
+  assert.equal(two?.n, 2);
+  await one!.release();
+  await two!.release();
+  assert.equal((await freeDemoRange(PORT).then(async (r) => (await r?.release(), r)))?.n, 1);
   const held = [await hold(demoRange(1).pod(1))];
   t.after(() => Promise.all(held.map((s) => new Promise((r) => s.close(() => r(undefined))))));
   const next = await freeDemoRange(PORT);
   assert.equal(next?.n, 2);
+  await next!.release();
   assert.deepEqual(
     [next!.node(3), next!.pod(1), next!.cidr, next!.vip(7)],
     ['127.2.10.3', '127.2.20.1', '127.2.30.0/24', '127.2.30.7'],
