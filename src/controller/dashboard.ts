@@ -1,7 +1,8 @@
 /**
  * The read-only dashboard the controller serves at `/`, for LB admins: virtual services (VIP,
  * listeners, certificates, routes, members serving, the ones needing attention in red with the
- * reason), members grouped by node with our admin state and the device's health, and per node the
+ * reason), pools with the object each stands for and the down reason of each member written out,
+ * members grouped by node with our admin state and the device's health, and per node the
  * impact of losing it. Live through server-sent events (GET /api/v1/dashboard/events); a leader or
  * standby banner with the last sync. No build step and no dependency: one page rendered with DOM
  * calls (no HTML is built from data, so names cannot inject markup).
@@ -38,6 +39,7 @@ export const DASHBOARD_HTML = `<!doctype html>
   .banner { margin: 0 20px 12px; padding: 10px 14px; border-radius: 6px; font-size: 14px; border: 1px solid #c9d3e0; background: #eef3f9; }
   .banner.standby { background: #fff4e5; border-color: #f0c27b; }
   .note { color: #667; font-size: 12px; }
+  section.card p.note { margin: 0; padding: 8px 14px; }
 </style>
 </head>
 <body>
@@ -52,6 +54,8 @@ export const DASHBOARD_HTML = `<!doctype html>
 <main>
   <h2 class="part">Virtual services</h2>
   <section class="card" id="vss"></section>
+  <h2 class="part">Pools</h2>
+  <div id="pools" style="display:grid; gap:14px"></div>
   <h2 class="part">Nodes</h2>
   <div id="nodes" style="display:grid; gap:14px"></div>
 </main>
@@ -120,6 +124,27 @@ export const DASHBOARD_HTML = `<!doctype html>
         el('td', { class: v.noneLeft ? 'none-left' : '' }, v.noneLeft ? 'none left' : String(v.left))))));
     return box;
   };
+  // Each pool: the Service it stands for, what is in front of it and what that serves, its members
+  // with node and the down reason written out, and what draining each node takes away.
+  const renderPools = (doc, node, namespace) => {
+    const box = $('pools');
+    const shown = (doc.pools || []).filter((p) => namespace === '' || p.service.split('/')[0] === namespace);
+    if (shown.length === 0) return box.replaceChildren(el('p', { class: 'empty' }, 'No pools.'));
+    box.replaceChildren(...shown.map((p) => {
+      const rows = p.members.filter((m) => node === '' || m.node === node).map((m) =>
+        el('tr', { 'data-pool-of': p.pool, 'data-pool-member': m.address + ':' + m.port, 'data-member-node': m.node, 'data-health': m.health },
+          el('td', {}, hp(m.address, m.port)), el('td', {}, m.node || '-'), el('td', {}, m.pod || '-'),
+          el('td', { class: m.state }, m.state), el('td', { class: m.health }, m.health),
+          el('td', { class: 'reason' }, m.health === 'down' ? (m.healthReason || 'no reason given') : '')));
+      const front = p.virtualServices.map((v) => v.name + ' (' + v.at + ') for ' + v.serves).join('; ');
+      const drain = p.drain.map((d) => (d.node || '(no node)') + ' ' + d.serving + ' of ' + d.of).join(', ');
+      return el('section', { class: 'card pool', 'data-pool-card': p.pool },
+        el('h3', {}, p.pool, el('span', { class: 'count' }, 'Service ' + p.service + ', port ' + p.servicePort)),
+        el('p', { class: 'note front' }, 'in front: ' + (front || 'no virtual service')),
+        table(['member', 'node', 'pod', 'admin', 'health', 'down reason'], rows),
+        el('p', { class: 'note drain' }, 'draining a node takes away its serving members: ' + (drain || 'none')));
+    }));
+  };
   const render = (doc) => {
     const node = $('node').value;
     const namespace = $('namespace').value;
@@ -131,6 +156,7 @@ export const DASHBOARD_HTML = `<!doctype html>
     $('refresh-health').disabled = !h.supported;
     banner(doc);
     renderVss(doc);
+    renderPools(doc, node, namespace);
     for (const n of doc.nodes) {
       known.node.add(n.node);
       for (const m of n.members) known.namespace.add(m.service.split('/')[0]);

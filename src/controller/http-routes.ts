@@ -4,6 +4,7 @@
  * document (GET /api/v1/dashboard) and its live stream (GET /api/v1/dashboard/events), a health
  * read on demand (POST /api/v1/health/refresh) and the dashboard itself.
  */
+import { byPool } from '../views/by-pool.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { byNode } from '../views/by-node.ts';
 import { impact } from '../views/impact.ts';
@@ -35,6 +36,7 @@ export function dashboardDocument(state: StateTracker) {
     health: doc.health,
     virtualServices: virtualServices(doc),
     impact: impact(doc),
+    pools: byPool(doc),
   };
 }
 

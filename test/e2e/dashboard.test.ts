@@ -3,7 +3,9 @@
  * kept live by server-sent events with no reload: members under their nodes with our admin state
  * and the device's health, a member turning from up to down when its backend stops and back, a
  * node's members draining once it is labelled for maintenance, the impact of losing a node, the
- * virtual services needing attention in red, the leader/standby banner, the node filter; and
+ * virtual services needing attention in red, the pool view (the Service a pool stands for, what is
+ * in front, a member's down reason written out, the drain share per node), the leader/standby
+ * banner, the node filter; and
  * `npl-lb pools` against the same controller. Screenshots are kept in test-artifacts/.
  */
 import assert from 'node:assert/strict';
@@ -152,6 +154,21 @@ describe('dashboard and npl-lb pools', () => {
         5000,
         'impact follows health',
       );
+      // The pool view: the Service it stands for, what is in front, the down reason written out.
+      const card = '[data-pool-card="c1--default-web-http"]';
+      assert.match((await page.textContent(`${card} h3`)) ?? '', /Service default\/web, port http/);
+      assert.match(
+        (await page.textContent(`${card} .front`)) ?? '',
+        /c1--default-web-TCP-80 \(\S+:80\) for Service default\/web/,
+      );
+      const poolRow = `${card} tr[data-member-node="n2"]`;
+      await page.waitForSelector(`${poolRow}[data-health="down"]`, { timeout: 10_000 });
+      assert.notEqual(
+        ((await page.textContent(`${poolRow} td.reason`)) ?? '').trim(),
+        '',
+        'the reason, not a tooltip',
+      );
+      assert.match((await page.textContent(`${card} .drain`)) ?? '', /n1 1 of 3, n2 1 of 3, n3 1 of 3/);
       await page.screenshot({ path: `${ARTIFACTS}dashboard-member-down.png`, fullPage: true });
       // ...and back up, read on demand with the button.
       backends.set('n2', await tcpBackend(NODES.n2!, PORT));
