@@ -6,12 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { promisify } from 'node:util';
-import { ROOT, startCli } from '../support/cli-process.ts';
+import { exited, ROOT } from '../support/cli-process.ts';
+import { startDemo } from '../support/demo-process.ts';
 import { ensureKubeTools } from '../support/kube-tools.ts';
 import { eventually } from '../support/sandbox.ts';
 
@@ -29,12 +29,9 @@ it("the README's Helm walk-through on the demo's sandbox, command by command", a
     .split('\n');
   assert.ok(lines.length >= 4 && lines.every((l) => /^npm run (helm|kubectl) -- /.test(l)), block);
 
-  const dir = mkdtempSync(join(tmpdir(), 'npl-readme-helm-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const demo = startCli(t, ['demo', '--work-dir', dir]);
-  t.after(() => {
-    if (demo.child.exitCode === null) demo.child.kill('SIGTERM');
-  });
+  // Stopped, its HAProxy too, and its folder removed after the test whatever happens.
+  const demo = startDemo(t);
+  const dir = demo.dir;
   await eventually(() => /Press Ctrl-C/.test(demo.out()), 30_000, 'demo start');
   const env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), HOME: dir };
   const outputs: string[] = [];
@@ -50,5 +47,5 @@ it("the README's Helm walk-through on the demo's sandbox, command by command", a
   assert.match(history!, /2\s.*deployed.*Upgrade complete/);
   assert.match(uninstall!, /release "npl-lb" uninstalled/);
   demo.child.kill('SIGTERM');
-  await new Promise((r) => demo.child.once('exit', r));
+  assert.equal(await exited(demo.child), 0, 'the demo stops cleanly');
 });

@@ -5,12 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { request } from 'undici';
 import { exited, run, startCli } from '../../support/cli-process.ts';
+import { startDemo } from '../../support/demo-process.ts';
 import { haproxyMissing } from '../../support/haproxy.ts';
 import { ensureKubeTools } from '../../support/kube-tools.ts';
 import { eventually } from '../../support/sandbox.ts';
@@ -29,27 +29,8 @@ const start = (t: TestContext, args: string[]) => startCli(t, args);
 
 describe('npm start (the demo)', () => {
   it('npm start (the demo): traffic through the load balancer reaches the Pods; Ctrl-C removes what it made', async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'npl-demo-'));
-    t.after(() => rmSync(dir, { recursive: true, force: true }));
-    const { child, out } = start(t, ['demo', '--work-dir', dir]);
-    // If the demo dies before its own cleanup (a failed assertion kills it), stop its HAProxy too:
-    // the master running on this test's folder (not the printed pid: the test kills that one and
-    // the supervisor starts another).
-    t.after(() => {
-      let pid: string | undefined;
-      try {
-        pid = execFileSync('pgrep', ['-o', '-f', `${dir}/haproxy/master.sock`], { encoding: 'utf8' }).trim();
-      } catch {
-        // none running
-      }
-      if (pid) {
-        try {
-          process.kill(Number(pid), 'SIGTERM');
-        } catch {
-          // already gone
-        }
-      }
-    });
+    // Stopped, its HAProxy too, and its folder removed after the test whatever happens.
+    const { child, out, dir } = startDemo(t);
     await eventually(() => /Press Ctrl-C/.test(out()), 30_000, 'demo start');
     assert.match(out(), new RegExp(`export KUBECONFIG=${join(dir, 'kubeconfig')}`));
     // A second npm start in the same clone: refused in one line, the first demo's files untouched.
@@ -165,18 +146,7 @@ describe('npm start (the demo)', () => {
   });
 
   it('npm start -- --dual-stack: web-dual answers on its IPv4 VIP and on ::1, its IPv6 member being web-1', async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'npl-demo-'));
-    t.after(() => rmSync(dir, { recursive: true, force: true }));
-    const { child, out } = start(t, ['demo', '--work-dir', dir, '--dual-stack']);
-    t.after(() => {
-      let pid: string | undefined;
-      try {
-        pid = execFileSync('pgrep', ['-o', '-f', `${dir}/haproxy/master.sock`], { encoding: 'utf8' }).trim();
-      } catch {
-        // none running
-      }
-      if (pid) process.kill(Number(pid), 'SIGTERM');
-    });
+    const { child, out } = startDemo(t, ['--dual-stack']);
     await eventually(() => /Press Ctrl-C/.test(out()), 30_000, 'demo start');
     if (haproxyMissing()) {
       assert.match(out(), /HAProxy is not installed/);
