@@ -6,7 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { migrateAko } from '../migrate/ako.ts';
+import { migrateAkoObjects } from '../migrate/ako-objects.ts';
 import { cisArgsOf, migrateCis } from '../migrate/cis.ts';
+import { migrateCisObjects } from '../migrate/cis-objects.ts';
+import { renderObjects, type SourceObject, sourceObjectSchema } from '../migrate/objects.ts';
 import { type Migration, renderMigration } from '../migrate/result.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 
@@ -14,9 +17,14 @@ export const MIGRATE_HELP = `Usage:
   npl-lb migrate ako <AKO values.yaml>
   npl-lb migrate cis <CIS Helm values.yaml | CIS Deployment.yaml>
   npl-lb migrate cis -- --bigip-url=... --bigip-partition=... [CIS flags]
+  npl-lb migrate ako -f <HTTPRules, HostRules, AviInfraSettings, and their Ingresses or Routes> ...
+  npl-lb migrate cis -f <VirtualServers, TransportServers> ... [--ingress-class=npl-lb]
 
 Prints npl-lb Helm values equivalent to the AKO or CIS settings, and a note for each setting that
-has no equivalent, changed, or needs a hand (secrets are never printed).
+has no equivalent, changed, or needs a hand (secrets are never printed). With -f (repeatable; YAML
+files of objects or Lists, as kubectl get -o yaml prints them), prints instead the npl-lb objects
+equivalent to the custom resources (BackendPolicies, and Ingresses for CIS VirtualServers) for
+kubectl apply -f, with the same notes.
 `;
 
 function documents(file: string): unknown[] {
@@ -50,11 +58,81 @@ function fromCis(rest: string[]): { m: Migration; source: string } {
   );
 }
 
+/** `-f FILE` (repeatable) and `--ingress-class=NAME` before any `--`; the other arguments as they were. */
+function options(args: string[]): { files: string[]; ingressClass: string; rest: string[] } {
+  const files: string[] = [];
+  let ingressClass = 'npl-lb';
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') {
+      rest.push(...args.slice(i));
+      break;
+    }
+    if (a === '-f' || a === '--filename') {
+      if (args[i + 1] === undefined) throw new NplError(ErrorCodes.FLAG_INVALID, `${a} needs a file`);
+      files.push(args[++i]!);
+    } else if (a.startsWith('--ingress-class=')) ingressClass = a.slice('--ingress-class='.length);
+    else rest.push(a);
+  }
+  return { files, ingressClass, rest };
+}
+
+/** The objects of the files: each document, the items of a List, each read as the migration reads them. */
+function objectsOf(files: string[]): SourceObject[] {
+  const out: SourceObject[] = [];
+  for (const file of files)
+    for (const doc of documents(file)) {
+      const items =
+        (doc as { kind?: unknown; items?: unknown }).kind === 'List'
+          ? (doc as { items?: unknown }).items
+          : [doc];
+      for (const item of Array.isArray(items) ? items : []) {
+        const o = sourceObjectSchema.safeParse(item);
+        if (!o.success || !o.data.kind)
+          throw new NplError(
+            ErrorCodes.CONFIG_INVALID,
+            `${file} holds a document that is not a Kubernetes object (no kind)`,
+          );
+        out.push(o.data);
+      }
+    }
+  return out;
+}
+
+function runObjects(from: 'ako' | 'cis', files: string[], ingressClass: string): Promise<number> {
+  if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(ingressClass) || ingressClass.length > 253)
+    throw new NplError(
+      ErrorCodes.FLAG_INVALID,
+      `--ingress-class ${JSON.stringify(ingressClass)} is not an object name`,
+    );
+  const objects = objectsOf(files);
+  const m = from === 'ako' ? migrateAkoObjects(objects) : migrateCisObjects(objects, ingressClass);
+  process.stdout.write(renderObjects(m, `${from.toUpperCase()} objects in ${files.join(', ')}`));
+  return Promise.resolve(0);
+}
+
 export function runMigrate(argv: string[]): Promise<number> {
-  const [from, ...rest] = argv;
+  const [from, ...args] = argv;
   if (from === undefined || from === '--help' || from === '-h') {
     process.stdout.write(MIGRATE_HELP);
     return Promise.resolve(from === undefined ? 2 : 0);
+  }
+  const { files, ingressClass, rest } = options(args);
+  if (files.length === 0 && args.some((a) => a.startsWith('--ingress-class=')) && !args.includes('--'))
+    throw new NplError(
+      ErrorCodes.FLAG_INVALID,
+      '--ingress-class names the class of the Ingresses -f migrates',
+    );
+  if (files.length > 0) {
+    if (from !== 'ako' && from !== 'cis')
+      throw new NplError(ErrorCodes.FLAG_INVALID, `migrate from "${from}": ako or cis`);
+    if (rest.length > 0)
+      throw new NplError(
+        ErrorCodes.FLAG_INVALID,
+        'give the settings and the objects in two runs: one prints Helm values, the other (-f) a manifest for kubectl',
+      );
+    return runObjects(from, files, ingressClass);
   }
   let out: { m: Migration; source: string };
   if (from === 'ako') {

@@ -60,6 +60,21 @@ function zodMessage(issues: readonly { path: PropertyKey[]; message: string }[])
   return i ? `spec.${i.path.map(String).join('.')}: ${i.message}`.slice(0, 300) : 'invalid spec';
 }
 
+/**
+ * A BackendPolicy's spec at the validation boundary: its parsed form, or why it is refused (the
+ * field named). The check's path and headers pass the same boundary as a probe's.
+ */
+export function checkPolicySpec(raw: unknown): { spec: BackendPolicySpec } | { problem: string } {
+  const parsed = backendPolicySpecSchema.safeParse(raw);
+  if (!parsed.success) return { problem: zodMessage(parsed.error.issues) };
+  const spec = parsed.data;
+  const path = spec.healthCheck?.path;
+  const pathBad = path === undefined ? undefined : pathProblem(path, 'Exact');
+  const headersBad = headerProblem(spec.healthCheck?.headers ?? []);
+  const bad = pathBad ? `path: ${pathBad}` : headersBad ? `headers: ${headersBad}` : undefined;
+  return bad ? { problem: `spec.healthCheck.${bad}` } : { spec };
+}
+
 /** The targets a policy names, read as far as they can be for its status (the spec may be bad). */
 function rawTargets(p: BackendPolicy): PolicyAncestor['ancestorRef'][] {
   const refs = Array.isArray(p.spec.targetRefs) ? (p.spec.targetRefs as unknown[]).slice(0, 16) : [];
@@ -209,27 +224,13 @@ export function resolveBackendPolicies(
   for (const p of [...policies].sort(older)) {
     const out: PolicyAncestor[] = [];
     statuses.set(key(p.metadata), out);
-    const parsed = backendPolicySpecSchema.safeParse(p.spec);
-    if (!parsed.success) {
-      const why = zodMessage(parsed.error.issues);
+    const checked = checkPolicySpec(p.spec);
+    if ('problem' in checked) {
       for (const ref of rawTargets(p))
-        out.push({ ancestorRef: ref, conditions: [cond('Accepted', false, 'Invalid', why)] });
+        out.push({ ancestorRef: ref, conditions: [cond('Accepted', false, 'Invalid', checked.problem)] });
       continue;
     }
-    const spec = parsed.data;
-    // The check's path and headers pass the same boundary as a probe's.
-    const path = spec.healthCheck?.path;
-    const pathBad = path === undefined ? undefined : pathProblem(path, 'Exact');
-    const headersBad = headerProblem(spec.healthCheck?.headers ?? []);
-    const bad = pathBad ? `path: ${pathBad}` : headersBad ? `headers: ${headersBad}` : undefined;
-    if (bad) {
-      for (const ref of rawTargets(p))
-        out.push({
-          ancestorRef: ref,
-          conditions: [cond('Accepted', false, 'Invalid', `spec.healthCheck.${bad}`)],
-        });
-      continue;
-    }
+    const { spec } = checked;
     out.push(...claimTargets(p, spec, svcs, unsupported(spec, caps, lbName), claims));
   }
 
