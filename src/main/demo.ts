@@ -116,6 +116,8 @@ export async function runDemo(argv: string[]): Promise<number> {
         'service-node-port-range': DEFAULT_NODE_PORT_RANGE,
         // A cluster that looks alive: Services' EndpointSlices kept as kube-controller-manager does.
         'endpoint-slices': true,
+        // Deployments and DaemonSets (a Helm install's) rolled out as on a real cluster.
+        workloads: true,
         'log-format': flags['log-format'],
         'log-level': flags['log-level'],
       },

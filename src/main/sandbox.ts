@@ -29,6 +29,11 @@ export const SANDBOX_FLAGS = {
     type: 'boolean',
     description: "keep Services' EndpointSlices from their Pods, as kube-controller-manager does",
   },
+  workloads: {
+    type: 'boolean',
+    description:
+      'run Deployments, ReplicaSets and DaemonSets as kube-controller-manager, the scheduler and a kubelet would (their Pods reported Running on the Nodes, nothing actually run)',
+  },
   ...COMMON_FLAGS,
 } as const satisfies FlagSpecs;
 
@@ -38,6 +43,7 @@ const schema = commonSchema.extend({
   'kubeconfig-out': z.string().min(1).optional(),
   tls: z.boolean().default(false),
   'endpoint-slices': z.boolean().default(false),
+  workloads: z.boolean().default(false),
   token: z.string().min(1).optional(),
   'service-node-port-range': z.string().transform((v, ctx) => {
     const r = parsePortRange(v);
@@ -74,6 +80,7 @@ export async function startSandboxFromFlags(flags: SandboxFlags, log: Logger): P
     ...(token ? { token } : {}),
     nodePortRange: flags['service-node-port-range'],
     endpointSlices: flags['endpoint-slices'],
+    workloads: flags.workloads,
     logger: log,
   });
   const out = flags['kubeconfig-out'];

@@ -40,6 +40,37 @@ function defaultPod(obj: JsonObject): void {
   obj.spec = spec;
 }
 
+/** A rolling update's knobs, defaulted as SetDefaults_Deployment / _DaemonSet (apps/v1) do. */
+function defaultRollingUpdate(strategy: JsonObject, maxUnavailable: Json, maxSurge: Json): void {
+  strategy.type ??= 'RollingUpdate';
+  if (strategy.type !== 'RollingUpdate') return;
+  const ru = asObject(strategy.rollingUpdate) ?? {};
+  ru.maxUnavailable ??= maxUnavailable;
+  ru.maxSurge ??= maxSurge;
+  strategy.rollingUpdate = ru;
+}
+
+/** apps/v1 workloads: replicas, update strategy, history, and their Pod template's spec. */
+function defaultWorkload(kind: string, obj: JsonObject): void {
+  const spec = asObject(obj.spec);
+  if (!spec) return;
+  const template = asObject(spec.template);
+  if (template && asObject(template.spec)) defaultPod(template);
+  if (kind !== 'DaemonSet') spec.replicas ??= 1;
+  if (kind === 'Deployment') {
+    const strategy = asObject(spec.strategy) ?? {};
+    defaultRollingUpdate(strategy, '25%', '25%');
+    spec.strategy = strategy;
+    spec.revisionHistoryLimit ??= 10;
+    spec.progressDeadlineSeconds ??= 600;
+  } else if (kind === 'DaemonSet') {
+    const strategy = asObject(spec.updateStrategy) ?? {};
+    defaultRollingUpdate(strategy, 1, 0);
+    spec.updateStrategy = strategy;
+    spec.revisionHistoryLimit ??= 10;
+  }
+}
+
 /** Defaults a Service; returns the causes of a 422 (allocation failures, ports out of range). */
 function defaultService(obj: JsonObject, old: JsonObject | undefined, alloc: Allocations): StatusCause[] {
   const causes: StatusCause[] = [];
@@ -119,6 +150,7 @@ export function applyDefaults(
   old: JsonObject | undefined,
   alloc: Allocations,
 ): StatusCause[] {
+  if (t.group === 'apps' && !t.custom) defaultWorkload(t.kind, obj);
   if (t.group !== '') return [];
   if (t.kind === 'Pod') defaultPod(obj);
   if (t.kind === 'Service') {

@@ -161,6 +161,12 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
     hasStatus: true,
     categories: ['all'],
   }),
+  group('apps', 'ReplicaSet', 'replicasets', 'io.k8s.api.apps.v1.ReplicaSet', {
+    namespaced: true,
+    shortNames: ['rs'],
+    hasStatus: true,
+    categories: ['all'],
+  }),
   group('rbac.authorization.k8s.io', 'Role', 'roles', 'io.k8s.api.rbac.v1.Role', {
     namespaced: true,
     nameRule: 'pathSegment',

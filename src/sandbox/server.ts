@@ -18,6 +18,7 @@ import { silentLogger } from '../runtime/logger.ts';
 import { decodeDeleteBody, decodeObjectBody, decodePatchBody, readBody } from './http-body.ts';
 import { warningHeaders, writeOptions } from './write-options.ts';
 import { EndpointSliceController } from './endpointslice-controller.ts';
+import { WorkloadController } from './workload-controller.ts';
 import { send, sendError } from './http-util.ts';
 import { serveStatic } from './static-routes.ts';
 import { apiVersionOf, RESOURCE_TYPES, type ResourceType, storageKey, supportedFields } from './kinds.ts';
@@ -50,6 +51,11 @@ export interface SandboxOptions {
   openapi?: OpenApi;
   /** Keep Services' EndpointSlices as kube-controller-manager does (endpointslice-controller.ts). */
   endpointSlices?: boolean;
+  /**
+   * Run Deployments, ReplicaSets and DaemonSets as kube-controller-manager, the scheduler and a
+   * kubelet would, nothing actually running (workload-controller.ts).
+   */
+  workloads?: boolean;
 }
 
 export interface Sandbox {
@@ -124,6 +130,7 @@ export class SandboxServer implements Sandbox {
   private boundPort: number | undefined;
 
   private slices: EndpointSliceController | undefined;
+  private workloads: WorkloadController | undefined;
 
   constructor(private readonly opts: SandboxOptions = {}) {
     this.store = new Store(opts.historySize ?? 20_000);
@@ -132,6 +139,10 @@ export class SandboxServer implements Sandbox {
     if (opts.endpointSlices) {
       this.slices = new EndpointSliceController(this.registry, this.store);
       this.slices.start();
+    }
+    if (opts.workloads) {
+      this.workloads = new WorkloadController(this.registry, this.store);
+      this.workloads.start();
     }
     for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
       const ns = RESOURCE_TYPES.find((t) => t.kind === 'Namespace')!;
@@ -190,6 +201,7 @@ export class SandboxServer implements Sandbox {
 
   async close(): Promise<void> {
     this.slices?.stop();
+    this.workloads?.stop();
     for (const c of this.closers) c();
     this.closers.clear();
     const s = this.server;
@@ -346,14 +358,26 @@ export class SandboxServer implements Sandbox {
       const rv = q.get('resourceVersion') ?? '';
       if (rv !== '' && !/^\d+$/.test(rv))
         throw badRequest(`resourceVersion: Invalid value: "${rv}": must be a non-negative integer`);
+      const initialEvents = q.get('sendInitialEvents') === 'true';
+      const bookmarks = q.get('allowWatchBookmarks') === 'true';
+      // As ValidateListOptions (apimachinery): a streaming list needs both of these.
+      if (initialEvents && q.get('resourceVersionMatch') !== 'NotOlderThan')
+        throw badRequest(
+          'resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+        );
+      if (initialEvents && !bookmarks)
+        throw badRequest(
+          'allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true',
+        );
       const close = serveWatch(this.registry, res, {
         type: t,
         namespace: route.namespace,
         labels,
         fields,
         resourceVersion: rv,
+        initialEvents,
         timeoutSeconds: Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_WATCH_TIMEOUT_S,
-        bookmarks: q.get('allowWatchBookmarks') === 'true',
+        bookmarks,
         bookmarkIntervalMs: this.opts.bookmarkIntervalMs ?? 10_000,
         render: this.render(t, table),
       });

@@ -201,6 +201,42 @@ const COLUMNS: Record<string, Column[]> = {
     { name: 'Parameters', type: 'string', cell: () => '<none>' },
     AGE,
   ],
+  // As kubectl prints workloads: ready of wanted, up to date, available.
+  Deployment: [
+    NAME,
+    {
+      name: 'Ready',
+      type: 'string',
+      cell: (o) => `${Number(obj(o.status).readyReplicas ?? 0)}/${Number(obj(o.spec).replicas ?? 1)}`,
+    },
+    { name: 'Up-to-date', type: 'integer', cell: (o) => Number(obj(o.status).updatedReplicas ?? 0) },
+    { name: 'Available', type: 'integer', cell: (o) => Number(obj(o.status).availableReplicas ?? 0) },
+    AGE,
+  ],
+  ReplicaSet: [
+    NAME,
+    { name: 'Desired', type: 'integer', cell: (o) => Number(obj(o.spec).replicas ?? 1) },
+    { name: 'Current', type: 'integer', cell: (o) => Number(obj(o.status).replicas ?? 0) },
+    { name: 'Ready', type: 'integer', cell: (o) => Number(obj(o.status).readyReplicas ?? 0) },
+    AGE,
+  ],
+  DaemonSet: [
+    NAME,
+    { name: 'Desired', type: 'integer', cell: (o) => Number(obj(o.status).desiredNumberScheduled ?? 0) },
+    { name: 'Current', type: 'integer', cell: (o) => Number(obj(o.status).currentNumberScheduled ?? 0) },
+    { name: 'Ready', type: 'integer', cell: (o) => Number(obj(o.status).numberReady ?? 0) },
+    { name: 'Up-to-date', type: 'integer', cell: (o) => Number(obj(o.status).updatedNumberScheduled ?? 0) },
+    { name: 'Available', type: 'integer', cell: (o) => Number(obj(o.status).numberAvailable ?? 0) },
+    {
+      name: 'Node Selector',
+      type: 'string',
+      cell: (o) => {
+        const sel = Object.entries(obj(obj(obj(obj(o.spec).template).spec).nodeSelector));
+        return sel.length ? sel.map(([k, v]) => `${k}=${String(v)}`).join(',') : '<none>';
+      },
+    },
+    AGE,
+  ],
   // As kubectl prints them: the ports, and the first three addresses (then how many more).
   EndpointSlice: [
     NAME,

@@ -17,6 +17,12 @@ export interface WatchRequest {
   fields: FieldSelector;
   /** '' or '0': start with the current state as ADDED events. */
   resourceVersion: string;
+  /**
+   * sendInitialEvents=true (a streaming list, KEP-3157): the current state as ADDED events whatever
+   * the resourceVersion (the store is never older), then a bookmark annotated
+   * `k8s.io/initial-events-end`.
+   */
+  initialEvents?: boolean;
   timeoutSeconds: number;
   bookmarks: boolean;
   bookmarkIntervalMs: number;
@@ -71,11 +77,23 @@ export function serveWatch(registry: Registry, res: ServerResponse, w: WatchRequ
     }
   };
 
+  const bookmark = (initialEnd = false): void => {
+    const obj = {
+      kind: w.type.kind,
+      apiVersion: apiVersionOf(w.type),
+      metadata: {
+        resourceVersion: String(store.currentRV()),
+        ...(initialEnd ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}),
+      },
+    };
+    send('BOOKMARK', JSON.stringify(obj));
+  };
   try {
-    if (w.resourceVersion === '' || w.resourceVersion === '0') {
+    if (w.initialEvents || w.resourceVersion === '' || w.resourceVersion === '0') {
       for (const s of store.list(storage, w.namespace)) {
         if (registry.matches(w.type, s.obj, w.labels, w.fields)) send('ADDED', w.render(s));
       }
+      if (w.initialEvents) bookmark(true);
     } else {
       const rv = Number(w.resourceVersion);
       for (const ev of store.since(rv)) onEvent(ev);
@@ -89,14 +107,6 @@ export function serveWatch(registry: Registry, res: ServerResponse, w: WatchRequ
     throw err;
   }
   unsubscribe = store.subscribe(onEvent);
-  const bookmark = (): void => {
-    const obj = {
-      kind: w.type.kind,
-      apiVersion: apiVersionOf(w.type),
-      metadata: { resourceVersion: String(store.currentRV()) },
-    };
-    send('BOOKMARK', JSON.stringify(obj));
-  };
   if (w.bookmarks) {
     const tick = (): void => {
       bookmark();

@@ -2,8 +2,11 @@
  * Issue 35, item 1: Helm 4 against the sandbox, as the README's Helm path runs it: `helm install`
  * (server-side apply, Helm 4's default; the release kept in a Secret written in protobuf), `helm
  * upgrade`, `helm rollback`, `helm history`, `helm uninstall`; each step read back with kubectl.
- * And the same install with --server-side=false (client-side: protobuf bodies). `--wait` is not
- * used: the sandbox runs no kubelet, so nothing ever becomes ready.
+ * And the same install with --server-side=false (client-side: protobuf bodies). With the sandbox's
+ * workload controllers (--workloads, as in the demo) `--wait` works as on a cluster, in Helm 4's
+ * watcher (kstatus) and Helm 3's legacy checker: install and upgrade wait for the Deployment and
+ * DaemonSet to be ready, `kubectl rollout status` agrees, and an upgrade whose Pods no node can
+ * take fails after --timeout instead of saying deployed.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -12,7 +15,7 @@ import { before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { ROOT } from '../support/cli-process.ts';
 import { ensureKubeTools } from '../support/kube-tools.ts';
-import { useSandbox } from '../support/sandbox.ts';
+import { api, eventually, useSandbox } from '../support/sandbox.ts';
 
 const run = promisify(execFile);
 const CHART = join(ROOT, 'deploy/helm/npl-lb');
@@ -83,6 +86,98 @@ describe('helm install, upgrade, rollback and uninstall on the sandbox', () => {
         (await k('get', 'deploy,ds,cm,secret', '-n', 'npl', '-o', 'name')).trim(),
         '',
         'nothing left, release Secrets included',
+      );
+    });
+
+  for (const strategy of ['watcher', 'legacy'])
+    it(`--wait=${strategy}: install and upgrade wait for the workloads; Pods no node takes fail the upgrade`, async (t) => {
+      const sb = await useSandbox(t, { workloads: true });
+      for (const [i, name] of ['node-1', 'node-2'].entries()) {
+        assert.equal((await api(sb.url, 'POST', '/api/v1/nodes', { metadata: { name } })).status, 201);
+        const status = {
+          addresses: [{ type: 'InternalIP', address: `127.0.0.${61 + i}` }],
+          conditions: [{ type: 'Ready', status: 'True' }],
+        };
+        await api(
+          sb.url,
+          'PATCH',
+          `/api/v1/nodes/${name}/status`,
+          { status },
+          {
+            'Content-Type': 'application/merge-patch+json',
+          },
+        );
+      }
+      const env = {
+        ...process.env,
+        KUBECONFIG: sb.kubeconfigPath,
+        HOME: sb.dir,
+        HELM_CACHE_HOME: join(sb.dir, 'cache'),
+      };
+      const h = async (...args: string[]) => (await run(helm, args, { env, timeout: 90_000 })).stdout;
+      const k = async (...args: string[]) => (await run(kubectl, args, { env })).stdout;
+      const wait = [`--wait=${strategy}`, '--timeout', '60s', '--set', 'clusterName=c1'];
+
+      assert.match(
+        await h('install', 'r1', CHART, '-n', 'npl', '--create-namespace', ...wait),
+        /STATUS: deployed/,
+      );
+      // Waited for: ready when helm returns, not later.
+      assert.match(await k('get', 'deploy', '-n', 'npl'), /r1-npl-lb-controller\s+2\/2\s+2\s+2\s/);
+      assert.match(await k('get', 'ds', '-n', 'npl'), /r1-npl-lb-agent\s+2\s+2\s+2\s+2\s+2\s/);
+      assert.match(
+        await k('rollout', 'status', 'deploy/r1-npl-lb-controller', '-n', 'npl', '--timeout=10s'),
+        /successfully rolled out/,
+      );
+      const pods = await k('get', 'pods', '-n', 'npl', '-o', 'wide');
+      assert.equal(pods.match(/\s1\/1\s+Running\s/g)?.length, 4, pods);
+
+      assert.match(
+        await h('upgrade', 'r1', CHART, '-n', 'npl', ...wait, '--set', 'controller.replicas=3'),
+        /has been upgraded/,
+      );
+      assert.match(await k('get', 'deploy', '-n', 'npl'), /r1-npl-lb-controller\s+3\/3\s+3\s+3\s/);
+      assert.match(await k('get', 'rs', '-n', 'npl'), /r1-npl-lb-controller-\w+\s+3\s+3\s+3\s/);
+
+      // No node has this label: the new Pods stay Pending, and --wait says so instead of deployed.
+      const failed = await run(
+        helm,
+        [
+          'upgrade',
+          'r1',
+          CHART,
+          '-n',
+          'npl',
+          `--wait=${strategy}`,
+          '--timeout',
+          '4s',
+          '--set',
+          'clusterName=c1',
+          '--set',
+          'controller.nodeSelector.role=none',
+        ],
+        { env, timeout: 60_000 },
+      ).then(
+        () => '',
+        (e: { stderr: string }) => e.stderr,
+      );
+      assert.match(failed, /context deadline exceeded|timed out|not ready/i);
+      assert.match(await h('status', 'r1', '-n', 'npl'), /STATUS: failed/);
+      const pending = await k(
+        'get',
+        'pods',
+        '-n',
+        'npl',
+        '--field-selector=status.phase=Pending',
+        '-o',
+        'name',
+      );
+      assert.ok(pending.trim().length > 0, 'the new Pods wait for a node');
+      assert.match(await h('uninstall', 'r1', '-n', 'npl'), /release "r1" uninstalled/);
+      await eventually(
+        async () => (await k('get', 'deploy,rs,ds,pods', '-n', 'npl', '-o', 'name')).trim() === '',
+        10_000,
+        'collected',
       );
     });
 });

@@ -43,6 +43,9 @@ it("the README's Helm walk-through on the demo's sandbox, command by command", a
   assert.match(install!, /STATUS: deployed/);
   assert.match(get!, /deployment.apps\/npl-lb-controller/);
   assert.match(get!, /daemonset.apps\/npl-lb-agent/);
+  // --wait returned once they were ready: the controller's two Pods, one agent per demo node.
+  assert.match(get!, /deployment.apps\/npl-lb-controller\s+2\/2\s/);
+  assert.equal(get!.match(/pod\/npl-lb-(controller|agent)-\S+\s+1\/1\s+Running\s/g)?.length, 5, get);
   assert.match(upgrade!, /has been upgraded/);
   assert.match(history!, /2\s.*deployed.*Upgrade complete/);
   assert.match(uninstall!, /release "npl-lb" uninstalled/);

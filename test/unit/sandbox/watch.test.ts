@@ -1,6 +1,7 @@
 /**
  * Watches over HTTP: event types, replay from a resourceVersion, selector transitions, bookmarks,
- * timeoutSeconds, 410 Expired, and headers flushed before any event.
+ * timeoutSeconds, 410 Expired, headers flushed before any event, and streaming lists
+ * (sendInitialEvents, as client-go's informers and Helm's --wait use them).
  */
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
@@ -13,7 +14,7 @@ interface WatchEvent {
     kind?: string;
     code?: number;
     reason?: string;
-    metadata?: { name?: string; resourceVersion?: string };
+    metadata?: { name?: string; resourceVersion?: string; annotations?: Record<string, string> };
   };
 }
 
@@ -167,5 +168,45 @@ describe('sandbox watch', () => {
     const none = await openWatch(url, `${PODS}?watch=true&timeoutSeconds=1`);
     await none.ended;
     assert.equal(none.events.filter((e) => e.type === 'BOOKMARK').length, 0);
+  });
+
+  it('sendInitialEvents: the current objects, a bookmark marking their end, then changes; refused without its companions', async (t) => {
+    const { url } = await useSandbox(t);
+    for (const name of ['a', 'b']) assert.equal((await api(url, 'POST', PODS, pod(name, {}))).status, 201);
+    const rv = ((await api(url, 'GET', PODS)).body.metadata as { resourceVersion: string }).resourceVersion;
+    // Whatever resourceVersion is given (NotOlderThan): the state now, not a replay.
+    const w = await openWatch(
+      url,
+      `${PODS}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=${rv}&timeoutSeconds=2`,
+    );
+    await eventually(() => w.events.some((e) => e.type === 'BOOKMARK'), 2000, 'initial events');
+    const [first, second, end] = w.events;
+    assert.deepEqual(
+      [first!.type, first!.object.metadata?.name, second!.type, second!.object.metadata?.name],
+      ['ADDED', 'a', 'ADDED', 'b'],
+    );
+    assert.equal(end!.type, 'BOOKMARK');
+    assert.equal(end!.object.metadata?.annotations?.['k8s.io/initial-events-end'], 'true');
+    await api(url, 'POST', PODS, pod('c', {}));
+    await eventually(
+      () => w.events.some((e) => e.type === 'ADDED' && e.object.metadata?.name === 'c'),
+      2000,
+      'then changes',
+    );
+    w.close();
+    for (const [q, why] of [
+      [
+        'sendInitialEvents=true&allowWatchBookmarks=true',
+        /requires setting resourceVersionMatch to NotOlderThan/,
+      ],
+      [
+        'sendInitialEvents=true&resourceVersionMatch=NotOlderThan',
+        /requires setting allowWatchBookmarks to true/,
+      ],
+    ] as const) {
+      const r = await api(url, 'GET', `${PODS}?watch=true&${q}`);
+      assert.equal(r.status, 400);
+      assert.match(String(r.body.message), why);
+    }
   });
 });

@@ -1,0 +1,453 @@
+/**
+ * The sandbox's workload controllers (optional: `npl-lb sandbox --workloads`, on in the demo), as
+ * kube-controller-manager, the scheduler and a kubelet would run them, with nothing actually
+ * running (as KWOK does): a Deployment gets a ReplicaSet per template (`<name>-<hash>`, the older
+ * ones scaled to 0), a ReplicaSet its Pods, a DaemonSet a Pod on each Node its nodeSelector takes;
+ * each Pod is bound to a Ready Node and reported Running and Ready by that node's "kubelet", and
+ * carries the annotation `sandbox.npl-lb.io/simulated` (no container runs, so it has no address).
+ * Their statuses (and PodDisruptionBudgets') are written as the real controllers write them
+ * (workload-status.ts), so `kubectl rollout status` and `helm install --wait` finish; what these
+ * controllers made goes when its owner goes. Taints, affinity and rolling-update pacing are not
+ * simulated: a new template replaces the Pods at once.
+ */
+import { randomInt } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import { RESOURCE_TYPES, type ResourceType, storageKey } from './kinds.ts';
+import type { Json, JsonObject } from './openapi.ts';
+import type { Registry, WriteOptions } from './registry.ts';
+import { type LabelSelector, matchLabels } from './selectors.ts';
+import type { Store } from './store.ts';
+import {
+  arr,
+  daemonSetStatus,
+  deploymentStatus,
+  isReady,
+  obj,
+  pdbStatus,
+  replicaSetStatus,
+} from './workload-status.ts';
+
+export const SIMULATED = 'sandbox.npl-lb.io/simulated';
+const HASH = 'pod-template-hash';
+const REVISION_HASH = 'controller-revision-hash';
+const REVISION = 'deployment.kubernetes.io/revision';
+
+const type = (kind: string): ResourceType => RESOURCE_TYPES.find((t) => t.kind === kind && !t.custom)!;
+const T = {
+  deploy: type('Deployment'),
+  rs: type('ReplicaSet'),
+  ds: type('DaemonSet'),
+  pod: type('Pod'),
+  node: type('Node'),
+  pdb: type('PodDisruptionBudget'),
+};
+const WATCHED = new Set(Object.values(T).map(storageKey));
+
+const meta = (o: JsonObject): JsonObject => obj(o.metadata);
+const name = (o: JsonObject): string => String(meta(o).name);
+const labels = (o: JsonObject): Record<string, string> => obj(meta(o).labels) as Record<string, string>;
+const gone = (o: JsonObject): boolean => meta(o).deletionTimestamp !== undefined;
+
+/** The owner a controller made this object for (its controller reference). */
+const controllerOf = (o: JsonObject): JsonObject | undefined =>
+  arr(meta(o).ownerReferences).find((r) => r.controller === true);
+
+const ownerRef = (kind: string, owner: JsonObject): JsonObject => ({
+  apiVersion: 'apps/v1',
+  kind,
+  name: name(owner),
+  uid: String(meta(owner).uid),
+  controller: true,
+  blockOwnerDeletion: true,
+});
+
+/** JSON with keys sorted, so a template's hash does not depend on the order its writer used. */
+function canonical(v: Json): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (typeof v === 'object' && v !== null)
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(v[k]!)}`)
+      .join(',')}}`;
+  return JSON.stringify(v);
+}
+
+const SAFE = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** A template's hash as kube-controller-manager renders one: FNV-1a 32, in its safe alphabet. */
+export function templateHash(template: Json): string {
+  let h = 0x811c9dc5;
+  for (const b of Buffer.from(canonical(template))) h = Math.imul(h ^ b, 0x01000193) >>> 0;
+  return [...String(h)].map((c) => SAFE[c.charCodeAt(0) % SAFE.length]).join('');
+}
+
+const suffix = (): string => Array.from({ length: 5 }, () => SAFE[randomInt(SAFE.length)]).join('');
+
+/** A LabelSelector object (matchLabels, matchExpressions) as the selector the store matches. */
+function selectorOf(sel: JsonObject): LabelSelector {
+  const out: LabelSelector = Object.entries(obj(sel.matchLabels)).map(([key, v]) => ({
+    key,
+    op: 'eq' as const,
+    value: String(v),
+  }));
+  for (const e of arr(sel.matchExpressions)) {
+    const key = String(e.key);
+    const values = Array.isArray(e.values) ? e.values.map(String) : [];
+    if (e.operator === 'In') out.push({ key, op: 'in', values });
+    else if (e.operator === 'NotIn') out.push({ key, op: 'notin', values });
+    else if (e.operator === 'Exists') out.push({ key, op: 'exists' });
+    else if (e.operator === 'DoesNotExist') out.push({ key, op: 'notexists' });
+  }
+  return out;
+}
+
+const nodeReady = (n: JsonObject): boolean =>
+  !gone(n) && arr(obj(n.status).conditions).some((c) => c.type === 'Ready' && c.status === 'True');
+const fits = (n: JsonObject, template: JsonObject): boolean =>
+  Object.entries(obj(obj(template.spec).nodeSelector)).every(([k, v]) => labels(n)[k] === v);
+
+/** What a kubelet reports for a started Pod whose containers are ready (none runs here). */
+function runningStatus(pod: JsonObject, node: JsonObject | undefined, now: string): JsonObject {
+  const cond = (t: string) => ({ type: t, status: 'True', lastTransitionTime: now });
+  const hostIP = arr(obj(node?.status).addresses).find((a) => a.type === 'InternalIP')?.address;
+  return {
+    phase: 'Running',
+    ...(hostIP ? { hostIP, hostIPs: [{ ip: hostIP }] } : {}),
+    startTime: now,
+    conditions: ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map(
+      cond,
+    ),
+    containerStatuses: arr(obj(pod.spec).containers).map((c) => ({
+      name: String(c.name),
+      ready: true,
+      started: true,
+      restartCount: 0,
+      image: String(c.image ?? ''),
+      imageID: '',
+      state: { running: { startedAt: now } },
+    })),
+  };
+}
+
+const unschedulable = (now: string, nodes: number): JsonObject => ({
+  phase: 'Pending',
+  conditions: [
+    {
+      type: 'PodScheduled',
+      status: 'False',
+      reason: 'Unschedulable',
+      message: `0/${nodes} nodes are available: none is Ready, schedulable and matching the Pod's nodeSelector.`,
+      lastTransitionTime: now,
+    },
+  ],
+});
+
+export class WorkloadController {
+  private readonly pending = new Set<string>();
+  /** Why an object's last step failed (a Pod the API refused) and when to try again, by namespace/uid. */
+  private readonly failures = new Map<string, { message: string; delayMs: number; retryAt: number }>();
+  private readonly retries = new Set<NodeJS.Timeout>();
+  private timer: NodeJS.Immediate | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private readonly opts: WriteOptions = {
+    dryRun: false,
+    fieldValidation: 'Ignore',
+    warnings: [],
+    fieldManager: 'kube-controller-manager',
+  };
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly store: Store,
+    private readonly clock: () => string = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+  ) {}
+
+  start(): void {
+    this.unsubscribe = this.store.subscribe((ev) => {
+      if (!WATCHED.has(ev.storage)) return;
+      // A Node changes what every namespace's DaemonSets and unscheduled Pods want.
+      if (ev.namespace) this.pending.add(ev.namespace);
+      else for (const ns of this.namespaces()) this.pending.add(ns);
+      this.timer ??= setImmediate(() => this.flush());
+    });
+    for (const ns of this.namespaces()) this.pending.add(ns);
+    this.timer ??= setImmediate(() => this.flush());
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    for (const t of this.retries) clearTimeout(t);
+    this.retries.clear();
+    if (this.timer) clearImmediate(this.timer);
+    this.timer = undefined;
+  }
+
+  private namespaces(): string[] {
+    return this.store.list(storageKey(type('Namespace')), undefined).map((s) => name(s.obj));
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    const namespaces = [...this.pending];
+    this.pending.clear();
+    for (const ns of namespaces) {
+      try {
+        this.reconcile(ns);
+      } catch {
+        // The namespace went meanwhile, or a write raced another: its next change tries again.
+      }
+    }
+  }
+
+  private list(t: ResourceType, ns: string | undefined): JsonObject[] {
+    return this.store.list(storageKey(t), ns).map((s) => s.obj);
+  }
+
+  /** Makes the namespace's ReplicaSets, Pods and statuses what its workloads say. */
+  reconcile(ns: string): void {
+    const now = this.clock();
+    // Each object on its own: one that fails (its Pods refused) never holds the others back.
+    for (const d of this.list(T.deploy, ns)) if (!gone(d)) this.guard(ns, d, () => this.deployment(ns, d));
+    const nodes = this.list(T.node, undefined);
+    for (const rs of this.list(T.rs, ns))
+      if (!gone(rs)) this.guard(ns, rs, () => this.replicaSet(ns, rs, nodes, now));
+    for (const ds of this.list(T.ds, ns))
+      if (!gone(ds)) this.guard(ns, ds, () => this.daemonSet(ns, ds, nodes, now));
+    this.collect(ns);
+    this.statuses(ns, now);
+  }
+
+  /**
+   * Runs one object's step. A failure is kept (by namespace/uid) for its status and the step is
+   * not tried again before a delay that doubles from 1 s to a minute, as a controller's work queue
+   * backs off; a success clears it.
+   */
+  private guard(ns: string, o: JsonObject, step: () => void): void {
+    const k = `${ns}/${String(meta(o).uid)}`;
+    const failed = this.failures.get(k);
+    if (failed && Date.now() < failed.retryAt) return;
+    try {
+      step();
+      this.failures.delete(k);
+    } catch (err) {
+      const delayMs = Math.min(60_000, failed ? failed.delayMs * 2 : 1000);
+      this.failures.set(k, {
+        message: (err as Error).message.slice(0, 500),
+        delayMs,
+        retryAt: Date.now() + delayMs,
+      });
+      const timer = setTimeout(() => {
+        this.retries.delete(timer);
+        this.pending.add(ns);
+        this.timer ??= setImmediate(() => this.flush());
+      }, delayMs);
+      timer.unref();
+      this.retries.add(timer);
+    }
+  }
+
+  private owned(t: ResourceType, ns: string, owner: JsonObject): JsonObject[] {
+    const uid = meta(owner).uid;
+    return this.list(t, ns).filter((o) => controllerOf(o)?.uid === uid);
+  }
+
+  private deployment(ns: string, d: JsonObject): void {
+    const template = obj(obj(d.spec).template);
+    const hash = templateHash(template);
+    const want = Number(obj(d.spec).replicas ?? 1);
+    const sets = this.owned(T.rs, ns, d);
+    let current = sets.find((rs) => labels(rs)[HASH] === hash);
+    const revision = Math.max(0, ...sets.map((rs) => Number(obj(meta(rs).annotations)[REVISION] ?? 0)));
+    if (!current) {
+      const tLabels = { ...obj(meta(template).labels), [HASH]: hash };
+      current = this.registry.create(
+        T.rs,
+        ns,
+        {
+          metadata: {
+            name: `${name(d)}-${hash}`.slice(0, 253),
+            labels: tLabels,
+            annotations: {
+              [REVISION]: String(revision + 1),
+              'deployment.kubernetes.io/desired-replicas': String(want),
+            },
+            ownerReferences: [ownerRef('Deployment', d)],
+          },
+          spec: {
+            replicas: want,
+            selector: {
+              ...obj(obj(d.spec).selector),
+              matchLabels: { ...obj(obj(obj(d.spec).selector).matchLabels), [HASH]: hash },
+            },
+            template: { ...template, metadata: { ...meta(template), labels: tLabels } },
+          },
+        },
+        this.opts,
+      ).obj;
+    }
+    for (const rs of sets) {
+      const replicas = rs === current ? want : 0;
+      if (obj(rs.spec).replicas !== replicas)
+        this.write(T.rs, ns, { ...rs, spec: { ...obj(rs.spec), replicas } });
+    }
+    const rev = obj(meta(current).annotations)[REVISION];
+    if (rev !== undefined && obj(meta(d).annotations)[REVISION] !== rev)
+      this.write(T.deploy, ns, {
+        ...d,
+        metadata: { ...meta(d), annotations: { ...obj(meta(d).annotations), [REVISION]: rev } },
+      });
+  }
+
+  private replicaSet(ns: string, rs: JsonObject, nodes: JsonObject[], now: string): void {
+    const template = obj(obj(rs.spec).template);
+    const pods = this.owned(T.pod, ns, rs).filter((p) => !gone(p));
+    const ready = nodes.filter((n) => nodeReady(n) && !obj(n.spec).unschedulable && fits(n, template));
+    // A Pod left unscheduled goes once a Node can take it: its replacement is bound at creation.
+    const stale = ready.length > 0 ? pods.filter((p) => !obj(p.spec).nodeName) : [];
+    for (const p of stale) this.registry.delete(T.pod, ns, name(p), { dryRun: false });
+    const live = pods.filter((p) => !stale.includes(p));
+    const want = Number(obj(rs.spec).replicas ?? 1);
+    // Fewer: Pods on the least used nodes. More: the unready first, then the newest.
+    for (let i = live.length; i < want; i++) {
+      const load = (n: JsonObject) => live.filter((p) => obj(p.spec).nodeName === name(n)).length;
+      const node = [...ready].sort((a, b) => load(a) - load(b))[0];
+      live.push(this.pod(ns, rs, 'ReplicaSet', template, {}, node, now));
+    }
+    const extra = [...live]
+      .sort(
+        (a, b) =>
+          Number(isReady(a)) - Number(isReady(b)) ||
+          String(meta(b).creationTimestamp).localeCompare(String(meta(a).creationTimestamp)),
+      )
+      .slice(0, Math.max(0, live.length - want));
+    for (const p of extra) this.registry.delete(T.pod, ns, name(p), { dryRun: false });
+  }
+
+  private daemonSet(ns: string, ds: JsonObject, nodes: JsonObject[], now: string): void {
+    const template = obj(obj(ds.spec).template);
+    const hash = templateHash(template);
+    const eligible = new Set(nodes.filter((n) => !gone(n) && fits(n, template)).map(name));
+    const pods = this.owned(T.pod, ns, ds).filter((p) => !gone(p));
+    const placed = new Set<string>();
+    for (const p of pods) {
+      const node = String(obj(p.spec).nodeName ?? '');
+      if (eligible.has(node) && labels(p)[REVISION_HASH] === hash && !placed.has(node)) placed.add(node);
+      else this.registry.delete(T.pod, ns, name(p), { dryRun: false });
+    }
+    for (const n of nodes)
+      if (eligible.has(name(n)) && !placed.has(name(n)))
+        this.pod(
+          ns,
+          ds,
+          'DaemonSet',
+          template,
+          { [REVISION_HASH]: hash },
+          nodeReady(n) ? n : undefined,
+          now,
+          name(n),
+        );
+  }
+
+  /** Creates a Pod from the template, bound to `node` and reported running there, or Pending. */
+  private pod(
+    ns: string,
+    owner: JsonObject,
+    kind: string,
+    template: JsonObject,
+    extraLabels: Record<string, string>,
+    node: JsonObject | undefined,
+    now: string,
+    nodeName = node ? name(node) : undefined,
+  ): JsonObject {
+    const tm = meta(template);
+    const created = this.registry.create(
+      T.pod,
+      ns,
+      {
+        metadata: {
+          // As generateName makes it: the owner's name cut to 58 characters, then 5 random ones.
+          name: `${`${name(owner)}-`.slice(0, 58)}${suffix()}`,
+          labels: { ...obj(tm.labels), ...extraLabels },
+          annotations: { ...obj(tm.annotations), [SIMULATED]: 'true' },
+          ownerReferences: [ownerRef(kind, owner)],
+        },
+        spec: { ...obj(template.spec), ...(nodeName ? { nodeName } : {}) },
+      },
+      this.opts,
+    ).obj;
+    const status = node
+      ? runningStatus(created, node, now)
+      : unschedulable(now, this.store.list(storageKey(T.node), undefined).length);
+    return this.registry.update(T.pod, ns, name(created), { ...created, status }, 'status', this.opts).obj;
+  }
+
+  /** What these controllers made goes when its owner has gone (the garbage collector's part). */
+  private collect(ns: string): void {
+    const uids = new Set(
+      [...this.list(T.deploy, ns), ...this.list(T.rs, ns), ...this.list(T.ds, ns)].map((o) => meta(o).uid),
+    );
+    for (const k of this.failures.keys())
+      if (k.startsWith(`${ns}/`) && !uids.has(k.slice(ns.length + 1))) this.failures.delete(k);
+    for (const rs of this.list(T.rs, ns)) {
+      const owner = controllerOf(rs);
+      if (owner?.kind === 'Deployment' && !uids.has(owner.uid))
+        this.registry.delete(T.rs, ns, name(rs), { dryRun: false });
+    }
+    for (const p of this.list(T.pod, ns)) {
+      const owner = controllerOf(p);
+      if (obj(meta(p).annotations)[SIMULATED] && owner && !uids.has(owner.uid) && !gone(p))
+        this.registry.delete(T.pod, ns, name(p), { dryRun: false });
+    }
+  }
+
+  private statuses(ns: string, now: string): void {
+    const pods = this.list(T.pod, ns);
+    const ownedPods = (o: JsonObject) => pods.filter((p) => controllerOf(p)?.uid === meta(o).uid);
+    const sets = this.list(T.rs, ns);
+    for (const rs of sets)
+      this.status(
+        T.rs,
+        ns,
+        rs,
+        replicaSetStatus(rs, ownedPods(rs), this.failures.get(`${ns}/${String(meta(rs).uid)}`)?.message, now),
+      );
+    const fresh = (rs: JsonObject) => this.list(T.rs, ns).find((x) => meta(x).uid === meta(rs).uid) ?? rs;
+    for (const d of this.list(T.deploy, ns)) {
+      const mine = sets.filter((rs) => controllerOf(rs)?.uid === meta(d).uid);
+      const hash = templateHash(obj(obj(d.spec).template));
+      const found = mine.find((rs) => labels(rs)[HASH] === hash);
+      const current = found ? fresh(found) : undefined;
+      this.status(
+        T.deploy,
+        ns,
+        d,
+        deploymentStatus(
+          d,
+          current,
+          mine.map((rs) => ({ rs, pods: ownedPods(rs) })),
+          now,
+        ),
+      );
+    }
+    const nodes = this.list(T.node, undefined);
+    for (const ds of this.list(T.ds, ns)) {
+      const template = obj(obj(ds.spec).template);
+      const desired = nodes.filter((n) => !gone(n) && fits(n, template)).length;
+      this.status(T.ds, ns, ds, daemonSetStatus(ds, desired, ownedPods(ds), templateHash(template)));
+    }
+    for (const pdb of this.list(T.pdb, ns)) {
+      const sel = selectorOf(obj(obj(pdb.spec).selector));
+      const selected = pods.filter((p) => matchLabels(sel, labels(p)));
+      this.status(T.pdb, ns, pdb, pdbStatus(pdb, selected, now));
+    }
+  }
+
+  private status(t: ResourceType, ns: string, o: JsonObject, status: JsonObject): void {
+    if (isDeepStrictEqual(o.status ?? {}, status)) return;
+    this.registry.update(t, ns, name(o), { ...o, status }, 'status', this.opts);
+  }
+
+  private write(t: ResourceType, ns: string, o: JsonObject): void {
+    this.registry.update(t, ns, name(o), o, undefined, this.opts);
+  }
+}
