@@ -6,7 +6,8 @@
  * rest of the sandbox handles, the apimachinery types that have a JSON form of their own made so:
  * Time and MicroTime (RFC 3339), IntOrString, Quantity, RawExtension, FieldsV1, Duration, and the
  * field names and inlined structs the OpenAPI definitions give (planOf). The
- * definitions load on the first protobuf body. Responses stay JSON, which clients accept.
+ * definitions load on the first protobuf body. Responses are encoded the other way
+ * (protobuf-encode.ts) when the client prefers protobuf.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,12 +20,12 @@ import { PROTO_FILES } from './protobuf-files.ts';
 import { badRequest, unsupportedMediaType } from './status.ts';
 
 export const KUBE_PROTOBUF = 'application/vnd.kubernetes.protobuf';
-const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
+export const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 const PROTO_DIR = fileURLToPath(new URL('./proto/', import.meta.url));
 
 let root: protobuf.Root | undefined;
 
-function definitions(): protobuf.Root {
+export function definitions(): protobuf.Root {
   if (root) return root;
   if (!existsSync(join(PROTO_DIR, PROTO_FILES[0])))
     throw new NplError(
@@ -41,7 +42,7 @@ function definitions(): protobuf.Root {
   return r;
 }
 
-const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
+export const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 type Special = (v: Record<string, unknown>) => Json;
 
 const asNumber = (v: unknown): number => (typeof v === 'number' ? v : Number(String(v)));
@@ -109,10 +110,10 @@ function value(field: protobuf.Field, v: unknown, openapi: OpenApi | undefined):
  * and a message field the JSON does not have is an embedded Go struct, inlined (Probe's `handler`:
  * `httpGet` sits on the probe itself). `null`: inline.
  */
-type FieldPlan = { field: protobuf.Field; json: string | null; required: boolean };
+export type FieldPlan = { field: protobuf.Field; json: string | null; required: boolean };
 const plans = new WeakMap<protobuf.Type, FieldPlan[]>();
 
-function planOf(type: protobuf.Type, openapi: OpenApi | undefined): FieldPlan[] {
+export function planOf(type: protobuf.Type, openapi: OpenApi | undefined): FieldPlan[] {
   let plan = plans.get(type);
   if (plan) return plan;
   const props = openapi?.definition(type.fullName.slice(1).replace(/^k8s\.io\./, 'io.k8s.'))?.properties as
@@ -176,13 +177,13 @@ function message(type: protobuf.Type, m: Record<string, unknown>, openapi: OpenA
 }
 
 /** The OpenAPI definition of a built-in kind the sandbox serves (custom resources have none). */
-function builtinDefinition(apiVersion: string, kind: string): string | undefined {
+export function builtinDefinition(apiVersion: string, kind: string): string | undefined {
   return RESOURCE_TYPES.find((t) => !t.custom && t.kind === kind && apiVersionOf(t) === apiVersion)
     ?.definition;
 }
 
 /** The message of a kind by its OpenAPI definition name (io.k8s.api.core.v1.Pod: k8s.io.api.core.v1.Pod). */
-const protoName = (definition: string): string => definition.replace(/^io\.k8s\./, 'k8s.io.');
+export const protoName = (definition: string): string => definition.replace(/^io\.k8s\./, 'k8s.io.');
 
 /**
  * A protobuf body as JSON. `definitionOf` names the OpenAPI definition of a built-in kind (undefined

@@ -22,7 +22,9 @@ import { WorkloadController } from './workload-controller.ts';
 import { send, sendError } from './http-util.ts';
 import { serveStatic } from './static-routes.ts';
 import { apiVersionOf, RESOURCE_TYPES, type ResourceType, storageKey, supportedFields } from './kinds.ts';
-import { OpenApi } from './openapi.ts';
+import { type JsonObject, OpenApi } from './openapi.ts';
+import { KUBE_PROTOBUF } from './protobuf.ts';
+import { encodeProtobufBody, prefersProtobuf } from './protobuf-encode.ts';
 import type { TypeCatalog } from './catalog.ts';
 import { Registry } from './registry.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
@@ -270,14 +272,28 @@ export class SandboxServer implements Sandbox {
     const status = subresource === 'status' ? 'status' : undefined;
     const ns = route.namespace ?? '';
     const table = tableRequested(req.headers.accept);
+    // Objects and lists in protobuf when the client prefers it (client-go does), else JSON.
+    const proto = !table && prefersProtobuf(req.headers.accept);
+    const reply = (code: number, text: string, headers: Record<string, string> = {}): void => {
+      const bytes = proto
+        ? encodeProtobufBody(JSON.parse(text) as JsonObject, this.registry.openapi)
+        : undefined;
+      if (!bytes) return send(res, code, text, headers);
+      res.writeHead(code, {
+        'Content-Type': KUBE_PROTOBUF,
+        'Cache-Control': 'no-cache, private',
+        ...headers,
+      });
+      res.end(bytes);
+    };
     if (name === undefined) {
-      if (method === 'GET') return this.serveList(route, q, res, table);
+      if (method === 'GET') return this.serveList(route, q, res, table, reply);
       if (method === 'POST') {
         const body = decodeObjectBody(req, await readBody(req), this.registry.openapi);
         if (t.namespaced && route.namespace === undefined) throw methodNotAllowed();
         const opts = writeOptions(q, req);
         const created = this.registry.create(t, ns, body, opts);
-        return send(res, 201, this.registry.viewJson(t, created), warningHeaders(opts));
+        return reply(201, this.registry.viewJson(t, created), warningHeaders(opts));
       }
       if (method === 'DELETE') {
         await readBody(req);
@@ -288,7 +304,7 @@ export class SandboxServer implements Sandbox {
             dryRun: q.has('dryRun'),
           }),
         );
-        return send(res, 200, this.listJson(t, deleted, undefined));
+        return reply(200, this.listJson(t, deleted, undefined));
       }
       throw methodNotAllowed();
     }
@@ -296,13 +312,13 @@ export class SandboxServer implements Sandbox {
       if (q.get('watch') === 'true' || q.get('watch') === '1')
         throw badRequest('watch of a single object is done with a fieldSelector on metadata.name');
       const s = this.registry.get(t, ns, name);
-      return send(res, 200, this.render(t, table)(s));
+      return reply(200, this.render(t, table)(s));
     }
     if (method === 'PUT') {
       const body = decodeObjectBody(req, await readBody(req), this.registry.openapi);
       const opts = writeOptions(q, req);
       const out = this.registry.update(t, ns, name, body, status, opts);
-      return send(res, 200, this.registry.viewJson(t, out), warningHeaders(opts));
+      return reply(200, this.registry.viewJson(t, out), warningHeaders(opts));
     }
     if (method === 'PATCH') {
       const { type, patch } = decodePatchBody(req, await readBody(req));
@@ -320,7 +336,7 @@ export class SandboxServer implements Sandbox {
               q.get('force') === 'true',
             )
           : this.registry.patch(t, ns, name, type, patch, status, opts);
-      return send(res, 200, this.registry.viewJson(t, out), warningHeaders(opts));
+      return reply(200, this.registry.viewJson(t, out), warningHeaders(opts));
     }
     if (method === 'DELETE' && !status) {
       const raw = decodeDeleteBody(req, await readBody(req), this.registry.openapi) as
@@ -330,7 +346,7 @@ export class SandboxServer implements Sandbox {
         ...(raw?.preconditions ? { preconditions: raw.preconditions } : {}),
       });
       const gone = this.store.get(storageKey(t), t.namespaced ? ns : '', name) === undefined;
-      return send(res, gone ? 200 : 202, this.registry.viewJson(t, out));
+      return reply(gone ? 200 : 202, this.registry.viewJson(t, out));
     }
     throw methodNotAllowed();
   }
@@ -349,6 +365,7 @@ export class SandboxServer implements Sandbox {
     q: URLSearchParams,
     res: ServerResponse,
     table: TableRequest | undefined,
+    reply: (code: number, text: string) => void,
   ): void {
     const t = route.type;
     const labels = parseLabelSelector(q.get('labelSelector'));
@@ -401,7 +418,7 @@ export class SandboxServer implements Sandbox {
       send(res, 200, toTable(t, rows, table, rv, cont));
       return;
     }
-    send(res, 200, this.listJson(t, items, cont, rv));
+    reply(200, this.listJson(t, items, cont, rv));
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * Issue 35, item 1 (protobuf): the real kubectl v1.35 `create` commands send Kubernetes protobuf
  * bodies for built-in kinds (`application/vnd.kubernetes.protobuf`), which the sandbox answered
- * 415 before. Namespace, TLS Secret (bytes), Deployment (an IntOrString, a Quantity, a Time),
+ * 415 before, and are answered in protobuf, which kubectl prefers and reads. Namespace, TLS Secret (bytes), Deployment (an IntOrString, a Quantity, a Time),
  * ConfigMap, Service, Role: created, then read back as kubectl prints them. A protobuf body that is
  * not one (no envelope, truncated, an unknown kind) is a 400 or 415 naming why, never a crash.
  */
@@ -42,6 +42,11 @@ describe('kubectl create (protobuf bodies) against the sandbox', () => {
     const made = await k('-v=8', 'create', 'ns', 'team-a');
     assert.match(made, /namespace\/team-a created/);
     assert.match(made, /Content-Type: application\/vnd\.kubernetes\.protobuf/);
+    // ... and is answered in protobuf, which it reads.
+    assert.match(
+      made,
+      /"Response" status="201 Created" headers=<[^>]*Content-Type: application\/vnd\.kubernetes\.protobuf/,
+    );
     assert.equal(
       ((await json('get', 'ns', 'team-a')) as { metadata: { name: string } }).metadata.name,
       'team-a',
