@@ -342,4 +342,63 @@ items:
     );
     assert.match((await k('get', 'configmap', 'good')).out, /NotFound|not found/);
   });
+
+  it('--validate=false: a custom resource keeps no unknown field (pruned, as a real server prunes); --sort-by and field selectors as on a real server', async (t) => {
+    const { k, file, url } = await installed(t);
+    const withUnknown = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: pruned}
+spec: {controllerName: example.com/x, madeUp: {deep: 1}}
+`;
+    // Validation on (kubectl's default, Strict): refused, naming the field.
+    const strict = await k('apply', '-f', file(withUnknown));
+    assert.notEqual(strict.code, 0);
+    assert.match(strict.out, /madeUp/);
+    const loose = await k('apply', '--validate=false', '-f', file(withUnknown));
+    assert.equal(loose.code, 0, loose.out);
+    const stored = await k('get', 'gatewayclass', 'pruned', '-o', 'json');
+    const spec = (JSON.parse(stored.out) as { spec: Record<string, unknown> }).spec;
+    assert.deepEqual(Object.keys(spec).sort(), ['controllerName'], 'the unknown field is pruned, not kept');
+
+    // Events sorted by lastTimestamp, and a field selector on them.
+    for (const [name, at] of [
+      ['late', '2026-11-26T06:00:03Z'],
+      ['early', '2026-11-26T06:00:01Z'],
+      ['middle', '2026-11-26T06:00:02Z'],
+    ] as const)
+      await api(url, 'POST', '/api/v1/namespaces/default/events', {
+        metadata: { name },
+        involvedObject: { kind: 'Service', namespace: 'default', name: 'web' },
+        reason: name === 'late' ? 'Late' : 'Other',
+        message: name,
+        type: 'Normal',
+        firstTimestamp: at,
+        lastTimestamp: at,
+        count: 1,
+      });
+    const sorted = await k(
+      'get',
+      'events',
+      '-n',
+      'default',
+      '--sort-by=.lastTimestamp',
+      '-o',
+      'custom-columns=NAME:.metadata.name',
+      '--no-headers',
+    );
+    assert.equal(sorted.code, 0, sorted.out);
+    assert.deepEqual(sorted.out.trim().split('\n'), ['early', 'middle', 'late']);
+    const selected = await k(
+      'get',
+      'events',
+      '-n',
+      'default',
+      '--field-selector',
+      'reason=Late',
+      '-o',
+      'name',
+    );
+    assert.equal(selected.out.trim(), 'event/late');
+  });
 });
