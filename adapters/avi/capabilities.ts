@@ -28,6 +28,8 @@ export function aviCapabilities(allocatesVips: boolean, allocatesV6 = false): Ca
     // max_concurrent_connections_per_server; connection_ramp_duration counts whole minutes.
     maxConnections: true,
     slowStart: { stepSeconds: 60 },
+    // The pool's server_timeout; a connect timeout is the TCP profile's, not a pool's.
+    timeouts: { connect: false, server: true },
     http: {
       ...ALL_HTTP,
       pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific'],

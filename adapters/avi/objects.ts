@@ -175,6 +175,8 @@ function balanceFields(p: Pool): Record<string, unknown> {
     // Minutes (0: at once; the controller's default is 10): always written, so it reads back.
     connection_ramp_duration: Math.round((p.slowStartSeconds ?? 0) / 60),
     ...(p.maxConnections ? { max_concurrent_connections_per_server: p.maxConnections } : {}),
+    // Milliseconds to connect and complete an exchange (absent: the application profile's).
+    ...(p.serverTimeoutSeconds ? { server_timeout: p.serverTimeoutSeconds * 1000 } : {}),
     ...(p.algorithm === 'SourceHash' ? { lb_algorithm_hash: SOURCE_HASH } : {}),
     ...(p.persistence
       ? {
@@ -191,7 +193,7 @@ function balanceFields(p: Pool): Record<string, unknown> {
 function parseBalance(
   o: Record<string, unknown>,
   l: Lookup,
-): Pick<Pool, 'algorithm' | 'persistence' | 'maxConnections' | 'slowStartSeconds'> {
+): Pick<Pool, 'algorithm' | 'persistence' | 'maxConnections' | 'slowStartSeconds' | 'serverTimeoutSeconds'> {
   const algorithm =
     o.lb_algorithm === ALGORITHM.LeastConnections
       ? 'LeastConnections'
@@ -210,6 +212,9 @@ function parseBalance(
     ...(persistence ? { persistence } : {}),
     ...(limit > 0 ? { maxConnections: limit } : {}),
     ...(ramp > 0 ? { slowStartSeconds: ramp * 60 } : {}),
+    ...(typeof o.server_timeout === 'number' && o.server_timeout > 0
+      ? { serverTimeoutSeconds: Math.round(o.server_timeout / 1000) }
+      : {}),
   };
 }
 

@@ -32,6 +32,8 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
   persistence: ['Cookie', 'SourceIP'],
   // `maxconn` and `slowstart` on each server (config.ts checkWords; Data Plane server fields).
   maxConnections: true,
+  // `timeout connect` / `timeout server` in the backend (Data Plane: connect_timeout, server_timeout).
+  timeouts: { connect: true, server: true },
   slowStart: { stepSeconds: 1 },
   // `tcp-request connection reject unless { src ... }` on the L4 frontend (both transports).
   sourceRanges: true,

@@ -19,7 +19,7 @@ import type { Observed } from '../../src/adapter/changes.ts';
 import { join } from 'node:path';
 import { policyWords, readStoredCheck, storeCheck, storedPolicy } from '../../src/adapter/stored-check.ts';
 import { pct, quoteArg } from './encode.ts';
-import { balanceLines, readSourceRanges, sourceRangeLines } from './policy-lines.ts';
+import { balanceLines, readSourceRanges, sourceRangeLines, timeoutLines } from './policy-lines.ts';
 import { parseGatewayRoutes, parseSniRoutes, renderGatewayRoutes, renderSniRoutes } from './http-routes.ts';
 import { httpPools } from './validate.ts';
 
@@ -114,6 +114,7 @@ function renderPool(p: Pool, http: boolean, o: RenderOptions): string[] {
       .join('')}`,
     `    mode ${http ? 'http' : 'tcp'}`,
     ...balanceLines(p),
+    ...timeoutLines(p),
     ...(checks ? httpCheckLines(p) : []),
     ...p.members.map((m) => serverLine(m, checkWords(p, checks))),
     '',

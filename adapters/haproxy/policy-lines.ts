@@ -32,6 +32,14 @@ export function balanceLines(p: Pool): string[] {
   ];
 }
 
+/** A BackendPolicy's member timeouts as backend lines (absent: the defaults section's). */
+export function timeoutLines(p: Pool): string[] {
+  return [
+    ...(p.connectTimeoutSeconds ? [`    timeout connect ${p.connectTimeoutSeconds}s`] : []),
+    ...(p.serverTimeoutSeconds ? [`    timeout server ${p.serverTimeoutSeconds}s`] : []),
+  ];
+}
+
 /** The key HAProxy derives server cookies from (not a secret: a cookie only names a server). */
 export const COOKIE_KEY = 'npl-lb';
 
@@ -77,4 +85,6 @@ export const poolShape = (p: Pool): unknown[] => [
   p.persistence ?? '',
   p.maxConnections ?? 0,
   p.slowStartSeconds ?? 0,
+  p.connectTimeoutSeconds ?? 0,
+  p.serverTimeoutSeconds ?? 0,
 ];

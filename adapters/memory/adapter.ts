@@ -53,6 +53,7 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash'],
       persistence: ['Cookie', 'SourceIP'],
       maxConnections: true,
+      timeouts: { connect: true, server: true },
       slowStart: { stepSeconds: 1 },
       sourceRanges: true,
       ipv6: true,

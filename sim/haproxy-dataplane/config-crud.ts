@@ -77,6 +77,8 @@ const BACKEND_FIELDS = [
   'adv_check',
   'httpchk_params',
   'check_timeout',
+  'connect_timeout',
+  'server_timeout',
   'description',
 ];
 

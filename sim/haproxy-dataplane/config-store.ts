@@ -106,6 +106,9 @@ export function renderConfig(c: DpConfig, p: RenderPaths): string {
       lines.push(`    option httpchk${p?.method ? ` ${p.method}` : ''}${p?.uri ? ` ${p.uri}` : ''}`);
     } else if (b.adv_check === 'tcp-check') lines.push('    option tcp-check');
     if (b.check_timeout !== undefined) lines.push(`    timeout check ${b.check_timeout}`);
+    // The model's timeouts are milliseconds, HAProxy's unit when none is written.
+    if (b.connect_timeout !== undefined) lines.push(`    timeout connect ${b.connect_timeout}`);
+    if (b.server_timeout !== undefined) lines.push(`    timeout server ${b.server_timeout}`);
     lines.push(...servers.map(serverLine), '');
   }
   for (const {

@@ -58,6 +58,11 @@ export interface Capabilities {
    */
   slowStart?: { stepSeconds: number };
   /**
+   * Which member timeouts a pool may set (`connectTimeoutSeconds`, `serverTimeoutSeconds`).
+   * Absent: none; a policy asking one is not accepted for that Service, and says why.
+   */
+  timeouts?: { connect: boolean; server: boolean };
+  /**
    * Whether it serves IPv6: IPv6 VIPs (from vip.cidrs, or its own IPAM where it allocates) and
    * pools of IPv6 members. Absent: IPv4 only; a Service asking IPv6 is told (IPFamilyNotServed).
    */

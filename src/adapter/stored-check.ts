@@ -42,17 +42,23 @@ export function storedPolicy(meta: Record<string, string | undefined>): {
   persistence?: PersistenceType;
   maxConnections?: number;
   slowStartSeconds?: number;
+  connectTimeoutSeconds?: number;
+  serverTimeoutSeconds?: number;
 } {
   const algorithm = ALGORITHMS.find((a) => a === meta.algorithm);
   const persistence = PERSISTENCE.find((a) => a === meta.persistence);
   const count = (v: string | undefined) => (v && /^[1-9]\d{0,6}$/.test(v) ? Number(v) : undefined);
   const maxConnections = count(meta.maxconn);
   const slowStartSeconds = count(meta.slowstart);
+  const connectTimeoutSeconds = count(meta.connect);
+  const serverTimeoutSeconds = count(meta.server);
   return {
     ...(algorithm ? { algorithm } : {}),
     ...(persistence ? { persistence } : {}),
     ...(maxConnections ? { maxConnections } : {}),
     ...(slowStartSeconds ? { slowStartSeconds } : {}),
+    ...(connectTimeoutSeconds ? { connectTimeoutSeconds } : {}),
+    ...(serverTimeoutSeconds ? { serverTimeoutSeconds } : {}),
   };
 }
 
@@ -62,9 +68,13 @@ export const policyWords = (p: {
   persistence?: PersistenceType;
   maxConnections?: number;
   slowStartSeconds?: number;
+  connectTimeoutSeconds?: number;
+  serverTimeoutSeconds?: number;
 }): string[] => [
   ...(p.algorithm ? [`algorithm=${p.algorithm}`] : []),
   ...(p.persistence ? [`persistence=${p.persistence}`] : []),
   ...(p.maxConnections ? [`maxconn=${p.maxConnections}`] : []),
   ...(p.slowStartSeconds ? [`slowstart=${p.slowStartSeconds}`] : []),
+  ...(p.connectTimeoutSeconds ? [`connect=${p.connectTimeoutSeconds}`] : []),
+  ...(p.serverTimeoutSeconds ? [`server=${p.serverTimeoutSeconds}`] : []),
 ];

@@ -67,6 +67,20 @@ export const backendPolicySpecSchema = z
     healthCheck: healthCheckSchema.optional(),
     maxConnectionsPerMember: z.number().int().min(1).max(1_000_000).optional(),
     slowStartSeconds: z.number().int().min(1).max(3600).optional(),
+    /**
+     * How long the load balancer waits on a member: to connect (`connectSeconds`), and for it to
+     * answer (`serverSeconds`: HAProxy's inactivity on the server side; Avi's whole exchange).
+     */
+    timeouts: z
+      .object({
+        connectSeconds: z.number().int().min(1).max(3600).optional(),
+        serverSeconds: z.number().int().min(1).max(86_400).optional(),
+      })
+      .strict()
+      .refine((t) => t.connectSeconds !== undefined || t.serverSeconds !== undefined, {
+        message: 'timeouts names connectSeconds, serverSeconds or both',
+      })
+      .optional(),
   })
   .strict();
 

@@ -65,6 +65,10 @@ export interface Pool {
   maxConnections?: number;
   /** Seconds over which a member that comes up is given its full share; absent: at once. */
   slowStartSeconds?: number;
+  /** Seconds the load balancer waits to connect to a member; absent: the device's default. */
+  connectTimeoutSeconds?: number;
+  /** Seconds the load balancer waits for a member to answer; absent: the device's default. */
+  serverTimeoutSeconds?: number;
   members: Member[];
   /** The Kubernetes Service (namespace/name) and port the pool stands for. */
   service: string;

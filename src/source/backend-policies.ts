@@ -32,6 +32,8 @@ export interface PoolPolicy {
   check?: HttpCheck | 'tcp';
   maxConnections?: number;
   slowStartSeconds?: number;
+  connectTimeoutSeconds?: number;
+  serverTimeoutSeconds?: number;
   /** The policy (namespace/name) it comes from, for messages. */
   policy: string;
 }
@@ -108,6 +110,10 @@ function unsupported(spec: BackendPolicySpec, caps: Capabilities, lbName: string
   if (slow !== undefined && !caps.slowStart) return `the ${lbName} load balancer cannot ramp members up`;
   if (slow !== undefined && caps.slowStart && slow % caps.slowStart.stepSeconds !== 0)
     return `the ${lbName} load balancer ramps members up in steps of ${caps.slowStart.stepSeconds} s: slowStartSeconds ${slow} is not a multiple`;
+  if (spec.timeouts?.connectSeconds !== undefined && !caps.timeouts?.connect)
+    return `the ${lbName} load balancer cannot set a pool's connect timeout`;
+  if (spec.timeouts?.serverSeconds !== undefined && !caps.timeouts?.server)
+    return `the ${lbName} load balancer cannot set a pool's server timeout`;
   const kinds = caps.persistence ?? [];
   const want = spec.sessionPersistence?.type;
   if (want && !kinds.includes(want))
@@ -202,6 +208,12 @@ function pickWinners(claims: Claims): Map<string, PoolPolicy> {
       ...(first!.spec.healthCheck ? { check: poolCheck(first!.spec.healthCheck) } : {}),
       ...(first!.spec.maxConnectionsPerMember ? { maxConnections: first!.spec.maxConnectionsPerMember } : {}),
       ...(first!.spec.slowStartSeconds ? { slowStartSeconds: first!.spec.slowStartSeconds } : {}),
+      ...(first!.spec.timeouts?.connectSeconds
+        ? { connectTimeoutSeconds: first!.spec.timeouts.connectSeconds }
+        : {}),
+      ...(first!.spec.timeouts?.serverSeconds
+        ? { serverTimeoutSeconds: first!.spec.timeouts.serverSeconds }
+        : {}),
       policy: key(first!.policy.metadata),
     });
   }

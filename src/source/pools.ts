@@ -163,6 +163,8 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
       ...(policy?.persistence && !cookieOnL4 ? { persistence: policy.persistence } : {}),
       ...(policy?.maxConnections ? { maxConnections: policy.maxConnections } : {}),
       ...(policy?.slowStartSeconds ? { slowStartSeconds: policy.slowStartSeconds } : {}),
+      ...(policy?.connectTimeoutSeconds ? { connectTimeoutSeconds: policy.connectTimeoutSeconds } : {}),
+      ...(policy?.serverTimeoutSeconds ? { serverTimeoutSeconds: policy.serverTimeoutSeconds } : {}),
       members: r.members,
       service: req.svcKey,
       servicePort: String(port.name || port.port),

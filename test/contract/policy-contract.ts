@@ -58,7 +58,7 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
     assert.deepEqual(plan(moved, await second.observe()).changes, [], 'observed as moved');
   });
 
-  it('carries every algorithm, persistence, connection limit and ramp it declares: applied, observed back after a restart with nothing to write, changed in place', async (t) => {
+  it('carries every algorithm, persistence, connection limit, ramp and member timeout it declares: applied, observed back after a restart with nothing to write, changed in place', async (t) => {
     const h = await guarded();
     t.after(() => h.close());
     const first = await h.adapter('c1');
@@ -67,11 +67,13 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
     const persistence = caps.persistence ?? [];
     // A limit and a ramp of whole steps (Avi counts minutes) on an L4 pool of its own.
     const limits: Pool[] = [];
-    if (caps.maxConnections || caps.slowStart)
+    if (caps.maxConnections || caps.slowStart || caps.timeouts)
       limits.push({
         ...pool('c1--default-web-7000', [['192.0.2.3', 61002, 'n3']]),
         ...(caps.maxConnections ? { maxConnections: 25 } : {}),
         ...(caps.slowStart ? { slowStartSeconds: 2 * caps.slowStart.stepSeconds } : {}),
+        ...(caps.timeouts?.connect ? { connectTimeoutSeconds: 3 } : {}),
+        ...(caps.timeouts?.server ? { serverTimeoutSeconds: 90 } : {}),
       });
     if (algorithms.length === 0 && persistence.length === 0 && limits.length === 0) {
       t.skip('declares round robin only and no persistence');
@@ -113,7 +115,17 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
     const second = await throughRestart(h, first, s);
     // Back to round robin and no persistence: one update per pool, observed as such.
     const plain = state(
-      pools.map(({ algorithm: _a, persistence: _p, maxConnections: _m, slowStartSeconds: _s, ...p }) => p),
+      pools.map(
+        ({
+          algorithm: _a,
+          persistence: _p,
+          maxConnections: _m,
+          slowStartSeconds: _s,
+          connectTimeoutSeconds: _c,
+          serverTimeoutSeconds: _t,
+          ...p
+        }) => p,
+      ),
       vss,
     );
     const back = await sync(second, plain);

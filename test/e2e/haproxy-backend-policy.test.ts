@@ -6,7 +6,9 @@
  * served by the other one (a new cookie). The policy's status says Accepted; a second policy on the
  * same Service is Conflicted, one on a Service that does not exist TargetNotFound; a bad value is
  * refused by the API (the CRD's schema) and never reaches the device. The policy's own health
- * check then replaces the TCP check (no Pod has a probe): a failing /healthz takes the Pod out.
+ * check then replaces the TCP check (no Pod has a probe): a failing /healthz takes the Pod out. Its
+ * member timeouts reach HAProxy: a Pod slower than the server timeout is a 504, and without the
+ * timeout the client waits for it.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -26,6 +28,7 @@ const POLICIES = '/apis/npl-lb.io/v1alpha1/namespaces/default/backendpolicies';
 async function app(t: TestContext, ip: string, sick: Set<string>): Promise<void> {
   const server = createServer((req, res) => {
     if (req.url === '/healthz' && sick.has(ip)) res.writeHead(500).end('sick');
+    else if (req.url === '/slow') setTimeout(() => res.writeHead(200).end(ip), 2500);
     else res.writeHead(200).end(ip);
   });
   await new Promise<void>((r) => server.listen(8080, ip, () => r()));
@@ -235,6 +238,39 @@ for (const tr of TRANSPORTS)
       );
       sick.delete(other);
       await eventually(async () => (await hit(vip)).pod === other, 10_000, 'up again');
+
+      // Member timeouts: with a 1 s server timeout a Pod that takes 2.5 s to answer gets the client
+      // a 504 from HAProxy; without it, the client waits and gets the answer.
+      const slow = async (): Promise<number> => {
+        const r = await request(`http://${vip}:${ING_PORT}/slow`, {
+          headers: { host: 'web.example.com' },
+          reset: true,
+          headersTimeout: 10_000,
+          bodyTimeout: 10_000,
+        });
+        await r.body.text();
+        return r.statusCode;
+      };
+      const timeouts = async (value: object | null) =>
+        assert.equal(
+          (
+            await api(
+              url,
+              'PATCH',
+              `${POLICIES}/sticky`,
+              { spec: { timeouts: value } },
+              {
+                'Content-Type': 'application/merge-patch+json',
+              },
+            )
+          ).status,
+          200,
+        );
+      await timeouts({ connectSeconds: 2, serverSeconds: 1 });
+      await eventually(async () => (await slow()) === 504, 15_000, 'a 1 s server timeout answers 504');
+      assert.equal((await conditionsOf(url, 'sticky')).join(), 'web Accepted=True Accepted');
+      await timeouts(null);
+      await eventually(async () => (await slow()) === 200, 15_000, 'no timeout: the answer arrives');
       assert.deepEqual(rig.specProblems(), []);
     });
   });

@@ -109,6 +109,9 @@ export function backendFor(p: Pool, http: boolean, o: LayoutOptions): DpBackend 
           dynamic_cookie_key: COOKIE_KEY,
         }
       : {}),
+    // The BackendPolicy's member timeouts, in milliseconds as the model counts them.
+    ...(p.connectTimeoutSeconds ? { connect_timeout: p.connectTimeoutSeconds * 1000 } : {}),
+    ...(p.serverTimeoutSeconds ? { server_timeout: p.serverTimeoutSeconds * 1000 } : {}),
     ...(c
       ? {
           adv_check: 'httpchk',
@@ -130,6 +133,8 @@ export function backendChanged(current: DpBackend, wanted: DpBackend): boolean {
     adv_check: b.adv_check,
     httpchk: b.httpchk_params ? [b.httpchk_params.method, b.httpchk_params.uri] : null,
     check_timeout: b.check_timeout ?? null,
+    connect_timeout: b.connect_timeout ?? null,
+    server_timeout: b.server_timeout ?? null,
     description: (b.description ?? '').replace(/ members=\S*/, ''),
   });
   return JSON.stringify(strip(current)) !== JSON.stringify(strip(wanted));

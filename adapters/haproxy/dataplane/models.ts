@@ -63,6 +63,8 @@ export const dpBackendSchema = z
       .loose()
       .optional(),
     check_timeout: z.number().int().min(0).optional(),
+    connect_timeout: z.number().int().min(0).optional(),
+    server_timeout: z.number().int().min(0).optional(),
     description: z.string().optional(),
     metadata: metadata.optional(),
   })

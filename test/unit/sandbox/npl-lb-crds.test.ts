@@ -32,6 +32,7 @@ describe('the BackendPolicy CRD at the API', () => {
         },
       ],
       ['tcp', { targetRefs: [web], healthCheck: { type: 'TCP' }, slowStartSeconds: 60 }],
+      ['timeouts', { targetRefs: [web], timeouts: { connectSeconds: 3, serverSeconds: 300 } }],
     ];
     for (const [name, spec] of good) assert.equal((await post(name, spec)).status, 201, name);
     const bad: [string, object, RegExp][] = [
@@ -43,6 +44,17 @@ describe('the BackendPolicy CRD at the API', () => {
       ['section', { targetRefs: [{ ...web, sectionName: 'Not A Name' }] }, /sectionName/],
       ['limit', { targetRefs: [web], maxConnectionsPerMember: 0 }, /maxConnectionsPerMember/],
       ['ramp', { targetRefs: [web], slowStartSeconds: 3601 }, /slowStartSeconds/],
+      ['notimeout', { targetRefs: [web], timeouts: {} }, /spec\.timeouts/],
+      [
+        'slowserver',
+        { targetRefs: [web], timeouts: { serverSeconds: 86401 } },
+        /spec\.timeouts\.serverSeconds/,
+      ],
+      [
+        'zeroconnect',
+        { targetRefs: [web], timeouts: { connectSeconds: 0 } },
+        /spec\.timeouts\.connectSeconds/,
+      ],
       ['nopath', { targetRefs: [web], healthCheck: { type: 'HTTP' } }, /an HTTP check needs a path/],
       [
         'tcppath',
@@ -81,7 +93,7 @@ describe('the BackendPolicy CRD at the API', () => {
       assert.match(String(r.body.message), why, name);
     }
     // A field the schema does not have is pruned, as a real API server does (kubectl warns).
-    const extra = await post('extra', { targetRefs: [web], timeouts: { request: '1s' } });
+    const extra = await post('extra', { targetRefs: [web], retries: { attempts: 2 } });
     assert.equal(extra.status, 201);
     assert.deepEqual(extra.body.spec, { targetRefs: [web] });
   });

@@ -310,6 +310,48 @@ describe('BackendPolicy resolution', () => {
     );
   });
 
+  it('member timeouts where the load balancer can set them; refused whole where it cannot, naming which', () => {
+    const timed = (spec: Record<string, unknown>, caps: Capabilities) =>
+      resolveBackendPolicies([policy('p', { targetRefs: [target('web')], ...spec })], [web], caps, 'lb');
+    const both: Capabilities = { ...all, timeouts: { connect: true, server: true } };
+    assert.deepEqual(
+      timed({ timeouts: { connectSeconds: 3, serverSeconds: 120 } }, both).forPort('default/web', 'http'),
+      {
+        connectTimeoutSeconds: 3,
+        serverTimeoutSeconds: 120,
+        policy: 'default/p',
+      },
+    );
+    // Avi: a pool has a server timeout, not a connect one; the policy then applies nowhere.
+    const serverOnly: Capabilities = { ...all, timeouts: { connect: false, server: true } };
+    const refused = timed({ timeouts: { connectSeconds: 3, serverSeconds: 120 } }, serverOnly);
+    assert.equal(refused.forPort('default/web', 'http'), undefined);
+    assert.match(
+      refused.statuses.get('default/p')![0]!.conditions[0]!.message,
+      /cannot set a pool's connect timeout/,
+    );
+    assert.deepEqual(timed({ timeouts: { serverSeconds: 120 } }, serverOnly).forPort('default/web', 'http'), {
+      serverTimeoutSeconds: 120,
+      policy: 'default/p',
+    });
+    const { timeouts: _t, ...none } = both;
+    assert.match(
+      timed({ timeouts: { serverSeconds: 5 } }, none).statuses.get('default/p')![0]!.conditions[0]!.message,
+      /cannot set a pool's server timeout/,
+    );
+    for (const [bad, field] of [
+      [{ timeouts: {} }, /timeouts names connectSeconds, serverSeconds or both/],
+      [{ timeouts: { connectSeconds: 0 } }, /spec\.timeouts\.connectSeconds/],
+      [{ timeouts: { serverSeconds: 86401 } }, /spec\.timeouts\.serverSeconds/],
+      [{ timeouts: { serverSeconds: -1 } }, /spec\.timeouts\.serverSeconds/],
+      [{ timeouts: { idleSeconds: 5 } }, /spec\.timeouts/],
+    ] as const) {
+      const c = timed(bad, both).statuses.get('default/p')![0]!.conditions[0]!;
+      assert.equal(c.reason, 'Invalid', JSON.stringify(bad));
+      assert.match(c.message, field);
+    }
+  });
+
   it('a connection limit and a ramp where the load balancer has them, in the steps it counts', () => {
     const limited = (spec: Record<string, unknown>, caps: Capabilities) =>
       resolveBackendPolicies([policy('p', { targetRefs: [target('web')], ...spec })], [web], caps, 'avi');
