@@ -18,6 +18,14 @@ export const VIP_ANNOTATION = 'npl-lb.io/vip';
  * (301), for the hosts its `tls:` serves; "false" or absent serves them over both.
  */
 export const SSL_REDIRECT_ANNOTATION = 'npl-lb.io/ssl-redirect';
+/**
+ * On an Ingress: how the pools of the Services it routes to are balanced, kept sticky and waited
+ * on, for Ingress authors without a BackendPolicy (src/source/ingress-policies.ts; a BackendPolicy
+ * on the Service wins). Values as a BackendPolicy takes them.
+ */
+export const LOAD_BALANCE_ANNOTATION = 'npl-lb.io/load-balance';
+export const SESSION_PERSISTENCE_ANNOTATION = 'npl-lb.io/session-persistence';
+export const SERVER_TIMEOUT_ANNOTATION = 'npl-lb.io/server-timeout-seconds';
 /** On an IngressClass: the cluster's default class. */
 export const DEFAULT_INGRESS_CLASS_ANNOTATION = 'ingressclass.kubernetes.io/is-default-class';
 

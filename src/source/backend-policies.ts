@@ -96,7 +96,8 @@ function rawTargets(p: BackendPolicy): PolicyAncestor['ancestorRef'][] {
 }
 
 /** Why the load balancer cannot do what the policy asks, or undefined. */
-function unsupported(spec: BackendPolicySpec, caps: Capabilities, lbName: string): string | undefined {
+/** What of a policy the load balancer cannot do, in words (undefined: it can do all of it). */
+export function unsupported(spec: BackendPolicySpec, caps: Capabilities, lbName: string): string | undefined {
   const algorithms = caps.algorithms ?? ['RoundRobin'];
   if (spec.algorithm && !algorithms.includes(spec.algorithm))
     return `the ${lbName} load balancer cannot balance by ${spec.algorithm} (it can: ${algorithms.join(', ')})`;

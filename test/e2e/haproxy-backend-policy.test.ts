@@ -8,7 +8,8 @@
  * refused by the API (the CRD's schema) and never reaches the device. The policy's own health
  * check then replaces the TCP check (no Pod has a probe): a failing /healthz takes the Pod out. Its
  * member timeouts reach HAProxy: a Pod slower than the server timeout is a 504, and without the
- * timeout the client waits for it.
+ * timeout the client waits for it. An Ingress's npl-lb.io/session-persistence annotation, without
+ * any BackendPolicy, sets the cookie too.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -130,6 +131,30 @@ for (const tr of TRANSPORTS)
         15_000,
         'round robin over both Pods',
       );
+
+      // An Ingress author's annotation, without a BackendPolicy: a cookie on the Service's HTTP pool;
+      // taken off again, none.
+      const annotate = async (value: string | null) =>
+        assert.equal(
+          (
+            await api(
+              url,
+              'PATCH',
+              '/apis/networking.k8s.io/v1/namespaces/default/ingresses/web',
+              { metadata: { annotations: { 'npl-lb.io/session-persistence': value } } },
+              { 'Content-Type': 'application/merge-patch+json' },
+            )
+          ).status,
+          200,
+        );
+      await annotate('Cookie');
+      await eventually(
+        async () => (await hit(vip)).setCookie.startsWith('npllb_'),
+        10_000,
+        'the annotation’s cookie',
+      );
+      await annotate(null);
+      await eventually(async () => (await hit(vip)).setCookie === '', 10_000, 'no cookie without it');
 
       // A bad value is refused at the API, before the controller sees it.
       const refused = await api(url, 'POST', POLICIES, {
