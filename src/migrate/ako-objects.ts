@@ -8,12 +8,12 @@
 import { z } from 'zod';
 import { Backends } from './backends.ts';
 import {
-  badIdentity,
   type ObjectsMigration,
   objectName,
   PolicyCollector,
   type PolicySettings,
   type SourceObject,
+  wellNamed,
 } from './objects.ts';
 import type { MigrationNote } from './result.ts';
 
@@ -176,12 +176,7 @@ export function migrateAkoObjects(objects: readonly SourceObject[]): ObjectsMigr
   const out: ObjectsMigration = { objects: [], notes: [] };
   const backends = new Backends(objects);
   const policies = new PolicyCollector(out);
-  for (const o of objects) {
-    const bad = badIdentity(o);
-    if (bad) {
-      out.notes.push(bad);
-      continue;
-    }
+  for (const o of wellNamed(objects, out)) {
     if (o.kind === 'HTTPRule') httpRule(o, backends, policies, out);
     else if (o.kind === 'HostRule') hostRule(o, out);
     else if (o.kind === 'AviInfraSetting') aviInfraSetting(o, out);

@@ -9,13 +9,13 @@ import { z } from 'zod';
 import { hostProblem, pathProblem } from '../source/validate.ts';
 import { monitorSchema, poolSettings } from './cis-monitor.ts';
 import {
-  badIdentity,
   nameOf,
   type ObjectsMigration,
   objectName,
   PolicyCollector,
   SERVICE_NAME,
   type SourceObject,
+  wellNamed,
   type TargetService,
 } from './objects.ts';
 
@@ -220,12 +220,7 @@ const OTHER_KINDS: Record<string, string> = {
 export function migrateCisObjects(objects: readonly SourceObject[], ingressClass: string): ObjectsMigration {
   const out: ObjectsMigration = { objects: [], notes: [] };
   const policies = new PolicyCollector(out);
-  for (const o of objects) {
-    const bad = badIdentity(o);
-    if (bad) {
-      out.notes.push(bad);
-      continue;
-    }
+  for (const o of wellNamed(objects, out)) {
     if (o.kind === 'VirtualServer') virtualServer(o, ingressClass, policies, out);
     else if (o.kind === 'TransportServer') transportServer(o, policies, out);
     else

@@ -41,6 +41,15 @@ export function badIdentity(o: SourceObject): MigrationNote | undefined {
   };
 }
 
+/** Each object whose name and namespace Kubernetes takes; the others are noted and left out. */
+export function* wellNamed(objects: readonly SourceObject[], out: ObjectsMigration): Generator<SourceObject> {
+  for (const o of objects) {
+    const bad = badIdentity(o);
+    if (bad) out.notes.push(bad);
+    else yield o;
+  }
+}
+
 /** A Kubernetes object name (a DNS subdomain of at most 253 characters) made from parts. */
 export function nameOf(...parts: string[]): string {
   const n = parts

@@ -12,6 +12,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { RESOURCE_TYPES, type ResourceType, storageKey } from './kinds.ts';
 import type { Json, JsonObject } from './openapi.ts';
 import type { Registry, WriteOptions } from './registry.ts';
+import { NamespaceQueue } from './namespace-queue.ts';
 import type { Store } from './store.ts';
 
 export const MANAGED_BY = 'endpointslice-controller.k8s.io';
@@ -106,8 +107,7 @@ function desiredSlices(svc: JsonObject, pods: JsonObject[]): Map<string, JsonObj
 }
 
 export class EndpointSliceController {
-  private readonly pending = new Set<string>();
-  private timer: NodeJS.Immediate | undefined;
+  private readonly queue = new NamespaceQueue((ns) => this.reconcile(ns));
   private unsubscribe: (() => void) | undefined;
   private readonly opts: WriteOptions = {
     dryRun: false,
@@ -124,32 +124,18 @@ export class EndpointSliceController {
   start(): void {
     const watched = new Set([storageKey(type('Service')), storageKey(type('Pod'))]);
     this.unsubscribe = this.store.subscribe((ev) => {
-      if (!watched.has(ev.storage) || !ev.namespace) return;
-      this.pending.add(ev.namespace);
-      this.timer ??= setImmediate(() => this.flush());
+      if (watched.has(ev.storage) && ev.namespace) this.queue.add(ev.namespace);
     });
-    for (const s of this.store.list(storageKey(type('Service')), undefined))
-      this.pending.add(String(obj(s.obj.metadata).namespace));
-    this.timer ??= setImmediate(() => this.flush());
+    this.queue.add(
+      ...this.store
+        .list(storageKey(type('Service')), undefined)
+        .map((s) => String(obj(s.obj.metadata).namespace)),
+    );
   }
 
   stop(): void {
     this.unsubscribe?.();
-    if (this.timer) clearImmediate(this.timer);
-    this.timer = undefined;
-  }
-
-  private flush(): void {
-    this.timer = undefined;
-    const namespaces = [...this.pending];
-    this.pending.clear();
-    for (const ns of namespaces) {
-      try {
-        this.reconcile(ns);
-      } catch {
-        // The namespace went meanwhile, or a write raced another: its next change tries again.
-      }
-    }
+    this.queue.stop();
   }
 
   /** Makes the namespace's managed slices what its Services and Pods say. */

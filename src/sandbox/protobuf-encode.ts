@@ -7,10 +7,12 @@
  * magic. Objects and lists of the built-in kinds only: custom resources, Tables, Status errors and
  * watch streams stay JSON, which every client takes.
  */
+import type { ServerResponse } from 'node:http';
 import protobuf from 'protobufjs';
+import { send } from './http-util.ts';
 import type { Json, JsonObject, OpenApi } from './openapi.ts';
 import { RESOURCE_TYPES, apiVersionOf } from './kinds.ts';
-import { definitions, MAGIC, META, planOf, protoName } from './protobuf.ts';
+import { definitions, KUBE_PROTOBUF, MAGIC, META, planOf, protoName } from './protobuf.ts';
 
 type Message = Record<string, unknown>;
 
@@ -121,4 +123,21 @@ export function encodeProtobufBody(obj: JsonObject, openapi: OpenApi | undefined
 export function prefersProtobuf(accept: string | undefined): boolean {
   const first = accept?.split(',')[0]?.split(';')[0]?.trim();
   return first === 'application/vnd.kubernetes.protobuf';
+}
+
+/**
+ * How a handler answers with an object or list it holds as JSON text: in protobuf when `asProtobuf`
+ * (the client prefers it) and the kind has a protobuf form, else as the JSON it is.
+ */
+export function negotiatedReply(
+  res: ServerResponse,
+  asProtobuf: boolean,
+  openapi: OpenApi | undefined,
+): (code: number, text: string, headers?: Record<string, string>) => void {
+  return (code, text, headers = {}) => {
+    const bytes = asProtobuf ? encodeProtobufBody(JSON.parse(text) as JsonObject, openapi) : undefined;
+    if (!bytes) return send(res, code, text, headers);
+    res.writeHead(code, { 'Content-Type': KUBE_PROTOBUF, 'Cache-Control': 'no-cache, private', ...headers });
+    res.end(bytes);
+  };
 }

@@ -22,16 +22,15 @@ import { WorkloadController } from './workload-controller.ts';
 import { send, sendError } from './http-util.ts';
 import { serveStatic } from './static-routes.ts';
 import { apiVersionOf, RESOURCE_TYPES, type ResourceType, storageKey, supportedFields } from './kinds.ts';
-import { type JsonObject, OpenApi } from './openapi.ts';
-import { KUBE_PROTOBUF } from './protobuf.ts';
-import { encodeProtobufBody, prefersProtobuf } from './protobuf-encode.ts';
+import { OpenApi } from './openapi.ts';
+import { negotiatedReply, prefersProtobuf } from './protobuf-encode.ts';
 import type { TypeCatalog } from './catalog.ts';
 import { Registry } from './registry.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import { ApiError, badRequest, methodNotAllowed, notFoundPath, unauthorized } from './status.ts';
 import { Store, type StoredObject } from './store.ts';
 import { type TableRequest, tableRequested, toTable } from './table.ts';
-import { serveWatch } from './watch-stream.ts';
+import { serveWatch, watchStart } from './watch-stream.ts';
 
 export type { AuditEntry } from './audit.ts';
 
@@ -273,19 +272,7 @@ export class SandboxServer implements Sandbox {
     const ns = route.namespace ?? '';
     const table = tableRequested(req.headers.accept);
     // Objects and lists in protobuf when the client prefers it (client-go does), else JSON.
-    const proto = !table && prefersProtobuf(req.headers.accept);
-    const reply = (code: number, text: string, headers: Record<string, string> = {}): void => {
-      const bytes = proto
-        ? encodeProtobufBody(JSON.parse(text) as JsonObject, this.registry.openapi)
-        : undefined;
-      if (!bytes) return send(res, code, text, headers);
-      res.writeHead(code, {
-        'Content-Type': KUBE_PROTOBUF,
-        'Cache-Control': 'no-cache, private',
-        ...headers,
-      });
-      res.end(bytes);
-    };
+    const reply = negotiatedReply(res, !table && prefersProtobuf(req.headers.accept), this.registry.openapi);
     if (name === undefined) {
       if (method === 'GET') return this.serveList(route, q, res, table, reply);
       if (method === 'POST') {
@@ -372,29 +359,13 @@ export class SandboxServer implements Sandbox {
     const fields = parseFieldSelector(q.get('fieldSelector'), supportedFields(t));
     if (q.get('watch') === 'true' || q.get('watch') === '1') {
       const timeout = Number(q.get('timeoutSeconds') ?? DEFAULT_WATCH_TIMEOUT_S);
-      const rv = q.get('resourceVersion') ?? '';
-      if (rv !== '' && !/^\d+$/.test(rv))
-        throw badRequest(`resourceVersion: Invalid value: "${rv}": must be a non-negative integer`);
-      const initialEvents = q.get('sendInitialEvents') === 'true';
-      const bookmarks = q.get('allowWatchBookmarks') === 'true';
-      // As ValidateListOptions (apimachinery): a streaming list needs both of these.
-      if (initialEvents && q.get('resourceVersionMatch') !== 'NotOlderThan')
-        throw badRequest(
-          'resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
-        );
-      if (initialEvents && !bookmarks)
-        throw badRequest(
-          'allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true',
-        );
       const close = serveWatch(this.registry, res, {
         type: t,
         namespace: route.namespace,
         labels,
         fields,
-        resourceVersion: rv,
-        initialEvents,
+        ...watchStart(q),
         timeoutSeconds: Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_WATCH_TIMEOUT_S,
-        bookmarks,
         bookmarkIntervalMs: this.opts.bookmarkIntervalMs ?? 10_000,
         render: this.render(t, table),
       });

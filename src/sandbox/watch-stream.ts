@@ -7,7 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { apiVersionOf, type ResourceType, storageKey } from './kinds.ts';
 import type { Registry } from './registry.ts';
 import type { FieldSelector, LabelSelector } from './selectors.ts';
-import { ApiError } from './status.ts';
+import { ApiError, badRequest } from './status.ts';
 import { metadataOf, type StoredObject, type StoreEvent } from './store.ts';
 
 export interface WatchRequest {
@@ -30,15 +30,56 @@ export interface WatchRequest {
   render: (obj: StoredObject) => string;
 }
 
+/**
+ * Where a watch starts, from its query: the resourceVersion (digits, or '' for now), a streaming
+ * list (sendInitialEvents), bookmarks. As ValidateListOptions (apimachinery), a streaming list
+ * needs resourceVersionMatch=NotOlderThan and allowWatchBookmarks=true.
+ */
+export function watchStart(
+  q: URLSearchParams,
+): Pick<WatchRequest, 'resourceVersion' | 'initialEvents' | 'bookmarks'> {
+  const resourceVersion = q.get('resourceVersion') ?? '';
+  if (resourceVersion !== '' && !/^\d+$/.test(resourceVersion))
+    throw badRequest(`resourceVersion: Invalid value: "${resourceVersion}": must be a non-negative integer`);
+  const initialEvents = q.get('sendInitialEvents') === 'true';
+  const bookmarks = q.get('allowWatchBookmarks') === 'true';
+  if (initialEvents && q.get('resourceVersionMatch') !== 'NotOlderThan')
+    throw badRequest(
+      'resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+    );
+  if (initialEvents && !bookmarks)
+    throw badRequest(
+      'allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true',
+    );
+  return { resourceVersion, initialEvents, bookmarks };
+}
+
 /** Beyond this much unsent output the watcher is too slow and is closed, as the real server does. */
 const MAX_BUFFERED = 32 * 1024 * 1024;
+
+/** A BOOKMARK's object: the kind and the resourceVersion (and the end of a streaming list's state). */
+function bookmarkJson(t: ResourceType, rv: number, initialEnd: boolean): string {
+  return JSON.stringify({
+    kind: t.kind,
+    apiVersion: apiVersionOf(t),
+    metadata: {
+      resourceVersion: String(rv),
+      ...(initialEnd ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}),
+    },
+  });
+}
+
+/** The stream's headers, sent at once (a client waits for them before its first event). */
+function startStream(res: ServerResponse): void {
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+  res.flushHeaders();
+  res.socket?.setNoDelay(true);
+}
 
 export function serveWatch(registry: Registry, res: ServerResponse, w: WatchRequest): () => void {
   const storage = storageKey(w.type);
   const store = registry.store;
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
-  res.flushHeaders();
-  res.socket?.setNoDelay(true);
+  startStream(res);
   let closed = false;
   const timers: NodeJS.Timeout[] = [];
   let unsubscribe = (): void => {};
@@ -77,17 +118,8 @@ export function serveWatch(registry: Registry, res: ServerResponse, w: WatchRequ
     }
   };
 
-  const bookmark = (initialEnd = false): void => {
-    const obj = {
-      kind: w.type.kind,
-      apiVersion: apiVersionOf(w.type),
-      metadata: {
-        resourceVersion: String(store.currentRV()),
-        ...(initialEnd ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}),
-      },
-    };
-    send('BOOKMARK', JSON.stringify(obj));
-  };
+  const bookmark = (initialEnd = false): void =>
+    send('BOOKMARK', bookmarkJson(w.type, store.currentRV(), initialEnd));
   try {
     if (w.initialEvents || w.resourceVersion === '' || w.resourceVersion === '0') {
       for (const s of store.list(storage, w.namespace)) {

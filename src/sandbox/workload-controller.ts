@@ -10,15 +10,29 @@
  * controllers made goes when its owner goes. Taints, affinity and rolling-update pacing are not
  * simulated: a new template replaces the Pods at once.
  */
-import { randomInt } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { RESOURCE_TYPES, type ResourceType, storageKey } from './kinds.ts';
-import type { Json, JsonObject } from './openapi.ts';
+import type { JsonObject } from './openapi.ts';
 import type { Registry, WriteOptions } from './registry.ts';
-import { type LabelSelector, matchLabels } from './selectors.ts';
+import { matchLabels } from './selectors.ts';
+import { NamespaceQueue } from './namespace-queue.ts';
+import {
+  controllerOf,
+  fits,
+  gone,
+  labels,
+  meta,
+  name,
+  nodeReady,
+  ownerRef,
+  runningStatus,
+  selectorOf,
+  suffix,
+  templateHash,
+  unschedulable,
+} from './workload-pods.ts';
 import type { Store } from './store.ts';
 import {
-  arr,
   daemonSetStatus,
   deploymentStatus,
   isReady,
@@ -27,6 +41,7 @@ import {
   replicaSetStatus,
 } from './workload-status.ts';
 
+export { templateHash } from './workload-pods.ts';
 export const SIMULATED = 'sandbox.npl-lb.io/simulated';
 const HASH = 'pod-template-hash';
 const REVISION_HASH = 'controller-revision-hash';
@@ -43,111 +58,11 @@ const T = {
 };
 const WATCHED = new Set(Object.values(T).map(storageKey));
 
-const meta = (o: JsonObject): JsonObject => obj(o.metadata);
-const name = (o: JsonObject): string => String(meta(o).name);
-const labels = (o: JsonObject): Record<string, string> => obj(meta(o).labels) as Record<string, string>;
-const gone = (o: JsonObject): boolean => meta(o).deletionTimestamp !== undefined;
-
-/** The owner a controller made this object for (its controller reference). */
-const controllerOf = (o: JsonObject): JsonObject | undefined =>
-  arr(meta(o).ownerReferences).find((r) => r.controller === true);
-
-const ownerRef = (kind: string, owner: JsonObject): JsonObject => ({
-  apiVersion: 'apps/v1',
-  kind,
-  name: name(owner),
-  uid: String(meta(owner).uid),
-  controller: true,
-  blockOwnerDeletion: true,
-});
-
-/** JSON with keys sorted, so a template's hash does not depend on the order its writer used. */
-function canonical(v: Json): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (typeof v === 'object' && v !== null)
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(v[k]!)}`)
-      .join(',')}}`;
-  return JSON.stringify(v);
-}
-
-const SAFE = 'bcdfghjklmnpqrstvwxz2456789';
-
-/** A template's hash as kube-controller-manager renders one: FNV-1a 32, in its safe alphabet. */
-export function templateHash(template: Json): string {
-  let h = 0x811c9dc5;
-  for (const b of Buffer.from(canonical(template))) h = Math.imul(h ^ b, 0x01000193) >>> 0;
-  return [...String(h)].map((c) => SAFE[c.charCodeAt(0) % SAFE.length]).join('');
-}
-
-const suffix = (): string => Array.from({ length: 5 }, () => SAFE[randomInt(SAFE.length)]).join('');
-
-/** A LabelSelector object (matchLabels, matchExpressions) as the selector the store matches. */
-function selectorOf(sel: JsonObject): LabelSelector {
-  const out: LabelSelector = Object.entries(obj(sel.matchLabels)).map(([key, v]) => ({
-    key,
-    op: 'eq' as const,
-    value: String(v),
-  }));
-  for (const e of arr(sel.matchExpressions)) {
-    const key = String(e.key);
-    const values = Array.isArray(e.values) ? e.values.map(String) : [];
-    if (e.operator === 'In') out.push({ key, op: 'in', values });
-    else if (e.operator === 'NotIn') out.push({ key, op: 'notin', values });
-    else if (e.operator === 'Exists') out.push({ key, op: 'exists' });
-    else if (e.operator === 'DoesNotExist') out.push({ key, op: 'notexists' });
-  }
-  return out;
-}
-
-const nodeReady = (n: JsonObject): boolean =>
-  !gone(n) && arr(obj(n.status).conditions).some((c) => c.type === 'Ready' && c.status === 'True');
-const fits = (n: JsonObject, template: JsonObject): boolean =>
-  Object.entries(obj(obj(template.spec).nodeSelector)).every(([k, v]) => labels(n)[k] === v);
-
-/** What a kubelet reports for a started Pod whose containers are ready (none runs here). */
-function runningStatus(pod: JsonObject, node: JsonObject | undefined, now: string): JsonObject {
-  const cond = (t: string) => ({ type: t, status: 'True', lastTransitionTime: now });
-  const hostIP = arr(obj(node?.status).addresses).find((a) => a.type === 'InternalIP')?.address;
-  return {
-    phase: 'Running',
-    ...(hostIP ? { hostIP, hostIPs: [{ ip: hostIP }] } : {}),
-    startTime: now,
-    conditions: ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map(
-      cond,
-    ),
-    containerStatuses: arr(obj(pod.spec).containers).map((c) => ({
-      name: String(c.name),
-      ready: true,
-      started: true,
-      restartCount: 0,
-      image: String(c.image ?? ''),
-      imageID: '',
-      state: { running: { startedAt: now } },
-    })),
-  };
-}
-
-const unschedulable = (now: string, nodes: number): JsonObject => ({
-  phase: 'Pending',
-  conditions: [
-    {
-      type: 'PodScheduled',
-      status: 'False',
-      reason: 'Unschedulable',
-      message: `0/${nodes} nodes are available: none is Ready, schedulable and matching the Pod's nodeSelector.`,
-      lastTransitionTime: now,
-    },
-  ],
-});
-
 export class WorkloadController {
-  private readonly pending = new Set<string>();
+  private readonly queue = new NamespaceQueue((ns) => this.reconcile(ns));
   /** Why an object's last step failed (a Pod the API refused) and when to try again, by namespace/uid. */
   private readonly failures = new Map<string, { message: string; delayMs: number; retryAt: number }>();
   private readonly retries = new Set<NodeJS.Timeout>();
-  private timer: NodeJS.Immediate | undefined;
   private unsubscribe: (() => void) | undefined;
   private readonly opts: WriteOptions = {
     dryRun: false,
@@ -166,37 +81,21 @@ export class WorkloadController {
     this.unsubscribe = this.store.subscribe((ev) => {
       if (!WATCHED.has(ev.storage)) return;
       // A Node changes what every namespace's DaemonSets and unscheduled Pods want.
-      if (ev.namespace) this.pending.add(ev.namespace);
-      else for (const ns of this.namespaces()) this.pending.add(ns);
-      this.timer ??= setImmediate(() => this.flush());
+      if (ev.namespace) this.queue.add(ev.namespace);
+      else this.queue.add(...this.namespaces());
     });
-    for (const ns of this.namespaces()) this.pending.add(ns);
-    this.timer ??= setImmediate(() => this.flush());
+    this.queue.add(...this.namespaces());
   }
 
   stop(): void {
     this.unsubscribe?.();
     for (const t of this.retries) clearTimeout(t);
     this.retries.clear();
-    if (this.timer) clearImmediate(this.timer);
-    this.timer = undefined;
+    this.queue.stop();
   }
 
   private namespaces(): string[] {
     return this.store.list(storageKey(type('Namespace')), undefined).map((s) => name(s.obj));
-  }
-
-  private flush(): void {
-    this.timer = undefined;
-    const namespaces = [...this.pending];
-    this.pending.clear();
-    for (const ns of namespaces) {
-      try {
-        this.reconcile(ns);
-      } catch {
-        // The namespace went meanwhile, or a write raced another: its next change tries again.
-      }
-    }
   }
 
   private list(t: ResourceType, ns: string | undefined): JsonObject[] {
@@ -238,8 +137,7 @@ export class WorkloadController {
       });
       const timer = setTimeout(() => {
         this.retries.delete(timer);
-        this.pending.add(ns);
-        this.timer ??= setImmediate(() => this.flush());
+        this.queue.add(ns);
       }, delayMs);
       timer.unref();
       this.retries.add(timer);

@@ -10,13 +10,12 @@ import { familyName, l7PoolName, poolName } from '../model/names.ts';
 import type { Pool } from '../model/types.ts';
 import { gatewaysFromView, type LoadBalancerInfo } from './gateway/from-view.ts';
 import { resolveBackendPolicies } from './backend-policies.ts';
-import { ingressPolicies } from './ingress-policies.ts';
-import { EventReasons } from '../kube/event-reasons.ts';
+import { ingressPolicies, poolPolicies } from './ingress-policies.ts';
 import type { SecretCertificates } from './ingress-tls.ts';
 import { ingressesByClass, ingressFrontends } from './ingresses.ts';
 import { loadBalancerServices, ourLoadBalancerServices } from './lb-services.ts';
 import { secretCertificates } from './secret-certificates.ts';
-import type { Finding, Frontends, PoolRequest, ServicePort, VipOutcome } from './types.ts';
+import type { Frontends, PoolRequest, ServicePort, VipOutcome } from './types.ts';
 import { assignVips, familyVips, vipRequests } from './vip-requests.ts';
 import { FAMILIES, type IpFamily } from './ip-family.ts';
 import {
@@ -74,8 +73,10 @@ export function desiredFrontends(
   const svcByKey = new Map(view.services.map((s) => [key(s.metadata), s]));
   const byClass = ingressesByClass(view.ingresses, view.ingressClasses, cfg);
   // Ingress authors' policy annotations, on the HTTP pools of their Services; a BackendPolicy wins.
-  const annotated = ingressPolicies([...byClass.values()].flat(), svcByKey, lb.caps, lb.name);
-  const overridden: Finding[] = [];
+  const chosen = poolPolicies(
+    policies,
+    ingressPolicies([...byClass.values()].flat(), svcByKey, lb.caps, lb.name),
+  );
   const servable = servableFamilies(
     FAMILIES.filter((f) => cidrsOf(cfg.vip.cidrs, f).length > 0),
     lb,
@@ -93,17 +94,7 @@ export function desiredFrontends(
       );
       if (!requests.has(name)) {
         const svcKey = key(svc.metadata);
-        const fromPolicy = policies.forPort(svcKey, port.name ?? '');
-        const fromIngress = health === 'http' ? annotated.forPort(svcKey, port.name ?? '') : undefined;
-        if (fromPolicy && fromIngress)
-          overridden.push({
-            kind: 'Ingress',
-            key: fromIngress.policy.replace(/^Ingress (\S+) annotations$/, '$1'),
-            type: 'Warning',
-            reason: EventReasons.PolicyNotApplied,
-            message: `Service ${svcKey} has BackendPolicy ${fromPolicy.policy}, which wins over the policy annotations`,
-          });
-        const policy = fromPolicy ?? fromIngress;
+        const policy = chosen.forPool(svcKey, port.name ?? '', health === 'http');
         requests.set(name, { name, svc, svcKey, port, health, family, ...(policy ? { policy } : {}) });
       }
       return name;
@@ -138,7 +129,7 @@ export function desiredFrontends(
     services: l4.services,
     ingresses: ing.ingresses,
     gateways,
-    findings: [...l4.findings, ...ing.findings, ...annotated.findings, ...overridden],
+    findings: [...l4.findings, ...ing.findings, ...chosen.findings],
     pools: [...requests.values()],
     policies: policies.statuses,
   };

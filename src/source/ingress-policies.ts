@@ -15,7 +15,7 @@ import {
 } from '../kube/annotations.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
 import type { Ingress, IngressBackend, Service } from '../kube/objects.ts';
-import { checkPolicySpec, type PoolPolicy, unsupported } from './backend-policies.ts';
+import { checkPolicySpec, type PolicyResolution, type PoolPolicy, unsupported } from './backend-policies.ts';
 import type { Finding } from './types.ts';
 
 export const POLICY_ANNOTATIONS = [
@@ -135,4 +135,31 @@ export function ingressPolicies(
     }
   }
   return { forPort: (svcKey, portName) => winners.get(`${svcKey}#${portName}`)?.policy, findings };
+}
+
+/**
+ * The policy of each pool: its Service's BackendPolicy, else (HTTP pools only) the Ingress
+ * annotations'. An Ingress whose annotations a BackendPolicy overrides is told, once per pool.
+ */
+export function poolPolicies(
+  backend: Pick<PolicyResolution, 'forPort'>,
+  annotated: IngressPolicies,
+): { forPool(svcKey: string, portName: string, http: boolean): PoolPolicy | undefined; findings: Finding[] } {
+  const findings = [...annotated.findings];
+  return {
+    findings,
+    forPool(svcKey, portName, http) {
+      const fromPolicy = backend.forPort(svcKey, portName);
+      const fromIngress = http ? annotated.forPort(svcKey, portName) : undefined;
+      if (fromPolicy && fromIngress)
+        findings.push({
+          kind: 'Ingress',
+          key: fromIngress.policy.replace(/^Ingress (\S+) annotations$/, '$1'),
+          type: 'Warning',
+          reason: EventReasons.PolicyNotApplied,
+          message: `Service ${svcKey} has BackendPolicy ${fromPolicy.policy}, which wins over the policy annotations`,
+        });
+      return fromPolicy ?? fromIngress;
+    },
+  };
 }
