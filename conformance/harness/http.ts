@@ -1,0 +1,149 @@
+/**
+ * The upstream suite's HTTP assertions (conformance/utils/http), written again: a request to a
+ * Gateway's address must be answered as expected a number of times in a row (3) within a bound,
+ * compared as CompareRoundTrip compares (status; for a 200 the request the backend saw: path,
+ * method, host, headers, namespace, the Pod's name prefix; for a redirect its location).
+ * Redirects are never followed.
+ */
+import { request } from 'undici';
+import type { CapturedRequest } from './echo.ts';
+import { ConformanceFailure, type Timeouts } from './status.ts';
+
+export interface Req {
+  host?: string;
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+}
+
+export interface Expected {
+  request: Req;
+  /** What the backend must see (default: the request as sent). */
+  expectedRequest?: Partial<Req> & { absentHeaders?: string[] };
+  response?: {
+    statusCode?: number;
+    statusCodes?: number[];
+    headers?: Record<string, string>;
+    absentHeaders?: string[];
+  };
+  /** The answering Pod's name starts with this. */
+  backend?: string;
+  namespace?: string;
+  redirectRequest?: { scheme?: string; host?: string; port?: string; path?: string };
+}
+
+export interface RoundTrip {
+  status: number;
+  headers: Record<string, string>;
+  captured?: CapturedRequest;
+}
+
+export async function roundTrip(gwAddr: string, r: Req): Promise<RoundTrip> {
+  const res = await request(`http://${gwAddr}${r.path}`, {
+    method: (r.method ?? 'GET') as 'GET',
+    headers: { ...(r.host ? { host: r.host } : {}), ...(r.headers ?? {}) },
+    headersTimeout: 5000,
+    bodyTimeout: 5000,
+    maxRedirections: 0,
+  } as Parameters<typeof request>[1]);
+  const text = await res.body.text();
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(res.headers))
+    headers[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : String(v);
+  let captured: CapturedRequest | undefined;
+  if (res.statusCode === 200 && (headers['content-type'] ?? '').includes('json')) {
+    try {
+      captured = JSON.parse(text) as CapturedRequest;
+    } catch {
+      captured = undefined;
+    }
+  }
+  return { status: res.statusCode, headers, ...(captured ? { captured } : {}) };
+}
+
+/** Why a round trip does not meet the expectation, if it does not. */
+export function compare(gwAddr: string, rt: RoundTrip, e: Expected): string | undefined {
+  const codes = e.response?.statusCodes ?? [e.response?.statusCode ?? 200];
+  if (!codes.includes(rt.status)) return `status ${rt.status}, want one of ${codes.join(', ')}`;
+  if (rt.status === 200) {
+    const c = rt.captured;
+    if (!c) return 'a 200 without the echo backend body';
+    // As upstream: what the backend must see is the request sent, unless the test says otherwise.
+    const want: Partial<Req> & { absentHeaders?: string[] } = e.expectedRequest ?? e.request;
+    if (want.host && c.host !== want.host) return `backend saw host ${c.host}, want ${want.host}`;
+    const path = want.path ?? e.request.path;
+    if (c.path !== path) return `backend saw path ${c.path}, want ${path}`;
+    if (c.method !== (want.method ?? 'GET'))
+      return `backend saw method ${c.method}, want ${want.method ?? 'GET'}`;
+    if ((e.namespace ?? '') !== c.namespace)
+      return `answered from namespace ${c.namespace}, want ${e.namespace ?? ''}`;
+    const seen: Record<string, string> = {};
+    for (const [k, v] of Object.entries(c.headers ?? {})) seen[k.toLowerCase()] = v.join(',');
+    for (const [k, v] of Object.entries(want.headers ?? {})) {
+      if (seen[k.toLowerCase()] !== v)
+        return `backend saw ${k}: ${seen[k.toLowerCase()] ?? '(none)'}, want ${v}`;
+    }
+    for (const k of want.absentHeaders ?? []) {
+      if (k.toLowerCase() in seen) return `backend saw ${k}: ${seen[k.toLowerCase()]}, want none`;
+    }
+    for (const [k, v] of Object.entries(e.response?.headers ?? {})) {
+      if (rt.headers[k.toLowerCase()] !== v)
+        return `response ${k}: ${rt.headers[k.toLowerCase()] ?? '(none)'}, want ${v}`;
+    }
+    for (const k of e.response?.absentHeaders ?? []) {
+      if (k.toLowerCase() in rt.headers) return `response has ${k}, want none`;
+    }
+    if (!c.pod.startsWith(e.backend ?? '')) return `answered by Pod ${c.pod}, want ${e.backend}*`;
+  } else if (rt.status >= 300 && rt.status < 400 && e.redirectRequest) {
+    const loc = rt.headers.location;
+    if (!loc) return 'a redirect without Location';
+    const u = new URL(loc, `http://${e.request.host ?? gwAddr}`);
+    const want = e.redirectRequest;
+    const scheme = want.scheme ?? 'http';
+    const host = want.host ?? e.request.host ?? gwAddr;
+    const path = want.path ?? e.request.path;
+    if (u.protocol !== `${scheme}:`) return `redirected to scheme ${u.protocol}, want ${scheme}`;
+    if (u.hostname !== host) return `redirected to host ${u.hostname}, want ${host}`;
+    if (
+      want.port !== undefined
+        ? u.port !== want.port
+        : !['', scheme === 'https' ? '443' : '80'].includes(u.port)
+    )
+      return `redirected to port ${u.port || '(none)'}, want ${want.port ?? 'the scheme default'}`;
+    if (u.pathname + u.search !== path) return `redirected to path ${u.pathname}${u.search}, want ${path}`;
+  }
+  return undefined;
+}
+
+/**
+ * MakeRequestAndExpectEventuallyConsistentResponse: the expected answer `consecutive` times in a
+ * row before the bound; a connection error counts as a miss.
+ */
+export async function expectEventually(
+  gwAddr: string,
+  e: Expected,
+  t: Timeouts,
+  consecutive = 3,
+): Promise<void> {
+  const deadline = Date.now() + t.consistencyMs;
+  let inRow = 0;
+  let why = 'not tried';
+  while (Date.now() < deadline) {
+    try {
+      const d = compare(gwAddr, await roundTrip(gwAddr, e.request), e);
+      if (d === undefined) {
+        if (++inRow >= consecutive) return;
+        continue;
+      }
+      why = d;
+    } catch (err) {
+      why = (err as Error).message;
+    }
+    inRow = 0;
+    await new Promise((r) => setTimeout(r, t.pollMs));
+  }
+  const r = e.request;
+  throw new ConformanceFailure(
+    `${r.method ?? 'GET'} ${r.host ?? ''}${r.path} at ${gwAddr}: not answered as expected ${consecutive} times in a row within ${t.consistencyMs} ms (last: ${why})`,
+  );
+}

@@ -1,0 +1,153 @@
+/**
+ * Results as the upstream ConformanceReport (conformance/apis/v1: apiVersion
+ * gateway.networking.k8s.io/v1, kind ConformanceReport; a profile's core and extended status with
+ * result success | partial | failure, statistics Passed / Failed / Skipped, and the names of the
+ * skipped and failed tests). A core test the harness has not transcribed is skipped, named, so a
+ * profile is never reported as passing what was not run.
+ */
+import { stringify } from 'yaml';
+import { z } from 'zod';
+import type { ConformanceTest, Outcome } from './suite.ts';
+
+export interface Profile {
+  name: string;
+  /** The features of its core level: a test needing only these is core. */
+  core: string[];
+  /** Every upstream v1.6.1 core test of the profile, transcribed or not. */
+  coreTests: string[];
+}
+
+export const GATEWAY_HTTP: Profile = {
+  name: 'GATEWAY-HTTP',
+  core: ['Gateway', 'HTTPRoute', 'ReferenceGrant'],
+  coreTests: [
+    'GatewayClassObservedGenerationBump',
+    'GatewayInvalidParametersRef',
+    'GatewayInvalidRouteKind',
+    'GatewayInvalidTLSConfiguration',
+    'GatewayListenerUnsupportedProtocol',
+    'GatewayModifyListeners',
+    'GatewayObservedGenerationBump',
+    'GatewaySecretInvalidReferenceGrant',
+    'GatewaySecretMissingReferenceGrant',
+    'GatewaySecretReferenceGrantAllInNamespace',
+    'GatewaySecretReferenceGrantSpecific',
+    'GatewayWithAttachedRoutes',
+    'HTTPRouteCrossNamespace',
+    'HTTPRouteExactPathMatching',
+    'HTTPRouteHTTPSListener',
+    'HTTPRouteHeaderMatching',
+    'HTTPRouteHostnameIntersection',
+    'HTTPRouteInvalidBackendRefUnknownKind',
+    'HTTPRouteInvalidCrossNamespaceBackendRef',
+    'HTTPRouteInvalidCrossNamespaceParentRef',
+    'HTTPRouteInvalidNonExistentBackendRef',
+    'HTTPRouteInvalidParentRefNotMatchingSectionName',
+    'HTTPRouteInvalidReferenceGrant',
+    'HTTPRouteListenerHostnameMatching',
+    'HTTPRouteMatching',
+    'HTTPRouteMatchingAcrossRoutes',
+    'HTTPRouteMultipleGateways',
+    'HTTPRouteNoBackendRefs',
+    'HTTPRouteObservedGenerationBump',
+    'HTTPRoutePartiallyInvalidViaInvalidReferenceGrant',
+    'HTTPRoutePathMatchOrder',
+    'HTTPRouteRedirectHostAndStatus',
+    'HTTPRouteReferenceGrant',
+    'HTTPRouteRequestHeaderModifier',
+    'HTTPRouteServiceTypes',
+    'HTTPRouteSimpleSameNamespace',
+    'HTTPRouteWeight',
+  ],
+};
+
+const statistics = z.object({
+  Passed: z.number().int(),
+  Failed: z.number().int(),
+  Skipped: z.number().int(),
+});
+const status = z.object({
+  result: z.enum(['success', 'partial', 'failure']),
+  statistics,
+  skippedTests: z.array(z.string()).optional(),
+  failedTests: z.array(z.string()).optional(),
+});
+/** The upstream report's shape, which every report written here is held to. */
+export const conformanceReportSchema = z.object({
+  apiVersion: z.literal('gateway.networking.k8s.io/v1'),
+  kind: z.literal('ConformanceReport'),
+  date: z.string(),
+  gatewayAPIVersion: z.string(),
+  gatewayAPIChannel: z.enum(['standard', 'experimental']),
+  mode: z.string(),
+  implementation: z.object({
+    organization: z.string(),
+    project: z.string(),
+    url: z.string(),
+    version: z.string(),
+    contact: z.array(z.string()),
+  }),
+  profiles: z.array(
+    z.object({
+      name: z.string(),
+      summary: z.string().min(1),
+      core: status,
+      extended: status
+        .extend({
+          supportedFeatures: z.array(z.string()).optional(),
+          unsupportedFeatures: z.array(z.string()).optional(),
+        })
+        .optional(),
+    }),
+  ),
+});
+export type ConformanceReport = z.infer<typeof conformanceReportSchema>;
+
+type Status = z.infer<typeof status>;
+
+function levelStatus(names: string[], outcomes: Map<string, Outcome>): Status {
+  const passed = names.filter((n) => outcomes.get(n)?.result === 'passed');
+  const failed = names.filter((n) => outcomes.get(n)?.result === 'failed');
+  const skipped = names.filter((n) => !outcomes.has(n) || outcomes.get(n)!.result === 'skipped');
+  return {
+    result: failed.length ? 'failure' : skipped.length ? 'partial' : 'success',
+    statistics: { Passed: passed.length, Failed: failed.length, Skipped: skipped.length },
+    ...(skipped.length ? { skippedTests: skipped } : {}),
+    ...(failed.length ? { failedTests: failed } : {}),
+  };
+}
+
+export function profileReport(
+  p: Profile,
+  tests: ConformanceTest[],
+  outcomes: Outcome[],
+  features: { supported: string[]; unsupported: string[] },
+): ConformanceReport['profiles'][number] {
+  const byName = new Map(outcomes.map((o) => [o.name, o]));
+  const core = levelStatus(p.coreTests, byName);
+  const extendedNames = tests
+    .filter((t) => !t.features.every((f) => p.core.includes(f)))
+    .filter((t) => t.features.every((f) => p.core.includes(f) || features.supported.includes(f)))
+    .map((t) => t.shortName);
+  const extended = levelStatus(extendedNames, byName);
+  const what = (s: Status, level: string) =>
+    s.result === 'success'
+      ? `${level} tests succeeded.`
+      : s.result === 'partial'
+        ? `${level} tests partially succeeded with ${s.statistics.Skipped} test skips.`
+        : `${level} tests failed with ${s.statistics.Failed} test failures.`;
+  return {
+    name: p.name,
+    summary: `${what(core, 'Core')} ${what(extended, 'Extended')}`,
+    core,
+    extended: {
+      ...extended,
+      ...(features.supported.length ? { supportedFeatures: [...features.supported].sort() } : {}),
+      ...(features.unsupported.length ? { unsupportedFeatures: [...features.unsupported].sort() } : {}),
+    },
+  };
+}
+
+export function renderReport(r: ConformanceReport): string {
+  return stringify(conformanceReportSchema.parse(r), { sortMapEntries: true });
+}

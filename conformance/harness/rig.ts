@@ -1,0 +1,170 @@
+/**
+ * What the conformance suite runs against: the sandbox API server with the Gateway API CRDs, three
+ * nodes each with a real NodePortLocal agent forwarding in userspace, the upstream base manifests
+ * with their echo Pods really answering, and the controller feeding one adapter. On HAProxy (the
+ * runtime transport on a stock HAProxy, or the Data Plane API on the simulator over a real
+ * HAProxy) the suite sends real traffic to the Gateways' addresses; on the Avi and F5 simulators
+ * there is no data path, so only the tests that read status apply.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
+import { AgentMetrics } from '../../src/agent/metrics.ts';
+import { NplAgent } from '../../src/agent/npl-controller.ts';
+import { UserspaceBackend } from '../../src/agent/rules/userspace.ts';
+import { parseControllerConfig } from '../../src/config/controller-config.ts';
+import { NplController } from '../../src/controller/controller.ts';
+import { EventRecorder } from '../../src/kube/events.ts';
+import { createLogger, type Logger } from '../../src/runtime/logger.ts';
+import { installGatewayApiCrds } from '../../src/sandbox/gateway-api.ts';
+import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
+import { startSandbox } from '../../src/sandbox/server.ts';
+import { runningStatus } from '../../src/main/demo-app.ts';
+import { startDataplaneSim } from '../../test/support/dataplane.ts';
+import { startHaproxy } from '../../test/support/haproxy.ts';
+import { Kubelet, type Node } from './kubelet.ts';
+import { Api, type KubeObject, objectSchema, readManifests } from './objects.ts';
+import { testCertificate, tlsSecret } from '../../test/support/certs.ts';
+
+export const ADAPTERS = ['haproxy-runtime', 'haproxy-dataplane-v3', 'haproxy-dataplane-v2'] as const;
+export type AdapterName = (typeof ADAPTERS)[number];
+
+/** The suite's own TLS Secrets of the HTTP profile: namespace, name, DNS names. */
+const SUITE_SECRETS: [string, string, string[]][] = [
+  ['gateway-conformance-web-backend', 'certificate', ['*']],
+  ['gateway-conformance-infra', 'tls-validity-checks-certificate', ['*', '*.org', '*.wildcard.org']],
+];
+
+export const CONTROLLER_NAME = 'npl-lb.io/gateway-controller';
+export const GATEWAY_CLASS = 'npl-lb-conformance';
+export const BASE_MANIFESTS = new URL('../manifests/base.yaml', import.meta.url);
+
+/** Loopback addresses of the suite: nodes, Pods and the Gateways' VIPs. */
+export const NET = { nodes: '127.0.80', pods: '127.0.81', vips: '127.0.82' } as const;
+
+/** Runs cleanups last-in first-out, every one even when some fail. */
+export class Cleanups {
+  private readonly fns: (() => Promise<void> | void)[] = [];
+  after = (fn: () => Promise<void> | void): void => {
+    this.fns.push(fn);
+  };
+  async run(): Promise<void> {
+    let first: unknown;
+    while (this.fns.length) {
+      try {
+        await this.fns.pop()!();
+      } catch (err) {
+        first ??= err;
+      }
+    }
+    if (first !== undefined) throw first;
+  }
+}
+
+export interface Rig {
+  adapterName: AdapterName;
+  api: Api;
+  kubelet: Kubelet;
+  /** Whether traffic flows through the adapter (HAProxy), or only status can be checked. */
+  traffic: boolean;
+  log: Logger;
+  close(): Promise<void>;
+}
+
+async function startAdapter(name: AdapterName, c: Cleanups): Promise<LoadBalancerAdapter> {
+  if (name === 'haproxy-runtime') {
+    const rig = await startHaproxy(c);
+    const adapter = rig.adapter('conformance', { healthChecks: true });
+    c.after(() => adapter.close());
+    return adapter;
+  }
+  const rig = await startDataplaneSim(c);
+  return rig.adapter('conformance', name === 'haproxy-dataplane-v2' ? 'v2' : 'v3', { healthChecks: true });
+}
+
+/** Creates every object of a manifest file; the kubelet runs the echo Deployments' Pods. */
+export async function applyAll(api: Api, kubelet: Kubelet, objects: KubeObject[]): Promise<void> {
+  for (const o of objects) {
+    await api.create(o);
+    if (o.kind === 'Namespace') {
+      // As the namespace controller reports it: the suite waits for Active namespaces.
+      await api.patch(`/api/v1/namespaces/${o.metadata.name}/status`, { status: { phase: 'Active' } });
+    }
+    if (o.kind === 'Deployment') await kubelet.run(o);
+  }
+}
+
+export async function startRig(adapterName: AdapterName, opts: { logLevel?: string } = {}): Promise<Rig> {
+  const c = new Cleanups();
+  const log = createLogger({ name: 'conformance', level: opts.logLevel ?? 'warn' });
+  try {
+    const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, logger: log });
+    c.after(() => sandbox.close());
+    const kc = new KubeConfig();
+    kc.loadFromString(renderKubeconfig({ server: sandbox.url }));
+    const api = new Api(sandbox.url);
+    await installGatewayApiCrds(sandbox.url);
+
+    const nodes: Node[] = [1, 2, 3].map((i) => ({ name: `node-${i}`, ip: `${NET.nodes}.${i}` }));
+    for (const n of nodes) {
+      await api.request('POST', '/api/v1/nodes', { metadata: { name: n.name } });
+      await api.patch(`/api/v1/nodes/${n.name}/status`, {
+        status: {
+          addresses: [{ type: 'InternalIP', address: n.ip }],
+          conditions: [{ type: 'Ready', status: 'True' }],
+        },
+      });
+      const agent = new NplAgent({
+        kubeConfig: kc,
+        nodeName: n.name,
+        portRange: { start: 61000, end: 61999 },
+        backend: new UserspaceBackend(),
+        metrics: new AgentMetrics(),
+        events: new EventRecorder(kc, 'npl-lb-agent', n.name, { logger: log }),
+        logger: log,
+      });
+      await agent.start();
+      c.after(() => agent.stop());
+    }
+    const kubelet = new Kubelet(api, nodes, NET.pods);
+    c.after(() => kubelet.stop());
+
+    const adapter = await startAdapter(adapterName, c);
+    // The controller's own Pod, where device-wide Events go.
+    await api.request('POST', '/api/v1/namespaces', { metadata: { name: 'npl-lb-system' } });
+    await api.request('POST', '/api/v1/namespaces/npl-lb-system/pods', {
+      metadata: { name: 'npl-lb-controller' },
+      spec: { nodeName: nodes[0]!.name, containers: [{ name: 'controller', image: 'npl-lb' }] },
+    });
+    await api.patch('/api/v1/namespaces/npl-lb-system/pods/npl-lb-controller/status', {
+      status: runningStatus([nodes[0]!.ip], 'controller', nodes[0]!.ip),
+    });
+    const controller = new NplController({
+      kubeConfig: kc,
+      config: parseControllerConfig(`clusterName: conformance\nvip: {cidrs: [${NET.vips}.0/24]}\n`),
+      adapter,
+      events: new EventRecorder(kc, 'npl-lb-controller', 'conformance', { logger: log }),
+      logger: log,
+      coalesceMs: 20,
+    });
+    await controller.start();
+    c.after(() => controller.stop());
+
+    await api.request('POST', '/apis/gateway.networking.k8s.io/v1/gatewayclasses', {
+      metadata: { name: GATEWAY_CLASS },
+      spec: { controllerName: CONTROLLER_NAME },
+    });
+    await applyAll(
+      api,
+      kubelet,
+      readManifests(BASE_MANIFESTS, { gatewayClassName: GATEWAY_CLASS, controllerName: CONTROLLER_NAME }),
+    );
+    // The certificates the upstream suite makes at setup, for the same names.
+    for (const [ns, name, dns] of SUITE_SECRETS) {
+      await api.create(objectSchema.parse(tlsSecret(ns, name, await testCertificate({ dns }))));
+    }
+    return { adapterName, api, kubelet, traffic: true, log, close: () => c.run() };
+  } catch (err) {
+    await c.run().catch(() => undefined);
+    throw err;
+  }
+}

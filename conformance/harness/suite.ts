@@ -1,0 +1,144 @@
+/**
+ * The conformance tests as the harness runs them: each transcribed from the upstream suite
+ * (kubernetes-sigs/gateway-api v1.6.1, conformance/tests/<name>.go and its manifests), run one
+ * after another on one rig: its manifests created, its assertions run, its objects deleted again
+ * (waited for) so the next test starts from the base manifests only.
+ */
+import type { Rig } from './rig.ts';
+import { applyAll, GATEWAY_CLASS } from './rig.ts';
+import { readManifests, pathOf, type KubeObject } from './objects.ts';
+import { ConformanceFailure, DEFAULT_TIMEOUTS, poll, StatusChecks, type Timeouts } from './status.ts';
+import { type Expected, expectEventually } from './http.ts';
+import { CONTROLLER_NAME } from './rig.ts';
+
+/** The upstream feature names (pkg/features) the harness knows. */
+export type Feature = string;
+
+export interface Suite {
+  rig: Rig;
+  status: StatusChecks;
+  timeouts: Timeouts;
+  controllerName: string;
+  gatewayClassName: string;
+  /** Logs a line under the running test. */
+  log(line: string): void;
+  /** Creates a manifest file's objects (deleted when the test ends). */
+  apply(file: string): Promise<KubeObject[]>;
+}
+
+export interface ConformanceTest {
+  shortName: string;
+  description: string;
+  features: Feature[];
+  /** Manifest files under conformance/manifests/tests/, copied from upstream. */
+  manifests: string[];
+  /** Whether it sends traffic (only status tests apply on an adapter without a data path). */
+  traffic: boolean;
+  run(s: Suite): Promise<void>;
+}
+
+export type Outcome =
+  | { name: string; result: 'passed'; ms: number; log: string[] }
+  | { name: string; result: 'failed'; ms: number; log: string[]; reason: string }
+  | { name: string; result: 'skipped'; reason: string };
+
+const manifest = (file: string) => new URL(`../manifests/tests/${file}`, import.meta.url);
+
+/** Deletes the objects, last first, and waits until each is gone. */
+async function deleteAll(rig: Rig, objects: KubeObject[], t: Timeouts): Promise<void> {
+  for (const o of [...objects].reverse()) await rig.api.delete(pathOf(o));
+  for (const o of objects) {
+    await poll(
+      `${o.kind} ${o.metadata.name} deleted`,
+      async () => ((await rig.api.get(pathOf(o))) ? 'still there' : undefined),
+      t,
+    );
+  }
+}
+
+export async function runTest(
+  rig: Rig,
+  test: ConformanceTest,
+  opts: { timeouts?: Timeouts; onLog?: (line: string) => void } = {},
+): Promise<Outcome> {
+  if (test.traffic && !rig.traffic) {
+    return {
+      name: test.shortName,
+      result: 'skipped',
+      reason: `${rig.adapterName} has no data path here: the test sends traffic`,
+    };
+  }
+  const timeouts = opts.timeouts ?? DEFAULT_TIMEOUTS;
+  const log: string[] = [];
+  const created: KubeObject[] = [];
+  const s: Suite = {
+    rig,
+    status: new StatusChecks(rig.api, CONTROLLER_NAME, timeouts),
+    timeouts,
+    controllerName: CONTROLLER_NAME,
+    gatewayClassName: GATEWAY_CLASS,
+    log: (line) => {
+      log.push(line);
+      opts.onLog?.(`${test.shortName}: ${line}`);
+    },
+    apply: async (file) => {
+      const objects = readManifests(manifest(file), {
+        gatewayClassName: GATEWAY_CLASS,
+        controllerName: CONTROLLER_NAME,
+      });
+      for (const o of objects) {
+        await applyAll(rig.api, rig.kubelet, [o]);
+        created.push(o);
+      }
+      return objects;
+    },
+  };
+  const started = Date.now();
+  let failure: string | undefined;
+  try {
+    for (const m of test.manifests) await s.apply(m);
+    await test.run(s);
+  } catch (err) {
+    failure = (err as Error).message;
+  }
+  try {
+    await deleteAll(rig, created, timeouts);
+  } catch (err) {
+    failure ??= `cleanup: ${(err as Error).message}`;
+  }
+  const ms = Date.now() - started;
+  return failure === undefined
+    ? { name: test.shortName, result: 'passed', ms, log }
+    : { name: test.shortName, result: 'failed', ms, log, reason: failure };
+}
+
+export const INFRA = 'gateway-conformance-infra';
+export const WEB = 'gateway-conformance-web-backend';
+export const APP = 'gateway-conformance-app-backend';
+export const HTTP_CORE: Feature[] = ['Gateway', 'HTTPRoute'];
+
+/**
+ * GatewayAndHTTPRoutesMustBeAccepted then HTTPRouteMustHaveResolvedRefsConditionsTrue for each
+ * route, as most HTTPRoute tests begin; returns the Gateway's address.
+ */
+export async function routesReady(
+  s: Suite,
+  gw: { namespace: string; name: string; listener?: string },
+  routes: { namespace: string; name: string }[],
+): Promise<string> {
+  const addr = await s.status.gatewayAndRoutesAccepted(gw, 'HTTPRoute', routes);
+  for (const r of routes)
+    await s.status.routeCondition('HTTPRoute', r, gw, {
+      type: 'ResolvedRefs',
+      status: 'True',
+      reason: 'ResolvedRefs',
+    });
+  return addr;
+}
+
+/** Each expectation, all at once (as upstream runs its cases in parallel). */
+export async function expectAll(s: Suite, gwAddr: string, cases: Expected[]): Promise<void> {
+  const results = await Promise.allSettled(cases.map((c) => expectEventually(gwAddr, c, s.timeouts)));
+  const failed = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
+  if (failed.length) throw new ConformanceFailure(failed.join('; '));
+}
