@@ -155,27 +155,27 @@ export class StatusChecks {
    * Programmed. Returns the address with the listener's port.
    */
   async gatewayAndRoutesAccepted(
-    gw: Ref & { listener?: string },
+    gw: Ref & { listeners?: string[] },
     kind: string,
     routes: Ref[],
   ): Promise<string> {
-    const addr = await this.gatewayAddress(gw, gw.listener);
+    const addr = await this.gatewayAddress(gw, gw.listeners?.[0]);
     for (const r of routes) {
-      await this.routeParents(kind, r, [
-        {
-          parent: { ...gw, ...(gw.listener ? { sectionName: gw.listener } : {}) },
-          conditions: [{ type: 'Accepted', status: 'True' }],
-        },
-      ]);
+      await this.routeParents(
+        kind,
+        r,
+        [{ parent: gw, conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted' }] }],
+        r.namespace !== gw.namespace,
+      );
     }
     await this.listenersHave(
       gw,
       [
-        { type: 'Accepted', status: 'True' },
         { type: 'ResolvedRefs', status: 'True' },
+        { type: 'Accepted', status: 'True' },
         { type: 'Programmed', status: 'True' },
       ],
-      gw.listener ? [gw.listener] : undefined,
+      gw.listeners,
     );
     return addr;
   }
@@ -184,7 +184,7 @@ export class StatusChecks {
   async routeParents(
     kind: string,
     r: Ref,
-    parents: { parent: Ref & { sectionName?: string }; conditions: Cond[] }[],
+    parents: { parent: Ref; conditions: Cond[] }[],
     namespaceRequired = false,
   ): Promise<void> {
     await poll(
@@ -194,17 +194,15 @@ export class StatusChecks {
         if (!o) return 'not found';
         const actual = (o.status?.parents ?? []) as Obj[];
         for (const e of parents) {
+          // As parentsForRouteMatch: group and kind spelled out, the namespace too when required.
           const match = actual.find(
             (a) =>
               a.controllerName === this.controllerName &&
-              (a.parentRef?.group ?? GW) === GW &&
-              (a.parentRef?.kind ?? 'Gateway') === 'Gateway' &&
+              a.parentRef?.group === GW &&
+              a.parentRef?.kind === 'Gateway' &&
               a.parentRef?.name === e.parent.name &&
               (a.parentRef?.namespace === e.parent.namespace ||
-                (!namespaceRequired &&
-                  a.parentRef?.namespace === undefined &&
-                  e.parent.namespace === r.namespace)) &&
-              (e.parent.sectionName === undefined || a.parentRef?.sectionName === e.parent.sectionName) &&
+                (!namespaceRequired && a.parentRef?.namespace === undefined)) &&
               !conditionsMatch(a.conditions, e.conditions),
           );
           if (!match)

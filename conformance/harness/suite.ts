@@ -123,7 +123,7 @@ export const HTTP_CORE: Feature[] = ['Gateway', 'HTTPRoute'];
  */
 export async function routesReady(
   s: Suite,
-  gw: { namespace: string; name: string; listener?: string },
+  gw: { namespace: string; name: string; listeners?: string[] },
   routes: { namespace: string; name: string }[],
 ): Promise<string> {
   const addr = await s.status.gatewayAndRoutesAccepted(gw, 'HTTPRoute', routes);

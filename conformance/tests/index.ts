@@ -1,7 +1,15 @@
 /** Every transcribed test, in the order the harness runs them. */
 import type { ConformanceTest } from '../harness/suite.ts';
 import { gatewayTests } from './gateway.ts';
+import { hostnameIntersection } from './hostname-intersection.ts';
 import { refTests } from './httproute-refs.ts';
 import { routingTests } from './httproute-routing.ts';
+import { listenerTests } from './listeners.ts';
 
-export const ALL_TESTS: ConformanceTest[] = [...gatewayTests, ...routingTests, ...refTests];
+export const ALL_TESTS: ConformanceTest[] = [
+  ...gatewayTests,
+  ...listenerTests,
+  ...routingTests,
+  hostnameIntersection,
+  ...refTests,
+];
