@@ -136,15 +136,21 @@ export function profileReport(
       : s.result === 'partial'
         ? `${level} tests partially succeeded with ${s.statistics.Skipped} test skips.`
         : `${level} tests failed with ${s.statistics.Failed} test failures.`;
+  const hasExtended =
+    extendedNames.length > 0 || features.supported.length > 0 || features.unsupported.length > 0;
   return {
     name: p.name,
-    summary: `${what(core, 'Core')} ${what(extended, 'Extended')}`,
+    summary: hasExtended ? `${what(core, 'Core')} ${what(extended, 'Extended')}` : what(core, 'Core'),
     core,
-    extended: {
-      ...extended,
-      ...(features.supported.length ? { supportedFeatures: [...features.supported].sort() } : {}),
-      ...(features.unsupported.length ? { unsupportedFeatures: [...features.unsupported].sort() } : {}),
-    },
+    ...(hasExtended
+      ? {
+          extended: {
+            ...extended,
+            ...(features.supported.length ? { supportedFeatures: [...features.supported].sort() } : {}),
+            ...(features.unsupported.length ? { unsupportedFeatures: [...features.unsupported].sort() } : {}),
+          },
+        }
+      : {}),
   };
 }
 

@@ -21,11 +21,21 @@ import { startSandbox } from '../../src/sandbox/server.ts';
 import { runningStatus } from '../../src/main/demo-app.ts';
 import { startDataplaneSim } from '../../test/support/dataplane.ts';
 import { startHaproxy } from '../../test/support/haproxy.ts';
+import { aviAdapter } from '../../test/support/lb-fixtures.ts';
+import { AviSimulator } from '../../sim/avi/simulator.ts';
+import { BigIpSimulator } from '../../sim/f5/simulator.ts';
+import { F5Adapter } from '../../adapters/f5/adapter.ts';
 import { Kubelet, type Node } from './kubelet.ts';
 import { Api, type KubeObject, objectSchema, readManifests } from './objects.ts';
 import { testCertificate, tlsSecret } from '../../test/support/certs.ts';
 
-export const ADAPTERS = ['haproxy-runtime', 'haproxy-dataplane-v3', 'haproxy-dataplane-v2'] as const;
+export const ADAPTERS = [
+  'haproxy-runtime',
+  'haproxy-dataplane-v3',
+  'haproxy-dataplane-v2',
+  'avi',
+  'f5',
+] as const;
 export type AdapterName = (typeof ADAPTERS)[number];
 
 /** The suite's own TLS Secrets of the HTTP profile: namespace, name, DNS names. */
@@ -70,15 +80,44 @@ export interface Rig {
   close(): Promise<void>;
 }
 
-async function startAdapter(name: AdapterName, c: Cleanups): Promise<LoadBalancerAdapter> {
-  if (name === 'haproxy-runtime') {
-    const rig = await startHaproxy(c);
-    const adapter = rig.adapter('conformance', { healthChecks: true });
-    c.after(() => adapter.close());
-    return adapter;
+/** The adapter on its device, and whether traffic flows through it here. */
+async function startAdapter(
+  name: AdapterName,
+  c: Cleanups,
+): Promise<{ adapter: LoadBalancerAdapter; traffic: boolean }> {
+  switch (name) {
+    case 'haproxy-runtime': {
+      const rig = await startHaproxy(c);
+      const adapter = rig.adapter('conformance', { healthChecks: true });
+      c.after(() => adapter.close());
+      return { adapter, traffic: true };
+    }
+    case 'haproxy-dataplane-v2':
+    case 'haproxy-dataplane-v3': {
+      const rig = await startDataplaneSim(c);
+      const version = name === 'haproxy-dataplane-v2' ? 'v2' : 'v3';
+      return { adapter: rig.adapter('conformance', version, { healthChecks: true }), traffic: true };
+    }
+    case 'avi': {
+      // The Avi simulator holds objects to the bundled field model; it carries no traffic.
+      const sim = new AviSimulator();
+      const url = await sim.start();
+      c.after(() => sim.close());
+      const adapter = aviAdapter(url, { owner: 'conformance' });
+      c.after(() => adapter.close());
+      await adapter.verify();
+      return { adapter, traffic: false };
+    }
+    case 'f5': {
+      // The BIG-IP simulator holds declarations to the bundled AS3 schema; it carries no traffic.
+      const sim = new BigIpSimulator();
+      const url = await sim.start();
+      c.after(() => sim.close());
+      const adapter = new F5Adapter({ owner: 'conformance', url, username: 'admin', password: 'admin' });
+      c.after(() => adapter.close());
+      return { adapter, traffic: false };
+    }
   }
-  const rig = await startDataplaneSim(c);
-  return rig.adapter('conformance', name === 'haproxy-dataplane-v2' ? 'v2' : 'v3', { healthChecks: true });
 }
 
 /** Creates every object of a manifest file; the kubelet runs the echo Deployments' Pods. */
@@ -128,7 +167,7 @@ export async function startRig(adapterName: AdapterName, opts: { logLevel?: stri
     const kubelet = new Kubelet(api, nodes, NET.pods);
     c.after(() => kubelet.stop());
 
-    const adapter = await startAdapter(adapterName, c);
+    const { adapter, traffic } = await startAdapter(adapterName, c);
     // The controller's own Pod, where device-wide Events go.
     await api.request('POST', '/api/v1/namespaces', { metadata: { name: 'npl-lb-system' } });
     await api.request('POST', '/api/v1/namespaces/npl-lb-system/pods', {
@@ -162,7 +201,7 @@ export async function startRig(adapterName: AdapterName, opts: { logLevel?: stri
     for (const [ns, name, dns] of SUITE_SECRETS) {
       await api.create(objectSchema.parse(tlsSecret(ns, name, await testCertificate({ dns }))));
     }
-    return { adapterName, api, kubelet, traffic: true, log, close: () => c.run() };
+    return { adapterName, api, kubelet, traffic, log, close: () => c.run() };
   } catch (err) {
     await c.run().catch(() => undefined);
     throw err;

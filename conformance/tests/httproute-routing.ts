@@ -196,6 +196,7 @@ export const routingTests: ConformanceTest[] = [
         response: { statusCodes: [200] },
         namespace: INFRA,
       };
+      if (!s.sendsTraffic) return;
       await expectEventually(addr, expected, s.timeouts);
       // As upstream: 500 requests, 10 at a time, each share within 5 points; up to 10 tries.
       const want: Record<string, number> = { [V1]: 0.7, [V2]: 0.3, [V3]: 0 };

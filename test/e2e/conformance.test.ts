@@ -1,0 +1,160 @@
+/**
+ * The Gateway API conformance harness (conformance/): every transcribed GATEWAY-HTTP core test
+ * passes on HAProxy with real traffic (runtime transport and the Data Plane API v3), and its status
+ * half on the BIG-IP simulator; the reports are upstream ConformanceReports and the ones committed
+ * under docs/conformance/ say what a run says. The harness itself is held to fail: a wrong
+ * expectation, a status that never comes and a manifest that cannot be read each fail their test
+ * with why, and a profile with a failure is reported as failed.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { parse } from 'yaml';
+import { runAdapter } from '../../conformance/run.ts';
+import {
+  conformanceReportSchema,
+  GATEWAY_HTTP,
+  profileReport,
+  renderReport,
+} from '../../conformance/harness/report.ts';
+import { startRig } from '../../conformance/harness/rig.ts';
+import {
+  type ConformanceTest,
+  expectAll,
+  INFRA,
+  routesReady,
+  runTest,
+} from '../../conformance/harness/suite.ts';
+import { ALL_TESTS } from '../../conformance/tests/index.ts';
+import { haproxyMissing } from '../support/haproxy.ts';
+
+const skip = haproxyMissing();
+const committed = (adapter: string) =>
+  conformanceReportSchema.parse(
+    parse(readFileSync(new URL(`../../docs/conformance/${adapter}-report.yaml`, import.meta.url), 'utf8')),
+  );
+
+describe('Gateway API conformance harness', { skip }, () => {
+  it('transcribes every upstream GATEWAY-HTTP core test once, with the upstream manifests', () => {
+    const names = ALL_TESTS.map((t) => t.shortName);
+    assert.equal(new Set(names).size, names.length, 'a test transcribed twice');
+    assert.deepEqual(
+      GATEWAY_HTTP.coreTests.filter((n) => !names.includes(n)),
+      [],
+      'core tests not transcribed',
+    );
+    for (const t of ALL_TESTS) {
+      for (const m of t.manifests) {
+        assert.ok(
+          existsSync(new URL(`../../conformance/manifests/tests/${m}`, import.meta.url)),
+          `${t.shortName}: ${m}`,
+        );
+      }
+    }
+    // The bundled base manifests are upstream's v1.6.1 ones, byte for byte.
+    const shared = new URL(
+      '../../../shared/specs/gateway-api/conformance-base-manifests-v1.6.1.yaml',
+      import.meta.url,
+    );
+    if (existsSync(shared)) {
+      assert.equal(
+        readFileSync(new URL('../../conformance/manifests/base.yaml', import.meta.url), 'utf8'),
+        readFileSync(shared, 'utf8'),
+      );
+    }
+  });
+
+  for (const adapter of ['haproxy-runtime', 'haproxy-dataplane-v3', 'f5'] as const) {
+    it(`${adapter}: every core test ${adapter === 'f5' ? 'that reads status' : ''} passes; the report is upstream's shape and the committed one agrees`, async () => {
+      const { outcomes, report } = await runAdapter(adapter, ALL_TESTS);
+      const failed = outcomes.flatMap((o) => (o.result === 'failed' ? [`${o.name}: ${o.reason}`] : []));
+      assert.deepEqual(failed, []);
+      const profile = report.profiles[0]!;
+      assert.equal(profile.name, 'GATEWAY-HTTP');
+      if (adapter === 'f5') {
+        // Status only: a test that sends traffic is skipped with why, never counted as passed.
+        assert.equal(profile.core.result, 'partial');
+        const skipped = outcomes.filter((o) => o.result === 'skipped');
+        assert.ok(skipped.length > 0);
+        for (const o of skipped)
+          assert.match(o.reason, /carries no traffic here: its status assertions passed/);
+        assert.equal(profile.core.statistics.Passed + profile.core.statistics.Skipped, 37);
+      } else {
+        assert.equal(profile.core.result, 'success');
+        assert.deepEqual(profile.core.statistics, { Passed: 37, Failed: 0, Skipped: 0 });
+      }
+      // The rendered YAML parses back to the same report, held to upstream's schema.
+      assert.deepEqual(conformanceReportSchema.parse(parse(renderReport(report))), report);
+      const docs = committed(adapter).profiles[0]!;
+      assert.deepEqual(docs.core, profile.core, 'docs/conformance is stale: run npm run conformance');
+    });
+  }
+
+  it('fails a test whose expectation does not hold, one whose status never comes, and one that cannot be read', async (t) => {
+    const rig = await startRig('haproxy-runtime');
+    t.after(() => rig.close());
+    const timeouts = { statusMs: 1500, consistencyMs: 1500, pollMs: 50 };
+    const wrongBackend: ConformanceTest = {
+      shortName: 'WrongBackend',
+      description: 'HTTPRouteSimpleSameNamespace expecting the wrong backend',
+      features: ['Gateway', 'HTTPRoute'],
+      manifests: ['httproute-simple-same-namespace.yaml'],
+      traffic: true,
+      run: async (s) => {
+        const addr = await routesReady(s, { namespace: INFRA, name: 'same-namespace' }, [
+          { namespace: INFRA, name: 'gateway-conformance-infra-test' },
+        ]);
+        await expectAll(s, addr, [{ request: { path: '/' }, backend: 'infra-backend-v2', namespace: INFRA }]);
+      },
+    };
+    const o1 = await runTest(rig, wrongBackend, { timeouts });
+    assert.equal(o1.result, 'failed');
+    assert.match(
+      (o1 as { reason: string }).reason,
+      /answered by Pod infra-backend-v1-\S+, want infra-backend-v2/,
+    );
+
+    const neverAccepted: ConformanceTest = {
+      ...wrongBackend,
+      shortName: 'NeverAccepted',
+      run: (s) =>
+        s.status.routeCondition(
+          'HTTPRoute',
+          { namespace: INFRA, name: 'gateway-conformance-infra-test' },
+          { namespace: INFRA, name: 'same-namespace' },
+          { type: 'Accepted', status: 'False', reason: 'NotAllowedByListeners' },
+        ),
+    };
+    const o2 = await runTest(rig, neverAccepted, { timeouts });
+    assert.equal(o2.result, 'failed');
+    assert.match(
+      (o2 as { reason: string }).reason,
+      /timed out after 1500 ms \(Accepted=False\/NotAllowedByListeners not in \[Accepted=True/,
+    );
+
+    const unreadable: ConformanceTest = {
+      ...wrongBackend,
+      shortName: 'Unreadable',
+      manifests: ['no-such-file.yaml'],
+    };
+    const o3 = await runTest(rig, unreadable, { timeouts });
+    assert.equal(o3.result, 'failed');
+    assert.match((o3 as { reason: string }).reason, /no-such-file\.yaml/);
+
+    // What a failed test did to the cluster is gone: the route of the wrong test was deleted.
+    assert.equal(
+      await rig.api.get(
+        `/apis/gateway.networking.k8s.io/v1/namespaces/${INFRA}/httproutes/gateway-conformance-infra-test`,
+      ),
+      undefined,
+    );
+    // A profile with a failure is a failure, naming it; the rest of the core is counted skipped.
+    const p = profileReport(GATEWAY_HTTP, [wrongBackend], [{ ...o1, name: 'HTTPRouteSimpleSameNamespace' }], {
+      supported: [],
+      unsupported: [],
+    });
+    assert.equal(p.core.result, 'failure');
+    assert.deepEqual(p.core.failedTests, ['HTTPRouteSimpleSameNamespace']);
+    assert.equal(p.core.statistics.Skipped, 36);
+  });
+});
