@@ -33,9 +33,10 @@ export async function runAdapter(
   adapter: AdapterName,
   tests: ConformanceTest[],
   opts: { logLevel?: string; onLog?: (line: string) => void } = {},
-): Promise<{ outcomes: Outcome[]; report: ConformanceReport }> {
+): Promise<{ outcomes: Outcome[]; report: ConformanceReport; claimed: string[] }> {
   const rig = await startRig(adapter, { ...(opts.logLevel ? { logLevel: opts.logLevel } : {}) });
   const outcomes: Outcome[] = [];
+  const claimed = rig.features;
   try {
     for (const t of tests) {
       const o = await runTest(rig, t, { ...(opts.onLog ? { onLog: opts.onLog } : {}) });
@@ -61,9 +62,9 @@ export async function runAdapter(
       version: pkg.version,
       contact: ['https://github.com/npl-lb/npl-lb/issues'],
     },
-    profiles: [profileReport(GATEWAY_HTTP, tests, outcomes, { supported: [], unsupported: [] })],
+    profiles: [profileReport(GATEWAY_HTTP, tests, outcomes, claimed)],
   };
-  return { outcomes, report };
+  return { outcomes, report, claimed };
 }
 
 async function main(argv: string[]): Promise<number> {

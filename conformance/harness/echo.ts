@@ -39,6 +39,19 @@ export function startEcho(id: EchoIdentity, ip: string, port: number): Promise<S
       namespace: id.namespace,
       pod: id.pod,
     };
+    // As echo-basic: `X-Echo-Set-Header: Name:Value,Name2:Value2` sets response headers (a name
+    // given twice gets its values joined by a comma).
+    const set = new Map<string, string>();
+    for (const list of headers['X-Echo-Set-Header'] ?? []) {
+      for (const kv of list.split(',')) {
+        const at = kv.indexOf(':');
+        if (at <= 0) continue;
+        const name = kv.slice(0, at).trim();
+        const value = kv.slice(at + 1).trim();
+        set.set(name, set.has(name) ? `${set.get(name)!},${value}` : value);
+      }
+    }
+    for (const [name, value] of set) res.setHeader(name, value);
     res.writeHead(200, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff' });
     res.end(JSON.stringify(body));
   });

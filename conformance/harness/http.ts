@@ -26,6 +26,8 @@ export interface Expected {
     headers?: Record<string, string>;
     absentHeaders?: string[];
   };
+  /** Response headers the echo backend is asked to set (echo-basic's X-Echo-Set-Header). */
+  backendSetResponseHeaders?: Record<string, string>;
   /** The answering Pod's name starts with this. */
   backend?: string;
   namespace?: string;
@@ -164,6 +166,16 @@ export function compare(gwAddr: string, rt: RoundTrip, e: Expected): string | un
   return undefined;
 }
 
+/** The request with the response headers the backend is to set, as upstream's MakeRequest adds them. */
+export function withEchoHeaders(e: Expected): Req {
+  const set = Object.entries(e.backendSetResponseHeaders ?? {});
+  if (!set.length) return e.request;
+  return {
+    ...e.request,
+    headers: { ...e.request.headers, 'X-Echo-Set-Header': set.map(([k, v]) => `${k}:${v}`).join(',') },
+  };
+}
+
 /**
  * MakeRequestAndExpectEventuallyConsistentResponse: the expected answer `consecutive` times in a
  * row before the bound; a connection error counts as a miss.
@@ -180,7 +192,7 @@ export async function expectEventually(
   let why = 'not tried';
   while (Date.now() < deadline) {
     try {
-      const d = compare(gwAddr, await roundTrip(gwAddr, e.request, tls), e);
+      const d = compare(gwAddr, await roundTrip(gwAddr, withEchoHeaders(e), tls), e);
       if (d === undefined) {
         if (++inRow >= consecutive) return;
         continue;

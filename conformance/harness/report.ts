@@ -13,6 +13,8 @@ export interface Profile {
   name: string;
   /** The features of its core level: a test needing only these is core. */
   core: string[];
+  /** Its extended features (upstream's names): those not claimed are listed unsupported. */
+  extended: string[];
   /** Every upstream v1.6.1 core test of the profile, transcribed or not. */
   coreTests: string[];
 }
@@ -20,6 +22,46 @@ export interface Profile {
 export const GATEWAY_HTTP: Profile = {
   name: 'GATEWAY-HTTP',
   core: ['Gateway', 'HTTPRoute', 'ReferenceGrant'],
+  extended: [
+    'BackendTLSPolicy',
+    'BackendTLSPolicySANValidation',
+    'GatewayAddressEmpty',
+    'GatewayBackendClientCertificate',
+    'GatewayFrontendClientCertificateValidation',
+    'GatewayFrontendClientCertificateValidationInsecureFallback',
+    'GatewayHTTPListenerIsolation',
+    'GatewayHTTPSListenerDetectMisdirectedRequests',
+    'GatewayInfrastructurePropagation',
+    'GatewayPort8080',
+    'GatewayStaticAddresses',
+    'HTTPRoute303RedirectStatusCode',
+    'HTTPRoute307RedirectStatusCode',
+    'HTTPRoute308RedirectStatusCode',
+    'HTTPRouteBackendProtocolH2C',
+    'HTTPRouteBackendProtocolWebSocket',
+    'HTTPRouteBackendRequestHeaderModification',
+    'HTTPRouteBackendTimeout',
+    'HTTPRouteCORS',
+    'HTTPRouteDestinationPortMatching',
+    'HTTPRouteHostRewrite',
+    'HTTPRouteMethodMatching',
+    'HTTPRouteNamedRouteRule',
+    'HTTPRouteParentRefPort',
+    'HTTPRoutePathRedirect',
+    'HTTPRoutePathRewrite',
+    'HTTPRoutePortRedirect',
+    'HTTPRouteQueryParamMatching',
+    'HTTPRouteRequestMirror',
+    'HTTPRouteRequestMultipleMirrors',
+    'HTTPRouteRequestPercentageMirror',
+    'HTTPRouteRequestTimeout',
+    'HTTPRouteResponseHeaderModification',
+    'HTTPRouteRetry',
+    'HTTPRouteRetryBackendTimeout',
+    'HTTPRouteRetryConnectionError',
+    'HTTPRouteSchemeRedirect',
+    'ListenerSet',
+  ],
   coreTests: [
     'GatewayClassObservedGenerationBump',
     'GatewayInvalidParametersRef',
@@ -121,8 +163,13 @@ export function profileReport(
   p: Profile,
   tests: ConformanceTest[],
   outcomes: Outcome[],
-  features: { supported: string[]; unsupported: string[] },
+  /** Every feature the GatewayClass claims (core ones included). */
+  claimed: string[],
 ): ConformanceReport['profiles'][number] {
+  const features = {
+    supported: p.extended.filter((f) => claimed.includes(f)),
+    unsupported: p.extended.filter((f) => !claimed.includes(f)),
+  };
   const byName = new Map(outcomes.map((o) => [o.name, o]));
   const core = levelStatus(p.coreTests, byName);
   const extendedNames = tests

@@ -7,6 +7,7 @@
  * there is no data path, so only the tests that read status apply.
  */
 import { KubeConfig } from '@kubernetes/client-node';
+import { z } from 'zod';
 import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
 import { AgentMetrics } from '../../src/agent/metrics.ts';
 import { NplAgent } from '../../src/agent/npl-controller.ts';
@@ -76,6 +77,8 @@ export interface Rig {
   kubelet: Kubelet;
   /** Whether traffic flows through the adapter (HAProxy), or only status can be checked. */
   traffic: boolean;
+  /** The features our GatewayClass claims in status.supportedFeatures: the tests run are theirs. */
+  features: string[];
   log: Logger;
   close(): Promise<void>;
 }
@@ -118,6 +121,32 @@ async function startAdapter(
       return { adapter, traffic: false };
     }
   }
+}
+
+/**
+ * What the suite tests, read as upstream infers it: our GatewayClass's status.supportedFeatures,
+ * once the class is accepted.
+ */
+async function claimedFeatures(api: Api): Promise<string[]> {
+  const schema = z.object({
+    status: z
+      .object({
+        conditions: z.array(z.object({ type: z.string(), status: z.string() }).loose()).default([]),
+        supportedFeatures: z.array(z.object({ name: z.string() }).loose()).default([]),
+      })
+      .loose()
+      .default({ conditions: [], supportedFeatures: [] }),
+  });
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const gc = schema.parse(
+      (await api.get(`/apis/gateway.networking.k8s.io/v1/gatewayclasses/${GATEWAY_CLASS}`)) ?? {},
+    );
+    if (gc.status.conditions.some((c) => c.type === 'Accepted' && c.status === 'True'))
+      return gc.status.supportedFeatures.map((f) => f.name);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`GatewayClass ${GATEWAY_CLASS} was not accepted within 30 s`);
 }
 
 /** Creates every object of a manifest file; the kubelet runs the echo Deployments' Pods. */
@@ -192,6 +221,7 @@ export async function startRig(adapterName: AdapterName, opts: { logLevel?: stri
       metadata: { name: GATEWAY_CLASS },
       spec: { controllerName: CONTROLLER_NAME },
     });
+    const features = await claimedFeatures(api);
     await applyAll(
       api,
       kubelet,
@@ -201,7 +231,7 @@ export async function startRig(adapterName: AdapterName, opts: { logLevel?: stri
     for (const [ns, name, dns] of SUITE_SECRETS) {
       await api.create(objectSchema.parse(tlsSecret(ns, name, await testCertificate({ dns }))));
     }
-    return { adapterName, api, kubelet, traffic, log, close: () => c.run() };
+    return { adapterName, api, kubelet, traffic, features, log, close: () => c.run() };
   } catch (err) {
     await c.run().catch(() => undefined);
     throw err;

@@ -63,6 +63,14 @@ export async function runTest(
   test: ConformanceTest,
   opts: { timeouts?: Timeouts; onLog?: (line: string) => void } = {},
 ): Promise<Outcome> {
+  const unclaimed = test.features.filter((f) => !rig.features.includes(f));
+  if (unclaimed.length) {
+    return {
+      name: test.shortName,
+      result: 'skipped',
+      reason: `the GatewayClass does not claim ${unclaimed.join(', ')} on ${rig.adapterName}`,
+    };
+  }
   const timeouts = opts.timeouts ?? DEFAULT_TIMEOUTS;
   const log: string[] = [];
   const created: KubeObject[] = [];

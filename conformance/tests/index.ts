@@ -1,10 +1,13 @@
 /** Every transcribed test, in the order the harness runs them. */
 import type { ConformanceTest } from '../harness/suite.ts';
 import { gatewayTests } from './gateway.ts';
+import { gatewayExtendedTests } from './gateway-extended.ts';
 import { hostnameIntersection } from './hostname-intersection.ts';
+import { extendedHttpTests } from './httproute-extended.ts';
 import { refTests } from './httproute-refs.ts';
 import { routingTests } from './httproute-routing.ts';
 import { listenerTests } from './listeners.ts';
+import { redirectTests } from './redirects.ts';
 
 export const ALL_TESTS: ConformanceTest[] = [
   ...gatewayTests,
@@ -12,4 +15,7 @@ export const ALL_TESTS: ConformanceTest[] = [
   ...routingTests,
   hostnameIntersection,
   ...refTests,
+  ...extendedHttpTests,
+  ...redirectTests,
+  ...gatewayExtendedTests,
 ];

@@ -52,6 +52,9 @@ async function reserveTcp(address: string, port: number): Promise<Reservation | 
       });
     });
   const close = () => new Promise<void>((r) => (server.listening ? server.close(() => r()) : r()));
+  // Once released the port is never taken again: a resume still under way (the endpoint prober's,
+  // racing a Pod's removal or the agent's stop) finds it released and gives the port back.
+  let released = false;
   const res: Reservation = {
     address,
     port,
@@ -61,15 +64,21 @@ async function reserveTcp(address: string, port: number): Promise<Reservation | 
     sendDatagram: () => {},
     pause: close,
     resume: async () => {
+      if (released) return false;
       if (server.listening) return true;
       try {
         await listen();
-        return true;
       } catch {
         return false;
       }
+      if (!released) return true;
+      await close();
+      return false;
     },
-    release: close,
+    release: async () => {
+      released = true;
+      await close();
+    },
   };
   server.on('connection', (s: Socket) => {
     if (res.onConnection) res.onConnection(s);

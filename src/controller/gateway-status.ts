@@ -85,8 +85,12 @@ export class GatewayStatusWriter {
     for (const c of view.gatewayClasses ?? []) {
       const st = result.classes.get(c.metadata.name);
       if (!st) continue;
-      const want = { conditions: conditions(st.conditions, c.metadata.generation, c.status.conditions, at) };
-      if (!same(want.conditions, c.status.conditions)) {
+      const want = {
+        conditions: conditions(st.conditions, c.metadata.generation, c.status.conditions, at),
+        supportedFeatures: st.supportedFeatures.map((name) => ({ name })),
+      };
+      const shown = { conditions: c.status.conditions, supportedFeatures: c.status.supportedFeatures ?? [] };
+      if (!same(want, shown)) {
         writes.push(this.sink.patch(RESOURCES.gatewayClasses, '', c.metadata.name, { status: want }));
       }
     }

@@ -29,7 +29,10 @@ export const gatewayClassSchema = z
     metadata: gatewayMeta,
     spec: z.object({ controllerName: z.string() }).loose(),
     status: z
-      .object({ conditions: z.array(condition).default([]) })
+      .object({
+        conditions: z.array(condition).default([]),
+        supportedFeatures: z.array(z.object({ name: z.string() }).loose()).optional(),
+      })
       .loose()
       .default({ conditions: [] }),
   })

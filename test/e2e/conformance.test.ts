@@ -1,7 +1,8 @@
 /**
- * The Gateway API conformance harness (conformance/): every transcribed GATEWAY-HTTP core test
- * passes on HAProxy with real traffic (runtime transport and the Data Plane API v3), and its status
- * half on the BIG-IP simulator; the reports are upstream ConformanceReports and the ones committed
+ * The Gateway API conformance harness (conformance/): every transcribed GATEWAY-HTTP core test, and
+ * every extended test of a feature the GatewayClass claims in status.supportedFeatures, passes on
+ * HAProxy with real traffic (runtime transport and the Data Plane API v3), and its status half on
+ * the BIG-IP simulator; the reports are upstream ConformanceReports and the ones committed
  * under docs/conformance/ say what a run says. The harness itself is held to fail: a wrong
  * expectation, a status that never comes and a manifest that cannot be read each fail their test
  * with why, and a profile with a failure is reported as failed.
@@ -82,11 +83,20 @@ describe('Gateway API conformance harness', { skip }, () => {
       } else {
         assert.equal(profile.core.result, 'success');
         assert.deepEqual(profile.core.statistics, { Passed: 37, Failed: 0, Skipped: 0 });
+        // Every extended feature the GatewayClass claims has tests, and they all pass.
+        assert.equal(profile.extended?.result, 'success');
+        const passed = new Set(outcomes.filter((o) => o.result === 'passed').map((o) => o.name));
+        for (const f of profile.extended?.supportedFeatures ?? []) {
+          const proving = ALL_TESTS.filter((t) => t.features.includes(f) && passed.has(t.shortName));
+          assert.ok(proving.length > 0, `${f} is claimed but no test of it passed`);
+        }
+        assert.ok((profile.extended?.statistics.Passed ?? 0) >= 13);
       }
       // The rendered YAML parses back to the same report, held to upstream's schema.
       assert.deepEqual(conformanceReportSchema.parse(parse(renderReport(report))), report);
       const docs = committed(adapter).profiles[0]!;
       assert.deepEqual(docs.core, profile.core, 'docs/conformance is stale: run npm run conformance');
+      assert.deepEqual(docs.extended, profile.extended, 'docs/conformance is stale: run npm run conformance');
     });
   }
 
@@ -149,10 +159,12 @@ describe('Gateway API conformance harness', { skip }, () => {
       undefined,
     );
     // A profile with a failure is a failure, naming it; the rest of the core is counted skipped.
-    const p = profileReport(GATEWAY_HTTP, [wrongBackend], [{ ...o1, name: 'HTTPRouteSimpleSameNamespace' }], {
-      supported: [],
-      unsupported: [],
-    });
+    const p = profileReport(
+      GATEWAY_HTTP,
+      [wrongBackend],
+      [{ ...o1, name: 'HTTPRouteSimpleSameNamespace' }],
+      ['Gateway', 'HTTPRoute'],
+    );
     assert.equal(p.core.result, 'failure');
     assert.deepEqual(p.core.failedTests, ['HTTPRouteSimpleSameNamespace']);
     assert.equal(p.core.statistics.Skipped, 36);

@@ -6,7 +6,7 @@
  */
 import { GATEWAY_GROUP, type LabelSelector, type ParentReference } from '../../kube/gateway-objects.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
-import { effectiveHostnames } from './hostnames.ts';
+import { effectiveHostnames, isolatedHosts } from './hostnames.ts';
 import type { ListenerState } from './listeners.ts';
 
 export interface RouteHead {
@@ -137,7 +137,21 @@ export function attachRoute(
       continue;
     }
     for (const a of listeners) a.state.attached.add(`${route.kind} ${route.namespace}/${route.name}`);
-    out.push({ ...base, listeners, accepted: cond('Accepted', true, 'Accepted') });
+    // Attached (and counted) as the hostnames intersect; served only for the hosts no more
+    // specific listener on its port takes (listener isolation).
+    const served = listeners.map((a) => ({
+      ...a,
+      hosts: hostnamed
+        ? a.hosts
+        : isolatedHosts(
+            a.hosts,
+            a.state.listener.hostname,
+            gw.listeners
+              .filter((l) => l !== a.state && l.listener.port === a.state.listener.port)
+              .map((l) => l.listener.hostname),
+          ),
+    }));
+    out.push({ ...base, listeners: served, accepted: cond('Accepted', true, 'Accepted') });
   }
   return out;
 }

@@ -21,6 +21,7 @@ import { inFamilies } from '../twins.ts';
 import type { VipOutcome } from '../types.ts';
 import type { SecretCertificates } from '../ingress-tls.ts';
 import { attachRoute, type GatewayListeners } from './attach.ts';
+import { supportedFeatures } from './features.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 import type { GatewayResult, RouteParentStatus } from './results.ts';
 import { httpRules } from './http-rules.ts';
@@ -187,10 +188,12 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
     routes: new Map(),
     backends: new Set(),
   };
+  const features = supportedFeatures(ctx.support, ctx.http);
   for (const c of view.gatewayClasses) {
     if (c.spec.controllerName !== ctx.controllerName) continue;
     out.classes.set(c.metadata.name, {
       generation: c.metadata.generation,
+      supportedFeatures: features,
       conditions: [
         cond('Accepted', true, 'Accepted', `npl-lb serves this class (${ctx.adapter} load balancer)`),
         supportedVersion(view.bundleVersion),

@@ -37,3 +37,24 @@ export function effectiveHostnames(listener: string | undefined, route: readonly
   }
   return [...out];
 }
+
+/** Whether every host `inner` stands for is one `outer` stands for ('' is any host). */
+export function within(inner: string, outer: string): boolean {
+  if (outer === '' || inner === outer) return true;
+  return outer.startsWith('*.') && inner !== '' && covers(outer, inner);
+}
+
+/**
+ * Listener isolation (GatewayHTTPListenerIsolation): the hosts of a route on a listener, without
+ * those a more specific listener on the same port takes whole. A request goes to the listener
+ * whose hostname matches it most specifically, so a route of the wider listener never sees them.
+ */
+export function isolatedHosts(
+  hosts: string[],
+  listener: string | undefined,
+  others: (string | undefined)[],
+): string[] {
+  const own = listener ?? '';
+  const narrower = others.map((o) => o ?? '').filter((o) => o !== own && within(o, own));
+  return hosts.filter((h) => !narrower.some((o) => within(h, o)));
+}

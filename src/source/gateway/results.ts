@@ -31,7 +31,8 @@ export interface RouteParentStatus {
 export interface GatewayResult {
   virtualServices: VirtualService[];
   certificates: Certificate[];
-  classes: Map<string, { generation: number; conditions: ConditionSpec[] }>;
+  /** Our classes' status: conditions, and the features claimed (sorted names). */
+  classes: Map<string, { generation: number; conditions: ConditionSpec[]; supportedFeatures: string[] }>;
   gateways: Map<string, GatewayStatus>;
   /** By `Kind namespace/name` (HTTPRoute, TCPRoute, UDPRoute, TLSRoute). */
   routes: Map<string, { generation: number; parents: RouteParentStatus[] }>;

@@ -371,6 +371,49 @@ describe('Gateway API: classes, Gateways and attachment (conformance-modelled)',
     assert.equal(status('bar.foo.example.com', '/wildcard-example-com'), 404);
     assert.equal(status('abc.foo.example.com', '/abc-foo-example-com'), 200);
     assert.equal(status('abc.foo.example.com', '/wildcard-foo-example-com'), 404);
+
+    // ...-with-hostname-intersection: every route names all four hosts. Each is still attached and
+    // counted where its hostnames meet the listener's, but serves only the hosts its own listener is
+    // the most specific for (before, the catch-all listener's route answered bar.example.com).
+    const hosts = ['bar.com', '*.example.com', '*.foo.example.com', 'abc.foo.example.com'];
+    const named = (name: string, section: string, path: string) => {
+      const x = at(name, section, path, 'infra-backend-v1');
+      return { ...x, spec: { ...x.spec, hostnames: hosts } };
+    };
+    const r2 = pass({
+      gateways: [gw],
+      routes: [
+        named('e', 'empty-hostname', '/empty-hostname'),
+        named('w', 'wildcard-example-com', '/wildcard-example-com'),
+        named('wf', 'wildcard-foo-example-com', '/wildcard-foo-example-com'),
+        named('a', 'abc-foo-example-com', '/abc-foo-example-com'),
+      ],
+    });
+    const vs2 = vsOf(r2, `${INFRA}/http-listener-isolation`)!;
+    const paths = [
+      '/empty-hostname',
+      '/wildcard-example-com',
+      '/wildcard-foo-example-com',
+      '/abc-foo-example-com',
+    ];
+    for (const [host, served] of [
+      ['bar.com', '/empty-hostname'],
+      ['bar.example.com', '/wildcard-example-com'],
+      ['bar.foo.example.com', '/wildcard-foo-example-com'],
+      ['abc.foo.example.com', '/abc-foo-example-com'],
+    ] as const) {
+      for (const path of paths) {
+        assert.equal(
+          resolveRequest(vs2, { host, path }).status,
+          path === served ? 200 : 404,
+          `${host}${path}`,
+        );
+      }
+    }
+    const attached = r2.gateways
+      .get(`${INFRA}/http-listener-isolation`)!
+      .listeners.map((l) => l.attachedRoutes);
+    assert.deepEqual(attached, [1, 1, 1, 1], 'each route still counted on its listener');
   });
 });
 

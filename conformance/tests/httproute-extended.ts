@@ -1,0 +1,280 @@
+/**
+ * Extended GATEWAY-HTTP tests, transcribed from upstream v1.6.1: each runs only where the
+ * GatewayClass claims its feature in `status.supportedFeatures`, as the upstream suite infers them.
+ * Matching by query parameter and method, response header modifiers, path and host rewrites.
+ */
+import type { Expected } from '../harness/http.ts';
+import { type ConformanceTest, expectAll, INFRA, routesReady, type Suite } from '../harness/suite.ts';
+
+const sameNs = { namespace: INFRA, name: 'same-namespace' };
+const http = (feature: string) => ['Gateway', 'HTTPRoute', feature];
+type R = Expected['request'];
+const to = (n: 1 | 2 | 3, request: R, more: Partial<Expected> = {}): Expected => ({
+  request,
+  backend: `infra-backend-v${n}`,
+  namespace: INFRA,
+  ...more,
+});
+const notFound = (request: R): Expected => ({ request, response: { statusCode: 404 } });
+const q = (path: string, headers?: Record<string, string>, method?: string): R => ({
+  path,
+  ...(headers ? { headers } : {}),
+  ...(method ? { method } : {}),
+});
+
+/** The same-namespace Gateway, one route, then every case. */
+const oneRoute = (route: string, cases: Expected[]) => async (s: Suite) => {
+  const addr = await routesReady(s, sameNs, [{ namespace: INFRA, name: route }]);
+  await expectAll(s, addr, cases);
+};
+
+/** A backend response header change seen by the client (and, optionally, a request change by the backend). */
+const resp = (
+  path: string,
+  backendSet: Record<string, string>,
+  response: { headers?: Record<string, string>; absentHeaders?: string[] },
+  more: Partial<Expected> = {},
+): Expected => to(1, { path }, { backendSetResponseHeaders: backendSet, response, ...more });
+
+export const extendedHttpTests: ConformanceTest[] = [
+  {
+    shortName: 'HTTPRouteQueryParamMatching',
+    description: 'A single HTTPRoute with query param matching for different backends',
+    features: http('HTTPRouteQueryParamMatching'),
+    manifests: ['httproute-query-param-matching.yaml'],
+    traffic: true,
+    run: oneRoute('query-param-matching', [
+      to(1, q('/?animal=whale')),
+      to(2, q('/?animal=dolphin')),
+      to(3, q('/?animal=dolphin&color=blue')),
+      to(3, q('/?ANIMAL=Whale')),
+      to(1, q('/?animal=whale&otherparam=irrelevant')),
+      to(2, q('/?animal=dolphin&color=yellow')),
+      notFound(q('/?color=blue')),
+      notFound(q('/?animal=dog')),
+      notFound(q('/?animal=whaledolphin')),
+      notFound(q('/')),
+      to(1, q('/path1?animal=whale')),
+      to(2, q('/?animal=whale', { version: 'one' })),
+      to(3, q('/path2?animal=whale', { version: 'two' })),
+      to(1, q('/path3?animal=shark')),
+      to(1, q('/path4?animal=kraken', { version: 'three' })),
+      notFound(q('/?animal=shark')),
+      notFound(q('/path4?animal=kraken')),
+      to(1, q('/path5?animal=hydra')),
+      to(3, q('/?animal=hydra', { version: 'four' })),
+    ]),
+  },
+  {
+    shortName: 'HTTPRouteMethodMatching',
+    description: 'A single HTTPRoute with method matching for different backends',
+    features: http('HTTPRouteMethodMatching'),
+    manifests: ['httproute-method-matching.yaml'],
+    traffic: true,
+    run: oneRoute('method-matching', [
+      to(1, q('/', undefined, 'POST')),
+      to(2, q('/', undefined, 'GET')),
+      notFound(q('/', undefined, 'HEAD')),
+      to(1, q('/path1', undefined, 'GET')),
+      to(2, q('/', { version: 'one' }, 'PUT')),
+      to(3, q('/path2', { version: 'two' }, 'POST')),
+      to(1, q('/path3', undefined, 'PATCH')),
+      to(1, q('/path4', { version: 'three' }, 'DELETE')),
+      notFound(q('/', undefined, 'PUT')),
+      notFound(q('/path4', undefined, 'DELETE')),
+      to(1, q('/path5', undefined, 'PATCH')),
+      to(2, q('/', { version: 'four' }, 'PATCH')),
+    ]),
+  },
+  {
+    shortName: 'HTTPRouteResponseHeaderModifier',
+    description: 'An HTTPRoute has response header modifier filters applied correctly',
+    features: http('HTTPRouteResponseHeaderModification'),
+    manifests: ['httproute-response-header-modifier.yaml'],
+    traffic: true,
+    run: oneRoute('response-header-modifier', [
+      resp(
+        '/set',
+        { 'Some-Other-Header': 'val' },
+        { headers: { 'Some-Other-Header': 'val', 'X-Header-Set': 'set-overwrites-values' } },
+      ),
+      resp(
+        '/set',
+        { 'Some-Other-Header': 'val', 'X-Header-Set': 'some-other-value' },
+        { headers: { 'Some-Other-Header': 'val', 'X-Header-Set': 'set-overwrites-values' } },
+      ),
+      resp(
+        '/add',
+        { 'Some-Other-Header': 'val' },
+        { headers: { 'Some-Other-Header': 'val', 'X-Header-Add': 'add-appends-values' } },
+      ),
+      resp(
+        '/add',
+        { 'Some-Other-Header': 'val', 'X-Header-Add': 'some-other-value' },
+        { headers: { 'Some-Other-Header': 'val', 'X-Header-Add': 'some-other-value,add-appends-values' } },
+      ),
+      resp('/remove', { 'X-Header-Remove': 'val' }, { absentHeaders: ['X-Header-Remove'] }),
+      resp(
+        '/multiple',
+        {
+          'X-Header-Set-2': 'set-val-2',
+          'X-Header-Add-2': 'add-val-2',
+          'X-Header-Remove-2': 'remove-val-2',
+          'Another-Header': 'another-header-val',
+          'X-Header-Remove-1': 'val',
+        },
+        {
+          headers: {
+            'X-Header-Set-1': 'header-set-1',
+            'X-Header-Set-2': 'header-set-2',
+            'X-Header-Add-1': 'header-add-1',
+            'X-Header-Add-2': 'add-val-2,header-add-2',
+            'X-Header-Add-3': 'header-add-3',
+            'Another-Header': 'another-header-val',
+          },
+          absentHeaders: ['X-Header-Remove-1', 'X-Header-Remove-2'],
+        },
+      ),
+      resp(
+        '/case-insensitivity',
+        {
+          'x-header-set': 'original-val-set',
+          'x-header-add': 'original-val-add',
+          'x-header-remove': 'original-val-remove',
+          'Another-Header': 'another-header-val',
+        },
+        {
+          headers: {
+            'X-Header-Set': 'header-set',
+            'X-Header-Add': 'original-val-add,header-add',
+            'X-Lowercase-Add': 'lowercase-add',
+            'X-Mixedcase-Add-1': 'mixedcase-add-1',
+            'X-Mixedcase-Add-2': 'mixedcase-add-2',
+            'X-Uppercase-Add': 'uppercase-add',
+            'Another-Header': 'another-header-val',
+          },
+          absentHeaders: ['x-header-remove', 'X-Header-Remove'],
+        },
+      ),
+      to(
+        1,
+        {
+          path: '/response-and-request-header-modifiers',
+          headers: {
+            'X-Header-Remove': 'remove-val',
+            'X-Header-Add-Append': 'append-val-1',
+            'X-Header-Echo': 'echo',
+          },
+        },
+        {
+          backendSetResponseHeaders: {
+            'X-Header-Set-2': 'set-val-2',
+            'X-Header-Add-2': 'add-val-2',
+            'X-Header-Remove-2': 'remove-val-2',
+            'Another-Header': 'another-header-val',
+            'X-Header-Remove-1': 'remove-val-1',
+            'X-Header-Echo': 'echo',
+          },
+          expectedRequest: {
+            path: '/response-and-request-header-modifiers',
+            headers: {
+              'X-Header-Add': 'header-val-1',
+              'X-Header-Set': 'set-overwrites-values',
+              'X-Header-Add-Append': 'append-val-1,header-val-2',
+              'X-Header-Echo': 'echo',
+            },
+            absentHeaders: ['X-Header-Remove'],
+          },
+          response: {
+            headers: {
+              'X-Header-Set-1': 'header-set-1',
+              'X-Header-Set-2': 'header-set-2',
+              'X-Header-Add-1': 'header-add-1',
+              'X-Header-Add-2': 'add-val-2,header-add-2',
+              'Another-Header': 'another-header-val',
+              'X-Header-Echo': 'echo',
+            },
+            absentHeaders: ['X-Header-Remove-1', 'X-Header-Remove-2'],
+          },
+        },
+      ),
+    ]),
+  },
+  {
+    shortName: 'HTTPRouteRewritePath',
+    description: 'An HTTPRoute with path rewrite filter',
+    features: http('HTTPRoutePathRewrite'),
+    manifests: ['httproute-rewrite-path.yaml'],
+    traffic: true,
+    run: oneRoute('rewrite-path', [
+      to(1, { path: '/prefix/one/two' }, { expectedRequest: { path: '/one/two' } }),
+      to(1, { path: '/strip-prefix/three' }, { expectedRequest: { path: '/three' } }),
+      to(1, { path: '/strip-prefix' }, { expectedRequest: { path: '/' } }),
+      to(1, { path: '/full/one/two' }, { expectedRequest: { path: '/one' } }),
+      ...['/full/rewrite-path-and-modify-headers/test', '/prefix/rewrite-path-and-modify-headers/one'].map(
+        (path, i) =>
+          to(
+            1,
+            {
+              path,
+              headers: {
+                'X-Header-Remove': 'remove-val',
+                'X-Header-Add-Append': 'append-val-1',
+                'X-Header-Set': 'set-val',
+              },
+            },
+            {
+              expectedRequest: {
+                path: i === 0 ? '/test' : '/prefix/one',
+                headers: {
+                  'X-Header-Add': 'header-val-1',
+                  'X-Header-Add-Append': 'append-val-1,header-val-2',
+                  'X-Header-Set': 'set-overwrites-values',
+                },
+                absentHeaders: ['X-Header-Remove'],
+              },
+            },
+          ),
+      ),
+    ]),
+  },
+  {
+    shortName: 'HTTPRouteRewriteHost',
+    description: 'An HTTPRoute with hostname rewrite filter',
+    features: http('HTTPRouteHostRewrite'),
+    manifests: ['httproute-rewrite-host.yaml'],
+    traffic: true,
+    run: oneRoute('rewrite-host', [
+      to(
+        1,
+        { path: '/one', host: 'rewrite.example' },
+        { expectedRequest: { path: '/one', host: 'one.example.org' } },
+      ),
+      to(
+        2,
+        { path: '/two', host: 'rewrite.example' },
+        { expectedRequest: { path: '/two', host: 'example.org' } },
+      ),
+      to(
+        2,
+        {
+          path: '/rewrite-host-and-modify-headers',
+          host: 'rewrite.example',
+          headers: { 'X-Header-Remove': 'remove-val', 'X-Header-Add-Append': 'append-val-1' },
+        },
+        {
+          expectedRequest: {
+            path: '/rewrite-host-and-modify-headers',
+            host: 'test.example.org',
+            headers: {
+              'X-Header-Add': 'header-val-1',
+              'X-Header-Add-Append': 'append-val-1,header-val-2',
+              'X-Header-Set': 'set-overwrites-values',
+            },
+            absentHeaders: ['X-Header-Remove'],
+          },
+        },
+      ),
+    ]),
+  },
+];

@@ -1,0 +1,40 @@
+/**
+ * The Gateway API features a GatewayClass of ours claims in `status.supportedFeatures` (v1.6; the
+ * upstream `pkg/features` names), from what the configured load balancer can do. A feature is
+ * claimed only where npl-lb's conformance harness (conformance/) runs its upstream tests, so every
+ * claim can be checked by `npm run conformance`, as the upstream suite infers what to test from
+ * this list. Sorted by name, as the field requires.
+ */
+import type { HttpCapabilities } from '../../adapter/contract.ts';
+import type { ProtocolSupport } from './listeners.ts';
+
+/** The core features of the GATEWAY-HTTP profile. */
+const HTTP_CORE = ['Gateway', 'HTTPRoute', 'ReferenceGrant'] as const;
+
+export function supportedFeatures(support: ProtocolSupport, http: HttpCapabilities): string[] {
+  if (!support.HTTP) return [];
+  const codes = http.redirectCodes ?? [301, 302, 303, 307, 308];
+  const claims: [string, boolean][] = [
+    ...HTTP_CORE.map((f): [string, boolean] => [f, true]),
+    ['GatewayPort8080', true],
+    // Every adapter serves a request only from its most specific listener's routes (the model's
+    // route table, held to each adapter by the route-table differential tests).
+    ['GatewayHTTPListenerIsolation', true],
+    // Claimed only without a limit on matches per rule (Avi takes one; the feature means any).
+    ['HTTPRouteQueryParamMatching', http.queryMatches && http.maxQueryMatches === undefined],
+    ['HTTPRouteMethodMatching', http.methodMatches],
+    ['HTTPRouteResponseHeaderModification', http.headerModifiers],
+    ['HTTPRoutePathRewrite', http.rewrites],
+    ['HTTPRouteHostRewrite', http.rewrites],
+    ['HTTPRouteSchemeRedirect', http.redirects],
+    ['HTTPRoutePathRedirect', http.redirects],
+    ['HTTPRoutePortRedirect', http.redirects],
+    ['HTTPRoute303RedirectStatusCode', http.redirects && codes.includes(303)],
+    ['HTTPRoute307RedirectStatusCode', http.redirects && codes.includes(307)],
+    ['HTTPRoute308RedirectStatusCode', http.redirects && codes.includes(308)],
+  ];
+  return claims
+    .filter(([, yes]) => yes)
+    .map(([name]) => name)
+    .sort();
+}

@@ -1,0 +1,75 @@
+/**
+ * What our GatewayClasses claim in status.supportedFeatures: the upstream feature names of what
+ * the configured load balancer does and the conformance harness tests, sorted as the field
+ * requires; nothing a load balancer lacks (Avi's redirect codes, a load balancer without L7).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { aviCapabilities } from '../../../adapters/avi/capabilities.ts';
+import { F5_CAPABILITIES } from '../../../adapters/f5/capabilities.ts';
+import { DATAPLANE_CAPABILITIES, HAPROXY_CAPABILITIES } from '../../../adapters/haproxy/capabilities.ts';
+import { INGRESS_HTTP } from '../../../src/adapter/http-capabilities.ts';
+import { supportedFeatures } from '../../../src/source/gateway/features.ts';
+import { supportOf } from '../../../src/source/gateway/from-view.ts';
+import { gatewayClass, pass, route, INFRA, parent } from './gateway-support.ts';
+
+const of = (caps: typeof HAPROXY_CAPABILITIES) =>
+  supportedFeatures(supportOf(caps), caps.http ?? INGRESS_HTTP);
+
+describe('GatewayClass supportedFeatures', () => {
+  it('HAProxy claims the core and every extended HTTP feature it serves, sorted', () => {
+    for (const caps of [HAPROXY_CAPABILITIES, DATAPLANE_CAPABILITIES]) {
+      const f = of(caps);
+      assert.deepEqual(f, [...f].sort(), 'sorted by name');
+      for (const name of [
+        'Gateway',
+        'HTTPRoute',
+        'ReferenceGrant',
+        'HTTPRouteQueryParamMatching',
+        'HTTPRouteMethodMatching',
+        'HTTPRouteResponseHeaderModification',
+        'HTTPRoutePathRewrite',
+        'HTTPRouteHostRewrite',
+        'HTTPRoute303RedirectStatusCode',
+        'HTTPRoute308RedirectStatusCode',
+      ])
+        assert.ok(f.includes(name), name);
+      // Not claimed: what npl-lb does not do, or no harness test proves yet.
+      for (const name of ['HTTPRouteRequestMirror', 'HTTPRouteCORS', 'HTTPRouteRequestTimeout', 'TLSRoute'])
+        assert.ok(!f.includes(name), name);
+    }
+  });
+
+  it('a load balancer claims only what it does: Avi has no 303, 308 or several query matches, one without L7 claims nothing', () => {
+    const avi = of(aviCapabilities(false));
+    assert.ok(avi.includes('HTTPRoute307RedirectStatusCode'));
+    assert.ok(!avi.includes('HTTPRoute303RedirectStatusCode'));
+    assert.ok(!avi.includes('HTTPRoute308RedirectStatusCode'));
+    assert.ok(!avi.includes('HTTPRouteQueryParamMatching'), 'one query match per rule is not the feature');
+    assert.ok(of(F5_CAPABILITIES).includes('HTTPRoute'));
+    assert.deepEqual(
+      supportedFeatures({ HTTP: false, HTTPS: false, TLS: true, TCP: true, UDP: true }, INGRESS_HTTP),
+      [],
+    );
+    const ingressOnly = supportedFeatures(
+      { HTTP: true, HTTPS: true, TLS: false, TCP: true, UDP: false },
+      INGRESS_HTTP,
+    );
+    assert.deepEqual(ingressOnly, [
+      'Gateway',
+      'GatewayHTTPListenerIsolation',
+      'GatewayPort8080',
+      'HTTPRoute',
+      'ReferenceGrant',
+    ]);
+  });
+
+  it('is written in the class status beside its conditions', () => {
+    const result = pass({
+      routes: [route(INFRA, 'r', { parentRefs: [parent('same-namespace')], rules: [] })],
+    });
+    const st = result.classes.get(gatewayClass().metadata.name)!;
+    assert.ok(st.supportedFeatures.includes('HTTPRoute'));
+    assert.deepEqual(st.supportedFeatures, [...st.supportedFeatures].sort());
+  });
+});
