@@ -10,7 +10,13 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { type ConformanceReport, GATEWAY_HTTP, profileReport, renderReport } from './harness/report.ts';
+import {
+  type ConformanceReport,
+  GATEWAY_HTTP,
+  GATEWAY_TLS,
+  profileReport,
+  renderReport,
+} from './harness/report.ts';
 import { ADAPTERS, type AdapterName, startRig } from './harness/rig.ts';
 import { type ConformanceTest, type Outcome, runTest } from './harness/suite.ts';
 import { ALL_TESTS } from './tests/index.ts';
@@ -62,7 +68,9 @@ export async function runAdapter(
       version: pkg.version,
       contact: ['https://github.com/npl-lb/npl-lb/issues'],
     },
-    profiles: [profileReport(GATEWAY_HTTP, tests, outcomes, claimed)],
+    profiles: [GATEWAY_HTTP, ...(claimed.includes('TLSRoute') ? [GATEWAY_TLS] : [])].map((p) =>
+      profileReport(p, tests, outcomes, claimed),
+    ),
   };
   return { outcomes, report, claimed };
 }

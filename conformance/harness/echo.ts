@@ -4,7 +4,9 @@
  * `proto`, `headers` as lists, `namespace`, `pod`), so an assertion can say which backend and
  * namespace answered and what the load balancer changed on the way.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { Server as NetServer, Socket } from 'node:net';
 
 export interface EchoIdentity {
   namespace: string;
@@ -21,8 +23,9 @@ export interface CapturedRequest {
   pod: string;
 }
 
-export function startEcho(id: EchoIdentity, ip: string, port: number): Promise<Server> {
-  const server = createServer((req, res) => {
+/** echo-basic's request handler. */
+function handler(id: EchoIdentity) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
     const headers: Record<string, string[]> = {};
     for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
       const name = req.rawHeaders[i]!;
@@ -54,13 +57,31 @@ export function startEcho(id: EchoIdentity, ip: string, port: number): Promise<S
     for (const [name, value] of set) res.setHeader(name, value);
     res.writeHead(200, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff' });
     res.end(JSON.stringify(body));
-  });
+  };
+}
+
+function listen(server: Server, ip: string, port: number): Promise<Server> {
   // Keep-alive connections from the load balancer must not hold a close open.
   server.keepAliveTimeout = 1000;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, ip, () => resolve(server));
   });
+}
+
+/** echo-basic over HTTP on `port`. */
+export function startEcho(id: EchoIdentity, ip: string, port: number): Promise<Server> {
+  return listen(createServer(handler(id)), ip, port);
+}
+
+/** echo-basic over HTTPS on `port` (its TLS_SERVER_CERT mode), with the Pod's certificate. */
+export function startHttpsEcho(
+  id: EchoIdentity,
+  ip: string,
+  port: number,
+  cert: { cert: string; key: string },
+): Promise<Server> {
+  return listen(track(createHttpsServer({ cert: cert.cert, key: cert.key }, handler(id))), ip, port);
 }
 
 /** Go's canonical MIME header key: each dash-separated word capitalised. */
@@ -72,7 +93,21 @@ export function canonical(name: string): string {
     .join('-');
 }
 
-export function closeServer(s: Server): Promise<void> {
-  s.closeAllConnections();
+const open = new WeakMap<NetServer, Set<Socket>>();
+
+/** Follows a server's connections, so closing it ends them (an HTTP server does that itself). */
+export function track<S extends NetServer>(server: S): S {
+  const set = new Set<Socket>();
+  open.set(server, set);
+  server.on('connection', (c: Socket) => {
+    set.add(c);
+    c.on('close', () => set.delete(c));
+  });
+  return server;
+}
+
+export function closeServer(s: NetServer): Promise<void> {
+  (s as Partial<Server>).closeAllConnections?.();
+  for (const c of open.get(s) ?? []) c.destroy();
   return new Promise((r) => s.close(() => r()));
 }

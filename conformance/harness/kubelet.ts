@@ -4,11 +4,12 @@
  * Ready, whose echo server really answers on the container's port. Deployments of other images
  * (the TLS, gRPC, TCP and DNS backends) get no Pods: a test needing them is skipped, said.
  */
-import type { Server } from 'node:http';
+import type { Server as NetServer } from 'node:net';
 import { runningStatus } from '../../src/main/demo-app.ts';
 import { templateHash } from '../../src/sandbox/workload-pods.ts';
 import type { Json } from '../../src/sandbox/openapi.ts';
-import { closeServer, startEcho } from './echo.ts';
+import { closeServer, startEcho, startHttpsEcho } from './echo.ts';
+import { startTcpEcho, startTlsEcho } from './tcp-echo.ts';
 import type { Api, KubeObject } from './objects.ts';
 
 /** echo-basic's HTTP port (its HTTP_PORT default). */
@@ -21,18 +22,28 @@ interface Container {
 }
 interface DeploymentSpec {
   replicas?: number;
-  template?: { metadata?: { labels?: Record<string, string> }; spec?: { containers?: Container[] } };
+  template?: {
+    metadata?: { labels?: Record<string, string> };
+    spec?: { containers?: Container[]; volumes?: { secret?: { secretName?: string } }[] };
+  };
 }
 
-/** Whether a Deployment is the plain HTTP echo (not its TLS, gRPC or TCP modes). */
-export function isPlainEcho(spec: DeploymentSpec): boolean {
+/** echo-basic's TLS port (its HTTPS_PORT and TLS_PORT default). */
+export const ECHO_TLS_PORT = 8443;
+
+/**
+ * Which of echo-basic's modes a Deployment runs: HTTP (with HTTPS beside it when it has a server
+ * certificate), or the TCP echo (plain, and TLS with a certificate); undefined for what the
+ * harness does not play (gRPC, DNS).
+ */
+export function echoMode(spec: DeploymentSpec): { mode: 'http' | 'tcp'; certSecret?: string } | undefined {
   const cs = spec.template?.spec?.containers ?? [];
-  const modes = new Set(['TLS_SERVER_CERT', 'GRPC_ECHO_SERVER', 'TCP_ECHO_SERVER']);
-  return (
-    cs.length === 1 &&
-    (cs[0]!.image ?? '').includes('/echo-basic:') &&
-    !(cs[0]!.env ?? []).some((e) => modes.has(e.name ?? ''))
-  );
+  if (cs.length !== 1 || !(cs[0]!.image ?? '').includes('/echo-basic:')) return undefined;
+  const env = new Set((cs[0]!.env ?? []).map((e) => e.name ?? ''));
+  if (env.has('GRPC_ECHO_SERVER') || env.has('UDP_ECHO_SERVER')) return undefined;
+  const secret = spec.template?.spec?.volumes?.find((v) => v.secret?.secretName)?.secret?.secretName;
+  const certSecret = env.has('TLS_SERVER_CERT') ? secret : undefined;
+  return { mode: env.has('TCP_ECHO_SERVER') ? 'tcp' : 'http', ...(certSecret ? { certSecret } : {}) };
 }
 
 export interface Node {
@@ -41,7 +52,7 @@ export interface Node {
 }
 
 export class Kubelet {
-  private readonly servers = new Map<string, Server[]>();
+  private readonly servers = new Map<string, NetServer[]>();
   private next = 1;
 
   constructor(
@@ -54,10 +65,12 @@ export class Kubelet {
   /** Runs a Deployment's replicas; returns how many Pods it started (0: not an echo it plays). */
   async run(d: KubeObject): Promise<number> {
     const spec = (d as { spec?: DeploymentSpec }).spec ?? {};
-    if (!isPlainEcho(spec)) return 0;
+    const echo = echoMode(spec);
+    if (!echo) return 0;
     const ns = d.metadata.namespace ?? 'default';
     const key = `${ns}/${d.metadata.name}`;
-    const servers: Server[] = [];
+    const cert = echo.certSecret ? await this.certificate(ns, echo.certSecret) : undefined;
+    const servers: NetServer[] = [];
     this.servers.set(key, servers);
     const replicas = spec.replicas ?? 1;
     for (let i = 0; i < replicas; i++) {
@@ -66,7 +79,14 @@ export class Kubelet {
       const node = this.nodes[i % this.nodes.length]!;
       // As a ReplicaSet names them: <deployment>-<template hash>-<suffix>.
       const pod = `${d.metadata.name}-${templateHash((spec.template ?? {}) as Json)}-${i}`;
-      servers.push(await startEcho({ namespace: ns, pod }, ip, ECHO_PORT));
+      const id = { namespace: ns, pod };
+      if (echo.mode === 'http') {
+        servers.push(await startEcho(id, ip, ECHO_PORT));
+        if (cert) servers.push(await startHttpsEcho(id, ip, ECHO_TLS_PORT, cert));
+      } else {
+        servers.push(await startTcpEcho(id, ip, ECHO_PORT));
+        if (cert) servers.push(await startTlsEcho(id, ip, ECHO_TLS_PORT, cert));
+      }
       const container = spec.template?.spec?.containers?.[0] ?? {};
       await this.api.request('POST', `/api/v1/namespaces/${ns}/pods`, {
         metadata: { name: pod, namespace: ns, labels: spec.template?.metadata?.labels ?? {} },
@@ -80,6 +100,16 @@ export class Kubelet {
       });
     }
     return replicas;
+  }
+
+  /** A kubernetes.io/tls Secret's certificate and key (a volume the Pod mounts). */
+  private async certificate(ns: string, name: string): Promise<{ cert: string; key: string }> {
+    const secret = (await this.api.get(`/api/v1/namespaces/${ns}/secrets/${name}`)) as
+      { data?: Record<string, string> } | undefined;
+    const b64 = (k: string) => Buffer.from(secret?.data?.[k] ?? '', 'base64').toString('utf8');
+    if (!secret || !b64('tls.crt') || !b64('tls.key'))
+      throw new Error(`Secret ${ns}/${name} holds no certificate`);
+    return { cert: b64('tls.crt'), key: b64('tls.key') };
   }
 
   /** The Pods' addresses of a Deployment this kubelet runs, by Pod name. */

@@ -103,6 +103,52 @@ export const GATEWAY_HTTP: Profile = {
   ],
 };
 
+/** The Gateway tests both profiles share (their features are Gateway, and ReferenceGrant). */
+const GATEWAY_CORE_TESTS = [
+  'GatewayClassObservedGenerationBump',
+  'GatewayInvalidParametersRef',
+  'GatewayInvalidRouteKind',
+  'GatewayInvalidTLSConfiguration',
+  'GatewayListenerUnsupportedProtocol',
+  'GatewayModifyListeners',
+  'GatewayObservedGenerationBump',
+  'GatewaySecretInvalidReferenceGrant',
+  'GatewaySecretMissingReferenceGrant',
+  'GatewaySecretReferenceGrantAllInNamespace',
+  'GatewaySecretReferenceGrantSpecific',
+];
+
+export const GATEWAY_TLS: Profile = {
+  name: 'GATEWAY-TLS',
+  core: ['Gateway', 'TLSRoute', 'ReferenceGrant'],
+  extended: [
+    'GatewayAddressEmpty',
+    'GatewayBackendClientCertificate',
+    'GatewayFrontendClientCertificateValidation',
+    'GatewayFrontendClientCertificateValidationInsecureFallback',
+    'GatewayHTTPListenerIsolation',
+    'GatewayHTTPSListenerDetectMisdirectedRequests',
+    'GatewayInfrastructurePropagation',
+    'GatewayPort8080',
+    'GatewayStaticAddresses',
+    'ListenerSet',
+    'TLSRouteModeMixed',
+    'TLSRouteModeTerminate',
+  ],
+  coreTests: [
+    ...GATEWAY_CORE_TESTS,
+    'TLSRouteHostnameIntersection',
+    'TLSRouteInvalidBackendRefNonexistent',
+    'TLSRouteInvalidBackendRefUnknownKind',
+    'TLSRouteInvalidNoMatchingListener',
+    'TLSRouteInvalidNoMatchingListenerHostname',
+    'TLSRouteInvalidReferenceGrant',
+    'TLSRouteListenerPassthroughSupportedKinds',
+    'TLSRouteListenerTerminateNotSupported',
+    'TLSRouteSimpleSameNamespace',
+  ],
+};
+
 const statistics = z.object({
   Passed: z.number().int(),
   Failed: z.number().int(),

@@ -27,8 +27,8 @@ import { AviSimulator } from '../../sim/avi/simulator.ts';
 import { BigIpSimulator } from '../../sim/f5/simulator.ts';
 import { F5Adapter } from '../../adapters/f5/adapter.ts';
 import { Kubelet, type Node } from './kubelet.ts';
-import { Api, type KubeObject, objectSchema, readManifests } from './objects.ts';
-import { testCertificate, tlsSecret } from '../../test/support/certs.ts';
+import { Api, type KubeObject, readManifests } from './objects.ts';
+import { createSuiteCertificates } from './certs.ts';
 
 export const ADAPTERS = [
   'haproxy-runtime',
@@ -38,12 +38,6 @@ export const ADAPTERS = [
   'f5',
 ] as const;
 export type AdapterName = (typeof ADAPTERS)[number];
-
-/** The suite's own TLS Secrets of the HTTP profile: namespace, name, DNS names. */
-const SUITE_SECRETS: [string, string, string[]][] = [
-  ['gateway-conformance-web-backend', 'certificate', ['*']],
-  ['gateway-conformance-infra', 'tls-validity-checks-certificate', ['*', '*.org', '*.wildcard.org']],
-];
 
 export const CONTROLLER_NAME = 'npl-lb.io/gateway-controller';
 export const GATEWAY_CLASS = 'npl-lb-conformance';
@@ -222,15 +216,23 @@ export async function startRig(adapterName: AdapterName, opts: { logLevel?: stri
       spec: { controllerName: CONTROLLER_NAME },
     });
     const features = await claimedFeatures(api);
+    // As upstream's setup: the namespaces, then the suite's certificates (the TLS backends mount
+    // them), then the rest of the base manifests.
+    const base = readManifests(BASE_MANIFESTS, {
+      gatewayClassName: GATEWAY_CLASS,
+      controllerName: CONTROLLER_NAME,
+    });
     await applyAll(
       api,
       kubelet,
-      readManifests(BASE_MANIFESTS, { gatewayClassName: GATEWAY_CLASS, controllerName: CONTROLLER_NAME }),
+      base.filter((o) => o.kind === 'Namespace'),
     );
-    // The certificates the upstream suite makes at setup, for the same names.
-    for (const [ns, name, dns] of SUITE_SECRETS) {
-      await api.create(objectSchema.parse(tlsSecret(ns, name, await testCertificate({ dns }))));
-    }
+    await createSuiteCertificates(api);
+    await applyAll(
+      api,
+      kubelet,
+      base.filter((o) => o.kind !== 'Namespace'),
+    );
     return { adapterName, api, kubelet, traffic, features, log, close: () => c.run() };
   } catch (err) {
     await c.run().catch(() => undefined);

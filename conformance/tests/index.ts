@@ -8,6 +8,7 @@ import { refTests } from './httproute-refs.ts';
 import { routingTests } from './httproute-routing.ts';
 import { listenerTests } from './listeners.ts';
 import { redirectTests } from './redirects.ts';
+import { tlsRouteTests } from './tlsroute.ts';
 
 export const ALL_TESTS: ConformanceTest[] = [
   ...gatewayTests,
@@ -18,4 +19,5 @@ export const ALL_TESTS: ConformanceTest[] = [
   ...extendedHttpTests,
   ...redirectTests,
   ...gatewayExtendedTests,
+  ...tlsRouteTests,
 ];

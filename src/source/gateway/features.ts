@@ -12,7 +12,9 @@ import type { ProtocolSupport } from './listeners.ts';
 const HTTP_CORE = ['Gateway', 'HTTPRoute', 'ReferenceGrant'] as const;
 
 export function supportedFeatures(support: ProtocolSupport, http: HttpCapabilities): string[] {
-  if (!support.HTTP) return [];
+  // GATEWAY-TLS core: TLS listeners in Passthrough mode with TLSRoute (Terminate is refused).
+  const tls = support.TLS ? ['Gateway', 'ReferenceGrant', 'TLSRoute'] : [];
+  if (!support.HTTP) return [...new Set(tls)].sort();
   const codes = http.redirectCodes ?? [301, 302, 303, 307, 308];
   const claims: [string, boolean][] = [
     ...HTTP_CORE.map((f): [string, boolean] => [f, true]),
@@ -33,8 +35,5 @@ export function supportedFeatures(support: ProtocolSupport, http: HttpCapabiliti
     ['HTTPRoute307RedirectStatusCode', http.redirects && codes.includes(307)],
     ['HTTPRoute308RedirectStatusCode', http.redirects && codes.includes(308)],
   ];
-  return claims
-    .filter(([, yes]) => yes)
-    .map(([name]) => name)
-    .sort();
+  return [...new Set([...tls, ...claims.filter(([, yes]) => yes).map(([name]) => name)])].sort();
 }

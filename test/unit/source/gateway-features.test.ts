@@ -32,15 +32,21 @@ describe('GatewayClass supportedFeatures', () => {
         'HTTPRouteHostRewrite',
         'HTTPRoute303RedirectStatusCode',
         'HTTPRoute308RedirectStatusCode',
+        'TLSRoute',
       ])
         assert.ok(f.includes(name), name);
       // Not claimed: what npl-lb does not do, or no harness test proves yet.
-      for (const name of ['HTTPRouteRequestMirror', 'HTTPRouteCORS', 'HTTPRouteRequestTimeout', 'TLSRoute'])
+      for (const name of [
+        'HTTPRouteRequestMirror',
+        'HTTPRouteCORS',
+        'HTTPRouteRequestTimeout',
+        'TLSRouteModeTerminate',
+      ])
         assert.ok(!f.includes(name), name);
     }
   });
 
-  it('a load balancer claims only what it does: Avi has no 303, 308 or several query matches, one without L7 claims nothing', () => {
+  it('a load balancer claims only what it does: Avi has no 303, 308 or several query matches; TLS passthrough alone is the GATEWAY-TLS core', () => {
     const avi = of(aviCapabilities(false));
     assert.ok(avi.includes('HTTPRoute307RedirectStatusCode'));
     assert.ok(!avi.includes('HTTPRoute303RedirectStatusCode'));
@@ -49,6 +55,11 @@ describe('GatewayClass supportedFeatures', () => {
     assert.ok(of(F5_CAPABILITIES).includes('HTTPRoute'));
     assert.deepEqual(
       supportedFeatures({ HTTP: false, HTTPS: false, TLS: true, TCP: true, UDP: true }, INGRESS_HTTP),
+      ['Gateway', 'ReferenceGrant', 'TLSRoute'],
+      'TLS passthrough alone: the GATEWAY-TLS core',
+    );
+    assert.deepEqual(
+      supportedFeatures({ HTTP: false, HTTPS: false, TLS: false, TCP: true, UDP: true }, INGRESS_HTTP),
       [],
     );
     const ingressOnly = supportedFeatures(

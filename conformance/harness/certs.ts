@@ -1,0 +1,82 @@
+/**
+ * The certificates the upstream suite makes at setup (conformance/utils/suite: self-signed ones,
+ * a CA in a ConfigMap, and certificates that CA signs), for the same names, fresh each run.
+ */
+import { generate } from 'selfsigned';
+import type { Api } from './objects.ts';
+
+const INFRA = 'gateway-conformance-infra';
+const YEAR = 365 * 24 * 3600 * 1000;
+
+interface Pem {
+  cert: string;
+  key: string;
+}
+
+async function certificate(dns: string[], ca?: Pem): Promise<Pem> {
+  const pems = await generate([{ name: 'commonName', value: dns[0]! }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notBeforeDate: new Date(Date.now() - 3600 * 1000),
+    notAfterDate: new Date(Date.now() + YEAR),
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
+      { name: 'subjectAltName', altNames: dns.map((value) => ({ type: 2 as const, value })) },
+    ],
+    ...(ca ? { ca } : {}),
+  });
+  return { cert: pems.cert, key: pems.private };
+}
+
+async function authority(name: string): Promise<Pem> {
+  const pems = await generate([{ name: 'commonName', value: name }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notBeforeDate: new Date(Date.now() - 3600 * 1000),
+    notAfterDate: new Date(Date.now() + YEAR),
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true },
+    ],
+  });
+  return { cert: pems.cert, key: pems.private };
+}
+
+const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
+
+async function secret(api: Api, namespace: string, name: string, c: Pem): Promise<void> {
+  await api.request('POST', `/api/v1/namespaces/${namespace}/secrets`, {
+    metadata: { namespace, name },
+    type: 'kubernetes.io/tls',
+    data: { 'tls.crt': b64(c.cert), 'tls.key': b64(c.key) },
+  });
+}
+
+/** Creates the suite's Secrets and CA ConfigMap (the namespaces exist). */
+export async function createSuiteCertificates(api: Api): Promise<void> {
+  await secret(api, 'gateway-conformance-web-backend', 'certificate', await certificate(['*']));
+  await secret(
+    api,
+    INFRA,
+    'tls-validity-checks-certificate',
+    await certificate(['*', '*.org', '*.wildcard.org']),
+  );
+  const ca = await authority('gateway-conformance-tls-checks-ca');
+  await api.request('POST', `/api/v1/namespaces/${INFRA}/configmaps`, {
+    metadata: { namespace: INFRA, name: 'tls-checks-ca-certificate' },
+    data: { 'ca.crt': ca.cert },
+  });
+  // upstream adds a URI SAN (spiffe://abc.example.com/test-identity) the TLS tests do not read.
+  await secret(
+    api,
+    INFRA,
+    'tls-checks-certificate',
+    await certificate(['abc.example.com', 'other.example.com'], ca),
+  );
+  const passthrough = await certificate(['abc.example.com'], ca);
+  await secret(api, INFRA, 'tls-passthrough-checks-certificate', passthrough);
+  await secret(api, 'gateway-conformance-app-backend', 'tls-passthrough-checks-certificate', passthrough);
+}
