@@ -13,13 +13,19 @@ interface Pem {
   key: string;
 }
 
-async function certificate(dns: string[], ca?: Pem): Promise<Pem> {
-  const pems = await generate([{ name: 'commonName', value: dns[0]! }], {
+/** EC P-256, SHA-256, valid from an hour ago for a year. */
+const common = () =>
+  ({
     keyType: 'ec',
     curve: 'P-256',
     algorithm: 'sha256',
     notBeforeDate: new Date(Date.now() - 3600 * 1000),
     notAfterDate: new Date(Date.now() + YEAR),
+  }) as const;
+
+async function certificate(dns: string[], ca?: Pem): Promise<Pem> {
+  const pems = await generate([{ name: 'commonName', value: dns[0]! }], {
+    ...common(),
     extensions: [
       { name: 'basicConstraints', cA: false },
       { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
@@ -32,11 +38,7 @@ async function certificate(dns: string[], ca?: Pem): Promise<Pem> {
 
 async function authority(name: string): Promise<Pem> {
   const pems = await generate([{ name: 'commonName', value: name }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
-    notBeforeDate: new Date(Date.now() - 3600 * 1000),
-    notAfterDate: new Date(Date.now() + YEAR),
+    ...common(),
     extensions: [
       { name: 'basicConstraints', cA: true },
       { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true },

@@ -41,10 +41,39 @@ export const pathOf = (o: KubeObject): string =>
  * The documents of a manifest file, prepared as the upstream suite's applier prepares them: every
  * Gateway of our GatewayClass, every GatewayClass of our controller.
  */
-export function readManifests(
-  file: URL,
-  names: { gatewayClassName: string; controllerName: string },
-): KubeObject[] {
+export interface ManifestNames {
+  gatewayClassName: string;
+  controllerName: string;
+  /** What upstream's --usable-network-addresses and --unusable-network-addresses give. */
+  usableAddresses?: string[];
+  unusableAddresses?: string[];
+}
+
+type Address = { type?: string; value?: string };
+
+/**
+ * As upstream's applier: a Gateway's PLACEHOLDER_USABLE_ADDRS / PLACEHOLDER_UNUSABLE_ADDRS become
+ * the given addresses, after those of the type `test/fake-invalid-type`. (Upstream also empties
+ * the addresses of a Gateway with none of these; the harness leaves those as written, so
+ * GatewayOptionalAddressValue really tests an address without a value.)
+ */
+function overlayAddresses(spec: Record<string, unknown>, names: ManifestNames): Record<string, unknown> {
+  const addresses = (spec.addresses ?? []) as Address[];
+  const usable = addresses.some((a) => a.value === 'PLACEHOLDER_USABLE_ADDRS');
+  const unusable = addresses.some((a) => a.value === 'PLACEHOLDER_UNUSABLE_ADDRS');
+  if (!usable && !unusable) return spec;
+  const ip = (value: string): Address => ({ type: 'IPAddress', value });
+  return {
+    ...spec,
+    addresses: [
+      ...addresses.filter((a) => a.type === 'test/fake-invalid-type'),
+      ...(unusable ? (names.unusableAddresses ?? []).map(ip) : []),
+      ...(usable ? (names.usableAddresses ?? []).map(ip) : []),
+    ],
+  };
+}
+
+export function readManifests(file: URL, names: ManifestNames): KubeObject[] {
   const text = readFileSync(file, 'utf8')
     .replaceAll('{GATEWAY_CLASS_NAME}', names.gatewayClassName)
     .replaceAll('{GATEWAY_CONTROLLER_NAME}', names.controllerName);
@@ -54,7 +83,8 @@ export function readManifests(
     .map((d) => {
       const o = objectSchema.parse(d);
       const spec = (o.spec ?? {}) as Record<string, unknown>;
-      if (o.kind === 'Gateway') return { ...o, spec: { ...spec, gatewayClassName: names.gatewayClassName } };
+      if (o.kind === 'Gateway')
+        return { ...o, spec: { ...overlayAddresses(spec, names), gatewayClassName: names.gatewayClassName } };
       if (o.kind === 'GatewayClass') return { ...o, spec: { ...spec, controllerName: names.controllerName } };
       return o;
     });

@@ -19,21 +19,27 @@ export interface Profile {
   coreTests: string[];
 }
 
+/** upstream's GatewayExtendedFeatures, extended in every Gateway profile. */
+const GATEWAY_EXTENDED = [
+  'GatewayAddressEmpty',
+  'GatewayBackendClientCertificate',
+  'GatewayFrontendClientCertificateValidation',
+  'GatewayFrontendClientCertificateValidationInsecureFallback',
+  'GatewayHTTPListenerIsolation',
+  'GatewayHTTPSListenerDetectMisdirectedRequests',
+  'GatewayInfrastructurePropagation',
+  'GatewayPort8080',
+  'GatewayStaticAddresses',
+  'ListenerSet',
+];
+
 export const GATEWAY_HTTP: Profile = {
   name: 'GATEWAY-HTTP',
   core: ['Gateway', 'HTTPRoute', 'ReferenceGrant'],
   extended: [
     'BackendTLSPolicy',
     'BackendTLSPolicySANValidation',
-    'GatewayAddressEmpty',
-    'GatewayBackendClientCertificate',
-    'GatewayFrontendClientCertificateValidation',
-    'GatewayFrontendClientCertificateValidationInsecureFallback',
-    'GatewayHTTPListenerIsolation',
-    'GatewayHTTPSListenerDetectMisdirectedRequests',
-    'GatewayInfrastructurePropagation',
-    'GatewayPort8080',
-    'GatewayStaticAddresses',
+    ...GATEWAY_EXTENDED,
     'HTTPRoute303RedirectStatusCode',
     'HTTPRoute307RedirectStatusCode',
     'HTTPRoute308RedirectStatusCode',
@@ -60,7 +66,6 @@ export const GATEWAY_HTTP: Profile = {
     'HTTPRouteRetryBackendTimeout',
     'HTTPRouteRetryConnectionError',
     'HTTPRouteSchemeRedirect',
-    'ListenerSet',
   ],
   coreTests: [
     'GatewayClassObservedGenerationBump',
@@ -121,20 +126,7 @@ const GATEWAY_CORE_TESTS = [
 export const GATEWAY_TLS: Profile = {
   name: 'GATEWAY-TLS',
   core: ['Gateway', 'TLSRoute', 'ReferenceGrant'],
-  extended: [
-    'GatewayAddressEmpty',
-    'GatewayBackendClientCertificate',
-    'GatewayFrontendClientCertificateValidation',
-    'GatewayFrontendClientCertificateValidationInsecureFallback',
-    'GatewayHTTPListenerIsolation',
-    'GatewayHTTPSListenerDetectMisdirectedRequests',
-    'GatewayInfrastructurePropagation',
-    'GatewayPort8080',
-    'GatewayStaticAddresses',
-    'ListenerSet',
-    'TLSRouteModeMixed',
-    'TLSRouteModeTerminate',
-  ],
+  extended: [...GATEWAY_EXTENDED, 'TLSRouteModeMixed', 'TLSRouteModeTerminate'],
   coreTests: [
     ...GATEWAY_CORE_TESTS,
     'TLSRouteHostnameIntersection',

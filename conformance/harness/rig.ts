@@ -27,7 +27,7 @@ import { AviSimulator } from '../../sim/avi/simulator.ts';
 import { BigIpSimulator } from '../../sim/f5/simulator.ts';
 import { F5Adapter } from '../../adapters/f5/adapter.ts';
 import { Kubelet, type Node } from './kubelet.ts';
-import { Api, type KubeObject, readManifests } from './objects.ts';
+import { Api, type KubeObject, type ManifestNames, readManifests } from './objects.ts';
 import { createSuiteCertificates } from './certs.ts';
 
 export const ADAPTERS = [
@@ -45,6 +45,17 @@ export const BASE_MANIFESTS = new URL('../manifests/base.yaml', import.meta.url)
 
 /** Loopback addresses of the suite: nodes, Pods and the Gateways' VIPs. */
 export const NET = { nodes: '127.0.80', pods: '127.0.81', vips: '127.0.82' } as const;
+
+/**
+ * How manifests are prepared: our class and controller, and the static addresses the suite gives
+ * (one inside vip.cidrs that no Gateway is allocated, one outside).
+ */
+export const MANIFEST_NAMES: ManifestNames = {
+  gatewayClassName: GATEWAY_CLASS,
+  controllerName: CONTROLLER_NAME,
+  usableAddresses: [`${NET.vips}.250`],
+  unusableAddresses: ['192.0.2.250'],
+};
 
 /** Runs cleanups last-in first-out, every one even when some fail. */
 export class Cleanups {
@@ -155,6 +166,32 @@ export async function applyAll(api: Api, kubelet: Kubelet, objects: KubeObject[]
   }
 }
 
+/** Three Ready nodes, each with a NodePortLocal agent forwarding in userspace. */
+async function startNodes(api: Api, kc: KubeConfig, log: Logger, c: Cleanups): Promise<Node[]> {
+  const nodes: Node[] = [1, 2, 3].map((i) => ({ name: `node-${i}`, ip: `${NET.nodes}.${i}` }));
+  for (const n of nodes) {
+    await api.request('POST', '/api/v1/nodes', { metadata: { name: n.name } });
+    await api.patch(`/api/v1/nodes/${n.name}/status`, {
+      status: {
+        addresses: [{ type: 'InternalIP', address: n.ip }],
+        conditions: [{ type: 'Ready', status: 'True' }],
+      },
+    });
+    const agent = new NplAgent({
+      kubeConfig: kc,
+      nodeName: n.name,
+      portRange: { start: 61000, end: 61999 },
+      backend: new UserspaceBackend(),
+      metrics: new AgentMetrics(),
+      events: new EventRecorder(kc, 'npl-lb-agent', n.name, { logger: log }),
+      logger: log,
+    });
+    await agent.start();
+    c.after(() => agent.stop());
+  }
+  return nodes;
+}
+
 export async function startRig(adapterName: AdapterName, opts: { logLevel?: string } = {}): Promise<Rig> {
   const c = new Cleanups();
   const log = createLogger({ name: 'conformance', level: opts.logLevel ?? 'warn' });
@@ -166,27 +203,7 @@ export async function startRig(adapterName: AdapterName, opts: { logLevel?: stri
     const api = new Api(sandbox.url);
     await installGatewayApiCrds(sandbox.url);
 
-    const nodes: Node[] = [1, 2, 3].map((i) => ({ name: `node-${i}`, ip: `${NET.nodes}.${i}` }));
-    for (const n of nodes) {
-      await api.request('POST', '/api/v1/nodes', { metadata: { name: n.name } });
-      await api.patch(`/api/v1/nodes/${n.name}/status`, {
-        status: {
-          addresses: [{ type: 'InternalIP', address: n.ip }],
-          conditions: [{ type: 'Ready', status: 'True' }],
-        },
-      });
-      const agent = new NplAgent({
-        kubeConfig: kc,
-        nodeName: n.name,
-        portRange: { start: 61000, end: 61999 },
-        backend: new UserspaceBackend(),
-        metrics: new AgentMetrics(),
-        events: new EventRecorder(kc, 'npl-lb-agent', n.name, { logger: log }),
-        logger: log,
-      });
-      await agent.start();
-      c.after(() => agent.stop());
-    }
+    const nodes = await startNodes(api, kc, log, c);
     const kubelet = new Kubelet(api, nodes, NET.pods);
     c.after(() => kubelet.stop());
 
@@ -218,10 +235,7 @@ export async function startRig(adapterName: AdapterName, opts: { logLevel?: stri
     const features = await claimedFeatures(api);
     // As upstream's setup: the namespaces, then the suite's certificates (the TLS backends mount
     // them), then the rest of the base manifests.
-    const base = readManifests(BASE_MANIFESTS, {
-      gatewayClassName: GATEWAY_CLASS,
-      controllerName: CONTROLLER_NAME,
-    });
+    const base = readManifests(BASE_MANIFESTS, MANIFEST_NAMES);
     await applyAll(
       api,
       kubelet,

@@ -9,7 +9,7 @@ import { applyAll, GATEWAY_CLASS } from './rig.ts';
 import { readManifests, pathOf, type KubeObject } from './objects.ts';
 import { ConformanceFailure, DEFAULT_TIMEOUTS, poll, StatusChecks, type Timeouts } from './status.ts';
 import { type Expected, expectEventually, type TlsOptions } from './http.ts';
-import { CONTROLLER_NAME } from './rig.ts';
+import { CONTROLLER_NAME, MANIFEST_NAMES } from './rig.ts';
 
 /** The upstream feature names (pkg/features) the harness knows. */
 export type Feature = string;
@@ -86,10 +86,7 @@ export async function runTest(
       opts.onLog?.(`${test.shortName}: ${line}`);
     },
     apply: async (file) => {
-      const objects = readManifests(manifest(file), {
-        gatewayClassName: GATEWAY_CLASS,
-        controllerName: CONTROLLER_NAME,
-      });
+      const objects = readManifests(manifest(file), MANIFEST_NAMES);
       for (const o of objects) {
         await applyAll(rig.api, rig.kubelet, [o]);
         created.push(o);
@@ -146,6 +143,17 @@ export async function routesReady(
     });
   return addr;
 }
+
+/** A listener's expected status: HTTPRoute supported, Accepted and ResolvedRefs true, so many routes. */
+export const readyListener = (name: string, attachedRoutes: number) => ({
+  name,
+  supportedKinds: [{ kind: 'HTTPRoute' }],
+  attachedRoutes,
+  conditions: [
+    { type: 'Accepted', status: 'True' },
+    { type: 'ResolvedRefs', status: 'True' },
+  ],
+});
 
 /** Each expectation, all at once (as upstream runs its cases in parallel). */
 export async function expectAll(

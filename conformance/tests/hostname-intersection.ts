@@ -4,7 +4,14 @@
  * share with a listener, a route sharing none is not accepted, and only accepted routes count.
  */
 import type { Expected } from '../harness/http.ts';
-import { type ConformanceTest, expectAll, HTTP_CORE, INFRA, routesReady } from '../harness/suite.ts';
+import {
+  type ConformanceTest,
+  expectAll,
+  HTTP_CORE,
+  INFRA,
+  readyListener,
+  routesReady,
+} from '../harness/suite.ts';
 
 const ref = (name: string) => ({ namespace: INFRA, name });
 const at = (host: string, path: string, backend: string): Expected => ({
@@ -15,15 +22,6 @@ const at = (host: string, path: string, backend: string): Expected => ({
 const none = (host: string, path: string): Expected => ({
   request: { host, path },
   response: { statusCode: 404 },
-});
-const listener = (name: string, attachedRoutes: number) => ({
-  name,
-  supportedKinds: [{ kind: 'HTTPRoute' }],
-  attachedRoutes,
-  conditions: [
-    { type: 'Accepted', status: 'True' },
-    { type: 'ResolvedRefs', status: 'True' },
-  ],
 });
 
 export const hostnameIntersection: ConformanceTest = {
@@ -85,9 +83,9 @@ export const hostnameIntersection: ConformanceTest = {
     await expectAll(s, addr, [none('specific.but.wrong.com', '/s5'), none('wildcard.io', '/s5')]);
     // Only accepted routes are counted.
     await s.status.gatewayListeners(gw, [
-      listener('listener-1', 2),
-      listener('listener-2', 1),
-      listener('listener-3', 1),
+      readyListener('listener-1', 2),
+      readyListener('listener-2', 1),
+      readyListener('listener-3', 1),
     ]);
     // Routes intersect with a listener that names no hostname.
     const all = ref('httproute-hostname-intersection-all');

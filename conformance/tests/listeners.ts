@@ -10,6 +10,7 @@ import {
   expectAll,
   HTTP_CORE,
   INFRA,
+  readyListener,
   routesReady,
   type Suite,
 } from '../harness/suite.ts';
@@ -27,14 +28,6 @@ const v1 = (
   ...(expectedRequest ? { expectedRequest: { path, ...expectedRequest } } : {}),
   backend: 'infra-backend-v1',
   namespace: INFRA,
-});
-const ready = (attachedRoutes: number) => ({
-  supportedKinds: HTTP_ROUTE,
-  attachedRoutes,
-  conditions: [
-    { type: 'Accepted', status: 'True' },
-    { type: 'ResolvedRefs', status: 'True' },
-  ],
 });
 
 /** Patches a Gateway's listeners; checks the listener status and that the generation moved. */
@@ -66,9 +59,9 @@ export const listenerTests: ConformanceTest[] = [
     manifests: ['gateway-with-attached-routes.yaml'],
     traffic: false,
     run: async (s) => {
-      await s.status.gatewayListeners(gw('gateway-with-one-attached-route'), [{ name: 'http', ...ready(1) }]);
+      await s.status.gatewayListeners(gw('gateway-with-one-attached-route'), [readyListener('http', 1)]);
       const two = gw('gateway-with-two-attached-routes');
-      await s.status.gatewayListeners(two, [{ name: 'http', ...ready(2) }]);
+      await s.status.gatewayListeners(two, [readyListener('http', 2)]);
       await s.status.routeCondition('HTTPRoute', gw('http-route-not-accepted'), two, {
         type: 'Accepted',
         status: 'False',
@@ -113,10 +106,7 @@ export const listenerTests: ConformanceTest[] = [
             allowedRoutes: { namespaces: { from: 'All' } },
           },
         ],
-        [
-          { name: 'https', ...ready(1) },
-          { name: 'http', ...ready(1) },
-        ],
+        [readyListener('https', 1), readyListener('http', 1)],
       );
       await modifyListeners(
         s,
@@ -125,7 +115,7 @@ export const listenerTests: ConformanceTest[] = [
           if (ls.length !== 2) throw new ConformanceFailure('the gateway must have 2 listeners');
           return ls.filter((l) => l.name === 'http');
         },
-        [{ name: 'http', ...ready(1) }],
+        [readyListener('http', 1)],
       );
     },
   },

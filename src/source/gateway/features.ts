@@ -22,6 +22,10 @@ export function supportedFeatures(support: ProtocolSupport, http: HttpCapabiliti
     // Every adapter serves a request only from its most specific listener's routes (the model's
     // route table, held to each adapter by the route-table differential tests).
     ['GatewayHTTPListenerIsolation', true],
+    // spec.addresses: static addresses inside vip.cidrs (AddressNotUsable outside), and an
+    // address of a type with no value (one is allocated).
+    ['GatewayStaticAddresses', true],
+    ['GatewayAddressEmpty', true],
     // Claimed only without a limit on matches per rule (Avi takes one; the feature means any).
     ['HTTPRouteQueryParamMatching', http.queryMatches && http.maxQueryMatches === undefined],
     ['HTTPRouteMethodMatching', http.methodMatches],

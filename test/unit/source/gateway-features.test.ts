@@ -68,8 +68,10 @@ describe('GatewayClass supportedFeatures', () => {
     );
     assert.deepEqual(ingressOnly, [
       'Gateway',
+      'GatewayAddressEmpty',
       'GatewayHTTPListenerIsolation',
       'GatewayPort8080',
+      'GatewayStaticAddresses',
       'HTTPRoute',
       'ReferenceGrant',
     ]);
