@@ -17,6 +17,9 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
     // ACL regexes are PCRE2; header and query names sit inside `req.hdr()` / `urlp()`.
     regexDialect: 'pcre2',
     matchNames: { pattern: FETCH_NAME, description: "letters, digits, '-' and '_'" },
+    // A route's backend timeout: the frontend sets a variable for its requests, each HTTP backend
+    // `http-request set-timeout server` from it (the runtime transport; see DATAPLANE_CAPABILITIES).
+    timeouts: true,
   },
   tlsPassthrough: true,
   certificates: true,
@@ -52,4 +55,7 @@ export const DATAPLANE_CAPABILITIES: Capabilities = {
   // The probe's headers are `http-check send` rules, objects of their own in the API (http_checks)
   // that the adapter does not write yet: such a probe is not followed there (said on the Service).
   checkHeaders: false,
+  // Route timeouts need an http-request rule in each backend, objects the adapter does not write
+  // there yet: such a route is refused on this transport, naming them.
+  http: { ...HAPROXY_CAPABILITIES.http!, timeouts: false },
 };

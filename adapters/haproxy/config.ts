@@ -20,7 +20,13 @@ import { join } from 'node:path';
 import { policyWords, readStoredCheck, storeCheck, storedPolicy } from '../../src/adapter/stored-check.ts';
 import { pct, quoteArg } from './encode.ts';
 import { balanceLines, readSourceRanges, sourceRangeLines, timeoutLines } from './policy-lines.ts';
-import { parseGatewayRoutes, parseSniRoutes, renderGatewayRoutes, renderSniRoutes } from './http-routes.ts';
+import {
+  parseGatewayRoutes,
+  parseSniRoutes,
+  renderGatewayRoutes,
+  renderSniRoutes,
+  ROUTE_TIMEOUT_VAR,
+} from './http-routes.ts';
 import { httpPools } from './validate.ts';
 
 export interface RenderOptions {
@@ -103,7 +109,21 @@ const httpCheckLines = (p: Pool): string[] =>
       ]
     : [];
 
-function renderPool(p: Pool, http: boolean, o: RenderOptions): string[] {
+/** The pools a Gateway API route with its own timeout sends to: their backends apply it. */
+function timedPools(vss: VirtualService[]): Set<string> {
+  const out = new Set<string>();
+  for (const v of vss) {
+    if (v.kind !== 'l7') continue;
+    for (const r of v.routes) {
+      if (r.timeoutMs === undefined) continue;
+      if (r.pool) out.add(r.pool);
+      for (const b of r.backends ?? []) if (b.pool) out.add(b.pool);
+    }
+  }
+  return out;
+}
+
+function renderPool(p: Pool, http: boolean, o: RenderOptions, timed = false): string[] {
   const checks = o.healthChecks ?? true;
   return [
     `backend ${p.name}`,
@@ -115,6 +135,12 @@ function renderPool(p: Pool, http: boolean, o: RenderOptions): string[] {
     `    mode ${http ? 'http' : 'tcp'}`,
     ...balanceLines(p),
     ...timeoutLines(p),
+    // A Gateway API route's own timeout, set by the frontend for the requests it takes.
+    ...(http && timed
+      ? [
+          `    http-request set-timeout server var(${ROUTE_TIMEOUT_VAR}) if { var(${ROUTE_TIMEOUT_VAR}) -m found }`,
+        ]
+      : []),
     ...(checks ? httpCheckLines(p) : []),
     ...p.members.map((m) => serverLine(m, checkWords(p, checks))),
     '',
@@ -221,6 +247,7 @@ export function renderConfig(
 ): string {
   const vsList = [...vss].sort((a, b) => (a.name < b.name ? -1 : 1));
   const http = httpPools(vsList);
+  const timed = timedPools(vsList);
   return [
     'global',
     `    stats socket ${o.adminSocket} ${o.socketGroup ? `mode 660 gid ${o.socketGroup}` : 'mode 600'} level admin expose-fd listeners`,
@@ -240,7 +267,7 @@ export function renderConfig(
     ...foreign.flatMap((s) => s.lines),
     ...[...pools]
       .sort((a, b) => (a.name < b.name ? -1 : 1))
-      .flatMap((p) => renderPool(p, http.has(p.name), o)),
+      .flatMap((p) => renderPool(p, http.has(p.name), o, timed.has(p.name))),
     ...vsList.flatMap((v) => renderVirtualService(v, o)),
   ].join('\n');
 }

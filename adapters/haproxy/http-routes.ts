@@ -68,6 +68,9 @@ function actionText(a: HttpAction): string {
 export const httpRuleLine = (kind: 'request' | 'response', r: HttpRule): string =>
   `http-${kind} ${actionText(r.action)}${r.cond ? ` if ${r.cond}` : ''}`;
 
+/** The variable a route's backend timeout travels in, from the frontend to its pool's backend (ms). */
+export const ROUTE_TIMEOUT_VAR = 'txn.npl_timeout';
+
 /** Header and query names HAProxy reads inside `req.hdr(...)` / `urlp(...)`. */
 export const FETCH_NAME = /^[A-Za-z0-9_-]+$/;
 
@@ -233,6 +236,17 @@ export function gatewayRules(v: L7VirtualService): GatewayRules {
     acl(`is_${p}`, 'var(txn.npl_route)', `-m int ${i}`);
     const at = `is_${p}`;
     tail.push(...modifierRules(r.requestHeaders, at));
+    // A route's own backend timeout, for its pool's backend to apply (HAProxy 2.6 sets a server
+    // timeout only in a backend: config.ts); 0 lifts it (a day).
+    if (r.timeoutMs !== undefined)
+      tail.push({
+        action: {
+          type: 'set-var',
+          name: ROUTE_TIMEOUT_VAR,
+          expr: `int(${r.timeoutMs > 0 ? r.timeoutMs : 86_400_000})`,
+        },
+        cond: at,
+      });
     out.response.push(...modifierRules(r.responseHeaders, at));
     if (r.redirect) {
       tail.push(...redirectRules(r, p, v.protocol === 'HTTPS' ? 'https' : 'http'));

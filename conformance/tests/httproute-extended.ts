@@ -277,4 +277,35 @@ export const extendedHttpTests: ConformanceTest[] = [
       ),
     ]),
   },
+  ...(
+    [
+      [
+        'HTTPRouteTimeoutRequest',
+        'HTTPRouteRequestTimeout',
+        'httproute-timeout-request.yaml',
+        'request-timeout',
+        '/request-timeout',
+        '/disable-request-timeout',
+      ],
+      [
+        'HTTPRouteTimeoutBackendRequest',
+        'HTTPRouteBackendTimeout',
+        'httproute-timeout-backend-request.yaml',
+        'backend-request-timeout',
+        '/backend-timeout',
+        '/disable-backend-timeout',
+      ],
+    ] as const
+  ).map(([shortName, feature, file, route, limited, lifted]): ConformanceTest => ({
+    shortName,
+    description: `An HTTPRoute with a ${feature === 'HTTPRouteRequestTimeout' ? 'request' : 'backend request'} timeout: a slower answer is a 504, a timeout of 0s lifts it`,
+    features: http(feature),
+    manifests: [file],
+    traffic: true,
+    run: oneRoute(route, [
+      { request: { path: limited }, response: { statusCode: 200 }, namespace: INFRA },
+      { request: { path: `${limited}?delay=1s` }, response: { statusCode: 504 }, namespace: INFRA },
+      { request: { path: `${lifted}?delay=1s` }, response: { statusCode: 200 }, namespace: INFRA },
+    ]),
+  })),
 ];

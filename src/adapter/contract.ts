@@ -96,6 +96,8 @@ export interface HttpCapabilities {
   maxQueryMatches?: number;
   /** Traffic split over several pools by weight (and a 500 share for a backend that does not resolve). */
   weights: boolean;
+  /** A route's own backend timeout (HTTPRoute rule `timeouts`). Absent: no. */
+  timeouts?: boolean;
 }
 
 export interface ApplyError {

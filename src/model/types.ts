@@ -168,6 +168,12 @@ export interface HttpRoute {
   responseHeaders?: HeaderModifier;
   redirect?: Redirect;
   rewrite?: Rewrite;
+  /**
+   * How long the backend may take to answer, in ms (an HTTPRoute rule's `timeouts`: the shorter of
+   * `request` and `backendRequest`, which are one wait where there are no retries); 0: the route
+   * lifts the limit. Absent: the pool's own.
+   */
+  timeoutMs?: number;
   /** Precedence, lowest first (the Gateway API's order, from the source); absent for Ingress rules. */
   order?: number;
 }

@@ -38,6 +38,8 @@ export function supportedFeatures(support: ProtocolSupport, http: HttpCapabiliti
     ['HTTPRoute303RedirectStatusCode', http.redirects && codes.includes(303)],
     ['HTTPRoute307RedirectStatusCode', http.redirects && codes.includes(307)],
     ['HTTPRoute308RedirectStatusCode', http.redirects && codes.includes(308)],
+    ['HTTPRouteRequestTimeout', http.timeouts === true],
+    ['HTTPRouteBackendTimeout', http.timeouts === true],
   ];
   return [...new Set([...tls, ...claims.filter(([, yes]) => yes).map(([name]) => name)])].sort();
 }

@@ -124,7 +124,39 @@ function pathModifier(
 const STATUS = new Set([301, 302, 303, 307, 308]);
 
 /** The fields of an HTTPRoute rule npl-lb serves. */
-const RULE_FIELDS = new Set(['name', 'matches', 'filters', 'backendRefs']);
+const RULE_FIELDS = new Set(['name', 'matches', 'filters', 'backendRefs', 'timeouts']);
+
+/** The Gateway API's Duration (GEP-2257): up to four `<number><h|m|s|ms>` parts, in ms. */
+export function durationMs(v: string): number | undefined {
+  if (!/^([0-9]{1,5}(h|m|s|ms)){1,4}$/.test(v)) return undefined;
+  const unit: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+  let total = 0;
+  for (const [, n, u] of v.matchAll(/([0-9]+)(ms|h|m|s)/g)) total += Number(n) * unit[u!]!;
+  return total;
+}
+
+/**
+ * A rule's `timeouts` as one backend timeout: the shorter of `request` and `backendRequest` that
+ * is set and not 0s (without retries the backend's answer is the whole request); 0 when what is
+ * set is 0s (no limit); undefined when neither is set.
+ */
+function ruleTimeout(t: unknown, field: string): number | undefined {
+  if (t === undefined) return undefined;
+  const o = (t ?? {}) as Record<string, unknown>;
+  const extra = Object.keys(o).find((k) => k !== 'request' && k !== 'backendRequest');
+  if (extra) throw new Refused(`${field}.${extra.slice(0, 64)}: not supported by npl-lb yet`);
+  const ms: number[] = [];
+  for (const k of ['request', 'backendRequest'] as const) {
+    if (o[k] === undefined) continue;
+    const v = typeof o[k] === 'string' ? durationMs(o[k]) : undefined;
+    if (v === undefined)
+      throw new Refused(`${field}.${k}: not a duration (${JSON.stringify(o[k]).slice(0, 32)})`);
+    ms.push(v);
+  }
+  if (ms.length === 0) return undefined;
+  const limits = ms.filter((v) => v > 0);
+  return limits.length ? Math.min(...limits) : 0;
+}
 
 function filtersOf(filters: HttpRouteFilter[], field: string) {
   const out: Pick<HttpRoute, 'requestHeaders' | 'responseHeaders' | 'redirect' | 'rewrite'> = {};
@@ -204,6 +236,7 @@ export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleRes
       const extra = Object.keys(rule).find((k) => !RULE_FIELDS.has(k));
       if (extra) throw new Refused(`${field}.${extra.slice(0, 64)}: not supported by npl-lb yet`);
       const filters = filtersOf(rule.filters, `${field}.filters`);
+      const timeoutMs = ruleTimeout((rule as { timeouts?: unknown }).timeouts, `${field}.timeouts`);
       const split: WeightedBackend[] = [];
       rule.backendRefs.forEach((b, bi) => {
         const at = `${field}.backendRefs[${bi}]`;
@@ -256,6 +289,7 @@ export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleRes
         };
         const headers = valueMatches(m.headers, `${at}.headers`, ctx.device);
         const query = valueMatches(m.queryParams, `${at}.queryParams`, ctx.device);
+        if (timeoutMs !== undefined) t.timeoutMs = timeoutMs;
         if (headers.length > 0) t.headers = headers;
         if (query.length > 0) t.queryParams = query;
         if (m.method !== undefined) {

@@ -39,10 +39,17 @@ describe('GatewayClass supportedFeatures', () => {
       for (const name of [
         'HTTPRouteRequestMirror',
         'HTTPRouteCORS',
-        'HTTPRouteRequestTimeout',
+        'HTTPRouteRetry',
         'TLSRouteModeTerminate',
       ])
         assert.ok(!f.includes(name), name);
+    }
+  });
+
+  it('route timeouts: claimed by the runtime transport, not by the Data Plane one (no backend rules there yet)', () => {
+    for (const f of ['HTTPRouteRequestTimeout', 'HTTPRouteBackendTimeout']) {
+      assert.ok(of(HAPROXY_CAPABILITIES).includes(f), f);
+      assert.ok(!of(DATAPLANE_CAPABILITIES).includes(f), f);
     }
   });
 
@@ -52,6 +59,7 @@ describe('GatewayClass supportedFeatures', () => {
     assert.ok(!avi.includes('HTTPRoute303RedirectStatusCode'));
     assert.ok(!avi.includes('HTTPRoute308RedirectStatusCode'));
     assert.ok(!avi.includes('HTTPRouteQueryParamMatching'), 'one query match per rule is not the feature');
+    assert.ok(!avi.includes('HTTPRouteRequestTimeout'), 'no route timeouts on Avi');
     assert.ok(of(F5_CAPABILITIES).includes('HTTPRoute'));
     assert.deepEqual(
       supportedFeatures({ HTTP: false, HTTPS: false, TLS: true, TCP: true, UDP: true }, INGRESS_HTTP),

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parseAllDocuments } from 'yaml';
+import { ALL_HTTP } from '../../../src/adapter/http-capabilities.ts';
 import { backend, INFRA, parent, pass, route, vsOf } from './gateway-support.ts';
 import { BASE_PATHS, type Draft, FRAGMENTS, type Fragment } from './route-fragments.ts';
 
@@ -61,7 +62,7 @@ function build(fragments: Fragment[]) {
     },
   };
   for (const f of fragments) f.apply(d);
-  const r = pass({ routes: [route(INFRA, 'fields', d.spec)] });
+  const r = pass({ routes: [route(INFRA, 'fields', d.spec)], http: { ...ALL_HTTP, timeouts: true } });
   const parentStatus = r.routes.get(`HTTPRoute ${INFRA}/fields`)?.parents[0];
   const routes = (vsOf(r, `${INFRA}/same-namespace`)?.routes ?? []).filter(
     (x) => x.source === `HTTPRoute ${INFRA}/fields`,

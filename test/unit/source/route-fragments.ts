@@ -267,8 +267,8 @@ export const FRAGMENTS: Fragment[] = [
     id: 'timeouts',
     paths: [`${P}timeouts.request`, `${P}timeouts.backendRequest`],
     apply: (d) => void (rule(d).timeouts = { request: '10s', backendRequest: '5s' }),
-    expect: 'refused',
-    says: /timeouts: not supported/,
+    expect: 'carried',
+    seen: (rs) => rs.every((r) => r.timeoutMs === 5000),
   },
   {
     id: 'backendRef filters',
