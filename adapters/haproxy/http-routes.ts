@@ -114,6 +114,16 @@ function modifierRules(m: HeaderModifier | undefined, cond: string): HttpRule[] 
   ];
 }
 
+/**
+ * A route's own backend timeout, set for its requests for the pool's backend to apply (HAProxy 2.6
+ * sets a server timeout only in a backend: config.ts); 0 lifts it (a day).
+ */
+function timeoutRules(r: HttpRoute, cond: string): HttpRule[] {
+  if (r.timeoutMs === undefined) return [];
+  const ms = r.timeoutMs > 0 ? r.timeoutMs : 86_400_000;
+  return [{ action: { type: 'set-var', name: ROUTE_TIMEOUT_VAR, expr: `int(${ms})` }, cond }];
+}
+
 /** Static text inside a log-format string. */
 const lit = (s: string): string => s.replaceAll('%', '%%');
 const DEFAULT_PORT = { http: 80, https: 443 } as const;
@@ -235,18 +245,7 @@ export function gatewayRules(v: L7VirtualService): GatewayRules {
     });
     acl(`is_${p}`, 'var(txn.npl_route)', `-m int ${i}`);
     const at = `is_${p}`;
-    tail.push(...modifierRules(r.requestHeaders, at));
-    // A route's own backend timeout, for its pool's backend to apply (HAProxy 2.6 sets a server
-    // timeout only in a backend: config.ts); 0 lifts it (a day).
-    if (r.timeoutMs !== undefined)
-      tail.push({
-        action: {
-          type: 'set-var',
-          name: ROUTE_TIMEOUT_VAR,
-          expr: `int(${r.timeoutMs > 0 ? r.timeoutMs : 86_400_000})`,
-        },
-        cond: at,
-      });
+    tail.push(...modifierRules(r.requestHeaders, at), ...timeoutRules(r, at));
     out.response.push(...modifierRules(r.responseHeaders, at));
     if (r.redirect) {
       tail.push(...redirectRules(r, p, v.protocol === 'HTTPS' ? 'https' : 'http'));

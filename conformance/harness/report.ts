@@ -33,6 +33,21 @@ const GATEWAY_EXTENDED = [
   'ListenerSet',
 ];
 
+/** The Gateway tests both profiles share (their features are Gateway, and ReferenceGrant). */
+const GATEWAY_CORE_TESTS = [
+  'GatewayClassObservedGenerationBump',
+  'GatewayInvalidParametersRef',
+  'GatewayInvalidRouteKind',
+  'GatewayInvalidTLSConfiguration',
+  'GatewayListenerUnsupportedProtocol',
+  'GatewayModifyListeners',
+  'GatewayObservedGenerationBump',
+  'GatewaySecretInvalidReferenceGrant',
+  'GatewaySecretMissingReferenceGrant',
+  'GatewaySecretReferenceGrantAllInNamespace',
+  'GatewaySecretReferenceGrantSpecific',
+];
+
 export const GATEWAY_HTTP: Profile = {
   name: 'GATEWAY-HTTP',
   core: ['Gateway', 'HTTPRoute', 'ReferenceGrant'],
@@ -68,17 +83,7 @@ export const GATEWAY_HTTP: Profile = {
     'HTTPRouteSchemeRedirect',
   ],
   coreTests: [
-    'GatewayClassObservedGenerationBump',
-    'GatewayInvalidParametersRef',
-    'GatewayInvalidRouteKind',
-    'GatewayInvalidTLSConfiguration',
-    'GatewayListenerUnsupportedProtocol',
-    'GatewayModifyListeners',
-    'GatewayObservedGenerationBump',
-    'GatewaySecretInvalidReferenceGrant',
-    'GatewaySecretMissingReferenceGrant',
-    'GatewaySecretReferenceGrantAllInNamespace',
-    'GatewaySecretReferenceGrantSpecific',
+    ...GATEWAY_CORE_TESTS,
     'GatewayWithAttachedRoutes',
     'HTTPRouteCrossNamespace',
     'HTTPRouteExactPathMatching',
@@ -107,21 +112,6 @@ export const GATEWAY_HTTP: Profile = {
     'HTTPRouteWeight',
   ],
 };
-
-/** The Gateway tests both profiles share (their features are Gateway, and ReferenceGrant). */
-const GATEWAY_CORE_TESTS = [
-  'GatewayClassObservedGenerationBump',
-  'GatewayInvalidParametersRef',
-  'GatewayInvalidRouteKind',
-  'GatewayInvalidTLSConfiguration',
-  'GatewayListenerUnsupportedProtocol',
-  'GatewayModifyListeners',
-  'GatewayObservedGenerationBump',
-  'GatewaySecretInvalidReferenceGrant',
-  'GatewaySecretMissingReferenceGrant',
-  'GatewaySecretReferenceGrantAllInNamespace',
-  'GatewaySecretReferenceGrantSpecific',
-];
 
 export const GATEWAY_TLS: Profile = {
   name: 'GATEWAY-TLS',
