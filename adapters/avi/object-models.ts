@@ -4,6 +4,7 @@
  * of its own, sim/avi/model-check.ts, stricter: unknown types and models refused.)
  */
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const fieldSchema: z.ZodType<Field> = z.lazy(() =>
@@ -83,6 +84,11 @@ function checkObject(model: string, value: unknown, path: string, out: string[])
     const at = path ? `${path}.${k}` : k;
     if (!f) out.push(`${at}: unknown field`);
     else if (v !== null) check(v, f, at, out);
+  }
+  // An IPAddr's type is its address's family: V4 an IPv4 address, V6 an IPv6 one.
+  if (model === 'IPAddr' && (o.type === 'V4' || o.type === 'V6')) {
+    if (isIP(String(o.addr ?? '')) !== (o.type === 'V4' ? 4 : 6))
+      out.push(`${path || model}: ${String(o.addr)} is not a ${o.type} address`);
   }
 }
 
