@@ -31,7 +31,7 @@ const argsSchema = z.object({
 export type RunOptions = z.infer<typeof argsSchema>;
 
 const pkg = z
-  .object({ version: z.string() })
+  .object({ name: z.string(), version: z.string(), homepage: z.string().optional() })
   .parse(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')));
 
 /** Runs the tests on one adapter; resolves with every outcome and the report. */
@@ -62,11 +62,12 @@ export async function runAdapter(
     gatewayAPIChannel: 'standard',
     mode: adapter,
     implementation: {
-      organization: 'npl-lb',
-      project: 'npl-lb',
-      url: 'https://github.com/npl-lb/npl-lb',
+      organization: pkg.name,
+      project: pkg.name,
+      // What package.json says; the project publishes no repository address yet.
+      url: pkg.homepage ?? 'unpublished',
       version: pkg.version,
-      contact: ['https://github.com/npl-lb/npl-lb/issues'],
+      contact: pkg.homepage ? [pkg.homepage] : [],
     },
     profiles: [GATEWAY_HTTP, ...(claimed.includes('TLSRoute') ? [GATEWAY_TLS] : [])].map((p) =>
       profileReport(p, tests, outcomes, claimed),
