@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Server as NetServer, Socket } from 'node:net';
+import { durationMs } from '../../src/source/gateway/http-rules.ts';
 
 export interface EchoIdentity {
   namespace: string;
@@ -62,7 +63,7 @@ function handler(id: EchoIdentity) {
     };
     // As echo-basic: `?delay=<duration>` answers that much later (timeout tests); at most 10 s.
     const delay = new URL(req.url ?? '/', 'http://echo').searchParams.get('delay');
-    const ms = delay ? goDurationMs(delay) : 0;
+    const ms = delay ? (durationMs(delay) ?? 0) : 0;
     if (ms > 0) setTimeout(answer, Math.min(ms, 10_000)).unref();
     else answer();
   };
@@ -90,15 +91,6 @@ export function startHttpsEcho(
   cert: { cert: string; key: string },
 ): Promise<Server> {
   return listen(track(createHttpsServer({ cert: cert.cert, key: cert.key }, handler(id))), ip, port);
-}
-
-/** A Go duration of whole units (`1s`, `500ms`, `1m30s`) in ms; 0 when it is not one. */
-export function goDurationMs(v: string): number {
-  if (!/^([0-9]+(ms|h|m|s))+$/.test(v)) return 0;
-  const unit: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
-  let total = 0;
-  for (const [, n, u] of v.matchAll(/([0-9]+)(ms|h|m|s)/g)) total += Number(n) * unit[u!]!;
-  return total;
 }
 
 /** Go's canonical MIME header key: each dash-separated word capitalised. */

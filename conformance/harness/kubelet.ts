@@ -112,17 +112,6 @@ export class Kubelet {
     return { cert: b64('tls.crt'), key: b64('tls.key') };
   }
 
-  /** The Pods' addresses of a Deployment this kubelet runs, by Pod name. */
-  async podIPs(namespace: string, app: string): Promise<{ name: string; ip: string }[]> {
-    const list = (await this.api.request(
-      'GET',
-      `/api/v1/namespaces/${namespace}/pods?labelSelector=${encodeURIComponent(`app=${app}`)}`,
-    )) as { items: { metadata: { name: string }; status?: { podIP?: string } }[] };
-    return list.items.flatMap((p) =>
-      p.status?.podIP ? [{ name: p.metadata.name, ip: p.status.podIP }] : [],
-    );
-  }
-
   async stop(): Promise<void> {
     for (const list of this.servers.values()) for (const s of list) await closeServer(s);
     this.servers.clear();

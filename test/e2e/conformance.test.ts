@@ -55,18 +55,23 @@ describe('Gateway API conformance harness', { skip }, () => {
         );
       }
     }
-    // The bundled base manifests are upstream's v1.6.1 ones, byte for byte.
-    const shared = new URL(
-      '../../../shared/specs/gateway-api/conformance-base-manifests-v1.6.1.yaml',
-      import.meta.url,
-    );
-    if (existsSync(shared)) {
+  });
+
+  const SHARED = new URL(
+    '../../../shared/specs/gateway-api/conformance-base-manifests-v1.6.1.yaml',
+    import.meta.url,
+  );
+  it(
+    'the bundled base manifests are upstream v1.6.1 ones, byte for byte',
+    // Compares the bundle with the workspace's copy when there is one; the harness never needs it.
+    { skip: !existsSync(SHARED) && 'no ../shared/specs here' },
+    () => {
       assert.equal(
         readFileSync(new URL('../../conformance/manifests/base.yaml', import.meta.url), 'utf8'),
-        readFileSync(shared, 'utf8'),
+        readFileSync(SHARED, 'utf8'),
       );
-    }
-  });
+    },
+  );
 
   for (const adapter of ['haproxy-runtime', 'haproxy-dataplane-v3', 'f5'] as const) {
     it(`${adapter}: every core test ${adapter === 'f5' ? 'that reads status' : ''} passes; the report is upstream's shape and the committed one agrees`, async () => {

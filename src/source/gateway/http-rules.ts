@@ -219,6 +219,26 @@ function pathOf(
   return { path: value, pathType };
 }
 
+/** One match of a rule as a route template: the rule's forwarding and filters, and the match's own. */
+function matchTemplate(
+  m: HttpRouteMatch,
+  at: string,
+  shared: Omit<RouteTemplate, 'path' | 'pathType'>,
+  ctx: RuleContext,
+): RouteTemplate {
+  const t: RouteTemplate = { ...pathOf(m, at, ctx.device), ...shared };
+  const headers = valueMatches(m.headers, `${at}.headers`, ctx.device);
+  const query = valueMatches(m.queryParams, `${at}.queryParams`, ctx.device);
+  if (headers.length > 0) t.headers = headers;
+  if (query.length > 0) t.queryParams = query;
+  if (m.method !== undefined) {
+    const p = methodProblem(m.method);
+    if (p) throw new Refused(`${at}.method: ${p}`);
+    t.method = m.method;
+  }
+  return t;
+}
+
 export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleResult {
   const ns = route.metadata.namespace;
   const source = `HTTPRoute ${ns}/${route.metadata.name}`;
@@ -231,7 +251,7 @@ export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleRes
   try {
     route.spec.rules.forEach((rule, ri) => {
       const field = `spec.rules[${ri}]`;
-      // A field of the rule npl-lb does not carry (timeouts, retry, sessionPersistence, ...) refuses
+      // A field of the rule npl-lb does not carry (retry, sessionPersistence, ...) refuses
       // the route, naming it: never accepted and silently dropped.
       const extra = Object.keys(rule).find((k) => !RULE_FIELDS.has(k));
       if (extra) throw new Refused(`${field}.${extra.slice(0, 64)}: not supported by npl-lb yet`);
@@ -277,28 +297,16 @@ export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleRes
         : split.length === 1 && split[0]!.pool !== null
           ? { pool: split[0]!.pool }
           : { pool: '', backends: split.length > 0 ? split : [{ pool: null, weight: 1 }] };
-      rule.matches.forEach((m, mi) => {
-        const at = `${field}.matches[${mi}]`;
-        const t: RouteTemplate = {
-          ...pathOf(m, at, ctx.device),
-          ...forwarding,
-          ...filters,
-          source,
-          rule: ri,
-          match: mi,
-        };
-        const headers = valueMatches(m.headers, `${at}.headers`, ctx.device);
-        const query = valueMatches(m.queryParams, `${at}.queryParams`, ctx.device);
-        if (timeoutMs !== undefined) t.timeoutMs = timeoutMs;
-        if (headers.length > 0) t.headers = headers;
-        if (query.length > 0) t.queryParams = query;
-        if (m.method !== undefined) {
-          const p = methodProblem(m.method);
-          if (p) throw new Refused(`${at}.method: ${p}`);
-          t.method = m.method;
-        }
-        templates.push(t);
-      });
+      const shared = {
+        ...forwarding,
+        ...filters,
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        source,
+        rule: ri,
+      };
+      rule.matches.forEach((m, mi) =>
+        templates.push(matchTemplate(m, `${field}.matches[${mi}]`, { ...shared, match: mi }, ctx)),
+      );
     });
   } catch (err) {
     if (!(err instanceof Refused)) throw err;
