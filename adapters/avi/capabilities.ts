@@ -36,6 +36,8 @@ export function aviCapabilities(allocatesVips: boolean, allocatesV6 = false): Ca
       regexMatches: false,
       redirectCodes: [301, 302, 307],
       maxQueryMatches: 1,
+      // Pool and virtual-service port `enable_http2`: h2c to the servers, HTTP/2 from clients.
+      http2: true,
     },
     ...(allocatesVips ? { allocatesVips: true } : {}),
     // IPv6 VsVips (`ip6_address`) and servers (`V6`); where its IPAM allocates, only with an IPv6 subnet.

@@ -56,6 +56,7 @@ export const SCHEMAS = {
         'LB_ALGORITHM_CONSISTENT_HASH',
       ]),
       lb_algorithm_hash: z.literal('LB_ALGORITHM_CONSISTENT_HASH_SOURCE_IP_ADDRESS').optional(),
+      enable_http2: z.boolean().optional(),
       application_persistence_profile_ref: ref.optional(),
       // Minutes, 0 (at once) to 300; connections per server, 0 for no limit.
       connection_ramp_duration: z.number().int().min(0).max(300),
@@ -150,7 +151,13 @@ export const SCHEMAS = {
       vsvip_ref: ref.optional(),
       services: z
         .array(
-          z.object({ port: z.number().int().min(1).max(65535), enable_ssl: z.boolean().optional() }).strict(),
+          z
+            .object({
+              port: z.number().int().min(1).max(65535),
+              enable_ssl: z.boolean().optional(),
+              enable_http2: z.boolean().optional(),
+            })
+            .strict(),
         )
         .min(1)
         .optional(),

@@ -178,6 +178,8 @@ function balanceFields(p: Pool): Record<string, unknown> {
     // Milliseconds to connect and complete an exchange (absent: the application profile's).
     ...(p.serverTimeoutSeconds ? { server_timeout: p.serverTimeoutSeconds * 1000 } : {}),
     ...(p.algorithm === 'SourceHash' ? { lb_algorithm_hash: SOURCE_HASH } : {}),
+    // HTTP/2 to every server of the pool (h2c: gRPC, appProtocol kubernetes.io/h2c).
+    ...(p.backendProtocol === 'h2c' ? { enable_http2: true } : {}),
     ...(p.persistence
       ? {
           application_persistence_profile_ref: byName(
@@ -193,7 +195,15 @@ function balanceFields(p: Pool): Record<string, unknown> {
 function parseBalance(
   o: Record<string, unknown>,
   l: Lookup,
-): Pick<Pool, 'algorithm' | 'persistence' | 'maxConnections' | 'slowStartSeconds' | 'serverTimeoutSeconds'> {
+): Pick<
+  Pool,
+  | 'algorithm'
+  | 'persistence'
+  | 'maxConnections'
+  | 'slowStartSeconds'
+  | 'serverTimeoutSeconds'
+  | 'backendProtocol'
+> {
   const algorithm =
     o.lb_algorithm === ALGORITHM.LeastConnections
       ? 'LeastConnections'
@@ -215,6 +225,7 @@ function parseBalance(
     ...(typeof o.server_timeout === 'number' && o.server_timeout > 0
       ? { serverTimeoutSeconds: Math.round(o.server_timeout / 1000) }
       : {}),
+    ...(o.enable_http2 === true ? { backendProtocol: 'h2c' as const } : {}),
   };
 }
 

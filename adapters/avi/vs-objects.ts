@@ -185,7 +185,10 @@ export function renderVirtualService(
     name: vs.name,
     ...l7,
     vsvip_ref: byName('vsvip', vsVipName(vs, owner)),
-    services: [{ port: vs.port, ...(https ? { enable_ssl: true } : {}) }],
+    // HTTP/2 from clients on the port (a GRPCRoute is attached): ALPN with SSL, prior knowledge without.
+    services: [
+      { port: vs.port, ...(https ? { enable_ssl: true } : {}), ...(vs.http2 ? { enable_http2: true } : {}) },
+    ],
     ...(https
       ? {
           type: 'VS_TYPE_VH_PARENT',
@@ -288,7 +291,9 @@ export function parseVirtualService(
     entry?.auto_allocate_ip && group
       ? autoVip(group)
       : String(entry?.ip_address?.addr ?? entry?.ip6_address?.addr ?? '');
-  const service = (o.services as { port?: number; enable_ssl?: boolean }[] | undefined)?.[0];
+  const service = (
+    o.services as { port?: number; enable_ssl?: boolean; enable_http2?: boolean }[] | undefined
+  )?.[0];
   const port = Number(service?.port ?? 0);
   const policies = o.http_policies as { http_policy_set_ref?: string }[] | undefined;
   if (!policies) {
@@ -321,6 +326,7 @@ export function parseVirtualService(
     routes: routesOf(set, l),
     defaultPool: o.pool_group_ref ? poolOfGroup(o.pool_group_ref, l) : undefined,
   };
+  if (service?.enable_http2 === true) l7.http2 = true;
   if (service?.enable_ssl) {
     const certName = (ref: unknown) => String(l.byUuid.get(uuidOf(ref))?.name ?? '');
     const first = (o.ssl_key_and_certificate_refs as unknown[] | undefined)?.[0];

@@ -229,6 +229,9 @@ export class F5Adapter implements LoadBalancerAdapter {
   }
 
   private async applyBatch(changes: Change[]): Promise<ApplyResult[]> {
+    // HTTP/2 (GRPCRoute, h2c members) is not in its capabilities: refused, never sent as HTTP/1.1.
+    const HTTP2_REFUSED =
+      'HTTP/2 (from clients, or h2c to members) is not served by the BIG-IP adapter (Capabilities.http.http2)';
     const schemaVersion = await this.checkAs3();
     if (!this.tenantJson) await this.observe();
     const outcome = new Map<number, Outcome>();
@@ -244,8 +247,12 @@ export class F5Adapter implements LoadBalancerAdapter {
           : c.kind === 'certificate'
             ? certificateProblem(c.desired)
             : c.kind === 'virtualService' && c.desired.kind === 'l7'
-              ? c.desired.routes.map(routeProblem).find(Boolean)
-              : undefined;
+              ? c.desired.http2
+                ? HTTP2_REFUSED
+                : c.desired.routes.map(routeProblem).find(Boolean)
+              : c.kind === 'pool' && c.desired.backendProtocol
+                ? HTTP2_REFUSED
+                : undefined;
       if (bad) fail(i, 'Invalid', bad, true);
       else if (c.op === 'update' && !mapOf(start, c.kind).has(c.name)) {
         fail(

@@ -77,8 +77,9 @@ export const enc = pct;
  * checks are off.
  */
 export function checkWords(p: Pool, checks: boolean): string {
-  // A BackendPolicy's limit and ramp (`add server` takes both, as server lines do).
-  const limits = `${p.maxConnections ? ` maxconn ${p.maxConnections}` : ''}${p.slowStartSeconds ? ` slowstart ${p.slowStartSeconds}s` : ''}`;
+  // A BackendPolicy's limit and ramp (`add server` takes both, as server lines do), and HTTP/2 to
+  // the members (`proto h2`: h2c with prior knowledge; the check speaks it too).
+  const limits = `${p.backendProtocol === 'h2c' ? ' proto h2' : ''}${p.maxConnections ? ` maxconn ${p.maxConnections}` : ''}${p.slowStartSeconds ? ` slowstart ${p.slowStartSeconds}s` : ''}`;
   if (!checks) return limits;
   const c = p.check;
   return c
@@ -215,13 +216,15 @@ function renderVirtualService(v: VirtualService, o: RenderOptions): string[] {
     ];
   }
   const https = v.protocol === 'HTTPS';
-  const tls = https ? ` protocol=HTTPS certificates=${(v.certificates ?? []).map(enc).join(',')}` : '';
+  const tls = `${https ? ` protocol=HTTPS certificates=${(v.certificates ?? []).map(enc).join(',')}` : ''}${v.http2 ? ' http2=true' : ''}`;
   const lines = [
     `frontend ${v.name}`,
     `    # npl-lb l7 ingressClass=${enc(v.ingressClass)}${tls}`,
     '    mode http',
     // The crt-list names the certificates' files (cert-store.ts); HAProxy picks one by SNI.
-    `${bind(v.vip, v.port, o)}${https ? ` ssl crt-list ${join(o.certDir ?? '.', `${v.name}.crtlist`)}` : ''}`,
+    // HTTP/2 comes with prior knowledge on a plain bind (HAProxy tells it by its preface); on
+    // HTTPS ALPN offers it.
+    `${bind(v.vip, v.port, o)}${https ? ` ssl crt-list ${join(o.certDir ?? '.', `${v.name}.crtlist`)}${v.http2 ? ' alpn h2,http/1.1' : ''}` : ''}`,
   ];
   if (v.routes.some((r) => r.order !== undefined)) lines.push(...renderGatewayRoutes(v));
   else
@@ -378,6 +381,7 @@ export function parseConfig(text: string, owner: string): Observed & { foreignSe
           routes,
           defaultPool: /^\s*default_backend\s+(\S+)/m.exec(body)?.[1],
         };
+        if (meta.http2 === 'true') vs.http2 = true;
         if (meta.protocol === 'HTTPS') {
           vs.protocol = 'HTTPS';
           const certs = /# npl-lb l7 .*certificates=(\S*)/.exec(body)?.[1] ?? '';

@@ -87,4 +87,5 @@ export const poolShape = (p: Pool): unknown[] => [
   p.slowStartSeconds ?? 0,
   p.connectTimeoutSeconds ?? 0,
   p.serverTimeoutSeconds ?? 0,
+  p.backendProtocol ?? '',
 ];

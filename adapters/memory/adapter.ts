@@ -46,7 +46,8 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       applyConcurrency: this.opts.applyConcurrency ?? 8,
       certificates: true,
       tlsPassthrough: true,
-      http: ALL_HTTP,
+      // It keeps the model as given, HTTP/2 included (no traffic to speak of).
+      http: { ...ALL_HTTP, http2: true },
       httpChecks: true,
       httpsChecks: true,
       checkHeaders: true,

@@ -62,6 +62,7 @@ const SERVER_FIELDS = [
   'verify',
   'maxconn',
   'slowstart',
+  'proto',
   'maintenance',
   'weight',
 ];
@@ -101,8 +102,8 @@ const FIELDS: Record<Kind, { schema: z.ZodType; v2: string[]; v3: string[] }> = 
   },
   binds: {
     schema: dpBindSchema,
-    v2: ['name', 'address', 'port', 'transparent', 'ssl', 'crt_list'],
-    v3: ['name', 'address', 'port', 'transparent', 'ssl', 'crt_list', 'metadata'],
+    v2: ['name', 'address', 'port', 'transparent', 'ssl', 'crt_list', 'alpn'],
+    v3: ['name', 'address', 'port', 'transparent', 'ssl', 'crt_list', 'alpn', 'metadata'],
   },
   http_request_rules: { schema: dpHttpRuleSchema, v2: ['index', ...HTTP_RULE], v3: HTTP_RULE },
   http_response_rules: { schema: dpHttpRuleSchema, v2: ['index', ...HTTP_RULE], v3: HTTP_RULE },

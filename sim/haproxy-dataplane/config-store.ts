@@ -63,6 +63,8 @@ function serverLine(s: DpServer): string {
   // server_params: maxconn a count, slowstart a duration in milliseconds.
   if (s.maxconn !== undefined) words.push(`maxconn ${s.maxconn}`);
   if (s.slowstart !== undefined) words.push(`slowstart ${s.slowstart}ms`);
+  // server_params: proto, the multiplexer spoken to the server (h2 with prior knowledge).
+  if (s.proto !== undefined) words.push(`proto ${s.proto}`);
   if (s.maintenance === 'enabled') words.push('disabled');
   if (s.weight !== undefined) words.push(`weight ${s.weight}`);
   if (s.metadata) words.push(`# metadata ${JSON.stringify(s.metadata)}`);
@@ -125,7 +127,7 @@ export function renderConfig(c: DpConfig, p: RenderPaths): string {
     if (f.description) lines.push(`    description ${f.description}`);
     for (const b of binds) {
       lines.push(
-        `    bind ${addr(b.address ?? '', b.port)} name ${b.name}${b.transparent ? ' transparent' : ''}${b.ssl ? ` ssl${b.crt_list ? ` crt-list ${b.crt_list}` : ''}` : ''}`,
+        `    bind ${addr(b.address ?? '', b.port)} name ${b.name}${b.transparent ? ' transparent' : ''}${b.ssl ? ` ssl${b.crt_list ? ` crt-list ${b.crt_list}` : ''}${b.alpn ? ` alpn ${b.alpn}` : ''}` : ''}`,
       );
     }
     for (const a of acls) lines.push(`    acl ${a.acl_name} ${a.criterion}${a.value ? ` ${a.value}` : ''}`);

@@ -35,7 +35,7 @@ const PERSISTENCE: readonly PersistenceType[] = ['Cookie', 'SourceIP'];
 
 /**
  * A pool's algorithm and persistence as adapters keep them beside the check (`algorithm=`,
- * `persistence=` words), as a spread; an unknown word reads as none, and the next pass writes it.
+ * `persistence=` words, and the members' protocol, `backend=h2c`), as a spread; an unknown word reads as none, and the next pass writes it.
  */
 export function storedPolicy(meta: Record<string, string | undefined>): {
   algorithm?: LbAlgorithm;
@@ -44,6 +44,7 @@ export function storedPolicy(meta: Record<string, string | undefined>): {
   slowStartSeconds?: number;
   connectTimeoutSeconds?: number;
   serverTimeoutSeconds?: number;
+  backendProtocol?: 'h2c';
 } {
   const algorithm = ALGORITHMS.find((a) => a === meta.algorithm);
   const persistence = PERSISTENCE.find((a) => a === meta.persistence);
@@ -59,6 +60,7 @@ export function storedPolicy(meta: Record<string, string | undefined>): {
     ...(slowStartSeconds ? { slowStartSeconds } : {}),
     ...(connectTimeoutSeconds ? { connectTimeoutSeconds } : {}),
     ...(serverTimeoutSeconds ? { serverTimeoutSeconds } : {}),
+    ...(meta.backend === 'h2c' ? { backendProtocol: 'h2c' as const } : {}),
   };
 }
 
@@ -70,6 +72,7 @@ export const policyWords = (p: {
   slowStartSeconds?: number;
   connectTimeoutSeconds?: number;
   serverTimeoutSeconds?: number;
+  backendProtocol?: 'h2c';
 }): string[] => [
   ...(p.algorithm ? [`algorithm=${p.algorithm}`] : []),
   ...(p.persistence ? [`persistence=${p.persistence}`] : []),
@@ -77,4 +80,5 @@ export const policyWords = (p: {
   ...(p.slowStartSeconds ? [`slowstart=${p.slowStartSeconds}`] : []),
   ...(p.connectTimeoutSeconds ? [`connect=${p.connectTimeoutSeconds}`] : []),
   ...(p.serverTimeoutSeconds ? [`server=${p.serverTimeoutSeconds}`] : []),
+  ...(p.backendProtocol ? [`backend=${p.backendProtocol}`] : []),
 ];

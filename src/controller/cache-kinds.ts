@@ -7,6 +7,7 @@ import {
   crdSchema,
   gatewayClassSchema,
   gatewaySchema,
+  grpcRouteSchema,
   httpRouteSchema,
   l4RouteSchema,
   namespaceSchema,
@@ -38,11 +39,19 @@ export type CacheKind =
 
 /** The Gateway API kinds: served only where their CRDs are installed. */
 export type GatewayKind =
-  'gatewayClasses' | 'gateways' | 'httpRoutes' | 'tcpRoutes' | 'udpRoutes' | 'tlsRoutes' | 'referenceGrants';
+  | 'gatewayClasses'
+  | 'gateways'
+  | 'httpRoutes'
+  | 'grpcRoutes'
+  | 'tcpRoutes'
+  | 'udpRoutes'
+  | 'tlsRoutes'
+  | 'referenceGrants';
 export const GATEWAY_KINDS: readonly GatewayKind[] = [
   'gatewayClasses',
   'gateways',
   'httpRoutes',
+  'grpcRoutes',
   'tcpRoutes',
   'udpRoutes',
   'tlsRoutes',
@@ -63,6 +72,7 @@ export const SCHEMAS: Record<CacheKind, z.ZodType<unknown>> = {
   gatewayClasses: gatewayClassSchema,
   gateways: gatewaySchema,
   httpRoutes: httpRouteSchema,
+  grpcRoutes: grpcRouteSchema,
   tcpRoutes: l4RouteSchema,
   udpRoutes: l4RouteSchema,
   tlsRoutes: l4RouteSchema,

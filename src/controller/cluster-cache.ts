@@ -31,6 +31,7 @@ import {
   type Crd,
   crdSchema,
   GATEWAY_CLASS_CRD,
+  grpcRouteSchema,
   httpRouteSchema,
   l4RouteSchema,
   namespaceSchema,
@@ -189,6 +190,7 @@ export class ClusterCache {
     gatewayClasses: Parsed<NonNullable<ClusterView['gatewayClasses']>[number]>;
     gateways: Parsed<NonNullable<ClusterView['gateways']>[number]>;
     httpRoutes: Parsed<NonNullable<ClusterView['httpRoutes']>[number]>;
+    grpcRoutes: Parsed<NonNullable<ClusterView['grpcRoutes']>[number]>;
     tcpRoutes: Parsed<NonNullable<ClusterView['tcpRoutes']>[number]>;
     udpRoutes: Parsed<NonNullable<ClusterView['udpRoutes']>[number]>;
     tlsRoutes: Parsed<NonNullable<ClusterView['tlsRoutes']>[number]>;
@@ -235,6 +237,7 @@ export class ClusterCache {
       gatewayClasses: make('gatewayClasses'),
       gateways: make('gateways'),
       httpRoutes: make('httpRoutes'),
+      grpcRoutes: make('grpcRoutes'),
       tcpRoutes: make('tcpRoutes'),
       udpRoutes: make('udpRoutes'),
       tlsRoutes: make('tlsRoutes'),
@@ -258,6 +261,7 @@ export class ClusterCache {
       gatewayClasses: new Parsed(i.gatewayClasses, gatewayClassSchema),
       gateways: new Parsed(i.gateways, gatewaySchema),
       httpRoutes: new Parsed(i.httpRoutes, httpRouteSchema),
+      grpcRoutes: new Parsed(i.grpcRoutes, grpcRouteSchema),
       tcpRoutes: new Parsed(i.tcpRoutes, l4RouteSchema),
       udpRoutes: new Parsed(i.udpRoutes, l4RouteSchema),
       tlsRoutes: new Parsed(i.tlsRoutes, l4RouteSchema),
@@ -286,6 +290,7 @@ export class ClusterCache {
       gatewayClasses: p.gatewayClasses.items.size,
       gateways: p.gateways.items.size,
       httpRoutes: p.httpRoutes.items.size,
+      grpcRoutes: p.grpcRoutes.items.size,
       tcpRoutes: p.tcpRoutes.items.size,
       udpRoutes: p.udpRoutes.items.size,
       tlsRoutes: p.tlsRoutes.items.size,
@@ -349,6 +354,7 @@ export class ClusterCache {
       gatewayClasses: p.gatewayClasses.list(),
       gateways: p.gateways.list(),
       httpRoutes: p.httpRoutes.list(),
+      grpcRoutes: p.grpcRoutes.list(),
       tcpRoutes: p.tcpRoutes.list(),
       udpRoutes: p.udpRoutes.list(),
       tlsRoutes: p.tlsRoutes.list(),

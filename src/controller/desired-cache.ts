@@ -27,6 +27,7 @@ function signature(req: PoolRequest, ctx: PoolContext, nodeVersions: string): st
   return [
     ctx.serviceType,
     req.health,
+    req.backendProtocol ?? '',
     req.svc.metadata.resourceVersion,
     req.policy ? JSON.stringify(req.policy) : '',
     nodeVersions,

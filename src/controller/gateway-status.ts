@@ -12,6 +12,7 @@ import type {
   Condition,
   Gateway,
   GatewayClass,
+  GrpcRouteObject,
   HttpRouteObject,
   L4RouteObject,
 } from '../kube/gateway-objects.ts';
@@ -44,6 +45,7 @@ export interface GatewayObjects {
   gatewayClasses?: GatewayClass[];
   gateways?: Gateway[];
   httpRoutes?: HttpRouteObject[];
+  grpcRoutes?: GrpcRouteObject[];
   tcpRoutes?: L4RouteObject[];
   udpRoutes?: L4RouteObject[];
   tlsRoutes?: L4RouteObject[];
@@ -142,12 +144,14 @@ export class GatewayStatusWriter {
         );
       }
     }
-    const routes: [string, ResourceRef, (HttpRouteObject | L4RouteObject)[] | undefined][] = [
-      ['HTTPRoute', RESOURCES.httpRoutes, view.httpRoutes],
-      ['TCPRoute', RESOURCES.tcpRoutes, view.tcpRoutes],
-      ['UDPRoute', RESOURCES.udpRoutes, view.udpRoutes],
-      ['TLSRoute', RESOURCES.tlsRoutes, view.tlsRoutes],
-    ];
+    const routes: [string, ResourceRef, (HttpRouteObject | GrpcRouteObject | L4RouteObject)[] | undefined][] =
+      [
+        ['HTTPRoute', RESOURCES.httpRoutes, view.httpRoutes],
+        ['GRPCRoute', RESOURCES.grpcRoutes, view.grpcRoutes],
+        ['TCPRoute', RESOURCES.tcpRoutes, view.tcpRoutes],
+        ['UDPRoute', RESOURCES.udpRoutes, view.udpRoutes],
+        ['TLSRoute', RESOURCES.tlsRoutes, view.tlsRoutes],
+      ];
     for (const [kind, ref, list] of routes)
       for (const r of list ?? []) {
         const st = result.routes.get(`${kind} ${key(r.metadata)}`);

@@ -1,6 +1,6 @@
 /**
  * zod schemas for the Gateway API objects npl-lb reads (gateway.networking.k8s.io/v1, standard
- * channel v1.6): GatewayClass, Gateway, HTTPRoute, TLSRoute, TCPRoute, ReferenceGrant, and the
+ * channel v1.6): GatewayClass, Gateway, HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, ReferenceGrant, and the
  * Namespace labels a listener's allowedRoutes selector reads. Only the fields we use are typed;
  * the API server's CRD schema has already checked their shapes, we still parse them.
  */
@@ -255,6 +255,49 @@ export const httpRouteSchema = z
   })
   .loose();
 export type HttpRouteObject = z.infer<typeof httpRouteSchema>;
+
+/** A GRPCRoute match: the gRPC service and method (either may be absent), and headers. */
+const grpcMethodMatch = z
+  .object({
+    type: z.string().default('Exact'),
+    service: z.string().optional(),
+    method: z.string().optional(),
+  })
+  .loose();
+export const grpcRouteMatchSchema = z
+  .object({ method: grpcMethodMatch.optional(), headers: z.array(valueMatch).default([]) })
+  .loose();
+export type GrpcRouteMatch = z.infer<typeof grpcRouteMatchSchema>;
+
+/** GRPCRoute (v1): gRPC requests by service, method and header, over HTTP/2. */
+export const grpcRouteSchema = z
+  .object({
+    metadata: gatewayMeta,
+    spec: z
+      .object({
+        parentRefs: z.array(parentRef).default([]),
+        hostnames: z.array(z.string()).default([]),
+        rules: z
+          .array(
+            z
+              .object({
+                name: z.string().optional(),
+                // A rule without matches takes every request.
+                matches: z.array(grpcRouteMatchSchema).default(() => [{ headers: [] }]),
+                filters: z.array(httpRouteFilterSchema).default([]),
+                backendRefs: z
+                  .array(backendRef.extend({ filters: z.array(httpRouteFilterSchema).default([]) }))
+                  .default([]),
+              })
+              .loose(),
+          )
+          .default(() => [{ matches: [{ headers: [] }], filters: [], backendRefs: [] }]),
+      })
+      .loose(),
+    status: routeStatus,
+  })
+  .loose();
+export type GrpcRouteObject = z.infer<typeof grpcRouteSchema>;
 
 /** TLSRoute (by SNI, passthrough) and TCPRoute: parents, hostnames (TLS only) and backends. */
 export const l4RouteSchema = z

@@ -140,6 +140,8 @@ export const servicePortSchema = z
     protocol,
     targetPort: z.union([z.number().int(), z.string()]).optional(),
     nodePort: z.number().int().optional(),
+    /** `kubernetes.io/h2c`: the port speaks HTTP/2 without TLS (GEP-1911). */
+    appProtocol: z.string().optional(),
   })
   .loose();
 

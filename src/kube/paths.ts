@@ -54,6 +54,12 @@ export const RESOURCES = {
     resource: 'httproutes',
     kind: 'HTTPRoute',
   },
+  grpcRoutes: {
+    group: 'gateway.networking.k8s.io',
+    version: 'v1',
+    resource: 'grpcroutes',
+    kind: 'GRPCRoute',
+  },
   tcpRoutes: { group: 'gateway.networking.k8s.io', version: 'v1', resource: 'tcproutes', kind: 'TCPRoute' },
   udpRoutes: { group: 'gateway.networking.k8s.io', version: 'v1', resource: 'udproutes', kind: 'UDPRoute' },
   tlsRoutes: { group: 'gateway.networking.k8s.io', version: 'v1', resource: 'tlsroutes', kind: 'TLSRoute' },

@@ -44,6 +44,15 @@ export function l7PoolName(
   return limitName(`${cluster}--${svc.namespace}-${svc.name}-${port}.l7`);
 }
 
+/** The HTTP/2 (h2c) pool of a Service port: '.h2' beside '.l7', for the same reason. */
+export function h2PoolName(
+  cluster: string,
+  svc: { namespace: string; name: string },
+  port: string | number,
+): string {
+  return limitName(`${cluster}--${svc.namespace}-${svc.name}-${port}.h2`);
+}
+
 /**
  * The HTTPS virtual service of an IngressClass. '_' occurs in no class or cluster name, so it never
  * collides with the HTTP one of another class.

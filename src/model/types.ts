@@ -69,6 +69,11 @@ export interface Pool {
   connectTimeoutSeconds?: number;
   /** Seconds the load balancer waits for a member to answer; absent: the device's default. */
   serverTimeoutSeconds?: number;
+  /**
+   * `h2c`: the load balancer speaks HTTP/2 to members without TLS, with prior knowledge (gRPC, and
+   * Service ports of appProtocol kubernetes.io/h2c); absent: HTTP/1.1 (L7) or bytes (L4).
+   */
+  backendProtocol?: 'h2c';
   members: Member[];
   /** The Kubernetes Service (namespace/name) and port the pool stands for. */
   service: string;
@@ -218,6 +223,11 @@ export interface L7VirtualService {
   protocol?: 'HTTP' | 'HTTPS';
   /** Names of Certificate objects, the default first. */
   certificates?: string[];
+  /**
+   * Clients may speak HTTP/2 (a GRPCRoute is attached): with prior knowledge on HTTP, offered by
+   * ALPN on HTTPS. Absent: HTTP/1.1 is what the virtual service is set up for.
+   */
+  http2?: true;
 }
 
 export type VirtualService = L4VirtualService | L7VirtualService;

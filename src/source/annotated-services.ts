@@ -15,7 +15,14 @@ import { referencePermitted } from './gateway/reference-grants.ts';
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
 
 type GatewayInputs =
-  'gatewayClasses' | 'gateways' | 'httpRoutes' | 'tcpRoutes' | 'udpRoutes' | 'tlsRoutes' | 'referenceGrants';
+  | 'gatewayClasses'
+  | 'gateways'
+  | 'httpRoutes'
+  | 'grpcRoutes'
+  | 'tcpRoutes'
+  | 'udpRoutes'
+  | 'tlsRoutes'
+  | 'referenceGrants';
 
 /** Every backend of an Ingress: (service name, port by number or name), default backend included. */
 export function ingressBackends(ing: Ingress): { service: string; port: number | string | undefined }[] {
@@ -40,6 +47,7 @@ function gatewayBackendServices(
   const served = servedGatewayView(view, cfg);
   const routes = [
     ['HTTPRoute', served.httpRoutes],
+    ['GRPCRoute', served.grpcRoutes],
     ['TCPRoute', served.tcpRoutes],
     ['UDPRoute', served.udpRoutes],
     ['TLSRoute', served.tlsRoutes],

@@ -6,7 +6,7 @@
  */
 import type { ControllerConfig } from '../config/controller-config.ts';
 import type { Ingress, Service } from '../kube/objects.ts';
-import { familyName, l7PoolName, poolName } from '../model/names.ts';
+import { familyName, h2PoolName, l7PoolName, poolName } from '../model/names.ts';
 import type { Pool } from '../model/types.ts';
 import { gatewaysFromView, type LoadBalancerInfo } from './gateway/from-view.ts';
 import { resolveBackendPolicies } from './backend-policies.ts';
@@ -84,7 +84,7 @@ export function desiredFrontends(
   // A pool serves one family: a LoadBalancer Service's pools that of their VIP, pools for routes
   // the Service's primary family (a route's VIPs of either family reach them alike).
   const poolFor =
-    (health: Pool['health'], named?: (svc: Service, port: ServicePort) => string) =>
+    (health: Pool['health'], named?: (svc: Service, port: ServicePort) => string, backendProtocol?: 'h2c') =>
     (svc: Service, port: ServicePort, asked?: IpFamily): string => {
       const family = asked ?? primaryFamily(svc, servable.families);
       const name = familyName(
@@ -95,13 +95,26 @@ export function desiredFrontends(
       if (!requests.has(name)) {
         const svcKey = key(svc.metadata);
         const policy = chosen.forPool(svcKey, port.name ?? '', health === 'http');
-        requests.set(name, { name, svc, svcKey, port, health, family, ...(policy ? { policy } : {}) });
+        requests.set(name, {
+          name,
+          svc,
+          svcKey,
+          port,
+          health,
+          family,
+          ...(policy ? { policy } : {}),
+          ...(backendProtocol ? { backendProtocol } : {}),
+        });
       }
       return name;
     };
   const l4PoolFor = poolFor('tcp');
   // A Service port's pool for HTTP routes has a name of its own: tcp and http are different modes.
   const httpPoolFor = poolFor('http', (svc, sp) => l7PoolName(cluster, svc.metadata, sp.name || sp.port));
+  // Its HTTP/2 pool (GRPCRoutes, appProtocol kubernetes.io/h2c), where the load balancer speaks it.
+  const h2PoolFor = lb.caps.http?.http2
+    ? poolFor('http', (svc, sp) => h2PoolName(cluster, svc.metadata, sp.name || sp.port), 'h2c')
+    : undefined;
 
   const lbServices = ourLoadBalancerServices(view.services, cfg);
   const { choices, vipOf } = frontendVips(lbServices, byClass, view, cfg, lb, servable);
@@ -117,6 +130,7 @@ export function desiredFrontends(
   const gateways = gatewaysFromView(view, cfg, lb, {
     services: svcByKey,
     poolFor: httpPoolFor,
+    h2PoolFor,
     l4PoolFor,
     certificateOf,
     vipOf: (k) => vipOf(`gateway/${k}`),

@@ -165,6 +165,7 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
       ...(policy?.slowStartSeconds ? { slowStartSeconds: policy.slowStartSeconds } : {}),
       ...(policy?.connectTimeoutSeconds ? { connectTimeoutSeconds: policy.connectTimeoutSeconds } : {}),
       ...(policy?.serverTimeoutSeconds ? { serverTimeoutSeconds: policy.serverTimeoutSeconds } : {}),
+      ...(req.backendProtocol ? { backendProtocol: req.backendProtocol } : {}),
       members: r.members,
       service: req.svcKey,
       servicePort: String(port.name || port.port),

@@ -64,6 +64,8 @@ export interface PoolRequest {
   family?: IpFamily;
   /** The Service port's BackendPolicy, when one applies (backend-policies.ts). */
   policy?: PoolPolicy;
+  /** `h2c`: members are spoken to in HTTP/2 (Pool.backendProtocol). */
+  backendProtocol?: 'h2c';
 }
 
 /** A pool built from its request and the Pods it selects. */

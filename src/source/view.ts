@@ -4,6 +4,7 @@
 import type {
   Gateway,
   GatewayClass,
+  GrpcRouteObject,
   HttpRouteObject,
   L4RouteObject,
   Namespace,
@@ -47,6 +48,7 @@ export interface ClusterView {
   gatewayClasses?: GatewayClass[];
   gateways?: Gateway[];
   httpRoutes?: HttpRouteObject[];
+  grpcRoutes?: GrpcRouteObject[];
   tcpRoutes?: L4RouteObject[];
   udpRoutes?: L4RouteObject[];
   tlsRoutes?: L4RouteObject[];
@@ -67,6 +69,7 @@ export const routeInputs = (v: ClusterView): unknown[] => [
   v.gatewayClasses,
   v.gateways,
   v.httpRoutes,
+  v.grpcRoutes,
   v.tcpRoutes,
   v.udpRoutes,
   v.tlsRoutes,

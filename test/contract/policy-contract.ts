@@ -137,6 +137,62 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
     assert.deepEqual(plan(plain, await second.observe()).changes, []);
   });
 
+  it('carries HTTP/2 if it declares it (GRPCRoute, h2c members): applied, observed back after a restart with nothing to write, back to HTTP/1.1 in place; refused by name where it does not', async (t) => {
+    const h = await guarded();
+    t.after(() => h.close());
+    const first = await h.adapter('c1');
+    const h2: Pool = {
+      ...pool('c1--default-grpc-8080.h2', [['192.0.2.1', 61000, 'n1']]),
+      health: 'http',
+      backendProtocol: 'h2c',
+    };
+    const vs = (http2: boolean, protocol?: 'HTTPS'): VirtualService => ({
+      kind: 'l7',
+      name: `c1--gw-grpc${protocol ? '-https' : ''}`,
+      vip: '192.0.2.30',
+      port: protocol ? 443 : 80,
+      ingressClass: 'npl-lb',
+      defaultPool: undefined,
+      routes: [
+        {
+          host: '',
+          path: '/echo.Echo',
+          pathType: 'Prefix',
+          pool: h2.name,
+          source: 'GRPCRoute default/g',
+          order: 0,
+        },
+      ],
+      ...(http2 ? { http2: true as const } : {}),
+    });
+    if (!first.capabilities().http?.http2) {
+      // The core never sends it (the source takes no GRPCRoute there): if it came, it is refused.
+      const results = await first.apply(plan(state([h2], [vs(true)]), await first.observe()).changes);
+      const failed = results.filter((r) => !r.ok);
+      assert.equal(
+        failed.length,
+        2,
+        'the HTTP/2 pool and virtual service are refused, never served as HTTP/1.1',
+      );
+      assert.ok(
+        failed.every((f) => f.error?.terminal && /HTTP\/2/.test(f.error.message)),
+        JSON.stringify(failed),
+      );
+      return;
+    }
+    const s = state([h2], [vs(true)]);
+    const second = await throughRestart(h, first, s);
+    const { backendProtocol: _b, ...plainPool } = h2;
+    const plain = state([plainPool], [vs(false)]);
+    const back = await sync(second, plain);
+    assert.deepEqual(back.failed, []);
+    assert.deepEqual(back.changes.map((c) => `${c.op} ${c.kind}`).sort(), [
+      'update pool',
+      'update virtualService',
+    ]);
+    assert.deepEqual(plan(plain, await second.observe()).changes, []);
+  });
+
   it('carries client address filters if it declares them: applied, observed back after a restart with nothing to write', async (t) => {
     const h = await guarded();
     t.after(() => h.close());

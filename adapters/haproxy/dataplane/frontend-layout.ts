@@ -35,13 +35,15 @@ export interface FrontendLayout extends DeviceFrontend {
   tcpRequest: DpTcpRule[];
 }
 
-function bindFor(vip: string, port: number, o: LayoutOptions, crtList?: string): DpBind {
+function bindFor(vip: string, port: number, o: LayoutOptions, crtList?: string, h2 = false): DpBind {
   return {
     name: 'vip',
     address: vip,
     port,
     ...(o.transparentBinds ? { transparent: true } : {}),
     ...(crtList !== undefined ? { ssl: true, crt_list: crtList } : {}),
+    // HTTP/2 offered by ALPN on HTTPS (on HTTP it comes with prior knowledge, told by its preface).
+    ...(crtList !== undefined && h2 ? { alpn: 'h2,http/1.1' } : {}),
   };
 }
 
@@ -103,6 +105,7 @@ export function frontendFor(v: VirtualService, o: LayoutOptions, crtList?: strin
     `owner=${enc(o.owner)}`,
     `ingressClass=${enc(v.ingressClass)}`,
     ...(https ? ['protocol=HTTPS'] : []),
+    ...(v.http2 ? ['http2=true'] : []),
   ];
   const frontend = (extra: string[]): DpFrontend => ({
     name: v.name,
@@ -110,7 +113,7 @@ export function frontendFor(v: VirtualService, o: LayoutOptions, crtList?: strin
     ...(v.defaultPool ? { default_backend: v.defaultPool } : {}),
     description: [...words, ...extra].join(' '),
   });
-  const binds = [bindFor(v.vip, v.port, o, https ? (crtList ?? '') : undefined)];
+  const binds = [bindFor(v.vip, v.port, o, https ? (crtList ?? '') : undefined, v.http2)];
   const certificates = https ? { certificates: v.certificates ?? [] } : {};
   if (gateway) {
     const g = gatewayObjects(gatewayRules(v));
@@ -179,6 +182,7 @@ export function readVirtualService(d: DeviceFrontend): VirtualService {
     routes,
     defaultPool: d.frontend.default_backend,
   };
+  if (meta.http2 === 'true') vs.http2 = true;
   if (meta.protocol === 'HTTPS') {
     vs.protocol = 'HTTPS';
     vs.certificates = d.certificates ?? [];

@@ -156,6 +156,7 @@ export interface SlotParams {
   check?: HttpCheck | undefined;
   maxConnections?: number | undefined;
   slowStartSeconds?: number | undefined;
+  backendProtocol?: 'h2c' | undefined;
 }
 
 const timings = (p: SlotParams | undefined) => {
@@ -172,6 +173,8 @@ const timings = (p: SlotParams | undefined) => {
     ...(p?.maxConnections ? { maxconn: p.maxConnections } : {}),
     // Milliseconds, as the Data Plane API counts a duration.
     ...(p?.slowStartSeconds ? { slowstart: p.slowStartSeconds * 1000 } : {}),
+    // HTTP/2 to the members, with prior knowledge (the check speaks it too).
+    ...(p?.backendProtocol === 'h2c' ? { proto: 'h2' } : {}),
   };
 };
 
@@ -214,6 +217,7 @@ export function serverChanged(a: DpServer, b: DpServer): boolean {
       s.verify ?? null,
       s.maxconn ?? null,
       s.slowstart ?? null,
+      s.proto ?? null,
       s.maintenance,
       s.weight ?? 1,
       s.metadata?.[META_KEY] ?? null,
@@ -236,6 +240,7 @@ export function assignSlots(
     check: o.healthChecks ? pool?.check : undefined,
     maxConnections: pool?.maxConnections,
     slowStartSeconds: pool?.slowStartSeconds,
+    backendProtocol: pool?.backendProtocol,
   };
   const wanted = new Map(members.map((m) => [memberKey(m), m]));
   const out = new Map<string, DpServer>();

@@ -27,6 +27,8 @@ export const dpServerSchema = z
     maxconn: z.number().int().min(0).optional(),
     // Milliseconds (the model's duration unit).
     slowstart: z.number().int().min(0).optional(),
+    // The protocol spoken to the server (`h2`: HTTP/2 with prior knowledge).
+    proto: word.optional(),
     maintenance: toggle.optional(),
     weight: z.number().int().min(0).max(256).optional(),
     metadata: metadata.optional(),
@@ -91,6 +93,8 @@ export const dpBindSchema = z
     ssl: z.boolean().optional(),
     /** The crt-list file (a path the storage endpoints gave). */
     crt_list: z.string().optional(),
+    /** The protocols ALPN offers on an ssl bind (`h2,http/1.1`). */
+    alpn: word.optional(),
   })
   .loose();
 export type DpBind = z.infer<typeof dpBindSchema>;

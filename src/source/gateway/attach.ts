@@ -10,7 +10,7 @@ import { effectiveHostnames, isolatedHosts } from './hostnames.ts';
 import type { ListenerState } from './listeners.ts';
 
 export interface RouteHead {
-  kind: 'HTTPRoute' | 'TLSRoute' | 'TCPRoute' | 'UDPRoute';
+  kind: 'HTTPRoute' | 'GRPCRoute' | 'TLSRoute' | 'TCPRoute' | 'UDPRoute';
   namespace: string;
   name: string;
   hostnames: readonly string[];

@@ -40,6 +40,9 @@ export function supportedFeatures(support: ProtocolSupport, http: HttpCapabiliti
     ['HTTPRoute308RedirectStatusCode', http.redirects && codes.includes(308)],
     ['HTTPRouteRequestTimeout', http.timeouts === true],
     ['HTTPRouteBackendTimeout', http.timeouts === true],
+    // GATEWAY-GRPC core: GRPCRoute on HTTP listeners (h2c with prior knowledge) and HTTPS (ALPN).
+    ['GRPCRoute', support.grpc === true],
+    ['HTTPRouteBackendProtocolH2C', http.http2 === true],
   ];
   return [...new Set([...tls, ...claims.filter(([, yes]) => yes).map(([name]) => name)])].sort();
 }

@@ -52,6 +52,7 @@ export function servedGatewayView(
     | 'gatewayClasses'
     | 'gateways'
     | 'httpRoutes'
+    | 'grpcRoutes'
     | 'tcpRoutes'
     | 'udpRoutes'
     | 'tlsRoutes'
@@ -67,6 +68,7 @@ export function servedGatewayView(
     gatewayClasses: view.gatewayClasses ?? [],
     gateways: served(view.gateways),
     httpRoutes: served(view.httpRoutes),
+    grpcRoutes: served(view.grpcRoutes),
     tcpRoutes: served(view.tcpRoutes),
     udpRoutes: served(view.udpRoutes),
     tlsRoutes: served(view.tlsRoutes),
@@ -124,6 +126,7 @@ export function supportOf(caps: Capabilities): ProtocolSupport {
     TLS: caps.tlsPassthrough === true,
     TCP: caps.l4.tcp,
     UDP: caps.l4.udp,
+    grpc: caps.l7 && caps.http?.http2 === true,
   };
 }
 
@@ -134,6 +137,7 @@ export function gatewaysFromView(
   deps: {
     services: Pick<ReadonlyMap<string, Service>, 'get'>;
     poolFor: (svc: Service, port: ServicePort) => string;
+    h2PoolFor?: ((svc: Service, port: ServicePort) => string) | undefined;
     l4PoolFor: (svc: Service, port: ServicePort) => string;
     certificateOf: SecretCertificates;
     vipOf: (gatewayKey: string) => VipOutcome;

@@ -8,6 +8,7 @@ import type { HttpCapabilities } from '../../adapter/contract.ts';
 import type {
   Gateway,
   GatewayClass,
+  GrpcRouteObject,
   HttpRouteObject,
   L4RouteObject,
   Namespace,
@@ -24,7 +25,8 @@ import { attachRoute, type GatewayListeners } from './attach.ts';
 import { supportedFeatures } from './features.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 import type { GatewayResult, RouteParentStatus } from './results.ts';
-import { httpRules } from './http-rules.ts';
+import { grpcRules } from './grpc-rules.ts';
+import { httpRules, type HttpRuleResult, type RuleContext } from './http-rules.ts';
 import { type ListenerState, type ProtocolSupport, resolveListeners } from './listeners.ts';
 import { placeL4Routes } from './l4-routes.ts';
 import { ordered, type Ranked } from './precedence.ts';
@@ -33,6 +35,7 @@ export interface GatewayView {
   gatewayClasses: GatewayClass[];
   gateways: Gateway[];
   httpRoutes: HttpRouteObject[];
+  grpcRoutes?: GrpcRouteObject[];
   tcpRoutes?: L4RouteObject[];
   udpRoutes?: L4RouteObject[];
   tlsRoutes?: L4RouteObject[];
@@ -66,9 +69,13 @@ export interface GatewayContext {
   adapter: string;
   support: ProtocolSupport;
   http: HttpCapabilities;
+  /** The ReferenceGrants (set by buildGateways from the view). */
+  grants?: readonly ReferenceGrant[];
   /** Services by namespace/name (those of namespaces npl-lb serves). */
   services: Pick<ReadonlyMap<string, Service>, 'get'>;
   poolFor: (svc: Service, port: ServicePort) => string;
+  /** The HTTP/2 (h2c) pool of a Service port; absent: the load balancer speaks HTTP/1.1 to members. */
+  h2PoolFor?: ((svc: Service, port: ServicePort) => string) | undefined;
   /** The pool of a Service port for L4 routes (TCP health, shared with LoadBalancer Services). */
   l4PoolFor: (svc: Service, port: ServicePort) => string;
   certificateOf: SecretCertificates;
@@ -179,6 +186,78 @@ function l4Services(
   return [...out.values()];
 }
 
+type L7RouteObject = HttpRouteObject | GrpcRouteObject;
+
+/**
+ * HTTP-like routes (HTTPRoute, GRPCRoute) attached to our Gateways: each one's status per parent,
+ * and its rules placed on the hosts of each listener it attached to, by virtual service.
+ */
+function placeL7Routes<R extends L7RouteObject>(
+  kind: 'HTTPRoute' | 'GRPCRoute',
+  objects: R[],
+  rulesOf: (r: R, c: RuleContext) => HttpRuleResult,
+  ctx: GatewayContext,
+  at: {
+    gws: Map<string, GatewayListeners & { gateway: Gateway }>;
+    nsOf: (ns: string) => Record<string, string> | undefined;
+    byVs: Map<string, Ranked[]>;
+    out: GatewayResult;
+  },
+): void {
+  const routes = [...objects].sort((a, b) => (key(a.metadata) < key(b.metadata) ? -1 : 1));
+  for (const r of routes) {
+    const head = {
+      kind,
+      namespace: r.metadata.namespace,
+      name: r.metadata.name,
+      hostnames: r.spec.hostnames,
+      parentRefs: r.spec.parentRefs,
+    };
+    const parents = attachRoute(head, at.gws, at.nsOf);
+    if (parents.length === 0) continue;
+    const rules = rulesOf(r, {
+      services: ctx.services,
+      grants: ctx.grants ?? [],
+      poolFor: ctx.poolFor,
+      h2PoolFor: ctx.h2PoolFor,
+      device: { http: ctx.http, adapter: ctx.adapter },
+    });
+    const lacking = rules.templates.map((t) => routeLacks({ ...t, host: '' }, ctx.http)).find(Boolean);
+    const unsupported =
+      rules.unsupported ?? (lacking && `the ${ctx.adapter} load balancer does not support ${lacking}`);
+    const statuses: RouteParentStatus[] = [];
+    for (const p of parents) {
+      const accepted =
+        p.accepted.status && unsupported
+          ? cond('Accepted', false, 'UnsupportedValue', unsupported)
+          : p.accepted;
+      statuses.push({ parentRef: p.parentRef, conditions: [accepted, rules.resolvedRefs] });
+      if (!accepted.status) continue;
+      for (const b of rules.backends) at.out.backends.add(b);
+      for (const a of p.listeners) {
+        if (!a.state.programmable) continue;
+        const l = a.state.listener;
+        const vs = gatewayVsName(ctx.cluster, p.gateway, l.protocol, l.port);
+        const list = at.byVs.get(vs) ?? [];
+        for (const t of rules.templates) {
+          const { rule, match, ...route } = t;
+          for (const host of a.hosts) {
+            list.push({
+              route: { ...route, host },
+              created: r.metadata.creationTimestamp ?? '',
+              key: key(r.metadata),
+              rule,
+              match,
+            });
+          }
+        }
+        at.byVs.set(vs, list);
+      }
+    }
+    at.out.routes.set(`${kind} ${key(r.metadata)}`, { generation: r.metadata.generation, parents: statuses });
+  }
+}
+
 export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayResult {
   const out: GatewayResult = {
     virtualServices: [],
@@ -201,6 +280,7 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
     });
   }
   const grants = view.referenceGrants;
+  ctx = { ...ctx, grants };
   // `invalid`: why its parametersRef cannot be used (the Gateway is not accepted), when it cannot.
   const gws = new Map<string, GatewayListeners & { gateway: Gateway; invalid: string | undefined }>();
   for (const g of ourGateways(view, ctx.controllerName)) {
@@ -227,57 +307,9 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
 
   // Routes, attached: their rules placed on each listener's hosts, by virtual service.
   const byVs = new Map<string, Ranked[]>();
-  const routes = [...view.httpRoutes].sort((a, b) => (key(a.metadata) < key(b.metadata) ? -1 : 1));
-  for (const r of routes) {
-    const head = {
-      kind: 'HTTPRoute' as const,
-      namespace: r.metadata.namespace,
-      name: r.metadata.name,
-      hostnames: r.spec.hostnames,
-      parentRefs: r.spec.parentRefs,
-    };
-    const parents = attachRoute(head, gws, (ns) => nsLabels.get(ns));
-    if (parents.length === 0) continue;
-    const rules = httpRules(r, {
-      services: ctx.services,
-      grants,
-      poolFor: ctx.poolFor,
-      device: { http: ctx.http, adapter: ctx.adapter },
-    });
-    const lacking = rules.templates.map((t) => routeLacks({ ...t, host: '' }, ctx.http)).find(Boolean);
-    const unsupported =
-      rules.unsupported ?? (lacking && `the ${ctx.adapter} load balancer does not support ${lacking}`);
-    const statuses: RouteParentStatus[] = [];
-    for (const p of parents) {
-      const accepted =
-        p.accepted.status && unsupported
-          ? cond('Accepted', false, 'UnsupportedValue', unsupported)
-          : p.accepted;
-      statuses.push({ parentRef: p.parentRef, conditions: [accepted, rules.resolvedRefs] });
-      if (!accepted.status) continue;
-      for (const b of rules.backends) out.backends.add(b);
-      for (const a of p.listeners) {
-        if (!a.state.programmable) continue;
-        const l = a.state.listener;
-        const vs = gatewayVsName(ctx.cluster, p.gateway, l.protocol, l.port);
-        const list = byVs.get(vs) ?? [];
-        for (const t of rules.templates) {
-          const { rule, match, ...route } = t;
-          for (const host of a.hosts) {
-            list.push({
-              route: { ...route, host },
-              created: r.metadata.creationTimestamp ?? '',
-              key: key(r.metadata),
-              rule,
-              match,
-            });
-          }
-        }
-        byVs.set(vs, list);
-      }
-    }
-    out.routes.set(`HTTPRoute ${key(r.metadata)}`, { generation: r.metadata.generation, parents: statuses });
-  }
+  const place = { gws, nsOf: (ns: string) => nsLabels.get(ns), byVs, out };
+  placeL7Routes('HTTPRoute', view.httpRoutes, httpRules, ctx, place);
+  placeL7Routes('GRPCRoute', view.grpcRoutes ?? [], grpcRules, ctx, place);
 
   const l4 = placeL4Routes(
     [
@@ -327,6 +359,7 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
           names.add(c.name);
         }
       const unique = new Map((byVs.get(name) ?? []).map((x) => [JSON.stringify(x.route), x]));
+      const grpc = [...unique.values()].some((x) => x.route.source.startsWith('GRPCRoute '));
       out.virtualServices.push({
         kind: 'l7',
         name,
@@ -336,6 +369,7 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
         routes: ordered([...unique.values()]),
         defaultPool: undefined,
         ...(l.protocol === 'HTTPS' ? { protocol: 'HTTPS' as const, certificates: [...names].sort() } : {}),
+        ...(grpc ? { http2: true as const } : {}),
       });
     }
     // Each virtual service on the VIP of each family it is served in (IPv6 ones as twins).

@@ -43,6 +43,11 @@ export interface RuleContext {
   grants: readonly ReferenceGrant[];
   poolFor: (svc: Service, port: ServicePort) => string;
   /**
+   * The HTTP/2 (h2c) pool of a Service port, for GRPCRoutes and ports of appProtocol
+   * kubernetes.io/h2c; absent when the load balancer speaks HTTP/1.1 to members only.
+   */
+  h2PoolFor?: ((svc: Service, port: ServicePort) => string) | undefined;
+  /**
    * What the load balancer can read (its dialect of regular expressions, the names it matches
    * on), and its name for messages: a route it cannot read is refused alone, naming the field.
    */
@@ -62,7 +67,7 @@ export interface HttpRuleResult {
   backends: Set<string>;
 }
 
-class Refused extends Error {}
+export class Refused extends Error {}
 
 /** A match name the device cannot read (HAProxy reads names inside a fetch's parentheses). */
 function matchNameProblem(name: string, device: RuleContext['device']): string | undefined {
@@ -71,7 +76,7 @@ function matchNameProblem(name: string, device: RuleContext['device']): string |
   return `the ${device.adapter} load balancer matches only names of ${names.description}, not ${JSON.stringify(name.slice(0, 64))}`;
 }
 
-function valueMatches(
+export function valueMatches(
   list: HttpRouteMatch['headers'],
   field: string,
   device: RuleContext['device'],
@@ -158,7 +163,7 @@ function ruleTimeout(t: unknown, field: string): number | undefined {
   return limits.length ? Math.min(...limits) : 0;
 }
 
-function filtersOf(filters: HttpRouteFilter[], field: string) {
+export function filtersOf(filters: HttpRouteFilter[], field: string) {
   const out: Pick<HttpRoute, 'requestHeaders' | 'responseHeaders' | 'redirect' | 'rewrite'> = {};
   filters.forEach((f, i) => {
     const at = `${field}[${i}]`;
@@ -239,6 +244,77 @@ function matchTemplate(
   return t;
 }
 
+/** What ruleForwarding reports to its route: a backend that does not resolve, a Service it sends to. */
+export interface RefSink {
+  refuse: (reason: string, message: string) => void;
+  backends: Set<string>;
+}
+
+/** `kubernetes.io/h2c`: a Service port that speaks HTTP/2 without TLS, with prior knowledge (GEP-1911). */
+export const H2C_APP_PROTOCOL = 'kubernetes.io/h2c';
+
+/**
+ * A rule's backendRefs -> where its requests go: one pool, or a split by weight where a ref that
+ * does not resolve keeps its share (answered 500). A GRPCRoute's refs, and a Service port whose
+ * appProtocol is kubernetes.io/h2c, take the Service port's HTTP/2 pool (`h2PoolFor`); without one
+ * (the load balancer speaks HTTP/1.1 to members only) such a ref does not resolve
+ * (UnsupportedProtocol), never sent HTTP/1.1 it cannot read.
+ */
+export function ruleForwarding(
+  refs: HttpRouteObject['spec']['rules'][number]['backendRefs'],
+  at: { field: string; namespace: string; kind: 'HTTPRoute' | 'GRPCRoute'; redirects: boolean },
+  ctx: RuleContext,
+  sink: RefSink,
+): Pick<HttpRoute, 'pool' | 'backends'> {
+  const split: WeightedBackend[] = [];
+  const ns = at.namespace;
+  refs.forEach((b, bi) => {
+    const f = `${at.field}.backendRefs[${bi}]`;
+    if (b.filters.length > 0) throw new Refused(`${f}.filters: backendRef filters are not supported`);
+    const target = b.namespace ?? ns;
+    let pool: string | null = null;
+    if (b.group !== '' || b.kind !== 'Service') {
+      sink.refuse('InvalidKind', `${f}: ${b.group || 'core'}/${b.kind} is not a Service`);
+    } else if (
+      !referencePermitted(
+        ctx.grants,
+        { group: GATEWAY_GROUP, kind: at.kind, namespace: ns },
+        { group: '', kind: 'Service', namespace: target, name: b.name },
+      )
+    ) {
+      sink.refuse(
+        'RefNotPermitted',
+        `${f}: Service ${target}/${b.name} is in another namespace and no ReferenceGrant allows it`,
+      );
+    } else {
+      const svc = ctx.services.get(`${target}/${b.name}`);
+      const sp = svc?.spec.ports.find((p) => p.port === b.port && p.protocol === 'TCP');
+      const h2 = at.kind === 'GRPCRoute' || sp?.appProtocol === H2C_APP_PROTOCOL;
+      if (!svc) sink.refuse('BackendNotFound', `${f}: Service ${target}/${b.name} not found`);
+      else if (!sp)
+        sink.refuse(
+          'BackendNotFound',
+          `${f}: Service ${target}/${b.name} has no TCP port ${b.port ?? '(none given)'}`,
+        );
+      else if (h2 && !ctx.h2PoolFor)
+        sink.refuse(
+          'UnsupportedProtocol',
+          `${f}: Service ${target}/${b.name} port ${b.port ?? ''} speaks HTTP/2 (${at.kind === 'GRPCRoute' ? 'gRPC' : H2C_APP_PROTOCOL}), and the ${ctx.device?.adapter ?? 'configured'} load balancer speaks HTTP/1.1 to members`,
+        );
+      else {
+        pool = h2 ? ctx.h2PoolFor!(svc, sp) : ctx.poolFor(svc, sp);
+        sink.backends.add(`${target}/${b.name}`);
+      }
+    }
+    if (b.weight > 0) split.push({ pool, weight: b.weight });
+  });
+  return at.redirects
+    ? { pool: '' }
+    : split.length === 1 && split[0]!.pool !== null
+      ? { pool: split[0]!.pool }
+      : { pool: '', backends: split.length > 0 ? split : [{ pool: null, weight: 1 }] };
+}
+
 export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleResult {
   const ns = route.metadata.namespace;
   const source = `HTTPRoute ${ns}/${route.metadata.name}`;
@@ -257,46 +333,12 @@ export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleRes
       if (extra) throw new Refused(`${field}.${extra.slice(0, 64)}: not supported by npl-lb yet`);
       const filters = filtersOf(rule.filters, `${field}.filters`);
       const timeoutMs = ruleTimeout((rule as { timeouts?: unknown }).timeouts, `${field}.timeouts`);
-      const split: WeightedBackend[] = [];
-      rule.backendRefs.forEach((b, bi) => {
-        const at = `${field}.backendRefs[${bi}]`;
-        if (b.filters.length > 0) throw new Refused(`${at}.filters: backendRef filters are not supported`);
-        const target = b.namespace ?? ns;
-        let pool: string | null = null;
-        if (b.group !== '' || b.kind !== 'Service') {
-          refuse('InvalidKind', `${at}: ${b.group || 'core'}/${b.kind} is not a Service`);
-        } else if (
-          !referencePermitted(
-            ctx.grants,
-            { group: GATEWAY_GROUP, kind: 'HTTPRoute', namespace: ns },
-            { group: '', kind: 'Service', namespace: target, name: b.name },
-          )
-        ) {
-          refuse(
-            'RefNotPermitted',
-            `${at}: Service ${target}/${b.name} is in another namespace and no ReferenceGrant allows it`,
-          );
-        } else {
-          const svc = ctx.services.get(`${target}/${b.name}`);
-          const sp = svc?.spec.ports.find((p) => p.port === b.port && p.protocol === 'TCP');
-          if (!svc) refuse('BackendNotFound', `${at}: Service ${target}/${b.name} not found`);
-          else if (!sp)
-            refuse(
-              'BackendNotFound',
-              `${at}: Service ${target}/${b.name} has no TCP port ${b.port ?? '(none given)'}`,
-            );
-          else {
-            pool = ctx.poolFor(svc, sp);
-            backends.add(`${target}/${b.name}`);
-          }
-        }
-        if (b.weight > 0) split.push({ pool, weight: b.weight });
-      });
-      const forwarding: Pick<HttpRoute, 'pool' | 'backends'> = filters.redirect
-        ? { pool: '' }
-        : split.length === 1 && split[0]!.pool !== null
-          ? { pool: split[0]!.pool }
-          : { pool: '', backends: split.length > 0 ? split : [{ pool: null, weight: 1 }] };
+      const forwarding = ruleForwarding(
+        rule.backendRefs,
+        { field, namespace: ns, kind: 'HTTPRoute', redirects: filters.redirect !== undefined },
+        ctx,
+        { refuse, backends },
+      );
       const shared = {
         ...forwarding,
         ...filters,

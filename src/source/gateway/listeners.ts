@@ -21,7 +21,10 @@ import { referencePermitted } from './reference-grants.ts';
 export type ListenerProtocol = 'HTTP' | 'HTTPS' | 'TLS' | 'TCP' | 'UDP';
 
 /** Which listener protocols the configured load balancer serves (from its Capabilities). */
-export type ProtocolSupport = Record<ListenerProtocol, boolean>;
+export type ProtocolSupport = Record<ListenerProtocol, boolean> & {
+  /** GRPCRoute on HTTP and HTTPS listeners (HttpCapabilities.http2). */
+  grpc?: boolean;
+};
 
 export interface ListenerState {
   listener: Listener;
@@ -108,7 +111,13 @@ export function resolveListeners(gw: Gateway, ctx: ListenerContext): ListenerSta
     }
 
     // Route kinds: the ones asked for that this protocol can carry.
-    const valid = protocol && !terminate ? KINDS[protocol] : [];
+    const valid =
+      protocol && !terminate
+        ? [
+            ...KINDS[protocol],
+            ...(ctx.support.grpc && (protocol === 'HTTP' || protocol === 'HTTPS') ? ['GRPCRoute'] : []),
+          ]
+        : [];
     const asked = l.allowedRoutes.kinds;
     out.supportedKinds = (
       asked.length > 0 ? asked : valid.map((kind) => ({ group: GATEWAY_GROUP, kind }))

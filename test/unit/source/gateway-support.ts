@@ -11,6 +11,8 @@ import {
   type Gateway,
   gatewayClassSchema,
   gatewaySchema,
+  type GrpcRouteObject,
+  grpcRouteSchema,
   type HttpRouteObject,
   httpRouteSchema,
   type L4RouteObject,
@@ -19,7 +21,7 @@ import {
   referenceGrantSchema,
 } from '../../../src/kube/gateway-objects.ts';
 import { type Service, serviceSchema, tlsSecretSchema } from '../../../src/kube/objects.ts';
-import { gatewayVsName, l7PoolName, poolName } from '../../../src/model/names.ts';
+import { gatewayVsName, h2PoolName, l7PoolName, poolName } from '../../../src/model/names.ts';
 import type { L7VirtualService } from '../../../src/model/types.ts';
 import { buildGateways, type GatewayResult } from '../../../src/source/gateway/gateways.ts';
 import type { ProtocolSupport } from '../../../src/source/gateway/listeners.ts';
@@ -75,6 +77,20 @@ export function route(namespace: string, name: string, spec: Record<string, unkn
   });
 }
 
+/** A GRPCRoute as the suite's YAML gives it (defaults filled in by the schema). */
+export function grpcRoute(namespace: string, name: string, spec: Record<string, unknown>): GrpcRouteObject {
+  created++;
+  return grpcRouteSchema.parse({
+    metadata: {
+      namespace,
+      name,
+      generation: 1,
+      creationTimestamp: `2026-01-02T00:00:${String(created % 60).padStart(2, '0')}Z`,
+    },
+    spec,
+  });
+}
+
 export const grant = (
   namespace: string,
   fromKind: string,
@@ -92,6 +108,7 @@ export const grant = (
 
 export interface World {
   routes?: HttpRouteObject[];
+  grpcRoutes?: GrpcRouteObject[];
   gateways?: Gateway[];
   grants?: ReferenceGrant[];
   /** Extra namespace labels by name (the base manifests label infra, web and app backends). */
@@ -130,6 +147,7 @@ export function pass(w: World): GatewayResult {
       gatewayClasses: [gatewayClass(), gatewayClass('example.com/other', 'other')],
       gateways: w.gateways ?? baseGateways(),
       httpRoutes: w.routes ?? [],
+      grpcRoutes: w.grpcRoutes ?? [],
       ...w.l4,
       referenceGrants: w.grants ?? [],
       namespaces,
@@ -143,6 +161,7 @@ export function pass(w: World): GatewayResult {
       http: w.http ?? ALL_HTTP,
       services,
       poolFor: (svc, sp) => l7PoolName('c1', svc.metadata, sp.name || sp.port),
+      h2PoolFor: w.http?.http2 ? (svc, sp) => h2PoolName('c1', svc.metadata, sp.name || sp.port) : undefined,
       l4PoolFor: (svc, sp) => poolName('c1', svc.metadata.namespace, svc.metadata.name, sp.name || sp.port),
       certificateOf: secretCertificates(secrets, 'c1', Date.now()),
       vipOf: (k) => {
@@ -154,8 +173,8 @@ export function pass(w: World): GatewayResult {
 }
 
 /** The conditions of a route's parents as `Type=Status/Reason`. */
-export function parentConditions(r: GatewayResult, key: string): string[][] {
-  return (r.routes.get(`HTTPRoute ${key}`)?.parents ?? []).map((p) =>
+export function parentConditions(r: GatewayResult, key: string, kind = 'HTTPRoute'): string[][] {
+  return (r.routes.get(`${kind} ${key}`)?.parents ?? []).map((p) =>
     p.conditions.map((c) => `${c.type}=${c.status ? 'True' : 'False'}/${c.reason}`),
   );
 }
