@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import {
   type ConformanceReport,
+  GATEWAY_GRPC,
   GATEWAY_HTTP,
   GATEWAY_TLS,
   profileReport,
@@ -69,9 +70,11 @@ export async function runAdapter(
       version: pkg.version,
       contact: pkg.homepage ? [pkg.homepage] : [],
     },
-    profiles: [GATEWAY_HTTP, ...(claimed.includes('TLSRoute') ? [GATEWAY_TLS] : [])].map((p) =>
-      profileReport(p, tests, outcomes, claimed),
-    ),
+    profiles: [
+      GATEWAY_HTTP,
+      ...(claimed.includes('TLSRoute') ? [GATEWAY_TLS] : []),
+      ...(claimed.includes('GRPCRoute') ? [GATEWAY_GRPC] : []),
+    ].map((p) => profileReport(p, tests, outcomes, claimed)),
   };
   return { outcomes, report, claimed };
 }

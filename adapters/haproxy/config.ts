@@ -124,7 +124,10 @@ function timedPools(vss: VirtualService[]): Set<string> {
   return out;
 }
 
-function renderPool(p: Pool, http: boolean, o: RenderOptions, timed = false): string[] {
+function renderPool(p: Pool, routed: boolean, o: RenderOptions, timed = false): string[] {
+  // An HTTP/2 pool is an HTTP backend even while no route sends to it (`proto h2` needs one: a
+  // weight-0 backend of a split is asked for and routed nowhere).
+  const http = routed || p.backendProtocol === 'h2c';
   const checks = o.healthChecks ?? true;
   return [
     `backend ${p.name}`,

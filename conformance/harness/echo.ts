@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createH2cServer } from 'node:http2';
 import type { Server as NetServer, Socket } from 'node:net';
 import { durationMs } from '../../src/source/gateway/http-rules.ts';
 
@@ -30,13 +31,14 @@ function handler(id: EchoIdentity) {
     const headers: Record<string, string[]> = {};
     for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
       const name = req.rawHeaders[i]!;
-      // echo-basic reports headers in Go's canonical form; the Host header is its own field.
-      if (name.toLowerCase() === 'host') continue;
+      // echo-basic reports headers in Go's canonical form; the Host header is its own field (and
+      // HTTP/2's pseudo-headers are none).
+      if (name.toLowerCase() === 'host' || name.startsWith(':')) continue;
       (headers[canonical(name)] ??= []).push(req.rawHeaders[i + 1]!);
     }
     const body: CapturedRequest = {
       path: req.url ?? '',
-      host: req.headers.host ?? '',
+      host: req.headers.host ?? String(req.headers[':authority'] ?? ''),
       method: req.method ?? '',
       proto: `HTTP/${req.httpVersion}`,
       headers,
@@ -81,6 +83,18 @@ function listen(server: Server, ip: string, port: number): Promise<Server> {
 /** echo-basic over HTTP on `port`. */
 export function startEcho(id: EchoIdentity, ip: string, port: number): Promise<Server> {
   return listen(createServer(handler(id)), ip, port);
+}
+
+/** echo-basic over HTTP/2 with prior knowledge (h2c) on `port` (its H2C_PORT). */
+export function startH2cEcho(id: EchoIdentity, ip: string, port: number): Promise<NetServer> {
+  const h = handler(id);
+  const server = track(
+    createH2cServer((req, res) => h(req as unknown as IncomingMessage, res as unknown as ServerResponse)),
+  );
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, ip, () => resolve(server));
+  });
 }
 
 /** echo-basic over HTTPS on `port` (its TLS_SERVER_CERT mode), with the Pod's certificate. */

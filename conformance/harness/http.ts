@@ -5,6 +5,7 @@
  * method, host, headers, namespace, the Pod's name prefix; for a redirect its location).
  * Redirects are never followed.
  */
+import { connect } from 'node:http2';
 import { Agent, request } from 'undici';
 import type { CapturedRequest } from './echo.ts';
 import { ConformanceFailure, type Timeouts } from './status.ts';
@@ -14,6 +15,8 @@ export interface Req {
   method?: string;
   path: string;
   headers?: Record<string, string>;
+  /** `h2c`: HTTP/2 with prior knowledge (the suite's H2CPriorKnowledgeProtocol); HTTP/1.1 when absent. */
+  protocol?: 'h2c';
 }
 
 export interface Expected {
@@ -58,7 +61,7 @@ export async function roundTrip(gwAddr: string, r: Req, tls?: TlsOptions): Promi
       })
     : undefined;
   try {
-    return await send(gwAddr, r, dispatcher);
+    return r.protocol === 'h2c' ? await sendH2c(gwAddr, r) : await send(gwAddr, r, dispatcher);
   } finally {
     await dispatcher?.close();
   }
@@ -109,6 +112,49 @@ async function send(gwAddr: string, r: Req, dispatcher: Agent | undefined): Prom
     }
   }
   return { status: res.statusCode, headers, ...(captured ? { captured } : {}) };
+}
+
+/** One request in HTTP/2 with prior knowledge, on a connection of its own. */
+function sendH2c(gwAddr: string, r: Req): Promise<RoundTrip> {
+  return new Promise((resolve, reject) => {
+    const session = connect(`http://${gwAddr}`);
+    const timer = setTimeout(() => session.destroy(new Error('no answer within 5000 ms')), 5000);
+    session.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    const stream = session.request({
+      ':method': r.method ?? 'GET',
+      ':path': r.path,
+      ':authority': r.host ?? gwAddr,
+      ...Object.fromEntries(Object.entries(r.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
+    });
+    const headers: Record<string, string> = {};
+    let status = 0;
+    let text = '';
+    stream.on('response', (h) => {
+      status = Number(h[':status']);
+      for (const [k, v] of Object.entries(h)) if (!k.startsWith(':')) headers[k] = String(v);
+    });
+    stream.setEncoding('utf8');
+    stream.on('data', (d: string) => (text += d));
+    stream.on('error', () => undefined);
+    stream.on('close', () => {
+      clearTimeout(timer);
+      session.close();
+      let captured: CapturedRequest | undefined;
+      if (status === 200 && (headers['content-type'] ?? '').includes('json')) {
+        try {
+          captured = JSON.parse(text) as CapturedRequest;
+        } catch {
+          captured = undefined;
+        }
+      }
+      if (status === 0) reject(new Error('the stream closed without a response'));
+      else resolve({ status, headers, ...(captured ? { captured } : {}) });
+    });
+    stream.end();
+  });
 }
 
 /** Why a round trip does not meet the expectation, if it does not. */

@@ -131,6 +131,19 @@ export const GATEWAY_TLS: Profile = {
   ],
 };
 
+export const GATEWAY_GRPC: Profile = {
+  name: 'GATEWAY-GRPC',
+  core: ['Gateway', 'GRPCRoute', 'ReferenceGrant'],
+  extended: [...GATEWAY_EXTENDED, 'GRPCRouteNamedRouteRule'],
+  coreTests: [
+    ...GATEWAY_CORE_TESTS,
+    'GRPCExactMethodMatching',
+    'GRPCRouteHeaderMatching',
+    'GRPCRouteListenerHostnameMatching',
+    'GRPCRouteWeight',
+  ],
+};
+
 const statistics = z.object({
   Passed: z.number().int(),
   Failed: z.number().int(),

@@ -308,4 +308,19 @@ export const extendedHttpTests: ConformanceTest[] = [
       { request: { path: `${lifted}?delay=1s` }, response: { statusCode: 200 }, namespace: INFRA },
     ]),
   })),
+  {
+    shortName: 'HTTPRouteBackendProtocolH2C',
+    description: 'A HTTPRoute with a BackendRef that has an appProtocol kubernetes.io/h2c',
+    features: http('HTTPRouteBackendProtocolH2C'),
+    manifests: ['httproute-backend-protocol-h2c.yaml'],
+    traffic: true,
+    // The HTTP/2 prior knowledge request reaches infra-backend-v1's h2c port (echo-basic's 3001).
+    run: oneRoute('backend-protocol-h2c', [
+      to(
+        1,
+        { path: '/', protocol: 'h2c' },
+        { response: { statusCode: 200 }, expectedRequest: { path: '/' } },
+      ),
+    ]),
+  },
 ];

@@ -9,6 +9,7 @@ import { routingTests } from './httproute-routing.ts';
 import { listenerTests } from './listeners.ts';
 import { redirectTests } from './redirects.ts';
 import { tlsRouteTests } from './tlsroute.ts';
+import { grpcRouteTests } from './grpcroute.ts';
 
 export const ALL_TESTS: ConformanceTest[] = [
   ...gatewayTests,
@@ -20,4 +21,5 @@ export const ALL_TESTS: ConformanceTest[] = [
   ...redirectTests,
   ...gatewayExtendedTests,
   ...tlsRouteTests,
+  ...grpcRouteTests,
 ];

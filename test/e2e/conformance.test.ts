@@ -14,6 +14,7 @@ import { parse } from 'yaml';
 import { runAdapter } from '../../conformance/run.ts';
 import {
   conformanceReportSchema,
+  GATEWAY_GRPC,
   GATEWAY_HTTP,
   GATEWAY_TLS,
   profileReport,
@@ -28,6 +29,8 @@ import {
   runTest,
 } from '../../conformance/harness/suite.ts';
 import { ALL_TESTS } from '../../conformance/tests/index.ts';
+import { compareRpc } from '../../conformance/tests/grpcroute.ts';
+import { sendRpc, STATUS } from '../../conformance/harness/grpc-echo.ts';
 import { expectTcpEcho } from '../../conformance/harness/tls.ts';
 import { haproxyMissing } from '../support/haproxy.ts';
 
@@ -41,7 +44,7 @@ describe('Gateway API conformance harness', { skip }, () => {
   it('transcribes every upstream GATEWAY-HTTP core test once, with the upstream manifests', () => {
     const names = ALL_TESTS.map((t) => t.shortName);
     assert.equal(new Set(names).size, names.length, 'a test transcribed twice');
-    for (const p of [GATEWAY_HTTP, GATEWAY_TLS])
+    for (const p of [GATEWAY_HTTP, GATEWAY_TLS, GATEWAY_GRPC])
       assert.deepEqual(
         p.coreTests.filter((n) => !names.includes(n)),
         [],
@@ -108,6 +111,13 @@ describe('Gateway API conformance harness', { skip }, () => {
       assert.ok(tls, 'the class claims TLSRoute: a GATEWAY-TLS profile');
       if (adapter === 'f5') assert.equal(tls.core.statistics.Failed, 0);
       else assert.deepEqual(tls.core.statistics, { Passed: 20, Failed: 0, Skipped: 0 });
+      // GATEWAY-GRPC: GRPCRoute with real gRPC calls over h2c on HAProxy; BIG-IP does not claim it.
+      const grpc = report.profiles.find((p) => p.name === 'GATEWAY-GRPC');
+      if (adapter === 'f5') assert.equal(grpc, undefined, 'BIG-IP claims no GRPCRoute');
+      else {
+        assert.deepEqual(grpc?.core.statistics, { Passed: 15, Failed: 0, Skipped: 0 });
+        assert.equal(grpc?.extended?.result, 'success');
+      }
       const brief = (r: typeof report) => r.profiles.map((p) => [p.name, p.core, p.extended]);
       assert.deepEqual(
         brief(committed(adapter)),
@@ -181,6 +191,40 @@ describe('Gateway API conformance harness', { skip }, () => {
     const o4 = await runTest(rig, plainExpected, { timeouts });
     assert.equal(o4.result, 'failed');
     assert.match((o4 as { reason: string }).reason, /backend TLS true, want false/);
+
+    // gRPC: a call answered by another backend than expected fails, with why; and when the
+    // backend's Pods are gone the call is not OK (UNAVAILABLE), never answered by someone else.
+    const grpcWrong: ConformanceTest = {
+      ...wrongBackend,
+      shortName: 'GrpcWrongBackend',
+      features: ['Gateway', 'GRPCRoute'],
+      manifests: ['grpcroute-exact-method-matching.yaml'],
+      run: async (s) => {
+        const addr = await s.status.gatewayAndRoutesAccepted(
+          { namespace: INFRA, name: 'same-namespace' },
+          'GRPCRoute',
+          [{ namespace: INFRA, name: 'exact-matching' }],
+        );
+        const ok = await sendRpc(addr, { method: 'Echo' });
+        assert.equal(
+          compareRpc({ rpc: { method: 'Echo' }, backend: 'grpc-infra-backend-v1' }, ok),
+          undefined,
+        );
+        const why = compareRpc({ rpc: { method: 'Echo' }, backend: 'grpc-infra-backend-v2' }, ok);
+        assert.match(why ?? '', /answered by Pod grpc-infra-backend-v1-\S+, want grpc-infra-backend-v2/);
+        assert.match(
+          compareRpc({ rpc: { method: 'EchoTwo' }, backend: 'grpc-infra-backend-v2' }, ok) ?? '',
+          /the backend saw \/\S+\/Echo, want \/\S+\/EchoTwo/,
+        );
+        // The fault: every backend Pod stopped; the load balancer answers, the call fails.
+        await s.rig.kubelet.stop();
+        const gone = await sendRpc(addr, { method: 'Echo' });
+        assert.notEqual(gone.code, STATUS.OK);
+        assert.match(compareRpc({ rpc: { method: 'Echo' } }, gone) ?? '', /^status \S+, want OK/);
+      },
+    };
+    const o5 = await runTest(rig, grpcWrong, { timeouts });
+    assert.equal(o5.result, 'passed', JSON.stringify(o5));
 
     const unreadable: ConformanceTest = {
       ...wrongBackend,

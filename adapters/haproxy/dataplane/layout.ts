@@ -86,7 +86,8 @@ export function backendFor(p: Pool, http: boolean, o: LayoutOptions): DpBackend 
   const c = o.healthChecks ? p.check : undefined;
   return {
     name: p.name,
-    mode: http ? 'http' : 'tcp',
+    // An HTTP/2 pool is an HTTP backend even while no route sends to it (`proto h2` needs one).
+    mode: http || p.backendProtocol === 'h2c' ? 'http' : 'tcp',
     // The pool's BackendPolicy, as the runtime transport writes it (policy-lines.ts balanceLines).
     balance: {
       algorithm:

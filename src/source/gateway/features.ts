@@ -42,6 +42,8 @@ export function supportedFeatures(support: ProtocolSupport, http: HttpCapabiliti
     ['HTTPRouteBackendTimeout', http.timeouts === true],
     // GATEWAY-GRPC core: GRPCRoute on HTTP listeners (h2c with prior knowledge) and HTTPS (ALPN).
     ['GRPCRoute', support.grpc === true],
+    // A GRPCRoute rule's `name` is read (and carried in messages), as an HTTPRoute rule's.
+    ['GRPCRouteNamedRouteRule', support.grpc === true],
     ['HTTPRouteBackendProtocolH2C', http.http2 === true],
   ];
   return [...new Set([...tls, ...claims.filter(([, yes]) => yes).map(([name]) => name)])].sort();

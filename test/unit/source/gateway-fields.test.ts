@@ -8,44 +8,12 @@
  * schema with no fragment fails the first test.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { parseAllDocuments } from 'yaml';
 import { ALL_HTTP } from '../../../src/adapter/http-capabilities.ts';
 import { backend, INFRA, parent, pass, route, vsOf } from './gateway-support.ts';
 import { BASE_PATHS, type Draft, FRAGMENTS, type Fragment } from './route-fragments.ts';
-
-type Json = Record<string, unknown>;
-interface Schema {
-  type?: string;
-  properties?: Record<string, Schema>;
-  items?: Schema;
-}
-
-/** Every leaf path of the HTTPRoute v1 spec schema (`spec.rules[].matches[].method`). */
-function schemaLeaves(): string[] {
-  const crds = parseAllDocuments(
-    readFileSync(
-      new URL('../../../src/sandbox/gateway-api/standard-install-v1.6.1.yaml', import.meta.url),
-      'utf8',
-    ),
-  ).map((d) => d.toJSON() as Json);
-  const crd = crds.find(
-    (d) => (d?.spec as Json | undefined)?.names && ((d.spec as Json).names as Json).kind === 'HTTPRoute',
-  )!;
-  const v1 = ((crd.spec as Json).versions as Json[]).find((v) => v.name === 'v1')!;
-  const spec = ((v1.schema as Json).openAPIV3Schema as Schema).properties!.spec!;
-  const out: string[] = [];
-  const walk = (s: Schema, at: string) => {
-    if (s.type === 'object' && s.properties)
-      for (const [k, c] of Object.entries(s.properties)) walk(c, `${at}.${k}`);
-    else if (s.type === 'array' && s.items) walk(s.items, `${at}[]`);
-    else out.push(at);
-  };
-  walk(spec, 'spec');
-  return out;
-}
+import { schemaLeaves } from './schema-leaves.ts';
 
 function build(fragments: Fragment[]) {
   const d: Draft = {
@@ -73,7 +41,7 @@ function build(fragments: Fragment[]) {
 describe('HTTPRoute fields: carried or refused, never dropped (property)', () => {
   it('every leaf of the v1.6.1 HTTPRoute schema is covered by a fragment saying what happens to it', () => {
     const covered = new Set([...BASE_PATHS, ...FRAGMENTS.flatMap((f) => f.paths)]);
-    const leaves = schemaLeaves();
+    const leaves = schemaLeaves('HTTPRoute');
     assert.ok(leaves.length > 90, `${leaves.length} leaves read from the CRD`);
     assert.deepEqual(
       leaves.filter((p) => !covered.has(p)),
