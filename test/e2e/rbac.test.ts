@@ -272,6 +272,16 @@ describe('chart RBAC', () => {
       },
       H,
     );
+    await api(
+      url,
+      'POST',
+      `${GW_API}/namespaces/default/grpcroutes`,
+      {
+        metadata: { name: 'grpc' },
+        spec: { parentRefs: [{ name: 'gw' }], rules: [{ backendRefs: [{ name: 'web', port: 80 }] }] },
+      },
+      H,
+    );
 
     const rules: Record<string, Rule[]> = {
       [AGENT]: rulesOf(docs, AGENT),
