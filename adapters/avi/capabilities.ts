@@ -22,6 +22,9 @@ export function aviCapabilities(allocatesVips: boolean, allocatesV6 = false): Ca
     httpsChecks: true,
     // The probe's headers after the request line of the monitor's http_request.
     checkHeaders: true,
+    // The HealthMonitor's request line names the method; http_response_code takes whole classes.
+    checkMethods: true,
+    checkStatuses: 'classes',
     // lb_algorithm (consistent hash on the client's address) and the system persistence profiles.
     algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash'],
     persistence: ['Cookie', 'SourceIP'],

@@ -12,7 +12,8 @@
  */
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
-import type { HttpCheck, LbAlgorithm, PersistenceType, Pool } from '../../src/model/types.ts';
+import { statusRanges } from '../../src/model/status-ranges.ts';
+import type { HttpCheck, LbAlgorithm, PersistenceType, Pool, StatusRange } from '../../src/model/types.ts';
 import { certificateSum } from './certificates.ts';
 
 export interface AviPlacement {
@@ -114,8 +115,13 @@ export function renderHealthMonitor(p: Pool, c: HttpCheck, owner: string): AviOb
   // The probe's headers follow the request line, each on a line of its own (Avi sends the text).
   const headers = (c.headers ?? []).map((h) => `\r\n${h.name}: ${h.value}`).join('');
   const request = {
-    http_request: `GET ${c.path} HTTP/1.0${headers}`,
-    http_response_code: ['HTTP_2XX', 'HTTP_3XX'],
+    http_request: `${c.method ?? 'GET'} ${c.path} HTTP/1.0${headers}`,
+    // Whole classes (Capabilities.checkStatuses 'classes': the source sends no other range).
+    http_response_code: (c.expect ?? [{ from: 200, to: 399 }]).flatMap((r) => {
+      const out: string[] = [];
+      for (let k = Math.floor(r.from / 100); k <= Math.floor(r.to / 100); k++) out.push(`HTTP_${k}XX`);
+      return out;
+    }),
   };
   return withSum('healthmonitor', {
     name: checkMonitorName(p.name),
@@ -133,9 +139,11 @@ export function renderHealthMonitor(p: Pool, c: HttpCheck, owner: string): AviOb
 /** A HealthMonitor of ours read back as the check it stands for (none if it is not one). */
 export function parseHealthMonitor(o: Record<string, unknown>): HttpCheck | undefined {
   const tls = o.type === 'HEALTH_MONITOR_HTTPS';
-  const http = (tls ? o.https_monitor : o.http_monitor) as { http_request?: unknown } | undefined;
+  const http = (tls ? o.https_monitor : o.http_monitor) as
+    { http_request?: unknown; http_response_code?: unknown } | undefined;
   const [line = '', ...rest] = String(http?.http_request ?? '').split('\r\n');
-  const path = /^GET (\/\S*) HTTP\/1\.0$/.exec(line)?.[1];
+  const request = /^(GET|HEAD) (\/\S*) HTTP\/1\.0$/.exec(line);
+  const path = request?.[2];
   if ((o.type !== 'HEALTH_MONITOR_HTTP' && !tls) || !path) return undefined;
   const headers = rest
     .map((h) => /^([^:]+): (.*)$/.exec(h))
@@ -150,7 +158,19 @@ export function parseHealthMonitor(o: Record<string, unknown>): HttpCheck | unde
     fall: n(o.failed_checks),
     ...(tls ? { tls: true as const } : {}),
     ...(headers.length > 0 ? { headers } : {}),
+    ...(request?.[1] === 'HEAD' ? { method: 'HEAD' as const } : {}),
+    ...classesRead(http?.http_response_code),
   };
+}
+
+/** Response code classes read back as the model's ranges (none: the default, 2xx and 3xx). */
+function classesRead(v: unknown): { expect?: StatusRange[] } {
+  const classes = (Array.isArray(v) ? v : [])
+    .map((c) => /^HTTP_([1-5])XX$/.exec(String(c))?.[1])
+    .filter((k): k is string => k !== undefined)
+    .map(Number);
+  const expect = statusRanges(classes.map((k) => ({ from: k * 100, to: k * 100 + 99 })));
+  return expect ? { expect } : {};
 }
 
 /**

@@ -23,6 +23,9 @@ export const F5_CAPABILITIES: Capabilities = {
   httpsChecks: true,
   // The probe's headers in the monitor's send string.
   checkHeaders: true,
+  // The Monitor's send line names the method, its receive pattern the statuses (any ranges).
+  checkMethods: true,
+  checkStatuses: 'any',
   // Pool loadBalancingMode. AS3 has no hash on the client's address, and persistence is a
   // property of the virtual server (every pool behind it), not of a pool: neither is written.
   algorithms: ['RoundRobin', 'LeastConnections'],

@@ -5,7 +5,7 @@
  * a pool read back. Pure.
  */
 import { readStoredCheck, storeCheck, storedPolicy } from '../../src/adapter/stored-check.ts';
-import type { HttpCheck, Member, Pool } from '../../src/model/types.ts';
+import type { HttpCheck, Member, Pool, StatusRange } from '../../src/model/types.ts';
 import { meta, remark } from './as3-text.ts';
 
 type Json = Record<string, unknown>;
@@ -33,12 +33,33 @@ export function renderCheckMonitor(c: HttpCheck, owner: string): Json {
     class: 'Monitor',
     remark: checkMonitorRemark(owner),
     monitorType: c.tls ? 'https' : 'http',
-    send: `GET ${c.path} HTTP/1.0\r\n${(c.headers ?? []).map((h) => `${h.name}: ${h.value}\r\n`).join('')}\r\n`,
-    receive: 'HTTP/1\\.[01] [23][0-9][0-9]',
+    send: `${c.method ?? 'GET'} ${c.path} HTTP/1.0\r\n${(c.headers ?? []).map((h) => `${h.name}: ${h.value}\r\n`).join('')}\r\n`,
+    receive: c.expect ? `HTTP/1\\.[01] (${statusPattern(c.expect)})` : 'HTTP/1\\.[01] [23][0-9][0-9]',
     interval: c.intervalSeconds,
     timeout: c.intervalSeconds * c.fall + 1,
     timeUntilUp: c.intervalSeconds * (c.rise - 1),
   };
+}
+
+/** Status ranges as an alternation of three-digit patterns (`20[0-4]|30[0-9]`), digits only. */
+export function statusPattern(ranges: StatusRange[]): string {
+  const out: string[] = [];
+  for (const r of ranges) {
+    for (let c = r.from; c <= r.to;) {
+      // A whole hundred, a whole ten, else one code: the fewest pieces that cover the range.
+      if (c % 100 === 0 && c + 99 <= r.to) {
+        out.push(`${c / 100}[0-9][0-9]`);
+        c += 100;
+      } else if (c % 10 === 0 && c + 9 <= r.to) {
+        out.push(`${c / 10}[0-9]`);
+        c += 10;
+      } else {
+        out.push(String(c));
+        c += 1;
+      }
+    }
+  }
+  return out.join('|');
 }
 
 /** A pool and, when the application's probe gives one, its HTTP monitor: the objects by name. */

@@ -32,6 +32,10 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
   httpsChecks: true,
   // `http-check send hdr ...` (the runtime transport; see DATAPLANE_CAPABILITIES).
   checkHeaders: true,
+  // `option httpchk HEAD <path>` (both transports: the Data Plane's httpchk_params.method).
+  checkMethods: true,
+  // `http-check expect status 200-299,304` (the runtime transport; see DATAPLANE_CAPABILITIES).
+  checkStatuses: 'any',
   // `balance roundrobin | leastconn | source` (consistent hashing: servers come and go at runtime).
   algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash'],
   // A dynamic cookie per pool; SourceIP a stick table (policy-lines.ts balanceLines).
@@ -58,6 +62,8 @@ export const DATAPLANE_CAPABILITIES: Capabilities = {
   // The probe's headers are `http-check send` rules, objects of their own in the API (http_checks)
   // that the adapter does not write yet: such a probe is not followed there (said on the Service).
   checkHeaders: false,
+  // Expected statuses are an `http-check expect` rule, in http_checks too: not written there yet.
+  checkStatuses: undefined,
   // Route timeouts need an http-request rule in each backend, objects the adapter does not write
   // there yet: such a route is refused on this transport, naming them.
   http: { ...HAPROXY_CAPABILITIES.http!, timeouts: false },

@@ -16,6 +16,7 @@ import type {
   VirtualService,
 } from '../../src/model/types.ts';
 import type { Observed } from '../../src/adapter/changes.ts';
+import { statusList } from '../../src/model/status-ranges.ts';
 import { join } from 'node:path';
 import { policyWords, readStoredCheck, storeCheck, storedPolicy } from '../../src/adapter/stored-check.ts';
 import { pct, quoteArg } from './encode.ts';
@@ -99,13 +100,15 @@ export function serverLine(m: Member, check: string): string {
 const httpCheckLines = (p: Pool): string[] =>
   p.check
     ? [
-        `    option httpchk GET ${quoteArg(p.check.path)}`,
+        `    option httpchk ${p.check.method ?? 'GET'} ${quoteArg(p.check.path)}`,
         // The probe's headers, each name and value one quoted argument.
         ...(p.check.headers?.length
           ? [
               `    http-check send${p.check.headers.map((h) => ` hdr ${quoteArg(h.name)} ${quoteArg(h.value)}`).join('')}`,
             ]
           : []),
+        // The statuses meaning up, when not HAProxy's own 2xx-3xx (digits, dashes and commas).
+        ...(p.check.expect ? [`    http-check expect status ${statusList(p.check.expect)}`] : []),
         `    timeout check ${p.check.timeoutSeconds}s`,
       ]
     : [];

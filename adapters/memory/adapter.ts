@@ -51,6 +51,8 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       httpChecks: true,
       httpsChecks: true,
       checkHeaders: true,
+      checkMethods: true,
+      checkStatuses: 'any',
       algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash'],
       persistence: ['Cookie', 'SourceIP'],
       maxConnections: true,

@@ -38,6 +38,13 @@ export interface Capabilities {
   httpsChecks?: boolean;
   /** Whether an HTTP check sends the probe's headers (its `httpHeaders`, Host among them). */
   checkHeaders?: boolean;
+  /** Checks by HEAD instead of GET (a BackendPolicy's healthCheck.method). Absent: GET only. */
+  checkMethods?: boolean;
+  /**
+   * The statuses a check may expect (a BackendPolicy's healthCheck.expectedStatuses): `any` set
+   * of ranges, or whole classes only (`classes`: 200-299, 300-399 ...). Absent: 2xx and 3xx only.
+   */
+  checkStatuses?: 'any' | 'classes';
   /**
    * The load-balancing algorithms a pool may ask for (a BackendPolicy). Absent: round robin only;
    * a policy asking another is not accepted for that Service, and says why.

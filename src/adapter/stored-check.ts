@@ -15,6 +15,8 @@ const httpCheckSchema = z.object({
   fall: z.number().int(),
   tls: z.literal(true).optional(),
   headers: z.array(z.object({ name: z.string(), value: z.string() })).optional(),
+  method: z.literal('HEAD').optional(),
+  expect: z.array(z.object({ from: z.number().int(), to: z.number().int() })).optional(),
 });
 
 export const storeCheck = (c: HttpCheck): string => JSON.stringify(c);

@@ -45,8 +45,28 @@ export const healthCheckSchema = z
       .array(z.object({ name: z.string().min(1).max(64), value: z.string().max(256) }).strict())
       .max(8)
       .optional(),
+    /** The HTTP check's method (default GET, as a probe's). */
+    method: z.enum(['GET', 'HEAD']).optional(),
+    /** The statuses meaning up (default 200-399): single codes (`from`) or ranges. */
+    expectedStatuses: z
+      .array(
+        z
+          .object({
+            from: z.number().int().min(100).max(599),
+            to: z.number().int().min(100).max(599).optional(),
+          })
+          .strict()
+          .refine((r) => r.to === undefined || r.from <= r.to, { message: 'from must not exceed to' }),
+      )
+      .min(1)
+      .max(8)
+      .optional(),
   })
   .strict()
+  .refine((c) => c.type === 'HTTP' || (c.method === undefined && c.expectedStatuses === undefined), {
+    message: 'method and expectedStatuses are for an HTTP check',
+    path: ['type'],
+  })
   .refine((c) => (c.type === 'HTTP') === (c.path !== undefined), {
     message: 'an HTTP check needs a path, a TCP check has none',
     path: ['path'],

@@ -22,6 +22,12 @@ export interface Member {
  * the probe's period and timeout, up after `rise` and down after `fall` results in a row.
  * Without one a pool's members get a TCP connect check (UDP pools: the device's UDP check).
  */
+/** HTTP statuses from `from` to `to`, both included. */
+export interface StatusRange {
+  from: number;
+  to: number;
+}
+
 export interface HttpCheck {
   type: 'http';
   path: string;
@@ -35,6 +41,13 @@ export interface HttpCheck {
    * printable ASCII, from the validation boundary (src/source/health-check.ts).
    */
   headers?: { name: string; value: string }[];
+  /** `HEAD` instead of GET (a BackendPolicy's); absent: GET, as the kubelet's probe. */
+  method?: 'HEAD';
+  /**
+   * The statuses meaning up, as ranges (sorted, disjoint, not adjacent); absent: 200-399, the
+   * kubelet's rule for a probe.
+   */
+  expect?: StatusRange[];
   intervalSeconds: number;
   timeoutSeconds: number;
   rise: number;

@@ -20,6 +20,7 @@ import {
   type BackendPolicySpec,
   backendPolicySpecSchema,
 } from '../kube/policy-objects.ts';
+import { statusList, statusRanges } from '../model/status-ranges.ts';
 import type { HttpCheck, LbAlgorithm, PersistenceType } from '../model/types.ts';
 import { cond, type ConditionSpec } from './gateway/conditions.ts';
 import { headerProblem, pathProblem } from './validate.ts';
@@ -105,6 +106,8 @@ export function unsupported(spec: BackendPolicySpec, caps: Capabilities, lbName:
     return `the ${lbName} load balancer does not run HTTP checks`;
   if (spec.healthCheck?.headers?.length && !caps.checkHeaders)
     return `the ${lbName} load balancer's checks send no headers yet`;
+  const statuses = checkStatusesProblem(spec.healthCheck, caps, lbName);
+  if (statuses) return statuses;
   if (spec.maxConnectionsPerMember !== undefined && !caps.maxConnections)
     return `the ${lbName} load balancer cannot limit connections per member`;
   const slow = spec.slowStartSeconds;
@@ -122,9 +125,28 @@ export function unsupported(spec: BackendPolicySpec, caps: Capabilities, lbName:
   return undefined;
 }
 
+/** What of a check's method and statuses the load balancer cannot do, in words. */
+function checkStatusesProblem(
+  hc: BackendPolicySpec['healthCheck'],
+  caps: Capabilities,
+  lbName: string,
+): string | undefined {
+  if (hc?.method === 'HEAD' && !caps.checkMethods)
+    return `the ${lbName} load balancer's checks send GET only (healthCheck.method HEAD)`;
+  const expect = statusRanges(hc?.expectedStatuses);
+  if (!expect) return undefined;
+  const said = statusList(expect);
+  if (!caps.checkStatuses)
+    return `the ${lbName} load balancer's checks expect 2xx or 3xx only (healthCheck.expectedStatuses ${said})`;
+  if (caps.checkStatuses === 'classes' && expect.some((r) => r.from % 100 !== 0 || r.to % 100 !== 99))
+    return `the ${lbName} load balancer's checks expect whole classes of statuses only (100-199 ... 500-599), not ${said}`;
+  return undefined;
+}
+
 /** A policy's check in the model's terms: `tcp` for a connect check. */
 function poolCheck(hc: NonNullable<BackendPolicySpec['healthCheck']>): HttpCheck | 'tcp' {
   if (hc.type === 'TCP' || hc.path === undefined) return 'tcp';
+  const expect = statusRanges(hc.expectedStatuses);
   return {
     type: 'http',
     path: hc.path,
@@ -133,6 +155,8 @@ function poolCheck(hc: NonNullable<BackendPolicySpec['healthCheck']>): HttpCheck
     rise: hc.healthyThreshold,
     fall: hc.unhealthyThreshold,
     ...(hc.headers?.length ? { headers: hc.headers.map((h) => ({ name: h.name, value: h.value })) } : {}),
+    ...(hc.method === 'HEAD' ? { method: 'HEAD' as const } : {}),
+    ...(expect ? { expect } : {}),
   };
 }
 

@@ -234,7 +234,7 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
     assert.deepEqual(plan(open, await second.observe()).changes, []);
   });
 
-  it('carries every member check it declares (HTTP, its headers, HTTPS on L4): applied, observed back after a restart with nothing to write, changed in place', async (t) => {
+  it('carries every member check it declares (HTTP, its headers, method and statuses, HTTPS on L4): applied, observed back after a restart with nothing to write, changed in place', async (t) => {
     const h = await guarded();
     t.after(() => h.close());
     const first = await h.adapter('c1');
@@ -265,6 +265,18 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
               ],
             }
           : {}),
+        ...(caps.checkMethods ? { method: 'HEAD' as const } : {}),
+        // Whole classes where that is all it takes, any ranges where it takes them.
+        ...(caps.checkStatuses === 'any'
+          ? {
+              expect: [
+                { from: 200, to: 204 },
+                { from: 301, to: 302 },
+              ],
+            }
+          : caps.checkStatuses === 'classes'
+            ? { expect: [{ from: 200, to: 299 }] }
+            : {}),
       },
     };
     const pools: Pool[] = [web];

@@ -25,10 +25,20 @@ const ING_PORT = 18197;
 const POD_IPS = ['127.0.57.11', '127.0.57.12'] as const;
 const POLICIES = '/apis/npl-lb.io/v1alpha1/namespaces/default/backendpolicies';
 
-/** Answers its address, on every path; /healthz fails while `sick` holds its address. */
-async function app(t: TestContext, ip: string, sick: Set<string>): Promise<void> {
+/**
+ * Answers its address, on every path; /healthz fails while `sick` holds its address, and while
+ * `headOnly` does it answers a HEAD with 204 and a GET with 500.
+ */
+async function app(
+  t: TestContext,
+  ip: string,
+  sick: Set<string>,
+  headOnly = new Set<string>(),
+): Promise<void> {
   const server = createServer((req, res) => {
     if (req.url === '/healthz' && sick.has(ip)) res.writeHead(500).end('sick');
+    else if (req.url === '/healthz' && headOnly.has(ip))
+      res.writeHead(req.method === 'HEAD' ? 204 : 500).end();
     else if (req.url === '/slow') setTimeout(() => res.writeHead(200).end(ip), 2500);
     else res.writeHead(200).end(ip);
   });
@@ -78,7 +88,8 @@ for (const tr of TRANSPORTS)
     it('least connections and a cookie keep a client on one Pod across 50 requests; it moves when the Pod goes; status per target', async (t) => {
       assertNoListeners('127.0.57.', [ING_PORT]);
       const sick = new Set<string>();
-      for (const ip of POD_IPS) await app(t, ip, sick);
+      const headOnly = new Set<string>();
+      for (const ip of POD_IPS) await app(t, ip, sick, headOnly);
       const { kc, url } = await useSandbox(t);
       await installNplLbCrds(url);
       const c = new Cluster(kc);
@@ -263,6 +274,54 @@ for (const tr of TRANSPORTS)
       );
       sick.delete(other);
       await eventually(async () => (await hit(vip)).pod === other, 10_000, 'up again');
+
+      // The check's method and statuses (issue 33 item 1): the Pod answers a GET of /healthz 500
+      // and a HEAD 204; checked by GET it is down, by HEAD up. Expecting 200 only takes it down
+      // again, expecting 200-204 brings it back (the runtime transport; the Data Plane transport
+      // does not write the expect rule yet and refuses the policy, naming the field).
+      const check = async (hc: object) =>
+        assert.equal(
+          (
+            await api(
+              url,
+              'PATCH',
+              `${POLICIES}/sticky`,
+              {
+                spec: {
+                  healthCheck: {
+                    type: 'HTTP',
+                    path: '/healthz',
+                    intervalSeconds: 1,
+                    unhealthyThreshold: 1,
+                    ...hc,
+                  },
+                },
+              },
+              { 'Content-Type': 'application/merge-patch+json' },
+            )
+          ).status,
+          200,
+        );
+      headOnly.add(other);
+      await eventually(async () => (await hit(vip)).pod === 'HTTP 503', 10_000, 'down: its GET fails');
+      await check({ method: 'HEAD' });
+      await eventually(async () => (await hit(vip)).pod === other, 10_000, 'up: its HEAD answers 204');
+      if (tr.name === 'runtime transport') {
+        await check({ method: 'HEAD', expectedStatuses: [{ from: 200 }] });
+        await eventually(async () => (await hit(vip)).pod === 'HTTP 503', 10_000, 'down: 204 is not 200');
+        await check({ method: 'HEAD', expectedStatuses: [{ from: 200, to: 204 }] });
+        await eventually(async () => (await hit(vip)).pod === other, 10_000, 'up: 204 is in 200-204');
+      } else {
+        await check({ method: 'HEAD', expectedStatuses: [{ from: 200 }] });
+        await eventually(
+          async () => (await conditionsOf(url, 'sticky')).join().includes('web Accepted=False'),
+          10_000,
+          'refused on this transport',
+        );
+        assert.equal((await hit(vip)).pod, other, 'the check it had stays');
+        await check({ method: 'HEAD' });
+      }
+      headOnly.delete(other);
 
       // Member timeouts: with a 1 s server timeout a Pod that takes 2.5 s to answer gets the client
       // a 504 from HAProxy; without it, the client waits and gets the answer.

@@ -116,7 +116,7 @@ export function backendFor(p: Pool, http: boolean, o: LayoutOptions): DpBackend 
     ...(c
       ? {
           adv_check: 'httpchk',
-          httpchk_params: { method: 'GET', uri: c.path },
+          httpchk_params: { method: c.method ?? 'GET', uri: c.path },
           check_timeout: c.timeoutSeconds * 1000,
         }
       : {}),

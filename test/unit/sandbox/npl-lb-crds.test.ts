@@ -32,6 +32,18 @@ describe('the BackendPolicy CRD at the API', () => {
         },
       ],
       ['tcp', { targetRefs: [web], healthCheck: { type: 'TCP' }, slowStartSeconds: 60 }],
+      [
+        'head',
+        {
+          targetRefs: [web],
+          healthCheck: {
+            type: 'HTTP',
+            path: '/h',
+            method: 'HEAD',
+            expectedStatuses: [{ from: 204 }, { from: 200, to: 299 }],
+          },
+        },
+      ],
       ['timeouts', { targetRefs: [web], timeouts: { connectSeconds: 3, serverSeconds: 300 } }],
     ];
     for (const [name, spec] of good) assert.equal((await post(name, spec)).status, 201, name);
@@ -87,6 +99,18 @@ describe('the BackendPolicy CRD at the API', () => {
         /headers\[0\]\.value/,
       ],
     ];
+    const hc = (o: object) => ({ targetRefs: [web], healthCheck: { type: 'HTTP', path: '/x', ...o } });
+    bad.push(
+      ['backwards', hc({ expectedStatuses: [{ from: 300, to: 200 }] }), /from must not exceed to/],
+      ['code600', hc({ expectedStatuses: [{ from: 600 }] }), /expectedStatuses\[0\]\.from/],
+      ['nocodes', hc({ expectedStatuses: [] }), /expectedStatuses/],
+      ['put', hc({ method: 'PUT' }), /healthCheck\.method/],
+      [
+        'tcphead',
+        { targetRefs: [web], healthCheck: { type: 'TCP', method: 'HEAD' } },
+        /method and expectedStatuses are for an HTTP check/,
+      ],
+    );
     for (const [name, spec, why] of bad) {
       const r = await post(name, spec);
       assert.equal(r.status, 422, `${name}: ${JSON.stringify(r.body).slice(0, 200)}`);

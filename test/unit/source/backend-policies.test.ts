@@ -310,6 +310,104 @@ describe('BackendPolicy resolution', () => {
     );
   });
 
+  it('a check by HEAD and the statuses meaning up, where the load balancer can say them: ranges merged, the default said aloud changes nothing; bad values and what a load balancer cannot say refused by name', () => {
+    const cfg = parseControllerConfig(
+      'clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\ndefaultLoadBalancer: true',
+    );
+    const view = (hc: Record<string, unknown>) =>
+      clusterView({
+        services: [
+          kubeService('web', { type: 'LoadBalancer', ports: [{ name: 'http', port: 80, targetPort: 8080 }] }),
+        ],
+        nodes: [kubeNode('n1', '192.0.2.101')],
+        pods: [kubePod('a', { node: 'n1', npl: nplAnnotation([[8080, '192.0.2.101', 61000]]) })],
+        backendPolicies: [
+          policy('hc', {
+            targetRefs: [target('web')],
+            healthCheck: { type: 'HTTP', path: '/healthz', ...hc },
+          }),
+        ],
+      });
+    const any: Capabilities = { ...all, checkMethods: true, checkStatuses: 'any' };
+    const run = (hc: Record<string, unknown>, caps: Capabilities = any) => {
+      const r = buildDesired(view(hc), cfg, { ...SERVE_ALL, caps });
+      const c = r.policies!.get('default/hc')![0]!.conditions[0]!;
+      return { check: r.state.pools[0]!.check, why: `${c.reason}: ${c.message}` };
+    };
+    const ok = run({
+      method: 'HEAD',
+      expectedStatuses: [{ from: 204 }, { from: 200, to: 203 }, { from: 301, to: 302 }],
+    });
+    assert.equal(ok.check?.method, 'HEAD');
+    assert.deepEqual(ok.check?.expect, [
+      { from: 200, to: 204 },
+      { from: 301, to: 302 },
+    ]);
+    // GET and 200-399 are the defaults: said aloud, the check is the one without them.
+    const dflt = run({
+      method: 'GET',
+      expectedStatuses: [
+        { from: 200, to: 299 },
+        { from: 300, to: 399 },
+      ],
+    }).check;
+    assert.equal(dflt?.method, undefined);
+    assert.equal(dflt?.expect, undefined);
+    for (const [hc, why] of [
+      [
+        { expectedStatuses: [{ from: 300, to: 200 }] },
+        /Invalid: spec\.healthCheck\.expectedStatuses\.0: from must not exceed to/,
+      ],
+      [{ expectedStatuses: [{ from: 600 }] }, /Invalid: spec\.healthCheck\.expectedStatuses\.0\.from/],
+      [{ expectedStatuses: [] }, /Invalid: spec\.healthCheck\.expectedStatuses/],
+      [{ method: 'PUT' }, /Invalid: spec\.healthCheck\.method/],
+      [
+        { expectedStatuses: [{ from: 200, to: 299, also: 1 }] },
+        /Invalid: spec\.healthCheck\.expectedStatuses\.0/,
+      ],
+    ] as const) {
+      const st = run(hc);
+      assert.match(st.why, why, JSON.stringify(hc));
+      assert.equal(st.check, undefined, `${JSON.stringify(hc)}: refused, the members keep their TCP check`);
+    }
+    assert.match(
+      run({ expectedStatuses: [{ from: 200 }] }, { ...any, checkStatuses: undefined }).why,
+      /Invalid: the memory load balancer's checks expect 2xx or 3xx only \(healthCheck\.expectedStatuses 200\)/,
+    );
+    assert.match(
+      run({ method: 'HEAD' }, { ...any, checkMethods: false }).why,
+      /Invalid: the memory load balancer's checks send GET only/,
+    );
+    // Whole classes only (Avi): 200-299 is one, 200-204 is not.
+    const classes: Capabilities = { ...any, checkStatuses: 'classes' };
+    assert.deepEqual(run({ expectedStatuses: [{ from: 200, to: 299 }] }, classes).check?.expect, [
+      { from: 200, to: 299 },
+    ]);
+    assert.match(
+      run({ expectedStatuses: [{ from: 200, to: 204 }] }, classes).why,
+      /whole classes of statuses only .* not 200-204/,
+    );
+    // A TCP check takes neither (the CRD's rule, again at the boundary).
+    const r = buildDesired(
+      clusterView({
+        services: [
+          kubeService('web', { type: 'LoadBalancer', ports: [{ name: 'http', port: 80, targetPort: 8080 }] }),
+        ],
+        nodes: [kubeNode('n1', '192.0.2.101')],
+        pods: [],
+        backendPolicies: [
+          policy('hc', { targetRefs: [target('web')], healthCheck: { type: 'TCP', method: 'HEAD' } }),
+        ],
+      }),
+      cfg,
+      { ...SERVE_ALL, caps: any },
+    );
+    assert.match(
+      r.policies!.get('default/hc')![0]!.conditions[0]!.message,
+      /method and expectedStatuses are for an HTTP check/,
+    );
+  });
+
   it('member timeouts where the load balancer can set them; refused whole where it cannot, naming which', () => {
     const timed = (spec: Record<string, unknown>, caps: Capabilities) =>
       resolveBackendPolicies([policy('p', { targetRefs: [target('web')], ...spec })], [web], caps, 'lb');
