@@ -31,7 +31,9 @@ const monitorRequest = z
   .object({
     // The request line, then the probe's headers (a token, a colon, a printable value) each on a
     // line of its own: nothing that could end the request early or smuggle another.
-    http_request: z.string().regex(/^(?:GET|HEAD) \/\S* HTTP\/1\.0(?:\r\n[!#$%&'*+.^_`|~0-9A-Za-z-]+: [ -~]*)*$/),
+    http_request: z
+      .string()
+      .regex(/^(?:GET|HEAD) \/\S* HTTP\/1\.0(?:\r\n[!#$%&'*+.^_`|~0-9A-Za-z-]+: [ -~]*)*$/),
     http_response_code: z.array(z.enum(['HTTP_1XX', 'HTTP_2XX', 'HTTP_3XX', 'HTTP_4XX', 'HTTP_5XX'])).min(1),
   })
   .strict();

@@ -30,11 +30,11 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
   httpChecks: true,
   // `check-ssl verify none` with the HTTP check (both transports).
   httpsChecks: true,
-  // `http-check send hdr ...` (the runtime transport; see DATAPLANE_CAPABILITIES).
+  // `http-check send hdr ...` (both transports: the Data Plane's http_checks).
   checkHeaders: true,
   // `option httpchk HEAD <path>` (both transports: the Data Plane's httpchk_params.method).
   checkMethods: true,
-  // `http-check expect status 200-299,304` (the runtime transport; see DATAPLANE_CAPABILITIES).
+  // `http-check expect status 200-299,304` (both transports: the Data Plane's http_checks).
   checkStatuses: 'any',
   // `balance roundrobin | leastconn | source` (consistent hashing: servers come and go at runtime).
   algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash'],
@@ -53,17 +53,12 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
 
 /**
  * The Data Plane API transport: the same, but SourceIP persistence, whose `stick on src` is a
- * stick rule (an object of its own in the API) that the adapter does not write yet, and probe
- * headers.
+ * stick rule (an object of its own in the API) that the adapter does not write yet, and route
+ * timeouts. A check's headers and statuses are the backend's http_checks (layout.ts).
  */
 export const DATAPLANE_CAPABILITIES: Capabilities = {
   ...HAPROXY_CAPABILITIES,
   persistence: ['Cookie'],
-  // The probe's headers are `http-check send` rules, objects of their own in the API (http_checks)
-  // that the adapter does not write yet: such a probe is not followed there (said on the Service).
-  checkHeaders: false,
-  // Expected statuses are an `http-check expect` rule, in http_checks too: not written there yet.
-  checkStatuses: undefined,
   // Route timeouts need an http-request rule in each backend, objects the adapter does not write
   // there yet: such a route is refused on this transport, naming them.
   http: { ...HAPROXY_CAPABILITIES.http!, timeouts: false },

@@ -19,7 +19,7 @@ import type { Observed } from '../../src/adapter/changes.ts';
 import { statusList } from '../../src/model/status-ranges.ts';
 import { join } from 'node:path';
 import { policyWords, readStoredCheck, storeCheck, storedPolicy } from '../../src/adapter/stored-check.ts';
-import { pct, quoteArg } from './encode.ts';
+import { logFormatArg, pct, quoteArg } from './encode.ts';
 import { balanceLines, readSourceRanges, sourceRangeLines, timeoutLines } from './policy-lines.ts';
 import {
   parseGatewayRoutes,
@@ -104,7 +104,7 @@ const httpCheckLines = (p: Pool): string[] =>
         // The probe's headers, each name and value one quoted argument.
         ...(p.check.headers?.length
           ? [
-              `    http-check send${p.check.headers.map((h) => ` hdr ${quoteArg(h.name)} ${quoteArg(h.value)}`).join('')}`,
+              `    http-check send${p.check.headers.map((h) => ` hdr ${quoteArg(h.name)} ${logFormatArg(h.value)}`).join('')}`,
             ]
           : []),
         // The statuses meaning up, when not HAProxy's own 2xx-3xx (digits, dashes and commas).

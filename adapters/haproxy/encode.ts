@@ -57,3 +57,9 @@ export const NAME = /^[A-Za-z0-9_.:-]+$/;
 
 export const nameProblem = (what: string, name: string): string | undefined =>
   NAME.test(name) ? undefined : `${what} ${JSON.stringify(name.slice(0, 80))} is not a valid HAProxy name`;
+
+/**
+ * A value as one log-format argument (a header value HAProxy sends): `%` doubled so it is never
+ * read as a fetch, an empty value as the empty string fetch, then quoted as one argument.
+ */
+export const logFormatArg = (v: string): string => quoteArg(v === '' ? '%[str()]' : v.replaceAll('%', '%%'));

@@ -11,7 +11,7 @@
  * Pure.
  */
 import type { HeaderModifier, HttpRoute, L7VirtualService, SniRoute } from '../../src/model/types.ts';
-import { pct, quoteArg } from './encode.ts';
+import { logFormatArg, pct, quoteArg } from './encode.ts';
 
 /**
  * What a frontend's routes become, independent of the transport: the runtime transport writes
@@ -97,7 +97,7 @@ function hostAcl(h: string): string {
  * A log-format value (set-header): `%` is HAProxy's, written `%%`. An empty value is the empty
  * sample `%[str()]`: HAProxy drops an empty quoted argument, and the rule would lose its value.
  */
-const fmt = (v: string): string => quoteArg(v === '' ? '%[str()]' : v.replaceAll('%', '%%'));
+const fmt = logFormatArg;
 
 function modifierRules(m: HeaderModifier | undefined, cond: string): HttpRule[] {
   if (!m) return [];

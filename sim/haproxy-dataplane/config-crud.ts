@@ -10,12 +10,13 @@ import {
   dpBackendSchema,
   dpBindSchema,
   dpFrontendSchema,
+  dpHttpCheckSchema,
   dpHttpRuleSchema,
   dpRuleSchema,
   dpServerSchema,
   dpTcpRuleSchema,
 } from '../../adapters/haproxy/dataplane/models.ts';
-import { httpRuleLine, RuleRefused, tcpRequestLine } from './rule-lines.ts';
+import { httpCheckLine, httpRuleLine, RuleRefused, tcpRequestLine } from './rule-lines.ts';
 import type { DpConfig } from './config-store.ts';
 
 export class DpError extends Error {
@@ -28,11 +29,19 @@ export class DpError extends Error {
 }
 
 export type Kind =
-  'backends' | 'frontends' | 'servers' | 'binds' | 'acls' | 'backend_switching_rules' | RuleKind;
+  | 'backends'
+  | 'frontends'
+  | 'servers'
+  | 'binds'
+  | 'acls'
+  | 'backend_switching_rules'
+  | 'http_checks'
+  | RuleKind;
 type RuleKind = 'http_request_rules' | 'http_response_rules' | 'tcp_request_rules';
 const RULES: readonly string[] = ['http_request_rules', 'http_response_rules', 'tcp_request_rules'];
 /** The lists a frontend holds in order (addressed by index). */
-const isOrdered = (k: Kind): boolean => k === 'acls' || k === 'backend_switching_rules' || RULES.includes(k);
+const isOrdered = (k: Kind): boolean =>
+  k === 'acls' || k === 'backend_switching_rules' || k === 'http_checks' || RULES.includes(k);
 const HTTP_RULE = [
   'type',
   'cond',
@@ -49,6 +58,8 @@ const HTTP_RULE = [
   'return_status_code',
 ];
 const TCP_RULE = ['type', 'action', 'cond', 'cond_test', 'timeout'];
+/** The http_check fields this simulator renders (send: method, uri, version, headers; expect). */
+const HTTP_CHECK = ['type', 'method', 'uri', 'version', 'headers', 'match', 'pattern', 'exclamation_mark'];
 /** The server fields we take (the server_params model; check-ssl is spelled with a hyphen there). */
 const SERVER_FIELDS = [
   'name',
@@ -108,6 +119,7 @@ const FIELDS: Record<Kind, { schema: z.ZodType; v2: string[]; v3: string[] }> = 
   http_request_rules: { schema: dpHttpRuleSchema, v2: ['index', ...HTTP_RULE], v3: HTTP_RULE },
   http_response_rules: { schema: dpHttpRuleSchema, v2: ['index', ...HTTP_RULE], v3: HTTP_RULE },
   tcp_request_rules: { schema: dpTcpRuleSchema, v2: ['index', ...TCP_RULE], v3: TCP_RULE },
+  http_checks: { schema: dpHttpCheckSchema, v2: ['index', ...HTTP_CHECK], v3: HTTP_CHECK },
   acls: {
     schema: dpAclSchema,
     v2: ['index', 'acl_name', 'criterion', 'value'],
@@ -138,6 +150,7 @@ function parseBody(kind: Kind, v: ApiVersion, body: unknown): Record<string, unk
     if (kind === 'tcp_request_rules') tcpRequestLine(rule);
     else if (kind === 'http_request_rules') httpRuleLine('request', rule);
     else if (kind === 'http_response_rules') httpRuleLine('response', rule);
+    else if (kind === 'http_checks') httpCheckLine(rule);
   } catch (err) {
     if (err instanceof RuleRefused) throw new DpError(err.status, `${kind}: ${err.message}`);
     throw err;
@@ -175,10 +188,10 @@ export function readItems(
 }
 
 function children(c: DpConfig, kind: Kind, parent: string): Record<string, unknown>[] {
-  if (kind === 'servers') {
+  if (kind === 'servers' || kind === 'http_checks') {
     const b = c.backends.get(parent);
     if (!b) throw new DpError(404, `backend ${parent} not found`);
-    return b.servers as Record<string, unknown>[];
+    return (kind === 'servers' ? b.servers : (b.httpChecks ??= [])) as Record<string, unknown>[];
   }
   const f = c.frontends.get(parent);
   if (!f) throw new DpError(404, `frontend ${parent} not found`);
@@ -222,7 +235,7 @@ export function writeItems(
     const name = String(data.name);
     if (method === 'POST' && key === undefined) {
       if (map.has(name)) throw new DpError(409, `${kind.slice(0, -1)} ${name} already exists`);
-      if (kind === 'backends') c.backends.set(name, { backend: data as never, servers: [] });
+      if (kind === 'backends') c.backends.set(name, { backend: data as never, servers: [], httpChecks: [] });
       else
         c.frontends.set(name, {
           frontend: data as never,
@@ -295,7 +308,13 @@ export function resolveTarget(v: ApiVersion, rest: string[], query: Record<strin
   const [a, b, c, d] = rest;
   if ((a === 'backends' || a === 'frontends') && c === undefined)
     return { kind: a, parent: undefined, key: b };
-  if (v === 'v3' && a === 'backends' && b && c === 'servers') return { kind: 'servers', parent: b, key: d };
+  if (v === 'v3' && a === 'backends' && b && (c === 'servers' || c === 'http_checks'))
+    return { kind: c, parent: b, key: d };
+  if (v === 'v2' && a === 'http_checks' && c === undefined) {
+    if (query.parent_type !== 'backend' || !query.parent_name)
+      throw new DpError(400, 'http_checks: this simulator holds those of backends (parent_type=backend)');
+    return { kind: 'http_checks', parent: query.parent_name, key: b };
+  }
   if (
     v === 'v3' &&
     a === 'frontends' &&

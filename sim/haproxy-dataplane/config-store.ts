@@ -14,11 +14,13 @@ import type {
   DpServer,
   DpTcpRule,
 } from '../../adapters/haproxy/dataplane/models.ts';
-import { httpRuleLine, tcpRequestLine } from './rule-lines.ts';
+import { httpCheckLine, httpRuleLine, tcpRequestLine } from './rule-lines.ts';
 
 export interface StoredBackend {
   backend: DpBackend;
   servers: DpServer[];
+  /** Its `http-check` rules, in order (the http_check model); none when absent. */
+  httpChecks?: Record<string, unknown>[];
 }
 
 export interface StoredFrontend {
@@ -89,7 +91,7 @@ export function renderConfig(c: DpConfig, p: RenderPaths): string {
     '    option redispatch',
     '',
   ];
-  for (const { backend: b, servers } of c.backends.values()) {
+  for (const { backend: b, servers, httpChecks } of c.backends.values()) {
     lines.push(`backend ${b.name}`);
     if (b.mode) lines.push(`    mode ${b.mode}`);
     if (b.balance) lines.push(`    balance ${b.balance.algorithm}`);
@@ -107,6 +109,7 @@ export function renderConfig(c: DpConfig, p: RenderPaths): string {
       const p = b.httpchk_params;
       lines.push(`    option httpchk${p?.method ? ` ${p.method}` : ''}${p?.uri ? ` ${p.uri}` : ''}`);
     } else if (b.adv_check === 'tcp-check') lines.push('    option tcp-check');
+    for (const r of httpChecks ?? []) lines.push(`    ${httpCheckLine(r)}`);
     if (b.check_timeout !== undefined) lines.push(`    timeout check ${b.check_timeout}`);
     // The model's timeouts are milliseconds, HAProxy's unit when none is written.
     if (b.connect_timeout !== undefined) lines.push(`    timeout connect ${b.connect_timeout}`);

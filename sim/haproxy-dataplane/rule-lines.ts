@@ -1,7 +1,7 @@
 /**
  * The simulated Data Plane API's rendering of rule objects into haproxy.cfg lines, written from the
- * Data Plane API specification (the `http_request_rule`, `http_response_rule` and
- * `tcp_request_rule` models: which field each rule type reads) and HAProxy's configuration manual,
+ * Data Plane API specification (the `http_request_rule`, `http_response_rule`, `tcp_request_rule`
+ * and `http_check` models: which field each rule type reads) and HAProxy's configuration manual,
  * as the real API's configuration library does. It shares nothing with the adapter's mapping: an
  * adapter that puts a value in a field the type does not read is refused here (422, as the real
  * API refuses a rule missing a field its type needs), not undone by an inverse of its own.
@@ -66,4 +66,30 @@ export function tcpRequestLine(o: RuleObject): string {
     return `tcp-request ${o.type} ${action}${condition(o)}`;
   }
   throw new RuleRefused(`tcp-request rule type ${JSON.stringify(o.type)}`);
+}
+
+/**
+ * An `http_check` as its haproxy.cfg line: `send` with the request's parts it names (meth, uri,
+ * ver, then each header's name and log-format value), `expect` a match and its pattern (`!` first
+ * when negated). Other types are not served by this simulator.
+ */
+export function httpCheckLine(o: RuleObject): string {
+  if (o.type === 'send') {
+    const parts: string[] = [];
+    if (o.method !== undefined) parts.push(`meth ${str(o, 'method', 'send')}`);
+    if (o.uri !== undefined) parts.push(`uri ${str(o, 'uri', 'send')}`);
+    if (o.version !== undefined) parts.push(`ver ${str(o, 'version', 'send')}`);
+    const headers = o.headers === undefined ? [] : o.headers;
+    if (!Array.isArray(headers)) throw new RuleRefused('send: headers must be a list');
+    for (const h of headers as RuleObject[])
+      parts.push(`hdr ${str(h, 'name', 'send')} ${str(h, 'fmt', 'send')}`);
+    return `http-check send${parts.map((x) => ` ${x}`).join('')}`;
+  }
+  if (o.type === 'expect') {
+    const match = str(o, 'match', 'expect');
+    if (!['status', 'rstatus', 'string', 'rstring', 'hdr', 'fhdr'].includes(match))
+      throw new RuleRefused(`expect: match ${match}`);
+    return `http-check expect ${o.exclamation_mark === true ? '! ' : ''}${match} ${str(o, 'pattern', 'expect')}`;
+  }
+  throw new RuleRefused(`http-check type ${JSON.stringify(o.type)} is not served by this simulator`);
 }

@@ -56,7 +56,13 @@ export type Query = Record<string, string | number | boolean | undefined>;
 export type Body =
   { json: unknown } | { text: string } | { form: { field: string; filename: string; content: string } };
 export type ListKind =
-  'acls' | 'backend_switching_rules' | 'http_request_rules' | 'http_response_rules' | 'tcp_request_rules';
+  | 'acls'
+  | 'backend_switching_rules'
+  | 'http_request_rules'
+  | 'http_response_rules'
+  | 'tcp_request_rules'
+  /** A backend's list: its `http-check` rules. */
+  | 'http_checks';
 export interface Answer {
   status: number;
   body: unknown;
@@ -201,7 +207,7 @@ export class DataplaneClient {
 
   /** Where a child list lives: v2 names the parent in the query, v3 in the path. */
   private child(kind: 'servers' | 'binds' | ListKind, parent: string) {
-    const parentKind = kind === 'servers' ? 'backends' : 'frontends';
+    const parentKind = kind === 'servers' || kind === 'http_checks' ? 'backends' : 'frontends';
     if (this.opts.apiVersion === 'v3') {
       return { path: `${CONF}/${parentKind}/${seg(parent)}/${kind}`, query: {} as Query };
     }
@@ -210,7 +216,7 @@ export class DataplaneClient {
         ? { backend: parent }
         : kind === 'binds' || kind === 'backend_switching_rules'
           ? { frontend: parent }
-          : { parent_type: 'frontend', parent_name: parent };
+          : { parent_type: kind === 'http_checks' ? 'backend' : 'frontend', parent_name: parent };
     return { path: `${CONF}/${kind}`, query };
   }
 
@@ -288,7 +294,7 @@ export class DataplaneClient {
   }
 
   /**
-   * Replaces a frontend's list of one kind: v3 in one PUT of the list; v2 deletes from the end and
+   * Replaces a frontend's (a backend's: http_checks) list of one kind: v3 in one PUT of the list; v2 deletes from the end and
    * adds by index (ACLs and switching rules as they are; http and tcp rules likewise).
    */
   async setList(kind: ListKind, tx: string, frontend: string, items: object[]): Promise<void> {

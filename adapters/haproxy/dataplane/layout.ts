@@ -12,7 +12,9 @@ import type { HttpCheck, Member, Pool } from '../../../src/model/types.ts';
 import { policyWords, readStoredCheck, storeCheck, storedPolicy } from '../../../src/adapter/stored-check.ts';
 import { COOKIE_KEY, persistenceCookie } from '../policy-lines.ts';
 import { enc } from '../config.ts';
-import type { ApiVersion, DpBackend, DpServer } from './models.ts';
+import { statusList } from '../../../src/model/status-ranges.ts';
+import { logFormatArg, quoteArg } from '../encode.ts';
+import type { ApiVersion, DpBackend, DpHttpCheck, DpServer } from './models.ts';
 
 export interface LayoutOptions {
   owner: string;
@@ -66,6 +68,28 @@ function parseMembersWord(word: string | undefined): Map<string, { node: string;
     out.set(`${address}:${port}`, { node: node ?? '', pod: pod ?? '' });
   }
   return out;
+}
+
+/**
+ * A pool's `http-check` rules (the backend's http_checks list): the check's headers as a `send`
+ * (each value one log-format argument), its statuses as an `expect status`; none without them.
+ */
+export function httpChecksFor(p: Pool, o: LayoutOptions): DpHttpCheck[] {
+  const c = o.healthChecks ? p.check : undefined;
+  if (!c) return [];
+  return [
+    ...(c.headers?.length
+      ? [
+          {
+            type: 'send' as const,
+            headers: c.headers.map((h) => ({ name: quoteArg(h.name), fmt: logFormatArg(h.value) })),
+          },
+        ]
+      : []),
+    ...(c.expect
+      ? [{ type: 'expect' as const, match: 'status' as const, pattern: statusList(c.expect) }]
+      : []),
+  ];
 }
 
 export function backendFor(p: Pool, http: boolean, o: LayoutOptions): DpBackend {

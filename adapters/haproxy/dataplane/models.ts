@@ -36,6 +36,21 @@ export const dpServerSchema = z
   .loose();
 export type DpServer = z.infer<typeof dpServerSchema>;
 
+/**
+ * A backend's `http-check` rule (the http_check model): `send` with headers (each a name and a
+ * log-format value) or `expect` of a status list. The fields npl-lb writes; others read back loose.
+ */
+export const dpHttpCheckSchema = z
+  .object({
+    type: z.enum(['send', 'expect']),
+    headers: z.array(z.object({ name: z.string(), fmt: z.string() }).loose()).optional(),
+    match: z.enum(['status', 'rstatus']).optional(),
+    pattern: z.string().optional(),
+    index: z.number().int().optional(),
+  })
+  .loose();
+export type DpHttpCheck = z.infer<typeof dpHttpCheckSchema>;
+
 export const dpBackendSchema = z
   .object({
     name: sectionName,

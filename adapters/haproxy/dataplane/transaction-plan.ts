@@ -19,6 +19,7 @@ import {
   backendChanged,
   backendFor,
   type DeviceBackend,
+  httpChecksFor,
   type LayoutOptions,
   memberKey,
   readPool,
@@ -109,8 +110,13 @@ export function buildOps(ctx: BuildContext, changes: Change[], failed: Map<numbe
     const slots = assignSlots(cur?.servers ?? [], pool.members, ctx.layout, pool);
     const writeBackend =
       !cur || backendChanged(cur.backend, wanted) || (slots.grown && ctx.layout.apiVersion === 'v2');
-    if (writeBackend)
+    if (writeBackend) {
       ops.backends.push({ index, run: (tx) => ctx.client.putBackend(tx, wanted, cur !== undefined) });
+      // Its http-check rules follow its check (kept in its description): written with it.
+      const checks = httpChecksFor(pool, ctx.layout);
+      if (cur || checks.length > 0)
+        ops.backends.push({ index, run: (tx) => ctx.client.setList('http_checks', tx, name, checks) });
+    }
     const old = new Map((cur?.servers ?? []).map((s) => [s.name, s]));
     for (const s of slots.servers) {
       const was = old.get(s.name);
