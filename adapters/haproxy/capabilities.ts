@@ -52,13 +52,11 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
 };
 
 /**
- * The Data Plane API transport: the same, but SourceIP persistence, whose `stick on src` is a
- * stick rule (an object of its own in the API) that the adapter does not write yet, and route
- * timeouts. A check's headers and statuses are the backend's http_checks (layout.ts).
+ * The Data Plane API transport: the same, but route timeouts. A check's headers and statuses are
+ * the backend's http_checks, SourceIP persistence its stick_table and stick_rules (layout.ts).
  */
 export const DATAPLANE_CAPABILITIES: Capabilities = {
   ...HAPROXY_CAPABILITIES,
-  persistence: ['Cookie'],
   // Route timeouts need an http-request rule in each backend, objects the adapter does not write
   // there yet: such a route is refused on this transport, naming them.
   http: { ...HAPROXY_CAPABILITIES.http!, timeouts: false },

@@ -14,9 +14,10 @@ import {
   dpHttpRuleSchema,
   dpRuleSchema,
   dpServerSchema,
+  dpStickRuleSchema,
   dpTcpRuleSchema,
 } from '../../adapters/haproxy/dataplane/models.ts';
-import { httpCheckLine, httpRuleLine, RuleRefused, tcpRequestLine } from './rule-lines.ts';
+import { httpCheckLine, httpRuleLine, RuleRefused, stickRuleLine, tcpRequestLine } from './rule-lines.ts';
 import type { DpConfig } from './config-store.ts';
 
 export class DpError extends Error {
@@ -36,12 +37,17 @@ export type Kind =
   | 'acls'
   | 'backend_switching_rules'
   | 'http_checks'
+  | 'stick_rules'
   | RuleKind;
 type RuleKind = 'http_request_rules' | 'http_response_rules' | 'tcp_request_rules';
 const RULES: readonly string[] = ['http_request_rules', 'http_response_rules', 'tcp_request_rules'];
 /** The lists a frontend holds in order (addressed by index). */
 const isOrdered = (k: Kind): boolean =>
-  k === 'acls' || k === 'backend_switching_rules' || k === 'http_checks' || RULES.includes(k);
+  k === 'acls' ||
+  k === 'backend_switching_rules' ||
+  k === 'http_checks' ||
+  k === 'stick_rules' ||
+  RULES.includes(k);
 const HTTP_RULE = [
   'type',
   'cond',
@@ -58,6 +64,8 @@ const HTTP_RULE = [
   'return_status_code',
 ];
 const TCP_RULE = ['type', 'action', 'cond', 'cond_test', 'timeout'];
+/** The stick_rule fields this simulator renders. */
+const STICK_RULE = ['type', 'pattern', 'table', 'cond', 'cond_test'];
 /** The http_check fields this simulator renders (send: method, uri, version, headers; expect). */
 const HTTP_CHECK = ['type', 'method', 'uri', 'version', 'headers', 'match', 'pattern', 'exclamation_mark'];
 /** The server fields we take (the server_params model; check-ssl is spelled with a hyphen there). */
@@ -92,6 +100,7 @@ const BACKEND_FIELDS = [
   'connect_timeout',
   'server_timeout',
   'description',
+  'stick_table',
 ];
 
 /** Fields this simulator renders; anything else is refused rather than silently dropped. */
@@ -120,6 +129,7 @@ const FIELDS: Record<Kind, { schema: z.ZodType; v2: string[]; v3: string[] }> = 
   http_response_rules: { schema: dpHttpRuleSchema, v2: ['index', ...HTTP_RULE], v3: HTTP_RULE },
   tcp_request_rules: { schema: dpTcpRuleSchema, v2: ['index', ...TCP_RULE], v3: TCP_RULE },
   http_checks: { schema: dpHttpCheckSchema, v2: ['index', ...HTTP_CHECK], v3: HTTP_CHECK },
+  stick_rules: { schema: dpStickRuleSchema, v2: ['index', ...STICK_RULE], v3: STICK_RULE },
   acls: {
     schema: dpAclSchema,
     v2: ['index', 'acl_name', 'criterion', 'value'],
@@ -151,6 +161,7 @@ function parseBody(kind: Kind, v: ApiVersion, body: unknown): Record<string, unk
     else if (kind === 'http_request_rules') httpRuleLine('request', rule);
     else if (kind === 'http_response_rules') httpRuleLine('response', rule);
     else if (kind === 'http_checks') httpCheckLine(rule);
+    else if (kind === 'stick_rules') stickRuleLine(rule);
   } catch (err) {
     if (err instanceof RuleRefused) throw new DpError(err.status, `${kind}: ${err.message}`);
     throw err;
@@ -188,10 +199,12 @@ export function readItems(
 }
 
 function children(c: DpConfig, kind: Kind, parent: string): Record<string, unknown>[] {
-  if (kind === 'servers' || kind === 'http_checks') {
+  if (kind === 'servers' || kind === 'http_checks' || kind === 'stick_rules') {
     const b = c.backends.get(parent);
     if (!b) throw new DpError(404, `backend ${parent} not found`);
-    return (kind === 'servers' ? b.servers : (b.httpChecks ??= [])) as Record<string, unknown>[];
+    const list =
+      kind === 'servers' ? b.servers : kind === 'http_checks' ? (b.httpChecks ??= []) : (b.stickRules ??= []);
+    return list as Record<string, unknown>[];
   }
   const f = c.frontends.get(parent);
   if (!f) throw new DpError(404, `frontend ${parent} not found`);
@@ -308,12 +321,16 @@ export function resolveTarget(v: ApiVersion, rest: string[], query: Record<strin
   const [a, b, c, d] = rest;
   if ((a === 'backends' || a === 'frontends') && c === undefined)
     return { kind: a, parent: undefined, key: b };
-  if (v === 'v3' && a === 'backends' && b && (c === 'servers' || c === 'http_checks'))
+  if (v === 'v3' && a === 'backends' && b && (c === 'servers' || c === 'http_checks' || c === 'stick_rules'))
     return { kind: c, parent: b, key: d };
   if (v === 'v2' && a === 'http_checks' && c === undefined) {
     if (query.parent_type !== 'backend' || !query.parent_name)
       throw new DpError(400, 'http_checks: this simulator holds those of backends (parent_type=backend)');
     return { kind: 'http_checks', parent: query.parent_name, key: b };
+  }
+  if (v === 'v2' && a === 'stick_rules' && c === undefined) {
+    if (!query.backend) throw new DpError(400, 'stick_rules: the parent backend is not given');
+    return { kind: 'stick_rules', parent: query.backend, key: b };
   }
   if (
     v === 'v3' &&

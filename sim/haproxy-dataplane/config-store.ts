@@ -14,13 +14,15 @@ import type {
   DpServer,
   DpTcpRule,
 } from '../../adapters/haproxy/dataplane/models.ts';
-import { httpCheckLine, httpRuleLine, tcpRequestLine } from './rule-lines.ts';
+import { httpCheckLine, httpRuleLine, stickRuleLine, tcpRequestLine } from './rule-lines.ts';
 
 export interface StoredBackend {
   backend: DpBackend;
   servers: DpServer[];
   /** Its `http-check` rules, in order (the http_check model); none when absent. */
   httpChecks?: Record<string, unknown>[];
+  /** Its `stick` rules, in order (the stick_rule model); none when absent. */
+  stickRules?: Record<string, unknown>[];
 }
 
 export interface StoredFrontend {
@@ -91,7 +93,7 @@ export function renderConfig(c: DpConfig, p: RenderPaths): string {
     '    option redispatch',
     '',
   ];
-  for (const { backend: b, servers, httpChecks } of c.backends.values()) {
+  for (const { backend: b, servers, httpChecks, stickRules } of c.backends.values()) {
     lines.push(`backend ${b.name}`);
     if (b.mode) lines.push(`    mode ${b.mode}`);
     if (b.balance) lines.push(`    balance ${b.balance.algorithm}`);
@@ -103,6 +105,15 @@ export function renderConfig(c: DpConfig, p: RenderPaths): string {
       lines.push(`    cookie ${c.name}${c.type ? ` ${c.type}` : ''}${flags.map((f) => ` ${f}`).join('')}`);
     }
     if (b.dynamic_cookie_key) lines.push(`    dynamic-cookie-key ${b.dynamic_cookie_key}`);
+    if (b.stick_table) {
+      // config_stick_table: the key type, entries, and expire in milliseconds (HAProxy's unit
+      // for a bare number).
+      const t = b.stick_table;
+      lines.push(
+        `    stick-table type ${t.type ?? 'ip'}${t.size !== undefined ? ` size ${t.size}` : ''}${t.expire !== undefined ? ` expire ${t.expire}` : ''}`,
+      );
+    }
+    for (const r of stickRules ?? []) lines.push(`    ${stickRuleLine(r)}`);
     if (b.description) lines.push(`    description ${b.description}`);
     if (b.adv_check === 'httpchk') {
       // httpchk_params as the model names them; without, HAProxy's own default request.

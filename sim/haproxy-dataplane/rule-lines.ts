@@ -1,7 +1,7 @@
 /**
  * The simulated Data Plane API's rendering of rule objects into haproxy.cfg lines, written from the
  * Data Plane API specification (the `http_request_rule`, `http_response_rule`, `tcp_request_rule`
- * and `http_check` models: which field each rule type reads) and HAProxy's configuration manual,
+ * `http_check` and `stick_rule` models: which field each rule type reads) and HAProxy's configuration manual,
  * as the real API's configuration library does. It shares nothing with the adapter's mapping: an
  * adapter that puts a value in a field the type does not read is refused here (422, as the real
  * API refuses a rule missing a field its type needs), not undone by an inverse of its own.
@@ -92,4 +92,13 @@ export function httpCheckLine(o: RuleObject): string {
     return `http-check expect ${o.exclamation_mark === true ? '! ' : ''}${match} ${str(o, 'pattern', 'expect')}`;
   }
   throw new RuleRefused(`http-check type ${JSON.stringify(o.type)} is not served by this simulator`);
+}
+
+/** A `stick_rule` as its haproxy.cfg line: `stick <type> <pattern> [table <t>] [if|unless <test>]`. */
+export function stickRuleLine(o: RuleObject): string {
+  const type = str(o, 'type', 'stick rule');
+  if (!['match', 'on', 'store-request', 'store-response'].includes(type))
+    throw new RuleRefused(`stick rule type ${type}`);
+  const table = o.table === undefined ? '' : ` table ${str(o, 'table', 'stick rule')}`;
+  return `stick ${type} ${str(o, 'pattern', `stick ${type}`)}${table}${condition(o)}`;
 }

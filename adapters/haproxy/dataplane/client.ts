@@ -61,8 +61,9 @@ export type ListKind =
   | 'http_request_rules'
   | 'http_response_rules'
   | 'tcp_request_rules'
-  /** A backend's list: its `http-check` rules. */
-  | 'http_checks';
+  /** A backend's lists: its `http-check` and `stick` rules. */
+  | 'http_checks'
+  | 'stick_rules';
 export interface Answer {
   status: number;
   body: unknown;
@@ -207,12 +208,13 @@ export class DataplaneClient {
 
   /** Where a child list lives: v2 names the parent in the query, v3 in the path. */
   private child(kind: 'servers' | 'binds' | ListKind, parent: string) {
-    const parentKind = kind === 'servers' || kind === 'http_checks' ? 'backends' : 'frontends';
+    const parentKind =
+      kind === 'servers' || kind === 'http_checks' || kind === 'stick_rules' ? 'backends' : 'frontends';
     if (this.opts.apiVersion === 'v3') {
       return { path: `${CONF}/${parentKind}/${seg(parent)}/${kind}`, query: {} as Query };
     }
     const query: Query =
-      kind === 'servers'
+      kind === 'servers' || kind === 'stick_rules'
         ? { backend: parent }
         : kind === 'binds' || kind === 'backend_switching_rules'
           ? { frontend: parent }

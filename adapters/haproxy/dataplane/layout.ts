@@ -14,7 +14,7 @@ import { COOKIE_KEY, persistenceCookie } from '../policy-lines.ts';
 import { enc } from '../config.ts';
 import { statusList } from '../../../src/model/status-ranges.ts';
 import { logFormatArg, quoteArg } from '../encode.ts';
-import type { ApiVersion, DpBackend, DpHttpCheck, DpServer } from './models.ts';
+import type { ApiVersion, DpBackend, DpHttpCheck, DpServer, DpStickRule } from './models.ts';
 
 export interface LayoutOptions {
   owner: string;
@@ -92,6 +92,10 @@ export function httpChecksFor(p: Pool, o: LayoutOptions): DpHttpCheck[] {
   ];
 }
 
+/** A pool's stick rules (the backend's stick_rules list): `stick on src` for SourceIP persistence. */
+export const stickRulesFor = (p: Pool): DpStickRule[] =>
+  p.persistence === 'SourceIP' ? [{ type: 'on', pattern: 'src' }] : [];
+
 export function backendFor(p: Pool, http: boolean, o: LayoutOptions): DpBackend {
   const words = [
     'npl-lb',
@@ -134,6 +138,11 @@ export function backendFor(p: Pool, http: boolean, o: LayoutOptions): DpBackend 
           dynamic_cookie_key: COOKIE_KEY,
         }
       : {}),
+    // SourceIP persistence: the clients' addresses for 30 minutes, as the runtime transport keeps
+    // them (`stick-table type ip size 100k expire 30m`), with the backend's `stick on src` rule.
+    ...(p.persistence === 'SourceIP'
+      ? { stick_table: { type: 'ip', size: 102_400, expire: 1_800_000 } }
+      : {}),
     // The BackendPolicy's member timeouts, in milliseconds as the model counts them.
     ...(p.connectTimeoutSeconds ? { connect_timeout: p.connectTimeoutSeconds * 1000 } : {}),
     ...(p.serverTimeoutSeconds ? { server_timeout: p.serverTimeoutSeconds * 1000 } : {}),
@@ -158,6 +167,7 @@ export function backendChanged(current: DpBackend, wanted: DpBackend): boolean {
     adv_check: b.adv_check,
     httpchk: b.httpchk_params ? [b.httpchk_params.method, b.httpchk_params.uri] : null,
     check_timeout: b.check_timeout ?? null,
+    stick_table: b.stick_table ? [b.stick_table.type, b.stick_table.size, b.stick_table.expire] : null,
     connect_timeout: b.connect_timeout ?? null,
     server_timeout: b.server_timeout ?? null,
     description: (b.description ?? '').replace(/ members=\S*/, ''),

@@ -51,9 +51,29 @@ export const dpHttpCheckSchema = z
   .loose();
 export type DpHttpCheck = z.infer<typeof dpHttpCheckSchema>;
 
+/** A backend's `stick` rule (the stick_rule model): `on src` keeps a client on its server. */
+export const dpStickRuleSchema = z
+  .object({
+    type: z.enum(['match', 'on', 'store-request', 'store-response']),
+    pattern: word,
+    table: word.optional(),
+    index: z.number().int().optional(),
+  })
+  .loose();
+export type DpStickRule = z.infer<typeof dpStickRuleSchema>;
+
 export const dpBackendSchema = z
   .object({
     name: sectionName,
+    /** The config_stick_table model: a table of client addresses, `expire` in milliseconds. */
+    stick_table: z
+      .object({
+        type: z.enum(['ip', 'ipv6', 'integer', 'string', 'binary']).optional(),
+        size: z.number().int().min(1).optional(),
+        expire: z.number().int().min(1).optional(),
+      })
+      .loose()
+      .optional(),
     mode: z.enum(['http', 'tcp', 'log']).optional(),
     balance: z.object({ algorithm: z.string() }).loose().optional(),
     hash_type: z

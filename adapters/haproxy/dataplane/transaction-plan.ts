@@ -20,6 +20,7 @@ import {
   backendFor,
   type DeviceBackend,
   httpChecksFor,
+  stickRulesFor,
   type LayoutOptions,
   memberKey,
   readPool,
@@ -116,6 +117,10 @@ export function buildOps(ctx: BuildContext, changes: Change[], failed: Map<numbe
       const checks = httpChecksFor(pool, ctx.layout);
       if (cur || checks.length > 0)
         ops.backends.push({ index, run: (tx) => ctx.client.setList('http_checks', tx, name, checks) });
+      // Its stick rules follow its persistence (in its description too).
+      const stick = stickRulesFor(pool);
+      if (cur || stick.length > 0)
+        ops.backends.push({ index, run: (tx) => ctx.client.setList('stick_rules', tx, name, stick) });
     }
     const old = new Map((cur?.servers ?? []).map((s) => [s.name, s]));
     for (const s of slots.servers) {

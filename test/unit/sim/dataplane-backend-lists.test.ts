@@ -3,12 +3,13 @@
  * writes them as the backend's http_checks (a `send` with each header's name and log-format value,
  * an `expect status` list), and the simulator, written from the http_check model, renders each as
  * its haproxy.cfg line and refuses what it cannot write (a type it does not serve, an expect
- * without a pattern) rather than dropping it.
+ * without a pattern) rather than dropping it. SourceIP persistence likewise: the backend's
+ * stick_table and a `stick on src` rule in its stick_rules.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { httpChecksFor } from '../../../adapters/haproxy/dataplane/layout.ts';
-import { httpCheckLine, RuleRefused } from '../../../sim/haproxy-dataplane/rule-lines.ts';
+import { backendFor, httpChecksFor, stickRulesFor } from '../../../adapters/haproxy/dataplane/layout.ts';
+import { httpCheckLine, RuleRefused, stickRuleLine } from '../../../sim/haproxy-dataplane/rule-lines.ts';
 import * as kit from '../../support/model.ts';
 
 const layout = {
@@ -39,7 +40,7 @@ const pool = {
   },
 };
 
-describe('Data Plane http_checks', () => {
+describe('Data Plane backend lists: http_checks and stick_rules', () => {
   it('the adapter writes the headers and statuses; the simulator renders them as HAProxy reads them', () => {
     const checks = httpChecksFor(pool, layout);
     assert.deepEqual(checks.map(httpCheckLine), [
@@ -65,5 +66,19 @@ describe('Data Plane http_checks', () => {
         (e: Error) => e instanceof RuleRefused && why.test(e.message),
       );
     }
+  });
+
+  it('SourceIP persistence: a stick table of client addresses and `stick on src`; none without it', () => {
+    const sticky = { ...pool, persistence: 'SourceIP' as const };
+    assert.deepEqual(backendFor(sticky, true, layout).stick_table, {
+      type: 'ip',
+      size: 102_400,
+      expire: 1_800_000,
+    });
+    assert.deepEqual(stickRulesFor(sticky).map(stickRuleLine), ['stick on src']);
+    assert.equal(backendFor(pool, true, layout).stick_table, undefined);
+    assert.deepEqual(stickRulesFor(pool), []);
+    assert.throws(() => stickRuleLine({ type: 'on' }), /stick on: pattern is required/);
+    assert.throws(() => stickRuleLine({ type: 'forever', pattern: 'src' }), /stick rule type forever/);
   });
 });
