@@ -6,10 +6,11 @@
  * served by the other one (a new cookie). The policy's status says Accepted; a second policy on the
  * same Service is Conflicted, one on a Service that does not exist TargetNotFound; a bad value is
  * refused by the API (the CRD's schema) and never reaches the device. The policy's own health
- * check then replaces the TCP check (no Pod has a probe): a failing /healthz takes the Pod out. Its
- * member timeouts reach HAProxy: a Pod slower than the server timeout is a 504, and without the
- * timeout the client waits for it. An Ingress's npl-lb.io/session-persistence annotation, without
- * any BackendPolicy, sets the cookie too.
+ * check then replaces the TCP check (no Pod has a probe): a failing /healthz takes the Pod out,
+ * and its method (HEAD) and expected statuses decide what up is. Its member timeouts reach
+ * HAProxy: a Pod slower than the server timeout is a 504, and without the timeout the client
+ * waits for it. SourceIP persistence keeps one client address on one Pod. An Ingress's
+ * npl-lb.io/session-persistence annotation, without any BackendPolicy, sets the cookie too.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -212,6 +213,38 @@ for (const tr of TRANSPORTS)
       assert.ok(
         pools.some((p) => p.algorithm === 'LeastConnections' && p.persistence === 'Cookie'),
         JSON.stringify(pools),
+      );
+
+      // SourceIP persistence (every transport: the Data Plane's stick_table and stick rule): with
+      // round robin, every request of this client (127.0.0.1), cookie or not, reaches one Pod.
+      const patchSticky = async (spec: object) =>
+        assert.equal(
+          (
+            await api(
+              url,
+              'PATCH',
+              `${POLICIES}/sticky`,
+              { spec },
+              { 'Content-Type': 'application/merge-patch+json' },
+            )
+          ).status,
+          200,
+        );
+      await patchSticky({ algorithm: 'RoundRobin', sessionPersistence: { type: 'SourceIP' } });
+      await eventually(
+        async () => {
+          const bySource = new Set<string>();
+          for (let i = 0; i < 20; i++) bySource.add((await hit(vip)).pod);
+          return bySource.size === 1 && !bySource.has('');
+        },
+        15_000,
+        'one Pod for every request of one client address',
+      );
+      await patchSticky({ algorithm: 'LeastConnections', sessionPersistence: { type: 'Cookie' } });
+      await eventually(
+        async () => (await hit(vip)).setCookie.startsWith('npllb_'),
+        10_000,
+        'the cookie again',
       );
 
       // Another policy on the same Service is the younger (created the same second, the tie goes to
