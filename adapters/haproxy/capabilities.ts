@@ -18,7 +18,7 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
     regexDialect: 'pcre2',
     matchNames: { pattern: FETCH_NAME, description: "letters, digits, '-' and '_'" },
     // A route's backend timeout: the frontend sets a variable for its requests, each HTTP backend
-    // `http-request set-timeout server` from it (the runtime transport; see DATAPLANE_CAPABILITIES).
+    // `http-request set-timeout server` from it (both transports).
     timeouts: true,
     // `proto h2` on the servers of an h2c pool; HTTP/2 from clients with prior knowledge on a
     // plain bind and by ALPN (`alpn h2,http/1.1`) on an ssl one (both transports).
@@ -52,12 +52,8 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
 };
 
 /**
- * The Data Plane API transport: the same, but route timeouts. A check's headers and statuses are
- * the backend's http_checks, SourceIP persistence its stick_table and stick_rules (layout.ts).
+ * The Data Plane API transport: the same, through the API's objects. A check's headers and
+ * statuses are the backend's http_checks, SourceIP persistence its stick_table and stick_rules, a
+ * route's timeout a frontend set-var and the backend's set-timeout rule (layout.ts).
  */
-export const DATAPLANE_CAPABILITIES: Capabilities = {
-  ...HAPROXY_CAPABILITIES,
-  // Route timeouts need an http-request rule in each backend, objects the adapter does not write
-  // there yet: such a route is refused on this transport, naming them.
-  http: { ...HAPROXY_CAPABILITIES.http!, timeouts: false },
-};
+export const DATAPLANE_CAPABILITIES: Capabilities = { ...HAPROXY_CAPABILITIES };

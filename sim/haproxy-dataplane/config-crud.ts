@@ -62,6 +62,8 @@ const HTTP_RULE = [
   'redir_code',
   'path_fmt',
   'return_status_code',
+  'timeout_type',
+  'timeout',
 ];
 const TCP_RULE = ['type', 'action', 'cond', 'cond_test', 'timeout'];
 /** The stick_rule fields this simulator renders. */
@@ -174,13 +176,11 @@ export interface Target {
   kind: Kind;
   parent: string | undefined;
   key: string | undefined;
+  /** The parent is a backend (http-request rules live in frontends and backends alike). */
+  of?: 'backend';
 }
 
-export function readItems(
-  v: ApiVersion,
-  c: DpConfig,
-  { kind, parent, key }: { kind: Kind; parent: string | undefined; key: string | undefined },
-): unknown {
+export function readItems(v: ApiVersion, c: DpConfig, { kind, parent, key, of }: Target): unknown {
   if (kind === 'backends' || kind === 'frontends') {
     const map = kind === 'backends' ? c.backends : c.frontends;
     if (key === undefined) {
@@ -190,7 +190,7 @@ export function readItems(
     if (!x) throw new DpError(404, `${kind.slice(0, -1)} ${key} not found`);
     return 'backend' in x ? x.backend : x.frontend;
   }
-  const list = children(c, kind, parent!);
+  const list = children(c, kind, parent!, of);
   const shown = (item: Record<string, unknown>, i: number) =>
     isOrdered(kind) && v === 'v2' ? { index: i, ...item } : item;
   if (key === undefined) return list.map((x, i) => shown(x, i));
@@ -198,7 +198,12 @@ export function readItems(
   return shown(list[i]!, i);
 }
 
-function children(c: DpConfig, kind: Kind, parent: string): Record<string, unknown>[] {
+function children(c: DpConfig, kind: Kind, parent: string, of?: 'backend'): Record<string, unknown>[] {
+  if (of === 'backend' && kind === 'http_request_rules') {
+    const b = c.backends.get(parent);
+    if (!b) throw new DpError(404, `backend ${parent} not found`);
+    return (b.httpRequest ??= []) as Record<string, unknown>[];
+  }
   if (kind === 'servers' || kind === 'http_checks' || kind === 'stick_rules') {
     const b = c.backends.get(parent);
     if (!b) throw new DpError(404, `backend ${parent} not found`);
@@ -234,7 +239,7 @@ export function writeItems(
   v: ApiVersion,
   c: DpConfig,
   method: string,
-  { kind, parent, key }: { kind: Kind; parent: string | undefined; key: string | undefined },
+  { kind, parent, key, of }: Target,
   body: unknown,
 ): { body: unknown } {
   if (kind === 'backends' || kind === 'frontends') {
@@ -270,7 +275,7 @@ export function writeItems(
     }
     throw new DpError(405, `${method} not allowed here`);
   }
-  const list = children(c, kind, parent!);
+  const list = children(c, kind, parent!, of);
   const ordered = isOrdered(kind);
   if (method === 'PUT' && key === undefined) {
     // v3: the whole list at once.
@@ -323,6 +328,8 @@ export function resolveTarget(v: ApiVersion, rest: string[], query: Record<strin
     return { kind: a, parent: undefined, key: b };
   if (v === 'v3' && a === 'backends' && b && (c === 'servers' || c === 'http_checks' || c === 'stick_rules'))
     return { kind: c, parent: b, key: d };
+  if (v === 'v3' && a === 'backends' && b && c === 'http_request_rules')
+    return { kind: c, parent: b, key: d, of: 'backend' };
   if (v === 'v2' && a === 'http_checks' && c === undefined) {
     if (query.parent_type !== 'backend' || !query.parent_name)
       throw new DpError(400, 'http_checks: this simulator holds those of backends (parent_type=backend)');
@@ -339,6 +346,10 @@ export function resolveTarget(v: ApiVersion, rest: string[], query: Record<strin
     (c === 'binds' || c === 'acls' || c === 'backend_switching_rules' || RULES.includes(c ?? ''))
   ) {
     return { kind: c as Kind, parent: b, key: d };
+  }
+  if (v === 'v2' && a === 'http_request_rules' && c === undefined && query.parent_type === 'backend') {
+    if (!query.parent_name) throw new DpError(400, `${a}: the parent backend is not given`);
+    return { kind: a, parent: query.parent_name, key: b, of: 'backend' };
   }
   if (v === 'v2' && a && RULES.includes(a) && c === undefined) {
     if (query.parent_type !== 'frontend' || !query.parent_name) {

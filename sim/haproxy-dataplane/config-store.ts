@@ -23,6 +23,8 @@ export interface StoredBackend {
   httpChecks?: Record<string, unknown>[];
   /** Its `stick` rules, in order (the stick_rule model); none when absent. */
   stickRules?: Record<string, unknown>[];
+  /** Its http-request rules, in order (the http_request_rule model); none when absent. */
+  httpRequest?: Record<string, unknown>[];
 }
 
 export interface StoredFrontend {
@@ -93,7 +95,7 @@ export function renderConfig(c: DpConfig, p: RenderPaths): string {
     '    option redispatch',
     '',
   ];
-  for (const { backend: b, servers, httpChecks, stickRules } of c.backends.values()) {
+  for (const { backend: b, servers, httpChecks, stickRules, httpRequest } of c.backends.values()) {
     lines.push(`backend ${b.name}`);
     if (b.mode) lines.push(`    mode ${b.mode}`);
     if (b.balance) lines.push(`    balance ${b.balance.algorithm}`);
@@ -125,6 +127,7 @@ export function renderConfig(c: DpConfig, p: RenderPaths): string {
     // The model's timeouts are milliseconds, HAProxy's unit when none is written.
     if (b.connect_timeout !== undefined) lines.push(`    timeout connect ${b.connect_timeout}`);
     if (b.server_timeout !== undefined) lines.push(`    timeout server ${b.server_timeout}`);
+    for (const r of httpRequest ?? []) lines.push(`    ${httpRuleLine('request', r)}`);
     lines.push(...servers.map(serverLine), '');
   }
   for (const {

@@ -43,6 +43,11 @@ const HTTP_TYPES: Record<string, (o: RuleObject, t: string) => string> = {
     const code = o.redir_code === undefined ? '' : ` code ${str(o, 'redir_code', t)}`;
     return `${t} ${kind} ${str(o, 'redir_value', t)}${code}`;
   },
+  'set-timeout': (o, t) => {
+    const which = str(o, 'timeout_type', t);
+    if (!['server', 'tunnel', 'client'].includes(which)) throw new RuleRefused(`${t}: timeout_type ${which}`);
+    return `${t} ${which} ${str(o, 'timeout', t)}`;
+  },
   return: (o, t) =>
     `${t} status ${o.return_status_code === undefined ? '200' : str(o, 'return_status_code', t)}`,
 };

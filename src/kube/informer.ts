@@ -60,7 +60,11 @@ export interface InformerOptions {
   transform?: (obj: RawObject) => RawObject;
 }
 
-const notServed = (err: unknown): boolean => (err as { statusCode?: number } | undefined)?.statusCode === 404;
+const statusOf = (err: unknown): number | undefined =>
+  (err as { statusCode?: number } | undefined)?.statusCode;
+const notServed = (err: unknown): boolean => statusOf(err) === 404;
+/** A list the controller's role does not allow (an upgrade whose RBAC was not applied). */
+const forbidden = (err: unknown): boolean => statusOf(err) === 403;
 
 interface Meta {
   name: string;
@@ -171,12 +175,21 @@ export class Informer {
           }
         } catch (err) {
           if (signal.aborted) return;
-          if (this.opts.optional && notServed(err)) {
-            if (!this.absent)
-              this.log.info(
-                { err: errorMessage(err) },
-                'not served by the cluster (CRD not installed?); checking again',
-              );
+          // An optional kind the role may not list is served as absent, said as a warning: the other
+          // kinds are not held up by it (an upgrade whose RBAC was not applied yet).
+          if (this.opts.optional && (notServed(err) || forbidden(err))) {
+            if (!this.absent) {
+              if (forbidden(err))
+                this.log.warn(
+                  { code: ErrorCodes.INFORMER_LIST_FAILED, err: errorMessage(err) },
+                  'not allowed to list it (RBAC: apply the chart’s ClusterRole); served as absent, checking again',
+                );
+              else
+                this.log.info(
+                  { err: errorMessage(err) },
+                  'not served by the cluster (CRD not installed?); checking again',
+                );
+            }
             this.absent = true;
             this.replace([]);
             if (!this.isSynced) {

@@ -207,9 +207,11 @@ export class DataplaneClient {
   }
 
   /** Where a child list lives: v2 names the parent in the query, v3 in the path. */
-  private child(kind: 'servers' | 'binds' | ListKind, parent: string) {
+  private child(kind: 'servers' | 'binds' | ListKind, parent: string, of?: 'backend') {
     const parentKind =
-      kind === 'servers' || kind === 'http_checks' || kind === 'stick_rules' ? 'backends' : 'frontends';
+      of === 'backend' || kind === 'servers' || kind === 'http_checks' || kind === 'stick_rules'
+        ? 'backends'
+        : 'frontends';
     if (this.opts.apiVersion === 'v3') {
       return { path: `${CONF}/${parentKind}/${seg(parent)}/${kind}`, query: {} as Query };
     }
@@ -218,7 +220,7 @@ export class DataplaneClient {
         ? { backend: parent }
         : kind === 'binds' || kind === 'backend_switching_rules'
           ? { frontend: parent }
-          : { parent_type: kind === 'http_checks' ? 'backend' : 'frontend', parent_name: parent };
+          : { parent_type: parentKind === 'backends' ? 'backend' : 'frontend', parent_name: parent };
     return { path: `${CONF}/${kind}`, query };
   }
 
@@ -247,8 +249,13 @@ export class DataplaneClient {
   }
 
   /** A frontend's ordered list of one kind (ACLs, switching rules, http/tcp rules). */
-  list(kind: ListKind, frontend: string, tx?: string): Promise<{ index?: number | undefined }[]> {
-    const c = this.child(kind, frontend);
+  list(
+    kind: ListKind,
+    frontend: string,
+    tx?: string,
+    of?: 'backend',
+  ): Promise<{ index?: number | undefined }[]> {
+    const c = this.child(kind, frontend, of);
     return this.read(z.array(z.object({ index: z.number().int().optional() }).loose()), c.path, {
       ...c.query,
       transaction_id: tx,
@@ -299,14 +306,20 @@ export class DataplaneClient {
    * Replaces a frontend's (a backend's: http_checks) list of one kind: v3 in one PUT of the list; v2 deletes from the end and
    * adds by index (ACLs and switching rules as they are; http and tcp rules likewise).
    */
-  async setList(kind: ListKind, tx: string, frontend: string, items: object[]): Promise<void> {
-    const c = this.child(kind, frontend);
+  async setList(
+    kind: ListKind,
+    tx: string,
+    frontend: string,
+    items: object[],
+    of?: 'backend',
+  ): Promise<void> {
+    const c = this.child(kind, frontend, of);
     const q = { ...c.query, transaction_id: tx };
     if (this.opts.apiVersion === 'v3') {
       await this.call('PUT', c.path, q, items);
       return;
     }
-    const current = await this.list(kind, frontend, tx);
+    const current = await this.list(kind, frontend, tx, of);
     for (let i = current.length - 1; i >= 0; i--) await this.call('DELETE', `${c.path}/${i}`, q);
     for (const [i, item] of items.entries()) await this.call('POST', c.path, q, { ...item, index: i });
   }

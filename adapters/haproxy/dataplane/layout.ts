@@ -14,7 +14,8 @@ import { COOKIE_KEY, persistenceCookie } from '../policy-lines.ts';
 import { enc } from '../config.ts';
 import { statusList } from '../../../src/model/status-ranges.ts';
 import { logFormatArg, quoteArg } from '../encode.ts';
-import type { ApiVersion, DpBackend, DpHttpCheck, DpServer, DpStickRule } from './models.ts';
+import { ROUTE_TIMEOUT_VAR } from '../http-routes.ts';
+import type { ApiVersion, DpBackend, DpHttpCheck, DpHttpRule, DpServer, DpStickRule } from './models.ts';
 
 export interface LayoutOptions {
   owner: string;
@@ -92,6 +93,24 @@ export function httpChecksFor(p: Pool, o: LayoutOptions): DpHttpCheck[] {
   ];
 }
 
+/**
+ * An HTTP backend's http-request rules: the server timeout a Gateway API route set for the request
+ * (the frontend's `set-var`, http-routes.ts), applied where the variable is set. Every HTTP
+ * backend has it (harmless unset), so a route that gains a timeout never waits on its pools.
+ */
+export const backendRequestRulesFor = (p: Pool, http: boolean): DpHttpRule[] =>
+  http || p.backendProtocol === 'h2c'
+    ? [
+        {
+          type: 'set-timeout',
+          timeout_type: 'server',
+          timeout: `var(${ROUTE_TIMEOUT_VAR})`,
+          cond: 'if',
+          cond_test: `{ var(${ROUTE_TIMEOUT_VAR}) -m found }`,
+        },
+      ]
+    : [];
+
 /** A pool's stick rules (the backend's stick_rules list): `stick on src` for SourceIP persistence. */
 export const stickRulesFor = (p: Pool): DpStickRule[] =>
   p.persistence === 'SourceIP' ? [{ type: 'on', pattern: 'src' }] : [];
@@ -108,6 +127,9 @@ export function backendFor(p: Pool, http: boolean, o: LayoutOptions): DpBackend 
     ...(p.check ? [`check=${enc(storeCheck(p.check))}`] : []),
     ...policyWords(p),
     ...(o.apiVersion === 'v2' && p.members.length > 0 ? [`members=${membersWord(p.members)}`] : []),
+    // Its http-request rules carry route timeouts (backendRequestRulesFor): a backend written
+    // before them differs here, and is written again with them.
+    ...(http || p.backendProtocol === 'h2c' ? ['rules=timeout'] : []),
   ];
   // The application's HTTP check (its readiness probe): HAProxy's httpchk expects a 2xx or 3xx
   // status, the kubelet's rule. Without one the servers' check is a TCP connect.

@@ -172,6 +172,9 @@ export const dpHttpRuleSchema = z
       .optional(),
     path_fmt: word.optional(),
     return_status_code: z.number().int().min(200).max(599).optional(),
+    /** set-timeout: which timeout (`server`) and its value (a duration or an expression). */
+    timeout_type: z.enum(['server', 'tunnel', 'client']).optional(),
+    timeout: z.string().optional(),
     index: z.number().int().optional(),
   })
   .loose();

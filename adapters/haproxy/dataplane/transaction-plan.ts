@@ -20,6 +20,7 @@ import {
   backendFor,
   type DeviceBackend,
   httpChecksFor,
+  backendRequestRulesFor,
   stickRulesFor,
   type LayoutOptions,
   memberKey,
@@ -121,6 +122,13 @@ export function buildOps(ctx: BuildContext, changes: Change[], failed: Map<numbe
       const stick = stickRulesFor(pool);
       if (cur || stick.length > 0)
         ops.backends.push({ index, run: (tx) => ctx.client.setList('stick_rules', tx, name, stick) });
+      // Its http-request rules: the server timeout a route sets (an HTTP backend's).
+      const rules = backendRequestRulesFor(pool, http.has(name));
+      if (cur || rules.length > 0)
+        ops.backends.push({
+          index,
+          run: (tx) => ctx.client.setList('http_request_rules', tx, name, rules, 'backend'),
+        });
     }
     const old = new Map((cur?.servers ?? []).map((s) => [s.name, s]));
     for (const s of slots.servers) {

@@ -165,6 +165,31 @@ describe('informer', () => {
     assert.deepEqual(log, ['add gw', 'delete gw']);
   });
 
+  it('an optional kind the role may not list (403): synced and empty, said as a warning, followed once allowed', async (t) => {
+    const src = new ScriptedSource();
+    const forbidden = () => Object.assign(new Error('grpcroutes is forbidden'), { statusCode: 403 });
+    src.lists.push(forbidden(), { items: [pod('gr', 5)], resourceVersion: '10' });
+    const clock = fakeClock();
+    const inf = new Informer({ source: src, name: 'grpcRoutes', clock, optional: true, absentRetryMs: 7000 });
+    const log = recorder(inf);
+    inf.start();
+    t.after(() => inf.stop());
+    await inf.waitForSync();
+    await eventually(() => src.watching, 1000, 'watch once allowed');
+    assert.deepEqual(clock.sleeps.slice(0, 1), [7000]);
+    assert.deepEqual(log, ['add gr']);
+  });
+
+  it('a required kind answered 403 is an error retried with backoff, never synced', async (t) => {
+    const src = new ScriptedSource();
+    src.lists.push(Object.assign(new Error('forbidden'), { statusCode: 403 }));
+    const inf = new Informer({ source: src, name: 'pods', clock: fakeClock() });
+    inf.start();
+    t.after(() => inf.stop());
+    await eventually(() => src.listCalls >= 2, 1000, 'retried');
+    assert.equal(inf.synced, false);
+  });
+
   it('a required kind answered 404 is an error that is retried with backoff, and never counts as synced', async (t) => {
     const src = new ScriptedSource();
     src.lists.push(Object.assign(new Error('not found'), { statusCode: 404 }));

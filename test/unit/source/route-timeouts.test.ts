@@ -4,12 +4,22 @@
  * timeout, 0s lifting it; an unreadable value refuses the route naming it; a load balancer without
  * route timeouts refuses the route (never drops the timeout); HAProxy's frontend sets the route's
  * timeout in a variable and each HTTP backend applies it (`http-request set-timeout server`); the
- * Data Plane transport, which does not write backend rules yet, refuses such a route.
+ * Data Plane transport writes the same as the API's objects (a backend http_request_rule).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { aviCapabilities } from '../../../adapters/avi/capabilities.ts';
 import { DATAPLANE_CAPABILITIES } from '../../../adapters/haproxy/capabilities.ts';
+import { backendFor, backendRequestRulesFor } from '../../../adapters/haproxy/dataplane/layout.ts';
+import { httpRuleLine as dpRuleLine } from '../../../sim/haproxy-dataplane/rule-lines.ts';
+
+const DP_LAYOUT = {
+  owner: 'c1',
+  apiVersion: 'v3' as const,
+  slots: 4,
+  healthChecks: true,
+  transparentBinds: false,
+};
 import { renderConfig } from '../../../adapters/haproxy/config.ts';
 import { gatewayRules, httpRuleLine, ROUTE_TIMEOUT_VAR } from '../../../adapters/haproxy/http-routes.ts';
 import type { HttpCapabilities } from '../../../src/adapter/contract.ts';
@@ -67,7 +77,7 @@ describe('HTTPRoute timeouts', () => {
     );
   });
 
-  it('HAProxy: the frontend sets the route timeout, every HTTP backend applies it; the Data Plane transport refuses it', () => {
+  it('HAProxy: the frontend sets the route timeout, every HTTP backend applies it, on both transports', () => {
     const vs = vsOf(served({ request: '750ms' }).r, `${INFRA}/same-namespace`)!;
     const line = gatewayRules(vs)
       .request.map((x) => httpRuleLine('request', x))
@@ -90,8 +100,18 @@ describe('HTTPRoute timeouts', () => {
       backend,
       /^ {4}http-request set-timeout server var\(txn\.npl_timeout\) if \{ var\(txn\.npl_timeout\) -m found \}$/m,
     );
-    assert.equal(DATAPLANE_CAPABILITIES.http!.timeouts, false);
-    const { routes } = served({ request: '1s' }, DATAPLANE_CAPABILITIES.http!);
-    assert.equal(routes.length, 0, 'refused on the Data Plane transport, not served without it');
+    // The Data Plane transport: the same set-var in the frontend's http_request_rules (the
+    // route layout the two share), and a set-timeout rule in every HTTP backend's, as the API's
+    // objects; the simulator (written from the http_request_rule model) renders that line.
+    assert.equal(DATAPLANE_CAPABILITIES.http!.timeouts, true);
+    assert.equal(served({ request: '1s' }, DATAPLANE_CAPABILITIES.http!).routes[0]!.timeoutMs, 1000);
+    const p = kit.pool(poolName, [], { health: 'http' });
+    const [rule] = backendRequestRulesFor(p, true);
+    assert.equal(
+      dpRuleLine('request', rule!),
+      'http-request set-timeout server var(txn.npl_timeout) if { var(txn.npl_timeout) -m found }',
+    );
+    assert.deepEqual(backendRequestRulesFor(p, false), [], 'a TCP backend has none');
+    assert.match(backendFor(p, true, DP_LAYOUT).description ?? '', / rules=timeout$/);
   });
 });
