@@ -7,6 +7,7 @@
  */
 import { type Rpc, type RpcResult, GRPC_SERVICE, sendRpc, STATUS } from '../harness/grpc-echo.ts';
 import { ConformanceFailure, type Timeouts } from '../harness/status.ts';
+import { deploymentOf, expectWeightedDistribution } from '../harness/weight.ts';
 import type { ConformanceTest, Suite } from '../harness/suite.ts';
 import { INFRA } from '../harness/suite.ts';
 
@@ -170,40 +171,18 @@ export const grpcRouteTests: ConformanceTest[] = [
       const addr = await ready(s, sameNs, ['weighted-backends']);
       if (!s.sendsTraffic) return;
       await eventually(addr, { rpc: { method: 'Echo' } }, s.timeouts);
-      // As upstream (weight.TestWeightedDistribution): 500 calls, 10 at a time, each share within
-      // 5 points; up to 10 tries. Each call on a channel of its own (the suite's entropy).
-      const want: Record<string, number> = { [V1]: 0.7, [V2]: 0.3, [V3]: 0 };
-      let last = '';
-      for (let attempt = 1; attempt <= 10; attempt++) {
-        const seen: Record<string, number> = {};
-        let next = 0;
-        const worker = async () => {
-          while (next < 500) {
-            next++;
-            const r = await sendRpc(addr, {
-              method: 'Echo',
-              metadata: { 'x-entropy': String(Math.random()) },
-            });
-            const why = compareRpc({ rpc: { method: 'Echo' } }, r);
-            if (why) throw new ConformanceFailure(why);
-            const backend = r.assertions!.context.pod.split('-').slice(0, -2).join('-');
-            if (!(backend in want))
-              throw new ConformanceFailure(`answered by an unexpected Pod ${r.assertions!.context.pod}`);
-            seen[backend] = (seen[backend] ?? 0) + 1;
-          }
-        };
-        await Promise.all(Array.from({ length: 10 }, worker));
-        const errs = Object.entries(want).flatMap(([b, w]) => {
-          const got = (seen[b] ?? 0) / 500;
-          return Math.abs(got - w) > 0.05
-            ? [`${b} got ${got.toFixed(3)} of the calls, want ${w} (+/-0.05)`]
-            : [];
-        });
-        if (!errs.length) return;
-        last = errs.join('; ');
-        s.log(`distribution try ${attempt}/10: ${last}`);
-      }
-      throw new ConformanceFailure(`weighted distribution failed 10 times: ${last}`);
+      // As upstream (weight.TestWeightedDistribution), each call on a channel of its own (the
+      // suite's entropy).
+      await expectWeightedDistribution(
+        { [V1]: 0.7, [V2]: 0.3, [V3]: 0 },
+        async () => {
+          const r = await sendRpc(addr, { method: 'Echo', metadata: { 'x-entropy': String(Math.random()) } });
+          const why = compareRpc({ rpc: { method: 'Echo' } }, r);
+          if (why) throw new ConformanceFailure(why);
+          return deploymentOf(r.assertions!.context.pod);
+        },
+        s.log,
+      );
     },
   },
 ];

@@ -5,6 +5,7 @@
 import type { Expected } from '../harness/http.ts';
 import { compare, expectEventually, roundTrip } from '../harness/http.ts';
 import { ConformanceFailure } from '../harness/status.ts';
+import { deploymentOf, expectWeightedDistribution } from '../harness/weight.ts';
 import { type ConformanceTest, expectAll, HTTP_CORE, INFRA, routesReady, WEB } from '../harness/suite.ts';
 
 const V1 = 'infra-backend-v1';
@@ -199,36 +200,17 @@ export const routingTests: ConformanceTest[] = [
       if (!s.sendsTraffic) return;
       await expectEventually(addr, expected, s.timeouts);
       // As upstream: 500 requests, 10 at a time, each share within 5 points; up to 10 tries.
-      const want: Record<string, number> = { [V1]: 0.7, [V2]: 0.3, [V3]: 0 };
-      let last = '';
-      for (let attempt = 1; attempt <= 10; attempt++) {
-        const seen: Record<string, number> = {};
-        let next = 0;
-        const worker = async () => {
-          while (next < 500) {
-            next++;
-            // Entropy as upstream adds it: a random delay or header, so connections are not reused alike.
-            const rt = await roundTrip(addr, { path: '/', headers: { 'X-Entropy': String(Math.random()) } });
-            const why = compare(addr, rt, { ...expected, expectedRequest: { path: '/' } });
-            if (why) throw new ConformanceFailure(why);
-            const backend = rt.captured!.pod.split('-').slice(0, -2).join('-');
-            if (!(backend in want))
-              throw new ConformanceFailure(`answered by an unexpected Pod ${rt.captured!.pod}`);
-            seen[backend] = (seen[backend] ?? 0) + 1;
-          }
-        };
-        await Promise.all(Array.from({ length: 10 }, worker));
-        const errs = Object.entries(want).flatMap(([b, w]) => {
-          const got = (seen[b] ?? 0) / 500;
-          return Math.abs(got - w) > 0.05
-            ? [`${b} got ${got.toFixed(3)} of the traffic, want ${w} (+/-0.05)`]
-            : [];
-        });
-        if (!errs.length) return;
-        last = errs.join('; ');
-        s.log(`distribution try ${attempt}/10: ${last}`);
-      }
-      throw new ConformanceFailure(`weighted distribution failed 10 times: ${last}`);
+      // Entropy as upstream adds it: a random header, so connections are not reused alike.
+      await expectWeightedDistribution(
+        { [V1]: 0.7, [V2]: 0.3, [V3]: 0 },
+        async () => {
+          const rt = await roundTrip(addr, { path: '/', headers: { 'X-Entropy': String(Math.random()) } });
+          const why = compare(addr, rt, { ...expected, expectedRequest: { path: '/' } });
+          if (why) throw new ConformanceFailure(why);
+          return deploymentOf(rt.captured!.pod);
+        },
+        s.log,
+      );
     },
   },
 ];

@@ -10,8 +10,8 @@
 import type { GrpcRouteMatch, GrpcRouteObject } from '../../kube/gateway-objects.ts';
 import type { HttpRoute } from '../../model/types.ts';
 import { regexProblem } from '../validate.ts';
-import { cond } from './conditions.ts';
 import {
+  collectRules,
   filtersOf,
   type HttpRuleResult,
   Refused,
@@ -71,13 +71,7 @@ export function methodPath(
 export function grpcRules(route: GrpcRouteObject, ctx: RuleContext): HttpRuleResult {
   const ns = route.metadata.namespace;
   const source = `GRPCRoute ${ns}/${route.metadata.name}`;
-  const templates: RouteTemplate[] = [];
-  const backends = new Set<string>();
-  let resolvedRefs = cond('ResolvedRefs', true, 'ResolvedRefs');
-  const refuse = (reason: string, message: string) => {
-    if (resolvedRefs.status) resolvedRefs = cond('ResolvedRefs', false, reason, message);
-  };
-  try {
+  return collectRules((sink, templates) =>
     route.spec.rules.forEach((rule, ri) => {
       const field = `spec.rules[${ri}]`;
       const extra = Object.keys(rule).find((k) => !RULE_FIELDS.has(k));
@@ -91,7 +85,7 @@ export function grpcRules(route: GrpcRouteObject, ctx: RuleContext): HttpRuleRes
         rule.backendRefs,
         { field, namespace: ns, kind: 'GRPCRoute', redirects: false },
         ctx,
-        { refuse, backends },
+        sink,
       );
       const shared = { ...forwarding, ...filters, source, rule: ri };
       rule.matches.forEach((m, mi) => {
@@ -103,10 +97,6 @@ export function grpcRules(route: GrpcRouteObject, ctx: RuleContext): HttpRuleRes
         if (headers.length > 0) t.headers = headers;
         templates.push(t);
       });
-    });
-  } catch (err) {
-    if (!(err instanceof Refused)) throw err;
-    return { templates: [], resolvedRefs, unsupported: err.message, backends };
-  }
-  return { templates, resolvedRefs, unsupported: undefined, backends };
+    }),
+  );
 }

@@ -315,9 +315,12 @@ export function ruleForwarding(
       : { pool: '', backends: split.length > 0 ? split : [{ pool: null, weight: 1 }] };
 }
 
-export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleResult {
-  const ns = route.metadata.namespace;
-  const source = `HTTPRoute ${ns}/${route.metadata.name}`;
+/**
+ * A route's rules through `each` (which pushes templates and reports refs to the sink): one
+ * ResolvedRefs for all of them, the first reference that does not resolve saying why, and a
+ * refused value (Refused) refusing the whole route.
+ */
+export function collectRules(each: (sink: RefSink, templates: RouteTemplate[]) => void): HttpRuleResult {
   const templates: RouteTemplate[] = [];
   const backends = new Set<string>();
   let resolvedRefs = cond('ResolvedRefs', true, 'ResolvedRefs');
@@ -325,6 +328,18 @@ export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleRes
     if (resolvedRefs.status) resolvedRefs = cond('ResolvedRefs', false, reason, message);
   };
   try {
+    each({ refuse, backends }, templates);
+  } catch (err) {
+    if (!(err instanceof Refused)) throw err;
+    return { templates: [], resolvedRefs, unsupported: err.message, backends };
+  }
+  return { templates, resolvedRefs, unsupported: undefined, backends };
+}
+
+export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleResult {
+  const ns = route.metadata.namespace;
+  const source = `HTTPRoute ${ns}/${route.metadata.name}`;
+  return collectRules((sink, templates) =>
     route.spec.rules.forEach((rule, ri) => {
       const field = `spec.rules[${ri}]`;
       // A field of the rule npl-lb does not carry (retry, sessionPersistence, ...) refuses
@@ -337,7 +352,7 @@ export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleRes
         rule.backendRefs,
         { field, namespace: ns, kind: 'HTTPRoute', redirects: filters.redirect !== undefined },
         ctx,
-        { refuse, backends },
+        sink,
       );
       const shared = {
         ...forwarding,
@@ -349,10 +364,6 @@ export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleRes
       rule.matches.forEach((m, mi) =>
         templates.push(matchTemplate(m, `${field}.matches[${mi}]`, { ...shared, match: mi }, ctx)),
       );
-    });
-  } catch (err) {
-    if (!(err instanceof Refused)) throw err;
-    return { templates: [], resolvedRefs, unsupported: err.message, backends };
-  }
-  return { templates, resolvedRefs, unsupported: undefined, backends };
+    }),
+  );
 }

@@ -46,11 +46,12 @@ describe('GatewayClass supportedFeatures', () => {
     }
   });
 
-  it('route timeouts: claimed by the runtime transport, not by the Data Plane one (no backend rules there yet)', () => {
-    for (const f of ['HTTPRouteRequestTimeout', 'HTTPRouteBackendTimeout']) {
+  it('route timeouts and GRPCRoute: claimed by both HAProxy transports (the Data Plane one writes the backend rule as an API object)', () => {
+    for (const f of ['HTTPRouteRequestTimeout', 'HTTPRouteBackendTimeout', 'GRPCRoute']) {
       assert.ok(of(HAPROXY_CAPABILITIES).includes(f), f);
-      assert.ok(!of(DATAPLANE_CAPABILITIES).includes(f), f);
+      assert.ok(of(DATAPLANE_CAPABILITIES).includes(f), f);
     }
+    assert.ok(!of(F5_CAPABILITIES).includes('GRPCRoute'), 'BIG-IP: no HTTP/2');
   });
 
   it('a load balancer claims only what it does: Avi has no 303, 308 or several query matches; TLS passthrough alone is the GATEWAY-TLS core', () => {

@@ -1,0 +1,40 @@
+/**
+ * The upstream suite's weighted distribution check (conformance/utils/weight): 500 requests, 10
+ * at a time, each backend's share within 5 points of its weight; up to 10 tries before failing.
+ * `send` makes one request and names the backend (the Pod's Deployment) that answered it.
+ */
+import { ConformanceFailure } from './status.ts';
+
+export async function expectWeightedDistribution(
+  want: Record<string, number>,
+  send: () => Promise<string>,
+  log: (line: string) => void,
+): Promise<void> {
+  let last = '';
+  for (let attempt = 1; attempt <= 10; attempt++) {
+    const seen: Record<string, number> = {};
+    let next = 0;
+    const worker = async () => {
+      while (next < 500) {
+        next++;
+        const backend = await send();
+        if (!(backend in want)) throw new ConformanceFailure(`answered by an unexpected backend ${backend}`);
+        seen[backend] = (seen[backend] ?? 0) + 1;
+      }
+    };
+    await Promise.all(Array.from({ length: 10 }, worker));
+    const errs = Object.entries(want).flatMap(([b, w]) => {
+      const got = (seen[b] ?? 0) / 500;
+      return Math.abs(got - w) > 0.05
+        ? [`${b} got ${got.toFixed(3)} of the traffic, want ${w} (+/-0.05)`]
+        : [];
+    });
+    if (!errs.length) return;
+    last = errs.join('; ');
+    log(`distribution try ${attempt}/10: ${last}`);
+  }
+  throw new ConformanceFailure(`weighted distribution failed 10 times: ${last}`);
+}
+
+/** The Deployment of a Pod named as a ReplicaSet names it (`<deployment>-<hash>-<n>`). */
+export const deploymentOf = (pod: string): string => pod.split('-').slice(0, -2).join('-');
