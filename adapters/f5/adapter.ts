@@ -63,6 +63,10 @@ interface Pending {
   reject: (e: unknown) => void;
 }
 
+/** HTTP/2 (GRPCRoute, h2c members) is not in its capabilities: refused, never sent as HTTP/1.1. */
+const HTTP2_REFUSED =
+  'HTTP/2 (from clients, or h2c to members) is not served by the BIG-IP adapter (Capabilities.http.http2)';
+
 export class F5Adapter implements LoadBalancerAdapter {
   readonly name = 'f5';
   readonly owner: string;
@@ -229,9 +233,6 @@ export class F5Adapter implements LoadBalancerAdapter {
   }
 
   private async applyBatch(changes: Change[]): Promise<ApplyResult[]> {
-    // HTTP/2 (GRPCRoute, h2c members) is not in its capabilities: refused, never sent as HTTP/1.1.
-    const HTTP2_REFUSED =
-      'HTTP/2 (from clients, or h2c to members) is not served by the BIG-IP adapter (Capabilities.http.http2)';
     const schemaVersion = await this.checkAs3();
     if (!this.tenantJson) await this.observe();
     const outcome = new Map<number, Outcome>();

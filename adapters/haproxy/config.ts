@@ -128,8 +128,7 @@ function timedPools(vss: VirtualService[]): Set<string> {
 }
 
 function renderPool(p: Pool, routed: boolean, o: RenderOptions, timed = false): string[] {
-  // An HTTP/2 pool is an HTTP backend even while no route sends to it (`proto h2` needs one: a
-  // weight-0 backend of a split is asked for and routed nowhere).
+  // An HTTP/2 pool is an HTTP backend even routed nowhere (`proto h2` needs one: a weight-0 split).
   const http = routed || p.backendProtocol === 'h2c';
   const checks = o.healthChecks ?? true;
   return [
@@ -228,8 +227,7 @@ function renderVirtualService(v: VirtualService, o: RenderOptions): string[] {
     `    # npl-lb l7 ingressClass=${enc(v.ingressClass)}${tls}`,
     '    mode http',
     // The crt-list names the certificates' files (cert-store.ts); HAProxy picks one by SNI.
-    // HTTP/2 comes with prior knowledge on a plain bind (HAProxy tells it by its preface); on
-    // HTTPS ALPN offers it.
+    // HTTP/2: with prior knowledge on a plain bind (told by its preface), by ALPN on HTTPS.
     `${bind(v.vip, v.port, o)}${https ? ` ssl crt-list ${join(o.certDir ?? '.', `${v.name}.crtlist`)}${v.http2 ? ' alpn h2,http/1.1' : ''}` : ''}`,
   ];
   if (v.routes.some((r) => r.order !== undefined)) lines.push(...renderGatewayRoutes(v));

@@ -77,6 +77,45 @@ function serverLine(s: DpServer): string {
   return `    ${words.join(' ')}`;
 }
 
+/** A backend's section, from the backend model and its lists (servers, http-check, stick, http-request rules). */
+function backendLines({ backend: b, servers, httpChecks, stickRules, httpRequest }: StoredBackend): string[] {
+  const lines: string[] = [];
+  lines.push(`backend ${b.name}`);
+  if (b.mode) lines.push(`    mode ${b.mode}`);
+  if (b.balance) lines.push(`    balance ${b.balance.algorithm}`);
+  if (b.hash_type?.method) lines.push(`    hash-type ${b.hash_type.method}`);
+  if (b.cookie) {
+    // The cookie model's flags as the keywords HAProxy reads, in its documented order.
+    const c = b.cookie;
+    const flags = (['indirect', 'nocache', 'dynamic'] as const).filter((f) => c[f] === true);
+    lines.push(`    cookie ${c.name}${c.type ? ` ${c.type}` : ''}${flags.map((f) => ` ${f}`).join('')}`);
+  }
+  if (b.dynamic_cookie_key) lines.push(`    dynamic-cookie-key ${b.dynamic_cookie_key}`);
+  if (b.stick_table) {
+    // config_stick_table: the key type, entries, and expire in milliseconds (HAProxy's unit
+    // for a bare number).
+    const t = b.stick_table;
+    lines.push(
+      `    stick-table type ${t.type ?? 'ip'}${t.size !== undefined ? ` size ${t.size}` : ''}${t.expire !== undefined ? ` expire ${t.expire}` : ''}`,
+    );
+  }
+  for (const r of stickRules ?? []) lines.push(`    ${stickRuleLine(r)}`);
+  if (b.description) lines.push(`    description ${b.description}`);
+  if (b.adv_check === 'httpchk') {
+    // httpchk_params as the model names them; without, HAProxy's own default request.
+    const p = b.httpchk_params;
+    lines.push(`    option httpchk${p?.method ? ` ${p.method}` : ''}${p?.uri ? ` ${p.uri}` : ''}`);
+  } else if (b.adv_check === 'tcp-check') lines.push('    option tcp-check');
+  for (const r of httpChecks ?? []) lines.push(`    ${httpCheckLine(r)}`);
+  if (b.check_timeout !== undefined) lines.push(`    timeout check ${b.check_timeout}`);
+  // The model's timeouts are milliseconds, HAProxy's unit when none is written.
+  if (b.connect_timeout !== undefined) lines.push(`    timeout connect ${b.connect_timeout}`);
+  if (b.server_timeout !== undefined) lines.push(`    timeout server ${b.server_timeout}`);
+  for (const r of httpRequest ?? []) lines.push(`    ${httpRuleLine('request', r)}`);
+  lines.push(...servers.map(serverLine), '');
+  return lines;
+}
+
 export function renderConfig(c: DpConfig, p: RenderPaths): string {
   const lines = [
     'global',
@@ -95,41 +134,7 @@ export function renderConfig(c: DpConfig, p: RenderPaths): string {
     '    option redispatch',
     '',
   ];
-  for (const { backend: b, servers, httpChecks, stickRules, httpRequest } of c.backends.values()) {
-    lines.push(`backend ${b.name}`);
-    if (b.mode) lines.push(`    mode ${b.mode}`);
-    if (b.balance) lines.push(`    balance ${b.balance.algorithm}`);
-    if (b.hash_type?.method) lines.push(`    hash-type ${b.hash_type.method}`);
-    if (b.cookie) {
-      // The cookie model's flags as the keywords HAProxy reads, in its documented order.
-      const c = b.cookie;
-      const flags = (['indirect', 'nocache', 'dynamic'] as const).filter((f) => c[f] === true);
-      lines.push(`    cookie ${c.name}${c.type ? ` ${c.type}` : ''}${flags.map((f) => ` ${f}`).join('')}`);
-    }
-    if (b.dynamic_cookie_key) lines.push(`    dynamic-cookie-key ${b.dynamic_cookie_key}`);
-    if (b.stick_table) {
-      // config_stick_table: the key type, entries, and expire in milliseconds (HAProxy's unit
-      // for a bare number).
-      const t = b.stick_table;
-      lines.push(
-        `    stick-table type ${t.type ?? 'ip'}${t.size !== undefined ? ` size ${t.size}` : ''}${t.expire !== undefined ? ` expire ${t.expire}` : ''}`,
-      );
-    }
-    for (const r of stickRules ?? []) lines.push(`    ${stickRuleLine(r)}`);
-    if (b.description) lines.push(`    description ${b.description}`);
-    if (b.adv_check === 'httpchk') {
-      // httpchk_params as the model names them; without, HAProxy's own default request.
-      const p = b.httpchk_params;
-      lines.push(`    option httpchk${p?.method ? ` ${p.method}` : ''}${p?.uri ? ` ${p.uri}` : ''}`);
-    } else if (b.adv_check === 'tcp-check') lines.push('    option tcp-check');
-    for (const r of httpChecks ?? []) lines.push(`    ${httpCheckLine(r)}`);
-    if (b.check_timeout !== undefined) lines.push(`    timeout check ${b.check_timeout}`);
-    // The model's timeouts are milliseconds, HAProxy's unit when none is written.
-    if (b.connect_timeout !== undefined) lines.push(`    timeout connect ${b.connect_timeout}`);
-    if (b.server_timeout !== undefined) lines.push(`    timeout server ${b.server_timeout}`);
-    for (const r of httpRequest ?? []) lines.push(`    ${httpRuleLine('request', r)}`);
-    lines.push(...servers.map(serverLine), '');
-  }
+  for (const stored of c.backends.values()) lines.push(...backendLines(stored));
   for (const {
     frontend: f,
     binds,

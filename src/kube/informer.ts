@@ -159,6 +159,28 @@ export class Informer {
     this.running = undefined;
   }
 
+  /** An optional kind not served (404) or not allowed (403): empty and synced, said once. */
+  private markAbsent(err: unknown): void {
+    if (!this.absent) {
+      if (forbidden(err))
+        this.log.warn(
+          { code: ErrorCodes.INFORMER_LIST_FAILED, err: errorMessage(err) },
+          'not allowed to list it (RBAC: apply the chart’s ClusterRole); served as absent, checking again',
+        );
+      else
+        this.log.info(
+          { err: errorMessage(err) },
+          'not served by the cluster (CRD not installed?); checking again',
+        );
+    }
+    this.absent = true;
+    this.replace([]);
+    if (!this.isSynced) {
+      this.isSynced = true;
+      this.syncedResolve();
+    }
+  }
+
   private async run(signal: AbortSignal): Promise<void> {
     let needList = true;
     while (!signal.aborted) {
@@ -178,24 +200,7 @@ export class Informer {
           // An optional kind the role may not list is served as absent, said as a warning: the other
           // kinds are not held up by it (an upgrade whose RBAC was not applied yet).
           if (this.opts.optional && (notServed(err) || forbidden(err))) {
-            if (!this.absent) {
-              if (forbidden(err))
-                this.log.warn(
-                  { code: ErrorCodes.INFORMER_LIST_FAILED, err: errorMessage(err) },
-                  'not allowed to list it (RBAC: apply the chart’s ClusterRole); served as absent, checking again',
-                );
-              else
-                this.log.info(
-                  { err: errorMessage(err) },
-                  'not served by the cluster (CRD not installed?); checking again',
-                );
-            }
-            this.absent = true;
-            this.replace([]);
-            if (!this.isSynced) {
-              this.isSynced = true;
-              this.syncedResolve();
-            }
+            this.markAbsent(err);
             await this.clock.sleep(this.opts.absentRetryMs ?? 30_000, signal);
             continue;
           }

@@ -57,6 +57,47 @@ function frontendVips(
   return { choices, vipOf };
 }
 
+/**
+ * Pool names by Service port, asking for each pool once (`requests`, in the order asked). A pool
+ * serves one family: a LoadBalancer Service's pools that of their VIP, pools for routes the
+ * Service's primary family (a route's VIPs of either family reach them alike).
+ */
+function poolRequester(
+  requests: Map<string, PoolRequest>,
+  cluster: string,
+  chosen: ReturnType<typeof poolPolicies>,
+  families: readonly IpFamily[],
+) {
+  return (
+      health: Pool['health'],
+      named?: (svc: Service, port: ServicePort) => string,
+      backendProtocol?: 'h2c',
+    ) =>
+    (svc: Service, port: ServicePort, asked?: IpFamily): string => {
+      const family = asked ?? primaryFamily(svc, families);
+      const name = familyName(
+        named?.(svc, port) ??
+          poolName(cluster, svc.metadata.namespace, svc.metadata.name, port.name || port.port),
+        family,
+      );
+      if (!requests.has(name)) {
+        const svcKey = key(svc.metadata);
+        const policy = chosen.forPool(svcKey, port.name ?? '', health === 'http');
+        requests.set(name, {
+          name,
+          svc,
+          svcKey,
+          port,
+          health,
+          family,
+          ...(policy ? { policy } : {}),
+          ...(backendProtocol ? { backendProtocol } : {}),
+        });
+      }
+      return name;
+    };
+}
+
 export function desiredFrontends(
   view: ClusterView,
   cfg: ControllerConfig,
@@ -81,33 +122,7 @@ export function desiredFrontends(
     FAMILIES.filter((f) => cidrsOf(cfg.vip.cidrs, f).length > 0),
     lb,
   );
-  // A pool serves one family: a LoadBalancer Service's pools that of their VIP, pools for routes
-  // the Service's primary family (a route's VIPs of either family reach them alike).
-  const poolFor =
-    (health: Pool['health'], named?: (svc: Service, port: ServicePort) => string, backendProtocol?: 'h2c') =>
-    (svc: Service, port: ServicePort, asked?: IpFamily): string => {
-      const family = asked ?? primaryFamily(svc, servable.families);
-      const name = familyName(
-        named?.(svc, port) ??
-          poolName(cluster, svc.metadata.namespace, svc.metadata.name, port.name || port.port),
-        family,
-      );
-      if (!requests.has(name)) {
-        const svcKey = key(svc.metadata);
-        const policy = chosen.forPool(svcKey, port.name ?? '', health === 'http');
-        requests.set(name, {
-          name,
-          svc,
-          svcKey,
-          port,
-          health,
-          family,
-          ...(policy ? { policy } : {}),
-          ...(backendProtocol ? { backendProtocol } : {}),
-        });
-      }
-      return name;
-    };
+  const poolFor = poolRequester(requests, cluster, chosen, servable.families);
   const l4PoolFor = poolFor('tcp');
   // A Service port's pool for HTTP routes has a name of its own: tcp and http are different modes.
   const httpPoolFor = poolFor('http', (svc, sp) => l7PoolName(cluster, svc.metadata, sp.name || sp.port));

@@ -62,6 +62,32 @@ export function certificatesOnly(cur: DeviceFrontend, v: VirtualService): boolea
   );
 }
 
+/**
+ * The lists of a backend being written, which follow its pool (in its description too): its
+ * http-check rules (the check), stick rules (persistence) and http-request rules (route timeouts),
+ * each replaced with it; a new backend's empty ones are not written.
+ */
+function backendLists(
+  ctx: BuildContext,
+  name: string,
+  pool: Pool,
+  http: boolean,
+  exists: boolean,
+): ((tx: string) => Promise<void>)[] {
+  const lists = [
+    ['http_checks', httpChecksFor(pool, ctx.layout)],
+    ['stick_rules', stickRulesFor(pool)],
+    ['http_request_rules', backendRequestRulesFor(pool, http)],
+  ] as const;
+  return lists
+    .filter(([, items]) => exists || items.length > 0)
+    .map(
+      ([kind, items]) =>
+        (tx: string) =>
+          ctx.client.setList(kind, tx, name, items, 'backend'),
+    );
+}
+
 /** The operations of one transaction for the changes not failed, and the device view after it. */
 export function buildOps(ctx: BuildContext, changes: Change[], failed: Map<number, Fail>): Built {
   const pools = new Map<string, Pool>([...ctx.backends.values()].map((d) => [d.backend.name, readPool(d)]));
@@ -114,21 +140,8 @@ export function buildOps(ctx: BuildContext, changes: Change[], failed: Map<numbe
       !cur || backendChanged(cur.backend, wanted) || (slots.grown && ctx.layout.apiVersion === 'v2');
     if (writeBackend) {
       ops.backends.push({ index, run: (tx) => ctx.client.putBackend(tx, wanted, cur !== undefined) });
-      // Its http-check rules follow its check (kept in its description): written with it.
-      const checks = httpChecksFor(pool, ctx.layout);
-      if (cur || checks.length > 0)
-        ops.backends.push({ index, run: (tx) => ctx.client.setList('http_checks', tx, name, checks) });
-      // Its stick rules follow its persistence (in its description too).
-      const stick = stickRulesFor(pool);
-      if (cur || stick.length > 0)
-        ops.backends.push({ index, run: (tx) => ctx.client.setList('stick_rules', tx, name, stick) });
-      // Its http-request rules: the server timeout a route sets (an HTTP backend's).
-      const rules = backendRequestRulesFor(pool, http.has(name));
-      if (cur || rules.length > 0)
-        ops.backends.push({
-          index,
-          run: (tx) => ctx.client.setList('http_request_rules', tx, name, rules, 'backend'),
-        });
+      for (const run of backendLists(ctx, name, pool, http.has(name), cur !== undefined))
+        ops.backends.push({ index, run });
     }
     const old = new Map((cur?.servers ?? []).map((s) => [s.name, s]));
     for (const s of slots.servers) {
