@@ -43,6 +43,8 @@ export function aviCapabilities(allocatesVips: boolean, allocatesV6 = false): Ca
       http2: true,
     },
     ...(allocatesVips ? { allocatesVips: true } : {}),
+    // LoadBalancerParameters' avi section: the virtual services' SE group (se_group_ref).
+    parameters: { section: 'avi', applies: ['serviceEngineGroup'] },
     // IPv6 VsVips (`ip6_address`) and servers (`V6`); where its IPAM allocates, only with an IPv6 subnet.
     ipv6: !allocatesVips || allocatesV6,
   };

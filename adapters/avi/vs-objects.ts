@@ -50,6 +50,12 @@ export type SniNames = (certificate: string) => string[];
 
 const DESCRIPTION = 'npl-lb routes of IngressClass';
 
+/** The SE group a virtual service was placed in by its class (its marker), as the model has it. */
+function placementRead(o: Record<string, unknown>): { placement?: { serviceEngineGroup: string } } {
+  const seGroup = markerValue(o, 'segroup');
+  return seGroup ? { placement: { serviceEngineGroup: seGroup } } : {};
+}
+
 export function renderVirtualService(
   vs: VirtualService,
   owner: string,
@@ -57,11 +63,16 @@ export function renderVirtualService(
   sniNames: SniNames = () => [],
 ): RenderedVs {
   const source = vs.kind === 'l4' ? vs.source : '';
-  const extra: Record<string, string> = vs.kind === 'l7' ? { ingressclass: vs.ingressClass } : {};
+  // Its class's SE group, kept in a marker too so it reads back as the model says it.
+  const seGroup = vs.placement?.serviceEngineGroup;
+  const extra: Record<string, string> = {
+    ...(vs.kind === 'l7' ? { ingressclass: vs.ingressClass } : {}),
+    ...(seGroup ? { segroup: seGroup } : {}),
+  };
   const common = { created_by: createdBy(owner), markers: markers(owner, source, extra) };
   const placement = {
     cloud_ref: byName('cloud', at.cloud),
-    se_group_ref: byName('serviceenginegroup', at.seGroup),
+    se_group_ref: byName('serviceenginegroup', seGroup ?? at.seGroup),
     vrf_context_ref: byName('vrfcontext', at.vrf),
   };
   const children: RenderedVs['children'] = [];
@@ -314,6 +325,7 @@ export function parseVirtualService(
       pool: String(l.byUuid.get(uuidOf(o.pool_ref))?.name ?? ''),
       source: ns && svc ? `${ns}/${svc}` : '',
       ...(sni ? { sni } : {}),
+      ...placementRead(o),
     };
   }
   const set = l.byUuid.get(uuidOf(policies[0]?.http_policy_set_ref));
@@ -325,6 +337,7 @@ export function parseVirtualService(
     ingressClass: markerValue(o, 'ingressclass') ?? '',
     routes: routesOf(set, l),
     defaultPool: o.pool_group_ref ? poolOfGroup(o.pool_group_ref, l) : undefined,
+    ...placementRead(o),
   };
   if (service?.enable_http2 === true) l7.http2 = true;
   if (service?.enable_ssl) {

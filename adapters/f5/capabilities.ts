@@ -32,6 +32,9 @@ export const F5_CAPABILITIES: Capabilities = {
   // Members' connectionLimit; the pool's slowRampTime (seconds).
   maxConnections: true,
   slowStart: { stepSeconds: 1 },
+  // LoadBalancerParameters' f5 section is read; a partition (an AS3 tenant of its own) is not
+  // served yet: such a class is InvalidParameters, said.
+  parameters: { section: 'f5', applies: [] },
   // IPv6 virtualAddresses and serverAddresses (AS3's f5ip format takes both families).
   ipv6: true,
 };

@@ -28,6 +28,8 @@ export interface AviSimOptions {
   version?: string;
   /** Networks its IPAM allocates VIPs from (default: VIP-Network, 198.51.100.0/24). */
   networks?: { name: string; cidr: string; cidr6?: string }[];
+  /** Service Engine groups beyond Default-Group. */
+  serviceEngineGroups?: string[];
 }
 
 export interface AviFaults {
@@ -81,6 +83,7 @@ export class AviSimulator {
     this.http = new SimServer(opts.tls);
     for (const n of opts.networks ?? [{ name: 'VIP-Network', cidr: '198.51.100.0/24' }])
       this.objectStore.addNetwork(n.name, n.cidr, n.cidr6);
+    for (const g of opts.serviceEngineGroups ?? []) this.objectStore.addServiceEngineGroup(g);
   }
 
   get url(): string {

@@ -129,6 +129,11 @@ export class AviObjectStore {
     for (const [type, o] of SYSTEM_OBJECTS) this.put(type, o, admin);
   }
 
+  /** A Service Engine group beyond Default-Group (an admin made it; a virtual service may name it). */
+  addServiceEngineGroup(name: string): void {
+    this.put('serviceenginegroup', { name }, 'tenant-admin');
+  }
+
   /** A network whose addresses VsVips with `auto_allocate_ip` get (Avi's IPAM). */
   addNetwork(name: string, cidr: string, cidr6?: string): void {
     this.put('network', { name, configured_subnets: this.ipam.add(name, cidr, cidr6) }, 'tenant-admin');

@@ -22,6 +22,12 @@ export interface Capabilities {
   certificates?: boolean;
   /** Whether it routes TLS connections by SNI without terminating them (L4 `sni`). Absent: no. */
   tlsPassthrough?: boolean;
+  /**
+   * Its section of LoadBalancerParameters (`avi`, `f5`) and which of its settings it applies
+   * (virtual services' `placement`). Absent: it reads no parameters (a class naming some is
+   * InvalidParameters, said).
+   */
+  parameters?: { section: 'avi' | 'f5'; applies: ('serviceEngineGroup' | 'partition')[] };
   /** What HTTP routes may carry beyond host and path prefix. Absent: Ingress-style routes only. */
   http?: HttpCapabilities;
   /**

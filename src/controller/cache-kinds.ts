@@ -3,6 +3,7 @@
  * informer delivers it (the cache keeps the validated object, cluster-cache.ts).
  */
 import type { z } from 'zod';
+import { loadBalancerParametersSchema } from '../kube/parameters-objects.ts';
 import {
   crdSchema,
   gatewayClassSchema,
@@ -35,6 +36,7 @@ export type CacheKind =
   | 'endpointSlices'
   | 'gatewayCrd'
   | 'backendPolicies'
+  | 'loadBalancerParameters'
   | GatewayKind;
 
 /** The Gateway API kinds: served only where their CRDs are installed. */
@@ -78,4 +80,5 @@ export const SCHEMAS: Record<CacheKind, z.ZodType<unknown>> = {
   tlsRoutes: l4RouteSchema,
   referenceGrants: referenceGrantSchema,
   backendPolicies: backendPolicySchema,
+  loadBalancerParameters: loadBalancerParametersSchema,
 };

@@ -6,6 +6,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { z } from 'zod';
+import { type LoadBalancerParameters, loadBalancerParametersSchema } from '../kube/parameters-objects.ts';
 import {
   apiServerSource,
   Informer,
@@ -196,6 +197,7 @@ export class ClusterCache {
     tlsRoutes: Parsed<NonNullable<ClusterView['tlsRoutes']>[number]>;
     referenceGrants: Parsed<NonNullable<ClusterView['referenceGrants']>[number]>;
     backendPolicies: Parsed<BackendPolicy>;
+    loadBalancerParameters: Parsed<LoadBalancerParameters>;
   };
 
   private readonly podIndex = new LivePodIndex();
@@ -212,7 +214,10 @@ export class ClusterCache {
         logger,
         transform: validating(SCHEMAS[kind]),
         // Kinds of CRDs that may not be installed (yet).
-        optional: kind === 'backendPolicies' || (GATEWAY_KINDS as readonly string[]).includes(kind),
+        optional:
+          kind === 'backendPolicies' ||
+          kind === 'loadBalancerParameters' ||
+          (GATEWAY_KINDS as readonly string[]).includes(kind),
         source:
           sources?.[kind] ??
           apiServerSource({
@@ -243,6 +248,7 @@ export class ClusterCache {
       tlsRoutes: make('tlsRoutes'),
       referenceGrants: make('referenceGrants'),
       backendPolicies: make('backendPolicies'),
+      loadBalancerParameters: make('loadBalancerParameters'),
     };
     // Registered before any other handler, so handlers that read the view see the new object.
     const i = this.informers;
@@ -267,6 +273,7 @@ export class ClusterCache {
       tlsRoutes: new Parsed(i.tlsRoutes, l4RouteSchema),
       referenceGrants: new Parsed(i.referenceGrants, referenceGrantSchema),
       backendPolicies: new Parsed(i.backendPolicies, backendPolicySchema),
+      loadBalancerParameters: new Parsed(i.loadBalancerParameters, loadBalancerParametersSchema),
     };
   }
 
@@ -296,6 +303,7 @@ export class ClusterCache {
       tlsRoutes: p.tlsRoutes.items.size,
       referenceGrants: p.referenceGrants.items.size,
       backendPolicies: p.backendPolicies.items.size,
+      loadBalancerParameters: p.loadBalancerParameters.items.size,
     };
   }
 
@@ -360,6 +368,7 @@ export class ClusterCache {
       tlsRoutes: p.tlsRoutes.list(),
       referenceGrants: p.referenceGrants.list(),
       backendPolicies: p.backendPolicies.list(),
+      loadBalancerParameters: p.loadBalancerParameters.list(),
       podIndex: this.podIndex,
       endpointSlices: p.endpointSlices.list(),
       sliceIndex: this.sliceIndex,

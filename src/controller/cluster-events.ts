@@ -102,6 +102,8 @@ export function followCluster(cache: ClusterCache, s: ClusterEventSink): void {
     s.pass();
   };
   cache.on('backendPolicies', { add: policy, update: policy, delete: policy });
+  // LoadBalancerParameters may move any class's virtual services.
+  cache.on('loadBalancerParameters', { add: policy, update: policy, delete: policy });
 
   for (const kind of ['ingresses', 'ingressClasses', 'namespaces', 'gatewayCrd', ...GATEWAY_KINDS] as const) {
     const h = () => {

@@ -27,7 +27,15 @@ export type Condition = z.infer<typeof condition>;
 export const gatewayClassSchema = z
   .object({
     metadata: gatewayMeta,
-    spec: z.object({ controllerName: z.string() }).loose(),
+    spec: z
+      .object({
+        controllerName: z.string(),
+        parametersRef: z
+          .object({ group: z.string(), kind: z.string(), name: z.string(), namespace: z.string().optional() })
+          .loose()
+          .optional(),
+      })
+      .loose(),
     status: z
       .object({
         conditions: z.array(condition).default([]),

@@ -69,6 +69,12 @@ export const RESOURCES = {
     resource: 'backendpolicies',
     kind: 'BackendPolicy',
   },
+  loadBalancerParameters: {
+    group: 'npl-lb.io',
+    version: 'v1alpha1',
+    resource: 'loadbalancerparameters',
+    kind: 'LoadBalancerParameters',
+  },
   // v1beta1: served by every Gateway API release since v0.6 (v1 only from v1.5).
   referenceGrants: {
     group: 'gateway.networking.k8s.io',

@@ -102,6 +102,14 @@ export interface SniRoute {
   source: string;
 }
 
+/**
+ * Where a virtual service runs on the device, from its class's LoadBalancerParameters (absent:
+ * the adapter's configured place): Avi's Service Engine group.
+ */
+export interface Placement {
+  serviceEngineGroup?: string;
+}
+
 export interface L4VirtualService {
   kind: 'l4';
   name: string;
@@ -120,6 +128,8 @@ export interface L4VirtualService {
    * Absent: any client.
    */
   sourceRanges?: string[];
+  /** Where it runs (its class's parameters); absent: the adapter's configured place. */
+  placement?: Placement;
 }
 
 /** A header or query-parameter match (names of headers compare without case). */
@@ -236,6 +246,8 @@ export interface L7VirtualService {
   protocol?: 'HTTP' | 'HTTPS';
   /** Names of Certificate objects, the default first. */
   certificates?: string[];
+  /** Where it runs (its class's parameters); absent: the adapter's configured place. */
+  placement?: Placement;
   /**
    * Clients may speak HTTP/2 (a GRPCRoute is attached): with prior knowledge on HTTP, offered by
    * ALPN on HTTPS. Absent: HTTP/1.1 is what the virtual service is set up for.

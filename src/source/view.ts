@@ -1,6 +1,7 @@
 /**
  * What a desired-state pass reads of the cluster: the controller's caches, or plain arrays in tests.
  */
+import type { LoadBalancerParameters } from '../kube/parameters-objects.ts';
 import type {
   Gateway,
   GatewayClass,
@@ -55,6 +56,8 @@ export interface ClusterView {
   referenceGrants?: ReferenceGrant[];
   /** BackendPolicies (npl-lb.io); none when absent (the CRD not installed). */
   backendPolicies?: BackendPolicy[];
+  /** LoadBalancerParameters (npl-lb.io); none when absent (the CRD not installed). */
+  loadBalancerParameters?: LoadBalancerParameters[];
   /** The Gateway API release installed (the CRDs' bundle-version), when known. */
   gatewayApiVersion?: string | undefined;
   /** Whether the Gateway API is installed (its GatewayClass CRD exists). */
@@ -75,5 +78,6 @@ export const routeInputs = (v: ClusterView): unknown[] => [
   v.tlsRoutes,
   v.referenceGrants,
   v.backendPolicies,
+  v.loadBalancerParameters,
   v.gatewayApiVersion,
 ];

@@ -55,8 +55,8 @@ describe('helm install, upgrade, rollback and uninstall on the sandbox', () => {
       ])
         assert.ok(made.includes(o), `${o} in\n${made}`);
       assert.match(
-        await k('get', 'crd', 'backendpolicies.npl-lb.io', '-o', 'name'),
-        /backendpolicies\.npl-lb\.io/,
+        await k('get', 'crd', 'backendpolicies.npl-lb.io', 'loadbalancerparameters.npl-lb.io', '-o', 'name'),
+        /backendpolicies\.npl-lb\.io[\s\S]*loadbalancerparameters\.npl-lb\.io/,
       );
       assert.equal(await replicas(), '2');
 

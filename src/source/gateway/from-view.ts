@@ -14,6 +14,7 @@ import { type FamilyVipRequest, perFamily } from '../family-requests.ts';
 import { familyOf, type IpFamily } from '../ip-family.ts';
 import { buildGateways, type GatewayResult, type GatewayView, ourGateways } from './gateways.ts';
 import type { ProtocolSupport } from './listeners.ts';
+import { resolveParameters } from './parameters.ts';
 
 type ServicePort = Service['spec']['ports'][number];
 
@@ -157,5 +158,6 @@ export function gatewaysFromView(
     http: lb.caps.http ?? INGRESS_HTTP,
     ...deps,
     services,
+    parametersOf: (ref, at) => resolveParameters(ref, at, view.loadBalancerParameters ?? [], lb),
   });
 }

@@ -16,7 +16,7 @@ import type {
 } from '../../kube/gateway-objects.ts';
 import type { Service } from '../../kube/objects.ts';
 import { gatewayVsName } from '../../model/names.ts';
-import type { Certificate, L4VirtualService, SniRoute } from '../../model/types.ts';
+import type { Certificate, L4VirtualService, Placement, SniRoute } from '../../model/types.ts';
 import { routeLacks } from '../route-support.ts';
 import { inFamilies } from '../twins.ts';
 import type { VipOutcome } from '../types.ts';
@@ -29,6 +29,7 @@ import { grpcRules } from './grpc-rules.ts';
 import { httpRules, type HttpRuleResult, type RuleContext } from './http-rules.ts';
 import { type ListenerState, type ProtocolSupport, resolveListeners } from './listeners.ts';
 import { placeL4Routes } from './l4-routes.ts';
+import { mergePlacement, type ParametersRef, type Resolved, resolveParameters } from './parameters.ts';
 import { ordered, type Ranked } from './precedence.ts';
 
 export interface GatewayView {
@@ -81,6 +82,14 @@ export interface GatewayContext {
   certificateOf: SecretCertificates;
   /** The VIP of a Gateway (namespace/name), or why it has none. */
   vipOf: (gatewayKey: string) => VipOutcome;
+  /**
+   * A class's or Gateway's parametersRef resolved (parameters.ts); absent: none are read (any
+   * reference is InvalidParameters, said).
+   */
+  parametersOf?: (
+    ref: ParametersRef | undefined,
+    at: { field: string; namespace: string | undefined },
+  ) => Resolved;
 }
 
 export type { GatewayResult, GatewayStatus, ListenerStatus, RouteParentStatus } from './results.ts';
@@ -101,14 +110,22 @@ export function ourGateways(
 }
 
 /**
- * Why a Gateway's `spec.infrastructure.parametersRef` cannot be used: npl-lb reads no parameters
- * kind yet, so any reference is invalid (the Gateway API's InvalidParameters), never ignored.
+ * A Gateway's parameters: its class's (a class whose parameters cannot be used leaves its Gateways
+ * unaccepted, said), with its own `spec.infrastructure.parametersRef` over them.
  */
-function invalidParameters(g: Gateway): string | undefined {
-  const ref = g.spec.infrastructure?.parametersRef;
-  if (!ref) return undefined;
-  const what = `${ref.group ? `${ref.group}/` : ''}${ref.kind} ${ref.name}`;
-  return `spec.infrastructure.parametersRef: ${what.slice(0, 200)} cannot be used: npl-lb reads no parameters kind for Gateways`;
+function gatewayParameters(
+  g: Gateway,
+  ofClass: Resolved | undefined,
+  parametersOf: NonNullable<GatewayContext['parametersOf']>,
+): Resolved {
+  if (ofClass && 'invalid' in ofClass)
+    return { invalid: `its GatewayClass ${g.spec.gatewayClassName}: ${ofClass.invalid}`.slice(0, 300) };
+  const own = parametersOf(g.spec.infrastructure?.parametersRef, {
+    field: 'spec.infrastructure.parametersRef',
+    namespace: g.metadata.namespace,
+  });
+  if ('invalid' in own) return own;
+  return { placement: mergePlacement(ofClass?.placement, own.placement) };
 }
 
 function gatewayConditions(
@@ -268,21 +285,33 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
     backends: new Set(),
   };
   const features = supportedFeatures(ctx.support, ctx.http);
+  const parametersOf =
+    ctx.parametersOf ?? ((ref, at) => resolveParameters(ref, at, [], { name: ctx.adapter, caps: {} }));
+  // Each class's parameters (its placement), or why they cannot be used (the class not accepted).
+  const classParameters = new Map<string, Resolved>();
   for (const c of view.gatewayClasses) {
     if (c.spec.controllerName !== ctx.controllerName) continue;
+    const p = parametersOf(c.spec.parametersRef, { field: 'spec.parametersRef', namespace: undefined });
+    classParameters.set(c.metadata.name, p);
+    const serves = `npl-lb serves this class (${ctx.adapter} load balancer)`;
     out.classes.set(c.metadata.name, {
       generation: c.metadata.generation,
       supportedFeatures: features,
       conditions: [
-        cond('Accepted', true, 'Accepted', `npl-lb serves this class (${ctx.adapter} load balancer)`),
+        'invalid' in p
+          ? cond('Accepted', false, 'InvalidParameters', p.invalid)
+          : cond('Accepted', true, 'Accepted', p.note ? `${serves}; ${p.note}` : serves),
         supportedVersion(view.bundleVersion),
       ],
     });
   }
   const grants = view.referenceGrants;
   ctx = { ...ctx, grants };
-  // `invalid`: why its parametersRef cannot be used (the Gateway is not accepted), when it cannot.
-  const gws = new Map<string, GatewayListeners & { gateway: Gateway; invalid: string | undefined }>();
+  // `invalid`: why its parameters (or its class's) cannot be used (the Gateway is not accepted).
+  const gws = new Map<
+    string,
+    GatewayListeners & { gateway: Gateway; invalid: string | undefined; placement: Placement | undefined }
+  >();
   for (const g of ourGateways(view, ctx.controllerName)) {
     const listeners = resolveListeners(g, {
       cluster: ctx.cluster,
@@ -292,15 +321,16 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
       certificateOf: ctx.certificateOf,
     });
     // A Gateway that is not accepted programs nothing: no route lands on its listeners.
-    const invalid = invalidParameters(g);
-    if (invalid) for (const l of listeners) l.programmable = false;
+    const params = gatewayParameters(g, classParameters.get(g.spec.gatewayClassName), parametersOf);
+    if ('invalid' in params) for (const l of listeners) l.programmable = false;
     gws.set(key(g.metadata), {
       key: key(g.metadata),
       namespace: g.metadata.namespace,
       name: g.metadata.name,
       listeners,
       gateway: g,
-      invalid,
+      invalid: 'invalid' in params ? params.invalid : undefined,
+      placement: 'invalid' in params ? undefined : params.placement,
     });
   }
   const nsLabels = new Map(view.namespaces.map((n) => [n.metadata.name, n.metadata.labels]));
@@ -342,7 +372,8 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
     });
     if (!vip.vip || g.invalid) continue;
     const first = out.virtualServices.length;
-    out.virtualServices.push(...l4Services(ctx.cluster, g, vip.vip, l4));
+    const placed = g.placement ? { placement: g.placement } : {};
+    out.virtualServices.push(...l4Services(ctx.cluster, g, vip.vip, l4).map((v) => ({ ...v, ...placed })));
     const seen = new Set<string>();
     for (const l of g.listeners) {
       if (!l.programmable || (l.protocol !== 'HTTP' && l.protocol !== 'HTTPS')) continue;
@@ -370,6 +401,7 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
         defaultPool: undefined,
         ...(l.protocol === 'HTTPS' ? { protocol: 'HTTPS' as const, certificates: [...names].sort() } : {}),
         ...(grpc ? { http2: true as const } : {}),
+        ...placed,
       });
     }
     // Each virtual service on the VIP of each family it is served in (IPv6 ones as twins).

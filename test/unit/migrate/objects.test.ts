@@ -335,7 +335,7 @@ describe('npl-lb migrate cis -f', () => {
 describe('the migrated objects at the API', () => {
   it("the chart's BackendPolicy CRD and the API server take every object migrate prints", async (t) => {
     const { url } = await useSandbox(t);
-    assert.equal(await installNplLbCrds(url), 1);
+    assert.equal(await installNplLbCrds(url), 2);
     assert.equal(
       (await api(url, 'POST', '/api/v1/namespaces', { metadata: { name: 'purple-l7' } })).status,
       201,

@@ -111,6 +111,7 @@ it('a long first sync logs its progress every few seconds (here every 20 ms), th
     udpRoutes: source(0, []),
     tlsRoutes: source(0, []),
     grpcRoutes: source(0, []),
+    loadBalancerParameters: source(0, []),
     referenceGrants: source(0, []),
     backendPolicies: source(0, []),
   };

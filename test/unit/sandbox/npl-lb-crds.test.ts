@@ -13,7 +13,7 @@ const web = { group: '', kind: 'Service', name: 'web' };
 describe('the BackendPolicy CRD at the API', () => {
   it('refuses bad values with the field named, takes good ones', async (t) => {
     const { url } = await useSandbox(t);
-    assert.equal(await installNplLbCrds(url), 1);
+    assert.equal(await installNplLbCrds(url), 2);
     const post = async (name: string, spec: object) =>
       api(url, 'POST', '/apis/npl-lb.io/v1alpha1/namespaces/default/backendpolicies', {
         apiVersion: 'npl-lb.io/v1alpha1',
@@ -120,5 +120,32 @@ describe('the BackendPolicy CRD at the API', () => {
     const extra = await post('extra', { targetRefs: [web], retries: { attempts: 2 } });
     assert.equal(extra.status, 201);
     assert.deepEqual(extra.body.spec, { targetRefs: [web] });
+  });
+
+  it('LoadBalancerParameters: refuses bad values with the field named, takes good ones', async (t) => {
+    const { url } = await useSandbox(t);
+    await installNplLbCrds(url);
+    const post = (name: string, spec: object) =>
+      api(url, 'POST', '/apis/npl-lb.io/v1alpha1/namespaces/default/loadbalancerparameters', {
+        apiVersion: 'npl-lb.io/v1alpha1',
+        kind: 'LoadBalancerParameters',
+        metadata: { name },
+        spec,
+      });
+    assert.equal((await post('team-a', { avi: { serviceEngineGroup: 'se-team-a' } })).status, 201);
+    assert.equal(
+      (await post('both', { avi: { serviceEngineGroup: 'g1' }, f5: { partition: 'team_b' } })).status,
+      201,
+    );
+    for (const [name, spec, why] of [
+      ['empty', {}, /name the avi or f5 settings/],
+      ['segroup', { avi: { serviceEngineGroup: 'has space' } }, /spec\.avi\.serviceEngineGroup/],
+      ['nosegroup', { avi: {} }, /serviceEngineGroup/],
+      ['partition', { f5: { partition: '9lives' } }, /spec\.f5\.partition/],
+    ] as const) {
+      const r = await post(name, spec);
+      assert.equal(r.status, 422, `${name}: ${JSON.stringify(r.body).slice(0, 200)}`);
+      assert.match(String(r.body.message), why, name);
+    }
   });
 });

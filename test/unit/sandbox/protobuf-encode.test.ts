@@ -130,7 +130,7 @@ describe('protobuf responses', () => {
       'application/json',
     );
     assert.equal(await ask('/api/v1/namespaces/default/pods/nope', CLIENT_GO), 'application/json');
-    assert.equal(await installNplLbCrds(url), 1);
+    assert.equal(await installNplLbCrds(url), 2);
     assert.equal(await ask('/apis/npl-lb.io/v1alpha1/backendpolicies', CLIENT_GO), 'application/json');
     assert.equal(prefersProtobuf(undefined), false);
     assert.equal(prefersProtobuf('application/vnd.kubernetes.protobuf;as=Table'), true);

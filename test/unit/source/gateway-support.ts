@@ -9,6 +9,7 @@ import type { HttpCapabilities } from '../../../src/adapter/contract.ts';
 import { ALL_HTTP } from '../../../src/adapter/http-capabilities.ts';
 import {
   type Gateway,
+  type GatewayClass,
   gatewayClassSchema,
   gatewaySchema,
   type GrpcRouteObject,
@@ -23,7 +24,7 @@ import {
 import { type Service, serviceSchema, tlsSecretSchema } from '../../../src/kube/objects.ts';
 import { gatewayVsName, h2PoolName, l7PoolName, poolName } from '../../../src/model/names.ts';
 import type { L7VirtualService } from '../../../src/model/types.ts';
-import { buildGateways, type GatewayResult } from '../../../src/source/gateway/gateways.ts';
+import { buildGateways, type GatewayContext, type GatewayResult } from '../../../src/source/gateway/gateways.ts';
 import type { ProtocolSupport } from '../../../src/source/gateway/listeners.ts';
 import { secretCertificates } from '../../../src/source/secret-certificates.ts';
 import type { TestCertificate } from '../../support/certs.ts';
@@ -119,6 +120,10 @@ export interface World {
   vips?: Record<string, string | undefined>;
   bundleVersion?: string;
   l4?: { tcpRoutes?: L4RouteObject[]; udpRoutes?: L4RouteObject[]; tlsRoutes?: L4RouteObject[] };
+  /** Our classes instead of the one `npl-lb` class (the other controller's stays). */
+  classes?: GatewayClass[];
+  /** How parameters references resolve (parameters.ts); absent: none are read. */
+  parametersOf?: GatewayContext['parametersOf'];
 }
 
 /** The pool of a base Service's port, as the source names it (by the port's name when it has one). */
@@ -144,7 +149,7 @@ export function pass(w: World): GatewayResult {
   );
   return buildGateways(
     {
-      gatewayClasses: [gatewayClass(), gatewayClass('example.com/other', 'other')],
+      gatewayClasses: [...(w.classes ?? [gatewayClass()]), gatewayClass('example.com/other', 'other')],
       gateways: w.gateways ?? baseGateways(),
       httpRoutes: w.routes ?? [],
       grpcRoutes: w.grpcRoutes ?? [],
@@ -164,6 +169,7 @@ export function pass(w: World): GatewayResult {
       h2PoolFor: w.http?.http2 ? (svc, sp) => h2PoolName('c1', svc.metadata, sp.name || sp.port) : undefined,
       l4PoolFor: (svc, sp) => poolName('c1', svc.metadata.namespace, svc.metadata.name, sp.name || sp.port),
       certificateOf: secretCertificates(secrets, 'c1', Date.now()),
+      ...(w.parametersOf ? { parametersOf: w.parametersOf } : {}),
       vipOf: (k) => {
         const vip = w.vips && k in w.vips ? w.vips[k] : '192.0.2.10';
         return vip ? { vip } : { problem: 'no free VIP in vip.cidrs', reason: 'NoVIP' };

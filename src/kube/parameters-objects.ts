@@ -1,0 +1,44 @@
+/**
+ * LoadBalancerParameters (npl-lb.io/v1alpha1): where a class's virtual services go on the load
+ * balancer, per vendor (issue 33, per-class infrastructure). The CRD (deploy/helm/npl-lb/crds/)
+ * checks shapes at the API; this schema parses them again at the validation boundary, so an
+ * object the CRD did not check is refused with the field named, never half read.
+ */
+import { z } from 'zod';
+import { objectMetaSchema } from './objects.ts';
+
+export const PARAMETERS_GROUP = 'npl-lb.io';
+export const PARAMETERS_KIND = 'LoadBalancerParameters';
+
+export const parametersSpecSchema = z
+  .object({
+    avi: z
+      .object({
+        serviceEngineGroup: z
+          .string()
+          .min(1)
+          .max(128)
+          .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, "_", "." and "-"'),
+      })
+      .strict()
+      .optional(),
+    f5: z
+      .object({
+        partition: z
+          .string()
+          .min(1)
+          .max(64)
+          .regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'a letter, then letters, digits and "_"'),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict()
+  .refine((s) => s.avi !== undefined || s.f5 !== undefined, { message: 'name the avi or f5 settings' });
+export type ParametersSpec = z.infer<typeof parametersSpecSchema>;
+
+/** As the cache keeps it: the spec as it came, checked where it is used (parametersSpecSchema). */
+export const loadBalancerParametersSchema = z
+  .object({ metadata: objectMetaSchema, spec: z.unknown() })
+  .loose();
+export type LoadBalancerParameters = z.infer<typeof loadBalancerParametersSchema>;

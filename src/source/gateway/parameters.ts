@@ -1,0 +1,84 @@
+/**
+ * A class's (or a Gateway's) LoadBalancerParameters as the configured load balancer reads them:
+ * the reference resolved (npl-lb.io/LoadBalancerParameters, found, valid at the boundary), the
+ * section of this vendor taken (`avi`, `f5`), what of it the adapter applies (Capabilities
+ * `parameters`) turned into a placement, and anything else said: a reference that cannot be used
+ * is the Gateway API's InvalidParameters with why, never ignored. Sections for other vendors are
+ * the object serving other controllers: named in the message, not an error. Pure.
+ */
+import type { Capabilities } from '../../adapter/contract.ts';
+import {
+  type LoadBalancerParameters,
+  PARAMETERS_GROUP,
+  PARAMETERS_KIND,
+  parametersSpecSchema,
+} from '../../kube/parameters-objects.ts';
+import type { Placement } from '../../model/types.ts';
+
+export interface ParametersRef {
+  group: string;
+  kind: string;
+  name: string;
+  namespace?: string | undefined;
+}
+
+export type Resolved = { placement: Placement | undefined; note?: string } | { invalid: string };
+
+const clip = (s: string): string => s.slice(0, 200);
+
+/**
+ * `ref` from `field` (spec.parametersRef, spec.infrastructure.parametersRef); `namespace` the
+ * namespace a local reference means (a Gateway's own), undefined where the reference must say it.
+ */
+export function resolveParameters(
+  ref: ParametersRef | undefined,
+  at: { field: string; namespace: string | undefined },
+  objects: readonly LoadBalancerParameters[],
+  lb: { name: string; caps: Pick<Capabilities, 'parameters'> },
+): Resolved {
+  if (!ref) return { placement: undefined };
+  const what = `${at.field}: ${ref.group ? `${ref.group}/` : ''}${ref.kind} ${ref.name}`;
+  if (ref.group !== PARAMETERS_GROUP || ref.kind !== PARAMETERS_KIND)
+    return { invalid: clip(`${what} cannot be used: npl-lb reads ${PARAMETERS_GROUP}/${PARAMETERS_KIND}`) };
+  const ns = at.namespace ?? ref.namespace;
+  if (!ns) return { invalid: clip(`${what} names no namespace (LoadBalancerParameters are namespaced)`) };
+  const obj = objects.find((o) => o.metadata.namespace === ns && o.metadata.name === ref.name);
+  if (!obj) return { invalid: clip(`${what} not found in namespace ${ns}`) };
+  const parsed = parametersSpecSchema.safeParse(obj.spec);
+  if (!parsed.success) {
+    const i = parsed.error.issues[0];
+    return {
+      invalid: clip(`${what}: spec.${i?.path.map(String).join('.') ?? ''}: ${i?.message ?? 'invalid'}`),
+    };
+  }
+  const spec = parsed.data;
+  const mine = lb.caps.parameters;
+  const others = (['avi', 'f5'] as const).filter((s) => spec[s] !== undefined && s !== mine?.section);
+  const note = others.length
+    ? `${others.join(', ')} settings of ${ns}/${ref.name} are for another load balancer`
+    : undefined;
+  const withNote = (placement: Placement | undefined): Resolved => ({ placement, ...(note ? { note } : {}) });
+  if (mine?.section === 'avi' && spec.avi) {
+    if (!mine.applies.includes('serviceEngineGroup'))
+      return {
+        invalid: clip(`${what}: avi.serviceEngineGroup is not applied by the ${lb.name} load balancer`),
+      };
+    return withNote({ serviceEngineGroup: spec.avi.serviceEngineGroup });
+  }
+  if (mine?.section === 'f5' && spec.f5) {
+    if (!mine.applies.includes('partition'))
+      return {
+        invalid: clip(
+          `${what}: f5.partition is not served yet (a BIG-IP partition is an AS3 tenant; npl-lb keeps one per cluster)`,
+        ),
+      };
+    return withNote(undefined);
+  }
+  return withNote(undefined);
+}
+
+/** A Gateway's placement: its own parameters' over its class's (each field), or why it has none. */
+export const mergePlacement = (
+  base: Placement | undefined,
+  over: Placement | undefined,
+): Placement | undefined => (base || over ? { ...base, ...over } : undefined);

@@ -1,0 +1,153 @@
+/**
+ * Per-class infrastructure (issue 33 item 3, a first part): LoadBalancerParameters named by a
+ * GatewayClass (`spec.parametersRef`) place its Gateways' virtual services (Avi: the Service Engine
+ * group); a Gateway's own `spec.infrastructure.parametersRef` goes over its class's. Two classes on
+ * one controller land in two places. A reference that cannot be used is InvalidParameters with
+ * why (another kind, not found, no namespace, a bad value, a setting the adapter does not apply):
+ * the class not accepted and its Gateways programming nothing, never the parameters ignored.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { aviCapabilities } from '../../../adapters/avi/capabilities.ts';
+import { F5_CAPABILITIES } from '../../../adapters/f5/capabilities.ts';
+import { HAPROXY_CAPABILITIES } from '../../../adapters/haproxy/capabilities.ts';
+import { gatewayClassSchema, gatewaySchema } from '../../../src/kube/gateway-objects.ts';
+import { loadBalancerParametersSchema } from '../../../src/kube/parameters-objects.ts';
+import { resolveParameters } from '../../../src/source/gateway/parameters.ts';
+import { CONTROLLER, INFRA, pass } from './gateway-support.ts';
+
+const params = (namespace: string, name: string, spec: unknown) =>
+  loadBalancerParametersSchema.parse({
+    metadata: { namespace, name, resourceVersion: '1', uid: name },
+    spec,
+  });
+const OBJECTS = [
+  params('infra-ops', 'team-a', { avi: { serviceEngineGroup: 'se-team-a' } }),
+  params('infra-ops', 'team-b', { avi: { serviceEngineGroup: 'se-team-b' }, f5: { partition: 'team_b' } }),
+  params(INFRA, 'local', { avi: { serviceEngineGroup: 'se-gateway' } }),
+  params('infra-ops', 'bad', { avi: { serviceEngineGroup: 'has space' } }),
+];
+const ref = (name: string, extra: Record<string, unknown> = {}) => ({
+  group: 'npl-lb.io',
+  kind: 'LoadBalancerParameters',
+  name,
+  namespace: 'infra-ops',
+  ...extra,
+});
+const klass = (name: string, parametersRef?: Record<string, unknown>) =>
+  gatewayClassSchema.parse({
+    metadata: { name, generation: 1 },
+    spec: { controllerName: CONTROLLER, ...(parametersRef ? { parametersRef } : {}) },
+  });
+const gateway = (name: string, cls: string, infra?: Record<string, unknown>) =>
+  gatewaySchema.parse({
+    metadata: { namespace: INFRA, name, generation: 1, creationTimestamp: '2026-01-01T00:00:00Z' },
+    spec: {
+      gatewayClassName: cls,
+      listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }],
+      ...(infra ? { infrastructure: { parametersRef: infra } } : {}),
+    },
+  });
+const avi = { name: 'avi', caps: aviCapabilities(false) };
+const run = (classes: ReturnType<typeof klass>[], gateways: ReturnType<typeof gateway>[], lb = avi) =>
+  pass({
+    classes,
+    gateways,
+    parametersOf: (r, at) => resolveParameters(r, at, OBJECTS, lb),
+  });
+const placementOf = (r: ReturnType<typeof pass>, gw: string) =>
+  r.virtualServices.filter((v) => v.name.includes(gw)).map((v) => v.placement?.serviceEngineGroup);
+const classAccepted = (r: ReturnType<typeof pass>, name: string) => {
+  const c = r.classes.get(name)!.conditions.find((x) => x.type === 'Accepted')!;
+  return `${c.status}/${c.reason}: ${c.message}`;
+};
+const gatewayAccepted = (r: ReturnType<typeof pass>, name: string) => {
+  const c = r.gateways.get(`${INFRA}/${name}`)!.conditions.find((x) => x.type === 'Accepted')!;
+  return `${c.status}/${c.reason}: ${c.message}`;
+};
+
+describe('LoadBalancerParameters (per-class placement)', () => {
+  it('two classes on one controller land in two SE groups; a Gateway without parameters stays where the adapter places it', () => {
+    const r = run(
+      [klass('a', ref('team-a')), klass('b', ref('team-b')), klass('plain')],
+      [gateway('gw-a', 'a'), gateway('gw-b', 'b'), gateway('gw-plain', 'plain')],
+    );
+    assert.deepEqual(placementOf(r, 'gw-a'), ['se-team-a']);
+    assert.deepEqual(placementOf(r, 'gw-b'), ['se-team-b']);
+    assert.deepEqual(placementOf(r, 'gw-plain'), [undefined]);
+    assert.match(classAccepted(r, 'a'), /^true\/Accepted/);
+    // The f5 section of team-b serves another controller: said, not an error.
+    assert.match(
+      classAccepted(r, 'b'),
+      /^true\/Accepted: .*f5 settings of infra-ops\/team-b are for another load balancer/,
+    );
+  });
+
+  it("a Gateway's own parameters go over its class's", () => {
+    const infra = { group: 'npl-lb.io', kind: 'LoadBalancerParameters', name: 'local' };
+    const r = run([klass('a', ref('team-a'))], [gateway('gw-own', 'a', infra)]);
+    assert.deepEqual(placementOf(r, 'gw-own'), ['se-gateway']);
+    assert.match(gatewayAccepted(r, 'gw-own'), /^true\/Accepted/);
+  });
+
+  it('a reference that cannot be used is InvalidParameters with why; the class is not accepted and its Gateways program nothing', () => {
+    for (const [r, why] of [
+      [
+        ref('team-a', { group: 'example.com', kind: 'Thing' }),
+        /example\.com\/Thing team-a cannot be used: npl-lb reads npl-lb\.io\/LoadBalancerParameters/,
+      ],
+      [ref('nope'), /LoadBalancerParameters nope not found in namespace infra-ops/],
+      [ref('team-a', { namespace: undefined }), /names no namespace/],
+      [ref('bad'), /spec\.avi\.serviceEngineGroup: letters, digits/],
+    ] as const) {
+      const out = run([klass('x', r)], [gateway('gw-x', 'x')]);
+      assert.match(
+        classAccepted(out, 'x'),
+        new RegExp(`^false/InvalidParameters: .*${why.source}`),
+        JSON.stringify(r),
+      );
+      assert.match(gatewayAccepted(out, 'gw-x'), /^false\/InvalidParameters: its GatewayClass x: /);
+      assert.deepEqual(placementOf(out, 'gw-x'), [], 'nothing programmed');
+    }
+    // A Gateway's own reference that cannot be used: that Gateway alone.
+    const own = run(
+      [klass('a', ref('team-a'))],
+      [
+        gateway('gw-bad', 'a', { group: 'npl-lb.io', kind: 'LoadBalancerParameters', name: 'nope' }),
+        gateway('gw-ok', 'a'),
+      ],
+    );
+    assert.match(
+      gatewayAccepted(own, 'gw-bad'),
+      /^false\/InvalidParameters: spec\.infrastructure\.parametersRef: .* not found in namespace gateway-conformance-infra/,
+    );
+    assert.deepEqual(placementOf(own, 'gw-ok'), ['se-team-a']);
+  });
+
+  it('per vendor: BIG-IP reads its section and refuses a partition by name (not served yet); HAProxy reads none and says so', () => {
+    const f5 = run([klass('b', ref('team-b'))], [gateway('gw-b', 'b')], {
+      name: 'f5',
+      caps: F5_CAPABILITIES,
+    });
+    assert.match(classAccepted(f5, 'b'), /^false\/InvalidParameters: .*f5\.partition is not served yet/);
+    const a = run([klass('a', ref('team-a'))], [gateway('gw-a', 'a')], { name: 'f5', caps: F5_CAPABILITIES });
+    assert.match(
+      classAccepted(a, 'a'),
+      /^true\/Accepted: .*avi settings of infra-ops\/team-a are for another load balancer/,
+    );
+    assert.deepEqual(placementOf(a, 'gw-a'), [undefined]);
+    const h = run([klass('a', ref('team-a'))], [gateway('gw-a', 'a')], {
+      name: 'haproxy',
+      caps: HAPROXY_CAPABILITIES,
+    });
+    assert.match(classAccepted(h, 'a'), /are for another load balancer/);
+  });
+
+  it('without a resolver (no parameters read), any reference is InvalidParameters, as upstream GatewayInvalidParametersRef expects', () => {
+    const r = pass({
+      classes: [klass('a')],
+      gateways: [gateway('gw', 'a', { group: 'npl-lb.io', kind: 'LoadBalancerParameters', name: 'x' })],
+    });
+    assert.match(gatewayAccepted(r, 'gw'), /^false\/InvalidParameters/);
+  });
+});
