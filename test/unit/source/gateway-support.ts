@@ -24,7 +24,11 @@ import {
 import { type Service, serviceSchema, tlsSecretSchema } from '../../../src/kube/objects.ts';
 import { gatewayVsName, h2PoolName, l7PoolName, poolName } from '../../../src/model/names.ts';
 import type { L7VirtualService } from '../../../src/model/types.ts';
-import { buildGateways, type GatewayContext, type GatewayResult } from '../../../src/source/gateway/gateways.ts';
+import {
+  buildGateways,
+  type GatewayContext,
+  type GatewayResult,
+} from '../../../src/source/gateway/gateways.ts';
 import type { ProtocolSupport } from '../../../src/source/gateway/listeners.ts';
 import { secretCertificates } from '../../../src/source/secret-certificates.ts';
 import type { TestCertificate } from '../../support/certs.ts';
