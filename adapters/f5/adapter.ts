@@ -63,6 +63,9 @@ interface Pending {
   reject: (e: unknown) => void;
 }
 
+/** A placement by LoadBalancerParameters (partitions are not served yet): refused, never ignored. */
+const PLACEMENT_REFUSED =
+  'a virtual service placed by LoadBalancerParameters is not served by the BIG-IP adapter (Capabilities.parameters)';
 /** HTTP/2 (GRPCRoute, h2c members) is not in its capabilities: refused, never sent as HTTP/1.1. */
 const HTTP2_REFUSED =
   'HTTP/2 (from clients, or h2c to members) is not served by the BIG-IP adapter (Capabilities.http.http2)';
@@ -247,13 +250,15 @@ export class F5Adapter implements LoadBalancerAdapter {
           ? undefined
           : c.kind === 'certificate'
             ? certificateProblem(c.desired)
-            : c.kind === 'virtualService' && c.desired.kind === 'l7'
-              ? c.desired.http2
-                ? HTTP2_REFUSED
-                : c.desired.routes.map(routeProblem).find(Boolean)
-              : c.kind === 'pool' && c.desired.backendProtocol
-                ? HTTP2_REFUSED
-                : undefined;
+            : c.kind === 'virtualService' && c.desired.placement
+              ? PLACEMENT_REFUSED
+              : c.kind === 'virtualService' && c.desired.kind === 'l7'
+                ? c.desired.http2
+                  ? HTTP2_REFUSED
+                  : c.desired.routes.map(routeProblem).find(Boolean)
+                : c.kind === 'pool' && c.desired.backendProtocol
+                  ? HTTP2_REFUSED
+                  : undefined;
       if (bad) fail(i, 'Invalid', bad, true);
       else if (c.op === 'update' && !mapOf(start, c.kind).has(c.name)) {
         fail(

@@ -27,6 +27,14 @@ export function changeProblem(c: Change, exists: boolean, passthrough = false): 
           .find(Boolean)
       : undefined);
   if (badName) return { code: 'Invalid', message: badName, terminal: true };
+  // A placement (an Avi SE group) is not something HAProxy has: refused, never run elsewhere.
+  if (c.kind === 'virtualService' && c.desired.placement) {
+    return {
+      code: 'Unsupported',
+      message: `HAProxy places no virtual service by LoadBalancerParameters (virtual service ${c.name})`,
+      terminal: true,
+    };
+  }
   if (c.kind === 'pool') {
     if (c.desired.protocol === 'UDP') {
       return {

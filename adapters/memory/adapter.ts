@@ -52,6 +52,8 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       httpsChecks: true,
       checkHeaders: true,
       checkMethods: true,
+      // It keeps a placement as given (the avi section's SE group), as it keeps the rest.
+      parameters: { section: 'avi', applies: ['serviceEngineGroup'] },
       checkStatuses: 'any',
       algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash'],
       persistence: ['Cookie', 'SourceIP'],
