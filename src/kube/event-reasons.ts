@@ -19,6 +19,9 @@ export const EventReasons = {
   // virtual services are not sent (fail closed).
   InvalidSourceRange: 'InvalidSourceRange',
   VIPAnnotationIgnored: 'VIPAnnotationIgnored',
+  // The controller, on Ingresses: their IngressClass's spec.parameters cannot be used; the class's
+  // virtual services are not programmed (never placed elsewhere than asked).
+  InvalidParameters: 'InvalidParameters',
   // The controller, on its own Pod: the load balancer stops or starts answering (writes are held
   // meanwhile).
   LoadBalancerUnreachable: 'LoadBalancerUnreachable',

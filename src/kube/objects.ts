@@ -253,7 +253,25 @@ export const ingressSchema = z
 export type Ingress = z.infer<typeof ingressSchema>;
 
 export const ingressClassSchema = z
-  .object({ metadata: objectMetaSchema, spec: z.object({ controller: z.string() }).loose() })
+  .object({
+    metadata: objectMetaSchema,
+    spec: z
+      .object({
+        controller: z.string(),
+        /** The class's parameters (networking.k8s.io/v1 IngressClassParametersReference). */
+        parameters: z
+          .object({
+            apiGroup: z.string().optional(),
+            kind: z.string(),
+            name: z.string(),
+            scope: z.string().optional(),
+            namespace: z.string().optional(),
+          })
+          .loose()
+          .optional(),
+      })
+      .loose(),
+  })
   .loose();
 
 export type IngressClass = z.infer<typeof ingressClassSchema>;

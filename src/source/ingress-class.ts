@@ -8,6 +8,7 @@ import { EventReasons } from '../kube/event-reasons.ts';
 import type { Ingress, Service } from '../kube/objects.ts';
 import { l7HttpsName, l7Name } from '../model/names.ts';
 import type { Certificate, HttpRoute, L7VirtualService } from '../model/types.ts';
+import type { Resolved } from './gateway/parameters.ts';
 import type { Finding, SourceStatus } from './types.ts';
 import { ingressRoutes } from './ingress-routes.ts';
 import { certificateForHost, ingressTls, type SecretCertificates } from './ingress-tls.ts';
@@ -21,6 +22,8 @@ export interface IngressClassContext {
   services: ReadonlyMap<string, Service>;
   poolFor: (svc: Service, port: ServicePort) => string;
   certificateOf: SecretCertificates;
+  /** A class's `spec.parameters` resolved (gateway/parameters.ts); absent: none read. */
+  parametersOfClass?: (cls: string) => Resolved;
 }
 
 export interface IngressClassResult {

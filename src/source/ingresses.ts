@@ -57,9 +57,37 @@ export function ingressFrontends(
     }
   }
   for (const [cls, ings] of [...byClass].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    // The class's LoadBalancerParameters: its placement, or why none (nothing programmed, said).
+    const params = ctx.parametersOfClass?.(cls) ?? { placement: undefined };
+    if ('invalid' in params) {
+      for (const ing of ings)
+        findings.push({
+          kind: 'Ingress',
+          key: key(ing.metadata),
+          type: 'Warning',
+          reason: EventReasons.InvalidParameters,
+          message: `IngressClass ${cls}: ${params.invalid}; its virtual services are not programmed`,
+        });
+      continue;
+    }
+    if (params.ignored)
+      for (const ing of ings)
+        findings.push({
+          kind: 'Ingress',
+          key: key(ing.metadata),
+          type: 'Warning',
+          reason: EventReasons.InvalidParameters,
+          message: `IngressClass ${cls}: ${params.ignored}`,
+        });
+    const placed = params.placement ? { placement: params.placement } : {};
     const vip = vipOf(cls);
     const r = ingressClassServices(cls, ings, vip, ctx);
-    virtualServices.push(...inFamilies(r.virtualServices, vip));
+    virtualServices.push(
+      ...inFamilies(
+        r.virtualServices.map((v) => ({ ...v, ...placed })),
+        vip,
+      ),
+    );
     certificates.push(...r.certificates);
     for (const [k, st] of r.ingresses) ingresses.set(k, statusInFamilies(st, vip));
     findings.push(...r.findings);

@@ -22,7 +22,12 @@ export interface ParametersRef {
   namespace?: string | undefined;
 }
 
-export type Resolved = { placement: Placement | undefined; note?: string } | { invalid: string };
+/**
+ * Where a class's virtual services go (`note`: what of the parameters serves another load
+ * balancer; `ignored`: a reference of another kind set aside, said), or why none can be used.
+ */
+export type Resolved =
+  { placement: Placement | undefined; note?: string; ignored?: string } | { invalid: string };
 
 const clip = (s: string): string => s.slice(0, 200);
 

@@ -13,7 +13,12 @@ import { F5_CAPABILITIES } from '../../../adapters/f5/capabilities.ts';
 import { HAPROXY_CAPABILITIES } from '../../../adapters/haproxy/capabilities.ts';
 import { gatewayClassSchema, gatewaySchema } from '../../../src/kube/gateway-objects.ts';
 import { loadBalancerParametersSchema } from '../../../src/kube/parameters-objects.ts';
+import { parseControllerConfig } from '../../../src/config/controller-config.ts';
+import { ingressClassSchema } from '../../../src/kube/objects.ts';
+import { buildDesired } from '../../../src/source/desired.ts';
+import { SERVE_ALL } from '../../../src/source/gateway/from-view.ts';
 import { resolveParameters } from '../../../src/source/gateway/parameters.ts';
+import { clusterView, kubeIngress, kubeService } from '../../support/kube-objects.ts';
 import { CONTROLLER, INFRA, pass } from './gateway-support.ts';
 
 const params = (namespace: string, name: string, spec: unknown) =>
@@ -149,5 +154,82 @@ describe('LoadBalancerParameters (per-class placement)', () => {
       gateways: [gateway('gw', 'a', { group: 'npl-lb.io', kind: 'LoadBalancerParameters', name: 'x' })],
     });
     assert.match(gatewayAccepted(r, 'gw'), /^false\/InvalidParameters/);
+  });
+
+  it("an IngressClass's spec.parameters place its virtual services; ones that cannot be used program none of them and say so on each Ingress", () => {
+    const cfg = parseControllerConfig(
+      'clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\ndefaultLoadBalancer: true',
+    );
+    const cls = (name: string, parameters?: Record<string, unknown>) =>
+      ingressClassSchema.parse({
+        metadata: { name },
+        spec: { controller: 'npl-lb.io/ingress-controller', ...(parameters ? { parameters } : {}) },
+      });
+    const built = (parameters?: Record<string, unknown>) =>
+      buildDesired(
+        clusterView({
+          services: [kubeService('web', { ports: [{ name: 'http', port: 80, targetPort: 8080 }] })],
+          ingressClasses: [cls('team-a', parameters)],
+          ingresses: [
+            kubeIngress('shop', { className: 'team-a', host: 'shop.example', service: 'web', port: 80 }),
+          ],
+          loadBalancerParameters: OBJECTS,
+        }),
+        cfg,
+        {
+          ...SERVE_ALL,
+          name: 'avi',
+          caps: { ...SERVE_ALL.caps, parameters: { section: 'avi', applies: ['serviceEngineGroup'] } },
+        },
+      );
+    const ok = built({
+      apiGroup: 'npl-lb.io',
+      kind: 'LoadBalancerParameters',
+      name: 'team-a',
+      scope: 'Namespace',
+      namespace: 'infra-ops',
+    });
+    assert.deepEqual(
+      ok.state.virtualServices.map((v) => v.placement?.serviceEngineGroup),
+      ['se-team-a'],
+    );
+    assert.deepEqual(
+      built().state.virtualServices.map((v) => v.placement),
+      [undefined],
+      'no parameters: where the adapter places it',
+    );
+    // A Cluster-scoped reference (the default) to our namespaced kind, and one not found.
+    for (const [ref, why] of [
+      [{ apiGroup: 'npl-lb.io', kind: 'LoadBalancerParameters', name: 'team-a' }, /names no namespace/],
+      [
+        {
+          apiGroup: 'npl-lb.io',
+          kind: 'LoadBalancerParameters',
+          name: 'nope',
+          scope: 'Namespace',
+          namespace: 'infra-ops',
+        },
+        /not found/,
+      ],
+    ] as const) {
+      const r = built(ref);
+      assert.deepEqual(r.state.virtualServices, [], `${JSON.stringify(ref)}: nothing programmed`);
+      const f = r.findings.find((x) => x.reason === 'InvalidParameters');
+      assert.equal(f?.key, 'default/shop');
+      assert.match(f?.message ?? '', why);
+      assert.match(
+        f?.message ?? '',
+        /^IngressClass team-a: spec\.parameters: .*; its virtual services are not programmed$/,
+      );
+    }
+    // Another kind (an AviInfraSetting left from AKO): said on each Ingress, and set aside; the
+    // class is served as before npl-lb read parameters.
+    const aside = built({ apiGroup: 'ako.vmware.com', kind: 'AviInfraSetting', name: 'old' });
+    assert.equal(aside.state.virtualServices.length, 1);
+    assert.equal(aside.state.virtualServices[0]!.placement, undefined);
+    assert.match(
+      aside.findings.find((x) => x.reason === 'InvalidParameters')?.message ?? '',
+      /ako\.vmware\.com\/AviInfraSetting old; npl-lb reads npl-lb\.io\/LoadBalancerParameters only: set aside/,
+    );
   });
 });
