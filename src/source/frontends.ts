@@ -7,7 +7,7 @@
 import type { ControllerConfig } from '../config/controller-config.ts';
 import type { Ingress, Service } from '../kube/objects.ts';
 import { PARAMETERS_GROUP, PARAMETERS_KIND } from '../kube/parameters-objects.ts';
-import { resolveParameters } from './gateway/parameters.ts';
+import { type Resolved, resolveParameters } from './gateway/parameters.ts';
 import { familyName, h2PoolName, l7PoolName, poolName } from '../model/names.ts';
 import type { Pool } from '../model/types.ts';
 import { gatewaysFromView, type LoadBalancerInfo } from './gateway/from-view.ts';
@@ -100,6 +100,32 @@ function poolRequester(
     };
 }
 
+/**
+ * An IngressClass's `spec.parameters` resolved (gateway/parameters.ts). Another kind (an
+ * AviInfraSetting left from AKO, another tool's) is set aside, said, and the class served where
+ * the load balancer places it, as before npl-lb read parameters.
+ */
+function ingressClassParameters(view: ClusterView, lb: LoadBalancerInfo, cls: string): Resolved {
+  const ref = view.ingressClasses.find((c) => c.metadata.name === cls)?.spec.parameters;
+  // Another kind (an AviInfraSetting left from AKO, another tool's): said and set aside, the
+  // class served where the load balancer places it, as before npl-lb read parameters.
+  if (ref && (ref.apiGroup !== PARAMETERS_GROUP || ref.kind !== PARAMETERS_KIND))
+    return {
+      placement: undefined,
+      ignored: `spec.parameters names ${ref.apiGroup ?? 'core'}/${ref.kind.slice(0, 64)} ${ref.name.slice(0, 64)}; npl-lb reads ${PARAMETERS_GROUP}/${PARAMETERS_KIND} only: set aside, the class is served where the load balancer places it`,
+    };
+  return resolveParameters(
+    ref && { group: ref.apiGroup ?? '', kind: ref.kind, name: ref.name },
+    // A namespaced reference says its namespace; a Cluster one has none (and ours is namespaced).
+    {
+      field: 'spec.parameters',
+      namespace: ref?.scope === 'Namespace' ? (ref.namespace ?? '') : undefined,
+    },
+    view.loadBalancerParameters ?? [],
+    lb,
+  );
+}
+
 export function desiredFrontends(
   view: ClusterView,
   cfg: ControllerConfig,
@@ -143,26 +169,7 @@ export function desiredFrontends(
     services: svcByKey,
     poolFor: httpPoolFor,
     certificateOf,
-    parametersOfClass: (cls) => {
-      const ref = view.ingressClasses.find((c) => c.metadata.name === cls)?.spec.parameters;
-      // Another kind (an AviInfraSetting left from AKO, another tool's): said and set aside, the
-      // class served where the load balancer places it, as before npl-lb read parameters.
-      if (ref && (ref.apiGroup !== PARAMETERS_GROUP || ref.kind !== PARAMETERS_KIND))
-        return {
-          placement: undefined,
-          ignored: `spec.parameters names ${ref.apiGroup ?? 'core'}/${ref.kind.slice(0, 64)} ${ref.name.slice(0, 64)}; npl-lb reads ${PARAMETERS_GROUP}/${PARAMETERS_KIND} only: set aside, the class is served where the load balancer places it`,
-        };
-      return resolveParameters(
-        ref && { group: ref.apiGroup ?? '', kind: ref.kind, name: ref.name },
-        // A namespaced reference says its namespace; a Cluster one has none (and ours is namespaced).
-        {
-          field: 'spec.parameters',
-          namespace: ref?.scope === 'Namespace' ? (ref.namespace ?? '') : undefined,
-        },
-        view.loadBalancerParameters ?? [],
-        lb,
-      );
-    },
+    parametersOfClass: (cls) => ingressClassParameters(view, lb, cls),
   });
   const gateways = gatewaysFromView(view, cfg, lb, {
     services: svcByKey,

@@ -16,20 +16,26 @@ import type {
 } from '../../kube/gateway-objects.ts';
 import type { Service } from '../../kube/objects.ts';
 import { gatewayVsName } from '../../model/names.ts';
-import type { Certificate, L4VirtualService, Placement, SniRoute } from '../../model/types.ts';
-import { routeLacks } from '../route-support.ts';
+import type {
+  Certificate,
+  L4VirtualService,
+  L7VirtualService,
+  Placement,
+  SniRoute,
+} from '../../model/types.ts';
 import { inFamilies } from '../twins.ts';
 import type { VipOutcome } from '../types.ts';
 import type { SecretCertificates } from '../ingress-tls.ts';
-import { attachRoute, type GatewayListeners } from './attach.ts';
+import type { GatewayListeners } from './attach.ts';
 import { supportedFeatures } from './features.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
-import type { GatewayResult, RouteParentStatus } from './results.ts';
+import type { GatewayResult } from './results.ts';
 import { grpcRules } from './grpc-rules.ts';
-import { httpRules, type HttpRuleResult, type RuleContext } from './http-rules.ts';
+import { httpRules } from './http-rules.ts';
 import { type ListenerState, type ProtocolSupport, resolveListeners } from './listeners.ts';
 import { placeL4Routes } from './l4-routes.ts';
-import { mergePlacement, type ParametersRef, type Resolved, resolveParameters } from './parameters.ts';
+import { gatewayParameters, type ParametersRef, type Resolved, resolveParameters } from './parameters.ts';
+import { placeL7Routes } from './l7-routes.ts';
 import { ordered, type Ranked } from './precedence.ts';
 
 export interface GatewayView {
@@ -109,25 +115,6 @@ export function ourGateways(
     .sort((a, b) => (key(a.metadata) < key(b.metadata) ? -1 : 1));
 }
 
-/**
- * A Gateway's parameters: its class's (a class whose parameters cannot be used leaves its Gateways
- * unaccepted, said), with its own `spec.infrastructure.parametersRef` over them.
- */
-function gatewayParameters(
-  g: Gateway,
-  ofClass: Resolved | undefined,
-  parametersOf: NonNullable<GatewayContext['parametersOf']>,
-): Resolved {
-  if (ofClass && 'invalid' in ofClass)
-    return { invalid: `its GatewayClass ${g.spec.gatewayClassName}: ${ofClass.invalid}`.slice(0, 300) };
-  const own = parametersOf(g.spec.infrastructure?.parametersRef, {
-    field: 'spec.infrastructure.parametersRef',
-    namespace: g.metadata.namespace,
-  });
-  if ('invalid' in own) return own;
-  return { placement: mergePlacement(ofClass?.placement, own.placement) };
-}
-
 function gatewayConditions(
   listeners: ListenerState[],
   vip: ReturnType<GatewayContext['vipOf']>,
@@ -203,91 +190,62 @@ function l4Services(
   return [...out.values()];
 }
 
-type L7RouteObject = HttpRouteObject | GrpcRouteObject;
-
 /**
- * HTTP-like routes (HTTPRoute, GRPCRoute) attached to our Gateways: each one's status per parent,
- * and its rules placed on the hosts of each listener it attached to, by virtual service.
+ * The L7 virtual services of a Gateway: one per HTTP(S) port with a programmable listener, with
+ * the routes placed on it (`byVs`), the certificates of its listeners (gathered into `certs`), and
+ * HTTP/2 from clients while a GRPCRoute is among them.
  */
-function placeL7Routes<R extends L7RouteObject>(
-  kind: 'HTTPRoute' | 'GRPCRoute',
-  objects: R[],
-  rulesOf: (r: R, c: RuleContext) => HttpRuleResult,
-  ctx: GatewayContext,
-  at: {
-    gws: Map<string, GatewayListeners & { gateway: Gateway }>;
-    nsOf: (ns: string) => Record<string, string> | undefined;
-    byVs: Map<string, Ranked[]>;
-    out: GatewayResult;
-  },
-): void {
-  const routes = [...objects].sort((a, b) => (key(a.metadata) < key(b.metadata) ? -1 : 1));
-  for (const r of routes) {
-    const head = {
-      kind,
-      namespace: r.metadata.namespace,
-      name: r.metadata.name,
-      hostnames: r.spec.hostnames,
-      parentRefs: r.spec.parentRefs,
-    };
-    const parents = attachRoute(head, at.gws, at.nsOf);
-    if (parents.length === 0) continue;
-    const rules = rulesOf(r, {
-      services: ctx.services,
-      grants: ctx.grants ?? [],
-      poolFor: ctx.poolFor,
-      h2PoolFor: ctx.h2PoolFor,
-      device: { http: ctx.http, adapter: ctx.adapter },
-    });
-    const lacking = rules.templates.map((t) => routeLacks({ ...t, host: '' }, ctx.http)).find(Boolean);
-    const unsupported =
-      rules.unsupported ?? (lacking && `the ${ctx.adapter} load balancer does not support ${lacking}`);
-    const statuses: RouteParentStatus[] = [];
-    for (const p of parents) {
-      const accepted =
-        p.accepted.status && unsupported
-          ? cond('Accepted', false, 'UnsupportedValue', unsupported)
-          : p.accepted;
-      statuses.push({ parentRef: p.parentRef, conditions: [accepted, rules.resolvedRefs] });
-      if (!accepted.status) continue;
-      for (const b of rules.backends) at.out.backends.add(b);
-      for (const a of p.listeners) {
-        if (!a.state.programmable) continue;
-        const l = a.state.listener;
-        const vs = gatewayVsName(ctx.cluster, p.gateway, l.protocol, l.port);
-        const list = at.byVs.get(vs) ?? [];
-        for (const t of rules.templates) {
-          const { rule, match, ...route } = t;
-          for (const host of a.hosts) {
-            list.push({
-              route: { ...route, host },
-              created: r.metadata.creationTimestamp ?? '',
-              key: key(r.metadata),
-              rule,
-              match,
-            });
-          }
-        }
-        at.byVs.set(vs, list);
+function l7Services(
+  cluster: string,
+  g: GatewayListeners & { gateway: Gateway },
+  vip: string,
+  byVs: ReadonlyMap<string, Ranked[]>,
+  certs: Map<string, Certificate>,
+): L7VirtualService[] {
+  const out: L7VirtualService[] = [];
+  const seen = new Set<string>();
+  for (const l of g.listeners) {
+    if (!l.programmable || (l.protocol !== 'HTTP' && l.protocol !== 'HTTPS')) continue;
+    const name = gatewayVsName(cluster, g, l.listener.protocol, l.listener.port);
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const onPort = g.listeners.filter(
+      (o) => o.programmable && o.listener.port === l.listener.port && o.protocol === l.protocol,
+    );
+    const names = new Set<string>();
+    for (const o of onPort)
+      for (const c of o.certificates) {
+        certs.set(c.name, c);
+        names.add(c.name);
       }
-    }
-    at.out.routes.set(`${kind} ${key(r.metadata)}`, { generation: r.metadata.generation, parents: statuses });
+    const unique = new Map((byVs.get(name) ?? []).map((x) => [JSON.stringify(x.route), x]));
+    const grpc = [...unique.values()].some((x) => x.route.source.startsWith('GRPCRoute '));
+    out.push({
+      kind: 'l7',
+      name,
+      vip,
+      port: l.listener.port,
+      ingressClass: g.gateway.spec.gatewayClassName,
+      routes: ordered([...unique.values()]),
+      defaultPool: undefined,
+      ...(l.protocol === 'HTTPS' ? { protocol: 'HTTPS' as const, certificates: [...names].sort() } : {}),
+      ...(grpc ? { http2: true as const } : {}),
+    });
   }
+  return out;
 }
 
-export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayResult {
-  const out: GatewayResult = {
-    virtualServices: [],
-    certificates: [],
-    classes: new Map(),
-    gateways: new Map(),
-    routes: new Map(),
-    backends: new Set(),
-  };
+/**
+ * Our classes' status (conditions, the features claimed) into `out`; returns each one's
+ * parameters (its placement), or why they cannot be used (the class not accepted).
+ */
+function classStatuses(
+  view: GatewayView,
+  ctx: GatewayContext,
+  parametersOf: NonNullable<GatewayContext['parametersOf']>,
+  out: GatewayResult,
+): Map<string, Resolved> {
   const features = supportedFeatures(ctx.support, ctx.http);
-  const parametersOf =
-    ctx.parametersOf ?? ((ref, at) => resolveParameters(ref, at, [], { name: ctx.adapter, caps: {} }));
-  // Each class's parameters (its placement), or why they cannot be used (the class not accepted).
   const classParameters = new Map<string, Resolved>();
   for (const c of view.gatewayClasses) {
     if (c.spec.controllerName !== ctx.controllerName) continue;
@@ -305,6 +263,21 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
       ],
     });
   }
+  return classParameters;
+}
+
+export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayResult {
+  const out: GatewayResult = {
+    virtualServices: [],
+    certificates: [],
+    classes: new Map(),
+    gateways: new Map(),
+    routes: new Map(),
+    backends: new Set(),
+  };
+  const parametersOf =
+    ctx.parametersOf ?? ((ref, at) => resolveParameters(ref, at, [], { name: ctx.adapter, caps: {} }));
+  const classParameters = classStatuses(view, ctx, parametersOf, out);
   const grants = view.referenceGrants;
   ctx = { ...ctx, grants };
   // `invalid`: why its parameters (or its class's) cannot be used (the Gateway is not accepted).
@@ -374,36 +347,9 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
     const first = out.virtualServices.length;
     const placed = g.placement ? { placement: g.placement } : {};
     out.virtualServices.push(...l4Services(ctx.cluster, g, vip.vip, l4).map((v) => ({ ...v, ...placed })));
-    const seen = new Set<string>();
-    for (const l of g.listeners) {
-      if (!l.programmable || (l.protocol !== 'HTTP' && l.protocol !== 'HTTPS')) continue;
-      const name = gatewayVsName(ctx.cluster, g, l.listener.protocol, l.listener.port);
-      if (seen.has(name)) continue;
-      seen.add(name);
-      const onPort = g.listeners.filter(
-        (o) => o.programmable && o.listener.port === l.listener.port && o.protocol === l.protocol,
-      );
-      const names = new Set<string>();
-      for (const o of onPort)
-        for (const c of o.certificates) {
-          certs.set(c.name, c);
-          names.add(c.name);
-        }
-      const unique = new Map((byVs.get(name) ?? []).map((x) => [JSON.stringify(x.route), x]));
-      const grpc = [...unique.values()].some((x) => x.route.source.startsWith('GRPCRoute '));
-      out.virtualServices.push({
-        kind: 'l7',
-        name,
-        vip: vip.vip,
-        port: l.listener.port,
-        ingressClass: g.gateway.spec.gatewayClassName,
-        routes: ordered([...unique.values()]),
-        defaultPool: undefined,
-        ...(l.protocol === 'HTTPS' ? { protocol: 'HTTPS' as const, certificates: [...names].sort() } : {}),
-        ...(grpc ? { http2: true as const } : {}),
-        ...placed,
-      });
-    }
+    out.virtualServices.push(
+      ...l7Services(ctx.cluster, g, vip.vip, byVs, certs).map((v) => ({ ...v, ...placed })),
+    );
     // Each virtual service on the VIP of each family it is served in (IPv6 ones as twins).
     out.virtualServices.splice(first, Infinity, ...inFamilies(out.virtualServices.slice(first), vip));
   }

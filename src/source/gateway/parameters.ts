@@ -13,6 +13,7 @@ import {
   PARAMETERS_KIND,
   parametersSpecSchema,
 } from '../../kube/parameters-objects.ts';
+import type { Gateway } from '../../kube/gateway-objects.ts';
 import type { Placement } from '../../model/types.ts';
 
 export interface ParametersRef {
@@ -87,3 +88,25 @@ export const mergePlacement = (
   base: Placement | undefined,
   over: Placement | undefined,
 ): Placement | undefined => (base || over ? { ...base, ...over } : undefined);
+
+/**
+ * A Gateway's parameters: its class's (a class whose parameters cannot be used leaves its Gateways
+ * unaccepted, said), with its own `spec.infrastructure.parametersRef` over them.
+ */
+export function gatewayParameters(
+  g: Gateway,
+  ofClass: Resolved | undefined,
+  parametersOf: (
+    ref: ParametersRef | undefined,
+    at: { field: string; namespace: string | undefined },
+  ) => Resolved,
+): Resolved {
+  if (ofClass && 'invalid' in ofClass)
+    return { invalid: `its GatewayClass ${g.spec.gatewayClassName}: ${ofClass.invalid}`.slice(0, 300) };
+  const own = parametersOf(g.spec.infrastructure?.parametersRef, {
+    field: 'spec.infrastructure.parametersRef',
+    namespace: g.metadata.namespace,
+  });
+  if ('invalid' in own) return own;
+  return { placement: mergePlacement(ofClass?.placement, own.placement) };
+}

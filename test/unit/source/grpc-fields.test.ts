@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { ALL_HTTP } from '../../../src/adapter/http-capabilities.ts';
 import type { HttpRoute } from '../../../src/model/types.ts';
 import { backend, grpcRoute, INFRA, parent, pass, vsOf } from './gateway-support.ts';
+import { mirrorPaths, modifier } from './route-fragments.ts';
 import { schemaLeaves } from './schema-leaves.ts';
 
 type Json = Record<string, unknown>;
@@ -33,18 +34,6 @@ const F = `${P}filters[].`;
 const BF = `${P}backendRefs[].filters[].`;
 const rule = (d: Draft): Rule => d.spec.rules[0]!;
 const filter = (d: Draft, f: Json) => rule(d).filters.push(f);
-const modifier = (kind: string) =>
-  ['set[].name', 'set[].value', 'add[].name', 'add[].value', 'remove[]'].map((p) => `${kind}.${p}`);
-const mirrorPaths = [
-  'requestMirror.backendRef.group',
-  'requestMirror.backendRef.kind',
-  'requestMirror.backendRef.name',
-  'requestMirror.backendRef.namespace',
-  'requestMirror.backendRef.port',
-  'requestMirror.fraction.denominator',
-  'requestMirror.fraction.numerator',
-  'requestMirror.percent',
-];
 const extensionPaths = ['extensionRef.group', 'extensionRef.kind', 'extensionRef.name'];
 const headerMod = {
   set: [{ name: 'X-Set', value: 's' }],

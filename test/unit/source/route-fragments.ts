@@ -30,7 +30,7 @@ const filter = (d: Draft, f: Json) => rule(d).filters.push(f);
 const P = 'spec.rules[].';
 const F = `${P}filters[].`;
 const BF = `${P}backendRefs[].filters[].`;
-const modifier = (kind: string) => [
+export const modifier = (kind: string) => [
   `${kind}.set[].name`,
   `${kind}.set[].value`,
   `${kind}.add[].name`,
@@ -45,7 +45,7 @@ const corsPaths = [
   'cors.exposeHeaders[]',
   'cors.maxAge',
 ];
-const mirrorPaths = [
+export const mirrorPaths = [
   'requestMirror.backendRef.group',
   'requestMirror.backendRef.kind',
   'requestMirror.backendRef.name',

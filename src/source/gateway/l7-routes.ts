@@ -1,0 +1,107 @@
+/**
+ * HTTP-like routes (HTTPRoute, GRPCRoute) on our Gateways: attached to their listeners, their rules
+ * built (http-rules.ts, grpc-rules.ts), refused where the load balancer lacks a feature, and placed
+ * on each listener's hosts by virtual service, with each route's status per parent. Pure.
+ */
+import type { HttpCapabilities } from '../../adapter/contract.ts';
+import type {
+  Gateway,
+  GrpcRouteObject,
+  HttpRouteObject,
+  ReferenceGrant,
+} from '../../kube/gateway-objects.ts';
+import type { Service } from '../../kube/objects.ts';
+import { gatewayVsName } from '../../model/names.ts';
+import { routeLacks } from '../route-support.ts';
+import { attachRoute, type GatewayListeners } from './attach.ts';
+import { cond } from './conditions.ts';
+import type { HttpRuleResult, RuleContext } from './http-rules.ts';
+import type { Ranked } from './precedence.ts';
+import type { GatewayResult, RouteParentStatus } from './results.ts';
+
+type ServicePort = Service['spec']['ports'][number];
+
+/** What of the Gateway source's context placing routes reads. */
+export interface L7RouteContext {
+  cluster: string;
+  adapter: string;
+  http: HttpCapabilities;
+  grants?: readonly ReferenceGrant[];
+  services: Pick<ReadonlyMap<string, Service>, 'get'>;
+  poolFor: (svc: Service, port: ServicePort) => string;
+  h2PoolFor?: ((svc: Service, port: ServicePort) => string) | undefined;
+}
+
+const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
+
+type L7RouteObject = HttpRouteObject | GrpcRouteObject;
+
+/**
+ * HTTP-like routes (HTTPRoute, GRPCRoute) attached to our Gateways: each one's status per parent,
+ * and its rules placed on the hosts of each listener it attached to, by virtual service.
+ */
+export function placeL7Routes<R extends L7RouteObject>(
+  kind: 'HTTPRoute' | 'GRPCRoute',
+  objects: R[],
+  rulesOf: (r: R, c: RuleContext) => HttpRuleResult,
+  ctx: L7RouteContext,
+  at: {
+    gws: Map<string, GatewayListeners & { gateway: Gateway }>;
+    nsOf: (ns: string) => Record<string, string> | undefined;
+    byVs: Map<string, Ranked[]>;
+    out: GatewayResult;
+  },
+): void {
+  const routes = [...objects].sort((a, b) => (key(a.metadata) < key(b.metadata) ? -1 : 1));
+  for (const r of routes) {
+    const head = {
+      kind,
+      namespace: r.metadata.namespace,
+      name: r.metadata.name,
+      hostnames: r.spec.hostnames,
+      parentRefs: r.spec.parentRefs,
+    };
+    const parents = attachRoute(head, at.gws, at.nsOf);
+    if (parents.length === 0) continue;
+    const rules = rulesOf(r, {
+      services: ctx.services,
+      grants: ctx.grants ?? [],
+      poolFor: ctx.poolFor,
+      h2PoolFor: ctx.h2PoolFor,
+      device: { http: ctx.http, adapter: ctx.adapter },
+    });
+    const lacking = rules.templates.map((t) => routeLacks({ ...t, host: '' }, ctx.http)).find(Boolean);
+    const unsupported =
+      rules.unsupported ?? (lacking && `the ${ctx.adapter} load balancer does not support ${lacking}`);
+    const statuses: RouteParentStatus[] = [];
+    for (const p of parents) {
+      const accepted =
+        p.accepted.status && unsupported
+          ? cond('Accepted', false, 'UnsupportedValue', unsupported)
+          : p.accepted;
+      statuses.push({ parentRef: p.parentRef, conditions: [accepted, rules.resolvedRefs] });
+      if (!accepted.status) continue;
+      for (const b of rules.backends) at.out.backends.add(b);
+      for (const a of p.listeners) {
+        if (!a.state.programmable) continue;
+        const l = a.state.listener;
+        const vs = gatewayVsName(ctx.cluster, p.gateway, l.protocol, l.port);
+        const list = at.byVs.get(vs) ?? [];
+        for (const t of rules.templates) {
+          const { rule, match, ...route } = t;
+          for (const host of a.hosts) {
+            list.push({
+              route: { ...route, host },
+              created: r.metadata.creationTimestamp ?? '',
+              key: key(r.metadata),
+              rule,
+              match,
+            });
+          }
+        }
+        at.byVs.set(vs, list);
+      }
+    }
+    at.out.routes.set(`${kind} ${key(r.metadata)}`, { generation: r.metadata.generation, parents: statuses });
+  }
+}
