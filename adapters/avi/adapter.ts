@@ -332,6 +332,13 @@ export class AviAdapter implements LoadBalancerAdapter {
     // send such routes; an adapter still defends itself).
     const bad = vs.kind === 'l7' ? vs.routes.map(routeProblem).find(Boolean) : undefined;
     if (bad) fail('Invalid', bad, true);
+    // A BIG-IP partition is not something Avi has: refused, never run in the configured place.
+    if (vs.placement?.partition)
+      fail(
+        'Unsupported',
+        `a partition (LoadBalancerParameters) is not applied by the Avi adapter (virtual service ${vs.name})`,
+        true,
+      );
     const sniNames = (cert: string) => {
       const o = this.current('sslkeyandcertificate', cert);
       return (o && parseCertificate(o)?.sniNames) ?? [];

@@ -1,10 +1,11 @@
 /**
- * The F5 BIG-IP adapter, on AS3. The whole tenant is rendered from the model and posted as one
- * declaration (or, on AS3 3.47 and later, only the applications that changed); changes that arrive while a declaration is in flight wait and go out together in
- * the next one (one declaration in flight per BIG-IP, the newest state wins). Every declaration is
- * validated against the AS3 schema before it is sent: an object that fails is left out and
- * reported (terminal), with anything that depends on it; the rest goes. A tenant that did not
- * change is not posted.
+ * The F5 BIG-IP adapter, on AS3. Our tenants are rendered from the model and posted as one
+ * declaration (or, on AS3 3.47 and later, only the applications that changed): our own tenant, and
+ * the partitions of classes placed by LoadBalancerParameters (tenant-layout.ts). Changes that
+ * arrive while a declaration is in flight wait and go out together in the next one (one
+ * declaration in flight per BIG-IP, the newest state wins). Every declaration is validated against
+ * the AS3 schema before it is sent: an object that fails is left out and reported (terminal), with
+ * anything that depends on it; the rest goes. A tenant that did not change is not posted.
  */
 import { isDeepStrictEqual } from 'node:util';
 import PQueue from 'p-queue';
@@ -20,14 +21,14 @@ import {
 import type { Change, Observed } from '../../src/adapter/changes.ts';
 import { validateAs3, AS3_SCHEMA_VERSION } from './as3-validate.ts';
 import { DECLARE, type DeclareRequest, postDeclaration, type DeclareOutcome } from './as3-declare.ts';
-import { appChanges, type OwnedObjects, renderTenant } from './tenant-layout.ts';
+import { appChanges, type OwnedObjects, renderTenants, splitByTenant } from './tenant-layout.ts';
 import { certificateProblem } from './certificates.ts';
 import { routeProblem } from './http-policy.ts';
 import { blame, dependencyProblems, type Outcome } from './batch-blame.ts';
 import { F5_CAPABILITIES } from './capabilities.ts';
 import { readPoolMembers } from './icontrol-view.ts';
 import { BigIpClient, type BigIpClientOptions, F5Error } from './client.ts';
-import { APP, type Json, ownedObjectNames, parseDeclaration, poolApp } from './declaration.ts';
+import { APP, type Json, ownedObjectNames, tenantsOf, parseDeclaration, poolApp } from './declaration.ts';
 
 /** The oldest AS3 we declare for (our declarations use nothing newer). */
 export const MIN_AS3_VERSION = '3.36.0';
@@ -63,9 +64,9 @@ interface Pending {
   reject: (e: unknown) => void;
 }
 
-/** A placement by LoadBalancerParameters (partitions are not served yet): refused, never ignored. */
-const PLACEMENT_REFUSED =
-  'a virtual service placed by LoadBalancerParameters is not served by the BIG-IP adapter (Capabilities.parameters)';
+/** A placement it does not apply (an Avi SE group): refused, never ignored. */
+const placementRefused = (what: string): string =>
+  `${what} (LoadBalancerParameters) is not applied by the BIG-IP adapter (Capabilities.parameters)`;
 /** HTTP/2 (GRPCRoute, h2c members) is not in its capabilities: refused, never sent as HTTP/1.1. */
 const HTTP2_REFUSED =
   'HTTP/2 (from clients, or h2c to members) is not served by the BIG-IP adapter (Capabilities.http.http2)';
@@ -75,8 +76,11 @@ export class F5Adapter implements LoadBalancerAdapter {
   readonly owner: string;
   readonly tenant: string;
   readonly client: BigIpClient;
-  /** Our tenant as the device has it (undefined: not known, read it first). */
-  private tenantJson: Json | undefined;
+  /**
+   * Every tenant as the device has it, our own among them (undefined: not known, read them first):
+   * partitions of ours are rendered from it, others' objects in them carried through.
+   */
+  private tenants: Map<string, Json> | undefined;
   private schemaVersion: string | undefined;
   private queue: Pending[] = [];
   private running = false;
@@ -157,15 +161,27 @@ export class F5Adapter implements LoadBalancerAdapter {
    * members (`state`: up, down, unchecked, checking, user-down; `session`: user-disabled drains).
    */
   async health(): Promise<MemberHealth[]> {
-    const pools = parseDeclaration(await this.declaration(), this.tenant, this.owner).owned.pools.map(
-      (p) => p.name,
+    const o = parseDeclaration(await this.declaration(), this.tenant, this.owner).owned;
+    const byTenant = splitByTenant(
+      {
+        pools: new Map(o.pools.map((p) => [p.name, p])),
+        vss: new Map(o.virtualServices.map((v) => [v.name, v])),
+        certs: new Map(),
+      },
+      this.tenant,
+      [],
     );
+    // Each pool once, from the first tenant holding it (our own first): a partition's copy has
+    // the same members, checked alike.
+    const where = new Map<string, string>();
+    for (const [t, objects] of byTenant)
+      for (const p of objects.pools.keys()) if (!where.has(p)) where.set(p, t);
     const q = new PQueue({ concurrency: 8 });
     const lists = await Promise.all(
-      pools.map((pool) =>
+      [...where].map(([pool, tenant]) =>
         q.add(async () => {
           const app = this.perApp ? poolApp(pool) : APP;
-          const path = `/mgmt/tm/ltm/pool/~${this.tenant}~${app}~${pool}/members`;
+          const path = `/mgmt/tm/ltm/pool/~${tenant}~${app}~${pool}/members`;
           const m = await this.client.call('GET', path);
           if (m.status === 404) return [];
           const read = m.status === 200 ? readPoolMembers(pool, m.body) : undefined;
@@ -190,7 +206,7 @@ export class F5Adapter implements LoadBalancerAdapter {
     await this.checkAs3();
     const adc = await this.declaration();
     const observed = parseDeclaration(adc, this.tenant, this.owner);
-    this.tenantJson = (adc[this.tenant] as Json | undefined) ?? { class: 'Tenant' };
+    this.tenants = tenantsOf(adc, this.tenant);
     return observed;
   }
 
@@ -225,9 +241,9 @@ export class F5Adapter implements LoadBalancerAdapter {
     }
   }
 
-  /** Our objects as the tenant has them, by name. */
+  /** Our objects as our tenants have them, by name. */
   private ownedNow(): OwnedObjects {
-    const o = parseDeclaration({ [this.tenant]: this.tenantJson }, this.tenant, this.owner);
+    const o = parseDeclaration(Object.fromEntries(this.tenants ?? []), this.tenant, this.owner);
     return {
       pools: new Map(o.owned.pools.map((p) => [p.name, p])),
       vss: new Map(o.owned.virtualServices.map((v) => [v.name, v])),
@@ -237,7 +253,7 @@ export class F5Adapter implements LoadBalancerAdapter {
 
   private async applyBatch(changes: Change[]): Promise<ApplyResult[]> {
     const schemaVersion = await this.checkAs3();
-    if (!this.tenantJson) await this.observe();
+    if (!this.tenants) await this.observe();
     const outcome = new Map<number, Outcome>();
     const fail = (i: number, code: AdapterErrorCode, message: string, terminal: boolean) =>
       outcome.set(i, { ok: false, error: { code, message, terminal } });
@@ -250,8 +266,8 @@ export class F5Adapter implements LoadBalancerAdapter {
           ? undefined
           : c.kind === 'certificate'
             ? certificateProblem(c.desired)
-            : c.kind === 'virtualService' && c.desired.placement
-              ? PLACEMENT_REFUSED
+            : c.kind === 'virtualService' && c.desired.placement?.serviceEngineGroup
+              ? placementRefused('a Service Engine group')
               : c.kind === 'virtualService' && c.desired.kind === 'l7'
                 ? c.desired.http2
                   ? HTTP2_REFUSED
@@ -289,18 +305,21 @@ export class F5Adapter implements LoadBalancerAdapter {
         for (const b of broken) fail(b.index, b.code, b.message, b.terminal);
         continue;
       }
-      const tenant = renderTenant(
-        this.tenantJson,
-        owned,
-        { tenant: this.tenant, owner: this.owner },
-        this.perApp,
-      );
-      const body = { class: 'ADC', schemaVersion, id: `npl-lb-${this.owner}`, [this.tenant]: tenant };
-      const problems = validateAs3(body);
+      const current = this.tenants ?? new Map<string, Json>();
+      const next = renderTenants(current, owned, { tenant: this.tenant, owner: this.owner }, this.perApp);
+      const changed = [...next].filter(([t, json]) => !isDeepStrictEqual(json, current.get(t)));
+      const body = {
+        class: 'ADC',
+        schemaVersion,
+        id: `npl-lb-${this.owner}`,
+        ...Object.fromEntries(changed),
+      };
+      const problems = changed.length > 0 ? validateAs3(body) : [];
+      const tenants = new Set(next.keys());
       if (problems.length > 0) {
         this.stats.rejectedBeforeSending++;
         const blamed = blame(
-          this.tenant,
+          tenants,
           problems.map((p) => `${p.path}: ${p.message}`),
           objectOf,
           outcome,
@@ -316,17 +335,17 @@ export class F5Adapter implements LoadBalancerAdapter {
         for (const b of blamed) fail(b.index, 'Invalid', `AS3 schema: ${b.message}`, true);
         continue;
       }
-      if (isDeepStrictEqual(tenant, this.tenantJson)) {
+      if (changed.length === 0) {
         this.stats.skippedUnchanged++;
         break;
       }
-      const sent = this.perApp ? await this.declareApps(body, tenant) : await this.declare(body);
+      const sent = this.perApp ? await this.declareApps(body, changed) : await this.declare(body);
       if (sent.ok) {
-        this.tenantJson = tenant;
+        this.tenants = settled(current, changed);
         break;
       }
       if (sent.invalid) {
-        const blamed = blame(this.tenant, sent.invalid, objectOf, outcome);
+        const blamed = blame(tenants, sent.invalid, objectOf, outcome);
         if (blamed.length > 0) {
           for (const b of blamed) fail(b.index, 'Invalid', `AS3 rejected: ${b.message}`, true);
           continue;
@@ -341,44 +360,59 @@ export class F5Adapter implements LoadBalancerAdapter {
     });
   }
 
-  /** Posts one declaration; an answer that leaves the device's state unknown forgets our tenant. */
+  /** Posts one declaration; an answer that leaves the device's state unknown forgets our tenants. */
   private async declare(body: Json | undefined, request: DeclareRequest = DECLARE): Promise<DeclareOutcome> {
     this.stats.declarations++;
+    const tenants = body
+      ? Object.keys(body).filter((k) => (body[k] as Json | null)?.class === 'Tenant')
+      : [request.path.split('/')[4] ?? this.tenant];
     const out = await postDeclaration(
       this.client,
       body,
-      this.tenant,
+      tenants.length > 0 ? tenants : [this.tenant],
       { pollMs: this.opts.taskPollMs ?? 1000, timeoutMs: this.opts.taskTimeoutMs ?? 600_000 },
       request,
     );
-    if (!out.ok && !out.terminal) this.tenantJson = undefined;
+    if (!out.ok && !out.terminal) this.tenants = undefined;
     return out;
   }
 
   /**
-   * Per-application declarations: the applications that changed in one POST, those that went one
-   * DELETE each (virtual services first); the whole tenant when its layout changes (the first
-   * pass after whole-tenant declarations). After a partial failure the tenant is read again.
+   * Per-application declarations, tenant by tenant: the applications that changed in one POST,
+   * those that went one DELETE each (virtual services first); the whole tenant when its layout
+   * changes (the first pass after whole-tenant declarations) or it is new. After a partial failure
+   * our tenants are read again.
    */
-  private async declareApps(body: Json, next: Json): Promise<DeclareOutcome> {
-    const diff = appChanges(this.tenantJson, next);
-    if (diff.whole) return this.declare(body);
-    const apps = `/mgmt/shared/appsvcs/declare/${encodeURIComponent(this.tenant)}/applications`;
-    const steps: [Json | undefined, DeclareRequest][] = [];
-    if (Object.keys(diff.post).length > 0) {
-      this.stats.applicationsPosted += Object.keys(diff.post).length;
-      steps.push([
-        { schemaVersion: body.schemaVersion, ...diff.post },
-        { method: 'POST', path: apps },
-      ]);
-    }
-    for (const name of diff.remove)
-      steps.push([undefined, { method: 'DELETE', path: `${apps}/${encodeURIComponent(name)}` }]);
-    for (const [i, [b, request]] of steps.entries()) {
-      const out = await this.declare(b, request);
-      if (!out.ok) {
-        if (i > 0) this.tenantJson = undefined;
-        return out;
+  private async declareApps(body: Json, changed: [string, Json][]): Promise<DeclareOutcome> {
+    let first = true;
+    for (const [tenant, next] of changed) {
+      const now = this.tenants?.get(tenant);
+      const diff = appChanges(now, next);
+      const steps: [Json | undefined, DeclareRequest][] = [];
+      if (diff.whole || !now) {
+        steps.push([
+          { class: 'ADC', schemaVersion: body.schemaVersion, id: body.id, [tenant]: next },
+          DECLARE,
+        ]);
+      } else {
+        const apps = `/mgmt/shared/appsvcs/declare/${encodeURIComponent(tenant)}/applications`;
+        if (Object.keys(diff.post).length > 0) {
+          this.stats.applicationsPosted += Object.keys(diff.post).length;
+          steps.push([
+            { schemaVersion: body.schemaVersion, ...diff.post },
+            { method: 'POST', path: apps },
+          ]);
+        }
+        for (const name of diff.remove)
+          steps.push([undefined, { method: 'DELETE', path: `${apps}/${encodeURIComponent(name)}` }]);
+      }
+      for (const [b, request] of steps) {
+        const out = await this.declare(b, request);
+        if (!out.ok) {
+          if (!first) this.tenants = undefined;
+          return out;
+        }
+        first = false;
       }
     }
     return { ok: true };
@@ -387,6 +421,13 @@ export class F5Adapter implements LoadBalancerAdapter {
   async close(): Promise<void> {
     await this.client.close();
   }
+}
+
+/** Every tenant after a declaration of `changed` went. */
+function settled(current: ReadonlyMap<string, Json>, changed: [string, Json][]): Map<string, Json> {
+  const out = new Map(current);
+  for (const [t, json] of changed) out.set(t, json);
+  return out;
 }
 
 /** The map of one kind of our objects. */

@@ -60,7 +60,8 @@ export const DECLARE: DeclareRequest = { method: 'POST', path: '/mgmt/shared/app
 export async function postDeclaration(
   client: BigIpClient,
   body: unknown,
-  tenant: string,
+  /** The tenants the declaration names: the first that did not succeed is the answer. */
+  tenants: readonly string[],
   task: { pollMs: number; timeoutMs: number },
   request: DeclareRequest = DECLARE,
 ): Promise<DeclareOutcome> {
@@ -92,7 +93,10 @@ export async function postDeclaration(
     };
   }
   if ((r.status === 200 || r.status === 207) && reply.success) {
-    const mine = reply.data.results?.find((x) => x.tenant === tenant) ?? reply.data.results?.[0];
+    const results = reply.data.results ?? [];
+    const named = results.filter((x) => x.tenant !== undefined && tenants.includes(x.tenant));
+    const ofOurs = named.length > 0 ? named : results.slice(0, 1);
+    const mine = ofOurs.find((x) => !(x.code === 200 || x.code === 0)) ?? ofOurs[0];
     if (mine && (mine.code === 200 || mine.code === 0)) return { ok: true };
     if (mine?.code === 422) {
       const errors = mine.errors ?? [mine.message];
@@ -107,7 +111,7 @@ export async function postDeclaration(
     return {
       ok: false,
       code: 'Failed',
-      message: `AS3: ${mine?.message ?? 'no result for our tenant'}`,
+      message: `AS3: ${mine?.message ?? 'no result for our tenants'}`,
       terminal: false,
     };
   }

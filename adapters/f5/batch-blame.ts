@@ -66,7 +66,7 @@ export function dependencyProblems(
 
 /** Maps AS3 error lines ("/tenant/app/object/...: message") to the changes that made the objects. */
 export function blame(
-  tenant: string,
+  tenants: ReadonlySet<string>,
   lines: string[],
   objectOf: Map<string, number>,
   outcome: Map<number, Outcome>,
@@ -74,7 +74,7 @@ export function blame(
   const out = new Map<number, string>();
   for (const line of lines) {
     const m = /^\/?(?:declaration\/)?([^/:\s]+)\/([^/:\s]+)\/([^/:\s]+)/.exec(line);
-    if (!m || m[1] !== tenant || !isOurApp(m[2]!)) continue;
+    if (!m || !tenants.has(m[1]!) || !isOurApp(m[2]!)) continue;
     const i = objectOf.get(m[3]!);
     if (i !== undefined && !outcome.has(i) && !out.has(i)) out.set(i, line);
   }

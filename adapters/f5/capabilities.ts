@@ -32,9 +32,9 @@ export const F5_CAPABILITIES: Capabilities = {
   // Members' connectionLimit; the pool's slowRampTime (seconds).
   maxConnections: true,
   slowStart: { stepSeconds: 1 },
-  // LoadBalancerParameters' f5 section is read; a partition (an AS3 tenant of its own) is not
-  // served yet: such a class is InvalidParameters, said.
-  parameters: { section: 'f5', applies: [] },
+  // LoadBalancerParameters' f5 partition: the class's virtual services, with copies of the pools
+  // and certificates they use, in an AS3 tenant of that name (tenant-layout.ts).
+  parameters: { section: 'f5', applies: ['partition'] },
   // IPv6 virtualAddresses and serverAddresses (AS3's f5ip format takes both families).
   ipv6: true,
 };

@@ -122,7 +122,12 @@ export function renderVirtualService(
         ...(vs.pool ? { pool: ref(vs.pool) } : {}),
         ...(sni.length > 0 ? { policyEndpoint: policyName(vs.name) } : {}),
         // SNI routing with no route left has no pool and no policy: BIG-IP resets each connection.
-        metadata: meta({ owner, source: vs.source, ...(vs.sni ? { sni: JSON.stringify(sni) } : {}) }),
+        metadata: meta({
+          owner,
+          source: vs.source,
+          ...(vs.sni ? { sni: JSON.stringify(sni) } : {}),
+          ...partitionMeta(vs),
+        }),
       },
       ...(sni.length > 0 ? { [policyName(vs.name)]: sniPolicy(vs.name, sni, ref) } : {}),
     };
@@ -149,6 +154,7 @@ export function renderVirtualService(
         ingressClass: vs.ingressClass,
         routes: JSON.stringify(vs.routes),
         ...(https ? { certificates: JSON.stringify(certs) } : {}),
+        ...partitionMeta(vs),
       }),
     },
     ...(https
@@ -178,6 +184,20 @@ export function renderVirtualService(
       : {}),
   };
 }
+
+/**
+ * The tenant a virtual service is declared in: its placement's partition (LoadBalancerParameters),
+ * else the adapter's own (`home`).
+ */
+export const tenantOf = (vs: VirtualService, home: string): string => vs.placement?.partition ?? home;
+
+/** A placed virtual service keeps its partition in its metadata, so observe() reads back exactly it. */
+const partitionMeta = (vs: VirtualService): Record<string, string> =>
+  vs.placement?.partition ? { partition: vs.placement.partition } : {};
+const placementRead = (o: Json): { placement?: { partition: string } } => {
+  const partition = metaValue(o, 'partition');
+  return partition ? { placement: { partition } } : {};
+};
 
 /** The pool a pointer names: by name, or by `/tenant/application/name` (its last segment). */
 const usedPool = (p: unknown): string | undefined => {
@@ -239,6 +259,7 @@ function parseL7(name: string, o: Json, app: Json): L7VirtualService {
     ingressClass: metaValue(o, 'ingressClass') ?? '',
     routes,
     defaultPool: usedPool(o.pool),
+    ...placementRead(o),
   };
   if (o.class === 'Service_HTTPS') {
     vs.protocol = 'HTTPS';
@@ -256,6 +277,7 @@ function parseL4(name: string, o: Json): L4VirtualService {
     protocol: o.class === 'Service_UDP' ? 'UDP' : 'TCP',
     pool: usedPool(o.pool) ?? '',
     source: metaValue(o, 'source') ?? '',
+    ...placementRead(o),
   };
   const sni = metaValue(o, 'sni');
   if (sni) vs.sni = JSON.parse(sni) as SniRoute[];
@@ -266,18 +288,25 @@ const POOL = 'Pool';
 const SERVICES = new Set(['Service_TCP', 'Service_UDP', 'Service_HTTP', 'Service_HTTPS', 'Service_L4']);
 
 /**
- * Reads a whole declaration (ADC): our objects from our tenant in model form, and every pool and
- * virtual service of anyone else (other owners in our tenant, and other tenants) as foreign.
+ * Reads a whole declaration (ADC): our objects in model form, from our tenant and from the
+ * partitions our placed virtual services live in (any tenant: an object of ours is in one of our
+ * applications and carries our owner), and every pool and virtual service of anyone else as
+ * foreign. A pool or certificate declared in several tenants (each partition holds copies of what
+ * its virtual services use) is read once, from our own tenant first.
  */
 export function parseDeclaration(adc: Json | undefined, tenant: string, owner: string): Observed {
   const observed: Observed = { owned: { pools: [], virtualServices: [], certificates: [] }, foreign: [] };
-  for (const [tName, t] of Object.entries(adc ?? {})) {
-    if ((t as Json | null)?.class !== 'Tenant') continue;
+  const seen = new Set<string>();
+  const once = (kind: string, name: string) => !seen.has(`${kind}/${name}`) && !!seen.add(`${kind}/${name}`);
+  const tenants = Object.entries(adc ?? {}).filter(([, t]) => (t as Json | null)?.class === 'Tenant');
+  // Our own tenant first: its copies are the ones read.
+  tenants.sort(([a], [b]) => Number(b === tenant) - Number(a === tenant));
+  for (const [tName, t] of tenants) {
     for (const [appName, app] of Object.entries(t as Json)) {
       if ((app as Json | null)?.class !== 'Application') continue;
       const certs = parseCertificates(app as Json, owner);
-      const ours = tName === tenant && isOurApp(appName);
-      if (ours) observed.owned.certificates!.push(...certs.owned);
+      const ours = isOurApp(appName);
+      if (ours) observed.owned.certificates!.push(...certs.owned.filter((c) => once('certificate', c.name)));
       for (const name of [...(ours ? [] : certs.owned.map((c) => c.name)), ...certs.foreign])
         observed.foreign.push({ kind: 'certificate', name, owner: `tenant ${tName}` });
       for (const [name, raw] of Object.entries(app as Json)) {
@@ -286,12 +315,13 @@ export function parseDeclaration(adc: Json | undefined, tenant: string, owner: s
         const kind = o.class === POOL ? 'pool' : SERVICES.has(String(o.class)) ? 'virtualService' : undefined;
         if (!kind) continue;
         const objOwner = metaValue(o, 'owner');
-        if (tName !== tenant || !isOurApp(appName) || objOwner !== owner) {
+        if (!ours || objOwner !== owner) {
           observed.foreign.push({ kind, name, owner: objOwner ?? `tenant ${tName}` });
           continue;
         }
         // A pool built for a weighted rule belongs to its virtual service, not to the model.
         if (kind === 'pool' && metaValue(o, 'split') !== undefined) continue;
+        if (!once(kind, name)) continue;
         if (kind === 'pool') observed.owned.pools.push(parsePool(name, o));
         else if (o.class === 'Service_HTTP' || o.class === 'Service_HTTPS')
           observed.owned.virtualServices.push(parseL7(name, o, app as Json));
@@ -301,6 +331,23 @@ export function parseDeclaration(adc: Json | undefined, tenant: string, owner: s
   }
   return observed;
 }
+
+/** Every tenant of a declaration by name, our own among them (empty when it has none yet). */
+export function tenantsOf(adc: Json | undefined, home: string): Map<string, Json> {
+  const out = new Map<string, Json>([[home, { class: 'Tenant' }]]);
+  for (const [tName, t] of Object.entries(adc ?? {}))
+    if ((t as Json | null)?.class === 'Tenant') out.set(tName, t as Json);
+  return out;
+}
+
+/** Whether a tenant holds objects of ours (in one of our applications, with our owner). */
+export const holdsOurs = (t: Json, owner: string): boolean =>
+  Object.entries(t).some(
+    ([appName, app]) =>
+      isOurApp(appName) &&
+      (app as Json | null)?.class === 'Application' &&
+      Object.values(app as Json).some((o) => metaValue(o, 'owner') === owner),
+  );
 
 /** The names of the objects in our application that belong to one of our virtual services. */
 export function ownedObjectNames(vs: VirtualService): string[] {

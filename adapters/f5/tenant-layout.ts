@@ -8,6 +8,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Certificate, Pool, VirtualService } from '../../src/model/types.ts';
 import { KEY_DIGEST } from '../../src/model/normalize.ts';
+import { certificateRefs, poolRefs } from '../../src/model/refs.ts';
 import { certConstants, renderCertificate } from './certificates.ts';
 import {
   acrossApps,
@@ -19,8 +20,10 @@ import {
   parseDeclaration,
   poolApp,
   checkMonitorRemark,
+  holdsOurs,
   renderPoolObjects,
   renderVirtualService,
+  tenantOf,
   vsApp,
 } from './declaration.ts';
 
@@ -31,6 +34,67 @@ export interface OwnedObjects {
   pools: Map<string, Pool>;
   vss: Map<string, VirtualService>;
   certs: Map<string, Certificate>;
+}
+
+/**
+ * Our objects per tenant. A partition (a class's LoadBalancerParameters) holds its virtual
+ * services and copies of the pools and certificates they use, since an AS3 object points only
+ * into its own tenant; our own tenant (`home`) holds its virtual services with what they use, and
+ * whatever no virtual service uses. Every tenant of `also` (those that hold objects of ours now)
+ * is in the answer, empty when nothing of ours is left there. Pure.
+ */
+export function splitByTenant(
+  { pools, vss, certs }: OwnedObjects,
+  home: string,
+  also: Iterable<string>,
+): Map<string, OwnedObjects> {
+  const out = new Map<string, OwnedObjects>();
+  const of = (t: string): OwnedObjects => {
+    let o = out.get(t);
+    if (!o) out.set(t, (o = { pools: new Map(), vss: new Map(), certs: new Map() }));
+    return o;
+  };
+  for (const t of [home, ...also]) of(t);
+  const usedPools = new Set<string>();
+  const usedCerts = new Set<string>();
+  for (const [name, vs] of vss) {
+    const t = of(tenantOf(vs, home));
+    t.vss.set(name, vs);
+    for (const p of poolRefs(vs)) {
+      const pool = pools.get(p);
+      if (pool) t.pools.set(p, pool);
+      usedPools.add(p);
+    }
+    for (const c of certificateRefs(vs)) {
+      const cert = certs.get(c);
+      if (cert) t.certs.set(c, cert);
+      usedCerts.add(c);
+    }
+  }
+  const rest = of(home);
+  for (const [name, p] of pools) if (!usedPools.has(name)) rest.pools.set(name, p);
+  for (const [name, c] of certs) if (!usedCerts.has(name)) rest.certs.set(name, c);
+  return out;
+}
+
+/**
+ * Every tenant of ours as it should be (`current`: every tenant as the device has it; one that is
+ * not ours is carried through as it is, whoever else's objects a partition also holds).
+ */
+export function renderTenants(
+  current: ReadonlyMap<string, Json>,
+  owned: OwnedObjects,
+  ids: { tenant: string; owner: string },
+  perApp: boolean,
+): Map<string, Json> {
+  const ours = [...current].filter(([, t]) => holdsOurs(t, ids.owner)).map(([name]) => name);
+  const split = splitByTenant(owned, ids.tenant, ours);
+  return new Map(
+    [...split].map(([t, objects]) => [
+      t,
+      renderTenant(current.get(t), objects, { tenant: t, owner: ids.owner }, perApp),
+    ]),
+  );
 }
 
 export function renderTenant(

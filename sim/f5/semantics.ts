@@ -1,6 +1,8 @@
 /**
  * What AS3 checks in a declaration after its schema: pointers (`use`) to objects that are not
- * declared (in the application, or at an absolute `/tenant/application/name`), and the simulator's injected faults (objects it is told to refuse).
+ * declared (in the application, or at an absolute `/tenant/application/name` of the same tenant or
+ * of `/Common/Shared`: AS3 points into no other tenant), and the simulator's injected faults
+ * (objects it is told to refuse).
  */
 type Json = Record<string, unknown>;
 
@@ -17,11 +19,13 @@ export function semanticProblems(
     for (const [aName, a] of Object.entries(t as Json)) {
       const app = a as Json | null;
       if (app?.class !== 'Application') continue;
-      // A pointer names an object of this application, or `/tenant/application/name` anywhere.
+      // A pointer names an object of this application, or `/tenant/application/name` in this
+      // tenant or in /Common/Shared.
       const has = (name: unknown, cls: string) => {
         if (typeof name !== 'string') return false;
         if (!name.startsWith('/')) return (app[name] as Json | undefined)?.class === cls;
         const [, t2 = '', a2 = '', n2 = ''] = name.split('/');
+        if (t2 !== tName && !(t2 === 'Common' && a2 === 'Shared')) return false;
         return (
           (((scope[t2] as Json | undefined)?.[a2] as Json | undefined)?.[n2] as Json | undefined)?.class ===
           cls

@@ -10,6 +10,24 @@ import { objectMetaSchema } from './objects.ts';
 export const PARAMETERS_GROUP = 'npl-lb.io';
 export const PARAMETERS_KIND = 'LoadBalancerParameters';
 
+/**
+ * Names a partition cannot have: the declaration's own properties (an AS3 ADC's), and `Common`,
+ * BIG-IP's shared partition, which holds no application of ours.
+ */
+export const AS3_RESERVED = [
+  'Common',
+  'class',
+  'constants',
+  'controls',
+  'id',
+  'label',
+  'remark',
+  'schemaVersion',
+  'scratch',
+  'target',
+  'updateMode',
+];
+
 export const parametersSpecSchema = z
   .object({
     avi: z
@@ -28,7 +46,10 @@ export const parametersSpecSchema = z
           .string()
           .min(1)
           .max(64)
-          .regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'a letter, then letters, digits and "_"'),
+          .regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'a letter, then letters, digits and "_"')
+          .refine((p) => !AS3_RESERVED.includes(p), {
+            message: `not one of AS3's own names (${AS3_RESERVED.join(', ')})`,
+          }),
       })
       .strict()
       .optional(),

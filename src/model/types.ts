@@ -104,10 +104,11 @@ export interface SniRoute {
 
 /**
  * Where a virtual service runs on the device, from its class's LoadBalancerParameters (absent:
- * the adapter's configured place): Avi's Service Engine group.
+ * the adapter's configured place): Avi's Service Engine group, BIG-IP's partition (an AS3 tenant).
  */
 export interface Placement {
   serviceEngineGroup?: string;
+  partition?: string;
 }
 
 export interface L4VirtualService {

@@ -193,29 +193,34 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
     assert.deepEqual(plan(plain, await second.observe()).changes, []);
   });
 
-  it('carries a placement if it applies LoadBalancerParameters (an SE group): applied, observed back after a restart with nothing to write; refused by name where it does not', async (t) => {
-    const h = await guarded();
-    t.after(() => h.close());
-    const first = await h.adapter('c1');
-    const p = pool('c1--default-web-80', [['192.0.2.1', 61000, 'n1']]);
-    const placed: VirtualService = {
-      ...l4('c1--default-web-TCP-80', p.name),
-      placement: { serviceEngineGroup: 'Default-Group' },
-    };
-    const s = state([p], [placed]);
-    if (!first.capabilities().parameters?.applies.includes('serviceEngineGroup')) {
-      const results = await first.apply(plan(s, await first.observe()).changes);
-      const refused = results.filter((r) => !r.ok);
-      assert.deepEqual(
-        refused.map((r) => r.change.name),
-        ['c1--default-web-TCP-80'],
-        'the placed virtual service is refused, never run somewhere else',
-      );
-      assert.ok(refused[0]!.error?.terminal && /LoadBalancerParameters/.test(refused[0]!.error.message));
-      return;
-    }
-    await throughRestart(h, first, s);
-  });
+  for (const [field, value] of [
+    ['serviceEngineGroup', 'Default-Group'],
+    ['partition', 'team_a'],
+  ] as const) {
+    it(`carries a placement if it applies LoadBalancerParameters' ${field}: applied, observed back after a restart with nothing to write; refused by name where it does not`, async (t) => {
+      const h = await guarded();
+      t.after(() => h.close());
+      const first = await h.adapter('c1');
+      const p = pool('c1--default-web-80', [['192.0.2.1', 61000, 'n1']]);
+      const placed: VirtualService = {
+        ...l4('c1--default-web-TCP-80', p.name),
+        placement: { [field]: value },
+      };
+      const s = state([p], [placed]);
+      if (!first.capabilities().parameters?.applies.includes(field)) {
+        const results = await first.apply(plan(s, await first.observe()).changes);
+        const refused = results.filter((r) => !r.ok);
+        assert.deepEqual(
+          refused.map((r) => r.change.name),
+          ['c1--default-web-TCP-80'],
+          'the placed virtual service is refused, never run somewhere else',
+        );
+        assert.ok(refused[0]!.error?.terminal && /LoadBalancerParameters/.test(refused[0]!.error.message));
+        return;
+      }
+      await throughRestart(h, first, s);
+    });
+  }
 
   it('carries client address filters if it declares them: applied, observed back after a restart with nothing to write', async (t) => {
     const h = await guarded();

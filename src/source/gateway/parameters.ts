@@ -73,12 +73,8 @@ export function resolveParameters(
   }
   if (mine?.section === 'f5' && spec.f5) {
     if (!mine.applies.includes('partition'))
-      return {
-        invalid: clip(
-          `${what}: f5.partition is not served yet (a BIG-IP partition is an AS3 tenant; npl-lb keeps one per cluster)`,
-        ),
-      };
-    return withNote(undefined);
+      return { invalid: clip(`${what}: f5.partition is not applied by the ${lb.name} load balancer`) };
+    return withNote({ partition: spec.f5.partition });
   }
   return withNote(undefined);
 }

@@ -129,12 +129,21 @@ describe('LoadBalancerParameters (per-class placement)', () => {
     assert.deepEqual(placementOf(own, 'gw-ok'), ['se-team-a']);
   });
 
-  it('per vendor: BIG-IP reads its section and refuses a partition by name (not served yet); HAProxy reads none and says so', () => {
+  it("per vendor: BIG-IP places by its section's partition and names the Avi one as another's; one that applies no partition refuses it; HAProxy reads none and says so", () => {
     const f5 = run([klass('b', ref('team-b'))], [gateway('gw-b', 'b')], {
       name: 'f5',
       caps: F5_CAPABILITIES,
     });
-    assert.match(classAccepted(f5, 'b'), /^false\/InvalidParameters: .*f5\.partition is not served yet/);
+    assert.match(classAccepted(f5, 'b'), /^true\/Accepted: .*avi settings of infra-ops\/team-b are for another/);
+    assert.deepEqual(
+      f5.virtualServices.filter((v) => v.name.includes('gw-b')).map((v) => v.placement),
+      [{ partition: 'team_b' }],
+    );
+    const none = run([klass('b', ref('team-b'))], [gateway('gw-b', 'b')], {
+      name: 'f5',
+      caps: { ...F5_CAPABILITIES, parameters: { section: 'f5', applies: [] } },
+    });
+    assert.match(classAccepted(none, 'b'), /^false\/InvalidParameters: .*f5\.partition is not applied by the f5/);
     const a = run([klass('a', ref('team-a'))], [gateway('gw-a', 'a')], { name: 'f5', caps: F5_CAPABILITIES });
     assert.match(
       classAccepted(a, 'a'),

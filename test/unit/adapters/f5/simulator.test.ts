@@ -132,6 +132,33 @@ describe('BIG-IP simulator', () => {
     );
     assert.equal(removed.status, 200);
     assert.deepEqual([...sim.tenants.keys()], ['t2']);
+    // AS3 points into no other tenant (only /Common/Shared): a pool of t2 is not t3's to use.
+    const across = await call(
+      'POST',
+      '/mgmt/shared/appsvcs/declare',
+      {
+        class: 'ADC',
+        schemaVersion: '3.56.0',
+        t3: {
+          class: 'Tenant',
+          app: {
+            class: 'Application',
+            vs: {
+              class: 'Service_TCP',
+              virtualPort: 80,
+              virtualAddresses: ['192.0.2.9'],
+              pool: { use: '/t2/app/web' },
+            },
+          },
+        },
+      },
+      token,
+    );
+    assert.equal(across.status, 422);
+    assert.match(
+      String((across.body.errors as string[])[0]),
+      /\/t3\/app\/vs\/pool: contains path to non-existing object "\/t2\/app\/web"/,
+    );
   });
 
   it('one declaration at a time (503 while busy); past the threshold 202 and a task to poll', async (t) => {
