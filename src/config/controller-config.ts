@@ -78,6 +78,33 @@ export const controllerConfigSchema = z
       .boolean()
       .default(false)
       .describe('LoadBalancer Services without a loadBalancerClass are ours too'),
+    loadBalancerClasses: z
+      .array(
+        z
+          .object({
+            name: z
+              .string()
+              .max(253)
+              .regex(
+                /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?\/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/,
+                'a qualified name, domain/name',
+              )
+              .describe('a spec.loadBalancerClass'),
+            parameters: z
+              .object({
+                namespace: z.string().regex(dnsLabel, 'a namespace name'),
+                name: z.string().min(1).max(253),
+              })
+              .strict()
+              .describe('the LoadBalancerParameters (npl-lb.io/v1alpha1) that place its virtual services'),
+          })
+          .strict(),
+      )
+      .default([])
+      .refine((a) => new Set(a.map((c) => c.name)).size === a.length, 'each class once')
+      .describe(
+        'more LoadBalancer Service classes that are ours, each placed by its LoadBalancerParameters (issue 33); loadBalancerClass itself may be one',
+      ),
     namespaces: z
       .object({
         include: z.array(z.string()).default([]).describe('only these namespaces (empty: all)'),

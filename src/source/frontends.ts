@@ -126,6 +126,27 @@ function ingressClassParameters(view: ClusterView, lb: LoadBalancerInfo, cls: st
   );
 }
 
+/**
+ * A LoadBalancer Service's parameters: those the controller's configuration maps its
+ * `spec.loadBalancerClass` to (loadBalancerClasses), resolved as a class's are; none for a class
+ * not mapped (loadBalancerClass, or none with defaultLoadBalancer).
+ */
+function serviceClassParameters(
+  view: ClusterView,
+  cfg: ControllerConfig,
+  lb: LoadBalancerInfo,
+  svc: ClusterView['services'][number],
+): Resolved {
+  const mapped = cfg.loadBalancerClasses.find((c) => c.name === svc.spec.loadBalancerClass);
+  if (!mapped) return { placement: undefined };
+  return resolveParameters(
+    { group: PARAMETERS_GROUP, kind: PARAMETERS_KIND, name: mapped.parameters.name },
+    { field: 'loadBalancerClasses (controller configuration)', namespace: mapped.parameters.namespace },
+    view.loadBalancerParameters ?? [],
+    lb,
+  );
+}
+
 export function desiredFrontends(
   view: ClusterView,
   cfg: ControllerConfig,
@@ -161,7 +182,14 @@ export function desiredFrontends(
 
   const lbServices = ourLoadBalancerServices(view.services, cfg);
   const { choices, vipOf } = frontendVips(lbServices, byClass, view, cfg, lb, servable);
-  const l4 = loadBalancerServices(lbServices, cluster, (k) => vipOf(`service/${k}`), l4PoolFor, choices);
+  const l4 = loadBalancerServices(
+    lbServices,
+    cluster,
+    (k) => vipOf(`service/${k}`),
+    l4PoolFor,
+    choices,
+    (svc) => serviceClassParameters(view, cfg, lb, svc),
+  );
   const ing = ingressFrontends(byClass, (cls) => vipOf(`ingressclass/${cls}`), {
     cluster,
     httpPort: cfg.ingressHttpPort,

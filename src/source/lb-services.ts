@@ -12,6 +12,7 @@ import { EventReasons } from '../kube/event-reasons.ts';
 import type { IpFamily } from './ip-family.ts';
 import type { FamilyChoice } from './service-families.ts';
 import type { Finding, ServicePort, SourceStatus, VipOutcome } from './types.ts';
+import type { Resolved } from './gateway/parameters.ts';
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
 
@@ -60,6 +61,8 @@ export function loadBalancerServices(
   vipOf: (serviceKey: string) => VipOutcome,
   poolFor: (svc: Service, port: ServicePort, family: IpFamily) => string,
   choices?: ReadonlyMap<string, FamilyChoice>,
+  /** The Service's class's LoadBalancerParameters (config loadBalancerClasses); absent: none. */
+  parametersOf?: (svc: Service) => Resolved,
 ): { virtualServices: L4VirtualService[]; services: Map<string, SourceStatus>; findings: Finding[] } {
   const virtualServices: L4VirtualService[] = [];
   const statuses = new Map<string, SourceStatus>();
@@ -77,6 +80,18 @@ export function loadBalancerServices(
       });
     const outcome = vipOf(svcKey);
     const { vip, problem, reason } = outcome;
+    // Its class's parameters: where its virtual services go, or why none is programmed (said).
+    const params = parametersOf?.(svc) ?? { placement: undefined };
+    if ('invalid' in params) {
+      statuses.set(svcKey, {
+        vip,
+        virtualServices: [],
+        problem: `loadBalancerClass ${svc.spec.loadBalancerClass ?? ''}: ${params.invalid}; its virtual services are not programmed`,
+        reason: EventReasons.InvalidParameters,
+      });
+      continue;
+    }
+    const placed = params.placement ? { placement: params.placement } : {};
     const names: string[] = [];
     const ranges = sourceRanges(svc, findings);
     // One virtual service per port and family, each with the pool of its family.
@@ -106,6 +121,7 @@ export function loadBalancerServices(
             pool: poolFor(svc, port, v.family),
             source: svcKey,
             ...(ranges ? { sourceRanges: ranges[v.family] } : {}),
+            ...placed,
           });
           names.push(name);
         }

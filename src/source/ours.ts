@@ -1,6 +1,6 @@
 /**
- * Which objects are ours: LoadBalancer Services of our class (or of none, with
- * defaultLoadBalancer) and Ingresses of our IngressClasses, in the namespaces we serve. Pure.
+ * Which objects are ours: LoadBalancer Services of our classes (loadBalancerClass and the
+ * loadBalancerClasses mapped to parameters; or of none, with defaultLoadBalancer) and Ingresses of our IngressClasses, in the namespaces we serve. Pure.
  */
 import type { ControllerConfig } from '../config/controller-config.ts';
 import { namespaceSelected } from '../config/controller-config.ts';
@@ -10,7 +10,8 @@ import type { Ingress, IngressClass, Service } from '../kube/objects.ts';
 export function ourLoadBalancer(svc: Service, cfg: ControllerConfig): boolean {
   if (svc.spec.type !== 'LoadBalancer' || !namespaceSelected(cfg, svc.metadata.namespace)) return false;
   const cls = svc.spec.loadBalancerClass;
-  return cls === cfg.loadBalancerClass || (cls === undefined && cfg.defaultLoadBalancer);
+  if (cls === undefined) return cfg.defaultLoadBalancer;
+  return cls === cfg.loadBalancerClass || cfg.loadBalancerClasses.some((c) => c.name === cls);
 }
 
 export interface OurClasses {

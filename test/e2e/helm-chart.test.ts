@@ -388,6 +388,32 @@ describe('Helm chart', () => {
     assert.equal(config.adapter.caFile, '/etc/npl-lb/ca.pem', 'mounted with the configuration');
   });
 
+  it('loadBalancerClasses: rendered into the configuration as given; a class that is not domain/name refused at install', async () => {
+    const docs = await template([
+      '--set',
+      'loadBalancerClasses[0].name=example.com/team-a',
+      '--set',
+      'loadBalancerClasses[0].parameters.namespace=infra',
+      '--set',
+      'loadBalancerClasses[0].parameters.name=team-a',
+    ]);
+    const cm = docs.find((d) => d.kind === 'ConfigMap')!;
+    assert.deepEqual(parseControllerConfig(cm.data!['config.yaml']!).loadBalancerClasses, [
+      { name: 'example.com/team-a', parameters: { namespace: 'infra', name: 'team-a' } },
+    ]);
+    await assert.rejects(
+      template([
+        '--set',
+        'loadBalancerClasses[0].name=team-a',
+        '--set',
+        'loadBalancerClasses[0].parameters.namespace=infra',
+        '--set',
+        'loadBalancerClasses[0].parameters.name=team-a',
+      ]),
+      /loadBalancerClasses/,
+    );
+  });
+
   it('NOTES: forward to the leader when there are several replicas; an empty VIP range without IPAM is warned of', async () => {
     const notes = async (...sets: string[]) => {
       const { stdout } = await run(helm, [

@@ -134,7 +134,10 @@ describe('LoadBalancerParameters (per-class placement)', () => {
       name: 'f5',
       caps: F5_CAPABILITIES,
     });
-    assert.match(classAccepted(f5, 'b'), /^true\/Accepted: .*avi settings of infra-ops\/team-b are for another/);
+    assert.match(
+      classAccepted(f5, 'b'),
+      /^true\/Accepted: .*avi settings of infra-ops\/team-b are for another/,
+    );
     assert.deepEqual(
       f5.virtualServices.filter((v) => v.name.includes('gw-b')).map((v) => v.placement),
       [{ partition: 'team_b' }],
@@ -143,7 +146,10 @@ describe('LoadBalancerParameters (per-class placement)', () => {
       name: 'f5',
       caps: { ...F5_CAPABILITIES, parameters: { section: 'f5', applies: [] } },
     });
-    assert.match(classAccepted(none, 'b'), /^false\/InvalidParameters: .*f5\.partition is not applied by the f5/);
+    assert.match(
+      classAccepted(none, 'b'),
+      /^false\/InvalidParameters: .*f5\.partition is not applied by the f5/,
+    );
     const a = run([klass('a', ref('team-a'))], [gateway('gw-a', 'a')], { name: 'f5', caps: F5_CAPABILITIES });
     assert.match(
       classAccepted(a, 'a'),
@@ -240,5 +246,74 @@ describe('LoadBalancerParameters (per-class placement)', () => {
       aside.findings.find((x) => x.reason === 'InvalidParameters')?.message ?? '',
       /ako\.vmware\.com\/AviInfraSetting old; npl-lb reads npl-lb\.io\/LoadBalancerParameters only: set aside/,
     );
+  });
+
+  it("a LoadBalancer Service's loadBalancerClass mapped in the configuration places its virtual services; an unmapped class is not ours; parameters that cannot be used program none and say so", () => {
+    const cfg = (classes: string) =>
+      parseControllerConfig(`clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\nloadBalancerClasses: ${classes}`);
+    const lb = (name: string, cls: string) =>
+      kubeService(name, {
+        type: 'LoadBalancer',
+        loadBalancerClass: cls,
+        ports: [{ name: 'http', port: 80, targetPort: 8080 }],
+      });
+    const caps = {
+      ...SERVE_ALL,
+      name: 'avi',
+      caps: {
+        ...SERVE_ALL.caps,
+        parameters: { section: 'avi' as const, applies: ['serviceEngineGroup' as const] },
+      },
+    };
+    const built = (classes: string) =>
+      buildDesired(
+        clusterView({
+          services: [
+            lb('a', 'example.com/team-a'),
+            lb('b', 'example.com/team-b'),
+            lb('other', 'example.com/unmapped'),
+            lb('plain', 'npl-lb.io/lb'),
+          ],
+          loadBalancerParameters: OBJECTS,
+        }),
+        cfg(classes),
+        caps,
+      );
+    const r = built(
+      '[{name: example.com/team-a, parameters: {namespace: infra-ops, name: team-a}}, {name: example.com/team-b, parameters: {namespace: infra-ops, name: team-b}}]',
+    );
+    assert.deepEqual(
+      r.state.virtualServices.map((v) => [v.name, v.placement?.serviceEngineGroup]).sort(),
+      [
+        ['c1--default-a-TCP-80', 'se-team-a'],
+        ['c1--default-b-TCP-80', 'se-team-b'],
+        ['c1--default-plain-TCP-80', undefined],
+      ],
+      'two classes in two SE groups; loadBalancerClass itself where the adapter places it; an unmapped class not ours',
+    );
+    // Parameters not found, and ones the boundary refuses: that class's Services program nothing.
+    const bad = built(
+      '[{name: example.com/team-a, parameters: {namespace: infra-ops, name: nope}}, {name: example.com/team-b, parameters: {namespace: infra-ops, name: bad}}]',
+    );
+    assert.deepEqual(
+      bad.state.virtualServices.map((v) => v.name),
+      ['c1--default-plain-TCP-80'],
+    );
+    const a = bad.services.get('default/a')!;
+    assert.equal(a.reason, 'InvalidParameters');
+    assert.match(
+      a.problem ?? '',
+      /^loadBalancerClass example\.com\/team-a: .*nope not found in namespace infra-ops; its virtual services are not programmed$/,
+    );
+    assert.match(bad.services.get('default/b')!.problem ?? '', /serviceEngineGroup/);
+    // The configuration refuses a class twice, and a name that is not domain/name.
+    assert.throws(
+      () =>
+        cfg(
+          '[{name: example.com/a, parameters: {namespace: x, name: y}}, {name: example.com/a, parameters: {namespace: x, name: z}}]',
+        ),
+      /each class once/,
+    );
+    assert.throws(() => cfg('[{name: "no slash", parameters: {namespace: x, name: y}}]'), /domain\/name/);
   });
 });
