@@ -30,6 +30,8 @@ export function aviCapabilities(allocatesVips: boolean, allocatesV6 = false): Ca
     persistence: ['Cookie', 'SourceIP'],
     // max_concurrent_connections_per_server; connection_ramp_duration counts whole minutes.
     maxConnections: true,
+    // The pool's server_reselect: HTTP requests only, so an L4 pool keeps Avi's default (said).
+    retries: 'http',
     slowStart: { stepSeconds: 60 },
     // The pool's server_timeout; a connect timeout is the TCP profile's, not a pool's.
     timeouts: { connect: false, server: true },

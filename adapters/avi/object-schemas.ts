@@ -63,6 +63,10 @@ export const SCHEMAS = {
       // Minutes, 0 (at once) to 300; connections per server, 0 for no limit.
       connection_ramp_duration: z.number().int().min(0).max(300),
       max_concurrent_connections_per_server: z.number().int().min(0).max(1_000_000).optional(),
+      server_reselect: z
+        .object({ enabled: z.boolean(), num_retries: z.number().int().min(0).max(5).optional() })
+        .strict()
+        .optional(),
       // Milliseconds, 0 (the application profile's) to 6 hours.
       server_timeout: z.number().int().min(0).max(21_600_000).optional(),
       // Minutes before 31.2.1 (-1 infinite, 0 immediate), seconds from 31.2.1.

@@ -198,6 +198,14 @@ function balanceFields(p: Pool): Record<string, unknown> {
     // Milliseconds to connect and complete an exchange (absent: the application profile's).
     ...(p.serverTimeoutSeconds ? { server_timeout: p.serverTimeoutSeconds * 1000 } : {}),
     ...(p.algorithm === 'SourceHash' ? { lb_algorithm_hash: SOURCE_HASH } : {}),
+    // A request whose connection to a server fails goes to another, this many more times (HTTP
+    // pools: Capabilities.retries 'http'; 0: never).
+    ...(p.retries !== undefined
+      ? {
+          server_reselect:
+            p.retries > 0 ? { enabled: true, num_retries: p.retries } : { enabled: false },
+        }
+      : {}),
     // HTTP/2 to every server of the pool (h2c: gRPC, appProtocol kubernetes.io/h2c).
     ...(p.backendProtocol === 'h2c' ? { enable_http2: true } : {}),
     ...(p.persistence
@@ -222,6 +230,7 @@ function parseBalance(
   | 'maxConnections'
   | 'slowStartSeconds'
   | 'serverTimeoutSeconds'
+  | 'retries'
   | 'backendProtocol'
 > {
   const algorithm =
@@ -246,14 +255,30 @@ function parseBalance(
       ? { serverTimeoutSeconds: Math.round(o.server_timeout / 1000) }
       : {}),
     ...(o.enable_http2 === true ? { backendProtocol: 'h2c' as const } : {}),
+    ...retriesRead(o),
   };
+}
+
+/** A pool's retries, from its marker where its server_reselect says the same (else: none, rewritten). */
+function retriesRead(o: Record<string, unknown>): { retries?: number } {
+  const marked = markerValue(o, 'retries');
+  if (marked === undefined || !/^[0-5]$/.test(marked)) return {};
+  const n = Number(marked);
+  const r = o.server_reselect as { enabled?: unknown; num_retries?: unknown } | undefined;
+  const agrees = n === 0 ? r?.enabled !== true : r?.enabled === true && r.num_retries === n;
+  return agrees ? { retries: n } : {};
 }
 
 export function renderPool(p: Pool, owner: string, at: AviPlacement): AviObject {
   return withSum('pool', {
     name: p.name,
     created_by: createdBy(owner),
-    markers: markers(owner, p.service, { serviceport: p.servicePort, health: p.health }),
+    markers: markers(owner, p.service, {
+      serviceport: p.servicePort,
+      health: p.health,
+      // Read back from here: Avi answers a default server_reselect on every pool.
+      ...(p.retries !== undefined ? { retries: String(p.retries) } : {}),
+    }),
     description: `npl-lb ${p.service}:${p.servicePort}`,
     cloud_ref: byName('cloud', at.cloud),
     vrf_ref: byName('vrfcontext', at.vrf),

@@ -31,6 +31,8 @@ export const F5_CAPABILITIES: Capabilities = {
   algorithms: ['RoundRobin', 'LeastConnections'],
   // Members' connectionLimit; the pool's slowRampTime (seconds).
   maxConnections: true,
+  // The pool's reselectTries: a failed connection goes to another member.
+  retries: 'any',
   slowStart: { stepSeconds: 1 },
   // LoadBalancerParameters' f5 partition: the class's virtual services, with copies of the pools
   // and certificates they use, in an AS3 tenant of that name (tenant-layout.ts).

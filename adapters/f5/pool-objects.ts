@@ -78,6 +78,8 @@ export function renderPool(p: Pool, owner: string): Json {
     loadBalancingMode: p.algorithm === 'LeastConnections' ? 'least-connections-member' : 'round-robin',
     // Seconds (AS3's default is 10): always written, so it reads back as it was asked.
     slowRampTime: p.slowStartSeconds ?? 0,
+    // A failed connection tried again on another member, this many more times (0: never).
+    ...(p.retries !== undefined ? { reselectTries: p.retries } : {}),
     // The application's HTTP check (its own Monitor), else a TCP (UDP) check: BIG-IP's http
     // monitor would probe GET /, and an API that answers 404 there is healthy. The traffic kind
     // is in the metadata.
@@ -119,6 +121,7 @@ export function parsePool(name: string, o: Json): Pool {
     ...(o.loadBalancingMode === 'least-connections-member' ? { algorithm: 'LeastConnections' as const } : {}),
     ...(typeof o.slowRampTime === 'number' && o.slowRampTime > 0 ? { slowStartSeconds: o.slowRampTime } : {}),
     ...storedPolicy({ maxconn: metaValue(o, 'maxconn') }),
+    ...(typeof o.reselectTries === 'number' ? { retries: o.reselectTries } : {}),
     members: members.map((m): Member => ({
       address: String((m.serverAddresses as unknown[] | undefined)?.[0] ?? ''),
       port: Number(m.servicePort),

@@ -42,6 +42,8 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
   persistence: ['Cookie', 'SourceIP'],
   // `maxconn` and `slowstart` on each server (config.ts checkWords; Data Plane server fields).
   maxConnections: true,
+  // `retries N` in the backend (Data Plane: the backend's `retries`); the defaults redispatch.
+  retries: 'any',
   // `timeout connect` / `timeout server` in the backend (Data Plane: connect_timeout, server_timeout).
   timeouts: { connect: true, server: true },
   slowStart: { stepSeconds: 1 },

@@ -32,11 +32,16 @@ export function balanceLines(p: Pool): string[] {
   ];
 }
 
-/** A BackendPolicy's member timeouts as backend lines (absent: the defaults section's). */
+/**
+ * A BackendPolicy's member timeouts and retries as backend lines (absent: the defaults section's,
+ * `retries 3` with `option redispatch`, so a retry goes to another server). HAProxy retries on a
+ * failed connection only unless told otherwise (`retry-on` is not written).
+ */
 export function timeoutLines(p: Pool): string[] {
   return [
     ...(p.connectTimeoutSeconds ? [`    timeout connect ${p.connectTimeoutSeconds}s`] : []),
     ...(p.serverTimeoutSeconds ? [`    timeout server ${p.serverTimeoutSeconds}s`] : []),
+    ...(p.retries !== undefined ? [`    retries ${p.retries}`] : []),
   ];
 }
 
@@ -87,5 +92,6 @@ export const poolShape = (p: Pool): unknown[] => [
   p.slowStartSeconds ?? 0,
   p.connectTimeoutSeconds ?? 0,
   p.serverTimeoutSeconds ?? 0,
+  p.retries ?? -1,
   p.backendProtocol ?? '',
 ];

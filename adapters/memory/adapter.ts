@@ -58,6 +58,7 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash'],
       persistence: ['Cookie', 'SourceIP'],
       maxConnections: true,
+      retries: 'any',
       timeouts: { connect: true, server: true },
       slowStart: { stepSeconds: 1 },
       sourceRanges: true,

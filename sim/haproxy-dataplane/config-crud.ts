@@ -101,6 +101,7 @@ const BACKEND_FIELDS = [
   'check_timeout',
   'connect_timeout',
   'server_timeout',
+  'retries',
   'description',
   'stick_table',
 ];

@@ -111,6 +111,7 @@ function backendLines({ backend: b, servers, httpChecks, stickRules, httpRequest
   // The model's timeouts are milliseconds, HAProxy's unit when none is written.
   if (b.connect_timeout !== undefined) lines.push(`    timeout connect ${b.connect_timeout}`);
   if (b.server_timeout !== undefined) lines.push(`    timeout server ${b.server_timeout}`);
+  if (b.retries !== undefined) lines.push(`    retries ${b.retries}`);
   for (const r of httpRequest ?? []) lines.push(`    ${httpRuleLine('request', r)}`);
   lines.push(...servers.map(serverLine), '');
   return lines;

@@ -76,6 +76,12 @@ export interface Capabilities {
    */
   timeouts?: { connect: boolean; server: boolean };
   /**
+   * Whether a pool may say how often a failed connection is tried again on another member
+   * (`retries`): on `any` pool, or on `http` ones only (an L4 pool then keeps the device's
+   * default, said on its Service). Absent: no.
+   */
+  retries?: 'any' | 'http';
+  /**
    * Whether it serves IPv6: IPv6 VIPs (from vip.cidrs, or its own IPAM where it allocates) and
    * pools of IPv6 members. Absent: IPv4 only; a Service asking IPv6 is told (IPFamilyNotServed).
    */

@@ -46,6 +46,7 @@ export function storedPolicy(meta: Record<string, string | undefined>): {
   slowStartSeconds?: number;
   connectTimeoutSeconds?: number;
   serverTimeoutSeconds?: number;
+  retries?: number;
   backendProtocol?: 'h2c';
 } {
   const algorithm = ALGORITHMS.find((a) => a === meta.algorithm);
@@ -55,6 +56,7 @@ export function storedPolicy(meta: Record<string, string | undefined>): {
   const slowStartSeconds = count(meta.slowstart);
   const connectTimeoutSeconds = count(meta.connect);
   const serverTimeoutSeconds = count(meta.server);
+  const retries = meta.retries && /^[0-5]$/.test(meta.retries) ? Number(meta.retries) : undefined;
   return {
     ...(algorithm ? { algorithm } : {}),
     ...(persistence ? { persistence } : {}),
@@ -62,6 +64,7 @@ export function storedPolicy(meta: Record<string, string | undefined>): {
     ...(slowStartSeconds ? { slowStartSeconds } : {}),
     ...(connectTimeoutSeconds ? { connectTimeoutSeconds } : {}),
     ...(serverTimeoutSeconds ? { serverTimeoutSeconds } : {}),
+    ...(retries !== undefined ? { retries } : {}),
     ...(meta.backend === 'h2c' ? { backendProtocol: 'h2c' as const } : {}),
   };
 }
@@ -74,6 +77,7 @@ export const policyWords = (p: {
   slowStartSeconds?: number;
   connectTimeoutSeconds?: number;
   serverTimeoutSeconds?: number;
+  retries?: number;
   backendProtocol?: 'h2c';
 }): string[] => [
   ...(p.algorithm ? [`algorithm=${p.algorithm}`] : []),
@@ -82,5 +86,6 @@ export const policyWords = (p: {
   ...(p.slowStartSeconds ? [`slowstart=${p.slowStartSeconds}`] : []),
   ...(p.connectTimeoutSeconds ? [`connect=${p.connectTimeoutSeconds}`] : []),
   ...(p.serverTimeoutSeconds ? [`server=${p.serverTimeoutSeconds}`] : []),
+  ...(p.retries !== undefined ? [`retries=${p.retries}`] : []),
   ...(p.backendProtocol ? [`backend=${p.backendProtocol}`] : []),
 ];

@@ -101,6 +101,15 @@ export const backendPolicySpecSchema = z
         message: 'timeouts names connectSeconds, serverSeconds or both',
       })
       .optional(),
+    /**
+     * When connecting to a member fails, how many more times the load balancer tries, each time
+     * on another member where it can (0: never). Only failed connections: a request a member has
+     * seen is never sent twice.
+     */
+    retries: z
+      .object({ attempts: z.number().int().min(0).max(5) })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -83,6 +83,11 @@ export interface Pool {
   /** Seconds the load balancer waits for a member to answer; absent: the device's default. */
   serverTimeoutSeconds?: number;
   /**
+   * How many more times the load balancer tries to connect when connecting to a member fails, each
+   * time to another member where it can (0: never); absent: the device's default.
+   */
+  retries?: number;
+  /**
    * `h2c`: the load balancer speaks HTTP/2 to members without TLS, with prior knowledge (gRPC, and
    * Service ports of appProtocol kubernetes.io/h2c); absent: HTTP/1.1 (L7) or bytes (L4).
    */

@@ -35,6 +35,7 @@ export interface PoolPolicy {
   slowStartSeconds?: number;
   connectTimeoutSeconds?: number;
   serverTimeoutSeconds?: number;
+  retries?: number;
   /** The policy (namespace/name) it comes from, for messages. */
   policy: string;
 }
@@ -118,6 +119,8 @@ export function unsupported(spec: BackendPolicySpec, caps: Capabilities, lbName:
     return `the ${lbName} load balancer cannot set a pool's connect timeout`;
   if (spec.timeouts?.serverSeconds !== undefined && !caps.timeouts?.server)
     return `the ${lbName} load balancer cannot set a pool's server timeout`;
+  if (spec.retries !== undefined && !caps.retries)
+    return `the ${lbName} load balancer cannot set how often a failed connection is tried again`;
   const kinds = caps.persistence ?? [];
   const want = spec.sessionPersistence?.type;
   if (want && !kinds.includes(want))
@@ -239,6 +242,7 @@ function pickWinners(claims: Claims): Map<string, PoolPolicy> {
       ...(first!.spec.timeouts?.serverSeconds
         ? { serverTimeoutSeconds: first!.spec.timeouts.serverSeconds }
         : {}),
+      ...(first!.spec.retries ? { retries: first!.spec.retries.attempts } : {}),
       policy: key(first!.policy.metadata),
     });
   }

@@ -102,7 +102,12 @@ function memberCheck(
 }
 
 /** What a pool cannot take of its Service's BackendPolicy, said on the Service (never dropped silently). */
-function policyFindings(req: PoolRequest, udpHttp: boolean, cookieOnL4: boolean): Finding[] {
+function policyFindings(
+  req: PoolRequest,
+  udpHttp: boolean,
+  cookieOnL4: boolean,
+  retriesOnL4: boolean,
+): Finding[] {
   const at = `port ${String(req.port.name || req.port.port)}: BackendPolicy ${req.policy?.policy ?? ''}`;
   const warn = (message: string): Finding => ({
     kind: 'Service',
@@ -117,6 +122,13 @@ function policyFindings(req: PoolRequest, udpHttp: boolean, cookieOnL4: boolean)
       ? [
           warn(
             `${at} asks Cookie persistence, which HTTP routes carry; its LoadBalancer virtual service passes connections through and keeps no session`,
+          ),
+        ]
+      : []),
+    ...(retriesOnL4
+      ? [
+          warn(
+            `${at} asks retries, which this load balancer sets on HTTP pools only; its LoadBalancer virtual service keeps the device's default`,
           ),
         ]
       : []),
@@ -140,8 +152,11 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
   const probed = memberCheck(req, ctx, selected);
   // Cookie persistence is an HTTP cookie: an L4 pool (its bytes pass through) cannot carry it.
   const cookieOnL4 = policy?.persistence === 'Cookie' && req.health !== 'http';
+  // Retries where the load balancer sets them on HTTP pools only (Avi's server reselect).
+  const retriesOnL4 =
+    policy?.retries !== undefined && req.health !== 'http' && ctx.lb.caps.retries === 'http';
   const findings = rejectionFindings(req.svcKey, r.rejected);
-  findings.push(...policyFindings(req, probed.udpHttp, cookieOnL4));
+  findings.push(...policyFindings(req, probed.udpHttp, cookieOnL4, retriesOnL4));
   if (probed.notFollowed)
     findings.push({
       kind: 'Service',
@@ -165,6 +180,7 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
       ...(policy?.slowStartSeconds ? { slowStartSeconds: policy.slowStartSeconds } : {}),
       ...(policy?.connectTimeoutSeconds ? { connectTimeoutSeconds: policy.connectTimeoutSeconds } : {}),
       ...(policy?.serverTimeoutSeconds ? { serverTimeoutSeconds: policy.serverTimeoutSeconds } : {}),
+      ...(policy?.retries !== undefined && !retriesOnL4 ? { retries: policy.retries } : {}),
       ...(req.backendProtocol ? { backendProtocol: req.backendProtocol } : {}),
       members: r.members,
       service: req.svcKey,

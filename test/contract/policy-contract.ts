@@ -58,7 +58,7 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
     assert.deepEqual(plan(moved, await second.observe()).changes, [], 'observed as moved');
   });
 
-  it('carries every algorithm, persistence, connection limit, ramp and member timeout it declares: applied, observed back after a restart with nothing to write, changed in place', async (t) => {
+  it('carries every algorithm, persistence, connection limit, ramp, member timeout and retry count it declares: applied, observed back after a restart with nothing to write, changed in place', async (t) => {
     const h = await guarded();
     t.after(() => h.close());
     const first = await h.adapter('c1');
@@ -67,13 +67,15 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
     const persistence = caps.persistence ?? [];
     // A limit and a ramp of whole steps (Avi counts minutes) on an L4 pool of its own.
     const limits: Pool[] = [];
-    if (caps.maxConnections || caps.slowStart || caps.timeouts)
+    if (caps.maxConnections || caps.slowStart || caps.timeouts || caps.retries === 'any')
       limits.push({
         ...pool('c1--default-web-7000', [['192.0.2.3', 61002, 'n3']]),
         ...(caps.maxConnections ? { maxConnections: 25 } : {}),
         ...(caps.slowStart ? { slowStartSeconds: 2 * caps.slowStart.stepSeconds } : {}),
         ...(caps.timeouts?.connect ? { connectTimeoutSeconds: 3 } : {}),
         ...(caps.timeouts?.server ? { serverTimeoutSeconds: 90 } : {}),
+        // No retries at all (0), said as such, not as the device's default.
+        ...(caps.retries === 'any' ? { retries: 0 } : {}),
       });
     if (algorithms.length === 0 && persistence.length === 0 && limits.length === 0) {
       t.skip('declares round robin only and no persistence');
@@ -99,6 +101,7 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
         ...pool('c1--default-web-80.l7', members),
         health: 'http',
         persistence: 'Cookie',
+        ...(caps.retries ? { retries: 2 } : {}),
       };
       pools.push(web);
       vss.push({
@@ -123,6 +126,7 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
           slowStartSeconds: _s,
           connectTimeoutSeconds: _c,
           serverTimeoutSeconds: _t,
+          retries: _r,
           ...p
         }) => p,
       ),

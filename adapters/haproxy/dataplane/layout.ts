@@ -168,6 +168,8 @@ export function backendFor(p: Pool, http: boolean, o: LayoutOptions): DpBackend 
     // The BackendPolicy's member timeouts, in milliseconds as the model counts them.
     ...(p.connectTimeoutSeconds ? { connect_timeout: p.connectTimeoutSeconds * 1000 } : {}),
     ...(p.serverTimeoutSeconds ? { server_timeout: p.serverTimeoutSeconds * 1000 } : {}),
+    // Retries of a failed connection (the defaults section redispatches them to another server).
+    ...(p.retries !== undefined ? { retries: p.retries } : {}),
     ...(c
       ? {
           adv_check: 'httpchk',
@@ -192,6 +194,7 @@ export function backendChanged(current: DpBackend, wanted: DpBackend): boolean {
     stick_table: b.stick_table ? [b.stick_table.type, b.stick_table.size, b.stick_table.expire] : null,
     connect_timeout: b.connect_timeout ?? null,
     server_timeout: b.server_timeout ?? null,
+    retries: b.retries ?? null,
     description: (b.description ?? '').replace(/ members=\S*/, ''),
   });
   return JSON.stringify(strip(current)) !== JSON.stringify(strip(wanted));

@@ -102,6 +102,7 @@ export const dpBackendSchema = z
     check_timeout: z.number().int().min(0).optional(),
     connect_timeout: z.number().int().min(0).optional(),
     server_timeout: z.number().int().min(0).optional(),
+    retries: z.number().int().min(0).optional(),
     description: z.string().optional(),
     metadata: metadata.optional(),
   })

@@ -45,6 +45,7 @@ describe('the BackendPolicy CRD at the API', () => {
         },
       ],
       ['timeouts', { targetRefs: [web], timeouts: { connectSeconds: 3, serverSeconds: 300 } }],
+      ['retries', { targetRefs: [web], retries: { attempts: 0 } }],
     ];
     for (const [name, spec] of good) assert.equal((await post(name, spec)).status, 201, name);
     const bad: [string, object, RegExp][] = [
@@ -56,6 +57,8 @@ describe('the BackendPolicy CRD at the API', () => {
       ['section', { targetRefs: [{ ...web, sectionName: 'Not A Name' }] }, /sectionName/],
       ['limit', { targetRefs: [web], maxConnectionsPerMember: 0 }, /maxConnectionsPerMember/],
       ['ramp', { targetRefs: [web], slowStartSeconds: 3601 }, /slowStartSeconds/],
+      ['manyretries', { targetRefs: [web], retries: { attempts: 6 } }, /spec\.retries\.attempts/],
+      ['noattempts', { targetRefs: [web], retries: {} }, /spec\.retries\.attempts/],
       ['notimeout', { targetRefs: [web], timeouts: {} }, /spec\.timeouts/],
       [
         'slowserver',
@@ -117,7 +120,7 @@ describe('the BackendPolicy CRD at the API', () => {
       assert.match(String(r.body.message), why, name);
     }
     // A field the schema does not have is pruned, as a real API server does (kubectl warns).
-    const extra = await post('extra', { targetRefs: [web], retries: { attempts: 2 } });
+    const extra = await post('extra', { targetRefs: [web], mirror: { to: 'x' } });
     assert.equal(extra.status, 201);
     assert.deepEqual(extra.body.spec, { targetRefs: [web] });
   });

@@ -488,4 +488,66 @@ describe('BackendPolicy resolution', () => {
         JSON.stringify(bad),
       );
   });
+
+  it('retries: resolved where the load balancer sets them (0 too); an L4 pool where it sets them on HTTP pools only keeps the default and its Service is told; bad values and a load balancer without them refused', () => {
+    const cfg = parseControllerConfig(
+      'clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\ndefaultLoadBalancer: true',
+    );
+    const resolved = (spec: Record<string, unknown>, caps: Capabilities) =>
+      resolveBackendPolicies([policy('p', { targetRefs: [target('web')], ...spec })], [web], caps, 'x');
+    assert.deepEqual(
+      resolved({ retries: { attempts: 2 } }, { ...all, retries: 'any' }).forPort('default/web', 'http'),
+      {
+        retries: 2,
+        policy: 'default/p',
+      },
+    );
+    assert.deepEqual(
+      resolved({ retries: { attempts: 0 } }, { ...all, retries: 'any' }).forPort('default/web', 'http'),
+      {
+        retries: 0,
+        policy: 'default/p',
+      },
+    );
+    const without = resolved({ retries: { attempts: 1 } }, all);
+    assert.equal(without.forPort('default/web', 'http'), undefined, 'refused whole, applied nowhere');
+    assert.match(
+      without.statuses.get('default/p')![0]!.conditions[0]!.message,
+      /cannot set how often a failed connection is tried again/,
+    );
+    for (const bad of [
+      { retries: { attempts: 6 } },
+      { retries: { attempts: -1 } },
+      { retries: { attempts: 1.5 } },
+      { retries: {} },
+      { retries: { attempts: 1, on: '5xx' } },
+    ]) {
+      const c = resolved(bad, { ...all, retries: 'any' }).statuses.get('default/p')![0]!.conditions[0]!;
+      assert.equal(c.reason, 'Invalid', JSON.stringify(bad));
+      assert.match(c.message, /spec\.retries/);
+    }
+    // Through a build: the L4 and HTTP pools of the Service.
+    const view = clusterView({
+      services: [
+        kubeService('web', { type: 'LoadBalancer', ports: [{ name: 'http', port: 80, targetPort: 8080 }] }),
+      ],
+      ingressClasses: [kubeIngressClass('npl')],
+      ingresses: [kubeIngress('ing', { className: 'npl', host: 'a.example', service: 'web', port: 'http' })],
+      nodes: [kubeNode('n1', '192.0.2.101')],
+      pods: [kubePod('a', { node: 'n1', npl: nplAnnotation([[8080, '192.0.2.101', 61000]]) })],
+      backendPolicies: [policy('retry', { targetRefs: [target('web')], retries: { attempts: 3 } })],
+    });
+    const pools = (retries: 'any' | 'http') => {
+      const r = buildDesired(view, cfg, { ...SERVE_ALL, caps: { ...all, retries } });
+      return { byHealth: new Map(r.state.pools.map((p) => [p.health, p.retries])), findings: r.findings };
+    };
+    const any = pools('any');
+    assert.deepEqual([any.byHealth.get('tcp'), any.byHealth.get('http')], [3, 3]);
+    assert.equal(any.findings.filter((f) => f.reason === 'PolicyNotApplied').length, 0);
+    const http = pools('http');
+    assert.deepEqual([http.byHealth.get('tcp'), http.byHealth.get('http')], [undefined, 3]);
+    const told = http.findings.filter((f) => f.reason === 'PolicyNotApplied');
+    assert.equal(told.length, 1);
+    assert.match(told[0]!.message, /asks retries, which this load balancer sets on HTTP pools only/);
+  });
 });
