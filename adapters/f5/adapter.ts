@@ -24,6 +24,7 @@ import { DECLARE, type DeclareRequest, postDeclaration, type DeclareOutcome } fr
 import { appChanges, type OwnedObjects, renderTenants, splitByTenant } from './tenant-layout.ts';
 import { certificateProblem } from './certificates.ts';
 import { routeProblem } from './http-policy.ts';
+import { sourceRangeProblem } from './source-ranges.ts';
 import { blame, dependencyProblems, type Outcome } from './batch-blame.ts';
 import { F5_CAPABILITIES } from './capabilities.ts';
 import { readPoolMembers } from './icontrol-view.ts';
@@ -268,13 +269,15 @@ export class F5Adapter implements LoadBalancerAdapter {
             ? certificateProblem(c.desired)
             : c.kind === 'virtualService' && c.desired.placement?.serviceEngineGroup
               ? placementRefused('a Service Engine group')
-              : c.kind === 'virtualService' && c.desired.kind === 'l7'
-                ? c.desired.http2
-                  ? HTTP2_REFUSED
-                  : c.desired.routes.map(routeProblem).find(Boolean)
-                : c.kind === 'pool' && c.desired.backendProtocol
-                  ? HTTP2_REFUSED
-                  : undefined;
+              : c.kind === 'virtualService' && c.desired.kind === 'l4'
+                ? sourceRangeProblem(c.desired)
+                : c.kind === 'virtualService' && c.desired.kind === 'l7'
+                  ? c.desired.http2
+                    ? HTTP2_REFUSED
+                    : c.desired.routes.map(routeProblem).find(Boolean)
+                  : c.kind === 'pool' && c.desired.backendProtocol
+                    ? HTTP2_REFUSED
+                    : undefined;
       if (bad) fail(i, 'Invalid', bad, true);
       else if (c.op === 'update' && !mapOf(start, c.kind).has(c.name)) {
         fail(

@@ -31,6 +31,8 @@ export const F5_CAPABILITIES: Capabilities = {
   algorithms: ['RoundRobin', 'LeastConnections'],
   // Members' connectionLimit; the pool's slowRampTime (seconds).
   maxConnections: true,
+  // loadBalancerSourceRanges: an iRule of the L4 virtual server rejecting other clients.
+  sourceRanges: true,
   // The pool's reselectTries: a failed connection goes to another member.
   retries: 'any',
   slowStart: { stepSeconds: 1 },

@@ -29,6 +29,7 @@ import { meta, remark } from './as3-text.ts';
 import { IRULE_500, renderHttpPolicy, splitPoolName } from './http-policy.ts';
 import { firstMatchOrder } from '../../src/model/route-order.ts';
 import { metaValue, parsePool } from './pool-objects.ts';
+import { sourceRangeRule, sourceRangeRuleName } from './source-ranges.ts';
 
 export {
   checkMonitorName,
@@ -121,15 +122,27 @@ export function renderVirtualService(
         virtualPort: vs.port,
         ...(vs.pool ? { pool: ref(vs.pool) } : {}),
         ...(sni.length > 0 ? { policyEndpoint: policyName(vs.name) } : {}),
+        // Client filters: an iRule accepting the ranges (source-ranges.ts).
+        ...(vs.sourceRanges ? { iRules: [sourceRangeRuleName(vs.name)] } : {}),
         // SNI routing with no route left has no pool and no policy: BIG-IP resets each connection.
         metadata: meta({
           owner,
           source: vs.source,
           ...(vs.sni ? { sni: JSON.stringify(sni) } : {}),
+          ...(vs.sourceRanges ? { sourceRanges: JSON.stringify(vs.sourceRanges) } : {}),
           ...partitionMeta(vs),
         }),
       },
       ...(sni.length > 0 ? { [policyName(vs.name)]: sniPolicy(vs.name, sni, ref) } : {}),
+      ...(vs.sourceRanges
+        ? {
+            [sourceRangeRuleName(vs.name)]: {
+              class: 'iRule',
+              remark: remark(`npl-lb client filter of ${vs.name}`),
+              iRule: sourceRangeRule(vs.sourceRanges),
+            },
+          }
+        : {}),
     };
   }
   // The routes in model form in the service's metadata (observe() reads them back as applied);
@@ -281,6 +294,8 @@ function parseL4(name: string, o: Json): L4VirtualService {
   };
   const sni = metaValue(o, 'sni');
   if (sni) vs.sni = JSON.parse(sni) as SniRoute[];
+  const ranges = metaValue(o, 'sourceRanges');
+  if (ranges) vs.sourceRanges = JSON.parse(ranges) as string[];
   return vs;
 }
 
@@ -351,7 +366,12 @@ export const holdsOurs = (t: Json, owner: string): boolean =>
 
 /** The names of the objects in our application that belong to one of our virtual services. */
 export function ownedObjectNames(vs: VirtualService): string[] {
-  if (vs.kind === 'l4') return vs.sni?.length ? [vs.name, policyName(vs.name)] : [vs.name];
+  if (vs.kind === 'l4')
+    return [
+      vs.name,
+      ...(vs.sni?.length ? [policyName(vs.name)] : []),
+      ...(vs.sourceRanges ? [sourceRangeRuleName(vs.name)] : []),
+    ];
   const splits = firstMatchOrder(vs.routes).flatMap((r, i) =>
     r.backends ? [splitPoolName(vs.name, i)] : [],
   );
