@@ -14,6 +14,11 @@ export const NPL_MANAGED_ANNOTATION = 'npl-lb.io/npl-annotated';
 /** On a Service or Ingress: the VIP a user asks for. */
 export const VIP_ANNOTATION = 'npl-lb.io/vip';
 /**
+ * On LoadBalancer Services: a sharing key. Services with one key may hold one VIP while their
+ * ports do not clash (MetalLB's `metallb.universe.tf/allow-shared-ip`).
+ */
+export const SHARED_VIP_ANNOTATION = 'npl-lb.io/allow-shared-vip';
+/**
  * On an Ingress: exactly "true" answers its hosts' plain-HTTP requests with a redirect to HTTPS
  * (301), for the hosts its `tls:` serves; "false" or absent serves them over both.
  */

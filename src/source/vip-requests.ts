@@ -5,7 +5,7 @@
  * our Gateways (spec.addresses). Each keeps what its status publishes. Pure.
  */
 import type { ControllerConfig } from '../config/controller-config.ts';
-import { VIP_ANNOTATION } from '../kube/annotations.ts';
+import { SHARED_VIP_ANNOTATION, VIP_ANNOTATION } from '../kube/annotations.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
 import type { Ingress, Service } from '../kube/objects.ts';
 import { gatewayVipRequests } from './gateway/from-view.ts';
@@ -32,6 +32,23 @@ function classFamilies(asked: string | undefined, all: readonly IpFamily[]): IpF
   return named.length > 0 ? [...new Set(named)] : [...all];
 }
 
+/** A sharing key: a letter or digit, then letters, digits, `-`, `_` and `.`, at most 63. */
+const SHARING_KEY = /^[A-Za-z0-9][-A-Za-z0-9_.]{0,62}$/;
+
+/**
+ * What a Service asks of sharing (its sharing key and the ports it needs on the address), or why
+ * the key cannot be read: the request is then refused whole, never served unshared by surprise.
+ */
+export function serviceShare(s: Service): { share?: FamilyVipRequest['share']; refused?: string } {
+  const k = s.metadata.annotations[SHARED_VIP_ANNOTATION];
+  if (k === undefined) return {};
+  if (!SHARING_KEY.test(k))
+    return {
+      refused: `${SHARED_VIP_ANNOTATION}: ${JSON.stringify(k.slice(0, 64))} is not a sharing key (a letter or digit, then letters, digits, "-", "_" and ".", at most 63)`,
+    };
+  return { share: { key: k, ports: [...new Set(s.spec.ports.map((p) => `${p.protocol}/${p.port}`))] } };
+}
+
 export function vipRequests(
   lbServices: Service[],
   byClass: ReadonlyMap<string, Ingress[]>,
@@ -40,14 +57,19 @@ export function vipRequests(
   families: { ofService: (svcKey: string) => FamilyChoice; all: readonly IpFamily[] },
 ): FamilyVipRequest[] {
   return [
-    ...lbServices.flatMap((s) =>
-      perFamily(
+    ...lbServices.flatMap((s) => {
+      const { share, refused } = serviceShare(s);
+      return perFamily(
         `service/${key(s.metadata)}`,
         families.ofService(key(s.metadata)).families,
         [s.spec.loadBalancerIP || s.metadata.annotations[VIP_ANNOTATION]],
         s.status.loadBalancer.ingress.map((i) => i.ip),
-      ),
-    ),
+      ).map((r, i) => ({
+        ...r,
+        ...(share ? { share } : {}),
+        ...(refused && i === 0 && !r.refused ? { refused } : {}),
+      }));
+    }),
     ...[...byClass.entries()].flatMap(([cls, ings]) => {
       const asked = view.ingressClasses.find((c) => c.metadata.name === cls)?.metadata.annotations[
         VIP_ANNOTATION

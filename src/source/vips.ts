@@ -7,7 +7,10 @@
  * and stays pending. Without a request, the published VIP is kept while it is in a CIDR; otherwise
  * a new one is picked by hashing the owner's key into the CIDRs, probing past taken addresses.
  * Each family (IPv4, IPv6) is allocated apart: an object of both families holds one of each.
- * Pure and deterministic.
+ * LoadBalancer Services that carry one sharing key (MetalLB's `allow-shared-ip`) may hold one
+ * address together while their ports do not clash (the same protocol and port twice): a sharer
+ * joins the address a sharer of its key holds, requested, published or picked (sharers hash their
+ * key, not their name, so they start at one address). Pure and deterministic.
  */
 import { createHash } from 'node:crypto';
 import { autoVip } from '../model/vips.ts';
@@ -23,6 +26,26 @@ export interface VipRequest {
   refused?: string;
   /** The refusal is of an address kind npl-lb does not serve (a Gateway address not an IPAddress). */
   unsupported?: true;
+  /** A sharing key and the ports (`TCP/80`) it needs on the address (LoadBalancer Services). */
+  share?: { key: string; ports: readonly string[] };
+}
+
+/** Who holds an address: its first holder, and with a sharing key the ports its sharers use. */
+interface Holder {
+  key: string;
+  share?: string;
+  ports: Set<string>;
+}
+
+/** Whether `r` may hold the address with `h`: one sharing key, and no port both use. */
+const joins = (h: Holder, r: VipRequest): boolean =>
+  !!h.share && h.share === r.share?.key && r.share.ports.every((p) => !h.ports.has(p));
+
+/** Why `r` may not hold the address `h` holds, in words. */
+function clash(ip: string, h: Holder, r: VipRequest): string {
+  if (!h.share || h.share !== r.share?.key) return `${ip} is already used by ${h.key}`;
+  const both = r.share.ports.filter((p) => h.ports.has(p));
+  return `${ip} is shared under key ${r.share.key}, and ${both.join(', ')} is already used there by ${h.key}`;
 }
 
 export type VipResult =
@@ -58,7 +81,9 @@ function pickFree(
   key: string,
   family: IpFamily,
   ranges: Range[],
-  taken: ReadonlyMap<string, string>,
+  taken: ReadonlyMap<string, unknown>,
+  /** A taken address it may have all the same (a sharer's). */
+  mayJoin: (ip: string) => boolean = () => false,
 ): string | undefined {
   const total = ranges.reduce((n, x) => n + x.size, 0n);
   if (total === 0n) return undefined;
@@ -73,7 +98,7 @@ function pickFree(
     for (const rg of ranges) {
       if (idx < rg.size) {
         const ip = bigToIp(rg.first + idx, family);
-        if (!taken.has(ip)) return ip;
+        if (!taken.has(ip) || mayJoin(ip)) return ip;
         break;
       }
       idx -= rg.size;
@@ -108,7 +133,18 @@ export function allocateVips(
   family: IpFamily = 'IPv4',
 ): Map<string, VipResult> {
   const out = new Map<string, VipResult>();
-  const taken = new Map<string, string>();
+  const taken = new Map<string, Holder>();
+  const hold = (ip: string, r: VipRequest) => {
+    const h = taken.get(ip);
+    if (h) for (const p of r.share?.ports ?? []) h.ports.add(p);
+    else
+      taken.set(ip, {
+        key: r.key,
+        ...(r.share ? { share: r.share.key } : {}),
+        ports: new Set(r.share?.ports ?? []),
+      });
+    out.set(r.key, { vip: ip });
+  };
   const mine = cidrsOf(cidrs, family);
   const ranges = mine.map((c) => range(c, family));
   const sorted = [...requests].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -118,9 +154,9 @@ export function allocateVips(
   for (const r of sorted) {
     const published = canon(r.published);
     if (!usable(published) || r.refused || (r.requested && canon(r.requested) !== published)) continue;
-    if (taken.has(published)) continue;
-    taken.set(published, r.key);
-    out.set(r.key, { vip: published });
+    const h = taken.get(published);
+    if (h && !joins(h, r)) continue;
+    hold(published, r);
   }
   // 2. Requests: valid, in range, and not held by anyone else.
   for (const r of sorted) {
@@ -143,21 +179,21 @@ export function allocateVips(
       continue;
     }
     const holder = taken.get(requested);
-    if (holder) {
-      out.set(r.key, { conflict: `${requested} is already used by ${holder}` });
+    if (holder && !joins(holder, r)) {
+      out.set(r.key, { conflict: clash(requested, holder, r) });
       continue;
     }
-    taken.set(requested, r.key);
-    out.set(r.key, { vip: requested });
+    hold(requested, r);
   }
-  // 3. The others: an address picked by hashing the key into the ranges.
+  // 3. The others: an address picked by hashing the key into the ranges (a sharer: its sharing
+  // key, so sharers start at one address and join it while their ports allow).
   for (const r of sorted) {
     if (out.has(r.key)) continue;
-    const found = pickFree(r.key, family, ranges, taken);
-    if (found) {
-      taken.set(found, r.key);
-      out.set(r.key, { vip: found });
-    } else out.set(r.key, { exhausted: true });
+    const shared = r.share ? [...taken].find(([, h]) => joins(h, r))?.[0] : undefined;
+    const start = r.share ? `share/${r.share.key}` : r.key;
+    const found = shared ?? pickFree(start, family, ranges, taken, (ip) => joins(taken.get(ip)!, r));
+    if (found) hold(found, r);
+    else out.set(r.key, { exhausted: true });
   }
   return out;
 }
@@ -184,11 +220,23 @@ export function deviceVips(requests: VipRequest[], family: IpFamily = 'IPv4'): M
       published: r.published,
       refused: r.refused,
       unsupported: r.unsupported,
+      ...(r.share ? { share: r.share } : {}),
     })),
     [family === 'IPv4' ? '0.0.0.0/0' : '::/0'],
     family,
   );
-  for (const r of requests)
-    if (!r.requested && !r.refused) out.set(r.key, { vip: autoVip(deviceGroup(r.key, family)) });
+  // Sharers of one key without an address of their own: one group, so the device gives them one
+  // address, while their ports allow (a sharer whose port clashes gets a group of its own).
+  const groups = new Map<string, Set<string>>();
+  const sorted = [...requests].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (const r of sorted) {
+    if (r.requested || r.refused) continue;
+    const ports = r.share ? (groups.get(r.share.key) ?? new Set<string>()) : undefined;
+    if (r.share && ports && r.share.ports.every((p) => !ports.has(p))) {
+      for (const p of r.share.ports) ports.add(p);
+      groups.set(r.share.key, ports);
+      out.set(r.key, { vip: autoVip(deviceGroup(`share/${r.share.key}`, family)) });
+    } else out.set(r.key, { vip: autoVip(deviceGroup(r.key, family)) });
+  }
   return out;
 }
