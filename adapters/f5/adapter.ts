@@ -25,7 +25,7 @@ import { appChanges, type OwnedObjects, renderTenants, splitByTenant } from './t
 import { certificateProblem } from './certificates.ts';
 import { routeProblem } from './http-policy.ts';
 import { sourceRangeProblem } from './source-ranges.ts';
-import { blame, dependencyProblems, type Outcome } from './batch-blame.ts';
+import { blame, dependencyProblems, type Outcome, persistenceProblems } from './batch-blame.ts';
 import { F5_CAPABILITIES } from './capabilities.ts';
 import { readPoolMembers } from './icontrol-view.ts';
 import { BigIpClient, type BigIpClientOptions, F5Error } from './client.ts';
@@ -306,6 +306,11 @@ export class F5Adapter implements LoadBalancerAdapter {
       const broken = dependencyProblems(changes, outcome, owned);
       if (broken.length > 0) {
         for (const b of broken) fail(b.index, b.code, b.message, b.terminal);
+        continue;
+      }
+      const sticky = persistenceProblems(changes, outcome, owned);
+      if (sticky.length > 0) {
+        for (const b of sticky) fail(b.index, 'Invalid', b.message, true);
         continue;
       }
       const current = this.tenants ?? new Map<string, Json>();

@@ -8,7 +8,8 @@ import type { ApplyError } from '../../src/adapter/contract.ts';
 import type { Change } from '../../src/adapter/changes.ts';
 import type { Certificate, Pool, VirtualService } from '../../src/model/types.ts';
 import { poolRefs } from '../../src/model/refs.ts';
-import { isOurApp } from './declaration.ts';
+import { isOurApp, l4Persistence } from './declaration.ts';
+import { persistenceProblem } from './http-policy.ts';
 
 export type Outcome = { ok: true } | { ok: false; error: ApplyError };
 
@@ -60,6 +61,35 @@ export function dependencyProblems(
         terminal: false,
       });
     }
+  }
+  return out;
+}
+
+/**
+ * Virtual services whose pools ask persistence BIG-IP cannot give them at once (AS3 keeps it on
+ * the virtual server, or on a rule): the virtual service's change fails, else that of a pool it
+ * uses (whose persistence made it so).
+ */
+export function persistenceProblems(
+  changes: Change[],
+  outcome: Map<number, Outcome>,
+  owned: { pools: Map<string, Pool>; vss: Map<string, VirtualService> },
+): { index: number; message: string }[] {
+  const out: { index: number; message: string }[] = [];
+  for (const vs of owned.vss.values()) {
+    const problem =
+      vs.kind === 'l7'
+        ? persistenceProblem(vs, owned.pools)
+        : l4Persistence(vs, owned.pools) === 'mixed'
+          ? `the pools of ${vs.name} ask different persistence; BIG-IP keeps one per virtual server`
+          : undefined;
+    if (!problem) continue;
+    const used = new Set(poolRefs(vs));
+    const open = (i: number) => !outcome.has(i) && changes[i]!.op !== 'delete';
+    const own = changes.findIndex((c, i) => open(i) && c.kind === 'virtualService' && c.name === vs.name);
+    const index =
+      own >= 0 ? own : changes.findIndex((c, i) => open(i) && c.kind === 'pool' && used.has(c.name));
+    if (index >= 0) out.push({ index, message: problem });
   }
   return out;
 }

@@ -26,9 +26,11 @@ export const F5_CAPABILITIES: Capabilities = {
   // The Monitor's send line names the method, its receive pattern the statuses (any ranges).
   checkMethods: true,
   checkStatuses: 'any',
-  // Pool loadBalancingMode. AS3 has no hash on the client's address, and persistence is a
-  // property of the virtual server (every pool behind it), not of a pool: neither is written.
+  // Pool loadBalancingMode. AS3 has no hash on the client's address.
   algorithms: ['RoundRobin', 'LeastConnections'],
+  // Persistence is the virtual server's in AS3: an L4 one's persistenceMethods (source-address),
+  // an L7 one's per rule (the endpoint policy's persist actions: cookie insert, source address).
+  persistence: ['Cookie', 'SourceIP'],
   // Members' connectionLimit; the pool's slowRampTime (seconds).
   maxConnections: true,
   // loadBalancerSourceRanges: an iRule of the L4 virtual server rejecting other clients.

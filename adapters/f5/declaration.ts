@@ -121,6 +121,9 @@ export function renderVirtualService(
         virtualAddresses: [vs.vip],
         virtualPort: vs.port,
         ...(vs.pool ? { pool: ref(vs.pool) } : {}),
+        // Source-address persistence where its pools ask it, none otherwise (AS3's default is
+        // source-address on TCP and UDP services: never left to it).
+        persistenceMethods: l4Persistence(vs, pools) === 'SourceIP' ? ['source-address'] : [],
         ...(sni.length > 0 ? { policyEndpoint: policyName(vs.name) } : {}),
         // Client filters: an iRule accepting the ranges (source-ranges.ts).
         ...(vs.sourceRanges ? { iRules: [sourceRangeRuleName(vs.name)] } : {}),
@@ -160,6 +163,9 @@ export function renderVirtualService(
       virtualPort: vs.port,
       ...(vs.defaultPool ? { pool: ref(vs.defaultPool) } : {}),
       policyEndpoint: policyName(vs.name),
+      // Persistence per route, by the policy's persist actions (http-policy.ts), never AS3's
+      // default cookie on every request.
+      persistenceMethods: [],
       ...(policy.needs500 ? { iRules: [iRuleName(vs.name)] } : {}),
       ...(https ? { serverTLS: tlsName(vs.name), redirect80: false } : {}),
       metadata: meta({
@@ -196,6 +202,24 @@ export function renderVirtualService(
         }
       : {}),
   };
+}
+
+/**
+ * The persistence of an L4 virtual service: its pools' (AS3 keeps it on the virtual server, for
+ * every pool behind it), `mixed` when they do not agree (TLS passthrough to pools of several
+ * policies: refused before sending, adapter.ts). Cookie is an HTTP pool's only.
+ */
+export function l4Persistence(
+  vs: L4VirtualService,
+  pools: ReadonlyMap<string, Pool>,
+): 'SourceIP' | undefined | 'mixed' {
+  const asked = new Set(
+    [vs.pool, ...(vs.sni ?? []).map((r) => r.pool)]
+      .filter(Boolean)
+      .map((p) => (pools.get(p)?.persistence === 'SourceIP' ? 'SourceIP' : undefined)),
+  );
+  if (asked.size > 1) return 'mixed';
+  return asked.has('SourceIP') ? 'SourceIP' : undefined;
 }
 
 /**

@@ -16,12 +16,23 @@
  *   backends forward to a pool built for the rule (`ratio-member`, each member's ratio its backend's
  *   share divided among its members); the share of a backend that does not resolve sets a Tcl
  *   variable with that probability, and the service's iRule answers 500 when it is set.
+ * - Persistence (a pool's BackendPolicy): AS3 keeps it on the virtual server, so each rule that
+ *   forwards to a pool asking it carries a `persist` action (a cookie named per pool, as HAProxy
+ *   names it, or the client's address for 30 minutes), and where any rule of the service persists,
+ *   every other rule (and a last one for the default pool) disables it for its requests.
  *
  * Every value from a Kubernetes object reaches the policy either as a plain string AS3 stores as
  * it is, or, where BIG-IP would read Tcl (`tcl:` locations, and any value that itself starts with
  * `tcl:`), as a Tcl literal with every special character escaped. Pure.
  */
-import type { HeaderModifier, HttpRoute, L7VirtualService, Pool } from '../../src/model/types.ts';
+import { persistenceCookie } from '../../src/model/persistence.ts';
+import type {
+  HeaderModifier,
+  HttpRoute,
+  L7VirtualService,
+  PersistenceType,
+  Pool,
+} from '../../src/model/types.ts';
 import { coveredHosts, firstMatchOrder } from '../../src/model/route-order.ts';
 import { meta, remark } from './as3-text.ts';
 
@@ -183,6 +194,45 @@ function splitPool(
   };
 }
 
+/**
+ * The persistence of the requests a route sends to its pools: the pool's; a weighted split's when
+ * every pool of it asks the same (the cookie then named after the split); `mixed` when they do not
+ * (refused before sending, persistenceProblem).
+ */
+function routePersistence(
+  r: HttpRoute,
+  pools: ReadonlyMap<string, Pool>,
+): PersistenceType | undefined | 'mixed' {
+  const targets = r.backends ? r.backends.filter((b) => b.pool).map((b) => b.pool!) : r.pool ? [r.pool] : [];
+  const asked = new Set(targets.map((p) => pools.get(p)?.persistence));
+  if (asked.size > 1) return 'mixed';
+  return [...asked][0];
+}
+
+/** Why a virtual service's persistence cannot be declared (pools of one rule asking differently). */
+export function persistenceProblem(
+  vs: L7VirtualService,
+  pools: ReadonlyMap<string, Pool>,
+): string | undefined {
+  const r = vs.routes.find((x) => routePersistence(x, pools) === 'mixed');
+  return r
+    ? `a weighted rule of ${vs.name} (${r.source}) splits over pools that ask different persistence; BIG-IP keeps one per request`
+    : undefined;
+}
+
+/** The persist action of a rule's requests (none: `disable` where the service persists elsewhere). */
+function persistActions(kind: PersistenceType | undefined, cookie: string, any: boolean): Json[] {
+  if (kind === 'Cookie')
+    return [
+      { type: 'persist', event: 'request', cookieInsert: { name: persistenceCookie(cookie), expiry: '1d' } },
+    ];
+  if (kind === 'SourceIP')
+    return [
+      { type: 'persist', event: 'request', sourceAddress: { netmask: '255.255.255.255', timeout: 1800 } },
+    ];
+  return any ? [{ type: 'persist', event: 'request', disable: {} }] : [];
+}
+
 export interface RenderedPolicy {
   rules: Json[];
   /** Pools built for weighted rules, by name. */
@@ -201,6 +251,9 @@ export function renderHttpPolicy(
   const rules: Json[] = [];
   const splitPools: Record<string, Json> = {};
   let needs500 = false;
+  const persisted = (p: string | undefined) => (p ? pools.get(p)?.persistence : undefined);
+  const anyPersists =
+    vs.routes.some((r) => routePersistence(r, pools) !== undefined) || !!persisted(vs.defaultPool);
   firstMatchOrder(vs.routes).forEach((r, i) => {
     const actions: Json[] = [];
     if (r.redirect) {
@@ -243,11 +296,15 @@ export function renderHttpPolicy(
           },
         });
       }
+      const kind = routePersistence(r, pools);
+      const sticky = kind === 'mixed' ? undefined : kind;
       if (split) {
         const name = splitPoolName(vs.name, i);
         splitPools[name] = split;
+        actions.push(...persistActions(sticky, name, anyPersists));
         actions.push({ type: 'forward', event: 'request', select: { pool: { use: name } } });
       } else if (r.pool) {
+        actions.push(...persistActions(sticky, r.pool, anyPersists));
         actions.push({ type: 'forward', event: 'request', select: { pool: { use: ref(r.pool) } } });
       }
     }
@@ -260,5 +317,15 @@ export function renderHttpPolicy(
       }),
     );
   });
+  // The default pool's requests, where the service persists: its own persistence, or none.
+  if (anyPersists && vs.defaultPool)
+    rules.push({
+      name: 'default_pool',
+      conditions: [],
+      actions: [
+        ...persistActions(persisted(vs.defaultPool), vs.defaultPool, true),
+        { type: 'forward', event: 'request', select: { pool: { use: ref(vs.defaultPool) } } },
+      ],
+    });
   return { rules, splitPools, needs500 };
 }

@@ -102,6 +102,9 @@ export function renderPool(p: Pool, owner: string): Json {
       ...(p.check ? { check: storeCheck(p.check) } : {}),
       // A pool without members still says its members' limit (read back from here).
       ...(p.maxConnections ? { maxconn: String(p.maxConnections) } : {}),
+      // Persistence is the virtual server's in AS3 (declaration.ts, http-policy.ts): the pool says
+      // what it asked, read back from here.
+      ...(p.persistence ? { persistence: p.persistence } : {}),
     }),
   };
 }
@@ -120,7 +123,7 @@ export function parsePool(name: string, o: Json): Pool {
     ...readStoredCheck(metaValue(o, 'check')),
     ...(o.loadBalancingMode === 'least-connections-member' ? { algorithm: 'LeastConnections' as const } : {}),
     ...(typeof o.slowRampTime === 'number' && o.slowRampTime > 0 ? { slowStartSeconds: o.slowRampTime } : {}),
-    ...storedPolicy({ maxconn: metaValue(o, 'maxconn') }),
+    ...storedPolicy({ maxconn: metaValue(o, 'maxconn'), persistence: metaValue(o, 'persistence') }),
     ...(typeof o.reselectTries === 'number' ? { retries: o.reselectTries } : {}),
     members: members.map((m): Member => ({
       address: String((m.serverAddresses as unknown[] | undefined)?.[0] ?? ''),

@@ -4,8 +4,10 @@
  * for the algorithm and persistence, a frontend line for the source ranges, and what of a pool
  * HAProxy reads from its backend section (a change there reloads). Pure.
  */
-import { createHash } from 'node:crypto';
+import { persistenceCookie } from '../../src/model/persistence.ts';
 import type { Pool } from '../../src/model/types.ts';
+
+export { persistenceCookie };
 
 /**
  * A pool's BackendPolicy as backend lines. Every algorithm is one HAProxy balances dynamically, as
@@ -48,12 +50,6 @@ export function timeoutLines(p: Pool): string[] {
 /** The key HAProxy derives server cookies from (not a secret: a cookie only names a server). */
 export const COOKIE_KEY = 'npl-lb';
 
-/**
- * The persistence cookie of a pool: its own name, so a client of two applications on one host
- * keeps one cookie per application (a token: letters, digits and `_`).
- */
-export const persistenceCookie = (pool: string): string =>
-  `npllb_${createHash('sha256').update(pool).digest('hex').slice(0, 12)}`;
 
 /**
  * The client filter of an L4 frontend: a connection from outside the ranges is refused before
