@@ -10,7 +10,7 @@ import { ErrorCodes, NplError } from '../runtime/errors.ts';
 
 const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 /** An IPv4 (`192.0.2.0/24`) or IPv6 (`fd00:10::/112`) CIDR, the prefix within the family's bits. */
-const cidr = z.string().refine((c) => {
+export const cidrSchema = z.string().refine((c) => {
   const [ip = '', bits = '', ...rest] = c.split('/');
   const family = isIP(ip);
   if (rest.length > 0 || family === 0 || !/^(0|[1-9]\d{0,2})$/.test(bits) || ip.includes('%')) return false;
@@ -115,7 +115,7 @@ export const controllerConfigSchema = z
     vip: z
       .object({
         cidrs: z
-          .array(cidr)
+          .array(cidrSchema)
           .default([])
           .describe('VIPs are allocated here, and a requested VIP must lie here'),
       })

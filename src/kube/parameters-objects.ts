@@ -5,6 +5,7 @@
  * object the CRD did not check is refused with the field named, never half read.
  */
 import { z } from 'zod';
+import { cidrSchema } from '../config/controller-config.ts';
 import { objectMetaSchema } from './objects.ts';
 
 export const PARAMETERS_GROUP = 'npl-lb.io';
@@ -53,9 +54,19 @@ export const parametersSpecSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * Where the class's VIPs come from: CIDRs inside the controller's `vip.cidrs` (any vendor;
+     * not where the load balancer allocates VIPs itself).
+     */
+    vip: z
+      .object({ cidrs: z.array(cidrSchema).min(1).max(16) })
+      .strict()
+      .optional(),
   })
   .strict()
-  .refine((s) => s.avi !== undefined || s.f5 !== undefined, { message: 'name the avi or f5 settings' });
+  .refine((s) => s.avi !== undefined || s.f5 !== undefined || s.vip !== undefined, {
+    message: 'name the avi, f5 or vip settings',
+  });
 export type ParametersSpec = z.infer<typeof parametersSpecSchema>;
 
 /** As the cache keeps it: the spec as it came, checked where it is used (parametersSpecSchema). */

@@ -10,7 +10,7 @@ import { PARAMETERS_GROUP, PARAMETERS_KIND } from '../kube/parameters-objects.ts
 import { type Resolved, resolveParameters } from './gateway/parameters.ts';
 import { familyName, h2PoolName, l7PoolName, poolName } from '../model/names.ts';
 import type { Pool } from '../model/types.ts';
-import { gatewaysFromView, type LoadBalancerInfo } from './gateway/from-view.ts';
+import { gatewaysFromView, gatewayVipCidrs, type LoadBalancerInfo } from './gateway/from-view.ts';
 import { resolveBackendPolicies } from './backend-policies.ts';
 import { ingressPolicies, poolPolicies } from './ingress-policies.ts';
 import type { SecretCertificates } from './ingress-tls.ts';
@@ -47,9 +47,23 @@ function frontendVips(
   const choices = new Map(
     lbServices.map((s) => [key(s.metadata), serviceFamilies(s, servable.families, servable.why)]),
   );
+  // Each requester's VIP ranges where its class's parameters name some (inside vip.cidrs).
+  const gatewayCidrs = gatewayVipCidrs(view, cfg, lb);
+  const svcByKey = new Map(lbServices.map((s) => [key(s.metadata), s]));
+  const cidrsOf = (k: string): string[] | undefined => {
+    const r = k.startsWith('service/')
+      ? serviceClassParameters(view, cfg, lb, svcByKey.get(k.slice('service/'.length))!)
+      : k.startsWith('ingressclass/')
+        ? ingressClassParameters(view, cfg, lb, k.slice('ingressclass/'.length))
+        : undefined;
+    return r && 'vipCidrs' in r ? r.vipCidrs : gatewayCidrs.get(k);
+  };
   const asked = vipRequests(lbServices, byClass, view, cfg, {
     ofService: (k) => choices.get(k)!,
     all: servable.families,
+  }).map((r) => {
+    const cidrs = cidrsOf(r.key);
+    return cidrs ? { ...r, cidrs } : r;
   });
   const vipOf = familyVips(asked, assignVips(asked, cfg, lb.caps.allocatesVips), {
     noCidrs: !lb.caps.allocatesVips && cfg.vip.cidrs.length === 0,
@@ -105,7 +119,12 @@ function poolRequester(
  * AviInfraSetting left from AKO, another tool's) is set aside, said, and the class served where
  * the load balancer places it, as before npl-lb read parameters.
  */
-function ingressClassParameters(view: ClusterView, lb: LoadBalancerInfo, cls: string): Resolved {
+function ingressClassParameters(
+  view: ClusterView,
+  cfg: ControllerConfig,
+  lb: LoadBalancerInfo,
+  cls: string,
+): Resolved {
   const ref = view.ingressClasses.find((c) => c.metadata.name === cls)?.spec.parameters;
   // Another kind (an AviInfraSetting left from AKO, another tool's): said and set aside, the
   // class served where the load balancer places it, as before npl-lb read parameters.
@@ -123,6 +142,7 @@ function ingressClassParameters(view: ClusterView, lb: LoadBalancerInfo, cls: st
     },
     view.loadBalancerParameters ?? [],
     lb,
+    cfg.vip.cidrs,
   );
 }
 
@@ -144,6 +164,7 @@ function serviceClassParameters(
     { field: 'loadBalancerClasses (controller configuration)', namespace: mapped.parameters.namespace },
     view.loadBalancerParameters ?? [],
     lb,
+    cfg.vip.cidrs,
   );
 }
 
@@ -197,7 +218,7 @@ export function desiredFrontends(
     services: svcByKey,
     poolFor: httpPoolFor,
     certificateOf,
-    parametersOfClass: (cls) => ingressClassParameters(view, lb, cls),
+    parametersOfClass: (cls) => ingressClassParameters(view, cfg, lb, cls),
   });
   const gateways = gatewaysFromView(view, cfg, lb, {
     services: svcByKey,

@@ -26,6 +26,11 @@ export interface VipRequest {
   refused?: string;
   /** The refusal is of an address kind npl-lb does not serve (a Gateway address not an IPAddress). */
   unsupported?: true;
+  /**
+   * The CIDRs its VIP must come from (its class's LoadBalancerParameters, inside vip.cidrs);
+   * absent: every CIDR given.
+   */
+  cidrs?: readonly string[];
   /** A sharing key and the ports (`TCP/80`) it needs on the address (LoadBalancer Services). */
   share?: { key: string; ports: readonly string[] };
 }
@@ -146,14 +151,26 @@ export function allocateVips(
     out.set(r.key, { vip: ip });
   };
   const mine = cidrsOf(cidrs, family);
-  const ranges = mine.map((c) => range(c, family));
+  const all = mine.map((c) => range(c, family));
+  // A requester's own ranges (its class's), of this family: none of it means none to give.
+  const own = new Map<VipRequest, { text: string[]; ranges: Range[] }>();
+  const rangesOf = (r: VipRequest): { text: string[]; ranges: Range[] } => {
+    if (!r.cidrs) return { text: mine, ranges: all };
+    let o = own.get(r);
+    if (!o) {
+      const text = cidrsOf(r.cidrs, family);
+      own.set(r, (o = { text, ranges: text.map((c) => range(c, family)) }));
+    }
+    return o;
+  };
   const sorted = [...requests].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const usable = (ip: string | undefined): ip is string => !!ip && inRanges(ip, family, ranges);
+  const usable = (ip: string | undefined, r: VipRequest): ip is string =>
+    !!ip && inRanges(ip, family, rangesOf(r).ranges);
   const canon = (ip: string | undefined) => (ip && familyOf(ip) ? canonicalIp(ip) : ip);
   // 1. Incumbents: a published VIP stays with its publisher, unless it asks to move elsewhere.
   for (const r of sorted) {
     const published = canon(r.published);
-    if (!usable(published) || r.refused || (r.requested && canon(r.requested) !== published)) continue;
+    if (!usable(published, r) || r.refused || (r.requested && canon(r.requested) !== published)) continue;
     const h = taken.get(published);
     if (h && !joins(h, r)) continue;
     hold(published, r);
@@ -172,9 +189,12 @@ export function allocateVips(
       continue;
     }
     const requested = canonicalIp(r.requested);
+    const { text, ranges } = rangesOf(r);
     if (!inRanges(requested, family, ranges)) {
       out.set(r.key, {
-        invalid: `requested VIP ${requested} is outside vip.cidrs (${mine.join(', ') || `no ${family} CIDR configured`})`,
+        invalid: r.cidrs
+          ? `requested VIP ${requested} is outside its class's vip.cidrs (${text.join(', ') || `no ${family} CIDR`})`
+          : `requested VIP ${requested} is outside vip.cidrs (${mine.join(', ') || `no ${family} CIDR configured`})`,
       });
       continue;
     }
@@ -189,9 +209,10 @@ export function allocateVips(
   // key, so sharers start at one address and join it while their ports allow).
   for (const r of sorted) {
     if (out.has(r.key)) continue;
-    const shared = r.share ? [...taken].find(([, h]) => joins(h, r))?.[0] : undefined;
+    const shared = r.share ? [...taken].find(([ip, h]) => joins(h, r) && usable(ip, r))?.[0] : undefined;
     const start = r.share ? `share/${r.share.key}` : r.key;
-    const found = shared ?? pickFree(start, family, ranges, taken, (ip) => joins(taken.get(ip)!, r));
+    const found =
+      shared ?? pickFree(start, family, rangesOf(r).ranges, taken, (ip) => joins(taken.get(ip)!, r));
     if (found) hold(found, r);
     else out.set(r.key, { exhausted: true });
   }

@@ -37,7 +37,18 @@ function celRuntime(): Runtime {
   const cel = require('@bufbuild/cel') as typeof Cel;
   const ext = require('@bufbuild/cel/ext') as typeof CelExt;
   const isIPFunc = cel.celFunc('isIP', [cel.CelScalar.STRING], cel.CelScalar.BOOL, (s) => isIP(s) !== 0);
-  runtime = { cel, env: cel.celEnv({ funcs: [...ext.strings, isIPFunc] }) };
+  // Kubernetes' isCIDR (1.31): an address, a slash, a prefix length within its family's bits.
+  const isCIDRFunc = cel.celFunc('isCIDR', [cel.CelScalar.STRING], cel.CelScalar.BOOL, (s) => {
+    const [ip = '', bits = '', ...rest] = s.split('/');
+    const family = isIP(ip);
+    return (
+      rest.length === 0 &&
+      family !== 0 &&
+      /^(0|[1-9]\d{0,2})$/.test(bits) &&
+      Number(bits) <= (family === 4 ? 32 : 128)
+    );
+  });
+  runtime = { cel, env: cel.celEnv({ funcs: [...ext.strings, isIPFunc, isCIDRFunc] }) };
   return runtime;
 }
 

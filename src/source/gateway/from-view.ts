@@ -14,7 +14,7 @@ import { type FamilyVipRequest, perFamily } from '../family-requests.ts';
 import { familyOf, type IpFamily } from '../ip-family.ts';
 import { buildGateways, type GatewayResult, type GatewayView, ourGateways } from './gateways.ts';
 import type { ProtocolSupport } from './listeners.ts';
-import { resolveParameters } from './parameters.ts';
+import { gatewayParameters, resolveParameters } from './parameters.ts';
 
 type ServicePort = Service['spec']['ports'][number];
 
@@ -158,6 +158,36 @@ export function gatewaysFromView(
     http: lb.caps.http ?? INGRESS_HTTP,
     ...deps,
     services,
-    parametersOf: (ref, at) => resolveParameters(ref, at, view.loadBalancerParameters ?? [], lb),
+    parametersOf: (ref, at) =>
+      resolveParameters(ref, at, view.loadBalancerParameters ?? [], lb, cfg.vip.cidrs),
   });
+}
+
+/**
+ * Each Gateway's VIP ranges, where its parameters (its class's, its own over them) name some:
+ * by `gateway/ns/name`. A Gateway whose parameters cannot be used programs nothing (said by its
+ * status), so it takes the controller's ranges here.
+ */
+export function gatewayVipCidrs(
+  view: ClusterView,
+  cfg: ControllerConfig,
+  lb: LoadBalancerInfo,
+): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const objects = view.loadBalancerParameters ?? [];
+  if (objects.length === 0) return out;
+  const parametersOf = (
+    ref: Parameters<typeof resolveParameters>[0],
+    at: Parameters<typeof resolveParameters>[1],
+  ) => resolveParameters(ref, at, objects, lb, cfg.vip.cidrs);
+  for (const g of ourGateways(servedGatewayView(view, cfg), cfg.gatewayController)) {
+    const cls = (view.gatewayClasses ?? []).find((c) => c.metadata.name === g.spec.gatewayClassName);
+    const ofClass = parametersOf(cls?.spec.parametersRef, {
+      field: 'spec.parametersRef',
+      namespace: undefined,
+    });
+    const r = gatewayParameters(g, ofClass, parametersOf);
+    if ('vipCidrs' in r && r.vipCidrs) out.set(`gateway/${key(g.metadata)}`, r.vipCidrs);
+  }
+  return out;
 }

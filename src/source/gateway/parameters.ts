@@ -15,6 +15,7 @@ import {
 } from '../../kube/parameters-objects.ts';
 import type { Gateway } from '../../kube/gateway-objects.ts';
 import type { Placement } from '../../model/types.ts';
+import { cidrFamily, cidrSpan } from '../ip-family.ts';
 
 export interface ParametersRef {
   group: string;
@@ -28,7 +29,26 @@ export interface ParametersRef {
  * balancer; `ignored`: a reference of another kind set aside, said), or why none can be used.
  */
 export type Resolved =
-  { placement: Placement | undefined; note?: string; ignored?: string } | { invalid: string };
+  | {
+      placement: Placement | undefined;
+      /** Where the class's VIPs come from (inside the controller's vip.cidrs); absent: those. */
+      vipCidrs?: string[];
+      note?: string;
+      ignored?: string;
+    }
+  | { invalid: string };
+
+/** Whether a CIDR lies inside one of `outer` (of its family). */
+function within(cidr: string, outer: readonly string[]): boolean {
+  const family = cidrFamily(cidr);
+  if (!family) return false;
+  const a = cidrSpan(cidr, family);
+  return outer.some((o) => {
+    if (cidrFamily(o) !== family) return false;
+    const b = cidrSpan(o, family);
+    return a.base >= b.base && a.base + a.size <= b.base + b.size;
+  });
+}
 
 const clip = (s: string): string => s.slice(0, 200);
 
@@ -40,7 +60,9 @@ export function resolveParameters(
   ref: ParametersRef | undefined,
   at: { field: string; namespace: string | undefined },
   objects: readonly LoadBalancerParameters[],
-  lb: { name: string; caps: Pick<Capabilities, 'parameters'> },
+  lb: { name: string; caps: Pick<Capabilities, 'parameters' | 'allocatesVips'> },
+  /** The controller's vip.cidrs: a class's own VIP ranges must lie inside them. */
+  controllerCidrs: readonly string[] = [],
 ): Resolved {
   if (!ref) return { placement: undefined };
   const what = `${at.field}: ${ref.group ? `${ref.group}/` : ''}${ref.kind} ${ref.name}`;
@@ -63,7 +85,27 @@ export function resolveParameters(
   const note = others.length
     ? `${others.join(', ')} settings of ${ns}/${ref.name} are for another load balancer`
     : undefined;
-  const withNote = (placement: Placement | undefined): Resolved => ({ placement, ...(note ? { note } : {}) });
+  // The class's VIP ranges: ours to allocate from, so inside the controller's (a Gateway's owner
+  // may name parameters of their namespace: never an address the controller was not given).
+  if (spec.vip && lb.caps.allocatesVips)
+    return {
+      invalid: clip(
+        `${what}: vip.cidrs cannot be used: the ${lb.name} load balancer allocates VIPs from its IPAM`,
+      ),
+    };
+  const outside = spec.vip?.cidrs.find((c) => !within(c, controllerCidrs));
+  if (outside)
+    return {
+      invalid: clip(
+        `${what}: vip.cidrs ${outside} is not inside the controller's vip.cidrs (${controllerCidrs.join(', ') || 'none'})`,
+      ),
+    };
+  const vipCidrs = spec.vip ? { vipCidrs: spec.vip.cidrs } : {};
+  const withNote = (placement: Placement | undefined): Resolved => ({
+    placement,
+    ...vipCidrs,
+    ...(note ? { note } : {}),
+  });
   if (mine?.section === 'avi' && spec.avi) {
     if (!mine.applies.includes('serviceEngineGroup'))
       return {
@@ -104,5 +146,9 @@ export function gatewayParameters(
     namespace: g.metadata.namespace,
   });
   if ('invalid' in own) return own;
-  return { placement: mergePlacement(ofClass?.placement, own.placement) };
+  const vipCidrs = own.vipCidrs ?? ofClass?.vipCidrs;
+  return {
+    placement: mergePlacement(ofClass?.placement, own.placement),
+    ...(vipCidrs ? { vipCidrs } : {}),
+  };
 }

@@ -316,4 +316,96 @@ describe('LoadBalancerParameters (per-class placement)', () => {
     );
     assert.throws(() => cfg('[{name: "no slash", parameters: {namespace: x, name: y}}]'), /domain\/name/);
   });
+
+  it("a class's VIP ranges (vip.cidrs inside the controller's): its Gateways, IngressClass and Services take addresses there; outside the controller's, or where the device allocates, InvalidParameters", () => {
+    const objects = [
+      ...OBJECTS,
+      params('infra-ops', 'range', { vip: { cidrs: ['192.0.2.64/28'] } }),
+      params('infra-ops', 'wide', { vip: { cidrs: ['198.51.100.0/24'] } }),
+    ];
+    const cfg = parseControllerConfig(
+      'clusterName: c1\nvip: {cidrs: [192.0.2.0/24]}\nloadBalancerClasses: [{name: example.com/ranged, parameters: {namespace: infra-ops, name: range}}]',
+    );
+    const inRange = (ip: string | undefined) => !!ip && /^192\.0\.2\.(6[4-9]|7\d)$/.test(ip);
+    const cls = ingressClassSchema.parse({
+      metadata: { name: 'ranged' },
+      spec: {
+        controller: 'npl-lb.io/ingress-controller',
+        parameters: {
+          apiGroup: 'npl-lb.io',
+          kind: 'LoadBalancerParameters',
+          name: 'range',
+          scope: 'Namespace',
+          namespace: 'infra-ops',
+        },
+      },
+    });
+    const lbSvc = (name: string, extra: Record<string, unknown> = {}) =>
+      kubeService(name, {
+        type: 'LoadBalancer',
+        loadBalancerClass: 'example.com/ranged',
+        ports: [{ name: 'http', port: 80, targetPort: 8080 }],
+        ...extra,
+      });
+    const r = buildDesired(
+      clusterView({
+        services: [
+          lbSvc('a'),
+          lbSvc('b'),
+          lbSvc('asks', { loadBalancerIP: '192.0.2.5' }),
+          kubeService('web', { ports: [{ name: 'http', port: 80, targetPort: 8080 }] }),
+        ],
+        ingressClasses: [cls],
+        ingresses: [
+          kubeIngress('shop', { className: 'ranged', host: 'shop.example', service: 'web', port: 80 }),
+        ],
+        loadBalancerParameters: objects,
+        gatewayClasses: [klass('g', ref('range'))],
+        gateways: [gateway('gw-r', 'g')],
+      }),
+      cfg,
+      SERVE_ALL,
+    );
+    const vips = new Map(r.state.virtualServices.map((v) => [v.name, v.vip]));
+    const gw = r.state.virtualServices.find((v) => v.name.includes('gw-r'));
+    assert.ok(inRange(gw?.vip), `the Gateway's VIP in its class's range: ${gw?.vip}`);
+    assert.ok(inRange(vips.get('c1--default-a-TCP-80')), vips.get('c1--default-a-TCP-80'));
+    assert.ok(inRange(vips.get('c1--default-b-TCP-80')));
+    assert.notEqual(vips.get('c1--default-a-TCP-80'), vips.get('c1--default-b-TCP-80'));
+    assert.ok(inRange(vips.get('c1--ingress-ranged')), vips.get('c1--ingress-ranged'));
+    const asks = r.services.get('default/asks')!;
+    assert.equal(asks.reason, 'InvalidVIP');
+    assert.match(asks.problem ?? '', /192\.0\.2\.5 is outside its class's vip\.cidrs \(192\.0\.2\.64\/28\)/);
+    // Gateways: the class's range, through resolveParameters as the Gateway source calls it.
+    const lb = { name: 'haproxy', caps: HAPROXY_CAPABILITIES };
+    assert.deepEqual(
+      resolveParameters(ref('range'), { field: 'spec.parametersRef', namespace: undefined }, objects, lb, [
+        '192.0.2.0/24',
+      ]),
+      {
+        placement: undefined,
+        vipCidrs: ['192.0.2.64/28'],
+      },
+    );
+    assert.match(
+      JSON.stringify(
+        resolveParameters(ref('wide'), { field: 'spec.parametersRef', namespace: undefined }, objects, lb, [
+          '192.0.2.0/24',
+        ]),
+      ),
+      /vip\.cidrs 198\.51\.100\.0\/24 is not inside the controller's vip\.cidrs \(192\.0\.2\.0\/24\)/,
+    );
+    assert.match(
+      JSON.stringify(
+        resolveParameters(
+          ref('range'),
+          { field: 'spec.parametersRef', namespace: undefined },
+          objects,
+          { name: 'avi', caps: { ...aviCapabilities(true) } },
+          ['192.0.2.0/24'],
+        ),
+      ),
+      /allocates VIPs from its IPAM/,
+    );
+  });
 });
