@@ -333,10 +333,10 @@ export class AviAdapter implements LoadBalancerAdapter {
     const bad = vs.kind === 'l7' ? vs.routes.map(routeProblem).find(Boolean) : undefined;
     if (bad) fail('Invalid', bad, true);
     // A BIG-IP partition is not something Avi has: refused, never run in the configured place.
-    if (vs.placement?.partition)
+    if (vs.placement?.partition || vs.placement?.frontend)
       fail(
         'Unsupported',
-        `a partition (LoadBalancerParameters) is not applied by the Avi adapter (virtual service ${vs.name})`,
+        `${vs.placement.partition ? 'a partition' : "HAProxy's frontend settings"} (LoadBalancerParameters) is not applied by the Avi adapter (virtual service ${vs.name})`,
         true,
       );
     const sniNames = (cert: string) => {

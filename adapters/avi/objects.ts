@@ -202,8 +202,7 @@ function balanceFields(p: Pool): Record<string, unknown> {
     // pools: Capabilities.retries 'http'; 0: never).
     ...(p.retries !== undefined
       ? {
-          server_reselect:
-            p.retries > 0 ? { enabled: true, num_retries: p.retries } : { enabled: false },
+          server_reselect: p.retries > 0 ? { enabled: true, num_retries: p.retries } : { enabled: false },
         }
       : {}),
     // HTTP/2 to every server of the pool (h2c: gRPC, appProtocol kubernetes.io/h2c).

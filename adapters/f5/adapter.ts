@@ -269,15 +269,17 @@ export class F5Adapter implements LoadBalancerAdapter {
             ? certificateProblem(c.desired)
             : c.kind === 'virtualService' && c.desired.placement?.serviceEngineGroup
               ? placementRefused('a Service Engine group')
-              : c.kind === 'virtualService' && c.desired.kind === 'l4'
-                ? sourceRangeProblem(c.desired)
-                : c.kind === 'virtualService' && c.desired.kind === 'l7'
-                  ? c.desired.http2
-                    ? HTTP2_REFUSED
-                    : c.desired.routes.map(routeProblem).find(Boolean)
-                  : c.kind === 'pool' && c.desired.backendProtocol
-                    ? HTTP2_REFUSED
-                    : undefined;
+              : c.kind === 'virtualService' && c.desired.placement?.frontend
+                ? placementRefused("HAProxy's frontend settings")
+                : c.kind === 'virtualService' && c.desired.kind === 'l4'
+                  ? sourceRangeProblem(c.desired)
+                  : c.kind === 'virtualService' && c.desired.kind === 'l7'
+                    ? c.desired.http2
+                      ? HTTP2_REFUSED
+                      : c.desired.routes.map(routeProblem).find(Boolean)
+                    : c.kind === 'pool' && c.desired.backendProtocol
+                      ? HTTP2_REFUSED
+                      : undefined;
       if (bad) fail(i, 'Invalid', bad, true);
       else if (c.op === 'update' && !mapOf(start, c.kind).has(c.name)) {
         fail(

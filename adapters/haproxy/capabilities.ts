@@ -49,6 +49,8 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
   slowStart: { stepSeconds: 1 },
   // `tcp-request connection reject unless { src ... }` on the L4 frontend (both transports).
   sourceRanges: true,
+  // LoadBalancerParameters' haproxy section: a class's frontends' maxconn and timeout client.
+  parameters: { section: 'haproxy', applies: ['frontend'] },
   // IPv6 binds and servers, bracketed where haproxy.cfg and the runtime API need it (both transports).
   ipv6: true,
 };

@@ -20,7 +20,15 @@ import { statusList } from '../../src/model/status-ranges.ts';
 import { join } from 'node:path';
 import { policyWords, readStoredCheck, storeCheck, storedPolicy } from '../../src/adapter/stored-check.ts';
 import { logFormatArg, pct, quoteArg } from './encode.ts';
-import { balanceLines, readSourceRanges, sourceRangeLines, timeoutLines } from './policy-lines.ts';
+import {
+  balanceLines,
+  frontendLines,
+  frontendWord,
+  readFrontend,
+  readSourceRanges,
+  sourceRangeLines,
+  timeoutLines,
+} from './policy-lines.ts';
 import {
   parseGatewayRoutes,
   parseSniRoutes,
@@ -212,9 +220,10 @@ function renderVirtualService(v: VirtualService, o: RenderOptions): string[] {
   if (v.kind === 'l4') {
     return [
       `frontend ${v.name}`,
-      `    # npl-lb l4 source=${enc(v.source)} protocol=${v.protocol}${v.sourceRanges ? ` sourceRanges=${enc(JSON.stringify(v.sourceRanges))}` : ''}`,
+      `    # npl-lb l4 source=${enc(v.source)} protocol=${v.protocol}${v.sourceRanges ? ` sourceRanges=${enc(JSON.stringify(v.sourceRanges))}` : ''}${frontendWord(v)}`,
       '    mode tcp',
       bind(v.vip, v.port, o),
+      ...frontendLines(v),
       ...sourceRangeLines(v.sourceRanges),
       ...(v.sni ? renderSniRoutes(v.sni) : [`    default_backend ${v.pool}`]),
       '',
@@ -224,8 +233,9 @@ function renderVirtualService(v: VirtualService, o: RenderOptions): string[] {
   const tls = `${https ? ` protocol=HTTPS certificates=${(v.certificates ?? []).map(enc).join(',')}` : ''}${v.http2 ? ' http2=true' : ''}`;
   const lines = [
     `frontend ${v.name}`,
-    `    # npl-lb l7 ingressClass=${enc(v.ingressClass)}${tls}`,
+    `    # npl-lb l7 ingressClass=${enc(v.ingressClass)}${tls}${frontendWord(v)}`,
     '    mode http',
+    ...frontendLines(v),
     // The crt-list names the certificates' files (cert-store.ts); HAProxy picks one by SNI.
     // HTTP/2: with prior knowledge on a plain bind (told by its preface), by ALPN on HTTPS.
     `${bind(v.vip, v.port, o)}${https ? ` ssl crt-list ${join(o.certDir ?? '.', `${v.name}.crtlist`)}${v.http2 ? ' alpn h2,http/1.1' : ''}` : ''}`,
@@ -355,6 +365,7 @@ export function parseConfig(text: string, owner: string): Observed & { foreignSe
           pool: /^\s*default_backend\s+(\S+)/m.exec(body)?.[1] ?? '',
           source: meta.source ?? '',
           ...readSourceRanges(meta.sourceRanges),
+          ...readFrontend(meta.frontend),
         };
         const sni = parseSniRoutes(body);
         if (sni) {
@@ -384,6 +395,7 @@ export function parseConfig(text: string, owner: string): Observed & { foreignSe
           ingressClass: meta.ingressClass ?? '',
           routes,
           defaultPool: /^\s*default_backend\s+(\S+)/m.exec(body)?.[1],
+          ...readFrontend(meta.frontend),
         };
         if (meta.http2 === 'true') vs.http2 = true;
         if (meta.protocol === 'HTTPS') {

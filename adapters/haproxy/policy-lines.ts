@@ -5,7 +5,7 @@
  * HAProxy reads from its backend section (a change there reloads). Pure.
  */
 import { persistenceCookie } from '../../src/model/persistence.ts';
-import type { Pool } from '../../src/model/types.ts';
+import type { FrontendSettings, Pool, VirtualService } from '../../src/model/types.ts';
 
 export { persistenceCookie };
 
@@ -50,7 +50,6 @@ export function timeoutLines(p: Pool): string[] {
 /** The key HAProxy derives server cookies from (not a secret: a cookie only names a server). */
 export const COOKIE_KEY = 'npl-lb';
 
-
 /**
  * The client filter of an L4 frontend: a connection from outside the ranges is refused before
  * anything else (an empty list refuses all). The ranges are IPv4 networks from the validation
@@ -69,6 +68,44 @@ export function readSourceRanges(word: string | undefined): { sourceRanges?: str
   try {
     const v: unknown = JSON.parse(word);
     return Array.isArray(v) && v.every((x) => typeof x === 'string') ? { sourceRanges: v as string[] } : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * A class's frontend settings (LoadBalancerParameters `haproxy.frontend`) as frontend lines
+ * (absent: the defaults section's): connections at once, and a client's idle time.
+ */
+export function frontendLines(v: VirtualService): string[] {
+  const f = v.placement?.frontend;
+  return [
+    ...(f?.maxConnections ? [`    maxconn ${f.maxConnections}`] : []),
+    ...(f?.clientTimeoutSeconds ? [`    timeout client ${f.clientTimeoutSeconds}s`] : []),
+  ];
+}
+
+/** The word a frontend's settings are kept in (its comment, its description), or ''. */
+export const frontendWord = (v: VirtualService): string =>
+  v.placement?.frontend ? ` frontend=${encodeURIComponent(JSON.stringify(v.placement.frontend))}` : '';
+
+/** The settings read back from that word (decoded): whole positive numbers only, else none. */
+export function readFrontend(word: string | undefined): { placement?: { frontend: FrontendSettings } } {
+  if (word === undefined) return {};
+  try {
+    const v = JSON.parse(word) as Record<string, unknown>;
+    const n = (x: unknown) => (Number.isInteger(x) && (x as number) > 0 ? (x as number) : undefined);
+    const maxConnections = n(v.maxConnections);
+    const clientTimeoutSeconds = n(v.clientTimeoutSeconds);
+    if (!maxConnections && !clientTimeoutSeconds) return {};
+    return {
+      placement: {
+        frontend: {
+          ...(maxConnections ? { maxConnections } : {}),
+          ...(clientTimeoutSeconds ? { clientTimeoutSeconds } : {}),
+        },
+      },
+    };
   } catch {
     return {};
   }

@@ -27,11 +27,13 @@ export function changeProblem(c: Change, exists: boolean, passthrough = false): 
           .find(Boolean)
       : undefined);
   if (badName) return { code: 'Invalid', message: badName, terminal: true };
-  // A placement (an Avi SE group) is not something HAProxy has: refused, never run elsewhere.
-  if (c.kind === 'virtualService' && c.desired.placement) {
+  // A placement HAProxy does not have (an Avi SE group, a BIG-IP partition): refused, never run
+  // elsewhere. Its own frontend settings apply.
+  const placed = c.kind === 'virtualService' ? c.desired.placement : undefined;
+  if (placed?.serviceEngineGroup || placed?.partition) {
     return {
       code: 'Unsupported',
-      message: `HAProxy places no virtual service by LoadBalancerParameters (virtual service ${c.name})`,
+      message: `HAProxy places no virtual service in ${placed.serviceEngineGroup ? 'a Service Engine group' : 'a partition'} (LoadBalancerParameters; virtual service ${c.name})`,
       terminal: true,
     };
   }

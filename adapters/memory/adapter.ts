@@ -117,14 +117,16 @@ export class MemoryAdapter implements LoadBalancerAdapter {
         results.push({ change, ok: false, error: fault });
         continue;
       }
-      if (change.kind === 'virtualService' && change.op !== 'delete' && change.desired.placement?.partition) {
+      const placed =
+        change.kind === 'virtualService' && change.op !== 'delete' ? change.desired.placement : undefined;
+      if (placed?.partition || placed?.frontend) {
         // Its parameters are the avi section's: a BIG-IP partition is refused, never kept as if served.
         results.push({
           change,
           ok: false,
           error: {
             code: 'Unsupported',
-            message: `a partition (LoadBalancerParameters) is not applied by the memory adapter (virtual service ${change.name})`,
+            message: `${placed.partition ? 'a partition' : "HAProxy's frontend settings"} (LoadBalancerParameters) is not applied by the memory adapter (virtual service ${change.name})`,
             terminal: true,
           },
         });

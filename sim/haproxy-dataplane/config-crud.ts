@@ -115,8 +115,8 @@ const FIELDS: Record<Kind, { schema: z.ZodType; v2: string[]; v3: string[] }> = 
   },
   frontends: {
     schema: dpFrontendSchema,
-    v2: ['name', 'mode', 'default_backend', 'description'],
-    v3: ['name', 'mode', 'default_backend', 'description', 'metadata'],
+    v2: ['name', 'mode', 'default_backend', 'maxconn', 'client_timeout', 'description'],
+    v3: ['name', 'mode', 'default_backend', 'maxconn', 'client_timeout', 'description', 'metadata'],
   },
   servers: {
     schema: dpServerSchema,

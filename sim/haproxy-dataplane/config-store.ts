@@ -148,6 +148,9 @@ export function renderConfig(c: DpConfig, p: RenderPaths): string {
     lines.push(`frontend ${f.name}`);
     if (f.mode) lines.push(`    mode ${f.mode}`);
     if (f.description) lines.push(`    description ${f.description}`);
+    // The spec's frontend fields: maxconn, and client_timeout in milliseconds (HAProxy's unit).
+    if (f.maxconn !== undefined) lines.push(`    maxconn ${f.maxconn}`);
+    if (f.client_timeout !== undefined) lines.push(`    timeout client ${f.client_timeout}`);
     for (const b of binds) {
       lines.push(
         `    bind ${addr(b.address ?? '', b.port)} name ${b.name}${b.transparent ? ' transparent' : ''}${b.ssl ? ` ssl${b.crt_list ? ` crt-list ${b.crt_list}` : ''}${b.alpn ? ` alpn ${b.alpn}` : ''}` : ''}`,

@@ -27,7 +27,10 @@ export interface Capabilities {
    * (virtual services' `placement`). Absent: it reads no parameters (a class naming some is
    * InvalidParameters, said).
    */
-  parameters?: { section: 'avi' | 'f5'; applies: ('serviceEngineGroup' | 'partition')[] };
+  parameters?: {
+    section: 'avi' | 'f5' | 'haproxy';
+    applies: ('serviceEngineGroup' | 'partition' | 'frontend')[];
+  };
   /** What HTTP routes may carry beyond host and path prefix. Absent: Ingress-style routes only. */
   http?: HttpCapabilities;
   /**

@@ -54,6 +54,20 @@ export const parametersSpecSchema = z
       })
       .strict()
       .optional(),
+    haproxy: z
+      .object({
+        frontend: z
+          .object({
+            maxConnections: z.number().int().min(1).max(1_000_000).optional(),
+            clientTimeoutSeconds: z.number().int().min(1).max(86_400).optional(),
+          })
+          .strict()
+          .refine((f) => f.maxConnections !== undefined || f.clientTimeoutSeconds !== undefined, {
+            message: 'name maxConnections, clientTimeoutSeconds or both',
+          }),
+      })
+      .strict()
+      .optional(),
     /**
      * Where the class's VIPs come from: CIDRs inside the controller's `vip.cidrs` (any vendor;
      * not where the load balancer allocates VIPs itself).
@@ -64,9 +78,12 @@ export const parametersSpecSchema = z
       .optional(),
   })
   .strict()
-  .refine((s) => s.avi !== undefined || s.f5 !== undefined || s.vip !== undefined, {
-    message: 'name the avi, f5 or vip settings',
-  });
+  .refine(
+    (s) => s.avi !== undefined || s.f5 !== undefined || s.haproxy !== undefined || s.vip !== undefined,
+    {
+      message: 'name the avi, f5, haproxy or vip settings',
+    },
+  );
 export type ParametersSpec = z.infer<typeof parametersSpecSchema>;
 
 /** As the cache keeps it: the spec as it came, checked where it is used (parametersSpecSchema). */

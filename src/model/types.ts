@@ -108,12 +108,20 @@ export interface SniRoute {
 }
 
 /**
- * Where a virtual service runs on the device, from its class's LoadBalancerParameters (absent:
- * the adapter's configured place): Avi's Service Engine group, BIG-IP's partition (an AS3 tenant).
+ * Where and how a virtual service runs on the device, from its class's LoadBalancerParameters
+ * (absent: the adapter's configured place and defaults): Avi's Service Engine group, BIG-IP's
+ * partition (an AS3 tenant), HAProxy's frontend settings.
  */
 export interface Placement {
   serviceEngineGroup?: string;
   partition?: string;
+  frontend?: FrontendSettings;
+}
+
+/** A frontend's own limits (HAProxy): connections at once, and how long a client may stay idle. */
+export interface FrontendSettings {
+  maxConnections?: number;
+  clientTimeoutSeconds?: number;
 }
 
 export interface L4VirtualService {

@@ -200,6 +200,7 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
   for (const [field, value] of [
     ['serviceEngineGroup', 'Default-Group'],
     ['partition', 'team_a'],
+    ['frontend', { maxConnections: 500, clientTimeoutSeconds: 30 }],
   ] as const) {
     it(`carries a placement if it applies LoadBalancerParameters' ${field}: applied, observed back after a restart with nothing to write; refused by name where it does not`, async (t) => {
       const h = await guarded();

@@ -19,6 +19,23 @@ import type { LayoutOptions } from './layout.ts';
 import { dec, words } from './layout.ts';
 import type { DpAcl, DpBind, DpFrontend, DpHttpRule, DpRule, DpTcpRule } from './models.ts';
 import { gatewayObjects, sniTcpRules, switchToDp } from './route-layout.ts';
+import { readFrontend } from '../policy-lines.ts';
+
+/**
+ * A class's frontend settings (LoadBalancerParameters `haproxy.frontend`) as the frontend's own
+ * fields (the client timeout in ms), and the description word they are read back from.
+ */
+function settingsOf(v: VirtualService): { fields: Partial<DpFrontend>; words: string[] } {
+  const f = v.placement?.frontend;
+  if (!f) return { fields: {}, words: [] };
+  return {
+    fields: {
+      ...(f.maxConnections ? { maxconn: f.maxConnections } : {}),
+      ...(f.clientTimeoutSeconds ? { client_timeout: f.clientTimeoutSeconds * 1000 } : {}),
+    },
+    words: [`frontend=${json(f)}`],
+  };
+}
 
 export interface DeviceFrontend {
   frontend: DpFrontend;
@@ -69,6 +86,7 @@ export function frontendFor(v: VirtualService, o: LayoutOptions, crtList?: strin
       `protocol=${v.protocol}`,
       ...(v.sni ? [`sni=${json(v.sni)}`] : []),
       ...(v.sourceRanges ? [`sourceRanges=${json(v.sourceRanges)}`] : []),
+      ...settingsOf(v).words,
     ];
     const backend = sni ? sni.defaultBackend : v.pool;
     // The client filter first: a connection from outside the ranges is refused (none: all are).
@@ -89,6 +107,7 @@ export function frontendFor(v: VirtualService, o: LayoutOptions, crtList?: strin
         name: v.name,
         mode: 'tcp',
         ...(backend ? { default_backend: backend } : {}),
+        ...settingsOf(v).fields,
         description: words.join(' '),
       },
       binds: [bindFor(v.vip, v.port, o)],
@@ -106,11 +125,13 @@ export function frontendFor(v: VirtualService, o: LayoutOptions, crtList?: strin
     `ingressClass=${enc(v.ingressClass)}`,
     ...(https ? ['protocol=HTTPS'] : []),
     ...(v.http2 ? ['http2=true'] : []),
+    ...settingsOf(v).words,
   ];
   const frontend = (extra: string[]): DpFrontend => ({
     name: v.name,
     mode: 'http',
     ...(v.defaultPool ? { default_backend: v.defaultPool } : {}),
+    ...settingsOf(v).fields,
     description: [...words, ...extra].join(' '),
   });
   const binds = [bindFor(v.vip, v.port, o, https ? (crtList ?? '') : undefined, v.http2)];
@@ -150,6 +171,7 @@ export function readVirtualService(d: DeviceFrontend): VirtualService {
       pool: d.frontend.default_backend ?? '',
       source: dec(meta.source) ?? '',
       ...(meta.sourceRanges !== undefined ? { sourceRanges: unjson<string[]>(meta.sourceRanges) ?? [] } : {}),
+      ...readFrontend(dec(meta.frontend)),
     };
     const sni = unjson<SniRoute[]>(meta.sni);
     if (sni) {
@@ -181,6 +203,7 @@ export function readVirtualService(d: DeviceFrontend): VirtualService {
     ingressClass: dec(meta.ingressClass) ?? '',
     routes,
     defaultPool: d.frontend.default_backend,
+    ...readFrontend(dec(meta.frontend)),
   };
   if (meta.http2 === 'true') vs.http2 = true;
   if (meta.protocol === 'HTTPS') {

@@ -114,6 +114,8 @@ export const dpFrontendSchema = z
     name: sectionName,
     mode: z.enum(['http', 'tcp']).optional(),
     default_backend: sectionName.optional(),
+    maxconn: z.number().int().min(1).optional(),
+    client_timeout: z.number().int().min(0).optional(),
     description: z.string().optional(),
     metadata: metadata.optional(),
   })

@@ -81,7 +81,9 @@ export function resolveParameters(
   }
   const spec = parsed.data;
   const mine = lb.caps.parameters;
-  const others = (['avi', 'f5'] as const).filter((s) => spec[s] !== undefined && s !== mine?.section);
+  const others = (['avi', 'f5', 'haproxy'] as const).filter(
+    (s) => spec[s] !== undefined && s !== mine?.section,
+  );
   const note = others.length
     ? `${others.join(', ')} settings of ${ns}/${ref.name} are for another load balancer`
     : undefined;
@@ -112,6 +114,11 @@ export function resolveParameters(
         invalid: clip(`${what}: avi.serviceEngineGroup is not applied by the ${lb.name} load balancer`),
       };
     return withNote({ serviceEngineGroup: spec.avi.serviceEngineGroup });
+  }
+  if (mine?.section === 'haproxy' && spec.haproxy) {
+    if (!mine.applies.includes('frontend'))
+      return { invalid: clip(`${what}: haproxy.frontend is not applied by the ${lb.name} load balancer`) };
+    return withNote({ frontend: spec.haproxy.frontend });
   }
   if (mine?.section === 'f5' && spec.f5) {
     if (!mine.applies.includes('partition'))

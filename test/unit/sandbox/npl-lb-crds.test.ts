@@ -142,11 +142,14 @@ describe('the BackendPolicy CRD at the API', () => {
     );
     assert.equal((await post('range', { vip: { cidrs: ['192.0.2.16/28', 'fd00:10::/120'] } })).status, 201);
     for (const [name, spec, why] of [
-      ['empty', {}, /name the avi, f5 or vip settings/],
+      ['empty', {}, /name the avi, f5, haproxy or vip settings/],
       ['notcidr', { vip: { cidrs: ['192.0.2.16'] } }, /spec\.vip\.cidrs\[0\].*must be a CIDR/],
       ['badbits', { vip: { cidrs: ['192.0.2.16/33'] } }, /must be a CIDR/],
       ['nocidrs', { vip: { cidrs: [] } }, /spec\.vip\.cidrs/],
       ['common', { f5: { partition: 'Common' } }, /AS3's own names/],
+      ['nofront', { haproxy: { frontend: {} } }, /name maxConnections, clientTimeoutSeconds or both/],
+      ['zeroconn', { haproxy: { frontend: { maxConnections: 0 } } }, /spec\.haproxy\.frontend\.maxConnections/],
+      ['longidle', { haproxy: { frontend: { clientTimeoutSeconds: 86401 } } }, /clientTimeoutSeconds/],
       ['segroup', { avi: { serviceEngineGroup: 'has space' } }, /spec\.avi\.serviceEngineGroup/],
       ['nosegroup', { avi: {} }, /serviceEngineGroup/],
       ['partition', { f5: { partition: '9lives' } }, /spec\.f5\.partition/],

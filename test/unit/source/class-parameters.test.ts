@@ -408,4 +408,26 @@ describe('LoadBalancerParameters (per-class placement)', () => {
       /allocates VIPs from its IPAM/,
     );
   });
+
+  it("HAProxy applies its section's frontend settings; another vendor names them as another's; a bad value is InvalidParameters", () => {
+    const objects = [
+      params('infra-ops', 'edge', {
+        haproxy: { frontend: { maxConnections: 100, clientTimeoutSeconds: 30 } },
+      }),
+      params('infra-ops', 'zero', { haproxy: { frontend: { maxConnections: 0 } } }),
+    ];
+    const at = { field: 'spec.parametersRef', namespace: undefined };
+    const h = { name: 'haproxy', caps: HAPROXY_CAPABILITIES };
+    assert.deepEqual(resolveParameters(ref('edge'), at, objects, h), {
+      placement: { frontend: { maxConnections: 100, clientTimeoutSeconds: 30 } },
+    });
+    assert.deepEqual(resolveParameters(ref('edge'), at, objects, avi), {
+      placement: undefined,
+      note: 'haproxy settings of infra-ops/edge are for another load balancer',
+    });
+    assert.match(
+      JSON.stringify(resolveParameters(ref('zero'), at, objects, h)),
+      /spec\.haproxy\.frontend\.maxConnections/,
+    );
+  });
 });
