@@ -148,7 +148,11 @@ describe('the BackendPolicy CRD at the API', () => {
       ['nocidrs', { vip: { cidrs: [] } }, /spec\.vip\.cidrs/],
       ['common', { f5: { partition: 'Common' } }, /AS3's own names/],
       ['nofront', { haproxy: { frontend: {} } }, /name maxConnections, clientTimeoutSeconds or both/],
-      ['zeroconn', { haproxy: { frontend: { maxConnections: 0 } } }, /spec\.haproxy\.frontend\.maxConnections/],
+      [
+        'zeroconn',
+        { haproxy: { frontend: { maxConnections: 0 } } },
+        /spec\.haproxy\.frontend\.maxConnections/,
+      ],
       ['longidle', { haproxy: { frontend: { clientTimeoutSeconds: 86401 } } }, /clientTimeoutSeconds/],
       ['segroup', { avi: { serviceEngineGroup: 'has space' } }, /spec\.avi\.serviceEngineGroup/],
       ['nosegroup', { avi: {} }, /serviceEngineGroup/],
