@@ -20,6 +20,8 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
     // A route's backend timeout: the frontend sets a variable for its requests, each HTTP backend
     // `http-request set-timeout server` from it (both transports).
     timeouts: true,
+    // A route's client filter: `http-request return status 403` for its requests from elsewhere.
+    sourceRanges: true,
     // `proto h2` on the servers of an h2c pool; HTTP/2 from clients with prior knowledge on a
     // plain bind and by ALPN (`alpn h2,http/1.1`) on an ssl one (both transports).
     http2: true,

@@ -32,6 +32,7 @@ import {
 import {
   parseGatewayRoutes,
   parseSniRoutes,
+  needsRouteRules,
   renderGatewayRoutes,
   renderSniRoutes,
   ROUTE_TIMEOUT_VAR,
@@ -240,7 +241,7 @@ function renderVirtualService(v: VirtualService, o: RenderOptions): string[] {
     // HTTP/2: with prior knowledge on a plain bind (told by its preface), by ALPN on HTTPS.
     `${bind(v.vip, v.port, o)}${https ? ` ssl crt-list ${join(o.certDir ?? '.', `${v.name}.crtlist`)}${v.http2 ? ' alpn h2,http/1.1' : ''}` : ''}`,
   ];
-  if (v.routes.some((r) => r.order !== undefined)) lines.push(...renderGatewayRoutes(v));
+  if (needsRouteRules(v)) lines.push(...renderGatewayRoutes(v));
   else
     for (const m of routeMatchers(v.routes)) {
       const r = m.route;

@@ -10,7 +10,16 @@
  * whole route is kept in a comment, URI-encoded, so observe() gives back exactly what was applied.
  * Pure.
  */
+import { firstMatchOrder } from '../../src/model/route-order.ts';
 import type { HeaderModifier, HttpRoute, L7VirtualService, SniRoute } from '../../src/model/types.ts';
+
+/**
+ * Whether a frontend's routes take the rules below rather than plain host and path ACLs: Gateway
+ * API routes (`order`), and Ingress rules that redirect (npl-lb.io/ssl-redirect) or filter clients
+ * (npl-lb.io/source-ranges), which `use_backend` alone cannot say.
+ */
+export const needsRouteRules = (v: L7VirtualService): boolean =>
+  v.routes.some((r) => r.order !== undefined || r.redirect !== undefined || r.sourceRanges !== undefined);
 import { logFormatArg, pct, quoteArg } from './encode.ts';
 
 /**
@@ -245,6 +254,12 @@ export function gatewayRules(v: L7VirtualService): GatewayRules {
     });
     acl(`is_${p}`, 'var(txn.npl_route)', `-m int ${i}`);
     const at = `is_${p}`;
+    // Its client filter before anything else it does: 403 from outside the ranges (none: all).
+    if (r.sourceRanges)
+      tail.push({
+        action: { type: 'return', status: 403 },
+        cond: r.sourceRanges.length > 0 ? `${at} !{ src ${r.sourceRanges.join(' ')} }` : at,
+      });
     tail.push(...modifierRules(r.requestHeaders, at), ...timeoutRules(r, at));
     out.response.push(...modifierRules(r.responseHeaders, at));
     if (r.redirect) {
@@ -275,6 +290,8 @@ export function gatewayRules(v: L7VirtualService): GatewayRules {
 }
 
 function sortedRoutes(v: L7VirtualService): HttpRoute[] {
+  // Ingress rules (no order): the model's first-match order (Exact, then the longest prefix).
+  if (v.routes.every((r) => r.order === undefined)) return firstMatchOrder(v.routes);
   return [...v.routes].sort((a, b) => hostRank(b.host) - hostRank(a.host) || (a.order ?? 0) - (b.order ?? 0));
 }
 

@@ -56,6 +56,16 @@ export function changeProblem(c: Change, exists: boolean, passthrough = false): 
     return undefined;
   }
   const v = c.desired;
+  // Client filters go into ACLs as they are: a CIDR's characters only (the source gives network
+  // forms; this transport defends itself).
+  const ranges = v.kind === 'l4' ? (v.sourceRanges ?? []) : v.routes.flatMap((r) => r.sourceRanges ?? []);
+  const badRange = ranges.find((x) => !/^[0-9a-fA-F.:]{2,39}\/\d{1,3}$/.test(x));
+  if (badRange !== undefined)
+    return {
+      code: 'Invalid',
+      message: `${c.name}: client filter ${JSON.stringify(badRange.slice(0, 64))} is not a CIDR`,
+      terminal: true,
+    };
   if (v.kind === 'l4' && v.protocol === 'UDP') {
     return { code: 'Unsupported', message: `HAProxy does not balance UDP (${c.name})`, terminal: true };
   }

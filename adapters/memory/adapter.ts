@@ -47,7 +47,7 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       certificates: true,
       tlsPassthrough: true,
       // It keeps the model as given, HTTP/2 included (no traffic to speak of).
-      http: { ...ALL_HTTP, http2: true },
+      http: { ...ALL_HTTP, http2: true, sourceRanges: true },
       httpChecks: true,
       httpsChecks: true,
       checkHeaders: true,

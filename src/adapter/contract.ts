@@ -121,6 +121,12 @@ export interface HttpCapabilities {
   /** A route's own backend timeout (HTTPRoute rule `timeouts`). Absent: no. */
   timeouts?: boolean;
   /**
+   * Client address filters on routes (`sourceRanges`: an Ingress's npl-lb.io/source-ranges): a
+   * request a route takes from outside them is answered 403. Absent: no; such routes are not
+   * served (fail closed) and their Ingress is told.
+   */
+  sourceRanges?: boolean;
+  /**
    * HTTP/2: from clients (prior knowledge on HTTP, ALPN on HTTPS) and to members in h2c, so
    * GRPCRoutes attach and Service ports of appProtocol kubernetes.io/h2c are spoken to in HTTP/2.
    * Absent: HTTP/1.1 only (GRPCRoute is not a kind its listeners take).

@@ -24,6 +24,11 @@ export const SHARED_VIP_ANNOTATION = 'npl-lb.io/allow-shared-vip';
  */
 export const SSL_REDIRECT_ANNOTATION = 'npl-lb.io/ssl-redirect';
 /**
+ * On Ingresses: the client addresses its rules serve, CIDRs separated by commas (IPv4 and IPv6);
+ * a request one of its rules takes from anyone else is answered 403.
+ */
+export const SOURCE_RANGES_ANNOTATION = 'npl-lb.io/source-ranges';
+/**
  * On an Ingress: how the pools of the Services it routes to are balanced, kept sticky and waited
  * on, for Ingress authors without a BackendPolicy (src/source/ingress-policies.ts; a BackendPolicy
  * on the Service wins). Values as a BackendPolicy takes them.

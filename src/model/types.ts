@@ -218,6 +218,12 @@ export interface HttpRoute {
   timeoutMs?: number;
   /** Precedence, lowest first (the Gateway API's order, from the source); absent for Ingress rules. */
   order?: number;
+  /**
+   * The client addresses the route serves (CIDRs in network form, both families; an Ingress's
+   * `npl-lb.io/source-ranges`): a request it takes from anyone else is answered 403, and an empty
+   * list answers every one so. Absent: any client.
+   */
+  sourceRanges?: string[];
 }
 
 /**

@@ -3,7 +3,7 @@
  * rule, and, when some Ingress has a `tls:` section with a good Secret, the shared HTTPS one on
  * the same VIP with the rules of those hosts and their certificates (the default first). Pure.
  */
-import { SSL_REDIRECT_ANNOTATION } from '../kube/annotations.ts';
+import { SOURCE_RANGES_ANNOTATION, SSL_REDIRECT_ANNOTATION } from '../kube/annotations.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
 import type { Ingress, Service } from '../kube/objects.ts';
 import { l7HttpsName, l7Name } from '../model/names.ts';
@@ -11,6 +11,7 @@ import type { Certificate, HttpRoute, L7VirtualService } from '../model/types.ts
 import type { Resolved } from './gateway/parameters.ts';
 import type { Finding, SourceStatus } from './types.ts';
 import { ingressRoutes } from './ingress-routes.ts';
+import { ingressSourceRanges } from './ingress-source-ranges.ts';
 import { certificateForHost, ingressTls, type SecretCertificates } from './ingress-tls.ts';
 
 type ServicePort = Service['spec']['ports'][number];
@@ -87,7 +88,29 @@ export function ingressClassServices(
   const findings: Finding[] = [];
   const ingresses = new Map<string, SourceStatus>();
   for (const ing of [...ings].sort((a, b) => (key(a.metadata) < key(b.metadata) ? -1 : 1))) {
-    const r = ingressRoutes(ing, ctx.services, ctx.poolFor, defaultFrom);
+    const ranges = ingressSourceRanges(ing, findings);
+    const built = ingressRoutes(ing, ctx.services, ctx.poolFor, defaultFrom);
+    // Its client filter on each of its rules; a filter that cannot be read serves none of them.
+    // The class's default backend takes every request no rule takes, whoever sends it: a filtered
+    // Ingress does not supply it (said), so its filter is never bypassed there.
+    if (ranges && built.defaultPool)
+      findings.push({
+        kind: 'Ingress',
+        key: key(ing.metadata),
+        type: 'Warning',
+        reason: EventReasons.InvalidIngressRule,
+        message: `spec.defaultBackend is not served: the class's default backend takes requests no rule takes from any client, and ${SOURCE_RANGES_ANNOTATION} filters this Ingress's clients`,
+      });
+    const r =
+      ranges === 'refused'
+        ? { ...built, routes: [], defaultPool: undefined }
+        : ranges
+          ? {
+              ...built,
+              routes: built.routes.map((x) => ({ ...x, sourceRanges: ranges })),
+              defaultPool: undefined,
+            }
+          : built;
     const tls = ingressTls(ing, ctx.certificateOf);
     const redirect = sslRedirect(ing, findings);
     let onHttps = false;

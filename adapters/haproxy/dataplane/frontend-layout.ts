@@ -14,7 +14,7 @@ import type {
   VirtualService,
 } from '../../../src/model/types.ts';
 import { enc, routeMatchers } from '../config.ts';
-import { gatewayRules, sniRules } from '../http-routes.ts';
+import { gatewayRules, needsRouteRules, sniRules } from '../http-routes.ts';
 import type { LayoutOptions } from './layout.ts';
 import { dec, words } from './layout.ts';
 import type { DpAcl, DpBind, DpFrontend, DpHttpRule, DpRule, DpTcpRule } from './models.ts';
@@ -116,7 +116,7 @@ export function frontendFor(v: VirtualService, o: LayoutOptions, crtList?: strin
       tcpRequest: [...filter, ...(sni ? sniTcpRules(sni) : [])],
     };
   }
-  const gateway = v.routes.some((r) => r.order !== undefined);
+  const gateway = needsRouteRules(v);
   const https = v.protocol === 'HTTPS';
   const words = [
     'npl-lb',

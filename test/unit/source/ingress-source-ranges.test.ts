@@ -1,0 +1,146 @@
+/**
+ * An Ingress's client filter (npl-lb.io/source-ranges, issue 33 item 4 for L7 VIPs): its rules
+ * carry the ranges in network form, both families; a value that is not a list of CIDRs refuses
+ * that Ingress's rules alone (the class's other Ingresses served), said; a filtered Ingress never
+ * supplies the class's default backend; a load balancer without route filters does not serve the
+ * filtered rules (fail closed), said. HAProxy renders the filter as a 403 for the route's requests
+ * from elsewhere, and its adapter refuses a range that is not a CIDR before it reaches a line.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { F5_CAPABILITIES } from '../../../adapters/f5/capabilities.ts';
+import { HAPROXY_CAPABILITIES } from '../../../adapters/haproxy/capabilities.ts';
+import { renderConfig } from '../../../adapters/haproxy/config.ts';
+import { changeProblem } from '../../../adapters/haproxy/validate.ts';
+import { parseControllerConfig } from '../../../src/config/controller-config.ts';
+import { ingressSchema } from '../../../src/kube/objects.ts';
+import type { L7VirtualService } from '../../../src/model/types.ts';
+import { applyCapabilities } from '../../../src/source/capabilities.ts';
+import { buildDesired } from '../../../src/source/desired.ts';
+import { SERVE_ALL } from '../../../src/source/gateway/from-view.ts';
+import { clusterView, ingressBody, kubeIngressClass, kubeService } from '../../support/kube-objects.ts';
+
+const cfg = parseControllerConfig('clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}');
+const ingress = (name: string, host: string, ranges?: string, defaultBackend = false) => {
+  const body = ingressBody(name, { className: 'npl', host, service: 'web', port: 80 });
+  return ingressSchema.parse({
+    ...body,
+    metadata: {
+      ...body.metadata,
+      annotations: ranges === undefined ? {} : { 'npl-lb.io/source-ranges': ranges },
+    },
+    spec: {
+      ...body.spec,
+      ...(defaultBackend ? { defaultBackend: { service: { name: 'web', port: { number: 80 } } } } : {}),
+    },
+  });
+};
+const build = (...ings: ReturnType<typeof ingress>[]) =>
+  buildDesired(
+    clusterView({
+      services: [kubeService('web', { ports: [{ name: 'http', port: 80, targetPort: 8080 }] })],
+      ingressClasses: [kubeIngressClass('npl')],
+      ingresses: ings,
+    }),
+    cfg,
+    SERVE_ALL,
+  );
+const routes = (r: ReturnType<typeof build>) =>
+  (r.state.virtualServices[0] as L7VirtualService | undefined)?.routes.map((x) => [x.host, x.sourceRanges]) ??
+  [];
+
+describe('npl-lb.io/source-ranges on an Ingress', () => {
+  it('its rules carry the ranges in network form, sorted; another Ingress of the class is unfiltered', () => {
+    const r = build(
+      ingress('a', 'a.example', ' 10.1.2.3/8, fd00::1/8,192.0.2.7/32'),
+      ingress('b', 'b.example'),
+    );
+    assert.deepEqual(routes(r).sort(), [
+      ['a.example', ['10.0.0.0/8', '192.0.2.7/32', 'fd00::/8']],
+      ['b.example', undefined],
+    ]);
+  });
+
+  it('a value that is not a list of CIDRs refuses that Ingress alone, said', () => {
+    for (const bad of ['', ' , ', '10.0.0.0/8, nope', '10.0.0.0/33', '10.0.0.0/8 } or { always_true']) {
+      const r = build(ingress('a', 'a.example', bad), ingress('b', 'b.example'));
+      assert.deepEqual(routes(r), [['b.example', undefined]], JSON.stringify(bad));
+      const f = r.findings.find((x) => x.reason === 'InvalidSourceRange');
+      assert.equal(f?.key, 'default/a');
+      assert.match(
+        f?.message ?? '',
+        /npl-lb\.io\/source-ranges: .*; its rules are not served until it is fixed/,
+      );
+    }
+    const many = Array.from({ length: 65 }, (_, i) => `10.0.${i}.0/24`).join(',');
+    assert.match(
+      build(ingress('a', 'a.example', many)).findings.find((x) => x.reason === 'InvalidSourceRange')
+        ?.message ?? '',
+      /65 ranges, at most 64/,
+    );
+  });
+
+  it("a filtered Ingress does not supply the class's default backend, said", () => {
+    const r = build(ingress('a', 'a.example', '10.0.0.0/8', true));
+    assert.equal((r.state.virtualServices[0] as L7VirtualService).defaultPool, undefined);
+    assert.match(
+      r.findings.find((x) => x.key === 'default/a' && /defaultBackend/.test(x.message))?.message ?? '',
+      /spec\.defaultBackend is not served/,
+    );
+  });
+
+  it('a load balancer without route filters does not serve the filtered rules, said; HAProxy keeps them', () => {
+    const r = build(ingress('a', 'a.example', '10.0.0.0/8'), ingress('b', 'b.example'));
+    const f5 = applyCapabilities(r, F5_CAPABILITIES, 'f5');
+    assert.deepEqual(routes(f5), [['b.example', undefined]]);
+    assert.match(
+      f5.findings.find((x) => x.reason === 'UnsupportedByLoadBalancer')?.message ?? '',
+      /client address filters on HTTP routes/,
+    );
+    assert.equal(routes(applyCapabilities(r, HAPROXY_CAPABILITIES, 'haproxy')).length, 2);
+  });
+
+  it('HAProxy: a 403 for the route from elsewhere; none left: 403 to all; a range that is not a CIDR refused by the adapter', () => {
+    const vs = (sourceRanges: string[]): L7VirtualService => ({
+      kind: 'l7',
+      name: 'c1--ingress-npl',
+      vip: '192.0.2.5',
+      port: 80,
+      ingressClass: 'npl',
+      defaultPool: undefined,
+      routes: [
+        { host: 'a.example', path: '/', pathType: 'Prefix', pool: 'web', source: 'default/a', sourceRanges },
+      ],
+    });
+    const text = (v: L7VirtualService) => renderConfig([], [v], [], { adminSocket: '/tmp/x.sock' } as never);
+    assert.match(
+      text(vs(['10.0.0.0/8', 'fd00::/8'])),
+      /http-request return status 403 if is_r0 !\{ src 10\.0\.0\.0\/8 fd00::\/8 \}/,
+    );
+    assert.match(text(vs([])), /http-request return status 403 if is_r0\n/);
+    // An Ingress rule that redirects (npl-lb.io/ssl-redirect) takes the same route rules: a
+    // redirect line, never a use_backend without a backend.
+    const redirect: L7VirtualService = {
+      ...vs([]),
+      routes: [
+        {
+          host: 'a.example',
+          path: '/',
+          pathType: 'Prefix',
+          pool: '',
+          source: 'default/a',
+          redirect: { scheme: 'https', statusCode: 301 },
+        },
+      ],
+    };
+    assert.match(text(redirect), /http-request redirect location .* code 301 if is_r0/);
+    assert.doesNotMatch(text(redirect), /use_backend\s+if/);
+    const hostile = vs(['10.0.0.0/8 } or { always_true']);
+    const refused = changeProblem(
+      { op: 'create', kind: 'virtualService', name: hostile.name, desired: hostile },
+      false,
+    );
+    assert.equal(refused?.code, 'Invalid');
+    assert.match(refused?.message ?? '', /is not a CIDR/);
+  });
+});
