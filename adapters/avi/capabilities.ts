@@ -43,6 +43,8 @@ export function aviCapabilities(allocatesVips: boolean, allocatesV6 = false): Ca
       maxQueryMatches: 1,
       // Pool and virtual-service port `enable_http2`: h2c to the servers, HTTP/2 from clients.
       http2: true,
+      // A route's client filter: a rule before it, client_ip IS_NOT_IN the ranges, a local 403.
+      sourceRanges: true,
     },
     ...(allocatesVips ? { allocatesVips: true } : {}),
     // LoadBalancerParameters' avi section: the virtual services' SE group (se_group_ref).

@@ -19,6 +19,8 @@
  *   request header the service's DataScript reads (and removes) to answer 500 with that
  *   probability; every rule of such a service removes a copy the client sent.
  * - Response header changes are a response policy with the same rules in the same order.
+ * - A route's client filter (an Ingress's npl-lb.io/source-ranges): before its own rules, the same
+ *   matches with the client's address IS_NOT_IN the ranges answer a local 403 (none: every client).
  *
  * Values from Kubernetes objects are JSON strings in Avi's fields, never code: the DataScript is a
  * constant, and what it reads is a number we wrote. Pure.
@@ -250,7 +252,23 @@ export function renderHttpPolicy(vs: L7VirtualService): RenderedPolicy {
         ...(switching ? { switching_action: switching } : {}),
       };
     }
-    matchVariants(r).forEach((match, v, all) =>
+    const variants = matchVariants(r);
+    if (r.sourceRanges)
+      variants.forEach((match, v, all) =>
+        push(
+          `${i}${all.length > 1 ? `.${v}` : ''}.src`,
+          { ...match, ...clientFilter(r.sourceRanges!) },
+          {
+            ...(scrub.length ? { hdr_action: scrub } : {}),
+            switching_action: {
+              action: 'HTTP_SWITCHING_SELECT_LOCAL',
+              status_code: 'HTTP_LOCAL_RESPONSE_STATUS_CODE_403',
+            },
+          },
+          [],
+        ),
+      );
+    variants.forEach((match, v, all) =>
       push(`${i}${all.length > 1 ? `.${v}` : ''}`, match, actions, headerActions(r.responseHeaders)),
     );
     // The last route of a host: fence it, so none of its requests reach a less specific host.
@@ -275,6 +293,23 @@ export function renderHttpPolicy(vs: L7VirtualService): RenderedPolicy {
     );
   if (vs.defaultPool) pools.add(vs.defaultPool);
   return { request, response, splitGroups, pools: [...pools].sort(), needsScript };
+}
+
+/**
+ * The match of a route's requests from outside its client ranges: the client's address IS_NOT_IN
+ * them (prefixes of both families); none left: no address match, every client.
+ */
+function clientFilter(ranges: readonly string[]): Json {
+  if (ranges.length === 0) return {};
+  return {
+    client_ip: {
+      match_criteria: 'IS_NOT_IN',
+      prefixes: ranges.map((c) => {
+        const [addr = '', mask = '0'] = c.split('/');
+        return { ip_addr: { addr, type: addr.includes(':') ? 'V6' : 'V4' }, mask: Number(mask) };
+      }),
+    },
+  };
 }
 
 /** The share of a route's requests that answer 500 (0 to 1). */

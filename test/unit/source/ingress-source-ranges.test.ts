@@ -3,11 +3,13 @@
  * carry the ranges in network form, both families; a value that is not a list of CIDRs refuses
  * that Ingress's rules alone (the class's other Ingresses served), said; a filtered Ingress never
  * supplies the class's default backend; a load balancer without route filters does not serve the
- * filtered rules (fail closed), said. HAProxy renders the filter as a 403 for the route's requests
- * from elsewhere, and its adapter refuses a range that is not a CIDR before it reaches a line.
+ * filtered rules (fail closed), said (BIG-IP). HAProxy renders the filter as a 403 for the route's requests
+ * from elsewhere, and its adapter refuses a range that is not a CIDR before it reaches a line; Avi
+ * puts a rule answering 403 before the route's own.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { renderHttpPolicy } from '../../../adapters/avi/http-policy.ts';
 import { F5_CAPABILITIES } from '../../../adapters/f5/capabilities.ts';
 import { HAPROXY_CAPABILITIES } from '../../../adapters/haproxy/capabilities.ts';
 import { renderConfig } from '../../../adapters/haproxy/config.ts';
@@ -142,5 +144,41 @@ describe('npl-lb.io/source-ranges on an Ingress', () => {
     );
     assert.equal(refused?.code, 'Invalid');
     assert.match(refused?.message ?? '', /is not a CIDR/);
+  });
+
+  it('Avi: before the route, the same matches with client_ip IS_NOT_IN the ranges answer a local 403', () => {
+    const r = (sourceRanges: string[]) =>
+      renderHttpPolicy({
+        kind: 'l7',
+        name: 'c1--ingress-npl',
+        vip: '192.0.2.5',
+        port: 80,
+        ingressClass: 'npl',
+        defaultPool: undefined,
+        routes: [
+          { host: 'a.example', path: '/', pathType: 'Exact', pool: 'web', source: 'default/a', sourceRanges },
+        ],
+      }).request as {
+        name: string;
+        match: Record<string, unknown>;
+        switching_action?: { status_code?: string };
+      }[];
+    const rules = r(['10.0.0.0/8', 'fd00::/8']);
+    assert.deepEqual(
+      rules.map((x) => x.name),
+      ['0.src', '0', '0.fence', 'none'],
+    );
+    assert.deepEqual(rules[0]!.match.client_ip, {
+      match_criteria: 'IS_NOT_IN',
+      prefixes: [
+        { ip_addr: { addr: '10.0.0.0', type: 'V4' }, mask: 8 },
+        { ip_addr: { addr: 'fd00::', type: 'V6' }, mask: 8 },
+      ],
+    });
+    assert.equal(rules[0]!.switching_action?.status_code, 'HTTP_LOCAL_RESPONSE_STATUS_CODE_403');
+    assert.deepEqual(rules[0]!.match.path, rules[1]!.match.path, "the route's own matches");
+    const none = r([]);
+    assert.equal(none[0]!.match.client_ip, undefined, 'no range: every client answered 403');
+    assert.equal(none[0]!.switching_action?.status_code, 'HTTP_LOCAL_RESPONSE_STATUS_CODE_403');
   });
 });
