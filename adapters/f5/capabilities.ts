@@ -17,7 +17,14 @@ export const F5_CAPABILITIES: Capabilities = {
   // A Service_TCP with an endpoint policy on the ClientHello's server name (declaration.ts).
   tlsPassthrough: true,
   // Endpoint_Policy conditions and actions (http-policy.ts); LTM policies have no regular expressions.
-  http: { ...ALL_HTTP, pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific'], regexMatches: false },
+  // A route's client filter: a rule before it on the client's address marks the request, an
+  // iRule answers 403 (http-policy.ts).
+  http: {
+    ...ALL_HTTP,
+    pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific'],
+    regexMatches: false,
+    sourceRanges: true,
+  },
   // A pool's own Monitor (monitorType http) from its Pods' readiness probe (declaration.ts).
   httpChecks: true,
   httpsChecks: true,

@@ -26,7 +26,7 @@ import type {
 import type { Observed } from '../../src/adapter/changes.ts';
 import { parseCertificates } from './certificates.ts';
 import { meta, remark } from './as3-text.ts';
-import { IRULE_500, renderHttpPolicy, splitPoolName } from './http-policy.ts';
+import { IRULE_403, IRULE_500, renderHttpPolicy, splitPoolName } from './http-policy.ts';
 import { firstMatchOrder } from '../../src/model/route-order.ts';
 import { metaValue, parsePool } from './pool-objects.ts';
 import { sourceRangeRule, sourceRangeRuleName } from './source-ranges.ts';
@@ -68,6 +68,7 @@ export type Json = Record<string, unknown>;
 const policyName = (vs: string): string => `${vs}_policy`;
 const tlsName = (vs: string): string => `${vs}_tls`;
 const iRuleName = (vs: string): string => `${vs}_500`;
+const forbiddenRuleName = (vs: string): string => `${vs}_403`;
 
 /**
  * TLS passthrough: an endpoint policy on the ClientHello's server name, first match: exact names,
@@ -166,7 +167,14 @@ export function renderVirtualService(
       // Persistence per route, by the policy's persist actions (http-policy.ts), never AS3's
       // default cookie on every request.
       persistenceMethods: [],
-      ...(policy.needs500 ? { iRules: [iRuleName(vs.name)] } : {}),
+      ...(policy.needs500 || policy.needs403
+        ? {
+            iRules: [
+              ...(policy.needs403 ? [forbiddenRuleName(vs.name)] : []),
+              ...(policy.needs500 ? [iRuleName(vs.name)] : []),
+            ],
+          }
+        : {}),
       ...(https ? { serverTLS: tlsName(vs.name), redirect80: false } : {}),
       metadata: meta({
         owner,
@@ -192,6 +200,15 @@ export function renderVirtualService(
       rules: policy.rules,
     },
     ...policy.splitPools,
+    ...(policy.needs403
+      ? {
+          [forbiddenRuleName(vs.name)]: {
+            class: 'iRule',
+            remark: remark("npl-lb: 403 for a client outside a route's ranges"),
+            iRule: IRULE_403,
+          },
+        }
+      : {}),
     ...(policy.needs500
       ? {
           [iRuleName(vs.name)]: {
@@ -404,6 +421,7 @@ export function ownedObjectNames(vs: VirtualService): string[] {
     policyName(vs.name),
     ...(vs.protocol === 'HTTPS' ? [tlsName(vs.name)] : []),
     iRuleName(vs.name),
+    forbiddenRuleName(vs.name),
     ...splits,
   ];
 }

@@ -16,6 +16,9 @@
  *   backends forward to a pool built for the rule (`ratio-member`, each member's ratio its backend's
  *   share divided among its members); the share of a backend that does not resolve sets a Tcl
  *   variable with that probability, and the service's iRule answers 500 when it is set.
+ * - A route's client filter (an Ingress's npl-lb.io/source-ranges): before each of its rules, the
+ *   same conditions and the client's address (`tcp address does-not-match` the ranges; none: any)
+ *   mark the request, and the service's 403 iRule answers it.
  * - Persistence (a pool's BackendPolicy): AS3 keeps it on the virtual server, so each rule that
  *   forwards to a pool asking it carries a `persist` action (a cookie named per pool, as HAProxy
  *   names it, or the client's address for 30 minutes), and where any rule of the service persists,
@@ -48,6 +51,19 @@ export const IRULE_500 = [
   `    set npl_r $${SHARE_500_VARIABLE}`,
   `    unset ${SHARE_500_VARIABLE}`,
   '    if { $npl_r } { HTTP::respond 500 content "" noserver }',
+  '  }',
+  '}',
+].join('\n');
+
+/** The Tcl variable a filter rule sets for a request from outside a route's client ranges. */
+export const FORBIDDEN_VARIABLE = 'npl_403';
+
+/** The service's iRule for client filters: answers 403 for a request a filter rule marked. */
+export const IRULE_403 = [
+  'when HTTP_REQUEST priority 890 {',
+  `  if { [info exists ${FORBIDDEN_VARIABLE}] } {`,
+  `    unset ${FORBIDDEN_VARIABLE}`,
+  '    HTTP::respond 403 content "" noserver',
   '  }',
   '}',
 ].join('\n');
@@ -239,6 +255,8 @@ export interface RenderedPolicy {
   splitPools: Record<string, Json>;
   /** Whether a rule sets the 500 variable (the service then carries IRULE_500). */
   needs500: boolean;
+  /** Whether a route filters clients (the service then carries IRULE_403). */
+  needs403: boolean;
 }
 
 export function renderHttpPolicy(
@@ -309,13 +327,25 @@ export function renderHttpPolicy(
       }
     }
     const base = [...hostConditions(r.host, hosts), ...matchConditions(r)];
-    pathVariants(r).forEach((path, v, all) =>
-      rules.push({
-        name: all.length > 1 ? `route_${i}_${v}` : `route_${i}`,
-        conditions: [...base, ...path],
-        actions,
-      }),
-    );
+    const ranges = r.sourceRanges;
+    pathVariants(r).forEach((path, v, all) => {
+      const name = all.length > 1 ? `route_${i}_${v}` : `route_${i}`;
+      if (ranges)
+        rules.push({
+          name: `${name}_src`,
+          conditions: [
+            ...base,
+            ...path,
+            ...(ranges.length > 0
+              ? [{ type: 'tcp', event: 'request', address: { operand: 'does-not-match', values: ranges } }]
+              : []),
+          ],
+          actions: [
+            { type: 'tcl', event: 'request', setVariable: { name: FORBIDDEN_VARIABLE, expression: '1' } },
+          ],
+        });
+      rules.push({ name, conditions: [...base, ...path], actions });
+    });
   });
   // The default pool's requests, where the service persists: its own persistence, or none.
   if (anyPersists && vs.defaultPool)
@@ -327,5 +357,5 @@ export function renderHttpPolicy(
         { type: 'forward', event: 'request', select: { pool: { use: ref(vs.defaultPool) } } },
       ],
     });
-  return { rules, splitPools, needs500 };
+  return { rules, splitPools, needs500, needs403: vs.routes.some((r) => r.sourceRanges !== undefined) };
 }

@@ -3,20 +3,23 @@
  * carry the ranges in network form, both families; a value that is not a list of CIDRs refuses
  * that Ingress's rules alone (the class's other Ingresses served), said; a filtered Ingress never
  * supplies the class's default backend; a load balancer without route filters does not serve the
- * filtered rules (fail closed), said (BIG-IP). HAProxy renders the filter as a 403 for the route's requests
+ * filtered rules (fail closed), said. HAProxy renders the filter as a 403 for the route's requests
  * from elsewhere, and its adapter refuses a range that is not a CIDR before it reaches a line; Avi
- * puts a rule answering 403 before the route's own.
+ * puts a rule answering 403 before the route's own; BIG-IP a rule marking the request for its 403
+ * iRule, applied on the simulator and read back.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { renderHttpPolicy } from '../../../adapters/avi/http-policy.ts';
+import { F5Adapter } from '../../../adapters/f5/adapter.ts';
 import { F5_CAPABILITIES } from '../../../adapters/f5/capabilities.ts';
+import { BigIpSimulator } from '../../../sim/f5/simulator.ts';
 import { HAPROXY_CAPABILITIES } from '../../../adapters/haproxy/capabilities.ts';
 import { renderConfig } from '../../../adapters/haproxy/config.ts';
 import { changeProblem } from '../../../adapters/haproxy/validate.ts';
 import { parseControllerConfig } from '../../../src/config/controller-config.ts';
 import { ingressSchema } from '../../../src/kube/objects.ts';
-import type { L7VirtualService } from '../../../src/model/types.ts';
+import type { L7VirtualService, Pool } from '../../../src/model/types.ts';
 import { applyCapabilities } from '../../../src/source/capabilities.ts';
 import { buildDesired } from '../../../src/source/desired.ts';
 import { SERVE_ALL } from '../../../src/source/gateway/from-view.ts';
@@ -93,7 +96,11 @@ describe('npl-lb.io/source-ranges on an Ingress', () => {
 
   it('a load balancer without route filters does not serve the filtered rules, said; HAProxy keeps them', () => {
     const r = build(ingress('a', 'a.example', '10.0.0.0/8'), ingress('b', 'b.example'));
-    const f5 = applyCapabilities(r, F5_CAPABILITIES, 'f5');
+    const f5 = applyCapabilities(
+      r,
+      { ...F5_CAPABILITIES, http: { ...F5_CAPABILITIES.http!, sourceRanges: false } },
+      'f5',
+    );
     assert.deepEqual(routes(f5), [['b.example', undefined]]);
     assert.match(
       f5.findings.find((x) => x.reason === 'UnsupportedByLoadBalancer')?.message ?? '',
@@ -180,5 +187,71 @@ describe('npl-lb.io/source-ranges on an Ingress', () => {
     const none = r([]);
     assert.equal(none[0]!.match.client_ip, undefined, 'no range: every client answered 403');
     assert.equal(none[0]!.switching_action?.status_code, 'HTTP_LOCAL_RESPONSE_STATUS_CODE_403');
+  });
+
+  it('BIG-IP: a rule before the route marks requests from outside the ranges, the 403 iRule answers; on the simulator, applied and read back', async (t) => {
+    const sim = new BigIpSimulator();
+    const url = await sim.start();
+    t.after(() => sim.close());
+    const a = new F5Adapter({ owner: 'c1', url, username: 'admin', password: 'admin', taskPollMs: 10 });
+    t.after(() => a.close());
+    await a.observe();
+    const pool: Pool = {
+      name: 'web',
+      protocol: 'TCP',
+      health: 'http',
+      members: [{ address: '192.0.2.1', port: 61000, node: 'n1', pod: 'default/w', enabled: true }],
+      service: 'default/web',
+      servicePort: 'http',
+    };
+    const vs: L7VirtualService = {
+      kind: 'l7',
+      name: 'c1--ingress-npl',
+      vip: '192.0.2.5',
+      port: 80,
+      ingressClass: 'npl',
+      defaultPool: undefined,
+      routes: [
+        {
+          host: 'a.example',
+          path: '/',
+          pathType: 'Exact',
+          pool: 'web',
+          source: 'default/a',
+          sourceRanges: ['10.0.0.0/8', 'fd00::/8'],
+        },
+        { host: 'b.example', path: '/', pathType: 'Exact', pool: 'web', source: 'default/b' },
+      ],
+    };
+    const results = await a.apply([
+      { op: 'create', kind: 'pool', name: pool.name, desired: pool },
+      { op: 'create', kind: 'virtualService', name: vs.name, desired: vs },
+    ]);
+    assert.deepEqual(
+      results.map((x) => x.ok),
+      [true, true],
+      JSON.stringify(results.map((x) => x.error)),
+    );
+    const app = Object.values(sim.tenants.get('npl_lb_c1') ?? {}).find(
+      (x) => (x as Record<string, unknown> | null)?.[vs.name] !== undefined,
+    ) as Record<string, Record<string, unknown>>;
+    assert.deepEqual(app[vs.name]!.iRules, ['c1--ingress-npl_403']);
+    const rules = app[`${vs.name}_policy`]!.rules as {
+      name: string;
+      conditions: Record<string, unknown>[];
+    }[];
+    const src = rules.find((x) => x.name.endsWith('_src'))!;
+    assert.deepEqual(src.conditions.at(-1), {
+      type: 'tcp',
+      event: 'request',
+      address: { operand: 'does-not-match', values: ['10.0.0.0/8', 'fd00::/8'] },
+    });
+    assert.equal(rules.filter((x) => x.name.endsWith('_src')).length, 1, 'the unfiltered route has none');
+    assert.match(String(app['c1--ingress-npl_403']!.iRule), /HTTP::respond 403/);
+    const back = await a.observe();
+    assert.deepEqual(
+      (back.owned.virtualServices[0] as L7VirtualService).routes.map((x) => x.sourceRanges),
+      [['10.0.0.0/8', 'fd00::/8'], undefined],
+    );
   });
 });
