@@ -403,6 +403,7 @@ export function adapterContract(
       });
       add(http.redirects, { pool: '', redirect: { scheme: 'https', statusCode: 301 } });
       add(http.rewrites, { rewrite: { path: { type: 'ReplacePrefixMatch', value: '/v2' } } });
+      add(http.sourceRanges === true, { sourceRanges: ['10.0.0.0/8', 'fd00::/8'] });
       add(http.weights, {
         pool: '',
         backends: [
@@ -424,6 +425,48 @@ export function adapterContract(
           defaultPool: undefined,
         },
       ];
+      // Ingress rules (no order): one open, one filtered (none left: every client 403), one that
+      // redirects to HTTPS (npl-lb.io/ssl-redirect).
+      if (http.sourceRanges)
+        vss.push({
+          kind: 'l7',
+          name: 'c1--ingress-npl',
+          vip: '192.0.2.51',
+          port: 80,
+          ingressClass: 'npl',
+          defaultPool: undefined,
+          routes: [
+            { host: 'open.example', path: '/', pathType: 'Prefix', pool: v1.name, source: 'default/open' },
+            {
+              host: 'guarded.example',
+              path: '/api',
+              pathType: 'Prefix',
+              pool: v2.name,
+              source: 'default/guarded',
+              sourceRanges: ['192.0.2.0/24'],
+            },
+            {
+              host: 'closed.example',
+              path: '/',
+              pathType: 'Exact',
+              pool: v2.name,
+              source: 'default/closed',
+              sourceRanges: [],
+            },
+            ...(http.redirects
+              ? [
+                  {
+                    host: 'secure.example',
+                    path: '/',
+                    pathType: 'Prefix' as const,
+                    pool: '',
+                    source: 'default/secure',
+                    redirect: { scheme: 'https' as const, statusCode: 301 as const },
+                  },
+                ]
+              : []),
+          ],
+        });
       if (caps.tlsPassthrough) {
         vss.push({
           kind: 'l4',
