@@ -26,7 +26,8 @@ export function aviCapabilities(allocatesVips: boolean, allocatesV6 = false): Ca
     checkMethods: true,
     checkStatuses: 'classes',
     // lb_algorithm (consistent hash on the client's address) and the system persistence profiles.
-    algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash'],
+    // Consistent hash on the client's address or a custom header (lb_algorithm_hash); no cookie hash.
+    algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash', 'HeaderHash'],
     persistence: ['Cookie', 'SourceIP'],
     // max_concurrent_connections_per_server; connection_ramp_duration counts whole minutes.
     maxConnections: true,

@@ -57,7 +57,16 @@ export const SCHEMAS = {
         'LB_ALGORITHM_LEAST_CONNECTIONS',
         'LB_ALGORITHM_CONSISTENT_HASH',
       ]),
-      lb_algorithm_hash: z.literal('LB_ALGORITHM_CONSISTENT_HASH_SOURCE_IP_ADDRESS').optional(),
+      lb_algorithm_hash: z
+        .enum([
+          'LB_ALGORITHM_CONSISTENT_HASH_SOURCE_IP_ADDRESS',
+          'LB_ALGORITHM_CONSISTENT_HASH_CUSTOM_HEADER',
+        ])
+        .optional(),
+      lb_algorithm_consistent_hash_hdr: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{1,64}$/)
+        .optional(),
       enable_http2: z.boolean().optional(),
       application_persistence_profile_ref: ref.optional(),
       // Minutes, 0 (at once) to 300; connections per server, 0 for no limit.

@@ -178,12 +178,14 @@ function classesRead(v: unknown): { expect?: StatusRange[] } {
  * least connections; npl-lb's is round robin, on every vendor), source-address affinity as
  * consistent hashing on the client's address, persistence as the system profiles.
  */
-const ALGORITHM: Record<LbAlgorithm, string> = {
+const ALGORITHM: Record<Exclude<LbAlgorithm, 'CookieHash'>, string> = {
   RoundRobin: 'LB_ALGORITHM_ROUND_ROBIN',
   LeastConnections: 'LB_ALGORITHM_LEAST_CONNECTIONS',
   SourceHash: 'LB_ALGORITHM_CONSISTENT_HASH',
+  HeaderHash: 'LB_ALGORITHM_CONSISTENT_HASH',
 };
 const SOURCE_HASH = 'LB_ALGORITHM_CONSISTENT_HASH_SOURCE_IP_ADDRESS';
+const HEADER_HASH = 'LB_ALGORITHM_CONSISTENT_HASH_CUSTOM_HEADER';
 export const PERSISTENCE_PROFILE: Record<PersistenceType, string> = {
   Cookie: 'System-Persistence-Http-Cookie',
   SourceIP: 'System-Persistence-Client-IP',
@@ -191,13 +193,17 @@ export const PERSISTENCE_PROFILE: Record<PersistenceType, string> = {
 
 function balanceFields(p: Pool): Record<string, unknown> {
   return {
-    lb_algorithm: ALGORITHM[p.algorithm ?? 'RoundRobin'],
+    // CookieHash is not in Avi's capabilities (refused before it comes here).
+    lb_algorithm: ALGORITHM[p.algorithm === 'CookieHash' ? 'RoundRobin' : (p.algorithm ?? 'RoundRobin')],
     // Minutes (0: at once; the controller's default is 10): always written, so it reads back.
     connection_ramp_duration: Math.round((p.slowStartSeconds ?? 0) / 60),
     ...(p.maxConnections ? { max_concurrent_connections_per_server: p.maxConnections } : {}),
     // Milliseconds to connect and complete an exchange (absent: the application profile's).
     ...(p.serverTimeoutSeconds ? { server_timeout: p.serverTimeoutSeconds * 1000 } : {}),
     ...(p.algorithm === 'SourceHash' ? { lb_algorithm_hash: SOURCE_HASH } : {}),
+    ...(p.algorithm === 'HeaderHash'
+      ? { lb_algorithm_hash: HEADER_HASH, lb_algorithm_consistent_hash_hdr: p.hashKey ?? '' }
+      : {}),
     // A request whose connection to a server fails goes to another, this many more times (HTTP
     // pools: Capabilities.retries 'http'; 0: never).
     ...(p.retries !== undefined
@@ -225,6 +231,7 @@ function parseBalance(
 ): Pick<
   Pool,
   | 'algorithm'
+  | 'hashKey'
   | 'persistence'
   | 'maxConnections'
   | 'slowStartSeconds'
@@ -237,7 +244,11 @@ function parseBalance(
       ? 'LeastConnections'
       : o.lb_algorithm === ALGORITHM.SourceHash && o.lb_algorithm_hash === SOURCE_HASH
         ? 'SourceHash'
-        : undefined;
+        : o.lb_algorithm === ALGORITHM.HeaderHash &&
+            o.lb_algorithm_hash === HEADER_HASH &&
+            typeof o.lb_algorithm_consistent_hash_hdr === 'string'
+          ? 'HeaderHash'
+          : undefined;
   const profile = l.names.get(uuidOf(o.application_persistence_profile_ref));
   const persistence = (Object.keys(PERSISTENCE_PROFILE) as PersistenceType[]).find(
     (k) => PERSISTENCE_PROFILE[k] === profile,
@@ -247,6 +258,7 @@ function parseBalance(
     typeof o.max_concurrent_connections_per_server === 'number' ? o.max_concurrent_connections_per_server : 0;
   return {
     ...(algorithm ? { algorithm } : {}),
+    ...(algorithm === 'HeaderHash' ? { hashKey: String(o.lb_algorithm_consistent_hash_hdr) } : {}),
     ...(persistence ? { persistence } : {}),
     ...(limit > 0 ? { maxConnections: limit } : {}),
     ...(ramp > 0 ? { slowStartSeconds: ramp * 60 } : {}),

@@ -39,7 +39,8 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
   // `http-check expect status 200-299,304` (both transports: the Data Plane's http_checks).
   checkStatuses: 'any',
   // `balance roundrobin | leastconn | source` (consistent hashing: servers come and go at runtime).
-  algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash'],
+  // Keyed hashes: `balance hdr(<name>)`, `balance hash req.cook(<name>)`, consistent too.
+  algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash', 'HeaderHash', 'CookieHash'],
   // A dynamic cookie per pool; SourceIP a stick table (policy-lines.ts balanceLines).
   persistence: ['Cookie', 'SourceIP'],
   // `maxconn` and `slowstart` on each server (config.ts checkWords; Data Plane server fields).

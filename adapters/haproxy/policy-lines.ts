@@ -17,11 +17,9 @@ export { persistenceCookie };
  * client's address in a stick table for 30 minutes.
  */
 export function balanceLines(p: Pool): string[] {
-  const algorithm =
-    p.algorithm === 'LeastConnections' ? 'leastconn' : p.algorithm === 'SourceHash' ? 'source' : 'roundrobin';
   return [
-    `    balance ${algorithm}`,
-    ...(p.algorithm === 'SourceHash' ? ['    hash-type consistent'] : []),
+    `    balance ${balanceOf(p)}`,
+    ...(hashed(p) ? ['    hash-type consistent'] : []),
     ...(p.persistence === 'Cookie'
       ? [
           `    cookie ${persistenceCookie(p.name)} insert indirect nocache dynamic`,
@@ -32,6 +30,30 @@ export function balanceLines(p: Pool): string[] {
       ? ['    stick-table type ip size 100k expire 30m', '    stick on src']
       : []),
   ];
+}
+
+/** Whether a pool's algorithm hashes (consistently: servers come and go at runtime). */
+export const hashed = (p: Pool): boolean =>
+  p.algorithm === 'SourceHash' || p.algorithm === 'HeaderHash' || p.algorithm === 'CookieHash';
+
+/**
+ * A pool's `balance` argument: a keyed hash reads its header (`hdr(<name>)`) or cookie (`hash
+ * req.cook(<name>)`); the name is letters, digits, `-` and `_` (the validation boundary, and
+ * validate.ts again), so it is one word inside the fetch's parentheses.
+ */
+export function balanceOf(p: Pool): string {
+  switch (p.algorithm) {
+    case 'LeastConnections':
+      return 'leastconn';
+    case 'SourceHash':
+      return 'source';
+    case 'HeaderHash':
+      return `hdr(${p.hashKey ?? ''})`;
+    case 'CookieHash':
+      return `hash req.cook(${p.hashKey ?? ''})`;
+    default:
+      return 'roundrobin';
+  }
 }
 
 /**
@@ -120,6 +142,7 @@ export const poolShape = (p: Pool): unknown[] => [
   p.servicePort,
   JSON.stringify(p.check ?? null),
   p.algorithm ?? '',
+  p.hashKey ?? '',
   p.persistence ?? '',
   p.maxConnections ?? 0,
   p.slowStartSeconds ?? 0,

@@ -38,6 +38,13 @@ export function changeProblem(c: Change, exists: boolean, passthrough = false): 
     };
   }
   if (c.kind === 'pool') {
+    // A keyed hash's name goes inside a fetch's parentheses: a plain word only.
+    if (c.desired.hashKey !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(c.desired.hashKey))
+      return {
+        code: 'Invalid',
+        message: `pool ${c.name}: hash key ${JSON.stringify(c.desired.hashKey.slice(0, 64))} is not a header or cookie name`,
+        terminal: true,
+      };
     if (c.desired.protocol === 'UDP') {
       return {
         code: 'Unsupported',

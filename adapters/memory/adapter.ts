@@ -55,7 +55,7 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       // It keeps a placement as given (the avi section's SE group), as it keeps the rest.
       parameters: { section: 'avi', applies: ['serviceEngineGroup'] },
       checkStatuses: 'any',
-      algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash'],
+      algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash', 'HeaderHash', 'CookieHash'],
       persistence: ['Cookie', 'SourceIP'],
       maxConnections: true,
       retries: 'any',

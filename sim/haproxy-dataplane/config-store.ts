@@ -82,7 +82,17 @@ function backendLines({ backend: b, servers, httpChecks, stickRules, httpRequest
   const lines: string[] = [];
   lines.push(`backend ${b.name}`);
   if (b.mode) lines.push(`    mode ${b.mode}`);
-  if (b.balance) lines.push(`    balance ${b.balance.algorithm}`);
+  // The spec's balance: `hdr` takes its header's name, `hash` its expression.
+  if (b.balance)
+    lines.push(
+      `    balance ${b.balance.algorithm}${
+        b.balance.algorithm === 'hdr'
+          ? `(${b.balance.hdr_name ?? ''})`
+          : b.balance.algorithm === 'hash'
+            ? ` ${b.balance.hash_expression ?? ''}`
+            : ''
+      }`,
+    );
   if (b.hash_type?.method) lines.push(`    hash-type ${b.hash_type.method}`);
   if (b.cookie) {
     // The cookie model's flags as the keywords HAProxy reads, in its documented order.

@@ -32,7 +32,13 @@ export function readStoredCheck(text: string | undefined): { check?: HttpCheck }
   }
 }
 
-const ALGORITHMS: readonly LbAlgorithm[] = ['RoundRobin', 'LeastConnections', 'SourceHash'];
+const ALGORITHMS: readonly LbAlgorithm[] = [
+  'RoundRobin',
+  'LeastConnections',
+  'SourceHash',
+  'HeaderHash',
+  'CookieHash',
+];
 const PERSISTENCE: readonly PersistenceType[] = ['Cookie', 'SourceIP'];
 
 /**
@@ -41,6 +47,7 @@ const PERSISTENCE: readonly PersistenceType[] = ['Cookie', 'SourceIP'];
  */
 export function storedPolicy(meta: Record<string, string | undefined>): {
   algorithm?: LbAlgorithm;
+  hashKey?: string;
   persistence?: PersistenceType;
   maxConnections?: number;
   slowStartSeconds?: number;
@@ -50,6 +57,7 @@ export function storedPolicy(meta: Record<string, string | undefined>): {
   backendProtocol?: 'h2c';
 } {
   const algorithm = ALGORITHMS.find((a) => a === meta.algorithm);
+  const hashKey = meta.hash && /^[A-Za-z0-9_-]{1,64}$/.test(meta.hash) ? meta.hash : undefined;
   const persistence = PERSISTENCE.find((a) => a === meta.persistence);
   const count = (v: string | undefined) => (v && /^[1-9]\d{0,6}$/.test(v) ? Number(v) : undefined);
   const maxConnections = count(meta.maxconn);
@@ -59,6 +67,7 @@ export function storedPolicy(meta: Record<string, string | undefined>): {
   const retries = meta.retries && /^[0-5]$/.test(meta.retries) ? Number(meta.retries) : undefined;
   return {
     ...(algorithm ? { algorithm } : {}),
+    ...(hashKey ? { hashKey } : {}),
     ...(persistence ? { persistence } : {}),
     ...(maxConnections ? { maxConnections } : {}),
     ...(slowStartSeconds ? { slowStartSeconds } : {}),
@@ -72,6 +81,7 @@ export function storedPolicy(meta: Record<string, string | undefined>): {
 /** The words `storedPolicy` reads, for a comment or a description. */
 export const policyWords = (p: {
   algorithm?: LbAlgorithm;
+  hashKey?: string;
   persistence?: PersistenceType;
   maxConnections?: number;
   slowStartSeconds?: number;
@@ -81,6 +91,7 @@ export const policyWords = (p: {
   backendProtocol?: 'h2c';
 }): string[] => [
   ...(p.algorithm ? [`algorithm=${p.algorithm}`] : []),
+  ...(p.hashKey ? [`hash=${p.hashKey}`] : []),
   ...(p.persistence ? [`persistence=${p.persistence}`] : []),
   ...(p.maxConnections ? [`maxconn=${p.maxConnections}`] : []),
   ...(p.slowStartSeconds ? [`slowstart=${p.slowStartSeconds}`] : []),

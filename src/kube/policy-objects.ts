@@ -79,7 +79,14 @@ export const healthCheckSchema = z
 export const backendPolicySpecSchema = z
   .object({
     targetRefs: z.array(policyTargetSchema).min(1).max(16),
-    algorithm: z.enum(['RoundRobin', 'LeastConnections', 'SourceHash']).optional(),
+    algorithm: z
+      .enum(['RoundRobin', 'LeastConnections', 'SourceHash', 'HeaderHash', 'CookieHash'])
+      .optional(),
+    /** The header (HeaderHash) or cookie (CookieHash) whose value is hashed. */
+    hashKey: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'a header or cookie name: letters, digits, "-" and "_", at most 64')
+      .optional(),
     sessionPersistence: z
       .object({ type: z.enum(['Cookie', 'SourceIP']) })
       .strict()
@@ -111,7 +118,14 @@ export const backendPolicySpecSchema = z
       .strict()
       .optional(),
   })
-  .strict();
+  .strict()
+  .refine(
+    (s) => (s.algorithm === 'HeaderHash' || s.algorithm === 'CookieHash') === (s.hashKey !== undefined),
+    {
+      message: 'hashKey names the header (HeaderHash) or cookie (CookieHash) to hash, and only then',
+      path: ['hashKey'],
+    },
+  );
 
 const ancestorStatus = z
   .object({

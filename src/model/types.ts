@@ -54,8 +54,15 @@ export interface HttpCheck {
   fall: number;
 }
 
-/** How a pool spreads new connections over its members (absent: round robin). */
-export type LbAlgorithm = 'RoundRobin' | 'LeastConnections' | 'SourceHash';
+/**
+ * How a pool spreads new connections over its members (absent: round robin). The hashes are
+ * consistent: on the client's address, a request header's value, or a cookie's (`hashKey` names
+ * the header or cookie), so one client keeps its member while the members stay.
+ */
+export type LbAlgorithm = 'RoundRobin' | 'LeastConnections' | 'SourceHash' | 'HeaderHash' | 'CookieHash';
+
+/** The algorithms that hash a request header or cookie, named by the pool's `hashKey`. */
+export const KEYED_HASHES: readonly LbAlgorithm[] = ['HeaderHash', 'CookieHash'];
 
 /**
  * How a client is kept on one member: `Cookie`, a cookie the load balancer inserts naming the
@@ -72,6 +79,11 @@ export interface Pool {
   check?: HttpCheck;
   /** From the Service's BackendPolicy (src/source/backend-policies.ts); absent: round robin. */
   algorithm?: LbAlgorithm;
+  /**
+   * The header (HeaderHash) or cookie (CookieHash) whose value is hashed: letters, digits, `-`
+   * and `_`, from the validation boundary. Absent with the other algorithms.
+   */
+  hashKey?: string;
   /** From the Service's BackendPolicy; absent: none. */
   persistence?: PersistenceType;
   /** Connections one member takes at once (the others wait at the load balancer); absent: no limit. */

@@ -28,6 +28,8 @@ import { headerProblem, pathProblem } from './validate.ts';
 /** What a pool gets from its policy. */
 export interface PoolPolicy {
   algorithm?: LbAlgorithm;
+  /** The header or cookie a keyed hash reads. */
+  hashKey?: string;
   persistence?: PersistenceType;
   /** The members' check, whatever the Pods' probes say: an HTTP check, or `tcp` (a connect). */
   check?: HttpCheck | 'tcp';
@@ -232,6 +234,7 @@ function pickWinners(claims: Claims): Map<string, PoolPolicy> {
       ];
     winners.set(target, {
       ...(first!.spec.algorithm ? { algorithm: first!.spec.algorithm } : {}),
+      ...(first!.spec.hashKey ? { hashKey: first!.spec.hashKey } : {}),
       ...(first!.spec.sessionPersistence ? { persistence: first!.spec.sessionPersistence.type } : {}),
       ...(first!.spec.healthCheck ? { check: poolCheck(first!.spec.healthCheck) } : {}),
       ...(first!.spec.maxConnectionsPerMember ? { maxConnections: first!.spec.maxConnectionsPerMember } : {}),

@@ -3,6 +3,7 @@
  * Pods it selects -> the pool with its members in the configured mode, the Pods still waiting for
  * a NodePortLocal mapping, and what was dropped at the validation boundary. Pure.
  */
+import { KEYED_HASHES } from '../model/types.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
 import type { Node, Pod } from '../kube/objects.ts';
@@ -107,6 +108,7 @@ function policyFindings(
   udpHttp: boolean,
   cookieOnL4: boolean,
   retriesOnL4: boolean,
+  keyedOnL4 = false,
 ): Finding[] {
   const at = `port ${String(req.port.name || req.port.port)}: BackendPolicy ${req.policy?.policy ?? ''}`;
   const warn = (message: string): Finding => ({
@@ -122,6 +124,13 @@ function policyFindings(
       ? [
           warn(
             `${at} asks Cookie persistence, which HTTP routes carry; its LoadBalancer virtual service passes connections through and keeps no session`,
+          ),
+        ]
+      : []),
+    ...(keyedOnL4
+      ? [
+          warn(
+            `${at} asks ${req.policy?.algorithm ?? ''}, a hash of what HTTP requests carry; its LoadBalancer virtual service passes connections through and balances them by round robin`,
           ),
         ]
       : []),
@@ -152,11 +161,14 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
   const probed = memberCheck(req, ctx, selected);
   // Cookie persistence is an HTTP cookie: an L4 pool (its bytes pass through) cannot carry it.
   const cookieOnL4 = policy?.persistence === 'Cookie' && req.health !== 'http';
+  // A header's or cookie's hash reads HTTP: an L4 pool (its bytes pass through) balances by
+  // round robin instead, said.
+  const keyedOnL4 = !!policy?.algorithm && KEYED_HASHES.includes(policy.algorithm) && req.health !== 'http';
   // Retries where the load balancer sets them on HTTP pools only (Avi's server reselect).
   const retriesOnL4 =
     policy?.retries !== undefined && req.health !== 'http' && ctx.lb.caps.retries === 'http';
   const findings = rejectionFindings(req.svcKey, r.rejected);
-  findings.push(...policyFindings(req, probed.udpHttp, cookieOnL4, retriesOnL4));
+  findings.push(...policyFindings(req, probed.udpHttp, cookieOnL4, retriesOnL4, keyedOnL4));
   if (probed.notFollowed)
     findings.push({
       kind: 'Service',
@@ -174,7 +186,10 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
       health: port.protocol === 'UDP' ? 'udp' : req.health,
       ...(probed.check ? { check: probed.check } : {}),
       // Round robin is what a pool without an algorithm gets: not written, so it reads back equal.
-      ...(policy?.algorithm && policy.algorithm !== 'RoundRobin' ? { algorithm: policy.algorithm } : {}),
+      ...(policy?.algorithm && policy.algorithm !== 'RoundRobin' && !keyedOnL4
+        ? { algorithm: policy.algorithm }
+        : {}),
+      ...(policy?.hashKey && !keyedOnL4 ? { hashKey: policy.hashKey } : {}),
       ...(policy?.persistence && !cookieOnL4 ? { persistence: policy.persistence } : {}),
       ...(policy?.maxConnections ? { maxConnections: policy.maxConnections } : {}),
       ...(policy?.slowStartSeconds ? { slowStartSeconds: policy.slowStartSeconds } : {}),

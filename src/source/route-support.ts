@@ -34,7 +34,8 @@ export function routeLacks(r: HttpRoute, http: HttpCapabilities): string | undef
       return `the regular expression ${JSON.stringify(bad.slice(0, 64))} (${pcre2Problem(bad)!})`;
   }
   if (r.method && !http.methodMatches) return 'method matches';
-  if (r.sourceRanges && !http.sourceRanges) return 'client address filters on HTTP routes (npl-lb.io/source-ranges)';
+  if (r.sourceRanges && !http.sourceRanges)
+    return 'client address filters on HTTP routes (npl-lb.io/source-ranges)';
   if ((r.requestHeaders || r.responseHeaders) && !http.headerModifiers) return 'header modifiers';
   if (r.redirect && !http.redirects) return 'request redirects';
   if (r.redirect && http.redirectCodes && !http.redirectCodes.includes(r.redirect.statusCode))

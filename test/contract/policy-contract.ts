@@ -85,13 +85,30 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
       ['192.0.2.1', 61000, 'n1'],
       ['192.0.2.2', 61001, 'n2'],
     ];
-    // One L4 pool per algorithm (SourceIP persistence on the first), one HTTP pool with a cookie.
+    // One L4 pool per algorithm (SourceIP persistence on the first; a keyed hash, of a header or
+    // a cookie, on an HTTP pool behind an L7 virtual service), one HTTP pool with a cookie.
+    const keyed = (a: string) => a === 'HeaderHash' || a === 'CookieHash';
     const pools: Pool[] = algorithms.map((algorithm, i) => ({
-      ...pool(`c1--default-web-${8000 + i}`, members),
+      ...pool(`c1--default-web-${8000 + i}${keyed(algorithm) ? '.l7' : ''}`, members),
       algorithm,
+      ...(keyed(algorithm)
+        ? { health: 'http' as const, hashKey: algorithm === 'HeaderHash' ? 'x-user' : 'session_id' }
+        : {}),
       ...(i === 0 && persistence.includes('SourceIP') ? { persistence: 'SourceIP' as const } : {}),
     }));
-    const vss: VirtualService[] = pools.map((p, i) => l4(`c1--default-web-TCP-${8000 + i}`, p.name));
+    const vss: VirtualService[] = pools.map((p, i) =>
+      p.health === 'http'
+        ? {
+            kind: 'l7',
+            name: `c1--ingress-hash${i}`,
+            vip: '192.0.2.21',
+            port: 8100 + i,
+            ingressClass: `hash${i}`,
+            defaultPool: undefined,
+            routes: [{ host: 'h.example', path: '/', pathType: 'Prefix', pool: p.name, source: 'default/h' }],
+          }
+        : l4(`c1--default-web-TCP-${8000 + i}`, p.name),
+    );
     for (const p of limits) {
       pools.push(p);
       vss.push(l4('c1--default-web-TCP-7000', p.name));
@@ -121,6 +138,7 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
       pools.map(
         ({
           algorithm: _a,
+          hashKey: _k,
           persistence: _p,
           maxConnections: _m,
           slowStartSeconds: _s,

@@ -10,7 +10,7 @@
  */
 import type { HttpCheck, Member, Pool } from '../../../src/model/types.ts';
 import { policyWords, readStoredCheck, storeCheck, storedPolicy } from '../../../src/adapter/stored-check.ts';
-import { COOKIE_KEY, persistenceCookie } from '../policy-lines.ts';
+import { COOKIE_KEY, hashed, persistenceCookie } from '../policy-lines.ts';
 import { enc } from '../config.ts';
 import { statusList } from '../../../src/model/status-ranges.ts';
 import { logFormatArg, quoteArg } from '../encode.ts';
@@ -139,15 +139,20 @@ export function backendFor(p: Pool, http: boolean, o: LayoutOptions): DpBackend 
     // An HTTP/2 pool is an HTTP backend even while no route sends to it (`proto h2` needs one).
     mode: http || p.backendProtocol === 'h2c' ? 'http' : 'tcp',
     // The pool's BackendPolicy, as the runtime transport writes it (policy-lines.ts balanceLines).
-    balance: {
-      algorithm:
-        p.algorithm === 'LeastConnections'
-          ? 'leastconn'
-          : p.algorithm === 'SourceHash'
-            ? 'source'
-            : 'roundrobin',
-    },
-    ...(p.algorithm === 'SourceHash' ? { hash_type: { method: 'consistent' } } : {}),
+    balance:
+      p.algorithm === 'HeaderHash'
+        ? { algorithm: 'hdr', hdr_name: p.hashKey ?? '' }
+        : p.algorithm === 'CookieHash'
+          ? { algorithm: 'hash', hash_expression: `req.cook(${p.hashKey ?? ''})` }
+          : {
+              algorithm:
+                p.algorithm === 'LeastConnections'
+                  ? 'leastconn'
+                  : p.algorithm === 'SourceHash'
+                    ? 'source'
+                    : 'roundrobin',
+            },
+    ...(hashed(p) ? { hash_type: { method: 'consistent' } } : {}),
     ...(p.persistence === 'Cookie' && http
       ? {
           cookie: {
@@ -185,7 +190,9 @@ export function backendFor(p: Pool, http: boolean, o: LayoutOptions): DpBackend 
 export function backendChanged(current: DpBackend, wanted: DpBackend): boolean {
   const strip = (b: DpBackend) => ({
     mode: b.mode,
-    balance: b.balance?.algorithm,
+    balance: b.balance
+      ? [b.balance.algorithm, b.balance.hdr_name ?? null, b.balance.hash_expression ?? null]
+      : null,
     hash: b.hash_type?.method ?? null,
     cookie: b.cookie ? [b.cookie.name, b.cookie.type, b.cookie.dynamic, b.dynamic_cookie_key] : null,
     adv_check: b.adv_check,

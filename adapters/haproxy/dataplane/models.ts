@@ -75,7 +75,14 @@ export const dpBackendSchema = z
       .loose()
       .optional(),
     mode: z.enum(['http', 'tcp', 'log']).optional(),
-    balance: z.object({ algorithm: z.string() }).loose().optional(),
+    balance: z
+      .object({
+        algorithm: z.string(),
+        hdr_name: z.string().optional(),
+        hash_expression: z.string().optional(),
+      })
+      .loose()
+      .optional(),
     hash_type: z
       .object({ method: z.enum(['map-based', 'consistent']).optional() })
       .loose()

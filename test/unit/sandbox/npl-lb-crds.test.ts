@@ -46,6 +46,7 @@ describe('the BackendPolicy CRD at the API', () => {
       ],
       ['timeouts', { targetRefs: [web], timeouts: { connectSeconds: 3, serverSeconds: 300 } }],
       ['retries', { targetRefs: [web], retries: { attempts: 0 } }],
+      ['hdrhash', { targetRefs: [web], algorithm: 'HeaderHash', hashKey: 'x-user' }],
     ];
     for (const [name, spec] of good) assert.equal((await post(name, spec)).status, 201, name);
     const bad: [string, object, RegExp][] = [
@@ -58,6 +59,9 @@ describe('the BackendPolicy CRD at the API', () => {
       ['limit', { targetRefs: [web], maxConnectionsPerMember: 0 }, /maxConnectionsPerMember/],
       ['ramp', { targetRefs: [web], slowStartSeconds: 3601 }, /slowStartSeconds/],
       ['manyretries', { targetRefs: [web], retries: { attempts: 6 } }, /spec\.retries\.attempts/],
+      ['nokey', { targetRefs: [web], algorithm: 'CookieHash' }, /hashKey names the header/],
+      ['straykey', { targetRefs: [web], hashKey: 'x-user' }, /hashKey names the header/],
+      ['badkey', { targetRefs: [web], algorithm: 'HeaderHash', hashKey: 'a b' }, /spec\.hashKey/],
       ['noattempts', { targetRefs: [web], retries: {} }, /spec\.retries\.attempts/],
       ['notimeout', { targetRefs: [web], timeouts: {} }, /spec\.timeouts/],
       [

@@ -550,4 +550,58 @@ describe('BackendPolicy resolution', () => {
     assert.equal(told.length, 1);
     assert.match(told[0]!.message, /asks retries, which this load balancer sets on HTTP pools only/);
   });
+
+  it('keyed hashes (a header or a cookie): resolved with their key, refused without one or with a bad one, refused where the load balancer lacks them; an L4 pool balances by round robin instead, said', () => {
+    const cfg = parseControllerConfig(
+      'clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\ndefaultLoadBalancer: true',
+    );
+    const resolved = (spec: Record<string, unknown>, caps: Capabilities = all) =>
+      resolveBackendPolicies([policy('p', { targetRefs: [target('web')], ...spec })], [web], caps, 'x');
+    const keyedCaps: Capabilities = { ...all, algorithms: ['RoundRobin', 'HeaderHash', 'CookieHash'] };
+    assert.deepEqual(
+      resolved({ algorithm: 'HeaderHash', hashKey: 'x-user' }, keyedCaps).forPort('default/web', 'http'),
+      {
+        algorithm: 'HeaderHash',
+        hashKey: 'x-user',
+        policy: 'default/p',
+      },
+    );
+    for (const [bad, why] of [
+      [{ algorithm: 'HeaderHash' }, /hashKey names the header/],
+      [{ algorithm: 'LeastConnections', hashKey: 'x-user' }, /hashKey names the header/],
+      [{ algorithm: 'CookieHash', hashKey: 'a b' }, /spec\.hashKey: a header or cookie name/],
+      [{ algorithm: 'CookieHash', hashKey: 'x'.repeat(65) }, /spec\.hashKey/],
+    ] as const) {
+      const c = resolved(bad, keyedCaps).statuses.get('default/p')![0]!.conditions[0]!;
+      assert.equal(c.reason, 'Invalid', JSON.stringify(bad));
+      assert.match(c.message, why);
+    }
+    assert.match(
+      resolved(
+        { algorithm: 'CookieHash', hashKey: 'sid' },
+        { ...all, algorithms: ['RoundRobin', 'HeaderHash'] },
+      ).statuses.get('default/p')![0]!.conditions[0]!.message,
+      /cannot balance by CookieHash/,
+    );
+    const view = clusterView({
+      services: [
+        kubeService('web', { type: 'LoadBalancer', ports: [{ name: 'http', port: 80, targetPort: 8080 }] }),
+      ],
+      ingressClasses: [kubeIngressClass('npl')],
+      ingresses: [kubeIngress('ing', { className: 'npl', host: 'a.example', service: 'web', port: 'http' })],
+      nodes: [kubeNode('n1', '192.0.2.101')],
+      pods: [kubePod('a', { node: 'n1', npl: nplAnnotation([[8080, '192.0.2.101', 61000]]) })],
+      backendPolicies: [
+        policy('hash', { targetRefs: [target('web')], algorithm: 'CookieHash', hashKey: 'sid' }),
+      ],
+    });
+    const r = buildDesired(view, cfg, { ...SERVE_ALL, caps: keyedCaps });
+    const byHealth = new Map(r.state.pools.map((p) => [p.health, [p.algorithm, p.hashKey]]));
+    assert.deepEqual(byHealth.get('http'), ['CookieHash', 'sid']);
+    assert.deepEqual(byHealth.get('tcp'), [undefined, undefined]);
+    assert.match(
+      r.findings.find((f) => f.reason === 'PolicyNotApplied')?.message ?? '',
+      /asks CookieHash, a hash of what HTTP requests carry; its LoadBalancer virtual service .* round robin/,
+    );
+  });
 });
