@@ -3,13 +3,13 @@
  * (runtime; Data Plane API v2 and v3 on the simulator), with real requests from two loopback source
  * addresses: the client inside the range is served, the one outside gets 403, while another
  * Ingress of the same class (another host) serves both; lifting the annotation serves both; a
- * value that is not a CIDR serves neither client of that Ingress (fail closed) and leaves the
+ * value that is not a CIDR serves neither client of that Ingress (fail closed: 503, no rule takes
+ * its host) and leaves the
  * other Ingress served.
  */
 import assert from 'node:assert/strict';
 import { createServer, get as httpGet } from 'node:http';
 import { describe, it, type TestContext } from 'node:test';
-import { NetworkingV1Api } from '@kubernetes/client-node';
 import { Cluster, runController } from '../support/cluster.ts';
 import { assertNoListeners, haproxyMissing } from '../support/haproxy.ts';
 import { TRANSPORTS } from '../support/haproxy-transports.ts';
@@ -82,13 +82,16 @@ for (const tr of TRANSPORTS)
       await c.ingressClass();
       await c.ingress('open', { host: 'open.example.com', service: 'web', port: 'http' });
       await c.ingress('guarded', { host: 'guarded.example.com', service: 'web', port: 'http' });
-      const net = kc.makeApiClient(NetworkingV1Api);
-      const annotate = (value: string | null) =>
-        net.patchNamespacedIngress({
-          name: 'guarded',
-          namespace: 'default',
-          body: { metadata: { annotations: { 'npl-lb.io/source-ranges': value } } },
-        });
+      const annotate = async (value: string | null) => {
+        const r = await api(
+          url,
+          'PATCH',
+          '/apis/networking.k8s.io/v1/namespaces/default/ingresses/guarded',
+          { metadata: { annotations: { 'npl-lb.io/source-ranges': value } } },
+          { 'Content-Type': 'application/merge-patch+json' },
+        );
+        assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 200));
+      };
       await annotate(`${INSIDE}/32`);
       let vip = '';
       await eventually(
@@ -113,10 +116,10 @@ for (const tr of TRANSPORTS)
       await annotate(null);
       await eventually(async () => (await all()) === '200 200 200 200', 20_000, 'lifted');
 
-      // Not a CIDR: the guarded host is served to nobody (the class answers 404 for a host no
-      // rule takes), the open one as before.
+      // Not a CIDR: the guarded host is served to nobody (no rule of the class takes it: HAProxy
+      // answers 503 without a backend), the open one as before.
       await annotate('10.0.0.0/8 } or { always_true');
-      await eventually(async () => (await all()) === '404 404 200 200', 20_000, 'refused, fail closed');
+      await eventually(async () => (await all()) === '503 503 200 200', 20_000, 'refused, fail closed');
       assert.deepEqual(rig.specProblems(), []);
     });
   });
