@@ -8,7 +8,6 @@
  * anything that depends on it; the rest goes. A tenant that did not change is not posted.
  */
 import { isDeepStrictEqual } from 'node:util';
-import PQueue from 'p-queue';
 import type { AdapterErrorCode } from '../../src/adapter/errors.ts';
 import { z } from 'zod';
 import {
@@ -21,15 +20,13 @@ import {
 import type { Change, Observed } from '../../src/adapter/changes.ts';
 import { validateAs3, AS3_SCHEMA_VERSION } from './as3-validate.ts';
 import { DECLARE, type DeclareRequest, postDeclaration, type DeclareOutcome } from './as3-declare.ts';
-import { appChanges, type OwnedObjects, renderTenants, splitByTenant } from './tenant-layout.ts';
-import { certificateProblem } from './certificates.ts';
-import { routeProblem } from './http-policy.ts';
-import { sourceRangeProblem } from './source-ranges.ts';
+import { appChanges, type OwnedObjects, renderTenants, tenantsOf } from './tenant-layout.ts';
+import { preflightProblem } from './preflight.ts';
 import { blame, dependencyProblems, type Outcome, persistenceProblems } from './batch-blame.ts';
 import { F5_CAPABILITIES } from './capabilities.ts';
-import { readPoolMembers } from './icontrol-view.ts';
+import { membersHealth } from './icontrol-view.ts';
 import { BigIpClient, type BigIpClientOptions, F5Error } from './client.ts';
-import { APP, type Json, ownedObjectNames, tenantsOf, parseDeclaration, poolApp } from './declaration.ts';
+import { type Json, ownedObjectNames, parseDeclaration } from './declaration.ts';
 
 /** The oldest AS3 we declare for (our declarations use nothing newer). */
 export const MIN_AS3_VERSION = '3.36.0';
@@ -64,13 +61,6 @@ interface Pending {
   resolve: (r: ApplyResult[]) => void;
   reject: (e: unknown) => void;
 }
-
-/** A placement it does not apply (an Avi SE group): refused, never ignored. */
-const placementRefused = (what: string): string =>
-  `${what} (LoadBalancerParameters) is not applied by the BIG-IP adapter (Capabilities.parameters)`;
-/** HTTP/2 (GRPCRoute, h2c members) is not in its capabilities: refused, never sent as HTTP/1.1. */
-const HTTP2_REFUSED =
-  'HTTP/2 (from clients, or h2c to members) is not served by the BIG-IP adapter (Capabilities.http.http2)';
 
 export class F5Adapter implements LoadBalancerAdapter {
   readonly name = 'f5';
@@ -162,36 +152,11 @@ export class F5Adapter implements LoadBalancerAdapter {
    * members (`state`: up, down, unchecked, checking, user-down; `session`: user-disabled drains).
    */
   async health(): Promise<MemberHealth[]> {
-    const o = parseDeclaration(await this.declaration(), this.tenant, this.owner).owned;
-    const byTenant = splitByTenant(
-      {
-        pools: new Map(o.pools.map((p) => [p.name, p])),
-        vss: new Map(o.virtualServices.map((v) => [v.name, v])),
-        certs: new Map(),
-      },
-      this.tenant,
-      [],
-    );
-    // Each pool once, from the first tenant holding it (our own first): a partition's copy has
-    // the same members, checked alike.
-    const where = new Map<string, string>();
-    for (const [t, objects] of byTenant)
-      for (const p of objects.pools.keys()) if (!where.has(p)) where.set(p, t);
-    const q = new PQueue({ concurrency: 8 });
-    const lists = await Promise.all(
-      [...where].map(([pool, tenant]) =>
-        q.add(async () => {
-          const app = this.perApp ? poolApp(pool) : APP;
-          const path = `/mgmt/tm/ltm/pool/~${tenant}~${app}~${pool}/members`;
-          const m = await this.client.call('GET', path);
-          if (m.status === 404) return [];
-          const read = m.status === 200 ? readPoolMembers(pool, m.body) : undefined;
-          if (!read) throw new F5Error('Unavailable', `GET ${path} answered ${m.status}`);
-          return read;
-        }),
-      ),
-    );
-    return lists.flat();
+    return membersHealth(this.client, await this.declaration(), {
+      tenant: this.tenant,
+      owner: this.owner,
+      perApp: this.perApp,
+    });
   }
 
   /** The ADC declaration as AS3 has it ({} when there is none). */
@@ -262,24 +227,7 @@ export class F5Adapter implements LoadBalancerAdapter {
     const start = this.ownedNow();
     changes.forEach((c, i) => {
       // A certificate HAProxy, AS3 or a client would refuse is refused here, alone.
-      const bad =
-        c.op === 'delete'
-          ? undefined
-          : c.kind === 'certificate'
-            ? certificateProblem(c.desired)
-            : c.kind === 'virtualService' && c.desired.placement?.serviceEngineGroup
-              ? placementRefused('a Service Engine group')
-              : c.kind === 'virtualService' && c.desired.placement?.frontend
-                ? placementRefused("HAProxy's frontend settings")
-                : c.kind === 'virtualService' && c.desired.kind === 'l4'
-                  ? sourceRangeProblem(c.desired)
-                  : c.kind === 'virtualService' && c.desired.kind === 'l7'
-                    ? c.desired.http2
-                      ? HTTP2_REFUSED
-                      : c.desired.routes.map(routeProblem).find(Boolean)
-                    : c.kind === 'pool' && c.desired.backendProtocol
-                      ? HTTP2_REFUSED
-                      : undefined;
+      const bad = preflightProblem(c);
       if (bad) fail(i, 'Invalid', bad, true);
       else if (c.op === 'update' && !mapOf(start, c.kind).has(c.name)) {
         fail(

@@ -8,8 +8,8 @@ import type { ApplyError } from '../../src/adapter/contract.ts';
 import type { Change } from '../../src/adapter/changes.ts';
 import type { Certificate, Pool, VirtualService } from '../../src/model/types.ts';
 import { poolRefs } from '../../src/model/refs.ts';
-import { isOurApp, l4Persistence } from './declaration.ts';
-import { persistenceProblem } from './http-policy.ts';
+import { isOurApp } from './declaration.ts';
+import { l4Persistence, persistenceProblem } from './persistence.ts';
 
 export type Outcome = { ok: true } | { ok: false; error: ApplyError };
 

@@ -30,6 +30,10 @@ import { IRULE_403, IRULE_500, renderHttpPolicy, splitPoolName } from './http-po
 import { firstMatchOrder } from '../../src/model/route-order.ts';
 import { metaValue, parsePool } from './pool-objects.ts';
 import { sourceRangeRule, sourceRangeRuleName } from './source-ranges.ts';
+import { l4Persistence } from './persistence.ts';
+import { partitionMeta, placementRead } from './placement.ts';
+
+export { tenantOf } from './placement.ts';
 
 export {
   checkMonitorName,
@@ -221,38 +225,6 @@ export function renderVirtualService(
   };
 }
 
-/**
- * The persistence of an L4 virtual service: its pools' (AS3 keeps it on the virtual server, for
- * every pool behind it), `mixed` when they do not agree (TLS passthrough to pools of several
- * policies: refused before sending, adapter.ts). Cookie is an HTTP pool's only.
- */
-export function l4Persistence(
-  vs: L4VirtualService,
-  pools: ReadonlyMap<string, Pool>,
-): 'SourceIP' | undefined | 'mixed' {
-  const asked = new Set(
-    [vs.pool, ...(vs.sni ?? []).map((r) => r.pool)]
-      .filter(Boolean)
-      .map((p) => (pools.get(p)?.persistence === 'SourceIP' ? 'SourceIP' : undefined)),
-  );
-  if (asked.size > 1) return 'mixed';
-  return asked.has('SourceIP') ? 'SourceIP' : undefined;
-}
-
-/**
- * The tenant a virtual service is declared in: its placement's partition (LoadBalancerParameters),
- * else the adapter's own (`home`).
- */
-export const tenantOf = (vs: VirtualService, home: string): string => vs.placement?.partition ?? home;
-
-/** A placed virtual service keeps its partition in its metadata, so observe() reads back exactly it. */
-const partitionMeta = (vs: VirtualService): Record<string, string> =>
-  vs.placement?.partition ? { partition: vs.placement.partition } : {};
-const placementRead = (o: Json): { placement?: { partition: string } } => {
-  const partition = metaValue(o, 'partition');
-  return partition ? { placement: { partition } } : {};
-};
-
 /** The pool a pointer names: by name, or by `/tenant/application/name` (its last segment). */
 const usedPool = (p: unknown): string | undefined => {
   const ptr =
@@ -387,23 +359,6 @@ export function parseDeclaration(adc: Json | undefined, tenant: string, owner: s
   }
   return observed;
 }
-
-/** Every tenant of a declaration by name, our own among them (empty when it has none yet). */
-export function tenantsOf(adc: Json | undefined, home: string): Map<string, Json> {
-  const out = new Map<string, Json>([[home, { class: 'Tenant' }]]);
-  for (const [tName, t] of Object.entries(adc ?? {}))
-    if ((t as Json | null)?.class === 'Tenant') out.set(tName, t as Json);
-  return out;
-}
-
-/** Whether a tenant holds objects of ours (in one of our applications, with our owner). */
-export const holdsOurs = (t: Json, owner: string): boolean =>
-  Object.entries(t).some(
-    ([appName, app]) =>
-      isOurApp(appName) &&
-      (app as Json | null)?.class === 'Application' &&
-      Object.values(app as Json).some((o) => metaValue(o, 'owner') === owner),
-  );
 
 /** The names of the objects in our application that belong to one of our virtual services. */
 export function ownedObjectNames(vs: VirtualService): string[] {

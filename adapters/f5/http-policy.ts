@@ -28,14 +28,8 @@
  * it is, or, where BIG-IP would read Tcl (`tcl:` locations, and any value that itself starts with
  * `tcl:`), as a Tcl literal with every special character escaped. Pure.
  */
-import { persistenceCookie } from '../../src/model/persistence.ts';
-import type {
-  HeaderModifier,
-  HttpRoute,
-  L7VirtualService,
-  PersistenceType,
-  Pool,
-} from '../../src/model/types.ts';
+import type { HeaderModifier, HttpRoute, L7VirtualService, Pool } from '../../src/model/types.ts';
+import { persistActions, routePersistence } from './persistence.ts';
 import { coveredHosts, firstMatchOrder } from '../../src/model/route-order.ts';
 import { meta, remark } from './as3-text.ts';
 
@@ -208,45 +202,6 @@ function splitPool(
     members,
     metadata: meta({ owner, split: vs }),
   };
-}
-
-/**
- * The persistence of the requests a route sends to its pools: the pool's; a weighted split's when
- * every pool of it asks the same (the cookie then named after the split); `mixed` when they do not
- * (refused before sending, persistenceProblem).
- */
-function routePersistence(
-  r: HttpRoute,
-  pools: ReadonlyMap<string, Pool>,
-): PersistenceType | undefined | 'mixed' {
-  const targets = r.backends ? r.backends.filter((b) => b.pool).map((b) => b.pool!) : r.pool ? [r.pool] : [];
-  const asked = new Set(targets.map((p) => pools.get(p)?.persistence));
-  if (asked.size > 1) return 'mixed';
-  return [...asked][0];
-}
-
-/** Why a virtual service's persistence cannot be declared (pools of one rule asking differently). */
-export function persistenceProblem(
-  vs: L7VirtualService,
-  pools: ReadonlyMap<string, Pool>,
-): string | undefined {
-  const r = vs.routes.find((x) => routePersistence(x, pools) === 'mixed');
-  return r
-    ? `a weighted rule of ${vs.name} (${r.source}) splits over pools that ask different persistence; BIG-IP keeps one per request`
-    : undefined;
-}
-
-/** The persist action of a rule's requests (none: `disable` where the service persists elsewhere). */
-function persistActions(kind: PersistenceType | undefined, cookie: string, any: boolean): Json[] {
-  if (kind === 'Cookie')
-    return [
-      { type: 'persist', event: 'request', cookieInsert: { name: persistenceCookie(cookie), expiry: '1d' } },
-    ];
-  if (kind === 'SourceIP')
-    return [
-      { type: 'persist', event: 'request', sourceAddress: { netmask: '255.255.255.255', timeout: 1800 } },
-    ];
-  return any ? [{ type: 'persist', event: 'request', disable: {} }] : [];
 }
 
 export interface RenderedPolicy {

@@ -20,12 +20,12 @@ import {
   parseDeclaration,
   poolApp,
   checkMonitorRemark,
-  holdsOurs,
   renderPoolObjects,
   renderVirtualService,
   tenantOf,
   vsApp,
 } from './declaration.ts';
+import { metaValue } from './pool-objects.ts';
 
 const isApp = (x: unknown): x is Json => (x as Json | null)?.class === 'Application';
 const generic = (objects: Json): Json => ({ class: 'Application', template: 'generic', ...objects });
@@ -76,6 +76,23 @@ export function splitByTenant(
   for (const [name, c] of certs) if (!usedCerts.has(name)) rest.certs.set(name, c);
   return out;
 }
+
+/** Every tenant of a declaration by name, our own among them (empty when it has none yet). */
+export function tenantsOf(adc: Json | undefined, home: string): Map<string, Json> {
+  const out = new Map<string, Json>([[home, { class: 'Tenant' }]]);
+  for (const [tName, t] of Object.entries(adc ?? {}))
+    if ((t as Json | null)?.class === 'Tenant') out.set(tName, t as Json);
+  return out;
+}
+
+/** Whether a tenant holds objects of ours (in one of our applications, with our owner). */
+export const holdsOurs = (t: Json, owner: string): boolean =>
+  Object.entries(t).some(
+    ([appName, app]) =>
+      isOurApp(appName) &&
+      (app as Json | null)?.class === 'Application' &&
+      Object.values(app as Json).some((o) => metaValue(o, 'owner') === owner),
+  );
 
 /**
  * Every tenant of ours as it should be (`current`: every tenant as the device has it; one that is
