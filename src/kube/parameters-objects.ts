@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { cidrSchema } from '../config/controller-config.ts';
 import { objectMetaSchema } from './objects.ts';
+import { healthCheckSchema } from './policy-objects.ts';
 
 export const PARAMETERS_GROUP = 'npl-lb.io';
 export const PARAMETERS_KIND = 'LoadBalancerParameters';
@@ -69,6 +70,34 @@ export const parametersSpecSchema = z
       .strict()
       .optional(),
     /**
+     * What the pools of the class's virtual services get where no BackendPolicy (nor an Ingress's
+     * annotations) says: an algorithm (a keyed hash with its hashKey) and a health check, as a
+     * BackendPolicy writes them.
+     */
+    defaults: z
+      .object({
+        algorithm: z
+          .enum(['RoundRobin', 'LeastConnections', 'SourceHash', 'HeaderHash', 'CookieHash'])
+          .optional(),
+        hashKey: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]{1,64}$/, 'a header or cookie name: letters, digits, "-" and "_", at most 64')
+          .optional(),
+        healthCheck: healthCheckSchema.optional(),
+      })
+      .strict()
+      .refine((d) => d.algorithm !== undefined || d.healthCheck !== undefined, {
+        message: 'name an algorithm, a healthCheck or both',
+      })
+      .refine(
+        (d) => (d.algorithm === 'HeaderHash' || d.algorithm === 'CookieHash') === (d.hashKey !== undefined),
+        {
+          message: 'hashKey names the header (HeaderHash) or cookie (CookieHash) to hash, and only then',
+          path: ['hashKey'],
+        },
+      )
+      .optional(),
+    /**
      * Where the class's VIPs come from: CIDRs inside the controller's `vip.cidrs` (any vendor;
      * not where the load balancer allocates VIPs itself).
      */
@@ -79,10 +108,13 @@ export const parametersSpecSchema = z
   })
   .strict()
   .refine(
-    (s) => s.avi !== undefined || s.f5 !== undefined || s.haproxy !== undefined || s.vip !== undefined,
-    {
-      message: 'name the avi, f5, haproxy or vip settings',
-    },
+    (s) =>
+      s.avi !== undefined ||
+      s.f5 !== undefined ||
+      s.haproxy !== undefined ||
+      s.vip !== undefined ||
+      s.defaults !== undefined,
+    { message: 'name the avi, f5, haproxy, vip or defaults settings' },
   );
 export type ParametersSpec = z.infer<typeof parametersSpecSchema>;
 

@@ -149,7 +149,7 @@ function checkStatusesProblem(
 }
 
 /** A policy's check in the model's terms: `tcp` for a connect check. */
-function poolCheck(hc: NonNullable<BackendPolicySpec['healthCheck']>): HttpCheck | 'tcp' {
+export function poolCheck(hc: NonNullable<BackendPolicySpec['healthCheck']>): HttpCheck | 'tcp' {
   if (hc.type === 'TCP' || hc.path === undefined) return 'tcp';
   const expect = statusRanges(hc.expectedStatuses);
   return {

@@ -4,12 +4,15 @@
  * asked (each once, with its Service port's BackendPolicy). Pure: a memo, if any, is the caller's (certificates read once per Secret
  * version are passed in as `certificateOf`).
  */
+import type { PoolPolicy } from './backend-policies.ts';
+import { EventReasons } from '../kube/event-reasons.ts';
+import { poolRefs } from '../model/refs.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
 import type { Ingress, Service } from '../kube/objects.ts';
 import { PARAMETERS_GROUP, PARAMETERS_KIND } from '../kube/parameters-objects.ts';
 import { type Resolved, resolveParameters } from './gateway/parameters.ts';
 import { familyName, h2PoolName, l7PoolName, poolName } from '../model/names.ts';
-import type { Pool } from '../model/types.ts';
+import type { Pool, VirtualService } from '../model/types.ts';
 import { gatewaysFromView, gatewayVipCidrs, type LoadBalancerInfo } from './gateway/from-view.ts';
 import { resolveBackendPolicies } from './backend-policies.ts';
 import { ingressPolicies, poolPolicies } from './ingress-policies.ts';
@@ -17,7 +20,7 @@ import type { SecretCertificates } from './ingress-tls.ts';
 import { ingressesByClass, ingressFrontends } from './ingresses.ts';
 import { loadBalancerServices, ourLoadBalancerServices } from './lb-services.ts';
 import { secretCertificates } from './secret-certificates.ts';
-import type { Frontends, PoolRequest, ServicePort, VipOutcome } from './types.ts';
+import type { Finding, Frontends, PoolRequest, ServicePort, VipOutcome } from './types.ts';
 import { assignVips, familyVips, vipRequests } from './vip-requests.ts';
 import { FAMILIES, type IpFamily } from './ip-family.ts';
 import {
@@ -168,6 +171,45 @@ function serviceClassParameters(
   );
 }
 
+/**
+ * The classes' pool defaults (LoadBalancerParameters `defaults`) on the pools their virtual
+ * services use, where no BackendPolicy (nor an Ingress's annotations) says: a pool that classes
+ * asking different defaults share takes none of them, said on its Service.
+ */
+function classDefaults(
+  vss: readonly VirtualService[],
+  byVs: readonly ReadonlyMap<string, PoolPolicy>[],
+  requests: ReadonlyMap<string, PoolRequest>,
+): Finding[] {
+  const asked = new Map<string, PoolPolicy[]>();
+  for (const vs of vss) {
+    const d = byVs.map((m) => m.get(vs.name)).find(Boolean);
+    if (!d) continue;
+    for (const p of poolRefs(vs)) {
+      const list = asked.get(p);
+      if (!list) asked.set(p, [d]);
+      else if (!list.includes(d)) list.push(d);
+    }
+  }
+  const findings: Finding[] = [];
+  const same = (a: PoolPolicy, b: PoolPolicy) =>
+    JSON.stringify({ ...a, policy: '' }) === JSON.stringify({ ...b, policy: '' });
+  for (const [pool, list] of asked) {
+    const req = requests.get(pool);
+    if (!req || req.policy) continue;
+    if (list.every((d) => same(d, list[0]!))) req.policy = list[0]!;
+    else
+      findings.push({
+        kind: 'Service',
+        key: req.svcKey,
+        type: 'Warning',
+        reason: EventReasons.PolicyNotApplied,
+        message: `port ${String(req.port.name || req.port.port)}: classes that route to it ask different pool defaults (${[...new Set(list.map((d) => d.policy))].join(', ')}); none applied`,
+      });
+  }
+  return findings;
+}
+
 export function desiredFrontends(
   view: ClusterView,
   cfg: ControllerConfig,
@@ -228,6 +270,11 @@ export function desiredFrontends(
     certificateOf,
     vipOf: (k) => vipOf(`gateway/${k}`),
   });
+  const defaulted = classDefaults(
+    [...l4.virtualServices, ...ing.virtualServices, ...(gateways?.virtualServices ?? [])],
+    [l4.defaults, ing.defaults, gateways?.defaults ?? new Map()],
+    requests,
+  );
   const certificates = new Map(ing.certificates.map((c) => [c.name, c]));
   for (const c of gateways?.certificates ?? []) certificates.set(c.name, c);
   return {
@@ -236,7 +283,7 @@ export function desiredFrontends(
     services: l4.services,
     ingresses: ing.ingresses,
     gateways,
-    findings: [...l4.findings, ...ing.findings, ...chosen.findings],
+    findings: [...l4.findings, ...ing.findings, ...chosen.findings, ...defaulted],
     pools: [...requests.values()],
     policies: policies.statuses,
   };

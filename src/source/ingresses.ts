@@ -3,6 +3,7 @@
  * certificates they serve and each Ingress's status; a tenant's `npl-lb.io/vip` on an Ingress of
  * a shared class is refused with a Warning (the class's VIP is the class owner's). Pure.
  */
+import type { PoolPolicy } from './backend-policies.ts';
 import { inFamilies, statusInFamilies } from './twins.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
 import { VIP_ANNOTATION } from '../kube/annotations.ts';
@@ -39,8 +40,11 @@ export function ingressFrontends(
   certificates: Certificate[];
   ingresses: Map<string, SourceStatus>;
   findings: Finding[];
+  /** The pool defaults of a virtual service's class (its parameters), by its name. */
+  defaults: Map<string, PoolPolicy>;
 } {
   const virtualServices: VirtualService[] = [];
+  const defaults = new Map<string, PoolPolicy>();
   const certificates: Certificate[] = [];
   const ingresses = new Map<string, SourceStatus>();
   const findings: Finding[] = [];
@@ -82,15 +86,15 @@ export function ingressFrontends(
     const placed = params.placement ? { placement: params.placement } : {};
     const vip = vipOf(cls);
     const r = ingressClassServices(cls, ings, vip, ctx);
-    virtualServices.push(
-      ...inFamilies(
-        r.virtualServices.map((v) => ({ ...v, ...placed })),
-        vip,
-      ),
+    const served = inFamilies(
+      r.virtualServices.map((v) => ({ ...v, ...placed })),
+      vip,
     );
+    virtualServices.push(...served);
+    if (params.defaults) for (const v of served) defaults.set(v.name, params.defaults);
     certificates.push(...r.certificates);
     for (const [k, st] of r.ingresses) ingresses.set(k, statusInFamilies(st, vip));
     findings.push(...r.findings);
   }
-  return { virtualServices, certificates, ingresses, findings };
+  return { virtualServices, certificates, ingresses, findings, defaults };
 }

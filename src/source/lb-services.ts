@@ -13,6 +13,7 @@ import type { IpFamily } from './ip-family.ts';
 import type { FamilyChoice } from './service-families.ts';
 import type { Finding, ServicePort, SourceStatus, VipOutcome } from './types.ts';
 import type { Resolved } from './gateway/parameters.ts';
+import type { PoolPolicy } from './backend-policies.ts';
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
 
@@ -63,8 +64,15 @@ export function loadBalancerServices(
   choices?: ReadonlyMap<string, FamilyChoice>,
   /** The Service's class's LoadBalancerParameters (config loadBalancerClasses); absent: none. */
   parametersOf?: (svc: Service) => Resolved,
-): { virtualServices: L4VirtualService[]; services: Map<string, SourceStatus>; findings: Finding[] } {
+): {
+  virtualServices: L4VirtualService[];
+  services: Map<string, SourceStatus>;
+  findings: Finding[];
+  /** The pool defaults of a virtual service's class (its Service's parameters), by its name. */
+  defaults: Map<string, PoolPolicy>;
+} {
   const virtualServices: L4VirtualService[] = [];
+  const defaults = new Map<string, PoolPolicy>();
   const statuses = new Map<string, SourceStatus>();
   const findings: Finding[] = [];
   for (const svc of services) {
@@ -124,6 +132,7 @@ export function loadBalancerServices(
             ...placed,
           });
           names.push(name);
+          if (params.defaults) defaults.set(name, params.defaults);
         }
     }
     statuses.set(svcKey, {
@@ -134,5 +143,5 @@ export function loadBalancerServices(
       reason,
     });
   }
-  return { virtualServices, services: statuses, findings };
+  return { virtualServices, services: statuses, findings, defaults };
 }

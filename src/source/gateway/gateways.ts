@@ -4,6 +4,7 @@
  * Gateway's VIP), certificates, and the status of every object as the spec defines it. Pure: the
  * controller passes its caches, the VIPs and the load balancer's capabilities in.
  */
+import type { PoolPolicy } from '../backend-policies.ts';
 import type { HttpCapabilities } from '../../adapter/contract.ts';
 import type {
   Gateway,
@@ -283,7 +284,12 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
   // `invalid`: why its parameters (or its class's) cannot be used (the Gateway is not accepted).
   const gws = new Map<
     string,
-    GatewayListeners & { gateway: Gateway; invalid: string | undefined; placement: Placement | undefined }
+    GatewayListeners & {
+      gateway: Gateway;
+      invalid: string | undefined;
+      placement: Placement | undefined;
+      defaults: PoolPolicy | undefined;
+    }
   >();
   for (const g of ourGateways(view, ctx.controllerName)) {
     const listeners = resolveListeners(g, {
@@ -304,6 +310,7 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
       gateway: g,
       invalid: 'invalid' in params ? params.invalid : undefined,
       placement: 'invalid' in params ? undefined : params.placement,
+      defaults: 'invalid' in params ? undefined : params.defaults,
     });
   }
   const nsLabels = new Map(view.namespaces.map((n) => [n.metadata.name, n.metadata.labels]));
@@ -352,6 +359,8 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
     );
     // Each virtual service on the VIP of each family it is served in (IPv6 ones as twins).
     out.virtualServices.splice(first, Infinity, ...inFamilies(out.virtualServices.slice(first), vip));
+    if (g.defaults)
+      for (const v of out.virtualServices.slice(first)) (out.defaults ??= new Map()).set(v.name, g.defaults);
   }
   out.certificates = [...certs.values()];
   return out;

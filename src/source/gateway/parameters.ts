@@ -16,6 +16,7 @@ import {
 import type { Gateway } from '../../kube/gateway-objects.ts';
 import type { Placement } from '../../model/types.ts';
 import { cidrFamily, cidrSpan } from '../ip-family.ts';
+import { checkPolicySpec, poolCheck, type PoolPolicy, unsupported } from '../backend-policies.ts';
 
 export interface ParametersRef {
   group: string;
@@ -33,6 +34,8 @@ export type Resolved =
       placement: Placement | undefined;
       /** Where the class's VIPs come from (inside the controller's vip.cidrs); absent: those. */
       vipCidrs?: string[];
+      /** What the pools of the class's virtual services get where no BackendPolicy says. */
+      defaults?: PoolPolicy;
       note?: string;
       ignored?: string;
     }
@@ -60,7 +63,7 @@ export function resolveParameters(
   ref: ParametersRef | undefined,
   at: { field: string; namespace: string | undefined },
   objects: readonly LoadBalancerParameters[],
-  lb: { name: string; caps: Pick<Capabilities, 'parameters' | 'allocatesVips'> },
+  lb: { name: string; caps: Pick<Capabilities, 'parameters' | 'allocatesVips'> & Partial<Capabilities> },
   /** The controller's vip.cidrs: a class's own VIP ranges must lie inside them. */
   controllerCidrs: readonly string[] = [],
 ): Resolved {
@@ -103,9 +106,32 @@ export function resolveParameters(
       ),
     };
   const vipCidrs = spec.vip ? { vipCidrs: spec.vip.cidrs } : {};
+  // The class's pool defaults: a BackendPolicy's fields, through the same boundary and the same
+  // capability checks (what the load balancer cannot do is InvalidParameters, never dropped).
+  let defaults: { defaults?: PoolPolicy } = {};
+  if (spec.defaults) {
+    const checked = checkPolicySpec({
+      targetRefs: [{ group: '', kind: 'Service', name: 'x' }],
+      ...spec.defaults,
+    });
+    if ('problem' in checked)
+      return { invalid: clip(`${what}: ${checked.problem.replace(/^spec\./, 'spec.defaults.')}`) };
+    const cannot = unsupported(checked.spec, lb.caps as Capabilities, lb.name);
+    if (cannot) return { invalid: clip(`${what}: defaults: ${cannot}`) };
+    const d = spec.defaults;
+    defaults = {
+      defaults: {
+        ...(d.algorithm && d.algorithm !== 'RoundRobin' ? { algorithm: d.algorithm } : {}),
+        ...(d.hashKey ? { hashKey: d.hashKey } : {}),
+        ...(d.healthCheck ? { check: poolCheck(d.healthCheck) } : {}),
+        policy: `LoadBalancerParameters ${ns}/${ref.name}`,
+      },
+    };
+  }
   const withNote = (placement: Placement | undefined): Resolved => ({
     placement,
     ...vipCidrs,
+    ...defaults,
     ...(note ? { note } : {}),
   });
   if (mine?.section === 'avi' && spec.avi) {
@@ -154,8 +180,10 @@ export function gatewayParameters(
   });
   if ('invalid' in own) return own;
   const vipCidrs = own.vipCidrs ?? ofClass?.vipCidrs;
+  const defaults = own.defaults ?? ofClass?.defaults;
   return {
     placement: mergePlacement(ofClass?.placement, own.placement),
     ...(vipCidrs ? { vipCidrs } : {}),
+    ...(defaults ? { defaults } : {}),
   };
 }

@@ -3,6 +3,7 @@
  * and the statuses of our classes, Gateways, listeners and routes. Types only, so the source's
  * shared types (../types.ts) can name them without importing the Gateway code.
  */
+import type { PoolPolicy } from '../backend-policies.ts';
 import type { HttpRouteObject, RouteGroupKind } from '../../kube/gateway-objects.ts';
 import type { Certificate, VirtualService } from '../../model/types.ts';
 import type { ConditionSpec } from './conditions.ts';
@@ -38,4 +39,6 @@ export interface GatewayResult {
   routes: Map<string, { generation: number; parents: RouteParentStatus[] }>;
   /** Services (namespace/name) our routes send to: auto-annotated for NodePortLocal. */
   backends: Set<string>;
+  /** The pool defaults of a virtual service's Gateway (its parameters, its class's), by its name. */
+  defaults?: Map<string, PoolPolicy>;
 }

@@ -146,7 +146,7 @@ describe('the BackendPolicy CRD at the API', () => {
     );
     assert.equal((await post('range', { vip: { cidrs: ['192.0.2.16/28', 'fd00:10::/120'] } })).status, 201);
     for (const [name, spec, why] of [
-      ['empty', {}, /name the avi, f5, haproxy or vip settings/],
+      ['empty', {}, /name the avi, f5, haproxy, vip or defaults settings/],
       ['notcidr', { vip: { cidrs: ['192.0.2.16'] } }, /spec\.vip\.cidrs\[0\].*must be a CIDR/],
       ['badbits', { vip: { cidrs: ['192.0.2.16/33'] } }, /must be a CIDR/],
       ['nocidrs', { vip: { cidrs: [] } }, /spec\.vip\.cidrs/],

@@ -13,6 +13,7 @@ import { F5_CAPABILITIES } from '../../../adapters/f5/capabilities.ts';
 import { HAPROXY_CAPABILITIES } from '../../../adapters/haproxy/capabilities.ts';
 import { gatewayClassSchema, gatewaySchema } from '../../../src/kube/gateway-objects.ts';
 import { loadBalancerParametersSchema } from '../../../src/kube/parameters-objects.ts';
+import { backendPolicySchema } from '../../../src/kube/policy-objects.ts';
 import { parseControllerConfig } from '../../../src/config/controller-config.ts';
 import { ingressClassSchema } from '../../../src/kube/objects.ts';
 import { buildDesired } from '../../../src/source/desired.ts';
@@ -428,6 +429,106 @@ describe('LoadBalancerParameters (per-class placement)', () => {
     assert.match(
       JSON.stringify(resolveParameters(ref('zero'), at, objects, h)),
       /spec\.haproxy\.frontend\.maxConnections/,
+    );
+  });
+
+  it("a class's pool defaults: the pools its virtual services use take them where no BackendPolicy says; a BackendPolicy wins; classes asking differently on one pool: none, said; a bad or unsupported default is InvalidParameters", () => {
+    const objects = [
+      params('infra-ops', 'lc', {
+        defaults: { algorithm: 'LeastConnections', healthCheck: { type: 'HTTP', path: '/healthz' } },
+      }),
+      params('infra-ops', 'hash', { defaults: { algorithm: 'HeaderHash', hashKey: 'x-user' } }),
+      params('infra-ops', 'badpath', { defaults: { healthCheck: { type: 'HTTP', path: 'no-slash' } } }),
+    ];
+    const cfg = parseControllerConfig('clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}');
+    const cls = (name: string, p: string) =>
+      ingressClassSchema.parse({
+        metadata: { name },
+        spec: {
+          controller: 'npl-lb.io/ingress-controller',
+          parameters: {
+            apiGroup: 'npl-lb.io',
+            kind: 'LoadBalancerParameters',
+            name: p,
+            scope: 'Namespace',
+            namespace: 'infra-ops',
+          },
+        },
+      });
+    const web = kubeService('web', { ports: [{ name: 'http', port: 80, targetPort: 8080 }] });
+    const api = kubeService('api', { ports: [{ name: 'http', port: 80, targetPort: 8080 }] });
+    const build = (
+      classes: ReturnType<typeof cls>[],
+      ingresses: ReturnType<typeof kubeIngress>[],
+      extra = {},
+    ) =>
+      buildDesired(
+        clusterView({
+          services: [web, api],
+          ingressClasses: classes,
+          ingresses,
+          loadBalancerParameters: objects,
+          ...extra,
+        }),
+        cfg,
+        {
+          ...SERVE_ALL,
+          caps: {
+            ...SERVE_ALL.caps,
+            algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash', 'HeaderHash'],
+          },
+        },
+      );
+    const poolOf = (r: ReturnType<typeof build>, svc: string) =>
+      r.state.pools.find((p) => p.service === `default/${svc}`);
+    const one = build(
+      [cls('a', 'lc')],
+      [kubeIngress('i1', { className: 'a', host: 'a.example', service: 'web', port: 80 })],
+    );
+    assert.equal(poolOf(one, 'web')?.algorithm, 'LeastConnections');
+    assert.equal(poolOf(one, 'web')?.check?.path, '/healthz');
+    // A BackendPolicy on the Service wins over the class's defaults.
+    const withPolicy = build(
+      [cls('a', 'lc')],
+      [kubeIngress('i1', { className: 'a', host: 'a.example', service: 'web', port: 80 })],
+      {
+        backendPolicies: [
+          backendPolicySchema.parse({
+            metadata: { namespace: 'default', name: 'p', creationTimestamp: '2026-01-01T00:00:00Z' },
+            spec: { targetRefs: [{ group: '', kind: 'Service', name: 'web' }], algorithm: 'SourceHash' },
+          }),
+        ],
+      },
+    );
+    assert.equal(poolOf(withPolicy, 'web')?.algorithm, 'SourceHash');
+    assert.equal(poolOf(withPolicy, 'web')?.check, undefined);
+    // Two classes asking different defaults share web's pool: none applied, said; api's pool (one
+    // class only) takes its class's.
+    const two = build(
+      [cls('a', 'lc'), cls('b', 'hash')],
+      [
+        kubeIngress('i1', { className: 'a', host: 'a.example', service: 'web', port: 80 }),
+        kubeIngress('i2', { className: 'b', host: 'b.example', service: 'web', port: 80 }),
+        kubeIngress('i3', { className: 'b', host: 'c.example', service: 'api', port: 80 }),
+      ],
+    );
+    assert.equal(poolOf(two, 'web')?.algorithm, undefined);
+    assert.deepEqual([poolOf(two, 'api')?.algorithm, poolOf(two, 'api')?.hashKey], ['HeaderHash', 'x-user']);
+    assert.match(
+      two.findings.find((f) => f.key === 'default/web' && f.reason === 'PolicyNotApplied')?.message ?? '',
+      /classes that route to it ask different pool defaults \(LoadBalancerParameters infra-ops\/lc, LoadBalancerParameters infra-ops\/hash\); none applied/,
+    );
+    // A default the boundary refuses, or the load balancer cannot do: InvalidParameters.
+    const at = { field: 'spec.parametersRef', namespace: undefined };
+    assert.match(
+      JSON.stringify(
+        resolveParameters(ref('badpath'), at, objects, { name: 'haproxy', caps: HAPROXY_CAPABILITIES }),
+      ),
+      /spec\.defaults\.healthCheck\.path/,
+    );
+    assert.match(
+      JSON.stringify(resolveParameters(ref('hash'), at, objects, { name: 'f5', caps: F5_CAPABILITIES })),
+      /defaults: the f5 load balancer cannot balance by HeaderHash/,
     );
   });
 });
