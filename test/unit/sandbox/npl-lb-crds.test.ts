@@ -145,12 +145,27 @@ describe('the BackendPolicy CRD at the API', () => {
       201,
     );
     assert.equal((await post('range', { vip: { cidrs: ['192.0.2.16/28', 'fd00:10::/120'] } })).status, 201);
+    assert.equal(
+      (
+        await post('defaults', {
+          defaults: {
+            algorithm: 'HeaderHash',
+            hashKey: 'x-user',
+            healthCheck: { type: 'HTTP', path: '/healthz' },
+          },
+        })
+      ).status,
+      201,
+    );
     for (const [name, spec, why] of [
       ['empty', {}, /name the avi, f5, haproxy, vip or defaults settings/],
       ['notcidr', { vip: { cidrs: ['192.0.2.16'] } }, /spec\.vip\.cidrs\[0\].*must be a CIDR/],
       ['badbits', { vip: { cidrs: ['192.0.2.16/33'] } }, /must be a CIDR/],
       ['nocidrs', { vip: { cidrs: [] } }, /spec\.vip\.cidrs/],
       ['common', { f5: { partition: 'Common' } }, /AS3's own names/],
+      ['nodefaults', { defaults: {} }, /name an algorithm, a healthCheck or both/],
+      ['nohashkey', { defaults: { algorithm: 'CookieHash' } }, /hashKey names the header/],
+      ['nocheckpath', { defaults: { healthCheck: { type: 'HTTP' } } }, /an HTTP check needs a path/],
       ['nofront', { haproxy: { frontend: {} } }, /name maxConnections, clientTimeoutSeconds or both/],
       [
         'zeroconn',
