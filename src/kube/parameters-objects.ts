@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { cidrSchema } from '../config/controller-config.ts';
 import { objectMetaSchema } from './objects.ts';
-import { healthCheckSchema } from './policy-objects.ts';
+import { algorithmSchema, hashKeySchema, healthCheckSchema, keyedHashRule } from './policy-objects.ts';
 
 export const PARAMETERS_GROUP = 'npl-lb.io';
 export const PARAMETERS_KIND = 'LoadBalancerParameters';
@@ -76,26 +76,15 @@ export const parametersSpecSchema = z
      */
     defaults: z
       .object({
-        algorithm: z
-          .enum(['RoundRobin', 'LeastConnections', 'SourceHash', 'HeaderHash', 'CookieHash'])
-          .optional(),
-        hashKey: z
-          .string()
-          .regex(/^[A-Za-z0-9_-]{1,64}$/, 'a header or cookie name: letters, digits, "-" and "_", at most 64')
-          .optional(),
+        algorithm: algorithmSchema.optional(),
+        hashKey: hashKeySchema.optional(),
         healthCheck: healthCheckSchema.optional(),
       })
       .strict()
       .refine((d) => d.algorithm !== undefined || d.healthCheck !== undefined, {
         message: 'name an algorithm, a healthCheck or both',
       })
-      .refine(
-        (d) => (d.algorithm === 'HeaderHash' || d.algorithm === 'CookieHash') === (d.hashKey !== undefined),
-        {
-          message: 'hashKey names the header (HeaderHash) or cookie (CookieHash) to hash, and only then',
-          path: ['hashKey'],
-        },
-      )
+      .refine(...keyedHashRule)
       .optional(),
     /**
      * Where the class's VIPs come from: CIDRs inside the controller's `vip.cidrs` (any vendor;

@@ -76,17 +76,36 @@ export const healthCheckSchema = z
     path: ['timeoutSeconds'],
   });
 
+/** How a pool spreads connections (a BackendPolicy's, a class's pool defaults). */
+export const algorithmSchema = z.enum([
+  'RoundRobin',
+  'LeastConnections',
+  'SourceHash',
+  'HeaderHash',
+  'CookieHash',
+]);
+/** The header or cookie a keyed hash reads: a plain name, safe in every vendor's syntax. */
+export const hashKeySchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'a header or cookie name: letters, digits, "-" and "_", at most 64');
+/** A hashKey goes with a keyed hash, and only with one. */
+export const keyedHashRule: [
+  (s: { algorithm?: string | undefined; hashKey?: string | undefined }) => boolean,
+  { message: string; path: PropertyKey[] },
+] = [
+  (s) => (s.algorithm === 'HeaderHash' || s.algorithm === 'CookieHash') === (s.hashKey !== undefined),
+  {
+    message: 'hashKey names the header (HeaderHash) or cookie (CookieHash) to hash, and only then',
+    path: ['hashKey'],
+  },
+];
+
 export const backendPolicySpecSchema = z
   .object({
     targetRefs: z.array(policyTargetSchema).min(1).max(16),
-    algorithm: z
-      .enum(['RoundRobin', 'LeastConnections', 'SourceHash', 'HeaderHash', 'CookieHash'])
-      .optional(),
+    algorithm: algorithmSchema.optional(),
     /** The header (HeaderHash) or cookie (CookieHash) whose value is hashed. */
-    hashKey: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'a header or cookie name: letters, digits, "-" and "_", at most 64')
-      .optional(),
+    hashKey: hashKeySchema.optional(),
     sessionPersistence: z
       .object({ type: z.enum(['Cookie', 'SourceIP']) })
       .strict()
@@ -119,13 +138,7 @@ export const backendPolicySpecSchema = z
       .optional(),
   })
   .strict()
-  .refine(
-    (s) => (s.algorithm === 'HeaderHash' || s.algorithm === 'CookieHash') === (s.hashKey !== undefined),
-    {
-      message: 'hashKey names the header (HeaderHash) or cookie (CookieHash) to hash, and only then',
-      path: ['hashKey'],
-    },
-  );
+  .refine(...keyedHashRule);
 
 const ancestorStatus = z
   .object({
