@@ -8,18 +8,24 @@
  *   names them, so the plan diffs only those.
  * - A pool is rebuilt when its Service, its Pods' versions or (NodePortLocal, NodePort) its Nodes
  *   changed; otherwise it is reused, object and all, so the plan compares it by reference.
+ * - A Service whose change leaves the frontends as they are counts as unchanged: its resourceVersion
+ *   and its status, as long as the addresses the status shows are the ones it showed or the VIPs
+ *   last pass gave it (the sources keep a VIP its status publishes, so publishing the VIP it was
+ *   given changes no allocation). The cold start's thousands of status writes come back as Service
+ *   events, and each would otherwise build every frontend again.
  * - An L4 virtual service equal to last pass's is last pass's object; a Secret is parsed once per
  *   version.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { ControllerConfig } from '../config/controller-config.ts';
+import type { Service } from '../kube/objects.ts';
 import type { L4VirtualService, Pool } from '../model/types.ts';
 import { assemble } from '../source/desired.ts';
 import { desiredFrontends } from '../source/frontends.ts';
 import type { LoadBalancerInfo } from '../source/gateway/from-view.ts';
 import { buildPool, type PoolContext, poolContext } from '../source/pools.ts';
 import { type CertificateMemo, secretCertificates } from '../source/secret-certificates.ts';
-import type { DesiredResult, Frontends, PoolBuild, PoolRequest } from '../source/types.ts';
+import type { DesiredResult, Frontends, PoolBuild, PoolRequest, SourceStatus } from '../source/types.ts';
 import { type ClusterView, routeInputs } from '../source/view.ts';
 
 /** What a pool is built from, as one string: equal strings, equal pools. */
@@ -40,6 +46,25 @@ function signature(req: PoolRequest, ctx: PoolContext, nodeVersions: string): st
   ].join('|');
 }
 
+/**
+ * Whether two versions of a Service are the same to the sources but for their statuses' addresses:
+ * everything but the status and the resourceVersion (which only this cache's signatures read).
+ */
+export function sameServiceSpec(a: Service, b: Service): boolean {
+  const { status: _s, metadata: am, ...ar } = a;
+  const { status: _t, metadata: bm, ...br } = b;
+  const { resourceVersion: _u, managedFields: _m, ...amRest } = am as typeof am & { managedFields?: unknown };
+  const { resourceVersion: _v, managedFields: _n, ...bmRest } = bm as typeof bm & { managedFields?: unknown };
+  return isDeepStrictEqual(amRest, bmRest) && isDeepStrictEqual(ar, br);
+}
+
+/** The addresses a Service's status shows, sorted (what the VIP allocation reads of it). */
+const shownIps = (s: Service): string[] => s.status.loadBalancer.ingress.map((i) => i.ip ?? '').sort();
+
+/** The VIPs a source status gives, sorted; an `auto:` one (the device's, unresolved) as itself. */
+const givenIps = (st: SourceStatus | undefined): string[] =>
+  [st?.vip, ...(st?.moreVips ?? [])].filter((v): v is string => v !== undefined).sort();
+
 /** Every field of an L4 virtual service (a field added to the model is compared here too). */
 const sameL4 = (a: L4VirtualService, b: L4VirtualService): boolean => isDeepStrictEqual(a, b);
 
@@ -51,6 +76,8 @@ interface Last {
   /** Positions in `front.pools` by Service (namespace/name) and by pool name. */
   bySvc: Map<string, number[]>;
   byName: Map<string, number>;
+  /** The Services the frontends were built from, by key (kept current through status-only changes). */
+  services: Map<string, Service>;
   result: DesiredResult;
 }
 
@@ -84,7 +111,11 @@ export class DesiredCache {
     const inputs = [view.services, view.nodes, view.secrets, view.namespaces, ...routeInputs(view)];
     const last = this.last;
     const ctx = poolContext(view, cfg, lb);
-    if (changed && last && inputs.every((x, i) => x === last.inputs[i]))
+    if (
+      changed &&
+      last &&
+      inputs.every((x, i) => x === last.inputs[i] || (i === 0 && this.statusOnly(last, view, changed)))
+    )
       return this.podsOnly(last, changed, ctx, cfg, view);
     this.changedPools = undefined;
     const front = this.frontends(view, cfg, lb);
@@ -107,8 +138,37 @@ export class DesiredCache {
       byName.set(r.name, i);
     });
     const result = assemble(front, builds);
-    this.last = { inputs, front, builds, bySvc, byName, result };
+    const services = new Map(view.services.map((s) => [`${s.metadata.namespace}/${s.metadata.name}`, s]));
+    this.last = { inputs, front, builds, bySvc, byName, services, result };
     return result;
+  }
+
+  /**
+   * The Services list is new, but every Service it changed in (all are named in `changed`, as the
+   * controller names them) differs from the one the frontends were built from only in its
+   * resourceVersion and its status, the status showing the addresses it showed or those the last
+   * build gave it: the list counts as last pass's. Needs the view's index by key.
+   */
+  private statusOnly(last: Last, view: ClusterView, changed: ReadonlySet<string>): boolean {
+    const byKey = view.serviceByKey;
+    if (!byKey || view.services.length !== last.services.size) return false;
+    const now: Service[] = [];
+    for (const key of changed) {
+      const before = last.services.get(key);
+      const after = byKey(key);
+      if (before === after) continue;
+      if (!before || !after || !sameServiceSpec(before, after)) return false;
+      const shown = shownIps(after);
+      if (
+        !isDeepStrictEqual(shown, shownIps(before)) &&
+        !isDeepStrictEqual(shown, givenIps(last.result.services.get(key)))
+      )
+        return false;
+      now.push(after);
+    }
+    for (const svc of now) last.services.set(`${svc.metadata.namespace}/${svc.metadata.name}`, svc);
+    last.inputs[0] = view.services;
+    return true;
   }
 
   /** Only Pods changed: the pools of the changed Services, looked at through the index. */

@@ -9,7 +9,9 @@
  * signature without the Pods' resourceVersions; the Pod-only fast path taken when the Services
  * list changed; the L4 virtual service reuse ignoring its VIP, or its client filter (a bug it found:
  * the reuse compared five fields by hand, and a Service's loadBalancerSourceRanges lifted alone
- * kept last pass's filtered virtual service).
+ * kept last pass's filtered virtual service); a Service's status change taken as unchanged whatever
+ * addresses it shows (the allocation keeps a published VIP: a bug it found), or with an annotation
+ * changed beside it.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -53,6 +55,7 @@ type Command =
       ranges?: readonly string[] | undefined;
     }
   | { kind: 'serviceDelete'; app: (typeof APPS)[number] }
+  | { kind: 'serviceStatus'; app: (typeof APPS)[number]; ip: string | null; annotate: boolean }
   | { kind: 'ingress'; on: boolean }
   | { kind: 'nodeAddress'; node: NodeName; alt: boolean }
   | { kind: 'sweep' };
@@ -89,6 +92,18 @@ const command: fc.Arbitrary<Command> = fc.oneof(
     weight: 1,
     arbitrary: fc.record({ kind: fc.constant('serviceDelete' as const), app: fc.constantFrom(...APPS) }),
   },
+  {
+    // The controller writes a status: the VIPs the last build gave (`given`), none, or another
+    // writer's addresses (the allocation keeps a published VIP); or another writer adds an
+    // annotation the sources read. A new object and resourceVersion each time.
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('serviceStatus' as const),
+      app: fc.constantFrom(...APPS),
+      ip: fc.constantFrom(null, 'given', 'given', '192.0.2.5', '198.51.100.7'),
+      annotate: fc.boolean(),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('ingress' as const), on: fc.boolean() }) },
   {
     weight: 1,
@@ -109,6 +124,8 @@ class World {
   nodeAlt: Record<NodeName, boolean> = { n1: false, n2: false };
   ingressOn = false;
   lists: Pick<ClusterView, 'pods' | 'services' | 'nodes' | 'ingresses' | 'ingressClasses'>;
+  /** The VIPs the last full build gave each Service (what the controller would publish). */
+  given: (key: string) => string[] = () => [];
 
   constructor() {
     this.lists = {
@@ -180,6 +197,30 @@ class World {
         this.lists = { ...this.lists, services: [...this.services.values()] };
         return new Set([`default/${c.app}`]);
       }
+      case 'serviceStatus': {
+        const svc = this.services.get(c.app);
+        if (!svc) return new Set();
+        this.services.set(c.app, {
+          ...svc,
+          metadata: {
+            ...svc.metadata,
+            resourceVersion: this.version(),
+            // An annotation the sources read: the same Service to them only without it.
+            annotations: c.annotate
+              ? { ...svc.metadata.annotations, 'npl-lb.io/vip': '192.0.2.9' }
+              : svc.metadata.annotations,
+          },
+          status: {
+            loadBalancer: {
+              ingress: (c.ip === 'given' ? this.given(`default/${c.app}`) : c.ip ? [c.ip] : []).map((ip) => ({
+                ip,
+              })),
+            },
+          },
+        });
+        this.lists = { ...this.lists, services: [...this.services.values()] };
+        return new Set([`default/${c.app}`]);
+      }
       case 'ingress':
         this.ingressOn = c.on;
         this.lists = {
@@ -206,7 +247,8 @@ class World {
   }
 
   view(): ClusterView {
-    return clusterView({ ...this.lists });
+    const byKey = new Map(this.lists.services.map((s) => [`default/${s.metadata.name}`, s]));
+    return clusterView({ ...this.lists, serviceByKey: (key) => byKey.get(key) });
   }
 }
 
@@ -224,14 +266,17 @@ describe('the desired-state cache', () => {
           const world = new World();
           const cache = new DesiredCache();
           cache.build(world.view(), cfg, SERVE_ALL);
+          const givenBy = (r: ReturnType<typeof buildDesired>) => (key: string) => {
+            const st = r.services.get(key);
+            return [st?.vip, ...(st?.moreVips ?? [])].filter((v): v is string => v !== undefined);
+          };
+          world.given = givenBy(buildDesired(world.view(), cfg));
           for (const c of commands) {
             const changed = world.apply(c);
             const view = world.view();
-            assert.deepEqual(
-              cache.build(view, cfg, SERVE_ALL, changed),
-              buildDesired(view, cfg),
-              JSON.stringify(c),
-            );
+            const full = buildDesired(view, cfg);
+            assert.deepEqual(cache.build(view, cfg, SERVE_ALL, changed), full, JSON.stringify(c));
+            world.given = givenBy(full);
           }
         },
       ),
