@@ -28,15 +28,14 @@ import {
   renderPool,
 } from './objects.ts';
 import { invalid } from './object-schemas.ts';
-import { renderVirtualService } from './vs-objects.ts';
 import { allocatedVip } from './vsvip.ts';
-import { certificateProblem, parseCertificate, renderCertificate } from './certificates.ts';
+import { certificateProblem, renderCertificate } from './certificates.ts';
 import { aviCapabilities } from './capabilities.ts';
-import { routeProblem } from './http-policy.ts';
 import { certificateRefs, poolRefs } from '../../src/model/refs.ts';
 import { poolsHealth } from './runtime-server.ts';
 import { AviError, AviSession, type AviSessionOptions } from './session.ts';
 import { AviDeviceObjects, fail, Failure } from './device-objects.ts';
+import { precheck, renderChecked } from './preflight.ts';
 import { observedModel } from './observed.ts';
 
 export interface AviAdapterOptions extends AviSessionOptions, Partial<Omit<AviPlacement, 'version'>> {
@@ -276,20 +275,8 @@ export class AviAdapter implements LoadBalancerAdapter {
     return this.objects.current(type, name);
   }
 
-  /** The checks every change goes through first: ownership, and that an update has something to update. */
   private precheck(c: Change): void {
-    const type: AviType =
-      c.kind === 'pool' ? 'pool' : c.kind === 'certificate' ? 'sslkeyandcertificate' : 'virtualservice';
-    const cur = this.current(type, c.name);
-    if (cur && !ownedBy(type, cur, this.owner)) {
-      fail(
-        'NotOwned',
-        `${type} ${c.name} belongs to ${String(cur.created_by ?? 'someone else')}; left alone`,
-        true,
-      );
-    }
-    if (c.op === 'update' && !cur)
-      fail('NotFound', `${type} ${c.name} is not on the controller; it is created on the next pass`, false);
+    precheck(c, (t, n) => this.current(t, n), this.owner);
   }
 
   /** A pool, its own HTTP monitor first when it has a check; a monitor it no longer uses goes after. */
@@ -328,31 +315,7 @@ export class AviAdapter implements LoadBalancerAdapter {
    * once, then its policy set, the service, its SNI children; then what it no longer uses goes.
    */
   private async writeVirtualService(vs: VirtualService): Promise<void> {
-    // What a policy set cannot express is refused before anything is written (the core does not
-    // send such routes; an adapter still defends itself).
-    const bad = vs.kind === 'l7' ? vs.routes.map(routeProblem).find(Boolean) : undefined;
-    if (bad) fail('Invalid', bad, true);
-    // A BIG-IP partition is not something Avi has: refused, never run in the configured place.
-    if (vs.placement?.partition || vs.placement?.frontend)
-      fail(
-        'Unsupported',
-        `${vs.placement.partition ? 'a partition' : "HAProxy's frontend settings"} (LoadBalancerParameters) is not applied by the Avi adapter (virtual service ${vs.name})`,
-        true,
-      );
-    const sniNames = (cert: string) => {
-      const o = this.current('sslkeyandcertificate', cert);
-      return (o && parseCertificate(o)?.sniNames) ?? [];
-    };
-    const { children, services } = renderVirtualService(vs, this.owner, this.at, sniNames);
-    const problems = [
-      ...children.flatMap((p) => invalid(p.type, p.object)),
-      ...services.flatMap((o) => invalid('virtualservice', o)),
-    ];
-    if (problems.length > 0) fail('Invalid', problems.join('; '), true);
-    const missing = poolRefs(vs).find((p) => !this.current('pool', p));
-    if (missing) fail('DependencyFailed', `pool ${missing} is not on the controller yet`, false);
-    const cert = certificateRefs(vs).find((n) => !this.current('sslkeyandcertificate', n));
-    if (cert) fail('DependencyFailed', `certificate ${cert} is not on the controller yet`, false);
+    const { children, services } = renderChecked(vs, this.owner, this.at, (t, n) => this.current(t, n));
     // What the scripts and policies refer to first (VsVip, pool groups), then them, then the service.
     const first = children.filter((p) => p.type !== 'httppolicyset' && p.type !== 'vsdatascriptset');
     await Promise.all(first.map((p) => this.objects.upsert(p.type, p.object)));

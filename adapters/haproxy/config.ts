@@ -1,43 +1,20 @@
 /**
- * The model <-> haproxy.cfg mapping. Our sections are named `<cluster>--...` (the owner mark) and
- * carry `# npl-lb ...` comment lines with what HAProxy has no field for (the Service, the route's
- * source); everything else in the file is foreign and kept verbatim. Pools are backends whose
- * servers are named `<node>_<address>_<port>` (an admin sees the node), draining members have
- * weight 0; L4 virtual services are `mode tcp` frontends on VIP:port; each L7 one is a `mode http`
- * frontend with host and path ACLs switching to backends. Pure: no I/O.
+ * The model -> haproxy.cfg rendering (config-parse.ts reads it back). Our sections are named
+ * `<cluster>--...` (the owner mark) and carry `# npl-lb ...` comment lines with what HAProxy has no
+ * field for (the Service, the route's source); everything else in the file is foreign and kept
+ * verbatim. Pools are backends whose servers are named `<node>_<address>_<port>` (an admin sees the
+ * node), draining members have weight 0; L4 virtual services are `mode tcp` frontends on VIP:port;
+ * each L7 one is a `mode http` frontend with host and path ACLs switching to backends. Pure: no I/O.
  */
-import type {
-  HttpRoute,
-  L4VirtualService,
-  L7VirtualService,
-  Member,
-  PathType,
-  Pool,
-  VirtualService,
-} from '../../src/model/types.ts';
-import type { Observed } from '../../src/adapter/changes.ts';
+import type { HttpRoute, Member, Pool, VirtualService } from '../../src/model/types.ts';
 import { statusList } from '../../src/model/status-ranges.ts';
 import { join } from 'node:path';
-import { policyWords, readStoredCheck, storeCheck, storedPolicy } from '../../src/adapter/stored-check.ts';
+import { policyWords, storeCheck } from '../../src/adapter/stored-check.ts';
 import { logFormatArg, pct, quoteArg } from './encode.ts';
-import {
-  balanceLines,
-  frontendLines,
-  frontendWord,
-  readFrontend,
-  readSourceRanges,
-  sourceRangeLines,
-  timeoutLines,
-} from './policy-lines.ts';
-import {
-  parseGatewayRoutes,
-  parseSniRoutes,
-  needsRouteRules,
-  renderGatewayRoutes,
-  renderSniRoutes,
-  ROUTE_TIMEOUT_VAR,
-} from './http-routes.ts';
+import { balanceLines, frontendLines, frontendWord, sourceRangeLines, timeoutLines } from './policy-lines.ts';
+import { needsRouteRules, renderGatewayRoutes, renderSniRoutes, ROUTE_TIMEOUT_VAR } from './http-routes.ts';
 import { httpPools } from './validate.ts';
+import type { Section } from './config-parse.ts';
 
 export interface RenderOptions {
   owner: string;
@@ -54,30 +31,9 @@ export interface RenderOptions {
   certDir?: string;
 }
 
-export interface Section {
-  kind: string;
-  name: string;
-  lines: string[];
-}
-
 export const serverName = (m: Pick<Member, 'node' | 'address' | 'port'>): string =>
   `${m.node || 'pod'}_${m.address}_${m.port}`.replace(/[^A-Za-z0-9_.:-]/g, '_');
 
-const SECTION =
-  /^(global|defaults|frontend|backend|listen|peers|resolvers|userlist|program|http-errors|cache|ring|mailers)\b\s*(\S*)/;
-
-export function parseSections(text: string): Section[] {
-  const out: Section[] = [];
-  for (const line of text.split('\n')) {
-    const m = SECTION.exec(line);
-    if (m) out.push({ kind: m[1]!, name: m[2] ?? '', lines: [line] });
-    else if (out.length > 0) out[out.length - 1]!.lines.push(line);
-  }
-  return out;
-}
-
-export const kv = (text: string): Record<string, string> =>
-  Object.fromEntries([...text.matchAll(/(\w+)=(\S*)/g)].map((m) => [m[1]!, decodeURIComponent(m[2]!)]));
 /** Our data in comments and descriptions: encode.ts `pct`. */
 export const enc = pct;
 
@@ -288,125 +244,4 @@ export function renderConfig(
       .flatMap((p) => renderPool(p, http.has(p.name), o, timed.has(p.name))),
     ...vsList.flatMap((v) => renderVirtualService(v, o)),
   ].join('\n');
-}
-
-/**
- * An address and port as haproxy.cfg writes them: `[ipv6]:port` (bracketed: an IPv6 address holds
- * colons) or `ipv4:port`. Groups: the IPv6 address, the IPv4 one, the port.
- */
-const HOST_PORT = String.raw`(?:\[([0-9A-Fa-f:.]+)\]|([^\s:\[\]]+)):(\d+)`;
-/** A server line: HOST_PORT's groups, then its words and our comment. */
-const SERVER_LINE = new RegExp(String.raw`^\s*server\s+\S+\s+${HOST_PORT}(.*?)(?:#\s*npl-lb\s+(.*))?$`);
-const BIND_LINE = new RegExp(String.raw`^\s*bind\s+${HOST_PORT}`, 'm');
-
-function parseMembers(lines: string[]): Member[] {
-  const out: Member[] = [];
-  for (const l of lines) {
-    const m = SERVER_LINE.exec(l);
-    if (!m) continue;
-    const meta = kv(m[5] ?? '');
-    out.push({
-      address: (m[1] ?? m[2])!,
-      port: Number(m[3]),
-      node: meta.node ?? '',
-      pod: meta.pod ?? '',
-      enabled: !/\bweight 0\b/.test(m[4] ?? ''),
-    });
-  }
-  return out;
-}
-
-/** Our objects from the file, in model form, and everyone else's by name. */
-export function parseConfig(text: string, owner: string): Observed & { foreignSections: Section[] } {
-  const observed: Observed & { foreignSections: Section[] } = {
-    owned: { pools: [], virtualServices: [] },
-    foreign: [],
-    foreignSections: [],
-  };
-  for (const s of parseSections(text)) {
-    if (s.kind === 'global' || s.kind === 'defaults') continue;
-    // An explicit `# npl-lb owner=<x>` line wins over the name prefix.
-    const marked = /# npl-lb owner=(\S+)/.exec(s.lines.join('\n'))?.[1];
-    const ours = marked !== undefined ? marked === owner : s.name.startsWith(`${owner}--`);
-    if (!ours) {
-      observed.foreignSections.push(s);
-      if (s.kind === 'backend' || s.kind === 'frontend' || s.kind === 'listen') {
-        observed.foreign.push({
-          kind: s.kind === 'backend' ? 'pool' : 'virtualService',
-          name: s.name,
-          owner: marked ?? (s.name.includes('--') ? s.name.split('--')[0]! : 'unknown'),
-        });
-      }
-      continue;
-    }
-    const body = s.lines.join('\n');
-    if (s.kind === 'backend') {
-      const meta = kv(/# npl-lb pool (.*)/.exec(body)?.[1] ?? '');
-      observed.owned.pools.push({
-        name: s.name,
-        protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
-        health: meta.health === 'http' ? 'http' : meta.health === 'udp' ? 'udp' : 'tcp',
-        ...readStoredCheck(meta.check),
-        ...storedPolicy(meta),
-        members: parseMembers(s.lines),
-        service: meta.service ?? '',
-        servicePort: meta.port ?? '',
-      });
-    } else if (s.kind === 'frontend') {
-      const bound = BIND_LINE.exec(body);
-      const l4 = /# npl-lb l4 (.*)/.exec(body);
-      if (l4) {
-        const meta = kv(l4[1]!);
-        const vs: L4VirtualService = {
-          kind: 'l4',
-          name: s.name,
-          vip: bound?.[1] ?? bound?.[2] ?? '',
-          port: Number(bound?.[3] ?? 0),
-          protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
-          pool: /^\s*default_backend\s+(\S+)/m.exec(body)?.[1] ?? '',
-          source: meta.source ?? '',
-          ...readSourceRanges(meta.sourceRanges),
-          ...readFrontend(meta.frontend),
-        };
-        const sni = parseSniRoutes(body);
-        if (sni) {
-          vs.pool = '';
-          vs.sni = sni;
-        }
-        observed.owned.virtualServices.push(vs);
-      } else {
-        const meta = kv(/# npl-lb l7 (.*)/.exec(body)?.[1] ?? '');
-        const routes: HttpRoute[] =
-          parseGatewayRoutes(body) ??
-          [...body.matchAll(/# npl-lb route \d+ (.*)/g)].map((m) => {
-            const r = kv(m[1]!);
-            return {
-              host: r.host ?? '',
-              path: r.path ?? '/',
-              pathType: (r.type ?? 'Prefix') as PathType,
-              pool: r.pool ?? '',
-              source: r.source ?? '',
-            };
-          });
-        const vs: L7VirtualService = {
-          kind: 'l7',
-          name: s.name,
-          vip: bound?.[1] ?? bound?.[2] ?? '',
-          port: Number(bound?.[3] ?? 80),
-          ingressClass: meta.ingressClass ?? '',
-          routes,
-          defaultPool: /^\s*default_backend\s+(\S+)/m.exec(body)?.[1],
-          ...readFrontend(meta.frontend),
-        };
-        if (meta.http2 === 'true') vs.http2 = true;
-        if (meta.protocol === 'HTTPS') {
-          vs.protocol = 'HTTPS';
-          const certs = /# npl-lb l7 .*certificates=(\S*)/.exec(body)?.[1] ?? '';
-          vs.certificates = certs === '' ? [] : certs.split(',').map(decodeURIComponent);
-        }
-        observed.owned.virtualServices.push(vs);
-      }
-    }
-  }
-  return observed;
 }

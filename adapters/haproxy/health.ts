@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { MemberHealth } from '../../src/adapter/contract.ts';
-import { parseConfig } from './config.ts';
+import { parseConfig } from './config-parse.ts';
 import { socketCommand } from './process.ts';
 import { parseServersState, rowHealth } from './server-state.ts';
 

@@ -19,14 +19,8 @@ import type {
 } from '../../src/adapter/contract.ts';
 import type { Member, Pool, VirtualService } from '../../src/model/types.ts';
 import type { Change as AnyChange, CoreChange as Change, Observed } from '../../src/adapter/changes.ts';
-import {
-  checkWords,
-  parseConfig,
-  renderConfig,
-  type RenderOptions,
-  type Section,
-  serverName,
-} from './config.ts';
+import { checkWords, renderConfig, type RenderOptions, serverName } from './config.ts';
+import { parseConfig, type Section } from './config-parse.ts';
 import { checkConfig, HaproxyError, socketCommand } from './process.ts';
 import { refusedChanges, unbindableChanges } from './narrow.ts';
 import { memberHealth } from './health.ts';

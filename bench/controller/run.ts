@@ -25,6 +25,7 @@ import { NPL_POD_ANNOTATION } from '../../src/kube/annotations.ts';
 import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
 import { startSandboxProcess } from '../sandbox-process.ts';
 import { chartControllerMemoryMiB } from './container-memory.ts';
+import { mostWritesWithin } from './writes.ts';
 import { controllerProcessRss, coldSyncFloor } from './controller-process.ts';
 
 const { values } = parseArgs({
@@ -304,16 +305,7 @@ try {
     loadInspector.disconnect();
   }
 
-  // Writes per pool within any 100 ms window.
-  let maxPer100 = 0;
-  const byPool = new Map<string, number[]>();
-  for (const w of writesAt) byPool.set(w.pool, [...(byPool.get(w.pool) ?? []), w.at]);
-  for (const times of byPool.values()) {
-    for (let a = 0, b = 0; b < times.length; b++) {
-      while (times[b]! - times[a]! >= 100) a++;
-      maxPer100 = Math.max(maxPer100, b - a + 1);
-    }
-  }
+  const maxPer100 = mostWritesWithin(writesAt, 100);
   await bare.stop();
   await controller.stop();
   const rss = values['skip-rss']

@@ -1,0 +1,180 @@
+/**
+ * The haproxy.cfg -> model reading (config.ts writes the file): the file split into sections, our
+ * sections (the owner mark) read back into pools and virtual services from their lines and their
+ * `# npl-lb ...` comments, everyone else's kept by name and verbatim. Pure: no I/O.
+ */
+import type {
+  HttpRoute,
+  L4VirtualService,
+  L7VirtualService,
+  Member,
+  PathType,
+  Pool,
+} from '../../src/model/types.ts';
+import type { Observed } from '../../src/adapter/changes.ts';
+import { readStoredCheck, storedPolicy } from '../../src/adapter/stored-check.ts';
+import { readFrontend, readSourceRanges } from './policy-lines.ts';
+import { parseGatewayRoutes, parseSniRoutes } from './http-routes.ts';
+
+export interface Section {
+  kind: string;
+  name: string;
+  lines: string[];
+}
+
+const SECTION =
+  /^(global|defaults|frontend|backend|listen|peers|resolvers|userlist|program|http-errors|cache|ring|mailers)\b\s*(\S*)/;
+
+export function parseSections(text: string): Section[] {
+  const out: Section[] = [];
+  for (const line of text.split('\n')) {
+    const m = SECTION.exec(line);
+    if (m) out.push({ kind: m[1]!, name: m[2] ?? '', lines: [line] });
+    else if (out.length > 0) out[out.length - 1]!.lines.push(line);
+  }
+  return out;
+}
+
+/** The `key=value` words of one of our comments (values percent-encoded: encode.ts `pct`). */
+export const kv = (text: string): Record<string, string> =>
+  Object.fromEntries([...text.matchAll(/(\w+)=(\S*)/g)].map((m) => [m[1]!, decodeURIComponent(m[2]!)]));
+
+/**
+ * An address and port as haproxy.cfg writes them: `[ipv6]:port` (bracketed: an IPv6 address holds
+ * colons) or `ipv4:port`. Groups: the IPv6 address, the IPv4 one, the port.
+ */
+const HOST_PORT = String.raw`(?:\[([0-9A-Fa-f:.]+)\]|([^\s:\[\]]+)):(\d+)`;
+/** A server line: HOST_PORT's groups, then its words and our comment. */
+const SERVER_LINE = new RegExp(String.raw`^\s*server\s+\S+\s+${HOST_PORT}(.*?)(?:#\s*npl-lb\s+(.*))?$`);
+const BIND_LINE = new RegExp(String.raw`^\s*bind\s+${HOST_PORT}`, 'm');
+const DEFAULT_BACKEND = /^\s*default_backend\s+(\S+)/m;
+
+function parseMembers(lines: string[]): Member[] {
+  const out: Member[] = [];
+  for (const l of lines) {
+    const m = SERVER_LINE.exec(l);
+    if (!m) continue;
+    const meta = kv(m[5] ?? '');
+    out.push({
+      address: (m[1] ?? m[2])!,
+      port: Number(m[3]),
+      node: meta.node ?? '',
+      pod: meta.pod ?? '',
+      enabled: !/\bweight 0\b/.test(m[4] ?? ''),
+    });
+  }
+  return out;
+}
+
+/** One of our backends: the pool, its check and policy from its `# npl-lb pool` comment. */
+function readPool(s: Section, body: string): Pool {
+  const meta = kv(/# npl-lb pool (.*)/.exec(body)?.[1] ?? '');
+  return {
+    name: s.name,
+    protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
+    health: meta.health === 'http' ? 'http' : meta.health === 'udp' ? 'udp' : 'tcp',
+    ...readStoredCheck(meta.check),
+    ...storedPolicy(meta),
+    members: parseMembers(s.lines),
+    service: meta.service ?? '',
+    servicePort: meta.port ?? '',
+  };
+}
+
+/** Where one of our frontends listens: its first bind line. */
+function boundAt(body: string, defaultPort: number): { vip: string; port: number } {
+  const bound = BIND_LINE.exec(body);
+  return { vip: bound?.[1] ?? bound?.[2] ?? '', port: Number(bound?.[3] ?? defaultPort) };
+}
+
+/** One of our `mode tcp` frontends (its `# npl-lb l4` comment): a pool, or SNI routes. */
+function readL4(s: Section, body: string, comment: string): L4VirtualService {
+  const meta = kv(comment);
+  const vs: L4VirtualService = {
+    kind: 'l4',
+    name: s.name,
+    ...boundAt(body, 0),
+    protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
+    pool: DEFAULT_BACKEND.exec(body)?.[1] ?? '',
+    source: meta.source ?? '',
+    ...readSourceRanges(meta.sourceRanges),
+    ...readFrontend(meta.frontend),
+  };
+  const sni = parseSniRoutes(body);
+  if (sni) {
+    vs.pool = '';
+    vs.sni = sni;
+  }
+  return vs;
+}
+
+/** The routes of one of our `mode http` frontends: Gateway API rules, or Ingress-style comments. */
+function readRoutes(body: string): HttpRoute[] {
+  return (
+    parseGatewayRoutes(body) ??
+    [...body.matchAll(/# npl-lb route \d+ (.*)/g)].map((m) => {
+      const r = kv(m[1]!);
+      return {
+        host: r.host ?? '',
+        path: r.path ?? '/',
+        pathType: (r.type ?? 'Prefix') as PathType,
+        pool: r.pool ?? '',
+        source: r.source ?? '',
+      };
+    })
+  );
+}
+
+/** One of our `mode http` frontends (its `# npl-lb l7` comment). */
+function readL7(s: Section, body: string): L7VirtualService {
+  const meta = kv(/# npl-lb l7 (.*)/.exec(body)?.[1] ?? '');
+  const vs: L7VirtualService = {
+    kind: 'l7',
+    name: s.name,
+    ...boundAt(body, 80),
+    ingressClass: meta.ingressClass ?? '',
+    routes: readRoutes(body),
+    defaultPool: DEFAULT_BACKEND.exec(body)?.[1],
+    ...readFrontend(meta.frontend),
+  };
+  if (meta.http2 === 'true') vs.http2 = true;
+  if (meta.protocol === 'HTTPS') {
+    vs.protocol = 'HTTPS';
+    const certs = /# npl-lb l7 .*certificates=(\S*)/.exec(body)?.[1] ?? '';
+    vs.certificates = certs === '' ? [] : certs.split(',').map(decodeURIComponent);
+  }
+  return vs;
+}
+
+/** Our objects from the file, in model form, and everyone else's by name. */
+export function parseConfig(text: string, owner: string): Observed & { foreignSections: Section[] } {
+  const observed: Observed & { foreignSections: Section[] } = {
+    owned: { pools: [], virtualServices: [] },
+    foreign: [],
+    foreignSections: [],
+  };
+  for (const s of parseSections(text)) {
+    if (s.kind === 'global' || s.kind === 'defaults') continue;
+    // An explicit `# npl-lb owner=<x>` line wins over the name prefix.
+    const marked = /# npl-lb owner=(\S+)/.exec(s.lines.join('\n'))?.[1];
+    const ours = marked !== undefined ? marked === owner : s.name.startsWith(`${owner}--`);
+    if (!ours) {
+      observed.foreignSections.push(s);
+      if (s.kind === 'backend' || s.kind === 'frontend' || s.kind === 'listen') {
+        observed.foreign.push({
+          kind: s.kind === 'backend' ? 'pool' : 'virtualService',
+          name: s.name,
+          owner: marked ?? (s.name.includes('--') ? s.name.split('--')[0]! : 'unknown'),
+        });
+      }
+      continue;
+    }
+    const body = s.lines.join('\n');
+    if (s.kind === 'backend') observed.owned.pools.push(readPool(s, body));
+    else if (s.kind === 'frontend') {
+      const l4 = /# npl-lb l4 (.*)/.exec(body);
+      observed.owned.virtualServices.push(l4 ? readL4(s, body, l4[1]!) : readL7(s, body));
+    }
+  }
+  return observed;
+}
