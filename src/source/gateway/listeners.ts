@@ -59,6 +59,144 @@ export interface ListenerContext {
   certificateOf: SecretCertificates;
 }
 
+/** The key two listeners conflict on when equal: port, protocol and (but TCP and UDP) hostname. */
+const hostKey = (l: Listener): string =>
+  `${l.port}/${l.protocol}/${l.protocol === 'TCP' || l.protocol === 'UDP' ? '' : (l.hostname ?? '')}`;
+
+/** Accepted, or why not; `terminate`: a TLS listener in Terminate mode (no route kind attaches). */
+function acceptance(
+  l: Listener,
+  protocol: ListenerProtocol | undefined,
+  ctx: ListenerContext,
+): { accepted: ConditionSpec; terminate: boolean } {
+  const no = (reason: string, message: string) => ({
+    accepted: cond('Accepted', false, reason, message),
+    terminate: false,
+  });
+  if (!protocol) return no('UnsupportedProtocol', `protocol ${l.protocol} is not supported`);
+  if (!ctx.support[protocol])
+    return no(
+      'UnsupportedProtocol',
+      `the ${ctx.adapter} load balancer does not support ${protocol} listeners`,
+    );
+  // The Gateway API's rule when TLSRoute termination is not supported: UnsupportedValue.
+  if (protocol === 'TLS' && l.tls?.mode !== 'Passthrough')
+    return {
+      ...no(
+        'UnsupportedValue',
+        `tls.mode ${l.tls?.mode ?? 'Terminate'}: TLS listeners are served in Passthrough mode only`,
+      ),
+      terminate: true,
+    };
+  if (l.hostname !== undefined && hostProblem(l.hostname))
+    return no('UnsupportedValue', `hostname: ${hostProblem(l.hostname)}`);
+  return { accepted: cond('Accepted', true, 'Accepted'), terminate: false };
+}
+
+/** The route kinds asked for that this protocol can carry, and a ResolvedRefs problem for the rest. */
+function routeKinds(
+  l: Listener,
+  protocol: ListenerProtocol | undefined,
+  terminate: boolean,
+  ctx: ListenerContext,
+): { kinds: RouteGroupKind[]; problem?: ConditionSpec } {
+  const valid =
+    protocol && !terminate
+      ? [
+          ...KINDS[protocol],
+          ...(ctx.support.grpc && (protocol === 'HTTP' || protocol === 'HTTPS') ? ['GRPCRoute'] : []),
+        ]
+      : [];
+  const fits = (k: RouteGroupKind) => k.group === GATEWAY_GROUP && valid.includes(k.kind);
+  const asked = l.allowedRoutes.kinds;
+  const kinds = (asked.length > 0 ? asked : valid.map((kind) => ({ group: GATEWAY_GROUP, kind }))).filter(
+    fits,
+  );
+  if (asked.length === 0 || kinds.length === asked.length) return { kinds };
+  const bad = asked.filter((k) => !fits(k));
+  return {
+    kinds,
+    problem: cond(
+      'ResolvedRefs',
+      false,
+      'InvalidRouteKinds',
+      `route kinds ${bad.map((k) => `${k.group}/${k.kind}`).join(', ')} cannot attach to a ${l.protocol} listener`,
+    ),
+  };
+}
+
+/** An HTTPS listener's certificates that resolve, and a ResolvedRefs problem per one that does not. */
+function listenerCertificates(
+  l: Listener,
+  ns: string,
+  ctx: ListenerContext,
+): { certificates: Certificate[]; problems: ConditionSpec[] } {
+  const certificates: Certificate[] = [];
+  const problems: ConditionSpec[] = [];
+  const refsOf = l.tls?.certificateRefs ?? [];
+  if (refsOf.length === 0)
+    problems.push(
+      cond('ResolvedRefs', false, 'InvalidCertificateRef', 'an HTTPS listener needs tls.certificateRefs'),
+    );
+  refsOf.forEach((r, i) => {
+    const field = `tls.certificateRefs[${i}]`;
+    const target = r.namespace ?? ns;
+    if (r.group !== '' || r.kind !== 'Secret') {
+      problems.push(
+        cond('ResolvedRefs', false, 'InvalidCertificateRef', `${field}: only core Secrets are supported`),
+      );
+      return;
+    }
+    const from = { group: GATEWAY_GROUP, kind: 'Gateway', namespace: ns };
+    if (
+      !referencePermitted(ctx.grants, from, { group: '', kind: 'Secret', namespace: target, name: r.name })
+    ) {
+      problems.push(
+        cond(
+          'ResolvedRefs',
+          false,
+          'RefNotPermitted',
+          `${field}: Secret ${target}/${r.name} is in another namespace and no ReferenceGrant allows it`,
+        ),
+      );
+      return;
+    }
+    const res = ctx.certificateOf(`${target}/${r.name}`);
+    if (!res || 'problem' in res) {
+      const why = res?.problem ?? `Secret ${target}/${r.name} not found (or not of type kubernetes.io/tls)`;
+      problems.push(cond('ResolvedRefs', false, 'InvalidCertificateRef', `${field}: ${why}`));
+      return;
+    }
+    const name = certificateName(ctx.cluster, target, r.name);
+    if (!certificates.some((c) => c.name === name)) certificates.push({ ...res.certificate, name });
+  });
+  return { certificates, problems };
+}
+
+/** Conflicted, from how many listeners share each port and transport's protocols and each host key. */
+function conflict(
+  l: Listener,
+  protocol: ListenerProtocol | undefined,
+  protocolsOn: ReadonlyMap<string, Set<string>>,
+  hostsOn: ReadonlyMap<string, number>,
+): ConditionSpec {
+  if (protocol && (protocolsOn.get(`${l.port}/${transport(l.protocol)}`)?.size ?? 0) > 1)
+    return cond(
+      'Conflicted',
+      true,
+      'ProtocolConflict',
+      `another listener on port ${l.port} uses another protocol`,
+    );
+  if ((hostsOn.get(hostKey(l)) ?? 0) > 1)
+    return cond(
+      'Conflicted',
+      true,
+      'HostnameConflict',
+      `another ${l.protocol} listener on port ${l.port} has the same hostname`,
+    );
+  return cond('Conflicted', false, 'NoConflicts');
+}
+
 export function resolveListeners(gw: Gateway, ctx: ListenerContext): ListenerState[] {
   const ns = gw.metadata.namespace;
   const listeners = gw.spec.listeners;
@@ -68,143 +206,21 @@ export function resolveListeners(gw: Gateway, ctx: ListenerContext): ListenerSta
   for (const l of listeners) {
     const k = `${l.port}/${transport(l.protocol)}`;
     protocolsOn.set(k, (protocolsOn.get(k) ?? new Set()).add(l.protocol));
-    const hk = `${l.port}/${l.protocol}/${l.protocol === 'TCP' || l.protocol === 'UDP' ? '' : (l.hostname ?? '')}`;
-    hostsOn.set(hk, (hostsOn.get(hk) ?? 0) + 1);
+    hostsOn.set(hostKey(l), (hostsOn.get(hostKey(l)) ?? 0) + 1);
   }
-
   return listeners.map((l): ListenerState => {
     const protocol = l.protocol in KINDS ? (l.protocol as ListenerProtocol) : undefined;
-    const out: ListenerState = {
-      listener: l,
-      protocol,
-      supportedKinds: [],
-      attachable: false,
-      certificates: [],
-      attached: new Set(),
-      conditions: [],
-      programmable: false,
-    };
-    const refs: ConditionSpec[] = [];
-    let accepted: ConditionSpec = cond('Accepted', true, 'Accepted');
-    /** A TLS listener in Terminate mode: TLSRoute termination is not served, no kind attaches. */
-    let terminate = false;
-    if (!protocol) {
-      accepted = cond('Accepted', false, 'UnsupportedProtocol', `protocol ${l.protocol} is not supported`);
-    } else if (!ctx.support[protocol]) {
-      accepted = cond(
-        'Accepted',
-        false,
-        'UnsupportedProtocol',
-        `the ${ctx.adapter} load balancer does not support ${protocol} listeners`,
-      );
-    } else if (protocol === 'TLS' && l.tls?.mode !== 'Passthrough') {
-      // The Gateway API's rule when TLSRoute termination is not supported: UnsupportedValue.
-      terminate = true;
-      accepted = cond(
-        'Accepted',
-        false,
-        'UnsupportedValue',
-        `tls.mode ${l.tls?.mode ?? 'Terminate'}: TLS listeners are served in Passthrough mode only`,
-      );
-    } else if (l.hostname !== undefined && hostProblem(l.hostname)) {
-      accepted = cond('Accepted', false, 'UnsupportedValue', `hostname: ${hostProblem(l.hostname)}`);
-    }
-
-    // Route kinds: the ones asked for that this protocol can carry.
-    const valid =
-      protocol && !terminate
-        ? [
-            ...KINDS[protocol],
-            ...(ctx.support.grpc && (protocol === 'HTTP' || protocol === 'HTTPS') ? ['GRPCRoute'] : []),
-          ]
-        : [];
-    const asked = l.allowedRoutes.kinds;
-    out.supportedKinds = (
-      asked.length > 0 ? asked : valid.map((kind) => ({ group: GATEWAY_GROUP, kind }))
-    ).filter((k) => k.group === GATEWAY_GROUP && valid.includes(k.kind));
-    if (asked.length > 0 && out.supportedKinds.length < asked.length) {
-      const bad = asked.filter((k) => !(k.group === GATEWAY_GROUP && valid.includes(k.kind)));
-      refs.push(
-        cond(
-          'ResolvedRefs',
-          false,
-          'InvalidRouteKinds',
-          `route kinds ${bad.map((k) => `${k.group}/${k.kind}`).join(', ')} cannot attach to a ${l.protocol} listener`,
-        ),
-      );
-    }
-
-    // Certificates of an HTTPS listener.
-    if (protocol === 'HTTPS' && accepted.status) {
-      const refsOf = l.tls?.certificateRefs ?? [];
-      if (refsOf.length === 0) {
-        refs.push(
-          cond('ResolvedRefs', false, 'InvalidCertificateRef', 'an HTTPS listener needs tls.certificateRefs'),
-        );
-      }
-      refsOf.forEach((r, i) => {
-        const field = `tls.certificateRefs[${i}]`;
-        const target = r.namespace ?? ns;
-        if (r.group !== '' || r.kind !== 'Secret') {
-          refs.push(
-            cond('ResolvedRefs', false, 'InvalidCertificateRef', `${field}: only core Secrets are supported`),
-          );
-          return;
-        }
-        const from = { group: GATEWAY_GROUP, kind: 'Gateway', namespace: ns };
-        if (
-          !referencePermitted(ctx.grants, from, {
-            group: '',
-            kind: 'Secret',
-            namespace: target,
-            name: r.name,
-          })
-        ) {
-          refs.push(
-            cond(
-              'ResolvedRefs',
-              false,
-              'RefNotPermitted',
-              `${field}: Secret ${target}/${r.name} is in another namespace and no ReferenceGrant allows it`,
-            ),
-          );
-          return;
-        }
-        const res = ctx.certificateOf(`${target}/${r.name}`);
-        if (!res || 'problem' in res) {
-          const why =
-            res?.problem ?? `Secret ${target}/${r.name} not found (or not of type kubernetes.io/tls)`;
-          refs.push(cond('ResolvedRefs', false, 'InvalidCertificateRef', `${field}: ${why}`));
-          return;
-        }
-        const name = certificateName(ctx.cluster, target, r.name);
-        if (!out.certificates.some((c) => c.name === name))
-          out.certificates.push({ ...res.certificate, name });
-      });
-    }
-
-    const conflicts = protocol && (protocolsOn.get(`${l.port}/${transport(l.protocol)}`)?.size ?? 0) > 1;
-    const hk = `${l.port}/${l.protocol}/${l.protocol === 'TCP' || l.protocol === 'UDP' ? '' : (l.hostname ?? '')}`;
-    const conflicted = conflicts
-      ? cond(
-          'Conflicted',
-          true,
-          'ProtocolConflict',
-          `another listener on port ${l.port} uses another protocol`,
-        )
-      : (hostsOn.get(hk) ?? 0) > 1
-        ? cond(
-            'Conflicted',
-            true,
-            'HostnameConflict',
-            `another ${l.protocol} listener on port ${l.port} has the same hostname`,
-          )
-        : cond('Conflicted', false, 'NoConflicts');
-
-    out.attachable = accepted.status && !conflicted.status;
-    out.programmable = out.attachable && (protocol !== 'HTTPS' || out.certificates.length > 0);
-    const resolved = refs[0] ?? cond('ResolvedRefs', true, 'ResolvedRefs');
-    const programmed = out.programmable
+    const { accepted, terminate } = acceptance(l, protocol, ctx);
+    const kinds = routeKinds(l, protocol, terminate, ctx);
+    const certs =
+      protocol === 'HTTPS' && accepted.status
+        ? listenerCertificates(l, ns, ctx)
+        : { certificates: [], problems: [] };
+    const conflicted = conflict(l, protocol, protocolsOn, hostsOn);
+    const attachable = accepted.status && !conflicted.status;
+    const programmable = attachable && (protocol !== 'HTTPS' || certs.certificates.length > 0);
+    const resolved = kinds.problem ?? certs.problems[0] ?? cond('ResolvedRefs', true, 'ResolvedRefs');
+    const programmed = programmable
       ? cond('Programmed', true, 'Programmed')
       : cond(
           'Programmed',
@@ -212,7 +228,15 @@ export function resolveListeners(gw: Gateway, ctx: ListenerContext): ListenerSta
           'Invalid',
           (!accepted.status ? accepted : conflicted.status ? conflicted : resolved).message,
         );
-    out.conditions = [accepted, programmed, resolved, conflicted];
-    return out;
+    return {
+      listener: l,
+      protocol,
+      supportedKinds: kinds.kinds,
+      attachable,
+      certificates: certs.certificates,
+      attached: new Set(),
+      conditions: [accepted, programmed, resolved, conflicted],
+      programmable,
+    };
   });
 }
