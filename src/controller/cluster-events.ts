@@ -19,10 +19,18 @@ export interface ClusterEventSink {
   changed: Set<string>;
   /** Anything may have changed: the next pass builds everything. */
   everything(): void;
+  /**
+   * Whether the next pass builds everything anyway (a cold start, a relist, a failed pass): what
+   * changed need not be named until it has started.
+   */
+  all(): boolean;
   enqueue(key: string): void;
   /** Asks for a load-balancer pass. */
   pass(): void;
-  /** When each Pod's NodePortLocal annotation was last seen changing (for the latency metric). */
+  /**
+   * When each Pod's NodePortLocal annotation was last seen changing on a Pod already known (for the
+   * latency metric: a listed Pod's annotation, at a cold start, is not a change).
+   */
   annotationSeen: Map<string, number>;
   /** Whether a Node's change moves it in maintenance (node-maintenance.ts). */
   nodeMoved(before: RawObject | undefined, after: RawObject | undefined): boolean;
@@ -43,7 +51,10 @@ const nplText = (o: RawObject) => (meta(o).annotations ?? {})[NPL_POD_ANNOTATION
 const addresses = (o: RawObject | undefined) =>
   JSON.stringify((o?.status as { addresses?: unknown } | undefined)?.addresses ?? null);
 
-export function followCluster(cache: ClusterCache, s: ClusterEventSink): void {
+/** What of the cluster cache the events are followed through. */
+export type EventSource = Pick<ClusterCache, 'on' | 'servicesSelecting' | 'servicesNaming'>;
+
+export function followCluster(cache: EventSource, s: ClusterEventSink): void {
   const svc = (o: RawObject) => {
     s.enqueue(`svc/${objectKey(o)}`);
     s.changed.add(objectKey(o));
@@ -58,17 +69,17 @@ export function followCluster(cache: ClusterCache, s: ClusterEventSink): void {
     cache.servicesSelecting(ns, labels(after), s.changed);
     cache.servicesNaming(objectKey(after), s.changed);
   };
+  // A cold start lists every Pod: while the next pass builds everything, none is looked up.
   const pod = (before: RawObject | undefined, after: RawObject) => {
-    if (nplText(after) !== (before ? nplText(before) : undefined))
-      s.annotationSeen.set(objectKey(after), Date.now());
-    touch(before, after);
+    if (before && nplText(after) !== nplText(before)) s.annotationSeen.set(objectKey(after), Date.now());
+    if (!s.all()) touch(before, after);
     s.pass();
   };
   cache.on('pods', {
     add: (o) => pod(undefined, o),
     update: pod,
     delete: (o) => {
-      touch(undefined, o);
+      if (!s.all()) touch(undefined, o);
       s.pass();
     },
   });

@@ -196,6 +196,7 @@ export class NplController {
       serviceType: this.opts.config.serviceType,
       changed: this.changed,
       everything: () => void (this.allChanged = true),
+      all: () => this.allChanged,
       enqueue: (key) => this.queue.add(key),
       pass: () => this.passes.request(),
       annotationSeen: this.annotationSeen,
