@@ -11,6 +11,7 @@
  */
 import type {
   HttpRoute,
+  L4VirtualService,
   L7VirtualService,
   PathType,
   SniRoute,
@@ -56,6 +57,21 @@ function placementRead(o: Record<string, unknown>): { placement?: { serviceEngin
   return seGroup ? { placement: { serviceEngineGroup: seGroup } } : {};
 }
 
+/** What every object of one virtual service carries, and where its virtual services are placed. */
+interface VsCommon {
+  common: { created_by: string; markers: ReturnType<typeof markers> };
+  placement: { cloud_ref: string; se_group_ref: string; vrf_context_ref: string };
+}
+
+/** A pool group of ours (weighted pools), in the virtual service's cloud. */
+const poolGroup = (name: string, members: { pool: string; ratio: number }[], c: VsCommon): AviObject =>
+  withSum('poolgroup', {
+    name,
+    ...c.common,
+    cloud_ref: c.placement.cloud_ref,
+    members: members.map((m) => ({ pool_ref: byName('pool', m.pool), ratio: m.ratio })),
+  });
+
 export function renderVirtualService(
   vs: VirtualService,
   owner: string,
@@ -69,98 +85,91 @@ export function renderVirtualService(
     ...(vs.kind === 'l7' ? { ingressclass: vs.ingressClass } : {}),
     ...(seGroup ? { segroup: seGroup } : {}),
   };
-  const common = { created_by: createdBy(owner), markers: markers(owner, source, extra) };
-  const placement = {
-    cloud_ref: byName('cloud', at.cloud),
-    se_group_ref: byName('serviceenginegroup', seGroup ?? at.seGroup),
-    vrf_context_ref: byName('vrfcontext', at.vrf),
+  const c: VsCommon = {
+    common: { created_by: createdBy(owner), markers: markers(owner, source, extra) },
+    placement: {
+      cloud_ref: byName('cloud', at.cloud),
+      se_group_ref: byName('serviceenginegroup', seGroup ?? at.seGroup),
+      vrf_context_ref: byName('vrfcontext', at.vrf),
+    },
   };
-  const children: RenderedVs['children'] = [];
-  const policy = vs.kind === 'l7' ? renderHttpPolicy(vs) : undefined;
-  for (const pool of policy?.pools ?? []) {
+  return vs.kind === 'l4' ? renderL4(vs, owner, at, c) : renderL7(vs, owner, at, c, sniNames);
+}
+
+/** An L4 virtual service: its VsVip, and for TLS passthrough a pool group per server name and the DataScript. */
+function renderL4(vs: L4VirtualService, owner: string, at: AviPlacement, c: VsCommon): RenderedVs {
+  const children: RenderedVs['children'] = [{ type: 'vsvip', object: renderVsVip(vs, owner, at) }];
+  // TLS passthrough: a pool group per server name, chosen by the L4 DataScript (passthrough.ts).
+  const sni = vs.sni ?? [];
+  const hosts = [...new Set(sni.map((r) => r.host))].sort();
+  for (const host of hosts) {
+    const route = sni.find((r) => r.host === host)!;
     children.push({
       type: 'poolgroup',
-      object: withSum('poolgroup', {
-        name: poolGroupName(vs.name, pool),
-        ...common,
-        cloud_ref: placement.cloud_ref,
-        members: [{ pool_ref: byName('pool', pool), ratio: 1 }],
+      object: poolGroup(sniGroupName(vs.name, host), [{ pool: route.pool, ratio: 1 }], c),
+    });
+  }
+  // SNI routing, even with no route left (every connection closed by the script: fail closed).
+  const routed = vs.sni !== undefined;
+  if (routed) {
+    children.push({
+      type: 'vsdatascriptset',
+      object: withSum('vsdatascriptset', {
+        name: vs.name,
+        ...c.common,
+        description: `npl-lb TLS passthrough of ${vs.source}\n${JSON.stringify(sni)}`,
+        datascript: [{ evt: 'VS_DATASCRIPT_EVT_L4_REQUEST', script: passthroughScript(vs) }],
+        protocol_parser_refs: [byName('protocolparser', 'Default-TLS')],
+        pool_group_refs: hosts.map((h) => byName('poolgroup', sniGroupName(vs.name, h))),
       }),
     });
   }
-  for (const g of policy?.splitGroups ?? []) {
-    children.push({
-      type: 'poolgroup',
-      object: withSum('poolgroup', {
-        name: g.name,
-        ...common,
-        cloud_ref: placement.cloud_ref,
-        members: g.members.map((m) => ({ pool_ref: byName('pool', m.pool), ratio: m.ratio })),
-      }),
-    });
-  }
-  children.push({ type: 'vsvip', object: renderVsVip(vs, owner, at) });
-  if (vs.kind === 'l4') {
-    // TLS passthrough: a pool group per server name, chosen by the L4 DataScript (passthrough.ts).
-    const sni = vs.sni ?? [];
-    for (const host of [...new Set(sni.map((r) => r.host))].sort()) {
-      const route = sni.find((r) => r.host === host)!;
-      children.push({
-        type: 'poolgroup',
-        object: withSum('poolgroup', {
-          name: sniGroupName(vs.name, host),
-          ...common,
-          cloud_ref: placement.cloud_ref,
-          members: [{ pool_ref: byName('pool', route.pool), ratio: 1 }],
-        }),
-      });
-    }
-    // SNI routing, even with no route left (every connection closed by the script: fail closed).
-    const routed = vs.sni !== undefined;
-    if (routed) {
-      children.push({
-        type: 'vsdatascriptset',
-        object: withSum('vsdatascriptset', {
-          name: vs.name,
-          ...common,
-          description: `npl-lb TLS passthrough of ${vs.source}\n${JSON.stringify(sni)}`,
-          datascript: [{ evt: 'VS_DATASCRIPT_EVT_L4_REQUEST', script: passthroughScript(vs) }],
-          protocol_parser_refs: [byName('protocolparser', 'Default-TLS')],
-          pool_group_refs: [...new Set(sni.map((r) => r.host))]
-            .sort()
-            .map((h) => byName('poolgroup', sniGroupName(vs.name, h))),
-        }),
-      });
-    }
-    return {
-      children,
-      services: [
-        withSum('virtualservice', {
-          name: vs.name,
-          ...common,
-          description: `npl-lb ${vs.source}`,
-          ...placement,
-          vsvip_ref: byName('vsvip', vsVipName(vs, owner)),
-          services: [{ port: vs.port }],
-          application_profile_ref: byName('applicationprofile', 'System-L4-Application'),
-          network_profile_ref: byName(
-            'networkprofile',
-            vs.protocol === 'UDP' ? 'System-UDP-Fast-Path' : 'System-TCP-Proxy',
-          ),
-          ...(routed
-            ? { vs_datascripts: [{ index: 1, vs_datascript_set_ref: byName('vsdatascriptset', vs.name) }] }
-            : { pool_ref: byName('pool', vs.pool) }),
-        }),
-      ],
-    };
-  }
-  const p = policy!;
+  const service = withSum('virtualservice', {
+    name: vs.name,
+    ...c.common,
+    description: `npl-lb ${vs.source}`,
+    ...c.placement,
+    vsvip_ref: byName('vsvip', vsVipName(vs, owner)),
+    services: [{ port: vs.port }],
+    application_profile_ref: byName('applicationprofile', 'System-L4-Application'),
+    network_profile_ref: byName(
+      'networkprofile',
+      vs.protocol === 'UDP' ? 'System-UDP-Fast-Path' : 'System-TCP-Proxy',
+    ),
+    ...(routed
+      ? { vs_datascripts: [{ index: 1, vs_datascript_set_ref: byName('vsdatascriptset', vs.name) }] }
+      : { pool_ref: byName('pool', vs.pool) }),
+  });
+  return { children, services: [service] };
+}
+
+/**
+ * An L7 virtual service: pool groups (one per pool, one per weighted split), its VsVip, the share
+ * DataScript where a split names a backend that does not resolve, its policy set; then the parent
+ * (with its first certificate) and an SNI child per further certificate.
+ */
+function renderL7(
+  vs: L7VirtualService,
+  owner: string,
+  at: AviPlacement,
+  c: VsCommon,
+  sniNames: SniNames,
+): RenderedVs {
+  const p = renderHttpPolicy(vs);
+  const children: RenderedVs['children'] = [
+    ...p.pools.map((pool) => ({
+      type: 'poolgroup' as const,
+      object: poolGroup(poolGroupName(vs.name, pool), [{ pool, ratio: 1 }], c),
+    })),
+    ...p.splitGroups.map((g) => ({ type: 'poolgroup' as const, object: poolGroup(g.name, g.members, c) })),
+    { type: 'vsvip', object: renderVsVip(vs, owner, at) },
+  ];
   if (p.needsScript) {
     children.push({
       type: 'vsdatascriptset',
       object: withSum('vsdatascriptset', {
         name: vs.name,
-        ...common,
+        ...c.common,
         description: 'npl-lb: 500 for the share of a backend that does not resolve',
         datascript: [{ evt: 'VS_DATASCRIPT_EVT_HTTP_REQ', script: SHARE_SCRIPT }],
       }),
@@ -170,7 +179,7 @@ export function renderVirtualService(
     type: 'httppolicyset',
     object: withSum('httppolicyset', {
       name: vs.name,
-      ...common,
+      ...c.common,
       description: `${DESCRIPTION} ${vs.ingressClass}\n${JSON.stringify(vs.routes)}`,
       http_request_policy: { rules: p.request },
       ...(p.response.length ? { http_response_policy: { rules: p.response } } : {}),
@@ -179,9 +188,9 @@ export function renderVirtualService(
   const https = vs.protocol === 'HTTPS';
   const certs = vs.certificates ?? [];
   const l7 = {
-    ...common,
+    ...c.common,
     description: `npl-lb IngressClass ${vs.ingressClass}`,
-    ...placement,
+    ...c.placement,
     application_profile_ref: byName('applicationprofile', https ? 'System-Secure-HTTP' : 'System-HTTP'),
     network_profile_ref: byName('networkprofile', 'System-TCP-Proxy'),
     ...(vs.defaultPool
@@ -213,7 +222,7 @@ export function renderVirtualService(
         withSum('virtualservice', {
           name: sniChildName(vs.name, cert),
           ...l7,
-          markers: [...common.markers, { key: 'sniorder', values: [String(i + 1)] }],
+          markers: [...c.common.markers, { key: 'sniorder', values: [String(i + 1)] }],
           type: 'VS_TYPE_VH_CHILD',
           vh_parent_vs_ref: byName('virtualservice', vs.name),
           vh_domain_name: sniNames(cert).length ? sniNames(cert) : [cert],
