@@ -50,7 +50,7 @@ function signature(req: PoolRequest, ctx: PoolContext, nodeVersions: string): st
  * Whether two versions of a Service are the same to the sources but for their statuses' addresses:
  * everything but the status and the resourceVersion (which only this cache's signatures read).
  */
-export function sameServiceSpec(a: Service, b: Service): boolean {
+function sameServiceSpec(a: Service, b: Service): boolean {
   const { status: _s, metadata: am, ...ar } = a;
   const { status: _t, metadata: bm, ...br } = b;
   const { resourceVersion: _u, managedFields: _m, ...amRest } = am as typeof am & { managedFields?: unknown };
@@ -111,10 +111,12 @@ export class DesiredCache {
     const inputs = [view.services, view.nodes, view.secrets, view.namespaces, ...routeInputs(view)];
     const last = this.last;
     const ctx = poolContext(view, cfg, lb);
+    // Only Pods changed, or Services only where the frontends do not read (then taken as the same).
     if (
       changed &&
       last &&
-      inputs.every((x, i) => x === last.inputs[i] || (i === 0 && this.statusOnly(last, view, changed)))
+      inputs.every((x, i) => i === 0 || x === last.inputs[i]) &&
+      (inputs[0] === last.inputs[0] || this.statusOnly(last, view, changed))
     )
       return this.podsOnly(last, changed, ctx, cfg, view);
     this.changedPools = undefined;
