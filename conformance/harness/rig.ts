@@ -9,9 +9,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { z } from 'zod';
 import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
-import { AgentMetrics } from '../../src/agent/metrics.ts';
-import { NplAgent } from '../../src/agent/npl-controller.ts';
-import { UserspaceBackend } from '../../src/agent/rules/userspace.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
 import { EventRecorder } from '../../src/kube/events.ts';
@@ -20,6 +17,7 @@ import { installGatewayApiCrds } from '../../src/sandbox/gateway-api.ts';
 import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
 import { startSandbox } from '../../src/sandbox/server.ts';
 import { runningStatus } from '../../src/main/demo-app.ts';
+import { startNodeAgent } from '../../src/main/demo-nodes.ts';
 import { startDataplaneSim } from '../../test/support/dataplane.ts';
 import { startHaproxy } from '../../test/support/haproxy.ts';
 import { aviAdapter } from '../../test/support/lb-fixtures.ts';
@@ -170,23 +168,7 @@ export async function applyAll(api: Api, kubelet: Kubelet, objects: KubeObject[]
 async function startNodes(api: Api, kc: KubeConfig, log: Logger, c: Cleanups): Promise<Node[]> {
   const nodes: Node[] = [1, 2, 3].map((i) => ({ name: `node-${i}`, ip: `${NET.nodes}.${i}` }));
   for (const n of nodes) {
-    await api.request('POST', '/api/v1/nodes', { metadata: { name: n.name } });
-    await api.patch(`/api/v1/nodes/${n.name}/status`, {
-      status: {
-        addresses: [{ type: 'InternalIP', address: n.ip }],
-        conditions: [{ type: 'Ready', status: 'True' }],
-      },
-    });
-    const agent = new NplAgent({
-      kubeConfig: kc,
-      nodeName: n.name,
-      portRange: { start: 61000, end: 61999 },
-      backend: new UserspaceBackend(),
-      metrics: new AgentMetrics(),
-      events: new EventRecorder(kc, 'npl-lb-agent', n.name, { logger: log }),
-      logger: log,
-    });
-    await agent.start();
+    const agent = await startNodeAgent(kc, n.name, [n.ip], log);
     c.after(() => agent.stop());
   }
   return nodes;
