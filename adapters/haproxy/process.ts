@@ -16,7 +16,8 @@ const exec = promisify(execFile);
 
 export class HaproxyError extends AdapterError {
   constructor(
-    override readonly code: 'ConfigInvalid' | 'StartFailed' | 'SocketFailed' | 'ReloadFailed',
+    override readonly code:
+      'ConfigInvalid' | 'StartFailed' | 'SocketFailed' | 'ReloadFailed' | 'CommandRefused',
     message: string,
   ) {
     super(code, message);

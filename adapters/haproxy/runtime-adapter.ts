@@ -39,6 +39,12 @@ export type { HaproxyRuntimeOptions };
 /** The runtime state of a member's server: a disabled member drains. */
 const adminState = (m: Member) => (m.enabled ? 'ready' : 'drain');
 
+/** A runtime command HAProxy answered with a refusal (false: reload instead); anything else is thrown. */
+function refusedCommand(err: unknown): false {
+  if (err instanceof HaproxyError && err.code === 'CommandRefused') return false;
+  throw err;
+}
+
 export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   readonly name = 'haproxy';
   readonly owner: string;
@@ -152,18 +158,24 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
         structural = !isDeepStrictEqual(this.structure(pools, vss), this.structure(this.pools, this.vss));
       };
       if (structural) await narrow(await this.unbindable(changes, failed));
-      if (structural) {
-        try {
+      // Structure by a reload; members by runtime commands, or where HAProxy refuses one (a server
+      // it has and the file does not: an apply cut short, an operator's hand) by a reload, which
+      // makes HAProxy exactly what the file says. Failing the batch instead would fail it again on
+      // every pass, every other tenant's changes with it.
+      const live = async () => {
+        if (structural) return this.reloadWith(pools, vss);
+        if (!(await this.runtimeUpdate(pools, vss).then(() => true, refusedCommand)))
           await this.reloadWith(pools, vss);
-        } catch (err) {
-          if (!(err instanceof HaproxyError && err.code === 'ConfigInvalid')) throw err;
-          const refused = await this.refusedByCheck(changes, failed);
-          if (refused.size === 0) throw err;
-          await narrow(refused);
-          if (structural) await this.reloadWith(pools, vss);
-          else await this.runtimeUpdate(pools, vss);
-        }
-      } else await this.runtimeUpdate(pools, vss);
+      };
+      try {
+        await live();
+      } catch (err) {
+        if (!(err instanceof HaproxyError && err.code === 'ConfigInvalid')) throw err;
+        const refused = await this.refusedByCheck(changes, failed);
+        if (refused.size === 0) throw err;
+        await narrow(refused);
+        await live();
+      }
     } catch (err) {
       const e = err as Error;
       const terminal = err instanceof HaproxyError && err.code === 'ConfigInvalid';
@@ -268,20 +280,18 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   }
 
   /**
-   * The new worker takes a staying server's drain and maintenance state from the saved state
-   * file, not from the file's weight: members drained or undrained in this batch, and parked
-   * servers whose member returns in it, are set at runtime first, so the state saved for the
-   * reload is the one wanted.
+   * The new worker takes a server's drain and maintenance state from the saved state file, not
+   * from the file's weight: members drained or undrained in this batch, and new ones (which the
+   * running worker may have without the file: a refused `add server`), are set at runtime first,
+   * so the state saved for the reload is the one wanted.
    */
   private async settleStates(pools: Map<string, Pool>): Promise<void> {
     for (const [name, next] of pools) {
       const before = new Map((this.pools.get(name)?.members ?? []).map((m) => [serverName(m), m]));
-      const parked = this.parked.get(name);
       for (const m of next.members) {
         const s = serverName(m);
         const old = before.get(s);
-        const changed = old ? old.enabled !== m.enabled : parked?.has(s) === true;
-        if (!changed) continue;
+        if (old && old.enabled === m.enabled) continue;
         // A server the running worker does not have takes its state from the file anyway.
         await this.command(`set server ${name}/${s} state ${adminState(m)}`, /^$|No such/i);
       }
@@ -296,7 +306,8 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   private async command(line: string, ok: RegExp = /^\s*$/): Promise<void> {
     this.stats.runtimeCommands++;
     const answer = await socketCommand(this.opts.adminSocket, line);
-    if (!ok.test(answer.trim())) throw new HaproxyError('SocketFailed', `${line}: ${answer.trim()}`);
+    // An answer, so the socket works: a refusal is not the device being away.
+    if (!ok.test(answer.trim())) throw new HaproxyError('CommandRefused', `${line}: ${answer.trim()}`);
   }
 
   /** Members only: runtime commands, then the file brought in step (no reload). */

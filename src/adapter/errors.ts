@@ -48,6 +48,8 @@ export const ADAPTER_ERROR_CODES = {
   SocketFailed: false,
   /** HAProxy refused a reload. */
   ReloadFailed: false,
+  /** HAProxy answered a runtime command with a refusal (the runtime transport reloads instead). */
+  CommandRefused: false,
 } as const;
 
 export type AdapterErrorCode = keyof typeof ADAPTER_ERROR_CODES;
