@@ -116,48 +116,72 @@ export function renderVirtualService(
   /** The pools weighted rules draw their members from. */
   pools: ReadonlyMap<string, Pool> = new Map(),
 ): Record<string, Json> {
-  const ref = refs.pool;
-  if (vs.kind === 'l4') {
-    const sni = vs.sni ?? [];
-    return {
-      [vs.name]: {
-        class: vs.protocol === 'UDP' ? 'Service_UDP' : 'Service_TCP',
-        remark: remark(`npl-lb ${vs.source}`),
-        virtualAddresses: [vs.vip],
-        virtualPort: vs.port,
-        ...(vs.pool ? { pool: ref(vs.pool) } : {}),
-        // Source-address persistence where its pools ask it, none otherwise (AS3's default is
-        // source-address on TCP and UDP services: never left to it).
-        persistenceMethods: l4Persistence(vs, pools) === 'SourceIP' ? ['source-address'] : [],
-        ...(sni.length > 0 ? { policyEndpoint: policyName(vs.name) } : {}),
-        // Client filters: an iRule accepting the ranges (source-ranges.ts).
-        ...(vs.sourceRanges ? { iRules: [sourceRangeRuleName(vs.name)] } : {}),
-        // SNI routing with no route left has no pool and no policy: BIG-IP resets each connection.
-        metadata: meta({
-          owner,
-          source: vs.source,
-          ...(vs.sni ? { sni: JSON.stringify(sni) } : {}),
-          ...(vs.sourceRanges ? { sourceRanges: JSON.stringify(vs.sourceRanges) } : {}),
-          ...partitionMeta(vs),
-        }),
-      },
-      ...(sni.length > 0 ? { [policyName(vs.name)]: sniPolicy(vs.name, sni, ref) } : {}),
-      ...(vs.sourceRanges
-        ? {
-            [sourceRangeRuleName(vs.name)]: {
-              class: 'iRule',
-              remark: remark(`npl-lb client filter of ${vs.name}`),
-              iRule: sourceRangeRule(vs.sourceRanges),
-            },
-          }
-        : {}),
-    };
-  }
-  // The routes in model form in the service's metadata (observe() reads them back as applied);
-  // the policy, the pools built for weighted rules and the 500 iRule from http-policy.ts.
-  const policy = renderHttpPolicy(vs, owner, ref, pools);
-  // HTTPS: the certificates in a TLS profile, picked by SNI, the first the default; their order
-  // kept in the service's metadata. No redirect from port 80 (the HTTP listener is its own).
+  return vs.kind === 'l4' ? renderL4(vs, owner, refs.pool, pools) : renderL7(vs, owner, refs, pools);
+}
+
+/** An iRule object of ours. */
+const iRule = (text: string, iRuleText: string): Json => ({
+  class: 'iRule',
+  remark: remark(text),
+  iRule: iRuleText,
+});
+
+/** An L4 service, its SNI policy (TLS passthrough) and its client-filter iRule. */
+function renderL4(
+  vs: L4VirtualService,
+  owner: string,
+  ref: Refs['pool'],
+  pools: ReadonlyMap<string, Pool>,
+): Record<string, Json> {
+  const sni = vs.sni ?? [];
+  return {
+    [vs.name]: {
+      class: vs.protocol === 'UDP' ? 'Service_UDP' : 'Service_TCP',
+      remark: remark(`npl-lb ${vs.source}`),
+      virtualAddresses: [vs.vip],
+      virtualPort: vs.port,
+      ...(vs.pool ? { pool: ref(vs.pool) } : {}),
+      // Source-address persistence where its pools ask it, none otherwise (AS3's default is
+      // source-address on TCP and UDP services: never left to it).
+      persistenceMethods: l4Persistence(vs, pools) === 'SourceIP' ? ['source-address'] : [],
+      ...(sni.length > 0 ? { policyEndpoint: policyName(vs.name) } : {}),
+      // Client filters: an iRule accepting the ranges (source-ranges.ts).
+      ...(vs.sourceRanges ? { iRules: [sourceRangeRuleName(vs.name)] } : {}),
+      // SNI routing with no route left has no pool and no policy: BIG-IP resets each connection.
+      metadata: meta({
+        owner,
+        source: vs.source,
+        ...(vs.sni ? { sni: JSON.stringify(sni) } : {}),
+        ...(vs.sourceRanges ? { sourceRanges: JSON.stringify(vs.sourceRanges) } : {}),
+        ...partitionMeta(vs),
+      }),
+    },
+    ...(sni.length > 0 ? { [policyName(vs.name)]: sniPolicy(vs.name, sni, ref) } : {}),
+    ...(vs.sourceRanges
+      ? {
+          [sourceRangeRuleName(vs.name)]: iRule(
+            `npl-lb client filter of ${vs.name}`,
+            sourceRangeRule(vs.sourceRanges),
+          ),
+        }
+      : {}),
+  };
+}
+
+/**
+ * An L7 service: the routes in model form in its metadata (observe() reads them back as
+ * applied); the policy, the pools built for weighted rules and the 403 and 500 iRules from
+ * http-policy.ts. HTTPS: the certificates in a TLS profile, picked by SNI, the first the default;
+ * their order kept in the service's metadata. No redirect from port 80 (the HTTP listener is its
+ * own).
+ */
+function renderL7(
+  vs: L7VirtualService,
+  owner: string,
+  refs: Refs,
+  pools: ReadonlyMap<string, Pool>,
+): Record<string, Json> {
+  const policy = renderHttpPolicy(vs, owner, refs.pool, pools);
   const https = vs.protocol === 'HTTPS';
   const certs = vs.certificates ?? [];
   return {
@@ -166,7 +190,7 @@ export function renderVirtualService(
       remark: remark(`npl-lb ingress class ${vs.ingressClass}`),
       virtualAddresses: [vs.vip],
       virtualPort: vs.port,
-      ...(vs.defaultPool ? { pool: ref(vs.defaultPool) } : {}),
+      ...(vs.defaultPool ? { pool: refs.pool(vs.defaultPool) } : {}),
       policyEndpoint: policyName(vs.name),
       // Persistence per route, by the policy's persist actions (http-policy.ts), never AS3's
       // default cookie on every request.
@@ -206,21 +230,11 @@ export function renderVirtualService(
     ...policy.splitPools,
     ...(policy.needs403
       ? {
-          [forbiddenRuleName(vs.name)]: {
-            class: 'iRule',
-            remark: remark("npl-lb: 403 for a client outside a route's ranges"),
-            iRule: IRULE_403,
-          },
+          [forbiddenRuleName(vs.name)]: iRule("npl-lb: 403 for a client outside a route's ranges", IRULE_403),
         }
       : {}),
     ...(policy.needs500
-      ? {
-          [iRuleName(vs.name)]: {
-            class: 'iRule',
-            remark: remark('npl-lb: 500 for an unresolved backend'),
-            iRule: IRULE_500,
-          },
-        }
+      ? { [iRuleName(vs.name)]: iRule('npl-lb: 500 for an unresolved backend', IRULE_500) }
       : {}),
   };
 }
