@@ -88,8 +88,19 @@ function backendLists(
     );
 }
 
-/** The operations of one transaction for the changes not failed, and the device view after it. */
-export function buildOps(ctx: BuildContext, changes: Change[], failed: Map<number, Fail>): Built {
+/** The operations of a transaction, grouped in the order they run. */
+interface Ops {
+  frontendDeletes: Op[];
+  backends: Op[];
+  frontends: Op[];
+  backendDeletes: Op[];
+}
+
+/**
+ * The device's pools and virtual services once the changes not failed are in, and which change
+ * (its index) each touched name belongs to; a virtual service whose pool is missing fails.
+ */
+function stateAfter(ctx: BuildContext, changes: Change[], failed: Map<number, Fail>) {
   const pools = new Map<string, Pool>([...ctx.backends.values()].map((d) => [d.backend.name, readPool(d)]));
   const vss = new Map<string, VirtualService>(
     [...ctx.frontends.values()].map((d) => [d.frontend.name, readVirtualService(d)]),
@@ -97,12 +108,10 @@ export function buildOps(ctx: BuildContext, changes: Change[], failed: Map<numbe
   const poolChange = new Map<string, number>();
   const vsChange = new Map<string, number>();
   changes.forEach((c, i) => {
-    if (failed.has(i)) return;
-    if (c.kind === 'pool') {
-      poolChange.set(c.name, i);
-      if (c.op === 'delete') pools.delete(c.name);
-      else pools.set(c.name, c.desired);
-    }
+    if (failed.has(i) || c.kind !== 'pool') return;
+    poolChange.set(c.name, i);
+    if (c.op === 'delete') pools.delete(c.name);
+    else pools.set(c.name, c.desired);
   });
   changes.forEach((c, i) => {
     if (failed.has(i) || c.kind !== 'virtualService') return;
@@ -114,108 +123,128 @@ export function buildOps(ctx: BuildContext, changes: Change[], failed: Map<numbe
     if (c.op === 'delete') vss.delete(c.name);
     else vss.set(c.name, c.desired);
   });
+  return { pools, vss, poolChange, vsChange };
+}
+
+/** One backend: deleted, or written where it changed, with its lists and the server slots that changed. */
+function backendOps(
+  ctx: BuildContext,
+  name: string,
+  index: number,
+  pool: Pool | undefined,
+  http: boolean,
+  ops: Ops,
+  out: Built,
+): void {
+  const cur = ctx.backends.get(name);
+  if (!pool) {
+    if (cur) ops.backendDeletes.push({ index, run: (tx) => ctx.client.deleteBackend(tx, name) });
+    out.backends.set(name, undefined);
+    return;
+  }
+  const wanted = backendFor(pool, http, ctx.layout);
+  const slots = assignSlots(cur?.servers ?? [], pool.members, ctx.layout, pool);
+  const writeBackend =
+    !cur || backendChanged(cur.backend, wanted) || (slots.grown && ctx.layout.apiVersion === 'v2');
+  if (writeBackend) {
+    ops.backends.push({ index, run: (tx) => ctx.client.putBackend(tx, wanted, cur !== undefined) });
+    for (const run of backendLists(ctx, name, pool, http, cur !== undefined))
+      ops.backends.push({ index, run });
+  }
+  const old = new Map((cur?.servers ?? []).map((s) => [s.name, s]));
+  for (const s of slots.servers) {
+    const was = old.get(s.name);
+    if (!was || serverChanged(was, s)) {
+      ops.backends.push({ index, run: (tx) => ctx.client.putServer(tx, name, s, was !== undefined) });
+    }
+  }
+  out.backends.set(name, {
+    backend: writeBackend ? wanted : cur!.backend,
+    servers: slots.servers,
+    known: new Map(pool.members.map((m) => [memberKey(m), { node: m.node, pod: m.pod }])),
+  });
+}
+
+/**
+ * One frontend: deleted, its crt-list changed alone (only certificates past its default moved),
+ * or written with its binds and rule lists, its crt-list written first and removed after.
+ */
+function frontendOps(
+  ctx: BuildContext,
+  name: string,
+  index: number,
+  v: VirtualService | undefined,
+  ops: Ops,
+  out: Built,
+): void {
+  const cur = ctx.frontends.get(name);
+  const wasHttps = cur?.certificates !== undefined;
+  if (!v) {
+    if (cur) ops.frontendDeletes.push({ index, run: (tx) => ctx.client.deleteFrontend(tx, name) });
+    if (wasHttps) out.post.push({ index: -1, run: () => ctx.certs.removeCrtList(name) });
+    out.frontends.set(name, undefined);
+    return;
+  }
+  const https = v.kind === 'l7' && v.protocol === 'HTTPS';
+  const certificates = v.kind === 'l7' ? (v.certificates ?? []) : [];
+  if (https && cur && wasHttps && certificatesOnly(cur, v)) {
+    // The default certificate stays: the crt-list changes, the configuration does not.
+    out.pre.push({
+      index,
+      run: async () => {
+        await ctx.certs.changeCrtList(name, cur.certificates ?? [], certificates);
+        ctx.frontends.set(name, { ...cur, certificates });
+      },
+    });
+    return;
+  }
+  let crtList: string | undefined;
+  if (https)
+    out.pre.push({
+      index,
+      run: async () => void (crtList = await ctx.certs.writeCrtList(name, certificates)),
+    });
+  if (wasHttps && !https) out.post.push({ index: -1, run: () => ctx.certs.removeCrtList(name) });
+  ops.frontends.push({
+    index,
+    run: async (tx) => {
+      const f = frontendFor(v, ctx.layout, crtList);
+      await ctx.client.putFrontend(tx, f.frontend, cur !== undefined);
+      const binds = new Map((cur?.binds ?? []).map((b) => [b.name, b]));
+      for (const b of f.binds) {
+        const was = binds.get(b.name);
+        if (!was || JSON.stringify(was) !== JSON.stringify(b)) await ctx.client.putBind(tx, name, b, !!was);
+        binds.delete(b.name);
+      }
+      for (const stale of binds.keys()) await ctx.client.deleteBind(tx, name, stale);
+      const lists = [
+        ['acls', f.acls],
+        ['backend_switching_rules', f.rules],
+        ['http_request_rules', f.httpRequest],
+        ['http_response_rules', f.httpResponse],
+        ['tcp_request_rules', f.tcpRequest],
+      ] as const;
+      for (const [kind, items] of lists) {
+        if (cur || items.length > 0) await ctx.client.setList(kind, tx, name, items);
+      }
+      out.frontends.set(name, { frontend: f.frontend, binds: f.binds, ...(https ? { certificates } : {}) });
+    },
+  });
+}
+
+/** The operations of one transaction for the changes not failed, and the device view after it. */
+export function buildOps(ctx: BuildContext, changes: Change[], failed: Map<number, Fail>): Built {
+  const { pools, vss, poolChange, vsChange } = stateAfter(ctx, changes, failed);
+  // A pool that becomes (or stops being) an HTTP route's backend is written again too.
   const http = httpPools(vss.values());
   const before = httpPools([...ctx.frontends.values()].map(readVirtualService));
-  const ops = {
-    frontendDeletes: [] as Op[],
-    backends: [] as Op[],
-    frontends: [] as Op[],
-    backendDeletes: [] as Op[],
-  };
+  const ops: Ops = { frontendDeletes: [], backends: [], frontends: [], backendDeletes: [] };
   const out: Built = { pre: [], ops: [], post: [], backends: new Map(), frontends: new Map() };
   const touched = new Set([...poolChange.keys(), ...[...http].filter((p) => !before.has(p))]);
   for (const p of before) if (!http.has(p)) touched.add(p);
-  for (const name of touched) {
-    const index = poolChange.get(name) ?? -1;
-    const pool = pools.get(name);
-    const cur = ctx.backends.get(name);
-    if (!pool) {
-      if (cur) ops.backendDeletes.push({ index, run: (tx) => ctx.client.deleteBackend(tx, name) });
-      out.backends.set(name, undefined);
-      continue;
-    }
-    const wanted = backendFor(pool, http.has(name), ctx.layout);
-    const slots = assignSlots(cur?.servers ?? [], pool.members, ctx.layout, pool);
-    const writeBackend =
-      !cur || backendChanged(cur.backend, wanted) || (slots.grown && ctx.layout.apiVersion === 'v2');
-    if (writeBackend) {
-      ops.backends.push({ index, run: (tx) => ctx.client.putBackend(tx, wanted, cur !== undefined) });
-      for (const run of backendLists(ctx, name, pool, http.has(name), cur !== undefined))
-        ops.backends.push({ index, run });
-    }
-    const old = new Map((cur?.servers ?? []).map((s) => [s.name, s]));
-    for (const s of slots.servers) {
-      const was = old.get(s.name);
-      if (!was || serverChanged(was, s)) {
-        ops.backends.push({ index, run: (tx) => ctx.client.putServer(tx, name, s, was !== undefined) });
-      }
-    }
-    out.backends.set(name, {
-      backend: writeBackend ? wanted : cur!.backend,
-      servers: slots.servers,
-      known: new Map(pool.members.map((m) => [memberKey(m), { node: m.node, pod: m.pod }])),
-    });
-  }
-  for (const [name, index] of vsChange) {
-    const v = vss.get(name);
-    const cur = ctx.frontends.get(name);
-    const wasHttps = cur?.certificates !== undefined;
-    if (!v) {
-      if (cur) ops.frontendDeletes.push({ index, run: (tx) => ctx.client.deleteFrontend(tx, name) });
-      if (wasHttps) out.post.push({ index: -1, run: () => ctx.certs.removeCrtList(name) });
-      out.frontends.set(name, undefined);
-      continue;
-    }
-    const https = v.kind === 'l7' && v.protocol === 'HTTPS';
-    const certificates = v.kind === 'l7' ? (v.certificates ?? []) : [];
-    if (https && cur && wasHttps && certificatesOnly(cur, v)) {
-      // The default certificate stays: the crt-list changes, the configuration does not.
-      out.pre.push({
-        index,
-        run: async () => {
-          await ctx.certs.changeCrtList(name, cur.certificates ?? [], certificates);
-          ctx.frontends.set(name, { ...cur, certificates });
-        },
-      });
-      continue;
-    }
-    let crtList: string | undefined;
-    if (https)
-      out.pre.push({
-        index,
-        run: async () => void (crtList = await ctx.certs.writeCrtList(name, certificates)),
-      });
-    if (wasHttps && !https) out.post.push({ index: -1, run: () => ctx.certs.removeCrtList(name) });
-    ops.frontends.push({
-      index,
-      run: async (tx) => {
-        const f = frontendFor(v, ctx.layout, crtList);
-        await ctx.client.putFrontend(tx, f.frontend, cur !== undefined);
-        const binds = new Map((cur?.binds ?? []).map((b) => [b.name, b]));
-        for (const b of f.binds) {
-          const was = binds.get(b.name);
-          if (!was || JSON.stringify(was) !== JSON.stringify(b)) await ctx.client.putBind(tx, name, b, !!was);
-          binds.delete(b.name);
-        }
-        for (const stale of binds.keys()) await ctx.client.deleteBind(tx, name, stale);
-        const lists = [
-          ['acls', f.acls],
-          ['backend_switching_rules', f.rules],
-          ['http_request_rules', f.httpRequest],
-          ['http_response_rules', f.httpResponse],
-          ['tcp_request_rules', f.tcpRequest],
-        ] as const;
-        for (const [kind, items] of lists) {
-          if (cur || items.length > 0) await ctx.client.setList(kind, tx, name, items);
-        }
-        out.frontends.set(name, {
-          frontend: f.frontend,
-          binds: f.binds,
-          ...(https ? { certificates } : {}),
-        });
-      },
-    });
-  }
+  for (const name of touched)
+    backendOps(ctx, name, poolChange.get(name) ?? -1, pools.get(name), http.has(name), ops, out);
+  for (const [name, index] of vsChange) frontendOps(ctx, name, index, vss.get(name), ops, out);
   out.ops = [...ops.frontendDeletes, ...ops.backends, ...ops.frontends, ...ops.backendDeletes];
   return out;
 }
