@@ -8,12 +8,11 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { LoadBalancerAdapter } from '../adapter/contract.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
 import { NplController } from '../controller/controller.ts';
-import { controllerRoutes } from '../controller/http-routes.ts';
 import type { EventSink, EventTarget } from '../kube/events.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import { LeaderElector, type LeaderElectionOptions } from '../runtime/leader-election.ts';
 import type { Logger } from '../runtime/logger.ts';
-import { serveStatus } from '../runtime/status-server.ts';
+import { serveController } from './controller-http.ts';
 
 export interface ControllerRoleOptions {
   kubeConfig: KubeConfig;
@@ -85,15 +84,7 @@ export async function startControllerRole(o: ControllerRoleOptions): Promise<Con
     if (!elector) return controller.isReady;
     return elector.isLeader ? controller.isReady : elector.isRunning;
   };
-  const routes = controllerRoutes(controller.state, controller.health);
-  const status = await serveStatus(
-    o.httpAddress,
-    controller.metrics.registry,
-    ready,
-    routes.json,
-    routes.html,
-    routes.handlers,
-  );
+  const status = await serveController(controller, o.httpAddress, ready);
   return {
     controller,
     url: status.url,

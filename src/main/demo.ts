@@ -21,10 +21,9 @@ import { demoLoadBalancer } from './demo-load-balancer.ts';
 import { COMMON_FLAGS, commonSchema, type FlagSpecs, helpText, parseFlags } from '../config/flags.ts';
 import { parseControllerConfig } from '../config/controller-config.ts';
 import { NplController } from '../controller/controller.ts';
-import { controllerRoutes } from '../controller/http-routes.ts';
 import { EventRecorder } from '../kube/events.ts';
 import { createLogger, type Logger } from '../runtime/logger.ts';
-import { serveStatus } from '../runtime/status-server.ts';
+import { serveController } from './controller-http.ts';
 import { startSandboxFromFlags, waitForSignal } from './sandbox.ts';
 import { answers, gatewayVipOf, post, vipOf } from './demo-app.ts';
 import { installGatewayApiCrds } from '../sandbox/gateway-api.ts';
@@ -243,15 +242,7 @@ async function startDemoController(o: {
   o.made(controller);
   await controller.start();
   o.cleanups.push(() => controller.stop());
-  const routes = controllerRoutes(controller.state, controller.health);
-  const http = await serveStatus(
-    { host: '127.0.0.1', port: 0 },
-    controller.metrics.registry,
-    () => controller.isReady,
-    routes.json,
-    routes.html,
-    routes.handlers,
-  );
+  const http = await serveController(controller, { host: '127.0.0.1', port: 0 });
   o.cleanups.push(() => http.close());
   return { controller, http };
 }

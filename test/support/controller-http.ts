@@ -6,8 +6,7 @@ import { createServer, type Server } from 'node:net';
 import type { TestContext } from 'node:test';
 import type { StreamOptions } from '../../src/controller/dashboard-stream.ts';
 import type { NplController } from '../../src/controller/controller.ts';
-import { controllerRoutes } from '../../src/controller/http-routes.ts';
-import { serveStatus } from '../../src/runtime/status-server.ts';
+import { serveController as serve } from '../../src/main/controller-http.ts';
 
 /** Serves the controller's state API, dashboard and stream on 127.0.0.1; returns the base URL. */
 export async function serveController(
@@ -15,15 +14,7 @@ export async function serveController(
   ctl: NplController,
   stream: StreamOptions = {},
 ): Promise<string> {
-  const routes = controllerRoutes(ctl.state, ctl.health, stream);
-  const http = await serveStatus(
-    { host: '127.0.0.1', port: 0 },
-    ctl.metrics.registry,
-    () => ctl.isReady,
-    routes.json,
-    routes.html,
-    routes.handlers,
-  );
+  const http = await serve(ctl, { host: '127.0.0.1', port: 0 }, () => ctl.isReady, stream);
   t.after(() => http.close());
   return http.url;
 }
