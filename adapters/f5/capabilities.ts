@@ -6,6 +6,12 @@
 import type { Capabilities } from '../../src/adapter/contract.ts';
 import { ALL_HTTP } from '../../src/adapter/http-capabilities.ts';
 
+/**
+ * Ranges per L4 client filter: the iRule (source-ranges.ts) is one line per range, up to about
+ * 100 characters for an IPv6 one, and BIG-IP refuses an iRule of 64 KiB or more.
+ */
+export const F5_MAX_SOURCE_RANGES = 500;
+
 export const F5_CAPABILITIES: Capabilities = {
   l4: { tcp: true, udp: true },
   l7: true,
@@ -40,8 +46,10 @@ export const F5_CAPABILITIES: Capabilities = {
   persistence: ['Cookie', 'SourceIP'],
   // Members' connectionLimit; the pool's slowRampTime (seconds).
   maxConnections: true,
-  // loadBalancerSourceRanges: an iRule of the L4 virtual server rejecting other clients.
+  // loadBalancerSourceRanges: an iRule of the L4 virtual server rejecting other clients. BIG-IP
+  // keeps an iRule's text under 64 KiB; a range is one line of at most about 100 characters.
   sourceRanges: true,
+  maxSourceRanges: F5_MAX_SOURCE_RANGES,
   // The pool's reselectTries: a failed connection goes to another member.
   retries: 'any',
   slowStart: { stepSeconds: 1 },

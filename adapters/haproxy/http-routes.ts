@@ -21,6 +21,7 @@ import type { HeaderModifier, HttpRoute, L7VirtualService, SniRoute } from '../.
 export const needsRouteRules = (v: L7VirtualService): boolean =>
   v.routes.some((r) => r.order !== undefined || r.redirect !== undefined || r.sourceRanges !== undefined);
 import { logFormatArg, pct, quoteArg } from './encode.ts';
+import { srcAclValues } from './policy-lines.ts';
 
 /**
  * What a frontend's routes become, independent of the transport: the runtime transport writes
@@ -255,11 +256,14 @@ export function gatewayRules(v: L7VirtualService): GatewayRules {
     acl(`is_${p}`, 'var(txn.npl_route)', `-m int ${i}`);
     const at = `is_${p}`;
     // Its client filter before anything else it does: 403 from outside the ranges (none: all).
-    if (r.sourceRanges)
+    // The ranges go on as many lines of one ACL as they need (HAProxy ORs them; policy-lines.ts).
+    if (r.sourceRanges) {
+      for (const value of srcAclValues(r.sourceRanges)) acl(`${p}_src`, 'src', value);
       tail.push({
         action: { type: 'return', status: 403 },
-        cond: r.sourceRanges.length > 0 ? `${at} !{ src ${r.sourceRanges.join(' ')} }` : at,
+        cond: r.sourceRanges.length > 0 ? `${at} !${p}_src` : at,
       });
+    }
     tail.push(...modifierRules(r.requestHeaders, at), ...timeoutRules(r, at));
     out.response.push(...modifierRules(r.responseHeaders, at));
     if (r.redirect) {

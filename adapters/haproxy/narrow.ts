@@ -14,15 +14,24 @@ import type { Fail } from './validate.ts';
  * plus `subset` is acceptable. Bisects: a half that passes is kept, one that fails is split again;
  * k culprits among n items cost O(k log n) checks. Order is kept.
  */
-export async function narrowRefused<T>(items: T[], accepts: (subset: T[]) => Promise<boolean>): Promise<T[]> {
+export async function narrowRefused<T>(
+  items: T[],
+  accepts: (subset: T[]) => Promise<boolean | string>,
+  /** Filled with each culprit's reason, where `accepts` gave one (a string is a refusal's reason). */
+  reasons?: Map<T, string>,
+): Promise<T[]> {
   const accepted: T[] = [];
   const walk = async (part: T[]): Promise<T[]> => {
     if (part.length === 0) return [];
-    if (await accepts([...accepted, ...part])) {
+    const verdict = await accepts([...accepted, ...part]);
+    if (verdict === true) {
       accepted.push(...part);
       return [];
     }
-    if (part.length === 1) return part;
+    if (part.length === 1) {
+      if (typeof verdict === 'string') reasons?.set(part[0]!, verdict);
+      return part;
+    }
     const mid = Math.ceil(part.length / 2);
     const bad = await walk(part.slice(0, mid));
     return [...bad, ...(await walk(part.slice(mid)))];
@@ -77,21 +86,27 @@ export async function unbindableChanges(
 export async function refusedChanges(
   changes: Change[],
   failed: ReadonlyMap<number, Fail>,
-  accepts: (skip: Map<number, Fail>) => Promise<boolean>,
+  accepts: (skip: Map<number, Fail>) => Promise<boolean | string>,
 ): Promise<Map<number, Fail>> {
   const live = [...changes.keys()].filter((i) => !failed.has(i));
   const left: Fail = { code: 'Skipped', message: 'left out of this check', terminal: true };
-  const bad = await narrowRefused(live, (subset) => {
-    const skip = new Map(failed);
-    for (const i of live) if (!subset.includes(i)) skip.set(i, left);
-    return accepts(skip);
-  });
+  const reasons = new Map<number, string>();
+  const bad = await narrowRefused(
+    live,
+    (subset) => {
+      const skip = new Map(failed);
+      for (const i of live) if (!subset.includes(i)) skip.set(i, left);
+      return accepts(skip);
+    },
+    reasons,
+  );
   return new Map(
     bad.map((i) => [
       i,
       {
         code: 'ConfigInvalid',
-        message: `${changes[i]!.name}: haproxy -c refuses the configuration with this change`,
+        // HAProxy's own reason, where its check gave one.
+        message: `${changes[i]!.name}: HAProxy refuses the configuration with this change (${(reasons.get(i) ?? 'haproxy -c').slice(0, 500)})`,
         terminal: true,
       },
     ]),

@@ -73,15 +73,35 @@ export function timeoutLines(p: Pool): string[] {
 export const COOKIE_KEY = 'npl-lb';
 
 /**
+ * How many ranges one `acl <name> src ...` line holds. HAProxy refuses a line of more than 64
+ * words (`too many words`); the ACL's three words leave 61, and lines of one ACL name are ORed,
+ * so a list of any length is as many lines as it needs.
+ */
+export const RANGES_PER_ACL_LINE = 50;
+
+/** A client filter's ranges as the values of the lines of one `src` ACL (one list per line). */
+export function srcAclValues(ranges: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < ranges.length; i += RANGES_PER_ACL_LINE)
+    out.push(ranges.slice(i, i + RANGES_PER_ACL_LINE).join(' '));
+  return out;
+}
+
+/** The ACL an L4 frontend's client filter is read in. */
+export const L4_SRC_ACL = 'npl_src';
+
+/**
  * The client filter of an L4 frontend: a connection from outside the ranges is refused before
- * anything else (an empty list refuses all). The ranges are IPv4 networks from the validation
- * boundary (digits, dots and a slash).
+ * anything else (an empty list refuses all). The ranges are networks from the validation boundary
+ * (hex digits, dots, colons and a slash), on as many ACL lines as they need.
  */
 export function sourceRangeLines(ranges: string[] | undefined): string[] {
   if (!ranges) return [];
-  return ranges.length === 0
-    ? ['    tcp-request connection reject']
-    : [`    tcp-request connection reject unless { src ${ranges.join(' ')} }`];
+  if (ranges.length === 0) return ['    tcp-request connection reject'];
+  return [
+    ...srcAclValues(ranges).map((v) => `    acl ${L4_SRC_ACL} src ${v}`),
+    `    tcp-request connection reject unless ${L4_SRC_ACL}`,
+  ];
 }
 
 /** The client filter read back from an L4 frontend's comment (`{}` without one). */

@@ -62,13 +62,18 @@ export function socketCommand(path: string, line: string, timeoutMs = 5000): Pro
 
 export async function checkConfig(bin: string, file: string): Promise<void> {
   try {
-    await exec(bin, ['-c', '-q', '-f', file]);
+    // Not `-q`: it keeps HAProxy's reasons (the ALERT lines) from stderr too.
+    await exec(bin, ['-c', '-f', file]);
   } catch (err) {
     const e = err as { stderr?: string; message: string };
-    const lines = (e.stderr ?? e.message).split('\n').filter((l) => /ALERT|\[ALERT\]|error/i.test(l));
+    // HAProxy's own reasons, without its prefix (`[ALERT]    (pid) : config : `) or the summary.
+    const lines = (e.stderr ?? e.message)
+      .split('\n')
+      .filter((l) => /\[ALERT\]/.test(l) && !/(Error\(s\)|Fatal errors) found in configuration/.test(l))
+      .map((l) => l.replace(/^\[ALERT\]\s*\(\d+\)\s*:\s*(config\s*:\s*)?/, ''));
     throw new HaproxyError(
       'ConfigInvalid',
-      `haproxy -c: ${(lines.length ? lines : [e.message]).join(' | ').slice(0, 2000)}`,
+      `haproxy -c: ${(lines.length ? lines : [e.message.split('\n')[0]!]).join(' | ').slice(0, 2000)}`,
     );
   }
 }

@@ -22,6 +22,7 @@ import type { Change as AnyChange, CoreChange as Change, Observed } from '../../
 import { checkWords, renderConfig, type RenderOptions, serverName } from './config.ts';
 import { parseConfig, type Section } from './config-parse.ts';
 import { checkConfig, HaproxyError, socketCommand } from './process.ts';
+import { markTakenDown, widerThanAsked } from './fail-closed.ts';
 import { refusedChanges, unbindableChanges } from './narrow.ts';
 import { memberHealth } from './health.ts';
 import { changeProblem, dependencyProblem, type Fail } from './validate.ts';
@@ -139,7 +140,16 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     return run;
   }
 
+  /** The batch; then, where a refused change leaves a wider client filter serving, its frontend down. */
   private async applyNow(changes: Change[]): Promise<ApplyResult[]> {
+    const results = await this.applyBatch(changes);
+    const downs = widerThanAsked(results, (name) => this.vss.get(name));
+    if (downs.length === 0) return results;
+    const done = await this.applyBatch(downs);
+    return markTakenDown(results, new Map(done.map((d) => [d.change.name, d.ok])));
+  }
+
+  private async applyBatch(changes: Change[]): Promise<ApplyResult[]> {
     if (!this.loaded) await this.observe();
     await this.deleteParked();
     const failed = new Map<number, Fail>();
@@ -239,7 +249,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
         await checkConfig(this.opts.bin, this.writeConfig(pools, vss));
         return true;
       } catch (err) {
-        if (err instanceof HaproxyError && err.code === 'ConfigInvalid') return false;
+        if (err instanceof HaproxyError && err.code === 'ConfigInvalid') return err.message;
         throw err;
       }
     });

@@ -66,6 +66,12 @@ export interface Capabilities {
    * no; such a virtual service is then not sent at all (fail closed) and its Service told why.
    */
   sourceRanges?: boolean;
+  /**
+   * How many ranges one L4 client filter may hold on this device. Absent: as many as the
+   * validation boundary lets through (MAX_SERVICE_SOURCE_RANGES); a longer filter is not sent
+   * (fail closed) and its Service told why.
+   */
+  maxSourceRanges?: number;
   /** Whether a pool may limit each member's connections (`maxConnections`). Absent: no. */
   maxConnections?: boolean;
   /**
@@ -126,6 +132,12 @@ export interface HttpCapabilities {
    * served (fail closed) and their Ingress is told.
    */
   sourceRanges?: boolean;
+  /**
+   * How many ranges one route's client filter may hold. Absent: as many as the validation
+   * boundary lets through (MAX_INGRESS_SOURCE_RANGES); a route with more is not served (fail
+   * closed) and its Ingress told why.
+   */
+  maxSourceRanges?: number;
   /**
    * HTTP/2: from clients (prior knowledge on HTTP, ALPN on HTTPS) and to members in h2c, so
    * GRPCRoutes attach and Service ports of appProtocol kubernetes.io/h2c are spoken to in HTTP/2.

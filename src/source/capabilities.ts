@@ -24,6 +24,8 @@ function lacks(vs: VirtualService, caps: Capabilities): string | undefined {
   }
   if (vs.sni && !caps.tlsPassthrough) return 'TLS passthrough';
   if (vs.sourceRanges && !caps.sourceRanges) return 'loadBalancerSourceRanges (client address filters)';
+  if (vs.sourceRanges && caps.maxSourceRanges !== undefined && vs.sourceRanges.length > caps.maxSourceRanges)
+    return `client filters of ${vs.sourceRanges.length} ranges (loadBalancerSourceRanges; at most ${caps.maxSourceRanges} per family)`;
   if (vs.protocol === 'UDP') return caps.l4.udp ? undefined : 'UDP';
   return caps.l4.tcp ? undefined : 'TCP';
 }

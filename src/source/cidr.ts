@@ -8,6 +8,15 @@ import { Address6 } from 'ip-address';
 
 const PREFIX = /^(0|[1-9]\d?)$/;
 
+/**
+ * The validation boundary's caps on client filters (docs/policies.md, Client filters): a
+ * Service's `loadBalancerSourceRanges` (Kubernetes sets none; each device may set a lower one in
+ * its capabilities) and an Ingress's `npl-lb.io/source-ranges`. A longer list refuses its object
+ * whole: fail closed.
+ */
+export const MAX_SERVICE_SOURCE_RANGES = 1000;
+export const MAX_INGRESS_SOURCE_RANGES = 64;
+
 /** The network of an IPv4 CIDR (`a.b.c.d/n`, no leading zeros), or undefined. */
 export function ipv4Network(text: string): string | undefined {
   const [addr, bits, ...rest] = text.split('/');

@@ -7,11 +7,8 @@
 import { SOURCE_RANGES_ANNOTATION } from '../kube/annotations.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
 import type { Ingress } from '../kube/objects.ts';
-import { ipv4Network, ipv6Network } from './cidr.ts';
+import { ipv4Network, ipv6Network, MAX_INGRESS_SOURCE_RANGES } from './cidr.ts';
 import type { Finding } from './types.ts';
-
-/** At most this many ranges (HAProxy reads them in one ACL; a longer list is a mistake). */
-const MAX_RANGES = 64;
 
 export function ingressSourceRanges(ing: Ingress, findings: Finding[]): string[] | 'refused' | undefined {
   const v = ing.metadata.annotations[SOURCE_RANGES_ANNOTATION];
@@ -31,7 +28,8 @@ export function ingressSourceRanges(ing: Ingress, findings: Finding[]): string[]
     .map((t) => t.trim())
     .filter(Boolean);
   if (texts.length === 0) return refuse('names no range (remove it to serve every client)');
-  if (texts.length > MAX_RANGES) return refuse(`${texts.length} ranges, at most ${MAX_RANGES}`);
+  if (texts.length > MAX_INGRESS_SOURCE_RANGES)
+    return refuse(`${texts.length} ranges, at most ${MAX_INGRESS_SOURCE_RANGES}`);
   const out = new Set<string>();
   for (const t of texts) {
     const n = ipv4Network(t) ?? ipv6Network(t);

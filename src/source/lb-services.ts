@@ -6,7 +6,7 @@ import type { ControllerConfig } from '../config/controller-config.ts';
 import type { Service } from '../kube/objects.ts';
 import { familyName, l4Name } from '../model/names.ts';
 import type { L4VirtualService } from '../model/types.ts';
-import { ipv4Network, ipv6Network } from './cidr.ts';
+import { ipv4Network, ipv6Network, MAX_SERVICE_SOURCE_RANGES } from './cidr.ts';
 import { ourLoadBalancer } from './ours.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
 import type { IpFamily } from './ip-family.ts';
@@ -36,6 +36,16 @@ function sourceRanges(svc: Service, findings: Finding[]): Record<IpFamily, strin
   const asked = svc.spec.loadBalancerSourceRanges;
   if (!asked || asked.length === 0) return undefined;
   const out = { IPv4: new Set<string>(), IPv6: new Set<string>() };
+  if (asked.length > MAX_SERVICE_SOURCE_RANGES) {
+    findings.push({
+      kind: 'Service',
+      key: key(svc.metadata),
+      type: 'Warning',
+      reason: EventReasons.InvalidSourceRange,
+      message: `spec.loadBalancerSourceRanges: ${asked.length} ranges, at most ${MAX_SERVICE_SOURCE_RANGES}; the Service is not served until it is fixed`,
+    });
+    return 'refused';
+  }
   for (const raw of asked) {
     const text = raw.trim();
     const v4 = ipv4Network(text);

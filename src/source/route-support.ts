@@ -36,6 +36,8 @@ export function routeLacks(r: HttpRoute, http: HttpCapabilities): string | undef
   if (r.method && !http.methodMatches) return 'method matches';
   if (r.sourceRanges && !http.sourceRanges)
     return 'client address filters on HTTP routes (npl-lb.io/source-ranges)';
+  if (r.sourceRanges && http.maxSourceRanges !== undefined && r.sourceRanges.length > http.maxSourceRanges)
+    return `client filters of ${r.sourceRanges.length} ranges (npl-lb.io/source-ranges; at most ${http.maxSourceRanges})`;
   if ((r.requestHeaders || r.responseHeaders) && !http.headerModifiers) return 'header modifiers';
   if (r.redirect && !http.redirects) return 'request redirects';
   if (r.redirect && http.redirectCodes && !http.redirectCodes.includes(r.redirect.statusCode))

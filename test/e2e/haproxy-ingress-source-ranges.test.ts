@@ -5,7 +5,9 @@
  * Ingress of the same class (another host) serves both; lifting the annotation serves both; a
  * value that is not a CIDR serves neither client of that Ingress (fail closed: 503, no rule takes
  * its host) and leaves the
- * other Ingress served.
+ * other Ingress served. Issue 46: 64 ranges (the cap; 56 and more broke HAProxy's 64-word line and
+ * froze the shared frontend) are served and refuse the outside client, and another tenant's new
+ * Ingress on the same class lands meanwhile.
  */
 import assert from 'node:assert/strict';
 import { createServer, get as httpGet } from 'node:http';
@@ -112,6 +114,17 @@ for (const tr of TRANSPORTS)
           await status(vip, 'open.example.com', OUTSIDE),
         ].join(' ');
       await eventually(async () => (await all()) === '200 403 200 200', 20_000, 'filtered');
+
+      // 64 ranges, and meanwhile another tenant's new Ingress on the same VIP.
+      const long = [`${INSIDE}/32`, ...Array.from({ length: 63 }, (_, i) => `10.${i}.0.0/16`)];
+      await annotate(long.join(','));
+      await c.ingress('newcomer', { host: 'new.example.com', service: 'web', port: 'http' });
+      await eventually(
+        async () => (await status(vip, 'new.example.com', OUTSIDE)) === 200,
+        20_000,
+        "the other tenant's Ingress lands",
+      );
+      assert.equal(await all(), '200 403 200 200', 'the 64-range filter serves inside, refuses outside');
 
       await annotate(null);
       await eventually(async () => (await all()) === '200 200 200 200', 20_000, 'lifted');

@@ -2,7 +2,8 @@
  * Issue 33, item 4 (L4): a LoadBalancer Service's `loadBalancerSourceRanges` on a real HAProxy,
  * every transport (runtime; Data Plane API v2 and v3 on the simulator), with real connections from
  * two loopback source addresses: the one inside the range is served, the one outside is refused
- * (HAProxy closes the connection it accepted); lifting the ranges serves both.
+ * (HAProxy closes the connection it accepted); lifting the ranges serves both. Issue 46: a list
+ * of 1,000 ranges (past HAProxy's 64 words a line) is served and still refuses the outside client.
  */
 import assert from 'node:assert/strict';
 import { connect, createServer, type Server } from 'node:net';
@@ -16,6 +17,15 @@ const VIP_PORT = 18198;
 const POD_IP = '127.0.57.21';
 const INSIDE = '127.0.57.200';
 const OUTSIDE = '127.0.57.201';
+/** Inside the long list only. */
+const INSIDE_LONG = '127.0.57.202';
+
+/** 1,000 ranges (the cap): INSIDE and INSIDE_LONG among 998 others, OUTSIDE in none. */
+const LONG_LIST = [
+  `${INSIDE}/32`,
+  `${INSIDE_LONG}/32`,
+  ...Array.from({ length: 998 }, (_, i) => `10.${i >> 8}.${i & 255}.0/24`),
+];
 
 async function app(t: TestContext): Promise<void> {
   const server: Server = createServer((s) => s.end('hello\n'));
@@ -36,7 +46,7 @@ const answer = (vip: string, from: string): Promise<string> =>
 
 for (const tr of TRANSPORTS)
   describe(`loadBalancerSourceRanges on HAProxy (${tr.name})`, { skip: haproxyMissing() }, () => {
-    it('a client inside the ranges is served, one outside is refused; lifting the ranges serves both', async (t) => {
+    it('a client inside the ranges is served, one outside is refused, with 1 range and with 1,000; lifting the ranges serves both', async (t) => {
       assertNoListeners('127.0.57.', [VIP_PORT]);
       await app(t);
       const { kc, url } = await useSandbox(t);
@@ -70,6 +80,17 @@ for (const tr of TRANSPORTS)
         'served inside the range',
       );
       for (let i = 0; i < 5; i++) assert.equal(await answer(vip, OUTSIDE), '', 'refused outside the range');
+      assert.equal(await answer(vip, INSIDE), 'hello');
+
+      // 1,000 ranges: served (the new one inside lets in INSIDE_LONG), the outside still refused.
+      await c.patchService('app', { spec: { loadBalancerSourceRanges: LONG_LIST } });
+      await eventually(
+        async () => (await answer(vip, INSIDE_LONG)) === 'hello',
+        15_000,
+        'served inside the long list',
+      );
+      for (let i = 0; i < 5; i++)
+        assert.equal(await answer(vip, OUTSIDE), '', 'refused outside the long list');
       assert.equal(await answer(vip, INSIDE), 'hello');
 
       await c.patchService('app', { spec: { loadBalancerSourceRanges: null } });

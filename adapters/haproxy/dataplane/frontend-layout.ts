@@ -19,7 +19,7 @@ import type { LayoutOptions } from './layout.ts';
 import { dec, words } from './layout.ts';
 import type { DpAcl, DpBind, DpFrontend, DpHttpRule, DpRule, DpTcpRule } from './models.ts';
 import { gatewayObjects, sniTcpRules, switchToDp } from './route-layout.ts';
-import { readFrontend } from '../policy-lines.ts';
+import { L4_SRC_ACL, readFrontend, srcAclValues } from '../policy-lines.ts';
 
 /**
  * A class's frontend settings (LoadBalancerParameters `haproxy.frontend`) as the frontend's own
@@ -90,18 +90,19 @@ export function frontendFor(v: VirtualService, o: LayoutOptions, crtList?: strin
     ];
     const backend = sni ? sni.defaultBackend : v.pool;
     // The client filter first: a connection from outside the ranges is refused (none: all are).
+    // The ranges go on as many lines of one ACL as they need (policy-lines.ts).
     const filter: DpTcpRule[] = v.sourceRanges
       ? [
           v.sourceRanges.length === 0
             ? { type: 'connection', action: 'reject' }
-            : {
-                type: 'connection',
-                action: 'reject',
-                cond: 'unless',
-                cond_test: `{ src ${v.sourceRanges.join(' ')} }`,
-              },
+            : { type: 'connection', action: 'reject', cond: 'unless', cond_test: L4_SRC_ACL },
         ]
       : [];
+    const filterAcls: DpAcl[] = srcAclValues(v.sourceRanges ?? []).map((value) => ({
+      acl_name: L4_SRC_ACL,
+      criterion: 'src',
+      value,
+    }));
     return {
       frontend: {
         name: v.name,
@@ -112,6 +113,7 @@ export function frontendFor(v: VirtualService, o: LayoutOptions, crtList?: strin
       },
       binds: [bindFor(v.vip, v.port, o)],
       ...noRules,
+      acls: filterAcls,
       ...(sni ? { rules: sni.switching.map(switchToDp) } : {}),
       tcpRequest: [...filter, ...(sni ? sniTcpRules(sni) : [])],
     };

@@ -124,7 +124,7 @@ describe('npl-lb.io/source-ranges on an Ingress', () => {
     const text = (v: L7VirtualService) => renderConfig([], [v], [], { adminSocket: '/tmp/x.sock' } as never);
     assert.match(
       text(vs(['10.0.0.0/8', 'fd00::/8'])),
-      /http-request return status 403 if is_r0 !\{ src 10\.0\.0\.0\/8 fd00::\/8 \}/,
+      /acl r0_src src 10\.0\.0\.0\/8 fd00::\/8\n[^]*http-request return status 403 if is_r0 !r0_src\n/,
     );
     assert.match(text(vs([])), /http-request return status 403 if is_r0\n/);
     // An Ingress rule that redirects (npl-lb.io/ssl-redirect) takes the same route rules: a

@@ -9,7 +9,8 @@ import type { Capabilities } from '../../../src/adapter/contract.ts';
 import { parseControllerConfig } from '../../../src/config/controller-config.ts';
 import type { L4VirtualService } from '../../../src/model/types.ts';
 import { applyCapabilities } from '../../../src/source/capabilities.ts';
-import { ipv4Network, isIPv6Cidr } from '../../../src/source/cidr.ts';
+import { ipv4Network, isIPv6Cidr, MAX_SERVICE_SOURCE_RANGES } from '../../../src/source/cidr.ts';
+import { F5_CAPABILITIES } from '../../../adapters/f5/capabilities.ts';
 import { buildDesired } from '../../../src/source/desired.ts';
 import { SERVE_ALL } from '../../../src/source/gateway/from-view.ts';
 import { clusterView, kubeService } from '../../support/kube-objects.ts';
@@ -101,5 +102,28 @@ describe('loadBalancerSourceRanges', () => {
     assert.deepEqual(cut.services.get('default/web')!.unsupported?.length, 2);
     // The same Service without ranges is served there.
     assert.equal(l4s(applyCapabilities(withRanges(), noFilters, 'f5')).length, 2);
+  });
+
+  it('issue 46: at most 1,000 ranges at the boundary; a device with a lower cap (BIG-IP: 500) is not sent more, and says so', () => {
+    const many = (n: number) => Array.from({ length: n }, (_, i) => `10.${i >> 8}.${i & 255}.0/24`);
+    const atCap = withRanges(many(MAX_SERVICE_SOURCE_RANGES));
+    assert.equal(l4s(atCap).length, 2);
+    for (const vs of l4s(atCap)) assert.equal(vs.sourceRanges?.length, MAX_SERVICE_SOURCE_RANGES);
+    const over = withRanges(many(MAX_SERVICE_SOURCE_RANGES + 1));
+    assert.deepEqual(l4s(over), [], 'a list past the cap refuses the Service (fail closed)');
+    assert.match(
+      warnings(over).join('\n'),
+      /InvalidSourceRange: spec\.loadBalancerSourceRanges: 1001 ranges, at most 1000/,
+    );
+
+    const f5 = { ...SERVE_ALL.caps, sourceRanges: true, maxSourceRanges: F5_CAPABILITIES.maxSourceRanges };
+    assert.equal(f5.maxSourceRanges, 500);
+    assert.equal(l4s(applyCapabilities(withRanges(many(500)), f5, 'f5')).length, 2);
+    const cut = applyCapabilities(withRanges(many(501)), f5, 'f5');
+    assert.deepEqual(l4s(cut), [], 'never sent open or in part');
+    assert.match(
+      cut.findings.map((f) => `${f.reason}: ${f.message}`).join('\n'),
+      /UnsupportedByLoadBalancer: the f5 load balancer does not support client filters of 501 ranges \(loadBalancerSourceRanges; at most 500 per family\): port 80\/TCP is not served/,
+    );
   });
 });

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { F5Adapter } from '../../../../adapters/f5/adapter.ts';
 import { sourceRangeProblem, sourceRangeRule } from '../../../../adapters/f5/source-ranges.ts';
+import { F5_MAX_SOURCE_RANGES } from '../../../../adapters/f5/capabilities.ts';
 import type { L4VirtualService, Pool } from '../../../../src/model/types.ts';
 import { BigIpSimulator } from '../../../../sim/f5/simulator.ts';
 
@@ -31,6 +32,18 @@ const pool: Pool = {
 };
 
 describe('F5: client filters as an iRule', () => {
+  it("issue 46: the cap (500 ranges) keeps the iRule under BIG-IP's 64 KiB even with the longest IPv6 ranges", () => {
+    const longest = Array.from(
+      { length: F5_MAX_SOURCE_RANGES },
+      (_, i) => `ffff:ffff:ffff:ffff:ffff:ffff:ffff:${(0xf000 + i).toString(16)}/128`,
+    );
+    assert.ok(Buffer.byteLength(sourceRangeRule(longest)) < 64 * 1024);
+    assert.ok(
+      Buffer.byteLength(sourceRangeRule([...longest, ...longest.slice(0, 200)])) >= 64 * 1024,
+      'the cap is the limit, near enough',
+    );
+  });
+
   it('accepts the ranges, rejects the rest; an empty list rejects all', () => {
     assert.equal(
       sourceRangeRule(['10.0.0.0/8', 'fd00::/8']),

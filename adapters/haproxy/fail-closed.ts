@@ -1,0 +1,41 @@
+/**
+ * Client filters fail closed (both transports): a virtual-service change HAProxy refuses leaves
+ * the frontend it had serving, and where that frontend lets in clients the refused change would
+ * keep out (a filter added or narrowed), it is taken down instead; its failure says so, with
+ * HAProxy's reason. The next pass tries the change again, and it is served once HAProxy takes it.
+ */
+import type { ApplyResult } from '../../src/adapter/contract.ts';
+import type { CoreChange as Change } from '../../src/adapter/changes.ts';
+import { clientFilterWidens } from '../../src/model/client-filter.ts';
+import type { VirtualService } from '../../src/model/types.ts';
+
+/** The deletes of the live frontends whose change failed and that serve more clients than asked. */
+export function widerThanAsked(
+  results: readonly ApplyResult[],
+  live: (name: string) => VirtualService | undefined,
+): Change[] {
+  const out: Change[] = [];
+  for (const r of results) {
+    const c = r.change;
+    if (r.ok || c.kind !== 'virtualService' || c.op === 'delete') continue;
+    const now = live(c.name);
+    if (now && clientFilterWidens(now, c.desired))
+      out.push({ op: 'delete', kind: 'virtualService', name: c.name, observed: now });
+  }
+  return out;
+}
+
+/**
+ * The results, with each failed change whose frontend was taken down saying so (`down`: whether
+ * the delete went through; where it did not, the wider filter may still serve, and that is said).
+ */
+export function markTakenDown(results: ApplyResult[], downs: ReadonlyMap<string, boolean>): ApplyResult[] {
+  return results.map((r) => {
+    const down = downs.get(r.change.name);
+    if (r.ok || down === undefined || r.change.kind !== 'virtualService' || !r.error) return r;
+    const note = down
+      ? 'its frontend is not served until HAProxy takes the change (its last client filter was wider)'
+      : 'its frontend with a wider client filter could not be taken down';
+    return { ...r, error: { ...r.error, message: `${r.error.message}; ${note}` } };
+  });
+}
