@@ -3,10 +3,10 @@
  * zod schema; a bad file is one line naming the field (exit code 2).
  */
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
+import { parseYamlDocument, YamlInputError } from '../runtime/yaml-input.ts';
 
 const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 /** An IPv4 (`192.0.2.0/24`) or IPv6 (`fd00:10::/112`) CIDR, the prefix within the family's bits. */
@@ -160,10 +160,11 @@ export type ControllerConfig = z.infer<typeof controllerConfigSchema>;
 export function parseControllerConfig(text: string, source = 'config'): ControllerConfig {
   let raw: unknown;
   try {
-    raw = parseYaml(text) ?? {};
+    raw = parseYamlDocument(text) ?? {};
   } catch (err) {
+    const limit = err instanceof YamlInputError && ['size', 'depth', 'aliases'].includes(err.problem);
     throw new NplError(
-      ErrorCodes.CONFIG_INVALID,
+      limit ? ErrorCodes.INPUT_LIMIT : ErrorCodes.CONFIG_INVALID,
       `${source}: not valid YAML: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
     );
   }

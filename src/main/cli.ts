@@ -70,9 +70,10 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     if (err instanceof NplError) {
       process.stderr.write(`npl-lb: ${err.message} [${err.code}]\n`);
-      // 2: the user's input is wrong (flags, config); 1: the run failed.
+      // 2: the user's input is wrong (flags, config); 3: it is past a limit (size, nesting,
+      // aliases); 1: the run failed.
       const usage: string[] = [ErrorCodes.FLAG_INVALID, ErrorCodes.CONFIG_INVALID];
-      process.exitCode = usage.includes(err.code) ? 2 : 1;
+      process.exitCode = usage.includes(err.code) ? 2 : err.code === ErrorCodes.INPUT_LIMIT ? 3 : 1;
     } else {
       process.stderr.write(`npl-lb: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
       process.exitCode = 1;

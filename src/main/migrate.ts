@@ -4,7 +4,6 @@
  * no equivalent or needs a hand (docs/migrating-from-ako.md, docs/migrating-from-cis.md).
  */
 import { readFileSync } from 'node:fs';
-import { parseAllDocuments } from 'yaml';
 import { migrateAko } from '../migrate/ako.ts';
 import { migrateAkoObjects } from '../migrate/ako-objects.ts';
 import { cisArgsOf, migrateCis } from '../migrate/cis.ts';
@@ -12,6 +11,7 @@ import { migrateCisObjects } from '../migrate/cis-objects.ts';
 import { renderObjects, type SourceObject, sourceObjectSchema } from '../migrate/objects.ts';
 import { type Migration, renderMigration } from '../migrate/result.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
+import { parseYamlDocuments, YamlInputError } from '../runtime/yaml-input.ts';
 
 export const MIGRATE_HELP = `Usage:
   npl-lb migrate ako <AKO values.yaml>
@@ -34,15 +34,21 @@ function documents(file: string): unknown[] {
   } catch (err) {
     throw new NplError(ErrorCodes.FLAG_INVALID, `cannot read ${file}: ${(err as Error).message}`);
   }
-  const docs = parseAllDocuments(text);
-  const bad = docs.find((d) => d.errors.length > 0);
-  if (bad)
+  try {
+    return parseYamlDocuments(text, MIGRATE_LIMITS);
+  } catch (err) {
+    if (!(err instanceof YamlInputError)) throw err;
+    // Past a limit (size, depth, aliases): exit code 3; not YAML (or a key twice): 2.
+    const limit = err.problem === 'size' || err.problem === 'depth' || err.problem === 'aliases';
     throw new NplError(
-      ErrorCodes.CONFIG_INVALID,
-      `${file} is not valid YAML: ${bad.errors[0]!.message.split('\n')[0]!}`,
+      limit ? ErrorCodes.INPUT_LIMIT : ErrorCodes.CONFIG_INVALID,
+      `${file} is not ${limit ? 'read' : 'valid YAML'}: ${err.message}`,
     );
-  return docs.map((d) => d.toJS() as unknown).filter((d) => d !== null && d !== undefined);
+  }
 }
+
+/** What `migrate` reads: a values file or a dump of objects is far below these. */
+const MIGRATE_LIMITS = { maxBytes: 64 * 1024 * 1024, maxDepth: 1000, maxAliases: 100 };
 
 function fromCis(rest: string[]): { m: Migration; source: string } {
   if (rest[0] === '--') return { m: migrateCis(rest.slice(1)), source: 'CIS flags' };

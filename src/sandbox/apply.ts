@@ -12,6 +12,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Json, JsonObject, OpenApi, Schema } from './openapi.ts';
 import { ApiError } from './status.ts';
+import { getKey, setKey } from './json-keys.ts';
 
 /** A set of fields in the FieldsV1 form: a tree whose keys are path elements. */
 export type FieldTree = { [element: string]: FieldTree };
@@ -28,6 +29,10 @@ export interface ManagedFieldsEntry {
 
 const isObject = (v: Json | undefined): v is JsonObject =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Deep equality, with the common case (two scalars) without the general comparison's cost. */
+const same = (a: Json | undefined, b: Json | undefined): boolean =>
+  a === b || (typeof a === 'object' && typeof b === 'object' && isDeepStrictEqual(a, b));
 
 /** Fields no manager owns: identity, bookkeeping, and what the server writes. */
 const UNOWNED_META = new Set([
@@ -123,7 +128,7 @@ export class ServerSideApply {
     if (isObject(applied) && isObject(live) && !this.atomicMap(schema)) {
       const out: JsonObject = { ...live };
       for (const [k, v] of Object.entries(applied))
-        out[k] = this.merge(live[k], v, this.api.property(schema, k));
+        setKey(out, k, this.merge(getKey(live, k), v, this.api.property(schema, k)));
       return out;
     }
     if (Array.isArray(applied) && Array.isArray(live)) {
@@ -174,15 +179,20 @@ export class ServerSideApply {
     now: string;
     kind: string;
     name: string;
-  }): JsonObject {
+  }): JsonObject | 'unchanged' {
     const managed = managedOf(o.live);
     const mine = this.fieldsOf(o.applied, o.schema, true);
     const before = managed.find((m) => m.manager === o.manager && m.operation === 'Apply');
     const conflicts: { manager: string; path: string[] }[] = [];
-    for (const path of leaves(mine)) {
+    // Whether every field applied is live with the applied value (a re-apply of the same file).
+    let allLive = o.live !== undefined;
+    // Nothing live: no conflict and nothing to compare (a create costs only its fields).
+    for (const path of o.live ? leaves(mine) : []) {
       const applied = this.at(o.applied, path, o.schema);
       const live = this.at(o.live, path, o.schema);
-      if (live === undefined || isDeepStrictEqual(applied, live) || path.at(-1) === '.') continue;
+      if (live === undefined) allLive = false;
+      if (live === undefined || same(applied, live) || path.at(-1) === '.') continue;
+      allLive = false;
       // An empty map applied sets nothing beneath it: it cannot clash with what others set there.
       if (isObject(applied) && Object.keys(applied).length === 0 && isObject(live)) continue;
       for (const m of managed)
@@ -190,10 +200,17 @@ export class ServerSideApply {
           conflicts.push({ manager: m.manager, path });
     }
     if (conflicts.length > 0 && !o.force) throw conflictError(o.kind, o.name, conflicts);
-    let next = (
-      o.live ? this.merge(stripUnowned(o.live), stripUnowned(o.applied), o.schema) : o.applied
+    // The same configuration applied again by its manager changes nothing (not even the time):
+    // the API server answers with the object as it is.
+    if (allLive && before && before.apiVersion === o.apiVersion && isDeepStrictEqual(before.fieldsV1, mine))
+      return 'unchanged';
+    // Merged, and cloned where it shares values with the live object (the applied configuration
+    // is the request's own, parsed for it alone).
+    const next = (
+      o.live
+        ? structuredClone(this.merge(stripUnowned(o.live), stripUnowned(o.applied), o.schema))
+        : stripUnowned(o.applied)
     ) as JsonObject;
-    next = structuredClone(next);
     // Fields this manager applied before and no longer does go, unless someone else owns them.
     for (const path of before ? leaves(before.fieldsV1) : [])
       if (!has(mine, path) && !managed.some((m) => m !== before && has(m.fieldsV1, path)))
@@ -211,7 +228,7 @@ export class ServerSideApply {
             }
           : m,
       )
-      .filter((m) => leaves(m.fieldsV1).length > 0);
+      .filter((m) => ownsAny(m.fieldsV1));
     const entry: ManagedFieldsEntry = {
       manager: o.manager,
       operation: 'Apply',
@@ -242,7 +259,7 @@ export class ServerSideApply {
     const changed = leaves(afterFields).filter((p) =>
       p.at(-1) === '.'
         ? this.at(o.before, p, o.schema) === undefined
-        : !isDeepStrictEqual(this.at(o.before, p, o.schema), this.at(o.after, p, o.schema)),
+        : !same(this.at(o.before, p, o.schema), this.at(o.after, p, o.schema)),
     );
     const stillThere = (m: ManagedFieldsEntry): ManagedFieldsEntry => ({
       ...m,
@@ -251,15 +268,18 @@ export class ServerSideApply {
     if (changed.length === 0) {
       withManaged(
         o.after,
-        managed.map(stillThere).filter((m) => leaves(m.fieldsV1).length > 0),
+        managed.map(stillThere).filter((m) => ownsAny(m.fieldsV1)),
       );
       return;
     }
     const mineBefore = managed.find((m) => m.manager === o.manager && m.operation === 'Update');
     const others = managed
       .filter((m) => m !== mineBefore)
-      .map((m) => ({ ...stillThere(m), fieldsV1: without(stillThere(m).fieldsV1, changed) }))
-      .filter((m) => leaves(m.fieldsV1).length > 0);
+      .map((m) => {
+        const kept = stillThere(m);
+        return { ...kept, fieldsV1: without(kept.fieldsV1, changed) };
+      })
+      .filter((m) => ownsAny(m.fieldsV1));
     const owned = union(mineBefore ? stillThere(mineBefore).fieldsV1 : {}, tree(changed));
     withManaged(o.after, [
       ...others,
@@ -309,6 +329,12 @@ export function leaves(t: FieldTree, prefix: string[] = []): string[][] {
   return out;
 }
 
+/** Whether a tree owns any field (a tree with a child has a leaf beneath it). */
+const ownsAny = (t: FieldTree): boolean => {
+  for (const _ in t) return true;
+  return false;
+};
+
 const has = (t: FieldTree, path: string[]): boolean => {
   let cur: FieldTree | undefined = t;
   for (const el of path) {
@@ -339,8 +365,15 @@ function tree(paths: string[][]): FieldTree {
 
 const union = (a: FieldTree, b: FieldTree): FieldTree => tree([...leaves(a), ...leaves(b)]);
 
-const without = (t: FieldTree, drop: string[][]): FieldTree =>
-  tree(leaves(t).filter((p) => !drop.some((d) => isDeepStrictEqual(d, p))));
+/** A path as one string (elements never hold NUL: they are JSON or field names). */
+const pathKey = (p: string[]): string => p.join('\u0000');
+
+/** The tree without the leaves listed (a Set of them: linear, however many are dropped). */
+const without = (t: FieldTree, drop: string[][]): FieldTree => {
+  if (drop.length === 0) return t;
+  const gone = new Set(drop.map(pathKey));
+  return tree(leaves(t).filter((p) => !gone.has(pathKey(p))));
+};
 
 const keepOnly = (t: FieldTree, keep: (p: string[]) => boolean): FieldTree => tree(leaves(t).filter(keep));
 

@@ -85,7 +85,8 @@ export class FieldManagers {
       );
     const live = registry.find(t, namespace, name);
     const next = this.ssa.apply({
-      live: live && structuredClone(registry.view(t, live.obj)),
+      // Read, never written: the apply builds its result apart (and clones what it keeps).
+      live: live && registry.view(t, live.obj),
       applied: { ...applied, metadata: { ...meta, name, ...(t.namespaced ? { namespace } : {}) } },
       manager: opts.fieldManager,
       force,
@@ -95,6 +96,7 @@ export class FieldManagers {
       kind: t.kind,
       name,
     });
+    if (next === 'unchanged') return live!;
     const managed = metadataOf(next).managedFields as Json;
     const withManaged = { ...opts, managed };
     if (!live) {

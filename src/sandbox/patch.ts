@@ -6,6 +6,7 @@
 import fastJsonPatch from 'fast-json-patch';
 import type { Json, JsonObject, OpenApi, Schema } from './openapi.ts';
 import { ApiError, badRequest } from './status.ts';
+import { getKey, setKey } from './json-keys.ts';
 
 const isObject = (v: Json | undefined): v is JsonObject =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -15,7 +16,7 @@ export function mergePatch(target: Json | undefined, patch: Json): Json {
   const out: JsonObject = isObject(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
+    else setKey(out, k, mergePatch(getKey(out, k), v));
   }
   return out;
 }
@@ -70,7 +71,7 @@ function stripDirectives(v: Json): Json {
   const out: JsonObject = {};
   for (const [k, val] of Object.entries(v)) {
     if (k === DIRECTIVE || k === RETAIN || k.startsWith(ORDER) || k.startsWith(DELETE_PRIMITIVE)) continue;
-    out[k] = stripDirectives(val);
+    setKey(out, k, stripDirectives(val));
   }
   return out;
 }
@@ -112,18 +113,22 @@ export class StrategicMerge {
         continue;
       }
       const fieldSchema = this.api.property(schema, key);
-      const ov = out[key];
+      const ov = getKey(out, key);
       if (isObject(pv)) {
         const merged = this.mergeMap(isObject(ov) ? ov : {}, pv, fieldSchema);
         if (merged === undefined) delete out[key];
-        else out[key] = merged;
+        else setKey(out, key, merged);
       } else if (Array.isArray(pv)) {
         const meta = listMeta(fieldSchema);
-        out[key] = meta.strategy.split(',').includes('merge')
-          ? this.mergeList(Array.isArray(ov) ? ov : [], pv, this.api.items(fieldSchema), meta.mergeKey)
-          : (stripDirectives(pv) as Json[]);
+        setKey(
+          out,
+          key,
+          meta.strategy.split(',').includes('merge')
+            ? this.mergeList(Array.isArray(ov) ? ov : [], pv, this.api.items(fieldSchema), meta.mergeKey)
+            : (stripDirectives(pv) as Json[]),
+        );
       } else {
-        out[key] = pv;
+        setKey(out, key, pv);
       }
     }
     for (const [field, order] of orders) {

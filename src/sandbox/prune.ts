@@ -5,6 +5,7 @@
  */
 import type { Json, JsonObject, OpenApi, Schema } from './openapi.ts';
 import { badRequest } from './status.ts';
+import { getKey, setKey } from './json-keys.ts';
 
 const isObject = (v: Json | undefined): v is JsonObject =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -84,14 +85,15 @@ export function pruneToSchema(api: OpenApi, obj: JsonObject, schema: Schema, wha
         if (!isObject(v)) return fail(path, v, 'object');
         const out: JsonObject = {};
         for (const [k, val] of Object.entries(v)) {
-          const sub = props && isObject(props[k]) ? (props[k] as Schema) : extra;
+          const own = props ? getKey(props, k) : undefined;
+          const sub = isObject(own) ? (own as Schema) : extra;
           const childPath = path ? `${path}.${k}` : k;
           if (!sub) {
             unknown.push(childPath);
             continue;
           }
           const w = walk(val, sub, childPath);
-          if (w !== undefined) out[k] = w;
+          if (w !== undefined) setKey(out, k, w);
         }
         return out;
       }

@@ -276,7 +276,7 @@ export class SandboxServer implements Sandbox {
     if (name === undefined) {
       if (method === 'GET') return this.serveList(route, q, res, table, reply);
       if (method === 'POST') {
-        const body = decodeObjectBody(req, await readBody(req), this.registry.openapi);
+        const body = await decodeObjectBody(req, await readBody(req), this.registry.openapi);
         if (t.namespaced && route.namespace === undefined) throw methodNotAllowed();
         const opts = writeOptions(q, req);
         const created = this.registry.create(t, ns, body, opts);
@@ -302,13 +302,13 @@ export class SandboxServer implements Sandbox {
       return reply(200, this.render(t, table)(s));
     }
     if (method === 'PUT') {
-      const body = decodeObjectBody(req, await readBody(req), this.registry.openapi);
+      const body = await decodeObjectBody(req, await readBody(req), this.registry.openapi);
       const opts = writeOptions(q, req);
       const out = this.registry.update(t, ns, name, body, status, opts);
       return reply(200, this.registry.viewJson(t, out), warningHeaders(opts));
     }
     if (method === 'PATCH') {
-      const { type, patch } = decodePatchBody(req, await readBody(req));
+      const { type, patch } = await decodePatchBody(req, await readBody(req));
       const opts = writeOptions(q, req);
       const out =
         type === 'apply' && !status
@@ -326,7 +326,7 @@ export class SandboxServer implements Sandbox {
       return reply(200, this.registry.viewJson(t, out), warningHeaders(opts));
     }
     if (method === 'DELETE' && !status) {
-      const raw = decodeDeleteBody(req, await readBody(req), this.registry.openapi) as
+      const raw = (await decodeDeleteBody(req, await readBody(req), this.registry.openapi)) as
         { preconditions?: { uid?: string; resourceVersion?: string }; dryRun?: string[] } | undefined;
       const out = this.registry.delete(t, ns, name, {
         dryRun: q.has('dryRun') || (raw?.dryRun?.length ?? 0) > 0,

@@ -177,7 +177,7 @@ describe('npl-lb migrate cis', () => {
   });
 });
 
-describe('npl-lb migrate: bad input is one line and exit code 2', () => {
+describe('npl-lb migrate: bad input is one line, exit code 2 (3 past a limit)', () => {
   it('no such file, not YAML, not a mapping, nothing CIS in it, an unknown source, no arguments', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'npl-migrate-'));
     try {
@@ -198,6 +198,29 @@ describe('npl-lb migrate: bad input is one line and exit code 2', () => {
         assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
         assert.match(r.stderr.trim(), said);
       }
+      // Issue 46: past a limit (aliases that expand, nesting, a key twice) is one line too, exit 3
+      // for the limits (a "billion laughs" printed a ReferenceError with ten stack frames).
+      const laughs = [
+        'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+        ...'bcdefghi'
+          .split('')
+          .map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(',')}]`),
+      ].join('\n');
+      writeFileSync(join(dir, 'laughs.yaml'), laughs);
+      writeFileSync(join(dir, 'deep.yaml'), `AKOSettings: ${'['.repeat(5000)}${']'.repeat(5000)}\n`);
+      writeFileSync(join(dir, 'dup.yaml'), 'AKOSettings: {clusterName: a}\nAKOSettings: {clusterName: b}\n');
+      const limits: [string, number, RegExp][] = [
+        ['laughs.yaml', 3, /aliases expand past .*\[NPL_INPUT_LIMIT\]$/],
+        ['deep.yaml', 3, /nested deeper than 1000 levels.*\[NPL_INPUT_LIMIT\]$/],
+        ['dup.yaml', 2, /map keys must be unique.*\[NPL_CONFIG_INVALID\]$/],
+      ];
+      for (const [file, code, said] of limits)
+        for (const from of ['ako', 'cis']) {
+          const r = await runCli(['migrate', from, join(dir, file)]);
+          assert.equal(r.code, code, `${from} ${file}: ${r.stderr}`);
+          assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+          assert.match(r.stderr.trim(), said);
+        }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -22,8 +22,14 @@ const dep = (spec: JsonObject, labels: JsonObject = { app: 'web' }): JsonObject 
   spec,
 });
 const pod = (containers: JsonObject[]) => ({ metadata: { labels: { app: 'web' } }, spec: { containers } });
-const apply = (live: JsonObject | undefined, applied: JsonObject, manager: string, force = false) =>
-  ssa.apply({
+/** An apply; one that changes nothing gives the live object back, as the API server does. */
+const apply = (
+  live: JsonObject | undefined,
+  applied: JsonObject,
+  manager: string,
+  force = false,
+): JsonObject => {
+  const out = ssa.apply({
     live,
     applied,
     manager,
@@ -34,6 +40,8 @@ const apply = (live: JsonObject | undefined, applied: JsonObject, manager: strin
     kind: 'Deployment',
     name: 'web',
   });
+  return out === 'unchanged' ? live! : out;
+};
 const owned = (obj: JsonObject, manager: string) =>
   leaves(managedOf(obj).find((m) => m.manager === manager)?.fieldsV1 ?? {}).map((p) => p.join(' '));
 
