@@ -6,6 +6,7 @@
  */
 import { AdapterError, codeForStatus } from '../../src/adapter/errors.ts';
 import { Agent, type Dispatcher, request } from 'undici';
+import { withFreshRetry } from '../../src/runtime/fresh-retry.ts';
 
 export class AviError extends AdapterError {
   constructor(
@@ -49,15 +50,18 @@ export class AviSession {
   private cookies = new Map<string, string>();
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
+  /** The connection options of our own dispatcher (a read's fresh-connection retry uses them). */
+  private readonly connect: { rejectUnauthorized: boolean; ca?: string };
   private closed = false;
   readonly stats = { logins: 0, calls: 0 };
 
   constructor(private readonly opts: AviSessionOptions) {
     this.ownsDispatcher = opts.dispatcher === undefined;
+    this.connect = { rejectUnauthorized: !opts.insecureSkipVerify, ...(opts.ca ? { ca: opts.ca } : {}) };
     this.dispatcher =
       opts.dispatcher ??
       new Agent({
-        connect: { rejectUnauthorized: !opts.insecureSkipVerify, ...(opts.ca ? { ca: opts.ca } : {}) },
+        connect: this.connect,
         keepAliveTimeout: 10_000,
       });
   }
@@ -74,22 +78,28 @@ export class AviSession {
   private async send(method: Dispatcher.HttpMethod, path: string, body?: unknown): Promise<AviReply> {
     let res: Dispatcher.ResponseData;
     try {
-      res = await request(new URL(path, this.opts.url), {
+      res = await withFreshRetry(
         method,
-        dispatcher: this.dispatcher,
-        headers: {
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
-          'x-csrftoken': this.cookies.get('csrftoken') ?? '',
-          referer: `${this.opts.url.replace(/\/+$/, '')}/`,
-          'x-avi-version': this.opts.version,
-          'x-avi-tenant': this.opts.tenant,
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        headersTimeout: this.opts.timeoutMs ?? 60_000,
-        bodyTimeout: this.opts.timeoutMs ?? 60_000,
-      });
+        this.dispatcher,
+        this.ownsDispatcher ? this.connect : undefined,
+        (dispatcher) =>
+          request(new URL(path, this.opts.url), {
+            method,
+            dispatcher,
+            headers: {
+              accept: 'application/json',
+              ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+              cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+              'x-csrftoken': this.cookies.get('csrftoken') ?? '',
+              referer: `${this.opts.url.replace(/\/+$/, '')}/`,
+              'x-avi-version': this.opts.version,
+              'x-avi-tenant': this.opts.tenant,
+            },
+            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+            headersTimeout: this.opts.timeoutMs ?? 60_000,
+            bodyTimeout: this.opts.timeoutMs ?? 60_000,
+          }),
+      );
     } catch (err) {
       throw new AviError(0, `${method} ${path}: ${err instanceof Error ? err.message : String(err)}`, {
         cause: err,

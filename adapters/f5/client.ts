@@ -4,6 +4,7 @@
  * or a call answers 401, and JSON calls with zod-checked bodies. The dispatcher is injected.
  */
 import { Agent, type Dispatcher, request } from 'undici';
+import { withFreshRetry } from '../../src/runtime/fresh-retry.ts';
 import { AdapterError } from '../../src/adapter/errors.ts';
 import { z } from 'zod';
 
@@ -46,16 +47,19 @@ export class BigIpClient {
   private token: { value: string; expiresAt: number; lifetimeMs: number } | undefined;
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
+  /** The connection options of our own dispatcher (a read's fresh-connection retry uses them). */
+  private readonly connect: { rejectUnauthorized: boolean; ca?: string };
   private readonly now: () => number;
   /** Counts for tests and benchmarks. */
   readonly stats = { logins: 0, renewals: 0, calls: 0 };
 
   constructor(private readonly opts: BigIpClientOptions) {
     this.ownsDispatcher = opts.dispatcher === undefined;
+    this.connect = { rejectUnauthorized: !opts.insecureSkipVerify, ...(opts.ca ? { ca: opts.ca } : {}) };
     this.dispatcher =
       opts.dispatcher ??
       new Agent({
-        connect: { rejectUnauthorized: !opts.insecureSkipVerify, ...(opts.ca ? { ca: opts.ca } : {}) },
+        connect: this.connect,
         keepAliveTimeout: 10_000,
       });
     this.now = opts.now ?? Date.now;
@@ -69,18 +73,24 @@ export class BigIpClient {
   ): Promise<Reply> {
     let res: Dispatcher.ResponseData;
     try {
-      res = await request(new URL(path, this.opts.url), {
+      res = await withFreshRetry(
         method,
-        dispatcher: this.dispatcher,
-        headers: {
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...(token ? { 'x-f5-auth-token': token } : {}),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        headersTimeout: this.opts.timeoutMs ?? 60_000,
-        bodyTimeout: this.opts.timeoutMs ?? 60_000,
-      });
+        this.dispatcher,
+        this.ownsDispatcher ? this.connect : undefined,
+        (dispatcher) =>
+          request(new URL(path, this.opts.url), {
+            method,
+            dispatcher,
+            headers: {
+              accept: 'application/json',
+              ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+              ...(token ? { 'x-f5-auth-token': token } : {}),
+            },
+            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+            headersTimeout: this.opts.timeoutMs ?? 60_000,
+            bodyTimeout: this.opts.timeoutMs ?? 60_000,
+          }),
+      );
     } catch (err) {
       throw new F5Error(
         'Unavailable',

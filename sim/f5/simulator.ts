@@ -46,6 +46,11 @@ export interface BigIpFaults {
   busy: number;
   /** Declarations with an object of one of these names are rejected (422) naming its path. */
   rejectObjects: Set<string>;
+  /**
+   * Reset this many reads (GET) that come on a kept-alive connection while a declaration runs,
+   * as a busy BIG-IP's front end drops a reused connection: the socket closes, no answer.
+   */
+  resetReusedReads?: number;
 }
 
 interface Task {
@@ -70,6 +75,8 @@ export class BigIpSimulator {
     logins: 0,
     rejected: 0,
     busy: 0,
+    /** Reused connections reset (faults.resetReusedReads). */
+    resets: 0,
   };
   private readonly tokens: SimTokens;
   private readonly tasks = new Map<string, Task>();
@@ -114,7 +121,18 @@ export class BigIpSimulator {
     return this.tokens.valid(String(req.headers['x-f5-auth-token'] ?? ''));
   }
 
+  /** Requests served per connection (a connection that served one is a reused one). */
+  private readonly served = new WeakMap<object, number>();
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const before = this.served.get(req.socket) ?? 0;
+    this.served.set(req.socket, before + 1);
+    if (req.method === 'GET' && before > 0 && this.working && (this.faults.resetReusedReads ?? 0) > 0) {
+      this.faults.resetReusedReads!--;
+      this.stats.resets++;
+      req.socket.destroy();
+      return;
+    }
     const url = new URL(req.url ?? '/', 'http://sim');
     const path = url.pathname.replace(/\/+$/, '');
     const method = req.method ?? 'GET';

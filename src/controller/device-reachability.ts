@@ -3,7 +3,9 @@
  * the device did not answer (or whose read of the device failed) opens it; while open, no pass
  * writes and one cheap read (the adapter's `probe()`, else `observe()`) every `probeMs` asks whether
  * the device is back; the first answer closes it and a full pass runs at once. While closed and idle
- * the same read runs every `idleProbeMs`, so a device that died with nothing pending is noticed too.
+ * the same read runs every `idleProbeMs`, so a device that died with nothing pending is noticed too;
+ * that read opens the breaker only when it fails twice in a row (a slow device that drops one
+ * connection is not a dead one).
  * Each change of state is a metric, a log line and an Event on the controller's own Pod (AKO's
  * place for device-wide Events).
  */
@@ -139,14 +141,28 @@ export class DeviceReachability {
   private async probe(): Promise<void> {
     // While up, a recent write already said the device answers.
     if (this.state.reachable && Date.now() - this.lastAnswer < (this.d.idleProbeMs ?? 5000)) return;
-    this.state.probes++;
-    try {
+    const read = async () => {
+      this.state.probes++;
       if (this.d.adapter.probe) await this.d.adapter.probe();
       else await this.d.adapter.observe();
+    };
+    try {
+      await read();
       this.answered();
     } catch (err) {
-      if (this.state.reachable) this.failed(errorMessage(err));
-      else this.state.error = errorMessage(err);
+      if (!this.state.reachable) {
+        this.state.error = errorMessage(err);
+        return;
+      }
+      // One failed read is not a dead device (a slow one drops a connection now and then, and
+      // the adapters' reads already tried a fresh one): the breaker opens when a second read,
+      // at once, fails too.
+      try {
+        await read();
+        this.answered();
+      } catch (again) {
+        if (this.state.reachable) this.failed(errorMessage(again));
+      }
     }
   }
 }

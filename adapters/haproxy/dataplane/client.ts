@@ -5,6 +5,7 @@
  * ACL and switching-rule lists whole). Writes go into a transaction. The dispatcher is injected.
  */
 import { Agent, type Dispatcher, FormData, request } from 'undici';
+import { withFreshRetry } from '../../../src/runtime/fresh-retry.ts';
 import { AdapterError, codeForStatus } from '../../../src/adapter/errors.ts';
 import { z } from 'zod';
 import {
@@ -80,15 +81,18 @@ export interface Commit {
 export class DataplaneClient {
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
+  /** The connection options of our own dispatcher (a read's fresh-connection retry uses them). */
+  private readonly connect: { rejectUnauthorized: boolean; ca?: string };
   private readonly auth: string;
   readonly stats = { calls: 0, writes: 0 };
 
   constructor(private readonly opts: DataplaneClientOptions) {
     this.ownsDispatcher = opts.dispatcher === undefined;
+    this.connect = { rejectUnauthorized: !opts.insecureSkipVerify, ...(opts.ca ? { ca: opts.ca } : {}) };
     this.dispatcher =
       opts.dispatcher ??
       new Agent({
-        connect: { rejectUnauthorized: !opts.insecureSkipVerify, ...(opts.ca ? { ca: opts.ca } : {}) },
+        connect: this.connect,
         keepAliveTimeout: 10_000,
       });
     this.auth = `Basic ${Buffer.from(`${opts.username}:${opts.password}`).toString('base64')}`;
@@ -126,18 +130,24 @@ export class DataplaneClient {
       payload = { body: form };
     }
     try {
-      res = await request(url, {
+      res = await withFreshRetry(
         method,
-        dispatcher: this.dispatcher,
-        headers: {
-          authorization: this.auth,
-          accept: 'application/json',
-          ...(payload?.type ? { 'content-type': payload.type } : {}),
-        },
-        ...(payload ? { body: payload.body } : {}),
-        headersTimeout: this.opts.timeoutMs ?? 30_000,
-        bodyTimeout: this.opts.timeoutMs ?? 30_000,
-      });
+        this.dispatcher,
+        this.ownsDispatcher ? this.connect : undefined,
+        (dispatcher) =>
+          request(url, {
+            method,
+            dispatcher,
+            headers: {
+              authorization: this.auth,
+              accept: 'application/json',
+              ...(payload?.type ? { 'content-type': payload.type } : {}),
+            },
+            ...(payload ? { body: payload.body } : {}),
+            headersTimeout: this.opts.timeoutMs ?? 30_000,
+            bodyTimeout: this.opts.timeoutMs ?? 30_000,
+          }),
+      );
     } catch (err) {
       throw new DataplaneError(0, `${method} ${path}: ${(err as Error).message}`, { cause: err });
     }
