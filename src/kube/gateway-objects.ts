@@ -113,6 +113,32 @@ export const gatewaySchema = z
           .array(z.object({ type: z.string().default('IPAddress'), value: z.string().optional() }).loose())
           .default([]),
         listeners: z.array(listenerSchema).default([]),
+        // TLS for the whole Gateway (v1.6 standard, extended support): client certificates asked
+        // at the front door, by default or per port, and the certificate presented to backends.
+        // Kept loose: what npl-lb does with each field is decided in listeners.ts (refused by
+        // name until the load balancer can serve it), never dropped by a parse.
+        tls: z
+          .object({
+            frontend: z
+              .object({
+                default: z.object({ validation: z.unknown().optional() }).loose().optional(),
+                perPort: z
+                  .array(
+                    z
+                      .object({
+                        port: z.number(),
+                        tls: z.object({ validation: z.unknown().optional() }).loose(),
+                      })
+                      .loose(),
+                  )
+                  .optional(),
+              })
+              .loose()
+              .optional(),
+            backend: z.object({ clientCertificateRef: z.unknown().optional() }).loose().optional(),
+          })
+          .loose()
+          .optional(),
         infrastructure: z
           .object({
             parametersRef: z

@@ -24,6 +24,10 @@ export type ListenerProtocol = 'HTTP' | 'HTTPS' | 'TLS' | 'TCP' | 'UDP';
 export type ProtocolSupport = Record<ListenerProtocol, boolean> & {
   /** GRPCRoute on HTTP and HTTPS listeners (HttpCapabilities.http2). */
   grpc?: boolean;
+  /** Client certificates validated at HTTPS listeners (Gateway `spec.tls.frontend`). */
+  clientCertificates?: boolean;
+  /** TLS to backends with a client certificate (Gateway `spec.tls.backend`). */
+  backendTls?: boolean;
 };
 
 export interface ListenerState {
@@ -65,6 +69,7 @@ const hostKey = (l: Listener): string =>
 
 /** Accepted, or why not; `terminate`: a TLS listener in Terminate mode (no route kind attaches). */
 function acceptance(
+  gw: Gateway,
   l: Listener,
   protocol: ListenerProtocol | undefined,
   ctx: ListenerContext,
@@ -90,7 +95,48 @@ function acceptance(
     };
   if (l.hostname !== undefined && hostProblem(l.hostname))
     return no('UnsupportedValue', `hostname: ${hostProblem(l.hostname)}`);
+  // Implementation-specific TLS options: npl-lb reads none, so a listener asking one is not served
+  // as if it had not asked.
+  const options = Object.keys((l.tls as { options?: Record<string, unknown> } | undefined)?.options ?? {});
+  if (options.length > 0)
+    return no(
+      'UnsupportedValue',
+      `tls.options ${options.map((o) => JSON.stringify(o.slice(0, 64))).join(', ')}: npl-lb reads no TLS options`,
+    );
+  const tls = gatewayTlsProblem(gw, l, protocol, ctx);
+  if (tls) return no('UnsupportedValue', tls);
   return { accepted: cond('Accepted', true, 'Accepted'), terminate: false };
+}
+
+/**
+ * A Gateway's `spec.tls` that a listener would serve without (fail closed, never ignored): client
+ * certificate validation for its HTTPS port (the default, or its port's entry), or a certificate
+ * to present to backends (every listener's routes reach backends), where the load balancer does
+ * neither. The field is named, and the listener is not served rather than served unchecked.
+ */
+function gatewayTlsProblem(
+  gw: Gateway,
+  l: Listener,
+  protocol: ListenerProtocol,
+  ctx: ListenerContext,
+): string | undefined {
+  const tls = gw.spec.tls;
+  if (!tls) return undefined;
+  if (protocol === 'HTTPS' && !ctx.support.clientCertificates) {
+    const i = (tls.frontend?.perPort ?? []).findIndex((p) => p.port === l.port);
+    const perPort = i >= 0 ? tls.frontend!.perPort![i]!.tls.validation : undefined;
+    const field =
+      perPort !== undefined
+        ? `spec.tls.frontend.perPort[${i}].tls.validation`
+        : tls.frontend?.default?.validation !== undefined
+          ? 'spec.tls.frontend.default.validation'
+          : undefined;
+    if (field)
+      return `${field}: the ${ctx.adapter} load balancer does not validate client certificates; the listener is not served rather than served to clients without one`;
+  }
+  if (tls.backend?.clientCertificateRef !== undefined && !ctx.support.backendTls)
+    return `spec.tls.backend.clientCertificateRef: the ${ctx.adapter} load balancer does not speak TLS to backends; the listener is not served until it is removed`;
+  return undefined;
 }
 
 /** The route kinds asked for that this protocol can carry, and a ResolvedRefs problem for the rest. */
@@ -210,7 +256,7 @@ export function resolveListeners(gw: Gateway, ctx: ListenerContext): ListenerSta
   }
   return listeners.map((l): ListenerState => {
     const protocol = l.protocol in KINDS ? (l.protocol as ListenerProtocol) : undefined;
-    const { accepted, terminate } = acceptance(l, protocol, ctx);
+    const { accepted, terminate } = acceptance(gw, l, protocol, ctx);
     const kinds = routeKinds(l, protocol, terminate, ctx);
     const certs =
       protocol === 'HTTPS' && accepted.status
