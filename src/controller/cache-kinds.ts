@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import { loadBalancerParametersSchema } from '../kube/parameters-objects.ts';
 import {
+  backendTlsPolicySchema,
   crdSchema,
   gatewayClassSchema,
   gatewaySchema,
@@ -48,7 +49,8 @@ export type GatewayKind =
   | 'tcpRoutes'
   | 'udpRoutes'
   | 'tlsRoutes'
-  | 'referenceGrants';
+  | 'referenceGrants'
+  | 'backendTlsPolicies';
 export const GATEWAY_KINDS: readonly GatewayKind[] = [
   'gatewayClasses',
   'gateways',
@@ -58,6 +60,7 @@ export const GATEWAY_KINDS: readonly GatewayKind[] = [
   'udpRoutes',
   'tlsRoutes',
   'referenceGrants',
+  'backendTlsPolicies',
 ];
 
 /** What each kind is validated against: the informer keeps the validated object. */
@@ -79,6 +82,7 @@ export const SCHEMAS: Record<CacheKind, z.ZodType<unknown>> = {
   udpRoutes: l4RouteSchema,
   tlsRoutes: l4RouteSchema,
   referenceGrants: referenceGrantSchema,
+  backendTlsPolicies: backendTlsPolicySchema,
   backendPolicies: backendPolicySchema,
   loadBalancerParameters: loadBalancerParametersSchema,
 };

@@ -37,6 +37,7 @@ import {
   l4RouteSchema,
   namespaceSchema,
   referenceGrantSchema,
+  backendTlsPolicySchema,
 } from '../kube/gateway-objects.ts';
 import { RESOURCES } from '../kube/paths.ts';
 import { type BackendPolicy, backendPolicySchema } from '../kube/policy-objects.ts';
@@ -196,6 +197,7 @@ export class ClusterCache {
     udpRoutes: Parsed<NonNullable<ClusterView['udpRoutes']>[number]>;
     tlsRoutes: Parsed<NonNullable<ClusterView['tlsRoutes']>[number]>;
     referenceGrants: Parsed<NonNullable<ClusterView['referenceGrants']>[number]>;
+    backendTlsPolicies: Parsed<NonNullable<ClusterView['backendTlsPolicies']>[number]>;
     backendPolicies: Parsed<BackendPolicy>;
     loadBalancerParameters: Parsed<LoadBalancerParameters>;
   };
@@ -247,6 +249,7 @@ export class ClusterCache {
       udpRoutes: make('udpRoutes'),
       tlsRoutes: make('tlsRoutes'),
       referenceGrants: make('referenceGrants'),
+      backendTlsPolicies: make('backendTlsPolicies'),
       backendPolicies: make('backendPolicies'),
       loadBalancerParameters: make('loadBalancerParameters'),
     };
@@ -272,6 +275,7 @@ export class ClusterCache {
       udpRoutes: new Parsed(i.udpRoutes, l4RouteSchema),
       tlsRoutes: new Parsed(i.tlsRoutes, l4RouteSchema),
       referenceGrants: new Parsed(i.referenceGrants, referenceGrantSchema),
+      backendTlsPolicies: new Parsed(i.backendTlsPolicies, backendTlsPolicySchema),
       backendPolicies: new Parsed(i.backendPolicies, backendPolicySchema),
       loadBalancerParameters: new Parsed(i.loadBalancerParameters, loadBalancerParametersSchema),
     };
@@ -302,6 +306,7 @@ export class ClusterCache {
       udpRoutes: p.udpRoutes.items.size,
       tlsRoutes: p.tlsRoutes.items.size,
       referenceGrants: p.referenceGrants.items.size,
+      backendTlsPolicies: p.backendTlsPolicies.items.size,
       backendPolicies: p.backendPolicies.items.size,
       loadBalancerParameters: p.loadBalancerParameters.items.size,
     };
@@ -367,6 +372,7 @@ export class ClusterCache {
       udpRoutes: p.udpRoutes.list(),
       tlsRoutes: p.tlsRoutes.list(),
       referenceGrants: p.referenceGrants.list(),
+      backendTlsPolicies: p.backendTlsPolicies.list(),
       backendPolicies: p.backendPolicies.list(),
       loadBalancerParameters: p.loadBalancerParameters.list(),
       podIndex: this.podIndex,

@@ -5,6 +5,7 @@
  * of the Gateway API objects (gateway-status.ts), and the pass's Events (lb-events.ts).
  * Retryable failures throw, so the work queue backs off; terminal ones become Events.
  */
+import { RESOURCES } from '../kube/paths.ts';
 import { GatewayClassKeeper, kubeGatewayClassCreate } from './gateway-class.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ApplyResult, Capabilities, LoadBalancerAdapter } from '../adapter/contract.ts';
@@ -144,6 +145,7 @@ export class LbReconciler {
   private readonly status: SourceStatusWriter;
   private readonly gatewayStatus: GatewayStatusWriter;
   private readonly policyStatus: PolicyStatusWriter;
+  private readonly tlsPolicyStatus: PolicyStatusWriter;
   private readonly gatewayClass: GatewayClassKeeper;
 
   constructor(private readonly d: LbReconcilerDeps) {
@@ -161,6 +163,12 @@ export class LbReconciler {
     const sink = d.gatewayStatusSink ?? kubeStatusSink(d.kubeConfig);
     this.gatewayStatus = new GatewayStatusWriter(sink, d.config.clusterName, d.config.gatewayController);
     this.policyStatus = new PolicyStatusWriter(sink, d.config.gatewayController);
+    this.tlsPolicyStatus = new PolicyStatusWriter(
+      sink,
+      d.config.gatewayController,
+      undefined,
+      RESOURCES.backendTlsPolicies,
+    );
     this.gatewayClass =
       d.gatewayClass ??
       new GatewayClassKeeper({
@@ -393,6 +401,7 @@ export class LbReconciler {
       (vip) => resolveVip(vip, allocated),
     );
     await this.policyStatus.write(view.backendPolicies, desired.policies);
+    await this.tlsPolicyStatus.write(view.backendTlsPolicies, desired.gateways?.tlsPolicies);
     await this.gatewayClass.keep(view.gatewayApiInstalled === true, view.gatewayClasses ?? []);
     await this.events.pass(view, desired, applied, cleared, (st) => this.status.live(st), unready);
   }

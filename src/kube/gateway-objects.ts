@@ -374,3 +374,48 @@ export const GATEWAY_CLASS_CRD = 'gatewayclasses.gateway.networking.k8s.io';
 export const BUNDLE_VERSION_ANNOTATION = 'gateway.networking.k8s.io/bundle-version';
 export const crdSchema = z.object({ metadata: objectMetaSchema }).loose();
 export type Crd = z.infer<typeof crdSchema>;
+
+/**
+ * BackendTLSPolicy (v1): the Service ports it targets, and its validation kept as it came (what
+ * npl-lb does with each field is decided in source/gateway/backend-tls.ts; nothing is dropped).
+ */
+export const backendTlsPolicySchema = z
+  .object({
+    metadata: gatewayMeta,
+    spec: z
+      .object({
+        targetRefs: z
+          .array(
+            z
+              .object({
+                group: z.string().default(''),
+                kind: z.string(),
+                name: z.string(),
+                sectionName: z.string().optional(),
+              })
+              .loose(),
+          )
+          .default([]),
+        validation: z.unknown().optional(),
+        options: z.record(z.string(), z.unknown()).optional(),
+      })
+      .loose(),
+    status: z
+      .object({
+        ancestors: z
+          .array(
+            z
+              .object({
+                ancestorRef: z.unknown(),
+                controllerName: z.string(),
+                conditions: z.array(condition).default([]),
+              })
+              .loose(),
+          )
+          .default([]),
+      })
+      .loose()
+      .default({ ancestors: [] }),
+  })
+  .loose();
+export type BackendTlsPolicy = z.infer<typeof backendTlsPolicySchema>;

@@ -82,6 +82,12 @@ export const RESOURCES = {
     resource: 'referencegrants',
     kind: 'ReferenceGrant',
   },
+  backendTlsPolicies: {
+    group: 'gateway.networking.k8s.io',
+    version: 'v1',
+    resource: 'backendtlspolicies',
+    kind: 'BackendTLSPolicy',
+  },
   customResourceDefinitions: {
     group: 'apiextensions.k8s.io',
     version: 'v1',

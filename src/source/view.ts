@@ -3,6 +3,7 @@
  */
 import type { LoadBalancerParameters } from '../kube/parameters-objects.ts';
 import type {
+  BackendTlsPolicy,
   Gateway,
   GatewayClass,
   GrpcRouteObject,
@@ -54,6 +55,8 @@ export interface ClusterView {
   udpRoutes?: L4RouteObject[];
   tlsRoutes?: L4RouteObject[];
   referenceGrants?: ReferenceGrant[];
+  /** BackendTLSPolicies (gateway.networking.k8s.io/v1); none when absent. */
+  backendTlsPolicies?: BackendTlsPolicy[];
   /** BackendPolicies (npl-lb.io); none when absent (the CRD not installed). */
   backendPolicies?: BackendPolicy[];
   /** LoadBalancerParameters (npl-lb.io); none when absent (the CRD not installed). */
@@ -77,6 +80,7 @@ export const routeInputs = (v: ClusterView): unknown[] => [
   v.udpRoutes,
   v.tlsRoutes,
   v.referenceGrants,
+  v.backendTlsPolicies,
   v.backendPolicies,
   v.loadBalancerParameters,
   v.gatewayApiVersion,

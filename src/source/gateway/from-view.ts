@@ -58,6 +58,7 @@ export function servedGatewayView(
     | 'udpRoutes'
     | 'tlsRoutes'
     | 'referenceGrants'
+    | 'backendTlsPolicies'
     | 'namespaces'
     | 'gatewayApiVersion'
   >,
@@ -74,6 +75,9 @@ export function servedGatewayView(
     udpRoutes: served(view.udpRoutes),
     tlsRoutes: served(view.tlsRoutes),
     referenceGrants: view.referenceGrants ?? [],
+    // Policies of every namespace: a route sends to a Service of a served namespace, and the
+    // policy lives beside that Service.
+    backendTlsPolicies: view.backendTlsPolicies ?? [],
     namespaces: view.namespaces ?? [],
     bundleVersion: view.gatewayApiVersion,
   };

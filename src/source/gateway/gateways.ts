@@ -7,6 +7,7 @@
 import type { PoolPolicy } from '../backend-policies.ts';
 import type { HttpCapabilities } from '../../adapter/contract.ts';
 import type {
+  BackendTlsPolicy,
   Gateway,
   GatewayClass,
   GrpcRouteObject,
@@ -28,6 +29,7 @@ import { inFamilies } from '../twins.ts';
 import type { VipOutcome } from '../types.ts';
 import type { SecretCertificates } from '../ingress-tls.ts';
 import type { GatewayListeners } from './attach.ts';
+import { backendTlsLookup, backendTlsStatuses } from './backend-tls.ts';
 import { supportedFeatures } from './features.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 import type { GatewayResult } from './results.ts';
@@ -48,6 +50,8 @@ export interface GatewayView {
   udpRoutes?: L4RouteObject[];
   tlsRoutes?: L4RouteObject[];
   referenceGrants: ReferenceGrant[];
+  /** BackendTLSPolicies (v1); none when absent. */
+  backendTlsPolicies?: BackendTlsPolicy[];
   namespaces: Namespace[];
   /** The Gateway API release installed (the CRDs' bundle-version annotation), when known. */
   bundleVersion?: string | undefined;
@@ -318,8 +322,13 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
   // Routes, attached: their rules placed on each listener's hosts, by virtual service.
   const byVs = new Map<string, Ranked[]>();
   const place = { gws, nsOf: (ns: string) => nsLabels.get(ns), byVs, out };
-  placeL7Routes('HTTPRoute', view.httpRoutes, httpRules, ctx, place);
-  placeL7Routes('GRPCRoute', view.grpcRoutes ?? [], grpcRules, ctx, place);
+  // A Service port a BackendTLSPolicy targets is no clear-text backend (backend-tls.ts).
+  const tls = ctx.support.backendTls ? undefined : backendTlsLookup(view.backendTlsPolicies ?? []);
+  const tlsHits = new Map<string, Set<string>>();
+  const placeTls = { ...place, backendTlsOf: tls, tlsHits };
+  placeL7Routes('HTTPRoute', view.httpRoutes, httpRules, ctx, placeTls);
+  placeL7Routes('GRPCRoute', view.grpcRoutes ?? [], grpcRules, ctx, placeTls);
+  if (tlsHits.size > 0) out.tlsPolicies = backendTlsStatuses(tlsHits, ctx.adapter);
 
   const l4 = placeL4Routes(
     [

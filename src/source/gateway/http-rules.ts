@@ -52,6 +52,11 @@ export interface RuleContext {
    * on), and its name for messages: a route it cannot read is refused alone, naming the field.
    */
   device?: { http: HttpCapabilities; adapter: string };
+  /**
+   * The BackendTLSPolicy (namespace/name) over a Service port, where the load balancer does not
+   * speak TLS to backends (backend-tls.ts); absent: none applies.
+   */
+  backendTlsOf?: ((namespace: string, service: string, portName: string) => string | undefined) | undefined;
 }
 
 /** A route rule ready to be placed on hosts: everything but the host and the order. */
@@ -65,6 +70,8 @@ export interface HttpRuleResult {
   unsupported: string | undefined;
   /** Services (namespace/name) the route sends to: auto-annotated for NodePortLocal. */
   backends: Set<string>;
+  /** BackendTLSPolicies (namespace/name) whose targets the route sends to and cannot use. */
+  tlsPolicies: Set<string>;
 }
 
 export class Refused extends Error {}
@@ -248,6 +255,8 @@ function matchTemplate(
 export interface RefSink {
   refuse: (reason: string, message: string) => void;
   backends: Set<string>;
+  /** The BackendTLSPolicies (namespace/name) whose targets a ref was refused for. */
+  tlsPolicies: Set<string>;
 }
 
 /** `kubernetes.io/h2c`: a Service port that speaks HTTP/2 without TLS, with prior knowledge (GEP-1911). */
@@ -301,7 +310,15 @@ export function ruleForwarding(
           'UnsupportedProtocol',
           `${f}: Service ${target}/${b.name} port ${b.port ?? ''} speaks HTTP/2 (${at.kind === 'GRPCRoute' ? 'gRPC' : H2C_APP_PROTOCOL}), and the ${ctx.device?.adapter ?? 'configured'} load balancer speaks HTTP/1.1 to members`,
         );
-      else {
+      else if (ctx.backendTlsOf?.(target, b.name, sp.name ?? '')) {
+        // Never in clear text to a port that asks for TLS: its share answers 500.
+        const policy = ctx.backendTlsOf(target, b.name, sp.name ?? '')!;
+        sink.tlsPolicies.add(policy);
+        sink.refuse(
+          'UnsupportedProtocol',
+          `${f}: Service ${target}/${b.name} port ${b.port ?? ''} is a target of BackendTLSPolicy ${policy}, and the ${ctx.device?.adapter ?? 'configured'} load balancer does not speak TLS to backends yet: its share answers 500, never in clear text`,
+        );
+      } else {
         pool = h2 ? ctx.h2PoolFor!(svc, sp) : ctx.poolFor(svc, sp);
         sink.backends.add(`${target}/${b.name}`);
       }
@@ -323,17 +340,18 @@ export function ruleForwarding(
 export function collectRules(each: (sink: RefSink, templates: RouteTemplate[]) => void): HttpRuleResult {
   const templates: RouteTemplate[] = [];
   const backends = new Set<string>();
+  const tlsPolicies = new Set<string>();
   let resolvedRefs = cond('ResolvedRefs', true, 'ResolvedRefs');
   const refuse = (reason: string, message: string) => {
     if (resolvedRefs.status) resolvedRefs = cond('ResolvedRefs', false, reason, message);
   };
   try {
-    each({ refuse, backends }, templates);
+    each({ refuse, backends, tlsPolicies }, templates);
   } catch (err) {
     if (!(err instanceof Refused)) throw err;
-    return { templates: [], resolvedRefs, unsupported: err.message, backends };
+    return { templates: [], resolvedRefs, unsupported: err.message, backends, tlsPolicies };
   }
-  return { templates, resolvedRefs, unsupported: undefined, backends };
+  return { templates, resolvedRefs, unsupported: undefined, backends, tlsPolicies };
 }
 
 export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleResult {

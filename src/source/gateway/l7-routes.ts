@@ -50,6 +50,9 @@ export function placeL7Routes<R extends L7RouteObject>(
     nsOf: (ns: string) => Record<string, string> | undefined;
     byVs: Map<string, Ranked[]>;
     out: GatewayResult;
+    /** The BackendTLSPolicy over a Service port (backend-tls.ts), and the Gateways each was hit on. */
+    backendTlsOf?: RuleContext['backendTlsOf'];
+    tlsHits?: Map<string, Set<string>>;
   },
 ): void {
   const routes = [...objects].sort((a, b) => (key(a.metadata) < key(b.metadata) ? -1 : 1));
@@ -69,6 +72,7 @@ export function placeL7Routes<R extends L7RouteObject>(
       poolFor: ctx.poolFor,
       h2PoolFor: ctx.h2PoolFor,
       device: { http: ctx.http, adapter: ctx.adapter },
+      backendTlsOf: at.backendTlsOf,
     });
     const lacking = rules.templates.map((t) => routeLacks({ ...t, host: '' }, ctx.http)).find(Boolean);
     const unsupported =
@@ -80,6 +84,8 @@ export function placeL7Routes<R extends L7RouteObject>(
           ? cond('Accepted', false, 'UnsupportedValue', unsupported)
           : p.accepted;
       statuses.push({ parentRef: p.parentRef, conditions: [accepted, rules.resolvedRefs] });
+      for (const policy of rules.tlsPolicies)
+        at.tlsHits?.set(policy, (at.tlsHits.get(policy) ?? new Set()).add(p.gateway.key));
       if (!accepted.status) continue;
       for (const b of rules.backends) at.out.backends.add(b);
       for (const a of p.listeners) {

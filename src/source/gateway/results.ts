@@ -3,6 +3,7 @@
  * and the statuses of our classes, Gateways, listeners and routes. Types only, so the source's
  * shared types (../types.ts) can name them without importing the Gateway code.
  */
+import type { TlsPolicyAncestor } from './backend-tls.ts';
 import type { PoolPolicy } from '../backend-policies.ts';
 import type { HttpRouteObject, RouteGroupKind } from '../../kube/gateway-objects.ts';
 import type { Certificate, VirtualService } from '../../model/types.ts';
@@ -41,4 +42,6 @@ export interface GatewayResult {
   backends: Set<string>;
   /** The pool defaults of a virtual service's Gateway (its parameters, its class's), by its name. */
   defaults?: Map<string, PoolPolicy>;
+  /** BackendTLSPolicies (namespace/name) a route hit, with their ancestors' status (backend-tls.ts). */
+  tlsPolicies?: Map<string, TlsPolicyAncestor[]>;
 }

@@ -113,6 +113,7 @@ it('a long first sync logs its progress every few seconds (here every 20 ms), th
     grpcRoutes: source(0, []),
     loadBalancerParameters: source(0, []),
     referenceGrants: source(0, []),
+    backendTlsPolicies: source(0, []),
     backendPolicies: source(0, []),
   };
   const cache = new ClusterCache(new KubeConfig(), log, sources);

@@ -19,6 +19,7 @@ import {
   type L4RouteObject,
   namespaceSchema,
   type ReferenceGrant,
+  type BackendTlsPolicy,
   referenceGrantSchema,
 } from '../../../src/kube/gateway-objects.ts';
 import { type Service, serviceSchema, tlsSecretSchema } from '../../../src/kube/objects.ts';
@@ -116,6 +117,7 @@ export interface World {
   grpcRoutes?: GrpcRouteObject[];
   gateways?: Gateway[];
   grants?: ReferenceGrant[];
+  backendTlsPolicies?: BackendTlsPolicy[];
   /** Extra namespace labels by name (the base manifests label infra, web and app backends). */
   labels?: Record<string, Record<string, string>>;
   secrets?: { namespace: string; name: string; cert: TestCertificate }[];
@@ -159,6 +161,7 @@ export function pass(w: World): GatewayResult {
       grpcRoutes: w.grpcRoutes ?? [],
       ...w.l4,
       referenceGrants: w.grants ?? [],
+      backendTlsPolicies: w.backendTlsPolicies ?? [],
       namespaces,
       bundleVersion: w.bundleVersion,
     },
