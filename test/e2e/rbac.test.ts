@@ -272,6 +272,45 @@ describe('chart RBAC', () => {
       },
       H,
     );
+    // A BackendTLSPolicy over a Service a route sends to: read, and its status written.
+    await api(
+      url,
+      'POST',
+      '/api/v1/namespaces/default/services',
+      {
+        metadata: { name: 'secure' },
+        spec: { selector: { app: 'secure' }, ports: [{ name: 'https', port: 443 }] },
+      },
+      H,
+    );
+    await api(
+      url,
+      'POST',
+      `${GW_API}/namespaces/default/httproutes`,
+      {
+        metadata: { name: 'secure' },
+        spec: {
+          parentRefs: [{ name: 'gw' }],
+          hostnames: ['secure.example'],
+          rules: [{ backendRefs: [{ name: 'secure', port: 443 }] }],
+        },
+      },
+      H,
+    );
+    const tlsPolicy = await api(
+      url,
+      'POST',
+      `${GW_API}/namespaces/default/backendtlspolicies`,
+      {
+        metadata: { name: 'secure' },
+        spec: {
+          targetRefs: [{ group: '', kind: 'Service', name: 'secure' }],
+          validation: { hostname: 'secure.example', wellKnownCACertificates: 'System' },
+        },
+      },
+      H,
+    );
+    assert.equal(tlsPolicy.status, 201, JSON.stringify(tlsPolicy.body).slice(0, 300));
     await api(
       url,
       'POST',
