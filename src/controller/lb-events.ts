@@ -74,7 +74,7 @@ function withProblems(m: ReadonlyMap<string, SourceStatus>): [string, SourceStat
   return r;
 }
 
-type TargetKind = 'Service' | 'Ingress' | 'Pod' | 'Secret';
+type TargetKind = 'Service' | 'Ingress' | 'Pod' | 'Secret' | 'Gateway';
 
 type Send = (t: EventTarget, type: EventType, reason: string, message: string) => void;
 
@@ -106,7 +106,11 @@ class Targets {
             ? this.view.ingresses
             : kind === 'Pod'
               ? this.view.pods
-              : (this.view.secrets ?? []);
+              : kind === 'Gateway'
+                ? (this.view.gateways ?? []).map((g) => ({
+                    metadata: { ...g.metadata, uid: g.metadata.uid ?? '' },
+                  }))
+                : (this.view.secrets ?? []);
       m = new Map(list.map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o]));
       this.maps.set(kind, m);
     }
@@ -116,7 +120,12 @@ class Targets {
   get(kind: TargetKind, key: string): EventTarget | undefined {
     const o = this.object(kind, key);
     if (!o) return undefined;
-    const apiVersion = kind === 'Ingress' ? 'networking.k8s.io/v1' : 'v1';
+    const apiVersion =
+      kind === 'Ingress'
+        ? 'networking.k8s.io/v1'
+        : kind === 'Gateway'
+          ? 'gateway.networking.k8s.io/v1'
+          : 'v1';
     const { namespace, name, uid } = o.metadata;
     return { kind, apiVersion, namespace, name, uid };
   }
@@ -231,6 +240,18 @@ export class LbEvents {
       if (!t) continue;
       if (f.type === 'Warning') warned.add(`${f.kind}/${f.key}`);
       send(t, f.type, f.reason, f.message);
+    }
+    // A listener refused for a value the load balancer cannot serve (a TLS field it lacks, a
+    // hostname, a mode) is said on its Gateway too, beside the listener's condition.
+    for (const [key, gw] of desired.gateways?.gateways ?? []) {
+      const refused = gw.listeners.flatMap((l) =>
+        l.conditions
+          .filter((c) => c.type === 'Accepted' && !c.status && c.reason === 'UnsupportedValue')
+          .map((c) => `listener ${l.name}: ${c.message}`),
+      );
+      const t = refused.length > 0 ? targets.get('Gateway', key) : undefined;
+      for (const message of t ? refused : [])
+        send(t!, 'Warning', EventReasons.UnsupportedByLoadBalancer, message);
     }
     for (const [key, st, problem] of withProblems(desired.services)) {
       const t = on('Service', key);
