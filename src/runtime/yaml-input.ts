@@ -32,7 +32,7 @@ export interface YamlLimits {
   maxBytes: number;
   /** Nesting of maps and lists. */
   maxDepth: number;
-  /** Alias nodes resolved per document (the `yaml` package's `maxAliasCount`). */
+  /** Alias nodes per document (js-yaml's `maxAliases`); what they expand to is bounded too. */
   maxAliases: number;
 }
 
@@ -49,7 +49,7 @@ export const DEFAULT_YAML_LIMITS: YamlLimits = {
 
 /**
  * Whether a JSON-looking text nests brackets deeper than `max`, found in one pass outside strings:
- * checked before JSON.parse or the YAML parser (whose composer recurses) ever see it.
+ * checked before JSON.parse sees it (the code that reads the value next recurses).
  */
 export function textNestsDeeperThan(text: string, max: number): boolean {
   let depth = 0;
