@@ -39,3 +39,19 @@ export function markTakenDown(results: ApplyResult[], downs: ReadonlyMap<string,
     return { ...r, error: { ...r.error, message: `${r.error.message}; ${note}` } };
   });
 }
+
+/**
+ * `apply` on the batch; then, where a refused change leaves a wider client filter serving (`live`:
+ * the frontend as the device has it), that frontend taken down by a second `apply`, and said.
+ */
+export async function applyClosed(
+  changes: Change[],
+  apply: (changes: Change[]) => Promise<ApplyResult[]>,
+  live: (name: string) => VirtualService | undefined,
+): Promise<ApplyResult[]> {
+  const results = await apply(changes);
+  const downs = widerThanAsked(results, live);
+  if (downs.length === 0) return results;
+  const done = await apply(downs);
+  return markTakenDown(results, new Map(done.map((d) => [d.change.name, d.ok])));
+}

@@ -22,7 +22,7 @@ import type { Change as AnyChange, CoreChange as Change, Observed } from '../../
 import { checkWords, renderConfig, type RenderOptions, serverName } from './config.ts';
 import { parseConfig, type Section } from './config-parse.ts';
 import { checkConfig, HaproxyError, socketCommand } from './process.ts';
-import { markTakenDown, widerThanAsked } from './fail-closed.ts';
+import { applyClosed } from './fail-closed.ts';
 import { refusedChanges, unbindableChanges } from './narrow.ts';
 import { memberHealth } from './health.ts';
 import { changeProblem, dependencyProblem, type Fail } from './validate.ts';
@@ -141,12 +141,8 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   }
 
   /** The batch; then, where a refused change leaves a wider client filter serving, its frontend down. */
-  private async applyNow(changes: Change[]): Promise<ApplyResult[]> {
-    const results = await this.applyBatch(changes);
-    const downs = widerThanAsked(results, (name) => this.vss.get(name));
-    if (downs.length === 0) return results;
-    const done = await this.applyBatch(downs);
-    return markTakenDown(results, new Map(done.map((d) => [d.change.name, d.ok])));
+  private applyNow(changes: Change[]): Promise<ApplyResult[]> {
+    return applyClosed(changes, (c) => this.applyBatch(c), (name) => this.vss.get(name));
   }
 
   private async applyBatch(changes: Change[]): Promise<ApplyResult[]> {

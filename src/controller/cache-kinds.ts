@@ -2,10 +2,10 @@
  * The kinds the controller's cache follows, and the schema each is validated against as its
  * informer delivers it (the cache keeps the validated object, cluster-cache.ts).
  */
+import { backendTlsPolicySchema } from '../kube/backend-tls-objects.ts';
 import type { z } from 'zod';
 import { loadBalancerParametersSchema } from '../kube/parameters-objects.ts';
 import {
-  backendTlsPolicySchema,
   crdSchema,
   gatewayClassSchema,
   gatewaySchema,

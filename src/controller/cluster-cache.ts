@@ -4,6 +4,7 @@
  * the Gateway API kinds (once their CRDs are installed). Each object is validated with zod once,
  * as its informer delivers it (a malformed one is left out): building a ClusterView parses nothing.
  */
+import { backendTlsPolicySchema } from '../kube/backend-tls-objects.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { z } from 'zod';
 import { type LoadBalancerParameters, loadBalancerParametersSchema } from '../kube/parameters-objects.ts';
@@ -37,7 +38,6 @@ import {
   l4RouteSchema,
   namespaceSchema,
   referenceGrantSchema,
-  backendTlsPolicySchema,
 } from '../kube/gateway-objects.ts';
 import { RESOURCES } from '../kube/paths.ts';
 import { type BackendPolicy, backendPolicySchema } from '../kube/policy-objects.ts';

@@ -9,7 +9,7 @@ import { objectMetaSchema } from './objects.ts';
 
 export const GATEWAY_GROUP = 'gateway.networking.k8s.io';
 
-const gatewayMeta = objectMetaSchema.extend({ generation: z.number().int().default(0) });
+export const gatewayMeta = objectMetaSchema.extend({ generation: z.number().int().default(0) });
 
 /** A status condition (metav1.Condition), as the Gateway API and policy kinds write it. */
 export const condition = z
@@ -374,48 +374,3 @@ export const GATEWAY_CLASS_CRD = 'gatewayclasses.gateway.networking.k8s.io';
 export const BUNDLE_VERSION_ANNOTATION = 'gateway.networking.k8s.io/bundle-version';
 export const crdSchema = z.object({ metadata: objectMetaSchema }).loose();
 export type Crd = z.infer<typeof crdSchema>;
-
-/**
- * BackendTLSPolicy (v1): the Service ports it targets, and its validation kept as it came (what
- * npl-lb does with each field is decided in source/gateway/backend-tls.ts; nothing is dropped).
- */
-export const backendTlsPolicySchema = z
-  .object({
-    metadata: gatewayMeta,
-    spec: z
-      .object({
-        targetRefs: z
-          .array(
-            z
-              .object({
-                group: z.string().default(''),
-                kind: z.string(),
-                name: z.string(),
-                sectionName: z.string().optional(),
-              })
-              .loose(),
-          )
-          .default([]),
-        validation: z.unknown().optional(),
-        options: z.record(z.string(), z.unknown()).optional(),
-      })
-      .loose(),
-    status: z
-      .object({
-        ancestors: z
-          .array(
-            z
-              .object({
-                ancestorRef: z.unknown(),
-                controllerName: z.string(),
-                conditions: z.array(condition).default([]),
-              })
-              .loose(),
-          )
-          .default([]),
-      })
-      .loose()
-      .default({ ancestors: [] }),
-  })
-  .loose();
-export type BackendTlsPolicy = z.infer<typeof backendTlsPolicySchema>;

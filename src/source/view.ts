@@ -1,9 +1,9 @@
 /**
  * What a desired-state pass reads of the cluster: the controller's caches, or plain arrays in tests.
  */
+import type { BackendTlsPolicy } from '../kube/backend-tls-objects.ts';
 import type { LoadBalancerParameters } from '../kube/parameters-objects.ts';
 import type {
-  BackendTlsPolicy,
   Gateway,
   GatewayClass,
   GrpcRouteObject,

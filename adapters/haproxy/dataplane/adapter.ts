@@ -26,7 +26,7 @@ import { buildOps, type Op } from './transaction-plan.ts';
 import { narrowRefusedCommit, type TxOutcome } from './commit-narrowing.ts';
 import { checkStatusName } from '../server-state.ts';
 import { changeProblem, type Fail } from '../validate.ts';
-import { markTakenDown, widerThanAsked } from '../fail-closed.ts';
+import { applyClosed } from '../fail-closed.ts';
 import { DataplaneClient, type DataplaneClientOptions, DataplaneError } from './client.ts';
 import { type DeviceBackend, type LayoutOptions, ownerOf, readPool } from './layout.ts';
 import { type DeviceFrontend, readVirtualService } from './frontend-layout.ts';
@@ -202,15 +202,15 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
   }
 
   /** The batch; then, where a refused change leaves a wider client filter serving, its frontend down. */
-  private async applyNow(changes: Change[]): Promise<ApplyResult[]> {
-    const results = await this.applyBatch(changes);
-    const downs = widerThanAsked(results, (name) => {
-      const f = this.frontends.get(name);
-      return f ? readVirtualService(f) : undefined;
-    });
-    if (downs.length === 0) return results;
-    const done = await this.applyBatch(downs);
-    return markTakenDown(results, new Map(done.map((d) => [d.change.name, d.ok])));
+  private applyNow(changes: Change[]): Promise<ApplyResult[]> {
+    return applyClosed(
+      changes,
+      (c) => this.applyBatch(c),
+      (name) => {
+        const f = this.frontends.get(name);
+        return f ? readVirtualService(f) : undefined;
+      },
+    );
   }
 
   private async applyBatch(changes: Change[]): Promise<ApplyResult[]> {

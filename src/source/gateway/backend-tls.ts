@@ -6,7 +6,8 @@
  * says so in its ancestors' status (each Gateway of a route that sends there: Accepted=False). Of
  * two policies on one target, the older one is named (GEP-713's rule). Pure.
  */
-import { type BackendTlsPolicy, GATEWAY_GROUP } from '../../kube/gateway-objects.ts';
+import type { BackendTlsPolicy } from '../../kube/backend-tls-objects.ts';
+import { GATEWAY_GROUP } from '../../kube/gateway-objects.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 
 export interface TlsPolicyAncestor {

@@ -4,10 +4,10 @@
  * Gateway's VIP), certificates, and the status of every object as the spec defines it. Pure: the
  * controller passes its caches, the VIPs and the load balancer's capabilities in.
  */
+import type { BackendTlsPolicy } from '../../kube/backend-tls-objects.ts';
 import type { PoolPolicy } from '../backend-policies.ts';
 import type { HttpCapabilities } from '../../adapter/contract.ts';
 import type {
-  BackendTlsPolicy,
   Gateway,
   GatewayClass,
   GrpcRouteObject,

@@ -7,9 +7,10 @@
  * and the older-wins rule decide which policy is named; a device that declares backend TLS takes
  * it. Every leaf of the bundled v1.6.1 BackendTLSPolicy schema is listed with what happens to it.
  */
+import { backendTlsPolicySchema } from '../../../src/kube/backend-tls-objects.ts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { backendTlsPolicySchema } from '../../../src/kube/gateway-objects.ts';
+
 import { backend, INFRA, parent, parentConditions, pass, route, vsOf } from './gateway-support.ts';
 import { schemaLeaves } from './schema-leaves.ts';
 

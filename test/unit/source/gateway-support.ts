@@ -3,6 +3,7 @@
  * bundled v1.6.1 file, class `npl-lb`), parsed as the controller parses them, plus routes written
  * as the suite's tests write them, and a pass of the source over it all.
  */
+import type { BackendTlsPolicy } from '../../../src/kube/backend-tls-objects.ts';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import type { HttpCapabilities } from '../../../src/adapter/contract.ts';
@@ -19,7 +20,6 @@ import {
   type L4RouteObject,
   namespaceSchema,
   type ReferenceGrant,
-  type BackendTlsPolicy,
   referenceGrantSchema,
 } from '../../../src/kube/gateway-objects.ts';
 import { type Service, serviceSchema, tlsSecretSchema } from '../../../src/kube/objects.ts';
