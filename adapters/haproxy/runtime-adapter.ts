@@ -142,7 +142,11 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
 
   /** The batch; then, where a refused change leaves a wider client filter serving, its frontend down. */
   private applyNow(changes: Change[]): Promise<ApplyResult[]> {
-    return applyClosed(changes, (c) => this.applyBatch(c), (name) => this.vss.get(name));
+    return applyClosed(
+      changes,
+      (c) => this.applyBatch(c),
+      (name) => this.vss.get(name),
+    );
   }
 
   private async applyBatch(changes: Change[]): Promise<ApplyResult[]> {
