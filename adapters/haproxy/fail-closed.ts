@@ -43,15 +43,31 @@ export function markTakenDown(results: ApplyResult[], downs: ReadonlyMap<string,
 /**
  * `apply` on the batch; then, where a refused change leaves a wider client filter serving (`live`:
  * the frontend as the device has it), that frontend taken down by a second `apply`, and said.
+ * One per adapter: it remembers what it took down, so that the next change of such a frontend
+ * (an update, as the controller still has the refused one's predecessor observed) creates it
+ * again at once instead of failing NotFound until the controller re-reads the device.
  */
-export async function applyClosed(
-  changes: Change[],
-  apply: (changes: Change[]) => Promise<ApplyResult[]>,
-  live: (name: string) => VirtualService | undefined,
-): Promise<ApplyResult[]> {
-  const results = await apply(changes);
-  const downs = widerThanAsked(results, live);
-  if (downs.length === 0) return results;
-  const done = await apply(downs);
-  return markTakenDown(results, new Map(done.map((d) => [d.change.name, d.ok])));
+export class FailClosed {
+  private readonly down = new Set<string>();
+
+  async apply(
+    changes: Change[],
+    apply: (changes: Change[]) => Promise<ApplyResult[]>,
+    live: (name: string) => VirtualService | undefined,
+  ): Promise<ApplyResult[]> {
+    const sent = changes.map((c): Change =>
+      c.kind === 'virtualService' && c.op === 'update' && this.down.has(c.name) && !live(c.name)
+        ? { op: 'create', kind: c.kind, name: c.name, desired: c.desired }
+        : c,
+    );
+    const raw = await apply(sent);
+    // Results carry the change as the caller sent it.
+    const results = raw.map((r, i) => (sent[i] === changes[i] ? r : { ...r, change: changes[i]! }));
+    for (const c of changes) if (c.op === 'delete' || live(c.name)) this.down.delete(c.name);
+    const downs = widerThanAsked(results, live);
+    if (downs.length === 0) return results;
+    const done = await apply(downs);
+    for (const d of done) if (d.ok) this.down.add(d.change.name);
+    return markTakenDown(results, new Map(done.map((d) => [d.change.name, d.ok])));
+  }
 }

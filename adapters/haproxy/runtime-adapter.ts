@@ -22,7 +22,7 @@ import type { Change as AnyChange, CoreChange as Change, Observed } from '../../
 import { checkWords, renderConfig, type RenderOptions, serverName } from './config.ts';
 import { parseConfig, type Section } from './config-parse.ts';
 import { checkConfig, HaproxyError, socketCommand } from './process.ts';
-import { applyClosed } from './fail-closed.ts';
+import { FailClosed } from './fail-closed.ts';
 import { refusedChanges, unbindableChanges } from './narrow.ts';
 import { memberHealth } from './health.ts';
 import { changeProblem, dependencyProblem, type Fail } from './validate.ts';
@@ -69,6 +69,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   private chain: Promise<unknown> = Promise.resolve();
 
   private readonly certs: CertStore;
+  private readonly failClosed = new FailClosed();
 
   constructor(private readonly opts: HaproxyRuntimeOptions) {
     this.owner = opts.owner;
@@ -142,7 +143,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
 
   /** The batch; then, where a refused change leaves a wider client filter serving, its frontend down. */
   private applyNow(changes: Change[]): Promise<ApplyResult[]> {
-    return applyClosed(
+    return this.failClosed.apply(
       changes,
       (c) => this.applyBatch(c),
       (name) => this.vss.get(name),

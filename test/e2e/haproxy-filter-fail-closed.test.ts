@@ -5,7 +5,8 @@
  * mask of 99, which gets past the adapter's character check and not past `haproxy -c`). Its
  * frontend is taken down (the outside client is no longer served), its failure names HAProxy's
  * own reason, and another tenant's frontend in the same batch goes live. Fixed, the filter serves
- * the inside client and refuses the outside one.
+ * the inside client and refuses the outside one, sent as the controller sends it (an update of the
+ * frontend it still has observed), at once.
  */
 import assert from 'node:assert/strict';
 import { connect, createServer, type Server } from 'node:net';
@@ -93,8 +94,18 @@ for (const tr of TRANSPORTS)
       assert.equal(again.find((r) => r.change.name === open.name)?.ok, false);
       assert.equal(await answer(PORT_A, OUTSIDE), '');
 
-      // Fixed: the filter serves the inside client and refuses the outside one.
+      // Fixed: the filter serves the inside client and refuses the outside one. The controller
+      // still has the unfiltered frontend observed (its change failed), so the fix comes as an
+      // update of it, and lands at once (not NotFound until the controller re-reads the device).
       const fixed = vs(open.name, PORT_A, open.source, [`${INSIDE}/32`]);
+      const fix = await a.apply([
+        { op: 'update', kind: 'virtualService', name: open.name, desired: fixed, observed: open },
+      ]);
+      assert.deepEqual(
+        fix.map((r) => [r.ok, r.change.op, r.error?.code]),
+        [[true, 'update', undefined]],
+        'the update of a frontend taken down creates it again',
+      );
       assert.ok((await applyAll(state([fixed, other]))).every((r) => r.ok));
       await rig.idle();
       assert.equal(await answer(PORT_A, INSIDE), 'hello');

@@ -26,7 +26,7 @@ import { buildOps, type Op } from './transaction-plan.ts';
 import { narrowRefusedCommit, type TxOutcome } from './commit-narrowing.ts';
 import { checkStatusName } from '../server-state.ts';
 import { changeProblem, type Fail } from '../validate.ts';
-import { applyClosed } from '../fail-closed.ts';
+import { FailClosed } from '../fail-closed.ts';
 import { DataplaneClient, type DataplaneClientOptions, DataplaneError } from './client.ts';
 import { type DeviceBackend, type LayoutOptions, ownerOf, readPool } from './layout.ts';
 import { type DeviceFrontend, readVirtualService } from './frontend-layout.ts';
@@ -58,6 +58,7 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
   /** Applies run one at a time. */
   private chain: Promise<unknown> = Promise.resolve();
   private readonly certs: DpCertificates;
+  private readonly failClosed = new FailClosed();
   private certificates = new Map<string, Certificate>();
 
   constructor(private readonly opts: HaproxyDataplaneOptions) {
@@ -203,7 +204,7 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
 
   /** The batch; then, where a refused change leaves a wider client filter serving, its frontend down. */
   private applyNow(changes: Change[]): Promise<ApplyResult[]> {
-    return applyClosed(
+    return this.failClosed.apply(
       changes,
       (c) => this.applyBatch(c),
       (name) => {
