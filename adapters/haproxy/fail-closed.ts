@@ -2,10 +2,13 @@
  * Client filters fail closed (both transports): a virtual-service change HAProxy refuses leaves
  * the frontend it had serving, and where that frontend lets in clients the refused change would
  * keep out (a filter added or narrowed), it is taken down instead; its failure says so, with
- * HAProxy's reason. The next pass tries the change again, and it is served once HAProxy takes it.
+ * HAProxy's reason. A shared frontend is first narrowed to the tenant whose routes break it
+ * (tenant-narrowing.ts), so only that tenant's routes stop being served. The next pass tries the
+ * change again, and it is served once HAProxy takes it.
  */
 import type { ApplyResult } from '../../src/adapter/contract.ts';
 import type { CoreChange as Change } from '../../src/adapter/changes.ts';
+import { narrowToTenants } from './tenant-narrowing.ts';
 import { clientFilterWidens } from '../../src/model/client-filter.ts';
 import type { VirtualService } from '../../src/model/types.ts';
 
@@ -62,7 +65,9 @@ export class FailClosed {
     );
     const raw = await apply(sent);
     // Results carry the change as the caller sent it.
-    const results = raw.map((r, i) => (sent[i] === changes[i] ? r : { ...r, change: changes[i]! }));
+    const mapped = raw.map((r, i) => (sent[i] === changes[i] ? r : { ...r, change: changes[i]! }));
+    // A shared frontend refused for one tenant's routes serves the others' (tenant-narrowing.ts).
+    const results = await narrowToTenants(mapped, apply, live);
     for (const c of changes) if (c.op === 'delete' || live(c.name)) this.down.delete(c.name);
     const downs = widerThanAsked(results, live);
     if (downs.length === 0) return results;

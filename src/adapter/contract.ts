@@ -152,6 +152,12 @@ export interface ApplyError {
   message: string;
   /** true: retrying will not help (bad input); false: back off and retry. */
   terminal: boolean;
+  /**
+   * For a virtual service shared by several sources (an IngressClass's frontend): the sources
+   * (route `source` keys) whose routes the device refused. Their routes are not served; the other
+   * sources' routes are live. Absent: the change failed as a whole.
+   */
+  sources?: string[];
 }
 
 export interface ApplyResult {

@@ -311,6 +311,21 @@ export class LbEvents {
     for (const k of this.served.keys()) if (!desired.ingresses.has(k)) this.served.delete(k);
   }
 
+  /**
+   * The objects an applied change concerns; for a shared virtual service the device refused for
+   * some sources' routes only (`error.sources`), those sources: the others' routes are served.
+   */
+  private concerned(r: ApplyResult, targets: Targets): EventTarget[] {
+    const c = r.change;
+    const only = r.error?.sources;
+    if (r.ok || !only || c.kind !== 'virtualService' || c.op === 'delete' || c.desired.kind !== 'l7')
+      return targets.ofChange(c);
+    return targets.ofVirtualService({
+      ...c.desired,
+      routes: c.desired.routes.filter((x) => only.includes(x.source)),
+    });
+  }
+
   private tellApplied(r: ApplyResult, targets: Targets, desired: DesiredResult, send: Send): void {
     const where = this.d.adapter;
     const c = r.change;
@@ -326,7 +341,7 @@ export class LbEvents {
         if (t) send(t, 'Warning', EventReasons.CertificateRotationFailed, message);
       return;
     }
-    for (const t of targets.ofChange(c)) {
+    for (const t of this.concerned(r, targets)) {
       if (!r.ok) {
         send(
           t,

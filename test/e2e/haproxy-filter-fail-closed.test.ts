@@ -7,12 +7,18 @@
  * own reason, and another tenant's frontend in the same batch goes live. Fixed, the filter serves
  * the inside client and refuses the outside one, sent as the controller sends it (an update of the
  * frontend it still has observed), at once.
+ *
+ * A shared HTTP frontend (one IngressClass, three tenants) whose change HAProxy refuses for one
+ * tenant's filter is narrowed to that tenant: the others' routes (one of them new in the same
+ * change) are served, the culprit's host is served to nobody (never by its older, wider route),
+ * and the failure names the culprit alone (`error.sources`). Fixed, all three are served.
  */
 import assert from 'node:assert/strict';
+import { request as httpRequest, createServer as createHttpServer } from 'node:http';
 import { connect, createServer, type Server } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
 import { plan } from '../../src/plan/diff.ts';
-import type { L4VirtualService, LbState, Pool } from '../../src/model/types.ts';
+import type { HttpRoute, L4VirtualService, L7VirtualService, LbState, Pool } from '../../src/model/types.ts';
 import { assertNoListeners, haproxyMissing } from '../support/haproxy.ts';
 import { TRANSPORTS } from '../support/haproxy-transports.ts';
 
@@ -20,6 +26,7 @@ const POD_IP = '127.0.58.21';
 const VIP = '127.0.58.10';
 const PORT_A = 18201;
 const PORT_B = 18202;
+const PORT_L7 = 18203;
 const INSIDE = '127.0.58.200';
 const OUTSIDE = '127.0.58.201';
 
@@ -113,3 +120,109 @@ for (const tr of TRANSPORTS)
       assert.deepEqual(rig.specProblems(), []);
     });
   });
+
+async function httpApp(t: TestContext): Promise<void> {
+  const server = createHttpServer((_req, res) => res.writeHead(200).end('hello'));
+  await new Promise<void>((r) => server.listen(8081, POD_IP, () => r()));
+  t.after(() => {
+    server.closeAllConnections();
+    return new Promise<void>((r) => server.close(() => r()));
+  });
+}
+
+/** The status a request for `host` from `from` gets on the L7 port (0: no answer). */
+const status = (host: string, from: string): Promise<number> =>
+  new Promise((resolve) => {
+    const req = httpRequest(
+      {
+        host: VIP,
+        port: PORT_L7,
+        path: '/',
+        headers: { host },
+        localAddress: from,
+        agent: false,
+        timeout: 3000,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(0));
+    req.end();
+  });
+
+const web: Pool = {
+  ...pool,
+  name: 'e2e--web-http',
+  service: 'default/web',
+  servicePort: 'http',
+  members: [{ ...pool.members[0]!, port: 8081 }],
+};
+const route = (tenant: string, sourceRanges?: string[]): HttpRoute => ({
+  host: `${tenant}.example.com`,
+  path: '/',
+  pathType: 'Prefix',
+  pool: web.name,
+  source: `${tenant}/web`,
+  ...(sourceRanges ? { sourceRanges } : {}),
+});
+const shared = (routes: HttpRoute[]): L7VirtualService => ({
+  kind: 'l7',
+  name: 'e2e--ingress-npl-lb-http',
+  vip: VIP,
+  port: PORT_L7,
+  ingressClass: 'npl-lb',
+  defaultPool: undefined,
+  routes,
+});
+
+for (const tr of TRANSPORTS)
+  describe(
+    `a refused shared frontend is narrowed to its tenant (${tr.name})`,
+    { skip: haproxyMissing() },
+    () => {
+      it('the other tenants are served, the culprit by nobody, the failure names it alone', async (t) => {
+        assertNoListeners('127.0.58.', [PORT_L7]);
+        await httpApp(t);
+        const rig = await tr.start(t, 4);
+        const a = rig.adapter;
+        const applyAll = async (vs: L7VirtualService) =>
+          a.apply(plan({ pools: [web], virtualServices: [vs] }, await a.observe()).changes);
+        const hosts = async () =>
+          [
+            await status('team-a.example.com', OUTSIDE),
+            await status('team-b.example.com', OUTSIDE),
+            await status('team-b.example.com', INSIDE),
+            await status('team-c.example.com', OUTSIDE),
+          ].join(' ');
+
+        assert.ok((await applyAll(shared([route('team-a'), route('team-b')]))).every((r) => r.ok));
+        await rig.idle();
+        assert.equal(await hosts(), '200 200 200 503', 'two tenants open; team-c not there yet');
+
+        // team-b adds a filter HAProxy refuses while team-c joins the same frontend.
+        const refused = shared([
+          route('team-a'),
+          route('team-b', [`${INSIDE}/32`, '10.0.0.0/99']),
+          route('team-c'),
+        ]);
+        const results = await applyAll(refused);
+        await rig.idle();
+        const mine = results.find((r) => r.change.kind === 'virtualService');
+        assert.equal(mine?.ok, false);
+        assert.equal(mine?.error?.code, 'ConfigInvalid');
+        assert.deepEqual(mine?.error?.sources, ['team-b/web'], 'the failure names the culprit alone');
+        assert.match(mine!.error!.message, /99/, 'with HAProxy’s own reason');
+        assert.equal(await hosts(), '200 503 503 200', 'team-a and team-c served, team-b by nobody');
+
+        // Fixed: every tenant served, team-b's filter in force.
+        const fixed = shared([route('team-a'), route('team-b', [`${INSIDE}/32`]), route('team-c')]);
+        assert.ok((await applyAll(fixed)).every((r) => r.ok));
+        await rig.idle();
+        assert.equal(await hosts(), '200 403 200 200');
+        assert.deepEqual(rig.specProblems(), []);
+      });
+    },
+  );

@@ -14,7 +14,13 @@ import { LbReconciler } from '../../../src/controller/lb-reconciler.ts';
 import { StateTracker } from '../../../src/controller/state.ts';
 import type { StatusWriter } from '../../../src/controller/status-writer.ts';
 import { NPL_POD_ANNOTATION } from '../../../src/kube/annotations.ts';
-import { nodeSchema, podSchema, serviceSchema } from '../../../src/kube/objects.ts';
+import {
+  ingressClassSchema,
+  ingressSchema,
+  nodeSchema,
+  podSchema,
+  serviceSchema,
+} from '../../../src/kube/objects.ts';
 import type { ClusterView } from '../../../src/source/desired.ts';
 
 const config = parseControllerConfig(
@@ -66,14 +72,19 @@ function view(serviceStatus: LbIngress[] = []): ClusterView {
   };
 }
 
-function rig(fault?: (name: string) => boolean) {
+function rig(fault?: (name: string) => boolean, sources?: string[]) {
   const adapter = new MemoryAdapter({
     owner: 'c1',
     ...(fault
       ? {
           fault: (c) =>
             fault(c.name)
-              ? { code: 'Invalid' as const, message: 'refused by the device', terminal: true }
+              ? {
+                  code: 'Invalid' as const,
+                  message: 'refused by the device',
+                  terminal: true,
+                  ...(sources ? { sources } : {}),
+                }
               : undefined,
         }
       : {}),
@@ -83,12 +94,15 @@ function rig(fault?: (name: string) => boolean) {
     write: async (kind, namespace, name, ingress) =>
       void statuses.push({ kind, name: `${namespace}/${name}`, ingress }),
   };
-  const events: { reason: string; message: string }[] = [];
+  const events: { reason: string; message: string; on: string }[] = [];
   const lb = new LbReconciler({
     kubeConfig: new KubeConfig(),
     config,
     adapter,
-    events: { record: async (_t, _type, reason, message) => void events.push({ reason, message }) },
+    events: {
+      record: async (t, _type, reason, message) =>
+        void events.push({ reason, message, on: `${t.kind} ${t.namespace}/${t.name}` }),
+    },
     state: new StateTracker('c1', 'memory'),
     statusWriter,
   });
@@ -133,5 +147,46 @@ describe('LB reconciler (no API server)', () => {
     // Parked: the same desired state is not sent again.
     const again = await r.lb.reconcile(view(r.statuses.at(-1)!.ingress));
     assert.deepEqual(again.applied, []);
+  });
+
+  it('a shared Ingress frontend refused for one tenant: only that Ingress is told, the other is not', async () => {
+    const r = rig((name) => name.includes('ingress'), ['default/b']);
+    const ingress = (name: string) =>
+      ingressSchema.parse({
+        metadata: { name, namespace: 'default', uid: `i-${name}`, resourceVersion: '1' },
+        spec: {
+          ingressClassName: 'npl-lb',
+          rules: [
+            {
+              host: `${name}.example.com`,
+              http: {
+                paths: [
+                  {
+                    path: '/',
+                    pathType: 'Prefix',
+                    backend: { service: { name: 'web', port: { name: 'http' } } },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      });
+    const v = view();
+    const cls = ingressClassSchema.parse({
+      metadata: { name: 'npl-lb', resourceVersion: '1' },
+      spec: { controller: 'npl-lb.io/ingress-controller' },
+    });
+    const res = await r.lb.reconcile({
+      ...v,
+      ingresses: [ingress('a'), ingress('b')],
+      ingressClasses: [cls],
+    });
+    const vs = res.applied.find(
+      (a) => a.change.kind === 'virtualService' && a.change.name.includes('ingress'),
+    );
+    assert.ok(vs && !vs.ok, JSON.stringify(res.applied.map((a) => a.change.name)));
+    const told = r.events.filter((e) => e.reason === 'SyncLoadBalancerFailed').map((e) => e.on);
+    assert.deepEqual(told, ['Ingress default/b'], 'the culprit alone');
   });
 });
