@@ -81,15 +81,11 @@ async function sandboxFigures(): Promise<void> {
     rows[k].stall.push(r.worst);
   };
   for (let i = 0; i < ROUNDS; i++) {
+    const createText = JSON.stringify(cm(`c${i}`));
     add(
       'JSON create',
       await stallDuring(() =>
-        send(
-          'POST',
-          '/api/v1/namespaces/default/configmaps',
-          JSON.stringify(cm(`c${i}`)),
-          'application/json',
-        ),
+        send('POST', '/api/v1/namespaces/default/configmaps', createText, 'application/json'),
       ),
     );
     const apply = (name: string, text: string) =>
@@ -99,9 +95,12 @@ async function sandboxFigures(): Promise<void> {
         text,
         'application/apply-patch+yaml',
       );
-    add('apply (JSON body), create', await stallDuring(() => apply(`a${i}`, JSON.stringify(cm(`a${i}`)))));
-    add('apply (JSON body), unchanged', await stallDuring(() => apply(`a${i}`, JSON.stringify(cm(`a${i}`)))));
-    add('apply (YAML body), create', await stallDuring(() => apply(`y${i}`, stringify(cm(`y${i}`)))));
+    const jsonText = JSON.stringify(cm(`a${i}`));
+    add('apply (JSON body), create', await stallDuring(() => apply(`a${i}`, jsonText)));
+    add('apply (JSON body), unchanged', await stallDuring(() => apply(`a${i}`, jsonText)));
+    // Rendered before the clock starts: the bench's own event loop is the poller's too.
+    const yamlText = stringify(cm(`y${i}`));
+    add('apply (YAML body), create', await stallDuring(() => apply(`y${i}`, yamlText)));
   }
   child.kill('SIGTERM');
   await Promise.all([writer.close(), poller.close()]);
