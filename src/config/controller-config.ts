@@ -138,6 +138,24 @@ export const controllerConfigSchema = z
       .max(3600)
       .default(30)
       .describe('how long members on a node in maintenance drain before they leave their pools'),
+    readinessGateWritesPerSecond: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(50)
+      .describe(
+        'the most readiness gate (npl-lb.io/load-balancer-ready) condition patches a second, for thousands of Pods rolling at once',
+      ),
+    readinessGateWarnSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(86400)
+      .default(60)
+      .describe(
+        "a Pod's readiness gate False this long gets a Warning Event (LoadBalancerGatePending; 0: never)",
+      ),
     healthIntervalSeconds: z
       .number()
       .int()

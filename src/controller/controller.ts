@@ -27,6 +27,9 @@ import { PassScheduler } from './pass-scheduler.ts';
 import { ControllerMetrics } from './metrics.ts';
 import { NodeMaintenance } from './node-maintenance.ts';
 import { StateTracker } from './state.ts';
+import { kubePodConditionSink, type PodConditionSink, ReadinessGateWriter } from './readiness-gate-writer.ts';
+import type { Service } from '../kube/objects.ts';
+import type { Pool } from '../model/types.ts';
 
 export interface ControllerOptions {
   kubeConfig: KubeConfig;
@@ -54,6 +57,8 @@ export interface ControllerOptions {
   deviceProbeMs?: number;
   /** Between two probes of an idle device that answers (default 5000 ms; 0: never). */
   deviceIdleProbeMs?: number;
+  /** Where readiness gate conditions go (the API server unless a test says otherwise). */
+  podConditions?: PodConditionSink;
 }
 
 /** Finds the Services whose annotation an Ingress or IngressClass change may touch. */
@@ -66,6 +71,12 @@ export class NplController {
   readonly device: DeviceReachability;
   /** Members' health from the device, on a slow timer and on demand. */
   readonly health: HealthMonitor;
+  /** The Pod readiness gate npl-lb.io/load-balancer-ready (readiness-gate.ts). */
+  readonly gates: ReadinessGateWriter;
+  /** The desired pools of the last pass, for the gates between passes. */
+  private lastPools: readonly Pool[] = [];
+  private gatesQueued = false;
+  private lastHealthAsk = 0;
   /** Pods whose NodePortLocal annotation changed, with when we saw it (for the latency histogram). */
   private readonly annotationSeen = new Map<string, number>();
   private readonly queue: WorkQueue;
@@ -173,6 +184,48 @@ export class NplController {
       opts.config.healthIntervalSeconds * 1000,
       this.log,
     );
+    this.gates = new ReadinessGateWriter({
+      sink: opts.podConditions ?? kubePodConditionSink(opts.kubeConfig),
+      events: opts.events,
+      log: this.log,
+      writesPerSecond: opts.config.readinessGateWritesPerSecond,
+      warnAfterMs: opts.config.readinessGateWarnSeconds * 1000,
+      onLatency: (s) => this.metrics.gateLatency.observe(s),
+      onWrite: (status, result) => this.metrics.gateWrites.inc({ status, result }),
+    });
+    // A health read (or a pass recorded) may settle a gate: compared again, once per burst.
+    this.state.onChange(() => this.gatesSoon());
+  }
+
+  private gatesSoon(): void {
+    if (this.gatesQueued || !this.ready) return;
+    this.gatesQueued = true;
+    setImmediate(() => {
+      this.gatesQueued = false;
+      this.updateGates();
+    });
+  }
+
+  /** Compares the gated Pods with what the device serves; asks for a health read when one waits on it. */
+  private updateGates(): void {
+    const view = this.cache.view();
+    let services: Map<string, Service> | undefined;
+    const waiting = this.gates.update(view.pods, {
+      pools: this.lastPools,
+      service: (key) =>
+        (services ??= new Map(
+          view.services.map((s) => [`${s.metadata.namespace}/${s.metadata.name}`, s]),
+        )).get(key),
+      observed: (n) => this.lb.observedPool(n),
+      health: (pool, address, port) => this.state.memberHealthOf(pool, address, port),
+      healthSupported: this.health.supported,
+      reachable: this.device.reachable,
+    });
+    const now = Date.now();
+    if (waiting && now - this.lastHealthAsk >= 1000) {
+      this.lastHealthAsk = now;
+      void this.health.refresh();
+    }
   }
 
   /** Caches synced and the device answers (/readyz of the leader). */
@@ -226,7 +279,10 @@ export class NplController {
   private async lbPass(): Promise<{ deferredMs: number | undefined }> {
     // The device does not answer: nothing is written until a probe sees it back (then a full
     // pass runs), so an outage costs one probe a second, not a retry of every change.
-    if (!this.device.reachable) return { deferredMs: undefined };
+    if (!this.device.reachable) {
+      this.gatesSoon();
+      return { deferredMs: undefined };
+    }
     const end = this.metrics.reconcileSeconds.startTimer({ kind: 'lb' });
     try {
       const started = Date.now();
@@ -246,6 +302,8 @@ export class NplController {
         throw err;
       }
       const { applied, desired, deferredMs } = pass;
+      this.lastPools = desired.state.pools;
+      this.gatesSoon();
       this.metrics.recordPass(desired.state.pools, applied);
       for (const [pod, seen] of this.annotationSeen) {
         if (seen > started) continue;

@@ -132,6 +132,11 @@ export class LbReconciler {
     return oldest === Infinity ? 0 : performance.now() - oldest;
   }
 
+  /** A pool as the device has it (as last read, with what was applied since); undefined if unknown. */
+  observedPool(name: string): Pool | undefined {
+    return this.observed?.pools.get(name);
+  }
+
   invalidate(): void {
     this.observed = undefined;
     this.generation++;

@@ -85,6 +85,18 @@ export class ControllerMetrics {
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [this.registry],
   });
+  readonly gateLatency = new Histogram({
+    name: 'npl_lb_controller_readiness_gate_seconds',
+    help: "From a gated Pod's containers ready to its npl-lb.io/load-balancer-ready condition True (the time a rollout waits on the load balancer)",
+    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120],
+    registers: [this.registry],
+  });
+  readonly gateWrites = new Counter({
+    name: 'npl_lb_controller_readiness_gate_writes_total',
+    help: 'Readiness gate condition patches, by status and result',
+    labelNames: ['status', 'result'],
+    registers: [this.registry],
+  });
   readonly queueDepth: Gauge;
 
   constructor(depth: () => number) {

@@ -143,6 +143,11 @@ export class StateTracker {
     this.changed();
   }
 
+  /** One member's health as the device last reported it; undefined when not read (yet). */
+  memberHealthOf(pool: string, address: string, port: number): MemberHealth['health'] | undefined {
+    return this.memberHealth.get(`${pool}|${address}|${port}`)?.state;
+  }
+
   /** A failed read: the states read before stay, with the error beside them. */
   setHealthError(message: string): void {
     this.healthRead = { ...this.healthRead, supported: true, error: message };

@@ -53,6 +53,9 @@ export const EventReasons = {
   DrainingLoadBalancerMembers: 'DrainingLoadBalancerMembers',
   RemovedLoadBalancerMembers: 'RemovedLoadBalancerMembers',
   RestoredLoadBalancerMembers: 'RestoredLoadBalancerMembers',
+  // The controller, on a Pod whose readiness gate (npl-lb.io/load-balancer-ready) has stayed False
+  // past the threshold (readinessGateWarnSeconds): its rollout is waiting on the load balancer.
+  LoadBalancerGatePending: 'LoadBalancerGatePending',
   // The agent, on Pods.
   InvalidNodePortLocalAnnotation: 'InvalidNodePortLocalAnnotation',
   NodePortLocalPortsExhausted: 'NodePortLocalPortsExhausted',

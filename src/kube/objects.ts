@@ -83,14 +83,26 @@ export const podSchema = z.object({
           }),
         )
         .default([]),
+      // The conditions Ready waits for besides the containers (npl-lb's own: readiness-gate.ts).
+      readinessGates: z.array(z.object({ conditionType: z.string() })).default([]),
     })
-    .default({ containers: [] }),
+    .default({ containers: [], readinessGates: [] }),
   status: z
     .object({
       phase: z.string().optional(),
       podIP: z.string().optional(),
       podIPs: z.array(z.object({ ip: z.string() })).optional(),
-      conditions: z.array(z.object({ type: z.string(), status: z.string() })).default([]),
+      conditions: z
+        .array(
+          z.object({
+            type: z.string(),
+            status: z.string(),
+            reason: z.string().optional(),
+            message: z.string().optional(),
+            lastTransitionTime: z.string().optional(),
+          }),
+        )
+        .default([]),
     })
     .default({ conditions: [] }),
 });

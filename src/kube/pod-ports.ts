@@ -41,3 +41,27 @@ export function podTerminated(pod: Pod): boolean {
 export function podReady(pod: Pod): boolean {
   return pod.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True');
 }
+
+/** The Pod readiness gate npl-lb sets: True once the load balancer serves the Pod (readiness-gate.ts). */
+export const LB_READY_GATE = 'npl-lb.io/load-balancer-ready';
+
+const conditionTrue = (pod: Pod, type: string): boolean =>
+  pod.status.conditions.some((c) => c.type === type && c.status === 'True');
+
+/** Whether the Pod lists npl-lb's readiness gate. */
+export const gated = (pod: Pod): boolean =>
+  pod.spec.readinessGates.some((g) => g.conditionType === LB_READY_GATE);
+
+/**
+ * Whether the Pod may take traffic from the load balancer: Ready, or, for a Pod gated by npl-lb,
+ * ready in every other respect (containers ready, every other gate True). Its Ready waits for the
+ * load balancer to serve it, so the load balancer cannot wait for its Ready (AWS's gates, too,
+ * register a target once its containers are ready).
+ */
+export function podServes(pod: Pod): boolean {
+  if (podReady(pod)) return true;
+  if (!gated(pod) || !conditionTrue(pod, 'ContainersReady')) return false;
+  return pod.spec.readinessGates.every(
+    (g) => g.conditionType === LB_READY_GATE || conditionTrue(pod, g.conditionType),
+  );
+}

@@ -99,6 +99,13 @@ async function sendJson(
 export const mergePatch = (kc: KubeConfig, path: string, body: unknown): Promise<void> =>
   sendJson(kc, 'PATCH', path, body, 'application/merge-patch+json');
 
+/**
+ * A strategic merge patch: lists with a merge key (a status's `conditions`, by `type`) are merged
+ * item by item, so one condition is written without touching the others.
+ */
+export const strategicPatch = (kc: KubeConfig, path: string, body: unknown): Promise<void> =>
+  sendJson(kc, 'PATCH', path, body, 'application/strategic-merge-patch+json');
+
 /** A create (Events are written by the thousand at a cold start; their replies are never read). */
 export const postJson = (kc: KubeConfig, path: string, body: unknown): Promise<void> =>
   sendJson(kc, 'POST', path, body, 'application/json');

@@ -5,7 +5,7 @@
  */
 import { NPL_POD_ANNOTATION, parseNplAnnotation } from '../kube/annotations.ts';
 import type { Node, Pod, Service } from '../kube/objects.ts';
-import { podIPs, podReady, podTerminated, resolveTargetPort, selectorMatches } from '../kube/pod-ports.ts';
+import { podIPs, podServes, podTerminated, resolveTargetPort, selectorMatches } from '../kube/pod-ports.ts';
 import type { Member } from '../model/types.ts';
 import type { DrainPhase } from './maintenance.ts';
 import { canonicalIp, familyOf, type IpFamily } from './ip-family.ts';
@@ -164,7 +164,7 @@ function nplMembers(port: ServicePort, pods: Pod[], nodes: NodeDirectory, family
       port: entry.nodePort,
       node: node ?? '',
       pod: key,
-      enabled: phase === 'serving' && podReady(pod) && pod.metadata.deletionTimestamp === undefined,
+      enabled: phase === 'serving' && podServes(pod) && pod.metadata.deletionTimestamp === undefined,
     });
   }
   return { members, waiting, rejected };
@@ -226,7 +226,7 @@ export function membersFor(
       port: target,
       node: pod.spec.nodeName ?? '',
       pod: podKey(pod),
-      enabled: phase === 'serving' && podReady(pod) && pod.metadata.deletionTimestamp === undefined,
+      enabled: phase === 'serving' && podServes(pod) && pod.metadata.deletionTimestamp === undefined,
     });
   }
   return { members, waiting: [], rejected: [] };
