@@ -22,6 +22,7 @@ import type { Logger } from '../runtime/logger.ts';
 import { silentLogger } from '../runtime/logger.ts';
 import { DEFAULT_NODE_PORT_RANGE, type PortRange, ServiceAllocator } from './allocator.ts';
 import { chartDefaults, validateChartKind } from './chart-kinds.ts';
+import { graceSeconds } from './kubelet.ts';
 import { emptyNamespace, finalizeNamespaceIfEmpty, requireLiveNamespace } from './namespace-lifecycle.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -40,6 +41,8 @@ export interface WriteOptions {
 export interface DeleteOptions {
   dryRun: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** DeleteOptions.gracePeriodSeconds: for a Pod a kubelet runs, how long it may take to stop. */
+  gracePeriodSeconds?: number;
 }
 
 const ALLOW_CREATE_ON_UPDATE = new Set(['Lease', 'Endpoints', 'Event']);
@@ -54,6 +57,8 @@ export class Registry {
   readonly fields: FieldManagers;
 
   private readonly allocator: ServiceAllocator;
+  /** Whether a kubelet runs this Pod (set by the workload controller): its deletion is graceful. */
+  gracefulPod: ((t: ResourceType, obj: JsonObject) => boolean) | undefined;
 
   constructor(
     readonly store: Store,
@@ -365,6 +370,21 @@ export class Registry {
         name,
         `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(meta.resourceVersion)}`,
       );
+    }
+    // A Pod a kubelet runs is deleted gracefully: marked (deletionTimestamp, its grace period) and
+    // left to that kubelet to stop (its preStop), which deletes it again with a grace of 0.
+    const grace = this.gracefulPod?.(t, existing.obj)
+      ? graceSeconds(existing.obj, opts.gracePeriodSeconds)
+      : 0;
+    if (grace > 0) {
+      const shorter =
+        meta.deletionGracePeriodSeconds === undefined || grace < Number(meta.deletionGracePeriodSeconds);
+      if (opts.dryRun || (meta.deletionTimestamp && !shorter)) return existing;
+      const next = structuredClone(existing.obj);
+      const nm = metadataOf(next);
+      nm.deletionTimestamp = new Date(Date.now() + grace * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      nm.deletionGracePeriodSeconds = grace;
+      return this.store.commit(storageKey(t), 'MODIFIED', next);
     }
     const finalizers = Array.isArray(meta.finalizers) ? meta.finalizers : [];
     const isNamespace = t.group === '' && t.kind === 'Namespace';

@@ -327,10 +327,19 @@ export class SandboxServer implements Sandbox {
     }
     if (method === 'DELETE' && !status) {
       const raw = (await decodeDeleteBody(req, await readBody(req), this.registry.openapi)) as
-        { preconditions?: { uid?: string; resourceVersion?: string }; dryRun?: string[] } | undefined;
+        | {
+            preconditions?: { uid?: string; resourceVersion?: string };
+            dryRun?: string[];
+            gracePeriodSeconds?: number;
+          }
+        | undefined;
+      const grace = q.get('gracePeriodSeconds') ?? raw?.gracePeriodSeconds;
       const out = this.registry.delete(t, ns, name, {
         dryRun: q.has('dryRun') || (raw?.dryRun?.length ?? 0) > 0,
         ...(raw?.preconditions ? { preconditions: raw.preconditions } : {}),
+        ...(grace !== undefined && Number.isFinite(Number(grace))
+          ? { gracePeriodSeconds: Number(grace) }
+          : {}),
       });
       const gone = this.store.get(storageKey(t), t.namespaced ? ns : '', name) === undefined;
       return reply(gone ? 200 : 202, this.registry.viewJson(t, out));

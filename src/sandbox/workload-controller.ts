@@ -7,8 +7,10 @@
  * carries the annotation `sandbox.npl-lb.io/simulated` (no container runs, so it has no address).
  * Their statuses (and PodDisruptionBudgets') are written as the real controllers write them
  * (workload-status.ts), so `kubectl rollout status` and `helm install --wait` finish; what these
- * controllers made goes when its owner goes. Taints, affinity and rolling-update pacing are not
- * simulated: a new template replaces the Pods at once.
+ * controllers made goes when its owner goes. A new template rolls out as kube-controller-manager
+ * paces it (maxSurge, maxUnavailable, minReadySeconds: rollout.ts); a Pod's Ready waits for its
+ * readiness gates and a deleted Pod stays for its preStop, within its grace period (kubelet.ts).
+ * Taints and affinity are not simulated.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { RESOURCE_TYPES, type ResourceType, storageKey } from './kinds.ts';
@@ -32,6 +34,8 @@ import {
   unschedulable,
 } from './workload-pods.ts';
 import type { Store } from './store.ts';
+import { availableAt, type RolloutSet, rolloutStep } from './rollout.ts';
+import { preStopSeconds, withKubeletReady } from './kubelet.ts';
 import {
   daemonSetStatus,
   deploymentStatus,
@@ -77,7 +81,13 @@ export class WorkloadController {
     private readonly clock: () => string = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
   ) {}
 
+  /** Pods stopping (their preStop running), by namespace/name, and the wake-ups for minReadySeconds. */
+  private readonly stopping = new Map<string, NodeJS.Timeout>();
+  private readonly wakeups = new Map<string, NodeJS.Timeout>();
+
   start(): void {
+    this.registry.gracefulPod = (t, o) =>
+      t === T.pod && obj(meta(o).annotations)[SIMULATED] !== undefined && obj(o.spec).nodeName !== undefined;
     this.unsubscribe = this.store.subscribe((ev) => {
       if (!WATCHED.has(ev.storage)) return;
       // A Node changes what every namespace's DaemonSets and unscheduled Pods want.
@@ -88,6 +98,10 @@ export class WorkloadController {
   }
 
   stop(): void {
+    this.registry.gracefulPod = undefined;
+    for (const t of [...this.stopping.values(), ...this.wakeups.values()]) clearTimeout(t);
+    this.stopping.clear();
+    this.wakeups.clear();
     this.unsubscribe?.();
     for (const t of this.retries) clearTimeout(t);
     this.retries.clear();
@@ -113,7 +127,56 @@ export class WorkloadController {
     for (const ds of this.list(T.ds, ns))
       if (!gone(ds)) this.guard(ns, ds, () => this.daemonSet(ns, ds, nodes, now));
     this.collect(ns);
+    this.kubelet(ns, now);
     this.statuses(ns, now);
+  }
+
+  /** The kubelet's part for the Pods it runs: Ready with the readiness gates; graceful stops. */
+  private kubelet(ns: string, now: string): void {
+    for (const p of this.list(T.pod, ns)) {
+      if (obj(meta(p).annotations)[SIMULATED] === undefined || !obj(p.spec).nodeName) continue;
+      const key = `${ns}/${name(p)}`;
+      if (gone(p)) {
+        if (this.stopping.has(key)) continue;
+        // preStop runs, bounded by the grace period; then the containers stop and the Pod goes.
+        const grace = Number(meta(p).deletionGracePeriodSeconds ?? 30);
+        const ms = Math.max(0, Math.min(preStopSeconds(p), grace)) * 1000;
+        const uid = String(meta(p).uid);
+        const timer = setTimeout(() => {
+          this.stopping.delete(key);
+          try {
+            this.registry.delete(T.pod, ns, name(p), {
+              dryRun: false,
+              gracePeriodSeconds: 0,
+              preconditions: { uid },
+            });
+          } catch {
+            // Gone already, or another Pod of that name now.
+          }
+        }, ms);
+        timer.unref();
+        this.stopping.set(key, timer);
+        continue;
+      }
+      if (obj(p.status).phase !== 'Running') continue;
+      const status = withKubeletReady(p, now);
+      if (status) this.registry.update(T.pod, ns, name(p), { ...p, status }, 'status', this.opts);
+    }
+  }
+
+  /** Reconciles the namespace again at `atMs` (a Pod becoming available after minReadySeconds). */
+  private wakeAt(ns: string, atMs: number): void {
+    const key = `${ns}/${atMs}`;
+    if (this.wakeups.has(key)) return;
+    const timer = setTimeout(
+      () => {
+        this.wakeups.delete(key);
+        this.queue.add(ns);
+      },
+      Math.max(0, atMs - Date.now()) + 5,
+    );
+    timer.unref();
+    this.wakeups.set(key, timer);
   }
 
   /**
@@ -172,7 +235,8 @@ export class WorkloadController {
             ownerReferences: [ownerRef('Deployment', d)],
           },
           spec: {
-            replicas: want,
+            // Grown by the rollout (rollout.ts), within the surge.
+            replicas: 0,
             selector: {
               ...obj(obj(d.spec).selector),
               matchLabels: { ...obj(obj(obj(d.spec).selector).matchLabels), [HASH]: hash },
@@ -183,10 +247,44 @@ export class WorkloadController {
         this.opts,
       ).obj;
     }
-    for (const rs of sets) {
-      const replicas = rs === current ? want : 0;
-      if (obj(rs.spec).replicas !== replicas)
-        this.write(T.rs, ns, { ...rs, spec: { ...obj(rs.spec), replicas } });
+    // A template rolled back to (`kubectl rollout undo`): its ReplicaSet is the newest revision again.
+    const own = Number(obj(meta(current).annotations)[REVISION] ?? 0);
+    if (
+      sets.includes(current) &&
+      own < revision &&
+      sets.some((rs) => rs !== current && Number(obj(rs.spec).replicas ?? 0) > 0)
+    )
+      current = this.write(T.rs, ns, {
+        ...current,
+        metadata: {
+          ...meta(current),
+          annotations: { ...obj(meta(current).annotations), [REVISION]: String(revision + 1) },
+        },
+      });
+    const minReady = Number(obj(d.spec).minReadySeconds ?? 0);
+    const nowMs = Date.now();
+    const rolloutSet = (rs: JsonObject): RolloutSet => {
+      const pods = this.owned(T.pod, ns, rs).filter((p) => !gone(p));
+      let available = 0;
+      for (const p of pods) {
+        const at = availableAt(p, minReady);
+        if (at === undefined) continue;
+        if (at <= nowMs) available++;
+        else this.wakeAt(ns, at);
+      }
+      return {
+        name: name(rs),
+        replicas: Number(obj(rs.spec).replicas ?? 0),
+        available,
+        pods: this.owned(T.pod, ns, rs).length,
+        created: String(meta(rs).creationTimestamp ?? ''),
+      };
+    };
+    const olds = sets.filter((rs) => rs !== current);
+    const { scales } = rolloutStep(d, rolloutSet(current), olds.map(rolloutSet));
+    for (const rs of [current, ...olds]) {
+      const replicas = scales.get(name(rs));
+      if (replicas !== undefined) this.write(T.rs, ns, { ...rs, spec: { ...obj(rs.spec), replicas } });
     }
     const rev = obj(meta(current).annotations)[REVISION];
     if (rev !== undefined && obj(meta(d).annotations)[REVISION] !== rev)
@@ -345,7 +443,7 @@ export class WorkloadController {
     this.registry.update(t, ns, name(o), { ...o, status }, 'status', this.opts);
   }
 
-  private write(t: ResourceType, ns: string, o: JsonObject): void {
-    this.registry.update(t, ns, name(o), o, undefined, this.opts);
+  private write(t: ResourceType, ns: string, o: JsonObject): JsonObject {
+    return this.registry.update(t, ns, name(o), o, undefined, this.opts).obj;
   }
 }

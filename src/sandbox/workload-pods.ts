@@ -73,9 +73,22 @@ export const nodeReady = (n: JsonObject): boolean =>
 export const fits = (n: JsonObject, template: JsonObject): boolean =>
   Object.entries(obj(obj(template.spec).nodeSelector)).every(([k, v]) => labels(n)[k] === v);
 
-/** What a kubelet reports for a started Pod whose containers are ready (none runs here). */
+/**
+ * What a kubelet reports for a started Pod whose containers are ready (none runs here); Ready
+ * waits for the Pod's readiness gates, if it lists any (kubelet.ts).
+ */
 export function runningStatus(pod: JsonObject, node: JsonObject | undefined, now: string): JsonObject {
-  const cond = (t: string) => ({ type: t, status: 'True', lastTransitionTime: now });
+  const gated = arr(obj(pod.spec).readinessGates).length > 0;
+  const cond = (t: string): JsonObject =>
+    t === 'Ready' && gated
+      ? {
+          type: t,
+          status: 'False',
+          lastTransitionTime: now,
+          reason: 'ReadinessGatesNotReady',
+          message: `corresponding condition of pod readiness gate "${String(arr(obj(pod.spec).readinessGates)[0]!.conditionType)}" does not exist.`,
+        }
+      : { type: t, status: 'True', lastTransitionTime: now };
   const hostIP = arr(obj(node?.status).addresses).find((a) => a.type === 'InternalIP')?.address;
   return {
     phase: 'Running',
