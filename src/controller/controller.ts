@@ -8,7 +8,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { LoadBalancerAdapter } from '../adapter/contract.ts';
 import { guardOwnership } from '../adapter/ownership.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
-import { NPL_MANAGED_ANNOTATION } from '../kube/annotations.ts';
+import { NPL_ENABLED_ANNOTATION, NPL_MANAGED_ANNOTATION } from '../kube/annotations.ts';
+import { ourLoadBalancer } from '../source/ours.ts';
 import type { EventSink, EventTarget } from '../kube/events.ts';
 import type { ListWatchSource } from '../kube/informer.ts';
 import { errorMessage } from '../runtime/errors.ts';
@@ -76,6 +77,7 @@ export class NplController {
   /** The desired pools of the last pass, for the gates between passes. */
   private lastPools: readonly Pool[] = [];
   private gatesQueued = false;
+  private passed = false;
   private lastHealthAsk = 0;
   /** Pods whose NodePortLocal annotation changed, with when we saw it (for the latency histogram). */
   private readonly annotationSeen = new Map<string, number>();
@@ -208,14 +210,24 @@ export class NplController {
 
   /** Compares the gated Pods with what the device serves; asks for a health read when one waits on it. */
   private updateGates(): void {
+    // Before the first pass there are no pools to say who is selected.
+    if (!this.passed) return;
     const view = this.cache.view();
-    let services: Map<string, Service> | undefined;
+    let byNs: Map<string, Service[]> | undefined;
+    const servicesIn = (ns: string) => {
+      if (!byNs) {
+        byNs = new Map();
+        for (const s of view.services)
+          byNs.set(s.metadata.namespace, [...(byNs.get(s.metadata.namespace) ?? []), s]);
+      }
+      return byNs.get(ns) ?? [];
+    };
     const waiting = this.gates.update(view.pods, {
       pools: this.lastPools,
-      service: (key) =>
-        (services ??= new Map(
-          view.services.map((s) => [`${s.metadata.namespace}/${s.metadata.name}`, s]),
-        )).get(key),
+      servicesIn,
+      // Ours before its pools are built: an NPL-enabled Service, or a LoadBalancer one of our class.
+      loadBalanced: (s) =>
+        s.metadata.annotations[NPL_ENABLED_ANNOTATION] === 'true' || ourLoadBalancer(s, this.opts.config),
       observed: (n) => this.lb.observedPool(n),
       health: (pool, address, port) => this.state.memberHealthOf(pool, address, port),
       healthSupported: this.health.supported,
@@ -303,6 +315,7 @@ export class NplController {
       }
       const { applied, desired, deferredMs } = pass;
       this.lastPools = desired.state.pools;
+      this.passed = true;
       this.gatesSoon();
       this.metrics.recordPass(desired.state.pools, applied);
       for (const [pod, seen] of this.annotationSeen) {

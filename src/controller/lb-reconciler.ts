@@ -132,9 +132,15 @@ export class LbReconciler {
     return oldest === Infinity ? 0 : performance.now() - oldest;
   }
 
+  /**
+   * The pools as the device has them, as far as we know: as last read, with every pool change
+   * applied since (kept when the observed state is dropped for a re-read), for the readiness gate.
+   */
+  private readonly known = new Map<string, Pool>();
+
   /** A pool as the device has it (as last read, with what was applied since); undefined if unknown. */
   observedPool(name: string): Pool | undefined {
-    return this.observed?.pools.get(name);
+    return this.known.get(name);
   }
 
   invalidate(): void {
@@ -223,6 +229,10 @@ export class LbReconciler {
           const generation = this.generation;
           const read = byName(await this.d.adapter.observe());
           if (this.generation === generation || tries === 2) this.observed ??= read;
+          if (this.observed === read) {
+            this.known.clear();
+            for (const [n, pool] of read.pools) this.known.set(n, pool);
+          }
         }
       } catch (err) {
         this.d.onReadFailed?.(err);
@@ -365,8 +375,13 @@ export class LbReconciler {
           continue;
         }
         if (r.change.kind !== 'pool') continue;
-        if (r.change.op === 'delete') this.poolWrites.delete(r.change.name);
-        else this.poolWrites.set(r.change.name, at);
+        if (r.change.op === 'delete') {
+          this.poolWrites.delete(r.change.name);
+          this.known.delete(r.change.name);
+        } else {
+          this.poolWrites.set(r.change.name, at);
+          this.known.set(r.change.name, r.change.desired);
+        }
       }
       return applied;
     } finally {

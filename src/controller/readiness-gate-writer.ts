@@ -162,17 +162,19 @@ export class ReadinessGateWriter {
           ? p.current.lastTransitionTime
           : at,
     };
+    // True is final: from the moment it is sent, no later False may follow it.
+    if (p.verdict.status === 'True') this.doneTrue.add(uid);
     try {
       const there = await this.o.sink.write(p.namespace, p.name, condition);
       this.stats.writes++;
       this.o.onWrite?.(p.verdict.status, there ? 'ok' : 'gone');
       if (!there || p.verdict.status !== 'True') return;
-      this.doneTrue.add(uid);
       if (p.containersReadyAt) {
         const since = Date.parse(p.containersReadyAt);
         if (Number.isFinite(since)) this.o.onLatency?.(Math.max(0, (this.now() - since) / 1000));
       }
     } catch (err) {
+      this.doneTrue.delete(uid);
       this.stats.failures++;
       this.o.onWrite?.(p.verdict.status, 'error');
       // The next pass compares again and queues it anew.

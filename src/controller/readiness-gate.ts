@@ -40,9 +40,11 @@ export interface GateVerdict {
 
 /** What a pass knows, for the verdicts. */
 export interface GateInputs {
-  /** The desired pools, and the Services they come from (by namespace/name), for "selected". */
+  /** The desired pools (a Pod that is a member of one is selected). */
   pools: readonly Pool[];
-  service: (key: string) => Service | undefined;
+  /** The Services of a namespace, and whether npl-lb load-balances one (its pools may not be built yet). */
+  servicesIn: (namespace: string) => readonly Service[];
+  loadBalanced: (svc: Service) => boolean;
   /** The pool as the device has it (what was applied), undefined when it has none. */
   observed: (pool: string) => Pool | undefined;
   /** The device's health of one member: undefined when it does not report health or has not read it. */
@@ -55,17 +57,17 @@ export interface GateInputs {
 const podKeyOf = (p: Pod): string => `${p.metadata.namespace ?? ''}/${p.metadata.name}`;
 const condition = (p: Pod, type: string) => p.status.conditions.find((c) => c.type === type);
 
-/** Pools by member Pod, and Services by namespace (built once per update). */
+/** Pools by member Pod, and the Services pools come from (built once per update). */
 export interface GateIndex {
   poolsOf: Map<string, Pool[]>;
-  servicesIn: Map<string, Service[]>;
+  pooled: Set<string>;
 }
 
 export function gateIndex(inputs: GateInputs): GateIndex {
   const poolsOf = new Map<string, Pool[]>();
-  const services = new Set<string>();
+  const pooled = new Set<string>();
   for (const pool of inputs.pools) {
-    if (pool.service) services.add(pool.service);
+    if (pool.service) pooled.add(pool.service);
     for (const m of pool.members) {
       if (!m.pod) continue;
       const list = poolsOf.get(m.pod);
@@ -74,25 +76,23 @@ export function gateIndex(inputs: GateInputs): GateIndex {
       } else poolsOf.set(m.pod, [pool]);
     }
   }
-  const servicesIn = new Map<string, Service[]>();
-  for (const key of services) {
-    const svc = inputs.service(key);
-    if (!svc) continue;
-    const ns = svc.metadata.namespace ?? '';
-    servicesIn.set(ns, [...(servicesIn.get(ns) ?? []), svc]);
-  }
-  return { poolsOf, servicesIn };
+  return { poolsOf, pooled };
 }
 
 /** The gate's condition for one gated Pod, or undefined when there is nothing to say yet. */
 export function gateVerdict(pod: Pod, inputs: GateInputs, index: GateIndex): GateVerdict | undefined {
   const key = podKeyOf(pod);
   const pools = index.poolsOf.get(key) ?? [];
+  const ns = pod.metadata.namespace;
   const selected =
     pools.length > 0 ||
-    (index.servicesIn.get(pod.metadata.namespace ?? '') ?? []).some((s) =>
-      selectorMatches(s.spec.selector, pod.metadata.labels),
-    );
+    inputs
+      .servicesIn(ns)
+      .some(
+        (s) =>
+          selectorMatches(s.spec.selector, pod.metadata.labels) &&
+          (index.pooled.has(`${ns}/${s.metadata.name}`) || inputs.loadBalanced(s)),
+      );
   if (!selected)
     return {
       status: 'True',

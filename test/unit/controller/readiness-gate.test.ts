@@ -62,7 +62,8 @@ const pool = (enabled: boolean): Pool => ({
 });
 const inputs = (o: Partial<GateInputs> = {}): GateInputs => ({
   pools: [pool(true)],
-  service: (k) => (k === 'default/web' ? web : undefined),
+  servicesIn: (ns) => (ns === 'default' ? [web] : []),
+  loadBalanced: () => false,
   observed: () => pool(true),
   healthSupported: false,
   reachable: true,
@@ -98,6 +99,12 @@ describe('readiness gate verdicts', () => {
       ['True', 'MemberReady'],
     );
     assert.equal(verdict(pod('p1'), inputs())?.status, 'True');
+  });
+
+  it('selected before its pools are built: a Service npl-lb load-balances counts, another does not', () => {
+    const noPools = inputs({ pools: [] });
+    assert.equal(verdict(pod('p1'), noPools)?.reason, 'NotLoadBalanced', 'a Service that is not ours');
+    assert.equal(verdict(pod('p1'), { ...noPools, loadBalanced: () => true })?.reason, 'MemberNotApplied');
   });
 
   it('True is sticky: an outage never takes a served Pod out of its endpoints', () => {
