@@ -231,6 +231,11 @@ export class NplController {
       observed: (n) => this.lb.observedPool(n),
       health: (pool, address, port) => this.state.memberHealthOf(pool, address, port),
       healthSupported: this.health.supported,
+      healthReadSince: (pool) => {
+        const read = this.state.healthReadAt();
+        const written = this.lb.poolWrittenAt(pool);
+        return read !== undefined && (written === undefined || read > written);
+      },
       reachable: this.device.reachable,
     });
     const now = Date.now();

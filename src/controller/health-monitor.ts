@@ -51,8 +51,9 @@ export class HealthMonitor {
   private async read(): Promise<void> {
     this.stats.reads++;
     try {
+      const started = Date.now();
       const list = await this.adapter.health!();
-      this.state.setHealth(list);
+      this.state.setHealth(list, started);
       if (this.lastError) this.log.info('health read from the load balancer again');
       this.lastError = undefined;
     } catch (err) {

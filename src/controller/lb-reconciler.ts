@@ -138,6 +138,11 @@ export class LbReconciler {
    */
   private readonly known = new Map<string, Pool>();
 
+  /** When a pool was last written (ms, the pass clock), undefined when not since start. */
+  poolWrittenAt(name: string): number | undefined {
+    return this.poolWrites.get(name);
+  }
+
   /** A pool as the device has it (as last read, with what was applied since); undefined if unknown. */
   observedPool(name: string): Pool | undefined {
     return this.known.get(name);

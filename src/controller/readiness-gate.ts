@@ -12,7 +12,8 @@
  * - the device does not answer: False (`LoadBalancerUnreachable`): the rollout pauses;
  * - a pool lacks the member, or has it disabled: False (`MemberNotApplied`);
  * - the device's health read says it is down: False (`MemberDown`); not read yet: False
- *   (`MemberHealthPending`), and a read is asked for;
+ *   (`MemberHealthPending`), and a read is asked for; a read since the pool's last write that does
+ *   not list it: the device does not report on it, nothing to wait for;
  * - else True (`MemberReady`).
  * Once True, a gate stays True for the life of the Pod: it guards the way in. A device outage or a
  * failed check must never take every Pod out of its Service's endpoints (cluster traffic too).
@@ -51,6 +52,11 @@ export interface GateInputs {
   health?: (pool: string, address: string, port: number) => MemberHealth['health'] | undefined;
   /** Whether the device reports member health at all. */
   healthSupported: boolean;
+  /**
+   * Whether a health read finished after the pool was last written: a member such a read does not
+   * list is one the device does not report on (nothing to wait for), not one still unread.
+   */
+  healthReadSince?: (pool: string) => boolean;
   reachable: boolean;
 }
 
@@ -126,6 +132,7 @@ export function gateVerdict(pod: Pod, inputs: GateInputs, index: GateIndex): Gat
         };
       if (!inputs.healthSupported) continue;
       const h = inputs.health?.(pool.name, m.address, m.port);
+      if (h === undefined && inputs.healthReadSince?.(pool.name)) continue;
       if (h === undefined)
         return {
           status: 'False',

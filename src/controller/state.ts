@@ -124,8 +124,9 @@ export class StateTracker {
   }
 
   /** The device's view of the members, as the health monitor last read it. */
-  setHealth(list: MemberHealth[]): void {
+  setHealth(list: MemberHealth[], startedAt?: number): void {
     const at = this.now().toISOString();
+    this.healthStartedAt = startedAt ?? Date.parse(at);
     this.memberHealth.clear();
     for (const h of list) {
       const key = `${h.pool}|${h.address}|${h.port}`;
@@ -142,6 +143,12 @@ export class StateTracker {
     this.healthRead = { supported: true, at, error: null };
     this.changed();
   }
+
+  /** When the last health read from the device started (ms), undefined before the first one. */
+  healthReadAt(): number | undefined {
+    return this.healthStartedAt;
+  }
+  private healthStartedAt: number | undefined;
 
   /** One member's health as the device last reported it; undefined when not read (yet). */
   memberHealthOf(pool: string, address: string, port: number): MemberHealth['health'] | undefined {

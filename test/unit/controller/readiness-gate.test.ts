@@ -94,6 +94,10 @@ describe('readiness gate verdicts', () => {
     assert.equal(verdict(pod('p1'), h())?.reason, 'MemberHealthPending');
     assert.equal(gateChangesFor([pod('p1')], h()).waitingOnHealth, true);
     assert.equal(verdict(pod('p1'), h('down'))?.reason, 'MemberDown');
+    // A read since the pool was written that does not list the member: the device does not report
+    // on it, nothing to wait for.
+    assert.equal(verdict(pod('p1'), { ...h(), healthReadSince: () => true })?.status, 'True');
+    assert.equal(verdict(pod('p1'), { ...h(), healthReadSince: () => false })?.reason, 'MemberHealthPending');
     assert.deepEqual(
       [verdict(pod('p1'), h('up'))?.status, verdict(pod('p1'), h('up'))?.reason],
       ['True', 'MemberReady'],
