@@ -304,6 +304,13 @@ async function one(vendor: Vendor, gate: boolean, action: Action): Promise<Figur
       }
     }
     const seconds = (Date.now() - t0) / 1000;
+    // Measured until the device has caught up: every member enabled reaches a live Pod, three of them.
+    if (readPool)
+      await until('the device to catch up', 120_000, async () => {
+        const members = await readPool!();
+        const enabled = members.filter((m) => m.enabled);
+        return enabled.length === 3 && enabled.every((m) => runner.live(m.port));
+      });
     await sleep(1000);
     stop = true;
     await Promise.all([load, sample]);

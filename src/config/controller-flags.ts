@@ -53,6 +53,32 @@ export const CONTROLLER_FLAGS = {
     description: 'seconds to drain in-flight work after SIGTERM before exiting with code 1',
     default: '25',
   },
+  'webhook-address': {
+    type: 'string',
+    description:
+      'HOST:PORT to serve the readiness gate injection webhook on (HTTPS, its own certificate); unset: no webhook',
+  },
+  'webhook-service': {
+    type: 'string',
+    description: 'the webhook Service name (its certificate is made for <service>.<namespace>.svc)',
+    default: 'npl-lb-webhook',
+  },
+  'webhook-secret': {
+    type: 'string',
+    description: 'the Secret the webhook certificate is kept in (in the Pod namespace)',
+    default: 'npl-lb-webhook-tls',
+  },
+  'webhook-configuration': {
+    type: 'string',
+    description: "the MutatingWebhookConfiguration whose caBundle trusts the webhook's certificate",
+    default: 'npl-lb-readiness-gate',
+  },
+  'webhook-check-seconds': {
+    type: 'string',
+    description:
+      'how often the webhook certificate is checked for rotation (and for one another replica rotated)',
+    default: '3600',
+  },
   ...COMMON_FLAGS,
 } as const satisfies FlagSpecs;
 
@@ -71,6 +97,11 @@ const schema = commonSchema
       .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be NAMESPACE/NAME')
       .optional(),
     'shutdown-timeout': z.coerce.number().positive().max(3600),
+    'webhook-address': hostPortSchema.optional(),
+    'webhook-service': z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label'),
+    'webhook-secret': z.string().min(1),
+    'webhook-configuration': z.string().min(1),
+    'webhook-check-seconds': z.coerce.number().positive().max(86400),
   })
   .refine((f) => f.help || f.config !== undefined, { message: 'is required', path: ['config'] });
 

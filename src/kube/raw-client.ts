@@ -73,7 +73,7 @@ async function failure(res: Dispatcher.ResponseData, what: string): Promise<Kube
 /** Sends a JSON body and drops the answer: nothing is decoded into client-node's model classes. */
 async function sendJson(
   kc: KubeConfig,
-  method: 'PATCH' | 'POST',
+  method: 'PATCH' | 'POST' | 'PUT',
   path: string,
   body: unknown,
   contentType: string,
@@ -81,7 +81,7 @@ async function sendJson(
   const { url, ctx } = await requestContext(
     kc,
     path,
-    method === 'PATCH' ? HttpMethod.PATCH : HttpMethod.POST,
+    method === 'PATCH' ? HttpMethod.PATCH : method === 'PUT' ? HttpMethod.PUT : HttpMethod.POST,
   );
   const headers = { ...ctx.getHeaders(), 'Content-Type': contentType, Accept: 'application/json' };
   const dispatcher = ctx.getDispatcher();
@@ -105,6 +105,10 @@ export const mergePatch = (kc: KubeConfig, path: string, body: unknown): Promise
  */
 export const strategicPatch = (kc: KubeConfig, path: string, body: unknown): Promise<void> =>
   sendJson(kc, 'PATCH', path, body, 'application/strategic-merge-patch+json');
+
+/** A replace (an update carrying the resourceVersion it read: a 409 when another writer came first). */
+export const putJson = (kc: KubeConfig, path: string, body: unknown): Promise<void> =>
+  sendJson(kc, 'PUT', path, body, 'application/json');
 
 /** A create (Events are written by the thousand at a cold start; their replies are never read). */
 export const postJson = (kc: KubeConfig, path: string, body: unknown): Promise<void> =>

@@ -18,6 +18,7 @@ import { createLogger, type Logger } from '../runtime/logger.ts';
 import { serveStatus } from '../runtime/status-server.ts';
 import { startControllerRole } from './controller-role.ts';
 import { runUntilSignal } from './lifecycle.ts';
+import { GateWebhook } from './gate-webhook.ts';
 
 export async function runController(argv: string[]): Promise<number> {
   const flags = parseControllerFlags(argv);
@@ -67,6 +68,22 @@ export async function runController(argv: string[]): Promise<number> {
         }
       : {}),
   });
+  // The readiness gate injection webhook: every replica serves it (it reads Services itself).
+  const address = flags['webhook-address'];
+  const webhook = address
+    ? new GateWebhook({
+        kubeConfig: kc,
+        config,
+        log,
+        host: address.host,
+        port: address.port,
+        namespace: process.env.POD_NAMESPACE ?? flags['lease-namespace'],
+        secretName: flags['webhook-secret'],
+        serviceName: flags['webhook-service'],
+        configurationName: flags['webhook-configuration'],
+        checkMs: flags['webhook-check-seconds'] * 1000,
+      })
+    : undefined;
   log.info(
     {
       cluster: config.clusterName,
@@ -74,11 +91,22 @@ export async function runController(argv: string[]): Promise<number> {
       kubeconfig: origin,
       http: role.url,
       leaderElection: flags['leader-elect'],
+      ...(address ? { webhook: `${address.host}:${address.port}` } : {}),
     },
     'controller starting',
   );
   return runUntilSignal(
-    role,
+    {
+      ...role,
+      start: async () => {
+        if (webhook) await webhook.start();
+        await role.start();
+      },
+      stop: async () => {
+        await webhook?.stop();
+        await role.stop();
+      },
+    },
     log,
     flags['leader-elect']
       ? 'stopping; draining in-flight work and releasing the Lease'

@@ -216,6 +216,20 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   ),
   group(
     'admissionregistration.k8s.io',
+    'MutatingWebhookConfiguration',
+    'mutatingwebhookconfigurations',
+    'io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration',
+    { namespaced: false, categories: ['api-extensions'] },
+  ),
+  group(
+    'admissionregistration.k8s.io',
+    'ValidatingWebhookConfiguration',
+    'validatingwebhookconfigurations',
+    'io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration',
+    { namespaced: false, categories: ['api-extensions'] },
+  ),
+  group(
+    'admissionregistration.k8s.io',
     'ValidatingAdmissionPolicyBinding',
     'validatingadmissionpolicybindings',
     'io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding',

@@ -19,6 +19,7 @@ import { decodeDeleteBody, decodeObjectBody, decodePatchBody, readBody } from '.
 import { warningHeaders, writeOptions } from './write-options.ts';
 import { EndpointSliceController } from './endpointslice-controller.ts';
 import { WorkloadController } from './workload-controller.ts';
+import { AdmissionWebhooks } from './admission-webhooks.ts';
 import { send, sendError } from './http-util.ts';
 import { serveStatic } from './static-routes.ts';
 import { apiVersionOf, RESOURCE_TYPES, type ResourceType, storageKey, supportedFields } from './kinds.ts';
@@ -132,6 +133,8 @@ export class SandboxServer implements Sandbox {
 
   private slices: EndpointSliceController | undefined;
   private workloads: WorkloadController | undefined;
+  /** Admission webhooks (admission-webhooks.ts), called for creates through the API and the workload controllers. */
+  readonly admission: AdmissionWebhooks;
 
   constructor(private readonly opts: SandboxOptions = {}) {
     this.store = new Store(opts.historySize ?? 20_000);
@@ -141,8 +144,9 @@ export class SandboxServer implements Sandbox {
       this.slices = new EndpointSliceController(this.registry, this.store);
       this.slices.start();
     }
+    this.admission = new AdmissionWebhooks(this.store);
     if (opts.workloads) {
-      this.workloads = new WorkloadController(this.registry, this.store);
+      this.workloads = new WorkloadController(this.registry, this.store, undefined, this.admission);
       this.workloads.start();
     }
     for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
@@ -250,7 +254,7 @@ export class SandboxServer implements Sandbox {
       namespace: route.namespace ?? '',
       name: route.name ?? '',
     });
-    await this.serveResource(route, method, url.searchParams, req, res);
+    await this.serveResource(route, method, url.searchParams, req, res, user);
   }
 
   private render(t: ResourceType, table: TableRequest | undefined): (s: StoredObject) => string {
@@ -265,6 +269,7 @@ export class SandboxServer implements Sandbox {
     q: URLSearchParams,
     req: IncomingMessage,
     res: ServerResponse,
+    user = '',
   ): Promise<void> {
     const { type: t, name, subresource } = route;
     if (subresource !== undefined && (subresource !== 'status' || !t.hasStatus)) throw notFoundPath();
@@ -276,9 +281,19 @@ export class SandboxServer implements Sandbox {
     if (name === undefined) {
       if (method === 'GET') return this.serveList(route, q, res, table, reply);
       if (method === 'POST') {
-        const body = await decodeObjectBody(req, await readBody(req), this.registry.openapi);
+        let body = await decodeObjectBody(req, await readBody(req), this.registry.openapi);
         if (t.namespaced && route.namespace === undefined) throw methodNotAllowed();
         const opts = writeOptions(q, req);
+        // Admission webhooks, as kube-apiserver calls them before it stores a create.
+        if (typeof body === 'object' && body !== null && !Array.isArray(body))
+          body = await this.admission.admit({
+            type: t,
+            namespace: ns,
+            operation: 'CREATE',
+            object: body,
+            dryRun: opts.dryRun,
+            user,
+          });
         const created = this.registry.create(t, ns, body, opts);
         return reply(201, this.registry.viewJson(t, created), warningHeaders(opts));
       }

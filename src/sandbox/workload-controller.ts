@@ -36,6 +36,7 @@ import {
 import type { Store } from './store.ts';
 import { availableAt, type RolloutSet, rolloutStep } from './rollout.ts';
 import { preStopSeconds, withKubeletReady } from './kubelet.ts';
+import type { AdmissionWebhooks } from './admission-webhooks.ts';
 import {
   daemonSetStatus,
   deploymentStatus,
@@ -50,6 +51,7 @@ export const SIMULATED = 'sandbox.npl-lb.io/simulated';
 const HASH = 'pod-template-hash';
 const REVISION_HASH = 'controller-revision-hash';
 const REVISION = 'deployment.kubernetes.io/revision';
+const RS_USER = 'system:serviceaccount:kube-system:replicaset-controller';
 
 const type = (kind: string): ResourceType => RESOURCE_TYPES.find((t) => t.kind === kind && !t.custom)!;
 const T = {
@@ -75,10 +77,15 @@ export class WorkloadController {
     fieldManager: 'kube-controller-manager',
   };
 
+  /** Pods being admitted (webhooks called) per ReplicaSet uid: counted as made meanwhile. */
+  private readonly admitting = new Map<string, number>();
+
   constructor(
     private readonly registry: Registry,
     private readonly store: Store,
     private readonly clock: () => string = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    /** Admission webhooks (admission-webhooks.ts): the Pods a ReplicaSet makes go through them. */
+    private readonly admission?: Pick<AdmissionWebhooks, 'wants' | 'admit'>,
   ) {}
 
   /** Pods stopping (their preStop running), by namespace/name, and the wake-ups for minReadySeconds. */
@@ -192,20 +199,28 @@ export class WorkloadController {
       step();
       this.failures.delete(k);
     } catch (err) {
-      const delayMs = Math.min(60_000, failed ? failed.delayMs * 2 : 1000);
-      this.failures.set(k, {
-        message: (err as Error).message.slice(0, 500),
-        delayMs,
-        retryAt: Date.now() + delayMs,
-      });
-      const timer = setTimeout(() => {
-        this.retries.delete(timer);
-        this.queue.add(ns);
-      }, delayMs);
-      timer.unref();
-      this.retries.add(timer);
+      this.recordFailure(ns, o, err);
     }
   }
+
+  /** A failed step of `o`: kept for its status, tried again after a delay that doubles to a minute. */
+  private recordFailure(ns: string, o: JsonObject, err: unknown): void {
+    const k = `${ns}/${String(meta(o).uid)}`;
+    const failed = this.failures.get(k);
+    const delayMs = Math.min(60_000, failed ? failed.delayMs * 2 : 1000);
+    this.failures.set(k, {
+      message: (err as Error).message.slice(0, 500),
+      delayMs,
+      retryAt: Date.now() + delayMs,
+    });
+    const timer = setTimeout(() => {
+      this.retries.delete(timer);
+      this.queue.add(ns);
+    }, delayMs);
+    timer.unref();
+    this.retries.add(timer);
+  }
+
 
   private owned(t: ResourceType, ns: string, owner: JsonObject): JsonObject[] {
     const uid = meta(owner).uid;
@@ -304,10 +319,35 @@ export class WorkloadController {
     const live = pods.filter((p) => !stale.includes(p));
     const want = Number(obj(rs.spec).replicas ?? 1);
     // Fewer: Pods on the least used nodes. More: the unready first, then the newest.
-    for (let i = live.length; i < want; i++) {
+    const uid = String(meta(rs).uid);
+    for (let i = live.length + (this.admitting.get(uid) ?? 0); i < want; i++) {
       const load = (n: JsonObject) => live.filter((p) => obj(p.spec).nodeName === name(n)).length;
       const node = [...ready].sort((a, b) => load(a) - load(b))[0];
-      live.push(this.pod(ns, rs, 'ReplicaSet', template, {}, node, now));
+      const body = this.podBody(rs, 'ReplicaSet', template, {}, node ? name(node) : undefined);
+      const req = {
+        type: T.pod,
+        namespace: ns,
+        operation: 'CREATE' as const,
+        object: body,
+        dryRun: false,
+        user: RS_USER,
+      };
+      if (!this.admission?.wants(req)) {
+        live.push(this.createPod(ns, body, node, now));
+        continue;
+      }
+      // Through the admission webhooks first, as the ReplicaSet controller's creates go.
+      this.admitting.set(uid, (this.admitting.get(uid) ?? 0) + 1);
+      void this.admission
+        .admit(req)
+        .then((admitted) => void this.createPod(ns, admitted, node, this.clock()))
+        .catch((err: unknown) => this.recordFailure(ns, rs, err))
+        .finally(() => {
+          const left = (this.admitting.get(uid) ?? 1) - 1;
+          if (left > 0) this.admitting.set(uid, left);
+          else this.admitting.delete(uid);
+          this.queue.add(ns);
+        });
     }
     const extra = [...live]
       .sort(
@@ -332,45 +372,40 @@ export class WorkloadController {
     }
     for (const n of nodes)
       if (eligible.has(name(n)) && !placed.has(name(n)))
-        this.pod(
+        this.createPod(
           ns,
-          ds,
-          'DaemonSet',
-          template,
-          { [REVISION_HASH]: hash },
+          this.podBody(ds, 'DaemonSet', template, { [REVISION_HASH]: hash }, name(n)),
           nodeReady(n) ? n : undefined,
           now,
-          name(n),
         );
   }
 
-  /** Creates a Pod from the template, bound to `node` and reported running there, or Pending. */
-  private pod(
-    ns: string,
+  /** A Pod from the template, bound to `nodeName` when given. */
+  private podBody(
     owner: JsonObject,
     kind: string,
     template: JsonObject,
     extraLabels: Record<string, string>,
-    node: JsonObject | undefined,
-    now: string,
-    nodeName = node ? name(node) : undefined,
+    nodeName: string | undefined,
   ): JsonObject {
     const tm = meta(template);
-    const created = this.registry.create(
-      T.pod,
-      ns,
-      {
-        metadata: {
-          // As generateName makes it: the owner's name cut to 58 characters, then 5 random ones.
-          name: `${`${name(owner)}-`.slice(0, 58)}${suffix()}`,
-          labels: { ...obj(tm.labels), ...extraLabels },
-          annotations: { ...obj(tm.annotations), [SIMULATED]: 'true' },
-          ownerReferences: [ownerRef(kind, owner)],
-        },
-        spec: { ...obj(template.spec), ...(nodeName ? { nodeName } : {}) },
+    return {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        // As generateName makes it: the owner's name cut to 58 characters, then 5 random ones.
+        name: `${`${name(owner)}-`.slice(0, 58)}${suffix()}`,
+        labels: { ...obj(tm.labels), ...extraLabels },
+        annotations: { ...obj(tm.annotations), [SIMULATED]: 'true' },
+        ownerReferences: [ownerRef(kind, owner)],
       },
-      this.opts,
-    ).obj;
+      spec: { ...obj(template.spec), ...(nodeName ? { nodeName } : {}) },
+    };
+  }
+
+  /** Creates the Pod, reported running on `node`, or Pending without one. */
+  private createPod(ns: string, body: JsonObject, node: JsonObject | undefined, now: string): JsonObject {
+    const created = this.registry.create(T.pod, ns, body, this.opts).obj;
     const status = node
       ? runningStatus(created, node, now)
       : unschedulable(now, this.store.list(storageKey(T.node), undefined).length);

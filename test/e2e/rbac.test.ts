@@ -12,6 +12,7 @@ import { before, describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
+import { generate } from 'selfsigned';
 import { parseAllDocuments } from 'yaml';
 import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
 import { installNplLbCrds } from '../../src/sandbox/npl-lb-crds.ts';
@@ -42,6 +43,8 @@ type Doc = {
   roleRef?: { kind: string; name: string };
   subjects?: { kind: string; name: string; namespace?: string }[];
   data?: Record<string, string>;
+  /** A Deployment's, for the controller's arguments as the chart renders them. */
+  spec?: { template: { spec: { containers: { args: string[] }[] } } };
 };
 
 /** The rules bound to a ServiceAccount user by the rendered chart. */
@@ -133,6 +136,16 @@ describe('chart RBAC', () => {
       'the controller makes the GatewayClass (its RBAC allows it), not a template gated on the CRDs',
     );
     await c.node('n1', { internal: ['127.0.12.1'] });
+    // The chart's MutatingWebhookConfiguration: the controller writes its caBundle.
+    const webhookConfig = docs.find((d) => d.kind === 'MutatingWebhookConfiguration')!;
+    const made = await api(
+      url,
+      'POST',
+      '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations',
+      webhookConfig,
+      H,
+    );
+    assert.equal(made.status, 201, JSON.stringify(made.body).slice(0, 300));
     const config = join(dir, 'config.yaml');
     writeFileSync(config, docs.find((d) => d.kind === 'ConfigMap')!.data!['config.yaml']!);
 
@@ -167,6 +180,16 @@ describe('chart RBAC', () => {
         'true',
         '--lease-name',
         'r1-npl-lb-controller',
+        // As the chart runs it, the readiness gate webhook too (checked every second here).
+        ...docs
+          .find((d) => d.kind === 'Deployment' && d.metadata.name === 'r1-npl-lb-controller')!
+          .spec!.template.spec.containers[0]!.args.filter(
+            (a: string) => a.startsWith('--webhook-') && !a.startsWith('--webhook-address'),
+          ),
+        '--webhook-address',
+        '127.0.0.1:0',
+        '--webhook-check-seconds',
+        '1',
       ],
       { POD_NAMESPACE: NS, POD_NAME: 'r1-npl-lb-controller-0' },
     );
@@ -321,6 +344,50 @@ describe('chart RBAC', () => {
       },
       H,
     );
+
+    // A gated Pod no Service selects: its readiness gate is patched True (pods/status).
+    const gated = await api(
+      url,
+      'POST',
+      '/api/v1/namespaces/default/pods',
+      {
+        metadata: { name: 'gated', labels: { app: 'nothing' } },
+        spec: {
+          nodeName: 'n1',
+          readinessGates: [{ conditionType: 'npl-lb.io/load-balancer-ready' }],
+          containers: [{ name: 'c', image: 'x' }],
+        },
+      },
+      H,
+    );
+    assert.equal(gated.status, 201, JSON.stringify(gated.body).slice(0, 300));
+    // The webhook's certificate made (create), then found due (as another replica would leave it):
+    // rotated (update).
+    await eventually(
+      async () =>
+        (await api(url, 'GET', `/api/v1/namespaces/${NS}/secrets/r1-npl-lb-webhook-tls`, undefined, H))
+          .status === 200,
+      30_000,
+      'the webhook certificate Secret',
+    );
+    const due = await generate([{ name: 'commonName', value: 'due' }], {
+      keyType: 'ec',
+      notBeforeDate: new Date(Date.now() - 300 * 24 * 3600 * 1000),
+      notAfterDate: new Date(Date.now() + 24 * 3600 * 1000),
+    });
+    const replaced = await api(
+      url,
+      'PATCH',
+      `/api/v1/namespaces/${NS}/secrets/r1-npl-lb-webhook-tls`,
+      {
+        data: {
+          'tls.crt': Buffer.from(due.cert).toString('base64'),
+          'tls.key': Buffer.from(due.private).toString('base64'),
+        },
+      },
+      { ...H, 'Content-Type': 'application/merge-patch+json' },
+    );
+    assert.equal(replaced.status, 200);
 
     const rules: Record<string, Rule[]> = {
       [AGENT]: rulesOf(docs, AGENT),
