@@ -62,6 +62,8 @@ interface Figures {
   /** ms with no enabled member reaching a live Pod (device sampled every 200 ms); -1: not sampled. */
   noLiveMs: number;
   samples: number;
+  /** LoadBalancerUnreachable Events the controller said (the device taken for dead). */
+  unreachable: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -137,6 +139,7 @@ async function one(vendor: Vendor, gate: boolean, action: Action): Promise<Figur
       )!;
       adapter = (await tr.start(t, 4)).adapter;
     }
+    let unreachable = 0;
     // The cluster name is the adapters' owner (the HAProxy rigs own as `e2e`).
     const controller = new NplController({
       kubeConfig: (() => {
@@ -148,7 +151,11 @@ async function one(vendor: Vendor, gate: boolean, action: Action): Promise<Figur
         'clusterName: e2e\ndefaultLoadBalancer: true\nvip: {cidrs: [127.0.60.64/28]}\nhealthIntervalSeconds: 1\ndrainSeconds: 5\n',
       ),
       adapter,
-      events: { record: async () => undefined },
+      events: {
+        record: async (_t, _type, reason) => {
+          if (reason === 'LoadBalancerUnreachable') unreachable++;
+        },
+      },
       coalesceMs: 20,
       sweepIntervalMs: 0,
     });
@@ -314,7 +321,7 @@ async function one(vendor: Vendor, gate: boolean, action: Action): Promise<Figur
     await sleep(1000);
     stop = true;
     await Promise.all([load, sample]);
-    return { vendor, gate, action, seconds, requests, failed, noLiveMs, samples };
+    return { vendor, gate, action, seconds, requests, failed, noLiveMs, samples, unreachable };
   } finally {
     for (const fn of cleanups.reverse()) await fn().catch(() => undefined);
   }
@@ -358,7 +365,7 @@ console.log(
 console.log('| --- | --- | --- | ---: | ---: | ---: | ---: |');
 for (const r of rows)
   console.log(
-    `| ${r.vendor} | ${r.action} | ${r.gate ? 'yes' : 'no'} | ${r.seconds.toFixed(1)} s | ${r.vendor === 'f5' ? '-' : r.requests} | ${r.vendor === 'f5' ? '-' : r.failed} | ${r.noLiveMs < 0 ? '-' : `${(r.noLiveMs / 1000).toFixed(1)} s (${r.samples} samples)`} |`,
+    `| ${r.vendor} | ${r.action} | ${r.gate ? 'yes' : 'no'} | ${r.seconds.toFixed(1)} s | ${r.vendor === 'f5' ? '-' : r.requests} | ${r.vendor === 'f5' ? '-' : r.failed} | ${r.noLiveMs < 0 ? '-' : `${(r.noLiveMs / 1000).toFixed(1)} s (${r.samples} samples)`} | ${r.unreachable} |`,
   );
 clearTimeout(deadline);
 process.exit(0);

@@ -27,7 +27,7 @@ import { PassLog } from './pass-log.ts';
 import { PassScheduler } from './pass-scheduler.ts';
 import { ControllerMetrics } from './metrics.ts';
 import { NodeMaintenance } from './node-maintenance.ts';
-import { StateTracker } from './state.ts';
+import { type GateView, StateTracker } from './state.ts';
 import { kubePodConditionSink, type PodConditionSink, ReadinessGateWriter } from './readiness-gate-writer.ts';
 import type { Service } from '../kube/objects.ts';
 import type { Pool } from '../model/types.ts';
@@ -194,6 +194,15 @@ export class NplController {
       warnAfterMs: opts.config.readinessGateWarnSeconds * 1000,
       onLatency: (s) => this.metrics.gateLatency.observe(s),
       onWrite: (status, result) => this.metrics.gateWrites.inc({ status, result }),
+    });
+    // The views show each gated member Pod's gate.
+    this.state.setGates(() => {
+      const out = new Map<string, GateView>();
+      for (const p of this.cache.view().pods) {
+        const g = ReadinessGateWriter.stateOf(p);
+        if (g) out.set(`${p.metadata.namespace}/${p.metadata.name}`, g);
+      }
+      return out;
     });
     // A health read (or a pass recorded) may settle a gate: compared again, once per burst.
     this.state.onChange(() => this.gatesSoon());

@@ -135,13 +135,14 @@ export const DASHBOARD_HTML = `<!doctype html>
         el('tr', { 'data-pool-of': p.pool, 'data-pool-member': m.address + ':' + m.port, 'data-member-node': m.node, 'data-health': m.health },
           el('td', {}, hp(m.address, m.port)), el('td', {}, m.node || '-'), el('td', {}, m.pod || '-'),
           el('td', { class: m.state }, m.state), el('td', { class: m.health }, m.health),
-          el('td', { class: 'reason' }, m.health === 'down' ? (m.healthReason || 'no reason given') : '')));
+          el('td', { class: 'reason' }, m.health === 'down' ? (m.healthReason || 'no reason given') : ''),
+          el('td', { class: 'gate', 'data-gate': m.gate || '' }, m.gate || '-')));
       const front = p.virtualServices.map((v) => v.name + ' (' + v.at + ') for ' + v.serves).join('; ');
       const drain = p.drain.map((d) => (d.node || '(no node)') + ' ' + d.serving + ' of ' + d.of).join(', ');
       return el('section', { class: 'card pool', 'data-pool-card': p.pool },
         el('h3', {}, p.pool, el('span', { class: 'count' }, 'Service ' + p.service + ', port ' + p.servicePort)),
         el('p', { class: 'note front' }, 'in front: ' + (front || 'no virtual service')),
-        table(['member', 'node', 'pod', 'admin', 'health', 'down reason'], rows),
+        table(['member', 'node', 'pod', 'admin', 'health', 'down reason', 'readiness gate'], rows),
         el('p', { class: 'note drain' }, 'draining a node takes away its serving members: ' + (drain || 'none')));
     }));
   };

@@ -44,7 +44,17 @@ export interface HealthRead {
   error: string | null;
 }
 
-type StateMember = LbState['pools'][number]['members'][number] & { health: MemberHealthView | null };
+/** A gated Pod's readiness gate (npl-lb.io/load-balancer-ready) as the Pod has it. */
+export interface GateView {
+  status: string;
+  reason?: string;
+}
+
+type StateMember = LbState['pools'][number]['members'][number] & {
+  health: MemberHealthView | null;
+  /** The member Pod's readiness gate; absent when the Pod lists none. */
+  gate?: GateView;
+};
 
 export interface StateDocument {
   apiVersion: 'npl-lb.io/v1';
@@ -161,6 +171,12 @@ export class StateTracker {
     this.changed();
   }
 
+  /** Where the members' readiness gates come from (the controller's Pods), read once per document. */
+  setGates(source: () => ReadonlyMap<string, GateView>): void {
+    this.gates = source;
+  }
+  private gates: () => ReadonlyMap<string, GateView> = () => new Map();
+
   /** Where the document's device reachability comes from (the controller's circuit breaker). */
   setDevice(source: () => DeviceView): void {
     this.device = source;
@@ -246,6 +262,7 @@ export class StateTracker {
   document(): StateDocument {
     const allocated = once(this.allocatedVips);
     const certByName = new Map((this.desired.certificates ?? []).map((c) => [c.name, c]));
+    let gates: ReadonlyMap<string, GateView> | undefined;
     return {
       apiVersion: 'npl-lb.io/v1',
       kind: 'LoadBalancerState',
@@ -280,10 +297,14 @@ export class StateTracker {
       })),
       pools: this.desired.pools.map((p) => ({
         ...p,
-        members: p.members.map((m) => ({
-          ...m,
-          health: this.memberHealth.get(`${p.name}|${m.address}|${m.port}`) ?? null,
-        })),
+        members: p.members.map((m) => {
+          const gate = m.pod ? (gates ??= this.gates()).get(m.pod) : undefined;
+          return {
+            ...m,
+            health: this.memberHealth.get(`${p.name}|${m.address}|${m.port}`) ?? null,
+            ...(gate ? { gate } : {}),
+          };
+        }),
         lastApply: this.results.get(`pool/${p.name}`) ?? null,
       })),
       conflicts: this.conflicts,

@@ -82,6 +82,7 @@ export const stateDocumentSchema = z.object({
           pod: z.string(),
           enabled: z.boolean(),
           health: memberHealthSchema.nullable().optional(),
+          gate: z.object({ status: z.string(), reason: z.string().optional() }).optional(),
         }),
       ),
       lastApply: applySchema,
@@ -126,6 +127,7 @@ export interface StateInput {
       pod: string;
       enabled: boolean;
       health?: MemberHealthInput | null | undefined;
+      gate?: { status: string; reason?: string | undefined } | undefined;
     }[];
     lastApply: ApplyInput | null;
   }[];
@@ -145,6 +147,8 @@ export interface NodeMember {
   deviceAdmin: MemberHealthInput['admin'] | null;
   healthReason: string | null;
   healthAt: string | null;
+  /** The Pod's readiness gate (`True`, `False (MemberNotApplied)`), null when it lists none. */
+  gate: string | null;
   pool: string;
   /** namespace/name of the Service the pool stands for. */
   service: string;
@@ -201,6 +205,9 @@ export function byNode(doc: StateInput, filter: ViewFilter = {}): NodeView[] {
         deviceAdmin: m.health?.admin ?? null,
         healthReason: m.health?.reason ?? null,
         healthAt: m.health?.at ?? null,
+        gate: m.gate
+          ? `${m.gate.status}${m.gate.reason && m.gate.status !== 'True' ? ` (${m.gate.reason})` : ''}`
+          : null,
         pool: p.name,
         service: p.service,
         virtualServices: front.get(p.name) ?? [],
@@ -227,7 +234,7 @@ export function columns(head: string[], rows: string[][]): string {
 /** The same as a plain-text table, one member per line under its node; `wide` adds the details. */
 export function renderTable(view: NodeView[], wide = false): string {
   const head = ['NODE', 'MEMBER', 'POD', 'STATE', 'HEALTH', 'POOL', 'VIRTUAL SERVICES', 'LAST APPLY'];
-  if (wide) head.splice(5, 0, 'DEVICE ADMIN', 'HEALTH DETAIL', 'HEALTH READ');
+  if (wide) head.splice(5, 0, 'DEVICE ADMIN', 'HEALTH DETAIL', 'HEALTH READ', 'READINESS GATE');
   const rows = view.flatMap((n) =>
     n.members.map((m) => {
       const r = [
@@ -241,7 +248,7 @@ export function renderTable(view: NodeView[], wide = false): string {
         m.lastApply === 'failed' ? `failed (${m.lastError ?? ''})` : m.lastApply,
       ];
       if (wide) {
-        r.splice(5, 0, m.deviceAdmin ?? '-', m.healthReason ?? '-', m.healthAt ?? '-');
+        r.splice(5, 0, m.deviceAdmin ?? '-', m.healthReason ?? '-', m.healthAt ?? '-', m.gate ?? '-');
         r[r.length - 1] = `${r[r.length - 1]!}${m.lastApplyAt ? ` at ${m.lastApplyAt}` : ''}`;
       }
       return r;

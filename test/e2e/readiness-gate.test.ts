@@ -124,6 +124,18 @@ it('the gate opens once the device serves the Pod, never before; says why while 
     ['ContainersReady=True', 'Ready=False', `${GATE}=True`],
     'the kubelet’s conditions untouched',
   );
+  // The views show it (npl-lb pools, the dashboard): the member's Pod and its gate.
+  await eventually(
+    () =>
+      ctl.state
+        .document()
+        .pools.flatMap((p) => p.members)
+        .some(
+          (m) => m.pod === 'default/web-1' && m.gate?.status === 'True' && m.gate.reason === 'MemberReady',
+        ),
+    5000,
+    'the gate in the state document',
+  );
 
   // A member the device's check finds down: False, with an Event past the threshold.
   await gatedPod('web-2', { app: 'web' }, 61002);

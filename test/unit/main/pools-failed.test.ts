@@ -82,10 +82,10 @@ describe('npl-lb pools --failed and -o wide', () => {
     assert.doesNotMatch(out, /vs-ok|default\/ok-1/);
     out = '';
     await runPools(['--server', url, '-o', 'wide', '--node', 'n2'], (s) => (out += s));
-    assert.match(out, /DEVICE ADMIN\s+HEALTH DETAIL\s+HEALTH READ/);
+    assert.match(out, /DEVICE ADMIN\s+HEALTH DETAIL\s+HEALTH READ\s+READINESS GATE/);
     assert.match(
       out,
-      /\nn2\s+192\.0\.2\.2:61001\s+default\/bad-1\s+enabled\s+down\s+maint\s+L4CON\s+2026-11-23T00:00:00\.000Z\s+p-bad/,
+      /\nn2\s+192\.0\.2\.2:61001\s+default\/bad-1\s+enabled\s+down\s+maint\s+L4CON\s+2026-11-23T00:00:00\.000Z\s+-\s+p-bad/,
     );
     out = '';
     await runPools(['--server', url, '--failed', '-o', 'json'], (s) => (out += s));

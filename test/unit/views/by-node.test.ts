@@ -40,7 +40,14 @@ const doc = stateDocumentSchema.parse({
       servicePort: 'http',
       members: [
         { address: '192.0.2.202', port: 61000, node: 'n2', pod: 'default/web-2', enabled: false },
-        { address: '192.0.2.201', port: 61000, node: 'n1', pod: 'default/web-1', enabled: true },
+        {
+          address: '192.0.2.201',
+          port: 61000,
+          node: 'n1',
+          pod: 'default/web-1',
+          enabled: true,
+          gate: { status: 'False', reason: 'MemberNotApplied' },
+        },
       ],
       lastApply: { ok: true, op: 'update', at: '2026-11-22T00:00:00.000Z' },
     },
@@ -90,7 +97,14 @@ describe('pools by node', () => {
       /^n2\s+192\.0\.2\.202:61000\s+default\/web-2\s+draining\s+unknown\s+c1--default-web-http/,
     );
     const wide = renderTable(view, true).split('\n');
-    assert.match(wide[0]!, /\sHEALTH\s+DEVICE ADMIN\s+HEALTH DETAIL\s+HEALTH READ\s+POOL\s/);
+    assert.match(wide[0]!, /\sHEALTH\s+DEVICE ADMIN\s+HEALTH DETAIL\s+HEALTH READ\s+READINESS GATE\s+POOL\s/);
+    // A gated Pod's gate (issue 47 item 7); '-' for a Pod that lists none.
+    assert.equal(view[0]!.members[0]!.gate, 'False (MemberNotApplied)');
+    assert.equal(view[1]!.members[0]!.gate, null);
+    assert.match(
+      wide.find((l) => l.includes('default/web-1'))!,
+      /\sFalse \(MemberNotApplied\)\s+c1--default-web-http/,
+    );
   });
 
   it('refuses a document that is not a state document', () => {
