@@ -221,7 +221,6 @@ export class WorkloadController {
     this.retries.add(timer);
   }
 
-
   private owned(t: ResourceType, ns: string, owner: JsonObject): JsonObject[] {
     const uid = meta(owner).uid;
     return this.list(t, ns).filter((o) => controllerOf(o)?.uid === uid);
