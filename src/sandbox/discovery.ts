@@ -2,6 +2,7 @@
  * Legacy discovery documents (/api, /apis, /api/v1, /apis/<group>/<version>) and /version.
  */
 import { apiVersionOf, type ResourceType } from './kinds.ts';
+import { hasScale } from './scale.ts';
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -27,7 +28,20 @@ function resourceEntries(t: ResourceType): object[] {
     ...(t.shortNames.length ? { shortNames: t.shortNames } : {}),
     ...(t.categories ? { categories: t.categories } : {}),
   };
-  if (!t.hasStatus) return [main];
+  const scale = hasScale(t)
+    ? [
+        {
+          name: `${t.plural}/scale`,
+          singularName: '',
+          namespaced: t.namespaced,
+          group: 'autoscaling',
+          version: 'v1',
+          kind: 'Scale',
+          verbs: ['get', 'patch', 'update'],
+        },
+      ]
+    : [];
+  if (!t.hasStatus) return [main, ...scale];
   return [
     main,
     {
@@ -37,6 +51,7 @@ function resourceEntries(t: ResourceType): object[] {
       kind: t.kind,
       verbs: ['get', 'patch', 'update'],
     },
+    ...scale,
   ];
 }
 

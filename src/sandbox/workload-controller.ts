@@ -38,6 +38,7 @@ import { availableAt, type RolloutSet, rolloutStep } from './rollout.ts';
 import { preStopSeconds, withKubeletReady } from './kubelet.ts';
 import type { AdmissionWebhooks } from './admission-webhooks.ts';
 import {
+  arr,
   daemonSetStatus,
   deploymentStatus,
   isReady,
@@ -447,17 +448,22 @@ export class WorkloadController {
       const hash = templateHash(obj(obj(d.spec).template));
       const found = mine.find((rs) => labels(rs)[HASH] === hash);
       const current = found ? fresh(found) : undefined;
-      this.status(
-        T.deploy,
-        ns,
+      const st = deploymentStatus(
         d,
-        deploymentStatus(
-          d,
-          current,
-          mine.map((rs) => ({ rs, pods: ownedPods(rs) })),
-          now,
-        ),
+        current,
+        mine.map((rs) => ({ rs, pods: ownedPods(rs) })),
+        now,
       );
+      this.status(T.deploy, ns, d, st);
+      // A rollout under way is looked at again once its progress deadline could have passed.
+      const p = arr(st.conditions).find((c) => c.type === 'Progressing');
+      if (p?.reason === 'ReplicaSetUpdated')
+        this.wakeAt(
+          ns,
+          Date.parse(String(p.lastUpdateTime)) +
+            Number(obj(d.spec).progressDeadlineSeconds ?? 600) * 1000 +
+            1000,
+        );
     }
     const nodes = this.list(T.node, undefined);
     for (const ds of this.list(T.ds, ns)) {

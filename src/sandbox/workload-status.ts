@@ -118,6 +118,33 @@ export function deploymentStatus(
       message: String(failure.message),
     });
   const old = obj(d.status);
+  // progressDeadlineSeconds (default 600): a rollout that has made no progress (no new Pod updated,
+  // ready or available, the template unchanged) for that long is ProgressDeadlineExceeded.
+  const progressing = arr(old.conditions).find((c) => c.type === 'Progressing');
+  const moved =
+    old.updatedReplicas !== updatedLive.length ||
+    old.readyReplicas !== ready ||
+    old.observedGeneration !== generation(d) ||
+    (progressing?.reason !== 'ReplicaSetUpdated' && progressing?.reason !== 'ProgressDeadlineExceeded');
+  const deadline = Number(obj(d.spec).progressDeadlineSeconds ?? 600);
+  const since = Date.parse(String(progressing?.lastUpdateTime ?? now));
+  // Once exceeded it stays so until the rollout moves again.
+  const stalled =
+    !done &&
+    !moved &&
+    (progressing?.reason === 'ProgressDeadlineExceeded' ||
+      (Number.isFinite(since) && Date.parse(now) - since > deadline * 1000));
+  if (stalled)
+    conds[1] = {
+      type: 'Progressing',
+      status: 'False',
+      reason: 'ProgressDeadlineExceeded',
+      message: `ReplicaSet "${newName}" has timed out progressing.`,
+    };
+  // Progress moves the condition's update time (its message says the same).
+  const conditionsOut = conditions(old, conds, now, true).map((c) =>
+    c.type === 'Progressing' && !stalled && moved && !done ? { ...c, lastUpdateTime: now } : c,
+  );
   return {
     observedGeneration: generation(d),
     replicas: live.length,
@@ -127,7 +154,7 @@ export function deploymentStatus(
     ...(live.length - ready > 0 || want - ready > 0
       ? { unavailableReplicas: Math.max(live.length, want) - ready }
       : {}),
-    conditions: conditions(old, conds, now, true),
+    conditions: conditionsOut,
   };
 }
 

@@ -222,6 +222,61 @@ describe('the sandbox rolls a gated Deployment', () => {
     assert.ok(!(await pods()).some((p) => p.metadata.name === victim.metadata.name));
   });
 
+  it('a rollout held by a gate past progressDeadlineSeconds is ProgressDeadlineExceeded; progress resumes it', async (t) => {
+    const { url } = await useSandbox(t, { workloads: true });
+    assert.equal((await api(url, 'POST', '/api/v1/nodes', { metadata: { name: 'n1' } })).status, 201);
+    await api(
+      url,
+      'PATCH',
+      '/api/v1/nodes/n1/status',
+      {
+        status: {
+          addresses: [{ type: 'InternalIP', address: '127.0.0.11' }],
+          conditions: [{ type: 'Ready', status: 'True' }],
+        },
+      },
+      { 'Content-Type': 'application/merge-patch+json' },
+    );
+    const d = {
+      ...deployment('web:1'),
+      spec: { ...deployment('web:1').spec, replicas: 1, progressDeadlineSeconds: 1 },
+    };
+    assert.equal((await api(url, 'POST', `${APPS}/deployments`, d)).status, 201);
+    const progressing = async () =>
+      cond((await api(url, 'GET', `${APPS}/deployments/web`)).body as Obj, 'Progressing');
+    await eventually(
+      async () => {
+        const p = await progressing();
+        return p?.reason === 'ProgressDeadlineExceeded';
+      },
+      10_000,
+      'deadline exceeded',
+    );
+    assert.equal((await progressing())?.status, 'False');
+    assert.match(String((await progressing())?.message), /has timed out progressing/);
+    await new Promise((r) => setTimeout(r, 2500));
+    assert.equal(
+      (await progressing())?.reason,
+      'ProgressDeadlineExceeded',
+      'it stays so while nothing moves',
+    );
+    // The gate opens: the rollout completes.
+    const pod = ((await api(url, 'GET', PODS)).body.items as Obj[])[0]!;
+    await api(
+      url,
+      'PATCH',
+      `${PODS}/${pod.metadata.name}/status`,
+      { status: { conditions: [{ type: GATE, status: 'True' }] } },
+      { 'Content-Type': 'application/strategic-merge-patch+json' },
+    );
+    await eventually(
+      async () => (await progressing())?.reason === 'NewReplicaSetAvailable',
+      5000,
+      'complete',
+    );
+    assert.equal((await progressing())?.status, 'True');
+  });
+
   it('a Pod the sandbox does not run is deleted at once', async (t) => {
     const { url } = await useSandbox(t, { workloads: true });
     const made = await api(url, 'POST', PODS, {
