@@ -77,6 +77,7 @@ export class NplController {
   /** The desired pools of the last pass, for the gates between passes. */
   private lastPools: readonly Pool[] = [];
   private gatesQueued = false;
+  private gatesTimer: NodeJS.Timeout | undefined;
   private passed = false;
   private lastHealthAsk = 0;
   /** Pods whose NodePortLocal annotation changed, with when we saw it (for the latency histogram). */
@@ -252,6 +253,15 @@ export class NplController {
       this.lastHealthAsk = now;
       void this.health.refresh();
     }
+    // While a gate is False, it is looked at again each second (a health read may open it, and
+    // one False too long is said), even when nothing else happens.
+    if (this.gates.anyFalse && !this.gatesTimer) {
+      this.gatesTimer = setTimeout(() => {
+        this.gatesTimer = undefined;
+        this.gatesSoon();
+      }, 1000);
+      this.gatesTimer.unref();
+    }
   }
 
   /** Caches synced and the device answers (/readyz of the leader). */
@@ -371,6 +381,7 @@ export class NplController {
 
   async stop(): Promise<void> {
     this.ready = false;
+    clearTimeout(this.gatesTimer);
     await this.health.stop();
     await this.device.stop();
     if (this.sweepTimer) clearInterval(this.sweepTimer);

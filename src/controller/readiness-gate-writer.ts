@@ -185,6 +185,11 @@ export class ReadinessGateWriter {
     }
   }
 
+  /** Whether some gated Pod's gate is False now (the controller looks again while one is). */
+  get anyFalse(): boolean {
+    return this.falseSince.size > 0;
+  }
+
   /** Resolves when every queued write is done (tests). */
   async idle(): Promise<void> {
     await this.queue.onIdle();

@@ -176,7 +176,8 @@ export function gateChangesFor(pods: Iterable<Pod>, inputs: GateInputs): GateCha
     index ??= gateIndex(inputs);
     const v = gateVerdict(pod, inputs, index);
     if (!v) continue;
-    if (v.reason === 'MemberHealthPending') waitingOnHealth = true;
+    // A member not yet seen up, or seen down: the next health read may open it.
+    if (v.reason === 'MemberHealthPending' || v.reason === 'MemberDown') waitingOnHealth = true;
     const same = now?.status === v.status && now.reason === v.reason && now.message === v.message;
     verdicts.push({ pod, verdict: v, changed: !same });
   }

@@ -4,11 +4,14 @@
  * selector as a string; PUT and PATCH (JSON, merge or strategic merge: a Scale has no lists) write
  * spec.replicas, with the Scale's resourceVersion as a precondition when it carries one.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import fastJsonPatch, { type Operation } from 'fast-json-patch';
+import { decodeObjectBody, decodePatchBody, readBody } from './http-body.ts';
+import { writeOptions } from './write-options.ts';
 import type { ResourceType } from './kinds.ts';
 import type { Json, JsonObject } from './openapi.ts';
 import type { PatchType, Registry, WriteOptions } from './registry.ts';
-import { badRequest, invalid } from './status.ts';
+import { badRequest, invalid, methodNotAllowed } from './status.ts';
 
 const SCALABLE = new Set(['Deployment', 'ReplicaSet']);
 
@@ -104,4 +107,33 @@ export function patchScale(current: JsonObject, type: PatchType, patch: Json): J
   };
   if (!isObject(patch)) throw badRequest('a merge patch is an object');
   return merge(current, patch);
+}
+
+/** GET, PUT and PATCH of the scale subresource; other methods are refused. */
+export async function serveScale(
+  registry: Registry,
+  t: ResourceType,
+  ns: string,
+  name: string,
+  method: string,
+  q: URLSearchParams,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const reply = (o: JsonObject) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify(o));
+  };
+  if (method === 'GET') return reply(scaleOf(registry.get(t, ns, name).obj));
+  const opts = writeOptions(q, req);
+  if (method === 'PUT') {
+    const body = await decodeObjectBody(req, await readBody(req), registry.openapi);
+    return reply(writeScale(registry, t, ns, name, body, opts));
+  }
+  if (method === 'PATCH') {
+    const { type, patch } = await decodePatchBody(req, await readBody(req));
+    const patched = patchScale(scaleOf(registry.get(t, ns, name).obj), type, patch);
+    return reply(writeScale(registry, t, ns, name, patched, opts));
+  }
+  throw methodNotAllowed();
 }

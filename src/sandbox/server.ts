@@ -20,11 +20,11 @@ import { warningHeaders, writeOptions } from './write-options.ts';
 import { EndpointSliceController } from './endpointslice-controller.ts';
 import { WorkloadController } from './workload-controller.ts';
 import { AdmissionWebhooks } from './admission-webhooks.ts';
-import { hasScale, patchScale, scaleOf, writeScale } from './scale.ts';
+import { hasScale, serveScale } from './scale.ts';
 import { send, sendError } from './http-util.ts';
 import { serveStatic } from './static-routes.ts';
 import { apiVersionOf, RESOURCE_TYPES, type ResourceType, storageKey, supportedFields } from './kinds.ts';
-import { type JsonObject, OpenApi } from './openapi.ts';
+import { OpenApi } from './openapi.ts';
 import { negotiatedReply, prefersProtobuf } from './protobuf-encode.ts';
 import type { TypeCatalog } from './catalog.ts';
 import { Registry } from './registry.ts';
@@ -274,7 +274,7 @@ export class SandboxServer implements Sandbox {
   ): Promise<void> {
     const { type: t, name, subresource } = route;
     if (subresource === 'scale' && name !== undefined && hasScale(t))
-      return this.serveScale(t, route.namespace ?? '', name, method, q, req, res);
+      return serveScale(this.registry, t, route.namespace ?? '', name, method, q, req, res);
     if (subresource !== undefined && (subresource !== 'status' || !t.hasStatus)) throw notFoundPath();
     const status = subresource === 'status' ? 'status' : undefined;
     const ns = route.namespace ?? '';
@@ -361,34 +361,6 @@ export class SandboxServer implements Sandbox {
       });
       const gone = this.store.get(storageKey(t), t.namespaced ? ns : '', name) === undefined;
       return reply(gone ? 200 : 202, this.registry.viewJson(t, out));
-    }
-    throw methodNotAllowed();
-  }
-
-  /** The scale subresource (scale.ts): GET, PUT and PATCH of an autoscaling/v1 Scale. */
-  private async serveScale(
-    t: ResourceType,
-    ns: string,
-    name: string,
-    method: string,
-    q: URLSearchParams,
-    req: IncomingMessage,
-    res: ServerResponse,
-  ): Promise<void> {
-    const reply = (o: JsonObject) => {
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify(o));
-    };
-    if (method === 'GET') return reply(scaleOf(this.registry.get(t, ns, name).obj));
-    const opts = writeOptions(q, req);
-    if (method === 'PUT') {
-      const body = await decodeObjectBody(req, await readBody(req), this.registry.openapi);
-      return reply(writeScale(this.registry, t, ns, name, body, opts));
-    }
-    if (method === 'PATCH') {
-      const { type, patch } = await decodePatchBody(req, await readBody(req));
-      const patched = patchScale(scaleOf(this.registry.get(t, ns, name).obj), type, patch);
-      return reply(writeScale(this.registry, t, ns, name, patched, opts));
     }
     throw methodNotAllowed();
   }

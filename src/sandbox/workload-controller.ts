@@ -27,15 +27,16 @@ import {
   name,
   nodeReady,
   ownerRef,
+  podFromTemplate,
+  SIMULATED,
   runningStatus,
   selectorOf,
-  suffix,
   templateHash,
   unschedulable,
 } from './workload-pods.ts';
 import type { Store } from './store.ts';
 import { availableAt, type RolloutSet, rolloutStep } from './rollout.ts';
-import { preStopSeconds, withKubeletReady } from './kubelet.ts';
+import { SandboxKubelet } from './kubelet-runner.ts';
 import type { AdmissionWebhooks } from './admission-webhooks.ts';
 import {
   arr,
@@ -48,7 +49,7 @@ import {
 } from './workload-status.ts';
 
 export { templateHash } from './workload-pods.ts';
-export const SIMULATED = 'sandbox.npl-lb.io/simulated';
+export { SIMULATED } from './workload-pods.ts';
 const HASH = 'pod-template-hash';
 const REVISION_HASH = 'controller-revision-hash';
 const REVISION = 'deployment.kubernetes.io/revision';
@@ -87,10 +88,12 @@ export class WorkloadController {
     private readonly clock: () => string = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
     /** Admission webhooks (admission-webhooks.ts): the Pods a ReplicaSet makes go through them. */
     private readonly admission?: Pick<AdmissionWebhooks, 'wants' | 'admit'>,
-  ) {}
+  ) {
+    this.kubelet = new SandboxKubelet(registry, this.opts);
+  }
 
-  /** Pods stopping (their preStop running), by namespace/name, and the wake-ups for minReadySeconds. */
-  private readonly stopping = new Map<string, NodeJS.Timeout>();
+  /** The kubelet's part (kubelet-runner.ts), and the wake-ups for minReadySeconds and deadlines. */
+  private readonly kubelet: SandboxKubelet;
   private readonly wakeups = new Map<string, NodeJS.Timeout>();
 
   start(): void {
@@ -107,8 +110,8 @@ export class WorkloadController {
 
   stop(): void {
     this.registry.gracefulPod = undefined;
-    for (const t of [...this.stopping.values(), ...this.wakeups.values()]) clearTimeout(t);
-    this.stopping.clear();
+    this.kubelet.stop();
+    for (const t of this.wakeups.values()) clearTimeout(t);
     this.wakeups.clear();
     this.unsubscribe?.();
     for (const t of this.retries) clearTimeout(t);
@@ -135,41 +138,8 @@ export class WorkloadController {
     for (const ds of this.list(T.ds, ns))
       if (!gone(ds)) this.guard(ns, ds, () => this.daemonSet(ns, ds, nodes, now));
     this.collect(ns);
-    this.kubelet(ns, now);
+    this.kubelet.step(ns, this.list(T.pod, ns), now);
     this.statuses(ns, now);
-  }
-
-  /** The kubelet's part for the Pods it runs: Ready with the readiness gates; graceful stops. */
-  private kubelet(ns: string, now: string): void {
-    for (const p of this.list(T.pod, ns)) {
-      if (obj(meta(p).annotations)[SIMULATED] === undefined || !obj(p.spec).nodeName) continue;
-      const key = `${ns}/${name(p)}`;
-      if (gone(p)) {
-        if (this.stopping.has(key)) continue;
-        // preStop runs, bounded by the grace period; then the containers stop and the Pod goes.
-        const grace = Number(meta(p).deletionGracePeriodSeconds ?? 30);
-        const ms = Math.max(0, Math.min(preStopSeconds(p), grace)) * 1000;
-        const uid = String(meta(p).uid);
-        const timer = setTimeout(() => {
-          this.stopping.delete(key);
-          try {
-            this.registry.delete(T.pod, ns, name(p), {
-              dryRun: false,
-              gracePeriodSeconds: 0,
-              preconditions: { uid },
-            });
-          } catch {
-            // Gone already, or another Pod of that name now.
-          }
-        }, ms);
-        timer.unref();
-        this.stopping.set(key, timer);
-        continue;
-      }
-      if (obj(p.status).phase !== 'Running') continue;
-      const status = withKubeletReady(p, now);
-      if (status) this.registry.update(T.pod, ns, name(p), { ...p, status }, 'status', this.opts);
-    }
   }
 
   /** Reconciles the namespace again at `atMs` (a Pod becoming available after minReadySeconds). */
@@ -323,7 +293,7 @@ export class WorkloadController {
     for (let i = live.length + (this.admitting.get(uid) ?? 0); i < want; i++) {
       const load = (n: JsonObject) => live.filter((p) => obj(p.spec).nodeName === name(n)).length;
       const node = [...ready].sort((a, b) => load(a) - load(b))[0];
-      const body = this.podBody(rs, 'ReplicaSet', template, {}, node ? name(node) : undefined);
+      const body = podFromTemplate(rs, 'ReplicaSet', template, {}, node ? name(node) : undefined);
       const req = {
         type: T.pod,
         namespace: ns,
@@ -374,33 +344,10 @@ export class WorkloadController {
       if (eligible.has(name(n)) && !placed.has(name(n)))
         this.createPod(
           ns,
-          this.podBody(ds, 'DaemonSet', template, { [REVISION_HASH]: hash }, name(n)),
+          podFromTemplate(ds, 'DaemonSet', template, { [REVISION_HASH]: hash }, name(n)),
           nodeReady(n) ? n : undefined,
           now,
         );
-  }
-
-  /** A Pod from the template, bound to `nodeName` when given. */
-  private podBody(
-    owner: JsonObject,
-    kind: string,
-    template: JsonObject,
-    extraLabels: Record<string, string>,
-    nodeName: string | undefined,
-  ): JsonObject {
-    const tm = meta(template);
-    return {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: {
-        // As generateName makes it: the owner's name cut to 58 characters, then 5 random ones.
-        name: `${`${name(owner)}-`.slice(0, 58)}${suffix()}`,
-        labels: { ...obj(tm.labels), ...extraLabels },
-        annotations: { ...obj(tm.annotations), [SIMULATED]: 'true' },
-        ownerReferences: [ownerRef(kind, owner)],
-      },
-      spec: { ...obj(template.spec), ...(nodeName ? { nodeName } : {}) },
-    };
   }
 
   /** Creates the Pod, reported running on `node`, or Pending without one. */

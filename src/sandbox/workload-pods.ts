@@ -121,3 +121,29 @@ export const unschedulable = (now: string, nodes: number): JsonObject => ({
     },
   ],
 });
+
+/** The annotation on the Pods the sandbox's workload controllers make (and its kubelet runs). */
+export const SIMULATED = 'sandbox.npl-lb.io/simulated';
+
+/** A Pod from a template, for `owner` (a `kind`), bound to `nodeName` when given. */
+export function podFromTemplate(
+  owner: JsonObject,
+  kind: string,
+  template: JsonObject,
+  extraLabels: Record<string, string>,
+  nodeName: string | undefined,
+): JsonObject {
+  const tm = meta(template);
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      // As generateName makes it: the owner's name cut to 58 characters, then 5 random ones.
+      name: `${`${name(owner)}-`.slice(0, 58)}${suffix()}`,
+      labels: { ...obj(tm.labels), ...extraLabels },
+      annotations: { ...obj(tm.annotations), [SIMULATED]: 'true' },
+      ownerReferences: [ownerRef(kind, owner)],
+    },
+    spec: { ...obj(template.spec), ...(nodeName ? { nodeName } : {}) },
+  };
+}
