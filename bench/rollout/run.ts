@@ -7,19 +7,23 @@
  *
  * - HAProxy (runtime transport, and the Data Plane API v3 on the simulator): 40 requests a second
  *   through the VIP, a new connection each, during the change; how many failed.
- * - BIG-IP (the simulator at 8 s a declaration): the device's pool read every 200 ms; how long no
- *   enabled member of the pool reached a live Pod (its server listening).
+ * - BIG-IP (the simulator at 8 s a declaration) and Avi (the simulator at 2 s a call, its pool
+ *   read from the simulator's store): the device's pool read every 200 ms; how long no enabled
+ *   member of the pool reached a live Pod (its server listening).
  * Actions: a rolling update of 3 Pods (a template change, as `kubectl rollout restart`), and a
  * node drain (n2 cordoned, its Pods deleted one by one, each once the Deployment is back at 3
  * available, as `kubectl drain` with a PodDisruptionBudget of maxUnavailable 1 evicts them).
  * Bounded: every wait has a deadline; the whole run aborts after 15 minutes. Loopback only.
  *
- *   npm run bench:rollout [-- --only haproxy-runtime,f5 --actions rollout,drain]
+ *   npm run bench:rollout [-- --only haproxy-runtime,f5,avi --actions rollout,drain]
  */
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Agent, request } from 'undici';
+import { AviAdapter } from '../../adapters/avi/adapter.ts';
 import { F5Adapter } from '../../adapters/f5/adapter.ts';
+import { poolServerTargets } from '../../sim/avi/runtime-servers.ts';
+import { AviSimulator } from '../../sim/avi/simulator.ts';
 import { BigIpSimulator } from '../../sim/f5/simulator.ts';
 import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
@@ -31,14 +35,16 @@ import { AppRunner } from './app-runner.ts';
 
 const { values } = parseArgs({
   options: {
-    only: { type: 'string', default: 'haproxy-runtime,haproxy-dataplane,f5' },
+    only: { type: 'string', default: 'haproxy-runtime,haproxy-dataplane,f5,avi' },
     actions: { type: 'string', default: 'rollout,drain' },
     rps: { type: 'string', default: '40' },
     'declaration-ms': { type: 'string', default: '8000' },
+    'avi-call-ms': { type: 'string', default: '2000' },
   },
 });
 const RPS = Number(values.rps);
 const DECLARATION_MS = Number(values['declaration-ms']);
+const AVI_CALL_MS = Number(values['avi-call-ms']);
 const PRESTOP_S = 5;
 const NODES = { n1: '127.0.60.1', n2: '127.0.60.2' };
 const SVC_PORT = 18080;
@@ -49,7 +55,7 @@ const deadline = setTimeout(() => {
 deadline.unref();
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-type Vendor = 'haproxy-runtime' | 'haproxy-dataplane' | 'f5';
+type Vendor = 'haproxy-runtime' | 'haproxy-dataplane' | 'f5' | 'avi';
 type Action = 'rollout' | 'drain';
 
 interface Figures {
@@ -133,6 +139,25 @@ async function one(vendor: Vendor, gate: boolean, action: Action): Promise<Figur
       const reader = new F5Adapter(opts);
       t.after(() => reader.close());
       readPool = async () => (await reader.observe()).owned.pools.flatMap((p) => p.members);
+    } else if (vendor === 'avi') {
+      // Every call answered after AVI_CALL_MS (a busy controller); the pool is read from the
+      // simulator's own store, as a read through its API would take as long.
+      const sim = new AviSimulator();
+      sim.faults.latencyMs = AVI_CALL_MS;
+      const simUrl = await sim.start();
+      t.after(() => sim.close());
+      adapter = new AviAdapter({
+        owner: 'e2e',
+        url: simUrl,
+        username: 'admin',
+        password: 'admin',
+        version: '22.1.3',
+        tenant: 'admin',
+      });
+      readPool = async () =>
+        [...sim.objects('pool').values()].flatMap((pool) =>
+          poolServerTargets(pool).map((x) => ({ port: x.port, enabled: x.server.enabled !== false })),
+        );
     } else {
       const tr = TRANSPORTS.find(
         (x) => x.name === (vendor === 'haproxy-runtime' ? 'runtime transport' : 'Data Plane API v3'),
@@ -345,6 +370,8 @@ async function probe(vip: string): Promise<number> {
   }
 }
 
+/** Vendors measured by reading the device's pool (no traffic through them). */
+const readBack = (v: Vendor) => v === 'f5' || v === 'avi';
 const vendors = values.only.split(',') as Vendor[];
 const actions = values.actions.split(',') as Action[];
 const rows: Figures[] = [];
@@ -357,15 +384,15 @@ for (const vendor of vendors)
     }
 await client.close();
 console.log(
-  `\nrollouts (3 Pods, maxSurge 1, maxUnavailable 0, preStop sleep ${PRESTOP_S} s), ${RPS} req/s on HAProxy, BIG-IP at ${DECLARATION_MS} ms a declaration:`,
+  `\nrollouts (3 Pods, maxSurge 1, maxUnavailable 0, preStop sleep ${PRESTOP_S} s), ${RPS} req/s on HAProxy, BIG-IP at ${DECLARATION_MS} ms a declaration, Avi at ${AVI_CALL_MS} ms a call:`,
 );
 console.log(
-  '| vendor | action | gate | took | requests | failed | no live enabled member (sampled every 200 ms) |',
+  '| vendor | action | gate | took | requests | failed | no live enabled member (sampled every 200 ms) | said unreachable |',
 );
-console.log('| --- | --- | --- | ---: | ---: | ---: | ---: |');
+console.log('| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |');
 for (const r of rows)
   console.log(
-    `| ${r.vendor} | ${r.action} | ${r.gate ? 'yes' : 'no'} | ${r.seconds.toFixed(1)} s | ${r.vendor === 'f5' ? '-' : r.requests} | ${r.vendor === 'f5' ? '-' : r.failed} | ${r.noLiveMs < 0 ? '-' : `${(r.noLiveMs / 1000).toFixed(1)} s (${r.samples} samples)`} | ${r.unreachable} |`,
+    `| ${r.vendor} | ${r.action} | ${r.gate ? 'yes' : 'no'} | ${r.seconds.toFixed(1)} s | ${readBack(r.vendor) ? '-' : r.requests} | ${readBack(r.vendor) ? '-' : r.failed} | ${r.noLiveMs < 0 ? '-' : `${(r.noLiveMs / 1000).toFixed(1)} s (${r.samples} samples)`} | ${r.unreachable} |`,
   );
 clearTimeout(deadline);
 process.exit(0);
