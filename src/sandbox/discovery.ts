@@ -41,7 +41,19 @@ function resourceEntries(t: ResourceType): object[] {
         },
       ]
     : [];
-  if (!t.hasStatus) return [main, ...scale];
+  // A Pod's kubelet-backed subresources (pod-subresources.ts), as the API server lists them.
+  const kubelet =
+    t.kind === 'Pod' && t.group === '' && !t.custom
+      ? (
+          [
+            ['pods/log', ['get'], 'Pod'],
+            ['pods/exec', ['create', 'get'], 'PodExecOptions'],
+            ['pods/attach', ['create', 'get'], 'PodAttachOptions'],
+            ['pods/portforward', ['create', 'get'], 'PodPortForwardOptions'],
+          ] as const
+        ).map(([name, verbs, kind]) => ({ name, singularName: '', namespaced: true, kind, verbs }))
+      : [];
+  if (!t.hasStatus) return [main, ...scale, ...kubelet];
   return [
     main,
     {
@@ -52,6 +64,7 @@ function resourceEntries(t: ResourceType): object[] {
       verbs: ['get', 'patch', 'update'],
     },
     ...scale,
+    ...kubelet,
   ];
 }
 

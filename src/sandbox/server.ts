@@ -21,6 +21,7 @@ import { EndpointSliceController } from './endpointslice-controller.ts';
 import { WorkloadController } from './workload-controller.ts';
 import { AdmissionWebhooks } from './admission-webhooks.ts';
 import { hasScale, serveScale } from './scale.ts';
+import { isPodSubresource, servePodSubresource } from './pod-subresources.ts';
 import { send, sendError } from './http-util.ts';
 import { serveStatic } from './static-routes.ts';
 import { apiVersionOf, RESOURCE_TYPES, type ResourceType, storageKey, supportedFields } from './kinds.ts';
@@ -275,6 +276,8 @@ export class SandboxServer implements Sandbox {
     const { type: t, name, subresource } = route;
     if (subresource === 'scale' && name !== undefined && hasScale(t))
       return serveScale(this.registry, t, route.namespace ?? '', name, method, q, req, res);
+    if (name !== undefined && isPodSubresource(t, subresource))
+      return servePodSubresource(this.registry, t, route.namespace ?? '', name, subresource!, method, q, res);
     if (subresource !== undefined && (subresource !== 'status' || !t.hasStatus)) throw notFoundPath();
     const status = subresource === 'status' ? 'status' : undefined;
     const ns = route.namespace ?? '';
