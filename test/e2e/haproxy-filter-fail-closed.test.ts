@@ -26,6 +26,7 @@ const POD_IP = '127.0.58.21';
 const VIP = '127.0.58.10';
 const PORT_A = 18201;
 const PORT_B = 18202;
+/** The L7 port of each transport's run (18203, 18204, 18205): a HAProxy just stopped may hold one a moment. */
 const PORT_L7 = 18203;
 const INSIDE = '127.0.58.200';
 const OUTSIDE = '127.0.58.201';
@@ -130,13 +131,13 @@ async function httpApp(t: TestContext): Promise<void> {
   });
 }
 
-/** The status a request for `host` from `from` gets on the L7 port (0: no answer). */
-const status = (host: string, from: string): Promise<number> =>
+/** The status a request for `host` from `from` gets on the L7 `port` (0: no answer). */
+const status = (port: number, host: string, from: string): Promise<number> =>
   new Promise((resolve) => {
     const req = httpRequest(
       {
         host: VIP,
-        port: PORT_L7,
+        port,
         path: '/',
         headers: { host },
         localAddress: from,
@@ -168,23 +169,24 @@ const route = (tenant: string, sourceRanges?: string[]): HttpRoute => ({
   source: `${tenant}/web`,
   ...(sourceRanges ? { sourceRanges } : {}),
 });
-const shared = (routes: HttpRoute[]): L7VirtualService => ({
+const shared = (port: number, routes: HttpRoute[]): L7VirtualService => ({
   kind: 'l7',
   name: 'e2e--ingress-npl-lb-http',
   vip: VIP,
-  port: PORT_L7,
+  port,
   ingressClass: 'npl-lb',
   defaultPool: undefined,
   routes,
 });
 
-for (const tr of TRANSPORTS)
+for (const [i, tr] of TRANSPORTS.entries())
   describe(
     `a refused shared frontend is narrowed to its tenant (${tr.name})`,
     { skip: haproxyMissing() },
     () => {
       it('the other tenants are served, the culprit by nobody, the failure names it alone', async (t) => {
-        assertNoListeners('127.0.58.', [PORT_L7]);
+        const port = PORT_L7 + i;
+        assertNoListeners('127.0.58.', [port]);
         await httpApp(t);
         const rig = await tr.start(t, 4);
         const a = rig.adapter;
@@ -192,18 +194,18 @@ for (const tr of TRANSPORTS)
           a.apply(plan({ pools: [web], virtualServices: [vs] }, await a.observe()).changes);
         const hosts = async () =>
           [
-            await status('team-a.example.com', OUTSIDE),
-            await status('team-b.example.com', OUTSIDE),
-            await status('team-b.example.com', INSIDE),
-            await status('team-c.example.com', OUTSIDE),
+            await status(port, 'team-a.example.com', OUTSIDE),
+            await status(port, 'team-b.example.com', OUTSIDE),
+            await status(port, 'team-b.example.com', INSIDE),
+            await status(port, 'team-c.example.com', OUTSIDE),
           ].join(' ');
 
-        assert.ok((await applyAll(shared([route('team-a'), route('team-b')]))).every((r) => r.ok));
+        assert.ok((await applyAll(shared(port, [route('team-a'), route('team-b')]))).every((r) => r.ok));
         await rig.idle();
         assert.equal(await hosts(), '200 200 200 503', 'two tenants open; team-c not there yet');
 
         // team-b adds a filter HAProxy refuses while team-c joins the same frontend.
-        const refused = shared([
+        const refused = shared(port, [
           route('team-a'),
           route('team-b', [`${INSIDE}/32`, '10.0.0.0/99']),
           route('team-c'),
@@ -218,7 +220,7 @@ for (const tr of TRANSPORTS)
         assert.equal(await hosts(), '200 503 503 200', 'team-a and team-c served, team-b by nobody');
 
         // Fixed: every tenant served, team-b's filter in force.
-        const fixed = shared([route('team-a'), route('team-b', [`${INSIDE}/32`]), route('team-c')]);
+        const fixed = shared(port, [route('team-a'), route('team-b', [`${INSIDE}/32`]), route('team-c')]);
         assert.ok((await applyAll(fixed)).every((r) => r.ok));
         await rig.idle();
         assert.equal(await hosts(), '200 403 200 200');
