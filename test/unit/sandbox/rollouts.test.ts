@@ -118,22 +118,28 @@ const deployment = (image: string) => ({
 const cond = (o: Obj, type: string): Obj | undefined =>
   (o.status?.conditions as Obj[] | undefined)?.find((c) => c.type === type);
 
+/** A Ready Node n1 for the sandbox's workload controller to bind Pods to. */
+async function readyNode(url: string): Promise<void> {
+  assert.equal((await api(url, 'POST', '/api/v1/nodes', { metadata: { name: 'n1' } })).status, 201);
+  const r = await api(
+    url,
+    'PATCH',
+    '/api/v1/nodes/n1/status',
+    {
+      status: {
+        addresses: [{ type: 'InternalIP', address: '127.0.0.11' }],
+        conditions: [{ type: 'Ready', status: 'True' }],
+      },
+    },
+    { 'Content-Type': 'application/merge-patch+json' },
+  );
+  assert.equal(r.status, 200);
+}
+
 describe('the sandbox rolls a gated Deployment', () => {
   it('Ready waits for the gate; the rollout waits for Ready; removed Pods stop after their preStop', async (t) => {
     const { url } = await useSandbox(t, { workloads: true });
-    assert.equal((await api(url, 'POST', '/api/v1/nodes', { metadata: { name: 'n1' } })).status, 201);
-    await api(
-      url,
-      'PATCH',
-      '/api/v1/nodes/n1/status',
-      {
-        status: {
-          addresses: [{ type: 'InternalIP', address: '127.0.0.11' }],
-          conditions: [{ type: 'Ready', status: 'True' }],
-        },
-      },
-      { 'Content-Type': 'application/merge-patch+json' },
-    );
+    await readyNode(url);
     const pods = async (): Promise<Obj[]> => ((await api(url, 'GET', PODS)).body.items as Obj[]) ?? [];
     const open = async (p: Obj) => {
       // The gate's condition alone, merged by type: the kubelet's conditions stay.
@@ -224,19 +230,7 @@ describe('the sandbox rolls a gated Deployment', () => {
 
   it('a rollout held by a gate past progressDeadlineSeconds is ProgressDeadlineExceeded; progress resumes it', async (t) => {
     const { url } = await useSandbox(t, { workloads: true });
-    assert.equal((await api(url, 'POST', '/api/v1/nodes', { metadata: { name: 'n1' } })).status, 201);
-    await api(
-      url,
-      'PATCH',
-      '/api/v1/nodes/n1/status',
-      {
-        status: {
-          addresses: [{ type: 'InternalIP', address: '127.0.0.11' }],
-          conditions: [{ type: 'Ready', status: 'True' }],
-        },
-      },
-      { 'Content-Type': 'application/merge-patch+json' },
-    );
+    await readyNode(url);
     const d = {
       ...deployment('web:1'),
       spec: { ...deployment('web:1').spec, replicas: 1, progressDeadlineSeconds: 1 },
