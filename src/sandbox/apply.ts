@@ -90,7 +90,15 @@ export class ServerSideApply {
     const out: FieldTree = {};
     if (isObject(value)) {
       if (!top && this.atomicMap(schema)) return out;
-      for (const [k, v] of Object.entries(value)) {
+      for (const k of Object.keys(value)) {
+        // An own key (`__proto__` included: indexing reads an own property before the prototype).
+        const v = value[k]!;
+        // A scalar sets its field and nothing beneath it: no schema to look up (most of a large
+        // ConfigMap's or Secret's keys).
+        if (!top && (typeof v !== 'object' || v === null)) {
+          out[`f:${k}`] = {};
+          continue;
+        }
         if (top && (k === 'apiVersion' || k === 'kind' || k === 'status')) continue;
         const child = this.api.property(schema, k);
         if (top && k === 'metadata' && isObject(v)) {
@@ -131,6 +139,60 @@ export class ServerSideApply {
       if (cur === undefined) return undefined;
     }
     return cur;
+  }
+
+  /**
+   * Every leaf of a field tree with the values at it in two objects (undefined: not there), the
+   * path handed to `visit` reused between calls (copy it to keep it). A list's elements are
+   * indexed by their key once per list.
+   */
+  private eachLeaf(
+    t: FieldTree,
+    a: Json | undefined,
+    b: Json | undefined,
+    schema: Schema | undefined,
+    path: string[],
+    visit: (path: string[], a: Json | undefined, b: Json | undefined) => void,
+  ): void {
+    let lt: ListType | undefined;
+    let byKeyA: Map<string, Json> | undefined;
+    let byKeyB: Map<string, Json> | undefined;
+    for (const el of Object.keys(t)) {
+      const sub = t[el]!;
+      let ca: Json | undefined;
+      let cb: Json | undefined;
+      let cs: Schema | undefined;
+      if (el === '.') {
+        [ca, cb, cs] = [a, b, schema];
+      } else if (el.startsWith('f:')) {
+        const name = el.slice(2);
+        ca = isObject(a) ? getKey(a, name) : undefined;
+        cb = isObject(b) ? getKey(b, name) : undefined;
+        cs = this.api.property(schema, name);
+      } else {
+        lt ??= this.listType(schema);
+        byKeyA ??= this.indexList(a, lt);
+        byKeyB ??= this.indexList(b, lt);
+        ca = byKeyA.get(el);
+        cb = byKeyB.get(el);
+        cs = this.api.items(schema);
+      }
+      path.push(el);
+      if (ownsAny(sub)) this.eachLeaf(sub, ca, cb, cs, path, visit);
+      else visit(path, ca, cb);
+      path.pop();
+    }
+  }
+
+  /** A list's elements by their path element (the first of equal keys, as a search finds it). */
+  private indexList(list: Json | undefined, lt: ListType): Map<string, Json> {
+    const out = new Map<string, Json>();
+    if (!Array.isArray(list)) return out;
+    for (const e of list) {
+      const key = this.elementKey(e, lt);
+      if (key !== undefined && !out.has(key)) out.set(key, e);
+    }
+    return out;
   }
 
   /** `applied` merged into `live`: fields set, associative lists by key, atomic ones replaced. */
@@ -196,23 +258,24 @@ export class ServerSideApply {
     const conflicts: { manager: string; path: string[] }[] = [];
     // Whether every field applied is live with the applied value (a re-apply of the same file).
     let allLive = o.live !== undefined;
-    // Nothing live: no conflict and nothing to compare (a create costs only its fields).
-    for (const path of o.live ? leaves(mine) : []) {
-      const applied = this.at(o.applied, path, o.schema);
-      const live = this.at(o.live, path, o.schema);
-      if (live === undefined) allLive = false;
-      if (live === undefined || same(applied, live) || path.at(-1) === '.') continue;
-      allLive = false;
-      // An empty map applied sets nothing beneath it: it cannot clash with what others set there.
-      if (isObject(applied) && Object.keys(applied).length === 0 && isObject(live)) continue;
-      for (const m of managed)
-        if (m.manager !== o.manager && ownsLeaf(m.fieldsV1, path))
-          conflicts.push({ manager: m.manager, path });
-    }
+    // Nothing live: no conflict and nothing to compare (a create costs only its fields). One walk
+    // of the applied fields beside both objects (a leaf's values found on the way, not from the
+    // root again), so a re-apply of a large object stays linear in its fields.
+    if (o.live)
+      this.eachLeaf(mine, o.applied, o.live, o.schema, [], (path, applied, live) => {
+        if (live === undefined) allLive = false;
+        if (live === undefined || same(applied, live) || path.at(-1) === '.') return;
+        allLive = false;
+        // An empty map applied sets nothing beneath it: it cannot clash with what others set there.
+        if (isObject(applied) && Object.keys(applied).length === 0 && isObject(live)) return;
+        for (const m of managed)
+          if (m.manager !== o.manager && ownsLeaf(m.fieldsV1, path))
+            conflicts.push({ manager: m.manager, path: [...path] });
+      });
     if (conflicts.length > 0 && !o.force) throw conflictError(o.kind, o.name, conflicts);
     // The same configuration applied again by its manager changes nothing (not even the time):
     // the API server answers with the object as it is.
-    if (allLive && before && before.apiVersion === o.apiVersion && isDeepStrictEqual(before.fieldsV1, mine))
+    if (allLive && before && before.apiVersion === o.apiVersion && sameTree(before.fieldsV1, mine))
       return 'unchanged';
     // Merged, and cloned where it shares values with the live object (the applied configuration
     // is the request's own, parsed for it alone).
@@ -266,11 +329,10 @@ export class ServerSideApply {
   }): void {
     const managed = managedOf(o.before);
     const afterFields = this.fieldsOf(o.after, o.schema, true);
-    const changed = leaves(afterFields).filter((p) =>
-      p.at(-1) === '.'
-        ? this.at(o.before, p, o.schema) === undefined
-        : !same(this.at(o.before, p, o.schema), this.at(o.after, p, o.schema)),
-    );
+    const changed: string[][] = [];
+    this.eachLeaf(afterFields, o.before, o.after, o.schema, [], (p, was, is) => {
+      if (p.at(-1) === '.' ? was === undefined : !same(was, is)) changed.push([...p]);
+    });
     const stillThere = (m: ManagedFieldsEntry): ManagedFieldsEntry => ({
       ...m,
       fieldsV1: keepOnly(m.fieldsV1, (p) => has(afterFields, p)),
@@ -304,6 +366,21 @@ export class ServerSideApply {
       },
     ]);
   }
+}
+
+/**
+ * Whether two field trees hold the same fields: cheaper than a general deep compare. A tree's keys
+ * are path elements (`f:`, `k:`, `v:`, `.`), never an inherited property's name, so they are read
+ * by plain indexing.
+ */
+function sameTree(a: FieldTree, b: FieldTree): boolean {
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    const sb = b[k];
+    if (sb === undefined || !sameTree(a[k]!, sb)) return false;
+  }
+  return true;
 }
 
 /** The managed fields an object carries (none when it does not exist or carries none). */

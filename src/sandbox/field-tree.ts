@@ -8,12 +8,13 @@
 export type FieldTree = { [element: string]: FieldTree };
 
 /** The leaf paths of a tree (a node without children, or an element's `.`). */
-export function leaves(t: FieldTree, prefix: string[] = []): string[][] {
-  const out: string[][] = [];
-  for (const [k, sub] of Object.entries(t)) {
-    const path = [...prefix, k];
-    if (Object.keys(sub).length === 0) out.push(path);
-    else out.push(...leaves(sub, path));
+export function leaves(t: FieldTree, prefix: string[] = [], out: string[][] = []): string[][] {
+  for (const k of Object.keys(t)) {
+    const sub = t[k]!;
+    prefix.push(k);
+    if (ownsAny(sub)) leaves(sub, prefix, out);
+    else out.push([...prefix]);
+    prefix.pop();
   }
   return out;
 }

@@ -127,4 +127,40 @@ describe('server-side apply', () => {
     });
     assert.deepEqual(managedOf(again), managedOf(after));
   });
+  it('a re-apply compares field by field through list elements and keys that name inherited properties', () => {
+    const raw = (live: JsonObject | undefined, applied: JsonObject, manager: string) =>
+      ssa.apply({
+        live,
+        applied,
+        manager,
+        force: false,
+        schema,
+        apiVersion: 'apps/v1',
+        now: 't2',
+        kind: 'Deployment',
+        name: 'web',
+      });
+    // Labels named as Object.prototype's members (and __proto__, an own key from JSON) are data.
+    const labels = JSON.parse('{"__proto__":"p","constructor":"c","toString":"s"}') as JsonObject;
+    const cfg = dep({ template: pod([{ name: 'a', image: 'a:1', ports: [{ containerPort: 80 }] }]) }, labels);
+    const a = apply(undefined, cfg, 'one');
+    assert.equal(raw(a, structuredClone(cfg), 'one'), 'unchanged', 'the same file again changes nothing');
+    // A label live under another value (an inherited name included) is a change, never "unchanged".
+    const changedLabel = structuredClone(cfg);
+    (changedLabel.metadata as JsonObject).labels = JSON.parse(
+      '{"__proto__":"p","constructor":"x","toString":"s"}',
+    ) as JsonObject;
+    const next = raw(a, changedLabel, 'one');
+    assert.notEqual(next, 'unchanged');
+    assert.equal(((next as JsonObject).metadata as { labels: JsonObject }).labels.constructor, 'x');
+    // Another manager setting a container's image by its key is found through the list element.
+    assert.throws(
+      () => apply(a, dep({ template: pod([{ name: 'a', image: 'a:2' }]) }), 'two'),
+      (e: ApiError) =>
+        e.code === 409 &&
+        /conflict with "one": \.spec\.template\.spec\.containers\[name="a"\]\.image/.test(e.message),
+    );
+    // The same image from another manager is co-owned, no conflict.
+    apply(a, dep({ template: pod([{ name: 'a', image: 'a:1' }]) }), 'two');
+  });
 });
