@@ -32,7 +32,7 @@ export const SANDBOX_FLAGS = {
   workloads: {
     type: 'boolean',
     description:
-      'run Deployments, ReplicaSets and DaemonSets as kube-controller-manager, the scheduler and a kubelet would (their Pods reported Running on the Nodes, nothing actually run)',
+      "run Deployments, ReplicaSets and DaemonSets as kube-controller-manager, the scheduler and a kubelet would (their Pods Running on the Nodes; those of the catalogue's images, npl-lb/demo-web and echo-basic, as processes on addresses of a loopback Pod CIDR of their Node, the others simulated)",
   },
   ...COMMON_FLAGS,
 } as const satisfies FlagSpecs;

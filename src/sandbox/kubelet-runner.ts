@@ -2,28 +2,98 @@
  * The sandbox's kubelet for the Pods its workload controllers make (kubelet.ts says what, this
  * does it): Ready kept as the kubelet computes it (containers and readiness gates), and a deleted
  * Pod stopped after its preStop, bounded by its grace period, then removed (a delete with a grace
- * of 0, guarded by its uid).
+ * of 0, guarded by its uid). A Pod whose images the catalogue has (pod-images.ts), on a node with
+ * a loopback Pod CIDR, runs for real: its processes on addresses of that CIDR, its containers
+ * ready when their readiness probe answers, SIGTERM after the preStop and SIGKILL when the grace
+ * period is spent (pod-processes.ts); any other Pod is simulated, its containers ready at once.
  */
 import { RESOURCE_TYPES, type ResourceType } from './kinds.ts';
 import { preStopSeconds, withKubeletReady } from './kubelet.ts';
 import type { JsonObject } from './openapi.ts';
 import type { Registry, WriteOptions } from './registry.ts';
+import { PodAddresses } from './pod-addresses.ts';
+import { type ContainersState, PodProcesses, runnableContainers } from './pod-processes.ts';
 import { gone, meta, name, SIMULATED } from './workload-pods.ts';
-import { obj } from './workload-status.ts';
+import { arr, obj } from './workload-status.ts';
 
 const POD: ResourceType = RESOURCE_TYPES.find((t) => t.kind === 'Pod' && !t.group && !t.custom)!;
 
 export class SandboxKubelet {
   /** Pods stopping (their preStop running), by namespace/name. */
   private readonly stopping = new Map<string, NodeJS.Timeout>();
+  private readonly processes = new PodProcesses();
+  private readonly addresses = new PodAddresses();
+  /** The namespace of each Pod running for real, by uid. */
+  private readonly running = new Map<string, string>();
 
   constructor(
     private readonly registry: Registry,
     private readonly opts: WriteOptions,
   ) {}
 
+  /**
+   * Starts a Pod bound to `node` for real where it can: its addresses (empty: simulated, nothing
+   * started). Its status then follows its containers (`report`).
+   */
+  run(ns: string, pod: JsonObject, node: JsonObject): string[] {
+    const uid = String(meta(pod).uid);
+    if (!runnableContainers(pod)) return [];
+    const ips = this.addresses.take(node, uid);
+    if (ips.length === 0) return [];
+    const podName = name(pod);
+    this.running.set(uid, ns);
+    this.processes.start(uid, pod, ips, (state) => this.report(ns, podName, uid, state));
+    return ips;
+  }
+
+  /** What the containers of a Pod running for real say, written to its status. */
+  private report(ns: string, podName: string, uid: string, state: ContainersState): void {
+    const p = this.registry.find(POD, ns, podName)?.obj;
+    if (!p || String(meta(p).uid) !== uid || gone(p)) return;
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const status = obj(p.status);
+    const conds = arr(status.conditions);
+    const was = conds.find((c) => c.type === 'ContainersReady');
+    const want = state.ready ? 'True' : 'False';
+    const containersReady = {
+      type: 'ContainersReady',
+      status: want,
+      lastTransitionTime: was?.status === want ? (was.lastTransitionTime ?? now) : now,
+      ...(state.ready ? {} : { reason: 'ContainersNotReady', message: 'containers with unready status' }),
+    };
+    const next: JsonObject = {
+      ...p,
+      status: {
+        ...status,
+        conditions: [...conds.filter((c) => c.type !== 'ContainersReady'), containersReady],
+        containerStatuses: arr(status.containerStatuses).map((c) => ({
+          ...c,
+          ready: state.ready,
+          restartCount: state.restartCount,
+          state: { running: { startedAt: state.startedAt } },
+        })),
+      },
+    };
+    const withReady = withKubeletReady(next, now);
+    try {
+      this.registry.update(
+        POD,
+        ns,
+        podName,
+        withReady ? { ...next, status: withReady } : next,
+        'status',
+        this.opts,
+      );
+    } catch {
+      // Gone meanwhile: nothing to report on.
+    }
+  }
+
   /** One look at a namespace's Pods (those it runs: simulated, bound to a node). */
   step(ns: string, pods: readonly JsonObject[], now: string): void {
+    // A Pod removed at once (a delete with a grace of 0): its processes go too.
+    const here = new Set(pods.map((p) => String(meta(p).uid)));
+    for (const [uid, where] of this.running) if (where === ns && !here.has(uid)) void this.halt(uid, 0);
     for (const p of pods) {
       if (obj(meta(p).annotations)[SIMULATED] === undefined || !obj(p.spec).nodeName) continue;
       if (gone(p)) {
@@ -44,23 +114,36 @@ export class SandboxKubelet {
     const ms = Math.max(0, Math.min(preStopSeconds(p), grace)) * 1000;
     const uid = String(meta(p).uid);
     const timer = setTimeout(() => {
-      this.stopping.delete(key);
-      try {
-        this.registry.delete(POD, ns, name(p), {
-          dryRun: false,
-          gracePeriodSeconds: 0,
-          preconditions: { uid },
-        });
-      } catch {
-        // Gone already, or another Pod of that name now.
-      }
+      // The containers get SIGTERM once the preStop is done, and what is left of the grace period.
+      void this.halt(uid, Math.max(0, grace * 1000 - ms)).then(() => {
+        this.stopping.delete(key);
+        try {
+          this.registry.delete(POD, ns, name(p), {
+            dryRun: false,
+            gracePeriodSeconds: 0,
+            preconditions: { uid },
+          });
+        } catch {
+          // Gone already, or another Pod of that name now.
+        }
+      });
     }, ms);
     timer.unref();
     this.stopping.set(key, timer);
   }
 
+  /** Stops a Pod's processes (none: at once) and lets its addresses go. */
+  private async halt(uid: string, graceMs: number): Promise<void> {
+    if (!this.running.has(uid)) return;
+    this.running.delete(uid);
+    await this.processes.stop(uid, graceMs);
+    this.addresses.release(uid);
+  }
+
   stop(): void {
     for (const t of this.stopping.values()) clearTimeout(t);
     this.stopping.clear();
+    this.processes.stopAll();
+    this.running.clear();
   }
 }

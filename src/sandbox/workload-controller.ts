@@ -354,7 +354,7 @@ export class WorkloadController {
   private createPod(ns: string, body: JsonObject, node: JsonObject | undefined, now: string): JsonObject {
     const created = this.registry.create(T.pod, ns, body, this.opts).obj;
     const status = node
-      ? runningStatus(created, node, now)
+      ? runningStatus(created, node, now, this.kubelet.run(ns, created, node))
       : unschedulable(now, this.store.list(storageKey(T.node), undefined).length);
     return this.registry.update(T.pod, ns, name(created), { ...created, status }, 'status', this.opts).obj;
   }

@@ -77,29 +77,45 @@ export const fits = (n: JsonObject, template: JsonObject): boolean =>
  * What a kubelet reports for a started Pod whose containers are ready (none runs here); Ready
  * waits for the Pod's readiness gates, if it lists any (kubelet.ts).
  */
-export function runningStatus(pod: JsonObject, node: JsonObject | undefined, now: string): JsonObject {
+export function runningStatus(
+  pod: JsonObject,
+  node: JsonObject | undefined,
+  now: string,
+  /** The Pod's addresses when it runs for real: its containers are not ready until probed. */
+  ips: string[] = [],
+): JsonObject {
   const gated = arr(obj(pod.spec).readinessGates).length > 0;
+  const started = ips.length > 0;
   const cond = (t: string): JsonObject =>
-    t === 'Ready' && gated
+    started && (t === 'Ready' || t === 'ContainersReady')
       ? {
           type: t,
           status: 'False',
           lastTransitionTime: now,
-          reason: 'ReadinessGatesNotReady',
-          message: `corresponding condition of pod readiness gate "${String(arr(obj(pod.spec).readinessGates)[0]!.conditionType)}" does not exist.`,
+          reason: 'ContainersNotReady',
+          message: 'containers with unready status',
         }
-      : { type: t, status: 'True', lastTransitionTime: now };
+      : t === 'Ready' && gated
+        ? {
+            type: t,
+            status: 'False',
+            lastTransitionTime: now,
+            reason: 'ReadinessGatesNotReady',
+            message: `corresponding condition of pod readiness gate "${String(arr(obj(pod.spec).readinessGates)[0]!.conditionType)}" does not exist.`,
+          }
+        : { type: t, status: 'True', lastTransitionTime: now };
   const hostIP = arr(obj(node?.status).addresses).find((a) => a.type === 'InternalIP')?.address;
   return {
     phase: 'Running',
     ...(hostIP ? { hostIP, hostIPs: [{ ip: hostIP }] } : {}),
+    ...(started ? { podIP: ips[0], podIPs: ips.map((ip) => ({ ip })) } : {}),
     startTime: now,
     conditions: ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map(
       cond,
     ),
     containerStatuses: arr(obj(pod.spec).containers).map((c) => ({
       name: String(c.name),
-      ready: true,
+      ready: !started,
       started: true,
       restartCount: 0,
       image: String(c.image ?? ''),

@@ -1,0 +1,275 @@
+/**
+ * The containers of the Pods the sandbox's kubelet runs for real: one process per container
+ * (pod-images.ts says which script), on the Pod's loopback addresses, probed as the kubelet probes
+ * (the readiness probe's httpGet or tcpSocket, else a TCP connect to its first port), restarted
+ * with a growing back-off when it exits on its own, and stopped with SIGTERM, then SIGKILL once the
+ * time left of the grace period is spent. Every process is started with an IPC channel, so it
+ * exits by itself when the sandbox goes, however it goes.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { request } from 'node:http';
+import { connect } from 'node:net';
+import { podImage } from './pod-images.ts';
+import type { JsonObject } from './openapi.ts';
+import { arr, obj } from './workload-status.ts';
+
+/** What the kubelet reports of a Pod's containers. */
+export interface ContainersState {
+  ready: boolean;
+  restartCount: number;
+  /** When the current process started (ISO, seconds). */
+  startedAt: string;
+}
+
+interface Probe {
+  kind: 'http' | 'tcp';
+  port: number;
+  path: string;
+  periodMs: number;
+  timeoutMs: number;
+  initialDelayMs: number;
+}
+
+interface Container {
+  name: string;
+  script: string;
+  env: Record<string, string>;
+  probe: Probe;
+  child?: ChildProcess;
+}
+
+interface Entry {
+  ips: string[];
+  containers: Container[];
+  state: ContainersState;
+  onChange: (s: ContainersState) => void;
+  timer?: NodeJS.Timeout;
+  restart?: NodeJS.Timeout;
+  backoffMs: number;
+  stopping: boolean;
+}
+
+const nowText = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** A container port by number or by name (undefined: the container has no such port). */
+function portOf(c: JsonObject, p: unknown): number | undefined {
+  if (typeof p === 'number' && Number.isInteger(p) && p > 0 && p < 65536) return p;
+  const byName = arr(c.ports).find((x) => x.name === p)?.containerPort;
+  return typeof byName === 'number' ? byName : undefined;
+}
+
+const seconds = (v: unknown, dflt: number) =>
+  typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : dflt;
+
+/** Whether every container of the Pod is one the catalogue runs (undefined otherwise). */
+export function runnableContainers(
+  pod: JsonObject,
+): { name: string; script: string; env: Record<string, string>; probe: Probe }[] | undefined {
+  const out = [];
+  const containers = arr(obj(pod.spec).containers);
+  if (containers.length === 0) return undefined;
+  for (const c of containers) {
+    const image = podImage(String(c.image ?? ''));
+    if (!image) return undefined;
+    const env: Record<string, string> = {};
+    // Literal values only: a valueFrom (a Secret, a field) is not resolved here.
+    for (const e of arr(c.env))
+      if (typeof e.name === 'string' && typeof e.value === 'string') env[e.name] = e.value;
+    const first = arr(c.ports)[0]?.containerPort;
+    const port = env[image.portEnv]
+      ? Number(env[image.portEnv])
+      : typeof first === 'number'
+        ? first
+        : image.defaultPort;
+    env[image.portEnv] = String(port);
+    const rp = obj(c.readinessProbe);
+    const http = obj(rp.httpGet);
+    const tcp = obj(rp.tcpSocket);
+    const probePort = portOf(c, rp.httpGet ? http.port : rp.tcpSocket ? tcp.port : port) ?? port;
+    out.push({
+      name: String(c.name ?? 'main'),
+      script: image.script,
+      env,
+      probe: {
+        kind: rp.httpGet ? ('http' as const) : ('tcp' as const),
+        port: probePort,
+        path: typeof http.path === 'string' && http.path.startsWith('/') ? http.path : '/',
+        // A cluster's default period is 10 s; the sandbox looks every second unless told.
+        periodMs: seconds(rp.periodSeconds, 1) * 1000,
+        timeoutMs: seconds(rp.timeoutSeconds, 1) * 1000,
+        initialDelayMs: seconds(rp.initialDelaySeconds, 0) * 1000,
+      },
+    });
+  }
+  return out;
+}
+
+/** One probe of a container: whether it answered in time (HTTP: a status of 200-399). */
+function probeOnce(ip: string, p: Probe): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      resolve(ok);
+    };
+    const timer = setTimeout(() => {
+      sock.destroy();
+      done(false);
+    }, p.timeoutMs);
+    const sock =
+      p.kind === 'tcp'
+        ? connect({ host: ip, port: p.port }, () => {
+            sock.destroy();
+            done(true);
+          })
+        : request(
+            {
+              host: ip,
+              port: p.port,
+              path: p.path,
+              agent: false,
+              headers: { 'user-agent': 'kube-probe/1.35' },
+            },
+            (res) => {
+              res.resume();
+              done((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 400);
+            },
+          )
+            .end()
+            .on('socket', (s) => s.unref());
+    sock.on('error', () => done(false));
+  });
+}
+
+export class PodProcesses {
+  private readonly pods = new Map<string, Entry>();
+
+  has(uid: string): boolean {
+    return this.pods.has(uid);
+  }
+
+  uids(): string[] {
+    return [...this.pods.keys()];
+  }
+
+  /**
+   * Starts the Pod's containers on its addresses; `onChange` hears each change of what the kubelet
+   * reports (ready or not, a restart). False when the catalogue does not run its images.
+   */
+  start(uid: string, pod: JsonObject, ips: string[], onChange: (s: ContainersState) => void): boolean {
+    const containers = runnableContainers(pod);
+    if (!containers || ips.length === 0 || this.pods.has(uid)) return false;
+    const meta = obj(pod.metadata);
+    const base = {
+      POD_NAME: String(meta.name ?? ''),
+      NAMESPACE: String(meta.namespace ?? ''),
+      NODE_NAME: String(obj(pod.spec).nodeName ?? ''),
+      POD_IP: ips[0]!,
+      POD_IPS: ips.join(','),
+    };
+    const entry: Entry = {
+      ips,
+      containers: containers.map((c) => ({ ...c, env: { ...c.env, ...base } })),
+      state: { ready: false, restartCount: 0, startedAt: nowText() },
+      onChange,
+      backoffMs: 1000,
+      stopping: false,
+    };
+    this.pods.set(uid, entry);
+    for (const c of entry.containers) this.spawn(uid, entry, c);
+    const delay = Math.max(...entry.containers.map((c) => c.probe.initialDelayMs));
+    const period = Math.min(...entry.containers.map((c) => c.probe.periodMs));
+    // The first looks come quickly (a process is up in tens of milliseconds), then every period.
+    let quick = 0;
+    const look = () => {
+      void this.probe(entry).finally(() => {
+        if (entry.stopping) return;
+        entry.timer = setTimeout(look, entry.state.ready || quick++ > 20 ? period : Math.min(period, 100));
+        entry.timer.unref();
+      });
+    };
+    entry.timer = setTimeout(look, delay);
+    entry.timer.unref();
+    return true;
+  }
+
+  private spawn(uid: string, entry: Entry, c: Container): void {
+    const child = fork(c.script, [], {
+      env: { PATH: process.env.PATH ?? '', ...c.env },
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+      execArgv: [],
+    });
+    c.child = child;
+    child.once('exit', () => {
+      if (c.child === child) c.child = undefined;
+      if (entry.stopping || this.pods.get(uid) !== entry) return;
+      // Exited on its own: not ready, started again after a back-off (doubling to 10 s).
+      this.report(entry, { ...entry.state, ready: false });
+      entry.restart = setTimeout(() => {
+        if (entry.stopping) return;
+        entry.backoffMs = Math.min(entry.backoffMs * 2, 10_000);
+        this.spawn(uid, entry, c);
+        this.report(entry, {
+          ...entry.state,
+          restartCount: entry.state.restartCount + 1,
+          startedAt: nowText(),
+        });
+      }, entry.backoffMs);
+      entry.restart.unref();
+    });
+  }
+
+  private async probe(entry: Entry): Promise<void> {
+    const results = await Promise.all(
+      entry.containers.map((c) => (c.child ? probeOnce(entry.ips[0]!, c.probe) : Promise.resolve(false))),
+    );
+    if (!entry.stopping) this.report(entry, { ...entry.state, ready: results.every(Boolean) });
+  }
+
+  private report(entry: Entry, next: ContainersState): void {
+    const s = entry.state;
+    if (s.ready === next.ready && s.restartCount === next.restartCount && s.startedAt === next.startedAt)
+      return;
+    entry.state = next;
+    entry.onChange(next);
+  }
+
+  /** The Pod's addresses (undefined: not running here). */
+  addresses(uid: string): string[] | undefined {
+    return this.pods.get(uid)?.ips;
+  }
+
+  /**
+   * Stops the Pod's containers: SIGTERM, then SIGKILL after `graceMs`; resolves once every
+   * process has exited.
+   */
+  async stop(uid: string, graceMs: number): Promise<void> {
+    const entry = this.pods.get(uid);
+    if (!entry) return;
+    entry.stopping = true;
+    clearTimeout(entry.timer);
+    clearTimeout(entry.restart);
+    await Promise.all(
+      entry.containers.map(async (c) => {
+        const child = c.child;
+        if (!child || child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise<void>((r) => child.once('exit', () => r()));
+        child.kill('SIGTERM');
+        const kill = setTimeout(() => child.kill('SIGKILL'), graceMs);
+        await exited;
+        clearTimeout(kill);
+      }),
+    );
+    this.pods.delete(uid);
+  }
+
+  /** Every process killed at once (the sandbox stopping). */
+  stopAll(): void {
+    for (const entry of this.pods.values()) {
+      entry.stopping = true;
+      clearTimeout(entry.timer);
+      clearTimeout(entry.restart);
+      for (const c of entry.containers) c.child?.kill('SIGKILL');
+    }
+    this.pods.clear();
+  }
+}
