@@ -17,6 +17,8 @@ export interface BannerFacts {
   l4: string | undefined;
   l7: string | undefined;
   gw: string | undefined;
+  /** The VIP of the LoadBalancer Service shop (the Deployment to roll). */
+  shop: string | undefined;
   /** The CA file curl trusts the Ingress's certificate with. */
   caFile: string;
   dashboard: string;
@@ -43,6 +45,12 @@ export function demoBanner(f: BannerFacts): string {
     `  curl -H 'Host: ${GW_HOST}' http://${f.gw ?? none}:${GATEWAY_PORT}/    # Gateway web: 80/20 to web and web-v2, adds X-Demo`,
     `  curl --cacert ${f.caFile} --resolve ${HOST}:${HTTPS_PORT}:${f.l7 ?? none} https://${HOST}:${HTTPS_PORT}/    # Ingress web, HTTPS`,
     ...f.extra,
+    '',
+    'Roll the Deployment shop with traffic flowing (its Pods run as processes; each waits for the load balancer):',
+    `  while sleep 0.2; do curl -s http://${f.shop ?? none}:${APP_PORT}/; done    # LoadBalancer Service shop`,
+    '  kubectl rollout restart deploy/shop && kubectl rollout status deploy/shop',
+    '  kubectl scale deploy/shop --replicas=5',
+    '  kubectl delete $(kubectl get pod -l app=shop -o name | head -n1)',
     '',
     `Pools by node: ${f.dashboard}/ (dashboard), or: npx npl-lb pools --server ${f.dashboard}`,
     '',

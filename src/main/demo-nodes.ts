@@ -16,8 +16,10 @@ export async function startNodeAgent(
   name: string,
   addresses: string[],
   logger: Logger,
+  /** The node's Pod CIDR (the Pods the sandbox's kubelet runs there get addresses of it). */
+  podCIDR?: string,
 ): Promise<NplAgent> {
-  await post(kc, '/api/v1/nodes', { metadata: { name } });
+  await post(kc, '/api/v1/nodes', { metadata: { name }, ...(podCIDR ? { spec: { podCIDR } } : {}) });
   await patchStatus(kc, `/api/v1/nodes/${name}`, {
     status: {
       addresses: addresses.map((address) => ({ type: 'InternalIP', address })),

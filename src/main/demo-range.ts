@@ -1,5 +1,6 @@
 /**
- * Where a demo lives on loopback: nodes at 127.N.10.1-3, Pods at 127.N.20.x, VIPs in
+ * Where a demo lives on loopback: nodes at 127.N.10.1-3, Pods at 127.N.20.x (those of its
+ * Deployment in node i's Pod CIDR, 127.N.4i.0/24), VIPs in
  * 127.N.30.0/24, for the first N from 1 to 9 that no other demo (another clone's `npm start`, or
  * the suite's own demo test) holds: two demos never collide and no test uses 127.1-9.x. A demo
  * holds its range by listening on 127.N.0.1 (the claim), which two demos starting at once cannot
@@ -14,6 +15,8 @@ export interface DemoRange {
   release: () => Promise<void>;
   node: (i: number) => string;
   pod: (i: number) => string;
+  /** Node i's Pod CIDR: the sandbox's kubelet gives the Pods it runs there addresses of it. */
+  podCidr: (i: number) => string;
   /** The VIP range, and an address in it. */
   cidr: string;
   vip: (i: number) => string;
@@ -24,6 +27,7 @@ export const demoRange = (n: number): DemoRange => ({
   release: async () => {},
   node: (i) => `127.${n}.10.${i}`,
   pod: (i) => `127.${n}.20.${i}`,
+  podCidr: (i) => `127.${n}.${40 + i}.0/24`,
   cidr: `127.${n}.30.0/24`,
   vip: (i) => `127.${n}.30.${i}`,
 });

@@ -3,7 +3,9 @@
  * three simulated nodes (127.N.10.1-3, demo-range.ts: the first range no other demo holds), each
  * with an agent forwarding in userspace; a sample app whose Pods are real HTTP servers (127.N.20.x)
  * answering with their Pod and node name; a
- * LoadBalancer Service and an Ingress; and the controller feeding a real HAProxy through its
+ * LoadBalancer Service and an Ingress; a Deployment `shop` whose Pods the sandbox's kubelet runs
+ * as processes, gated on the load balancer, for `kubectl rollout restart/scale/delete pod` with
+ * traffic flowing (demo-shop.ts); and the controller feeding a real HAProxy through its
  * runtime socket when HAProxy is installed (else the memory adapter, saying so). It prints the
  * kubeconfig, kubectl commands, the URLs to curl (HTTPS too, with a certificate made at start) and the dashboard; Ctrl-C removes every process
  * and file it made.
@@ -31,6 +33,7 @@ import { installNplLbCrds } from '../sandbox/npl-lb-crds.ts';
 import { APP_PORT, demoBanner, GATEWAY_PORT, GW_HOST, HTTPS_PORT } from './demo-banner.ts';
 import { hostPort } from '../model/names.ts';
 import { createGatewaySample, createSampleApp, GW_API } from './demo-sample.ts';
+import { createShop } from './demo-shop.ts';
 import { startNodeAgent } from './demo-nodes.ts';
 import { DUAL_STACK, demoCidrs, dualStackBanner, dualStackVips } from './demo-dual-stack.ts';
 
@@ -127,6 +130,7 @@ export async function runDemo(argv: string[]): Promise<number> {
         n.name,
         dual && i === 0 ? [n.ip, DUAL_STACK.ipv6] : [n.ip],
         quiet,
+        range.podCidr(i + 1),
       );
       cleanups.push(() => agent.stop());
     }
@@ -160,11 +164,12 @@ export async function runDemo(argv: string[]): Promise<number> {
     const sample = { kc, nodes: NODES, range, dual, workDir, cleanups };
     const { caFile } = await createSampleApp(sample);
     await createGatewaySample(sample);
+    await createShop(sample);
 
-    const { l4, l7, gw, duals } = await waitForAddresses(kc, dual);
+    const { l4, l7, gw, shop, duals } = await waitForAddresses(kc, dual);
     await controller.settled();
     // New servers go live after their first health check: wait (bounded) until traffic flows.
-    if (traffic && l4) await waitForTraffic(l4, gw, duals);
+    if (traffic && l4) await waitForTraffic(l4, gw, shop, duals);
     process.stdout.write(
       demoBanner({
         api: running.sandbox.url,
@@ -173,6 +178,7 @@ export async function runDemo(argv: string[]): Promise<number> {
         l4,
         l7,
         gw,
+        shop,
         caFile,
         dashboard: http.url,
         extra: dual ? dualStackBanner(duals) : [],
@@ -251,29 +257,43 @@ async function startDemoController(o: {
 async function waitForAddresses(
   kc: KubeConfig,
   dual: boolean,
-): Promise<{ l4?: string; l7?: string; gw?: string; duals: string[] }> {
+): Promise<{ l4?: string; l7?: string; gw?: string; shop?: string; duals: string[] }> {
   let l4: string | undefined;
   let l7: string | undefined;
   let gw: string | undefined;
+  let shop: string | undefined;
   let duals: string[] = [];
   const until = Date.now() + 30_000;
-  while ((!l4 || !l7 || !gw || (dual && duals.length < 2)) && Date.now() < until) {
+  while ((!l4 || !l7 || !gw || !shop || (dual && duals.length < 2)) && Date.now() < until) {
     if (dual) duals = await dualStackVips(kc);
     l4 = await vipOf(kc, '/api/v1/namespaces/default/services/web');
+    shop = await vipOf(kc, '/api/v1/namespaces/default/services/shop');
     l7 = await vipOf(kc, '/apis/networking.k8s.io/v1/namespaces/default/ingresses/web');
     gw = await gatewayVipOf(kc, `${GW_API}/namespaces/default/gateways/web`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { ...(l4 ? { l4 } : {}), ...(l7 ? { l7 } : {}), ...(gw ? { gw } : {}), duals };
+  return {
+    ...(l4 ? { l4 } : {}),
+    ...(l7 ? { l7 } : {}),
+    ...(gw ? { gw } : {}),
+    ...(shop ? { shop } : {}),
+    duals,
+  };
 }
 
 /** Until the Service, the Gateway and the dual-stack VIPs answer (15 s at most). */
-async function waitForTraffic(l4: string, gw: string | undefined, duals: string[]): Promise<void> {
+async function waitForTraffic(
+  l4: string,
+  gw: string | undefined,
+  shop: string | undefined,
+  duals: string[],
+): Promise<void> {
   const ready = Date.now() + 15_000;
   const until = async (url: string, host?: string) => {
     while (Date.now() < ready && !(await answers(url, host))) await new Promise((r) => setTimeout(r, 200));
   };
   await until(`http://${l4}:${APP_PORT}/`);
   if (gw) await until(`http://${gw}:${GATEWAY_PORT}/`, GW_HOST);
+  if (shop) await until(`http://${shop}:${APP_PORT}/`);
   for (const v of duals) await until(`http://${hostPort(v, DUAL_STACK.port)}/`);
 }
