@@ -53,6 +53,18 @@ export { SIMULATED } from './workload-pods.ts';
 const HASH = 'pod-template-hash';
 const REVISION_HASH = 'controller-revision-hash';
 const REVISION = 'deployment.kubernetes.io/revision';
+const REVISION_HISTORY = 'deployment.kubernetes.io/revision-history';
+/** A Deployment's annotations kube-controller-manager does not copy to its ReplicaSets. */
+const NOT_COPIED = new Set([
+  'kubectl.kubernetes.io/last-applied-configuration',
+  REVISION,
+  REVISION_HISTORY,
+  'deployment.kubernetes.io/desired-replicas',
+  'deployment.kubernetes.io/max-replicas',
+  'deprecated.deployment.rollback.to',
+]);
+const copiedAnnotations = (d: JsonObject): JsonObject =>
+  Object.fromEntries(Object.entries(obj(meta(d).annotations)).filter(([k]) => !NOT_COPIED.has(k)));
 const RS_USER = 'system:serviceaccount:kube-system:replicaset-controller';
 
 const type = (kind: string): ResourceType => RESOURCE_TYPES.find((t) => t.kind === kind && !t.custom)!;
@@ -214,6 +226,7 @@ export class WorkloadController {
             name: `${name(d)}-${hash}`.slice(0, 253),
             labels: tLabels,
             annotations: {
+              ...copiedAnnotations(d),
               [REVISION]: String(revision + 1),
               'deployment.kubernetes.io/desired-replicas': String(want),
             },
@@ -232,19 +245,34 @@ export class WorkloadController {
         this.opts,
       ).obj;
     }
-    // A template rolled back to (`kubectl rollout undo`): its ReplicaSet is the newest revision again.
-    const own = Number(obj(meta(current).annotations)[REVISION] ?? 0);
-    if (
+    // The Deployment's annotations (its change-cause, which `kubectl rollout history` shows) are
+    // the new ReplicaSet's too. A template rolled back to (`kubectl rollout undo`): its ReplicaSet
+    // is the newest revision again, the revision it had kept in its history.
+    const has = obj(meta(current).annotations);
+    const own = Number(has[REVISION] ?? 0);
+    const rolledBack =
       sets.includes(current) &&
       own < revision &&
-      sets.some((rs) => rs !== current && Number(obj(rs.spec).replicas ?? 0) > 0)
-    )
+      sets.some((rs) => rs !== current && Number(obj(rs.spec).replicas ?? 0) > 0);
+    const wantAnnotations: JsonObject = {
+      ...has,
+      ...copiedAnnotations(d),
+      ...(rolledBack
+        ? {
+            [REVISION]: String(revision + 1),
+            [REVISION_HISTORY]: [
+              ...String(has[REVISION_HISTORY] ?? '')
+                .split(',')
+                .filter(Boolean),
+              String(own),
+            ].join(','),
+          }
+        : {}),
+    };
+    if (JSON.stringify(wantAnnotations) !== JSON.stringify(has))
       current = this.write(T.rs, ns, {
         ...current,
-        metadata: {
-          ...meta(current),
-          annotations: { ...obj(meta(current).annotations), [REVISION]: String(revision + 1) },
-        },
+        metadata: { ...meta(current), annotations: wantAnnotations },
       });
     const minReady = Number(obj(d.spec).minReadySeconds ?? 0);
     const nowMs = Date.now();
