@@ -19,8 +19,8 @@ import { arr, obj } from './workload-status.ts';
 const POD: ResourceType = RESOURCE_TYPES.find((t) => t.kind === 'Pod' && !t.group && !t.custom)!;
 
 export class SandboxKubelet {
-  /** Pods stopping (their preStop running), by namespace/name. */
-  private readonly stopping = new Map<string, NodeJS.Timeout>();
+  /** Pods stopping (their preStop running), by namespace/name: the timer, its grace and start. */
+  private readonly stopping = new Map<string, { timer: NodeJS.Timeout; grace: number; since: number }>();
   private readonly processes = new PodProcesses();
   private readonly addresses = new PodAddresses();
   /** The namespace of each Pod running for real, by uid. */
@@ -109,13 +109,19 @@ export class SandboxKubelet {
   /** preStop runs, bounded by the grace period; then the containers stop and the Pod goes. */
   private stopLater(ns: string, p: JsonObject): void {
     const key = `${ns}/${name(p)}`;
-    if (this.stopping.has(key)) return;
     const grace = Number(meta(p).deletionGracePeriodSeconds ?? 30);
-    const ms = Math.max(0, Math.min(preStopSeconds(p), grace)) * 1000;
+    const was = this.stopping.get(key);
+    // Deleted again with a shorter grace period (`kubectl delete --grace-period=1` of a terminating
+    // Pod): the time already spent counts, the rest is cut to the new period, as the kubelet does.
+    if (was && grace >= was.grace) return;
+    const since = was?.since ?? Date.now();
+    if (was) clearTimeout(was.timer);
+    const spent = Date.now() - since;
+    const ms = Math.max(0, Math.min(preStopSeconds(p), grace) * 1000 - spent);
     const uid = String(meta(p).uid);
     const timer = setTimeout(() => {
       // The containers get SIGTERM once the preStop is done, and what is left of the grace period.
-      void this.halt(uid, Math.max(0, grace * 1000 - ms)).then(() => {
+      void this.halt(uid, Math.max(0, grace * 1000 - spent - ms)).then(() => {
         this.stopping.delete(key);
         try {
           this.registry.delete(POD, ns, name(p), {
@@ -129,7 +135,7 @@ export class SandboxKubelet {
       });
     }, ms);
     timer.unref();
-    this.stopping.set(key, timer);
+    this.stopping.set(key, { timer, grace, since });
   }
 
   /** Stops a Pod's processes (none: at once) and lets its addresses go. */
@@ -141,7 +147,7 @@ export class SandboxKubelet {
   }
 
   stop(): void {
-    for (const t of this.stopping.values()) clearTimeout(t);
+    for (const s of this.stopping.values()) clearTimeout(s.timer);
     this.stopping.clear();
     this.processes.stopAll();
     this.running.clear();

@@ -8,7 +8,7 @@
  * unready, and it is restarted (restartCount 1); a probe on a port nothing listens on keeps the
  * Pod unready, so the rollout keeps the old Pods; a node whose Pod CIDR is not loopback, and an
  * image the catalogue has not, run simulated (no address, nothing started); the sandbox stopped
- * leaves no process behind.
+ * leaves no process behind; a Pod deleted again with a shorter grace period stops within it.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -206,7 +206,7 @@ describe(
       // kubectl delete pod: the ReplicaSet replaces it; the new one runs and answers.
       const [only] = await pods();
       // 202: accepted, the Pod terminating for its grace period (as kube-apiserver answers).
-    assert.equal((await api(url, 'DELETE', `${PODS}/${only!.metadata.name}`)).status, 202);
+      assert.equal((await api(url, 'DELETE', `${PODS}/${only!.metadata.name}`)).status, 202);
       await eventually(
         async () => (await pods()).some((p) => ready(p) && p.metadata.name !== only!.metadata.name),
         10_000,
@@ -275,6 +275,29 @@ describe(
       assert.ok(await answers(fresh.status.podIP), 'its process runs; only the probe fails');
       const old = both.find((p) => p.metadata.name === victim!.metadata.name)!;
       assert.ok(ready(old) && !old.metadata.deletionTimestamp, 'the old Pod stays, Ready');
+
+      // A Pod deleted with a long preStop, then again with a grace of 1 s: stopped within it.
+      const slow = deployment('slow', 1);
+      Object.assign(slow.spec.template.spec, { terminationGracePeriodSeconds: 120 });
+      slow.spec.template.spec.containers[0]!.lifecycle = { preStop: { sleep: { seconds: 60 } } };
+      assert.equal((await api(url, 'POST', `${APPS}/deployments`, slow)).status, 201);
+      await eventually(async () => (await pods('slow')).some(ready), 10_000, 'slow Ready');
+      const [long] = await pods('slow');
+      assert.equal((await api(url, 'DELETE', `${PODS}/${long!.metadata.name}`)).status, 202);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(pidsOf(long!.metadata.name).length, 1, 'still running its 60 s preStop');
+      const t0 = Date.now();
+      assert.equal(
+        (await api(url, 'DELETE', `${PODS}/${long!.metadata.name}?gracePeriodSeconds=1`)).status,
+        202,
+      );
+      await eventually(
+        async () => !(await pods('slow')).some((p) => p.metadata.name === long!.metadata.name),
+        5000,
+        'gone within the shorter grace period',
+      );
+      assert.ok(Date.now() - t0 < 4000, `stopped in ${Date.now() - t0} ms`);
+      assert.deepEqual(pidsOf(long!.metadata.name), []);
 
       // A node whose Pod CIDR is not loopback, and an image the catalogue has not: simulated.
       await readyNode(url, 'n2', '10.244.0.0/24');
