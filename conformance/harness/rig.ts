@@ -1,7 +1,8 @@
 /**
- * What the conformance suite runs against: the sandbox API server with the Gateway API CRDs, three
- * nodes each with a real NodePortLocal agent forwarding in userspace, the upstream base manifests
- * with their echo Pods really answering, and the controller feeding one adapter. On HAProxy (the
+ * What the conformance suite runs against: the sandbox API server with the Gateway API CRDs and its
+ * workloads (its kubelet runs the upstream echo-basic Pods as processes on the nodes' Pod CIDRs,
+ * pod-images.ts), three nodes each with a real NodePortLocal agent forwarding in userspace, the
+ * upstream base manifests, and the controller feeding one adapter. On HAProxy (the
  * runtime transport on a stock HAProxy, or the Data Plane API on the simulator over a real
  * HAProxy) the suite sends real traffic to the Gateways' addresses; on the Avi and F5 simulators
  * there is no data path, so only the tests that read status apply.
@@ -24,7 +25,6 @@ import { aviAdapter } from '../../test/support/lb-fixtures.ts';
 import { AviSimulator } from '../../sim/avi/simulator.ts';
 import { BigIpSimulator } from '../../sim/f5/simulator.ts';
 import { F5Adapter } from '../../adapters/f5/adapter.ts';
-import { Kubelet, type Node } from './kubelet.ts';
 import { Api, type KubeObject, type ManifestNames, readManifests } from './objects.ts';
 import { createSuiteCertificates } from './certs.ts';
 
@@ -77,7 +77,8 @@ export class Cleanups {
 export interface Rig {
   adapterName: AdapterName;
   api: Api;
-  kubelet: Kubelet;
+  /** Scales Deployments to 0 and waits for their Pods to go (a fault: every backend stopped). */
+  stopBackends(namespace: string, deployments: string[]): Promise<void>;
   /** Whether traffic flows through the adapter (HAProxy), or only status can be checked. */
   traffic: boolean;
   /** The features our GatewayClass claims in status.supportedFeatures: the tests run are theirs. */
@@ -152,23 +153,51 @@ async function claimedFeatures(api: Api): Promise<string[]> {
   throw new Error(`GatewayClass ${GATEWAY_CLASS} was not accepted within 30 s`);
 }
 
-/** Creates every object of a manifest file; the kubelet runs the echo Deployments' Pods. */
-export async function applyAll(api: Api, kubelet: Kubelet, objects: KubeObject[]): Promise<void> {
+/**
+ * Creates every object of a manifest file; a Deployment's Pods (run by the sandbox's kubelet) are
+ * waited for until they are available, as the upstream suite waits for its namespaces' Pods.
+ */
+export async function applyAll(api: Api, objects: KubeObject[]): Promise<void> {
   for (const o of objects) {
     await api.create(o);
     if (o.kind === 'Namespace') {
       // As the namespace controller reports it: the suite waits for Active namespaces.
       await api.patch(`/api/v1/namespaces/${o.metadata.name}/status`, { status: { phase: 'Active' } });
     }
-    if (o.kind === 'Deployment') await kubelet.run(o);
   }
+  for (const o of objects)
+    if (o.kind === 'Deployment')
+      await deploymentAvailable(api, o.metadata.namespace ?? 'default', o.metadata.name);
 }
 
-/** Three Ready nodes, each with a NodePortLocal agent forwarding in userspace. */
-async function startNodes(api: Api, kc: KubeConfig, log: Logger, c: Cleanups): Promise<Node[]> {
-  const nodes: Node[] = [1, 2, 3].map((i) => ({ name: `node-${i}`, ip: `${NET.nodes}.${i}` }));
-  for (const n of nodes) {
-    const agent = await startNodeAgent(kc, n.name, [n.ip], log);
+const deploymentStatus = z.object({
+  spec: z.object({ replicas: z.number().optional() }).optional(),
+  status: z.object({ availableReplicas: z.number().optional() }).optional(),
+});
+
+/** Until the Deployment's Pods are all available (30 s at most, then why). */
+async function deploymentAvailable(api: Api, ns: string, name: string): Promise<void> {
+  const until = Date.now() + 30_000;
+  let seen = '';
+  while (Date.now() < until) {
+    const d = deploymentStatus.safeParse(await api.get(`/apis/apps/v1/namespaces/${ns}/deployments/${name}`));
+    const want = d.success ? (d.data.spec?.replicas ?? 1) : 1;
+    const have = d.success ? (d.data.status?.availableReplicas ?? 0) : 0;
+    if (have >= want) return;
+    seen = `${have}/${want} available`;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`Deployment ${ns}/${name}: its Pods not available within 30 s (${seen})`);
+}
+
+/**
+ * Three Ready nodes, each with a NodePortLocal agent forwarding in userspace and a Pod CIDR of
+ * its own (a /26 of NET.pods) where the sandbox's kubelet gives its Pods addresses.
+ */
+async function startNodes(kc: KubeConfig, log: Logger, c: Cleanups): Promise<{ name: string; ip: string }[]> {
+  const nodes = [1, 2, 3].map((i) => ({ name: `node-${i}`, ip: `${NET.nodes}.${i}` }));
+  for (const [i, n] of nodes.entries()) {
+    const agent = await startNodeAgent(kc, n.name, [n.ip], log, `${NET.pods}.${i * 64}/26`);
     c.after(() => agent.stop());
   }
   return nodes;
@@ -178,16 +207,14 @@ export async function startRig(adapterName: AdapterName, opts: { logLevel?: stri
   const c = new Cleanups();
   const log = createLogger({ name: 'conformance', level: opts.logLevel ?? 'warn' });
   try {
-    const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, logger: log });
+    const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, logger: log, workloads: true });
     c.after(() => sandbox.close());
     const kc = new KubeConfig();
     kc.loadFromString(renderKubeconfig({ server: sandbox.url }));
     const api = new Api(sandbox.url);
     await installGatewayApiCrds(sandbox.url);
 
-    const nodes = await startNodes(api, kc, log, c);
-    const kubelet = new Kubelet(api, nodes, NET.pods);
-    c.after(() => kubelet.stop());
+    const nodes = await startNodes(kc, log, c);
 
     const { adapter, traffic } = await startAdapter(adapterName, c);
     // The controller's own Pod, where device-wide Events go.
@@ -220,16 +247,30 @@ export async function startRig(adapterName: AdapterName, opts: { logLevel?: stri
     const base = readManifests(BASE_MANIFESTS, MANIFEST_NAMES);
     await applyAll(
       api,
-      kubelet,
       base.filter((o) => o.kind === 'Namespace'),
     );
     await createSuiteCertificates(api);
     await applyAll(
       api,
-      kubelet,
       base.filter((o) => o.kind !== 'Namespace'),
     );
-    return { adapterName, api, kubelet, traffic, features, log, close: () => c.run() };
+    const stopBackends = async (namespace: string, deployments: string[]) => {
+      for (const name of deployments)
+        await api.patch(`/apis/apps/v1/namespaces/${namespace}/deployments/${name}/scale`, {
+          spec: { replicas: 0 },
+        });
+      const until = Date.now() + 30_000;
+      const left = async () => {
+        const pods = z
+          .object({ items: z.array(z.object({ metadata: z.object({ name: z.string() }) })) })
+          .safeParse(await api.get(`/api/v1/namespaces/${namespace}/pods`));
+        return (pods.success ? pods.data.items : []).filter((p) =>
+          deployments.some((d) => p.metadata.name.startsWith(`${d}-`)),
+        );
+      };
+      while ((await left()).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    };
+    return { adapterName, api, stopBackends, traffic, features, log, close: () => c.run() };
   } catch (err) {
     await c.run().catch(() => undefined);
     throw err;

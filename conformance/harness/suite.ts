@@ -88,7 +88,7 @@ export async function runTest(
     apply: async (file) => {
       const objects = readManifests(manifest(file), MANIFEST_NAMES);
       for (const o of objects) {
-        await applyAll(rig.api, rig.kubelet, [o]);
+        await applyAll(rig.api, [o]);
         created.push(o);
       }
       return objects;

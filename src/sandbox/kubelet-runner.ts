@@ -7,6 +7,9 @@
  * ready when their readiness probe answers, SIGTERM after the preStop and SIGKILL when the grace
  * period is spent (pod-processes.ts); any other Pod is simulated, its containers ready at once.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join, normalize } from 'node:path';
 import { RESOURCE_TYPES, type ResourceType } from './kinds.ts';
 import { preStopSeconds, withKubeletReady } from './kubelet.ts';
 import type { JsonObject } from './openapi.ts';
@@ -16,7 +19,18 @@ import { type ContainersState, PodProcesses, runnableContainers } from './pod-pr
 import { gone, meta, name, SIMULATED } from './workload-pods.ts';
 import { arr, obj } from './workload-status.ts';
 
-const POD: ResourceType = RESOURCE_TYPES.find((t) => t.kind === 'Pod' && !t.group && !t.custom)!;
+const core = (kind: string): ResourceType =>
+  RESOURCE_TYPES.find((t) => t.kind === kind && !t.group && !t.custom)!;
+const POD = core('Pod');
+const SECRET = core('Secret');
+const CONFIG_MAP = core('ConfigMap');
+
+/** A file name from a volume's items or keys that stays inside its directory (else undefined). */
+function inside(path: unknown): string | undefined {
+  if (typeof path !== 'string' || path === '' || isAbsolute(path)) return undefined;
+  const n = normalize(path);
+  return n.startsWith('..') ? undefined : n;
+}
 
 export class SandboxKubelet {
   /** Pods stopping (their preStop running), by namespace/name: the timer, its grace and start. */
@@ -25,6 +39,8 @@ export class SandboxKubelet {
   private readonly addresses = new PodAddresses();
   /** The namespace of each Pod running for real, by uid. */
   private readonly running = new Map<string, string>();
+  /** The directory holding each running Pod's volumes, by uid. */
+  private readonly podDirs = new Map<string, string>();
 
   constructor(
     private readonly registry: Registry,
@@ -42,8 +58,56 @@ export class SandboxKubelet {
     if (ips.length === 0) return [];
     const podName = name(pod);
     this.running.set(uid, ns);
-    this.processes.start(uid, pod, ips, (state) => this.report(ns, podName, uid, state));
+    this.processes.start(
+      uid,
+      pod,
+      ips,
+      (state) => this.report(ns, podName, uid, state),
+      () => this.writeVolumes(ns, pod, uid),
+    );
     return ips;
+  }
+
+  /**
+   * The Pod's Secret and ConfigMap volumes written out as the kubelet projects them (every key,
+   * or the items listed, at their paths), each in a directory of its own; a volume whose object is
+   * missing is left out (the container that reads it fails, and is restarted).
+   */
+  private writeVolumes(ns: string, pod: JsonObject, uid: string): Map<string, string> {
+    let base = this.podDirs.get(uid);
+    if (!base) {
+      base = mkdtempSync(join(tmpdir(), 'npl-lb-pod-'));
+      this.podDirs.set(uid, base);
+    }
+    const out = new Map<string, string>();
+    for (const v of arr(obj(pod.spec).volumes)) {
+      const src = v.secret ? obj(v.secret) : v.configMap ? obj(v.configMap) : undefined;
+      const ref = v.secret ? src?.secretName : src?.name;
+      if (!src || typeof v.name !== 'string' || typeof ref !== 'string') continue;
+      const found = this.registry.find(v.secret ? SECRET : CONFIG_MAP, ns, ref)?.obj;
+      if (!found) continue;
+      const data = new Map<string, Buffer>();
+      for (const [k, val] of Object.entries(obj(found.data)))
+        if (typeof val === 'string') data.set(k, v.secret ? Buffer.from(val, 'base64') : Buffer.from(val));
+      for (const [k, val] of Object.entries(obj(found.binaryData)))
+        if (typeof val === 'string') data.set(k, Buffer.from(val, 'base64'));
+      const items = arr(src.items);
+      const files =
+        items.length > 0
+          ? items.map((i) => [i.key, i.path] as const)
+          : [...data.keys()].map((k) => [k, k] as const);
+      const dir = join(base, inside(v.name) ?? 'volume');
+      mkdirSync(dir, { recursive: true });
+      for (const [key, path] of files) {
+        const file = inside(path);
+        const content = typeof key === 'string' ? data.get(key) : undefined;
+        if (!file || !content) continue;
+        mkdirSync(join(dir, file, '..'), { recursive: true });
+        writeFileSync(join(dir, file), content, { mode: 0o600 });
+      }
+      out.set(v.name, dir);
+    }
+    return out;
   }
 
   /** What the containers of a Pod running for real say, written to its status. */
@@ -144,6 +208,13 @@ export class SandboxKubelet {
     this.running.delete(uid);
     await this.processes.stop(uid, graceMs);
     this.addresses.release(uid);
+    this.removeDir(uid);
+  }
+
+  private removeDir(uid: string): void {
+    const dir = this.podDirs.get(uid);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    this.podDirs.delete(uid);
   }
 
   stop(): void {
@@ -151,5 +222,6 @@ export class SandboxKubelet {
     this.stopping.clear();
     this.processes.stopAll();
     this.running.clear();
+    for (const uid of [...this.podDirs.keys()]) this.removeDir(uid);
   }
 }

@@ -28,7 +28,8 @@ const CATALOGUE: { match: RegExp; image: PodImage }[] = [
     image: { script: script('demo-web.mjs'), portEnv: 'PORT', defaultPort: 8080 },
   },
   {
-    match: ref('gcr.io/k8s-staging-gateway-api/echo-basic'),
+    match:
+      /^(?:registry\.k8s\.io\/gateway-api|gcr\.io\/k8s-staging-gateway-api)\/echo-basic(?::[\w][\w.-]{0,127})?(?:@sha256:[0-9a-f]{64})?$/,
     image: { script: script('echo-basic.mjs'), portEnv: 'HTTP_PORT', defaultPort: 3000 },
   },
 ];

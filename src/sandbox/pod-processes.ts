@@ -30,16 +30,13 @@ interface Probe {
   initialDelayMs: number;
 }
 
-interface Container {
-  name: string;
-  script: string;
-  env: Record<string, string>;
-  probe: Probe;
+interface Container extends ContainerSpec {
   child?: ChildProcess;
 }
 
 interface Entry {
   ips: string[];
+  volumes: () => Map<string, string>;
   containers: Container[];
   state: ContainersState;
   onChange: (s: ContainersState) => void;
@@ -61,10 +58,38 @@ function portOf(c: JsonObject, p: unknown): number | undefined {
 const seconds = (v: unknown, dflt: number) =>
   typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : dflt;
 
+/** A `valueFrom.fieldRef` as the kubelet resolves it (the downward API's common fields). */
+function fieldValue(pod: JsonObject, path: string, ips: string[]): string | undefined {
+  const meta = obj(pod.metadata);
+  const spec = obj(pod.spec);
+  const label = /^metadata\.(labels|annotations)\['([^']+)'\]$/.exec(path);
+  if (label) {
+    const v = obj(meta[label[1]!])[label[2]!];
+    return typeof v === 'string' ? v : '';
+  }
+  const fields: Record<string, unknown> = {
+    'metadata.name': meta.name,
+    'metadata.namespace': meta.namespace,
+    'metadata.uid': meta.uid,
+    'spec.nodeName': spec.nodeName,
+    'spec.serviceAccountName': spec.serviceAccountName ?? 'default',
+    'status.podIP': ips[0],
+    'status.podIPs': ips.join(','),
+  };
+  const v = fields[path];
+  return typeof v === 'string' ? v : undefined;
+}
+
+interface ContainerSpec {
+  name: string;
+  script: string;
+  env: Record<string, string>;
+  mounts: { name: string; mountPath: string }[];
+  probe: Probe;
+}
+
 /** Whether every container of the Pod is one the catalogue runs (undefined otherwise). */
-export function runnableContainers(
-  pod: JsonObject,
-): { name: string; script: string; env: Record<string, string>; probe: Probe }[] | undefined {
+export function runnableContainers(pod: JsonObject, ips: string[] = []): ContainerSpec[] | undefined {
   const out = [];
   const containers = arr(obj(pod.spec).containers);
   if (containers.length === 0) return undefined;
@@ -72,9 +97,14 @@ export function runnableContainers(
     const image = podImage(String(c.image ?? ''));
     if (!image) return undefined;
     const env: Record<string, string> = {};
-    // Literal values only: a valueFrom (a Secret, a field) is not resolved here.
-    for (const e of arr(c.env))
-      if (typeof e.name === 'string' && typeof e.value === 'string') env[e.name] = e.value;
+    // Literal values, and the downward API's fields (a Secret or ConfigMap key is not resolved).
+    for (const e of arr(c.env)) {
+      if (typeof e.name !== 'string') continue;
+      if (typeof e.value === 'string') env[e.name] = e.value;
+      const path = obj(obj(e.valueFrom).fieldRef).fieldPath;
+      const v = typeof path === 'string' ? fieldValue(pod, path, ips) : undefined;
+      if (v !== undefined) env[e.name] = v;
+    }
     const first = arr(c.ports)[0]?.containerPort;
     const port = env[image.portEnv]
       ? Number(env[image.portEnv])
@@ -90,6 +120,11 @@ export function runnableContainers(
       name: String(c.name ?? 'main'),
       script: image.script,
       env,
+      mounts: arr(c.volumeMounts).flatMap((m) =>
+        typeof m.name === 'string' && typeof m.mountPath === 'string'
+          ? [{ name: m.name, mountPath: m.mountPath }]
+          : [],
+      ),
       probe: {
         kind: rp.httpGet ? ('http' as const) : ('tcp' as const),
         port: probePort,
@@ -155,8 +190,15 @@ export class PodProcesses {
    * Starts the Pod's containers on its addresses; `onChange` hears each change of what the kubelet
    * reports (ready or not, a restart). False when the catalogue does not run its images.
    */
-  start(uid: string, pod: JsonObject, ips: string[], onChange: (s: ContainersState) => void): boolean {
-    const containers = runnableContainers(pod);
+  start(
+    uid: string,
+    pod: JsonObject,
+    ips: string[],
+    onChange: (s: ContainersState) => void,
+    /** The Pod's volumes as directories, by name, made again at each start of a container. */
+    volumes: () => Map<string, string> = () => new Map(),
+  ): boolean {
+    const containers = runnableContainers(pod, ips);
     if (!containers || ips.length === 0 || this.pods.has(uid)) return false;
     const meta = obj(pod.metadata);
     const base = {
@@ -168,6 +210,7 @@ export class PodProcesses {
     };
     const entry: Entry = {
       ips,
+      volumes,
       containers: containers.map((c) => ({ ...c, env: { ...c.env, ...base } })),
       state: { ready: false, restartCount: 0, startedAt: nowText() },
       onChange,
@@ -193,8 +236,13 @@ export class PodProcesses {
   }
 
   private spawn(uid: string, entry: Entry, c: Container): void {
+    // The container's mounts: where in the container, which directory here (no mount namespace).
+    const dirs = c.mounts.length > 0 ? entry.volumes() : new Map<string, string>();
+    const mounts = c.mounts.flatMap((m) =>
+      dirs.has(m.name) ? [{ mountPath: m.mountPath, dir: dirs.get(m.name)! }] : [],
+    );
     const child = fork(c.script, [], {
-      env: { PATH: process.env.PATH ?? '', ...c.env },
+      env: { PATH: process.env.PATH ?? '', ...c.env, NPL_LB_MOUNTS: JSON.stringify(mounts) },
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
       execArgv: [],
     });

@@ -217,7 +217,11 @@ describe('Gateway API conformance harness', { skip }, () => {
           /the backend saw \/\S+\/Echo, want \/\S+\/EchoTwo/,
         );
         // The fault: every backend Pod stopped; the load balancer answers, the call fails.
-        await s.rig.kubelet.stop();
+        await s.rig.stopBackends(INFRA, [
+          'grpc-infra-backend-v1',
+          'grpc-infra-backend-v2',
+          'grpc-infra-backend-v3',
+        ]);
         const gone = await sendRpc(addr, { method: 'Echo' });
         assert.notEqual(gone.code, STATUS.OK);
         assert.match(compareRpc({ rpc: { method: 'Echo' } }, gone) ?? '', /^status \S+, want OK/);

@@ -1,50 +1,227 @@
 /**
- * The image `gcr.io/k8s-staging-gateway-api/echo-basic` (HTTP mode), as the sandbox's kubelet
- * runs it: on `HTTP_PORT` (else 3000) of each of its Pod's addresses it answers every request with
- * the JSON the upstream echo server writes (path, host, method, protocol, headers, namespace,
- * ingress, service, pod). SIGTERM and a gone kubelet stop it as demo-web.mjs says.
+ * The image `registry.k8s.io/gateway-api/echo-basic` (the Gateway API conformance suite's backend),
+ * as the sandbox's kubelet runs it, in its modes as the environment chooses them:
+ * - HTTP (the default): every request answered with the JSON echo-basic writes (`path`, `host`,
+ *   `method`, `proto`, `headers` in Go's canonical form as lists, `namespace`, `pod`), on
+ *   `HTTP_PORT` (3000), HTTP/2 with prior knowledge on `H2C_PORT` (3001) and, with
+ *   `TLS_SERVER_CERT`/`TLS_SERVER_PRIVKEY`, HTTPS on `HTTPS_PORT` (8443); `X-Echo-Set-Header:
+ *   Name:Value,...` sets response headers, `?delay=<duration>` answers that much later (10 s at
+ *   most);
+ * - `TCP_ECHO_SERVER`: a welcome line, then `PING` → `PONG`, `IS_TLS`, and `TEST` → the Pod's
+ *   identity (and over TLS the server name asked for) as a JSON line; TLS on `TLS_PORT` (8443) with
+ *   a certificate;
+ * - `GRPC_ECHO_SERVER`: gRPC (h2c) on `HTTP_PORT`, Echo and EchoTwo answered with the method, the
+ *   metadata, the authority and the Pod's identity, EchoThree unimplemented (grpcecho.proto).
+ * Files named in the environment are read through the Pod's volume mounts (`NPL_LB_MOUNTS`, set by
+ * the kubelet: no filesystem namespace here). SIGTERM stops it as demo-web.mjs does.
  */
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createH2cServer } from 'node:http2';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createTcpServer } from 'node:net';
 import process from 'node:process';
 import { setTimeout } from 'node:timers';
+import { createServer as createTlsServer } from 'node:tls';
+import { fileURLToPath, URL } from 'node:url';
+import { Buffer } from 'node:buffer';
 
 const env = process.env;
-const port = Number(env.HTTP_PORT ?? '3000');
+const id = { namespace: env.NAMESPACE ?? '', pod: env.POD_NAME ?? '' };
 const ips = (env.POD_IPS ?? env.POD_IP ?? '127.0.0.1').split(',').filter(Boolean);
+const port = (name, dflt) => Number(env[name] ?? dflt);
 
-const servers = ips.map((ip) => {
-  const server = createServer((req, res) => {
-    const headers = {};
-    for (let i = 0; i < req.rawHeaders.length; i += 2) {
-      const k = req.rawHeaders[i].replace(/(^|-)([a-z])/g, (_m, d, c) => d + c.toUpperCase());
-      (headers[k] ??= []).push(req.rawHeaders[i + 1]);
-    }
-    const body = JSON.stringify({
-      path: req.url ?? '',
-      host: req.headers.host ?? '',
-      method: req.method ?? '',
-      proto: `HTTP/${req.httpVersion}`,
-      headers,
-      namespace: env.NAMESPACE ?? '',
-      ingress: env.INGRESS_NAME ?? '',
-      service: env.SERVICE_NAME ?? '',
-      pod: env.POD_NAME ?? '',
-    });
-    res.writeHead(200, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff' });
-    res.end(body);
-  });
-  server.listen(port, ip);
-  return server;
-});
-
-function stop() {
-  for (const s of servers) {
-    s.close();
-    s.closeIdleConnections();
-  }
-  setTimeout(() => process.exit(0), 5000).unref();
-  let open = servers.length;
-  for (const s of servers) s.once('close', () => --open === 0 && process.exit(0));
+/** A path inside the container, as the file the kubelet wrote for its mount. */
+function hostPath(p) {
+  const mounts = JSON.parse(env.NPL_LB_MOUNTS ?? '[]');
+  for (const m of mounts)
+    if (p === m.mountPath || p.startsWith(`${m.mountPath}/`)) return m.dir + p.slice(m.mountPath.length);
+  return p;
 }
-process.once('SIGTERM', stop);
+const certPath = env.TLS_SERVER_CERT;
+const keyPath = env.TLS_SERVER_PRIVKEY ?? env.TLS_SERVER_PRIV_KEY;
+const cert =
+  certPath && keyPath
+    ? { cert: readFileSync(hostPath(certPath), 'utf8'), key: readFileSync(hostPath(keyPath), 'utf8') }
+    : undefined;
+
+/** Go's canonical MIME header key. */
+const canonical = (name) =>
+  name
+    .toLowerCase()
+    .split('-')
+    .map((w) => (w ? w[0].toUpperCase() + w.slice(1) : w))
+    .join('-');
+
+/** A Go-style duration of the Gateway API (`1s`, `500ms`, `1m30s`) in ms. */
+function durationMs(v) {
+  if (!/^([0-9]{1,5}(h|m|s|ms)){1,4}$/.test(v)) return 0;
+  const unit = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+  let total = 0;
+  for (const [, n, u] of v.matchAll(/([0-9]+)(ms|h|m|s)/g)) total += Number(n) * unit[u];
+  return total;
+}
+
+function httpHandler(req, res) {
+  const headers = {};
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i];
+    if (name.toLowerCase() === 'host' || name.startsWith(':')) continue;
+    (headers[canonical(name)] ??= []).push(req.rawHeaders[i + 1]);
+  }
+  const body = {
+    path: req.url ?? '',
+    host: req.headers.host ?? String(req.headers[':authority'] ?? ''),
+    method: req.method ?? '',
+    proto: `HTTP/${req.httpVersion}`,
+    headers,
+    namespace: id.namespace,
+    pod: id.pod,
+  };
+  const set = new Map();
+  for (const list of headers['X-Echo-Set-Header'] ?? [])
+    for (const kv of list.split(',')) {
+      const at = kv.indexOf(':');
+      if (at <= 0) continue;
+      const name = kv.slice(0, at).trim();
+      const value = kv.slice(at + 1).trim();
+      set.set(name, set.has(name) ? `${set.get(name)},${value}` : value);
+    }
+  const answer = () => {
+    if (res.destroyed) return;
+    for (const [name, value] of set) res.setHeader(name, value);
+    res.writeHead(200, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff' });
+    res.end(JSON.stringify(body));
+  };
+  const delay = new URL(req.url ?? '/', 'http://echo').searchParams.get('delay');
+  const ms = delay ? durationMs(delay) : 0;
+  if (ms > 0) setTimeout(answer, Math.min(ms, 10_000)).unref();
+  else answer();
+}
+
+function tcpSession(socket, tls) {
+  const assertions = {
+    namespace: id.namespace,
+    pod: id.pod,
+    isTLS: tls !== undefined,
+    ...(tls
+      ? {
+          tls: {
+            version: tls.getProtocol() ?? '',
+            serverName: tls.servername || '',
+            cipherSuite: tls.getCipher()?.standardName ?? '',
+          },
+        }
+      : {}),
+  };
+  socket.write('Gateway API Test TCP Server\n');
+  let buffered = '';
+  socket.on('data', (chunk) => {
+    buffered += chunk.toString('utf8');
+    if (buffered.length > 4096) return socket.destroy();
+    let nl;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, nl).replace(/\r$/, '');
+      buffered = buffered.slice(nl + 1);
+      if (line === 'PING') socket.write('PONG\n');
+      else if (line === 'IS_TLS') socket.write(`${assertions.isTLS}\n`);
+      else if (line === 'TEST') socket.write(`${JSON.stringify(assertions)}\n`);
+    }
+  });
+  socket.on('error', () => socket.destroy());
+}
+
+/** Every server started, and the connections of each (closed on SIGTERM). */
+const servers = [];
+function serve(server, p) {
+  const open = new Set();
+  server.on('connection', (c) => {
+    open.add(c);
+    c.on('close', () => open.delete(c));
+  });
+  if ('keepAliveTimeout' in server) server.keepAliveTimeout = 1000;
+  servers.push({
+    close: () =>
+      new Promise((r) => {
+        server.close(() => r());
+        for (const c of open) c.destroy();
+      }),
+  });
+  for (const ip of ips) server.listen(p, ip);
+}
+
+async function grpcMode() {
+  const grpc = await import('@grpc/grpc-js');
+  const { default: protobuf } = await import('protobufjs');
+  const SERVICE = 'gateway_api_conformance.echo_basic.grpcecho.GrpcEcho';
+  const root = protobuf.loadSync(fileURLToPath(new URL('./grpcecho.proto', import.meta.url)));
+  const reqT = root.lookupType('gateway_api_conformance.echo_basic.grpcecho.EchoRequest');
+  const resT = root.lookupType('gateway_api_conformance.echo_basic.grpcecho.EchoResponse');
+  const enc = (t) => (m) => Buffer.from(t.encode(t.fromObject(m)).finish());
+  const dec = (t) => (b) => t.toObject(t.decode(b), { defaults: true });
+  const def = (m) => ({
+    path: `/${SERVICE}/${m}`,
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: enc(reqT),
+    requestDeserialize: dec(reqT),
+    responseSerialize: enc(resT),
+    responseDeserialize: dec(resT),
+  });
+  const answer = (m) => (call, done) => {
+    const headers = Object.entries(call.metadata.getMap()).map(([key, v]) => ({ key, value: String(v) }));
+    done(null, {
+      assertions: {
+        fullyQualifiedMethod: `/${SERVICE}/${m}`,
+        headers,
+        authority: call.getHost(),
+        context: id,
+      },
+      request: {},
+    });
+  };
+  const server = new grpc.Server();
+  server.addService(
+    { Echo: def('Echo'), EchoTwo: def('EchoTwo'), EchoThree: def('EchoThree') },
+    { Echo: answer('Echo'), EchoTwo: answer('EchoTwo') },
+  );
+  for (const ip of ips)
+    await new Promise((resolve, reject) =>
+      server.bindAsync(`${ip}:${port('HTTP_PORT', 3000)}`, grpc.ServerCredentials.createInsecure(), (err) =>
+        err ? reject(err) : resolve(),
+      ),
+    );
+  servers.push({
+    close: () =>
+      new Promise((r) => {
+        server.tryShutdown(() => r());
+        setTimeout(() => {
+          server.forceShutdown();
+          r();
+        }, 1000).unref();
+      }),
+  });
+}
+
+if (env.GRPC_ECHO_SERVER !== undefined) await grpcMode();
+else if (env.TCP_ECHO_SERVER !== undefined) {
+  serve(
+    createTcpServer((s) => tcpSession(s, undefined)),
+    port('HTTP_PORT', 3000),
+  );
+  if (cert)
+    serve(
+      createTlsServer(cert, (s) => tcpSession(s, s)),
+      port('TLS_PORT', 8443),
+    );
+} else {
+  serve(createServer(httpHandler), port('HTTP_PORT', 3000));
+  serve(createH2cServer(httpHandler), port('H2C_PORT', 3001));
+  if (cert) serve(createHttpsServer(cert, httpHandler), port('HTTPS_PORT', 8443));
+}
+
+process.once('SIGTERM', () => {
+  setTimeout(() => process.exit(0), 5000).unref();
+  void Promise.all(servers.map((s) => s.close())).then(() => process.exit(0));
+});
 process.once('disconnect', () => process.exit(0));
