@@ -8,12 +8,17 @@
  * unready, and it is restarted (restartCount 1); a probe on a port nothing listens on keeps the
  * Pod unready, so the rollout keeps the old Pods; a node whose Pod CIDR is not loopback, and an
  * image the catalogue has not, run simulated (no address, nothing started); the sandbox stopped
- * leaves no process behind; a Pod deleted again with a shorter grace period stops within it.
+ * leaves no process behind; echo-basic gets the downward API and a Secret volume (a path out of it
+ * refused); a Pod deleted again with a shorter grace period stops within it.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
 import { describe, it } from 'node:test';
 import { request } from 'undici';
+import { selfSignedCertificate } from '../../src/runtime/tls.ts';
 import { startSandbox } from '../../src/sandbox/server.ts';
 import { api, eventually, useSandbox } from '../support/sandbox.ts';
 
@@ -324,6 +329,83 @@ describe(
         assert.equal(p!.status.podIP, undefined, `${app}: no address, nothing started`);
         assert.deepEqual(pidsOf(p!.metadata.name), []);
       }
+    });
+
+    it('echo-basic: the downward API in its environment, a Secret volume as files, HTTPS from them; a hostile item path written nowhere', async (t) => {
+      const { url } = await useSandbox(t, { workloads: true });
+      await readyNode(url, 'n1', '127.83.3.0/29');
+      const tls = await selfSignedCertificate('echo.example');
+      const secret = {
+        metadata: { name: 'echo-cert' },
+        type: 'kubernetes.io/tls',
+        data: {
+          'tls.crt': Buffer.from(tls.cert).toString('base64'),
+          'tls.key': Buffer.from(tls.key).toString('base64'),
+        },
+      };
+      assert.equal((await api(url, 'POST', '/api/v1/namespaces/default/secrets', secret)).status, 201);
+      const env = [
+        { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+        { name: 'NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+        { name: 'TLS_SERVER_CERT', value: '/etc/secret-volume/crt' },
+        { name: 'TLS_SERVER_PRIVKEY', value: '/etc/secret-volume/key' },
+      ];
+      const echo = {
+        metadata: { name: 'echo' },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: 'echo' } },
+          template: {
+            metadata: { labels: { app: 'echo' } },
+            spec: {
+              containers: [
+                {
+                  name: 'echo',
+                  image: 'registry.k8s.io/gateway-api/echo-basic:v1.5.1',
+                  env,
+                  volumeMounts: [{ name: 'secret-volume', mountPath: '/etc/secret-volume' }],
+                },
+              ],
+              volumes: [
+                {
+                  name: 'secret-volume',
+                  secret: {
+                    secretName: 'echo-cert',
+                    items: [
+                      { key: 'tls.crt', path: 'crt' },
+                      { key: 'tls.key', path: 'key' },
+                      { key: 'tls.key', path: '../../npl-lb-escape' },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        },
+      };
+      assert.equal((await api(url, 'POST', `${APPS}/deployments`, echo)).status, 201);
+      const pods = async (): Promise<Obj[]> =>
+        ((await api(url, 'GET', `${PODS}?labelSelector=app%3Decho`)).body.items as Obj[]) ?? [];
+      await eventually(async () => (await pods()).some(ready), 10_000, 'echo Ready');
+      const [p] = await pods();
+      const ip = String(p!.status.podIP);
+      const plain = JSON.parse(
+        await (await request(`http://${ip}:3000/hello`, { headers: { 'x-test': 'a' } })).body.text(),
+      ) as Obj;
+      assert.equal(plain.pod, p!.metadata.name, 'POD_NAME from the downward API');
+      assert.equal(plain.namespace, 'default');
+      assert.equal(plain.path, '/hello');
+      assert.deepEqual(plain.headers['X-Test'], ['a']);
+      // HTTPS with the Secret's certificate, read from the volume's files.
+      const served = await new Promise<string>((resolve, reject) => {
+        const s = tlsConnect({ host: ip, port: 8443, servername: 'echo.example', ca: tls.cert }, () => {
+          resolve(String(s.getPeerCertificate().subjectaltname ?? ''));
+          s.destroy();
+        });
+        s.on('error', reject);
+      });
+      assert.match(served, /DNS:echo\.example/, 'the Secret’s certificate, verified against its CA');
+      assert.ok(!existsSync(join(tmpdir(), 'npl-lb-escape')), 'a path out of the volume is written nowhere');
     });
 
     it('a sandbox stopped leaves no process behind', async () => {
