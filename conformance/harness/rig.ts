@@ -197,7 +197,7 @@ async function deploymentAvailable(api: Api, ns: string, name: string): Promise<
 async function startNodes(kc: KubeConfig, log: Logger, c: Cleanups): Promise<{ name: string; ip: string }[]> {
   const nodes = [1, 2, 3].map((i) => ({ name: `node-${i}`, ip: `${NET.nodes}.${i}` }));
   for (const [i, n] of nodes.entries()) {
-    const agent = await startNodeAgent(kc, n.name, [n.ip], log, `${NET.pods}.${i * 64}/26`);
+    const agent = await startNodeAgent(kc, n.name, [n.ip], log, [`${NET.pods}.${i * 64}/26`]);
     c.after(() => agent.stop());
   }
   return nodes;

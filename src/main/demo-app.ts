@@ -1,24 +1,11 @@
 /**
- * What the demo does to its sandbox and sample app: the Pods' HTTP servers (each says which Pod
- * and node answered, and the `x-demo` header a route set), and small API calls.
+ * Small API calls of the demo (and of the conformance rig): objects created, statuses written,
+ * addresses read, and the status a kubelet reports for a Pod nothing runs (the controller's own).
+ * The app's Pods are the sandbox kubelet's (src/sandbox/images/demo-web.mjs).
  */
-import { createServer, type Server } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { request } from 'undici';
 import { getJson, type RawObject } from '../kube/raw-client.ts';
-
-/** A Pod of the sample app: an HTTP server on its Pod IP that says who answered. */
-export function appServer(pod: string, node: string, ip: string, port: number): Promise<Server> {
-  const server = createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'text/plain' });
-    const via = req.headers['x-demo'] ? ` [x-demo: ${String(req.headers['x-demo'])}]` : '';
-    res.end(`hello from pod ${pod} on ${node} (${req.headers.host ?? ''}${req.url ?? ''})${via}\n`);
-  });
-  return new Promise((resolveServer, reject) => {
-    server.once('error', reject);
-    server.listen(port, ip, () => resolveServer(server));
-  });
-}
 
 /**
  * A Pod's status as the kubelet reports a started, ready one (the demo plays kubelet): Running,

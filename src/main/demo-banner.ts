@@ -36,7 +36,7 @@ export function demoBanner(f: BannerFacts): string {
     `  export KUBECONFIG=${f.kubeconfig}`,
     '  kubectl get nodes,pods,services,ingresses -o wide',
     '  kubectl get gateways,httproutes',
-    "  kubectl get pod web-1 -o jsonpath='{.metadata.annotations.nodeportlocal\\.antrea\\.io}'",
+    "  kubectl get pods -l app=web -o jsonpath='{.items[0].metadata.annotations.nodeportlocal\\.antrea\\.io}'",
     '  (no kubectl installed? `npm run kubectl -- get pods -o wide` uses the one npl-lb tests with)',
     '',
     'Send traffic through the load balancer (each answer names its Pod and node):',

@@ -1,9 +1,10 @@
 /**
  * `npm start -- --dual-stack`: the demo in both address families, on loopback only (::1 is the one
- * IPv6 loopback address there is). node-1 gets ::1 as its IPv6 InternalIP and web-1 ::1 as its IPv6
- * Pod IP, so the agent maps web-1 in both families; a RequireDualStack LoadBalancer Service
- * `web-dual` gets an IPv4 VIP from the demo's range and ::1 (its only IPv6 VIP) on a port of its
- * own (web-1 serves 8080 on ::1 already); the IngressClass and the Gateway ask IPv4 addresses, so
+ * IPv6 loopback address there is). node-1 gets ::1 as its IPv6 InternalIP and ::1/128 as its IPv6
+ * Pod CIDR, so the web Pod the sandbox's kubelet starts there first gets ::1 as its IPv6 Pod IP and
+ * the agent maps it in both families; a RequireDualStack LoadBalancer Service `web-dual` gets an
+ * IPv4 VIP from the demo's range and ::1 (its only IPv6 VIP) on a port of its own (that Pod serves
+ * 8080 on ::1 already); the IngressClass and the Gateway ask IPv4 addresses, so
  * they do not compete for ::1.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -14,9 +15,9 @@ import { post } from './demo-app.ts';
 import type { DemoRange } from './demo-range.ts';
 
 export const DUAL_STACK = {
-  /** node-1's IPv6 address, web-1's IPv6 Pod IP and web-dual's IPv6 VIP. */
+  /** node-1's IPv6 address and Pod CIDR (/128), its web Pod's IPv6 Pod IP and web-dual's IPv6 VIP. */
   ipv6: '::1',
-  /** web-dual's port: its IPv6 VIP is ::1, where web-1 listens on the app's port. */
+  /** web-dual's port: its IPv6 VIP is ::1, where node-1's web Pod listens on the app's port. */
   port: 9080,
 } as const;
 

@@ -16,10 +16,13 @@ export async function startNodeAgent(
   name: string,
   addresses: string[],
   logger: Logger,
-  /** The node's Pod CIDR (the Pods the sandbox's kubelet runs there get addresses of it). */
-  podCIDR?: string,
+  /** The node's Pod CIDRs, one per family (the Pods the sandbox's kubelet runs get addresses of them). */
+  podCIDRs: string[] = [],
 ): Promise<NplAgent> {
-  await post(kc, '/api/v1/nodes', { metadata: { name }, ...(podCIDR ? { spec: { podCIDR } } : {}) });
+  await post(kc, '/api/v1/nodes', {
+    metadata: { name },
+    ...(podCIDRs.length > 0 ? { spec: { podCIDR: podCIDRs[0], podCIDRs } } : {}),
+  });
   await patchStatus(kc, `/api/v1/nodes/${name}`, {
     status: {
       addresses: addresses.map((address) => ({ type: 'InternalIP', address })),

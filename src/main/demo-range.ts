@@ -1,6 +1,6 @@
 /**
- * Where a demo lives on loopback: nodes at 127.N.10.1-3, Pods at 127.N.20.x (those of its
- * Deployment in node i's Pod CIDR, 127.N.4i.0/24), VIPs in
+ * Where a demo lives on loopback: nodes at 127.N.10.1-3, Pods in node i's Pod CIDR
+ * (127.N.4i.0/24), VIPs in
  * 127.N.30.0/24, for the first N from 1 to 9 that no other demo (another clone's `npm start`, or
  * the suite's own demo test) holds: two demos never collide and no test uses 127.1-9.x. A demo
  * holds its range by listening on 127.N.0.1 (the claim), which two demos starting at once cannot
@@ -14,7 +14,6 @@ export interface DemoRange {
   /** Lets the range go (the demo stops). */
   release: () => Promise<void>;
   node: (i: number) => string;
-  pod: (i: number) => string;
   /** Node i's Pod CIDR: the sandbox's kubelet gives the Pods it runs there addresses of it. */
   podCidr: (i: number) => string;
   /** The VIP range, and an address in it. */
@@ -26,11 +25,13 @@ export const demoRange = (n: number): DemoRange => ({
   n,
   release: async () => {},
   node: (i) => `127.${n}.10.${i}`,
-  pod: (i) => `127.${n}.20.${i}`,
   podCidr: (i) => `127.${n}.${40 + i}.0/24`,
   cidr: `127.${n}.30.0/24`,
   vip: (i) => `127.${n}.30.${i}`,
 });
+
+/** The address the first Pod of node-1 gets. */
+export const firstPod = (r: DemoRange): string => r.podCidr(1).replace(/\.0\/24$/, '.1');
 
 /** Whether an address and port can be listened on now (nothing holds them). */
 function free(host: string, port: number): Promise<boolean> {
@@ -59,7 +60,7 @@ export async function freeDemoRange(port: number): Promise<DemoRange | undefined
     const r = demoRange(n);
     const held = await claim(n, port);
     if (!held) continue;
-    if ((await free(r.pod(1), port)) && (await free(r.vip(1), port)))
+    if ((await free(firstPod(r), port)) && (await free(r.vip(1), port)))
       return { ...r, release: () => new Promise<void>((done) => held.close(() => done())) };
     await new Promise<void>((done) => held.close(() => done()));
   }

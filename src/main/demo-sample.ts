@@ -1,6 +1,7 @@
 /**
  * The demo's sample app, made on its sandbox as a user would: an IngressClass, the LoadBalancer
- * Service `web` and its three Pods (real HTTP servers on their loopback Pod IPs), a certificate
+ * Service `web` and its Deployment of three Pods (processes the sandbox's kubelet runs on their
+ * loopback Pod IPs), a certificate
  * and the Ingress serving it over HTTPS; then the Gateway API side: our GatewayClass, a second
  * version of the app, a Gateway and an HTTPRoute that splits 80/20 between the versions and adds
  * a header. Every server and file made is handed to the demo's clean-ups.
@@ -9,9 +10,10 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { selfSignedCertificate } from '../runtime/tls.ts';
-import { appServer, patchStatus, post, runningStatus } from './demo-app.ts';
+import { post } from './demo-app.ts';
+import { appDeployment } from './demo-shop.ts';
 import { APP_PORT, GATEWAY_PORT, GW_HOST, HOST } from './demo-banner.ts';
-import { classAnnotations, createDualStackService, DUAL_STACK, gatewayAddresses } from './demo-dual-stack.ts';
+import { classAnnotations, createDualStackService, gatewayAddresses } from './demo-dual-stack.ts';
 import type { DemoRange } from './demo-range.ts';
 
 export const GW_API = '/apis/gateway.networking.k8s.io/v1';
@@ -30,31 +32,6 @@ export interface SampleContext {
   cleanups: (() => Promise<void> | void)[];
 }
 
-/** A Pod of the sample app (`app`), on a node, serving on its own loopback IP. */
-async function appPod(
-  c: SampleContext,
-  app: string,
-  pod: string,
-  n: DemoNode,
-  ...ips: string[]
-): Promise<void> {
-  for (const at of ips) {
-    const server = await appServer(pod, n.name, at, APP_PORT);
-    c.cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
-  }
-  await post(c.kc, '/api/v1/namespaces/default/pods', {
-    metadata: { name: pod, labels: { app } },
-    spec: {
-      nodeName: n.name,
-      containers: [{ name: 'web', image: 'demo/web', ports: [{ name: 'http', containerPort: APP_PORT }] }],
-    },
-  });
-  // As the kubelet reports a started, ready Pod: kubectl shows it Running and 1/1.
-  await patchStatus(c.kc, `/api/v1/namespaces/default/pods/${pod}`, {
-    status: runningStatus(ips, 'web', n.ip),
-  });
-}
-
 /** The app behind a LoadBalancer Service and an HTTPS Ingress; returns the CA file curl trusts. */
 export async function createSampleApp(c: SampleContext): Promise<{ caFile: string }> {
   // The sample app: three Pods, a LoadBalancer Service and an Ingress.
@@ -71,15 +48,8 @@ export async function createSampleApp(c: SampleContext): Promise<{ caFile: strin
       ports: [{ name: 'http', port: APP_PORT, targetPort: 'http' }],
     },
   });
-  for (const [i, n] of c.nodes.entries())
-    await appPod(
-      c,
-      'web',
-      `web-${i + 1}`,
-      n,
-      c.range.pod(i + 1),
-      ...(c.dual && i === 0 ? [DUAL_STACK.ipv6] : []),
-    );
+  // Its three Pods, one per node (the first on node-1 gets ::1 too in dual-stack mode).
+  await appDeployment(c, 'web', 3);
   if (c.dual) await createDualStackService(c.kc);
   // HTTPS: a certificate for the host, made now; curl trusts it through the file written here.
   const tls = await selfSignedCertificate(HOST);
@@ -130,9 +100,7 @@ export async function createGatewaySample(c: SampleContext): Promise<void> {
     metadata: { name: 'web-v2' },
     spec: { selector: { app: 'web-v2' }, ports: [{ name: 'http', port: APP_PORT, targetPort: 'http' }] },
   });
-  for (const [i, n] of c.nodes.slice(0, 2).entries()) {
-    await appPod(c, 'web-v2', `web-v2-${i + 1}`, n, c.range.pod(i + 11));
-  }
+  await appDeployment(c, 'web-v2', 2);
   await post(c.kc, `${GW_API}/namespaces/default/gateways`, {
     metadata: { name: 'web' },
     spec: {

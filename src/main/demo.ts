@@ -1,8 +1,8 @@
 /**
  * `npl-lb demo` (what `npm start` runs): the whole product on loopback. The sandbox API server;
  * three simulated nodes (127.N.10.1-3, demo-range.ts: the first range no other demo holds), each
- * with an agent forwarding in userspace; a sample app whose Pods are real HTTP servers (127.N.20.x)
- * answering with their Pod and node name; a
+ * with an agent forwarding in userspace and a Pod CIDR (127.N.4i.0/24); a sample app whose Pods the
+ * sandbox's kubelet runs as processes there, answering with their Pod and node name; a
  * LoadBalancer Service and an Ingress; a Deployment `shop` whose Pods the sandbox's kubelet runs
  * as processes, gated on the load balancer, for `kubectl rollout restart/scale/delete pod` with
  * traffic flowing (demo-shop.ts); and the controller feeding a real HAProxy through its
@@ -48,7 +48,7 @@ const DEMO_FLAGS = {
   'dual-stack': {
     type: 'boolean',
     description:
-      'IPv6 too: node-1 and web-1 on ::1, a RequireDualStack Service web-dual on an IPv4 VIP and ::1',
+      'IPv6 too: node-1 and its web Pod on ::1, a RequireDualStack Service web-dual on an IPv4 VIP and ::1',
   },
   ...COMMON_FLAGS,
 } as const satisfies FlagSpecs;
@@ -130,7 +130,7 @@ export async function runDemo(argv: string[]): Promise<number> {
         n.name,
         dual && i === 0 ? [n.ip, DUAL_STACK.ipv6] : [n.ip],
         quiet,
-        range.podCidr(i + 1),
+        dual && i === 0 ? [range.podCidr(i + 1), `${DUAL_STACK.ipv6}/128`] : [range.podCidr(i + 1)],
       );
       cleanups.push(() => agent.stop());
     }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
 import { it } from 'node:test';
-import { demoRange, freeDemoRange } from '../../../src/main/demo-range.ts';
+import { demoRange, firstPod, freeDemoRange } from '../../../src/main/demo-range.ts';
 
 const PORT = 18999;
 
@@ -25,14 +25,14 @@ it('the first range whose app address is free; a held one is passed over; none f
   await one!.release();
   await two!.release();
   assert.equal((await freeDemoRange(PORT).then(async (r) => (await r?.release(), r)))?.n, 1);
-  const held = [await hold(demoRange(1).pod(1))];
+  const held = [await hold(firstPod(demoRange(1)))];
   t.after(() => Promise.all(held.map((s) => new Promise((r) => s.close(() => r(undefined))))));
   const next = await freeDemoRange(PORT);
   assert.equal(next?.n, 2);
   await next!.release();
   assert.deepEqual(
-    [next!.node(3), next!.pod(1), next!.cidr, next!.vip(7)],
-    ['127.2.10.3', '127.2.20.1', '127.2.30.0/24', '127.2.30.7'],
+    [next!.node(3), next!.podCidr(1), next!.cidr, next!.vip(7)],
+    ['127.2.10.3', '127.2.41.0/24', '127.2.30.0/24', '127.2.30.7'],
   );
   for (let n = 2; n <= 9; n++) held.push(await hold(demoRange(n).vip(1)));
   assert.equal(await freeDemoRange(PORT), undefined);
