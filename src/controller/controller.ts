@@ -116,62 +116,13 @@ export class NplController {
     });
     this.state = new StateTracker(opts.config.clusterName, this.adapter.name);
     this.annotator = new Annotator(opts.kubeConfig, opts.config);
-    this.lb = new LbReconciler({
-      kubeConfig: opts.kubeConfig,
-      config: opts.config,
-      adapter: this.adapter,
-      events: opts.events,
-      state: this.state,
-      onApplied: (applied, ms) => {
-        this.passLog.record(applied, ms);
-        const down = deviceDown(applied);
-        if (down) this.device.failed(down);
-        else if (applied.some((r) => r.ok)) this.device.answered();
-      },
-      onReleased: () => this.passes.request(),
-      onReadFailed: (err) => this.device.failed(errorMessage(err)),
-      gatewayClass: new GatewayClassKeeper({
-        name: opts.config.gatewayClass,
-        controllerName: opts.config.gatewayController,
-        create: kubeGatewayClassCreate(opts.kubeConfig),
-        log: this.log,
-      }),
-    });
-    this.device = new DeviceReachability({
-      adapter: this.adapter,
-      events: opts.events,
-      log: this.log,
-      self: opts.self,
-      ...(opts.deviceProbeMs !== undefined ? { probeMs: opts.deviceProbeMs } : {}),
-      ...(opts.deviceIdleProbeMs !== undefined ? { idleProbeMs: opts.deviceIdleProbeMs } : {}),
-      onRecovered: () => {
-        // Nothing written while it was down: observe it again and compare everything.
-        this.lb.invalidate();
-        this.allChanged = true;
-        this.passes.request();
-      },
-    });
+    this.lb = this.makeReconciler();
+    this.device = this.makeDevice();
     this.state.setDevice(() => {
       const d = this.device.snapshot();
       return { reachable: d.reachable, since: d.since, error: d.error ?? null, probes: d.probes };
     });
-    const slots = Math.max(1, Math.min(16, this.adapter.capabilities().applyConcurrency ?? 1));
-    this.passes = new PassScheduler({
-      pass: () => this.lbPass(),
-      maxSlots: slots,
-      // Overlap pays while passes wait on the device more than they compute: as many passes as the
-      // device time (its usual time, or the age of the call in flight if longer) covers twice the
-      // planning time.
-      slots: () =>
-        Math.floor(Math.max(this.lb.deviceMs, this.lb.oldestApplyMs()) / Math.max(1, 2 * this.lb.planMs)),
-      // Twice what planning a pass costs (its status and Events cost about as much again), so
-      // passes, which may overlap, leave the event loop time for the informers.
-      spacingMs: () => Math.max(this.opts.coalesceMs ?? 0, 2 * this.lb.planMs),
-      deviceMs: () => this.lb.deviceMs,
-      backoff: { initialMs: 200, maxMs: opts.retryCapMs ?? 2000 },
-      log: this.log,
-      onError: () => this.metrics.reconcileErrors.inc({ kind: 'lb' }),
-    });
+    this.passes = this.makeScheduler();
     this.queue = new WorkQueue({
       name: 'controller',
       reconcile: (k) => this.reconcile(k),
@@ -187,15 +138,7 @@ export class NplController {
       opts.config.healthIntervalSeconds * 1000,
       this.log,
     );
-    this.gates = new ReadinessGateWriter({
-      sink: opts.podConditions ?? kubePodConditionSink(opts.kubeConfig),
-      events: opts.events,
-      log: this.log,
-      writesPerSecond: opts.config.readinessGateWritesPerSecond,
-      warnAfterMs: opts.config.readinessGateWarnSeconds * 1000,
-      onLatency: (s) => this.metrics.gateLatency.observe(s),
-      onWrite: (status, result) => this.metrics.gateWrites.inc({ status, result }),
-    });
+    this.gates = this.makeGateWriter();
     // The views show each gated member Pod's gate.
     this.state.setGates(() => {
       const out = new Map<string, GateView>();
@@ -207,6 +150,83 @@ export class NplController {
     });
     // A health read (or a pass recorded) may settle a gate: compared again, once per burst.
     this.state.onChange(() => this.gatesSoon());
+  }
+
+  /** The pass's reconciler: what it applies tells the device's reachability and the pass log. */
+  private makeReconciler(): LbReconciler {
+    return new LbReconciler({
+      kubeConfig: this.opts.kubeConfig,
+      config: this.opts.config,
+      adapter: this.adapter,
+      events: this.opts.events,
+      state: this.state,
+      onApplied: (applied, ms) => {
+        this.passLog.record(applied, ms);
+        const down = deviceDown(applied);
+        if (down) this.device.failed(down);
+        else if (applied.some((r) => r.ok)) this.device.answered();
+      },
+      onReleased: () => this.passes.request(),
+      onReadFailed: (err) => this.device.failed(errorMessage(err)),
+      gatewayClass: new GatewayClassKeeper({
+        name: this.opts.config.gatewayClass,
+        controllerName: this.opts.config.gatewayController,
+        create: kubeGatewayClassCreate(this.opts.kubeConfig),
+        log: this.log,
+      }),
+    });
+  }
+
+  /** The device's reachability: on recovery everything is observed and compared again. */
+  private makeDevice(): DeviceReachability {
+    return new DeviceReachability({
+      adapter: this.adapter,
+      events: this.opts.events,
+      log: this.log,
+      self: this.opts.self,
+      ...(this.opts.deviceProbeMs !== undefined ? { probeMs: this.opts.deviceProbeMs } : {}),
+      ...(this.opts.deviceIdleProbeMs !== undefined ? { idleProbeMs: this.opts.deviceIdleProbeMs } : {}),
+      onRecovered: () => {
+        // Nothing written while it was down: observe it again and compare everything.
+        this.lb.invalidate();
+        this.allChanged = true;
+        this.passes.request();
+      },
+    });
+  }
+
+  /** The pass scheduler, its slots and spacing from the device's and the planning's times. */
+  private makeScheduler(): PassScheduler {
+    const slots = Math.max(1, Math.min(16, this.adapter.capabilities().applyConcurrency ?? 1));
+    return new PassScheduler({
+      pass: () => this.lbPass(),
+      maxSlots: slots,
+      // Overlap pays while passes wait on the device more than they compute: as many passes as the
+      // device time (its usual time, or the age of the call in flight if longer) covers twice the
+      // planning time.
+      slots: () =>
+        Math.floor(Math.max(this.lb.deviceMs, this.lb.oldestApplyMs()) / Math.max(1, 2 * this.lb.planMs)),
+      // Twice what planning a pass costs (its status and Events cost about as much again), so
+      // passes, which may overlap, leave the event loop time for the informers.
+      spacingMs: () => Math.max(this.opts.coalesceMs ?? 0, 2 * this.lb.planMs),
+      deviceMs: () => this.lb.deviceMs,
+      backoff: { initialMs: 200, maxMs: this.opts.retryCapMs ?? 2000 },
+      log: this.log,
+      onError: () => this.metrics.reconcileErrors.inc({ kind: 'lb' }),
+    });
+  }
+
+  /** The readiness-gate writer, its latency and writes counted. */
+  private makeGateWriter(): ReadinessGateWriter {
+    return new ReadinessGateWriter({
+      sink: this.opts.podConditions ?? kubePodConditionSink(this.opts.kubeConfig),
+      events: this.opts.events,
+      log: this.log,
+      writesPerSecond: this.opts.config.readinessGateWritesPerSecond,
+      warnAfterMs: this.opts.config.readinessGateWarnSeconds * 1000,
+      onLatency: (s) => this.metrics.gateLatency.observe(s),
+      onWrite: (status, result) => this.metrics.gateWrites.inc({ status, result }),
+    });
   }
 
   private gatesSoon(): void {

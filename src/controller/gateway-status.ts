@@ -83,6 +83,17 @@ export class GatewayStatusWriter {
   ): Promise<number> {
     if (!result) return 0;
     const at = this.now();
+    const writes = [
+      ...this.classWrites(view, result, at),
+      ...this.gatewayWrites(view, result, failed, address, at),
+      ...this.routeWrites(view, result, at),
+    ];
+    await Promise.all(writes);
+    return writes.length;
+  }
+
+  /** The GatewayClasses' conditions and supported features, where they differ. */
+  private classWrites(view: GatewayObjects, result: GatewayResult, at: string): Promise<void>[] {
     const writes: Promise<void>[] = [];
     for (const c of view.gatewayClasses ?? []) {
       const st = result.classes.get(c.metadata.name);
@@ -96,6 +107,18 @@ export class GatewayStatusWriter {
         writes.push(this.sink.patch(RESOURCES.gatewayClasses, '', c.metadata.name, { status: want }));
       }
     }
+    return writes;
+  }
+
+  /** Each Gateway's addresses, conditions and listeners, Programmed only where the device took it. */
+  private gatewayWrites(
+    view: GatewayObjects,
+    result: GatewayResult,
+    failed: (vs: string) => boolean,
+    address: (vip: string) => string | undefined,
+    at: string,
+  ): Promise<void>[] {
+    const writes: Promise<void>[] = [];
     for (const g of view.gateways ?? []) {
       const st = result.gateways.get(key(g.metadata));
       if (!st) continue;
@@ -144,6 +167,12 @@ export class GatewayStatusWriter {
         );
       }
     }
+    return writes;
+  }
+
+  /** Each route's parents, where they differ (guarded by the route's resourceVersion). */
+  private routeWrites(view: GatewayObjects, result: GatewayResult, at: string): Promise<void>[] {
+    const writes: Promise<void>[] = [];
     const routes: [string, ResourceRef, (HttpRouteObject | GrpcRouteObject | L4RouteObject)[] | undefined][] =
       [
         ['HTTPRoute', RESOURCES.httpRoutes, view.httpRoutes],
@@ -169,7 +198,6 @@ export class GatewayStatusWriter {
           }),
         );
       }
-    await Promise.all(writes);
-    return writes.length;
+    return writes;
   }
 }

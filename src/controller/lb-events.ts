@@ -205,34 +205,7 @@ export class LbEvents {
     const { send, done } = this.batch();
     const on = (kind: Finding['kind'], key: string) => targets.get(kind, key);
 
-    // New Services first wait for their Pods' NodePortLocal mappings: Normal while that is young,
-    // Warning once it lasts past the grace period (and only then "no ready member").
-    const now = Date.now();
-    const grace = this.d.waitGraceMs ?? 30_000;
-    const seen = new Set<string>();
-    const overdue = (key: string): boolean => {
-      seen.add(key);
-      const first = this.pendingSince.get(key) ?? now;
-      this.pendingSince.set(key, first);
-      return now - first >= grace;
-    };
-    for (const [key, waiting] of desired.waiting) {
-      const late = overdue(`waiting/${key}`);
-      const t = on('Service', key);
-      if (t)
-        send(
-          t,
-          late ? 'Warning' : 'Normal',
-          EventReasons.WaitingForNodePortLocal,
-          `${waiting.length} selected Pod(s) have no NodePortLocal mapping${late ? ` after ${Math.round(grace / 1000)} s` : ' yet'}: ${waiting.slice(0, 5).join(', ')}`,
-        );
-    }
-    for (const pool of unready) {
-      if (!overdue(`noready/${pool.name}`)) continue;
-      const t = on('Service', pool.service);
-      if (t) send(t, 'Warning', EventReasons.NoReadyMembers, `pool ${pool.name} has no ready member`);
-    }
-    for (const k of this.pendingSince.keys()) if (!seen.has(k)) this.pendingSince.delete(k);
+    this.tellWaiting(desired, unready, targets, send);
 
     const warned = new Set<string>();
     for (const f of desired.findings) {
@@ -275,7 +248,40 @@ export class LbEvents {
     await done();
   }
 
-  /** What one applied change says, on the objects it concerns. */
+  /**
+   * New Services first wait for their Pods' NodePortLocal mappings: Normal while that is young,
+   * Warning once it lasts past the grace period (and only then "no ready member").
+   */
+  private tellWaiting(desired: DesiredResult, unready: readonly Pool[], targets: Targets, send: Send): void {
+    const on = (kind: Finding['kind'], key: string) => targets.get(kind, key);
+    const now = Date.now();
+    const grace = this.d.waitGraceMs ?? 30_000;
+    const seen = new Set<string>();
+    const overdue = (key: string): boolean => {
+      seen.add(key);
+      const first = this.pendingSince.get(key) ?? now;
+      this.pendingSince.set(key, first);
+      return now - first >= grace;
+    };
+    for (const [key, waiting] of desired.waiting) {
+      const late = overdue(`waiting/${key}`);
+      const t = on('Service', key);
+      if (t)
+        send(
+          t,
+          late ? 'Warning' : 'Normal',
+          EventReasons.WaitingForNodePortLocal,
+          `${waiting.length} selected Pod(s) have no NodePortLocal mapping${late ? ` after ${Math.round(grace / 1000)} s` : ' yet'}: ${waiting.slice(0, 5).join(', ')}`,
+        );
+    }
+    for (const pool of unready) {
+      if (!overdue(`noready/${pool.name}`)) continue;
+      const t = on('Service', pool.service);
+      if (t) send(t, 'Warning', EventReasons.NoReadyMembers, `pool ${pool.name} has no ready member`);
+    }
+    for (const k of this.pendingSince.keys()) if (!seen.has(k)) this.pendingSince.delete(k);
+  }
+
   /**
    * Each Ingress of ours: its VIP problem, or once per version of it and its VIP that every rule
    * is served (not when a Warning was said on it this pass, nor while it is not live).
