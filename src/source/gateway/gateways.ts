@@ -271,30 +271,23 @@ function classStatuses(
   return classParameters;
 }
 
-export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayResult {
-  const out: GatewayResult = {
-    virtualServices: [],
-    certificates: [],
-    classes: new Map(),
-    gateways: new Map(),
-    routes: new Map(),
-    backends: new Set(),
-  };
-  const parametersOf =
-    ctx.parametersOf ?? ((ref, at) => resolveParameters(ref, at, [], { name: ctx.adapter, caps: {} }));
-  const classParameters = classStatuses(view, ctx, parametersOf, out);
+/** One of our Gateways: its listeners, and `invalid`, why its parameters (or its class's) cannot be used. */
+type OurGateway = GatewayListeners & {
+  gateway: Gateway;
+  invalid: string | undefined;
+  placement: Placement | undefined;
+  defaults: PoolPolicy | undefined;
+};
+
+/** Our Gateways, by key, each with its listeners resolved and its parameters. */
+function ourListeners(
+  view: GatewayView,
+  ctx: GatewayContext,
+  classParameters: ReturnType<typeof classStatuses>,
+  parametersOf: NonNullable<GatewayContext['parametersOf']>,
+): Map<string, OurGateway> {
+  const gws = new Map<string, OurGateway>();
   const grants = view.referenceGrants;
-  ctx = { ...ctx, grants };
-  // `invalid`: why its parameters (or its class's) cannot be used (the Gateway is not accepted).
-  const gws = new Map<
-    string,
-    GatewayListeners & {
-      gateway: Gateway;
-      invalid: string | undefined;
-      placement: Placement | undefined;
-      defaults: PoolPolicy | undefined;
-    }
-  >();
   for (const g of ourGateways(view, ctx.controllerName)) {
     const listeners = resolveListeners(g, {
       cluster: ctx.cluster,
@@ -317,33 +310,20 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
       defaults: 'invalid' in params ? undefined : params.defaults,
     });
   }
-  const nsLabels = new Map(view.namespaces.map((n) => [n.metadata.name, n.metadata.labels]));
+  return gws;
+}
 
-  // Routes, attached: their rules placed on each listener's hosts, by virtual service.
-  const byVs = new Map<string, Ranked[]>();
-  const place = { gws, nsOf: (ns: string) => nsLabels.get(ns), byVs, out };
-  // A Service port a BackendTLSPolicy targets is no clear-text backend (backend-tls.ts).
-  const tls = ctx.support.backendTls ? undefined : backendTlsLookup(view.backendTlsPolicies ?? []);
-  const tlsHits = new Map<string, Set<string>>();
-  const placeTls = { ...place, backendTlsOf: tls, tlsHits };
-  placeL7Routes('HTTPRoute', view.httpRoutes, httpRules, ctx, placeTls);
-  placeL7Routes('GRPCRoute', view.grpcRoutes ?? [], grpcRules, ctx, placeTls);
-  if (tlsHits.size > 0) out.tlsPolicies = backendTlsStatuses(tlsHits, ctx.adapter);
-
-  const l4 = placeL4Routes(
-    [
-      { kind: 'TCPRoute', objects: view.tcpRoutes ?? [] },
-      { kind: 'UDPRoute', objects: view.udpRoutes ?? [] },
-      { kind: 'TLSRoute', objects: view.tlsRoutes ?? [] },
-    ],
-    gws,
-    (ns) => nsLabels.get(ns),
-    { services: ctx.services, grants, poolFor: ctx.l4PoolFor },
-  );
-  for (const [k, st] of l4.statuses) out.routes.set(k, st);
-  for (const b of l4.backends) out.backends.add(b);
-
-  // Virtual services and statuses per Gateway.
+/**
+ * Each Gateway's status, and the virtual services of each accepted one with a VIP (in each family
+ * it is served in); gives the certificates they use.
+ */
+function gatewayServices(
+  gws: Map<string, OurGateway>,
+  ctx: GatewayContext,
+  l4: ReturnType<typeof placeL4Routes>,
+  byVs: Map<string, Ranked[]>,
+  out: GatewayResult,
+): Certificate[] {
   const certs = new Map<string, Certificate>();
   for (const [gwKey, g] of gws) {
     const vip = ctx.vipOf(gwKey);
@@ -371,6 +351,50 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
     if (g.defaults)
       for (const v of out.virtualServices.slice(first)) (out.defaults ??= new Map()).set(v.name, g.defaults);
   }
-  out.certificates = [...certs.values()];
+  return [...certs.values()];
+}
+
+export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayResult {
+  const out: GatewayResult = {
+    virtualServices: [],
+    certificates: [],
+    classes: new Map(),
+    gateways: new Map(),
+    routes: new Map(),
+    backends: new Set(),
+  };
+  const parametersOf =
+    ctx.parametersOf ?? ((ref, at) => resolveParameters(ref, at, [], { name: ctx.adapter, caps: {} }));
+  const classParameters = classStatuses(view, ctx, parametersOf, out);
+  const grants = view.referenceGrants;
+  ctx = { ...ctx, grants };
+  const gws = ourListeners(view, ctx, classParameters, parametersOf);
+  const nsLabels = new Map(view.namespaces.map((n) => [n.metadata.name, n.metadata.labels]));
+
+  // Routes, attached: their rules placed on each listener's hosts, by virtual service.
+  const byVs = new Map<string, Ranked[]>();
+  const place = { gws, nsOf: (ns: string) => nsLabels.get(ns), byVs, out };
+  // A Service port a BackendTLSPolicy targets is no clear-text backend (backend-tls.ts).
+  const tls = ctx.support.backendTls ? undefined : backendTlsLookup(view.backendTlsPolicies ?? []);
+  const tlsHits = new Map<string, Set<string>>();
+  const placeTls = { ...place, backendTlsOf: tls, tlsHits };
+  placeL7Routes('HTTPRoute', view.httpRoutes, httpRules, ctx, placeTls);
+  placeL7Routes('GRPCRoute', view.grpcRoutes ?? [], grpcRules, ctx, placeTls);
+  if (tlsHits.size > 0) out.tlsPolicies = backendTlsStatuses(tlsHits, ctx.adapter);
+
+  const l4 = placeL4Routes(
+    [
+      { kind: 'TCPRoute', objects: view.tcpRoutes ?? [] },
+      { kind: 'UDPRoute', objects: view.udpRoutes ?? [] },
+      { kind: 'TLSRoute', objects: view.tlsRoutes ?? [] },
+    ],
+    gws,
+    (ns) => nsLabels.get(ns),
+    { services: ctx.services, grants, poolFor: ctx.l4PoolFor },
+  );
+  for (const [k, st] of l4.statuses) out.routes.set(k, st);
+  for (const b of l4.backends) out.backends.add(b);
+
+  out.certificates = gatewayServices(gws, ctx, l4, byVs, out);
   return out;
 }
