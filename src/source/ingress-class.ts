@@ -70,6 +70,72 @@ const toHttps = (route: HttpRoute, httpsPort: number): HttpRoute => {
   };
 };
 
+/**
+ * An Ingress's routes with its client filter on each of its rules; a filter that cannot be read
+ * serves none of them. The class's default backend takes every request no rule takes, whoever
+ * sends it: a filtered Ingress does not supply it (said), so its filter is never bypassed there.
+ */
+function filteredRoutes(
+  ing: Ingress,
+  ctx: IngressClassContext,
+  defaultFrom: string | undefined,
+  findings: Finding[],
+): ReturnType<typeof ingressRoutes> {
+  const ranges = ingressSourceRanges(ing, findings);
+  const built = ingressRoutes(ing, ctx.services, ctx.poolFor, defaultFrom);
+  if (ranges && built.defaultPool)
+    findings.push({
+      kind: 'Ingress',
+      key: key(ing.metadata),
+      type: 'Warning',
+      reason: EventReasons.InvalidIngressRule,
+      message: `spec.defaultBackend is not served: the class's default backend takes requests no rule takes from any client, and ${SOURCE_RANGES_ANNOTATION} filters this Ingress's clients`,
+    });
+  return ranges === 'refused'
+    ? { ...built, routes: [], defaultPool: undefined }
+    : ranges
+      ? {
+          ...built,
+          routes: built.routes.map((x) => ({ ...x, sourceRanges: ranges })),
+          defaultPool: undefined,
+        }
+      : built;
+}
+
+/** The class's HTTP virtual service, and its HTTPS one where a rule or the default has a certificate. */
+function classVirtualServices(o: {
+  cls: string;
+  vip: string;
+  name: string;
+  httpsName: string;
+  routes: HttpRoute[];
+  secure: HttpRoute[];
+  defaultPool: string | undefined;
+  secureDefault: string | undefined;
+  certs: Map<string, Certificate>;
+  ctx: IngressClassContext;
+}): L7VirtualService[] {
+  const { cls, vip, name, httpsName, routes, secure, defaultPool, secureDefault, certs, ctx } = o;
+  const virtualServices: L7VirtualService[] = [];
+  if (routes.length > 0 || defaultPool) {
+    const base = { kind: 'l7', vip, ingressClass: cls } as const;
+    virtualServices.push({ ...base, name, port: ctx.httpPort, routes, defaultPool });
+    if (secure.length > 0 || secureDefault) {
+      const names = [...certs.keys()].sort();
+      virtualServices.push({
+        ...base,
+        name: httpsName,
+        port: ctx.httpsPort,
+        routes: secure,
+        defaultPool: secureDefault,
+        protocol: 'HTTPS',
+        certificates: names,
+      });
+    }
+  }
+  return virtualServices;
+}
+
 export function ingressClassServices(
   cls: string,
   ings: Ingress[],
@@ -88,29 +154,7 @@ export function ingressClassServices(
   const findings: Finding[] = [];
   const ingresses = new Map<string, SourceStatus>();
   for (const ing of [...ings].sort((a, b) => (key(a.metadata) < key(b.metadata) ? -1 : 1))) {
-    const ranges = ingressSourceRanges(ing, findings);
-    const built = ingressRoutes(ing, ctx.services, ctx.poolFor, defaultFrom);
-    // Its client filter on each of its rules; a filter that cannot be read serves none of them.
-    // The class's default backend takes every request no rule takes, whoever sends it: a filtered
-    // Ingress does not supply it (said), so its filter is never bypassed there.
-    if (ranges && built.defaultPool)
-      findings.push({
-        kind: 'Ingress',
-        key: key(ing.metadata),
-        type: 'Warning',
-        reason: EventReasons.InvalidIngressRule,
-        message: `spec.defaultBackend is not served: the class's default backend takes requests no rule takes from any client, and ${SOURCE_RANGES_ANNOTATION} filters this Ingress's clients`,
-      });
-    const r =
-      ranges === 'refused'
-        ? { ...built, routes: [], defaultPool: undefined }
-        : ranges
-          ? {
-              ...built,
-              routes: built.routes.map((x) => ({ ...x, sourceRanges: ranges })),
-              defaultPool: undefined,
-            }
-          : built;
+    const r = filteredRoutes(ing, ctx, defaultFrom, findings);
     const tls = ingressTls(ing, ctx.certificateOf);
     const redirect = sslRedirect(ing, findings);
     let onHttps = false;
@@ -146,23 +190,20 @@ export function ingressClassServices(
       reason,
     });
   }
-  const virtualServices: L7VirtualService[] = [];
-  if (vip && (routes.length > 0 || defaultPool)) {
-    const base = { kind: 'l7', vip, ingressClass: cls } as const;
-    virtualServices.push({ ...base, name, port: ctx.httpPort, routes, defaultPool });
-    if (secure.length > 0 || secureDefault) {
-      const names = [...certs.keys()].sort();
-      virtualServices.push({
-        ...base,
-        name: httpsName,
-        port: ctx.httpsPort,
-        routes: secure,
-        defaultPool: secureDefault,
-        protocol: 'HTTPS',
-        certificates: names,
-      });
-    }
-  }
+  const virtualServices = vip
+    ? classVirtualServices({
+        cls,
+        vip,
+        name,
+        httpsName,
+        routes,
+        secure,
+        defaultPool,
+        secureDefault,
+        certs,
+        ctx,
+      })
+    : [];
   const certificates = virtualServices.length > 1 ? [...certs.values()] : [];
   return { virtualServices, certificates, ingresses, findings };
 }
