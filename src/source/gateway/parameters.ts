@@ -6,6 +6,7 @@
  * is the Gateway API's InvalidParameters with why, never ignored. Sections for other vendors are
  * the object serving other controllers: named in the message, not an error. Pure.
  */
+import type { z } from 'zod';
 import type { Capabilities } from '../../adapter/contract.ts';
 import {
   type LoadBalancerParameters,
@@ -54,6 +55,62 @@ function within(cidr: string, outer: readonly string[]): boolean {
 }
 
 const clip = (s: string): string => s.slice(0, 200);
+
+type ParametersSpec = z.infer<typeof parametersSpecSchema>;
+
+/**
+ * The class's pool defaults: a BackendPolicy's fields, through the same boundary and the same
+ * capability checks (what the load balancer cannot do is InvalidParameters, never dropped).
+ */
+function classDefaults(
+  d: ParametersSpec['defaults'],
+  what: string,
+  name: string,
+  lb: Parameters<typeof resolveParameters>[3],
+): { defaults?: PoolPolicy } | { invalid: string } {
+  if (!d) return {};
+  const checked = checkPolicySpec({ targetRefs: [{ group: '', kind: 'Service', name: 'x' }], ...d });
+  if ('problem' in checked)
+    return { invalid: clip(`${what}: ${checked.problem.replace(/^spec\./, 'spec.defaults.')}`) };
+  const cannot = unsupported(checked.spec, lb.caps as Capabilities, lb.name);
+  if (cannot) return { invalid: clip(`${what}: defaults: ${cannot}`) };
+  return {
+    defaults: {
+      ...(d.algorithm && d.algorithm !== 'RoundRobin' ? { algorithm: d.algorithm } : {}),
+      ...(d.hashKey ? { hashKey: d.hashKey } : {}),
+      ...(d.healthCheck ? { check: poolCheck(d.healthCheck) } : {}),
+      policy: `LoadBalancerParameters ${name}`,
+    },
+  };
+}
+
+/** The placement the load balancer's own section gives, where it applies that field (else why not). */
+function sectionPlacement(
+  spec: ParametersSpec,
+  what: string,
+  lb: Parameters<typeof resolveParameters>[3],
+): { placement: Placement | undefined } | { invalid: string } {
+  const mine = lb.caps.parameters;
+  const placement = (p: Placement) => ({ placement: p });
+  if (mine?.section === 'avi' && spec.avi) {
+    if (!mine.applies.includes('serviceEngineGroup'))
+      return {
+        invalid: clip(`${what}: avi.serviceEngineGroup is not applied by the ${lb.name} load balancer`),
+      };
+    return placement({ serviceEngineGroup: spec.avi.serviceEngineGroup });
+  }
+  if (mine?.section === 'haproxy' && spec.haproxy) {
+    if (!mine.applies.includes('frontend'))
+      return { invalid: clip(`${what}: haproxy.frontend is not applied by the ${lb.name} load balancer`) };
+    return placement({ frontend: spec.haproxy.frontend });
+  }
+  if (mine?.section === 'f5' && spec.f5) {
+    if (!mine.applies.includes('partition'))
+      return { invalid: clip(`${what}: f5.partition is not applied by the ${lb.name} load balancer`) };
+    return placement({ partition: spec.f5.partition });
+  }
+  return { placement: undefined };
+}
 
 /**
  * `ref` from `field` (spec.parametersRef, spec.infrastructure.parametersRef); `namespace` the
@@ -106,52 +163,16 @@ export function resolveParameters(
       ),
     };
   const vipCidrs = spec.vip ? { vipCidrs: spec.vip.cidrs } : {};
-  // The class's pool defaults: a BackendPolicy's fields, through the same boundary and the same
-  // capability checks (what the load balancer cannot do is InvalidParameters, never dropped).
-  let defaults: { defaults?: PoolPolicy } = {};
-  if (spec.defaults) {
-    const checked = checkPolicySpec({
-      targetRefs: [{ group: '', kind: 'Service', name: 'x' }],
-      ...spec.defaults,
-    });
-    if ('problem' in checked)
-      return { invalid: clip(`${what}: ${checked.problem.replace(/^spec\./, 'spec.defaults.')}`) };
-    const cannot = unsupported(checked.spec, lb.caps as Capabilities, lb.name);
-    if (cannot) return { invalid: clip(`${what}: defaults: ${cannot}`) };
-    const d = spec.defaults;
-    defaults = {
-      defaults: {
-        ...(d.algorithm && d.algorithm !== 'RoundRobin' ? { algorithm: d.algorithm } : {}),
-        ...(d.hashKey ? { hashKey: d.hashKey } : {}),
-        ...(d.healthCheck ? { check: poolCheck(d.healthCheck) } : {}),
-        policy: `LoadBalancerParameters ${ns}/${ref.name}`,
-      },
-    };
-  }
+  const defaults = classDefaults(spec.defaults, what, `${ns}/${ref.name}`, lb);
+  if ('invalid' in defaults) return defaults;
   const withNote = (placement: Placement | undefined): Resolved => ({
     placement,
     ...vipCidrs,
     ...defaults,
     ...(note ? { note } : {}),
   });
-  if (mine?.section === 'avi' && spec.avi) {
-    if (!mine.applies.includes('serviceEngineGroup'))
-      return {
-        invalid: clip(`${what}: avi.serviceEngineGroup is not applied by the ${lb.name} load balancer`),
-      };
-    return withNote({ serviceEngineGroup: spec.avi.serviceEngineGroup });
-  }
-  if (mine?.section === 'haproxy' && spec.haproxy) {
-    if (!mine.applies.includes('frontend'))
-      return { invalid: clip(`${what}: haproxy.frontend is not applied by the ${lb.name} load balancer`) };
-    return withNote({ frontend: spec.haproxy.frontend });
-  }
-  if (mine?.section === 'f5' && spec.f5) {
-    if (!mine.applies.includes('partition'))
-      return { invalid: clip(`${what}: f5.partition is not applied by the ${lb.name} load balancer`) };
-    return withNote({ partition: spec.f5.partition });
-  }
-  return withNote(undefined);
+  const placed = sectionPlacement(spec, what, lb);
+  return 'invalid' in placed ? placed : withNote(placed.placement);
 }
 
 /** A Gateway's placement: its own parameters' over its class's (each field), or why it has none. */
