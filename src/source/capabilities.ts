@@ -45,14 +45,21 @@ export function capabilityFilter(caps: Capabilities, adapter: string): (d: Desir
   };
 }
 
-export function applyCapabilities(d: DesiredResult, caps: Capabilities, adapter: string): DesiredResult {
+/**
+ * Routes first: a virtual service keeps the routes its adapter can serve (the others said, once
+ * per Ingress and reason). An adapter with Ingress-style routes only orders them itself (Exact,
+ * then the longest path), which is the Gateway API's precedence for such routes; `order` is not
+ * sent to it.
+ */
+function trimRoutes(
+  d: DesiredResult,
+  caps: Capabilities,
+  adapter: string,
+  findings: Finding[],
+): { trimmed: VirtualService[]; routesCut: boolean } {
   const http = caps.http ?? INGRESS_HTTP;
-  const findings: Finding[] = [];
   const told = new Set<string>();
   let routesCut = false;
-  // Routes first: a virtual service keeps the routes its adapter can serve. An adapter with
-  // Ingress-style routes only orders them itself (Exact, then the longest path), which is the
-  // Gateway API's precedence for such routes; `order` is not sent to it.
   const ingressStyle = caps.http === undefined;
   const trimmed = d.state.virtualServices.map((vs): VirtualService => {
     if (vs.kind !== 'l7') return vs;
@@ -78,6 +85,12 @@ export function applyCapabilities(d: DesiredResult, caps: Capabilities, adapter:
     const routes = ordered ? kept.map(({ order: _order, ...r }) => r) : kept;
     return { ...vs, routes };
   });
+  return { trimmed, routesCut };
+}
+
+export function applyCapabilities(d: DesiredResult, caps: Capabilities, adapter: string): DesiredResult {
+  const findings: Finding[] = [];
+  const { trimmed, routesCut } = trimRoutes(d, caps, adapter, findings);
 
   const refused = new Map<string, string>();
   for (const vs of trimmed) {

@@ -66,6 +66,49 @@ function sourceRanges(svc: Service, findings: Finding[]): Record<IpFamily, strin
   return { IPv4: [...out.IPv4].sort(), IPv6: [...out.IPv6].sort() };
 }
 
+/**
+ * A Service's virtual services, one per port and family, each with the pool of its family and
+ * its family's client filter (a family without a range refuses every client: said).
+ */
+function portServices(
+  svc: Service,
+  vips: { family: IpFamily; vip: string }[],
+  ranges: Record<IpFamily, string[]> | undefined,
+  cluster: string,
+  poolFor: (svc: Service, port: ServicePort, family: IpFamily) => string,
+  findings: Finding[],
+): L4VirtualService[] {
+  const svcKey = key(svc.metadata);
+  const out: L4VirtualService[] = [];
+  for (const v of vips.filter((x) => ranges?.[x.family].length === 0))
+    findings.push({
+      kind: 'Service',
+      key: svcKey,
+      type: 'Warning',
+      reason: EventReasons.IPFamilyNotServed,
+      message: `spec.loadBalancerSourceRanges name no ${v.family} range: its ${v.family} VIP ${v.vip} refuses every client`,
+    });
+  for (const v of vips)
+    for (const port of svc.spec.ports) {
+      if (port.protocol === 'SCTP') continue;
+      const name = familyName(
+        l4Name(cluster, svc.metadata.namespace, svc.metadata.name, port.protocol, port.port),
+        v.family,
+      );
+      out.push({
+        kind: 'l4',
+        name,
+        vip: v.vip,
+        port: port.port,
+        protocol: port.protocol,
+        pool: poolFor(svc, port, v.family),
+        source: svcKey,
+        ...(ranges ? { sourceRanges: ranges[v.family] } : {}),
+      });
+    }
+  return out;
+}
+
 export function loadBalancerServices(
   services: Service[],
   cluster: string,
@@ -112,39 +155,13 @@ export function loadBalancerServices(
     const placed = params.placement ? { placement: params.placement } : {};
     const names: string[] = [];
     const ranges = sourceRanges(svc, findings);
-    // One virtual service per port and family, each with the pool of its family.
     const vips = vip ? [{ family: outcome.family ?? 'IPv4', vip }, ...(outcome.more ?? [])] : [];
-    if (ranges !== 'refused') {
-      for (const v of vips.filter((x) => ranges?.[x.family].length === 0))
-        findings.push({
-          kind: 'Service',
-          key: svcKey,
-          type: 'Warning',
-          reason: EventReasons.IPFamilyNotServed,
-          message: `spec.loadBalancerSourceRanges name no ${v.family} range: its ${v.family} VIP ${v.vip} refuses every client`,
-        });
-      for (const v of vips)
-        for (const port of svc.spec.ports) {
-          if (port.protocol === 'SCTP') continue;
-          const name = familyName(
-            l4Name(cluster, svc.metadata.namespace, svc.metadata.name, port.protocol, port.port),
-            v.family,
-          );
-          virtualServices.push({
-            kind: 'l4',
-            name,
-            vip: v.vip,
-            port: port.port,
-            protocol: port.protocol,
-            pool: poolFor(svc, port, v.family),
-            source: svcKey,
-            ...(ranges ? { sourceRanges: ranges[v.family] } : {}),
-            ...placed,
-          });
-          names.push(name);
-          if (params.defaults) defaults.set(name, params.defaults);
-        }
-    }
+    if (ranges !== 'refused')
+      for (const vs of portServices(svc, vips, ranges, cluster, poolFor, findings)) {
+        virtualServices.push({ ...vs, ...placed });
+        names.push(vs.name);
+        if (params.defaults) defaults.set(vs.name, params.defaults);
+      }
     statuses.set(svcKey, {
       vip,
       ...(vips.length > 1 ? { moreVips: vips.slice(1).map((v) => v.vip) } : {}),

@@ -129,6 +129,27 @@ export function inCidrs(ip: string, cidrs: string[]): boolean {
 }
 
 /**
+ * A requested VIP checked: its canonical form, or why it cannot be had (another family, or outside
+ * the ranges it may come from: its class's own, else the controller's).
+ */
+function checkRequested(
+  requested: string,
+  ownRanges: boolean,
+  family: IpFamily,
+  from: { text: string[]; ranges: Range[] },
+): { ip: string } | { invalid: string } {
+  if (familyOf(requested) !== family)
+    return { invalid: `requested VIP ${JSON.stringify(requested.slice(0, 64))} is not an ${family} address` };
+  const ip = canonicalIp(requested);
+  if (inRanges(ip, family, from.ranges)) return { ip };
+  return {
+    invalid: ownRanges
+      ? `requested VIP ${ip} is outside its class's vip.cidrs (${from.text.join(', ') || `no ${family} CIDR`})`
+      : `requested VIP ${ip} is outside vip.cidrs (${from.text.join(', ') || `no ${family} CIDR configured`})`,
+  };
+}
+
+/**
  * The VIPs of one family (IPv4 unless told) from the CIDRs of that family among `cidrs`. A request
  * or a published address of the other family is not this family's: callers ask each family apart.
  */
@@ -182,22 +203,12 @@ export function allocateVips(
       continue;
     }
     if (!r.requested || out.has(r.key)) continue;
-    if (familyOf(r.requested) !== family) {
-      out.set(r.key, {
-        invalid: `requested VIP ${JSON.stringify(r.requested.slice(0, 64))} is not an ${family} address`,
-      });
+    const checked = checkRequested(r.requested, r.cidrs !== undefined, family, rangesOf(r));
+    if ('invalid' in checked) {
+      out.set(r.key, checked);
       continue;
     }
-    const requested = canonicalIp(r.requested);
-    const { text, ranges } = rangesOf(r);
-    if (!inRanges(requested, family, ranges)) {
-      out.set(r.key, {
-        invalid: r.cidrs
-          ? `requested VIP ${requested} is outside its class's vip.cidrs (${text.join(', ') || `no ${family} CIDR`})`
-          : `requested VIP ${requested} is outside vip.cidrs (${mine.join(', ') || `no ${family} CIDR configured`})`,
-      });
-      continue;
-    }
+    const requested = checked.ip;
     const holder = taken.get(requested);
     if (holder && !joins(holder, r)) {
       out.set(r.key, { conflict: clash(requested, holder, r) });
