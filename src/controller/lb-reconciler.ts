@@ -29,7 +29,9 @@ import { PlanScope } from './plan-scope.ts';
 import { LbEvents, UnreadyPools } from './lb-events.ts';
 import type { Pool } from '../model/types.ts';
 import { afterPass } from './observed-cache.ts';
-import { gateChanges, objectKey, parks, wantedOf } from './pass-gates.ts';
+import { objectKey } from './pass-gates.ts';
+import { PassLedger } from './pass-ledger.ts';
+import { DeviceTiming } from './device-timing.ts';
 import { SourceStatusWriter } from './source-status.ts';
 import { once, resolveVip } from '../model/vips.ts';
 import { kubeStatusWriter, type StatusWriter } from './status-writer.ts';
@@ -77,12 +79,11 @@ function indexed<T extends { name: string }>(list: readonly T[]): Map<string, T>
   return m;
 }
 
-/** A moving average that follows the last few values. */
-const ewma = (avg: number, x: number): number => (avg === 0 ? x : 0.7 * avg + 0.3 * x);
-
 export class LbReconciler {
-  /** When each pool was last written, for the per-pool write interval. */
-  private readonly poolWrites = new Map<string, number>();
+  /** What the passes share: in flight, parked, pool writes, applied-by, the pools known (pass-ledger.ts). */
+  private readonly ledger = new PassLedger();
+  /** The planning's and the device's times, for the scheduler (device-timing.ts). */
+  private readonly timing = new DeviceTiming();
   /**
    * The load balancer as we last saw it, kept up to date with what we applied since; dropped after
    * a failure and by `invalidate()` (the sweep), so the next pass observes the device again.
@@ -95,57 +96,30 @@ export class LbReconciler {
   /** Plans made so far: of everything, and of the changed and unsettled objects only. */
   readonly plans = { whole: 0, named: 0 };
   private readonly capabilities: (d: DesiredResult) => DesiredResult;
-  /**
-   * Objects (kind/name) whose last apply failed terminally, with the desired object that failed
-   * (the normalised, and therefore shared, instance; 'delete' for a delete): not sent again until
-   * their desired state changes, so one bad object never costs every pass a doomed write.
-   */
-  private readonly parked = new Map<string, object | 'delete'>();
   private readonly events: LbEvents;
-  /**
-   * Objects (kind/name) a pass is applying now. Passes overlap (up to the adapter's apply
-   * concurrency); a change to an object in flight, or to a virtual service using a pool in flight,
-   * waits for the next pass, so two writes to one object never race and order holds.
-   */
-  private readonly inflight = new Set<string>();
-  private waitingOnFlight = false;
-  /** Pass sequence, and the sequence of the pass that last applied each object. */
-  private seq = 0;
-  /** Passes between planning and their end. */
-  private active = 0;
-  /**
-   * The CPU time of the last pass's planning (desired state and diff), in ms: the controller
-   * spaces passes by a multiple of it, so overlapping passes leave the event loop to the
-   * informers that feed them.
-   */
-  planMs = 0;
-  /** How long an apply takes (moving average, ms). */
-  deviceMs = 0;
-  /** When each apply in flight started. */
-  private readonly applyStarts = new Map<object, number>();
-  private readonly appliedBy = new Map<string, number>();
-
-  /** How long the device has been at the oldest apply in flight (ms; 0 when none). */
-  oldestApplyMs(): number {
-    let oldest = Infinity;
-    for (const t of this.applyStarts.values()) oldest = Math.min(oldest, t);
-    return oldest === Infinity ? 0 : performance.now() - oldest;
-  }
-
-  /**
-   * The pools as the device has them, as far as we know: as last read, with every pool change
-   * applied since (kept when the observed state is dropped for a re-read), for the readiness gate.
-   */
-  private readonly known = new Map<string, Pool>();
-
   /** When a pool was last written (ms, the pass clock), undefined when not since start. */
   poolWrittenAt(name: string): number | undefined {
-    return this.poolWrites.get(name);
+    return this.ledger.poolWrittenAt(name);
   }
 
   /** A pool as the device has it (as last read, with what was applied since); undefined if unknown. */
   observedPool(name: string): Pool | undefined {
-    return this.known.get(name);
+    return this.ledger.knownPool(name);
+  }
+
+  /** The CPU time of the last passes' planning (ms): the controller spaces passes by a multiple of it. */
+  get planMs(): number {
+    return this.timing.planMs;
+  }
+
+  /** How long an apply takes (moving average, ms). */
+  get deviceMs(): number {
+    return this.timing.deviceMs;
+  }
+
+  /** How long the device has been at the oldest apply in flight (ms; 0 when none). */
+  oldestApplyMs(): number {
+    return this.timing.oldestApplyMs();
   }
 
   invalidate(): void {
@@ -215,7 +189,7 @@ export class LbReconciler {
     // The desired state is built in the order passes are called (each from the view of its call),
     // and what changed is marked for the plans to come at once.
     const t0 = performance.now();
-    const passSeq = ++this.seq;
+    const passSeq = this.ledger.next();
     const lb = { name: this.d.adapter.name, caps: this.caps };
     const built = this.desired.build(view, this.d.config, lb, changed);
     const desired = this.capabilities(built);
@@ -234,10 +208,7 @@ export class LbReconciler {
           const generation = this.generation;
           const read = byName(await this.d.adapter.observe());
           if (this.generation === generation || tries === 2) this.observed ??= read;
-          if (this.observed === read) {
-            this.known.clear();
-            for (const [n, pool] of read.pools) this.known.set(n, pool);
-          }
+          if (this.observed === read) this.ledger.read(read.pools);
         }
       } catch (err) {
         this.d.onReadFailed?.(err);
@@ -245,7 +216,7 @@ export class LbReconciler {
       }
       // A pass called while this one waited has a newer desired state, and plans what this one
       // marked: this one is superseded.
-      if (this.seq !== passSeq) return { applied: [], desired, deferredMs: undefined };
+      if (this.ledger.overtaken(passSeq)) return { applied: [], desired, deferredMs: undefined };
     }
     const observed = this.observed!;
     // From here to the gates nothing awaits: passes plan in the order their desired states were built.
@@ -256,7 +227,7 @@ export class LbReconciler {
     const diffed = keys ?? [...p.changes.map(objectKey), ...p.conflicts.map((c) => `${c.kind}/${c.name}`)];
     if (!keys) this.scope.planned(diffed, passSeq);
     buildMs += performance.now() - t1;
-    this.active++;
+    this.ledger.begin();
     try {
       return await this.pass(
         view,
@@ -265,7 +236,7 @@ export class LbReconciler {
         now,
       );
     } finally {
-      this.active--;
+      this.ledger.end();
     }
   }
 
@@ -284,20 +255,11 @@ export class LbReconciler {
     now: () => number,
   ): Promise<PassResult> {
     const { plan: p, diffed, seq: passSeq } = planned;
-    this.unparkSettled(p, diffed);
-    const g = gateChanges(p.changes, {
-      inflight: this.inflight,
-      parked: this.parked,
-      poolWrites: this.poolWrites,
-      now: now(),
-      poolIntervalMs: this.d.poolIntervalMs ?? 100,
-    });
-    for (const k of g.unpark) this.parked.delete(k);
-    if (g.waitsOnFlight) this.waitingOnFlight = true;
-    this.planMs = ewma(this.planMs, planned.cpuMs);
+    const g = this.ledger.gate(p, diffed, now(), this.d.poolIntervalMs ?? 100);
+    this.timing.planned(planned.cpuMs);
     const started = now();
     const applied = await this.applyClaimed(g.go, now);
-    for (const c of g.go) this.appliedBy.set(objectKey(c), passSeq);
+    this.ledger.applied(g.go, passSeq);
     this.d.onApplied?.(applied, now() - started);
     // A create that went through gets EnsuredLoadBalancer alone; one that did not is announced as
     // being ensured before its failure is told (at a cold start of thousands of Services, one Event
@@ -306,7 +268,7 @@ export class LbReconciler {
       view,
       applied.filter((r) => !r.ok).map((r) => r.change),
     );
-    const pending = this.stillPending(g.held, applied, passSeq);
+    const pending = this.ledger.pending(g.held, applied, passSeq);
     // A terminal failure left the device as it was; a retryable one may have left it anywhere.
     // Other passes may have moved the observed state on meanwhile (in place): this pass's results
     // go on top. If the device was read again meanwhile, that read may or may not have seen this
@@ -316,9 +278,9 @@ export class LbReconciler {
       afterPass(planned.observed, applied, p, pending);
       const unsettled = new Set([...pending, ...p.conflicts.map((c) => `${c.kind}/${c.name}`)]);
       const ok = applied.filter((r) => r.ok).map((r) => objectKey(r.change));
-      this.scope.settle(diffed, unsettled, ok, passSeq, this.seq);
+      this.scope.settle(diffed, unsettled, ok, passSeq, this.ledger.latest);
     } else if (same || applied.length > 0) this.observed = undefined;
-    if (this.active === 1) this.appliedBy.clear();
+    this.ledger.reported();
     await this.report(view, desired, applied, p.conflicts, pending, planned.unready);
     const retry = applied.filter((r) => !r.ok && !r.error?.terminal);
     if (retry.length > 0) {
@@ -332,14 +294,6 @@ export class LbReconciler {
     return { applied, desired, deferredMs: g.deferredMs };
   }
 
-  /** A parked object that the device now matches (diffed, no change planned) is no longer parked. */
-  private unparkSettled(p: Plan, diffed: readonly string[]): void {
-    if (this.parked.size === 0) return;
-    const planned = new Set(p.changes.map(objectKey));
-    const looked = new Set(diffed);
-    for (const k of [...this.parked.keys()]) if (!planned.has(k) && looked.has(k)) this.parked.delete(k);
-  }
-
   /** The desired objects by name, for a plan of some names only. */
   private lookup(desired: DesiredResult): DesiredByName {
     return {
@@ -350,61 +304,20 @@ export class LbReconciler {
   }
 
   /**
-   * Applies the changes with their objects claimed (in flight) meanwhile, and records what went:
-   * when each pool was written, what failed terminally (parked until its desired state changes).
+   * Applies the changes with their objects claimed (in flight) meanwhile, and records what went
+   * in the ledger before they are released (no await between): a pass that starts next sees when
+   * each pool was written and what is parked.
    */
   private async applyClaimed(changes: Change[], now: () => number): Promise<ApplyResult[]> {
     if (changes.length === 0) return [];
-    const claimed = changes.map(objectKey);
-    for (const k of claimed) this.inflight.add(k);
-    const call = {};
+    this.ledger.claim(changes);
     try {
-      const a0 = performance.now();
-      this.applyStarts.set(call, a0);
-      let applied: ApplyResult[];
-      try {
-        applied = await this.d.adapter.apply(changes);
-      } finally {
-        this.applyStarts.delete(call);
-      }
-      this.deviceMs = ewma(this.deviceMs, performance.now() - a0);
-      // Before the objects are released, with no await between: a pass that starts next sees
-      // when each pool was written and what is parked.
-      const at = now();
-      const failed = new Set(applied.filter((r) => !r.ok).map((r) => objectKey(r.change)));
-      for (const r of applied) {
-        if (!r.ok) {
-          // Retrying the same thing cannot help: park it until its desired state changes.
-          if (r.error?.terminal && parks(r.change, failed))
-            this.parked.set(objectKey(r.change), wantedOf(r.change));
-          continue;
-        }
-        if (r.change.kind !== 'pool') continue;
-        if (r.change.op === 'delete') {
-          this.poolWrites.delete(r.change.name);
-          this.known.delete(r.change.name);
-        } else {
-          this.poolWrites.set(r.change.name, at);
-          this.known.set(r.change.name, r.change.desired);
-        }
-      }
+      const applied = await this.timing.apply(() => this.d.adapter.apply(changes));
+      this.ledger.record(applied, now());
       return applied;
     } finally {
-      for (const k of claimed) this.inflight.delete(k);
-      if (this.waitingOnFlight) {
-        this.waitingOnFlight = false;
-        this.d.onReleased?.();
-      }
+      if (this.ledger.release(changes)) this.d.onReleased?.();
     }
-  }
-
-  /** Objects that still differ from the device: held, failed, or another pass's to tell. */
-  private stillPending(held: Set<string>, applied: ApplyResult[], passSeq: number): Set<string> {
-    const pending = new Set(held);
-    for (const r of applied) if (!r.ok) pending.add(objectKey(r.change));
-    for (const k of this.inflight) pending.add(k);
-    for (const [k, by] of this.appliedBy) if (by > passSeq) pending.add(k);
-    return pending;
   }
 
   /** The pass as the cluster sees it: the state document, statuses, Events. */
