@@ -99,7 +99,10 @@ export function runnableContainers(pod: JsonObject, ips: string[] = []): Contain
     const env: Record<string, string> = {};
     // Literal values, and the downward API's fields (a Secret or ConfigMap key is not resolved).
     for (const e of arr(c.env)) {
-      if (typeof e.name !== 'string') continue;
+      // A name that could steer the runtime that runs the image (NODE_OPTIONS loads code) is not
+      // passed on: the Pod's spec is input, never an instruction to this process's tools.
+      if (typeof e.name !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(e.name) || /^NODE_/i.test(e.name))
+        continue;
       if (typeof e.value === 'string') env[e.name] = e.value;
       const path = obj(obj(e.valueFrom).fieldRef).fieldPath;
       const v = typeof path === 'string' ? fieldValue(pod, path, ips) : undefined;
