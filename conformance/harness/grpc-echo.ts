@@ -1,16 +1,17 @@
 /**
- * The upstream suite's gRPC echo (echo-basic with GRPC_ECHO_SERVER, its grpcecho.proto copied in
- * conformance/manifests/) played by the harness with @grpc/grpc-js: a Pod's server answers Echo
- * and EchoTwo with the method it saw, the request's headers and authority, and who it is; EchoThree
- * is left unimplemented, as upstream leaves it. The client side sends one RPC as the suite's
- * DefaultClient does (plain HTTP/2 with prior knowledge, the authority and metadata asked for) and
+ * The client of the upstream suite's gRPC echo (echo-basic with GRPC_ECHO_SERVER, which the
+ * sandbox's kubelet runs: src/sandbox/images/echo-basic.mjs, its grpcecho.proto beside it), with
+ * @grpc/grpc-js: the server answers Echo and EchoTwo with the method it saw, the request's headers
+ * and authority, and who it is; EchoThree is unimplemented, as upstream leaves it. One RPC is sent
+ * as the suite's DefaultClient does (plain HTTP/2 with prior knowledge, the authority and metadata asked for) and
  * gives back the status code and the response.
  */
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
 
-const PROTO = new URL('../manifests/grpcecho.proto', import.meta.url);
+// The proto the echo-basic image the sandbox's kubelet runs serves (src/sandbox/images/).
+const PROTO = new URL('../../src/sandbox/images/grpcecho.proto', import.meta.url);
 export const GRPC_SERVICE = 'gateway_api_conformance.echo_basic.grpcecho.GrpcEcho';
 export type GrpcMethod = 'Echo' | 'EchoTwo' | 'EchoThree';
 
@@ -43,52 +44,6 @@ const SERVICE: grpc.ServiceDefinition = {
   EchoTwo: definition('EchoTwo'),
   EchoThree: definition('EchoThree'),
 };
-
-export interface GrpcEchoServer {
-  close(): Promise<void>;
-}
-
-/** A Pod's gRPC echo on ip:port (h2c). */
-export async function startGrpcEcho(
-  id: { namespace: string; pod: string },
-  ip: string,
-  port: number,
-): Promise<GrpcEchoServer> {
-  const server = new grpc.Server();
-  const answer =
-    (m: GrpcMethod): grpc.handleUnaryCall<Record<string, unknown>, Record<string, unknown>> =>
-    (call, done) => {
-      const md = call.metadata.getMap();
-      const headers = Object.entries(md).map(([key, v]) => ({ key, value: String(v) }));
-      done(null, {
-        assertions: {
-          fullyQualifiedMethod: `/${GRPC_SERVICE}/${m}`,
-          headers,
-          authority: call.getHost(),
-          context: { namespace: id.namespace, pod: id.pod },
-        },
-        request: {},
-      });
-    };
-  // EchoThree has no handler: grpc-js answers it UNIMPLEMENTED, as echo-basic does.
-  server.addService(SERVICE, { Echo: answer('Echo'), EchoTwo: answer('EchoTwo') });
-  await new Promise<void>((resolve, reject) =>
-    server.bindAsync(`${ip}:${port}`, grpc.ServerCredentials.createInsecure(), (err) =>
-      err ? reject(err) : resolve(),
-    ),
-  );
-  return {
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.tryShutdown(() => resolve());
-        // Calls still open do not hold the shutdown.
-        setTimeout(() => {
-          server.forceShutdown();
-          resolve();
-        }, 1000).unref();
-      }),
-  };
-}
 
 export interface RpcResult {
   /** The gRPC status code (grpc.status: 0 OK, 12 UNIMPLEMENTED, 14 UNAVAILABLE ...). */

@@ -26,7 +26,6 @@ import {
   meta,
   name,
   nodeReady,
-  ownerRef,
   podFromTemplate,
   SIMULATED,
   runningStatus,
@@ -37,6 +36,7 @@ import {
 import type { Store } from './store.ts';
 import { availableAt, type RolloutSet, rolloutStep } from './rollout.ts';
 import { SandboxKubelet } from './kubelet-runner.ts';
+import { currentAnnotations, HASH, newestRevision, newReplicaSet, REVISION } from './deployment-revisions.ts';
 import type { AdmissionWebhooks } from './admission-webhooks.ts';
 import {
   arr,
@@ -50,21 +50,7 @@ import {
 
 export { templateHash } from './workload-pods.ts';
 export { SIMULATED } from './workload-pods.ts';
-const HASH = 'pod-template-hash';
 const REVISION_HASH = 'controller-revision-hash';
-const REVISION = 'deployment.kubernetes.io/revision';
-const REVISION_HISTORY = 'deployment.kubernetes.io/revision-history';
-/** A Deployment's annotations kube-controller-manager does not copy to its ReplicaSets. */
-const NOT_COPIED = new Set([
-  'kubectl.kubernetes.io/last-applied-configuration',
-  REVISION,
-  REVISION_HISTORY,
-  'deployment.kubernetes.io/desired-replicas',
-  'deployment.kubernetes.io/max-replicas',
-  'deprecated.deployment.rollback.to',
-]);
-const copiedAnnotations = (d: JsonObject): JsonObject =>
-  Object.fromEntries(Object.entries(obj(meta(d).annotations)).filter(([k]) => !NOT_COPIED.has(k)));
 const RS_USER = 'system:serviceaccount:kube-system:replicaset-controller';
 
 const type = (kind: string): ResourceType => RESOURCE_TYPES.find((t) => t.kind === kind && !t.custom)!;
@@ -212,87 +198,22 @@ export class WorkloadController {
   private deployment(ns: string, d: JsonObject): void {
     const template = obj(obj(d.spec).template);
     const hash = templateHash(template);
-    const want = Number(obj(d.spec).replicas ?? 1);
     const sets = this.owned(T.rs, ns, d);
     let current = sets.find((rs) => labels(rs)[HASH] === hash);
-    const revision = Math.max(0, ...sets.map((rs) => Number(obj(meta(rs).annotations)[REVISION] ?? 0)));
+    const revision = newestRevision(sets);
     if (!current) {
-      const tLabels = { ...obj(meta(template).labels), [HASH]: hash };
-      current = this.registry.create(
-        T.rs,
-        ns,
-        {
-          metadata: {
-            name: `${name(d)}-${hash}`.slice(0, 253),
-            labels: tLabels,
-            annotations: {
-              ...copiedAnnotations(d),
-              [REVISION]: String(revision + 1),
-              'deployment.kubernetes.io/desired-replicas': String(want),
-            },
-            ownerReferences: [ownerRef('Deployment', d)],
-          },
-          spec: {
-            // Grown by the rollout (rollout.ts), within the surge.
-            replicas: 0,
-            selector: {
-              ...obj(obj(d.spec).selector),
-              matchLabels: { ...obj(obj(obj(d.spec).selector).matchLabels), [HASH]: hash },
-            },
-            template: { ...template, metadata: { ...meta(template), labels: tLabels } },
-          },
-        },
-        this.opts,
-      ).obj;
+      current = this.registry.create(T.rs, ns, newReplicaSet(d, template, hash, revision + 1), this.opts).obj;
     }
-    // The Deployment's annotations (its change-cause, which `kubectl rollout history` shows) are
-    // the new ReplicaSet's too. A template rolled back to (`kubectl rollout undo`): its ReplicaSet
-    // is the newest revision again, the revision it had kept in its history.
+    // Its change-cause on the newest ReplicaSet; a template rolled back to is the newest revision.
     const has = obj(meta(current).annotations);
-    const own = Number(has[REVISION] ?? 0);
-    const rolledBack =
-      sets.includes(current) &&
-      own < revision &&
-      sets.some((rs) => rs !== current && Number(obj(rs.spec).replicas ?? 0) > 0);
-    const wantAnnotations: JsonObject = {
-      ...has,
-      ...copiedAnnotations(d),
-      ...(rolledBack
-        ? {
-            [REVISION]: String(revision + 1),
-            [REVISION_HISTORY]: [
-              ...String(has[REVISION_HISTORY] ?? '')
-                .split(',')
-                .filter(Boolean),
-              String(own),
-            ].join(','),
-          }
-        : {}),
-    };
+    const wantAnnotations = currentAnnotations(d, current, sets);
     if (JSON.stringify(wantAnnotations) !== JSON.stringify(has))
       current = this.write(T.rs, ns, {
         ...current,
         metadata: { ...meta(current), annotations: wantAnnotations },
       });
     const minReady = Number(obj(d.spec).minReadySeconds ?? 0);
-    const nowMs = Date.now();
-    const rolloutSet = (rs: JsonObject): RolloutSet => {
-      const pods = this.owned(T.pod, ns, rs).filter((p) => !gone(p));
-      let available = 0;
-      for (const p of pods) {
-        const at = availableAt(p, minReady);
-        if (at === undefined) continue;
-        if (at <= nowMs) available++;
-        else this.wakeAt(ns, at);
-      }
-      return {
-        name: name(rs),
-        replicas: Number(obj(rs.spec).replicas ?? 0),
-        available,
-        pods: this.owned(T.pod, ns, rs).length,
-        created: String(meta(rs).creationTimestamp ?? ''),
-      };
-    };
+    const rolloutSet = (rs: JsonObject) => this.rolloutSet(ns, rs, minReady);
     const olds = sets.filter((rs) => rs !== current);
     const { scales } = rolloutStep(d, rolloutSet(current), olds.map(rolloutSet));
     for (const rs of [current, ...olds]) {
@@ -305,6 +226,26 @@ export class WorkloadController {
         ...d,
         metadata: { ...meta(d), annotations: { ...obj(meta(d).annotations), [REVISION]: rev } },
       });
+  }
+
+  /** A ReplicaSet as the rollout reads it: its replicas, Pods and those available (woken when one becomes so). */
+  private rolloutSet(ns: string, rs: JsonObject, minReady: number): RolloutSet {
+    const nowMs = Date.now();
+    const pods = this.owned(T.pod, ns, rs).filter((p) => !gone(p));
+    let available = 0;
+    for (const p of pods) {
+      const at = availableAt(p, minReady);
+      if (at === undefined) continue;
+      if (at <= nowMs) available++;
+      else this.wakeAt(ns, at);
+    }
+    return {
+      name: name(rs),
+      replicas: Number(obj(rs.spec).replicas ?? 0),
+      available,
+      pods: this.owned(T.pod, ns, rs).length,
+      created: String(meta(rs).creationTimestamp ?? ''),
+    };
   }
 
   private replicaSet(ns: string, rs: JsonObject, nodes: JsonObject[], now: string): void {
