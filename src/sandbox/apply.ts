@@ -11,7 +11,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Json, JsonObject, OpenApi, Schema } from './openapi.ts';
-import { ApiError } from './status.ts';
+import { conflictError } from './apply-conflicts.ts';
 import { getKey, setKey } from './json-keys.ts';
 import {
   type FieldTree,
@@ -20,6 +20,7 @@ import {
   leaves,
   ownsAny,
   ownsLeaf,
+  sameTree,
   tree,
   union,
   without,
@@ -368,21 +369,6 @@ export class ServerSideApply {
   }
 }
 
-/**
- * Whether two field trees hold the same fields: cheaper than a general deep compare. A tree's keys
- * are path elements (`f:`, `k:`, `v:`, `.`), never an inherited property's name, so they are read
- * by plain indexing.
- */
-function sameTree(a: FieldTree, b: FieldTree): boolean {
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) {
-    const sb = b[k];
-    if (sb === undefined || !sameTree(a[k]!, sb)) return false;
-  }
-  return true;
-}
-
 /** The managed fields an object carries (none when it does not exist or carries none). */
 export function managedOf(obj: JsonObject | undefined): ManagedFieldsEntry[] {
   const list = isObject(obj?.metadata) ? obj.metadata.managedFields : undefined;
@@ -403,42 +389,4 @@ function stripUnowned(obj: JsonObject): JsonObject {
     out.metadata = meta;
   }
   return out;
-}
-
-/** A path as the API server writes it in conflict messages: `.spec.replicas`, `.spec.containers[name="c"].image`. */
-function pathText(path: string[]): string {
-  return path
-    .filter((el) => el !== '.')
-    .map((el) => {
-      if (el.startsWith('f:')) return `.${el.slice(2)}`;
-      if (el.startsWith('k:')) {
-        const keys = JSON.parse(el.slice(2)) as Record<string, Json>;
-        return `[${Object.entries(keys)
-          .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
-          .join(',')}]`;
-      }
-      return `[=${el.slice(2)}]`;
-    })
-    .join('');
-}
-
-function conflictError(
-  kind: string,
-  name: string,
-  conflicts: { manager: string; path: string[] }[],
-): ApiError {
-  const lines = conflicts.map((c) => `conflict with "${c.manager}": ${pathText(c.path)}`);
-  const message =
-    conflicts.length === 1
-      ? `Apply failed with 1 conflict: ${lines[0]!}`
-      : `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n- ')}`;
-  return new ApiError(409, 'Conflict', message, {
-    kind,
-    name,
-    causes: conflicts.map((c) => ({
-      reason: 'FieldManagerConflict',
-      message: `conflict with "${c.manager}"`,
-      field: pathText(c.path),
-    })),
-  });
 }

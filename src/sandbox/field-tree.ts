@@ -67,3 +67,18 @@ export const without = (t: FieldTree, drop: string[][]): FieldTree => {
 
 export const keepOnly = (t: FieldTree, keep: (p: string[]) => boolean): FieldTree =>
   tree(leaves(t).filter(keep));
+
+/**
+ * Whether two field trees hold the same fields: cheaper than a general deep compare. A tree's keys
+ * are path elements (`f:`, `k:`, `v:`, `.`), never an inherited property's name, so they are read
+ * by plain indexing.
+ */
+export function sameTree(a: FieldTree, b: FieldTree): boolean {
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    const sb = b[k];
+    if (sb === undefined || !sameTree(a[k]!, sb)) return false;
+  }
+  return true;
+}
