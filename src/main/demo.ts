@@ -18,7 +18,7 @@ import type { LoadBalancerAdapter } from '../adapter/contract.ts';
 import { z } from 'zod';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import { takeDemoLock } from './demo-lock.ts';
-import { freeDemoRange } from './demo-range.ts';
+import { type DemoRange, freeDemoRange } from './demo-range.ts';
 import { demoLoadBalancer } from './demo-load-balancer.ts';
 import { COMMON_FLAGS, commonSchema, type FlagSpecs, helpText, parseFlags } from '../config/flags.ts';
 import { parseControllerConfig } from '../config/controller-config.ts';
@@ -32,7 +32,7 @@ import { installGatewayApiCrds } from '../sandbox/gateway-api.ts';
 import { installNplLbCrds } from '../sandbox/npl-lb-crds.ts';
 import { APP_PORT, demoBanner, GATEWAY_PORT, GW_HOST, HTTPS_PORT } from './demo-banner.ts';
 import { hostPort } from '../model/names.ts';
-import { createGatewaySample, createSampleApp, GW_API } from './demo-sample.ts';
+import { createGatewaySample, createSampleApp, GW_API, type SampleContext } from './demo-sample.ts';
 import { createShop } from './demo-shop.ts';
 import { startNodeAgent } from './demo-nodes.ts';
 import { DUAL_STACK, demoCidrs, dualStackBanner, dualStackVips } from './demo-dual-stack.ts';
@@ -79,16 +79,7 @@ export async function runDemo(argv: string[]): Promise<number> {
   const workDir = resolve(flags['work-dir']);
   const haproxyDir = join(workDir, 'haproxy');
   const kubeconfig = join(workDir, 'kubeconfig');
-  // Before anything in the work directory is touched: one demo per directory.
-  const unlock = takeDemoLock(workDir);
-  const range = await freeDemoRange(APP_PORT).catch(() => undefined);
-  if (!range) {
-    unlock();
-    throw new NplError(
-      ErrorCodes.DEMO_ADDRESS_IN_USE,
-      'every demo range (127.1-9.x) is held by another demo: stop one and start again',
-    );
-  }
+  const { unlock, range } = await claimDemo(workDir);
   const NODES = NODE_NAMES.map((name, i) => ({ name, ip: range.node(i + 1) }));
   const cleanups: (() => Promise<void> | void)[] = [unlock, () => range.release()];
   const cleanup = async () => {
@@ -98,21 +89,11 @@ export async function runDemo(argv: string[]): Promise<number> {
       );
   };
   try {
-    const running = await startSandboxFromFlags(
-      {
-        host: '127.0.0.1',
-        port: flags.port,
-        'kubeconfig-out': kubeconfig,
-        tls: false,
-        help: false,
-        'service-node-port-range': DEFAULT_NODE_PORT_RANGE,
-        // A cluster that looks alive: Services' EndpointSlices kept as kube-controller-manager does.
-        'endpoint-slices': true,
-        // Deployments and DaemonSets (a Helm install's) rolled out as on a real cluster.
-        workloads: true,
-        'log-format': flags['log-format'],
-        'log-level': flags['log-level'],
-      },
+    const running = await startDemoSandbox(
+      flags.port,
+      kubeconfig,
+      flags['log-format'],
+      flags['log-level'],
       log,
     );
     cleanups.push(() => running.sandbox.close());
@@ -124,16 +105,7 @@ export async function runDemo(argv: string[]): Promise<number> {
       { level: flags['log-level'] === 'info' ? 'warn' : flags['log-level'] },
     );
 
-    for (const [i, n] of NODES.entries()) {
-      const agent = await startNodeAgent(
-        kc,
-        n.name,
-        dual && i === 0 ? [n.ip, DUAL_STACK.ipv6] : [n.ip],
-        quiet,
-        dual && i === 0 ? [range.podCidr(i + 1), `${DUAL_STACK.ipv6}/128`] : [range.podCidr(i + 1)],
-      );
-      cleanups.push(() => agent.stop());
-    }
+    await startDemoNodes(kc, NODES, dual, range, quiet, cleanups);
 
     /** The controller, once made: HAProxy's supervisor tells it when HAProxy dies. */
     let supervised: NplController | undefined = undefined;
@@ -161,46 +133,131 @@ export async function runDemo(argv: string[]): Promise<number> {
       made: (c) => void (supervised = c),
     });
 
-    const sample = { kc, nodes: NODES, range, dual, workDir, cleanups };
-    const { caFile } = await createSampleApp(sample);
-    await createGatewaySample(sample);
-    await createShop(sample);
-
-    const { l4, l7, gw, shop, duals } = await waitForAddresses(kc, dual);
-    await controller.settled();
-    // New servers go live after their first health check: wait (bounded) until traffic flows.
-    if (traffic && l4) await waitForTraffic(l4, gw, shop, duals);
-    process.stdout.write(
-      demoBanner({
-        api: running.sandbox.url,
-        lbNote,
-        kubeconfig,
-        l4,
-        l7,
-        gw,
-        shop,
-        caFile,
-        dashboard: http.url,
-        extra: dual ? dualStackBanner(duals) : [],
-      }),
+    await showSample(
+      { kc, nodes: NODES, range, dual, workDir, cleanups },
+      { controller, traffic, api: running.sandbox.url, lbNote, kubeconfig, dashboard: http.url },
     );
     await waitForSignal();
   } catch (err) {
-    // An address of the range taken after it was found free: another demo started meanwhile.
-    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      const at = (err as { address?: string; port?: number }).address;
-      const port = (err as { port?: number }).port;
-      throw new NplError(
-        ErrorCodes.DEMO_ADDRESS_IN_USE,
-        `${at ?? 'an address'}:${port ?? '?'} is in use: is another demo running (another clone's npm start)? Stop it and start again`,
-        { cause: err },
-      );
-    }
-    throw err;
+    throw demoAddressError(err);
   } finally {
     await cleanup();
   }
   return 0;
+}
+
+/** Before anything in the work directory is touched: one demo per directory, and a range of its own. */
+async function claimDemo(workDir: string): Promise<{ unlock: () => void; range: DemoRange }> {
+  const unlock = takeDemoLock(workDir);
+  const range = await freeDemoRange(APP_PORT).catch(() => undefined);
+  if (range) return { unlock, range };
+  unlock();
+  throw new NplError(
+    ErrorCodes.DEMO_ADDRESS_IN_USE,
+    'every demo range (127.1-9.x) is held by another demo: stop one and start again',
+  );
+}
+
+/**
+ * The sample app, the Gateway API side and the Deployment to roll made; once their addresses are
+ * published and (with HAProxy) traffic flows, the banner printed.
+ */
+async function showSample(
+  sample: SampleContext,
+  o: {
+    controller: NplController;
+    traffic: boolean;
+    api: string;
+    lbNote: string;
+    kubeconfig: string;
+    dashboard: string;
+  },
+): Promise<void> {
+  const { caFile } = await createSampleApp(sample);
+  await createGatewaySample(sample);
+  await createShop(sample);
+
+  const { l4, l7, gw, shop, duals } = await waitForAddresses(sample.kc, sample.dual);
+  await o.controller.settled();
+  // New servers go live after their first health check: wait (bounded) until traffic flows.
+  if (o.traffic && l4) await waitForTraffic(l4, gw, shop, duals);
+  process.stdout.write(
+    demoBanner({
+      api: o.api,
+      lbNote: o.lbNote,
+      kubeconfig: o.kubeconfig,
+      l4,
+      l7,
+      gw,
+      shop,
+      caFile,
+      dashboard: o.dashboard,
+      extra: sample.dual ? dualStackBanner(duals) : [],
+    }),
+  );
+}
+
+/** The sandbox, as the demo runs it: loopback, EndpointSlices and workloads kept as on a cluster. */
+function startDemoSandbox(
+  port: number,
+  kubeconfig: string,
+  logFormat: z.infer<typeof schema>['log-format'],
+  logLevel: z.infer<typeof schema>['log-level'],
+  log: Logger,
+): ReturnType<typeof startSandboxFromFlags> {
+  return startSandboxFromFlags(
+    {
+      host: '127.0.0.1',
+      port,
+      'kubeconfig-out': kubeconfig,
+      tls: false,
+      help: false,
+      'service-node-port-range': DEFAULT_NODE_PORT_RANGE,
+      // A cluster that looks alive: Services' EndpointSlices kept as kube-controller-manager does.
+      'endpoint-slices': true,
+      // Deployments and DaemonSets (a Helm install's) rolled out as on a real cluster.
+      workloads: true,
+      'log-format': logFormat,
+      'log-level': logLevel,
+    },
+    log,
+  );
+}
+
+/**
+ * The three nodes, each with its agent and a Pod CIDR of the range (node-1 with ::1/128 too in
+ * dual-stack mode: its first Pod is the IPv6 member).
+ */
+async function startDemoNodes(
+  kc: KubeConfig,
+  nodes: { name: string; ip: string }[],
+  dual: boolean,
+  range: DemoRange,
+  logger: Logger,
+  cleanups: (() => Promise<void> | void)[],
+): Promise<void> {
+  for (const [i, n] of nodes.entries()) {
+    const agent = await startNodeAgent(
+      kc,
+      n.name,
+      dual && i === 0 ? [n.ip, DUAL_STACK.ipv6] : [n.ip],
+      logger,
+      dual && i === 0 ? [range.podCidr(i + 1), `${DUAL_STACK.ipv6}/128`] : [range.podCidr(i + 1)],
+    );
+    cleanups.push(() => agent.stop());
+  }
+}
+
+/** An address of the range taken after it was found free (another demo started meanwhile), said so. */
+function demoAddressError(err: unknown): unknown {
+  if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') return err;
+  const at = (err as { address?: string; port?: number }).address;
+  const port = (err as { port?: number }).port;
+  return new NplError(
+    ErrorCodes.DEMO_ADDRESS_IN_USE,
+    `${at ?? 'an address'}:${port ?? '?'} is in use: is another demo running (another clone's npm start)? Stop it and start again`,
+    { cause: err },
+  );
 }
 
 /**
