@@ -265,6 +265,51 @@ export class SandboxServer implements Sandbox {
       JSON.stringify(toTable(t, [this.registry.view(t, s.obj)], table, String(this.store.currentRV())));
   }
 
+  /** A collection: its list, a create (through the admission webhooks), or a delete of what the selectors take. */
+  private async serveCollection(
+    route: Route,
+    method: string,
+    q: URLSearchParams,
+    req: IncomingMessage,
+    res: ServerResponse,
+    user: string,
+    table: TableRequest | undefined,
+    reply: ReturnType<typeof negotiatedReply>,
+  ): Promise<void> {
+    const t = route.type;
+    const ns = route.namespace ?? '';
+    if (method === 'GET') return this.serveList(route, q, res, table, reply);
+    if (method === 'POST') {
+      let body = await decodeObjectBody(req, await readBody(req), this.registry.openapi);
+      if (t.namespaced && route.namespace === undefined) throw methodNotAllowed();
+      const opts = writeOptions(q, req);
+      // Admission webhooks, as kube-apiserver calls them before it stores a create.
+      if (typeof body === 'object' && body !== null && !Array.isArray(body))
+        body = await this.admission.admit({
+          type: t,
+          namespace: ns,
+          operation: 'CREATE',
+          object: body,
+          dryRun: opts.dryRun,
+          user,
+        });
+      const created = this.registry.create(t, ns, body, opts);
+      return reply(201, this.registry.viewJson(t, created), warningHeaders(opts));
+    }
+    if (method === 'DELETE') {
+      await readBody(req);
+      const labels = parseLabelSelector(q.get('labelSelector'));
+      const fields = parseFieldSelector(q.get('fieldSelector'), supportedFields(t));
+      const deleted = this.registry.list(t, route.namespace, labels, fields).map((s) =>
+        this.registry.delete(t, ns, String((s.obj.metadata as { name: string }).name), {
+          dryRun: q.has('dryRun'),
+        }),
+      );
+      return reply(200, this.listJson(t, deleted, undefined));
+    }
+    throw methodNotAllowed();
+  }
+
   private async serveResource(
     route: Route,
     method: string,
@@ -284,38 +329,7 @@ export class SandboxServer implements Sandbox {
     const table = tableRequested(req.headers.accept);
     // Objects and lists in protobuf when the client prefers it (client-go does), else JSON.
     const reply = negotiatedReply(res, !table && prefersProtobuf(req.headers.accept), this.registry.openapi);
-    if (name === undefined) {
-      if (method === 'GET') return this.serveList(route, q, res, table, reply);
-      if (method === 'POST') {
-        let body = await decodeObjectBody(req, await readBody(req), this.registry.openapi);
-        if (t.namespaced && route.namespace === undefined) throw methodNotAllowed();
-        const opts = writeOptions(q, req);
-        // Admission webhooks, as kube-apiserver calls them before it stores a create.
-        if (typeof body === 'object' && body !== null && !Array.isArray(body))
-          body = await this.admission.admit({
-            type: t,
-            namespace: ns,
-            operation: 'CREATE',
-            object: body,
-            dryRun: opts.dryRun,
-            user,
-          });
-        const created = this.registry.create(t, ns, body, opts);
-        return reply(201, this.registry.viewJson(t, created), warningHeaders(opts));
-      }
-      if (method === 'DELETE') {
-        await readBody(req);
-        const labels = parseLabelSelector(q.get('labelSelector'));
-        const fields = parseFieldSelector(q.get('fieldSelector'), supportedFields(t));
-        const deleted = this.registry.list(t, route.namespace, labels, fields).map((s) =>
-          this.registry.delete(t, ns, String((s.obj.metadata as { name: string }).name), {
-            dryRun: q.has('dryRun'),
-          }),
-        );
-        return reply(200, this.listJson(t, deleted, undefined));
-      }
-      throw methodNotAllowed();
-    }
+    if (name === undefined) return this.serveCollection(route, method, q, req, res, user, table, reply);
     if (method === 'GET') {
       if (q.get('watch') === 'true' || q.get('watch') === '1')
         throw badRequest('watch of a single object is done with a fieldSelector on metadata.name');
