@@ -30,7 +30,7 @@ import { startSandboxFromFlags, waitForSignal } from './sandbox.ts';
 import { answers, gatewayVipOf, post, vipOf } from './demo-app.ts';
 import { installGatewayApiCrds } from '../sandbox/gateway-api.ts';
 import { installNplLbCrds } from '../sandbox/npl-lb-crds.ts';
-import { APP_PORT, demoBanner, GATEWAY_PORT, GW_HOST, HTTPS_PORT } from './demo-banner.ts';
+import { APP_PORT, demoBanner, GATEWAY_PORT, GW_HOST, HOST, HTTPS_PORT } from './demo-banner.ts';
 import { hostPort } from '../model/names.ts';
 import { createGatewaySample, createSampleApp, GW_API, type SampleContext } from './demo-sample.ts';
 import { createShop } from './demo-shop.ts';
@@ -180,7 +180,7 @@ async function showSample(
   const { l4, l7, gw, shop, duals } = await waitForAddresses(sample.kc, sample.dual);
   await o.controller.settled();
   // New servers go live after their first health check: wait (bounded) until traffic flows.
-  if (o.traffic && l4) await waitForTraffic(l4, gw, shop, duals);
+  const silent = o.traffic && l4 ? await waitForTraffic(l4, l7, gw, shop, duals) : [];
   process.stdout.write(
     demoBanner({
       api: o.api,
@@ -192,7 +192,10 @@ async function showSample(
       shop,
       caFile,
       dashboard: o.dashboard,
-      extra: sample.dual ? dualStackBanner(duals) : [],
+      extra: [
+        ...(sample.dual ? dualStackBanner(duals) : []),
+        ...silent.map((url) => `  (not answering yet after 45 s: ${url}; its Pods may still be starting)`),
+      ],
     }),
   );
 }
@@ -338,19 +341,36 @@ async function waitForAddresses(
   };
 }
 
-/** Until the Service, the Gateway and the dual-stack VIPs answer (15 s at most). */
+/**
+ * Until every printed URL answers: the Service's, the Ingress's, the Gateway's (its 80/20 split
+ * over two pools: a run of answers, not the first, so both pools serve), the shop's and the
+ * dual-stack VIPs'. 45 s in all; the URLs still not answering by then are returned, for the
+ * banner to say so rather than print a command that fails.
+ */
 async function waitForTraffic(
   l4: string,
+  l7: string | undefined,
   gw: string | undefined,
   shop: string | undefined,
   duals: string[],
-): Promise<void> {
-  const ready = Date.now() + 15_000;
-  const until = async (url: string, host?: string) => {
-    while (Date.now() < ready && !(await answers(url, host))) await new Promise((r) => setTimeout(r, 200));
+): Promise<string[]> {
+  const deadline = Date.now() + 45_000;
+  const silent: string[] = [];
+  const until = async (url: string, host?: string, run = 5) => {
+    let streak = 0;
+    while (streak < run && Date.now() < deadline) {
+      if (await answers(url, host)) streak++;
+      else {
+        streak = 0;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    if (streak < run) silent.push(host ? `${url} (Host: ${host})` : url);
   };
   await until(`http://${l4}:${APP_PORT}/`);
-  if (gw) await until(`http://${gw}:${GATEWAY_PORT}/`, GW_HOST);
+  if (l7) await until(`http://${l7}:${APP_PORT}/`, HOST);
+  if (gw) await until(`http://${gw}:${GATEWAY_PORT}/`, GW_HOST, 20);
   if (shop) await until(`http://${shop}:${APP_PORT}/`);
   for (const v of duals) await until(`http://${hostPort(v, DUAL_STACK.port)}/`);
+  return silent;
 }
