@@ -270,6 +270,25 @@ function parseBalance(
   };
 }
 
+/**
+ * Whether a pool of ours balances or persists in a way we never write (an algorithm, hash or
+ * persistence profile set by hand that the model has no word for): rewritten on the next pass.
+ */
+export function balanceDrifted(o: Record<string, unknown>, l: Lookup): boolean {
+  if (!Object.values(ALGORITHM).includes(String(o.lb_algorithm))) return true;
+  if (
+    o.lb_algorithm === ALGORITHM.SourceHash &&
+    ![SOURCE_HASH, HEADER_HASH].includes(String(o.lb_algorithm_hash))
+  )
+    return true;
+  const ref = o.application_persistence_profile_ref;
+  return (
+    ref !== undefined &&
+    ref !== null &&
+    !Object.values(PERSISTENCE_PROFILE).includes(l.names.get(uuidOf(ref)) ?? '')
+  );
+}
+
 /** A pool's retries, from its marker where its server_reselect says the same (else: none, rewritten). */
 function retriesRead(o: Record<string, unknown>): { retries?: number } {
   const marked = markerValue(o, 'retries');

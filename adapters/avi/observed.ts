@@ -5,7 +5,7 @@
  */
 import type { Observed } from '../../src/adapter/changes.ts';
 import { parseCertificate } from './certificates.ts';
-import { type AviType, type Lookup, ownedBy, ownerOf, parsePool } from './objects.ts';
+import { type AviType, balanceDrifted, type Lookup, ownedBy, ownerOf, parsePool } from './objects.ts';
 import { isSniChild, parseVirtualService } from './vs-objects.ts';
 
 type Raw = Record<string, unknown>;
@@ -19,8 +19,10 @@ export function observedModel(read: ReadonlyMap<AviType, Raw[]>, named: Raw[], o
   const foreign = (kind: 'pool' | 'virtualService' | 'certificate', o: Raw) =>
     observed.foreign.push({ kind, name: String(o.name), owner: ownerOf(o.created_by) ?? 'unknown' });
   for (const p of read.get('pool') ?? []) {
-    if (ownedBy('pool', p, owner)) observed.owned.pools.push(parsePool(p, lookup));
-    else foreign('pool', p);
+    if (ownedBy('pool', p, owner)) {
+      observed.owned.pools.push(parsePool(p, lookup));
+      if (balanceDrifted(p, lookup)) (observed.drifted ??= []).push({ kind: 'pool', name: String(p.name) });
+    } else foreign('pool', p);
   }
   const vss = read.get('virtualservice') ?? [];
   /** Our SNI children by the uuid of their parent. */

@@ -28,7 +28,8 @@ import { parseCertificates } from './certificates.ts';
 import { meta, remark } from './as3-text.ts';
 import { IRULE_403, IRULE_500, renderHttpPolicy, splitPoolName } from './http-policy.ts';
 import { firstMatchOrder } from '../../src/model/route-order.ts';
-import { metaValue, parsePool } from './pool-objects.ts';
+import { memberLimitsAgree, metaValue, parsePool } from './pool-objects.ts';
+import { type DevicePersistence, persistenceOnDevice } from './persistence-read.ts';
 import { sourceRangeRule, sourceRangeRuleName } from './source-ranges.ts';
 import { l4Persistence } from './persistence.ts';
 import { partitionMeta, placementRead } from './placement.ts';
@@ -240,7 +241,7 @@ function renderL7(
 }
 
 /** The pool a pointer names: by name, or by `/tenant/application/name` (its last segment). */
-const usedPool = (p: unknown): string | undefined => {
+export const usedPool = (p: unknown): string | undefined => {
   const ptr =
     typeof p === 'string'
       ? p
@@ -338,6 +339,8 @@ const SERVICES = new Set(['Service_TCP', 'Service_UDP', 'Service_HTTP', 'Service
  */
 export function parseDeclaration(adc: Json | undefined, tenant: string, owner: string): Observed {
   const observed: Observed = { owned: { pools: [], virtualServices: [], certificates: [] }, foreign: [] };
+  const drifted: string[] = [];
+  const persisted = new Map<string, DevicePersistence>();
   const seen = new Set<string>();
   const once = (kind: string, name: string) => !seen.has(`${kind}/${name}`) && !!seen.add(`${kind}/${name}`);
   const tenants = Object.entries(adc ?? {}).filter(([, t]) => (t as Json | null)?.class === 'Tenant');
@@ -349,6 +352,9 @@ export function parseDeclaration(adc: Json | undefined, tenant: string, owner: s
       const certs = parseCertificates(app as Json, owner);
       const ours = isOurApp(appName);
       if (ours) observed.owned.certificates!.push(...certs.owned.filter((c) => once('certificate', c.name)));
+      if (ours)
+        for (const [pool, p] of persistenceOnDevice(app as Json, usedPool))
+          persisted.set(pool, persisted.get(pool) === undefined || persisted.get(pool) === p ? p : 'mixed');
       for (const name of [...(ours ? [] : certs.owned.map((c) => c.name)), ...certs.foreign])
         observed.foreign.push({ kind: 'certificate', name, owner: `tenant ${tName}` });
       for (const [name, raw] of Object.entries(app as Json)) {
@@ -364,13 +370,23 @@ export function parseDeclaration(adc: Json | undefined, tenant: string, owner: s
         // A pool built for a weighted rule belongs to its virtual service, not to the model.
         if (kind === 'pool' && metaValue(o, 'split') !== undefined) continue;
         if (!once(kind, name)) continue;
-        if (kind === 'pool') observed.owned.pools.push(parsePool(name, o));
-        else if (o.class === 'Service_HTTP' || o.class === 'Service_HTTPS')
+        if (kind === 'pool') {
+          observed.owned.pools.push(parsePool(name, o));
+          if (!memberLimitsAgree(o)) drifted.push(name);
+        } else if (o.class === 'Service_HTTP' || o.class === 'Service_HTTPS')
           observed.owned.virtualServices.push(parseL7(name, o, app as Json));
         else observed.owned.virtualServices.push(parseL4(name, o));
       }
     }
   }
+  // Persistence as the virtual servers that use each pool hold it (the device's field).
+  for (const pool of observed.owned.pools) {
+    const p = persisted.get(pool.name);
+    if (p === 'mixed') drifted.push(pool.name);
+    else if (p === 'none') delete pool.persistence;
+    else if (p) pool.persistence = p;
+  }
+  if (drifted.length > 0) observed.drifted = drifted.map((name) => ({ kind: 'pool', name }));
   return observed;
 }
 

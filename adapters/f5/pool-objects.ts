@@ -109,6 +109,26 @@ export function renderPool(p: Pool, owner: string): Json {
   };
 }
 
+/**
+ * The members' connection limit, from their own `connectionLimit` (0: none); a pool without
+ * members has no field for it, and says in its metadata what it asked.
+ */
+function memberLimit(o: Json, members: Json[]): { maxConnections?: number } {
+  const limit =
+    members.length > 0
+      ? typeof members[0]!.connectionLimit === 'number'
+        ? members[0]!.connectionLimit
+        : 0
+      : Number(storedPolicy({ maxconn: metaValue(o, 'maxconn') }).maxConnections ?? 0);
+  return limit > 0 ? { maxConnections: limit } : {};
+}
+
+/** Whether every member of a pool has the same connection limit (else it was changed by hand). */
+export function memberLimitsAgree(o: Json): boolean {
+  const members = Array.isArray(o.members) ? (o.members as Json[]) : [];
+  return new Set(members.map((m) => m.connectionLimit ?? 0)).size <= 1;
+}
+
 /** A pool of ours read back as the model's. */
 export function parsePool(name: string, o: Json): Pool {
   const members = Array.isArray(o.members) ? (o.members as Json[]) : [];
@@ -123,7 +143,9 @@ export function parsePool(name: string, o: Json): Pool {
     ...readStoredCheck(metaValue(o, 'check')),
     ...(o.loadBalancingMode === 'least-connections-member' ? { algorithm: 'LeastConnections' as const } : {}),
     ...(typeof o.slowRampTime === 'number' && o.slowRampTime > 0 ? { slowStartSeconds: o.slowRampTime } : {}),
-    ...storedPolicy({ maxconn: metaValue(o, 'maxconn'), persistence: metaValue(o, 'persistence') }),
+    // Persistence: the metadata's, until parseDeclaration reads the virtual servers' (the device's).
+    ...storedPolicy({ persistence: metaValue(o, 'persistence') }),
+    ...memberLimit(o, members),
     ...(typeof o.reselectTries === 'number' ? { retries: o.reselectTries } : {}),
     members: members.map((m): Member => ({
       address: String((m.serverAddresses as unknown[] | undefined)?.[0] ?? ''),

@@ -15,6 +15,7 @@ import type { Observed } from '../../src/adapter/changes.ts';
 import { readStoredCheck, storedPolicy } from '../../src/adapter/stored-check.ts';
 import { readFrontend, readSourceRanges } from './policy-lines.ts';
 import { parseGatewayRoutes, parseSniRoutes } from './http-routes.ts';
+import { readBackendPolicy } from './policy-read.ts';
 
 export interface Section {
   kind: string;
@@ -66,18 +67,29 @@ function parseMembers(lines: string[]): Member[] {
   return out;
 }
 
-/** One of our backends: the pool, its check and policy from its `# npl-lb pool` comment. */
-function readPool(s: Section, body: string): Pool {
+/**
+ * One of our backends: the pool, its Service and check from its `# npl-lb pool` comment, its
+ * policy from its own lines (policy-read.ts; `exact: false` when they are not the lines we write).
+ */
+function readPool(s: Section, body: string): { pool: Pool; exact: boolean } {
   const meta = kv(/# npl-lb pool (.*)/.exec(body)?.[1] ?? '');
+  const serverWords = s.lines.flatMap((l) => {
+    const m = SERVER_LINE.exec(l);
+    return m ? [m[4] ?? ''] : [];
+  });
+  const { policy, exact } = readBackendPolicy(s.name, s.lines, serverWords, storedPolicy(meta));
   return {
-    name: s.name,
-    protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
-    health: meta.health === 'http' ? 'http' : meta.health === 'udp' ? 'udp' : 'tcp',
-    ...readStoredCheck(meta.check),
-    ...storedPolicy(meta),
-    members: parseMembers(s.lines),
-    service: meta.service ?? '',
-    servicePort: meta.port ?? '',
+    pool: {
+      name: s.name,
+      protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
+      health: meta.health === 'http' ? 'http' : meta.health === 'udp' ? 'udp' : 'tcp',
+      ...readStoredCheck(meta.check),
+      ...policy,
+      members: parseMembers(s.lines),
+      service: meta.service ?? '',
+      servicePort: meta.port ?? '',
+    },
+    exact,
   };
 }
 
@@ -170,8 +182,11 @@ export function parseConfig(text: string, owner: string): Observed & { foreignSe
       continue;
     }
     const body = s.lines.join('\n');
-    if (s.kind === 'backend') observed.owned.pools.push(readPool(s, body));
-    else if (s.kind === 'frontend') {
+    if (s.kind === 'backend') {
+      const { pool, exact } = readPool(s, body);
+      observed.owned.pools.push(pool);
+      if (!exact) (observed.drifted ??= []).push({ kind: 'pool', name: pool.name });
+    } else if (s.kind === 'frontend') {
       const l4 = /# npl-lb l4 (.*)/.exec(body);
       observed.owned.virtualServices.push(l4 ? readL4(s, body, l4[1]!) : readL7(s, body));
     }

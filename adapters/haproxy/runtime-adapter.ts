@@ -53,6 +53,8 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   private pools = new Map<string, Pool>();
   private vss = new Map<string, VirtualService>();
   private foreignSections: Section[] = [];
+  /** Our backends whose policy lines are not the ones we write (a hand edit): the next write reloads. */
+  private drifted = new Set<string>();
   private loaded = false;
   /**
    * Servers taken out of rotation whose deletion HAProxy refused (idle connections still attached):
@@ -108,8 +110,13 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     this.pools = new Map(parsed.owned.pools.map((p) => [p.name, p]));
     this.vss = new Map(parsed.owned.virtualServices.map((v) => [v.name, v]));
     this.foreignSections = parsed.foreignSections;
+    this.drifted = new Set((parsed.drifted ?? []).map((d) => d.name));
     this.loaded = true;
-    return { owned: { ...parsed.owned, certificates: this.certs.read() }, foreign: parsed.foreign };
+    return {
+      owned: { ...parsed.owned, certificates: this.certs.read() },
+      foreign: parsed.foreign,
+      ...(parsed.drifted ? { drifted: parsed.drifted } : {}),
+    };
   }
 
   private problem(c: Change): Fail | undefined {
@@ -117,10 +124,15 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     return this.opts.fault?.(c) ?? changeProblem(c, has, true);
   }
 
-  /** The structure of the file (everything but members and their states). */
-  private structure(pools: Map<string, Pool>, vss: Map<string, VirtualService>): unknown {
+  /**
+   * The structure of the file (everything but members and their states); the file as it is
+   * (`asRead`) counts its drifted backends apart, so rewriting one reloads.
+   */
+  private structure(pools: Map<string, Pool>, vss: Map<string, VirtualService>, asRead = false): unknown {
     return {
-      pools: [...pools.values()].map(poolShape).sort(),
+      pools: [...pools.values()]
+        .map((p) => [...poolShape(p), asRead && this.drifted.has(p.name) ? 'drifted' : ''])
+        .sort(),
       // An HTTPS frontend's certificates past its default change at runtime (crt-list commands).
       vss: [...vss.values()].map(withoutExtraCertificates).sort((a, b) => (a.name < b.name ? -1 : 1)),
     };
@@ -159,14 +171,20 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
       if (p) failed.set(i, p);
     });
     let { pools, vss } = this.without(changes, failed);
-    let structural = !isDeepStrictEqual(this.structure(pools, vss), this.structure(this.pools, this.vss));
+    let structural = !isDeepStrictEqual(
+      this.structure(pools, vss),
+      this.structure(this.pools, this.vss, true),
+    );
     try {
       // A change that would fail the reload fails alone, and the others go live: new binds are
       // tried first, and a file `haproxy -c` refuses is narrowed to the changes that break it.
       const narrow = async (refused: Map<number, Fail>) => {
         for (const [i, f] of refused) failed.set(i, f);
         ({ pools, vss } = this.without(changes, failed));
-        structural = !isDeepStrictEqual(this.structure(pools, vss), this.structure(this.pools, this.vss));
+        structural = !isDeepStrictEqual(
+          this.structure(pools, vss),
+          this.structure(this.pools, this.vss, true),
+        );
       };
       if (structural) await narrow(await this.unbindable(changes, failed));
       // Structure by a reload; members by runtime commands, or where HAProxy refuses one (a server
@@ -281,6 +299,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
       if (now !== undefined && now !== before) {
         // The new worker has only what the file says: nothing is parked any more.
         this.parked.clear();
+        this.drifted.clear();
         this.pools = pools;
         this.vss = vss;
         return;

@@ -19,4 +19,10 @@ export type Change = CoreChange | ChangeOf<'certificate', Certificate>;
 export interface Observed {
   owned: LbState;
   foreign: { kind: ObjectKind; name: string; owner: string }[];
+  /**
+   * Objects of ours the adapter found changed on the device in a way the model cannot say (a
+   * `balance static-rr` written by hand, servers that disagree on a limit): read as near as the
+   * model goes, and written again by the next pass even where that reading equals what is wanted.
+   */
+  drifted?: { kind: ObjectKind; name: string }[];
 }

@@ -45,5 +45,7 @@ export function afterPass(
           : observed.virtualServices;
     if (c.op === 'delete') held.delete(c.name);
     else held.set(c.name, c.desired);
+    // Written as we write it: no longer drifted.
+    observed.drifted.delete(`${c.kind}/${c.name}`);
   }
 }

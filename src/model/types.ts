@@ -110,6 +110,25 @@ export interface Pool {
   servicePort: string;
 }
 
+/**
+ * A pool's BackendPolicy: how it balances, keeps clients, limits and times its members. Every
+ * field here is one the device has a field for; adapters read each back from that field.
+ */
+export type PoolPolicy = Pick<Pool, (typeof POLICY_FIELDS)[number]>;
+
+/** The policy's fields, in one list (what forces a rewrite of a pool beside its check and members). */
+export const POLICY_FIELDS = [
+  'algorithm',
+  'hashKey',
+  'persistence',
+  'maxConnections',
+  'slowStartSeconds',
+  'connectTimeoutSeconds',
+  'serverTimeoutSeconds',
+  'retries',
+  'backendProtocol',
+] as const satisfies readonly (keyof Pool)[];
+
 /** A TLS passthrough route: connections whose ClientHello names `host` go to `pool`, still encrypted. */
 export interface SniRoute {
   /** `*.example.com` covers one or more labels; the most specific host that matches wins. */

@@ -57,6 +57,8 @@ export interface ObservedByName {
   certificates: Map<string, Certificate>;
   /** Foreign objects by kind and then name. */
   foreign: Map<ObjectKind, Map<string, Foreign>>;
+  /** Our objects the device holds otherwise than we wrote them (`kind/name`): rewritten whatever they read as. */
+  drifted: Set<string>;
 }
 
 export function byName(o: Observed): ObservedByName {
@@ -71,6 +73,7 @@ export function byName(o: Observed): ObservedByName {
     virtualServices: new Map(o.owned.virtualServices.map((v) => [v.name, v])),
     certificates: new Map((o.owned.certificates ?? []).map((c) => [c.name, c])),
     foreign,
+    drifted: new Set((o.drifted ?? []).map((d) => `${d.kind}/${d.name}`)),
   };
 }
 
@@ -106,6 +109,7 @@ class KindDiff<K extends ObjectKind, T extends { name: string }> {
     private readonly current: Map<string, T>,
     private readonly foreign: Map<string, Foreign> | undefined,
     private readonly conflicts: Conflict[],
+    private readonly drifted: ReadonlySet<string>,
   ) {}
 
   /**
@@ -129,9 +133,10 @@ class KindDiff<K extends ObjectKind, T extends { name: string }> {
       this.upserts.push({ op: 'create', kind, name, desired: want });
       return;
     }
-    if (cur === want) return;
+    const drifted = this.drifted.has(`${kind}/${name}`);
+    if (cur === want && !drifted) return;
     const have = this.rule.normalize(cur);
-    if (have !== want && !this.rule.same(have, want))
+    if (drifted || (have !== want && !this.rule.same(have, want)))
       this.upserts.push({ op: 'update', kind, name, desired: want, observed: cur });
     else this.equal.push({ want, seen: cur });
   }
@@ -174,13 +179,21 @@ function assemble(
 
 function kinds(observed: ObservedByName, conflicts: Conflict[]) {
   return {
-    pools: new KindDiff('pool', RULES.pool, observed.pools, observed.foreign.get('pool'), conflicts),
+    pools: new KindDiff(
+      'pool',
+      RULES.pool,
+      observed.pools,
+      observed.foreign.get('pool'),
+      conflicts,
+      observed.drifted,
+    ),
     certs: new KindDiff(
       'certificate',
       RULES.certificate,
       observed.certificates,
       observed.foreign.get('certificate'),
       conflicts,
+      observed.drifted,
     ),
     vss: new KindDiff(
       'virtualService',
@@ -188,6 +201,7 @@ function kinds(observed: ObservedByName, conflicts: Conflict[]) {
       observed.virtualServices,
       observed.foreign.get('virtualService'),
       conflicts,
+      observed.drifted,
     ),
   };
 }

@@ -7,7 +7,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
 import { X509Certificate } from 'node:crypto';
-import type { Certificate, HttpRoute, LbState, Pool, VirtualService } from '../../src/model/types.ts';
+import type {
+  Certificate,
+  HttpRoute,
+  LbState,
+  Pool,
+  PoolPolicy,
+  VirtualService,
+} from '../../src/model/types.ts';
 import { selfSignedCertificate } from '../../src/runtime/tls.ts';
 import { type Change, plan } from '../../src/plan/diff.ts';
 import { deleteOwnedConfig } from '../../src/controller/delete-config.ts';
@@ -22,7 +29,33 @@ export interface ContractHarness {
   adapter(owner: string, opts?: { failName?: string }): Promise<LoadBalancerAdapter>;
   /** Puts a pool owned by someone else (or nobody) on the device. */
   foreignPool(pool: Pool, owner: string): Promise<void>;
+  /** The device's own policy fields, read and changed by hand (policy-contract.ts). */
+  policyOnDevice?: PolicyOnDevice;
   close(): Promise<void>;
+}
+
+/**
+ * One BackendPolicy value and how the device spells it: the table each harness keeps of its
+ * device's fields, and a hand edit of those fields as an admin would make it (another value, or
+ * one the model has no word for).
+ */
+export interface PolicyRow {
+  policy: PoolPolicy;
+  /** Its pool serves HTTP (behind an L7 virtual service): cookies, keyed hashes, Avi's retries. */
+  http?: boolean;
+  /** The device's fields for it (a subset of `fields()`; a string value: a part of the field). */
+  device: Record<string, unknown>;
+  /** The same fields changed by hand (undefined: the field removed). */
+  hand: Record<string, unknown>;
+}
+
+export interface PolicyOnDevice {
+  /** One row per policy value the device carries: together every field its capabilities declare. */
+  rows: PolicyRow[];
+  /** A pool's policy fields on the device, flat, in the device's own words. */
+  fields(pool: string): Promise<Record<string, unknown>>;
+  /** Changes them by hand, behind the adapter's back. */
+  edit(pool: string, fields: Record<string, unknown>): Promise<void>;
 }
 
 export const pool = (name: string, members: [string, number, string][]): Pool =>

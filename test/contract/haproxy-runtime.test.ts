@@ -3,6 +3,7 @@ import { serverLine } from '../../adapters/haproxy/config.ts';
 import { configPath } from '../../adapters/haproxy/process.ts';
 import { haproxyMissing, startHaproxy } from '../support/haproxy.ts';
 import { adapterContract } from './adapter-contract.ts';
+import { backendFields, editBackend, HAPROXY_CFG_ROWS } from '../support/haproxy-policy-fields.ts';
 
 // The suite's VIPs are documentation addresses: HAProxy binds them with `transparent` (root), and
 // health checks stay off, so no packet ever leaves for them.
@@ -37,6 +38,16 @@ adapterContract(
         ];
         writeFileSync(file, `${readFileSync(file, 'utf8')}\n${section.join('\n')}`);
         await rig.proc.reload();
+      },
+      policyOnDevice: {
+        rows: HAPROXY_CFG_ROWS,
+        fields: async (name) => backendFields(readFileSync(configPath(rig.paths), 'utf8'), name),
+        edit: async (name, fields) => {
+          // Edited in the file and reloaded, as an admin would.
+          const file = configPath(rig.paths);
+          writeFileSync(file, editBackend(readFileSync(file, 'utf8'), name, fields));
+          await rig.proc.reload();
+        },
       },
       close: async () => {
         for (const f of cleanups) await f();

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
-import type { L4VirtualService, LbState, Pool, VirtualService } from '../../src/model/types.ts';
+import type { L4VirtualService, LbState, Pool, PoolPolicy, VirtualService } from '../../src/model/types.ts';
 import { plan } from '../../src/plan/diff.ts';
 import { type ContractHarness, l4, pool, state, sync } from './adapter-contract.ts';
 
@@ -362,5 +362,97 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
       [`update pool ${web.name}`],
     );
     assert.deepEqual(plan(moved, await second.observe()).changes, []);
+  });
+
+  it("reads every policy field it declares from the device's own field (a table per vendor), and a field changed there by hand is written again by the next pass", async (t) => {
+    const h = await guarded();
+    t.after(() => h.close());
+    const on = h.policyOnDevice;
+    if (!on) {
+      t.skip('its harness cannot reach the device behind the adapter');
+      return;
+    }
+    const first = await h.adapter('c1');
+    const caps = first.capabilities();
+    const algorithms = caps.algorithms ?? [];
+    const declared: (keyof PoolPolicy)[] = [
+      ...(algorithms.some((a) => a !== 'RoundRobin') ? (['algorithm'] as const) : []),
+      ...(algorithms.some((a) => a === 'HeaderHash' || a === 'CookieHash') ? (['hashKey'] as const) : []),
+      ...(caps.persistence?.length ? (['persistence'] as const) : []),
+      ...(caps.maxConnections ? (['maxConnections'] as const) : []),
+      ...(caps.slowStart ? (['slowStartSeconds'] as const) : []),
+      ...(caps.timeouts?.connect ? (['connectTimeoutSeconds'] as const) : []),
+      ...(caps.timeouts?.server ? (['serverTimeoutSeconds'] as const) : []),
+      ...(caps.retries ? (['retries'] as const) : []),
+      ...(caps.http?.http2 ? (['backendProtocol'] as const) : []),
+    ];
+    const covered = new Set(on.rows.flatMap((r) => Object.keys(r.policy)));
+    assert.deepEqual(
+      declared.filter((f) => !covered.has(f)),
+      [],
+      'the table has a row for every policy field the adapter declares',
+    );
+    // One pool per row, behind a virtual service of its own (an L7 one for HTTP pools).
+    const members: [string, number, string][] = [
+      ['192.0.2.1', 61000, 'n1'],
+      ['192.0.2.2', 61001, 'n2'],
+    ];
+    const pools: Pool[] = on.rows.map((r, i) => ({
+      ...pool(`c1--default-web-${9000 + i}${r.http ? '.l7' : ''}`, members),
+      ...(r.http ? { health: 'http' as const } : {}),
+      ...r.policy,
+    }));
+    const vss: VirtualService[] = pools.map((p, i) =>
+      on.rows[i]!.http
+        ? {
+            kind: 'l7',
+            name: `c1--ingress-row${i}`,
+            vip: '192.0.2.22',
+            port: 9100 + i,
+            ingressClass: `row${i}`,
+            defaultPool: undefined,
+            routes: [{ host: 'r.example', path: '/', pathType: 'Prefix', pool: p.name, source: 'default/r' }],
+            ...(p.backendProtocol === 'h2c' ? { http2: true as const } : {}),
+          }
+        : l4(`c1--default-web-TCP-${9000 + i}`, p.name),
+    );
+    const s = state(pools, vss);
+    assert.deepEqual((await sync(first, s)).failed, []);
+    const pick = (f: Record<string, unknown>, keys: string[]) =>
+      Object.fromEntries(keys.map((k) => [k, f[k]]));
+    for (const [i, r] of on.rows.entries()) {
+      const keys = Object.keys(r.device);
+      assert.deepEqual(
+        pick(await on.fields(pools[i]!.name), keys),
+        r.device,
+        `${JSON.stringify(r.policy)} on the device`,
+      );
+    }
+    // By hand, behind the adapter's back: every row's fields changed at once.
+    for (const [i, r] of on.rows.entries()) await on.edit(pools[i]!.name, r.hand);
+    for (const [i, r] of on.rows.entries()) {
+      const keys = Object.keys(r.hand);
+      assert.deepEqual(
+        pick(await on.fields(pools[i]!.name), keys),
+        r.hand,
+        `${JSON.stringify(r.policy)} changed by hand`,
+      );
+    }
+    const repair = await sync(first, s);
+    assert.deepEqual(repair.failed, []);
+    assert.deepEqual(
+      [...new Set(repair.changes.filter((c) => c.kind === 'pool').map((c) => `${c.op} ${c.name}`))].sort(),
+      pools.map((p) => `update ${p.name}`).sort(),
+      'each pool changed by hand is written again',
+    );
+    for (const [i, r] of on.rows.entries()) {
+      const keys = Object.keys(r.device);
+      assert.deepEqual(
+        pick(await on.fields(pools[i]!.name), keys),
+        r.device,
+        `${JSON.stringify(r.policy)} repaired`,
+      );
+    }
+    assert.deepEqual(plan(s, await first.observe()).changes, [], 'nothing left to write');
   });
 }

@@ -28,7 +28,7 @@ import { checkStatusName } from '../server-state.ts';
 import { changeProblem, type Fail } from '../validate.ts';
 import { FailClosed } from '../fail-closed.ts';
 import { DataplaneClient, type DataplaneClientOptions, DataplaneError } from './client.ts';
-import { type DeviceBackend, type LayoutOptions, ownerOf, readPool } from './layout.ts';
+import { type DeviceBackend, type LayoutOptions, ownerOf, readPoolExact } from './layout.ts';
 import { type DeviceFrontend, readVirtualService } from './frontend-layout.ts';
 
 export interface HaproxyDataplaneOptions extends DataplaneClientOptions {
@@ -144,13 +144,16 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
   }
 
   private observed(): Observed {
+    const read = [...this.backends.values()].map(readPoolExact);
+    const drifted = read.filter((r) => !r.exact).map((r) => ({ kind: 'pool' as const, name: r.pool.name }));
     return {
       owned: {
-        pools: [...this.backends.values()].map(readPool),
+        pools: read.map((r) => r.pool),
         virtualServices: [...this.frontends.values()].map(readVirtualService),
         certificates: [...this.certificates.values()],
       },
       foreign: this.foreign,
+      ...(drifted.length > 0 ? { drifted } : {}),
     };
   }
 

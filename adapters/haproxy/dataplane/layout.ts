@@ -10,6 +10,7 @@
  */
 import type { HttpCheck, Member, Pool } from '../../../src/model/types.ts';
 import { policyWords, readStoredCheck, storeCheck, storedPolicy } from '../../../src/adapter/stored-check.ts';
+import { readDataplanePolicy } from './policy-read.ts';
 import { COOKIE_KEY, hashed, persistenceCookie } from '../policy-lines.ts';
 import { enc } from '../config.ts';
 import { statusList } from '../../../src/model/status-ranges.ts';
@@ -349,31 +350,41 @@ export function assignSlots(
   return { servers: [...out.values()], grown };
 }
 
-/** A backend read back as a pool (members: the servers not in maintenance). */
-export function readPool(d: DeviceBackend): Pool {
+/**
+ * A backend read back as a pool (members: the servers not in maintenance), its policy from the
+ * backend's and servers' own fields (policy-read.ts); `exact: false` when they are not what
+ * `backendFor` writes.
+ */
+export function readPoolExact(d: DeviceBackend): { pool: Pool; exact: boolean } {
   const meta = words(d.backend.description);
   const v2Members = parseMembersWord(meta.members);
-  const members: Member[] = d.servers
-    .filter((s) => !isFree(s))
-    .map((s) => {
-      const recorded = s.metadata?.[META_KEY] as { node?: unknown; pod?: unknown } | undefined;
-      const listed = d.known?.get(memberKey(s)) ?? v2Members.get(memberKey(s));
-      return {
-        address: s.address,
-        port: s.port ?? 0,
-        node: typeof recorded?.node === 'string' ? recorded.node : (listed?.node ?? slotNode(s.name)),
-        pod: typeof recorded?.pod === 'string' ? recorded.pod : (listed?.pod ?? ''),
-        enabled: (s.weight ?? 1) > 0,
-      };
-    });
+  const used = d.servers.filter((s) => !isFree(s));
+  const members: Member[] = used.map((s) => {
+    const recorded = s.metadata?.[META_KEY] as { node?: unknown; pod?: unknown } | undefined;
+    const listed = d.known?.get(memberKey(s)) ?? v2Members.get(memberKey(s));
+    return {
+      address: s.address,
+      port: s.port ?? 0,
+      node: typeof recorded?.node === 'string' ? recorded.node : (listed?.node ?? slotNode(s.name)),
+      pod: typeof recorded?.pod === 'string' ? recorded.pod : (listed?.pod ?? ''),
+      enabled: (s.weight ?? 1) > 0,
+    };
+  });
+  const { policy, exact } = readDataplanePolicy(d.backend, used, storedPolicy(meta));
   return {
-    name: d.backend.name,
-    protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
-    health: meta.health === 'http' ? 'http' : meta.health === 'udp' ? 'udp' : 'tcp',
-    ...readStoredCheck(dec(meta.check)),
-    ...storedPolicy(meta),
-    members,
-    service: dec(meta.service) ?? '',
-    servicePort: dec(meta.port) ?? '',
+    pool: {
+      name: d.backend.name,
+      protocol: meta.protocol === 'UDP' ? 'UDP' : 'TCP',
+      health: meta.health === 'http' ? 'http' : meta.health === 'udp' ? 'udp' : 'tcp',
+      ...readStoredCheck(dec(meta.check)),
+      ...policy,
+      members,
+      service: dec(meta.service) ?? '',
+      servicePort: dec(meta.port) ?? '',
+    },
+    exact,
   };
 }
+
+/** A backend read back as a pool. */
+export const readPool = (d: DeviceBackend): Pool => readPoolExact(d).pool;

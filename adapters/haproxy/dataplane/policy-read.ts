@@ -1,0 +1,112 @@
+/**
+ * A pool's BackendPolicy read back from the Data Plane API's own fields (the backend's `balance`,
+ * `hash_type`, `cookie`, `stick_table`, `connect_timeout`, `server_timeout` and `retries`, the
+ * servers' `maxconn`, `slowstart` and `proto`), never from our description, so a field changed by
+ * hand is seen and the next pass writes it again. The inverse of layout.ts `backendFor`; a field
+ * it never writes (`balance static-rr`, a timeout of 1500 ms, servers that disagree) makes the
+ * reading `exact: false`: the adapter reports the pool drifted. Pure.
+ */
+import { persistenceCookie } from '../../../src/model/persistence.ts';
+import type { LbAlgorithm, PoolPolicy } from '../../../src/model/types.ts';
+import type { DpBackend, DpServer } from './models.ts';
+import { COOKIE_KEY } from '../policy-lines.ts';
+
+function algorithmOf(b: DpBackend['balance']): { algorithm?: LbAlgorithm; hashKey?: string } | undefined {
+  const key = (v: string | undefined) => (v && /^[A-Za-z0-9_-]{1,64}$/.test(v) ? v : undefined);
+  switch (b?.algorithm) {
+    case undefined:
+    case 'roundrobin':
+      return {};
+    case 'leastconn':
+      return { algorithm: 'LeastConnections' };
+    case 'source':
+      return { algorithm: 'SourceHash' };
+    case 'hdr': {
+      const hashKey = key(b.hdr_name);
+      return hashKey ? { algorithm: 'HeaderHash', hashKey } : undefined;
+    }
+    case 'hash': {
+      const hashKey = key(/^req\.cook\((.*)\)$/.exec(b.hash_expression ?? '')?.[1]);
+      return hashKey ? { algorithm: 'CookieHash', hashKey } : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Milliseconds as whole seconds (what we write), else undefined. */
+const wholeSeconds = (ms: number | undefined): number | undefined =>
+  ms !== undefined && ms > 0 && ms % 1000 === 0 ? ms / 1000 : undefined;
+
+function serverPolicy(servers: DpServer[]): { policy: PoolPolicy; agree: boolean } {
+  const one = (s: DpServer): PoolPolicy => ({
+    ...(s.maxconn ? { maxConnections: s.maxconn } : {}),
+    ...(wholeSeconds(s.slowstart) ? { slowStartSeconds: wholeSeconds(s.slowstart)! } : {}),
+    ...(s.proto === 'h2' ? { backendProtocol: 'h2c' as const } : {}),
+  });
+  const all = servers.map(one);
+  const first = all[0] ?? {};
+  const key = JSON.stringify(first);
+  const odd = servers.some(
+    (s) =>
+      (s.slowstart !== undefined && s.slowstart > 0 && !wholeSeconds(s.slowstart)) ||
+      (s.proto !== undefined && s.proto !== 'h2'),
+  );
+  return { policy: first, agree: !odd && all.every((p) => JSON.stringify(p) === key) };
+}
+
+/**
+ * One backend's policy from its fields and its servers' (`servers`: the members' slots; a backend
+ * without any has no server fields, and those come from `unserved`, our description's words).
+ */
+export function readDataplanePolicy(
+  b: DpBackend,
+  servers: DpServer[],
+  unserved: PoolPolicy,
+): { policy: PoolPolicy; exact: boolean } {
+  const algorithm = algorithmOf(b.balance);
+  const hashed = ['SourceHash', 'HeaderHash', 'CookieHash'].includes(algorithm?.algorithm ?? '');
+  const cookieOk =
+    !b.cookie ||
+    (b.cookie.name === persistenceCookie(b.name) &&
+      b.cookie.type === 'insert' &&
+      b.cookie.indirect === true &&
+      b.cookie.nocache === true &&
+      b.cookie.dynamic === true &&
+      b.dynamic_cookie_key === COOKIE_KEY);
+  const t = b.stick_table;
+  const stickOk = !t || (t.type === 'ip' && t.size === 102_400 && t.expire === 1_800_000);
+  const persistence = b.cookie ? ('Cookie' as const) : t ? ('SourceIP' as const) : undefined;
+  const connect = wholeSeconds(b.connect_timeout);
+  const server = wholeSeconds(b.server_timeout);
+  const timeoutsOk =
+    (b.connect_timeout === undefined || connect !== undefined) &&
+    (b.server_timeout === undefined || server !== undefined);
+  const fromServers =
+    servers.length > 0
+      ? serverPolicy(servers)
+      : {
+          policy: {
+            ...(unserved.maxConnections ? { maxConnections: unserved.maxConnections } : {}),
+            ...(unserved.slowStartSeconds ? { slowStartSeconds: unserved.slowStartSeconds } : {}),
+            ...(unserved.backendProtocol ? { backendProtocol: unserved.backendProtocol } : {}),
+          },
+          agree: true,
+        };
+  const policy: PoolPolicy = {
+    ...(algorithm ?? {}),
+    ...(persistence ? { persistence } : {}),
+    ...fromServers.policy,
+    ...(connect ? { connectTimeoutSeconds: connect } : {}),
+    ...(server ? { serverTimeoutSeconds: server } : {}),
+    ...(b.retries !== undefined ? { retries: b.retries } : {}),
+  };
+  const exact =
+    algorithm !== undefined &&
+    hashed === (b.hash_type?.method === 'consistent') &&
+    cookieOk &&
+    stickOk &&
+    timeoutsOk &&
+    fromServers.agree;
+  return { policy, exact };
+}

@@ -1,0 +1,99 @@
+/**
+ * A pool's BackendPolicy read back from haproxy.cfg's own lines (the runtime transport), the
+ * inverse of policy-lines.ts: `balance` and `hash-type` (the algorithm and its key), `cookie` and
+ * `stick on` (persistence), `timeout connect`, `timeout server` and `retries`, and the servers'
+ * `maxconn`, `slowstart` and `proto h2`. Never from our own comment, so a line changed by hand is
+ * seen and the next pass writes it again. A backend whose policy lines are not exactly the ones
+ * its read policy renders (a `balance static-rr`, a `timeout server 5000` without its unit,
+ * servers that disagree) is `exact: false`: the adapter reports it drifted. Pure.
+ */
+import type { LbAlgorithm, Pool, PoolPolicy } from '../../src/model/types.ts';
+import { balanceLines, timeoutLines } from './policy-lines.ts';
+
+/** The lines of a backend that policy-lines.ts writes (compared in order, trimmed). */
+const POLICY_LINE =
+  /^\s*(balance|hash-type|cookie|dynamic-cookie-key|stick-table|stick|timeout\s+(connect|server)|retries)\b/;
+
+/** A `balance` argument as the algorithm and key it stands for (undefined: not one we write). */
+function algorithmOf(arg: string): { algorithm?: LbAlgorithm; hashKey?: string } | undefined {
+  if (arg === 'roundrobin') return {};
+  if (arg === 'leastconn') return { algorithm: 'LeastConnections' };
+  if (arg === 'source') return { algorithm: 'SourceHash' };
+  const hdr = /^hdr\(([A-Za-z0-9_-]{1,64})\)$/.exec(arg);
+  if (hdr) return { algorithm: 'HeaderHash', hashKey: hdr[1]! };
+  const cook = /^hash\s+req\.cook\(([A-Za-z0-9_-]{1,64})\)$/.exec(arg);
+  if (cook) return { algorithm: 'CookieHash', hashKey: cook[1]! };
+  return undefined;
+}
+
+/** A whole number of seconds (`5s`), else undefined (another unit is not what we write). */
+const seconds = (v: string | undefined): number | undefined =>
+  v !== undefined && /^[1-9]\d{0,6}s$/.test(v) ? Number(v.slice(0, -1)) : undefined;
+
+/** The servers' own policy words: their limit, ramp and protocol, if every server agrees. */
+function serverPolicy(serverWords: string[]): { policy: PoolPolicy; agree: boolean } {
+  const one = (w: string): PoolPolicy => {
+    const maxconn = /\bmaxconn (\d+)\b/.exec(w)?.[1];
+    const slow = seconds(/\bslowstart (\S+)/.exec(w)?.[1]);
+    return {
+      ...(maxconn && Number(maxconn) > 0 ? { maxConnections: Number(maxconn) } : {}),
+      ...(slow ? { slowStartSeconds: slow } : {}),
+      ...(/\bproto h2\b/.test(w) ? { backendProtocol: 'h2c' as const } : {}),
+    };
+  };
+  const all = serverWords.map(one);
+  const first = all[0] ?? {};
+  const key = JSON.stringify(first);
+  return { policy: first, agree: all.every((p) => JSON.stringify(p) === key) };
+}
+
+/**
+ * The policy of one backend from its lines and its servers' words (`serverWords`: each server
+ * line's words after the address). A backend without servers has no device field for the servers'
+ * words: those come from `unserved` (what our comment says it asked), the rest from the lines.
+ */
+export function readBackendPolicy(
+  name: string,
+  lines: string[],
+  serverWords: string[],
+  unserved: PoolPolicy,
+): { policy: PoolPolicy; exact: boolean } {
+  const own = lines.filter((l) => POLICY_LINE.test(l)).map((l) => l.trim().replace(/\s+/g, ' '));
+  const balanceArg = own.find((l) => l.startsWith('balance '))?.slice('balance '.length);
+  const algorithm = balanceArg === undefined ? undefined : algorithmOf(balanceArg);
+  const persistence = own.some((l) => l.startsWith('cookie '))
+    ? ('Cookie' as const)
+    : own.includes('stick on src')
+      ? ('SourceIP' as const)
+      : undefined;
+  const connect = seconds(/^timeout connect (\S+)$/m.exec(own.join('\n'))?.[1]);
+  const server = seconds(/^timeout server (\S+)$/m.exec(own.join('\n'))?.[1]);
+  const retries = /^retries (\d+)$/m.exec(own.join('\n'))?.[1];
+  const servers =
+    serverWords.length > 0
+      ? serverPolicy(serverWords)
+      : {
+          policy: {
+            ...(unserved.maxConnections ? { maxConnections: unserved.maxConnections } : {}),
+            ...(unserved.slowStartSeconds ? { slowStartSeconds: unserved.slowStartSeconds } : {}),
+            ...(unserved.backendProtocol ? { backendProtocol: unserved.backendProtocol } : {}),
+          },
+          agree: true,
+        };
+  const policy: PoolPolicy = {
+    ...(algorithm ?? {}),
+    ...(persistence ? { persistence } : {}),
+    ...servers.policy,
+    ...(connect ? { connectTimeoutSeconds: connect } : {}),
+    ...(server ? { serverTimeoutSeconds: server } : {}),
+    ...(retries !== undefined ? { retries: Number(retries) } : {}),
+  };
+  const pool = { name, ...policy } as Pool;
+  const rendered = [...balanceLines(pool), ...timeoutLines(pool)].map((l) => l.trim());
+  const exact =
+    algorithm !== undefined &&
+    servers.agree &&
+    rendered.length === own.length &&
+    rendered.every((l, i) => l === own[i]);
+  return { policy, exact };
+}
