@@ -5,6 +5,7 @@ import type { ApiVersion } from '../../adapters/haproxy/dataplane/models.ts';
 import { runAll, startDataplaneSim } from '../support/dataplane.ts';
 import { haproxyMissing } from '../support/haproxy.ts';
 import { adapterContract } from './adapter-contract.ts';
+import { DATAPLANE_ROWS, dataplaneFields, editDataplane } from '../support/dataplane-policy-fields.ts';
 
 // VIPs are documentation addresses bound `transparent` (root), health checks off: no packet leaves
 // loopback. Every request and answer of the suite is checked against the official spec.
@@ -37,6 +38,26 @@ for (const apiVersion of ['v2', 'v3'] as ApiVersion[]) {
           }
           await c.commit(tx);
           await c.close();
+        },
+        policyOnDevice: {
+          rows: DATAPLANE_ROWS,
+          fields: async (name) => {
+            const c = new DataplaneClient({ url: rig.url, apiVersion, username: 'admin', password: 'admin' });
+            try {
+              return await dataplaneFields(c, name);
+            } finally {
+              await c.close();
+            }
+          },
+          edit: async (name, fields) => {
+            // Through the API, as an admin's script would.
+            const c = new DataplaneClient({ url: rig.url, apiVersion, username: 'admin', password: 'admin' });
+            try {
+              await editDataplane(c, name, fields);
+            } finally {
+              await c.close();
+            }
+          },
         },
         close: async () => {
           // Cleanups run whatever the check does: a failing check never leaves HAProxy behind.
