@@ -288,7 +288,9 @@ export class AviAdapter implements LoadBalancerAdapter {
     const problems = [...invalid('pool', o), ...(hm ? invalid('healthmonitor', hm) : [])];
     if (problems.length > 0) fail('Invalid', problems.join('; '), true);
     if (hm) await this.objects.upsert('healthmonitor', hm);
-    await this.objects.upsert('pool', o);
+    // An update is planned because the pool read from its fields differs from ours: written even
+    // where the checksum we left on it still matches (its fields changed by hand).
+    await this.objects.upsert('pool', o, c.op === 'update');
     if (!hm) await this.objects.remove('healthmonitor', checkMonitorName(c.desired.name));
   }
 

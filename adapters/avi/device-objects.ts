@@ -88,12 +88,16 @@ export class AviDeviceObjects {
     return [...this.cache.get('poolgroup')!.keys()].filter((n) => n.startsWith(prefix));
   }
 
-  /** Creates or updates one object; a write only when its checksum changed. */
-  async upsert(type: AviType, o: AviObject, retried = false): Promise<void> {
+  /**
+   * Creates or updates one object; a write only when its checksum changed, unless `force` (the
+   * plan found the object's fields on the device unlike ours though the checksum we left there
+   * still matches: changed by hand).
+   */
+  async upsert(type: AviType, o: AviObject, force = false, retried = false): Promise<void> {
     const cur = this.current(type, o.name);
     if (cur && !ownedBy(type, cur, this.owner))
       fail('NotOwned', `${type} ${o.name} is not ours; left alone`, true);
-    if (cur && storedSum(type, cur) === storedSum(type, o)) {
+    if (cur && !force && storedSum(type, cur) === storedSum(type, o)) {
       this.stats.skippedUnchanged++;
       return;
     }
@@ -113,7 +117,7 @@ export class AviDeviceObjects {
     if (!retried && (r.status === 409 || r.status === 412 || (r.status === 404 && cur))) {
       // Someone else wrote first (409: it exists; 412: it changed; 404: it went): read it again, retry once.
       await this.reread(type, o.name);
-      return this.upsert(type, o, true);
+      return this.upsert(type, o, force, true);
     }
     this.failed(`${cur ? 'PUT' : 'POST'} ${type} ${o.name}`, r.status, r.body);
   }

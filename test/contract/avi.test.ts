@@ -2,6 +2,7 @@ import { AviAdapter } from '../../adapters/avi/adapter.ts';
 import { renderPool } from '../../adapters/avi/objects.ts';
 import { AviSimulator } from '../../sim/avi/simulator.ts';
 import { adapterContract } from './adapter-contract.ts';
+import { AVI_ROWS, aviFields, editAvi } from '../support/avi-policy-fields.ts';
 
 const placement = { cloud: 'Default-Cloud', seGroup: 'Default-Group', vrf: 'global' };
 
@@ -24,6 +25,11 @@ adapterContract('avi (on the Avi Controller simulator)', async () => {
       adapters.push(other);
       const r = await other.session.call('POST', '/api/pool', renderPool(pool, owner, placement));
       if (r.status !== 201) throw new Error(`foreign pool: ${r.status} ${JSON.stringify(r.body)}`);
+    },
+    policyOnDevice: {
+      rows: AVI_ROWS,
+      fields: async (name) => aviFields(sim, name),
+      edit: async (name, fields) => editAvi(sim, name, fields),
     },
     close: async () => {
       for (const a of adapters) await a.close();

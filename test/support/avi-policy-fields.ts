@@ -1,0 +1,126 @@
+/**
+ * An Avi pool's policy fields as an admin reads and edits them on the controller (the contract's
+ * "changed by hand" case for Avi): `lb_algorithm`, `lb_algorithm_hash`,
+ * `lb_algorithm_consistent_hash_hdr`, the persistence profile by name, the connection limit, ramp
+ * and server timeout, `server_reselect` and `enable_http2`.
+ */
+import type { AviSimulator } from '../../sim/avi/simulator.ts';
+import type { PolicyRow } from '../contract/adapter-contract.ts';
+
+type Json = Record<string, unknown>;
+
+const lastSegment = (ref: unknown) => (typeof ref === 'string' ? ref.split('/').pop() : undefined);
+
+function profileName(sim: AviSimulator, ref: unknown): string | undefined {
+  const uuid = lastSegment(ref);
+  if (!uuid) return undefined;
+  for (const o of sim.objects('applicationpersistenceprofile').values())
+    if (o.uuid === uuid) return String(o.name);
+  return `(unknown ${uuid})`;
+}
+
+function pool(sim: AviSimulator, name: string): Json {
+  const p = sim.objects('pool').get(name);
+  if (!p) throw new Error(`no pool ${name}`);
+  return p;
+}
+
+export function aviFields(sim: AviSimulator, name: string): Record<string, unknown> {
+  const p = pool(sim, name);
+  const reselect = p.server_reselect as { enabled?: unknown; num_retries?: unknown } | undefined;
+  return {
+    lb_algorithm: p.lb_algorithm,
+    lb_algorithm_hash: p.lb_algorithm_hash,
+    lb_algorithm_consistent_hash_hdr: p.lb_algorithm_consistent_hash_hdr,
+    persistence_profile: profileName(sim, p.application_persistence_profile_ref),
+    max_concurrent_connections_per_server: p.max_concurrent_connections_per_server,
+    connection_ramp_duration: p.connection_ramp_duration,
+    server_timeout: p.server_timeout,
+    'server_reselect.enabled': reselect?.enabled,
+    'server_reselect.num_retries': reselect?.num_retries,
+    enable_http2: p.enable_http2,
+  };
+}
+
+/** Edits the stored pool in place, as the controller's UI would, with a new `_last_modified`. */
+export function editAvi(sim: AviSimulator, name: string, fields: Record<string, unknown>): void {
+  const p = pool(sim, name);
+  for (const [k, v] of Object.entries(fields)) {
+    if (k === 'persistence_profile') {
+      const profile = [...sim.objects('applicationpersistenceprofile').values()].find((o) => o.name === v);
+      if (v === undefined) delete p.application_persistence_profile_ref;
+      else p.application_persistence_profile_ref = String(profile!.url);
+    } else if (k.startsWith('server_reselect.')) {
+      p.server_reselect = { ...(p.server_reselect as Json), [k.slice('server_reselect.'.length)]: v };
+    } else if (v === undefined) delete p[k];
+    else p[k] = v;
+  }
+  p._last_modified = String(Date.now() * 1000 + 999);
+}
+
+/** What each policy value is in Avi's pool fields, and a hand edit of it. */
+export const AVI_ROWS: PolicyRow[] = [
+  {
+    policy: { algorithm: 'LeastConnections' },
+    device: { lb_algorithm: 'LB_ALGORITHM_LEAST_CONNECTIONS' },
+    hand: { lb_algorithm: 'LB_ALGORITHM_ROUND_ROBIN' },
+  },
+  {
+    policy: { algorithm: 'SourceHash' },
+    device: {
+      lb_algorithm: 'LB_ALGORITHM_CONSISTENT_HASH',
+      lb_algorithm_hash: 'LB_ALGORITHM_CONSISTENT_HASH_SOURCE_IP_ADDRESS',
+    },
+    hand: { lb_algorithm_hash: 'LB_ALGORITHM_CONSISTENT_HASH_URI' },
+  },
+  {
+    policy: { algorithm: 'HeaderHash', hashKey: 'x-user' },
+    http: true,
+    device: { lb_algorithm_consistent_hash_hdr: 'x-user' },
+    hand: { lb_algorithm_consistent_hash_hdr: 'x-other' },
+  },
+  {
+    policy: { persistence: 'Cookie' },
+    http: true,
+    device: { persistence_profile: 'System-Persistence-Http-Cookie' },
+    hand: { persistence_profile: undefined },
+  },
+  {
+    policy: { persistence: 'SourceIP' },
+    device: { persistence_profile: 'System-Persistence-Client-IP' },
+    hand: { persistence_profile: 'System-Persistence-Http-Cookie' },
+  },
+  {
+    policy: { maxConnections: 25 },
+    device: { max_concurrent_connections_per_server: 25 },
+    hand: { max_concurrent_connections_per_server: 7 },
+  },
+  {
+    policy: { slowStartSeconds: 120 },
+    device: { connection_ramp_duration: 2 },
+    hand: { connection_ramp_duration: 0 },
+  },
+  {
+    policy: { serverTimeoutSeconds: 90 },
+    device: { server_timeout: 90_000 },
+    hand: { server_timeout: 5000 },
+  },
+  {
+    policy: { retries: 0 },
+    http: true,
+    device: { 'server_reselect.enabled': false },
+    hand: { 'server_reselect.enabled': true, 'server_reselect.num_retries': 4 },
+  },
+  {
+    policy: { backendProtocol: 'h2c' },
+    http: true,
+    device: { enable_http2: true },
+    hand: { enable_http2: false },
+  },
+  // Round robin asked, another algorithm set by hand that the model has no word for.
+  {
+    policy: { maxConnections: 5 },
+    device: { lb_algorithm: 'LB_ALGORITHM_ROUND_ROBIN' },
+    hand: { lb_algorithm: 'LB_ALGORITHM_FASTEST_RESPONSE' },
+  },
+];
