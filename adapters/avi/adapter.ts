@@ -8,6 +8,7 @@
  * are the session's. 404 on delete is success; other 400s are terminal; 5xx and timeouts are
  * retried by the work queue.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type {
   ApplyResult,
   Capabilities,
@@ -68,6 +69,8 @@ export class AviAdapter implements LoadBalancerAdapter {
   private readonly objects: AviDeviceObjects;
   /** Whether the objects were read once (observe) since start. */
   private loaded = false;
+  /** Pools of ours found balancing as we never write (observe): written on their next update. */
+  private drifted = new Set<string>();
   /** Our virtual services as last observed or written, in the model (for certificate rotations). */
   private readonly applied = new Map<string, VirtualService>();
   private readonly now: () => number;
@@ -172,6 +175,7 @@ export class AviAdapter implements LoadBalancerAdapter {
     const observed = observedModel(read, [...hms, ...nps, ...persistence], this.owner);
     this.applied.clear();
     for (const v of observed.owned.virtualServices) this.applied.set(v.name, v);
+    this.drifted = new Set((observed.drifted ?? []).map((d) => d.name));
     return observed;
   }
 
@@ -288,9 +292,12 @@ export class AviAdapter implements LoadBalancerAdapter {
     const problems = [...invalid('pool', o), ...(hm ? invalid('healthmonitor', hm) : [])];
     if (problems.length > 0) fail('Invalid', problems.join('; '), true);
     if (hm) await this.objects.upsert('healthmonitor', hm);
-    // An update is planned because the pool read from its fields differs from ours: written even
-    // where the checksum we left on it still matches (its fields changed by hand).
-    await this.objects.upsert('pool', o, c.op === 'update');
+    // A pool read from its fields unlike ours (or balancing as we never write) was changed by hand:
+    // written even where the checksum we left on it still matches.
+    const byHand =
+      c.op === 'update' && (this.drifted.has(c.name) || !isDeepStrictEqual(c.observed, c.desired));
+    await this.objects.upsert('pool', o, byHand);
+    this.drifted.delete(c.name);
     if (!hm) await this.objects.remove('healthmonitor', checkMonitorName(c.desired.name));
   }
 
