@@ -372,7 +372,8 @@ export function parseDeclaration(adc: Json | undefined, tenant: string, owner: s
         if (!once(kind, name)) continue;
         if (kind === 'pool') {
           observed.owned.pools.push(parsePool(name, o));
-          if (!memberLimitsAgree(o)) drifted.push(name);
+          // Members of several limits, or a mode we never write (ratio, fastest ...): changed by hand.
+          if (!memberLimitsAgree(o) || !OUR_MODES.has(String(o.loadBalancingMode))) drifted.push(name);
         } else if (o.class === 'Service_HTTP' || o.class === 'Service_HTTPS')
           observed.owned.virtualServices.push(parseL7(name, o, app as Json));
         else observed.owned.virtualServices.push(parseL4(name, o));
@@ -389,6 +390,9 @@ export function parseDeclaration(adc: Json | undefined, tenant: string, owner: s
   if (drifted.length > 0) observed.drifted = drifted.map((name) => ({ kind: 'pool', name }));
   return observed;
 }
+
+/** The load-balancing modes we write (pool-objects.ts renderPool). */
+const OUR_MODES = new Set(['round-robin', 'least-connections-member']);
 
 /** The names of the objects in our application that belong to one of our virtual services. */
 export function ownedObjectNames(vs: VirtualService): string[] {

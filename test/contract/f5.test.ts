@@ -2,6 +2,7 @@ import { F5Adapter, defaultTenant } from '../../adapters/f5/adapter.ts';
 import { APP, renderPool } from '../../adapters/f5/declaration.ts';
 import { BigIpSimulator } from '../../sim/f5/simulator.ts';
 import { adapterContract } from './adapter-contract.ts';
+import { editF5, F5_ROWS, f5Fields } from '../support/f5-policy-fields.ts';
 
 // Both layouts: per-application declarations (AS3 3.47 and later; the simulator runs 3.56) and
 // whole-tenant declarations (AS3 before 3.47).
@@ -25,6 +26,11 @@ for (const [name, as3Version] of [
         const t = sim.tenants.get(tenant) ?? { class: 'Tenant', [APP]: { class: 'Application' } };
         (t[APP] as Record<string, unknown>)[pool.name] = renderPool(pool, owner);
         sim.tenants.set(tenant, t);
+      },
+      policyOnDevice: {
+        rows: F5_ROWS,
+        fields: async (name) => f5Fields(sim, name),
+        edit: async (name, fields) => editF5(sim, name, fields),
       },
       close: async () => {
         for (const a of adapters) await a.close();

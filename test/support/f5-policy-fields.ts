@@ -1,0 +1,131 @@
+/**
+ * A BIG-IP pool's policy fields as an admin reads and edits them on the device (the contract's
+ * "changed by hand" case for F5): the pool's `loadBalancingMode`, `slowRampTime`, `reselectTries`,
+ * its members' `connectionLimit`, and persistence where AS3 keeps it, on the virtual servers that
+ * use the pool (an L4 service's `persistenceMethods`, the `persist` action of an HTTP service's
+ * rule forwarding to it).
+ */
+import type { BigIpSimulator } from '../../sim/f5/simulator.ts';
+import type { PolicyRow } from '../contract/adapter-contract.ts';
+
+type Json = Record<string, unknown>;
+
+const poolOf = (p: unknown): string | undefined => {
+  const ptr = typeof p === 'string' ? p : (p as { use?: unknown } | undefined)?.use;
+  return typeof ptr === 'string' ? ptr.split('/').pop() : undefined;
+};
+
+/** The application holding pool `name`, and the pool. */
+function find(sim: BigIpSimulator, name: string): { pool: Json } {
+  for (const t of sim.tenants.values())
+    for (const app of Object.values(t)) {
+      const o = (app as Json | null)?.[name] as Json | undefined;
+      if ((app as Json | null)?.class === 'Application' && o?.class === 'Pool') return { pool: o };
+    }
+  throw new Error(`no pool ${name}`);
+}
+
+/** Every object of every application (a per-application layout keeps pools and services apart). */
+const everything = (sim: BigIpSimulator): Json =>
+  Object.fromEntries(
+    [...sim.tenants.values()].flatMap((t) =>
+      Object.values(t)
+        .filter((a): a is Json => (a as Json | null)?.class === 'Application')
+        .flatMap((a, i) => Object.entries(a).map(([k, o]) => [`${i}/${k}`, o])),
+    ),
+  );
+const objects = (app: Json): Json[] =>
+  Object.values(app).filter((o): o is Json => !!o && typeof o === 'object');
+const l4Service = (app: Json, name: string): Json | undefined =>
+  objects(app).find(
+    (o) => String(o.class).startsWith('Service_') && o.class !== 'Service_HTTP' && poolOf(o.pool) === name,
+  );
+const forwards = (app: Json, name: string): Json[] =>
+  objects(app)
+    .filter((o) => o.class === 'Endpoint_Policy')
+    .flatMap((p) => (p.rules as Json[] | undefined) ?? [])
+    .filter((r) =>
+      ((r.actions as Json[] | undefined) ?? []).some(
+        (a) => a.type === 'forward' && poolOf((a.select as Json | undefined)?.pool) === name,
+      ),
+    );
+
+export function f5Fields(sim: BigIpSimulator, name: string): Record<string, unknown> {
+  const { pool } = find(sim, name);
+  const app = everything(sim);
+  const members = (pool.members as Json[] | undefined) ?? [];
+  const persist = forwards(app, name)
+    .flatMap((r) => r.actions as Json[])
+    .find((a) => a.type === 'persist');
+  const l4 = l4Service(app, name);
+  return {
+    loadBalancingMode: pool.loadBalancingMode,
+    slowRampTime: pool.slowRampTime,
+    reselectTries: pool.reselectTries,
+    'members.connectionLimit': members[0]?.connectionLimit,
+    'service.persistenceMethods': l4 ? JSON.stringify(l4.persistenceMethods) : undefined,
+    'policy.persist': persist ? Object.keys(persist).find((k) => k !== 'type' && k !== 'event') : undefined,
+  };
+}
+
+/** Edits the deployed objects in place, as a change made on the BIG-IP itself. */
+export function editF5(sim: BigIpSimulator, name: string, fields: Record<string, unknown>): void {
+  const { pool } = find(sim, name);
+  const app = everything(sim);
+  for (const [k, v] of Object.entries(fields)) {
+    if (k === 'members.connectionLimit')
+      for (const m of (pool.members as Json[] | undefined) ?? []) m.connectionLimit = v;
+    else if (k === 'service.persistenceMethods')
+      l4Service(app, name)!.persistenceMethods = JSON.parse(String(v));
+    else if (k === 'policy.persist')
+      for (const r of forwards(app, name)) {
+        const actions = (r.actions as Json[]).filter((a) => a.type !== 'persist');
+        r.actions =
+          v === undefined
+            ? actions
+            : [
+                {
+                  type: 'persist',
+                  event: 'request',
+                  [String(v)]: v === 'sourceAddress' ? { netmask: '255.255.255.255', timeout: 1800 } : {},
+                },
+                ...actions,
+              ];
+      }
+    else if (v === undefined) delete pool[k];
+    else pool[k] = v;
+  }
+}
+
+/** What each policy value is in AS3's objects on the BIG-IP, and a hand edit of it. */
+export const F5_ROWS: PolicyRow[] = [
+  {
+    policy: { algorithm: 'LeastConnections' },
+    device: { loadBalancingMode: 'least-connections-member' },
+    hand: { loadBalancingMode: 'round-robin' },
+  },
+  {
+    policy: { persistence: 'Cookie' },
+    http: true,
+    device: { 'policy.persist': 'cookieInsert' },
+    hand: { 'policy.persist': undefined },
+  },
+  {
+    policy: { persistence: 'SourceIP' },
+    device: { 'service.persistenceMethods': '["source-address"]' },
+    hand: { 'service.persistenceMethods': '[]' },
+  },
+  {
+    policy: { maxConnections: 25 },
+    device: { 'members.connectionLimit': 25 },
+    hand: { 'members.connectionLimit': 7 },
+  },
+  { policy: { slowStartSeconds: 4 }, device: { slowRampTime: 4 }, hand: { slowRampTime: 10 } },
+  { policy: { retries: 0 }, device: { reselectTries: 0 }, hand: { reselectTries: 3 } },
+  // Round robin asked, a mode set by hand that the model has no word for.
+  {
+    policy: { retries: 2 },
+    device: { loadBalancingMode: 'round-robin' },
+    hand: { loadBalancingMode: 'ratio-member' },
+  },
+];
