@@ -14,10 +14,7 @@ export function parseSettings<S extends z.ZodType>(schema: S, settings: unknown)
   throw new NplError(ErrorCodes.CONFIG_INVALID, `adapter.${issue.path.join('.')}: ${issue.message}`);
 }
 
-export function credentials(
-  vendor: 'F5' | 'AVI' | 'HAPROXY',
-  env: NodeJS.ProcessEnv,
-): { username: string; password: string } {
+export function credentials(vendor: string, env: NodeJS.ProcessEnv): { username: string; password: string } {
   const user = `NPL_LB_${vendor}_USERNAME`;
   const pass = `NPL_LB_${vendor}_PASSWORD`;
   const username = env[user];

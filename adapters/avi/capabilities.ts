@@ -7,6 +7,7 @@
  */
 import type { Capabilities } from '../../src/adapter/contract.ts';
 import { ALL_HTTP } from '../../src/adapter/http-capabilities.ts';
+import { AVI_PARAMETERS } from './parameters.ts';
 
 export function aviCapabilities(allocatesVips: boolean, allocatesV6 = false): Capabilities {
   return {
@@ -49,7 +50,7 @@ export function aviCapabilities(allocatesVips: boolean, allocatesV6 = false): Ca
     },
     ...(allocatesVips ? { allocatesVips: true } : {}),
     // LoadBalancerParameters' avi section: the virtual services' SE group (se_group_ref).
-    parameters: { section: 'avi', applies: ['serviceEngineGroup'] },
+    parameters: { ...AVI_PARAMETERS, applies: ['serviceEngineGroup'] },
     // IPv6 VsVips (`ip6_address`) and servers (`V6`); where its IPAM allocates, only with an IPv6 subnet.
     ipv6: !allocatesVips || allocatesV6,
   };

@@ -5,6 +5,8 @@
  * bundled field models, and that the pools and certificates it refers to are on the controller.
  * Failures are thrown as device-objects.ts `Failure`s (terminal or retryable).
  */
+import { capabilityProblem } from '../../src/adapter/preflight.ts';
+import { aviCapabilities } from './capabilities.ts';
 import type { Change } from '../../src/adapter/changes.ts';
 import type { VirtualService } from '../../src/model/types.ts';
 import { certificateRefs, poolRefs } from '../../src/model/refs.ts';
@@ -48,13 +50,13 @@ export function renderChecked(
 ): ReturnType<typeof renderVirtualService> {
   const bad = vs.kind === 'l7' ? vs.routes.map(routeProblem).find(Boolean) : undefined;
   if (bad) fail('Invalid', bad, true);
-  // A BIG-IP partition is not something Avi has: refused, never run in the configured place.
-  if (vs.placement?.partition || vs.placement?.frontend)
-    fail(
-      'Unsupported',
-      `${vs.placement.partition ? 'a partition' : "HAProxy's frontend settings"} (LoadBalancerParameters) is not applied by the Avi adapter (virtual service ${vs.name})`,
-      true,
-    );
+  // A placement Avi does not apply (another vendor's): refused, never run in the configured place.
+  const refused = capabilityProblem(
+    { op: 'create', kind: 'virtualService', name: vs.name, desired: vs },
+    aviCapabilities(false),
+    'Avi',
+  );
+  if (refused) fail('Unsupported', refused.message, true);
   const sniNames = (cert: string) => {
     const o = current('sslkeyandcertificate', cert);
     return (o && parseCertificate(o)?.sniNames) ?? [];

@@ -9,6 +9,7 @@
  * whatever the name, only the certificate follows SNI. Children first on create, last on delete.
  * Pure: no I/O.
  */
+import { seGroupOf } from './parameters.ts';
 import type {
   HttpRoute,
   L4VirtualService,
@@ -80,7 +81,7 @@ export function renderVirtualService(
 ): RenderedVs {
   const source = vs.kind === 'l4' ? vs.source : '';
   // Its class's SE group, kept in a marker too so it reads back as the model says it.
-  const seGroup = vs.placement?.serviceEngineGroup;
+  const seGroup = seGroupOf(vs.placement);
   const extra: Record<string, string> = {
     ...(vs.kind === 'l7' ? { ingressclass: vs.ingressClass } : {}),
     ...(seGroup ? { segroup: seGroup } : {}),

@@ -5,6 +5,7 @@
  */
 import type { Capabilities } from '../../src/adapter/contract.ts';
 import { ALL_HTTP } from '../../src/adapter/http-capabilities.ts';
+import { F5_PARAMETERS } from './parameters.ts';
 
 /**
  * Ranges per L4 client filter: the iRule (source-ranges.ts) is one line per range, up to about
@@ -55,7 +56,7 @@ export const F5_CAPABILITIES: Capabilities = {
   slowStart: { stepSeconds: 1 },
   // LoadBalancerParameters' f5 partition: the class's virtual services, with copies of the pools
   // and certificates they use, in an AS3 tenant of that name (tenant-layout.ts).
-  parameters: { section: 'f5', applies: ['partition'] },
+  parameters: { ...F5_PARAMETERS, applies: ['partition'] },
   // IPv6 virtualAddresses and serverAddresses (AS3's f5ip format takes both families).
   ipv6: true,
 };

@@ -4,26 +4,21 @@
  * HAProxy's frontend settings), a client filter that is not a CIDR, a route an endpoint policy
  * cannot say, and HTTP/2. Pure.
  */
+import { capabilityProblem } from '../../src/adapter/preflight.ts';
+import { F5_CAPABILITIES } from './capabilities.ts';
 import type { Change } from '../../src/adapter/changes.ts';
 import { certificateProblem } from './certificates.ts';
 import { routeProblem } from './http-policy.ts';
 import { sourceRangeProblem } from './source-ranges.ts';
 
-/** A placement it does not apply (an Avi SE group): refused, never ignored. */
-const placementRefused = (what: string): string =>
-  `${what} (LoadBalancerParameters) is not applied by the BIG-IP adapter (Capabilities.parameters)`;
-/** HTTP/2 (GRPCRoute, h2c members) is not in its capabilities: refused, never sent as HTTP/1.1. */
-const HTTP2_REFUSED =
-  'HTTP/2 (from clients, or h2c to members) is not served by the BIG-IP adapter (Capabilities.http.http2)';
-
 export function preflightProblem(c: Change): string | undefined {
   if (c.op === 'delete') return undefined;
   if (c.kind === 'certificate') return certificateProblem(c.desired);
-  if (c.kind === 'pool') return c.desired.backendProtocol ? HTTP2_REFUSED : undefined;
+  // A placement it does not apply, HTTP/2: refused, never run elsewhere or spoken as HTTP/1.1.
+  const refused = capabilityProblem(c, F5_CAPABILITIES, 'BIG-IP');
+  if (refused) return refused.message;
+  if (c.kind === 'pool') return undefined;
   const vs = c.desired;
-  if (vs.placement?.serviceEngineGroup) return placementRefused('a Service Engine group');
-  if (vs.placement?.frontend) return placementRefused("HAProxy's frontend settings");
   if (vs.kind === 'l4') return sourceRangeProblem(vs);
-  if (vs.http2) return HTTP2_REFUSED;
   return vs.routes.map(routeProblem).find(Boolean);
 }

@@ -5,6 +5,7 @@
  */
 import type { Capabilities } from '../../src/adapter/contract.ts';
 import { ALL_HTTP } from '../../src/adapter/http-capabilities.ts';
+import { HAPROXY_PARAMETERS } from './parameters.ts';
 import { FETCH_NAME } from './http-routes.ts';
 
 export const HAPROXY_CAPABILITIES: Capabilities = {
@@ -53,7 +54,7 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
   // `tcp-request connection reject unless { src ... }` on the L4 frontend (both transports).
   sourceRanges: true,
   // LoadBalancerParameters' haproxy section: a class's frontends' maxconn and timeout client.
-  parameters: { section: 'haproxy', applies: ['frontend'] },
+  parameters: { ...HAPROXY_PARAMETERS, applies: ['frontend'] },
   // IPv6 binds and servers, bracketed where haproxy.cfg and the runtime API need it (both transports).
   ipv6: true,
 };

@@ -5,7 +5,8 @@
  * HAProxy reads from its backend section (a change there reloads). Pure.
  */
 import { persistenceCookie } from '../../src/model/persistence.ts';
-import type { FrontendSettings, Pool, VirtualService } from '../../src/model/types.ts';
+import type { Pool, VirtualService } from '../../src/model/types.ts';
+import { type FrontendSettings, frontendOf } from './parameters.ts';
 
 export { persistenceCookie };
 
@@ -120,7 +121,7 @@ export function readSourceRanges(word: string | undefined): { sourceRanges?: str
  * (absent: the defaults section's): connections at once, and a client's idle time.
  */
 export function frontendLines(v: VirtualService): string[] {
-  const f = v.placement?.frontend;
+  const f = frontendOf(v.placement);
   return [
     ...(f?.maxConnections ? [`    maxconn ${f.maxConnections}`] : []),
     ...(f?.clientTimeoutSeconds ? [`    timeout client ${f.clientTimeoutSeconds}s`] : []),
@@ -129,7 +130,7 @@ export function frontendLines(v: VirtualService): string[] {
 
 /** The word a frontend's settings are kept in (its comment, its description), or ''. */
 export const frontendWord = (v: VirtualService): string =>
-  v.placement?.frontend ? ` frontend=${encodeURIComponent(JSON.stringify(v.placement.frontend))}` : '';
+  frontendOf(v.placement) ? ` frontend=${encodeURIComponent(JSON.stringify(frontendOf(v.placement)))}` : '';
 
 /** The settings read back from that word (decoded): whole positive numbers only, else none. */
 export function readFrontend(word: string | undefined): { placement?: { frontend: FrontendSettings } } {

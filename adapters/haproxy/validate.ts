@@ -3,6 +3,8 @@
  * controller's ownership guard refuses them, src/adapter/ownership.ts): an update needs its object, UDP is not balanced, members and VIPs must be IP addresses and
  * ports, and a virtual service needs its pools.
  */
+import { capabilityProblem } from '../../src/adapter/preflight.ts';
+import { HAPROXY_CAPABILITIES } from './capabilities.ts';
 import { isIP } from 'node:net';
 import type { ApplyError } from '../../src/adapter/contract.ts';
 import type { Pool, VirtualService } from '../../src/model/types.ts';
@@ -27,16 +29,9 @@ export function changeProblem(c: Change, exists: boolean, passthrough = false): 
           .find(Boolean)
       : undefined);
   if (badName) return { code: 'Invalid', message: badName, terminal: true };
-  // A placement HAProxy does not have (an Avi SE group, a BIG-IP partition): refused, never run
-  // elsewhere. Its own frontend settings apply.
-  const placed = c.kind === 'virtualService' ? c.desired.placement : undefined;
-  if (placed?.serviceEngineGroup || placed?.partition) {
-    return {
-      code: 'Unsupported',
-      message: `HAProxy places no virtual service in ${placed.serviceEngineGroup ? 'a Service Engine group' : 'a partition'} (LoadBalancerParameters; virtual service ${c.name})`,
-      terminal: true,
-    };
-  }
+  // A placement HAProxy does not apply (another vendor's): refused, never run elsewhere.
+  const refused = capabilityProblem(c, HAPROXY_CAPABILITIES, 'HAProxy');
+  if (refused) return refused;
   if (c.kind === 'pool') {
     // A keyed hash's name goes inside a fetch's parentheses: a plain word only.
     if (c.desired.hashKey !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(c.desired.hashKey))

@@ -3,6 +3,8 @@
  * load balancer of dry runs and tests. Optional latency and fault injection stand in for a slow or
  * failing device.
  */
+import { capabilityProblem } from '../../src/adapter/preflight.ts';
+import { AVI_PARAMETERS } from '../avi/parameters.ts';
 import type {
   ApplyError,
   ApplyResult,
@@ -52,8 +54,9 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       httpsChecks: true,
       checkHeaders: true,
       checkMethods: true,
-      // It keeps a placement as given (the avi section's SE group), as it keeps the rest.
-      parameters: { section: 'avi', applies: ['serviceEngineGroup'] },
+      // It keeps a placement as given (Avi's section, read by Avi's schema: class placement is
+      // tested without a device), as it keeps the rest.
+      parameters: { ...AVI_PARAMETERS, applies: ['serviceEngineGroup'] },
       checkStatuses: 'any',
       algorithms: ['RoundRobin', 'LeastConnections', 'SourceHash', 'HeaderHash', 'CookieHash'],
       persistence: ['Cookie', 'SourceIP'],
@@ -117,19 +120,10 @@ export class MemoryAdapter implements LoadBalancerAdapter {
         results.push({ change, ok: false, error: fault });
         continue;
       }
-      const placed =
-        change.kind === 'virtualService' && change.op !== 'delete' ? change.desired.placement : undefined;
-      if (placed?.partition || placed?.frontend) {
-        // Its parameters are the avi section's: a BIG-IP partition is refused, never kept as if served.
-        results.push({
-          change,
-          ok: false,
-          error: {
-            code: 'Unsupported',
-            message: `${placed.partition ? 'a partition' : "HAProxy's frontend settings"} (LoadBalancerParameters) is not applied by the memory adapter (virtual service ${change.name})`,
-            terminal: true,
-          },
-        });
+      // What it does not apply (a BIG-IP partition): refused, never kept as if served.
+      const refused = capabilityProblem(change, this.capabilities(), 'memory');
+      if (refused) {
+        results.push({ change, ok: false, error: refused });
         continue;
       }
       try {

@@ -1,10 +1,12 @@
 /**
  * What every load-balancer adapter implements. Core code asks for capabilities, never for a
- * vendor's name: a new adapter is a folder, one line in adapters/index.ts and a green contract run.
+ * vendor's name: a new vendor is a folder, one line in adapters/index.ts (its Vendor,
+ * src/adapter/vendor.ts) and a green contract run.
  */
 import type { Change, Observed } from './changes.ts';
 import type { AdapterErrorCode } from './errors.ts';
 import type { LbAlgorithm, PersistenceType } from '../model/types.ts';
+import type { VendorParameters } from './vendor.ts';
 
 export interface Capabilities {
   l4: { tcp: boolean; udp: boolean };
@@ -23,14 +25,11 @@ export interface Capabilities {
   /** Whether it routes TLS connections by SNI without terminating them (L4 `sni`). Absent: no. */
   tlsPassthrough?: boolean;
   /**
-   * Its section of LoadBalancerParameters (`avi`, `f5`) and which of its settings it applies
-   * (virtual services' `placement`). Absent: it reads no parameters (a class naming some is
-   * InvalidParameters, said).
+   * Its section of LoadBalancerParameters (named after its vendor, src/adapter/vendor.ts) and which
+   * of that section's settings it applies (virtual services' `placement`). Absent: it reads no
+   * parameters (a class naming some is InvalidParameters, said).
    */
-  parameters?: {
-    section: 'avi' | 'f5' | 'haproxy';
-    applies: ('serviceEngineGroup' | 'partition' | 'frontend')[];
-  };
+  parameters?: VendorParameters & { applies: readonly string[] };
   /** What HTTP routes may carry beyond host and path prefix. Absent: Ingress-style routes only. */
   http?: HttpCapabilities;
   /**

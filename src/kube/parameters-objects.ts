@@ -1,8 +1,9 @@
 /**
  * LoadBalancerParameters (npl-lb.io/v1alpha1): where a class's virtual services go on the load
  * balancer, per vendor (issue 33, per-class infrastructure). The CRD (deploy/helm/npl-lb/crds/)
- * checks shapes at the API; this schema parses them again at the validation boundary, so an
- * object the CRD did not check is refused with the field named, never half read.
+ * checks shapes at the API; this schema parses the shared sections again at the validation
+ * boundary, and each vendor's own section is parsed by that vendor's schema where it is used, so
+ * an object the CRD did not check is refused with the field named, never half read.
  */
 import { z } from 'zod';
 import { cidrSchema } from '../config/controller-config.ts';
@@ -12,63 +13,17 @@ import { algorithmSchema, hashKeySchema, healthCheckSchema, keyedHashRule } from
 export const PARAMETERS_GROUP = 'npl-lb.io';
 export const PARAMETERS_KIND = 'LoadBalancerParameters';
 
+/** The sections every vendor shares; any other key is one vendor's own (src/adapter/vendor.ts). */
+export const SHARED_SECTIONS = ['defaults', 'vip'] as const;
+
 /**
- * Names a partition cannot have: the declaration's own properties (an AS3 ADC's), and `Common`,
- * BIG-IP's shared partition, which holds no application of ours.
+ * A vendor's section: an object, read by that vendor's schema where it is the configured load
+ * balancer (src/source/gateway/parameters.ts); a section name is a vendor's `type`-like word.
  */
-export const AS3_RESERVED = [
-  'Common',
-  'class',
-  'constants',
-  'controls',
-  'id',
-  'label',
-  'remark',
-  'schemaVersion',
-  'scratch',
-  'target',
-  'updateMode',
-];
+const vendorSection = z.record(z.string(), z.unknown());
 
 export const parametersSpecSchema = z
   .object({
-    avi: z
-      .object({
-        serviceEngineGroup: z
-          .string()
-          .min(1)
-          .max(128)
-          .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, "_", "." and "-"'),
-      })
-      .strict()
-      .optional(),
-    f5: z
-      .object({
-        partition: z
-          .string()
-          .min(1)
-          .max(64)
-          .regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'a letter, then letters, digits and "_"')
-          .refine((p) => !AS3_RESERVED.includes(p), {
-            message: `not one of AS3's own names (${AS3_RESERVED.join(', ')})`,
-          }),
-      })
-      .strict()
-      .optional(),
-    haproxy: z
-      .object({
-        frontend: z
-          .object({
-            maxConnections: z.number().int().min(1).max(1_000_000).optional(),
-            clientTimeoutSeconds: z.number().int().min(1).max(86_400).optional(),
-          })
-          .strict()
-          .refine((f) => f.maxConnections !== undefined || f.clientTimeoutSeconds !== undefined, {
-            message: 'name maxConnections, clientTimeoutSeconds or both',
-          }),
-      })
-      .strict()
-      .optional(),
     /**
      * What the pools of the class's virtual services get where no BackendPolicy (nor an Ingress's
      * annotations) says: an algorithm (a keyed hash with its hashKey) and a health check, as a
@@ -95,16 +50,15 @@ export const parametersSpecSchema = z
       .strict()
       .optional(),
   })
-  .strict()
-  .refine(
-    (s) =>
-      s.avi !== undefined ||
-      s.f5 !== undefined ||
-      s.haproxy !== undefined ||
-      s.vip !== undefined ||
-      s.defaults !== undefined,
-    { message: 'name the avi, f5, haproxy, vip or defaults settings' },
-  );
+  .catchall(vendorSection)
+  .superRefine((s, ctx) => {
+    for (const k of Object.keys(s))
+      if (!/^[a-z][a-z0-9]{0,30}$/.test(k))
+        ctx.addIssue({ code: 'custom', path: [k], message: 'not a section: lowercase letters and digits' });
+  })
+  .refine((s) => Object.keys(s).length > 0, {
+    message: "name a load balancer's section, vip or defaults",
+  });
 export type ParametersSpec = z.infer<typeof parametersSpecSchema>;
 
 /** As the cache keeps it: the spec as it came, checked where it is used (parametersSpecSchema). */

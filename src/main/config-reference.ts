@@ -4,9 +4,8 @@
  * compares the file with this output. `npx tsx scripts/config-reference.ts` rewrites it.
  */
 import { z } from 'zod';
-import { aviSettingsSchema } from '../../adapters/avi/config.ts';
-import { f5SettingsSchema } from '../../adapters/f5/config.ts';
-import { haproxyDataplaneSchema, haproxyRuntimeSchema } from '../../adapters/haproxy/settings.ts';
+import { VENDORS } from '../../adapters/index.ts';
+import type { Vendor } from '../adapter/vendor.ts';
 import { controllerConfigSchema } from '../config/controller-config.ts';
 
 interface JsonSchema {
@@ -74,7 +73,15 @@ function table(schema: z.ZodType, prefix: string, skip: string[] = []): string {
   ].join('\n');
 }
 
-export function configurationReference(): string {
+/** One vendor's `adapter` blocks: a table per shape, or what it is when it has no field. */
+const vendorSections = (v: Vendor): string[] =>
+  v.settings.length === 0
+    ? [`## \`adapter\` for \`type: ${v.type}\`\n\n${v.summary ?? 'No other field.'}\n`]
+    : v.settings.map((s) => `## \`adapter\` for ${s.title}\n\n${table(s.schema, 'adapter.')}\n`);
+
+/** The reference for the registered vendors (adapters/index.ts). */
+export function configurationReference(vendors: readonly Vendor[] = VENDORS): string {
+  const words = vendors.flatMap((v) => (v.credentials ? [v.credentials] : []));
   return `# Controller configuration reference
 
 <!-- Generated from the zod schemas by scripts/config-reference.ts; a test fails when it drifts. -->
@@ -82,30 +89,11 @@ export function configurationReference(): string {
 \`npl-lb controller --config FILE\` reads one YAML file of this shape; the Helm chart renders it
 from its values. An unknown field or a bad value stops the controller with one line naming the
 field (\`NPL_CONFIG_INVALID\`, exit code 2). Credentials never appear here: they come from
-\`NPL_LB_<AVI|F5|HAPROXY>_USERNAME\` and \`_PASSWORD\` in the environment.
+\`NPL_LB_<${words.join('|')}>_USERNAME\` and \`_PASSWORD\` in the environment.
 
 ## Top level
 
 ${table(controllerConfigSchema, '', ['adapter'])}
 
-## \`adapter\` for \`type: memory\`
-
-No other field: the in-memory load balancer of dry runs and tests.
-
-## \`adapter\` for \`type: avi\`
-
-${table(aviSettingsSchema, 'adapter.')}
-
-## \`adapter\` for \`type: f5\`
-
-${table(f5SettingsSchema, 'adapter.')}
-
-## \`adapter\` for \`type: haproxy\`, \`transport: runtime\` (the default transport)
-
-${table(haproxyRuntimeSchema, 'adapter.')}
-
-## \`adapter\` for \`type: haproxy\`, \`transport: dataplane\`
-
-${table(haproxyDataplaneSchema, 'adapter.')}
-`;
+${vendors.flatMap(vendorSections).join('\n')}`;
 }

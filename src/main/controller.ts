@@ -2,7 +2,7 @@
  * `npl-lb controller`: composition root of the load-balancer controller.
  */
 import { hostname } from 'node:os';
-import { ADAPTERS } from '../../adapters/index.ts';
+import { VENDORS } from '../../adapters/index.ts';
 import { AdapterCheckError } from '../adapter/contract.ts';
 import { loadControllerConfig } from '../config/controller-config.ts';
 import { CONTROLLER_HELP, parseControllerFlags } from '../config/controller-flags.ts';
@@ -27,17 +27,17 @@ export async function runController(argv: string[]): Promise<number> {
     return 0;
   }
   const config = loadControllerConfig(flags.config!);
-  const makeAdapter = ADAPTERS[config.adapter.type];
-  if (!makeAdapter) {
+  const vendor = VENDORS.find((v) => v.type === config.adapter.type);
+  if (!vendor) {
     throw new NplError(
       ErrorCodes.CONFIG_INVALID,
-      `${flags.config}: adapter.type: unknown adapter "${config.adapter.type}" (known: ${Object.keys(ADAPTERS).join(', ')})`,
+      `${flags.config}: adapter.type: unknown adapter "${config.adapter.type}" (known: ${VENDORS.map((v) => v.type).join(', ')})`,
     );
   }
   const log = createLogger({ name: 'controller', format: flags['log-format'], level: flags['log-level'] });
   const stopTimeoutMs = flags['shutdown-timeout'] * 1000;
   const { kc, origin } = loadKubeConfig({ flag: flags.kubeconfig });
-  const adapter = makeAdapter({ owner: config.clusterName, settings: config.adapter, env: process.env });
+  const adapter = vendor.create({ owner: config.clusterName, settings: config.adapter, env: process.env });
   try {
     await adapter.verify?.();
   } catch (err) {

@@ -140,20 +140,11 @@ export interface SniRoute {
 
 /**
  * Where and how a virtual service runs on the device, from its class's LoadBalancerParameters
- * (absent: the adapter's configured place and defaults): Avi's Service Engine group, BIG-IP's
- * partition (an AS3 tenant), HAProxy's frontend settings.
+ * (absent: the adapter's configured place and defaults): the fields of the configured vendor's own
+ * section, as that vendor reads them (its Capabilities `parameters.placement`: a Service Engine
+ * group, a partition, frontend limits). Opaque to the core, which compares and merges it only.
  */
-export interface Placement {
-  serviceEngineGroup?: string;
-  partition?: string;
-  frontend?: FrontendSettings;
-}
-
-/** A frontend's own limits (HAProxy): connections at once, and how long a client may stay idle. */
-export interface FrontendSettings {
-  maxConnections?: number;
-  clientTimeoutSeconds?: number;
-}
+export type Placement = Readonly<Record<string, unknown>>;
 
 export interface L4VirtualService {
   kind: 'l4';

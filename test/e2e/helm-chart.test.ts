@@ -13,7 +13,7 @@ import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
-import { ADAPTERS } from '../../adapters/index.ts';
+import { makeAdapter } from '../../adapters/index.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { selfSignedCertificate } from '../../src/runtime/tls.ts';
 import { ensureKubeTools } from '../support/kube-tools.ts';
@@ -219,7 +219,7 @@ describe('Helm chart', () => {
         );
       }
       // The adapter takes the rendered settings (credentials come from the Secret through env).
-      const adapter = ADAPTERS[config.adapter.type]!({
+      const adapter = makeAdapter({
         owner: config.clusterName,
         settings: config.adapter,
         env: {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { ADAPTERS } from '../../adapters/index.ts';
+import { makeAdapter } from '../../adapters/index.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { CLI, ROOT, run } from '../support/cli-process.ts';
 import { ensureKubeTools } from '../support/kube-tools.ts';
@@ -58,7 +58,7 @@ describe('migrated values install with Helm', () => {
       const cm = docs.find((d) => d?.kind === 'ConfigMap')!;
       const config = parseControllerConfig(cm.data!['config.yaml']!, 'migrated ConfigMap');
       assert.equal(config.adapter.type, type);
-      const adapter = ADAPTERS[config.adapter.type]!({
+      const adapter = makeAdapter({
         owner: config.clusterName,
         settings: config.adapter,
         env: {

@@ -5,6 +5,7 @@
  * of route-layout.ts. What HAProxy has no field for (the source, the routes themselves) is in the
  * frontend's `description`, as `k=v` words.
  */
+import { frontendOf } from '../parameters.ts';
 import type {
   HttpRoute,
   L4VirtualService,
@@ -26,7 +27,7 @@ import { L4_SRC_ACL, readFrontend, srcAclValues } from '../policy-lines.ts';
  * fields (the client timeout in ms), and the description word they are read back from.
  */
 function settingsOf(v: VirtualService): { fields: Partial<DpFrontend>; words: string[] } {
-  const f = v.placement?.frontend;
+  const f = frontendOf(v.placement);
   if (!f) return { fields: {}, words: [] };
   return {
     fields: {

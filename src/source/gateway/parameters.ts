@@ -1,8 +1,8 @@
 /**
  * A class's (or a Gateway's) LoadBalancerParameters as the configured load balancer reads them:
  * the reference resolved (npl-lb.io/LoadBalancerParameters, found, valid at the boundary), the
- * section of this vendor taken (`avi`, `f5`), what of it the adapter applies (Capabilities
- * `parameters`) turned into a placement, and anything else said: a reference that cannot be used
+ * section of this vendor taken and read by its own schema, what of it the adapter applies
+ * (Capabilities `parameters`) turned into a placement, and anything else said: a reference that cannot be used
  * is the Gateway API's InvalidParameters with why, never ignored. Sections for other vendors are
  * the object serving other controllers: named in the message, not an error. Pure.
  */
@@ -13,6 +13,7 @@ import {
   PARAMETERS_GROUP,
   PARAMETERS_KIND,
   parametersSpecSchema,
+  SHARED_SECTIONS,
 } from '../../kube/parameters-objects.ts';
 import type { Gateway } from '../../kube/gateway-objects.ts';
 import type { Placement } from '../../model/types.ts';
@@ -84,32 +85,31 @@ function classDefaults(
   };
 }
 
-/** The placement the load balancer's own section gives, where it applies that field (else why not). */
+/**
+ * The placement the load balancer's own section gives: read by its vendor's schema (a bad value is
+ * InvalidParameters naming the field), each field it sets one the adapter applies (else why not).
+ */
 function sectionPlacement(
   spec: ParametersSpec,
   what: string,
   lb: Parameters<typeof resolveParameters>[3],
 ): { placement: Placement | undefined } | { invalid: string } {
   const mine = lb.caps.parameters;
-  const placement = (p: Placement) => ({ placement: p });
-  if (mine?.section === 'avi' && spec.avi) {
-    if (!mine.applies.includes('serviceEngineGroup'))
-      return {
-        invalid: clip(`${what}: avi.serviceEngineGroup is not applied by the ${lb.name} load balancer`),
-      };
-    return placement({ serviceEngineGroup: spec.avi.serviceEngineGroup });
+  const raw = mine ? (spec as Record<string, unknown>)[mine.section] : undefined;
+  if (!mine || raw === undefined) return { placement: undefined };
+  const parsed = mine.schema.safeParse(raw);
+  if (!parsed.success) {
+    const i = parsed.error.issues[0];
+    const path = [mine.section, ...(i?.path ?? []).map(String)].join('.');
+    return { invalid: clip(`${what}: spec.${path}: ${i?.message ?? 'invalid'}`) };
   }
-  if (mine?.section === 'haproxy' && spec.haproxy) {
-    if (!mine.applies.includes('frontend'))
-      return { invalid: clip(`${what}: haproxy.frontend is not applied by the ${lb.name} load balancer`) };
-    return placement({ frontend: spec.haproxy.frontend });
-  }
-  if (mine?.section === 'f5' && spec.f5) {
-    if (!mine.applies.includes('partition'))
-      return { invalid: clip(`${what}: f5.partition is not applied by the ${lb.name} load balancer`) };
-    return placement({ partition: spec.f5.partition });
-  }
-  return { placement: undefined };
+  const placement = mine.placement(parsed.data);
+  const unapplied = Object.keys(placement).find((f) => !mine.applies.includes(f));
+  if (unapplied)
+    return {
+      invalid: clip(`${what}: ${mine.section}.${unapplied} is not applied by the ${lb.name} load balancer`),
+    };
+  return { placement };
 }
 
 /**
@@ -141,8 +141,8 @@ export function resolveParameters(
   }
   const spec = parsed.data;
   const mine = lb.caps.parameters;
-  const others = (['avi', 'f5', 'haproxy'] as const).filter(
-    (s) => spec[s] !== undefined && s !== mine?.section,
+  const others = Object.keys(spec).filter(
+    (s) => !(SHARED_SECTIONS as readonly string[]).includes(s) && s !== mine?.section,
   );
   const note = others.length
     ? `${others.join(', ')} settings of ${ns}/${ref.name} are for another load balancer`

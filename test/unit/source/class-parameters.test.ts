@@ -10,6 +10,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { aviCapabilities } from '../../../adapters/avi/capabilities.ts';
 import { F5_CAPABILITIES } from '../../../adapters/f5/capabilities.ts';
+import { F5_PARAMETERS } from '../../../adapters/f5/parameters.ts';
+import { AVI_PARAMETERS } from '../../../adapters/avi/parameters.ts';
 import { HAPROXY_CAPABILITIES } from '../../../adapters/haproxy/capabilities.ts';
 import { gatewayClassSchema, gatewaySchema } from '../../../src/kube/gateway-objects.ts';
 import { loadBalancerParametersSchema } from '../../../src/kube/parameters-objects.ts';
@@ -145,7 +147,7 @@ describe('LoadBalancerParameters (per-class placement)', () => {
     );
     const none = run([klass('b', ref('team-b'))], [gateway('gw-b', 'b')], {
       name: 'f5',
-      caps: { ...F5_CAPABILITIES, parameters: { section: 'f5', applies: [] } },
+      caps: { ...F5_CAPABILITIES, parameters: { ...F5_PARAMETERS, applies: [] } },
     });
     assert.match(
       classAccepted(none, 'b'),
@@ -195,7 +197,7 @@ describe('LoadBalancerParameters (per-class placement)', () => {
         {
           ...SERVE_ALL,
           name: 'avi',
-          caps: { ...SERVE_ALL.caps, parameters: { section: 'avi', applies: ['serviceEngineGroup'] } },
+          caps: { ...SERVE_ALL.caps, parameters: { ...AVI_PARAMETERS, applies: ['serviceEngineGroup'] } },
         },
       );
     const ok = built({
@@ -263,7 +265,7 @@ describe('LoadBalancerParameters (per-class placement)', () => {
       name: 'avi',
       caps: {
         ...SERVE_ALL.caps,
-        parameters: { section: 'avi' as const, applies: ['serviceEngineGroup' as const] },
+        parameters: { ...AVI_PARAMETERS, applies: ['serviceEngineGroup'] },
       },
     };
     const built = (classes: string) =>

@@ -1,0 +1,13 @@
+/** Avi as a vendor of the registry (adapters/index.ts): its settings, credentials, section, adapter. */
+import type { Vendor } from '../../src/adapter/vendor.ts';
+import { AviAdapter } from './adapter.ts';
+import { aviOptions, aviSettingsSchema } from './config.ts';
+import { AVI_PARAMETERS } from './parameters.ts';
+
+export const aviVendor: Vendor = {
+  type: 'avi',
+  settings: [{ title: '`type: avi`', schema: aviSettingsSchema }],
+  credentials: 'AVI',
+  parameters: AVI_PARAMETERS,
+  create: (c) => new AviAdapter(aviOptions(c.owner, c.settings, c.env)),
+};

@@ -1,0 +1,57 @@
+/**
+ * The checks every adapter makes before it renders a change, in one place: a placement field it
+ * does not apply, HTTP/2 where it does not declare it (both refused by name, terminal: never run
+ * somewhere else or spoken as HTTP/1.1), and a virtual service whose pool or certificate is not
+ * on the device (not terminal: it applies once they are). Pure.
+ */
+import type { Capabilities } from './contract.ts';
+import type { Change } from './changes.ts';
+import type { ApplyError } from './contract.ts';
+import type { VirtualService } from '../model/types.ts';
+import { certificateRefs, poolRefs } from '../model/refs.ts';
+
+const refuse = (message: string): ApplyError => ({ code: 'Unsupported', message, terminal: true });
+
+/** What of a change its capabilities cannot express (`adapter`: its name in the message). */
+export function capabilityProblem(c: Change, caps: Capabilities, adapter: string): ApplyError | undefined {
+  if (c.op === 'delete' || c.kind === 'certificate') return undefined;
+  const http2 = caps.http?.http2 === true;
+  if (c.kind === 'pool')
+    return c.desired.backendProtocol && !http2
+      ? refuse(`HTTP/2 to members (h2c) is not served by the ${adapter} adapter (Capabilities.http.http2)`)
+      : undefined;
+  const vs = c.desired;
+  const field = Object.keys(vs.placement ?? {}).find((f) => !caps.parameters?.applies.includes(f));
+  if (field)
+    return refuse(
+      `${field} (LoadBalancerParameters) is not applied by the ${adapter} adapter (Capabilities.parameters; virtual service ${vs.name})`,
+    );
+  if (vs.kind === 'l7' && vs.http2 && !http2)
+    return refuse(`HTTP/2 from clients is not served by the ${adapter} adapter (Capabilities.http.http2)`);
+  return undefined;
+}
+
+/**
+ * A virtual service's pools and certificates not on the device (`has`: the device after the
+ * batch's other changes): it waits for them.
+ */
+export function dependencyProblem(
+  vs: VirtualService,
+  has: { pool(name: string): boolean; certificate?(name: string): boolean },
+): ApplyError | undefined {
+  const pool = poolRefs(vs).find((p) => !has.pool(p));
+  if (pool)
+    return {
+      code: 'NotFound',
+      message: `virtual service ${vs.name}: pool ${pool} is not on the device`,
+      terminal: false,
+    };
+  const cert = has.certificate ? certificateRefs(vs).find((x) => !has.certificate!(x)) : undefined;
+  if (cert)
+    return {
+      code: 'NotFound',
+      message: `virtual service ${vs.name}: certificate ${cert} is not on the device`,
+      terminal: false,
+    };
+  return undefined;
+}

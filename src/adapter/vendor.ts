@@ -1,0 +1,50 @@
+/**
+ * What a load-balancer vendor's folder registers (adapters/index.ts, one line per vendor), in the
+ * manner of external-dns's providers: how its `adapter:` block is read, where its credentials
+ * come from, its section of LoadBalancerParameters, and how an adapter is made. The core reads
+ * vendors only through this: it names none.
+ */
+import type { z } from 'zod';
+import type { LoadBalancerAdapter } from './contract.ts';
+import type { Placement } from '../model/types.ts';
+
+export interface AdapterConfig {
+  /** The configured clusterName: the owner mark on the load balancer. */
+  owner: string;
+  /** The `adapter:` block of the controller config, `type` included. */
+  settings: { type: string } & Record<string, unknown>;
+  env: NodeJS.ProcessEnv;
+}
+
+/** One shape of a vendor's `adapter:` block (a vendor with two transports has two). */
+export interface VendorSettings {
+  /** The heading in the configuration reference (`type: haproxy`, `transport: dataplane`). */
+  title: string;
+  schema: z.ZodType;
+}
+
+/**
+ * A vendor's own section of LoadBalancerParameters (`spec.<section>`): validated by its schema,
+ * where the configured load balancer is that vendor; other vendors' sections are set aside, said.
+ */
+export interface VendorParameters {
+  section: string;
+  schema: z.ZodType;
+  /** The placement a valid section gives the class's virtual services (its own fields). */
+  placement(section: unknown): Placement;
+}
+
+export interface Vendor {
+  /** `adapter.type` naming it. */
+  type: string;
+  /** Its `adapter:` blocks; none: the type alone (`summary` says what it is). */
+  settings: VendorSettings[];
+  summary?: string;
+  /**
+   * The word of its credentials' environment names (`NPL_LB_<word>_USERNAME`, `_PASSWORD`, which
+   * the chart fills from a Secret); absent: it needs none.
+   */
+  credentials?: string;
+  parameters?: VendorParameters;
+  create(config: AdapterConfig): LoadBalancerAdapter;
+}
