@@ -1,12 +1,16 @@
 /**
- * The kinds the controller's cache follows, and the schema each is validated against as its
- * informer delivers it (the cache keeps the validated object, cluster-cache.ts).
+ * The kinds the controller's cache follows, as one table (KINDS): the schema each is validated
+ * against as its informer delivers it (the cache keeps the validated object, cluster-cache.ts),
+ * where it is listed, and what its changes wake.
  */
 import { backendTlsPolicySchema } from '../kube/backend-tls-objects.ts';
 import type { z } from 'zod';
+import { RESOURCES } from '../kube/paths.ts';
+import { TLS_SECRET_TYPE } from '../source/certificates.ts';
 import { loadBalancerParametersSchema } from '../kube/parameters-objects.ts';
 import {
   crdSchema,
+  GATEWAY_CLASS_CRD,
   gatewayClassSchema,
   gatewaySchema,
   grpcRouteSchema,
@@ -26,63 +30,78 @@ import {
 } from '../kube/objects.ts';
 import { backendPolicySchema } from '../kube/policy-objects.ts';
 
-export type CacheKind =
-  | 'services'
-  | 'pods'
-  | 'nodes'
-  | 'ingresses'
-  | 'ingressClasses'
-  | 'secrets'
-  | 'namespaces'
-  | 'endpointSlices'
-  | 'gatewayCrd'
-  | 'backendPolicies'
-  | 'loadBalancerParameters'
-  | GatewayKind;
+/**
+ * One cached kind: its schema (the informer keeps the validated object), where it is listed and
+ * watched (`resource`, a key of RESOURCES), whether its CRD may be missing (`optional`), whether
+ * a change of it rebuilds the routes (`routes`: Ingresses, classes, the Gateway API), and the
+ * selectors its list takes.
+ */
+interface KindRow {
+  schema: z.ZodType<unknown>;
+  resource: keyof typeof RESOURCES;
+  optional?: true;
+  routes?: true;
+  fieldSelector?: string;
+  labelSelector?: string;
+}
 
-/** The Gateway API kinds: served only where their CRDs are installed. */
-export type GatewayKind =
-  | 'gatewayClasses'
-  | 'gateways'
-  | 'httpRoutes'
-  | 'grpcRoutes'
-  | 'tcpRoutes'
-  | 'udpRoutes'
-  | 'tlsRoutes'
-  | 'referenceGrants'
-  | 'backendTlsPolicies';
-export const GATEWAY_KINDS: readonly GatewayKind[] = [
-  'gatewayClasses',
-  'gateways',
-  'httpRoutes',
-  'grpcRoutes',
-  'tcpRoutes',
-  'udpRoutes',
-  'tlsRoutes',
-  'referenceGrants',
-  'backendTlsPolicies',
-];
+/** Only our TLS Secrets are cached. */
+const SECRET_FIELD_SELECTOR = `type=${TLS_SECRET_TYPE}`;
+/**
+ * EndpointSlices the EndpointSlice controller does not manage (those of Services without a
+ * selector, kept by hand or by another controller): the only ones the pools read.
+ */
+const SLICE_LABEL_SELECTOR = 'endpointslice.kubernetes.io/managed-by!=endpointslice-controller.k8s.io';
 
-/** What each kind is validated against: the informer keeps the validated object. */
-export const SCHEMAS: Record<CacheKind, z.ZodType<unknown>> = {
-  services: serviceSchema,
-  pods: podSchema,
-  nodes: nodeSchema,
-  ingresses: ingressSchema,
-  ingressClasses: ingressClassSchema,
-  secrets: tlsSecretSchema,
-  namespaces: namespaceSchema,
-  endpointSlices: endpointSliceSchema,
-  gatewayCrd: crdSchema,
-  gatewayClasses: gatewayClassSchema,
-  gateways: gatewaySchema,
-  httpRoutes: httpRouteSchema,
-  grpcRoutes: grpcRouteSchema,
-  tcpRoutes: l4RouteSchema,
-  udpRoutes: l4RouteSchema,
-  tlsRoutes: l4RouteSchema,
-  referenceGrants: referenceGrantSchema,
-  backendTlsPolicies: backendTlsPolicySchema,
-  backendPolicies: backendPolicySchema,
-  loadBalancerParameters: loadBalancerParametersSchema,
-};
+const GATEWAY_API = { optional: true, routes: true } as const;
+
+/**
+ * Every kind the controller's cache follows, one row each: its informer, its parsed list, its
+ * count, its place in the view (the same name in ClusterView) and what its events wake come from
+ * here. A new route kind is a row here plus its schema, semantics and status.
+ */
+export const KINDS = {
+  services: { schema: serviceSchema, resource: 'services' },
+  pods: { schema: podSchema, resource: 'pods' },
+  nodes: { schema: nodeSchema, resource: 'nodes' },
+  ingresses: { schema: ingressSchema, resource: 'ingresses', routes: true },
+  ingressClasses: { schema: ingressClassSchema, resource: 'ingressClasses', routes: true },
+  secrets: { schema: tlsSecretSchema, resource: 'secrets', fieldSelector: SECRET_FIELD_SELECTOR },
+  namespaces: { schema: namespaceSchema, resource: 'namespaces', routes: true },
+  endpointSlices: {
+    schema: endpointSliceSchema,
+    resource: 'endpointSlices',
+    labelSelector: SLICE_LABEL_SELECTOR,
+  },
+  gatewayCrd: {
+    schema: crdSchema,
+    resource: 'customResourceDefinitions',
+    routes: true,
+    fieldSelector: `metadata.name=${GATEWAY_CLASS_CRD}`,
+  },
+  gatewayClasses: { schema: gatewayClassSchema, resource: 'gatewayClasses', ...GATEWAY_API },
+  gateways: { schema: gatewaySchema, resource: 'gateways', ...GATEWAY_API },
+  httpRoutes: { schema: httpRouteSchema, resource: 'httpRoutes', ...GATEWAY_API },
+  grpcRoutes: { schema: grpcRouteSchema, resource: 'grpcRoutes', ...GATEWAY_API },
+  tcpRoutes: { schema: l4RouteSchema, resource: 'tcpRoutes', ...GATEWAY_API },
+  udpRoutes: { schema: l4RouteSchema, resource: 'udpRoutes', ...GATEWAY_API },
+  tlsRoutes: { schema: l4RouteSchema, resource: 'tlsRoutes', ...GATEWAY_API },
+  referenceGrants: { schema: referenceGrantSchema, resource: 'referenceGrants', ...GATEWAY_API },
+  backendTlsPolicies: { schema: backendTlsPolicySchema, resource: 'backendTlsPolicies', ...GATEWAY_API },
+  backendPolicies: { schema: backendPolicySchema, resource: 'backendPolicies', optional: true },
+  loadBalancerParameters: {
+    schema: loadBalancerParametersSchema,
+    resource: 'loadBalancerParameters',
+    optional: true,
+  },
+} as const satisfies Record<string, KindRow>;
+
+export type CacheKind = keyof typeof KINDS;
+
+/** The object type a kind's schema gives. */
+export type KindObject<K extends CacheKind> = z.infer<(typeof KINDS)[K]['schema']>;
+
+export const CACHE_KINDS = Object.keys(KINDS) as CacheKind[];
+
+/** The kinds whose changes rebuild the routes (Ingresses, classes, namespaces, the Gateway API). */
+export const ROUTE_KINDS = CACHE_KINDS.filter((k) => (KINDS[k] as KindRow).routes);

@@ -4,10 +4,8 @@
  * the Gateway API kinds (once their CRDs are installed). Each object is validated with zod once,
  * as its informer delivers it (a malformed one is left out): building a ClusterView parses nothing.
  */
-import { backendTlsPolicySchema } from '../kube/backend-tls-objects.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { z } from 'zod';
-import { type LoadBalancerParameters, loadBalancerParametersSchema } from '../kube/parameters-objects.ts';
 import {
   apiServerSource,
   Informer,
@@ -15,50 +13,25 @@ import {
   type ListWatchSource,
   objectKey,
 } from '../kube/informer.ts';
-import {
-  ingressClassSchema,
-  ingressSchema,
-  nodeSchema,
-  parseOr,
-  podSchema,
-  serviceSchema,
-  tlsSecretSchema,
-  endpointSliceSchema,
-} from '../kube/objects.ts';
-import { TLS_SECRET_TYPE } from '../source/certificates.ts';
-import {
-  gatewayClassSchema,
-  gatewaySchema,
-  BUNDLE_VERSION_ANNOTATION,
-  type Crd,
-  crdSchema,
-  GATEWAY_CLASS_CRD,
-  grpcRouteSchema,
-  httpRouteSchema,
-  l4RouteSchema,
-  namespaceSchema,
-  referenceGrantSchema,
-} from '../kube/gateway-objects.ts';
+import { parseOr, type Pod, type Service } from '../kube/objects.ts';
+import { BUNDLE_VERSION_ANNOTATION } from '../kube/gateway-objects.ts';
 import { RESOURCES } from '../kube/paths.ts';
-import { type BackendPolicy, backendPolicySchema } from '../kube/policy-objects.ts';
 import type { RawObject } from '../kube/raw-client.ts';
 import type { Logger } from '../runtime/logger.ts';
-import type { EndpointSlice, Pod, Service } from '../kube/objects.ts';
 import { SliceIndex } from '../source/endpoint-slices.ts';
 import { podTerminated, selectorMatches } from '../kube/pod-ports.ts';
 import type { ClusterView } from '../source/desired.ts';
 import { type PodSelector, podLabelKey } from '../source/members.ts';
-import { type CacheKind, GATEWAY_KINDS, SCHEMAS } from './cache-kinds.ts';
+import { CACHE_KINDS, type CacheKind, type KindObject, KINDS } from './cache-kinds.ts';
 
-export { type CacheKind, GATEWAY_KINDS, type GatewayKind } from './cache-kinds.ts';
+export { type CacheKind, ROUTE_KINDS } from './cache-kinds.ts';
 
-/** Only Secrets that can hold an Ingress's certificate are listed and kept (never any other). */
-const SECRET_FIELD_SELECTOR = `type=${TLS_SECRET_TYPE}`;
-/**
- * Only EndpointSlices someone other than the EndpointSlice controller writes (those of Services
- * without a selector): the controller's own, one or more per Service, are never listed.
- */
-const SLICE_LABEL_SELECTOR = 'endpointslice.kubernetes.io/managed-by!=endpointslice-controller.k8s.io';
+/** A row of the table, its optional fields visible. */
+type KindRow = (typeof KINDS)[CacheKind] & {
+  optional?: true;
+  fieldSelector?: string;
+  labelSelector?: string;
+};
 
 /** Objects the informers' transform validated: the cache keeps them, not the raw ones. */
 const validated = new WeakSet<object>();
@@ -177,30 +150,14 @@ class LivePodIndex implements PodSelector {
   }
 }
 
+type ParsedKinds = { [K in CacheKind]: Parsed<KindObject<K>> };
+
+const mapKinds = <T>(f: (k: CacheKind) => T): Record<CacheKind, T> =>
+  Object.fromEntries(CACHE_KINDS.map((k) => [k, f(k)])) as Record<CacheKind, T>;
+
 export class ClusterCache {
   readonly informers: Record<CacheKind, Informer>;
-  private readonly parsed: {
-    services: Parsed<ClusterView['services'][number]>;
-    pods: Parsed<ClusterView['pods'][number]>;
-    nodes: Parsed<ClusterView['nodes'][number]>;
-    ingresses: Parsed<ClusterView['ingresses'][number]>;
-    ingressClasses: Parsed<ClusterView['ingressClasses'][number]>;
-    secrets: Parsed<NonNullable<ClusterView['secrets']>[number]>;
-    namespaces: Parsed<NonNullable<ClusterView['namespaces']>[number]>;
-    endpointSlices: Parsed<EndpointSlice>;
-    gatewayCrd: Parsed<Crd>;
-    gatewayClasses: Parsed<NonNullable<ClusterView['gatewayClasses']>[number]>;
-    gateways: Parsed<NonNullable<ClusterView['gateways']>[number]>;
-    httpRoutes: Parsed<NonNullable<ClusterView['httpRoutes']>[number]>;
-    grpcRoutes: Parsed<NonNullable<ClusterView['grpcRoutes']>[number]>;
-    tcpRoutes: Parsed<NonNullable<ClusterView['tcpRoutes']>[number]>;
-    udpRoutes: Parsed<NonNullable<ClusterView['udpRoutes']>[number]>;
-    tlsRoutes: Parsed<NonNullable<ClusterView['tlsRoutes']>[number]>;
-    referenceGrants: Parsed<NonNullable<ClusterView['referenceGrants']>[number]>;
-    backendTlsPolicies: Parsed<NonNullable<ClusterView['backendTlsPolicies']>[number]>;
-    backendPolicies: Parsed<BackendPolicy>;
-    loadBalancerParameters: Parsed<LoadBalancerParameters>;
-  };
+  private readonly parsed: ParsedKinds;
 
   private readonly podIndex = new LivePodIndex();
   private readonly serviceIndex = new ServiceSelectorIndex();
@@ -210,75 +167,39 @@ export class ClusterCache {
 
   constructor(kc: KubeConfig, logger: Logger, sources?: Partial<Record<CacheKind, ListWatchSource>>) {
     this.log = logger;
-    const make = (kind: CacheKind) =>
-      new Informer({
+    this.informers = mapKinds((kind) => {
+      const row: KindRow = KINDS[kind];
+      return new Informer({
         name: kind,
         logger,
-        transform: validating(SCHEMAS[kind]),
+        transform: validating(row.schema),
         // Kinds of CRDs that may not be installed (yet).
-        optional:
-          kind === 'backendPolicies' ||
-          kind === 'loadBalancerParameters' ||
-          (GATEWAY_KINDS as readonly string[]).includes(kind),
+        optional: row.optional === true,
         source:
           sources?.[kind] ??
           apiServerSource({
             kubeConfig: kc,
-            resource: RESOURCES[kind === 'gatewayCrd' ? 'customResourceDefinitions' : kind],
-            ...(kind === 'secrets' ? { fieldSelector: SECRET_FIELD_SELECTOR } : {}),
-            ...(kind === 'endpointSlices' ? { labelSelector: SLICE_LABEL_SELECTOR } : {}),
-            // The GatewayClass CRD alone: the Gateway API release installed.
-            ...(kind === 'gatewayCrd' ? { fieldSelector: `metadata.name=${GATEWAY_CLASS_CRD}` } : {}),
+            resource: RESOURCES[row.resource],
+            ...(row.fieldSelector ? { fieldSelector: row.fieldSelector } : {}),
+            ...(row.labelSelector ? { labelSelector: row.labelSelector } : {}),
           }),
       });
-    this.informers = {
-      services: make('services'),
-      pods: make('pods'),
-      nodes: make('nodes'),
-      ingresses: make('ingresses'),
-      ingressClasses: make('ingressClasses'),
-      secrets: make('secrets'),
-      namespaces: make('namespaces'),
-      endpointSlices: make('endpointSlices'),
-      gatewayCrd: make('gatewayCrd'),
-      gatewayClasses: make('gatewayClasses'),
-      gateways: make('gateways'),
-      httpRoutes: make('httpRoutes'),
-      grpcRoutes: make('grpcRoutes'),
-      tcpRoutes: make('tcpRoutes'),
-      udpRoutes: make('udpRoutes'),
-      tlsRoutes: make('tlsRoutes'),
-      referenceGrants: make('referenceGrants'),
-      backendTlsPolicies: make('backendTlsPolicies'),
-      backendPolicies: make('backendPolicies'),
-      loadBalancerParameters: make('loadBalancerParameters'),
+    });
+    // Registered before any other handler, so handlers that read the view see the new object;
+    // three kinds keep an index beside their list.
+    const indexes: { [K in CacheKind]?: (key: string, v: KindObject<K> | undefined) => void } = {
+      services: (key, svc) => this.serviceIndex.put(key, svc),
+      pods: (key, pod) => this.podIndex.put(key, pod),
+      endpointSlices: (key, sl) => this.sliceIndex.put(key, sl),
     };
-    // Registered before any other handler, so handlers that read the view see the new object.
-    const i = this.informers;
-    this.parsed = {
-      services: new Parsed(i.services, serviceSchema, (key, svc) => this.serviceIndex.put(key, svc)),
-      pods: new Parsed(i.pods, podSchema, (key, pod) => this.podIndex.put(key, pod)),
-      nodes: new Parsed(i.nodes, nodeSchema),
-      ingresses: new Parsed(i.ingresses, ingressSchema),
-      ingressClasses: new Parsed(i.ingressClasses, ingressClassSchema),
-      secrets: new Parsed(i.secrets, tlsSecretSchema),
-      namespaces: new Parsed(i.namespaces, namespaceSchema),
-      endpointSlices: new Parsed(i.endpointSlices, endpointSliceSchema, (key, sl) =>
-        this.sliceIndex.put(key, sl),
-      ),
-      gatewayCrd: new Parsed(i.gatewayCrd, crdSchema),
-      gatewayClasses: new Parsed(i.gatewayClasses, gatewayClassSchema),
-      gateways: new Parsed(i.gateways, gatewaySchema),
-      httpRoutes: new Parsed(i.httpRoutes, httpRouteSchema),
-      grpcRoutes: new Parsed(i.grpcRoutes, grpcRouteSchema),
-      tcpRoutes: new Parsed(i.tcpRoutes, l4RouteSchema),
-      udpRoutes: new Parsed(i.udpRoutes, l4RouteSchema),
-      tlsRoutes: new Parsed(i.tlsRoutes, l4RouteSchema),
-      referenceGrants: new Parsed(i.referenceGrants, referenceGrantSchema),
-      backendTlsPolicies: new Parsed(i.backendTlsPolicies, backendTlsPolicySchema),
-      backendPolicies: new Parsed(i.backendPolicies, backendPolicySchema),
-      loadBalancerParameters: new Parsed(i.loadBalancerParameters, loadBalancerParametersSchema),
-    };
+    this.parsed = mapKinds(
+      (kind) =>
+        new Parsed<unknown>(
+          this.informers[kind],
+          KINDS[kind].schema as z.ZodType<unknown>,
+          indexes[kind] as ((key: string, v: unknown) => void) | undefined,
+        ),
+    ) as ParsedKinds;
   }
 
   on(kind: CacheKind, h: InformerHandlers): void {
@@ -287,29 +208,7 @@ export class ClusterCache {
 
   /** Objects held per kind, for progress and the synced log line. */
   counts(): Record<CacheKind, number> {
-    const p = this.parsed;
-    return {
-      services: p.services.items.size,
-      pods: p.pods.items.size,
-      nodes: p.nodes.items.size,
-      ingresses: p.ingresses.items.size,
-      ingressClasses: p.ingressClasses.items.size,
-      secrets: p.secrets.items.size,
-      namespaces: p.namespaces.items.size,
-      endpointSlices: p.endpointSlices.items.size,
-      gatewayCrd: p.gatewayCrd.items.size,
-      gatewayClasses: p.gatewayClasses.items.size,
-      gateways: p.gateways.items.size,
-      httpRoutes: p.httpRoutes.items.size,
-      grpcRoutes: p.grpcRoutes.items.size,
-      tcpRoutes: p.tcpRoutes.items.size,
-      udpRoutes: p.udpRoutes.items.size,
-      tlsRoutes: p.tlsRoutes.items.size,
-      referenceGrants: p.referenceGrants.items.size,
-      backendTlsPolicies: p.backendTlsPolicies.items.size,
-      backendPolicies: p.backendPolicies.items.size,
-      loadBalancerParameters: p.loadBalancerParameters.items.size,
-    };
+    return mapKinds((k) => this.parsed[k].items.size);
   }
 
   /** Starts every informer and waits for all to list; a long first sync logs progress every 5 s. */
@@ -349,34 +248,22 @@ export class ClusterCache {
     this.sliceIndex.servicesOf(pod, out);
   }
 
-  /** A snapshot of the parsed objects; the Pod list is only copied if someone reads it. */
+  /**
+   * A snapshot of the parsed objects: every kind's list under its own name (the Pod list only
+   * copied if someone reads it), the CRD's release, and lookups by key.
+   */
   view(): ClusterView {
     const p = this.parsed;
+    const lists = mapKinds((k) => (k === 'pods' || k === 'gatewayCrd' ? undefined : p[k].list()));
+    const crd = p.gatewayCrd.list()[0];
     return {
-      services: p.services.list(),
+      ...(lists as unknown as Omit<ClusterView, 'pods'>),
       get pods() {
         return p.pods.list();
       },
-      nodes: p.nodes.list(),
-      ingresses: p.ingresses.list(),
-      ingressClasses: p.ingressClasses.list(),
-      secrets: p.secrets.list(),
-      namespaces: p.namespaces.list(),
-      gatewayApiVersion: p.gatewayCrd.list()[0]?.metadata.annotations[BUNDLE_VERSION_ANNOTATION],
-      gatewayApiInstalled: p.gatewayCrd.list().length > 0,
-      gatewayClasses: p.gatewayClasses.list(),
-      gateways: p.gateways.list(),
-      httpRoutes: p.httpRoutes.list(),
-      grpcRoutes: p.grpcRoutes.list(),
-      tcpRoutes: p.tcpRoutes.list(),
-      udpRoutes: p.udpRoutes.list(),
-      tlsRoutes: p.tlsRoutes.list(),
-      referenceGrants: p.referenceGrants.list(),
-      backendTlsPolicies: p.backendTlsPolicies.list(),
-      backendPolicies: p.backendPolicies.list(),
-      loadBalancerParameters: p.loadBalancerParameters.list(),
+      gatewayApiVersion: crd?.metadata.annotations[BUNDLE_VERSION_ANNOTATION],
+      gatewayApiInstalled: crd !== undefined,
       podIndex: this.podIndex,
-      endpointSlices: p.endpointSlices.list(),
       sliceIndex: this.sliceIndex,
       serviceByKey: (key) => p.services.items.get(key),
       ingressByKey: (key) => p.ingresses.items.get(key),

@@ -10,7 +10,7 @@ import { NPL_POD_ANNOTATION } from '../kube/annotations.ts';
 import { objectKey } from '../kube/informer.ts';
 import { SERVICE_NAME_LABEL } from '../kube/objects.ts';
 import type { RawObject } from '../kube/raw-client.ts';
-import { type ClusterCache, GATEWAY_KINDS } from './cluster-cache.ts';
+import { type ClusterCache, ROUTE_KINDS } from './cluster-cache.ts';
 
 /** Where the events go: the controller's change set, work queue and pass scheduler. */
 export interface ClusterEventSink {
@@ -116,7 +116,7 @@ export function followCluster(cache: EventSource, s: ClusterEventSink): void {
   // LoadBalancerParameters may move any class's virtual services.
   cache.on('loadBalancerParameters', { add: policy, update: policy, delete: policy });
 
-  for (const kind of ['ingresses', 'ingressClasses', 'namespaces', 'gatewayCrd', ...GATEWAY_KINDS] as const) {
+  for (const kind of ROUTE_KINDS) {
     const h = () => {
       // Once per burst of Ingress events, not once per event (a cold start lists them all).
       s.enqueue(CANDIDATES_KEY);
