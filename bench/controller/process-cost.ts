@@ -1,0 +1,266 @@
+/**
+ * What the whole controller process costs per change, at two cluster sizes side by side in one run
+ * (issue "The house ready for the next vendor", item 6): `npl-lb controller` as its own process
+ * (as deployed, health reads on), the sandbox and the Avi Controller simulator (100 ms a call) as
+ * processes of their own, S LoadBalancer Services of 10 Pods each on 50 nodes. The process's CPU
+ * (user + system from /proc, everything it does: informers, passes, status writes, health reads,
+ * timers, logs) is read over an idle stretch (its background work, per second) and over a paced
+ * run of single-Pod changes (each a new node port of one Pod, 10 a second, to different pools);
+ * per change = (run CPU - background rate x run time) / changes. Change-to-device latency: from
+ * the Pod's PATCH to the simulator answering the write of its pool.
+ *
+ *   node --import tsx bench/controller/process-cost.ts [--small 100] [--large 1000] [--changes 150]
+ *     [--idle 20] [--rounds 1] [--health-interval 10: the controller's health reads, seconds; 0 off]
+ *
+ * Loopback only; every phase is bounded in time, and every process it starts is stopped.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { NPL_POD_ANNOTATION } from '../../src/kube/annotations.ts';
+import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
+import {
+  annotatedPod,
+  createLbServices,
+  createNodes,
+  pool,
+  printTable,
+  quantile,
+  send,
+} from '../http-load.ts';
+import { startSandboxProcess } from '../sandbox-process.ts';
+import { AviSimulatorProcess } from '../avi/sim-process.ts';
+
+const { values } = parseArgs({
+  options: {
+    small: { type: 'string', default: '100' },
+    large: { type: 'string', default: '1000' },
+    changes: { type: 'string', default: '150' },
+    idle: { type: 'string', default: '20' },
+    rounds: { type: 'string', default: '1' },
+    'health-interval': { type: 'string', default: '10' },
+  },
+});
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const NODES = 50;
+const PER_SERVICE = 10;
+const LATENCY = 100;
+const RATE = 10;
+const nodeIP = (n: number) => `192.0.2.${n + 1}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// The whole run is bounded: a hang stops it.
+setTimeout(() => {
+  console.error('process-cost: aborted after 30 minutes');
+  process.exit(1);
+}, 30 * 60_000).unref();
+
+/** A process's CPU so far (utime + stime, clock ticks of 10 ms), in ms. */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(stat[11]) + Number(stat[12])) * 10;
+}
+
+interface Figures {
+  services: number;
+  backgroundMsPerS: number;
+  perChangeMs: number;
+  runCpuMs: number;
+  runS: number;
+  p50: number;
+  p99: number;
+  max: number;
+  applied: number;
+  /** Each change's latency in order (ms, -1: never applied), for finding what a tail waits on. */
+  latencies: number[];
+}
+
+async function startController(
+  dir: string,
+  server: string,
+  sim: string,
+): Promise<{ proc: ChildProcess; http: string }> {
+  writeFileSync(join(dir, 'kubeconfig'), renderKubeconfig({ server }));
+  writeFileSync(
+    join(dir, 'config.yaml'),
+    `clusterName: bench\ndefaultLoadBalancer: true\nvip: {cidrs: [198.18.0.0/16]}\nadapter: {type: avi, url: "${sim}"}\nhealthIntervalSeconds: ${values['health-interval']}\n`,
+  );
+  const proc = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'src/main/cli.ts',
+      'controller',
+      '--config',
+      join(dir, 'config.yaml'),
+      '--kubeconfig',
+      join(dir, 'kubeconfig'),
+      '--http-address',
+      '127.0.0.1:0',
+      '--leader-elect',
+      'false',
+      '--log-level',
+      'info',
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, NPL_LB_AVI_USERNAME: 'admin', NPL_LB_AVI_PASSWORD: 'admin' },
+    },
+  );
+  const http = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = /"http":"(http:\/\/[^"]+)"/.exec(out);
+      if (m) {
+        proc.stderr!.off('data', onData);
+        // Its logs are read no further (drained, so it never blocks on a full pipe).
+        proc.stderr!.resume();
+        resolve(m[1]!);
+      }
+    };
+    proc.stderr!.on('data', onData);
+    proc.once('exit', () => reject(new Error(`controller exited: ${out.slice(-2000)}`)));
+  });
+  return { proc, http };
+}
+
+async function scale(services: number, changes: number, idleS: number): Promise<Figures> {
+  const dir = mkdtempSync(join(tmpdir(), 'npl-process-cost-'));
+  const { url, child: sandbox } = await startSandboxProcess();
+  const sim = new AviSimulatorProcess();
+  let controller: ChildProcess | undefined;
+  try {
+    await createNodes(url, NODES, nodeIP);
+    await createLbServices(url, services);
+    await pool(
+      Array.from({ length: services * PER_SERVICE }, (_, n) => n),
+      16,
+      (n) =>
+        annotatedPod(url, {
+          name: `p-${n % services}-${Math.floor(n / services)}`,
+          app: `app-${n % services}`,
+          n,
+          nodes: NODES,
+          nodeIP,
+          nodePort: 20000 + (n % 40000),
+        }),
+    );
+    const simUrl = await sim.start();
+    await sim.setLatency(LATENCY);
+    const c = await startController(dir, url, simUrl);
+    controller = c.proc;
+    const pid = controller.pid!;
+    // Synced: every virtual service on the device, then quiet for a while.
+    const t0 = performance.now();
+    while ((await sim.count('virtualservice')) < services && performance.now() - t0 < 600_000)
+      await sleep(200);
+    await sleep(5000);
+    // Background: the process alone for `idleS` seconds (health reads, resyncs, timers).
+    const idle0 = cpuMs(pid);
+    const i0 = performance.now();
+    await sleep(idleS * 1000);
+    const backgroundMsPerS = (cpuMs(pid) - idle0) / ((performance.now() - i0) / 1000);
+    // Paced single-Pod changes: one Pod of a different Service each time gets a new node port.
+    const log0 = (await sim.writeLog()).length;
+    const sent: { pool: string; at: number }[] = [];
+    const run0 = cpuMs(pid);
+    const r0 = performance.now();
+    for (let i = 0; i < changes; i++) {
+      const svc = (i * 7) % services;
+      const node = svc % NODES;
+      const due = r0 + (i * 1000) / RATE;
+      await sleep(Math.max(0, due - performance.now()));
+      sent.push({ pool: `bench--default-svc-${svc}-http`, at: performance.now() });
+      void send(
+        url,
+        'PATCH',
+        `/api/v1/namespaces/default/pods/p-${svc}-0`,
+        {
+          metadata: {
+            annotations: {
+              [NPL_POD_ANNOTATION]: JSON.stringify([
+                {
+                  podPort: 8080,
+                  nodeIP: nodeIP(node),
+                  nodePort: 61000 + i,
+                  protocol: 'tcp',
+                  ipFamily: 'IPv4',
+                },
+              ]),
+            },
+          },
+        },
+        'application/merge-patch+json',
+      );
+    }
+    await sleep(5000);
+    const runS = (performance.now() - r0) / 1000;
+    const runCpuMs = cpuMs(pid) - run0;
+    const perChangeMs = (runCpuMs - backgroundMsPerS * runS) / changes;
+    const writes = (await sim.writeLog(log0)).filter((w) => w.type === 'pool');
+    const each = sent.map((s) => {
+      const w = writes.find((x) => x.name === s.pool && x.at > s.at);
+      return w ? Math.round(w.at - s.at) : -1;
+    });
+    const lat = each.filter((x) => x >= 0);
+    return {
+      services,
+      backgroundMsPerS,
+      perChangeMs,
+      runCpuMs,
+      runS,
+      p50: quantile(lat, 0.5),
+      p99: quantile(lat, 0.99),
+      max: Math.max(...lat),
+      applied: lat.length,
+      latencies: each,
+    };
+  } finally {
+    if (controller && controller.exitCode === null) {
+      const exited = new Promise((r) => controller!.once('exit', r));
+      controller.kill('SIGTERM');
+      await Promise.race([exited, sleep(15_000)]);
+      if (controller.exitCode === null) controller.kill('SIGKILL');
+    }
+    await sim.close();
+    sandbox.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const small = Number(values.small);
+const large = Number(values.large);
+const changes = Number(values.changes);
+const idle = Number(values.idle);
+const results: Figures[][] = [[], []];
+for (let r = 0; r < Number(values.rounds); r++) {
+  results[0]!.push(await scale(small, changes, idle));
+  results[1]!.push(await scale(large, changes, idle));
+}
+const median = (xs: number[]) => quantile(xs, 0.5);
+const [a, b] = results as [Figures[], Figures[]];
+const cell = (f: (x: Figures) => number, d = 2) =>
+  `${median(a.map(f)).toFixed(d)} / ${median(b.map(f)).toFixed(d)} (${(median(b.map(f)) / median(a.map(f))).toFixed(2)}x)`;
+printTable([
+  [
+    `controller process CPU per single-Pod change, ${small} / ${large} Services (x${PER_SERVICE} Pods)`,
+    `${cell((x) => x.perChangeMs)} ms`,
+    'goal: within 1.25x',
+  ],
+  [
+    'background CPU (idle: health reads, resyncs, timers), ms per second',
+    cell((x) => x.backgroundMsPerS),
+    'proportional to time, not to the cluster, is the goal',
+  ],
+  [
+    `change-to-device p50 / p99 / max, Avi simulator at ${LATENCY} ms a call, ${changes} changes at ${RATE}/s`,
+    `${median(a.map((x) => x.p50)).toFixed(0)} / ${median(a.map((x) => x.p99)).toFixed(0)} / ${median(a.map((x) => x.max)).toFixed(0)} ms; ${median(b.map((x) => x.p50)).toFixed(0)} / ${median(b.map((x) => x.p99)).toFixed(0)} / ${median(b.map((x) => x.max)).toFixed(0)} ms`,
+    `goal: p99 <= ${LATENCY + 15} ms; applied ${a.map((x) => x.applied).join(',')} / ${b.map((x) => x.applied).join(',')} of ${changes}`,
+  ],
+]);
+console.log(`JSON ${JSON.stringify(results)}`);
