@@ -11,11 +11,12 @@
  *
  *   node --import tsx bench/controller/process-cost.ts [--small 100] [--large 1000] [--changes 150]
  *     [--idle 20] [--rounds 1] [--health-interval 10: the controller's health reads, seconds; 0 off]
+ *     [--log-dir DIR: the controller's debug log per size, for finding what a tail waits on]
  *
  * Loopback only; every phase is bounded in time, and every process it starts is stopped.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,6 +43,7 @@ const { values } = parseArgs({
     idle: { type: 'string', default: '20' },
     rounds: { type: 'string', default: '1' },
     'health-interval': { type: 'string', default: '10' },
+    'log-dir': { type: 'string' },
   },
 });
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -81,6 +83,7 @@ async function startController(
   dir: string,
   server: string,
   sim: string,
+  logName: string,
 ): Promise<{ proc: ChildProcess; http: string }> {
   writeFileSync(join(dir, 'kubeconfig'), renderKubeconfig({ server }));
   writeFileSync(
@@ -103,7 +106,7 @@ async function startController(
       '--leader-elect',
       'false',
       '--log-level',
-      'info',
+      values['log-dir'] ? 'debug' : 'info',
     ],
     {
       cwd: ROOT,
@@ -118,8 +121,12 @@ async function startController(
       const m = /"http":"(http:\/\/[^"]+)"/.exec(out);
       if (m) {
         proc.stderr!.off('data', onData);
-        // Its logs are read no further (drained, so it never blocks on a full pipe).
-        proc.stderr!.resume();
+        // Its logs are kept (--log-dir) or read no further (drained: it never blocks on a full pipe).
+        if (values['log-dir']) {
+          const file = createWriteStream(join(values['log-dir'], `controller-${logName}.log`));
+          file.write(out);
+          proc.stderr!.pipe(file);
+        } else proc.stderr!.resume();
         resolve(m[1]!);
       }
     };
@@ -152,7 +159,7 @@ async function scale(services: number, changes: number, idleS: number): Promise<
     );
     const simUrl = await sim.start();
     await sim.setLatency(LATENCY);
-    const c = await startController(dir, url, simUrl);
+    const c = await startController(dir, url, simUrl, String(services));
     controller = c.proc;
     const pid = controller.pid!;
     // Synced: every virtual service on the device, then quiet for a while.
@@ -168,6 +175,8 @@ async function scale(services: number, changes: number, idleS: number): Promise<
     // Paced single-Pod changes: one Pod of a different Service each time gets a new node port.
     const log0 = (await sim.writeLog()).length;
     const sent: { pool: string; at: number }[] = [];
+    if (values['log-dir'])
+      writeFileSync(join(values['log-dir'], `changes-${services}.txt`), `${Date.now()}\n`);
     const run0 = cpuMs(pid);
     const r0 = performance.now();
     for (let i = 0; i < changes; i++) {

@@ -232,7 +232,7 @@ export class LbReconciler {
       return await this.pass(
         view,
         desired,
-        { plan: p, diffed, unready, observed, seq: passSeq, cpuMs: buildMs },
+        { plan: p, diffed, unready, observed, seq: passSeq, cpuMs: buildMs, whole: !keys || !delta },
         now,
       );
     } finally {
@@ -251,12 +251,14 @@ export class LbReconciler {
       observed: ObservedByName;
       seq: number;
       cpuMs: number;
+      /** It built and compared everything (its planning time is counted apart). */
+      whole: boolean;
     },
     now: () => number,
   ): Promise<PassResult> {
     const { plan: p, diffed, seq: passSeq } = planned;
     const g = this.ledger.gate(p, diffed, now(), this.d.poolIntervalMs ?? 100);
-    this.timing.planned(planned.cpuMs);
+    this.timing.planned(planned.cpuMs, planned.whole);
     const started = now();
     const applied = await this.applyClaimed(g.go, now);
     this.ledger.applied(g.go, passSeq);
@@ -312,7 +314,7 @@ export class LbReconciler {
     if (changes.length === 0) return [];
     this.ledger.claim(changes);
     try {
-      const applied = await this.timing.apply(() => this.d.adapter.apply(changes));
+      const applied = await this.timing.apply(() => this.d.adapter.apply(changes), changes.length);
       this.ledger.record(applied, now());
       return applied;
     } finally {

@@ -119,5 +119,17 @@ describe('the device timing', () => {
     t.planned(10);
     t.planned(20);
     assert.equal(t.planMs, 13, 'a moving average following the last values');
+    // A whole pass (a cold start, the sweep) is a one-off: counted apart, it spaces no change
+    // after it (counted in, it held the next changes for twice its time, issue 50's tail).
+    t.planned(900, true);
+    assert.equal(t.planMs, 13);
+    assert.equal(t.wholePlanMs, 900);
+    // A batch of hundreds of changes (a cold start) is not a device call: not counted.
+    let done!: () => void;
+    const big = t.apply(() => new Promise<void>((r) => (done = r)), 600);
+    now = 12_000;
+    done();
+    await big;
+    assert.equal(t.deviceMs, 400, "a large batch's seconds are not a call's time");
   });
 });
