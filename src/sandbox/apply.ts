@@ -59,18 +59,49 @@ const UNOWNED_META = new Set([
   'selfLink',
 ]);
 
-type ListType = { kind: 'atomic' } | { kind: 'set' } | { kind: 'map'; keys: string[] };
+/**
+ * A list's type; a map's `defaults`: the values its key fields take when an element leaves them out
+ * (the API server defaults them before the element is keyed: a port without `protocol` is TCP).
+ */
+type ListType = { kind: 'atomic' } | { kind: 'set' } | { kind: 'map'; keys: string[]; defaults: JsonObject };
 
 export class ServerSideApply {
   constructor(private readonly api: OpenApi) {}
 
+  /** List types by schema node (schemas are parsed once and kept): looked up once each. */
+  private readonly listTypes = new WeakMap<object, ListType>();
+
   private listType(schema: Schema | undefined): ListType {
+    if (!schema) return this.listTypeOf(schema);
+    let lt = this.listTypes.get(schema);
+    if (!lt) this.listTypes.set(schema, (lt = this.listTypeOf(schema)));
+    return lt;
+  }
+
+  private listTypeOf(schema: Schema | undefined): ListType {
     const s = this.api.resolve(schema);
     const t = s?.['x-kubernetes-list-type'];
     const keys = s?.['x-kubernetes-list-map-keys'];
     if (t === 'map' && Array.isArray(keys) && keys.every((k) => typeof k === 'string'))
-      return { kind: 'map', keys: keys as string[] };
+      return { kind: 'map', keys: keys as string[], defaults: this.keyDefaults(schema, keys as string[]) };
     return t === 'set' ? { kind: 'set' } : { kind: 'atomic' };
+  }
+
+  /**
+   * The defaults of a list map's key fields: the schema's own `default` (a CRD's structural schema
+   * says it), else the built-in ones the OpenAPI v2 document leaves out (a port's `protocol`, TCP:
+   * ContainerPort and ServicePort are keyed by it).
+   */
+  private keyDefaults(schema: Schema | undefined, keys: string[]): JsonObject {
+    const item = this.api.items(schema);
+    const out: JsonObject = {};
+    for (const k of keys) {
+      const own = this.api.resolve(this.api.property(item, k))?.default;
+      const port = this.api.property(item, 'containerPort') ?? this.api.property(item, 'port');
+      const d = own !== undefined ? own : k === 'protocol' && port ? 'TCP' : undefined;
+      if (d !== undefined) out[k] = d as Json;
+    }
+    return out;
   }
 
   private atomicMap(schema: Schema | undefined): boolean {
@@ -82,7 +113,10 @@ export class ServerSideApply {
     if (lt.kind === 'set') return `v:${JSON.stringify(e)}`;
     if (lt.kind !== 'map' || !isObject(e)) return undefined;
     const id: JsonObject = {};
-    for (const k of lt.keys) if (e[k] !== undefined) id[k] = e[k]!;
+    for (const k of lt.keys) {
+      const v = e[k] !== undefined ? e[k] : lt.defaults[k];
+      if (v !== undefined) id[k] = v;
+    }
     return `k:${JSON.stringify(id)}`;
   }
 

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
@@ -130,5 +130,63 @@ describe('kubectl apply --server-side against the sandbox', () => {
     const otherName = await patch('?fieldManager=t', yaml.replace('name: web', 'name: other'));
     assert.equal(otherName.status, 400);
     assert.match(otherName.message, /does not match the name on the URL/);
+  });
+
+  it("an ordinary manifest without ports' protocol, applied three times unchanged, stays as it was: one port each, generation 1, one ReplicaSet (issue 49, item 1)", async (t) => {
+    const sb = await useSandbox(t, { workloads: true });
+    const env = { ...process.env, KUBECONFIG: sb.kubeconfigPath, HOME: sb.dir };
+    const k = (...args: string[]) => run(kubectl, args, { env }).then((r) => r.stdout);
+    const file = join(sb.dir, 'app.yaml');
+    // As `helm create` and most manifests write them: no `protocol`, which the API server defaults.
+    writeFileSync(
+      file,
+      `apiVersion: v1
+kind: Service
+metadata: {name: app}
+spec:
+  selector: {app: app}
+  ports: [{name: http, port: 80, targetPort: http}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: app}}
+  template:
+    metadata: {labels: {app: app}}
+    spec:
+      containers: [{name: c, image: nginx, ports: [{name: http, containerPort: 8080}]}]
+`,
+    );
+    for (let i = 0; i < 3; i++) {
+      const out = await k('apply', '--server-side', '-f', file);
+      assert.match(out, /service\/app serverside-applied/);
+    }
+    // Client-side apply over it as well (a strategic merge by the ports' own merge keys).
+    await k('apply', '-f', file);
+    const deploy = JSON.parse(await k('get', 'deploy', 'app', '-o', 'json')) as {
+      metadata: { generation: number };
+      spec: { template: { spec: { containers: { ports: unknown[] }[] } } };
+    };
+    assert.equal(deploy.metadata.generation, 1, 'nothing changed: the same generation');
+    assert.deepEqual(deploy.spec.template.spec.containers[0]!.ports, [
+      { containerPort: 8080, name: 'http', protocol: 'TCP' },
+    ]);
+    const svc = JSON.parse(await k('get', 'svc', 'app', '-o', 'json')) as { spec: { ports: unknown[] } };
+    assert.deepEqual(svc.spec.ports, [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 'http' }]);
+    const rs = await k('get', 'rs', '-o', 'name');
+    assert.equal(rs.trim().split('\n').length, 1, `one ReplicaSet: ${rs}`);
+    // An explicit protocol in the manifest names the same port: still one.
+    writeFileSync(
+      file,
+      (await import('node:fs'))
+        .readFileSync(file, 'utf8')
+        .replace('containerPort: 8080}', 'containerPort: 8080, protocol: TCP}'),
+    );
+    await k('apply', '--server-side', '-f', file);
+    const again = JSON.parse(await k('get', 'deploy', 'app', '-o', 'json')) as typeof deploy;
+    assert.equal(again.spec.template.spec.containers[0]!.ports.length, 1);
+    assert.equal(again.metadata.generation, 1);
   });
 });
