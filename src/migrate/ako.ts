@@ -3,6 +3,7 @@
  * as npl-lb values for the Avi adapter. AKO writes booleans as strings ("true") and log levels in
  * upper case; every setting it knows is either carried over or noted with why. Pure.
  */
+import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import { z } from 'zod';
 import { clusterNameOf, type Migration, type MigrationNote, put } from './result.ts';
 
@@ -59,9 +60,23 @@ const RULES: Record<string, Rule> = {
         why: `npl-lb takes a DNS label of at most 32 characters: ${JSON.stringify(String(v))} became ${c.name}`,
       });
   },
-  'AKOSettings.cniPlugin': noEquivalent(
-    'npl-lb works on any CNI (its own NodePortLocal agent); nothing to set',
-  ),
+  'AKOSettings.cniPlugin': (v, out) => {
+    // Antrea runs NodePortLocal already (AKO's NPL mode uses it): npl-lb reads its annotations, and
+    // a second agent would fight it for the node ports.
+    if (String(v).toLowerCase() === 'antrea') {
+      put(out.values, 'agent.enabled', false);
+      out.notes.push({
+        from: '',
+        kind: 'changed',
+        why: "Antrea's NodePortLocal runs here: npl-lb reads its annotations, its own agent is off (agent.enabled: false)",
+      });
+    } else
+      out.notes.push({
+        from: '',
+        kind: 'no equivalent',
+        why: 'npl-lb works on any CNI (its own NodePortLocal agent); nothing to set',
+      });
+  },
   'AKOSettings.enableEVH': noEquivalent(
     'npl-lb writes one virtual service per IngressClass and port, with SNI children for certificates',
   ),
@@ -128,7 +143,15 @@ const RULES: Record<string, Rule> = {
         why: `npl-lb allocates from one VIP network; ${rest.map((n) => n.networkName).join(', ')} left out`,
       });
   },
-  'L7Settings.defaultIngController': (v, out) => put(out.values, 'ingressClass.default', on(v)),
+  'L7Settings.defaultIngController': (v, out) => {
+    // Beside a running AKO, npl-lb never takes the default class: said, for the day AKO goes.
+    if (on(v))
+      out.notes.push({
+        from: '',
+        kind: 'by hand',
+        why: 'AKO is the default IngressClass: npl-lb does not take it beside a running AKO; set ingressClass.default: true once AKO is gone',
+      });
+  },
   'L7Settings.noPGForSNI': noEquivalent(
     'npl-lb sends each route to its pool group as the model says; there is no knob',
   ),
@@ -248,7 +271,19 @@ function settings(values: Record<string, unknown>): [string, unknown][] {
 export function migrateAko(input: unknown): Migration {
   const values = z.record(z.string(), z.unknown()).parse(input);
   const out: Migration = { values: { adapter: { type: 'avi' } }, notes: [] };
-  for (const [key, v] of settings(values)) {
+  const all = settings(values);
+  // Another tool's file (CIS's values, `foo: bar`): refused, never turned into values.
+  if (!all.some(([key]) => RULES[key] || OWN_POD.some((p) => key === p || key.startsWith(`${p}.`))))
+    throw new NplError(
+      ErrorCodes.CONFIG_INVALID,
+      `holds no AKO setting (${
+        all
+          .map(([k]) => k)
+          .slice(0, 5)
+          .join(', ') || 'nothing'
+      }): give the values.yaml of the AKO release`,
+    );
+  for (const [key, v] of all) {
     const rule = RULES[key];
     const before = out.notes.length;
     if (rule) rule(v, out);
@@ -262,8 +297,16 @@ export function migrateAko(input: unknown): Migration {
     for (const n of out.notes.slice(before) as MigrationNote[]) n.from ||= key;
   }
   if (!('serviceType' in out.values)) put(out.values, 'serviceType', 'NodePortLocal');
-  // AKO serves every LoadBalancer Service (unless layer7Only): so does npl-lb with defaultLoadBalancer.
-  if (!('defaultLoadBalancer' in out.values)) put(out.values, 'defaultLoadBalancer', true);
+  // AKO serves every LoadBalancer Service (unless layer7Only); beside it, npl-lb serves only those
+  // of its class (a Service is never served by both), said for the day AKO goes.
+  if (!('defaultLoadBalancer' in out.values) || out.values.defaultLoadBalancer === true) {
+    put(out.values, 'defaultLoadBalancer', false);
+    out.notes.push({
+      from: 'AKOSettings.layer7Only',
+      kind: 'by hand',
+      why: 'AKO serves every LoadBalancer Service: beside it npl-lb serves those of its loadBalancerClass only (defaultLoadBalancer: false); set it true once AKO is gone',
+    });
+  }
   if (!(out.values.adapter as { avi?: { vipNetwork?: unknown } }).avi?.vipNetwork)
     out.notes.push({
       from: 'NetworkSettings.vipNetworkList',

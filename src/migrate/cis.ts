@@ -4,7 +4,28 @@
  * `_` for `-`; a Deployment as the container's args. All three come here as flags. Every flag CIS
  * knows is carried over or noted with why. Pure.
  */
+import { AS3_RESERVED } from '../../adapters/f5/parameters.ts';
+import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import { clusterNameOf, type Migration, put } from './result.ts';
+
+/** Input that is not a CIS setting at all (a placeholder, a name BIG-IP refuses): refused. */
+const refuse = (flag: string, v: string, why: string): never => {
+  throw new NplError(ErrorCodes.CONFIG_INVALID, `--${flag}=${JSON.stringify(v.slice(0, 80))}: ${why}`);
+};
+
+/** The BIG-IP's address: https:// (or http://) and a host; a bare host is taken as https. */
+function bigipUrl(v: string): string {
+  const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(v) ? v : `https://${v}`;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return refuse('bigip-url', v, 'not a URL');
+  }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') return refuse('bigip-url', v, 'not an http(s) URL');
+  if (!u.hostname || /[<>{}]/.test(v)) return refuse('bigip-url', v, 'no host (a placeholder?)');
+  return url;
+}
 
 /** `--a=b`, `--a b`, `--flag` (true): the flags in order, a repeated one each time. */
 export function parseCisArgs(args: readonly string[]): [string, string][] {
@@ -36,9 +57,10 @@ const MEMBER_TYPES: Record<string, string> = {
 };
 
 const RULES: Record<string, Rule> = {
-  'bigip-url': (v, out) => put(out.values, 'adapter.f5.url', /^https?:\/\//.test(v) ? v : `https://${v}`),
+  'bigip-url': (v, out) => put(out.values, 'adapter.f5.url', bigipUrl(v)),
   'bigip-partition': (v, out) => {
-    put(out.values, 'adapter.f5.tenant', v);
+    if (!/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(v) || AS3_RESERVED.includes(v))
+      refuse('bigip-partition', v, 'not a BIG-IP partition name (a letter, then letters, digits, "_", "." and "-"; not Common)');
     // The partition names the cluster's objects on the device, as clusterName does in npl-lb.
     const c = clusterNameOf(v);
     put(out.values, 'clusterName', c.name);
@@ -46,6 +68,13 @@ const RULES: Record<string, Rule> = {
       from: '',
       kind: 'changed',
       why: `npl-lb's clusterName (the owner mark on the device) is set from the partition: ${c.name}; change it if another cluster uses that name`,
+    });
+    // Never CIS's own partition: AS3 declares a tenant whole, and npl-lb would replace what CIS
+    // serves there. npl-lb declares its own (the adapter's default, npl_lb_<clusterName>).
+    out.notes.push({
+      from: '',
+      kind: 'changed',
+      why: `CIS's partition ${v} stays CIS's: npl-lb declares its own, npl_lb_${c.name.replace(/[^0-9A-Za-z_]/g, '_')} (adapter.f5.tenant left to its default); never give it a partition another controller declares`,
     });
   },
   'bigip-username': (v, out) => {
@@ -68,6 +97,16 @@ const RULES: Record<string, Rule> = {
   'pool-member-type': (v, out) => {
     const t = MEMBER_TYPES[v];
     put(out.values, 'serviceType', t ?? 'NodePortLocal');
+    // CIS's nodeportlocal members come from Antrea's NodePortLocal, already running: npl-lb reads
+    // its annotations, and a second agent would fight it for the node ports.
+    if (v === 'nodeportlocal') {
+      put(out.values, 'agent.enabled', false);
+      out.notes.push({
+        from: '',
+        kind: 'changed',
+        why: "Antrea's NodePortLocal already runs here: npl-lb reads its annotations, its own agent is off (agent.enabled: false)",
+      });
+    }
     if (!t)
       out.notes.push({
         from: '',
@@ -156,6 +195,12 @@ export function migrateCis(args: readonly string[]): Migration {
   const all = new Map<string, string[]>();
   for (const [k, v] of flags) all.set(k, [...(all.get(k) ?? []), v]);
   const out: Migration = { values: { adapter: { type: 'f5' } }, notes: [] };
+  // Another tool's settings (none a CIS flag): refused, never turned into values.
+  if (![...all.keys()].some((k) => RULES[k]))
+    throw new NplError(
+      ErrorCodes.CONFIG_INVALID,
+      `holds no CIS flag (${[...all.keys()].slice(0, 5).join(', ') || 'nothing'}): give CIS's Helm values, its Deployment or its flags`,
+    );
   for (const [key, values] of all) {
     const rule = RULES[key];
     const before = out.notes.length;

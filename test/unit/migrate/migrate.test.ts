@@ -38,9 +38,12 @@ describe('npl-lb migrate ako', () => {
     });
     assert.equal(values.clusterName, 'prod-cluster-01');
     assert.equal(values.serviceType, 'NodePortLocal');
-    assert.equal(values.defaultLoadBalancer, true, 'AKO serves every LoadBalancer Service');
+    // Beside a running AKO: neither every LoadBalancer Service nor the default class, each said.
+    assert.equal(values.defaultLoadBalancer, false, 'never every LoadBalancer Service beside AKO');
     assert.deepEqual(values.namespaces, { exclude: ['kube-system', 'kube-public'] });
-    assert.deepEqual(values.ingressClass, { default: true });
+    assert.equal(values.ingressClass, undefined, 'never the default class beside AKO');
+    assert.match(stdout, /defaultLoadBalancer: false\); set it true once AKO is gone/);
+    assert.match(stdout, /set ingressClass\.default: true once AKO is gone/);
     assert.equal(values.logLevel, 'warn');
     assert.deepEqual(values.credentials, { username: 'ako-user' });
     assert.ok(!stdout.includes('do-not-print-me'), 'the password is never printed');
@@ -105,7 +108,14 @@ describe('npl-lb migrate ako', () => {
           fc.anything(),
         ),
         (input) => {
-          const m = migrateAko(input);
+          // Values or a one-line refusal (nothing of AKO in it): never a crash.
+          let m: ReturnType<typeof migrateAko>;
+          try {
+            m = migrateAko(input);
+          } catch (err) {
+            assert.match(String((err as Error).message), /holds no AKO setting/);
+            return;
+          }
           assert.equal((m.values.adapter as { type: string }).type, 'avi');
           parse(renderMigration(m, 'fuzz'));
         },
@@ -137,7 +147,8 @@ describe('npl-lb migrate cis', () => {
     const values = parse(stdout) as Record<string, unknown>;
     assert.deepEqual(values.adapter, {
       type: 'f5',
-      f5: { url: 'https://192.0.2.45', tenant: 'k8s_prod', insecureSkipVerify: true },
+      // Never CIS's own partition (k8s_prod): npl-lb declares its own tenant, said.
+      f5: { url: 'https://192.0.2.45', insecureSkipVerify: true },
     });
     assert.equal(values.serviceType, 'NodePortLocal');
     assert.deepEqual(values.namespaces, { include: ['shop', 'payments'] });
@@ -145,6 +156,7 @@ describe('npl-lb migrate cis', () => {
     assert.equal(values.defaultLoadBalancer, false);
     assert.deepEqual(values.ingressClass, { name: 'f5' });
     assert.equal(values.clusterName, 'k8s-prod');
+    assert.match(stdout, /CIS's partition k8s_prod stays CIS's: npl-lb declares its own, npl_lb_k8s_prod/);
     for (const said of [
       /--bigip-username \(by hand\)/,
       /--ipam \(changed\)/,
@@ -172,8 +184,33 @@ describe('npl-lb migrate cis', () => {
     assert.ok(!flags.stdout.includes('hunter2'), 'the password is never printed');
     assert.match(flags.stdout, /--pool-member-type \(changed\): auto has no equivalent/);
     assert.match(flags.stdout, /--bigip-partition \(by hand\): not given/);
-    const m = migrateCis([]);
+    const m = migrateCis(['--bigip-partition=p']);
     assert.match(notes(m), /--bigip-url \(by hand\)/);
+  });
+
+  it("is safe on a live estate: never CIS's partition, no second NodePortLocal agent where Antrea runs, another tool's or a placeholder's input refused", () => {
+    const npl = migrateCis([
+      '--bigip-url=https://bigip.example',
+      '--bigip-partition=k8s',
+      '--pool-member-type=nodeportlocal',
+    ]);
+    assert.equal((npl.values.adapter as { f5: { tenant?: string } }).f5.tenant, undefined);
+    assert.deepEqual(npl.values.agent, { enabled: false });
+    assert.match(notes(npl), /Antrea's NodePortLocal already runs here/);
+    for (const [args, why] of [
+      [['--bigip-partition=<name_of_partition>'], /not a BIG-IP partition name/],
+      [['--bigip-partition=Common'], /not a BIG-IP partition name/],
+      [['--bigip-partition=a b'], /not a BIG-IP partition name/],
+      [['--bigip-url=ftp://x'], /not an http\(s\) URL/],
+      [['--bigip-url=https://<bigip-ip>'], /placeholder|not a URL/],
+      [['--foo=bar'], /holds no CIS flag/],
+      [[], /holds no CIS flag/],
+    ] as [string[], RegExp][])
+      assert.throws(() => migrateCis(args), why, args.join(' '));
+    const ako = migrateAko({ AKOSettings: { cniPlugin: 'antrea', clusterName: 'c' } });
+    assert.deepEqual(ako.values.agent, { enabled: false });
+    assert.throws(() => migrateAko({ foo: 'bar' }), /holds no AKO setting/);
+    assert.throws(() => migrateAko({ args: { bigip_url: 'x' } }), /holds no AKO setting/);
   });
 });
 
