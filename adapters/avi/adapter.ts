@@ -180,8 +180,17 @@ export class AviAdapter implements LoadBalancerAdapter {
   }
 
   /** Each server of our pools as Avi's health monitors see it (GET /api/pool/{uuid}/runtime/server). */
-  async health(): Promise<MemberHealth[]> {
-    return poolsHealth(this.session, this.owner);
+  /**
+   * Members' health: every pool of ours (listed), or `pools` alone (a slice of the controller's
+   * rotation: those it holds, by their uuid, one call each; a pool not written yet has none).
+   */
+  async health(pools?: readonly string[]): Promise<MemberHealth[]> {
+    if (!pools || !this.loaded) return poolsHealth(this.session, this.owner);
+    const held = pools.flatMap((n) => {
+      const o = this.objects.current('pool', n);
+      return o ? [{ name: o.name, uuid: o.uuid }] : [];
+    });
+    return poolsHealth(this.session, this.owner, held);
   }
 
   /**

@@ -20,6 +20,8 @@ export function aviCapabilities(allocatesVips: boolean, allocatesV6 = false): Ca
     tlsPassthrough: true,
     // A pool's own HealthMonitor (HTTP) from its Pods' readiness probe (objects.ts).
     httpChecks: true,
+    // A pool's servers' health is a call of its own (GET /api/pool/{uuid}/runtime/server).
+    healthSlices: true,
     httpsChecks: true,
     // The probe's headers after the request line of the monitor's http_request.
     checkHeaders: true,

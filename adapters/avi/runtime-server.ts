@@ -36,10 +36,17 @@ export function readRuntimeServers(pool: string, body: unknown): MemberHealth[] 
 }
 
 /** Each server of our pools as Avi's health monitors see it (8 pools read at a time). */
-export async function poolsHealth(session: AviSession, owner: string): Promise<MemberHealth[]> {
-  const pools = (await session.list('pool', `&created_by=${encodeURIComponent(createdBy(owner))}`)).filter(
-    (p) => ownedBy('pool', p, owner),
-  );
+export async function poolsHealth(
+  session: AviSession,
+  owner: string,
+  /** These pools alone, as the adapter holds them (name and uuid); undefined: all of ours, listed. */
+  only?: readonly { name: unknown; uuid: unknown }[],
+): Promise<MemberHealth[]> {
+  const pools =
+    only ??
+    (await session.list('pool', `&created_by=${encodeURIComponent(createdBy(owner))}`)).filter((p) =>
+      ownedBy('pool', p, owner),
+    );
   const q = new PQueue({ concurrency: 8 });
   const lists = await Promise.all(
     pools.map((p) =>

@@ -71,6 +71,12 @@ export interface Capabilities {
    * (fail closed) and its Service told why.
    */
   maxSourceRanges?: number;
+  /**
+   * Whether its health read costs a device call per pool (`health(pools)` reads those alone): the
+   * controller's timer then reads a bounded slice of the pools per tick, in turn, so its
+   * background work follows time, not the number of pools. Absent: one read answers for all.
+   */
+  healthSlices?: boolean;
   /** Whether a pool may limit each member's connections (`maxConnections`). Absent: no. */
   maxConnections?: boolean;
   /**
@@ -206,7 +212,7 @@ export interface LoadBalancerAdapter {
    * The operational state of the members of our pools, as the device reports it. Read-only and off
    * the write path (the controller calls it on a slow timer and on demand); optional.
    */
-  health?(): Promise<MemberHealth[]>;
+  health?(pools?: readonly string[]): Promise<MemberHealth[]>;
   /**
    * A cheap read that resolves when the device answers and throws when it does not (a status
    * call, not a full read): the controller's circuit breaker asks it while writes are held, and

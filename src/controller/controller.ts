@@ -137,6 +137,7 @@ export class NplController {
       this.state,
       opts.config.healthIntervalSeconds * 1000,
       this.log,
+      { pools: () => this.lastPools, perTick: 100 },
     );
     this.gates = this.makeGateWriter();
     // The views show each gated member Pod's gate.

@@ -14,11 +14,23 @@ export class HealthMonitor {
   private lastError: string | undefined;
   readonly stats = { reads: 0, failures: 0 };
 
+  /** Where the timer's next slice starts in the rotation of pools. */
+  private cursor = 0;
+
   constructor(
     private readonly adapter: LoadBalancerAdapter,
     private readonly state: StateTracker,
     private readonly intervalMs: number,
     private readonly log: Logger,
+    /**
+     * The pools to read in turn (the desired state's), and how many per tick where a read costs a
+     * call per pool (Capabilities.healthSlices): the timer's work then follows time, not the
+     * number of pools; an on-demand read (a gate waiting) still reads them all.
+     */
+    private readonly slices: { pools: () => readonly { name: string }[]; perTick: number } = {
+      pools: () => [],
+      perTick: 100,
+    },
   ) {}
 
   get supported(): boolean {
@@ -36,9 +48,21 @@ export class HealthMonitor {
     if (this.stopped) return;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
-      void this.refresh().finally(() => this.schedule(this.intervalMs));
+      void this.tick().finally(() => this.schedule(this.intervalMs));
     }, ms);
     this.timer.unref();
+  }
+
+  /** The timer's read: the next slice of the pools where reads are per pool, else all of them. */
+  private tick(): Promise<void> {
+    if (!this.adapter.capabilities().healthSlices) return this.refresh();
+    const all = this.slices.pools();
+    if (all.length <= this.slices.perTick) return this.refresh();
+    if (this.cursor >= all.length) this.cursor = 0;
+    const names = all.slice(this.cursor, this.cursor + this.slices.perTick).map((p) => p.name);
+    this.cursor += names.length;
+    this.running ??= this.read(names).finally(() => (this.running = undefined));
+    return this.running;
   }
 
   /** Reads health now (or joins the read under way); resolves when it is recorded. */
@@ -48,12 +72,14 @@ export class HealthMonitor {
     return this.running;
   }
 
-  private async read(): Promise<void> {
+  /** One read: of `pools` alone (a slice), or of every pool. */
+  private async read(pools?: string[]): Promise<void> {
     this.stats.reads++;
     try {
       const started = Date.now();
-      const list = await this.adapter.health!();
-      this.state.setHealth(list, started);
+      const list = await this.adapter.health!(pools);
+      if (pools) this.state.setHealthOf(pools, list);
+      else this.state.setHealth(list, started);
       if (this.lastError) this.log.info('health read from the load balancer again');
       this.lastError = undefined;
     } catch (err) {

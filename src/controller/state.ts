@@ -154,6 +154,29 @@ export class StateTracker {
     this.changed();
   }
 
+  /**
+   * A read of some pools alone (the timer's slice): their members' states replaced, every other
+   * pool's kept. The time of the last whole read (healthReadAt) is not moved.
+   */
+  setHealthOf(pools: readonly string[], list: MemberHealth[]): void {
+    const at = this.now().toISOString();
+    const read = new Set(pools);
+    for (const key of this.memberHealth.keys())
+      if (read.has(key.slice(0, key.indexOf('|')))) this.memberHealth.delete(key);
+    for (const h of list) {
+      const key = `${h.pool}|${h.address}|${h.port}`;
+      if (h.admin === 'maint' && this.memberHealth.get(key)?.at === at) continue;
+      this.memberHealth.set(key, {
+        state: h.health,
+        admin: h.admin,
+        ...(h.reason ? { reason: h.reason } : {}),
+        at,
+      });
+    }
+    this.healthRead = { supported: true, at, error: null };
+    this.changed();
+  }
+
   /** When the last health read from the device started (ms), undefined before the first one. */
   healthReadAt(): number | undefined {
     return this.healthStartedAt;

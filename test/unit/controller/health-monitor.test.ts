@@ -100,4 +100,62 @@ describe('health monitor', () => {
     await idle.refresh();
     await idle.stop();
   });
+
+  it("where a read costs a call per pool, its timer reads a slice of the pools each tick, in turn, keeping the other pools' states; a read on demand reads them all", async () => {
+    const state = new StateTracker('c1', 'fake');
+    const pools = Array.from({ length: 25 }, (_, i) => ({ name: `p${i}` }));
+    const asked: (readonly string[] | undefined)[] = [];
+    const adapter: LoadBalancerAdapter = {
+      ...fakeAdapter([]),
+      capabilities: () => ({
+        l4: { tcp: true, udp: false },
+        l7: false,
+        memberNodeTag: true,
+        drainingMembers: true,
+        healthSlices: true,
+      }),
+      health: async (only?: readonly string[]) => {
+        asked.push(only);
+        return (only ?? pools.map((p) => p.name)).map((pool) => ({
+          pool,
+          address: '192.0.2.1',
+          port: 61000,
+          admin: 'enabled' as const,
+          health: asked.length > 1 ? ('down' as const) : ('up' as const),
+        }));
+      },
+    };
+    const m = new HealthMonitor(adapter, state, 20, silentLogger(), { pools: () => pools, perTick: 10 });
+    // First a whole read (on demand): every pool up.
+    await m.refresh();
+    assert.deepEqual(asked, [undefined]);
+    m.start();
+    const until = Date.now() + 5000;
+    while (asked.length < 5 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    await m.stop();
+    // The timer: 10, 10, 5, then from the start again.
+    assert.deepEqual(
+      (asked as (readonly string[] | undefined)[]).slice(1, 5).map((a) => a?.join(',')),
+      [
+        'p0,p1,p2,p3,p4,p5,p6,p7,p8,p9',
+        'p10,p11,p12,p13,p14,p15,p16,p17,p18,p19',
+        'p20,p21,p22,p23,p24',
+        'p0,p1,p2,p3,p4,p5,p6,p7,p8,p9',
+      ],
+    );
+    // A slice replaces its pools' states only: read after the slices, all are down; p10 was
+    // read once by the timer, and the whole read's time (gates compare with it) did not move.
+    assert.equal(state.memberHealthOf('p10', '192.0.2.1', 61000), 'down');
+    assert.equal(state.memberHealthOf('p24', '192.0.2.1', 61000), 'down');
+    const whole = state.healthReadAt();
+    assert.ok(whole !== undefined);
+    // Fewer pools than a slice: the timer reads them all at once.
+    const few = new HealthMonitor(adapter, new StateTracker('c1', 'fake'), 0, silentLogger(), {
+      pools: () => pools.slice(0, 3),
+      perTick: 10,
+    });
+    asked.length = 0;
+    await (few as unknown as { tick(): Promise<void> }).tick();
+    assert.deepEqual(asked, [undefined]);
+  });
 });

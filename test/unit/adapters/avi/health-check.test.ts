@@ -117,3 +117,29 @@ describe('Avi: member checks from readiness probes', () => {
     assert.equal(sim.objects('healthmonitor').has('c1--web-http-check'), false);
   });
 });
+
+describe("Avi: members' health read by slices", () => {
+  it('health(pools) reads those pools alone, a call each by the uuid it holds, without listing every pool; health() lists them all', async (t) => {
+    const sim = new AviSimulator();
+    const url = await sim.start();
+    const a = aviAdapter(url);
+    t.after(async () => {
+      await a.close();
+      await sim.close();
+    });
+    const pools = ['a', 'b', 'c'].map((n) =>
+      kit.pool(`c1--${n}-http`, [kit.member('192.0.2.1', 61000, { node: 'n1', pod: `default/${n}-1` })], {
+        service: `default/${n}`,
+        servicePort: 'http',
+      }),
+    );
+    const s = kit.state(pools, []);
+    assert.ok((await a.apply(plan(s, await a.observe()).changes)).every((r) => r.ok));
+    const before = sim.stats.calls;
+    const slice = await a.health(['c1--b-http', 'c1--gone-http']);
+    assert.deepEqual([...new Set(slice.map((h) => h.pool))], ['c1--b-http']);
+    assert.equal(sim.stats.calls - before, 1, 'one call: the pool read by its uuid, nothing listed');
+    const all = await a.health();
+    assert.deepEqual([...new Set(all.map((h) => h.pool))].sort(), pools.map((p) => p.name).sort());
+  });
+});
