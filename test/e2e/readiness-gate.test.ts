@@ -93,9 +93,11 @@ it('the gate opens once the device serves the Pod, never before; says why while 
   await listen(t, 61001);
   await gatedPod('web-1', { app: 'web' }, 61001);
   await gatedPod('lonely', { app: 'nothing-selects-me' }, 61009);
+  // At once: with the first pass (its device call takes 1.5 s here), not after a health read; 10 s
+  // for a CI machine busy with another file's HAProxy beside this one.
   await eventually(
     async () => (await gate('lonely'))?.status === 'True',
-    5000,
+    10_000,
     'an unselected Pod is True at once',
   );
   assert.equal((await gate('lonely'))?.reason, 'NotLoadBalanced');
