@@ -60,7 +60,11 @@ const RULES: Record<string, Rule> = {
   'bigip-url': (v, out) => put(out.values, 'adapter.f5.url', bigipUrl(v)),
   'bigip-partition': (v, out) => {
     if (!/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(v) || AS3_RESERVED.includes(v))
-      refuse('bigip-partition', v, 'not a BIG-IP partition name (a letter, then letters, digits, "_", "." and "-"; not Common)');
+      refuse(
+        'bigip-partition',
+        v,
+        'not a BIG-IP partition name (a letter, then letters, digits, "_", "." and "-"; not Common)',
+      );
     // The partition names the cluster's objects on the device, as clusterName does in npl-lb.
     const c = clusterNameOf(v);
     put(out.values, 'clusterName', c.name);

@@ -180,9 +180,7 @@ spec:
     // An explicit protocol in the manifest names the same port: still one.
     writeFileSync(
       file,
-      (await import('node:fs'))
-        .readFileSync(file, 'utf8')
-        .replace('containerPort: 8080}', 'containerPort: 8080, protocol: TCP}'),
+      readFileSync(file, 'utf8').replace('containerPort: 8080}', 'containerPort: 8080, protocol: TCP}'),
     );
     await k('apply', '--server-side', '-f', file);
     const again = JSON.parse(await k('get', 'deploy', 'app', '-o', 'json')) as typeof deploy;
