@@ -16,6 +16,8 @@ export class HealthMonitor {
 
   /** Where the timer's next slice starts in the rotation of pools. */
   private cursor = 0;
+  /** The timer's slice being read. */
+  private slice: Promise<void> | undefined;
 
   constructor(
     private readonly adapter: LoadBalancerAdapter,
@@ -61,8 +63,9 @@ export class HealthMonitor {
     if (this.cursor >= all.length) this.cursor = 0;
     const names = all.slice(this.cursor, this.cursor + this.slices.perTick).map((p) => p.name);
     this.cursor += names.length;
-    this.running ??= this.read(names).finally(() => (this.running = undefined));
-    return this.running;
+    // A slice apart from a whole read: a gate's refresh() never takes a slice for a whole read.
+    this.slice ??= this.read(names).finally(() => (this.slice = undefined));
+    return this.slice;
   }
 
   /** Reads health now (or joins the read under way); resolves when it is recorded. */
@@ -97,5 +100,6 @@ export class HealthMonitor {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running?.catch(() => undefined);
+    await this.slice?.catch(() => undefined);
   }
 }
