@@ -4,7 +4,6 @@
  * `_` for `-`; a Deployment as the container's args. All three come here as flags. Every flag CIS
  * knows is carried over or noted with why. Pure.
  */
-import { AS3_RESERVED } from '../../adapters/f5/parameters.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import { clusterNameOf, type Migration, put } from './result.ts';
 
@@ -59,7 +58,7 @@ const MEMBER_TYPES: Record<string, string> = {
 const RULES: Record<string, Rule> = {
   'bigip-url': (v, out) => put(out.values, 'adapter.f5.url', bigipUrl(v)),
   'bigip-partition': (v, out) => {
-    if (!/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(v) || AS3_RESERVED.includes(v))
+    if (!/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(v) || v === 'Common')
       refuse(
         'bigip-partition',
         v,
