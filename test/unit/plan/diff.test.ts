@@ -150,3 +150,21 @@ describe('plan', () => {
     assert.deepEqual(p.conflicts, [{ kind: 'pool', name: 'p', owner: 'other' }]);
   });
 });
+
+describe('plan: objects the device holds otherwise than we wrote them', () => {
+  it('a pool reported drifted is updated though it reads as wanted; the others are equal', () => {
+    const p = kit.pool('c1--web-80', [kit.member('192.0.2.1', 61000)], { service: 'default/web' });
+    const q = kit.pool('c1--api-80', [kit.member('192.0.2.2', 61000)], { service: 'default/api' });
+    const desired: LbState = kit.state([p, q], []);
+    const observed: Observed = {
+      owned: { pools: [structuredClone(p), structuredClone(q)], virtualServices: [] },
+      foreign: [],
+      drifted: [{ kind: 'pool', name: 'c1--web-80' }],
+    };
+    assert.deepEqual(
+      plan(desired, observed).changes.map((c) => `${c.op} ${c.kind} ${c.name}`),
+      ['update pool c1--web-80'],
+    );
+    assert.deepEqual(plan(desired, { ...observed, drifted: [] }).changes, [], 'not drifted: nothing to do');
+  });
+});
