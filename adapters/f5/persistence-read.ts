@@ -22,7 +22,8 @@ function actionPersistence(actions: Json[]): PersistenceType | 'none' {
 
 /**
  * Each pool's persistence on the device, from the objects of one application (`usedPool` reads a
- * pool pointer, declaration.ts; `isSplit` tells a weighted rule's own pool, which is no model pool).
+ * pool pointer, declaration.ts): an L4 service's for its pool and its TLS passthrough pools, an
+ * HTTP rule's persist action for the pool it forwards to.
  */
 export function persistenceOnDevice(
   app: Json,
@@ -34,21 +35,28 @@ export function persistenceOnDevice(
     const was = out.get(pool);
     out.set(pool, was === undefined || was === p ? p : 'mixed');
   };
-  for (const raw of Object.values(app)) {
-    const o = raw as Json | null;
-    if (!o || typeof o !== 'object') continue;
+  const objects = Object.entries(app).filter((e): e is [string, Json] => !!e[1] && typeof e[1] === 'object');
+  const forwards = (policy: Json, event: string) =>
+    ((policy.rules as Json[] | undefined) ?? []).flatMap((rule) => {
+      const actions = Array.isArray(rule.actions) ? (rule.actions as Json[]) : [];
+      const f = actions.find((a) => a.type === 'forward' && a.event === event) as
+        { select?: { pool?: unknown } } | undefined;
+      return f ? [{ pool: usedPool(f.select?.pool), actions }] : [];
+    });
+  for (const [, o] of objects) {
     if (L4_SERVICES.has(String(o.class))) {
       const methods = Array.isArray(o.persistenceMethods) ? (o.persistenceMethods as unknown[]) : undefined;
       // AS3's default (absent) is source-address: absent reads as such, as BIG-IP would run it.
-      note(usedPool(o.pool), !methods || methods.includes('source-address') ? 'SourceIP' : 'none');
-    } else if (o.class === 'Endpoint_Policy' && Array.isArray(o.rules)) {
-      for (const rule of o.rules as Json[]) {
-        const actions = Array.isArray(rule.actions) ? (rule.actions as Json[]) : [];
-        const forward = actions.find((a) => a.type === 'forward') as
-          { select?: { pool?: unknown } } | undefined;
-        if (!forward) continue;
-        note(usedPool(forward.select?.pool), actionPersistence(actions));
-      }
+      const p = !methods || methods.includes('source-address') ? 'SourceIP' : 'none';
+      note(usedPool(o.pool), p);
+      // A TLS passthrough service's pools (its SNI policy's forwards) persist as the service does.
+      const sni =
+        typeof o.policyEndpoint === 'string' ? (app[o.policyEndpoint] as Json | undefined) : undefined;
+      if (sni?.class === 'Endpoint_Policy')
+        for (const f of forwards(sni, 'ssl-client-hello')) note(f.pool, p);
+    } else if (o.class === 'Endpoint_Policy') {
+      // An HTTP service's rules: each forward's persist action beside it.
+      for (const f of forwards(o, 'request')) note(f.pool, actionPersistence(f.actions));
     }
   }
   return out;

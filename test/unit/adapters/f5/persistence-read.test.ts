@@ -1,0 +1,45 @@
+/**
+ * BIG-IP's persistence read back per pool from the virtual servers that hold it: an L4 service's
+ * `persistenceMethods` for its pool and for the pools of its TLS passthrough (SNI) policy, an HTTP
+ * rule's persist action for the pool it forwards to; services that disagree are `mixed`.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { usedPool } from '../../../../adapters/f5/declaration.ts';
+import { persistenceOnDevice } from '../../../../adapters/f5/persistence-read.ts';
+
+const forward = (event: string, pool: string, persist?: Record<string, unknown>) => ({
+  actions: [
+    ...(persist ? [{ type: 'persist', event: 'request', ...persist }] : []),
+    { type: 'forward', event, select: { pool: { use: pool } } },
+  ],
+});
+
+describe('BIG-IP persistence read from the virtual servers', () => {
+  it('L4 pools, TLS passthrough pools, HTTP rules; disagreement is mixed', () => {
+    const app = {
+      class: 'Application',
+      l4: { class: 'Service_TCP', pool: 'plain', persistenceMethods: ['source-address'] },
+      sni: { class: 'Service_TCP', persistenceMethods: ['source-address'], policyEndpoint: 'sni_policy' },
+      sni_policy: { class: 'Endpoint_Policy', rules: [forward('ssl-client-hello', 'passthrough')] },
+      none: { class: 'Service_TCP', pool: 'bare', persistenceMethods: [] },
+      http_policy: {
+        class: 'Endpoint_Policy',
+        rules: [
+          forward('request', 'cookie', { cookieInsert: { name: 'x' } }),
+          forward('request', 'client', { sourceAddress: { timeout: 1800 } }),
+          forward('request', 'nothing', { disable: {} }),
+          forward('request', 'bare', { cookieInsert: { name: 'y' } }),
+        ],
+      },
+    };
+    assert.deepEqual(Object.fromEntries(persistenceOnDevice(app, usedPool)), {
+      plain: 'SourceIP',
+      passthrough: 'SourceIP',
+      bare: 'mixed',
+      cookie: 'Cookie',
+      client: 'SourceIP',
+      nothing: 'none',
+    });
+  });
+});
