@@ -26,6 +26,16 @@ function algorithmOf(arg: string): { algorithm?: LbAlgorithm; hashKey?: string }
   return undefined;
 }
 
+/**
+ * What a backend without servers says of its servers' fields: our note of what it asked (no
+ * device field holds them there). Both transports read it so.
+ */
+export const unservedPolicy = (u: PoolPolicy): PoolPolicy => ({
+  ...(u.maxConnections ? { maxConnections: u.maxConnections } : {}),
+  ...(u.slowStartSeconds ? { slowStartSeconds: u.slowStartSeconds } : {}),
+  ...(u.backendProtocol ? { backendProtocol: u.backendProtocol } : {}),
+});
+
 /** A whole number of seconds (`5s`), else undefined (another unit is not what we write). */
 const seconds = (v: string | undefined): number | undefined =>
   v !== undefined && /^[1-9]\d{0,6}s$/.test(v) ? Number(v.slice(0, -1)) : undefined;
@@ -70,16 +80,7 @@ export function readBackendPolicy(
   const server = seconds(/^timeout server (\S+)$/m.exec(own.join('\n'))?.[1]);
   const retries = /^retries (\d+)$/m.exec(own.join('\n'))?.[1];
   const servers =
-    serverWords.length > 0
-      ? serverPolicy(serverWords)
-      : {
-          policy: {
-            ...(unserved.maxConnections ? { maxConnections: unserved.maxConnections } : {}),
-            ...(unserved.slowStartSeconds ? { slowStartSeconds: unserved.slowStartSeconds } : {}),
-            ...(unserved.backendProtocol ? { backendProtocol: unserved.backendProtocol } : {}),
-          },
-          agree: true,
-        };
+    serverWords.length > 0 ? serverPolicy(serverWords) : { policy: unservedPolicy(unserved), agree: true };
   const policy: PoolPolicy = {
     ...(algorithm ?? {}),
     ...(persistence ? { persistence } : {}),

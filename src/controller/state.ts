@@ -138,20 +138,7 @@ export class StateTracker {
     const at = this.now().toISOString();
     this.healthStartedAt = startedAt ?? Date.parse(at);
     this.memberHealth.clear();
-    for (const h of list) {
-      const key = `${h.pool}|${h.address}|${h.port}`;
-      // A spare server in maintenance may still carry a departed member's address (Data Plane API
-      // slots): the server that serves the member wins.
-      if (h.admin === 'maint' && this.memberHealth.get(key)?.at === at) continue;
-      this.memberHealth.set(key, {
-        state: h.health,
-        admin: h.admin,
-        ...(h.reason ? { reason: h.reason } : {}),
-        at,
-      });
-    }
-    this.healthRead = { supported: true, at, error: null };
-    this.changed();
+    this.putHealth(list, at);
   }
 
   /**
@@ -163,8 +150,15 @@ export class StateTracker {
     const read = new Set(pools);
     for (const key of this.memberHealth.keys())
       if (read.has(key.slice(0, key.indexOf('|')))) this.memberHealth.delete(key);
+    this.putHealth(list, at);
+  }
+
+  /** Members' states as read at `at`, recorded and told. */
+  private putHealth(list: MemberHealth[], at: string): void {
     for (const h of list) {
       const key = `${h.pool}|${h.address}|${h.port}`;
+      // A spare server in maintenance may still carry a departed member's address (Data Plane API
+      // slots): the server that serves the member wins.
       if (h.admin === 'maint' && this.memberHealth.get(key)?.at === at) continue;
       this.memberHealth.set(key, {
         state: h.health,

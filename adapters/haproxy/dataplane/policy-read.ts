@@ -10,6 +10,7 @@ import { persistenceCookie } from '../../../src/model/persistence.ts';
 import type { LbAlgorithm, PoolPolicy } from '../../../src/model/types.ts';
 import type { DpBackend, DpServer } from './models.ts';
 import { COOKIE_KEY } from '../policy-lines.ts';
+import { unservedPolicy } from '../policy-read.ts';
 
 function algorithmOf(b: DpBackend['balance']): { algorithm?: LbAlgorithm; hashKey?: string } | undefined {
   const key = (v: string | undefined) => (v && /^[A-Za-z0-9_-]{1,64}$/.test(v) ? v : undefined);
@@ -83,16 +84,7 @@ export function readDataplanePolicy(
     (b.connect_timeout === undefined || connect !== undefined) &&
     (b.server_timeout === undefined || server !== undefined);
   const fromServers =
-    servers.length > 0
-      ? serverPolicy(servers)
-      : {
-          policy: {
-            ...(unserved.maxConnections ? { maxConnections: unserved.maxConnections } : {}),
-            ...(unserved.slowStartSeconds ? { slowStartSeconds: unserved.slowStartSeconds } : {}),
-            ...(unserved.backendProtocol ? { backendProtocol: unserved.backendProtocol } : {}),
-          },
-          agree: true,
-        };
+    servers.length > 0 ? serverPolicy(servers) : { policy: unservedPolicy(unserved), agree: true };
   const policy: PoolPolicy = {
     ...(algorithm ?? {}),
     ...(persistence ? { persistence } : {}),
