@@ -28,8 +28,8 @@ import { parseCertificates } from './certificates.ts';
 import { meta, remark } from './as3-text.ts';
 import { IRULE_403, IRULE_500, renderHttpPolicy, splitPoolName } from './http-policy.ts';
 import { firstMatchOrder } from '../../src/model/route-order.ts';
-import { memberLimitsAgree, metaValue, parsePool } from './pool-objects.ts';
-import { type DevicePersistence, persistenceOnDevice } from './persistence-read.ts';
+import { metaValue, parsePool, poolDrifted } from './pool-objects.ts';
+import { type DevicePersistence, persistenceOnDevice, readPersistence } from './persistence-read.ts';
 import { sourceRangeRule, sourceRangeRuleName } from './source-ranges.ts';
 import { l4Persistence } from './persistence.ts';
 import { partitionMeta, placementRead } from './placement.ts';
@@ -372,27 +372,17 @@ export function parseDeclaration(adc: Json | undefined, tenant: string, owner: s
         if (!once(kind, name)) continue;
         if (kind === 'pool') {
           observed.owned.pools.push(parsePool(name, o));
-          // Members of several limits, or a mode we never write (ratio, fastest ...): changed by hand.
-          if (!memberLimitsAgree(o) || !OUR_MODES.has(String(o.loadBalancingMode))) drifted.push(name);
+          if (poolDrifted(o)) drifted.push(name);
         } else if (o.class === 'Service_HTTP' || o.class === 'Service_HTTPS')
           observed.owned.virtualServices.push(parseL7(name, o, app as Json));
         else observed.owned.virtualServices.push(parseL4(name, o));
       }
     }
   }
-  // Persistence as the virtual servers that use each pool hold it (the device's field).
-  for (const pool of observed.owned.pools) {
-    const p = persisted.get(pool.name);
-    if (p === 'mixed') drifted.push(pool.name);
-    else if (p === 'none') delete pool.persistence;
-    else if (p) pool.persistence = p;
-  }
+  drifted.push(...readPersistence(observed.owned.pools, persisted));
   if (drifted.length > 0) observed.drifted = drifted.map((name) => ({ kind: 'pool', name }));
   return observed;
 }
-
-/** The load-balancing modes we write (pool-objects.ts renderPool). */
-const OUR_MODES = new Set(['round-robin', 'least-connections-member']);
 
 /** The names of the objects in our application that belong to one of our virtual services. */
 export function ownedObjectNames(vs: VirtualService): string[] {

@@ -4,7 +4,7 @@
  * service's `persist` action beside each rule's forward to a pool. A pool no service of ours uses
  * has no device field for it (its metadata says what it asked). Pure.
  */
-import type { PersistenceType } from '../../src/model/types.ts';
+import type { PersistenceType, Pool } from '../../src/model/types.ts';
 
 type Json = Record<string, unknown>;
 
@@ -60,4 +60,19 @@ export function persistenceOnDevice(
     }
   }
   return out;
+}
+
+/**
+ * Each pool's persistence set from what the virtual servers that use it hold (a pool no service
+ * uses keeps its metadata's); the names of those whose services disagree (changed by hand).
+ */
+export function readPersistence(pools: Pool[], persisted: ReadonlyMap<string, DevicePersistence>): string[] {
+  const drifted: string[] = [];
+  for (const pool of pools) {
+    const p = persisted.get(pool.name);
+    if (p === 'mixed') drifted.push(pool.name);
+    else if (p === 'none') delete pool.persistence;
+    else if (p) pool.persistence = p;
+  }
+  return drifted;
 }

@@ -123,10 +123,19 @@ function memberLimit(o: Json, members: Json[]): { maxConnections?: number } {
   return limit > 0 ? { maxConnections: limit } : {};
 }
 
-/** Whether every member of a pool has the same connection limit (else it was changed by hand). */
-export function memberLimitsAgree(o: Json): boolean {
+/** The load-balancing modes renderPool writes. */
+const OUR_MODES = new Set(['round-robin', 'least-connections-member']);
+
+/**
+ * Whether a pool of ours was changed by hand in a way the model cannot say: members of several
+ * connection limits, or a mode we never write (ratio, fastest ...).
+ */
+export function poolDrifted(o: Json): boolean {
   const members = Array.isArray(o.members) ? (o.members as Json[]) : [];
-  return new Set(members.map((m) => m.connectionLimit ?? 0)).size <= 1;
+  return (
+    new Set(members.map((m) => m.connectionLimit ?? 0)).size > 1 ||
+    !OUR_MODES.has(String(o.loadBalancingMode))
+  );
 }
 
 /** A pool of ours read back as the model's. */
