@@ -6,6 +6,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/',
+      '.test-build/',
       'node_modules/',
       '.tools/',
       'bench/results/',

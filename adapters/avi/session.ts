@@ -5,8 +5,8 @@
  * The dispatcher is injected.
  */
 import { AdapterError, codeForStatus } from '../../src/adapter/errors.ts';
-import { Agent, type Dispatcher, request } from 'undici';
-import { withFreshRetry } from '../../src/runtime/fresh-retry.ts';
+import type { Dispatcher } from 'undici';
+import { DeviceHttp } from '../../src/adapter/device-http.ts';
 
 export class AviError extends AdapterError {
   constructor(
@@ -48,22 +48,18 @@ export interface AviReply {
 
 export class AviSession {
   private cookies = new Map<string, string>();
-  private readonly dispatcher: Dispatcher;
-  private readonly ownsDispatcher: boolean;
-  /** The connection options of our own dispatcher (a read's fresh-connection retry uses them). */
-  private readonly connect: { rejectUnauthorized: boolean; ca?: string };
-  private closed = false;
+  private readonly http: DeviceHttp;
   readonly stats = { logins: 0, calls: 0 };
 
   constructor(private readonly opts: AviSessionOptions) {
-    this.ownsDispatcher = opts.dispatcher === undefined;
-    this.connect = { rejectUnauthorized: !opts.insecureSkipVerify, ...(opts.ca ? { ca: opts.ca } : {}) };
-    this.dispatcher =
-      opts.dispatcher ??
-      new Agent({
-        connect: this.connect,
-        keepAliveTimeout: 10_000,
-      });
+    this.http = new DeviceHttp({
+      url: opts.url,
+      ...(opts.insecureSkipVerify ? { insecureSkipVerify: true } : {}),
+      ...(opts.ca ? { ca: opts.ca } : {}),
+      ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+      timeoutMs: opts.timeoutMs ?? 60_000,
+      unreachable: (message, cause) => new AviError(0, message, { cause }),
+    });
   }
 
   private takeCookies(headers: Record<string, string | string[] | undefined>): void {
@@ -76,44 +72,15 @@ export class AviSession {
   }
 
   private async send(method: Dispatcher.HttpMethod, path: string, body?: unknown): Promise<AviReply> {
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await withFreshRetry(
-        method,
-        this.dispatcher,
-        this.ownsDispatcher ? this.connect : undefined,
-        (dispatcher) =>
-          request(new URL(path, this.opts.url), {
-            method,
-            dispatcher,
-            headers: {
-              accept: 'application/json',
-              ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-              cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
-              'x-csrftoken': this.cookies.get('csrftoken') ?? '',
-              referer: `${this.opts.url.replace(/\/+$/, '')}/`,
-              'x-avi-version': this.opts.version,
-              'x-avi-tenant': this.opts.tenant,
-            },
-            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-            headersTimeout: this.opts.timeoutMs ?? 60_000,
-            bodyTimeout: this.opts.timeoutMs ?? 60_000,
-          }),
-      );
-    } catch (err) {
-      throw new AviError(0, `${method} ${path}: ${err instanceof Error ? err.message : String(err)}`, {
-        cause: err,
-      });
-    }
-    this.takeCookies(res.headers);
-    const text = await res.body.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = text;
-    }
-    return { status: res.statusCode, body: parsed };
+    const r = await this.http.send(method, path, body === undefined ? undefined : { json: body }, {
+      cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+      'x-csrftoken': this.cookies.get('csrftoken') ?? '',
+      referer: `${this.opts.url.replace(/\/+$/, '')}/`,
+      'x-avi-version': this.opts.version,
+      'x-avi-tenant': this.opts.tenant,
+    });
+    this.takeCookies(r.headers);
+    return { status: r.status, body: r.body };
   }
 
   async login(): Promise<void> {
@@ -171,9 +138,7 @@ export class AviSession {
     return out;
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.ownsDispatcher) await this.dispatcher.close();
+  close(): Promise<void> {
+    return this.http.close();
   }
 }

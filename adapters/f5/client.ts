@@ -3,8 +3,8 @@
  * the token expires (`PATCH /mgmt/shared/authz/tokens/<token>`), a fresh login when renewal fails
  * or a call answers 401, and JSON calls with zod-checked bodies. The dispatcher is injected.
  */
-import { Agent, type Dispatcher, request } from 'undici';
-import { withFreshRetry } from '../../src/runtime/fresh-retry.ts';
+import type { Dispatcher } from 'undici';
+import { DeviceHttp } from '../../src/adapter/device-http.ts';
 import { AdapterError } from '../../src/adapter/errors.ts';
 import { z } from 'zod';
 
@@ -45,23 +45,20 @@ export interface Reply {
 
 export class BigIpClient {
   private token: { value: string; expiresAt: number; lifetimeMs: number } | undefined;
-  private readonly dispatcher: Dispatcher;
-  private readonly ownsDispatcher: boolean;
-  /** The connection options of our own dispatcher (a read's fresh-connection retry uses them). */
-  private readonly connect: { rejectUnauthorized: boolean; ca?: string };
+  private readonly http: DeviceHttp;
   private readonly now: () => number;
   /** Counts for tests and benchmarks. */
   readonly stats = { logins: 0, renewals: 0, calls: 0 };
 
   constructor(private readonly opts: BigIpClientOptions) {
-    this.ownsDispatcher = opts.dispatcher === undefined;
-    this.connect = { rejectUnauthorized: !opts.insecureSkipVerify, ...(opts.ca ? { ca: opts.ca } : {}) };
-    this.dispatcher =
-      opts.dispatcher ??
-      new Agent({
-        connect: this.connect,
-        keepAliveTimeout: 10_000,
-      });
+    this.http = new DeviceHttp({
+      url: opts.url,
+      ...(opts.insecureSkipVerify ? { insecureSkipVerify: true } : {}),
+      ...(opts.ca ? { ca: opts.ca } : {}),
+      ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+      timeoutMs: opts.timeoutMs ?? 60_000,
+      unreachable: (message, cause) => new F5Error('Unavailable', message, { cause }),
+    });
     this.now = opts.now ?? Date.now;
   }
 
@@ -71,45 +68,13 @@ export class BigIpClient {
     body?: unknown,
     token?: string,
   ): Promise<Reply> {
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await withFreshRetry(
-        method,
-        this.dispatcher,
-        this.ownsDispatcher ? this.connect : undefined,
-        (dispatcher) =>
-          request(new URL(path, this.opts.url), {
-            method,
-            dispatcher,
-            headers: {
-              accept: 'application/json',
-              ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-              ...(token ? { 'x-f5-auth-token': token } : {}),
-            },
-            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-            headersTimeout: this.opts.timeoutMs ?? 60_000,
-            bodyTimeout: this.opts.timeoutMs ?? 60_000,
-          }),
-      );
-    } catch (err) {
-      throw new F5Error(
-        'Unavailable',
-        `${method} ${path}: ${err instanceof Error ? err.message : String(err)}`,
-        {
-          cause: err,
-        },
-      );
-    }
-    const text = await res.body.text();
-    let parsed: unknown = undefined;
-    if (text.length > 0) {
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = text;
-      }
-    }
-    return { status: res.statusCode, body: parsed };
+    const r = await this.http.send(
+      method,
+      path,
+      body === undefined ? undefined : { json: body },
+      token ? { 'x-f5-auth-token': token } : {},
+    );
+    return { status: r.status, body: r.body };
   }
 
   private async login(): Promise<string> {
@@ -159,11 +124,7 @@ export class BigIpClient {
     return this.raw(method, path, body, await this.login());
   }
 
-  private closed = false;
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.ownsDispatcher) await this.dispatcher.close();
+  close(): Promise<void> {
+    return this.http.close();
   }
 }

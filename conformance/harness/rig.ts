@@ -84,6 +84,11 @@ export interface Rig {
   /** The features our GatewayClass claims in status.supportedFeatures: the tests run are theirs. */
   features: string[];
   log: Logger;
+  /**
+   * The members the device does not serve (down, draining, in maintenance), one line: what a
+   * failed test's reason adds, so that a 503 in a CI log says which pool had no live member.
+   */
+  deviceTrouble(): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -270,7 +275,26 @@ export async function startRig(adapterName: AdapterName, opts: { logLevel?: stri
       };
       while ((await left()).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     };
-    return { adapterName, api, stopBackends, traffic, features, log, close: () => c.run() };
+    const deviceTrouble = async () => {
+      const members = await adapter.health?.().catch((err: unknown) => (err as Error).message);
+      if (typeof members === 'string') return `device health not read: ${members}`;
+      const bad = (members ?? []).filter(
+        (m) => m.admin !== 'enabled' || (m.health !== 'up' && m.health !== 'unchecked'),
+      );
+      return bad.length
+        ? `members not served: ${bad.map((m) => `${m.pool} ${m.address}:${m.port} ${m.admin}/${m.health}${m.reason ? ` (${m.reason})` : ''}`).join('; ')}`
+        : undefined;
+    };
+    return {
+      adapterName,
+      api,
+      stopBackends,
+      traffic,
+      features,
+      log,
+      deviceTrouble,
+      close: () => c.run(),
+    };
   } catch (err) {
     await c.run().catch(() => undefined);
     throw err;

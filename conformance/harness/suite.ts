@@ -101,6 +101,9 @@ export async function runTest(
     await test.run(s);
   } catch (err) {
     failure = (err as Error).message;
+    // What the device said of its members then: the first thing to know of a 503.
+    const trouble = await rig.deviceTrouble();
+    if (trouble) failure += ` [${trouble}]`;
   }
   try {
     await deleteAll(rig, created, timeouts);

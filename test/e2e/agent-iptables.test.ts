@@ -12,6 +12,7 @@ import { type CommandRunner, runCommand } from '../../src/agent/rules/exec.ts';
 import { IptablesBackend, NPL_CHAIN } from '../../src/agent/rules/iptables.ts';
 import { NplError } from '../../src/runtime/errors.ts';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { CLI } from '../support/cli-process.ts';
 import { Cluster, startAgent } from '../support/cluster.ts';
 import { Netns, netnsUnavailable } from '../support/netns.ts';
 import { eventually, useSandbox } from '../support/sandbox.ts';
@@ -118,9 +119,7 @@ describe('iptables forwarding in network namespaces', { skip }, () => {
     const cleanup = ns.tryExec(
       node,
       process.execPath,
-      '--import',
-      'tsx',
-      'src/main/cli.ts',
+      ...CLI,
       'agent',
       '--cleanup',
       '--http-address',
@@ -167,9 +166,7 @@ describe('iptables forwarding in network namespaces', { skip }, () => {
     const r = ns.tryExec(
       node,
       process.execPath,
-      '--import',
-      'tsx',
-      'src/main/cli.ts',
+      ...CLI,
       'agent',
       '--node-name',
       'n1',

@@ -8,10 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { run, ROOT } from '../support/cli-process.ts';
+import { nodeArgs, run, ROOT } from '../support/cli-process.ts';
 import { netnsUnavailable } from '../support/netns.ts';
 
-const tsx = ['--import', 'tsx'];
 const jsonLines = (out: string): Record<string, unknown>[] =>
   out
     .split('\n')
@@ -26,7 +25,7 @@ describe('benches, short profile', () => {
       timeout: 240_000,
     },
     async () => {
-      const { stdout } = await run(process.execPath, [...tsx, 'bench/agent/run.ts'], {
+      const { stdout } = await run(process.execPath, nodeArgs('bench/agent/run.ts'), {
         cwd: ROOT,
         env: { ...process.env, ONLY_IPTABLES: '1', BENCH_PODS: '200' },
         timeout: 230_000,
@@ -56,8 +55,7 @@ describe('benches, short profile', () => {
       const { stdout } = await run(
         process.execPath,
         [
-          ...tsx,
-          'bench/controller/run.ts',
+          ...nodeArgs('bench/controller/run.ts'),
           '--pods',
           '400',
           '--services',

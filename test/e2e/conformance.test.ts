@@ -9,6 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { runAdapter } from '../../conformance/run.ts';
@@ -32,6 +33,7 @@ import { ALL_TESTS } from '../../conformance/tests/index.ts';
 import { compareRpc } from '../../conformance/tests/grpcroute.ts';
 import { sendRpc, STATUS } from '../../conformance/harness/grpc-echo.ts';
 import { expectTcpEcho } from '../../conformance/harness/tls.ts';
+import { SHARED } from '../support/cli-process.ts';
 import { haproxyMissing } from '../support/haproxy.ts';
 
 const skip = haproxyMissing();
@@ -60,18 +62,15 @@ describe('Gateway API conformance harness', { skip }, () => {
     }
   });
 
-  const SHARED = new URL(
-    '../../../shared/specs/gateway-api/conformance-base-manifests-v1.6.1.yaml',
-    import.meta.url,
-  );
+  const BASE = join(SHARED, 'specs/gateway-api/conformance-base-manifests-v1.6.1.yaml');
   it(
     'the bundled base manifests are upstream v1.6.1 ones, byte for byte',
     // Compares the bundle with the workspace's copy when there is one; the harness never needs it.
-    { skip: !existsSync(SHARED) && 'no ../shared/specs here' },
+    { skip: !existsSync(BASE) && 'no ../shared/specs here' },
     () => {
       assert.equal(
         readFileSync(new URL('../../conformance/manifests/base.yaml', import.meta.url), 'utf8'),
-        readFileSync(SHARED, 'utf8'),
+        readFileSync(BASE, 'utf8'),
       );
     },
   );

@@ -17,6 +17,7 @@ import { parseAllDocuments } from 'yaml';
 import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
 import { installNplLbCrds } from '../../src/sandbox/npl-lb-crds.ts';
 import type { AuditEntry } from '../../src/sandbox/server.ts';
+import { CLI } from '../support/cli-process.ts';
 import { Cluster } from '../support/cluster.ts';
 import { ensureKubeTools } from '../support/kube-tools.ts';
 import { api, eventually, useSandbox } from '../support/sandbox.ts';
@@ -72,7 +73,7 @@ function start(
   args: string[],
   env: NodeJS.ProcessEnv = {},
 ): { child: ChildProcess; out: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main/cli.ts'), ...args], {
+  const child = spawn(process.execPath, [...CLI, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,15 +1,26 @@
 /**
- * Running `npl-lb` as a process in tests: started with tsx from the repository, its stdout and
- * stderr collected, killed after the test if it is still running.
+ * Running `npl-lb` as a process in tests, its stdout and stderr collected, killed after the test
+ * if it is still running. Under `npm test` the tests run from the compiled mirror (.test-build/,
+ * scripts/pretest.mjs) and so does the CLI they start: plain JavaScript, no loader; a test file run
+ * from its sources (`node --import tsx --test test/...`) starts the CLI from its sources with tsx.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const CLI = ['--import', 'tsx', join(ROOT, 'src/main/cli.ts')];
+/** Whether this runs compiled (npm test's mirror) rather than from the TypeScript sources. */
+export const COMPILED = import.meta.url.endsWith('.js');
+/** Runs a script of the repository (`src/main/cli.ts`, `bench/agent/run.ts`) as this process runs. */
+export const nodeArgs = (script: string): string[] =>
+  COMPILED ? [join(ROOT, script.replace(/\.ts$/, '.js'))] : ['--import', 'tsx', join(ROOT, script)];
+export const CLI = nodeArgs('src/main/cli.ts');
+/** The checkout itself: the mirror's parent when run from .test-build/. */
+export const CHECKOUT = basename(ROOT) === '.test-build' ? dirname(ROOT) : ROOT.replace(/\/$/, '');
+/** The workspace's shared/ folder, when beside the checkout (tests only compare bundles with it). */
+export const SHARED = join(CHECKOUT, '..', 'shared');
 export const run = promisify(execFile);
 
 export interface CliProcess {

@@ -53,5 +53,7 @@ export async function takeLock(name: string, waitMs = WAIT_MS): Promise<Server> 
 const file = process.env.NODE_TEST_CONTEXT ? process.argv[1] : undefined;
 if (file && process.platform === 'linux') {
   const rel = relative(ROOT, file);
-  if (needsLock(rel, readFileSync(file, 'utf8'))) await takeLock(`npl-lb-test/${rel}`);
+  // Named without the extension: a file run from its sources (.ts) and compiled (.js) is one file.
+  if (needsLock(rel, readFileSync(file, 'utf8')))
+    await takeLock(`npl-lb-test/${rel.replace(/\.[jt]s$/, '')}`);
 }

@@ -4,8 +4,8 @@
  * names a parent with query parameters; v3 nests children under their parent's path and replaces
  * ACL and switching-rule lists whole). Writes go into a transaction. The dispatcher is injected.
  */
-import { Agent, type Dispatcher, FormData, request } from 'undici';
-import { withFreshRetry } from '../../../src/runtime/fresh-retry.ts';
+import { type Dispatcher, FormData } from 'undici';
+import { type DeviceBody, DeviceHttp } from '../../../src/adapter/device-http.ts';
 import { AdapterError, codeForStatus } from '../../../src/adapter/errors.ts';
 import { z } from 'zod';
 import {
@@ -79,22 +79,19 @@ export interface Commit {
 }
 
 export class DataplaneClient {
-  private readonly dispatcher: Dispatcher;
-  private readonly ownsDispatcher: boolean;
-  /** The connection options of our own dispatcher (a read's fresh-connection retry uses them). */
-  private readonly connect: { rejectUnauthorized: boolean; ca?: string };
+  private readonly http: DeviceHttp;
   private readonly auth: string;
   readonly stats = { calls: 0, writes: 0 };
 
   constructor(private readonly opts: DataplaneClientOptions) {
-    this.ownsDispatcher = opts.dispatcher === undefined;
-    this.connect = { rejectUnauthorized: !opts.insecureSkipVerify, ...(opts.ca ? { ca: opts.ca } : {}) };
-    this.dispatcher =
-      opts.dispatcher ??
-      new Agent({
-        connect: this.connect,
-        keepAliveTimeout: 10_000,
-      });
+    this.http = new DeviceHttp({
+      url: opts.url,
+      ...(opts.insecureSkipVerify ? { insecureSkipVerify: true } : {}),
+      ...(opts.ca ? { ca: opts.ca } : {}),
+      ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+      timeoutMs: opts.timeoutMs ?? 30_000,
+      unreachable: (message, cause) => new DataplaneError(0, message, { cause }),
+    });
     this.auth = `Basic ${Buffer.from(`${opts.username}:${opts.password}`).toString('base64')}`;
   }
 
@@ -120,52 +117,19 @@ export class DataplaneClient {
     const url = `${this.opts.url.replace(/\/$/, '')}/${this.opts.apiVersion}${path}${q ? `?${q}` : ''}`;
     this.stats.calls++;
     if (method !== 'GET') this.stats.writes++;
-    let res: Dispatcher.ResponseData;
-    let payload: { body: string | FormData; type?: string } | undefined;
-    if (body && 'json' in body) payload = { body: JSON.stringify(body.json), type: 'application/json' };
-    else if (body && 'text' in body) payload = { body: body.text, type: 'text/plain' };
-    else if (body) {
+    let payload: DeviceBody | undefined = body && 'form' in body ? undefined : body;
+    if (body && 'form' in body) {
       const form = new FormData();
       form.append(body.form.field, new Blob([body.form.content]), body.form.filename);
-      payload = { body: form };
+      payload = { form };
     }
-    try {
-      res = await withFreshRetry(
-        method,
-        this.dispatcher,
-        this.ownsDispatcher ? this.connect : undefined,
-        (dispatcher) =>
-          request(url, {
-            method,
-            dispatcher,
-            headers: {
-              authorization: this.auth,
-              accept: 'application/json',
-              ...(payload?.type ? { 'content-type': payload.type } : {}),
-            },
-            ...(payload ? { body: payload.body } : {}),
-            headersTimeout: this.opts.timeoutMs ?? 30_000,
-            bodyTimeout: this.opts.timeoutMs ?? 30_000,
-          }),
-      );
-    } catch (err) {
-      throw new DataplaneError(0, `${method} ${path}: ${(err as Error).message}`, { cause: err });
+    const r = await this.http.send(method, url, payload, { authorization: this.auth });
+    if (r.status >= 400) {
+      const e = dpErrorSchema.safeParse(r.body);
+      const why = e.success ? e.data.message : r.text.slice(0, 300);
+      throw new DataplaneError(r.status, `${method} ${path}: ${r.status} ${why}`);
     }
-    const text = await res.body.text();
-    let parsed: unknown = undefined;
-    if (text) {
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = text;
-      }
-    }
-    if (res.statusCode >= 400) {
-      const e = dpErrorSchema.safeParse(parsed);
-      const why = e.success ? e.data.message : String(text).slice(0, 300);
-      throw new DataplaneError(res.statusCode, `${method} ${path}: ${res.statusCode} ${why}`);
-    }
-    return { status: res.statusCode, body: parsed, headers: res.headers };
+    return { status: r.status, body: r.body, headers: r.headers };
   }
 
   /** A read of a configuration list or object; v2 unwraps `{_version, data}`. */
@@ -334,7 +298,7 @@ export class DataplaneClient {
     for (const [i, item] of items.entries()) await this.call('POST', c.path, q, { ...item, index: i });
   }
 
-  async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+  close(): Promise<void> {
+    return this.http.close();
   }
 }

@@ -8,17 +8,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { parseAgentFlags } from '../../../src/config/agent-flags.ts';
 import { parseSandboxFlags } from '../../../src/main/sandbox.ts';
 import { NplError } from '../../../src/runtime/errors.ts';
+import { CLI, ROOT } from '../../support/cli-process.ts';
 import { Cluster } from '../../support/cluster.ts';
 import { eventually, useSandbox } from '../../support/sandbox.ts';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const CLI = ['--import', 'tsx', join(ROOT, 'src/main/cli.ts')];
 const run = promisify(execFile);
 
 function start(t: TestContext, args: string[], cwd = ROOT): { child: ChildProcess; out: () => string } {

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { request } from 'undici';
-import { exited, run, startCli } from '../../support/cli-process.ts';
+import { CLI, exited, run, startCli } from '../../support/cli-process.ts';
 import { startDemo } from '../../support/demo-process.ts';
 import { haproxyMissing } from '../../support/haproxy.ts';
 import { ensureKubeTools } from '../../support/kube-tools.ts';
@@ -267,14 +267,7 @@ describe('npm start (the demo)', () => {
         pool6.members.map((m) => `${m.address}@${m.node}`),
         ['::1@node-1'],
       );
-      const pools = await run(process.execPath, [
-        '--import',
-        'tsx',
-        'src/main/cli.ts',
-        'pools',
-        '--server',
-        dashboard,
-      ]);
+      const pools = await run(process.execPath, [...CLI, 'pools', '--server', dashboard]);
       assert.match(
         pools.stdout,
         /^node-1 +\[::1\]:\d+ +default\/web-\S+ .* demo--default-web-dual-http_v6 +demo--default-web-dual-TCP-9080_v6 \(\[::1\]:9080\)/m,

@@ -10,12 +10,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fetch } from 'undici';
-import { CLI, ROOT, run, startCli } from '../../support/cli-process.ts';
+import { CLI, ROOT, run, SHARED, startCli } from '../../support/cli-process.ts';
 import { Cluster } from '../../support/cluster.ts';
 import { eventually, useSandbox } from '../../support/sandbox.ts';
 
 /** The workspace's copy of the published schema, beside the checkout when there is one. */
-const PUBLISHED = join(ROOT, '../shared/specs/f5/as3-schema-3.56.0.json');
+const PUBLISHED = join(SHARED, 'specs/f5/as3-schema-3.56.0.json');
 
 const CREDS = { ...process.env, NPL_LB_F5_USERNAME: 'admin', NPL_LB_F5_PASSWORD: 's3cret' };
 

@@ -1,19 +1,21 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { RESOURCE_TYPES } from '../../../src/sandbox/kinds.ts';
 import { OpenApi } from '../../../src/sandbox/openapi.ts';
 import { extractServed, type SwaggerDoc } from '../../../src/sandbox/openapi-extract.ts';
+import { SHARED } from '../../support/cli-process.ts';
 
-const SHARED = new URL('../../../../shared/specs/kubernetes/swagger.json', import.meta.url);
+const SHARED_SWAGGER = join(SHARED, 'specs/kubernetes/swagger.json');
 
 describe('bundled OpenAPI document', () => {
   it('is exactly the served cut of ../shared/specs/kubernetes/swagger.json', (t) => {
-    if (!existsSync(SHARED)) {
+    if (!existsSync(SHARED_SWAGGER)) {
       t.skip('../shared/specs is not beside this checkout');
       return;
     }
-    const full = JSON.parse(readFileSync(SHARED, 'utf8')) as SwaggerDoc;
+    const full = JSON.parse(readFileSync(SHARED_SWAGGER, 'utf8')) as SwaggerDoc;
     const bundled = new OpenApi().doc;
     assert.deepEqual(
       bundled,

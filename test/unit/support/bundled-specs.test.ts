@@ -7,11 +7,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { parse } from 'yaml';
-import { ROOT } from '../../support/cli-process.ts';
+import { SHARED } from '../../support/cli-process.ts';
 import { bundledSpecPath } from '../../support/dataplane-spec.ts';
 
 for (const v of ['v2', 'v3'] as const) {
-  const shared = join(ROOT, '..', 'shared', 'specs', 'haproxy', `dataplaneapi-${v}.yaml`);
+  const shared = join(SHARED, 'specs', 'haproxy', `dataplaneapi-${v}.yaml`);
   it(
     `the bundled Data Plane API ${v} spec is the published one`,
     { skip: !existsSync(shared) && 'no ../shared/specs here' },
