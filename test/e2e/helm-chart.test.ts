@@ -6,13 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { makeAdapter } from '../../adapters/index.ts';
 import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { selfSignedCertificate } from '../../src/runtime/tls.ts';
@@ -307,6 +307,73 @@ describe('Helm chart', () => {
     );
   });
 
+  it('privileges as docs/security.md states them: the controller restricted, the agent NET_ADMIN only for iptables', async () => {
+    type Container = {
+      securityContext: Record<string, unknown> & { capabilities?: { add?: string[]; drop?: string[] } };
+      volumeMounts?: { mountPath: string }[];
+    };
+    type Workload = Doc & {
+      spec: {
+        template: {
+          spec: {
+            hostNetwork?: boolean;
+            securityContext: Record<string, unknown>;
+            containers: Container[];
+            volumes?: { hostPath?: { path: string } }[];
+          };
+        };
+      };
+    };
+    const pod = (docs: Doc[], kind: string) =>
+      (docs.find((d) => d.kind === kind) as Workload).spec.template.spec;
+    const restricted = (c: Container) => {
+      assert.equal(c.securityContext.allowPrivilegeEscalation, false);
+      assert.equal(c.securityContext.readOnlyRootFilesystem, true);
+      assert.deepEqual(c.securityContext.capabilities?.drop, ['ALL']);
+    };
+    const docs = await template(['--set', 'clusterName=c1']);
+    const controller = pod(docs, 'Deployment');
+    assert.equal(controller.hostNetwork, undefined);
+    assert.deepEqual(
+      [controller.securityContext.runAsNonRoot, controller.securityContext.runAsUser],
+      [true, 65532],
+    );
+    assert.deepEqual(controller.securityContext.seccompProfile, { type: 'RuntimeDefault' });
+    for (const c of controller.containers) restricted(c);
+    const agent = pod(docs, 'DaemonSet');
+    assert.equal(agent.hostNetwork, true);
+    restricted(agent.containers[0]!);
+    assert.deepEqual(agent.containers[0]!.securityContext.capabilities?.add, ['NET_ADMIN']);
+    assert.equal(agent.containers[0]!.securityContext.runAsUser, 0);
+    assert.deepEqual(
+      (agent.volumes ?? []).map((v) => v.hostPath?.path),
+      ['/run/xtables.lock'],
+      'the one host path: the xtables lock',
+    );
+    const userspace = pod(
+      await template(['--set', 'clusterName=c1', '--set', 'agent.forwarding=userspace']),
+      'DaemonSet',
+    );
+    restricted(userspace.containers[0]!);
+    assert.equal(userspace.containers[0]!.securityContext.capabilities?.add, undefined);
+    assert.equal(userspace.containers[0]!.securityContext.runAsUser, undefined);
+    assert.equal(userspace.volumes, undefined);
+    // OpenShift: the UID left to the SCC, as the doc says to set it.
+    const openshift = pod(
+      await template([
+        '--set',
+        'clusterName=c1',
+        '--set',
+        'controller.podSecurityContext.runAsUser=null',
+        '--set',
+        'controller.podSecurityContext.runAsGroup=null',
+      ]),
+      'Deployment',
+    );
+    assert.equal(openshift.securityContext.runAsUser, undefined);
+    assert.equal(openshift.securityContext.runAsNonRoot, true);
+  });
+
   it('values.schema.json refuses bad values, naming the field; a missing clusterName is refused', async () => {
     /** helm template's error output for these --set values (it must fail). */
     const refusal = async (...sets: string[]) => {
@@ -364,6 +431,51 @@ describe('Helm chart', () => {
     assert.deepEqual(
       docs.filter((d) => d.kind === 'ServiceMonitor').map((d) => d.metadata.name),
       ['p1-npl-lb-controller', 'p1-npl-lb-agent'],
+    );
+  });
+
+  it('ships the alert rules and the Grafana dashboard when asked: the files as they are, with the labels given', async () => {
+    assert.deepEqual(
+      (await template(['--set', 'clusterName=c1']))
+        .filter((d) => ['PrometheusRule', 'ConfigMap'].includes(d.kind))
+        .map((d) => d.kind),
+      ['ConfigMap'],
+      'off by default',
+    );
+    const docs = await template([
+      '--set',
+      'clusterName=c1',
+      '--set',
+      'metrics.prometheusRule.enabled=true',
+      '--set',
+      'metrics.prometheusRule.labels.release=kube-prometheus-stack',
+      '--set',
+      'metrics.grafanaDashboard.enabled=true',
+      '--set',
+      'metrics.grafanaDashboard.namespace=monitoring',
+    ]);
+    const rule = docs.find((d) => d.kind === 'PrometheusRule') as Doc & {
+      spec: { groups: unknown[] };
+      metadata: { labels: Record<string, string> };
+    };
+    assert.equal(rule.metadata.labels.release, 'kube-prometheus-stack');
+    const alerts = parse(readFileSync(join(CHART, 'files/alerts.yaml'), 'utf8')) as { groups: unknown[] };
+    assert.deepEqual(rule.spec.groups, alerts.groups, 'the rule file, every group and rule');
+    const dashboard = docs.find(
+      (d) => d.kind === 'ConfigMap' && d.metadata.name === 'r1-npl-lb-dashboard',
+    ) as Doc & {
+      metadata: { labels: Record<string, string> };
+    };
+    assert.equal(dashboard.metadata.namespace, 'monitoring');
+    assert.equal(dashboard.metadata.labels.grafana_dashboard, '1');
+    assert.deepEqual(
+      JSON.parse(dashboard.data!['npl-lb.json']!),
+      JSON.parse(readFileSync(join(CHART, 'files/dashboard.json'), 'utf8')),
+    );
+    await assert.rejects(
+      template(['--set', 'clusterName=c1', '--set', 'metrics.prometheusRule.enable=true']),
+      /prometheusRule.*enable/s,
+      'a misspelt key is refused by the values schema',
     );
   });
 
