@@ -3,6 +3,7 @@
  * The `npl-lb` executable: one binary, one subcommand per role.
  */
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
+import { SIM_KINDS } from './sim-kinds.ts';
 
 type Command = (argv: string[]) => Promise<number>;
 
@@ -22,7 +23,7 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   },
   sim: {
     run: async (argv) => (await import('./sim.ts')).runSim(argv),
-    summary: 'load-balancer simulators (avi, bigip)',
+    summary: `load-balancer simulators (${SIM_KINDS.join(', ')})`,
   },
   pools: {
     run: async (argv) => (await import('./pools.ts')).runPools(argv),

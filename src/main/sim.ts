@@ -10,6 +10,7 @@ import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { selfSignedCertificate } from '../runtime/tls.ts';
 import { waitForSignal } from './sandbox.ts';
+import { SIM_KINDS } from './sim-kinds.ts';
 
 export const BIGIP_FLAGS = {
   host: { type: 'string', description: 'address to listen on', default: '127.0.0.1' },
@@ -84,11 +85,9 @@ const dataplaneSchema = commonSchema.extend({
   password: z.string().min(1),
 });
 
-const KINDS = ['avi', 'bigip', 'dataplane'] as const;
-
 export const SIM_HELP = `Usage: npl-lb sim <kind> [flags]
 
-Load-balancer simulators, strict where the real devices are. Kinds: ${KINDS.join(', ')}.
+Load-balancer simulators, strict where the real devices are. Kinds: ${SIM_KINDS.join(', ')}.
 
 ${helpText('sim avi', 'Avi Controller API: sessions and CSRF, tenants, objects held to the Avi field model, references, paging.', AVI_FLAGS)}
 ${helpText('sim dataplane', 'HAProxy Data Plane API (v2 under /v2, v3 under /v3) in front of a real HAProxy in master-worker mode: versions, transactions, runtime changes or reloads.', DATAPLANE_FLAGS)}
@@ -103,7 +102,10 @@ export async function runSim(argv: string[]): Promise<number> {
   if (kind === 'avi') return runAvi(rest);
   if (kind === 'dataplane') return runDataplane(rest);
   if (kind !== 'bigip') {
-    throw new NplError(ErrorCodes.FLAG_INVALID, `unknown simulator "${kind}" (known: ${KINDS.join(', ')})`);
+    throw new NplError(
+      ErrorCodes.FLAG_INVALID,
+      `unknown simulator "${kind}" (known: ${SIM_KINDS.join(', ')})`,
+    );
   }
   const flags = parseFlags(rest, BIGIP_FLAGS, bigipSchema);
   if (flags.help) {

@@ -41,6 +41,19 @@ describe('npl-lb command line', () => {
   it('--help lists the commands; a bad flag is one line and exit code 2', async () => {
     const help = await run(process.execPath, [...CLI, '--help'], { cwd: ROOT });
     assert.match(help.stdout, /sandbox\s+in-memory Kubernetes API server/);
+    // Complete: every command listed answers its own --help, and the simulators listed are the
+    // ones `sim` runs (each a section of its help).
+    const commands = [...help.stdout.matchAll(/^ {2}([a-z]+) +\S/gm)].map((m) => m[1]!);
+    assert.deepEqual(commands, ['agent', 'controller', 'sandbox', 'sim', 'pools', 'migrate', 'demo']);
+    const helps = await Promise.all(
+      commands.map((c) => run(process.execPath, [...CLI, c, '--help'], { cwd: ROOT })),
+    );
+    for (const [i, c] of commands.entries()) assert.match(helps[i]!.stdout, new RegExp(`npl-lb ${c}\\b`), c);
+    const kinds = /simulators \(([^)]+)\)/.exec(help.stdout)![1]!.split(', ');
+    assert.deepEqual(kinds, ['avi', 'bigip', 'dataplane']);
+    const simHelp = helps[commands.indexOf('sim')]!.stdout;
+    for (const k of kinds)
+      assert.match(simHelp, new RegExp(`npl-lb sim ${k}\\b`), `sim ${k} has its section`);
     const sub = await run(process.execPath, [...CLI, 'sandbox', '--help'], { cwd: ROOT });
     assert.match(sub.stdout, /--kubeconfig-out <value>/);
     const bad = await run(process.execPath, [...CLI, 'sandbox', '--nope'], { cwd: ROOT }).catch(
