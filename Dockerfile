@@ -1,11 +1,11 @@
 # npl-lb image: the agent and the controller in one executable (`npl-lb agent`, `npl-lb controller`).
 #
-#   docker build -t ghcr.io/npl-lb/npl-lb:$(node -p 'require("./package.json").version') .
-#   docker build --build-arg WITH_HAPROXY=true -t ghcr.io/npl-lb/npl-lb:haproxy .
+#   npm run image                       # ghcr.io/npl-lb/npl-lb:<package.json version>, docker or podman
+#   npm run image -- --with-haproxy     # the same with HAProxy, tagged <version>-haproxy
 #
 # The image installs exactly what `npm pack` produces (the tarball a test installs into an empty
 # folder), runs as a non-root user by default, and carries iptables and iproute2 for the agent's
-# forwarding rules (the agent's Pod adds NET_ADMIN and NET_RAW, or runs as root, per the chart).
+# forwarding rules (for iptables the chart runs the agent as root with NET_ADMIN; docs/security.md).
 # WITH_HAPROXY=true adds HAProxy for the controller's `runtime` transport beside it.
 
 ARG NODE_IMAGE=node:20-bookworm-slim
@@ -15,8 +15,10 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-# prepack builds dist/; the tarball is the package as published.
-RUN npm pack --pack-destination /out
+# prepack builds dist/; the tarball is the package as published. The SBOM lists what the image
+# installs: the production dependencies of the lockfile (CycloneDX).
+RUN npm pack --pack-destination /out \
+  && npm sbom --omit=dev --sbom-format=cyclonedx --sbom-type=application > /out/sbom.cdx.json
 
 FROM ${NODE_IMAGE}
 ARG WITH_HAPROXY=false
@@ -25,6 +27,7 @@ RUN apt-get update \
   && if [ "$WITH_HAPROXY" = "true" ]; then apt-get install -y --no-install-recommends haproxy; fi \
   && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/npl-lb-*.tgz /tmp/
+COPY --from=build /out/sbom.cdx.json /usr/share/npl-lb/sbom.cdx.json
 RUN npm install --global --omit=dev --no-audit --no-fund /tmp/npl-lb-*.tgz \
   && rm /tmp/npl-lb-*.tgz \
   && npl-lb --version

@@ -38,6 +38,7 @@ export function demoBanner(f: BannerFacts): string {
     '  kubectl get gateways,httproutes',
     "  kubectl get pods -l app=web -o jsonpath='{.items[0].metadata.annotations.nodeportlocal\\.antrea\\.io}'",
     '  (no kubectl installed? `npm run kubectl -- get pods -o wide` uses the one npl-lb tests with)',
+    'The controller serves every namespace: a LoadBalancer Service, Ingress or Gateway you add anywhere gets a VIP.',
     '',
     'Send traffic through the load balancer (each answer names its Pod and node):',
     `  curl http://${f.l4 ?? none}:${APP_PORT}/                       # LoadBalancer Service web`,

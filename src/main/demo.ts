@@ -126,7 +126,7 @@ export async function runDemo(argv: string[]): Promise<number> {
       kc,
       api: running.sandbox.url,
       adapter,
-      config: `clusterName: demo\nvip: {cidrs: ${demoCidrs(dual, range)}}\ningressHttpPort: 8080\ningressHttpsPort: ${HTTPS_PORT}\nnamespaces: {include: [default]}\n`,
+      config: `clusterName: demo\nvip: {cidrs: ${demoCidrs(dual, range)}}\ningressHttpPort: 8080\ningressHttpsPort: ${HTTPS_PORT}\n`,
       node: NODES[0]!.name,
       logger: quiet,
       cleanups,

@@ -128,6 +128,29 @@ describe('Helm chart', () => {
     assert.match(stdout, /1 chart\(s\) linted, 0 chart\(s\) failed/);
   });
 
+  it('npm run chart packages it as npl-lb-<version>.tgz, the version the image carries', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'npl-chart-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const { version } = JSON.parse(readFileSync(join(CHART, '../../../package.json'), 'utf8')) as {
+      version: string;
+    };
+    await run(helm, ['package', CHART, '--destination', dir]);
+    const tgz = join(dir, `npl-lb-${version}.tgz`);
+    const { stdout } = await run(helm, ['show', 'chart', tgz]);
+    assert.match(stdout, new RegExp(`^appVersion: "?${version}"?$`, 'm'));
+    // The package carries the alert rules and the dashboard the templates read.
+    const { stdout: alerts } = await run(helm, [
+      'template',
+      'r1',
+      tgz,
+      '--set',
+      'clusterName=c1',
+      '--set',
+      'metrics.prometheusRule.enabled=true',
+    ]);
+    assert.match(alerts, /alert: NplLbLoadBalancerUnreachable/);
+  });
+
   it('renders the defaults and each adapter; the controller parses the ConfigMap it renders', async () => {
     for (const [variant, args] of Object.entries(VARIANTS)) {
       const docs = await template(args);

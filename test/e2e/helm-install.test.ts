@@ -10,6 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
@@ -180,4 +181,65 @@ describe('helm install, upgrade, rollback and uninstall on the sandbox', () => {
         'collected',
       );
     });
+
+  it('a `helm create` chart without `protocol` on its ports installs and upgrades, server-side, unchanged', async (t) => {
+    // What users deploy every day: the chart `helm create` writes, with the `protocol: TCP` lines
+    // taken out as many charts leave them out. Server-side apply keys the ports by (port,
+    // protocol), protocol defaulted to TCP: an upgrade must find the same entries, not add one.
+    const sb = await useSandbox(t);
+    const env = {
+      ...process.env,
+      KUBECONFIG: sb.kubeconfigPath,
+      HOME: sb.dir,
+      HELM_CACHE_HOME: join(sb.dir, 'cache'),
+    };
+    const h = async (...args: string[]) =>
+      (await run(helm, args, { env, cwd: sb.dir, timeout: 60_000 })).stdout;
+    const k = async (...args: string[]) => (await run(kubectl, args, { env })).stdout;
+    await h('create', 'web');
+    for (const f of ['templates/service.yaml', 'templates/deployment.yaml']) {
+      const path = join(sb.dir, 'web', f);
+      const text = readFileSync(path, 'utf8');
+      assert.match(text, /^\s+protocol: TCP$/m, `${f} as helm create writes it`);
+      writeFileSync(path, text.replace(/^\s+protocol: TCP\n/gm, ''));
+    }
+    const chart = join(sb.dir, 'web');
+    assert.match(
+      await h('install', 'w1', chart, '--server-side=true', '--set', 'image.tag=1.27'),
+      /STATUS: deployed/,
+    );
+    const shape = async () => {
+      const svc = JSON.parse(await k('get', 'service', 'w1-web', '-o', 'json')) as {
+        spec: { ports: { port: number; protocol: string; name: string }[] };
+      };
+      const dep = JSON.parse(await k('get', 'deployment', 'w1-web', '-o', 'json')) as {
+        metadata: { generation: number };
+        spec: {
+          template: { spec: { containers: { ports: { containerPort: number; protocol: string }[] }[] } };
+        };
+      };
+      return {
+        servicePorts: svc.spec.ports.map((p) => `${p.name} ${p.port}/${p.protocol}`),
+        containerPorts: dep.spec.template.spec.containers[0]!.ports.map(
+          (p) => `${p.containerPort}/${p.protocol}`,
+        ),
+        generation: dep.metadata.generation,
+      };
+    };
+    const first = await shape();
+    assert.deepEqual(first.servicePorts, ['http 80/TCP']);
+    assert.deepEqual(first.containerPorts, ['80/TCP']);
+    for (let i = 0; i < 2; i++)
+      assert.match(
+        await h('upgrade', 'w1', chart, '--server-side=true', '--set', 'image.tag=1.27'),
+        /STATUS: deployed/,
+        `upgrade ${i + 1}`,
+      );
+    assert.deepEqual(await shape(), first, 'unchanged: one port each, the same generation');
+    // A real change still lands, on the same single port entries.
+    await h('upgrade', 'w1', chart, '--server-side=true', '--set', 'image.tag=1.28');
+    const changed = await shape();
+    assert.deepEqual(changed.containerPorts, ['80/TCP']);
+    assert.equal(changed.generation, first.generation + 1);
+  });
 });

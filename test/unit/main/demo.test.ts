@@ -59,6 +59,28 @@ describe('npm start (the demo)', () => {
       10_000,
       'kubectl get endpointslices lists the Pods',
     );
+    // Every namespace is served, as the banner says: a LoadBalancer Service made in a new one gets a VIP.
+    assert.match(out(), /The controller serves every namespace/);
+    await kubectl('create', 'namespace', 'team-a');
+    await kubectl('-n', 'team-a', 'create', 'service', 'loadbalancer', 'other', '--tcp=80:8080');
+    await eventually(
+      async () =>
+        /^127\.\d+\.30\.\d+$/.test(
+          (
+            await kubectl(
+              '-n',
+              'team-a',
+              'get',
+              'service',
+              'other',
+              '-o',
+              'jsonpath={.status.loadBalancer.ingress[0].ip}',
+            )
+          ).stdout,
+        ),
+      15_000,
+      'a Service in another namespace gets a VIP',
+    );
     await eventually(
       async () =>
         /web +npl-lb +web\.demo\.local +\S+ +8080, 8443 /.test(
