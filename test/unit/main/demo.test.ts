@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { request } from 'undici';
@@ -62,7 +62,11 @@ describe('npm start (the demo)', () => {
     // Every namespace is served, as the banner says: a LoadBalancer Service made in a new one gets a VIP.
     assert.match(out(), /The controller serves every namespace/);
     await kubectl('create', 'namespace', 'team-a');
-    await kubectl('-n', 'team-a', 'create', 'service', 'loadbalancer', 'other', '--tcp=80:8080');
+    writeFileSync(
+      join(dir, 'other.yaml'),
+      'apiVersion: v1\nkind: Service\nmetadata: {name: other, namespace: team-a}\nspec: {type: LoadBalancer, loadBalancerClass: npl-lb.io/lb, selector: {app: other}, ports: [{port: 80, targetPort: 8080}]}\n',
+    );
+    await kubectl('apply', '-f', join(dir, 'other.yaml'));
     await eventually(
       async () =>
         /^127\.\d+\.30\.\d+$/.test(
