@@ -324,12 +324,18 @@ export class F5Adapter implements LoadBalancerAdapter {
     const tenants = body
       ? Object.keys(body).filter((k) => (body[k] as Json | null)?.class === 'Tenant')
       : [request.path.split('/')[4] ?? this.tenant];
+    // A whole declaration goes to `/declare/<its tenants>`: AS3 then deploys those tenants alone,
+    // whatever else a declaration might carry (never CIS's partition or another cluster's).
+    const scoped =
+      request === DECLARE && body && tenants.length > 0
+        ? { method: request.method, path: `${DECLARE.path}/${tenants.map(encodeURIComponent).join(',')}` }
+        : request;
     const out = await postDeclaration(
       this.client,
       body,
       tenants.length > 0 ? tenants : [this.tenant],
       { pollMs: this.opts.taskPollMs ?? 1000, timeoutMs: this.opts.taskTimeoutMs ?? 600_000 },
-      request,
+      scoped,
     );
     if (!out.ok && !out.terminal) this.tenants = undefined;
     return out;

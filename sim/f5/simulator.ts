@@ -77,6 +77,8 @@ export class BigIpSimulator {
     busy: 0,
     /** Reused connections reset (faults.resetReusedReads). */
     resets: 0,
+    /** Whole declarations posted to `/declare/<tenants>` (only those tenants deployed). */
+    scopedDeclarations: 0,
   };
   private readonly tokens: SimTokens;
   private readonly tasks = new Map<string, Task>();
@@ -163,7 +165,7 @@ export class BigIpSimulator {
     const declare = /^\/mgmt\/shared\/appsvcs\/declare(?:\/([^/]+))?$/.exec(path);
     if (declare && method === 'GET')
       return this.getDeclaration(declare[1], url.searchParams.get('showHash') === 'true', res);
-    if (declare && method === 'POST' && !declare[1]) return this.post(body, url, res);
+    if (declare && method === 'POST') return this.post(body, url, res, declare[1]?.split(','));
     if (declare && method === 'DELETE' && declare[1]) {
       return this.post(
         {
@@ -175,17 +177,14 @@ export class BigIpSimulator {
         res,
       );
     }
+    // Every task AS3 remembers (`items`), or one by its id.
+    if (path === '/mgmt/shared/appsvcs/task' && method === 'GET')
+      return send(res, 200, { items: [...this.tasks.keys()].map((id) => this.taskView(id)) });
     const task = /^\/mgmt\/shared\/appsvcs\/task\/([^/]+)$/.exec(path);
     if (task && method === 'GET') {
-      const t = this.tasks.get(task[1]!);
-      if (!t) return send(res, 404, { code: 404, message: `task ${task[1]} not found` });
-      return send(res, 200, {
-        id: task[1],
-        results: t.done
-          ? t.results
-          : [{ message: 'in progress', tenant: '', host: 'localhost', runTime: 0, code: 0 }],
-        declaration: t.done ? this.document() : {},
-      });
+      if (!this.tasks.has(task[1]!))
+        return send(res, 404, { code: 404, message: `task ${task[1]} not found` });
+      return send(res, 200, this.taskView(task[1]!));
     }
     if (path === '/mgmt/tm/ltm/pool' && method === 'GET')
       return send(res, 200, {
@@ -302,6 +301,17 @@ export class BigIpSimulator {
     });
   }
 
+  private taskView(id: string): Json {
+    const t = this.tasks.get(id)!;
+    return {
+      id,
+      results: t.done
+        ? t.results
+        : [{ message: 'in progress', tenant: '', host: 'localhost', runTime: 0, code: 0 }],
+      declaration: t.done ? this.document() : {},
+    };
+  }
+
   /** The per-application endpoints of AS3 3.47 and later. */
   private async application(
     method: string,
@@ -364,12 +374,35 @@ export class BigIpSimulator {
     return true;
   }
 
-  private async post(body: unknown, url: URL, res: ServerResponse): Promise<void> {
+  /**
+   * A declaration; posted to `/declare/<tenant>[,<tenant>]`, only the URL's tenants of it are
+   * deployed (the others in the body are left as they are on the device), and none of them in
+   * the body is "no change" for each.
+   */
+  private async post(body: unknown, url: URL, res: ServerResponse, only?: string[]): Promise<void> {
     this.stats.declarations++;
     this.stats.bytesPosted += As3Tenants.size(body);
     if (this.refuseBusy(res)) return;
     if (this.refuseInvalid(body, res)) return;
-    const adc = ((body as Json)?.class === 'AS3' ? (body as Json).declaration : body) as Json;
+    let adc = ((body as Json)?.class === 'AS3' ? (body as Json).declaration : body) as Json;
+    if (only) {
+      this.stats.scopedDeclarations++;
+      const listed = new Set(only);
+      adc = Object.fromEntries(
+        Object.entries(adc).filter(([k, t]) => (t as Json | null)?.class !== 'Tenant' || listed.has(k)),
+      );
+      if (!Object.values(adc).some((t) => (t as Json | null)?.class === 'Tenant'))
+        return send(res, 200, {
+          results: only.map((tenant) => ({
+            code: 200,
+            message: 'no change',
+            tenant,
+            host: 'localhost',
+            runTime: 0,
+          })),
+          declaration: this.document(),
+        });
+    }
     const action = (body as Json).class === 'AS3' ? String((body as Json).action ?? 'deploy') : 'deploy';
     const dryRun = action === 'dry-run' || (adc.controls as Json | undefined)?.dryRun === true;
     const declared = Object.fromEntries(

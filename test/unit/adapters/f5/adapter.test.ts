@@ -111,6 +111,9 @@ describe('F5 adapter', () => {
     assert.match(r[0]!.error!.message, /c1--bad\/members\/0\/servicePort/);
     assert.equal(r[1]!.ok, true);
     assert.equal(sim.stats.rejected, 0, 'the device never saw an invalid declaration');
+    // Posted to /declare/<our tenant>: AS3 deploys that tenant alone, whatever the body holds.
+    assert.equal(sim.stats.scopedDeclarations, sim.stats.declarations - sim.stats.appDeclarations);
+    assert.ok(sim.stats.scopedDeclarations > 0);
     assert.deepEqual(
       Object.keys(app(sim)).filter((k) => k.startsWith('c1--')),
       ['c1--good'],

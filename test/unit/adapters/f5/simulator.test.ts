@@ -179,6 +179,44 @@ describe('BIG-IP simulator', () => {
       [[200, 't1']],
     );
     assert.deepEqual([...sim.tenants.keys()], ['t1']);
+    // GET /task lists every task AS3 remembers, this one done.
+    const list = await call('GET', '/mgmt/shared/appsvcs/task', undefined, token);
+    assert.equal(list.status, 200);
+    assert.deepEqual(
+      (list.body.items as { id: string; results: { code: number }[] }[]).map((i) => [
+        i.id,
+        i.results[0]!.code,
+      ]),
+      [[id, 200]],
+    );
+  });
+
+  it('POST /declare/<tenants>: only the URL\'s tenants of the body are deployed; none of them is "no change"', async (t) => {
+    const { sim, call, login } = await started({});
+    t.after(() => sim.close());
+    const token = await login();
+    await call('POST', '/mgmt/shared/appsvcs/declare', decl('cis', goodPool), token);
+    const cisBefore = JSON.stringify(sim.tenants.get('cis'));
+    // A body carrying two tenants, posted for one of them: the other is not touched.
+    const both = { ...decl('t1', goodPool), cis: (decl('t1', goodPool) as Record<string, unknown>).t1 };
+    (both.cis as Record<string, unknown>).other = { class: 'Application', template: 'generic' };
+    const scoped = await call('POST', '/mgmt/shared/appsvcs/declare/t1', both, token);
+    assert.equal(scoped.status, 200);
+    assert.deepEqual(
+      (scoped.body.results as { tenant: string }[]).map((r) => r.tenant),
+      ['t1'],
+    );
+    assert.equal(JSON.stringify(sim.tenants.get('cis')), cisBefore, 'the other tenant as it was');
+    assert.ok(sim.tenants.has('t1'));
+    const none = await call('POST', '/mgmt/shared/appsvcs/declare/t9,t8', decl('t1', goodPool), token);
+    assert.equal(none.status, 200);
+    assert.deepEqual(
+      (none.body.results as { tenant: string; message: string }[]).map((r) => [r.tenant, r.message]),
+      [
+        ['t9', 'no change'],
+        ['t8', 'no change'],
+      ],
+    );
   });
 });
 
