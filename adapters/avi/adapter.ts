@@ -64,7 +64,7 @@ export class AviAdapter implements LoadBalancerAdapter {
   readonly name = 'avi';
   readonly owner: string;
   readonly session: AviSession;
-  private readonly at: AviPlacement;
+  private at: AviPlacement;
   /** Our objects on the controller and the writes to them (device-objects.ts). */
   private readonly objects: AviDeviceObjects;
   /** Whether the objects were read once (observe) since start. */
@@ -111,9 +111,17 @@ export class AviAdapter implements LoadBalancerAdapter {
     return out;
   }
 
-  async verify(): Promise<void> {
+  async verify(): Promise<readonly string[]> {
     try {
       await this.session.login();
+      // Objects are rendered in the object model the calls are made in (gracefulDisable's field).
+      const warnings: string[] = [];
+      if (this.session.apiVersion !== this.at.version) {
+        warnings.push(
+          `adapter.avi.controllerVersion ${this.at.version} is newer than the controller's own ${this.session.controllerVersion}: calls and objects use ${this.session.apiVersion}`,
+        );
+        this.at = { ...this.at, version: this.session.apiVersion };
+      }
       const r = await this.session.call('GET', `/api/cloud?name=${encodeURIComponent(this.at.cloud)}`);
       if (r.status !== 200 || ((r.body as { count?: number }).count ?? 0) === 0) {
         throw new AdapterCheckError(
@@ -121,6 +129,7 @@ export class AviAdapter implements LoadBalancerAdapter {
           true,
         );
       }
+      return warnings;
     } catch (err) {
       if (err instanceof AdapterCheckError) throw err;
       if (err instanceof AviError) {

@@ -49,6 +49,13 @@ export interface AviReply {
 export class AviSession {
   private cookies = new Map<string, string>();
   private readonly http: DeviceHttp;
+  /**
+   * The X-Avi-Version sent: the configured one, or the controller's own when that is older (a
+   * controller refuses an object model newer than its own; AKO takes the lower of the two alike).
+   */
+  private version: string;
+  /** The controller's version, as its last login said. */
+  controllerVersion: string | undefined;
   readonly stats = { logins: 0, calls: 0 };
 
   constructor(private readonly opts: AviSessionOptions) {
@@ -60,6 +67,12 @@ export class AviSession {
       timeoutMs: opts.timeoutMs ?? 60_000,
       unreachable: (message, cause) => new AviError(0, message, { cause }),
     });
+    this.version = opts.version;
+  }
+
+  /** The object model the calls are made in (see `version`). */
+  get apiVersion(): string {
+    return this.version;
   }
 
   private takeCookies(headers: Record<string, string | string[] | undefined>): void {
@@ -76,7 +89,7 @@ export class AviSession {
       cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
       'x-csrftoken': this.cookies.get('csrftoken') ?? '',
       referer: `${this.opts.url.replace(/\/+$/, '')}/`,
-      'x-avi-version': this.opts.version,
+      'x-avi-version': this.version,
       'x-avi-tenant': this.opts.tenant,
     });
     this.takeCookies(r.headers);
@@ -92,6 +105,11 @@ export class AviSession {
     });
     if (r.status !== 200)
       throw new AviError(r.status, `login as ${this.opts.username} refused (${r.status})`);
+    const own = (r.body as { version?: { Version?: unknown } } | undefined)?.version?.Version;
+    if (typeof own === 'string' && /^\d+(\.\d+)*$/.test(own)) {
+      this.controllerVersion = own;
+      this.version = versionBelow(own, this.opts.version) ? own : this.opts.version;
+    }
   }
 
   private loggingIn: Promise<void> | undefined;
@@ -141,4 +159,15 @@ export class AviSession {
   close(): Promise<void> {
     return this.http.close();
   }
+}
+
+/** Whether dotted version `a` is below `b` (22.1.3 < 30.2.1). */
+export function versionBelow(a: string, b: string): boolean {
+  const x = a.split('.').map(Number);
+  const y = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (x[i] ?? 0) - (y[i] ?? 0);
+    if (d !== 0) return d < 0;
+  }
+  return false;
 }

@@ -15,7 +15,7 @@ import { MemberProber } from '../../src/runtime/member-prober.ts';
 import { SimServer, sendJson } from '../shared/server.ts';
 import { poolServerTargets, runtimeServersAnswer } from './runtime-servers.ts';
 import { SIM_MODELS as MODEL_OF } from './model-check.ts';
-import { OLDEST_VERSION } from './defaults.ts';
+import { OLDEST_VERSION, olderThan } from './defaults.ts';
 import { AviObjectStore, HttpError, SYSTEM_ONLY } from './store.ts';
 
 type Json = Record<string, unknown>;
@@ -148,6 +148,10 @@ export class AviSimulator {
     // Without X-Avi-Version a real controller answers in its oldest object model.
     const version = String(req.headers['x-avi-version'] || OLDEST_VERSION);
     if (!req.headers['x-avi-version']) this.stats.unversioned++;
+    // An object model newer than the controller's own is one it cannot answer in: refused.
+    const own = this.opts.version ?? '22.1.3';
+    if (olderThan(own, version))
+      throw new HttpError(400, `X-Avi-Version ${version} is newer than this controller's version ${own}`);
     const write = method !== 'GET';
     if (write) {
       if (req.headers['x-csrftoken'] !== session.csrf)

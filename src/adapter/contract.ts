@@ -202,8 +202,11 @@ export interface LoadBalancerAdapter {
   /** The owner mark this adapter writes and reads (the configured clusterName). */
   readonly owner: string;
   capabilities(): Capabilities;
-  /** Checks at start-up that the device is reachable and usable; throws AdapterCheckError. */
-  verify?(): Promise<void>;
+  /**
+   * Checks at start-up that the device is reachable and usable; throws AdapterCheckError. Resolves
+   * with warnings worth a log line (a setting the device made it change), or nothing.
+   */
+  verify?(): Promise<readonly string[] | void>;
   /** The load balancer as it is: our objects in full, everyone else's by name and owner. */
   observe(): Promise<Observed>;
   /** Applies the changes in order; one result per change, a failure does not stop the others. */

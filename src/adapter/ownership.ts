@@ -13,7 +13,7 @@ export class OwnershipGuard implements LoadBalancerAdapter {
   /** kind/name -> owner of everything the last observe() showed as not ours. */
   private foreign: Map<string, string> | undefined;
 
-  readonly verify?: () => Promise<void>;
+  readonly verify?: () => Promise<readonly string[] | void>;
   readonly health?: LoadBalancerAdapter['health'];
   readonly probe?: LoadBalancerAdapter['probe'];
   readonly allocatedVips?: LoadBalancerAdapter['allocatedVips'];

@@ -39,7 +39,7 @@ export async function runController(argv: string[]): Promise<number> {
   const { kc, origin } = loadKubeConfig({ flag: flags.kubeconfig });
   const adapter = vendor.create({ owner: config.clusterName, settings: config.adapter, env: process.env });
   try {
-    await adapter.verify?.();
+    for (const warning of (await adapter.verify?.()) ?? []) log.warn({ adapter: adapter.name }, warning);
   } catch (err) {
     if (!(err instanceof AdapterCheckError)) throw err;
     if (err.terminal) throw new NplError(ErrorCodes.ADAPTER_CHECK_FAILED, err.message);

@@ -41,7 +41,8 @@ async function setup(
   t: { after: (fn: () => Promise<void>) => void },
   extra: Partial<ConstructorParameters<typeof AviAdapter>[0]> = {},
 ) {
-  const sim = new AviSimulator();
+  // The controller runs the version the adapter is configured for (unless the test says otherwise).
+  const sim = new AviSimulator(extra.version ? { version: extra.version } : {});
   const url = await sim.start();
   const adapter = aviAdapter(url, extra);
   t.after(async () => {
@@ -231,6 +232,42 @@ describe('Avi adapter', () => {
 });
 
 describe('Avi adapter against a controller that fills defaults', () => {
+  it("a controllerVersion newer than the controller's: calls and objects in the controller's own version, with a warning", async (t) => {
+    const sim = new AviSimulator({ version: '22.1.3' });
+    const url = await sim.start();
+    t.after(() => sim.close());
+    // The controller refuses an object model newer than its own.
+    const login = await fetch(`${url}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: 'admin' }),
+    });
+    const cookies = login.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+    const newer = await fetch(`${url}/api/pool`, { headers: { cookie: cookies, 'x-avi-version': '31.2.1' } });
+    assert.equal(newer.status, 400);
+    assert.match(
+      await newer.text(),
+      /X-Avi-Version 31\.2\.1 is newer than this controller's version 22\.1\.3/,
+    );
+    const adapter = aviAdapter(url, { version: '31.2.1', gracefulDisableSeconds: 90 });
+    t.after(() => adapter.close());
+    assert.deepEqual(await adapter.verify(), [
+      "adapter.avi.controllerVersion 31.2.1 is newer than the controller's own 22.1.3: calls and objects use 22.1.3",
+    ]);
+    const p = pool('c1--web', [['192.0.2.1', 61000, 'n1']]);
+    ok(await adapter.apply([{ op: 'create', kind: 'pool', name: p.name, desired: p }]));
+    const stored = sim.objects('pool').get('c1--web')!;
+    assert.equal(stored.graceful_disable_timeout, 2, "22.1.3's field, in minutes");
+    assert.equal(stored.graceful_disable_timeout_sec, undefined);
+    // Configured at or below the controller's version: used as it is, no warning.
+    const same = aviAdapter(url, { version: '22.1.3' });
+    t.after(() => same.close());
+    assert.deepEqual(await same.verify(), []);
+  });
+
   it('sets the graceful disable timeout in the field of its version; a restart writes nothing though the controller added defaults', async (t) => {
     for (const [version, field, value] of [
       ['22.1.3', 'graceful_disable_timeout', 2],

@@ -4,7 +4,8 @@ import { fetch } from 'undici';
 import { AviSimulator } from '../../../../sim/avi/simulator.ts';
 
 async function started(t: { after: (fn: () => Promise<void>) => void }) {
-  const sim = new AviSimulator();
+  // A controller of the newest object model these tests use (it serves older ones too).
+  const sim = new AviSimulator({ version: '31.2.1' });
   const url = await sim.start();
   t.after(() => sim.close());
   let cookie = '';
