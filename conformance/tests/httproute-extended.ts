@@ -1,7 +1,8 @@
 /**
  * Extended GATEWAY-HTTP tests, transcribed from upstream v1.6.1: each runs only where the
  * GatewayClass claims its feature in `status.supportedFeatures`, as the upstream suite infers them.
- * Matching by query parameter and method, response header modifiers, path and host rewrites.
+ * Named rules, routes attached by listener port, matching by query parameter and method, response
+ * header modifiers, path and host rewrites.
  */
 import type { Expected } from '../harness/http.ts';
 import { type ConformanceTest, expectAll, INFRA, routesReady, type Suite } from '../harness/suite.ts';
@@ -37,6 +38,41 @@ const resp = (
 ): Expected => to(1, { path }, { backendSetResponseHeaders: backendSet, response, ...more });
 
 export const extendedHttpTests: ConformanceTest[] = [
+  {
+    shortName: 'HTTPRouteNamedRule',
+    description: 'An HTTPRoute with a named HTTPRouteRule',
+    features: http('HTTPRouteNamedRouteRule'),
+    manifests: ['httproute-named-rule.yaml'],
+    traffic: true,
+    run: oneRoute('http-named-rules', [
+      { request: { path: '/named' }, response: { statusCode: 200 }, namespace: INFRA },
+      { request: { path: '/unnamed' }, response: { statusCode: 200 }, namespace: INFRA },
+    ]),
+  },
+  {
+    shortName: 'HTTPRouteListenerPortMatching',
+    description: 'Multiple HTTP listeners with different ports, each with a different HTTPRoute',
+    features: http('HTTPRouteParentRefPort'),
+    manifests: ['httproute-listener-port-matching.yaml'],
+    traffic: true,
+    run: async (s) => {
+      const gw = { namespace: INFRA, name: 'httproute-listener-port-matching' };
+      const route = (name: string) => [{ namespace: INFRA, name }];
+      const at80 = await routesReady(s, { ...gw, listeners: ['listener-1'] }, route('backend-v1'));
+      const at8080 = await routesReady(s, { ...gw, listeners: ['listener-2'] }, route('backend-v2'));
+      const at8090 = await routesReady(s, { ...gw, listeners: ['listener-4'] }, route('backend-v3'));
+      // As upstream: the request's Host names the port, and is sent to the Gateway on that port.
+      await expectAll(s, at80, [to(1, { host: 'foo.com', path: '/' })]);
+      await expectAll(s, at8080, [
+        to(2, { host: 'foo.com:8080', path: '/' }),
+        to(2, { host: 'bar.com:8080', path: '/' }),
+      ]);
+      await expectAll(s, at8090, [
+        to(3, { host: 'foo.com:8090', path: '/' }),
+        notFound({ host: 'bar.com:8090', path: '/' }),
+      ]);
+    },
+  },
   {
     shortName: 'HTTPRouteQueryParamMatching',
     description: 'A single HTTPRoute with query param matching for different backends',

@@ -41,10 +41,11 @@ async function notAttached(
   s: Suite,
   route: { namespace: string; name: string },
   reason: string,
+  gw: { namespace: string; name: string } = sameNs,
 ): Promise<void> {
-  await s.status.routeCondition('HTTPRoute', route, sameNs, { type: 'Accepted', status: 'False', reason });
+  await s.status.routeCondition('HTTPRoute', route, gw, { type: 'Accepted', status: 'False', reason });
   await s.status.routeNoAcceptedParents('HTTPRoute', route);
-  await s.status.gatewayZeroRoutes(sameNs);
+  await s.status.gatewayZeroRoutes(gw);
 }
 
 export const refTests: ConformanceTest[] = [
@@ -172,6 +173,41 @@ export const refTests: ConformanceTest[] = [
         s,
         { namespace: INFRA, name: 'httproute-listener-not-matching-section-name' },
         'NoMatchingParent',
+      ),
+  },
+  {
+    shortName: 'HTTPRouteInvalidParentRefNotMatchingListenerPort',
+    description:
+      'A single HTTPRoute in the gateway-conformance-infra namespace should set the Accepted status to False with reason NoMatchingParent when attempting to bind to a Gateway that does not have a matching ListenerPort.',
+    features: [...HTTP_CORE, 'HTTPRouteDestinationPortMatching'],
+    manifests: ['httproute-invalid-parentref-not-matching-listener-port.yaml'],
+    traffic: false,
+    run: async (s) => {
+      const route = { namespace: INFRA, name: 'httproute-listener-not-matching-route-port' };
+      await s.status.routeCondition('HTTPRoute', route, sameNs, {
+        type: 'ResolvedRefs',
+        status: 'True',
+        reason: 'ResolvedRefs',
+      });
+      await notAttached(s, route, 'NoMatchingParent');
+    },
+  },
+  {
+    shortName: 'HTTPRouteInvalidParentRefSectionNameNotMatchingPort',
+    description:
+      'A single HTTPRoute in the gateway-conformance-infra namespace should set the Accepted status to False with reason NoMatchingParent when attempting to bind to a Gateway that SectionName does not match Port value.',
+    features: [...HTTP_CORE, 'HTTPRouteParentRefPort'],
+    manifests: ['httproute-invalid-parentref-section-name-not-matching-port.yaml'],
+    traffic: false,
+    run: (s) =>
+      notAttached(
+        s,
+        { namespace: INFRA, name: 'httproute-listener-section-name-not-matching-port' },
+        'NoMatchingParent',
+        {
+          namespace: INFRA,
+          name: 'gateway-with-one-not-matching-port-and-section-name-route',
+        },
       ),
   },
   {

@@ -82,6 +82,9 @@ describe('GatewayClass supportedFeatures', () => {
       'GatewayPort8080',
       'GatewayStaticAddresses',
       'HTTPRoute',
+      // Named rules and routes attached by listener port: read by the source, for every device.
+      'HTTPRouteNamedRouteRule',
+      'HTTPRouteParentRefPort',
       'ReferenceGrant',
     ]);
   });
