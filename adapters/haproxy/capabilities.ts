@@ -26,6 +26,8 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
     // `proto h2` on the servers of an h2c pool; HTTP/2 from clients with prior knowledge on a
     // plain bind and by ALPN (`alpn h2,http/1.1`) on an ssl one (both transports).
     http2: true,
+    // HAProxy's HTTP mode passes a WebSocket upgrade and tunnels the connection (both transports).
+    webSocket: true,
   },
   tlsPassthrough: true,
   certificates: true,

@@ -1,11 +1,12 @@
 /**
  * Extended GATEWAY-HTTP tests, transcribed from upstream v1.6.1: each runs only where the
  * GatewayClass claims its feature in `status.supportedFeatures`, as the upstream suite infers them.
- * Named rules, routes attached by listener port, matching by query parameter and method, response
+ * WebSocket to a Service port of appProtocol kubernetes.io/ws, named rules, routes attached by listener port, matching by query parameter and method, response
  * header modifiers, path and host rewrites.
  */
 import type { Expected } from '../harness/http.ts';
 import { type ConformanceTest, expectAll, INFRA, routesReady, type Suite } from '../harness/suite.ts';
+import { expectWebSocketEcho } from '../harness/websocket.ts';
 
 const sameNs = { namespace: INFRA, name: 'same-namespace' };
 const http = (feature: string) => ['Gateway', 'HTTPRoute', feature];
@@ -38,6 +39,21 @@ const resp = (
 ): Expected => to(1, { path }, { backendSetResponseHeaders: backendSet, response, ...more });
 
 export const extendedHttpTests: ConformanceTest[] = [
+  {
+    shortName: 'HTTPRouteBackendProtocolWebSocket',
+    description:
+      'A HTTPRoute with a BackendRef that has an appProtocol kubernetes.io/ws should be functional',
+    features: http('HTTPRouteBackendProtocolWebSocket'),
+    manifests: ['httproute-backend-protocol-websocket.yaml'],
+    traffic: true,
+    run: async (s) => {
+      const addr = await s.status.gatewayAndRoutesAccepted(sameNs, 'HTTPRoute', [
+        { namespace: INFRA, name: 'backend-protocol-ws' },
+      ]);
+      if (!s.sendsTraffic) return;
+      await expectWebSocketEcho(addr, 'ws://gateway/HTTPRouteBackendProtocolWebSocket', s.timeouts);
+    },
+  },
   {
     shortName: 'HTTPRouteNamedRule',
     description: 'An HTTPRoute with a named HTTPRouteRule',

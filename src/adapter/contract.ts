@@ -149,6 +149,12 @@ export interface HttpCapabilities {
    * Absent: HTTP/1.1 only (GRPCRoute is not a kind its listeners take).
    */
   http2?: boolean;
+  /**
+   * WebSocket: a client's `Upgrade: websocket` passed to the member and the connection then
+   * tunnelled both ways (Service ports of appProtocol kubernetes.io/ws, and any route). Absent:
+   * not claimed (HTTPRouteBackendProtocolWebSocket).
+   */
+  webSocket?: boolean;
 }
 
 export interface ApplyError {

@@ -6,7 +6,7 @@
  *   `HTTP_PORT` (3000), HTTP/2 with prior knowledge on `H2C_PORT` (3001) and, with
  *   `TLS_SERVER_CERT`/`TLS_SERVER_PRIVKEY`, HTTPS on `HTTPS_PORT` (8443); `X-Echo-Set-Header:
  *   Name:Value,...` sets response headers, `?delay=<duration>` answers that much later (10 s at
- *   most);
+ *   most); a WebSocket at `/ws` on `HTTP_PORT` sends each message back;
  * - `TCP_ECHO_SERVER`: a welcome line, then `PING` → `PONG`, `IS_TLS`, and `TEST` → the Pod's
  *   identity (and over TLS the server name asked for) as a JSON line; TLS on `TLS_PORT` (8443) with
  *   a certificate;
@@ -215,7 +215,18 @@ else if (env.TCP_ECHO_SERVER !== undefined) {
       port('TLS_PORT', 8443),
     );
 } else {
-  serve(createServer(httpHandler), port('HTTP_PORT', 3000));
+  const http = createServer(httpHandler);
+  // WebSocket at /ws, as echo-basic: each text or binary message sent back as it came.
+  http.on('upgrade', (req, socket, head) => {
+    if (new URL(req.url ?? '/', 'http://x').pathname !== '/ws') return socket.destroy();
+    void import('ws').then(({ WebSocketServer }) => {
+      const wss = new WebSocketServer({ noServer: true });
+      wss.handleUpgrade(req, socket, head, (ws) =>
+        ws.on('message', (data, isBinary) => ws.send(data, { binary: isBinary })),
+      );
+    });
+  });
+  serve(http, port('HTTP_PORT', 3000));
   serve(createH2cServer(httpHandler), port('H2C_PORT', 3001));
   if (cert) serve(createHttpsServer(cert, httpHandler), port('HTTPS_PORT', 8443));
 }

@@ -45,6 +45,7 @@ export function supportedFeatures(support: ProtocolSupport, http: HttpCapabiliti
     // A GRPCRoute rule's `name` is read (and carried in messages), as an HTTPRoute rule's.
     ['GRPCRouteNamedRouteRule', support.grpc === true],
     ['HTTPRouteBackendProtocolH2C', http.http2 === true],
+    ['HTTPRouteBackendProtocolWebSocket', http.webSocket === true],
     // A rule's `name` is read and carried (as a GRPCRoute rule's); a parentRef's `port` attaches
     // the route to that port's listeners only, and no listener on it is NoMatchingParent. (The
     // experimental HTTPRouteDestinationPortMatching, whose one test passes too, is not claimed:

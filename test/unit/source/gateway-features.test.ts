@@ -32,6 +32,7 @@ describe('GatewayClass supportedFeatures', () => {
         'HTTPRouteHostRewrite',
         'HTTPRoute303RedirectStatusCode',
         'HTTPRoute308RedirectStatusCode',
+        'HTTPRouteBackendProtocolWebSocket',
         'TLSRoute',
       ])
         assert.ok(f.includes(name), name);
@@ -61,6 +62,7 @@ describe('GatewayClass supportedFeatures', () => {
     assert.ok(!avi.includes('HTTPRoute308RedirectStatusCode'));
     assert.ok(!avi.includes('HTTPRouteQueryParamMatching'), 'one query match per rule is not the feature');
     assert.ok(!avi.includes('HTTPRouteRequestTimeout'), 'no route timeouts on Avi');
+    assert.ok(!avi.includes('HTTPRouteBackendProtocolWebSocket'), 'WebSocket claimed where a test carries it');
     assert.ok(of(F5_CAPABILITIES).includes('HTTPRoute'));
     assert.deepEqual(
       supportedFeatures({ HTTP: false, HTTPS: false, TLS: true, TCP: true, UDP: true }, INGRESS_HTTP),
