@@ -5,11 +5,10 @@
  * bundled field models, and that the pools and certificates it refers to are on the controller.
  * Failures are thrown as device-objects.ts `Failure`s (terminal or retryable).
  */
-import { capabilityProblem } from '../../src/adapter/preflight.ts';
+import { capabilityProblem, dependencyProblem } from '../../src/adapter/preflight.ts';
 import { aviCapabilities } from './capabilities.ts';
 import type { Change } from '../../src/adapter/changes.ts';
 import type { VirtualService } from '../../src/model/types.ts';
-import { certificateRefs, poolRefs } from '../../src/model/refs.ts';
 import { type AviPlacement, type AviType, ownedBy } from './objects.ts';
 import { invalid } from './object-schemas.ts';
 import { renderVirtualService } from './vs-objects.ts';
@@ -67,9 +66,10 @@ export function renderChecked(
     ...rendered.services.flatMap((o) => invalid('virtualservice', o)),
   ];
   if (problems.length > 0) fail('Invalid', problems.join('; '), true);
-  const missing = poolRefs(vs).find((p) => !current('pool', p));
-  if (missing) fail('DependencyFailed', `pool ${missing} is not on the controller yet`, false);
-  const cert = certificateRefs(vs).find((n) => !current('sslkeyandcertificate', n));
-  if (cert) fail('DependencyFailed', `certificate ${cert} is not on the controller yet`, false);
+  const dep = dependencyProblem(vs, {
+    pool: (p) => current('pool', p) !== undefined,
+    certificate: (c) => current('sslkeyandcertificate', c) !== undefined,
+  });
+  if (dep) fail(dep.code, dep.message, dep.terminal);
   return rendered;
 }

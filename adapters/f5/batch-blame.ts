@@ -8,6 +8,7 @@ import type { ApplyError } from '../../src/adapter/contract.ts';
 import type { Change } from '../../src/adapter/changes.ts';
 import type { Certificate, Pool, VirtualService } from '../../src/model/types.ts';
 import { poolRefs } from '../../src/model/refs.ts';
+import { missingDependency } from '../../src/adapter/preflight.ts';
 import { isOurApp } from './declaration.ts';
 import { l4Persistence, persistenceProblem } from './persistence.ts';
 
@@ -28,16 +29,12 @@ export function dependencyProblems(
     return i >= 0 ? outcome.get(i) : undefined;
   };
   for (const vs of owned.vss.values()) {
-    const pools = poolRefs(vs);
-    const certs = vs.kind === 'l7' ? (vs.certificates ?? []) : [];
-    const missingPool = pools.find((p) => !owned.pools.has(p));
-    const missingCert = certs.find((c) => !owned.certs.has(c));
-    const [kind, missing] = missingPool
-      ? (['pool', missingPool] as const)
-      : missingCert
-        ? (['certificate', missingCert] as const)
-        : [undefined, undefined];
-    if (!kind) continue;
+    const dep = missingDependency(vs, {
+      pool: (p) => owned.pools.has(p),
+      certificate: (c) => owned.certs.has(c),
+    });
+    if (!dep) continue;
+    const { kind, name: missing } = dep;
     const vsChange = changes.findIndex(
       (c, i) => !outcome.has(i) && c.kind === 'virtualService' && c.name === vs.name,
     );

@@ -25,7 +25,8 @@ import { checkConfig, HaproxyError, socketCommand } from './process.ts';
 import { FailClosed } from './fail-closed.ts';
 import { refusedChanges, unbindableChanges } from './narrow.ts';
 import { memberHealth } from './health.ts';
-import { changeProblem, dependencyProblem, type Fail } from './validate.ts';
+import { changeProblem, type Fail } from './validate.ts';
+import { dependencyProblem } from '../../src/adapter/preflight.ts';
 import type { HaproxyRuntimeOptions } from './runtime-options.ts';
 import {
   applyAround,
@@ -244,7 +245,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     });
     changes.forEach((c, i) => {
       if (failed.has(i) || c.kind !== 'virtualService' || c.op === 'delete') return;
-      const dep = dependencyProblem(c.desired, pools);
+      const dep = dependencyProblem(c.desired, { pool: (p) => pools.has(p) });
       if (!dep) return;
       failed.set(i, dep);
       const before = this.vss.get(c.name);

@@ -7,7 +7,7 @@ import { capabilityProblem } from '../../src/adapter/preflight.ts';
 import { HAPROXY_CAPABILITIES } from './capabilities.ts';
 import { isIP } from 'node:net';
 import type { ApplyError } from '../../src/adapter/contract.ts';
-import type { Pool, VirtualService } from '../../src/model/types.ts';
+import type { VirtualService } from '../../src/model/types.ts';
 import type { CoreChange as Change } from '../../src/adapter/changes.ts';
 import { poolRefs } from '../../src/model/refs.ts';
 import { nameProblem } from './encode.ts';
@@ -104,14 +104,6 @@ export function changeProblem(c: Change, exists: boolean, passthrough = false): 
 
 /** The pools a virtual service sends traffic to (weighted backends included). */
 export const poolsOf = (v: VirtualService): string[] => poolRefs(v);
-
-/** A virtual service whose pool will not exist cannot be configured. */
-export function dependencyProblem(v: VirtualService, pools: ReadonlyMap<string, Pool>): Fail | undefined {
-  const missing = poolsOf(v).find((p) => !pools.has(p));
-  return missing
-    ? { code: 'DependencyFailed', message: `its pool ${missing} is not configured`, terminal: false }
-    : undefined;
-}
 
 /** Backends used by an L7 frontend must speak HTTP. */
 export function httpPools(vss: Iterable<VirtualService>): Set<string> {

@@ -32,26 +32,33 @@ export function capabilityProblem(c: Change, caps: Capabilities, adapter: string
 }
 
 /**
- * A virtual service's pools and certificates not on the device (`has`: the device after the
- * batch's other changes): it waits for them.
+ * The first of a virtual service's pools, then certificates, not on the device (`has`: the device
+ * after the batch's other changes), or nothing.
+ */
+export function missingDependency(
+  vs: VirtualService,
+  has: { pool(name: string): boolean; certificate?(name: string): boolean },
+): { kind: 'pool' | 'certificate'; name: string } | undefined {
+  const pool = poolRefs(vs).find((p) => !has.pool(p));
+  if (pool) return { kind: 'pool', name: pool };
+  const cert = has.certificate ? certificateRefs(vs).find((x) => !has.certificate!(x)) : undefined;
+  return cert ? { kind: 'certificate', name: cert } : undefined;
+}
+
+/**
+ * A virtual service whose pool or certificate is not on the device waits for it: DependencyFailed,
+ * not terminal (it applies once they are). Every adapter's rule, in one place.
  */
 export function dependencyProblem(
   vs: VirtualService,
   has: { pool(name: string): boolean; certificate?(name: string): boolean },
 ): ApplyError | undefined {
-  const pool = poolRefs(vs).find((p) => !has.pool(p));
-  if (pool)
-    return {
-      code: 'NotFound',
-      message: `virtual service ${vs.name}: pool ${pool} is not on the device`,
-      terminal: false,
-    };
-  const cert = has.certificate ? certificateRefs(vs).find((x) => !has.certificate!(x)) : undefined;
-  if (cert)
-    return {
-      code: 'NotFound',
-      message: `virtual service ${vs.name}: certificate ${cert} is not on the device`,
-      terminal: false,
-    };
-  return undefined;
+  const missing = missingDependency(vs, has);
+  return missing
+    ? {
+        code: 'DependencyFailed',
+        message: `its ${missing.kind} ${missing.name} is not on the device`,
+        terminal: false,
+      }
+    : undefined;
 }

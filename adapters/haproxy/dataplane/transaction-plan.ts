@@ -10,7 +10,8 @@ import type { CoreChange as Change } from '../../../src/adapter/changes.ts';
 import { normalizeVirtualService } from '../../../src/model/normalize.ts';
 import type { Pool, VirtualService } from '../../../src/model/types.ts';
 import { withoutExtraCertificates } from '../cert-store.ts';
-import { dependencyProblem, type Fail, httpPools } from '../validate.ts';
+import { type Fail, httpPools } from '../validate.ts';
+import { dependencyProblem } from '../../../src/adapter/preflight.ts';
 import type { DpCertificates } from './certificates.ts';
 import type { DataplaneClient } from './client.ts';
 import { type DeviceFrontend, frontendFor, readVirtualService } from './frontend-layout.ts';
@@ -116,7 +117,7 @@ function stateAfter(ctx: BuildContext, changes: Change[], failed: Map<number, Fa
   changes.forEach((c, i) => {
     if (failed.has(i) || c.kind !== 'virtualService') return;
     if (c.op !== 'delete') {
-      const dep = dependencyProblem(c.desired, pools);
+      const dep = dependencyProblem(c.desired, { pool: (p) => pools.has(p) });
       if (dep) return void failed.set(i, dep);
     }
     vsChange.set(c.name, i);
