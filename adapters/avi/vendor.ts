@@ -2,6 +2,7 @@
 import type { Vendor } from '../../src/adapter/vendor.ts';
 import { AviAdapter } from './adapter.ts';
 import { aviOptions, aviSettingsSchema } from './config.ts';
+import { AVI_CHART_VALUES } from './chart-values.ts';
 import { AVI_PARAMETERS } from './parameters.ts';
 
 export const aviVendor: Vendor = {
@@ -9,5 +10,6 @@ export const aviVendor: Vendor = {
   settings: [{ title: '`type: avi`', schema: aviSettingsSchema }],
   credentials: 'AVI',
   parameters: AVI_PARAMETERS,
+  chart: AVI_CHART_VALUES,
   create: (c) => new AviAdapter(aviOptions(c.owner, c.settings, c.env)),
 };

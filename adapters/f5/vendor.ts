@@ -2,6 +2,7 @@
 import type { Vendor } from '../../src/adapter/vendor.ts';
 import { F5Adapter } from './adapter.ts';
 import { f5Options, f5SettingsSchema } from './config.ts';
+import { F5_CHART_VALUES } from './chart-values.ts';
 import { F5_PARAMETERS } from './parameters.ts';
 
 export const f5Vendor: Vendor = {
@@ -9,5 +10,6 @@ export const f5Vendor: Vendor = {
   settings: [{ title: '`type: f5`', schema: f5SettingsSchema }],
   credentials: 'F5',
   parameters: F5_PARAMETERS,
+  chart: F5_CHART_VALUES,
   create: (c) => new F5Adapter(f5Options(c.owner, c.settings, c.env)),
 };

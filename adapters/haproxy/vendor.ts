@@ -1,5 +1,6 @@
 /** HAProxy as a vendor of the registry (adapters/index.ts): two transports, credentials, section, adapter. */
 import type { Vendor } from '../../src/adapter/vendor.ts';
+import { HAPROXY_CHART_VALUES } from './chart-values.ts';
 import { HAPROXY_PARAMETERS } from './parameters.ts';
 import { haproxyAdapter, haproxyDataplaneSchema, haproxyRuntimeSchema } from './settings.ts';
 
@@ -12,5 +13,6 @@ export const haproxyVendor: Vendor = {
   // The Data Plane API's; the runtime transport needs none.
   credentials: 'HAPROXY',
   parameters: HAPROXY_PARAMETERS,
+  chart: HAPROXY_CHART_VALUES,
   create: (c) => haproxyAdapter(c.owner, c.settings, c.env),
 };

@@ -34,6 +34,16 @@ export interface VendorParameters {
   placement(section: unknown): Placement;
 }
 
+/**
+ * A vendor's section of the Helm chart's values (`adapter.<section>`), for values.schema.json:
+ * its JSON schema, and what it must hold when `adapter.type` names the vendor.
+ */
+export interface VendorChartValues {
+  section: string;
+  schema: Record<string, unknown>;
+  whenSelected?: Record<string, unknown>;
+}
+
 export interface Vendor {
   /** `adapter.type` naming it. */
   type: string;
@@ -46,5 +56,7 @@ export interface Vendor {
    */
   credentials?: string;
   parameters?: VendorParameters;
+  /** Its section of the chart's values; absent: the chart takes `adapter.type` alone. */
+  chart?: VendorChartValues;
   create(config: AdapterConfig): LoadBalancerAdapter;
 }

@@ -13,6 +13,7 @@ import { after, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Vendor } from '../../../src/adapter/vendor.ts';
 import { makeAdapter } from '../../../adapters/index.ts';
+import { chartAdapterSchema } from '../../../src/main/chart-schema.ts';
 import { configurationReference } from '../../../src/main/config-reference.ts';
 import { resolveParameters } from '../../../src/source/gateway/parameters.ts';
 import type { LoadBalancerParameters } from '../../../src/kube/parameters-objects.ts';
@@ -95,6 +96,11 @@ describe('the vendor registry: a fourth vendor is its folder and one line', () =
       () => makeAdapter({ owner: 'c1', settings: { type: 'stub2' }, env: {} }, REGISTRY),
       /unknown adapter "stub2" \(known: memory, avi, f5, haproxy, stub\)/,
     );
+  });
+
+  it("is an adapter.type of the chart's values schema, generated from the registry", () => {
+    const schema = chartAdapterSchema(REGISTRY) as { properties: { type: { enum: string[] } } };
+    assert.ok(schema.properties.type.enum.includes('stub'));
   });
 
   it('is in the configuration reference: its block, its fields and its credentials word', () => {
