@@ -62,7 +62,10 @@ describe('GatewayClass supportedFeatures', () => {
     assert.ok(!avi.includes('HTTPRoute308RedirectStatusCode'));
     assert.ok(!avi.includes('HTTPRouteQueryParamMatching'), 'one query match per rule is not the feature');
     assert.ok(!avi.includes('HTTPRouteRequestTimeout'), 'no route timeouts on Avi');
-    assert.ok(!avi.includes('HTTPRouteBackendProtocolWebSocket'), 'WebSocket claimed where a test carries it');
+    assert.ok(
+      !avi.includes('HTTPRouteBackendProtocolWebSocket'),
+      'WebSocket claimed where a test carries it',
+    );
     assert.ok(of(F5_CAPABILITIES).includes('HTTPRoute'));
     assert.deepEqual(
       supportedFeatures({ HTTP: false, HTTPS: false, TLS: true, TCP: true, UDP: true }, INGRESS_HTTP),
