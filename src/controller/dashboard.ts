@@ -1,7 +1,8 @@
 /**
  * The read-only dashboard the controller serves at `/`, for LB admins: virtual services (VIP,
  * listeners, certificates, routes, members serving, the ones needing attention in red with the
- * reason), pools with the object each stands for and the down reason of each member written out,
+ * reason), pools with the object each stands for, a picture of each (VIP, nodes, Pods, each member
+ * coloured by what the load balancer does with it) and the down reason of each member written out,
  * members grouped by node with our admin state and the device's health, and per node the
  * impact of losing it. Live through server-sent events (GET /api/v1/dashboard/events); a leader or
  * standby banner with the last sync. No build step and no dependency: one page rendered with DOM
@@ -40,6 +41,7 @@ export const DASHBOARD_HTML = `<!doctype html>
   .banner.standby { background: #fff4e5; border-color: #f0c27b; }
   .note { color: #667; font-size: 12px; }
   section.card p.note { margin: 0; padding: 8px 14px; }
+  .picture { padding: 6px 14px; overflow-x: auto; }
 </style>
 </head>
 <body>
@@ -126,6 +128,48 @@ export const DASHBOARD_HTML = `<!doctype html>
   };
   // Each pool: the Service it stands for, what is in front of it and what that serves, its members
   // with node and the down reason written out, and what draining each node takes away.
+  // A pool as a picture: its VIPs, the nodes its members are on, and the members (the Pods), each
+  // member coloured by what the load balancer does with it. SVG made with DOM calls, text as text.
+  const SVG = 'http://www.w3.org/2000/svg';
+  const svg = (tag, attrs, text) => {
+    const e = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+  const memberState = (m) => (m.health === 'down' ? 'down' : m.state !== 'enabled' ? m.state : 'serving');
+  const COLOURS = { serving: '#17803d', draining: '#b25e00', maint: '#b25e00', down: '#b3261e' };
+  const picture = (p, members) => {
+    const vips = [...new Set(p.virtualServices.map((v) => v.at))];
+    const nodes = [...new Set(members.map((m) => m.node || '(no node)'))].sort();
+    const rowH = 26;
+    const height = Math.max(vips.length, nodes.length, members.length, 1) * rowH + 10;
+    const root = svg('svg', { width: 760, height, viewBox: '0 0 760 ' + height, role: 'img', 'data-picture-of': p.pool });
+    root.append(svg('title', {}, p.pool + ': VIP, nodes and Pods'));
+    const y = (i, n) => 5 + (height - 10) * ((i + 0.5) / Math.max(n, 1));
+    const nodeY = new Map(nodes.map((n, i) => [n, y(i, nodes.length)]));
+    vips.forEach((v, i) => {
+      const vy = y(i, vips.length);
+      for (const [n, ny] of nodeY) {
+        const serving = members.some((m) => (m.node || '(no node)') === n && memberState(m) === 'serving');
+        root.append(svg('line', { x1: 170, y1: vy, x2: 290, y2: ny, stroke: serving ? '#9aa5b1' : '#e3b6b3', 'stroke-dasharray': serving ? '' : '4 3' }));
+      }
+      root.append(svg('rect', { x: 10, y: vy - 10, width: 160, height: 20, rx: 4, fill: '#1d2430', 'data-vip': v }));
+      root.append(svg('text', { x: 90, y: vy + 4, 'text-anchor': 'middle', fill: '#fff', 'font-size': 12 }, v));
+    });
+    members.forEach((m, i) => {
+      const my = y(i, members.length);
+      const state = memberState(m);
+      root.append(svg('line', { x1: 410, y1: nodeY.get(m.node || '(no node)'), x2: 500, y2: my, stroke: COLOURS[state] || '#9aa5b1' }));
+      root.append(svg('circle', { cx: 510, cy: my, r: 8, fill: COLOURS[state] || '#9aa5b1', 'data-member': hp(m.address, m.port), 'data-member-state': state }));
+      root.append(svg('text', { x: 524, y: my + 4, 'font-size': 12 }, (m.pod || hp(m.address, m.port)) + ' · ' + state));
+    });
+    for (const [n, ny] of nodeY) {
+      root.append(svg('rect', { x: 290, y: ny - 10, width: 120, height: 20, rx: 4, fill: '#eef3f9', stroke: '#c9d3e0', 'data-node-box': n }));
+      root.append(svg('text', { x: 350, y: ny + 4, 'text-anchor': 'middle', 'font-size': 12 }, n));
+    }
+    return root;
+  };
   const renderPools = (doc, node, namespace) => {
     const box = $('pools');
     const shown = (doc.pools || []).filter((p) => namespace === '' || p.service.split('/')[0] === namespace);
@@ -142,6 +186,7 @@ export const DASHBOARD_HTML = `<!doctype html>
       return el('section', { class: 'card pool', 'data-pool-card': p.pool },
         el('h3', {}, p.pool, el('span', { class: 'count' }, 'Service ' + p.service + ', port ' + p.servicePort)),
         el('p', { class: 'note front' }, 'in front: ' + (front || 'no virtual service')),
+        el('div', { class: 'picture' }, picture(p, p.members.filter((m) => node === '' || m.node === node))),
         table(['member', 'node', 'pod', 'admin', 'health', 'down reason', 'readiness gate'], rows),
         el('p', { class: 'note drain' }, 'draining a node takes away its serving members: ' + (drain || 'none')));
     }));

@@ -163,6 +163,24 @@ describe('dashboard and npl-lb pools', () => {
       );
       const poolRow = `${card} tr[data-member-node="n2"]`;
       await page.waitForSelector(`${poolRow}[data-health="down"]`, { timeout: 10_000 });
+      // The pool's picture: its VIP, its three nodes, a circle per member coloured by state; n2's
+      // member red (down), the other two green (serving), drawn with DOM calls (text as text).
+      const picture = `${card} svg[data-picture-of="c1--default-web-http"]`;
+      await page.waitForSelector(`${picture} circle[data-member-state="down"]`, { timeout: 10_000 });
+      assert.equal((await page.$$(`${picture} rect[data-vip]`)).length, 1);
+      assert.deepEqual((await attr(page, `${picture} rect[data-node-box]`, 'data-node-box')).sort(), [
+        'n1',
+        'n2',
+        'n3',
+      ]);
+      const circles = await page.$$eval(`${picture} circle[data-member]`, (cs) =>
+        cs.map((c) => `${c.getAttribute('data-member-state')} ${c.getAttribute('fill')}`).sort(),
+      );
+      assert.deepEqual(circles, ['down #b3261e', 'serving #17803d', 'serving #17803d']);
+      assert.match(
+        (await page.textContent(`${picture} title`)) ?? '',
+        /c1--default-web-http: VIP, nodes and Pods/,
+      );
       assert.notEqual(
         ((await page.textContent(`${poolRow} td.reason`)) ?? '').trim(),
         '',
