@@ -170,6 +170,9 @@ export const DASHBOARD_HTML = `<!doctype html>
     }
     return root;
   };
+  // A member's last hour, newest first: the time of day and what happened (health, changes applied).
+  const recent = (entries) =>
+    (entries || []).slice(-5).reverse().map((e) => e.at.slice(11, 19) + ' ' + e.what).join('; ') || '-';
   const renderPools = (doc, node, namespace) => {
     const box = $('pools');
     const shown = (doc.pools || []).filter((p) => namespace === '' || p.service.split('/')[0] === namespace);
@@ -180,14 +183,15 @@ export const DASHBOARD_HTML = `<!doctype html>
           el('td', {}, hp(m.address, m.port)), el('td', {}, m.node || '-'), el('td', {}, m.pod || '-'),
           el('td', { class: m.state }, m.state), el('td', { class: m.health }, m.health),
           el('td', { class: 'reason' }, m.health === 'down' ? (m.healthReason || 'no reason given') : ''),
-          el('td', { class: 'gate', 'data-gate': m.gate || '' }, m.gate || '-')));
+          el('td', { class: 'gate', 'data-gate': m.gate || '' }, m.gate || '-'),
+          el('td', { class: 'history', 'data-history-of': m.address + ':' + m.port }, recent(m.history))));
       const front = p.virtualServices.map((v) => v.name + ' (' + v.at + ') for ' + v.serves).join('; ');
       const drain = p.drain.map((d) => (d.node || '(no node)') + ' ' + d.serving + ' of ' + d.of).join(', ');
       return el('section', { class: 'card pool', 'data-pool-card': p.pool },
         el('h3', {}, p.pool, el('span', { class: 'count' }, 'Service ' + p.service + ', port ' + p.servicePort)),
         el('p', { class: 'note front' }, 'in front: ' + (front || 'no virtual service')),
         el('div', { class: 'picture' }, picture(p, p.members.filter((m) => node === '' || m.node === node))),
-        table(['member', 'node', 'pod', 'admin', 'health', 'down reason', 'readiness gate'], rows),
+        table(['member', 'node', 'pod', 'admin', 'health', 'down reason', 'readiness gate', 'last hour'], rows),
         el('p', { class: 'note drain' }, 'draining a node takes away its serving members: ' + (drain || 'none')));
     }));
   };

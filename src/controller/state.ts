@@ -6,6 +6,7 @@ import type { ApplyError, ApplyResult, MemberHealth } from '../adapter/contract.
 import { once, resolveVip } from '../model/vips.ts';
 import type { Certificate, LbState } from '../model/types.ts';
 import type { Conflict } from '../plan/diff.ts';
+import { type HistoryEntry, MemberHistory } from './member-history.ts';
 
 export interface ObjectResult {
   ok: boolean;
@@ -54,7 +55,11 @@ type StateMember = LbState['pools'][number]['members'][number] & {
   health: MemberHealthView | null;
   /** The member Pod's readiness gate; absent when the Pod lists none. */
   gate?: GateView;
+  /** Its last hour (health changes, changes applied), oldest first; absent when nothing happened. */
+  history?: HistoryEntry[];
 };
+
+const history = (entries: HistoryEntry[]) => (entries.length > 0 ? { history: entries } : {});
 
 export interface StateDocument {
   apiVersion: 'npl-lb.io/v1';
@@ -113,6 +118,10 @@ const certificateView = (c: Certificate): CertificateView => ({
 });
 
 export class StateTracker {
+  /** Each member's last hour: health changes and the changes applied to it (member-history.ts). */
+  readonly history: MemberHistory;
+  /** Each member's admin and health as last read, to tell a change from a repeat. */
+  private lastHealth = new Map<string, string>();
   private desired: LbState = { pools: [], virtualServices: [] };
   private readonly results = new Map<string, ObjectResult>();
   private conflicts: Conflict[] = [];
@@ -138,6 +147,9 @@ export class StateTracker {
     const at = this.now().toISOString();
     this.healthStartedAt = startedAt ?? Date.parse(at);
     this.memberHealth.clear();
+    // A whole read: members no longer read are forgotten here (their history stays its hour).
+    const read = new Set(list.map((h) => `${h.pool}|${h.address}|${h.port}`));
+    for (const key of this.lastHealth.keys()) if (!read.has(key)) this.lastHealth.delete(key);
     this.putHealth(list, at);
   }
 
@@ -160,6 +172,18 @@ export class StateTracker {
       // A spare server in maintenance may still carry a departed member's address (Data Plane API
       // slots): the server that serves the member wins.
       if (h.admin === 'maint' && this.memberHealth.get(key)?.at === at) continue;
+      const seen = `${h.admin}/${h.health}`;
+      const before = this.lastHealth.get(key);
+      if (before !== undefined && before !== seen) {
+        const [admin, health] = before.split('/');
+        this.history.record(
+          key,
+          health !== h.health
+            ? `health ${health} → ${h.health}${h.reason && h.health === 'down' ? ` (${h.reason})` : ''}`
+            : `on the device ${admin} → ${h.admin}`,
+        );
+      }
+      this.lastHealth.set(key, seen);
       this.memberHealth.set(key, {
         state: h.health,
         admin: h.admin,
@@ -215,7 +239,9 @@ export class StateTracker {
     private readonly clusterName: string,
     private readonly adapter: string,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.history = new MemberHistory({}, () => this.now().getTime());
+  }
 
   /**
    * Records a pass. `pending` names the objects (kind/name) that still differ from the device; a
@@ -228,6 +254,7 @@ export class StateTracker {
     conflicts: Conflict[],
     pending: ReadonlySet<string> = new Set(),
   ): string[] {
+    this.recordMembers(results);
     this.desired = desired;
     this.conflicts = conflicts;
     const at = this.now().toISOString();
@@ -259,6 +286,31 @@ export class StateTracker {
     this.lastSync = { at, changes: results.length, failed: results.filter((r) => !r.ok).length };
     this.changed();
     return cleared;
+  }
+
+  /**
+   * The members a pass's pool changes added, drained, enabled or removed, as applied: each change's
+   * device state before (`observed`) against what was written (`desired`).
+   */
+  private recordMembers(results: ApplyResult[]): void {
+    const state = (enabled: boolean) => (enabled ? 'enabled' : 'draining');
+    for (const r of results) {
+      if (!r.ok || r.change.kind !== 'pool') continue;
+      const c = r.change;
+      const name = c.name;
+      const old = new Map(
+        (c.op === 'create' ? [] : c.observed.members).map((m) => [`${m.address}|${m.port}`, m]),
+      );
+      for (const m of c.op === 'delete' ? [] : c.desired.members) {
+        const id = `${m.address}|${m.port}`;
+        const prev = old.get(id);
+        old.delete(id);
+        if (!prev) this.history.record(`${name}|${id}`, `added (${state(m.enabled)})`);
+        else if (prev.enabled !== m.enabled)
+          this.history.record(`${name}|${id}`, `${state(prev.enabled)} → ${state(m.enabled)}`);
+      }
+      for (const id of old.keys()) this.history.record(`${name}|${id}`, 'removed');
+    }
   }
 
   /** Objects whose last apply failed (few, so `failed()` is cheap for the many that did not). */
@@ -320,6 +372,7 @@ export class StateTracker {
             ...m,
             health: this.memberHealth.get(`${p.name}|${m.address}|${m.port}`) ?? null,
             ...(gate ? { gate } : {}),
+            ...history(this.history.of(`${p.name}|${m.address}|${m.port}`)),
           };
         }),
         lastApply: this.results.get(`pool/${p.name}`) ?? null,

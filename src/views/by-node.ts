@@ -83,6 +83,7 @@ export const stateDocumentSchema = z.object({
           enabled: z.boolean(),
           health: memberHealthSchema.nullable().optional(),
           gate: z.object({ status: z.string(), reason: z.string().optional() }).optional(),
+          history: z.array(z.object({ at: z.string(), what: z.string() })).optional(),
         }),
       ),
       lastApply: applySchema,
@@ -128,6 +129,7 @@ export interface StateInput {
       enabled: boolean;
       health?: MemberHealthInput | null | undefined;
       gate?: { status: string; reason?: string | undefined } | undefined;
+      history?: { at: string; what: string }[] | undefined;
     }[];
     lastApply: ApplyInput | null;
   }[];
@@ -149,6 +151,8 @@ export interface NodeMember {
   healthAt: string | null;
   /** The Pod's readiness gate (`True`, `False (MemberNotApplied)`), null when it lists none. */
   gate: string | null;
+  /** Its last hour, oldest first (health changes, changes applied). */
+  history: { at: string; what: string }[];
   pool: string;
   /** namespace/name of the Service the pool stands for. */
   service: string;
@@ -208,6 +212,7 @@ export function byNode(doc: StateInput, filter: ViewFilter = {}): NodeView[] {
         gate: m.gate
           ? `${m.gate.status}${m.gate.reason && m.gate.status !== 'True' ? ` (${m.gate.reason})` : ''}`
           : null,
+        history: m.history ?? [],
         pool: p.name,
         service: p.service,
         virtualServices: front.get(p.name) ?? [],

@@ -181,6 +181,17 @@ describe('dashboard and npl-lb pools', () => {
         (await page.textContent(`${picture} title`)) ?? '',
         /c1--default-web-http: VIP, nodes and Pods/,
       );
+      // Its last hour, from the controller's memory, newest first: up -> down with the reason,
+      // after it was added.
+      await eventually(
+        async () =>
+          /\d\d:\d\d:\d\d health up → down \(\S+/.test(
+            (await page.textContent(`${poolRow} td.history`)) ?? '',
+          ),
+        10_000,
+        "the member's history shows it going down",
+      );
+      assert.match((await page.textContent(`${poolRow} td.history`)) ?? '', /added \(enabled\)$/);
       assert.notEqual(
         ((await page.textContent(`${poolRow} td.reason`)) ?? '').trim(),
         '',
