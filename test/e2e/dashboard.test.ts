@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import type { Server } from 'node:net';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { chromium, type Page } from 'playwright-core';
 import { MemoryAdapter } from '../../adapters/memory/adapter.ts';
@@ -22,12 +22,14 @@ import { NPL_POD_ANNOTATION } from '../../src/kube/annotations.ts';
 import { runPools } from '../../src/main/pools.ts';
 import { ErrorCodes, NplError } from '../../src/runtime/errors.ts';
 import { EXCLUDE_LABEL } from '../../src/source/maintenance.ts';
+import { CHECKOUT } from '../support/cli-process.ts';
 import { closeServer, serveController, tcpBackend } from '../support/controller-http.ts';
 import { Cluster } from '../support/cluster.ts';
 import { eventually, useSandbox } from '../support/sandbox.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+// The checkout's test-artifacts/ (not the compiled mirror's, which the next npm test remakes).
+const ARTIFACTS = `${join(CHECKOUT, 'test-artifacts')}/`;
 const NODES: Record<string, string> = { n1: '127.0.60.1', n2: '127.0.60.2', n3: '127.0.60.3' };
 const PORT = 46200;
 
