@@ -65,14 +65,22 @@ interface Pending {
   containersReadyAt?: string;
 }
 
+/** How long after writing True the cache may still show the Pod without it (its watch lagging). */
+const REWRITE_AFTER_MS = 5000;
+
 export class ReadinessGateWriter {
   private readonly queue: PQueue;
   private readonly pending = new Map<string, Pending>();
   /** Since when each gated Pod's gate has been False (ms), and whether it was warned about. */
   private readonly falseSince = new Map<string, { at: number; warned: boolean }>();
-  /** Gates written True, per Pod uid: never written again (True is sticky) while the cache catches up. */
-  private readonly doneTrue = new Set<string>();
-  readonly stats = { writes: 0, failures: 0 };
+  /**
+   * Gates written True, per Pod uid, with when and what: True is final (never False after it).
+   * While the cache catches up it is not compared again; if the cache still shows no True
+   * `REWRITE_AFTER_MS` after the write, someone removed the condition (a status written whole,
+   * by a merge patch or an update) and the same True is written again, never a False.
+   */
+  private readonly doneTrue = new Map<string, { at: number; pending: Pending }>();
+  readonly stats = { writes: 0, failures: 0, rewrites: 0 };
 
   constructor(private readonly o: GateWriterOptions) {
     this.queue = new PQueue({ concurrency: 8, intervalCap: o.writesPerSecond ?? 50, interval: 1000 });
@@ -90,7 +98,8 @@ export class ReadinessGateWriter {
     const seen = new Set<string>();
     const all = [...pods];
     for (const p of all) if (p.spec.readinessGates.length > 0) seen.add(p.metadata.uid);
-    for (const uid of this.doneTrue) if (!seen.has(uid)) this.doneTrue.delete(uid);
+    for (const uid of this.doneTrue.keys()) if (!seen.has(uid)) this.doneTrue.delete(uid);
+    this.repairTrue(all);
     for (const [uid] of this.falseSince) if (!seen.has(uid)) this.falseSince.delete(uid);
     const { verdicts, waitingOnHealth } = gateChangesFor(all, inputs);
     for (const { pod, verdict, changed } of verdicts) {
@@ -116,6 +125,26 @@ export class ReadinessGateWriter {
       if (p.status.conditions.some((c) => c.type === LB_READY_GATE && c.status === 'True'))
         this.falseSince.delete(p.metadata.uid);
     return waitingOnHealth;
+  }
+
+  /** True gates written that the cache, long after, shows without a True: written again. */
+  private repairTrue(pods: Pod[]): void {
+    if (this.doneTrue.size === 0) return;
+    const t = this.now();
+    for (const pod of pods) {
+      const done = this.doneTrue.get(pod.metadata.uid);
+      if (!done || t - done.at < REWRITE_AFTER_MS) continue;
+      if (pod.status.conditions.some((c) => c.type === LB_READY_GATE && c.status === 'True')) continue;
+      this.doneTrue.delete(pod.metadata.uid);
+      this.stats.rewrites++;
+      this.o.log.info(
+        { pod: `${pod.metadata.namespace}/${pod.metadata.name}` },
+        'readiness gate True was removed from the Pod: written again',
+      );
+      const { current: _gone, ...rest } = done.pending;
+      this.pending.set(pod.metadata.uid, rest);
+      void this.queue.add(() => this.write(pod.metadata.uid));
+    }
   }
 
   /** A gate that stays False past the threshold is said once, on its Pod. */
@@ -163,7 +192,7 @@ export class ReadinessGateWriter {
           : at,
     };
     // True is final: from the moment it is sent, no later False may follow it.
-    if (p.verdict.status === 'True') this.doneTrue.add(uid);
+    if (p.verdict.status === 'True') this.doneTrue.set(uid, { at: this.now(), pending: p });
     try {
       const there = await this.o.sink.write(p.namespace, p.name, condition);
       this.stats.writes++;

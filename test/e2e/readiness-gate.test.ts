@@ -93,16 +93,25 @@ it('the gate opens once the device serves the Pod, never before; says why while 
   await listen(t, 61001);
   await gatedPod('web-1', { app: 'web' }, 61001);
   await gatedPod('lonely', { app: 'nothing-selects-me' }, 61009);
-  // At once: with the first pass (its device call takes 1.5 s here), not after a health read (alone
-  // it takes 5-40 ms). The bound is wide because the gates wait for the controller's first pass, and
-  // on a CI machine busy with other files (the README walk runs the demo's Pods beside this one) a
-  // 200 ms device probe may miss and hold the passes for a while: twice in this session's full
-  // runs it took over 10 s, never alone nor beside three CPU burners.
+  // At once: with the first pass (its device call takes 1.5 s here), not after a health read. In
+  // full runs this once waited past 10 s, then past 30 s: the controller had written True before
+  // this test's own status patch (a merge patch, which replaces the conditions) wiped it, and a
+  // True was never written again. The writer now writes a removed True again
+  // (readiness-gate-writer.ts, REWRITE_AFTER_MS); should this still fail, the controller's counts
+  // say where it stood.
   await eventually(
     async () => (await gate('lonely'))?.status === 'True',
     30_000,
     'an unselected Pod is True at once',
-  );
+  ).catch((err: unknown) => {
+    const where = JSON.stringify({
+      passes: ctl.stats.lbReconciles,
+      deviceReachable: ctl.device.reachable,
+      gates: ctl.gates.stats,
+      poolsOnDevice: adapter.device.pools.size,
+    });
+    throw new Error(`${(err as Error).message}; the controller then: ${where}`);
+  });
   assert.equal((await gate('lonely'))?.reason, 'NotLoadBalanced');
 
   // Never True before the device has the member enabled.

@@ -181,6 +181,35 @@ describe('readiness gate writer', () => {
     assert.equal(r.writes.length, 2);
   });
 
+  it('a True removed from the Pod (its status written whole) is written True again once the cache had time, never False', async () => {
+    const r = rig();
+    r.w.update([pod('p1', { gate: 'False' })], inputs());
+    await r.w.idle();
+    assert.deepEqual(
+      r.writes.map((x) => x.c.status),
+      ['True'],
+    );
+    // The cache lags: the Pod without the condition a second later is not written again.
+    r.tick(1000);
+    r.w.update([pod('p1')], inputs({ reachable: false }));
+    await r.w.idle();
+    assert.equal(r.writes.length, 1);
+    // Six seconds on it still has none: someone removed it; True again, though the device is down.
+    r.tick(5000);
+    r.w.update([pod('p1')], inputs({ reachable: false }));
+    await r.w.idle();
+    assert.deepEqual(
+      r.writes.map((x) => x.c.status),
+      ['True', 'True'],
+    );
+    assert.equal(r.w.stats.rewrites, 1);
+    // Once the cache shows True, nothing more.
+    r.tick(10_000);
+    r.w.update([pod('p1', { gate: 'True' })], inputs({ reachable: false }));
+    await r.w.idle();
+    assert.equal(r.writes.length, 2);
+  });
+
   it('a Pod whose verdict changes while queued is written once, with the latest; the rate is bounded', async () => {
     const r = rig(undefined, { writesPerSecond: 5 });
     const pods = Array.from({ length: 12 }, (_, i) => pod(`q${i}`, { labels: { app: 'none' } }));
