@@ -7,6 +7,7 @@
 import { AdapterError, codeForStatus } from '../../src/adapter/errors.ts';
 import type { Dispatcher } from 'undici';
 import { DeviceHttp } from '../../src/adapter/device-http.ts';
+import { versionBelow } from '../../src/model/versions.ts';
 
 export class AviError extends AdapterError {
   constructor(
@@ -61,9 +62,9 @@ export class AviSession {
   constructor(private readonly opts: AviSessionOptions) {
     this.http = new DeviceHttp({
       url: opts.url,
-      ...(opts.insecureSkipVerify ? { insecureSkipVerify: true } : {}),
-      ...(opts.ca ? { ca: opts.ca } : {}),
-      ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+      insecureSkipVerify: opts.insecureSkipVerify,
+      ca: opts.ca,
+      dispatcher: opts.dispatcher,
       timeoutMs: opts.timeoutMs ?? 60_000,
       unreachable: (message, cause) => new AviError(0, message, { cause }),
     });
@@ -159,15 +160,4 @@ export class AviSession {
   close(): Promise<void> {
     return this.http.close();
   }
-}
-
-/** Whether dotted version `a` is below `b` (22.1.3 < 30.2.1). */
-export function versionBelow(a: string, b: string): boolean {
-  const x = a.split('.').map(Number);
-  const y = b.split('.').map(Number);
-  for (let i = 0; i < Math.max(x.length, y.length); i++) {
-    const d = (x[i] ?? 0) - (y[i] ?? 0);
-    if (d !== 0) return d < 0;
-  }
-  return false;
 }

@@ -53,9 +53,9 @@ export class BigIpClient {
   constructor(private readonly opts: BigIpClientOptions) {
     this.http = new DeviceHttp({
       url: opts.url,
-      ...(opts.insecureSkipVerify ? { insecureSkipVerify: true } : {}),
-      ...(opts.ca ? { ca: opts.ca } : {}),
-      ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+      insecureSkipVerify: opts.insecureSkipVerify,
+      ca: opts.ca,
+      dispatcher: opts.dispatcher,
       timeoutMs: opts.timeoutMs ?? 60_000,
       unreachable: (message, cause) => new F5Error('Unavailable', message, { cause }),
     });

@@ -5,6 +5,8 @@
  * only exist from a given version, refused in an older object model. A request without
  * X-Avi-Version is served in the oldest object model.
  */
+import { versionBelow } from '../../src/model/versions.ts';
+
 type Json = Record<string, unknown>;
 
 /** The object model a request without X-Avi-Version is served in. */
@@ -34,15 +36,7 @@ const INTRODUCED: Record<string, Record<string, string>> = {
 export const laterFields = (type: string): string[] => Object.keys(INTRODUCED[type] ?? {});
 
 /** Whether version a is older than b (dotted numbers). */
-export function olderThan(a: string, b: string): boolean {
-  const x = a.split('.').map(Number);
-  const y = b.split('.').map(Number);
-  for (let i = 0; i < Math.max(x.length, y.length); i++) {
-    const d = (x[i] ?? 0) - (y[i] ?? 0);
-    if (d !== 0) return d < 0;
-  }
-  return false;
-}
+export const olderThan = versionBelow;
 
 /** The allowed range of each later integer field (special values -1 and 0 included). */
 const RANGES: Record<string, [number, number]> = { graceful_disable_timeout_sec: [-1, 432000] };

@@ -147,12 +147,4 @@ function statusOf(results: TenantResult[]): number {
 }
 
 /** Whether version a is older than b (dotted numbers). */
-export function olderThan(a: string, b: string): boolean {
-  const x = a.split(/[.-]/).map(Number);
-  const y = b.split(/[.-]/).map(Number);
-  for (let i = 0; i < 3; i++) {
-    const d = (x[i] ?? 0) - (y[i] ?? 0);
-    if (d !== 0) return d < 0;
-  }
-  return false;
-}
+export { versionBelow as olderThan } from '../../src/model/versions.ts';

@@ -86,9 +86,9 @@ export class DataplaneClient {
   constructor(private readonly opts: DataplaneClientOptions) {
     this.http = new DeviceHttp({
       url: opts.url,
-      ...(opts.insecureSkipVerify ? { insecureSkipVerify: true } : {}),
-      ...(opts.ca ? { ca: opts.ca } : {}),
-      ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+      insecureSkipVerify: opts.insecureSkipVerify,
+      ca: opts.ca,
+      dispatcher: opts.dispatcher,
       timeoutMs: opts.timeoutMs ?? 30_000,
       unreachable: (message, cause) => new DataplaneError(0, message, { cause }),
     });
