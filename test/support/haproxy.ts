@@ -58,9 +58,19 @@ export function listenersOn(prefix: string, port: number): string[] {
   return out;
 }
 
-/** Fails with a clear message when a process left from an earlier run listens where this run will. */
-export function assertNoListeners(prefix: string, ports: number[]): void {
-  const found = ports.flatMap((p) => listenersOn(prefix, p));
+/**
+ * Fails with a clear message when a process left from an earlier run listens where this run will.
+ * A listener still closing (the HAProxy of the file's previous case, stopping) is given 5 s to go:
+ * one left by an interrupted run stays, and fails the check.
+ */
+export function assertNoListeners(prefix: string, ports: number[], graceMs = 5000): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const until = Date.now() + graceMs;
+  let found = ports.flatMap((p) => listenersOn(prefix, p));
+  while (found.length && Date.now() < until) {
+    Atomics.wait(pause, 0, 0, 100);
+    found = ports.flatMap((p) => listenersOn(prefix, p));
+  }
   if (found.length) {
     throw new Error(
       `${found.join(', ')} already listened on (a HAProxy left by an interrupted run? see \`ss -ltnp\`); it would share the port`,
