@@ -275,8 +275,9 @@ export class NplController {
       void this.health.refresh();
     }
     // While a gate is False, it is looked at again each second (a health read may open it, and
-    // one False too long is said), even when nothing else happens.
-    if (this.gates.anyFalse && !this.gatesTimer) {
+    // one False too long is said), even when nothing else happens; so is a True written until the
+    // cache shows it (removed meanwhile, it is written again).
+    if ((this.gates.anyFalse || this.gates.unconfirmed) && !this.gatesTimer) {
       this.gatesTimer = setTimeout(() => {
         this.gatesTimer = undefined;
         this.gatesSoon();

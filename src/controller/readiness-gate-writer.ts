@@ -79,7 +79,7 @@ export class ReadinessGateWriter {
    * `REWRITE_AFTER_MS` after the write, someone removed the condition (a status written whole,
    * by a merge patch or an update) and the same True is written again, never a False.
    */
-  private readonly doneTrue = new Map<string, { at: number; pending: Pending }>();
+  private readonly doneTrue = new Map<string, { at: number; pending: Pending; seen?: boolean }>();
   readonly stats = { writes: 0, failures: 0, rewrites: 0 };
 
   constructor(private readonly o: GateWriterOptions) {
@@ -133,8 +133,12 @@ export class ReadinessGateWriter {
     const t = this.now();
     for (const pod of pods) {
       const done = this.doneTrue.get(pod.metadata.uid);
-      if (!done || t - done.at < REWRITE_AFTER_MS) continue;
-      if (pod.status.conditions.some((c) => c.type === LB_READY_GATE && c.status === 'True')) continue;
+      if (!done) continue;
+      if (pod.status.conditions.some((c) => c.type === LB_READY_GATE && c.status === 'True')) {
+        done.seen = true;
+        continue;
+      }
+      if (t - done.at < REWRITE_AFTER_MS) continue;
       this.doneTrue.delete(pod.metadata.uid);
       this.stats.rewrites++;
       this.o.log.info(
@@ -212,6 +216,15 @@ export class ReadinessGateWriter {
         'readiness gate write failed',
       );
     }
+  }
+
+  /**
+   * Whether a True written is not yet in the cache: the controller looks again (each second)
+   * until it is, or until it is written again (a True removed meanwhile).
+   */
+  get unconfirmed(): boolean {
+    for (const d of this.doneTrue.values()) if (!d.seen) return true;
+    return false;
   }
 
   /** Whether some gated Pod's gate is False now (the controller looks again while one is). */

@@ -203,11 +203,13 @@ describe('readiness gate writer', () => {
       ['True', 'True'],
     );
     assert.equal(r.w.stats.rewrites, 1);
+    assert.equal(r.w.unconfirmed, true, 'the controller keeps looking until the cache shows it');
     // Once the cache shows True, nothing more.
     r.tick(10_000);
     r.w.update([pod('p1', { gate: 'True' })], inputs({ reachable: false }));
     await r.w.idle();
     assert.equal(r.writes.length, 2);
+    assert.equal(r.w.unconfirmed, false);
   });
 
   it('a Pod whose verdict changes while queued is written once, with the latest; the rate is bounded', async () => {
