@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { migrateAko } from '../migrate/ako.ts';
 import { migrateAkoObjects } from '../migrate/ako-objects.ts';
-import { cisArgsOf, migrateCis } from '../migrate/cis.ts';
+import { migrateCis } from '../migrate/cis.ts';
+import { migrateCisDocument } from '../migrate/cis-values.ts';
 import { migrateCisObjects } from '../migrate/cis-objects.ts';
 import { renderObjects, type SourceObject, sourceObjectSchema } from '../migrate/objects.ts';
 import { type Migration, renderMigration } from '../migrate/result.ts';
@@ -55,8 +56,8 @@ function fromCis(rest: string[]): { m: Migration; source: string } {
   if (rest.length !== 1 || rest[0]!.startsWith('--'))
     throw new NplError(ErrorCodes.FLAG_INVALID, "migrate cis takes one file, or its flags after '--'");
   for (const doc of documents(rest[0]!)) {
-    const args = cisArgsOf(doc);
-    if (args) return { m: migrateCis(args), source: `CIS settings in ${rest[0]!}` };
+    const m = migrateCisDocument(doc);
+    if (m) return { m, source: `CIS settings in ${rest[0]!}` };
   }
   throw new NplError(
     ErrorCodes.CONFIG_INVALID,

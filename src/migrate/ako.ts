@@ -17,7 +17,7 @@ const vipNetwork = z.looseObject({
 });
 
 /** What each AKO setting becomes: values set, and a note when it is not carried over as it was. */
-type Rule = (value: unknown, out: Migration) => void;
+type Rule = (value: unknown, out: Migration, values: Record<string, unknown>) => void;
 
 const noEquivalent =
   (why: string, unlessDefault?: unknown): Rule =>
@@ -38,7 +38,9 @@ const RULES: Record<string, Rule> = {
         why: 'a second controller in one cluster is another npl-lb release with its own clusterName and classes',
       });
   },
-  'AKOSettings.enableEvents': noEquivalent('npl-lb always writes Events', 'true'),
+  'AKOSettings.enableEvents': (v, out) => {
+    if (!on(v)) out.notes.push({ from: '', kind: 'no equivalent', why: 'npl-lb always writes Events' });
+  },
   'AKOSettings.logLevel': (v, out) =>
     put(out.values, 'logLevel', LOG_LEVELS[String(v).toUpperCase()] ?? 'info'),
   'AKOSettings.fullSyncFrequency': noEquivalent(
@@ -77,9 +79,12 @@ const RULES: Record<string, Rule> = {
         why: 'npl-lb works on any CNI (its own NodePortLocal agent); nothing to set',
       });
   },
-  'AKOSettings.enableEVH': noEquivalent(
-    'npl-lb writes one virtual service per IngressClass and port, with SNI children for certificates',
-  ),
+  'AKOSettings.enableEVH': (v, out) =>
+    out.notes.push({
+      from: '',
+      kind: on(v) ? 'no equivalent' : 'changed',
+      why: "npl-lb writes one virtual service per IngressClass and port, with SNI children for certificates (AKO's model without EVH)",
+    }),
   'AKOSettings.layer7Only': (v, out) => {
     // AKO serves every LoadBalancer Service unless layer7Only; npl-lb those of its class, or all.
     put(out.values, 'defaultLoadBalancer', !on(v));
@@ -89,7 +94,7 @@ const RULES: Record<string, Rule> = {
       .looseObject({ labelKey: z.string().catch(''), labelValue: z.string().catch('') })
       .catch({ labelKey: '', labelValue: '' })
       .parse(v);
-    if (sel.labelKey)
+    if (sel.labelKey || sel.labelValue)
       out.notes.push({
         from: '',
         kind: 'by hand',
@@ -113,6 +118,28 @@ const RULES: Record<string, Rule> = {
         from: '',
         kind: 'changed',
         why: "npl-lb picks each Service's families from its ipFamilies; add an IPv6 range (vipNetwork.cidr6 or vip.cidrs), see docs/ipv6.md",
+      });
+  },
+  'AKOSettings.useDefaultSecretsOnly': noEquivalent(
+    "npl-lb takes the certificates an Ingress or Gateway names from the object's own namespace (no OpenShift default secrets)",
+  ),
+  'AKOSettings.vpcMode': noEquivalent('NSX-T clouds (VPC mode) are not supported by npl-lb yet'),
+  'AKOSettings.enableExternalNameService': noEquivalent(
+    'ExternalName Services are not load balanced by npl-lb',
+  ),
+  // AKO 1.4 and earlier: the VIP network as three settings (vipNetworkList since).
+  'NetworkSettings.networkName': (v, out) => {
+    if (String(v ?? '')) put(out.values, 'adapter.avi.vipNetwork.name', String(v));
+  },
+  'NetworkSettings.subnetIP': (_v, out, values) => oldSubnet(out, values),
+  'NetworkSettings.subnetPrefix': (_v, out, values) => oldSubnet(out, values),
+  'NetworkSettings.defaultDomain': noEquivalent('npl-lb does not write DNS records'),
+  'NetworkSettings.enableAutogw': (v, out) => {
+    if (!on(v))
+      out.notes.push({
+        from: '',
+        kind: 'no equivalent',
+        why: "npl-lb leaves the Service Engines' auto gateway to their SE group's settings",
       });
   },
   'NetworkSettings.nodeNetworkList': noEquivalent(
@@ -145,7 +172,8 @@ const RULES: Record<string, Rule> = {
   },
   'L7Settings.defaultIngController': (v, out) => {
     // Beside a running AKO, npl-lb never takes the default class: said, for the day AKO goes.
-    if (on(v))
+    if (!on(v)) put(out.values, 'ingressClass.default', false);
+    else
       out.notes.push({
         from: '',
         kind: 'by hand',
@@ -169,6 +197,30 @@ const RULES: Record<string, Rule> = {
         why: 'ClusterIP mode needs the Pod network routable from the Service Engines; NodePortLocal (serviceType: NodePortLocal) does not',
       });
   },
+  'L7Settings.l7ShardingScheme': noEquivalent(
+    'npl-lb writes one virtual service per IngressClass and port (no sharding)',
+  ),
+  'L7Settings.fqdnReusePolicy': noEquivalent(
+    'npl-lb serves a host from the Ingresses of every namespace in its class (as InterNamespaceAllowed); there is no per-namespace claim on a host name',
+    'InterNamespaceAllowed',
+  ),
+  'L4Settings.advancedL4': noEquivalent(
+    'what advancedL4 did is the Gateway API in npl-lb (GatewayClass npl-lb)',
+  ),
+  'L4Settings.defaultLBController': (v, out) =>
+    out.notes.push(
+      on(v)
+        ? {
+            from: '',
+            kind: 'by hand',
+            why: 'AKO is the default LoadBalancer controller: beside it npl-lb serves those of its loadBalancerClass only (defaultLoadBalancer: false); set it true once AKO is gone',
+          }
+        : {
+            from: '',
+            kind: 'changed',
+            why: 'AKO serves only the Services of its loadBalancerClass: npl-lb likewise serves those of its own (loadBalancerClass: npl-lb.io/lb)',
+          },
+    ),
   'L7Settings.shardVSSize': noEquivalent(
     'npl-lb writes one virtual service per IngressClass and port (no sharding)',
   ),
@@ -194,13 +246,24 @@ const RULES: Record<string, Rule> = {
     }
     put(out.values, 'adapter.avi.url', /^https?:\/\//.test(host) ? host : `https://${host}`);
   },
+  // Avi owns per object, not per tenant: npl-lb marks what it writes (created_by) and leaves any
+  // object of another owner alone, so sharing AKO's tenant and VRF is safe (as two AKOs do).
   'ControllerSettings.tenantName': (v, out) => put(out.values, 'adapter.avi.tenant', String(v) || 'admin'),
+  'ControllerSettings.vrfName': (v, out) => {
+    if (String(v ?? '')) put(out.values, 'adapter.avi.vrf', String(v));
+  },
+  'ControllerSettings.dedicatedTenantMode': noEquivalent(
+    'npl-lb reads and writes only its own tenant (adapter.avi.tenant) already',
+  ),
+  'ControllerSettings.tenantsPerCluster': noEquivalent(
+    'npl-lb writes into one tenant per release (adapter.avi.tenant)',
+  ),
   nodePortSelector: (v, out) => {
     const sel = z
       .looseObject({ key: z.string().catch(''), value: z.string().catch('') })
       .catch({ key: '', value: '' })
       .parse(v);
-    if (sel.key)
+    if (sel.key || sel.value)
       out.notes.push({
         from: '',
         kind: 'no equivalent',
@@ -236,7 +299,25 @@ const RULES: Record<string, Rule> = {
       });
   },
   'featureGates.GatewayAPI': (v, out) => put(out.values, 'gatewayClass.create', on(v)),
+  'featureGates.EnablePrometheus': (v, out) => {
+    if (on(v)) put(out.values, 'metrics.serviceMonitor.enabled', true);
+  },
+  namespace: noEquivalent('install npl-lb in a namespace of its own (helm install -n npl-lb-system)'),
 };
+
+/** AKO 1.4's subnetIP and subnetPrefix: the VIP network's subnet, when both are given. */
+function oldSubnet(out: Migration, values: Record<string, unknown>): void {
+  const net = section.parse(values.NetworkSettings);
+  const ip = String(net.subnetIP ?? '');
+  const prefix = String(net.subnetPrefix ?? '');
+  if (ip && prefix) put(out.values, 'adapter.avi.vipNetwork.cidr', `${ip}/${prefix}`);
+  else if (ip || prefix)
+    out.notes.push({
+      from: '',
+      kind: 'by hand',
+      why: 'subnetIP and subnetPrefix go together: give the subnet as adapter.avi.vipNetwork.cidr',
+    });
+}
 
 /** Settings about AKO's own Pod that npl-lb's chart sets its own way. */
 const OWN_POD = [
@@ -249,7 +330,16 @@ const OWN_POD = [
   'mountPath',
   'logFile',
   'GatewayAPI',
-  'featureGates.EnablePrometheus',
+  'service',
+  'akoGatewayLogFile',
+  'ako-crd-operator',
+  'akoCRDOperator',
+  'akoCRDOperatorLogFile',
+  'crdOperatorResources',
+  'statusStreamer',
+  'vmciRelayResources',
+  'persistentVolumeClaimSpec',
+  'priorityClassName',
   'nameOverride',
   'fullnameOverride',
   'serviceAccount',
@@ -286,12 +376,12 @@ export function migrateAko(input: unknown): Migration {
   for (const [key, v] of all) {
     const rule = RULES[key];
     const before = out.notes.length;
-    if (rule) rule(v, out);
+    if (rule) rule(v, out, values);
     else if (OWN_POD.some((p) => key === p || key.startsWith(`${p}.`)))
       out.notes.push({
         from: '',
         kind: 'no equivalent',
-        why: "the npl-lb chart sets its own Pod's image, security context and logging (stdout)",
+        why: "the npl-lb chart sets its own Pods' image, security context, resources and logging (stdout)",
       });
     else out.notes.push({ from: '', kind: 'no equivalent', why: 'not an AKO setting npl-lb knows' });
     for (const n of out.notes.slice(before) as MigrationNote[]) n.from ||= key;

@@ -5,6 +5,7 @@
  * knows is carried over or noted with why. Pure.
  */
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
+import { CIS_NOTES } from './cis-notes.ts';
 import { clusterNameOf, type Migration, put } from './result.ts';
 
 /** Input that is not a CIS setting at all (a placeholder, a name BIG-IP refuses): refused. */
@@ -132,7 +133,12 @@ const RULES: Record<string, Rule> = {
         v.toUpperCase()
       ] ?? 'info',
     ),
-  'ingress-class': (v, out) => put(out.values, 'ingressClass.name', v),
+  // CIS's class and loadBalancerClass stay CIS's: npl-lb taking the same names would serve (or
+  // fight over) what CIS serves. npl-lb keeps its own (npl-lb, npl-lb.io/lb), said.
+  'ingress-class': note(
+    'changed',
+    "CIS's IngressClass stays CIS's: npl-lb serves its own class (ingressClass.name: npl-lb); move an Ingress by setting its spec.ingressClassName",
+  ),
   'manage-ingress': (v, out) => {
     if (!on(v)) put(out.values, 'ingressClass.create', false);
   },
@@ -140,8 +146,17 @@ const RULES: Record<string, Rule> = {
     'by hand',
     "set this address as the IngressClass's npl-lb.io/vip annotation (kubectl annotate ingressclass ... npl-lb.io/vip=<ip>), inside vip.cidrs",
   ),
-  'load-balancer-class': (v, out) => put(out.values, 'loadBalancerClass', v),
-  'manage-load-balancer-class-only': (v, out) => put(out.values, 'defaultLoadBalancer', !on(v)),
+  'load-balancer-class': note(
+    'changed',
+    "CIS's loadBalancerClass stays CIS's: npl-lb serves its own (loadBalancerClass: npl-lb.io/lb); move a Service by creating it again with that class",
+  ),
+  'manage-load-balancer-class-only': note(
+    'changed',
+    'beside CIS, npl-lb serves only the LoadBalancer Services of its own class (defaultLoadBalancer: false); set it true once CIS is gone',
+    (v) => !on(v),
+  ),
+  'use-node-internal': (v, out) =>
+    put(out.values, 'agent.nodeIpPreference', on(v) ? 'InternalIP' : 'ExternalIP'),
   ipam: note(
     'changed',
     'npl-lb allocates VIPs itself from vip.cidrs (set them); the F5 IPAM controller is not used',
@@ -199,7 +214,7 @@ export function migrateCis(args: readonly string[]): Migration {
   for (const [k, v] of flags) all.set(k, [...(all.get(k) ?? []), v]);
   const out: Migration = { values: { adapter: { type: 'f5' } }, notes: [] };
   // Another tool's settings (none a CIS flag): refused, never turned into values.
-  if (![...all.keys()].some((k) => RULES[k]))
+  if (![...all.keys()].some((k) => RULES[k] || CIS_NOTES[k]))
     throw new NplError(
       ErrorCodes.CONFIG_INVALID,
       `holds no CIS flag (${[...all.keys()].slice(0, 5).join(', ') || 'nothing'}): give CIS's Helm values, its Deployment or its flags`,
@@ -207,10 +222,23 @@ export function migrateCis(args: readonly string[]): Migration {
   for (const [key, values] of all) {
     const rule = RULES[key];
     const before = out.notes.length;
+    const known = CIS_NOTES[key];
     if (rule) rule(values.at(-1)!, out, all);
-    else out.notes.push({ from: '', kind: 'no equivalent', why: 'not a CIS flag npl-lb knows' });
+    else if (known) {
+      if (known[2] === undefined || values.at(-1) !== known[2])
+        out.notes.push({ from: '', kind: known[0], why: known[1] });
+    } else out.notes.push({ from: '', kind: 'no equivalent', why: 'not a CIS flag npl-lb knows' });
     for (const n of out.notes.slice(before)) n.from ||= `--${key}`;
   }
+  // Beside a running CIS, never every LoadBalancer Service (nor, by the chart's default, the
+  // default IngressClass): a Service is never served by both.
+  put(out.values, 'defaultLoadBalancer', false);
+  if (!all.has('manage-load-balancer-class-only'))
+    out.notes.push({
+      from: '--manage-load-balancer-class-only',
+      kind: 'by hand',
+      why: 'not given: CIS serves every LoadBalancer Service without a class; beside it npl-lb serves those of its own class (defaultLoadBalancer: false); set it true once CIS is gone',
+    });
   if (!('serviceType' in out.values)) {
     // CIS's default pool member type is nodeport.
     put(out.values, 'serviceType', 'NodePort');
@@ -238,22 +266,4 @@ export function migrateCis(args: readonly string[]): Migration {
       why: 'not given: set clusterName (the owner mark on the device)',
     });
   return out;
-}
-
-/**
- * CIS settings from a file: its Helm values (`args:`, `_` for `-`) or a Deployment (the
- * container's `args`). Undefined when the object is neither.
- */
-export function cisArgsOf(doc: unknown): string[] | undefined {
-  const o = doc as {
-    args?: unknown;
-    kind?: string;
-    spec?: { template?: { spec?: { containers?: { args?: unknown }[] } } };
-  };
-  if (o && typeof o.args === 'object' && o.args !== null && !Array.isArray(o.args))
-    return Object.entries(o.args as Record<string, unknown>)
-      .filter(([, v]) => v !== null && v !== undefined)
-      .map(([k, v]) => `--${k.replace(/_/g, '-')}=${String(v)}`);
-  const containerArgs = o?.spec?.template?.spec?.containers?.find((c) => Array.isArray(c.args))?.args;
-  return Array.isArray(containerArgs) ? containerArgs.map(String) : undefined;
 }

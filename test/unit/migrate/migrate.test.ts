@@ -12,7 +12,8 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parse } from 'yaml';
 import { migrateAko } from '../../../src/migrate/ako.ts';
-import { cisArgsOf, migrateCis, parseCisArgs } from '../../../src/migrate/cis.ts';
+import { migrateCis, parseCisArgs } from '../../../src/migrate/cis.ts';
+import { chartFlags, migrateCisDocument } from '../../../src/migrate/cis-values.ts';
 import { renderMigration } from '../../../src/migrate/result.ts';
 import { runCli } from '../../support/cli-process.ts';
 
@@ -134,11 +135,15 @@ describe('npl-lb migrate cis', () => {
       ['n', 'x'],
       ['n', 'y'],
     ]);
-    assert.deepEqual(cisArgsOf({ args: { bigip_url: 'u', bigip_partition: 'p', skipped: null } }), [
-      '--bigip-url=u',
-      '--bigip-partition=p',
-    ]);
-    assert.equal(cisArgsOf({ kind: 'ConfigMap', data: {} }), undefined);
+    // As CIS's chart renders them: '_' for '-', one --namespace each, the class name as a flag.
+    assert.deepEqual(
+      chartFlags({
+        ingressClass: { ingressClassName: 'f5' },
+        args: { bigip_url: 'u', bigip_partition: 'p', skipped: null, namespaces: ['a', 'b'] },
+      }),
+      ['--ingress-class=f5', '--bigip-url=u', '--bigip-partition=p', '--namespace=a', '--namespace=b'],
+    );
+    assert.equal(migrateCisDocument({ kind: 'ConfigMap', data: {} }), undefined);
   });
 
   it('a Deployment: its container args carried over, secrets from the environment asked for', async () => {
@@ -152,9 +157,12 @@ describe('npl-lb migrate cis', () => {
     });
     assert.equal(values.serviceType, 'NodePortLocal');
     assert.deepEqual(values.namespaces, { include: ['shop', 'payments'] });
-    assert.equal(values.loadBalancerClass, 'f5.com/bigip');
+    // CIS's classes stay CIS's: npl-lb keeps its own, never every LoadBalancer Service beside CIS.
+    assert.equal(values.loadBalancerClass, undefined);
     assert.equal(values.defaultLoadBalancer, false);
-    assert.deepEqual(values.ingressClass, { name: 'f5' });
+    assert.equal(values.ingressClass, undefined);
+    assert.match(stdout, /--ingress-class \(changed\): CIS's IngressClass stays CIS's/);
+    assert.match(stdout, /--load-balancer-class \(changed\): CIS's loadBalancerClass stays CIS's/);
     assert.equal(values.clusterName, 'k8s-prod');
     assert.match(stdout, /CIS's partition k8s_prod stays CIS's: npl-lb declares its own, npl_lb_k8s_prod/);
     for (const said of [
