@@ -8,6 +8,7 @@ import { migrateAko } from '../migrate/ako.ts';
 import { migrateAkoObjects } from '../migrate/ako-objects.ts';
 import { migrateCis } from '../migrate/cis.ts';
 import { migrateCisDocument } from '../migrate/cis-values.ts';
+import { runMigrateCheck } from './migrate-check.ts';
 import { migrateCisObjects } from '../migrate/cis-objects.ts';
 import { renderObjects, type SourceObject, sourceObjectSchema } from '../migrate/objects.ts';
 import { type Migration, renderMigration } from '../migrate/result.ts';
@@ -20,12 +21,20 @@ export const MIGRATE_HELP = `Usage:
   npl-lb migrate cis -- --bigip-url=... --bigip-partition=... [CIS flags]
   npl-lb migrate ako -f <HTTPRules, HostRules, AviInfraSettings, and their Ingresses or Routes> ...
   npl-lb migrate cis -f <VirtualServers, TransportServers> ... [--ingress-class=npl-lb]
+  npl-lb migrate ako|cis --check [--kubeconfig PATH] <the same input as above>
 
 Prints npl-lb Helm values equivalent to the AKO or CIS settings, and a note for each setting that
 has no equivalent, changed, or needs a hand (secrets are never printed). With -f (repeatable; YAML
 files of objects or Lists, as kubectl get -o yaml prints them), prints instead the npl-lb objects
 equivalent to the custom resources (BackendPolicies, and Ingresses for CIS VirtualServers) for
 kubectl apply -f, with the same notes.
+
+With --check, the values are not printed but held against the cluster the kubeconfig names (read
+only): which LoadBalancer Services and Ingresses would change hands (npl-lb would serve what the old
+controller serves now, and their address would move), which npl-lb would serve that no one serves,
+what the chart would collide with (an IngressClass of its name, a second default class), and
+whether a NodePortLocal agent would be doubled or missing. Exit code 0 when nothing would change
+hands or collide, 1 otherwise.
 `;
 
 function documents(file: string): unknown[] {
@@ -65,10 +74,23 @@ function fromCis(rest: string[]): { m: Migration; source: string } {
   );
 }
 
-/** `-f FILE` (repeatable) and `--ingress-class=NAME` before any `--`; the other arguments as they were. */
-function options(args: string[]): { files: string[]; ingressClass: string; rest: string[] } {
+interface Options {
+  files: string[];
+  ingressClass: string;
+  check: boolean;
+  kubeconfig: string | undefined;
+  rest: string[];
+}
+
+/**
+ * `-f FILE` (repeatable), `--ingress-class=NAME`, `--check` and `--kubeconfig PATH` before any
+ * `--`; the other arguments as they were.
+ */
+function options(args: string[]): Options {
   const files: string[] = [];
   let ingressClass = 'npl-lb';
+  let check = false;
+  let kubeconfig: string | undefined;
   const rest: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
@@ -80,9 +102,15 @@ function options(args: string[]): { files: string[]; ingressClass: string; rest:
       if (args[i + 1] === undefined) throw new NplError(ErrorCodes.FLAG_INVALID, `${a} needs a file`);
       files.push(args[++i]!);
     } else if (a.startsWith('--ingress-class=')) ingressClass = a.slice('--ingress-class='.length);
-    else rest.push(a);
+    else if (a === '--check') check = true;
+    else if (a === '--kubeconfig' || a.startsWith('--kubeconfig=')) {
+      kubeconfig = a.includes('=') ? a.slice('--kubeconfig='.length) : args[++i];
+      if (!kubeconfig) throw new NplError(ErrorCodes.FLAG_INVALID, '--kubeconfig needs a file');
+    } else rest.push(a);
   }
-  return { files, ingressClass, rest };
+  if (kubeconfig !== undefined && !check)
+    throw new NplError(ErrorCodes.FLAG_INVALID, '--kubeconfig names the cluster --check reads');
+  return { files, ingressClass, check, kubeconfig, rest };
 }
 
 /** The objects of the files: each document, the items of a List, each read as the migration reads them. */
@@ -125,13 +153,18 @@ export function runMigrate(argv: string[]): Promise<number> {
     process.stdout.write(MIGRATE_HELP);
     return Promise.resolve(from === undefined ? 2 : 0);
   }
-  const { files, ingressClass, rest } = options(args);
+  const { files, ingressClass, check, kubeconfig, rest } = options(args);
   if (files.length === 0 && args.some((a) => a.startsWith('--ingress-class=')) && !args.includes('--'))
     throw new NplError(
       ErrorCodes.FLAG_INVALID,
       '--ingress-class names the class of the Ingresses -f migrates',
     );
   if (files.length > 0) {
+    if (check)
+      throw new NplError(
+        ErrorCodes.FLAG_INVALID,
+        '--check holds the values of the settings against a cluster; the objects of -f are for kubectl apply --dry-run=server',
+      );
     if (from !== 'ako' && from !== 'cis')
       throw new NplError(ErrorCodes.FLAG_INVALID, `migrate from "${from}": ako or cis`);
     if (rest.length > 0)
@@ -154,6 +187,7 @@ export function runMigrate(argv: string[]): Promise<number> {
     out = { m: migrateAko(doc), source: `AKO values ${rest[0]!}` };
   } else if (from === 'cis') out = fromCis(rest);
   else throw new NplError(ErrorCodes.FLAG_INVALID, `migrate from "${from}": ako or cis`);
+  if (check) return runMigrateCheck(out.m.values, out.source, from === 'ako' ? 'AKO' : 'CIS', kubeconfig);
   process.stdout.write(renderMigration(out.m, out.source));
   return Promise.resolve(0);
 }

@@ -48,14 +48,18 @@ export function startCli(
   return { child, out: () => out };
 }
 
-/** Runs `npl-lb` to completion; resolves with its exit code and stderr, failing or not. */
+/** Runs `npl-lb` to completion; resolves with its exit code, stdout and stderr, failing or not. */
 export function runCli(
   args: string[],
   env: NodeJS.ProcessEnv = process.env,
-): Promise<{ code: number; stderr: string }> {
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return run(process.execPath, [...CLI, ...args], { cwd: ROOT, env }).then(
-    (r) => ({ code: 0, stderr: r.stderr }),
-    (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+    (e: { code: number; stdout: string; stderr: string }) => ({
+      code: e.code,
+      stdout: e.stdout,
+      stderr: e.stderr,
+    }),
   );
 }
 
