@@ -205,7 +205,9 @@ export class Registry {
         ...(isObject(meta.labels) ? meta.labels : {}),
         'kubernetes.io/metadata.name': String(meta.name ?? ''),
       };
-      obj.spec = { finalizers: ['kubernetes'] };
+      // As the namespace strategy: the finalizers given, with `kubernetes` added when missing.
+      const given = isObject(obj.spec) && Array.isArray(obj.spec.finalizers) ? obj.spec.finalizers : [];
+      obj.spec = { finalizers: given.includes('kubernetes') ? given : [...given, 'kubernetes'] };
     }
     const status = initialStatus(t, obj);
     if (status === undefined) delete obj.status;
@@ -294,13 +296,16 @@ export class Registry {
         else meta[k] = oldMeta[k];
       }
       delete meta.managedFields;
-      if (t.group === '' && t.kind === 'Namespace' && out.spec === undefined) out.spec = old.spec ?? {};
+      // A namespace's finalizers change only through its finalize subresource: an update keeps them.
+      if (t.group === '' && t.kind === 'Namespace') out.spec = structuredClone(old.spec ?? {});
     }
     this.finish(t, out, old);
     if (subresource !== 'status') this.fields.manage(t, old, out, opts);
     const outMeta = metadataOf(out);
     outMeta.resourceVersion = String(oldMeta.resourceVersion);
-    if (isDeepStrictEqual(out, old)) return existing;
+    // As kube-apiserver's IgnoreManagedFieldsTimestampsTransformer: a write that changes nothing
+    // but the time on managedFields entries is no write at all.
+    if (isDeepStrictEqual(out, old) || sameButManagedTimes(out, old)) return existing;
     if (
       subresource !== 'status' &&
       typeof oldMeta.generation === 'number' &&
@@ -414,4 +419,16 @@ export class Registry {
     if (t.namespaced && typeof ns === 'string') finalizeNamespaceIfEmpty(this.store, ns, this.types.all());
     return out;
   }
+}
+
+/** Whether two objects differ only in their managedFields entries' times. */
+function sameButManagedTimes(a: JsonObject, b: JsonObject): boolean {
+  const untimed = (o: JsonObject): JsonObject => {
+    const c = { ...o, metadata: { ...metadataOf(o) } };
+    const managed = metadataOf(c).managedFields;
+    if (Array.isArray(managed))
+      metadataOf(c).managedFields = managed.map((m) => (isObject(m) ? { ...m, time: '' } : m));
+    return c;
+  };
+  return isDeepStrictEqual(untimed(a), untimed(b));
 }
