@@ -14,7 +14,7 @@ import { ApiError, alreadyExists, badRequest, conflict, invalid, notFound } from
 import { metadataOf, type Store, type StoredObject } from './store.ts';
 import { validateObject } from './validate.ts';
 import { decodeObject } from './decode.ts';
-import { now, withoutMetaAndStatus } from './object-rules.ts';
+import { now, sameButManagedTimes, withoutMetaAndStatus } from './object-rules.ts';
 import { FieldManagers } from './field-managers.ts';
 import type { TypeCatalog } from './catalog.ts';
 import { CustomKinds, isCrd } from './crd/custom-kinds.ts';
@@ -419,16 +419,4 @@ export class Registry {
     if (t.namespaced && typeof ns === 'string') finalizeNamespaceIfEmpty(this.store, ns, this.types.all());
     return out;
   }
-}
-
-/** Whether two objects differ only in their managedFields entries' times. */
-function sameButManagedTimes(a: JsonObject, b: JsonObject): boolean {
-  const untimed = (o: JsonObject): JsonObject => {
-    const c = { ...o, metadata: { ...metadataOf(o) } };
-    const managed = metadataOf(c).managedFields;
-    if (Array.isArray(managed))
-      metadataOf(c).managedFields = managed.map((m) => (isObject(m) ? { ...m, time: '' } : m));
-    return c;
-  };
-  return isDeepStrictEqual(untimed(a), untimed(b));
 }
