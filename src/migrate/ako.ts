@@ -5,7 +5,7 @@
  */
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import { z } from 'zod';
-import { clusterNameOf, type Migration, type MigrationNote, put } from './result.ts';
+import { clusterNameOf, type Migration, type MigrationNote, put, refusePlaceholders } from './result.ts';
 
 const on = (v: unknown): boolean => v === true || v === 'true';
 const section = z.record(z.string(), z.unknown()).catch({});
@@ -244,7 +244,7 @@ const RULES: Record<string, Rule> = {
       });
       return;
     }
-    put(out.values, 'adapter.avi.url', /^https?:\/\//.test(host) ? host : `https://${host}`);
+    put(out.values, 'adapter.avi.url', controllerUrl(host));
   },
   // Avi owns per object, not per tenant: npl-lb marks what it writes (created_by) and leaves any
   // object of another owner alone, so sharing AKO's tenant and VRF is safe (as two AKOs do).
@@ -304,6 +304,23 @@ const RULES: Record<string, Rule> = {
   },
   namespace: noEquivalent('install npl-lb in a namespace of its own (helm install -n npl-lb-system)'),
 };
+
+/** The Avi Controller's address: https:// (or http://) and a host; a bare host or IP is taken as https. */
+function controllerUrl(host: string): string {
+  const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(host) ? host : `https://${host}`;
+  let u: URL | undefined;
+  try {
+    u = new URL(url);
+  } catch {
+    u = undefined;
+  }
+  if (!u || (u.protocol !== 'https:' && u.protocol !== 'http:') || !u.hostname || /\s/.test(host))
+    throw new NplError(
+      ErrorCodes.CONFIG_INVALID,
+      `ControllerSettings.controllerHost=${JSON.stringify(host.slice(0, 80))}: not a host or an http(s) URL`,
+    );
+  return url;
+}
 
 /** AKO 1.4's subnetIP and subnetPrefix: the VIP network's subnet, when both are given. */
 function oldSubnet(out: Migration, values: Record<string, unknown>): void {
@@ -373,6 +390,7 @@ export function migrateAko(input: unknown): Migration {
           .join(', ') || 'nothing'
       }): give the values.yaml of the AKO release`,
     );
+  refusePlaceholders(all);
   for (const [key, v] of all) {
     const rule = RULES[key];
     const before = out.notes.length;

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { migrateCis } from './cis.ts';
-import { type Migration, type MigrationNote, put } from './result.ts';
+import { type Migration, type MigrationNote, put, refusePlaceholders } from './result.ts';
 
 const OWN_POD =
   "the npl-lb chart sets its own Pods' image, RBAC, ServiceAccount, security context and resources";
@@ -107,6 +107,7 @@ const isMapping = (v: unknown): v is Record<string, unknown> =>
 export function migrateCisDocument(doc: unknown): Migration | undefined {
   if (!isMapping(doc)) return undefined;
   if (isMapping(doc.args)) {
+    refusePlaceholders(Object.entries(doc).filter(([k]) => k !== 'args'));
     const m = migrateCis(chartFlags(doc));
     for (const [key, v] of Object.entries(doc)) {
       if (key === 'args') continue;

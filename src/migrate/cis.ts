@@ -6,7 +6,7 @@
  */
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import { CIS_NOTES } from './cis-notes.ts';
-import { clusterNameOf, type Migration, put } from './result.ts';
+import { clusterNameOf, type Migration, put, refusePlaceholders } from './result.ts';
 
 /** Input that is not a CIS setting at all (a placeholder, a name BIG-IP refuses): refused. */
 const refuse = (flag: string, v: string, why: string): never => {
@@ -219,6 +219,7 @@ export function migrateCis(args: readonly string[]): Migration {
       ErrorCodes.CONFIG_INVALID,
       `holds no CIS flag (${[...all.keys()].slice(0, 5).join(', ') || 'nothing'}): give CIS's Helm values, its Deployment or its flags`,
     );
+  refusePlaceholders([...all].map(([k, v]) => [`--${k}`, v]));
   for (const [key, values] of all) {
     const rule = RULES[key];
     const before = out.notes.length;

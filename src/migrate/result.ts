@@ -5,6 +5,7 @@
  * notes are comments, so the output can be given to `helm install -f` as it is.
  */
 import { stringify } from 'yaml';
+import { ErrorCodes, NplError } from '../runtime/errors.ts';
 
 export interface MigrationNote {
   /** The source setting, as its own file or flag names it. */
@@ -61,4 +62,29 @@ export function renderMigration(m: Migration, source: string): string {
     for (const [k, from] of grouped) lines.push(`#   ${from.join(', ')} (${k}`);
   } else lines.push('# Every setting was carried over.');
   return `${lines.join('\n')}\n`;
+}
+
+/** A value as upstream's samples leave it to be filled in: `<name_of_partition>`, `${VIP_NETWORK}`. */
+const PLACEHOLDER = /<[^<>\n]{1,80}>|\$\{[^}\n]{1,80}\}/;
+
+/**
+ * Refuses input still holding an upstream sample's placeholder (exit code 2, one line naming the
+ * setting): such a value is never turned into values, not even as a note.
+ */
+export function refusePlaceholders(settings: Iterable<[string, unknown]>): void {
+  for (const [key, value] of settings) {
+    const texts: string[] = [];
+    const walk = (v: unknown) => {
+      if (typeof v === 'string') texts.push(v);
+      else if (Array.isArray(v)) v.forEach(walk);
+      else if (typeof v === 'object' && v !== null) Object.values(v).forEach(walk);
+    };
+    walk(value);
+    const hit = texts.find((t) => PLACEHOLDER.test(t));
+    if (hit !== undefined)
+      throw new NplError(
+        ErrorCodes.CONFIG_INVALID,
+        `${key}=${JSON.stringify(hit.slice(0, 80))} is a placeholder of a sample, not a setting: fill it in first`,
+      );
+  }
 }

@@ -206,7 +206,7 @@ describe('npl-lb migrate cis', () => {
     assert.deepEqual(npl.values.agent, { enabled: false });
     assert.match(notes(npl), /Antrea's NodePortLocal already runs here/);
     for (const [args, why] of [
-      [['--bigip-partition=<name_of_partition>'], /not a BIG-IP partition name/],
+      [['--bigip-partition=<name_of_partition>'], /is a placeholder of a sample/],
       [['--bigip-partition=Common'], /not a BIG-IP partition name/],
       [['--bigip-partition=a b'], /not a BIG-IP partition name/],
       [['--bigip-url=ftp://x'], /not an http\(s\) URL/],
@@ -218,6 +218,29 @@ describe('npl-lb migrate cis', () => {
     const ako = migrateAko({ AKOSettings: { cniPlugin: 'antrea', clusterName: 'c' } });
     assert.deepEqual(ako.values.agent, { enabled: false });
     assert.throws(() => migrateAko({ foo: 'bar' }), /holds no AKO setting/);
+    // Upstream samples' placeholders and addresses that are not addresses: refused, never values.
+    for (const [values, why] of [
+      [
+        { AKOSettings: { clusterName: '<cluster-name>' } },
+        /AKOSettings\.clusterName="<cluster-name>" is a placeholder/,
+      ],
+      [
+        { NetworkSettings: { vipNetworkList: [{ networkName: '<vip-network>' }] } },
+        /vipNetworkList=.*placeholder/,
+      ],
+      [{ ControllerSettings: { controllerHost: 'ftp://avi' } }, /controllerHost="ftp:\/\/avi": not a host/],
+      [{ ControllerSettings: { controllerHost: 'avi controller' } }, /not a host/],
+      [{ ControllerSettings: { tenantName: '${TENANT}' } }, /tenantName="\$\{TENANT\}" is a placeholder/],
+    ] as [Record<string, unknown>, RegExp][])
+      assert.throws(() => migrateAko(values), why, JSON.stringify(values));
+    assert.throws(
+      () => migrateCis(['--bigip-url=https://b', '--namespace=<ns>']),
+      /--namespace="<ns>" is a placeholder/,
+    );
+    assert.throws(
+      () => migrateCisDocument({ bigip_login_secret: '<secret-name>', args: { bigip_url: 'https://b' } }),
+      /bigip_login_secret="<secret-name>" is a placeholder/,
+    );
     assert.throws(() => migrateAko({ args: { bigip_url: 'x' } }), /holds no AKO setting/);
   });
 });
