@@ -4,6 +4,7 @@ import { F5Adapter } from './adapter.ts';
 import { f5Options, f5SettingsSchema } from './config.ts';
 import { F5_CHART_VALUES } from './chart-values.ts';
 import { F5_PARAMETERS } from './parameters.ts';
+import { CIS_MIGRATION } from './migrate/source.ts';
 
 export const f5Vendor: Vendor = {
   type: 'f5',
@@ -11,5 +12,6 @@ export const f5Vendor: Vendor = {
   credentials: 'F5',
   parameters: F5_PARAMETERS,
   chart: F5_CHART_VALUES,
+  migrations: [CIS_MIGRATION],
   create: (c) => new F5Adapter(f5Options(c.owner, c.settings, c.env)),
 };

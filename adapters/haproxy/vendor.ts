@@ -1,6 +1,7 @@
 /** HAProxy as a vendor of the registry (adapters/index.ts): two transports, credentials, section, adapter. */
 import type { Vendor } from '../../src/adapter/vendor.ts';
 import { HAPROXY_CHART_VALUES } from './chart-values.ts';
+import { HAPROXY_DEMO } from './demo.ts';
 import { HAPROXY_PARAMETERS } from './parameters.ts';
 import { haproxyAdapter, haproxyDataplaneSchema, haproxyRuntimeSchema } from './settings.ts';
 
@@ -14,5 +15,6 @@ export const haproxyVendor: Vendor = {
   credentials: 'HAPROXY',
   parameters: HAPROXY_PARAMETERS,
   chart: HAPROXY_CHART_VALUES,
+  demo: HAPROXY_DEMO,
   create: (c) => haproxyAdapter(c.owner, c.settings, c.env),
 };

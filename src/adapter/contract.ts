@@ -81,7 +81,7 @@ export interface Capabilities {
   maxConnections?: boolean;
   /**
    * Whether a member coming up may be ramped up (`slowStartSeconds`), and in steps of how many
-   * seconds the device counts (Avi: whole minutes). Absent: no.
+   * seconds the device counts (some: whole minutes). Absent: no.
    */
   slowStart?: { stepSeconds: number };
   /**

@@ -10,13 +10,13 @@ export const ADAPTER_ERROR_CODES = {
   Invalid: true,
   /** The object is held by another owner on the device; left alone. */
   NotOwned: true,
-  /** The adapter cannot express what was asked (UDP on HAProxy, ...). */
+  /** The adapter cannot express what was asked (UDP where the device balances none, ...). */
   Unsupported: true,
-  /** The rendered configuration failed the device's own check (haproxy -c). */
+  /** The rendered configuration failed the device's own check (a configuration check). */
   ConfigInvalid: true,
-  /** Left out of a bisecting configuration check (internal to the HAProxy adapter's narrowing). */
+  /** Left out of a bisecting configuration check (internal to an adapter that narrows a refused configuration down). */
   Skipped: true,
-  /** HAProxy cannot listen on the VIP: the address is not on its host. */
+  /** The device cannot listen on the VIP: the address is not on its host. */
   BindFailed: true,
   /** The object to update or delete was not there; created on the next pass. */
   NotFound: false,
@@ -28,7 +28,7 @@ export const ADAPTER_ERROR_CODES = {
   InUse: false,
   /** An object this one needs did not go through first. */
   DependencyFailed: false,
-  /** The device is busy with another write (an AS3 declaration in progress). */
+  /** The device is busy with another write (a declaration in progress). */
   Busy: false,
   /** The device did not answer, or answered an error that may pass (5xx, timeout, refused). */
   Unavailable: false,
@@ -36,19 +36,19 @@ export const ADAPTER_ERROR_CODES = {
   Unauthorized: false,
   /** The device answered something that is not what its API documents. */
   BadResponse: false,
-  /** A write the device took but did not carry out (a failed reload, a failed AS3 task). */
+  /** A write the device took but did not carry out (a failed reload, a failed task). */
   Failed: false,
-  /** AS3 is not installed on the BIG-IP (start-up check). */
+  /** The device's declarative API is not installed (start-up check). */
   As3Missing: true,
-  /** AS3 is older than the oldest version we declare for (start-up check). */
+  /** The device's declarative API is older than the oldest version we declare for (start-up check). */
   As3TooOld: true,
-  /** HAProxy did not start. */
+  /** The device's process did not start. */
   StartFailed: false,
-  /** HAProxy's admin or master socket did not answer. */
+  /** The device's control socket did not answer. */
   SocketFailed: false,
-  /** HAProxy refused a reload. */
+  /** The device refused a reload. */
   ReloadFailed: false,
-  /** HAProxy answered a runtime command with a refusal (the runtime transport reloads instead). */
+  /** The device refused a runtime command (the adapter reloads instead). */
   CommandRefused: false,
 } as const;
 

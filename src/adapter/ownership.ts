@@ -4,7 +4,7 @@
  * NotOwned, terminal, and never reaches the adapter. Adapters report ownership in observe(); the
  * guard keeps the last report and checks every apply against it (observing first if it has none).
  * A device whose objects can change owner between observe and apply still checks on its own side
- * (Avi reads the object before it writes; the memory device compares the stored owner).
+ * (a device adapter reads the object before it writes; the memory device compares the stored owner).
  */
 import type { Change, Observed } from './changes.ts';
 import type { ApplyResult, LoadBalancerAdapter } from './contract.ts';

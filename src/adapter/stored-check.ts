@@ -1,6 +1,6 @@
 /**
  * A pool's HTTP check (the model's HttpCheck) as adapters keep it on a device that has no field for
- * it (a haproxy.cfg comment, a Data Plane description word, AS3 metadata): JSON, read back through
+ * it (a configuration comment, a description word, metadata): JSON, read back through
  * this schema; and its BackendPolicy words. What does not read back as a check is none, and the next pass writes it again.
  */
 import { z } from 'zod';

@@ -7,6 +7,8 @@
 import type { z } from 'zod';
 import type { LoadBalancerAdapter } from './contract.ts';
 import type { Placement } from '../model/types.ts';
+import type { MigrationSource } from '../migrate/source.ts';
+import type { Logger } from '../runtime/logger.ts';
 
 export interface AdapterConfig {
   /** The configured clusterName: the owner mark on the load balancer. */
@@ -18,7 +20,7 @@ export interface AdapterConfig {
 
 /** One shape of a vendor's `adapter:` block (a vendor with two transports has two). */
 export interface VendorSettings {
-  /** The heading in the configuration reference (`type: haproxy`, `transport: dataplane`). */
+  /** The heading in the configuration reference (`type: <vendor>`, and its transport if it has two). */
   title: string;
   schema: z.ZodType;
 }
@@ -44,6 +46,29 @@ export interface VendorChartValues {
   whenSelected?: Record<string, unknown>;
 }
 
+/** What `npl-lb demo` is given to start a vendor's device on loopback (`Vendor.demo`). */
+export interface DemoStart {
+  /** The values of the vendor's own demo flags. */
+  flags: Record<string, string>;
+  /** A directory of its own for the device's files. */
+  dir: string;
+  log: Logger;
+  /** Where to add what stops and removes what it started. */
+  cleanups: (() => Promise<void> | void)[];
+  /** The device died (the controller holds its writes and says why). */
+  failed(why: string): void;
+  /** The device was started again after it died. */
+  restarted(): void;
+}
+
+/** A device the demo can run on this machine, carrying real traffic on loopback. */
+export interface VendorDemo {
+  /** Its flags of `npl-lb demo` (string flags: the binary it runs). */
+  flags: Record<string, { description: string; default: string }>;
+  /** The device started, with what the banner says of it; or why it cannot run here. */
+  start(o: DemoStart): Promise<{ adapter: LoadBalancerAdapter; note: string } | { missing: string }>;
+}
+
 export interface Vendor {
   /** `adapter.type` naming it. */
   type: string;
@@ -58,5 +83,9 @@ export interface Vendor {
   parameters?: VendorParameters;
   /** Its section of the chart's values; absent: the chart takes `adapter.type` alone. */
   chart?: VendorChartValues;
+  /** The controllers `npl-lb migrate` brings users of this vendor over from (the vendor's own). */
+  migrations?: readonly MigrationSource[];
+  /** The device `npl-lb demo` runs when it is installed here (one vendor offers it). */
+  demo?: VendorDemo;
   create(config: AdapterConfig): LoadBalancerAdapter;
 }

@@ -166,7 +166,12 @@ export const controllerConfigSchema = z
         "how often members' health is read from the load balancer (0: never; the dashboard can still ask)",
       ),
     adapter: z
-      .object({ type: z.string().min(1).describe('memory, avi, f5 or haproxy; the rest of the block below') })
+      .object({
+        type: z
+          .string()
+          .min(1)
+          .describe('a vendor of the registry (adapters/index.ts); the rest of the block below'),
+      })
       .loose()
       .default({ type: 'memory' }),
   })

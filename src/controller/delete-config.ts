@@ -1,5 +1,5 @@
 /**
- * `deleteConfig` (AKO's name for it): remove every object we own on the load balancer, children
+ * `deleteConfig` (the name the vendors' controllers give it): remove every object we own on the load balancer, children
  * after their parents as the plan orders them, and nothing anyone else owns. Repeats until the
  * device shows nothing of ours (a retryable failure is tried again), within a bounded number of
  * rounds.

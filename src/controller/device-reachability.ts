@@ -6,8 +6,8 @@
  * the same read runs every `idleProbeMs`, so a device that died with nothing pending is noticed too;
  * that read opens the breaker only when it fails twice in a row (a slow device that drops one
  * connection is not a dead one).
- * Each change of state is a metric, a log line and an Event on the controller's own Pod (AKO's
- * place for device-wide Events).
+ * Each change of state is a metric, a log line and an Event on the controller's own Pod (where the
+ * vendors' controllers put device-wide Events).
  */
 import type { ApplyResult, LoadBalancerAdapter } from '../adapter/contract.ts';
 import type { AdapterErrorCode } from '../adapter/errors.ts';

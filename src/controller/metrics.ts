@@ -46,7 +46,7 @@ export class ControllerMetrics {
   private probesSeen = 0;
   readonly deviceRestarts = new Counter({
     name: 'npl_lb_device_restarts_total',
-    help: 'Restarts of a load balancer process npl-lb supervises (the HAProxy of the demo or a sidecar) after it died',
+    help: 'Restarts of a load balancer process npl-lb supervises (the device of the demo, or a sidecar) after it died',
     registers: [this.registry],
   });
 

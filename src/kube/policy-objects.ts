@@ -115,7 +115,7 @@ export const backendPolicySpecSchema = z
     slowStartSeconds: z.number().int().min(1).max(3600).optional(),
     /**
      * How long the load balancer waits on a member: to connect (`connectSeconds`), and for it to
-     * answer (`serverSeconds`: HAProxy's inactivity on the server side; Avi's whole exchange).
+     * answer (`serverSeconds`: inactivity on the server side, or the whole exchange, as the device counts it).
      */
     timeouts: z
       .object({

@@ -1,6 +1,6 @@
 /**
  * The controller's own Pod, from the downward API (`POD_NAME`, `POD_NAMESPACE`): where Events about
- * the load balancer as a whole go (it stops or starts answering), as AKO writes them on its Pod.
+ * the load balancer as a whole go (it stops or starts answering), as the vendors' controllers write them on their Pods.
  * Out of a cluster (the demo, a laptop), or when the read fails, there is none and those Events
  * are logged only.
  */

@@ -31,7 +31,7 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   },
   migrate: {
     run: async (argv) => (await import('./migrate.ts')).runMigrate(argv),
-    summary: 'npl-lb values from an AKO or CIS installation (migrate ako|cis)',
+    summary: "npl-lb values from another controller's installation (npl-lb migrate --help)",
   },
   demo: {
     run: async (argv) => (await import('./demo.ts')).runDemo(argv),

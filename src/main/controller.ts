@@ -117,7 +117,7 @@ export async function runController(argv: string[]): Promise<number> {
 
 /**
  * `--delete-config`: remove what we own on the load balancer, then idle (Ready, reconciling
- * nothing) until stopped, as AKO's deleteConfig does; with `--once` exit when done (the Helm
+ * nothing) until stopped, as the vendors' controllers' deleteConfig does; with `--once` exit when done (the Helm
  * pre-delete hook).
  */
 async function runDeleteConfig(

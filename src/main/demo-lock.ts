@@ -1,7 +1,7 @@
 /**
  * One demo per work directory: `npm start` takes `<work-dir>/demo.lock` (its PID) before it
  * touches anything there, so a second `npm start` in the same clone says a demo runs (and which
- * process) instead of deleting the first one's kubeconfig and HAProxy files. A lock whose process
+ * process) instead of deleting the first one's kubeconfig and load balancer files. A lock whose process
  * is gone (a crash, kill -9) is taken over.
  */
 import { mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';

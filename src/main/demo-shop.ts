@@ -3,7 +3,7 @@
  * as processes on addresses of their node's Pod CIDR, Ready when their readiness probe answers:
  * `web` and `web-v2` (the sample app), and `shop`, the one to roll: three replicas stopped after a
  * 2 s preStop sleep, each gated on the load balancer (`npl-lb.io/load-balancer-ready`: the
- * rollout waits until HAProxy has the new Pod and checks it up), behind the LoadBalancer Service
+ * rollout waits until the load balancer has the new Pod and checks it up), behind the LoadBalancer Service
  * `shop`. `kubectl rollout restart`, `scale` and `delete pod` do what they do on a cluster while
  * traffic flows through the VIP.
  */

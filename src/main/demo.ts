@@ -5,8 +5,8 @@
  * sandbox's kubelet runs as processes there, answering with their Pod and node name; a
  * LoadBalancer Service and an Ingress; a Deployment `shop` whose Pods the sandbox's kubelet runs
  * as processes, gated on the load balancer, for `kubectl rollout restart/scale/delete pod` with
- * traffic flowing (demo-shop.ts); and the controller feeding a real HAProxy through its
- * runtime socket when HAProxy is installed (else the memory adapter, saying so). It prints the
+ * traffic flowing (demo-shop.ts); and the controller feeding the registry's demo device when it is
+ * installed (demo-load-balancer.ts; else the memory adapter, saying so). It prints the
  * kubeconfig, kubectl commands, the URLs to curl (HTTPS too, with a certificate made at start) and the dashboard; Ctrl-C removes every process
  * and file it made.
  */
@@ -19,7 +19,7 @@ import { z } from 'zod';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import { takeDemoLock } from './demo-lock.ts';
 import { type DemoRange, freeDemoRange } from './demo-range.ts';
-import { demoLoadBalancer } from './demo-load-balancer.ts';
+import { DEMO_VENDOR, demoLoadBalancer } from './demo-load-balancer.ts';
 import { COMMON_FLAGS, commonSchema, type FlagSpecs, helpText, parseFlags } from '../config/flags.ts';
 import { parseControllerConfig } from '../config/controller-config.ts';
 import { NplController } from '../controller/controller.ts';
@@ -41,10 +41,12 @@ const DEMO_FLAGS = {
   port: { type: 'string', description: 'sandbox port, 0 for any free port', default: '0' },
   'work-dir': {
     type: 'string',
-    description: 'where the demo keeps its kubeconfig and HAProxy files',
+    description: "where the demo keeps its kubeconfig and its load balancer's files",
     default: '.npl-lb',
   },
-  'haproxy-bin': { type: 'string', description: 'the HAProxy binary', default: 'haproxy' },
+  ...Object.fromEntries(
+    Object.entries(DEMO_VENDOR.demo.flags).map(([name, f]) => [name, { type: 'string' as const, ...f }]),
+  ),
   'dual-stack': {
     type: 'boolean',
     description:
@@ -56,7 +58,7 @@ const DEMO_FLAGS = {
 const schema = commonSchema.extend({
   port: z.coerce.number().int().min(0).max(65535),
   'work-dir': z.string().min(1),
-  'haproxy-bin': z.string().min(1),
+  ...Object.fromEntries(Object.keys(DEMO_VENDOR.demo.flags).map((name) => [name, z.string().min(1)])),
   'dual-stack': z.boolean().default(false),
 });
 
@@ -77,7 +79,7 @@ export async function runDemo(argv: string[]): Promise<number> {
   const log = createLogger({ name: 'demo', format: flags['log-format'], level: flags['log-level'] });
   const dual = flags['dual-stack'];
   const workDir = resolve(flags['work-dir']);
-  const haproxyDir = join(workDir, 'haproxy');
+  const deviceDir = join(workDir, DEMO_VENDOR.type);
   const kubeconfig = join(workDir, 'kubeconfig');
   const { unlock, range } = await claimDemo(workDir);
   const NODES = NODE_NAMES.map((name, i) => ({ name, ip: range.node(i + 1) }));
@@ -107,15 +109,20 @@ export async function runDemo(argv: string[]): Promise<number> {
 
     await startDemoNodes(kc, NODES, dual, range, quiet, cleanups);
 
-    /** The controller, once made: HAProxy's supervisor tells it when HAProxy dies. */
+    /** The controller, once made: the device's supervisor tells it when the device dies. */
     let supervised: NplController | undefined = undefined;
     const {
       adapter,
       note: lbNote,
       traffic,
     } = await demoLoadBalancer({
-      bin: flags['haproxy-bin'],
-      dir: haproxyDir,
+      flags: Object.fromEntries(
+        Object.keys(DEMO_VENDOR.demo.flags).map((name) => [
+          name,
+          String((flags as Record<string, unknown>)[name]),
+        ]),
+      ),
+      dir: deviceDir,
       log,
       cleanups,
       controller: () => supervised,
@@ -160,7 +167,7 @@ async function claimDemo(workDir: string): Promise<{ unlock: () => void; range: 
 
 /**
  * The sample app, the Gateway API side and the Deployment to roll made; once their addresses are
- * published and (with HAProxy) traffic flows, the banner printed.
+ * published and (with a real device) traffic flows, the banner printed.
  */
 async function showSample(
   sample: SampleContext,
@@ -275,7 +282,7 @@ async function startDemoController(o: {
   node: string;
   logger: Logger;
   cleanups: (() => Promise<void> | void)[];
-  /** Told the controller before it starts (HAProxy's supervisor tells it when HAProxy dies). */
+  /** Told the controller before it starts (the device's supervisor tells it when the device dies). */
   made: (controller: NplController) => void;
 }): Promise<{ controller: NplController; http: { url: string } }> {
   const { kc } = o;

@@ -1,32 +1,33 @@
 /**
- * `npl-lb migrate ako <values.yaml>` and `npl-lb migrate cis <file | -- flags...>`: the npl-lb Helm
- * values equivalent to an AKO or CIS installation, printed with a note for each setting that has
- * no equivalent or needs a hand (docs/migrating-from-ako.md, docs/migrating-from-cis.md).
+ * `npl-lb migrate <from> ...`: the npl-lb Helm values equivalent to another controller's
+ * installation, printed with a note for each setting that has no equivalent or needs a hand; `-f`
+ * its custom resources as npl-lb objects; `--check` the values held against a cluster. The
+ * controllers one can migrate from are the vendors' own (their `Vendor.migrations`, each in its
+ * vendor's folder); this command names none (docs/migrating-from-*.md).
  */
 import { readFileSync } from 'node:fs';
-import { migrateAko } from '../migrate/ako.ts';
-import { migrateAkoObjects } from '../migrate/ako-objects.ts';
-import { migrateCis } from '../migrate/cis.ts';
-import { migrateCisDocument } from '../migrate/cis-values.ts';
-import { runMigrateCheck } from './migrate-check.ts';
-import { migrateCisObjects } from '../migrate/cis-objects.ts';
+import { VENDORS } from '../../adapters/index.ts';
 import { renderObjects, type SourceObject, sourceObjectSchema } from '../migrate/objects.ts';
-import { type Migration, renderMigration } from '../migrate/result.ts';
+import { renderMigration } from '../migrate/result.ts';
+import type { MigrationSource } from '../migrate/source.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import { parseYamlDocuments, YamlInputError } from '../runtime/yaml-input.ts';
+import { runMigrateCheck } from './migrate-check.ts';
+
+const SOURCES: readonly MigrationSource[] = VENDORS.flatMap((v) => v.migrations ?? []);
+const FROM = SOURCES.map((x) => x.from).join('|');
+const PRODUCTS = SOURCES.map((x) => x.product).join(' or ');
 
 export const MIGRATE_HELP = `Usage:
-  npl-lb migrate ako <AKO values.yaml>
-  npl-lb migrate cis <CIS Helm values.yaml | CIS Deployment.yaml>
-  npl-lb migrate cis -- --bigip-url=... --bigip-partition=... [CIS flags]
-  npl-lb migrate ako -f <HTTPRules, HostRules, AviInfraSettings, and their Ingresses or Routes> ...
-  npl-lb migrate cis -f <VirtualServers, TransportServers> ... [--ingress-class=npl-lb]
-  npl-lb migrate ako|cis --check [--kubeconfig PATH] <the same input as above>
+${SOURCES.flatMap((x) => x.usage)
+  .map((u) => `  npl-lb migrate ${u}`)
+  .join('\n')}
+  npl-lb migrate ${FROM} --check [--kubeconfig PATH] <the same input as above>
 
-Prints npl-lb Helm values equivalent to the AKO or CIS settings, and a note for each setting that
+Prints npl-lb Helm values equivalent to the ${PRODUCTS} settings, and a note for each setting that
 has no equivalent, changed, or needs a hand (secrets are never printed). With -f (repeatable; YAML
 files of objects or Lists, as kubectl get -o yaml prints them), prints instead the npl-lb objects
-equivalent to the custom resources (BackendPolicies, and Ingresses for CIS VirtualServers) for
+equivalent to the custom resources (BackendPolicies, and Ingresses where they route) for
 kubectl apply -f, with the same notes.
 
 With --check, the values are not printed but held against the cluster the kubeconfig names (read
@@ -59,20 +60,6 @@ function documents(file: string): unknown[] {
 
 /** What `migrate` reads: a values file or a dump of objects is far below these. */
 const MIGRATE_LIMITS = { maxBytes: 64 * 1024 * 1024, maxDepth: 1000, maxAliases: 100 };
-
-function fromCis(rest: string[]): { m: Migration; source: string } {
-  if (rest[0] === '--') return { m: migrateCis(rest.slice(1)), source: 'CIS flags' };
-  if (rest.length !== 1 || rest[0]!.startsWith('--'))
-    throw new NplError(ErrorCodes.FLAG_INVALID, "migrate cis takes one file, or its flags after '--'");
-  for (const doc of documents(rest[0]!)) {
-    const m = migrateCisDocument(doc);
-    if (m) return { m, source: `CIS settings in ${rest[0]!}` };
-  }
-  throw new NplError(
-    ErrorCodes.CONFIG_INVALID,
-    `${rest[0]!} holds neither CIS Helm values (args:) nor a Deployment with container args`,
-  );
-}
 
 interface Options {
   files: string[];
@@ -135,15 +122,14 @@ function objectsOf(files: string[]): SourceObject[] {
   return out;
 }
 
-function runObjects(from: 'ako' | 'cis', files: string[], ingressClass: string): Promise<number> {
+function runObjects(source: MigrationSource, files: string[], ingressClass: string): Promise<number> {
   if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(ingressClass) || ingressClass.length > 253)
     throw new NplError(
       ErrorCodes.FLAG_INVALID,
       `--ingress-class ${JSON.stringify(ingressClass)} is not an object name`,
     );
-  const objects = objectsOf(files);
-  const m = from === 'ako' ? migrateAkoObjects(objects) : migrateCisObjects(objects, ingressClass);
-  process.stdout.write(renderObjects(m, `${from.toUpperCase()} objects in ${files.join(', ')}`));
+  const m = source.objects(objectsOf(files), ingressClass);
+  process.stdout.write(renderObjects(m, `${source.product} objects in ${files.join(', ')}`));
   return Promise.resolve(0);
 }
 
@@ -153,6 +139,12 @@ export function runMigrate(argv: string[]): Promise<number> {
     process.stdout.write(MIGRATE_HELP);
     return Promise.resolve(from === undefined ? 2 : 0);
   }
+  const source = SOURCES.find((x) => x.from === from);
+  if (!source)
+    throw new NplError(
+      ErrorCodes.FLAG_INVALID,
+      `migrate from "${from}": ${SOURCES.map((x) => x.from).join(' or ')}`,
+    );
   const { files, ingressClass, check, kubeconfig, rest } = options(args);
   if (files.length === 0 && args.some((a) => a.startsWith('--ingress-class=')) && !args.includes('--'))
     throw new NplError(
@@ -165,29 +157,15 @@ export function runMigrate(argv: string[]): Promise<number> {
         ErrorCodes.FLAG_INVALID,
         '--check holds the values of the settings against a cluster; the objects of -f are for kubectl apply --dry-run=server',
       );
-    if (from !== 'ako' && from !== 'cis')
-      throw new NplError(ErrorCodes.FLAG_INVALID, `migrate from "${from}": ako or cis`);
     if (rest.length > 0)
       throw new NplError(
         ErrorCodes.FLAG_INVALID,
         'give the settings and the objects in two runs: one prints Helm values, the other (-f) a manifest for kubectl',
       );
-    return runObjects(from, files, ingressClass);
+    return runObjects(source, files, ingressClass);
   }
-  let out: { m: Migration; source: string };
-  if (from === 'ako') {
-    if (rest.length !== 1)
-      throw new NplError(
-        ErrorCodes.FLAG_INVALID,
-        'migrate ako takes one file: the values.yaml of the AKO release',
-      );
-    const [doc] = documents(rest[0]!);
-    if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
-      throw new NplError(ErrorCodes.CONFIG_INVALID, `${rest[0]!} is not a values file (a YAML mapping)`);
-    out = { m: migrateAko(doc), source: `AKO values ${rest[0]!}` };
-  } else if (from === 'cis') out = fromCis(rest);
-  else throw new NplError(ErrorCodes.FLAG_INVALID, `migrate from "${from}": ako or cis`);
-  if (check) return runMigrateCheck(out.m.values, out.source, from === 'ako' ? 'AKO' : 'CIS', kubeconfig);
+  const out = source.settings(rest, documents);
+  if (check) return runMigrateCheck(out.m.values, out.source, source.product, kubeconfig);
   process.stdout.write(renderMigration(out.m, out.source));
   return Promise.resolve(0);
 }

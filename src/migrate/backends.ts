@@ -1,6 +1,6 @@
 /**
  * Which Services serve a host and path, from the Ingresses (and OpenShift Routes) given to the
- * migration with the custom resources: AKO's HTTPRule names a host and a path, npl-lb's
+ * migration with the custom resources: a rule that names a host and a path, npl-lb's
  * BackendPolicy names the Service behind them. Pure.
  */
 import { z } from 'zod';
@@ -50,7 +50,7 @@ interface Backend {
   port?: { name?: string; number?: number };
 }
 
-/** AKO's rule: a target matches its own path and the paths under it (`/foo` takes `/foo/bar`). */
+/** A rule's target matches its own path and the paths under it (`/foo` takes `/foo/bar`). */
 export const pathUnder = (path: string, target: string): boolean =>
   target === '/' || path === target || path.startsWith(target.endsWith('/') ? target : `${target}/`);
 

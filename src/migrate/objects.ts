@@ -1,6 +1,6 @@
 /**
- * What migrating AKO's or CIS's custom resources gives: the npl-lb objects that do the same
- * (BackendPolicies, and for CIS's VirtualServers the Ingresses that route as they did), each
+ * What migrating another controller's custom resources gives: the npl-lb objects that do the same
+ * (BackendPolicies, and Ingresses that route as its virtual servers did), each
  * checked by the controller's own validation boundary before it is printed, and a note for every
  * field that has no equivalent, changed on the way, or needs a hand. Printed as a manifest for
  * `kubectl apply -f`, the notes as comments. Pure.

@@ -1,5 +1,5 @@
 /**
- * Deterministic, length-limited names for load-balancer objects, AKO style:
+ * Deterministic, length-limited names for load-balancer objects, as the vendors' controllers write them:
  * `<cluster>--<namespace>-<name>-<proto>-<port>`. A name over the limit keeps its head and gets a
  * hash of the whole, so two long names never collide.
  */

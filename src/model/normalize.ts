@@ -53,7 +53,7 @@ export const normalizeCertificate = (c: Certificate): Certificate => c;
 export const KEY_DIGEST = 'sha256:';
 
 /**
- * What a device that never gives a private key back (the HAProxy Data Plane API, Avi, BIG-IP)
+ * What a device that never gives a private key back (most of the vendors' APIs)
  * reports as `keyPem`: the key's digest. A key and its digest compare equal (sameCertificate).
  */
 export const keyDigest = (keyPem: string): string =>

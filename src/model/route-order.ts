@@ -1,5 +1,5 @@
 /**
- * The order in which a first-match device (an F5 Endpoint_Policy, an Avi HTTP policy set) must try
+ * The order in which a first-match device (an endpoint policy, an HTTP policy set) must try
  * an L7 virtual service's routes to answer as the model does (src/model/http-match.ts): the most
  * specific host first (exact, then the longest wildcard, then any host), then by the route's
  * `order` (Gateway API), or Exact before the longest prefix (Ingress rules). Pure.

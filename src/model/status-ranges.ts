@@ -19,6 +19,6 @@ export function statusRanges(
   return out.length === 1 && out[0]!.from === 200 && out[0]!.to === 399 ? undefined : out;
 }
 
-/** Ranges as HAProxy and people write them: `200-299,304`. */
+/** Ranges as load balancers and people write them: `200-299,304`. */
 export const statusList = (ranges: StatusRange[]): string =>
   ranges.map((r) => (r.from === r.to ? `${r.from}` : `${r.from}-${r.to}`)).join(',');

@@ -1,6 +1,6 @@
 /**
- * A VIP the load balancer allocates from its own IPAM (Avi's `auto_allocate_ip`, AKO's
- * vipNetworkList): the model carries `auto:<group>` instead of an address, one group per object
+ * A VIP the load balancer allocates from its own IPAM (a device's own address
+ * allocation): the model carries `auto:<group>` instead of an address, one group per object
  * that publishes a VIP (`service/ns/name`, `ingressclass/name`, `gateway/ns/name`), so every virtual
  * service of the group shares the one address the device gives it. The published status is the
  * address the adapter read back (LoadBalancerAdapter.allocatedVips). Pure.

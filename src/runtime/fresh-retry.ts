@@ -1,6 +1,6 @@
 /**
  * One retry on a fresh connection for an idempotent request that failed on its socket. A device
- * that is slow (a BIG-IP running an 8 s declaration) or that closes idle keep-alive connections
+ * that is slow (a device running an 8 s declaration) or that closes idle keep-alive connections
  * on its own schedule resets a reused socket now and then; the request never reached it, and a
  * new connection answers. Taking that for a dead device would hold every write for nothing.
  */

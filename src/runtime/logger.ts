@@ -24,7 +24,7 @@ export interface LoggerOptions {
 
 export function createLogger(opts: LoggerOptions): Logger {
   const base = { name: opts.name, level: opts.level ?? process.env.LOG_LEVEL ?? 'info', redact: REDACT };
-  // JSON lines an operator can grep as AKO's and CIS's: "level":"INFO", "time":"<ISO 8601>".
+  // JSON lines an operator can grep as the vendors' controllers': "level":"INFO", "time":"<ISO 8601>".
   const readable = {
     formatters: { level: (label: string) => ({ level: label.toUpperCase() }) },
     timestamp: pino.stdTimeFunctions.isoTime,

@@ -1,5 +1,5 @@
 /**
- * The health checks of the memory adapter and the simulated devices (Avi, BIG-IP): a TCP connect
+ * The health checks of the memory adapter and the simulated devices: a TCP connect
  * to each member, as a device's TCP monitor does. Only loopback members are probed (tests put their backends
  * there); any other address is reported `unknown`, so a simulator never sends a packet off the
  * machine. Probes run when a state is read and are older than the interval, never on a timer of

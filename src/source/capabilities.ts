@@ -1,7 +1,7 @@
 /**
  * What the configured load balancer can serve, applied to the desired state before it is planned
  * (the adapter's Capabilities):
- * - a virtual service that needs what the adapter lacks (UDP on HAProxy, L7 on an L4-only device,
+ * - a virtual service that needs what the adapter lacks (UDP where a device balances none, L7 on an L4-only device,
  *   HTTPS where it holds no certificates) is not sent; its Service or Ingresses are told with a
  *   Warning naming the port or class, and a Service's status marks the port;
  * - a route that needs a match, filter or split the adapter lacks is left out of its virtual

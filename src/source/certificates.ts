@@ -1,6 +1,6 @@
 /**
  * A Secret of type kubernetes.io/tls -> a Certificate the load balancer can hold, or the problem in
- * words. The checks are the ones a device makes (Avi 31.2.1 refuses the last two): PEM that parses,
+ * words. The checks are the ones a device makes (some refuse the last two): PEM that parses,
  * a key that matches the leaf, a leaf not expired, a leaf with a CN or a SAN. The PEM is re-encoded
  * from what parsed, so nothing but certificates and a key reaches a device. Pure but for the clock
  * passed in.

@@ -118,8 +118,8 @@ function poolRequester(
 }
 
 /**
- * An IngressClass's `spec.parameters` resolved (gateway/parameters.ts). Another kind (an
- * AviInfraSetting left from AKO, another tool's) is set aside, said, and the class served where
+ * An IngressClass's `spec.parameters` resolved (gateway/parameters.ts). Another kind (another
+ * controller's, left behind) is set aside, said, and the class served where
  * the load balancer places it, as before npl-lb read parameters.
  */
 function ingressClassParameters(
@@ -129,7 +129,7 @@ function ingressClassParameters(
   cls: string,
 ): Resolved {
   const ref = view.ingressClasses.find((c) => c.metadata.name === cls)?.spec.parameters;
-  // Another kind (an AviInfraSetting left from AKO, another tool's): said and set aside, the
+  // Another kind (another controller's, left behind): said and set aside, the
   // class served where the load balancer places it, as before npl-lb read parameters.
   if (ref && (ref.apiGroup !== PARAMETERS_GROUP || ref.kind !== PARAMETERS_KIND))
     return {

@@ -164,7 +164,7 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
   // A header's or cookie's hash reads HTTP: an L4 pool (its bytes pass through) balances by
   // round robin instead, said.
   const keyedOnL4 = !!policy?.algorithm && KEYED_HASHES.includes(policy.algorithm) && req.health !== 'http';
-  // Retries where the load balancer sets them on HTTP pools only (Avi's server reselect).
+  // Retries where the load balancer sets them on HTTP pools only (a server reselect).
   const retriesOnL4 =
     policy?.retries !== undefined && req.health !== 'http' && ctx.lb.caps.retries === 'http';
   const findings = rejectionFindings(req.svcKey, r.rejected);

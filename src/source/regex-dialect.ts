@@ -1,6 +1,6 @@
 /**
- * Regular expressions a load balancer reads in its own dialect. HAProxy compiles ACL regexes with
- * PCRE2, not JavaScript's RegExp: `[^]` is "any character" to JavaScript and an unterminated class
+ * Regular expressions a load balancer reads in its own dialect. Devices that compile them with
+ * PCRE2 (`Capabilities.http.regexMatches`) do not read JavaScript's RegExp alike: `[^]` is "any character" to JavaScript and an unterminated class
  * to PCRE2, `\u0041` compiles in JavaScript and is an error in PCRE2, `\v` is a character to one
  * and a class to the other, lookbehinds must have a fixed length in PCRE2. No maintained PCRE2
  * binding is published for Node (the one package, `pcre2` 0.1.1, is proprietary with a single
@@ -11,7 +11,7 @@
  * and `{n}` `{n,}` `{n,m}`, lazy or not. Everything else (other escapes, lookbehinds, inline
  * flags, POSIX classes, backreferences, possessive quantifiers, non-ASCII text) is refused with
  * what it found, so the route that holds it is refused before any device sees it. The tests hold
- * the subset to the real `haproxy -c` (test/unit/source/regex-dialect.test.ts). Pure.
+ * the subset to a real PCRE2 device's own check (test/unit/source/regex-dialect.test.ts). Pure.
  */
 
 const CLASS_ESCAPES = new Set(['d', 'D', 'w', 'W', 's', 'S', 'n', 'r', 't', 'f']);
@@ -27,7 +27,8 @@ export function pcre2Problem(re: string): string | undefined {
   let depth = 0;
   /** Whether the last token can take a quantifier. */
   let quantifiable = false;
-  const bad = (what: string) => `${what} at ${i} is not read alike by PCRE2 (HAProxy's regular expressions)`;
+  const bad = (what: string) =>
+    `${what} at ${i} is not read alike by PCRE2 (the load balancer's regular expressions)`;
   while (i < re.length) {
     const c = re[i]!;
     if (c === '\\') {

@@ -26,7 +26,7 @@ export function supportedFeatures(support: ProtocolSupport, http: HttpCapabiliti
     // address of a type with no value (one is allocated).
     ['GatewayStaticAddresses', true],
     ['GatewayAddressEmpty', true],
-    // Claimed only without a limit on matches per rule (Avi takes one; the feature means any).
+    // Claimed only without a limit on matches per rule (a device may take one; the feature means any).
     ['HTTPRouteQueryParamMatching', http.queryMatches && http.maxQueryMatches === undefined],
     ['HTTPRouteMethodMatching', http.methodMatches],
     ['HTTPRouteResponseHeaderModification', http.headerModifiers],

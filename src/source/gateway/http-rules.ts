@@ -76,7 +76,7 @@ export interface HttpRuleResult {
 
 export class Refused extends Error {}
 
-/** A match name the device cannot read (HAProxy reads names inside a fetch's parentheses). */
+/** A match name the device cannot read (one that reads names inside a fetch's parentheses). */
 function matchNameProblem(name: string, device: RuleContext['device']): string | undefined {
   const names = device?.http.matchNames;
   if (!names || names.pattern.test(name)) return undefined;

@@ -155,3 +155,39 @@ adapterContract('stub vendor (a fourth vendor from its folder alone)', async () 
     close: async () => {},
   };
 });
+
+describe('the core names no vendor (issue 50: grep finds none in src/)', () => {
+  /** The vendors of the registry and their controllers, as words, in any case. */
+  const VENDOR_WORD = /\b(avi|f5|big-?ip|haproxy|as3|dataplane|ako|cis)\b/i;
+  /** The CLI's simulator command, which names the simulators it starts. */
+  const ALLOWED = new Set(['src/main/sim.ts', 'src/main/sim-kinds.ts']);
+  const mentions = (text: string, file: string) =>
+    text
+      .split('\n')
+      .map((line, i) => [line, i] as const)
+      .filter(([line]) => VENDOR_WORD.test(line))
+      .map(([line, i]) => `${file}:${i + 1}: ${line.trim()}`);
+
+  it('src/ names no vendor outside the simulator command (comments and messages included)', () => {
+    const src = join(ROOT, 'src');
+    const found: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const p = join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (/\.(ts|js)$/.test(e.name) && !/\.d\.ts$/.test(e.name)) {
+          const file = relative(ROOT, p).replace(/\.js$/, '.ts');
+          if (!ALLOWED.has(file)) found.push(...mentions(readFileSync(p, 'utf8'), file));
+        }
+      }
+    };
+    walk(src);
+    assert.deepEqual(found, []);
+  });
+
+  it('the check names a mention where there is one', () => {
+    assert.equal(mentions('// as HAProxy does\nconst x = 1;', 'f.ts').length, 1);
+    assert.equal(mentions('a BIG-IP partition', 'f.ts').length, 1);
+    assert.equal(mentions('const As3Missing = 1; // avionics, cisterns', 'f.ts').length, 0);
+  });
+});

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parse } from 'yaml';
-import { migrateAko } from '../../../src/migrate/ako.ts';
-import { migrateCis, parseCisArgs } from '../../../src/migrate/cis.ts';
-import { chartFlags, migrateCisDocument } from '../../../src/migrate/cis-values.ts';
+import { migrateAko } from '../../../adapters/avi/migrate/ako.ts';
+import { migrateCis, parseCisArgs } from '../../../adapters/f5/migrate/cis.ts';
+import { chartFlags, migrateCisDocument } from '../../../adapters/f5/migrate/cis-values.ts';
 import { renderMigration } from '../../../src/migrate/result.ts';
 import { runCli } from '../../support/cli-process.ts';
 

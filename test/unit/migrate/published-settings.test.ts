@@ -10,9 +10,9 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { migrateAko } from '../../../src/migrate/ako.ts';
-import { migrateCis } from '../../../src/migrate/cis.ts';
-import { migrateCisDocument } from '../../../src/migrate/cis-values.ts';
+import { migrateAko } from '../../../adapters/avi/migrate/ako.ts';
+import { migrateCis } from '../../../adapters/f5/migrate/cis.ts';
+import { migrateCisDocument } from '../../../adapters/f5/migrate/cis-values.ts';
 import type { Migration } from '../../../src/migrate/result.ts';
 
 const published = z

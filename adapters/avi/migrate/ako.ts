@@ -3,9 +3,15 @@
  * as npl-lb values for the Avi adapter. AKO writes booleans as strings ("true") and log levels in
  * upper case; every setting it knows is either carried over or noted with why. Pure.
  */
-import { ErrorCodes, NplError } from '../runtime/errors.ts';
+import { ErrorCodes, NplError } from '../../../src/runtime/errors.ts';
 import { z } from 'zod';
-import { clusterNameOf, type Migration, type MigrationNote, put, refusePlaceholders } from './result.ts';
+import {
+  clusterNameOf,
+  type Migration,
+  type MigrationNote,
+  put,
+  refusePlaceholders,
+} from '../../../src/migrate/result.ts';
 
 const on = (v: unknown): boolean => v === true || v === 'true';
 const section = z.record(z.string(), z.unknown()).catch({});

@@ -3,7 +3,7 @@
  * as its `main.go` defines them). Kept apart from the flags that carry over (cis.ts) so that the
  * long tail reads as a table. A flag given at CIS's own default says nothing.
  */
-import type { MigrationNote } from './result.ts';
+import type { MigrationNote } from '../../../src/migrate/result.ts';
 
 type Note = [kind: MigrationNote['kind'], why: string, saidUnless?: string];
 

@@ -6,7 +6,7 @@
  * is noted with where npl-lb takes it or why it has none. Pure.
  */
 import { z } from 'zod';
-import { hostProblem, pathProblem } from '../source/validate.ts';
+import { hostProblem, pathProblem } from '../../../src/source/validate.ts';
 import { monitorSchema, poolSettings } from './cis-monitor.ts';
 import {
   nameOf,
@@ -17,7 +17,7 @@ import {
   type SourceObject,
   wellNamed,
   type TargetService,
-} from './objects.ts';
+} from '../../../src/migrate/objects.ts';
 
 const poolSchema = z.looseObject({
   path: z.string().optional().catch(undefined),

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { migrateCis } from './cis.ts';
-import { type Migration, type MigrationNote, put, refusePlaceholders } from './result.ts';
+import { type Migration, type MigrationNote, put, refusePlaceholders } from '../../../src/migrate/result.ts';
 
 const OWN_POD =
   "the npl-lb chart sets its own Pods' image, RBAC, ServiceAccount, security context and resources";

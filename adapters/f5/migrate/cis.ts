@@ -4,9 +4,9 @@
  * `_` for `-`; a Deployment as the container's args. All three come here as flags. Every flag CIS
  * knows is carried over or noted with why. Pure.
  */
-import { ErrorCodes, NplError } from '../runtime/errors.ts';
+import { ErrorCodes, NplError } from '../../../src/runtime/errors.ts';
 import { CIS_NOTES } from './cis-notes.ts';
-import { clusterNameOf, type Migration, put, refusePlaceholders } from './result.ts';
+import { clusterNameOf, type Migration, put, refusePlaceholders } from '../../../src/migrate/result.ts';
 
 /** Input that is not a CIS setting at all (a placeholder, a name BIG-IP refuses): refused. */
 const refuse = (flag: string, v: string, why: string): never => {

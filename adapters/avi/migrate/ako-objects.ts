@@ -6,7 +6,7 @@
  * with where or why. Pure.
  */
 import { z } from 'zod';
-import { Backends } from './backends.ts';
+import { Backends } from '../../../src/migrate/backends.ts';
 import {
   type ObjectsMigration,
   objectName,
@@ -14,8 +14,8 @@ import {
   type PolicySettings,
   type SourceObject,
   wellNamed,
-} from './objects.ts';
-import type { MigrationNote } from './result.ts';
+} from '../../../src/migrate/objects.ts';
+import type { MigrationNote } from '../../../src/migrate/result.ts';
 
 const ALGORITHMS: Record<string, PolicySettings['algorithm']> = {
   LB_ALGORITHM_ROUND_ROBIN: 'RoundRobin',

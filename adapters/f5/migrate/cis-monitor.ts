@@ -5,8 +5,8 @@
  * Pure.
  */
 import { z } from 'zod';
-import { clampInt, type PolicySettings } from './objects.ts';
-import type { MigrationNote } from './result.ts';
+import { clampInt, type PolicySettings } from '../../../src/migrate/objects.ts';
+import type { MigrationNote } from '../../../src/migrate/result.ts';
 
 type Note = Omit<MigrationNote, 'from'>;
 type Check = NonNullable<PolicySettings['healthCheck']>;
