@@ -206,7 +206,7 @@ function renderL7(
     name: vs.name,
     ...l7,
     vsvip_ref: byName('vsvip', vsVipName(vs, owner)),
-    // HTTP/2 from clients on the port (a GRPCRoute is attached): ALPN with SSL, prior knowledge without.
+    // HTTP/2 from clients on the port (a gRPC route is attached): ALPN with SSL, prior knowledge without.
     services: [
       { port: vs.port, ...(https ? { enable_ssl: true } : {}), ...(vs.http2 ? { enable_http2: true } : {}) },
     ],

@@ -145,8 +145,8 @@ export interface HttpCapabilities {
   maxSourceRanges?: number;
   /**
    * HTTP/2: from clients (prior knowledge on HTTP, ALPN on HTTPS) and to members in h2c, so
-   * GRPCRoutes attach and Service ports of appProtocol kubernetes.io/h2c are spoken to in HTTP/2.
-   * Absent: HTTP/1.1 only (GRPCRoute is not a kind its listeners take).
+   * gRPC routes attach and Service ports of appProtocol kubernetes.io/h2c are spoken to in HTTP/2.
+   * Absent: HTTP/1.1 only (a gRPC route is not a kind its listeners take).
    */
   http2?: boolean;
   /**

@@ -13,11 +13,11 @@ import {
   GATEWAY_CLASS_CRD,
   gatewayClassSchema,
   gatewaySchema,
-  grpcRouteSchema,
-  httpRouteSchema,
-  l4RouteSchema,
   namespaceSchema,
   referenceGrantSchema,
+  GATEWAY_ROUTES,
+  ROUTE_KEYS,
+  type RouteKey,
 } from '../kube/gateway-objects.ts';
 import {
   endpointSliceSchema,
@@ -55,10 +55,20 @@ const SLICE_LABEL_SELECTOR = 'endpointslice.kubernetes.io/managed-by!=endpointsl
 
 const GATEWAY_API = { optional: true, routes: true } as const;
 
+/** A cache row per route kind: its schema, its resource (the same key), the Gateway API's. */
+function routeRows(): {
+  [K in RouteKey]: { schema: (typeof GATEWAY_ROUTES)[K]['schema']; resource: K } & typeof GATEWAY_API;
+} {
+  const out = {} as ReturnType<typeof routeRows>;
+  for (const k of ROUTE_KEYS)
+    (out as Record<RouteKey, unknown>)[k] = { schema: GATEWAY_ROUTES[k].schema, resource: k, ...GATEWAY_API };
+  return out;
+}
+
 /**
  * Every kind the controller's cache follows, one row each: its informer, its parsed list, its
  * count, its place in the view (the same name in ClusterView) and what its events wake come from
- * here. A new route kind is a row here plus its schema, semantics and status.
+ * here. A route kind comes from GATEWAY_ROUTES (its row beside its schema) and needs nothing here.
  */
 export const KINDS = {
   services: { schema: serviceSchema, resource: 'services' },
@@ -81,11 +91,8 @@ export const KINDS = {
   },
   gatewayClasses: { schema: gatewayClassSchema, resource: 'gatewayClasses', ...GATEWAY_API },
   gateways: { schema: gatewaySchema, resource: 'gateways', ...GATEWAY_API },
-  httpRoutes: { schema: httpRouteSchema, resource: 'httpRoutes', ...GATEWAY_API },
-  grpcRoutes: { schema: grpcRouteSchema, resource: 'grpcRoutes', ...GATEWAY_API },
-  tcpRoutes: { schema: l4RouteSchema, resource: 'tcpRoutes', ...GATEWAY_API },
-  udpRoutes: { schema: l4RouteSchema, resource: 'udpRoutes', ...GATEWAY_API },
-  tlsRoutes: { schema: l4RouteSchema, resource: 'tlsRoutes', ...GATEWAY_API },
+  // The route kinds, one row each of GATEWAY_ROUTES (gateway-objects.ts).
+  ...routeRows(),
   referenceGrants: { schema: referenceGrantSchema, resource: 'referenceGrants', ...GATEWAY_API },
   backendTlsPolicies: { schema: backendTlsPolicySchema, resource: 'backendTlsPolicies', ...GATEWAY_API },
   backendPolicies: { schema: backendPolicySchema, resource: 'backendPolicies', optional: true },

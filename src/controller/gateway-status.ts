@@ -8,13 +8,14 @@
  * concurrent change by another controller is not overwritten (the next pass writes again).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import type {
-  Condition,
-  Gateway,
-  GatewayClass,
-  GrpcRouteObject,
-  HttpRouteObject,
-  L4RouteObject,
+import {
+  type Condition,
+  type Gateway,
+  type GatewayClass,
+  GATEWAY_ROUTES,
+  ROUTE_KEYS,
+  type RouteLists,
+  type RouteObject,
 } from '../kube/gateway-objects.ts';
 import { collectionPath, RESOURCES, type ResourceRef } from '../kube/paths.ts';
 import { KubeApiError, mergePatch } from '../kube/raw-client.ts';
@@ -41,14 +42,10 @@ export function kubeStatusSink(kc: KubeConfig): StatusSink {
   };
 }
 
-export interface GatewayObjects {
+/** The Gateway API objects whose status this writes; the route kinds' lists by their keys. */
+export interface GatewayObjects extends RouteLists {
   gatewayClasses?: GatewayClass[];
   gateways?: Gateway[];
-  httpRoutes?: HttpRouteObject[];
-  grpcRoutes?: GrpcRouteObject[];
-  tcpRoutes?: L4RouteObject[];
-  udpRoutes?: L4RouteObject[];
-  tlsRoutes?: L4RouteObject[];
 }
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
@@ -173,14 +170,12 @@ export class GatewayStatusWriter {
   /** Each route's parents, where they differ (guarded by the route's resourceVersion). */
   private routeWrites(view: GatewayObjects, result: GatewayResult, at: string): Promise<void>[] {
     const writes: Promise<void>[] = [];
-    const routes: [string, ResourceRef, (HttpRouteObject | GrpcRouteObject | L4RouteObject)[] | undefined][] =
-      [
-        ['HTTPRoute', RESOURCES.httpRoutes, view.httpRoutes],
-        ['GRPCRoute', RESOURCES.grpcRoutes, view.grpcRoutes],
-        ['TCPRoute', RESOURCES.tcpRoutes, view.tcpRoutes],
-        ['UDPRoute', RESOURCES.udpRoutes, view.udpRoutes],
-        ['TLSRoute', RESOURCES.tlsRoutes, view.tlsRoutes],
-      ];
+    // Every route kind alike (GATEWAY_ROUTES): its parents' statuses, on its own resource.
+    const routes = ROUTE_KEYS.map((k): [string, ResourceRef, RouteObject[] | undefined] => [
+      GATEWAY_ROUTES[k].kind,
+      RESOURCES[k],
+      view[k],
+    ]);
     for (const [kind, ref, list] of routes)
       for (const r of list ?? []) {
         const st = result.routes.get(`${kind} ${key(r.metadata)}`);

@@ -349,6 +349,29 @@ export const l4RouteSchema = z
   .loose();
 export type L4RouteObject = z.infer<typeof l4RouteSchema>;
 
+/**
+ * The Gateway API's route kinds as the API serves them, one row each: the kind, its resource and
+ * schema, keyed by its name in the controller's cache and the pass's view. The cache, the view,
+ * the served resources, the RBAC and the route status writer all iterate this table; what a kind
+ * means is its semantics row (src/source/gateway/route-kinds.ts).
+ */
+export const GATEWAY_ROUTES = {
+  httpRoutes: { kind: 'HTTPRoute', resource: 'httproutes', schema: httpRouteSchema },
+  grpcRoutes: { kind: 'GRPCRoute', resource: 'grpcroutes', schema: grpcRouteSchema },
+  tcpRoutes: { kind: 'TCPRoute', resource: 'tcproutes', schema: l4RouteSchema },
+  udpRoutes: { kind: 'UDPRoute', resource: 'udproutes', schema: l4RouteSchema },
+  tlsRoutes: { kind: 'TLSRoute', resource: 'tlsroutes', schema: l4RouteSchema },
+} as const;
+
+export type RouteKey = keyof typeof GATEWAY_ROUTES;
+export type RouteKindName = (typeof GATEWAY_ROUTES)[RouteKey]['kind'];
+export type RouteObjectOf<K extends RouteKey> = z.infer<(typeof GATEWAY_ROUTES)[K]['schema']>;
+/** Any route object. */
+export type RouteObject = RouteObjectOf<RouteKey>;
+/** Each route kind's objects, by its key (absent: the CRD not installed). */
+export type RouteLists = { [K in RouteKey]?: RouteObjectOf<K>[] };
+export const ROUTE_KEYS = Object.keys(GATEWAY_ROUTES) as RouteKey[];
+
 export const referenceGrantSchema = z
   .object({
     metadata: objectMetaSchema,

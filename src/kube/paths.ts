@@ -1,6 +1,7 @@
 /**
  * REST paths of Kubernetes resources.
  */
+import { GATEWAY_GROUP, ROUTE_KEYS, GATEWAY_ROUTES, type RouteKey } from './gateway-objects.ts';
 export interface ResourceRef {
   /** '' for the core group. */
   group: string;
@@ -19,6 +20,16 @@ export function collectionPath(ref: ResourceRef, namespace?: string): string {
 
 export function apiVersion(ref: Pick<ResourceRef, 'group' | 'version'>): string {
   return ref.group ? `${ref.group}/${ref.version}` : ref.version;
+}
+
+/** The resource of each route kind of GATEWAY_ROUTES (all `gateway.networking.k8s.io/v1`). */
+function routeResources(): { [K in RouteKey]: ResourceRef } {
+  const out = {} as { [K in RouteKey]: ResourceRef };
+  for (const k of ROUTE_KEYS) {
+    const row = GATEWAY_ROUTES[k];
+    out[k] = { group: GATEWAY_GROUP, version: 'v1', resource: row.resource, kind: row.kind };
+  }
+  return out;
 }
 
 export const RESOURCES = {
@@ -48,21 +59,8 @@ export const RESOURCES = {
     kind: 'GatewayClass',
   },
   gateways: { group: 'gateway.networking.k8s.io', version: 'v1', resource: 'gateways', kind: 'Gateway' },
-  httpRoutes: {
-    group: 'gateway.networking.k8s.io',
-    version: 'v1',
-    resource: 'httproutes',
-    kind: 'HTTPRoute',
-  },
-  grpcRoutes: {
-    group: 'gateway.networking.k8s.io',
-    version: 'v1',
-    resource: 'grpcroutes',
-    kind: 'GRPCRoute',
-  },
-  tcpRoutes: { group: 'gateway.networking.k8s.io', version: 'v1', resource: 'tcproutes', kind: 'TCPRoute' },
-  udpRoutes: { group: 'gateway.networking.k8s.io', version: 'v1', resource: 'udproutes', kind: 'UDPRoute' },
-  tlsRoutes: { group: 'gateway.networking.k8s.io', version: 'v1', resource: 'tlsroutes', kind: 'TLSRoute' },
+  // The Gateway API's route kinds, from their table (gateway-objects.ts).
+  ...routeResources(),
   backendPolicies: {
     group: 'npl-lb.io',
     version: 'v1alpha1',

@@ -291,7 +291,7 @@ export interface L7VirtualService {
   /** Where it runs (its class's parameters); absent: the adapter's configured place. */
   placement?: Placement;
   /**
-   * Clients may speak HTTP/2 (a GRPCRoute is attached): with prior knowledge on HTTP, offered by
+   * Clients may speak HTTP/2 (a route kind of HTTP/2, gRPC, is attached): with prior knowledge on HTTP, offered by
    * ALPN on HTTPS. Absent: HTTP/1.1 is what the virtual service is set up for.
    */
   http2?: true;

@@ -7,22 +7,20 @@ import { type ControllerConfig, namespaceSelected } from '../config/controller-c
 import type { Ingress, IngressBackend, Service } from '../kube/objects.ts';
 import type { ClusterView } from './view.ts';
 import { ingressClassOf, ourIngressClasses, ourLoadBalancer } from './ours.ts';
-import { GATEWAY_GROUP } from '../kube/gateway-objects.ts';
+import {
+  GATEWAY_GROUP,
+  GATEWAY_ROUTES,
+  ROUTE_KEYS,
+  type RouteKey,
+  type RouteObject,
+} from '../kube/gateway-objects.ts';
 import { servedGatewayView } from './gateway/from-view.ts';
 import { ourGateways } from './gateway/gateways.ts';
 import { referencePermitted } from './gateway/reference-grants.ts';
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
 
-type GatewayInputs =
-  | 'gatewayClasses'
-  | 'gateways'
-  | 'httpRoutes'
-  | 'grpcRoutes'
-  | 'tcpRoutes'
-  | 'udpRoutes'
-  | 'tlsRoutes'
-  | 'referenceGrants';
+type GatewayInputs = 'gatewayClasses' | 'gateways' | RouteKey | 'referenceGrants';
 
 /** Every backend of an Ingress: (service name, port by number or name), default backend included. */
 export function ingressBackends(ing: Ingress): { service: string; port: number | string | undefined }[] {
@@ -45,13 +43,9 @@ function gatewayBackendServices(
   out: Set<string>,
 ): void {
   const served = servedGatewayView(view, cfg);
-  const routes = [
-    ['HTTPRoute', served.httpRoutes],
-    ['GRPCRoute', served.grpcRoutes],
-    ['TCPRoute', served.tcpRoutes],
-    ['UDPRoute', served.udpRoutes],
-    ['TLSRoute', served.tlsRoutes],
-  ] as const;
+  const routes = ROUTE_KEYS.map(
+    (k) => [GATEWAY_ROUTES[k].kind, served[k] as RouteObject[] | undefined] as const,
+  );
   if (!routes.some(([, list]) => list?.length)) return;
   const gws = new Set(ourGateways(served, cfg.gatewayController).map((g) => key(g.metadata)));
   for (const [kind, list] of routes)

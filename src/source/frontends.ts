@@ -238,7 +238,7 @@ export function desiredFrontends(
   const l4PoolFor = poolFor('tcp');
   // A Service port's pool for HTTP routes has a name of its own: tcp and http are different modes.
   const httpPoolFor = poolFor('http', (svc, sp) => l7PoolName(cluster, svc.metadata, sp.name || sp.port));
-  // Its HTTP/2 pool (GRPCRoutes, appProtocol kubernetes.io/h2c), where the load balancer speaks it.
+  // Its HTTP/2 pool (gRPC routes, appProtocol kubernetes.io/h2c), where the load balancer speaks it.
   const h2PoolFor = lb.caps.http?.http2
     ? poolFor('http', (svc, sp) => h2PoolName(cluster, svc.metadata, sp.name || sp.port), 'h2c')
     : undefined;

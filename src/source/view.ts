@@ -3,14 +3,13 @@
  */
 import type { BackendTlsPolicy } from '../kube/backend-tls-objects.ts';
 import type { LoadBalancerParameters } from '../kube/parameters-objects.ts';
-import type {
-  Gateway,
-  GatewayClass,
-  GrpcRouteObject,
-  HttpRouteObject,
-  L4RouteObject,
-  Namespace,
-  ReferenceGrant,
+import {
+  type Gateway,
+  type GatewayClass,
+  type Namespace,
+  type ReferenceGrant,
+  ROUTE_KEYS,
+  type RouteLists,
 } from '../kube/gateway-objects.ts';
 import type { EndpointSlice, Ingress, IngressClass, Node, Pod, Service, TlsSecret } from '../kube/objects.ts';
 import type { BackendPolicy } from '../kube/policy-objects.ts';
@@ -18,7 +17,8 @@ import type { SliceIndex } from './endpoint-slices.ts';
 import type { DrainPhase } from './maintenance.ts';
 import type { PodSelector } from './members.ts';
 
-export interface ClusterView {
+/** The cluster as a pass reads it; the route kinds' lists by their keys (RouteLists). */
+export interface ClusterView extends RouteLists {
   services: Service[];
   ingresses: Ingress[];
   ingressClasses: IngressClass[];
@@ -49,11 +49,6 @@ export interface ClusterView {
   /** The Gateway API objects; none when absent (the CRDs not installed). */
   gatewayClasses?: GatewayClass[];
   gateways?: Gateway[];
-  httpRoutes?: HttpRouteObject[];
-  grpcRoutes?: GrpcRouteObject[];
-  tcpRoutes?: L4RouteObject[];
-  udpRoutes?: L4RouteObject[];
-  tlsRoutes?: L4RouteObject[];
   referenceGrants?: ReferenceGrant[];
   /** BackendTLSPolicies (gateway.networking.k8s.io/v1); none when absent. */
   backendTlsPolicies?: BackendTlsPolicy[];
@@ -74,11 +69,7 @@ export const routeInputs = (v: ClusterView): unknown[] => [
   v.ingressClasses,
   v.gatewayClasses,
   v.gateways,
-  v.httpRoutes,
-  v.grpcRoutes,
-  v.tcpRoutes,
-  v.udpRoutes,
-  v.tlsRoutes,
+  ...ROUTE_KEYS.map((k) => v[k]),
   v.referenceGrants,
   v.backendTlsPolicies,
   v.backendPolicies,

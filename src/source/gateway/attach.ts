@@ -4,13 +4,18 @@
  * NoMatchingListenerHostname). parentRefs to Gateways that are not ours are left alone: their
  * controller answers for them. Pure.
  */
-import { GATEWAY_GROUP, type LabelSelector, type ParentReference } from '../../kube/gateway-objects.ts';
+import {
+  GATEWAY_GROUP,
+  type LabelSelector,
+  type ParentReference,
+  type RouteKindName,
+} from '../../kube/gateway-objects.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 import { effectiveHostnames, isolatedHosts } from './hostnames.ts';
 import type { ListenerState } from './listeners.ts';
 
 export interface RouteHead {
-  kind: 'HTTPRoute' | 'GRPCRoute' | 'TLSRoute' | 'TCPRoute' | 'UDPRoute';
+  kind: RouteKindName;
   namespace: string;
   name: string;
   hostnames: readonly string[];

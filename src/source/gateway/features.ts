@@ -7,6 +7,7 @@
  */
 import type { HttpCapabilities } from '../../adapter/contract.ts';
 import type { ProtocolSupport } from './listeners.ts';
+import { ROUTE_SEMANTICS } from './route-kinds.ts';
 
 /** The core features of the GATEWAY-HTTP profile. */
 const HTTP_CORE = ['Gateway', 'HTTPRoute', 'ReferenceGrant'] as const;
@@ -40,13 +41,13 @@ export function supportedFeatures(support: ProtocolSupport, http: HttpCapabiliti
     ['HTTPRoute308RedirectStatusCode', http.redirects && codes.includes(308)],
     ['HTTPRouteRequestTimeout', http.timeouts === true],
     ['HTTPRouteBackendTimeout', http.timeouts === true],
-    // GATEWAY-GRPC core: GRPCRoute on HTTP listeners (h2c with prior knowledge) and HTTPS (ALPN).
-    ['GRPCRoute', support.grpc === true],
-    // A GRPCRoute rule's `name` is read (and carried in messages), as an HTTPRoute rule's.
-    ['GRPCRouteNamedRouteRule', support.grpc === true],
+    // What each route kind brings where it is served (its row, route-kinds.ts).
+    ...ROUTE_SEMANTICS.flatMap((r) =>
+      (r.features ?? []).map((f): [string, boolean] => [f, r.served?.(support) ?? true]),
+    ),
     ['HTTPRouteBackendProtocolH2C', http.http2 === true],
     ['HTTPRouteBackendProtocolWebSocket', http.webSocket === true],
-    // A rule's `name` is read and carried (as a GRPCRoute rule's); a parentRef's `port` attaches
+    // A rule's `name` is read and carried; a parentRef's `port` attaches
     // the route to that port's listeners only, and no listener on it is NoMatchingParent. (The
     // experimental HTTPRouteDestinationPortMatching, whose one test passes too, is not claimed:
     // the standard channel is what the bundled CRDs serve.)

@@ -6,6 +6,7 @@
 import type { Capabilities } from '../../adapter/contract.ts';
 import { type ControllerConfig, namespaceSelected } from '../../config/controller-config.ts';
 import type { Service } from '../../kube/objects.ts';
+import { ROUTE_KEYS, type RouteKey, type RouteLists, type RouteObject } from '../../kube/gateway-objects.ts';
 import { ALL_HTTP, INGRESS_HTTP } from '../../adapter/http-capabilities.ts';
 import type { ClusterView } from '../view.ts';
 import type { VipOutcome } from '../types.ts';
@@ -52,11 +53,7 @@ export function servedGatewayView(
     ClusterView,
     | 'gatewayClasses'
     | 'gateways'
-    | 'httpRoutes'
-    | 'grpcRoutes'
-    | 'tcpRoutes'
-    | 'udpRoutes'
-    | 'tlsRoutes'
+    | RouteKey
     | 'referenceGrants'
     | 'backendTlsPolicies'
     | 'namespaces'
@@ -66,14 +63,12 @@ export function servedGatewayView(
 ): GatewayView {
   const served = <T extends { metadata: { namespace: string } }>(list: T[] | undefined): T[] =>
     (list ?? []).filter((o) => namespaceSelected(cfg, o.metadata.namespace));
+  const routes: RouteLists = {};
+  for (const k of ROUTE_KEYS) (routes as Record<RouteKey, unknown>)[k] = served<RouteObject>(view[k]);
   return {
     gatewayClasses: view.gatewayClasses ?? [],
     gateways: served(view.gateways),
-    httpRoutes: served(view.httpRoutes),
-    grpcRoutes: served(view.grpcRoutes),
-    tcpRoutes: served(view.tcpRoutes),
-    udpRoutes: served(view.udpRoutes),
-    tlsRoutes: served(view.tlsRoutes),
+    ...routes,
     referenceGrants: view.referenceGrants ?? [],
     // Policies of every namespace: a route sends to a Service of a served namespace, and the
     // policy lives beside that Service.
@@ -131,7 +126,7 @@ export function supportOf(caps: Capabilities): ProtocolSupport {
     TLS: caps.tlsPassthrough === true,
     TCP: caps.l4.tcp,
     UDP: caps.l4.udp,
-    grpc: caps.l7 && caps.http?.http2 === true,
+    http2: caps.l7 && caps.http?.http2 === true,
   };
 }
 

@@ -7,14 +7,13 @@
 import type { BackendTlsPolicy } from '../../kube/backend-tls-objects.ts';
 import type { PoolPolicy } from '../backend-policies.ts';
 import type { HttpCapabilities } from '../../adapter/contract.ts';
-import type {
-  Gateway,
-  GatewayClass,
-  GrpcRouteObject,
-  HttpRouteObject,
-  L4RouteObject,
-  Namespace,
-  ReferenceGrant,
+import {
+  type Gateway,
+  type GatewayClass,
+  GATEWAY_ROUTES,
+  type Namespace,
+  type ReferenceGrant,
+  type RouteLists,
 } from '../../kube/gateway-objects.ts';
 import type { Service } from '../../kube/objects.ts';
 import { gatewayVsName } from '../../model/names.ts';
@@ -33,22 +32,17 @@ import { backendTlsLookup, backendTlsStatuses } from './backend-tls.ts';
 import { supportedFeatures } from './features.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 import type { GatewayResult } from './results.ts';
-import { grpcRules } from './grpc-rules.ts';
-import { httpRules } from './http-rules.ts';
+import { ROUTE_SEMANTICS } from './route-kinds.ts';
 import { type ListenerState, type ProtocolSupport, resolveListeners } from './listeners.ts';
 import { placeL4Routes } from './l4-routes.ts';
 import { gatewayParameters, type ParametersRef, type Resolved, resolveParameters } from './parameters.ts';
 import { placeL7Routes } from './l7-routes.ts';
 import { ordered, type Ranked } from './precedence.ts';
 
-export interface GatewayView {
+/** The Gateway API objects a pass reads; the route kinds' lists by their keys (RouteLists). */
+export interface GatewayView extends RouteLists {
   gatewayClasses: GatewayClass[];
   gateways: Gateway[];
-  httpRoutes: HttpRouteObject[];
-  grpcRoutes?: GrpcRouteObject[];
-  tcpRoutes?: L4RouteObject[];
-  udpRoutes?: L4RouteObject[];
-  tlsRoutes?: L4RouteObject[];
   referenceGrants: ReferenceGrant[];
   /** BackendTLSPolicies (v1); none when absent. */
   backendTlsPolicies?: BackendTlsPolicy[];
@@ -56,6 +50,11 @@ export interface GatewayView {
   /** The Gateway API release installed (the CRDs' bundle-version annotation), when known. */
   bundleVersion?: string | undefined;
 }
+
+/** The route kinds whose requests reach members in HTTP/2 (their virtual service speaks it). */
+const H2_KINDS: ReadonlySet<string> = new Set(
+  ROUTE_SEMANTICS.filter((r) => r.http2).map((r) => GATEWAY_ROUTES[r.key].kind),
+);
 
 /** The releases npl-lb is built and tested for. */
 const SUPPORTED_RELEASES = /^v1\.[0-6]\./;
@@ -198,7 +197,7 @@ function l4Services(
 /**
  * The L7 virtual services of a Gateway: one per HTTP(S) port with a programmable listener, with
  * the routes placed on it (`byVs`), the certificates of its listeners (gathered into `certs`), and
- * HTTP/2 from clients while a GRPCRoute is among them.
+ * HTTP/2 from clients while a route of an HTTP/2 kind (gRPC) is among them.
  */
 function l7Services(
   cluster: string,
@@ -224,7 +223,9 @@ function l7Services(
         names.add(c.name);
       }
     const unique = new Map((byVs.get(name) ?? []).map((x) => [JSON.stringify(x.route), x]));
-    const grpc = [...unique.values()].some((x) => x.route.source.startsWith('GRPCRoute '));
+    const h2 = [...unique.values()].some((x) =>
+      H2_KINDS.has(x.route.source.slice(0, x.route.source.indexOf(' '))),
+    );
     out.push({
       kind: 'l7',
       name,
@@ -234,7 +235,7 @@ function l7Services(
       routes: ordered([...unique.values()]),
       defaultPool: undefined,
       ...(l.protocol === 'HTTPS' ? { protocol: 'HTTPS' as const, certificates: [...names].sort() } : {}),
-      ...(grpc ? { http2: true as const } : {}),
+      ...(h2 ? { http2: true as const } : {}),
     });
   }
   return out;
@@ -378,8 +379,8 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
   const tls = ctx.support.backendTls ? undefined : backendTlsLookup(view.backendTlsPolicies ?? []);
   const tlsHits = new Map<string, Set<string>>();
   const placeTls = { ...place, backendTlsOf: tls, tlsHits };
-  placeL7Routes('HTTPRoute', view.httpRoutes, httpRules, ctx, placeTls);
-  placeL7Routes('GRPCRoute', view.grpcRoutes ?? [], grpcRules, ctx, placeTls);
+  for (const row of ROUTE_SEMANTICS)
+    if (row.rules) placeL7Routes(GATEWAY_ROUTES[row.key].kind, view[row.key] ?? [], row.rules, ctx, placeTls);
   if (tlsHits.size > 0) out.tlsPolicies = backendTlsStatuses(tlsHits, ctx.adapter);
 
   const l4 = placeL4Routes(

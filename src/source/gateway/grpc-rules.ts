@@ -10,6 +10,7 @@
 import type { GrpcRouteMatch, GrpcRouteObject } from '../../kube/gateway-objects.ts';
 import type { HttpRoute } from '../../model/types.ts';
 import { regexProblem } from '../validate.ts';
+import type { RouteSemantics } from './route-kinds.ts';
 import {
   collectRules,
   filtersOf,
@@ -83,7 +84,7 @@ export function grpcRules(route: GrpcRouteObject, ctx: RuleContext): HttpRuleRes
       const filters = filtersOf(rule.filters, `${field}.filters`);
       const forwarding = ruleForwarding(
         rule.backendRefs,
-        { field, namespace: ns, kind: 'GRPCRoute', redirects: false },
+        { field, namespace: ns, kind: 'GRPCRoute', redirects: false, http2Protocol: 'gRPC' },
         ctx,
         sink,
       );
@@ -100,3 +101,17 @@ export function grpcRules(route: GrpcRouteObject, ctx: RuleContext): HttpRuleRes
     }),
   );
 }
+
+/**
+ * GRPCRoute's row of the route kinds (route-kinds.ts): on HTTP listeners (h2c with prior knowledge)
+ * and HTTPS (ALPN), where the load balancer speaks HTTP/2; GATEWAY-GRPC's core, and rule names
+ * read and carried in messages as an HTTPRoute rule's.
+ */
+export const GRPC_ROUTE: RouteSemantics<'grpcRoutes'> = {
+  key: 'grpcRoutes',
+  protocols: ['HTTP', 'HTTPS'],
+  served: (support) => support.http2 === true,
+  features: ['GRPCRoute', 'GRPCRouteNamedRouteRule'],
+  rules: grpcRules,
+  http2: true,
+};

@@ -14,6 +14,7 @@ import {
   type HttpRouteMatch,
   type HttpRouteObject,
   type ReferenceGrant,
+  type RouteKindName,
 } from '../../kube/gateway-objects.ts';
 import type {
   HeaderModifier,
@@ -33,6 +34,7 @@ import {
   regexProblem,
 } from '../validate.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
+import type { RouteSemantics } from './route-kinds.ts';
 import { referencePermitted } from './reference-grants.ts';
 
 type ServicePort = Service['spec']['ports'][number];
@@ -43,7 +45,7 @@ export interface RuleContext {
   grants: readonly ReferenceGrant[];
   poolFor: (svc: Service, port: ServicePort) => string;
   /**
-   * The HTTP/2 (h2c) pool of a Service port, for GRPCRoutes and ports of appProtocol
+   * The HTTP/2 (h2c) pool of a Service port, for the HTTP/2 route kinds (gRPC) and ports of appProtocol
    * kubernetes.io/h2c; absent when the load balancer speaks HTTP/1.1 to members only.
    */
   h2PoolFor?: ((svc: Service, port: ServicePort) => string) | undefined;
@@ -264,14 +266,21 @@ export const H2C_APP_PROTOCOL = 'kubernetes.io/h2c';
 
 /**
  * A rule's backendRefs -> where its requests go: one pool, or a split by weight where a ref that
- * does not resolve keeps its share (answered 500). A GRPCRoute's refs, and a Service port whose
+ * does not resolve keeps its share (answered 500). An HTTP/2 route kind's refs (gRPC), and a Service port whose
  * appProtocol is kubernetes.io/h2c, take the Service port's HTTP/2 pool (`h2PoolFor`); without one
  * (the load balancer speaks HTTP/1.1 to members only) such a ref does not resolve
  * (UnsupportedProtocol), never sent HTTP/1.1 it cannot read.
  */
 export function ruleForwarding(
   refs: HttpRouteObject['spec']['rules'][number]['backendRefs'],
-  at: { field: string; namespace: string; kind: 'HTTPRoute' | 'GRPCRoute'; redirects: boolean },
+  at: {
+    field: string;
+    namespace: string;
+    kind: RouteKindName;
+    redirects: boolean;
+    /** The protocol every backend of this kind speaks in HTTP/2 (gRPC); absent: by appProtocol. */
+    http2Protocol?: string;
+  },
   ctx: RuleContext,
   sink: RefSink,
 ): Pick<HttpRoute, 'pool' | 'backends'> {
@@ -298,7 +307,7 @@ export function ruleForwarding(
     } else {
       const svc = ctx.services.get(`${target}/${b.name}`);
       const sp = svc?.spec.ports.find((p) => p.port === b.port && p.protocol === 'TCP');
-      const h2 = at.kind === 'GRPCRoute' || sp?.appProtocol === H2C_APP_PROTOCOL;
+      const h2 = at.http2Protocol !== undefined || sp?.appProtocol === H2C_APP_PROTOCOL;
       if (!svc) sink.refuse('BackendNotFound', `${f}: Service ${target}/${b.name} not found`);
       else if (!sp)
         sink.refuse(
@@ -308,7 +317,7 @@ export function ruleForwarding(
       else if (h2 && !ctx.h2PoolFor)
         sink.refuse(
           'UnsupportedProtocol',
-          `${f}: Service ${target}/${b.name} port ${b.port ?? ''} speaks HTTP/2 (${at.kind === 'GRPCRoute' ? 'gRPC' : H2C_APP_PROTOCOL}), and the ${ctx.device?.adapter ?? 'configured'} load balancer speaks HTTP/1.1 to members`,
+          `${f}: Service ${target}/${b.name} port ${b.port ?? ''} speaks HTTP/2 (${at.http2Protocol ?? H2C_APP_PROTOCOL}), and the ${ctx.device?.adapter ?? 'configured'} load balancer speaks HTTP/1.1 to members`,
         );
       else if (ctx.backendTlsOf?.(target, b.name, sp.name ?? '')) {
         // Never in clear text to a port that asks for TLS: its share answers 500.
@@ -385,3 +394,10 @@ export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleRes
     }),
   );
 }
+
+/** HTTPRoute's row of the route kinds (route-kinds.ts). */
+export const HTTP_ROUTE: RouteSemantics<'httpRoutes'> = {
+  key: 'httpRoutes',
+  protocols: ['HTTP', 'HTTPS'],
+  rules: httpRules,
+};

@@ -1,15 +1,10 @@
 /**
- * HTTP-like routes (HTTPRoute, GRPCRoute) on our Gateways: attached to their listeners, their rules
- * built (http-rules.ts, grpc-rules.ts), refused where the load balancer lacks a feature, and placed
+ * HTTP-like routes (the route kinds with rules, route-kinds.ts) on our Gateways: attached to their
+ * listeners, their rules built (each kind's semantics file), refused where the load balancer lacks a feature, and placed
  * on each listener's hosts by virtual service, with each route's status per parent. Pure.
  */
 import type { HttpCapabilities } from '../../adapter/contract.ts';
-import type {
-  Gateway,
-  GrpcRouteObject,
-  HttpRouteObject,
-  ReferenceGrant,
-} from '../../kube/gateway-objects.ts';
+import type { Gateway, ParentReference, ReferenceGrant, RouteKindName } from '../../kube/gateway-objects.ts';
 import type { Service } from '../../kube/objects.ts';
 import { gatewayVsName } from '../../model/names.ts';
 import { routeLacks } from '../route-support.ts';
@@ -34,14 +29,18 @@ export interface L7RouteContext {
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
 
-type L7RouteObject = HttpRouteObject | GrpcRouteObject;
+/** What placement reads of an L7 route object; its rules are its kind's to read. */
+interface L7RouteObject {
+  metadata: { namespace: string; name: string; creationTimestamp?: string | undefined; generation: number };
+  spec: { hostnames: string[]; parentRefs: ParentReference[] };
+}
 
 /**
- * HTTP-like routes (HTTPRoute, GRPCRoute) attached to our Gateways: each one's status per parent,
+ * HTTP-like routes of one kind attached to our Gateways: each one's status per parent,
  * and its rules placed on the hosts of each listener it attached to, by virtual service.
  */
 export function placeL7Routes<R extends L7RouteObject>(
-  kind: 'HTTPRoute' | 'GRPCRoute',
+  kind: RouteKindName,
   objects: R[],
   rulesOf: (r: R, c: RuleContext) => HttpRuleResult,
   ctx: L7RouteContext,

@@ -6,6 +6,7 @@
  */
 import {
   GATEWAY_GROUP,
+  GATEWAY_ROUTES,
   type Gateway,
   type Listener,
   type ReferenceGrant,
@@ -17,13 +18,14 @@ import type { SecretCertificates } from '../ingress-tls.ts';
 import { hostProblem } from '../validate.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 import { referencePermitted } from './reference-grants.ts';
+import { ROUTE_SEMANTICS } from './route-kinds.ts';
 
 export type ListenerProtocol = 'HTTP' | 'HTTPS' | 'TLS' | 'TCP' | 'UDP';
 
 /** Which listener protocols the configured load balancer serves (from its Capabilities). */
 export type ProtocolSupport = Record<ListenerProtocol, boolean> & {
-  /** GRPCRoute on HTTP and HTTPS listeners (HttpCapabilities.http2). */
-  grpc?: boolean;
+  /** HTTP/2 from clients and to members (HttpCapabilities.http2): the route kinds that need it. */
+  http2?: boolean;
   /** Client certificates validated at HTTPS listeners (Gateway `spec.tls.frontend`). */
   clientCertificates?: boolean;
   /** TLS to backends with a client certificate (Gateway `spec.tls.backend`). */
@@ -45,13 +47,13 @@ export interface ListenerState {
   programmable: boolean;
 }
 
-const KINDS: Record<ListenerProtocol, string[]> = {
-  HTTP: ['HTTPRoute'],
-  HTTPS: ['HTTPRoute'],
-  TLS: ['TLSRoute'],
-  TCP: ['TCPRoute'],
-  UDP: ['UDPRoute'],
-};
+const PROTOCOLS: ReadonlySet<string> = new Set<ListenerProtocol>(['HTTP', 'HTTPS', 'TLS', 'TCP', 'UDP']);
+
+/** The route kinds a listener of this protocol carries where the load balancer serves them. */
+const kindsOn = (protocol: ListenerProtocol, support: ProtocolSupport): string[] =>
+  ROUTE_SEMANTICS.filter((r) => r.protocols.includes(protocol) && (r.served?.(support) ?? true)).map(
+    (r) => GATEWAY_ROUTES[r.key].kind,
+  );
 
 const transport = (p: string): string => (p === 'UDP' ? 'UDP' : 'TCP');
 
@@ -146,13 +148,7 @@ function routeKinds(
   terminate: boolean,
   ctx: ListenerContext,
 ): { kinds: RouteGroupKind[]; problem?: ConditionSpec } {
-  const valid =
-    protocol && !terminate
-      ? [
-          ...KINDS[protocol],
-          ...(ctx.support.grpc && (protocol === 'HTTP' || protocol === 'HTTPS') ? ['GRPCRoute'] : []),
-        ]
-      : [];
+  const valid = protocol && !terminate ? kindsOn(protocol, ctx.support) : [];
   const fits = (k: RouteGroupKind) => k.group === GATEWAY_GROUP && valid.includes(k.kind);
   const asked = l.allowedRoutes.kinds;
   const kinds = (asked.length > 0 ? asked : valid.map((kind) => ({ group: GATEWAY_GROUP, kind }))).filter(
@@ -255,7 +251,7 @@ export function resolveListeners(gw: Gateway, ctx: ListenerContext): ListenerSta
     hostsOn.set(hostKey(l), (hostsOn.get(hostKey(l)) ?? 0) + 1);
   }
   return listeners.map((l): ListenerState => {
-    const protocol = l.protocol in KINDS ? (l.protocol as ListenerProtocol) : undefined;
+    const protocol = PROTOCOLS.has(l.protocol) ? (l.protocol as ListenerProtocol) : undefined;
     const { accepted, terminate } = acceptance(gw, l, protocol, ctx);
     const kinds = routeKinds(l, protocol, terminate, ctx);
     const certs =

@@ -172,9 +172,14 @@ describe('npm start (the demo)', () => {
         phase = 'delete';
         // One Pod deleted, as the banner prints it (every Pod at once is an outage on any cluster
         // once their preStop ends before new ones are ready: docs/rollouts.md).
-        const victim = (await kubectl('get', 'pod', '-l', 'app=shop', '-o', 'name')).stdout
-          .trim()
-          .split('\n')[0]!;
+        // A Pod of the new ReplicaSet: one of the old ones may still be Terminating (its preStop)
+        // and gone by the time it is named (a clean-clone run deleted such a one: NotFound).
+        const pods = JSON.parse((await kubectl('get', 'pod', '-l', 'app=shop', '-o', 'json')).stdout) as {
+          items: { metadata: { name: string; deletionTimestamp?: string } }[];
+        };
+        const live = pods.items.find((p) => !p.metadata.deletionTimestamp);
+        assert.ok(live, 'a shop Pod not terminating');
+        const victim = `pod/${live.metadata.name}`;
         await kubectl('delete', victim, '--wait=false');
         await eventually(
           async () => {

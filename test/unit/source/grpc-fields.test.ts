@@ -168,7 +168,7 @@ function build(fragments: Fragment[]) {
   for (const f of fragments) f.apply(d);
   const r = pass({
     grpcRoutes: [grpcRoute(INFRA, 'fields', d.spec)],
-    support: { grpc: true },
+    support: { http2: true },
     http: { ...ALL_HTTP, http2: true },
   });
   const conditions = r.routes.get(`GRPCRoute ${INFRA}/fields`)?.parents[0]?.conditions ?? [];

@@ -26,7 +26,7 @@ import {
 } from './gateway-support.ts';
 
 const H2 = { ...ALL_HTTP, http2: true };
-const GRPC = { support: { grpc: true }, http: H2 };
+const GRPC = { support: { http2: true }, http: H2 };
 const SVC = 'gateway_api_conformance.echo_basic.grpcecho.GrpcEcho';
 const h2Pool = (svc: string, port = 8080) => h2PoolName('c1', { namespace: INFRA, name: svc }, port);
 
@@ -179,7 +179,7 @@ describe('GRPCRoute', () => {
     const avi = { ...aviCapabilities(false).http!, http2: true };
     const r = pass({
       grpcRoutes: [oneRule({ matches: [{ method: { method: 'Echo' } }] })],
-      support: { grpc: true },
+      support: { http2: true },
       http: avi,
     });
     assert.equal(grpcRoutesOf(r).length, 0);
@@ -245,7 +245,7 @@ describe('GRPCRoute', () => {
 
   it('GatewayClass claims GRPCRoute and HTTP/2 backends only where the load balancer speaks HTTP/2', () => {
     const support = { HTTP: true, HTTPS: true, TLS: false, TCP: false, UDP: false };
-    const claims = supportedFeatures({ ...support, grpc: true }, H2);
+    const claims = supportedFeatures({ ...support, http2: true }, H2);
     assert.ok(claims.includes('GRPCRoute') && claims.includes('HTTPRouteBackendProtocolH2C'));
     const none = supportedFeatures(support, ALL_HTTP);
     assert.ok(!none.includes('GRPCRoute') && !none.includes('HTTPRouteBackendProtocolH2C'));
