@@ -20,20 +20,21 @@ import { ErrorCodes, errorMessage, NplError } from '../runtime/errors.ts';
 const PAGE = 500;
 
 /** Every page of a list call, each item through its schema (an item that does not parse is skipped). */
-async function listAll<S extends z.ZodType>(
+export async function listAll<S extends z.ZodType>(
   what: string,
   schema: S,
   call: (p: {
     limit: number;
     _continue?: string;
   }) => Promise<{ items: unknown[]; metadata?: { _continue?: string } }>,
+  pageSize = PAGE,
 ): Promise<z.infer<S>[]> {
   const out: z.infer<S>[] = [];
   let next: string | undefined;
   do {
     let page: { items: unknown[]; metadata?: { _continue?: string } };
     try {
-      page = await call({ limit: PAGE, ...(next ? { _continue: next } : {}) });
+      page = await call({ limit: pageSize, ...(next ? { _continue: next } : {}) });
     } catch (err) {
       throw new NplError(
         ErrorCodes.INFORMER_LIST_FAILED,

@@ -10,6 +10,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { z } from 'zod';
+import { listAll } from '../../../src/main/migrate-check.ts';
 import { checkMigration, type ClusterObjects, renderCheck } from '../../../src/migrate/check.ts';
 import { runCli } from '../../support/cli-process.ts';
 import { api, useSandbox } from '../../support/sandbox.ts';
@@ -142,20 +144,51 @@ describe('migrate --check: the rules', () => {
   });
 });
 
+describe('migrate --check: reading the cluster', () => {
+  it('follows every page of a list, skips what does not parse, and names a list that fails', async (t) => {
+    const sb = await useSandbox(t);
+    for (let i = 0; i < 7; i++)
+      await api(sb.url, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: `c${i}` } });
+    const calls: (string | undefined)[] = [];
+    const schema = z.object({ metadata: z.object({ name: z.string() }) });
+    const items = await listAll(
+      'ConfigMaps',
+      schema,
+      async (p) => {
+        calls.push(p._continue);
+        const r = await api(
+          sb.url,
+          'GET',
+          `/api/v1/namespaces/default/configmaps?limit=${p.limit}${p._continue ? `&continue=${encodeURIComponent(p._continue)}` : ''}`,
+        );
+        const body = r.body as { items: unknown[]; metadata: { continue?: string } };
+        // One item that is not an object of the kind (as a broken proxy might give): skipped.
+        return { items: [...body.items, { bogus: true }], metadata: { _continue: body.metadata.continue } };
+      },
+      3,
+    );
+    assert.deepEqual(items.map((i) => i.metadata.name).sort(), ['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6']);
+    assert.equal(calls.length, 3, 'three pages of at most three');
+    assert.equal(calls[0], undefined);
+    await assert.rejects(
+      listAll('Pods', schema, () => Promise.reject(new Error('connect ECONNREFUSED\nstack'))),
+      /cannot list Pods: connect ECONNREFUSED$/,
+    );
+  });
+});
+
 describe('migrate --check: the command against a cluster', () => {
-  it('reads a sandbox cluster (paged), prints what would move and collide, exit 1; a clean one exit 0', async (t) => {
+  it('reads a sandbox cluster, prints what would move and collide, exit 1; a clean one exit 0', async (t) => {
     const sb = await useSandbox(t);
     const post = async (path: string, body: unknown) => {
       const r = await api(sb.url, 'POST', path, body);
       assert.ok(r.status < 300, `${path}: ${r.status} ${JSON.stringify(r.body)}`);
     };
     await post('/api/v1/namespaces', { metadata: { name: 'shop' } });
-    // More Services than a page (500) so the check follows `continue`.
-    for (let i = 0; i < 510; i++)
-      await post('/api/v1/namespaces/shop/services', {
-        metadata: { name: `s${i}` },
-        spec: { type: 'ClusterIP', ports: [{ port: 80 }] },
-      });
+    await post('/api/v1/namespaces/shop/services', {
+      metadata: { name: 'internal' },
+      spec: { type: 'ClusterIP', ports: [{ port: 80 }] },
+    });
     await post('/api/v1/namespaces/shop/services', {
       metadata: { name: 'web' },
       spec: { type: 'LoadBalancer', ports: [{ port: 80 }] },
