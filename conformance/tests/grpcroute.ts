@@ -182,6 +182,7 @@ export const grpcRouteTests: ConformanceTest[] = [
           return deploymentOf(r.assertions!.context.pod);
         },
         s.log,
+        () => eventually(addr, { rpc: { method: 'Echo' } }, s.timeouts),
       );
     },
   },

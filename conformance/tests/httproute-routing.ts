@@ -210,6 +210,7 @@ export const routingTests: ConformanceTest[] = [
           return deploymentOf(rt.captured!.pod);
         },
         s.log,
+        () => expectEventually(addr, expected, s.timeouts),
       );
     },
   },

@@ -29,6 +29,48 @@ describe('weighted distribution check', () => {
     assert.match(lines[0]!, /^distribution try 1\/10: error while sending requests: status 503/);
   });
 
+  it('after a try that failed on a request, the backend is made reachable again before the next; not after a share out of tolerance', async () => {
+    const order: string[] = [];
+    const next = cycle();
+    let calls = 0;
+    await expectWeightedDistribution(
+      { a: 0.7, b: 0.3 },
+      async () => {
+        if (++calls === 10) {
+          order.push('503');
+          throw new Error('status 503, want one of 200');
+        }
+        return next();
+      },
+      (l) => order.push(l.slice(0, 21)),
+      async () => {
+        order.push('reachable');
+      },
+    );
+    assert.deepEqual(order, ['503', 'distribution try 1/10', 'reachable']);
+    // A distribution that is off is not a reachability problem: no wait between those tries.
+    let waits = 0;
+    await assert.rejects(
+      expectWeightedDistribution(
+        { a: 0.5, b: 0.5 },
+        cycle(),
+        () => {},
+        async () => void waits++,
+      ),
+    );
+    assert.equal(waits, 0);
+    // A backend that never becomes reachable again fails the check with why.
+    await assert.rejects(
+      expectWeightedDistribution(
+        { a: 1 },
+        () => Promise.reject(new Error('status 503')),
+        () => {},
+        () => Promise.reject(new Error('not reachable in 30 s')),
+      ),
+      /not reachable in 30 s/,
+    );
+  });
+
   it('fails after ten tries, with the last reason; a share out of tolerance is a failed try', async () => {
     const lines: string[] = [];
     await assert.rejects(
