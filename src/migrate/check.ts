@@ -15,24 +15,24 @@ const meta = z.object({
 });
 const lbIngress = z.array(z.object({ ip: z.string().optional(), hostname: z.string().optional() }).loose());
 
+/** A Service's or an Ingress's `status.loadBalancer`: where someone serves it now. */
+const lbStatus = z
+  .object({ loadBalancer: z.object({ ingress: lbIngress.nullish() }).loose().nullish() })
+  .loose()
+  .nullish();
+
 export const serviceSchema = z.object({
   metadata: meta,
   spec: z
     .object({ type: z.string().optional(), loadBalancerClass: z.string().nullish() })
     .loose()
     .default({}),
-  status: z
-    .object({ loadBalancer: z.object({ ingress: lbIngress.nullish() }).loose().nullish() })
-    .loose()
-    .nullish(),
+  status: lbStatus,
 });
 export const ingressSchema = z.object({
   metadata: meta,
   spec: z.object({ ingressClassName: z.string().nullish() }).loose().default({}),
-  status: z
-    .object({ loadBalancer: z.object({ ingress: lbIngress.nullish() }).loose().nullish() })
-    .loose()
-    .nullish(),
+  status: lbStatus,
 });
 export const ingressClassSchema = z.object({
   metadata: meta,
