@@ -10,6 +10,9 @@ import { z } from 'zod';
 import type { backendPolicySpecSchema } from '../kube/policy-objects.ts';
 import { POLICY_GROUP } from '../kube/policy-objects.ts';
 import { checkPolicySpec } from '../source/backend-policies.ts';
+
+/** The controller's own checks of a host and a path, for the Ingresses a migration prints. */
+export { hostProblem, pathProblem } from '../source/validate.ts';
 import type { MigrationNote } from './result.ts';
 
 export interface ObjectsMigration {

@@ -6,7 +6,6 @@
  * is noted with where npl-lb takes it or why it has none. Pure.
  */
 import { z } from 'zod';
-import { hostProblem, pathProblem } from '../../../src/source/validate.ts';
 import { monitorSchema, poolSettings } from './cis-monitor.ts';
 import {
   nameOf,
@@ -17,6 +16,8 @@ import {
   type SourceObject,
   wellNamed,
   type TargetService,
+  hostProblem,
+  pathProblem,
 } from '../../../src/migrate/objects.ts';
 
 const poolSchema = z.looseObject({

@@ -10,7 +10,6 @@
 import type { GrpcRouteMatch, GrpcRouteObject } from '../../kube/gateway-objects.ts';
 import type { HttpRoute } from '../../model/types.ts';
 import { regexProblem } from '../validate.ts';
-import type { RouteSemantics } from './route-kinds.ts';
 import {
   collectRules,
   filtersOf,
@@ -101,17 +100,3 @@ export function grpcRules(route: GrpcRouteObject, ctx: RuleContext): HttpRuleRes
     }),
   );
 }
-
-/**
- * GRPCRoute's row of the route kinds (route-kinds.ts): on HTTP listeners (h2c with prior knowledge)
- * and HTTPS (ALPN), where the load balancer speaks HTTP/2; GATEWAY-GRPC's core, and rule names
- * read and carried in messages as an HTTPRoute rule's.
- */
-export const GRPC_ROUTE: RouteSemantics<'grpcRoutes'> = {
-  key: 'grpcRoutes',
-  protocols: ['HTTP', 'HTTPS'],
-  served: (support) => support.http2 === true,
-  features: ['GRPCRoute', 'GRPCRouteNamedRouteRule'],
-  rules: grpcRules,
-  http2: true,
-};

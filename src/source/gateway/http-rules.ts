@@ -34,7 +34,6 @@ import {
   regexProblem,
 } from '../validate.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
-import type { RouteSemantics } from './route-kinds.ts';
 import { referencePermitted } from './reference-grants.ts';
 
 type ServicePort = Service['spec']['ports'][number];
@@ -394,10 +393,3 @@ export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleRes
     }),
   );
 }
-
-/** HTTPRoute's row of the route kinds (route-kinds.ts). */
-export const HTTP_ROUTE: RouteSemantics<'httpRoutes'> = {
-  key: 'httpRoutes',
-  protocols: ['HTTP', 'HTTPS'],
-  rules: httpRules,
-};

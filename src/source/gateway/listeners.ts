@@ -18,19 +18,10 @@ import type { SecretCertificates } from '../ingress-tls.ts';
 import { hostProblem } from '../validate.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 import { referencePermitted } from './reference-grants.ts';
+import type { ListenerProtocol, ProtocolSupport } from './protocols.ts';
 import { ROUTE_SEMANTICS } from './route-kinds.ts';
 
-export type ListenerProtocol = 'HTTP' | 'HTTPS' | 'TLS' | 'TCP' | 'UDP';
-
-/** Which listener protocols the configured load balancer serves (from its Capabilities). */
-export type ProtocolSupport = Record<ListenerProtocol, boolean> & {
-  /** HTTP/2 from clients and to members (HttpCapabilities.http2): the route kinds that need it. */
-  http2?: boolean;
-  /** Client certificates validated at HTTPS listeners (Gateway `spec.tls.frontend`). */
-  clientCertificates?: boolean;
-  /** TLS to backends with a client certificate (Gateway `spec.tls.backend`). */
-  backendTls?: boolean;
-};
+export type { ListenerProtocol, ProtocolSupport } from './protocols.ts';
 
 export interface ListenerState {
   listener: Listener;

@@ -1,14 +1,14 @@
 /**
  * What each route kind means to the gateway source, one row each: the listener protocols that
  * carry it, whether the configured load balancer serves it, the conformance features it brings, and
- * for an L7 kind its rules (each row lives in its semantics file). With its API row beside its
- * schema (GATEWAY_ROUTES, src/kube/gateway-objects.ts) and its semantics, this is all of a route
- * kind: listeners, attachment, placement, features, annotations and status read these tables.
+ * for an L7 kind its rules (from its semantics file). With its API row beside its schema
+ * (GATEWAY_ROUTES, src/kube/gateway-objects.ts) and its semantics, this is all of a route kind:
+ * listeners, attachment, placement, features, annotations and status read these tables.
  */
 import type { RouteKey, RouteObjectOf } from '../../kube/gateway-objects.ts';
-import { GRPC_ROUTE } from './grpc-rules.ts';
-import { HTTP_ROUTE, type HttpRuleResult, type RuleContext } from './http-rules.ts';
-import type { ListenerProtocol, ProtocolSupport } from './listeners.ts';
+import { grpcRules } from './grpc-rules.ts';
+import { type HttpRuleResult, httpRules, type RuleContext } from './http-rules.ts';
+import type { ListenerProtocol, ProtocolSupport } from './protocols.ts';
 
 export interface RouteSemantics<K extends RouteKey = RouteKey> {
   key: K;
@@ -26,6 +26,25 @@ export interface RouteSemantics<K extends RouteKey = RouteKey> {
   /** Its requests reach members in HTTP/2 (gRPC): its virtual service speaks HTTP/2. */
   http2?: true;
 }
+
+const HTTP_ROUTE: RouteSemantics<'httpRoutes'> = {
+  key: 'httpRoutes',
+  protocols: ['HTTP', 'HTTPS'],
+  rules: httpRules,
+};
+
+/**
+ * On HTTP listeners (h2c with prior knowledge) and HTTPS (ALPN), where the load balancer speaks
+ * HTTP/2; GATEWAY-GRPC's core, and rule names read and carried in messages as an HTTPRoute rule's.
+ */
+const GRPC_ROUTE: RouteSemantics<'grpcRoutes'> = {
+  key: 'grpcRoutes',
+  protocols: ['HTTP', 'HTTPS'],
+  served: (support) => support.http2 === true,
+  features: ['GRPCRoute', 'GRPCRouteNamedRouteRule'],
+  rules: grpcRules,
+  http2: true,
+};
 
 export const ROUTE_SEMANTICS: readonly RouteSemantics[] = [
   HTTP_ROUTE,
