@@ -32,7 +32,8 @@ it("the README's Helm walk-through on the demo's sandbox, command by command", a
   // Stopped, its HAProxy too, and its folder removed after the test whatever happens.
   const demo = startDemo(t);
   const dir = demo.dir;
-  await eventually(() => /Press Ctrl-C/.test(demo.out()), 30_000, 'demo start');
+  // The demo waits up to 45 s for traffic before its banner (as demo.test.ts: 90 s on a loaded machine).
+  await eventually(() => /Press Ctrl-C/.test(demo.out()), 90_000, 'demo start');
   const env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), HOME: dir };
   const outputs: string[] = [];
   for (const line of lines) {
