@@ -60,6 +60,23 @@ export function socketCommand(path: string, line: string, timeoutMs = 5000): Pro
   });
 }
 
+/**
+ * A command on the master socket. The master re-executes itself on each reload and its socket is
+ * closed for that moment: a refused or missing socket is tried again (every 100 ms, up to
+ * `waitMs`); an answer, a timeout after connecting, or the wait spent is final.
+ */
+export async function masterCommand(path: string, line: string, waitMs = 5000): Promise<string> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    try {
+      return await socketCommand(path, line);
+    } catch (err) {
+      if (Date.now() >= until || !/ECONNREFUSED|ENOENT/.test((err as Error).message)) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
 export async function checkConfig(bin: string, file: string): Promise<void> {
   try {
     // Not `-q`: it keeps HAProxy's reasons (the ALERT lines) from stderr too.
@@ -170,7 +187,7 @@ export class HaproxyProcess {
   async reload(): Promise<void> {
     await checkConfig(this.paths.bin, configPath(this.paths));
     const before = await this.workerPid();
-    await socketCommand(masterSocket(this.paths), 'reload');
+    await masterCommand(masterSocket(this.paths), 'reload');
     this.reloads++;
     const until = Date.now() + 15_000;
     while (Date.now() < until) {

@@ -21,7 +21,7 @@ import type { Member, Pool, VirtualService } from '../../src/model/types.ts';
 import type { Change as AnyChange, CoreChange as Change, Observed } from '../../src/adapter/changes.ts';
 import { checkWords, renderConfig, type RenderOptions, serverName } from './config.ts';
 import { parseConfig, type Section } from './config-parse.ts';
-import { checkConfig, HaproxyError, socketCommand } from './process.ts';
+import { checkConfig, HaproxyError, masterCommand, socketCommand } from './process.ts';
 import { FailClosed } from './fail-closed.ts';
 import { refusedChanges, unbindableChanges } from './narrow.ts';
 import { memberHealth } from './health.ts';
@@ -292,7 +292,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     // Health, weight and drain states carry over to the new worker (server-state-file).
     const states = await socketCommand(this.opts.adminSocket, 'show servers state').catch(() => '');
     if (states.startsWith('1')) writeFileSync(`${this.opts.configFile}.state`, states);
-    await socketCommand(this.opts.masterSocket, 'reload');
+    await masterCommand(this.opts.masterSocket, 'reload');
     this.stats.reloads++;
     const until = Date.now() + 15_000;
     while (Date.now() < until) {

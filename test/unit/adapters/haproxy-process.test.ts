@@ -53,3 +53,31 @@ describe('HAProxy process', { skip: haproxyMissing() }, () => {
     await assert.rejects(socketCommand(adminSocket(paths), 'show info', 1000));
   });
 });
+
+describe("the master socket's re-execution window", () => {
+  it('a reload command waits out a socket that is missing or refused for a moment; then it is final', async (t) => {
+    const { createServer } = await import('node:net');
+    const { masterCommand } = await import('../../../adapters/haproxy/process.ts');
+    const dir = mkdtempSync(join(tmpdir(), 'npl-master-'));
+    const sock = join(dir, 'master.sock');
+    const servers: { close: () => void }[] = [];
+    t.after(() => {
+      for (const s of servers) s.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    // No socket yet (the master re-executing): it appears 300 ms later and answers.
+    const appears = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        const srv = createServer((c) => c.on('data', () => c.end('Success=1\n')));
+        servers.push(srv);
+        srv.listen(sock, () => resolve());
+      }, 300),
+    );
+    const started = Date.now();
+    assert.equal(await masterCommand(sock, 'reload'), 'Success=1\n');
+    assert.ok(Date.now() - started >= 250, 'it waited for the socket');
+    await appears;
+    // A socket that never comes: refused after the wait, with why.
+    await assert.rejects(masterCommand(join(dir, 'never.sock'), 'reload', 300), /ENOENT/);
+  });
+});
