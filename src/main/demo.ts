@@ -62,6 +62,10 @@ const schema = commonSchema.extend({
   'dual-stack': z.boolean().default(false),
 });
 
+/** The values of the demo device's own flags, by name. */
+const deviceFlags = (flags: Record<string, unknown>): Record<string, string> =>
+  Object.fromEntries(Object.keys(DEMO_VENDOR.demo.flags).map((name) => [name, String(flags[name])]));
+
 export const DEMO_HELP = helpText(
   'demo',
   'Runs npl-lb on its embedded sandbox, on loopback only.',
@@ -116,12 +120,7 @@ export async function runDemo(argv: string[]): Promise<number> {
       note: lbNote,
       traffic,
     } = await demoLoadBalancer({
-      flags: Object.fromEntries(
-        Object.keys(DEMO_VENDOR.demo.flags).map((name) => [
-          name,
-          String((flags as Record<string, unknown>)[name]),
-        ]),
-      ),
+      flags: deviceFlags(flags),
       dir: deviceDir,
       log,
       cleanups,

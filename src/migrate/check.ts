@@ -90,19 +90,43 @@ const addressOf = (ingress: z.infer<typeof lbIngress> | null | undefined): strin
     .filter(Boolean)
     .join(', ');
 
+type Effective = z.infer<typeof effectiveSchema>;
+
+/** What each part of the check is given: the settings, the old controller's name, where to say. */
+interface CheckContext {
+  v: Effective;
+  from: string;
+  watched: (ns: string | undefined) => boolean;
+  say: (kind: FindingKind, object: string, why: string) => void;
+}
+
 export function checkMigration(
   values: Record<string, unknown>,
   cluster: ClusterObjects,
   from: string,
 ): Finding[] {
   const v = effectiveSchema.parse(values);
-  const watched = (ns: string | undefined) =>
-    (v.namespaces.include.length === 0 || v.namespaces.include.includes(ns ?? '')) &&
-    !v.namespaces.exclude.includes(ns ?? '');
   const out: Finding[] = [];
-  const say = (kind: FindingKind, object: string, why: string) => out.push({ kind, object, why });
+  const ctx: CheckContext = {
+    v,
+    from,
+    watched: (ns) =>
+      (v.namespaces.include.length === 0 || v.namespaces.include.includes(ns ?? '')) &&
+      !v.namespaces.exclude.includes(ns ?? ''),
+    say: (kind, object, why) => out.push({ kind, object, why }),
+  };
+  serviceFindings(cluster.services, ctx);
+  ingressFindings(cluster, ctx);
+  agentFindings(cluster.pods, ctx);
+  return out;
+}
 
-  for (const s of cluster.services) {
+/** LoadBalancer Services: of npl-lb's class, or without one where defaultLoadBalancer says so. */
+function serviceFindings(
+  services: ClusterObjects['services'],
+  { v, from, watched, say }: CheckContext,
+): void {
+  for (const s of services) {
     if (s.spec.type !== 'LoadBalancer' || !watched(s.metadata.namespace)) continue;
     const name = `Service ${s.metadata.namespace ?? ''}/${s.metadata.name}`;
     const cls = s.spec.loadBalancerClass ?? undefined;
@@ -122,8 +146,10 @@ export function checkMigration(
         `npl-lb would serve it (${cls ? `class ${cls}` : 'no class'}); no one serves it now`,
       );
   }
+}
 
-  const classes = new Map(cluster.ingressClasses.map((c) => [c.metadata.name, c]));
+/** Ingresses by class (name, annotation, the default), and what the chart's IngressClass would meet. */
+function ingressFindings(cluster: ClusterObjects, { v, from, watched, say }: CheckContext): void {
   const defaults = cluster.ingressClasses.filter((c) => c.metadata.annotations?.[DEFAULT_CLASS] === 'true');
   for (const i of cluster.ingresses) {
     if (!watched(i.metadata.namespace)) continue;
@@ -142,8 +168,7 @@ export function checkMigration(
     else
       say('newly served', name, `npl-lb would serve it (class ${v.ingressClass.name}); no one serves it now`);
   }
-
-  const same = classes.get(v.ingressClass.name);
+  const same = cluster.ingressClasses.find((c) => c.metadata.name === v.ingressClass.name);
   if (v.ingressClass.create && same && same.spec.controller !== OUR_CONTROLLER)
     say(
       'conflict',
@@ -157,8 +182,11 @@ export function checkMigration(
       `IngressClass ${otherDefault.metadata.name}`,
       `is the default class already: with ingressClass.default: true there would be two, and the API server refuses an Ingress without a class`,
     );
+}
 
-  const annotated = cluster.pods.filter((p) => p.metadata.annotations?.[NPL_ANNOTATION] !== undefined).length;
+/** A NodePortLocal agent doubled (Pods annotated already) or missing (npl-lb's off, none annotated). */
+function agentFindings(pods: ClusterObjects['pods'], { v, say }: CheckContext): void {
+  const annotated = pods.filter((p) => p.metadata.annotations?.[NPL_ANNOTATION] !== undefined).length;
   if (v.agent.enabled && annotated > 0)
     say(
       'conflict',
@@ -171,7 +199,6 @@ export function checkMigration(
       'agent.enabled: false',
       "no Pod carries a NodePortLocal annotation: with npl-lb's agent off, nothing would give its pools members (is Antrea's NodePortLocal on?)",
     );
-  return out;
 }
 
 /** The report printed, and whether anything would change hands or collide (exit code 1). */

@@ -32,7 +32,7 @@ import { backendTlsLookup, backendTlsStatuses } from './backend-tls.ts';
 import { supportedFeatures } from './features.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 import type { GatewayResult } from './results.ts';
-import { ROUTE_SEMANTICS } from './route-kinds.ts';
+import { HTTP2_KINDS, ROUTE_SEMANTICS } from './route-kinds.ts';
 import { type ListenerState, type ProtocolSupport, resolveListeners } from './listeners.ts';
 import { placeL4Routes } from './l4-routes.ts';
 import { gatewayParameters, type ParametersRef, type Resolved, resolveParameters } from './parameters.ts';
@@ -50,11 +50,6 @@ export interface GatewayView extends RouteLists {
   /** The Gateway API release installed (the CRDs' bundle-version annotation), when known. */
   bundleVersion?: string | undefined;
 }
-
-/** The route kinds whose requests reach members in HTTP/2 (their virtual service speaks it). */
-const H2_KINDS: ReadonlySet<string> = new Set(
-  ROUTE_SEMANTICS.filter((r) => r.http2).map((r) => GATEWAY_ROUTES[r.key].kind),
-);
 
 /** The releases npl-lb is built and tested for. */
 const SUPPORTED_RELEASES = /^v1\.[0-6]\./;
@@ -224,7 +219,7 @@ function l7Services(
       }
     const unique = new Map((byVs.get(name) ?? []).map((x) => [JSON.stringify(x.route), x]));
     const h2 = [...unique.values()].some((x) =>
-      H2_KINDS.has(x.route.source.slice(0, x.route.source.indexOf(' '))),
+      HTTP2_KINDS.has(x.route.source.slice(0, x.route.source.indexOf(' '))),
     );
     out.push({
       kind: 'l7',

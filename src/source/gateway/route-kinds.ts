@@ -5,7 +5,7 @@
  * (GATEWAY_ROUTES, src/kube/gateway-objects.ts) and its semantics, this is all of a route kind:
  * listeners, attachment, placement, features, annotations and status read these tables.
  */
-import type { RouteKey, RouteObjectOf } from '../../kube/gateway-objects.ts';
+import { GATEWAY_ROUTES, type RouteKey, type RouteObjectOf } from '../../kube/gateway-objects.ts';
 import { grpcRules } from './grpc-rules.ts';
 import { type HttpRuleResult, httpRules, type RuleContext } from './http-rules.ts';
 import type { ListenerProtocol, ProtocolSupport } from './protocols.ts';
@@ -53,3 +53,8 @@ export const ROUTE_SEMANTICS: readonly RouteSemantics[] = [
   { key: 'udpRoutes', protocols: ['UDP'] },
   { key: 'tlsRoutes', protocols: ['TLS'] },
 ];
+
+/** The kinds whose requests reach members in HTTP/2: their virtual service speaks it. */
+export const HTTP2_KINDS: ReadonlySet<string> = new Set(
+  ROUTE_SEMANTICS.filter((r) => r.http2).map((r) => GATEWAY_ROUTES[r.key].kind),
+);
