@@ -15,7 +15,7 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-# prepack builds dist/; the tarball is the package as published. The SBOM lists what the image
+# prepack type-checks and builds dist/; the tarball is the package as published. The SBOM lists what the image
 # installs: the production dependencies of the lockfile (CycloneDX).
 RUN npm pack --pack-destination /out \
   && npm sbom --omit=dev --sbom-format=cyclonedx --sbom-type=application > /out/sbom.cdx.json

@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath, URL } from 'node:url';
+import { linkModules } from './bundle-client-node.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(ROOT, '.test-build');
@@ -41,12 +42,15 @@ for (const name of readdirSync(ROOT)) {
   if (SKIP.has(name) || name.startsWith('.stub-vendor-')) continue;
   cpSync(join(ROOT, name), join(OUT, name), { recursive: true });
 }
-symlinkSync(join(ROOT, 'node_modules'), join(OUT, 'node_modules'), 'dir');
 // kubectl and helm are unpacked once into the checkout's .tools/, shared with the mirror.
 mkdirSync(join(ROOT, '.tools'), { recursive: true });
 symlinkSync(join(ROOT, '.tools'), join(OUT, '.tools'), 'dir');
 
 const jobs = [
+  linkModules(ROOT, OUT).then(
+    () => ({ name: 'client-node bundle', code: 0, out: '' }),
+    (err) => ({ name: 'client-node bundle', code: 1, out: `${err?.stack ?? err}\n` }),
+  ),
   run('tsc', [
     bin('typescript', 'bin/tsc'),
     '-p',

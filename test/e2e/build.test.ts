@@ -1,7 +1,9 @@
 /**
  * What users install: `npm run build` compiles to dist/, and the tarball `npm pack` produces (the
  * same one the Dockerfile installs) installs into an empty folder, where `npl-lb --version` and
- * `npl-lb sandbox` run. One file, so the two builds never race over dist/.
+ * `npl-lb sandbox` run. One file, so the two builds never race over dist/. The build only emits
+ * (`tsc --noCheck`, a few seconds): the type check is `npm run typecheck`, which `npm test` runs
+ * first and `npm pack` runs before the build (prepack).
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
@@ -38,8 +40,8 @@ it('the packed tarball installs into an empty folder; npl-lb --version and npl-l
   const packed = join(dir, 'packed');
   const app = join(dir, 'app');
   for (const d of [packed, app]) await run('mkdir', ['-p', d]);
-  // `npm pack` builds first (prepack); when the test above has just built dist/ from this very
-  // tree, that second compile (half a minute of CPU) proves nothing more and is skipped.
+  // `npm pack` type-checks and builds first (prepack); when the test above has just built dist/
+  // from this very tree, which npm test's own type check passed, that is skipped.
   await run('npm', ['pack', '--pack-destination', packed, ...(built ? ['--ignore-scripts'] : [])], {
     cwd: ROOT,
     timeout: 240_000,
