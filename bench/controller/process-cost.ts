@@ -12,6 +12,7 @@
  *   node --import tsx bench/controller/process-cost.ts [--small 100] [--large 1000] [--changes 150]
  *     [--idle 20] [--rounds 1] [--health-interval 10: the controller's health reads, seconds; 0 off]
  *     [--log-dir DIR: the controller's debug log per size, for finding what a tail waits on]
+ *     [--cpu-prof-dir DIR: the controller's V8 CPU profile per size, written when it stops]
  *
  * Loopback only; every phase is bounded in time, and every process it starts is stopped.
  */
@@ -44,6 +45,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '1' },
     'health-interval': { type: 'string', default: '10' },
     'log-dir': { type: 'string' },
+    'cpu-prof-dir': { type: 'string' },
   },
 });
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -93,6 +95,7 @@ async function startController(
   const proc = spawn(
     process.execPath,
     [
+      ...(values['cpu-prof-dir'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof-dir']] : []),
       '--import',
       'tsx',
       'src/main/cli.ts',

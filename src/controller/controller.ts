@@ -243,17 +243,17 @@ export class NplController {
   private updateGates(): void {
     // Before the first pass there are no pools to say who is selected.
     if (!this.passed) return;
-    const view = this.cache.view();
     let byNs: Map<string, Service[]> | undefined;
     const servicesIn = (ns: string) => {
       if (!byNs) {
         byNs = new Map();
-        for (const s of view.services)
+        for (const s of this.cache.services())
           byNs.set(s.metadata.namespace, [...(byNs.get(s.metadata.namespace) ?? []), s]);
       }
       return byNs.get(ns) ?? [];
     };
-    const waiting = this.gates.update(view.pods, {
+    // The gated Pods alone (the cache keeps them apart): a cluster without gates costs nothing here.
+    const waiting = this.gates.update(this.cache.gatedPods(), {
       pools: this.lastPools,
       servicesIn,
       // Ours before its pools are built: an NPL-enabled Service, or a LoadBalancer one of our class.

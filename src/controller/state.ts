@@ -128,6 +128,8 @@ export class StateTracker {
   private lastSync: StateDocument['lastSync'] = null;
   private leadership: () => Leadership = () => ({ role: 'single', identity: '', holder: '', since: null });
   private readonly memberHealth = new Map<string, MemberHealthView>();
+  /** The keys of memberHealth by pool, so a slice's read replaces its pools without a walk of all. */
+  private readonly healthKeysOf = new Map<string, Set<string>>();
   private healthRead: HealthRead = { supported: false, at: null, error: null };
   private device: () => DeviceView = () => ({ reachable: true, since: null, error: null, probes: 0 });
   private readonly listeners = new Set<() => void>();
@@ -147,6 +149,7 @@ export class StateTracker {
     const at = this.now().toISOString();
     this.healthStartedAt = startedAt ?? Date.parse(at);
     this.memberHealth.clear();
+    this.healthKeysOf.clear();
     // A whole read: members no longer read are forgotten here (their history stays its hour).
     const read = new Set(list.map((h) => `${h.pool}|${h.address}|${h.port}`));
     for (const key of this.lastHealth.keys()) if (!read.has(key)) this.lastHealth.delete(key);
@@ -159,9 +162,10 @@ export class StateTracker {
    */
   setHealthOf(pools: readonly string[], list: MemberHealth[]): void {
     const at = this.now().toISOString();
-    const read = new Set(pools);
-    for (const key of this.memberHealth.keys())
-      if (read.has(key.slice(0, key.indexOf('|')))) this.memberHealth.delete(key);
+    for (const pool of pools) {
+      for (const key of this.healthKeysOf.get(pool) ?? []) this.memberHealth.delete(key);
+      this.healthKeysOf.delete(pool);
+    }
     this.putHealth(list, at);
   }
 
@@ -184,6 +188,9 @@ export class StateTracker {
         );
       }
       this.lastHealth.set(key, seen);
+      let keys = this.healthKeysOf.get(h.pool);
+      if (!keys) this.healthKeysOf.set(h.pool, (keys = new Set()));
+      keys.add(key);
       this.memberHealth.set(key, {
         state: h.health,
         admin: h.admin,

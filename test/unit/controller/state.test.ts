@@ -52,3 +52,29 @@ it('shows certificates without their key or PEM', () => {
   assert.deepEqual(doc.virtualServices[0]!.certificates, [view]);
   assert.deepEqual(doc.certificates, [{ ...view, source: 'default/a-tls', lastApply: null }]);
 });
+
+it("a slice's health read replaces its pools' members, a member gone included, and keeps the others", () => {
+  const state = new StateTracker('c1', 'fake');
+  const h = (pool: string, port: number, health: 'up' | 'down') => ({
+    pool,
+    address: '192.0.2.1',
+    port,
+    admin: 'enabled' as const,
+    health,
+  });
+  state.setHealth([h('a', 1, 'up'), h('a', 2, 'up'), h('b', 1, 'up')]);
+  // The slice reads pool a alone: member 2 is no longer on the device, member 1 is down.
+  state.setHealthOf(['a'], [h('a', 1, 'down')]);
+  assert.equal(state.memberHealthOf('a', '192.0.2.1', 1), 'down');
+  assert.equal(state.memberHealthOf('a', '192.0.2.1', 2), undefined);
+  assert.equal(state.memberHealthOf('b', '192.0.2.1', 1), 'up');
+  // A pool the slice names but the device no longer has: its members go.
+  state.setHealthOf(['b'], []);
+  assert.equal(state.memberHealthOf('b', '192.0.2.1', 1), undefined);
+  // A whole read after slices starts from nothing, and a slice after it still finds its keys.
+  state.setHealth([h('b', 3, 'up')]);
+  assert.equal(state.memberHealthOf('a', '192.0.2.1', 1), undefined);
+  state.setHealthOf(['b'], [h('b', 4, 'up')]);
+  assert.equal(state.memberHealthOf('b', '192.0.2.1', 3), undefined);
+  assert.equal(state.memberHealthOf('b', '192.0.2.1', 4), 'up');
+});
