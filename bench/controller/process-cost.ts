@@ -79,6 +79,8 @@ interface Figures {
   applied: number;
   /** Each change's latency in order (ms, -1: never applied), for finding what a tail waits on. */
   latencies: number[];
+  /** The process's CPU in each second of the idle stretch (ms). */
+  idleTimeline: number[];
 }
 
 async function startController(
@@ -173,7 +175,16 @@ async function scale(services: number, changes: number, idleS: number): Promise<
     // Background: the process alone for `idleS` seconds (health reads, resyncs, timers).
     const idle0 = cpuMs(pid);
     const i0 = performance.now();
-    await sleep(idleS * 1000);
+    // Second by second, so that what the background is made of shows (health ticks, the sweep).
+    const idleTimeline: number[] = [];
+    if (values['log-dir'])
+      writeFileSync(join(values['log-dir'], `idle-${services}.txt`), `${new Date().toISOString()}\n`);
+    for (let s = 0, last = idle0; s < idleS; s++) {
+      await sleep(i0 + (s + 1) * 1000 - performance.now());
+      const now = cpuMs(pid);
+      idleTimeline.push(now - last);
+      last = now;
+    }
     const backgroundMsPerS = (cpuMs(pid) - idle0) / ((performance.now() - i0) / 1000);
     // Paced single-Pod changes: one Pod of a different Service each time gets a new node port.
     const log0 = (await sim.writeLog()).length;
@@ -231,6 +242,7 @@ async function scale(services: number, changes: number, idleS: number): Promise<
       max: Math.max(...lat),
       applied: lat.length,
       latencies: each,
+      idleTimeline,
     };
   } finally {
     if (controller && controller.exitCode === null) {

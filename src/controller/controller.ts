@@ -30,6 +30,7 @@ import { NodeMaintenance } from './node-maintenance.ts';
 import { type GateView, StateTracker } from './state.ts';
 import { kubePodConditionSink, type PodConditionSink, ReadinessGateWriter } from './readiness-gate-writer.ts';
 import type { Service } from '../kube/objects.ts';
+import { SweepTimer } from './sweep-timer.ts';
 import type { Pool } from '../model/types.ts';
 
 export interface ControllerOptions {
@@ -90,7 +91,8 @@ export class NplController {
   /** When load-balancer passes run (one key, the load balancer, with a concurrency). */
   private readonly passes: PassScheduler;
   private ready = false;
-  private sweepTimer: NodeJS.Timeout | undefined;
+  /** The sweep, spaced so that whole passes take a bounded share of a core (sweep-timer.ts). */
+  private readonly sweep: SweepTimer;
   /** Services whose pools may have changed since the last LB pass; `allChanged` when unknown. */
   private readonly changed = new Set<string>();
   private allChanged = true;
@@ -123,6 +125,12 @@ export class NplController {
       return { reachable: d.reachable, since: d.since, error: d.error ?? null, probes: d.probes };
     });
     this.passes = this.makeScheduler();
+    // The reconcile compares everything we own with the cluster, so a timed whole one is the sweep.
+    this.sweep = new SweepTimer(this.opts.sweepIntervalMs ?? 60_000, () => {
+      this.lb.invalidate();
+      this.allChanged = true;
+      this.passes.request();
+    });
     this.queue = new WorkQueue({
       name: 'controller',
       reconcile: (k) => this.reconcile(k),
@@ -320,16 +328,7 @@ export class NplController {
     this.passes.request();
     this.health.start();
     this.device.start();
-    const every = this.opts.sweepIntervalMs ?? 60_000;
-    if (every > 0) {
-      // The reconcile compares everything we own with the cluster, so a timed one is the sweep.
-      this.sweepTimer = setInterval(() => {
-        this.lb.invalidate();
-        this.allChanged = true;
-        this.passes.request();
-      }, every);
-      this.sweepTimer.unref();
-    }
+    this.sweep.start();
     this.ready = true;
   }
 
@@ -347,6 +346,7 @@ export class NplController {
       this.stats.lbReconciles++;
       // What changed is taken before the pass: events during it count for the next one.
       const changed = this.allChanged ? undefined : new Set(this.changed);
+      const cpu0 = changed ? undefined : process.cpuUsage();
       this.allChanged = false;
       this.changed.clear();
       let pass;
@@ -358,6 +358,10 @@ export class NplController {
       } catch (err) {
         this.allChanged = true;
         throw err;
+      }
+      if (cpu0) {
+        const used = process.cpuUsage(cpu0);
+        this.sweep.wholePassCost((used.user + used.system) / 1000);
       }
       const { applied, desired, deferredMs } = pass;
       this.lastPools = desired.state.pools;
@@ -406,7 +410,7 @@ export class NplController {
     clearTimeout(this.gatesTimer);
     await this.health.stop();
     await this.device.stop();
-    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweep.stop();
     this.nodes.stop();
     await this.passes.stop();
     await this.queue.stop();

@@ -1,0 +1,64 @@
+/**
+ * The sweep: a whole pass now and then (the device observed again, everything planned), the
+ * level-triggered safety net that repairs what changed on the device by hand. A whole pass costs
+ * what the cluster's size does, so a fixed period would make the controller's idle work grow with
+ * the cluster; instead the period stretches so that whole passes take at most a share of one core
+ * (`SWEEP_CPU_SHARE`): every `everyMs` while they are cheap, less often once they are not. The
+ * cost is the process's CPU over the last whole pass, measured by the controller. Events and
+ * changes never wait for it: they have passes of their own.
+ */
+
+/** The share of one core whole passes may take, over time (0.5 %). */
+export const SWEEP_CPU_SHARE = 0.005;
+/** The period is stretched at most this many times: drift is still repaired within ten periods. */
+export const SWEEP_MAX_STRETCH = 10;
+
+/**
+ * The wait before the next sweep: `everyMs`, or longer when whole passes cost more than the share
+ * (at most SWEEP_MAX_STRETCH periods).
+ */
+export function nextSweepMs(everyMs: number, wholePassCpuMs: number, share = SWEEP_CPU_SHARE): number {
+  const byCost = Number.isFinite(wholePassCpuMs) && wholePassCpuMs > 0 ? wholePassCpuMs / share : 0;
+  return Math.min(everyMs * SWEEP_MAX_STRETCH, Math.max(everyMs, Math.round(byCost)));
+}
+
+export class SweepTimer {
+  private timer: NodeJS.Timeout | undefined;
+  private lastCostMs = 0;
+  private stopped = true;
+
+  constructor(
+    private readonly everyMs: number,
+    private readonly sweep: () => void,
+  ) {}
+
+  /** The wait the timer arms next (ms). */
+  get nextMs(): number {
+    return nextSweepMs(this.everyMs, this.lastCostMs);
+  }
+
+  start(): void {
+    if (this.everyMs <= 0) return;
+    this.stopped = false;
+    this.arm();
+  }
+
+  /** What the last whole pass cost (ms of the process's CPU); the timer already armed is kept. */
+  wholePassCost(cpuMs: number): void {
+    this.lastCostMs = cpuMs;
+  }
+
+  private arm(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.sweep();
+      this.arm();
+    }, this.nextMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+}
