@@ -7,11 +7,21 @@
 // (bench/README.md, "The test suite's time"). The mirror is made anew on each run; nothing in it is
 // edited by hand. `--no-lint` skips the lint (the type check always runs: it is the build).
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath, URL } from 'node:url';
+import { parse as parseYaml } from 'yaml';
 import { linkModules } from './bundle-client-node.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -41,6 +51,13 @@ mkdirSync(OUT);
 for (const name of readdirSync(ROOT)) {
   if (SKIP.has(name) || name.startsWith('.stub-vendor-')) continue;
   cpSync(join(ROOT, name), join(OUT, name), { recursive: true });
+}
+// The Data Plane API specs the tests hold exchanges to, as JSON beside the YAML (the same
+// document: test/support/dataplane-spec.ts reads the JSON when it is there).
+const SPECS = join(OUT, 'test', 'support', 'specs', 'haproxy');
+for (const name of readdirSync(SPECS).filter((n) => n.endsWith('.yaml'))) {
+  const doc = parseYaml(readFileSync(join(SPECS, name), 'utf8'));
+  writeFileSync(join(SPECS, name.replace(/\.yaml$/, '.json')), JSON.stringify(doc));
 }
 // kubectl and helm are unpacked once into the checkout's .tools/, shared with the mirror.
 mkdirSync(join(ROOT, '.tools'), { recursive: true });

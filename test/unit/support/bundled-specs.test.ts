@@ -19,6 +19,17 @@ for (const v of ['v2', 'v3'] as const) {
       assert.equal(readFileSync(bundledSpecPath(v), 'utf8'), readFileSync(shared, 'utf8'));
     },
   );
+  const json = bundledSpecPath(v).replace(/\.yaml$/, '.json');
+  it(
+    `the JSON of the ${v} spec that npm test's build writes is the YAML's document`,
+    { skip: !existsSync(json) && 'run from the sources: no JSON written beside the spec' },
+    () => {
+      assert.deepEqual(
+        JSON.parse(readFileSync(json, 'utf8')),
+        parse(readFileSync(bundledSpecPath(v), 'utf8')),
+      );
+    },
+  );
   it(`the bundled Data Plane API ${v} spec parses and declares every operation the adapter uses`, () => {
     const doc = parse(readFileSync(bundledSpecPath(v), 'utf8')) as {
       swagger: string;
