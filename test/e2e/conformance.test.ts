@@ -157,13 +157,23 @@ describe('Gateway API conformance harness', { skip }, () => {
     const neverAccepted: ConformanceTest = {
       ...wrongBackend,
       shortName: 'NeverAccepted',
-      run: (s) =>
-        s.status.routeCondition(
+      run: async (s) => {
+        // The route's first status may take longer than the quick timeout on a loaded machine
+        // (a clean-clone run saw "no status for the Gateway"): wait up to 30 s for one, then give
+        // the condition that never comes its 1.5 s.
+        const path = `/apis/gateway.networking.k8s.io/v1/namespaces/${INFRA}/httproutes/gateway-conformance-infra-test`;
+        for (const until = Date.now() + 30_000; Date.now() < until;) {
+          const o = (await s.status.get(path)) as { status?: { parents?: unknown[] } } | undefined;
+          if (o?.status?.parents?.length) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        await s.status.routeCondition(
           'HTTPRoute',
           { namespace: INFRA, name: 'gateway-conformance-infra-test' },
           { namespace: INFRA, name: 'same-namespace' },
           { type: 'Accepted', status: 'False', reason: 'NotAllowedByListeners' },
-        ),
+        );
+      },
     };
     const o2 = await runTest(rig, neverAccepted, { timeouts: quick });
     assert.equal(o2.result, 'failed');
