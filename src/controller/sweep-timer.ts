@@ -43,17 +43,31 @@ export class SweepTimer {
     this.arm();
   }
 
-  /** What the last whole pass cost (ms of the process's CPU); the timer already armed is kept. */
+  /**
+   * What the last whole pass cost (ms of the process's CPU). A timer armed after a costlier one
+   * (a cold start's first pass) is brought forward to what this cost allows; one armed after a
+   * cheaper one is kept (the next is spaced further).
+   */
   wholePassCost(cpuMs: number): void {
     this.lastCostMs = cpuMs;
+    if (this.stopped || this.timer === undefined) return;
+    const due = this.armedAt + this.nextMs;
+    if (due < this.dueAt) this.arm(Math.max(0, due - Date.now()), this.armedAt);
   }
 
-  private arm(): void {
+  private armedAt = 0;
+  private dueAt = 0;
+
+  /** Arms the timer `ms` from now; `armedAt`: when the wait it stands for began. */
+  private arm(ms = this.nextMs, armedAt = Date.now()): void {
     if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.armedAt = armedAt;
+    this.dueAt = Date.now() + ms;
     this.timer = setTimeout(() => {
       this.sweep();
       this.arm();
-    }, this.nextMs);
+    }, ms);
     this.timer.unref();
   }
 

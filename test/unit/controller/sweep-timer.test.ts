@@ -25,7 +25,7 @@ it('waits the configured period while whole passes are cheap, longer in proporti
 });
 
 it('sweeps on its period, stretches after a costly whole pass, shrinks back, and stops for good', () => {
-  mock.timers.enable({ apis: ['setTimeout'] });
+  mock.timers.enable({ apis: ['setTimeout', 'Date'] });
   try {
     const at: number[] = [];
     let now = 0;
@@ -56,6 +56,26 @@ it('sweeps on its period, stretches after a costly whole pass, shrinks back, and
     timer.stop();
     tick(10_000);
     assert.equal(at.length, 5);
+    // A cold start's first whole pass cost 5 s: the sweep armed after it waits ten periods; the
+    // sweep's own pass then costs 10 ms and the wait is brought back to 2 s from when it was armed.
+    const cold: number[] = [];
+    const t2 = new SweepTimer(1000, () => cold.push(now));
+    t2.start();
+    t2.wholePassCost(5000);
+    tick(1000);
+    assert.deepEqual(cold, [now]);
+    const armed = now;
+    tick(500);
+    t2.wholePassCost(10);
+    tick(1499);
+    assert.equal(cold.length, 1);
+    tick(1);
+    assert.deepEqual(cold, [armed, armed + 2000]);
+    // A costlier pass does not push back a sweep already armed.
+    t2.wholePassCost(5000);
+    tick(2000);
+    assert.deepEqual(cold, [armed, armed + 2000, armed + 4000]);
+    t2.stop();
     // A period of 0 is off.
     const off = new SweepTimer(0, () => at.push(-1));
     off.start();
