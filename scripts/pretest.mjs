@@ -4,8 +4,10 @@
 // JavaScript beside it, so that the test files and the processes they start run plain JavaScript.
 // Under tsx every module a process loads goes through its loader thread: loading the Kubernetes
 // client alone cost 2.9 s of CPU there against 1.3 s plain, in each of about 300 processes
-// (bench/README.md, "The test suite's time"). The mirror is made anew on each run; nothing in it is
-// edited by hand. `--no-lint` skips the lint (the type check always runs: it is the build).
+// (bench/README.md, "The test suite's time"). Its node_modules links the checkout's packages but
+// for that client, bundled into one file (bundle-client-node.mjs), and the Data Plane API specs get
+// a JSON copy beside their YAML. The mirror is made anew on each run; nothing in it is edited by
+// hand. `--no-lint` skips the lint (the type check always runs: it is the build).
 import { spawn } from 'node:child_process';
 import {
   cpSync,
