@@ -58,6 +58,11 @@ export class PassScheduler {
     return this.running;
   }
 
+  /** When the last pass started (`Date.now()`), the instant the pacing counts from. */
+  get lastStartAt(): number {
+    return this.lastStart;
+  }
+
   /** Failed passes in a row (0 once one succeeds). */
   get failures(): number {
     return this.backoff.failures;
@@ -168,8 +173,10 @@ export class PassScheduler {
     } finally {
       this.running--;
       if (this.again) {
+        // Asked, not launched: the pass that waited for this slot is paced from the last start
+        // like any other (it starts at once when the last start is that far back, as it mostly is).
         this.again = false;
-        this.launch();
+        this.request();
       }
       this.settle();
     }
