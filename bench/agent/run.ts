@@ -117,7 +117,8 @@ async function annotationLatency(b: BenchBackend): Promise<void> {
   });
   for (let i = 0; i < PODS; i += 50) {
     await Promise.all(
-      Array.from({ length: 50 }, async (_, j) => {
+      // 50 at a time; the last batch only what is left (BENCH_PODS need not be a multiple).
+      Array.from({ length: Math.min(50, PODS - i) }, async (_, j) => {
         const name = `web-${i + j}`;
         await core.createNamespacedPod({
           namespace: 'default',

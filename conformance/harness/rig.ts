@@ -41,19 +41,37 @@ export const CONTROLLER_NAME = 'npl-lb.io/gateway-controller';
 export const GATEWAY_CLASS = 'npl-lb-conformance';
 export const BASE_MANIFESTS = new URL('../manifests/base.yaml', import.meta.url);
 
-/** Loopback addresses of the suite: nodes, Pods and the Gateways' VIPs. */
-export const NET = { nodes: '127.0.80', pods: '127.0.81', vips: '127.0.82' } as const;
+/** Loopback /24s of a rig: its nodes, its Pods and its Gateways' VIPs. */
+export interface RigNet {
+  nodes: string;
+  pods: string;
+  vips: string;
+}
+
+/**
+ * A rig's addresses: block `n` is 127.0.(80+3n).0/24 for the nodes and the two /24s after it for
+ * the Pods and the VIPs. Each adapter has a block of its own (its place in ADAPTERS), so that rigs
+ * of different adapters run side by side (the test suite runs the two HAProxy transports at once);
+ * the blocks end at 127.0.103 (block 7).
+ */
+export function rigNet(block: number): RigNet {
+  if (!Number.isInteger(block) || block < 0 || block > 7) throw new Error(`no address block ${block} (0-7)`);
+  const at = (i: number) => `127.0.${80 + 3 * block + i}`;
+  return { nodes: at(0), pods: at(1), vips: at(2) };
+}
 
 /**
  * How manifests are prepared: our class and controller, and the static addresses the suite gives
- * (one inside vip.cidrs that no Gateway is allocated, one outside).
+ * (one inside the rig's vip.cidrs that no Gateway is allocated, one outside).
  */
-export const MANIFEST_NAMES: ManifestNames = {
-  gatewayClassName: GATEWAY_CLASS,
-  controllerName: CONTROLLER_NAME,
-  usableAddresses: [`${NET.vips}.250`],
-  unusableAddresses: ['192.0.2.250'],
-};
+export function manifestNames(net: RigNet): ManifestNames {
+  return {
+    gatewayClassName: GATEWAY_CLASS,
+    controllerName: CONTROLLER_NAME,
+    usableAddresses: [`${net.vips}.250`],
+    unusableAddresses: ['192.0.2.250'],
+  };
+}
 
 /** Runs cleanups last-in first-out, every one even when some fail. */
 export class Cleanups {
@@ -76,6 +94,9 @@ export class Cleanups {
 
 export interface Rig {
   adapterName: AdapterName;
+  /** Its loopback addresses, and the names its manifests are prepared with. */
+  net: RigNet;
+  manifestNames: ManifestNames;
   api: Api;
   /** Scales Deployments to 0 and waits for their Pods to go (a fault: every backend stopped). */
   stopBackends(namespace: string, deployments: string[]): Promise<void>;
@@ -197,18 +218,29 @@ async function deploymentAvailable(api: Api, ns: string, name: string): Promise<
 
 /**
  * Three Ready nodes, each with a NodePortLocal agent forwarding in userspace and a Pod CIDR of
- * its own (a /26 of NET.pods) where the sandbox's kubelet gives its Pods addresses.
+ * its own (a /26 of the rig's Pod /24) where the sandbox's kubelet gives its Pods addresses.
  */
-async function startNodes(kc: KubeConfig, log: Logger, c: Cleanups): Promise<{ name: string; ip: string }[]> {
-  const nodes = [1, 2, 3].map((i) => ({ name: `node-${i}`, ip: `${NET.nodes}.${i}` }));
+async function startNodes(
+  kc: KubeConfig,
+  log: Logger,
+  c: Cleanups,
+  net: RigNet,
+): Promise<{ name: string; ip: string }[]> {
+  const nodes = [1, 2, 3].map((i) => ({ name: `node-${i}`, ip: `${net.nodes}.${i}` }));
   for (const [i, n] of nodes.entries()) {
-    const agent = await startNodeAgent(kc, n.name, [n.ip], log, [`${NET.pods}.${i * 64}/26`]);
+    const agent = await startNodeAgent(kc, n.name, [n.ip], log, [`${net.pods}.${i * 64}/26`]);
     c.after(() => agent.stop());
   }
   return nodes;
 }
 
-export async function startRig(adapterName: AdapterName, opts: { logLevel?: string } = {}): Promise<Rig> {
+/** `block`: the rig's addresses (rigNet); by default the adapter's own. */
+export async function startRig(
+  adapterName: AdapterName,
+  opts: { logLevel?: string; block?: number } = {},
+): Promise<Rig> {
+  const net = rigNet(opts.block ?? ADAPTERS.indexOf(adapterName));
+  const names = manifestNames(net);
   const c = new Cleanups();
   const log = createLogger({ name: 'conformance', level: opts.logLevel ?? 'warn' });
   try {
@@ -219,7 +251,7 @@ export async function startRig(adapterName: AdapterName, opts: { logLevel?: stri
     const api = new Api(sandbox.url);
     await installGatewayApiCrds(sandbox.url);
 
-    const nodes = await startNodes(kc, log, c);
+    const nodes = await startNodes(kc, log, c, net);
 
     const { adapter, traffic } = await startAdapter(adapterName, c);
     // The controller's own Pod, where device-wide Events go.
@@ -233,7 +265,7 @@ export async function startRig(adapterName: AdapterName, opts: { logLevel?: stri
     });
     const controller = new NplController({
       kubeConfig: kc,
-      config: parseControllerConfig(`clusterName: conformance\nvip: {cidrs: [${NET.vips}.0/24]}\n`),
+      config: parseControllerConfig(`clusterName: conformance\nvip: {cidrs: [${net.vips}.0/24]}\n`),
       adapter,
       events: new EventRecorder(kc, 'npl-lb-controller', 'conformance', { logger: log }),
       logger: log,
@@ -249,7 +281,7 @@ export async function startRig(adapterName: AdapterName, opts: { logLevel?: stri
     const features = await claimedFeatures(api);
     // As upstream's setup: the namespaces, then the suite's certificates (the TLS backends mount
     // them), then the rest of the base manifests.
-    const base = readManifests(BASE_MANIFESTS, MANIFEST_NAMES);
+    const base = readManifests(BASE_MANIFESTS, names);
     await applyAll(
       api,
       base.filter((o) => o.kind === 'Namespace'),
@@ -287,6 +319,8 @@ export async function startRig(adapterName: AdapterName, opts: { logLevel?: stri
     };
     return {
       adapterName,
+      net,
+      manifestNames: names,
       api,
       stopBackends,
       traffic,

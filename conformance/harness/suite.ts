@@ -9,7 +9,7 @@ import { applyAll, GATEWAY_CLASS } from './rig.ts';
 import { readManifests, pathOf, type KubeObject } from './objects.ts';
 import { ConformanceFailure, DEFAULT_TIMEOUTS, poll, StatusChecks, type Timeouts } from './status.ts';
 import { type Expected, expectEventually, type TlsOptions } from './http.ts';
-import { CONTROLLER_NAME, MANIFEST_NAMES } from './rig.ts';
+import { CONTROLLER_NAME } from './rig.ts';
 
 /** The upstream feature names (pkg/features) the harness knows. */
 export type Feature = string;
@@ -86,7 +86,7 @@ export async function runTest(
       opts.onLog?.(`${test.shortName}: ${line}`);
     },
     apply: async (file) => {
-      const objects = readManifests(manifest(file), MANIFEST_NAMES);
+      const objects = readManifests(manifest(file), rig.manifestNames);
       for (const o of objects) {
         await applyAll(rig.api, [o]);
         created.push(o);

@@ -19,7 +19,7 @@ const jsonLines = (out: string): Record<string, unknown>[] =>
 
 describe('benches, short profile', () => {
   it(
-    'bench:agent: a burst of 200 Pods on real iptables in at most 3 restores, against 200 processes per rule',
+    'bench:agent: a burst of 60 Pods on real iptables in at most 3 restores, against 60 processes per rule',
     {
       skip: netnsUnavailable(),
       timeout: 240_000,
@@ -27,9 +27,9 @@ describe('benches, short profile', () => {
     async () => {
       const { stdout } = await run(process.execPath, nodeArgs('bench/agent/run.ts'), {
         cwd: ROOT,
-        // The comparison's 400 processes a burst are timed once, not three times: it only shows
+        // The comparison's 120 processes a burst are timed once, not three times: it only shows
         // what batching saves.
-        env: { ...process.env, ONLY_IPTABLES: '1', BENCH_PODS: '200', BENCH_PER_RULE_RUNS: '1' },
+        env: { ...process.env, ONLY_IPTABLES: '1', BENCH_PODS: '60', BENCH_PER_RULE_RUNS: '1' },
         timeout: 230_000,
       });
       const [batched, perRule] = jsonLines(stdout) as {
@@ -45,7 +45,7 @@ describe('benches, short profile', () => {
       assert.match(perRule!.label, /one call per rule/);
       assert.equal(perRule!.bursts.length, 1);
       for (const b of perRule!.bursts)
-        assert.equal(b.processes, 200, 'the comparison really spawns one per rule');
+        assert.equal(b.processes, 60, 'the comparison really spawns one per rule');
     },
   );
 

@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -50,10 +50,20 @@ export async function takeLock(name: string, waitMs = WAIT_MS): Promise<Server> 
   }
 }
 
+/**
+ * The test files a process runs: the file itself, or, for a shard of scripts/run-tests.mjs (a
+ * module of `import './x.test.js';` lines), each file it imports.
+ */
+export function filesOf(file: string, text: string): string[] {
+  if (!file.endsWith('.shard.test.js')) return [file];
+  return [...text.matchAll(/^import '(\.\/[^']+\.test\.js)';$/gm)].map((m) => join(dirname(file), m[1]!));
+}
+
 const file = process.env.NODE_TEST_CONTEXT ? process.argv[1] : undefined;
 if (file && process.platform === 'linux') {
-  const rel = relative(ROOT, file);
-  // Named without the extension: a file run from its sources (.ts) and compiled (.js) is one file.
-  if (needsLock(rel, readFileSync(file, 'utf8')))
-    await takeLock(`npl-lb-test/${rel.replace(/\.[jt]s$/, '')}`);
+  for (const f of filesOf(file, readFileSync(file, 'utf8'))) {
+    const rel = relative(ROOT, f);
+    // Named without the extension: a file run from its sources (.ts) and compiled (.js) is one file.
+    if (needsLock(rel, readFileSync(f, 'utf8'))) await takeLock(`npl-lb-test/${rel.replace(/\.[jt]s$/, '')}`);
+  }
 }

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { needsLock, takeLock } from '../../support/file-lock.ts';
+import { filesOf, needsLock, takeLock } from '../../support/file-lock.ts';
 
 describe(
   'the per-file lock of test runs',
@@ -40,6 +40,18 @@ describe(
       assert.equal(needsLock('test/unit/a.test.ts', "const vip = '127.0.20.1';"), true);
       assert.equal(needsLock('test/unit/a.test.ts', "server.listen(0, '127.0.0.1')"), false);
       assert.equal(needsLock('test/unit/a.test.ts', "range: '127.2.30.0/24'"), false);
+    });
+
+    it('a shard of the runner is read as the files it imports (each takes its own lock), any other file as itself', () => {
+      const shard = '/b/test/unit/devices.shard.test.js';
+      const text = "// Generated\nimport './adapters/a.test.js';\nimport './sim/b/c.test.js';\n";
+      assert.deepEqual(filesOf(shard, text), [
+        '/b/test/unit/adapters/a.test.js',
+        '/b/test/unit/sim/b/c.test.js',
+      ]);
+      assert.deepEqual(filesOf('/b/test/unit/x.test.js', text), ['/b/test/unit/x.test.js']);
+      // Only whole import lines of test files: nothing else in a shard names a file to lock.
+      assert.deepEqual(filesOf(shard, "import 'node:fs';\n  import './a.test.js';\n"), []);
     });
   },
 );
