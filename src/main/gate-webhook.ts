@@ -14,7 +14,6 @@
 import { X509Certificate } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { generate } from 'selfsigned';
 import { z } from 'zod';
 import type { ControllerConfig } from '../config/controller-config.ts';
 import { admissionResponse, admissionReviewSchema, gatePatch } from '../controller/gate-injection.ts';
@@ -66,6 +65,8 @@ export function needsRotation(certPem: string, now = Date.now()): boolean {
 }
 
 async function makePair(dnsNames: string[], lifetimeMs: number): Promise<Pair> {
+  // Loaded here, not with the module: only a controller serving the webhook makes a certificate.
+  const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: dnsNames[0]! }], {
     keyType: 'ec',
     curve: 'P-256',

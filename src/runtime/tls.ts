@@ -1,7 +1,8 @@
 /**
  * A fresh self-signed server certificate for `--tls`, valid for localhost and the loopback addresses.
+ * `selfsigned` (and the X.509 library under it, about 0.4 s of CPU to load) is loaded only when a
+ * certificate is made: most runs of a command that can make one do not.
  */
-import { generate } from 'selfsigned';
 
 export interface ServerCertificate {
   cert: string;
@@ -18,6 +19,7 @@ export async function selfSignedCertificate(host: string): Promise<ServerCertifi
     altNames.push(/^[\d.]+$|:/.test(host) ? { type: 7, ip: host } : { type: 2, value: host });
   }
   const notAfter = new Date(Date.now() + 365 * 24 * 3600 * 1000);
+  const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: 'npl-lb' }], {
     keyType: 'ec',
     curve: 'P-256',

@@ -2,11 +2,17 @@
  * The served part of the Kubernetes OpenAPI document: schema look-ups for strategic merge patch
  * and field pruning, and the OpenAPI v3 documents kubectl reads (it needs protobuf for v2).
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import type { Json, JsonObject, SwaggerDoc } from './openapi-extract.ts';
 import { gvPrefix } from './openapi-extract.ts';
 import { encodeOpenApiV2 } from './openapi-v2-proto.ts';
+
+/** The `hash` query of an OpenAPI v3 document's URL, as the API server writes it: SHA-512, upper-case hex. */
+export function v3DocHash(text: string): string {
+  return createHash('sha512').update(text).digest('hex').toUpperCase();
+}
 
 export type { Json, JsonObject } from './openapi-extract.ts';
 
@@ -33,6 +39,7 @@ function loadBundledSpec(): SwaggerDoc {
 export class OpenApi {
   readonly doc: SwaggerDoc;
   private readonly v3Cache = new Map<string, string>();
+  private readonly v3Hashes = new Map<string, string>();
   private v2Proto: Buffer | undefined;
 
   constructor(doc?: SwaggerDoc) {
@@ -101,10 +108,15 @@ export class OpenApi {
     return [...keys].sort();
   }
 
+  /** Once per group version: the documents do not change (a char-by-char hash of each, on every
+   * read of the root, was most of the sandbox's CPU under kubectl and helm). */
   private v3Hash(key: string): string {
-    let h = 0x811c9dc5;
-    for (const ch of this.v3Doc(key) ?? '') h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
-    return h.toString(16).toUpperCase().padStart(8, '0');
+    let h = this.v3Hashes.get(key);
+    if (h === undefined) {
+      h = v3DocHash(this.v3Doc(key) ?? '');
+      this.v3Hashes.set(key, h);
+    }
+    return h;
   }
 
   /** The OpenAPI v3 document of one group version (`api/v1`, `apis/networking.k8s.io/v1`), as JSON text. */

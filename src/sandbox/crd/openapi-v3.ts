@@ -3,7 +3,7 @@
  * publishes them: the kind's schema (metadata as ObjectMeta), its list, and paths whose operations
  * carry `x-kubernetes-group-version-kind` and the `fieldValidation` parameter kubectl looks for.
  */
-import type { Json, JsonObject, OpenApi } from '../openapi.ts';
+import { type Json, type JsonObject, type OpenApi, v3DocHash } from '../openapi.ts';
 import type { ResourceType } from '../kinds.ts';
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
@@ -13,11 +13,22 @@ function gvPath(t: ResourceType): string {
   return `apis/${t.group}/${t.version}`;
 }
 
-function hash(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
-  return h.toString(16).toUpperCase().padStart(8, '0');
+/**
+ * The `hash` of a document's URL, as the API server gives it (SHA-512 of the document, upper-case
+ * hex), once per catalog snapshot: kubectl and helm read the root on every run, and hashing each
+ * group's document again each time was most of the sandbox's CPU under them.
+ */
+function docHash(types: readonly ResourceType[], key: string, openapi: OpenApi): string {
+  let hashes = hashCache.get(types);
+  if (!hashes) hashCache.set(types, (hashes = new Map()));
+  let h = hashes.get(key);
+  if (h === undefined) {
+    h = v3DocHash(customV3Doc(types, key, openapi) ?? '');
+    hashes.set(key, h);
+  }
+  return h;
 }
+const hashCache = new WeakMap<readonly ResourceType[], Map<string, string>>();
 
 /** Root entries (`paths` of /openapi/v3) for every custom group version. */
 export function customV3Keys(types: readonly ResourceType[], openapi: OpenApi): JsonObject {
@@ -26,7 +37,7 @@ export function customV3Keys(types: readonly ResourceType[], openapi: OpenApi): 
     if (!t.custom) continue;
     const key = gvPath(t);
     out[key] = {
-      serverRelativeURL: `/openapi/v3/${key}?hash=${hash(customV3Doc(types, key, openapi) ?? '')}`,
+      serverRelativeURL: `/openapi/v3/${key}?hash=${docHash(types, key, openapi)}`,
     };
   }
   return out;

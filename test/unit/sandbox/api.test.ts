@@ -3,6 +3,7 @@
  * each answered with the real server's status code, reason and message.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { api, useSandbox } from '../../support/sandbox.ts';
 
@@ -475,6 +476,68 @@ describe('sandbox API: discovery and OpenAPI', () => {
     };
     const patch = doc.paths['/api/v1/namespaces/{namespace}/pods/{name}']!.patch!;
     assert.ok(patch.parameters.some((p) => p.name === 'fieldValidation' && p.in === 'query'));
+  });
+});
+
+describe('sandbox API: OpenAPI v3 document hashes', () => {
+  it("each root entry's hash is the SHA-512 of what its URL serves, the same on every read, and new when a CRD changes", async (t) => {
+    const { url } = await useSandbox(t);
+    const root = async () =>
+      (await api(url, 'GET', '/openapi/v3')).body.paths as Record<string, { serverRelativeURL: string }>;
+    const hashOf = (u: string) => new URL(u, url).searchParams.get('hash');
+    const served = async (u: string) => {
+      const res = await fetch(new URL(u, url));
+      return createHash('sha512')
+        .update(await res.text())
+        .digest('hex')
+        .toUpperCase();
+    };
+    const first = await root();
+    assert.equal(
+      hashOf(first['api/v1']!.serverRelativeURL),
+      await served(first['api/v1']!.serverRelativeURL),
+    );
+    assert.deepEqual(await root(), first, 'the same root on a second read');
+    const crd = (description: string) => ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  spec: { type: 'object', description, properties: { size: { type: 'integer' } } },
+                },
+              },
+            },
+          },
+        ],
+      },
+    });
+    const crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+    assert.equal((await api(url, 'POST', crds, crd('one'))).status, 201);
+    const withCrd = (await root())['apis/example.com/v1'];
+    assert.ok(withCrd, 'the CRD group version is listed');
+    assert.equal(hashOf(withCrd.serverRelativeURL), await served(withCrd.serverRelativeURL));
+    const got = (await api(url, 'GET', `${crds}/widgets.example.com`)).body as { metadata: object };
+    const changed = { ...crd('two'), metadata: got.metadata };
+    assert.equal((await api(url, 'PUT', `${crds}/widgets.example.com`, changed)).status, 200);
+    const after = (await root())['apis/example.com/v1']!;
+    assert.notEqual(
+      hashOf(after.serverRelativeURL),
+      hashOf(withCrd.serverRelativeURL),
+      'a changed CRD, a new hash',
+    );
+    assert.equal(hashOf(after.serverRelativeURL), await served(after.serverRelativeURL));
   });
 });
 
