@@ -13,11 +13,11 @@ import { build } from 'esbuild';
 const PACKAGE = '@kubernetes/client-node';
 
 /**
- * Makes `out`/node_modules: a link to each entry of `root`/node_modules, and the client as a
+ * Makes `out`/node_modules: a link to each entry of `checkout`/node_modules, and the client as a
  * package of one bundled file. Resolves once the bundle is written.
  */
-export async function linkModules(root, out) {
-  const src = join(root, 'node_modules');
+export async function linkModules(checkout, out) {
+  const src = join(checkout, 'node_modules');
   const dst = join(out, 'node_modules');
   const [scope, name] = PACKAGE.split('/');
   mkdirSync(join(dst, scope, name), { recursive: true });
@@ -29,6 +29,13 @@ export async function linkModules(root, out) {
   }
   const pkgDir = join(src, scope, name);
   const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
+  // A package the checkout depends on itself stays outside the bundle (imported from the linked
+  // node_modules), so a process has one copy of it, as an installed npl-lb does: with undici
+  // bundled in, the client's copy set the process's global dispatcher and a FormData of the
+  // other copy was not one to it (a Data Plane certificate upload failed after the client loaded).
+  const mine = JSON.parse(readFileSync(join(checkout, 'package.json'), 'utf8'));
+  const ours = new Set([...Object.keys(mine.dependencies ?? {}), ...Object.keys(mine.devDependencies ?? {})]);
+  const shared = Object.keys(pkg.dependencies ?? {}).filter((d) => ours.has(d) && !d.startsWith('@types/'));
   await build({
     entryPoints: [join(pkgDir, pkg.main ?? 'dist/index.js')],
     bundle: true,
@@ -39,6 +46,7 @@ export async function linkModules(root, out) {
     legalComments: 'linked',
     outfile: join(dst, scope, name, 'index.js'),
     logLevel: 'warning',
+    external: shared.flatMap((d) => [d, `${d}/*`]),
     // The CommonJS dependencies bundled in still call require() for Node's own modules.
     banner: {
       js: "import { createRequire as __nplCreateRequire } from 'node:module';\nconst require = __nplCreateRequire(import.meta.url);",
