@@ -1,5 +1,6 @@
-// Run by `npm test` before the tests: the lint (eslint, prettier --check) and the type check, side
-// by side, and the tree the tests run from. The type check emits: the repository is mirrored into
+// Run by `npm test` before the tests (with --no-lint: run-tests.mjs --lint runs the lint beside the
+// tests): the type check, and with the lint (eslint, prettier --check) side by side unless
+// --no-lint, and the tree the tests run from. The type check emits: the repository is mirrored into
 // .test-build/ (every file, the TypeScript sources too, as tests read them) with each .ts file's
 // JavaScript beside it, so that the test files and the processes they start run plain JavaScript.
 // Under tsx every module a process loads goes through its loader thread: loading the Kubernetes
@@ -8,7 +9,6 @@
 // for that client, bundled into one file (bundle-client-node.mjs), and the Data Plane API specs get
 // a JSON copy beside their YAML. The mirror is made anew on each run; nothing in it is edited by
 // hand. `--no-lint` skips the lint (the type check always runs: it is the build).
-import { spawn } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -19,33 +19,21 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath, URL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { linkModules } from './bundle-client-node.mjs';
+import { bin, lintJobs, runNode } from './lint.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(ROOT, '.test-build');
 /** Not mirrored: dependencies and tools are linked; build outputs and scratch are not the tree's. */
 const SKIP = new Set(['.git', '.test-build', 'node_modules', '.tools', 'dist', 'test-artifacts', '.npl-lb']);
-const require = createRequire(import.meta.url);
 
-/** Runs a command, its output kept and printed at the end, so that parallel outputs do not mix. */
-function run(name, args) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('close', (code) => resolve({ name, code, out }));
-  });
-}
+const run = (name, args) => runNode(ROOT, name, args);
 
 const lint = !process.argv.includes('--no-lint');
-const bin = (pkg, path) =>
-  join(require.resolve(`${pkg}/package.json`).slice(0, -'package.json'.length), path);
 const started = Date.now();
 
 rmSync(OUT, { recursive: true, force: true });
@@ -82,10 +70,7 @@ const jobs = [
     'false',
   ]),
 ];
-if (lint) {
-  jobs.push(run('eslint', [bin('eslint', 'bin/eslint.js'), '.']));
-  jobs.push(run('prettier', [bin('prettier', 'bin/prettier.cjs'), '--check', '.']));
-}
+if (lint) jobs.push(...lintJobs(ROOT));
 const results = await Promise.all(jobs);
 let failed = false;
 for (const r of results) {

@@ -8,12 +8,14 @@
 // state (environment, working directory, timers, signal handlers); one that did would have to run
 // alone. The longest e2e files keep a process of their own.
 //
-//   node scripts/run-tests.mjs [--list]   --list prints the files and shards instead of running
+//   node scripts/run-tests.mjs [--list] [--lint]   --list prints the files and shards instead of
+//   running them; --lint runs eslint and prettier --check beside the tests, and fails with them
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath, URL } from 'node:url';
+import { lintJobs } from './lint.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BUILD = join(ROOT, '.test-build');
@@ -98,6 +100,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     for (const f of files) process.stdout.write(`${relative(ROOT, f)}\n`);
     process.exit(0);
   }
+  // --lint: eslint and prettier run beside the tests (npm test): the type check, which the tests
+  // need, is done by then; the lint is not, and it kept a core idle for half a minute before them.
+  const lint = process.argv.includes('--lint') ? Promise.all(lintJobs(ROOT)) : Promise.resolve([]);
   const child = spawn(
     process.execPath,
     [
@@ -110,5 +115,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     { cwd: ROOT, stdio: 'inherit' },
   );
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
-  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  child.on('exit', async (code, signal) => {
+    let failed = code !== 0 || signal !== null;
+    for (const r of await lint) {
+      if (r.code === 0) continue;
+      process.stdout.write(`# ${r.name}\n${r.out}`);
+      process.stderr.write(`run-tests: ${r.name} failed (exit ${r.code})\n`);
+      failed = true;
+    }
+    process.exit(failed ? 1 : 0);
+  });
 }

@@ -18,7 +18,7 @@ import {
   type MemberHealth,
 } from '../../src/adapter/contract.ts';
 import type { Change, Observed } from '../../src/adapter/changes.ts';
-import { validateAs3, AS3_SCHEMA_VERSION } from './as3-validate.ts';
+import { validateAs3, AS3_SCHEMA_VERSION, warmAs3Validator } from './as3-validate.ts';
 import { DECLARE, type DeclareRequest, postDeclaration, type DeclareOutcome } from './as3-declare.ts';
 import { appChanges, type OwnedObjects, renderTenants, tenantsOf } from './tenant-layout.ts';
 import { preflightProblem } from './preflight.ts';
@@ -169,6 +169,7 @@ export class F5Adapter implements LoadBalancerAdapter {
   }
 
   async observe(): Promise<Observed> {
+    warmAs3Validator(); // before the reads, never between a read and the declaration's POST
     await this.checkAs3();
     const adc = await this.declaration();
     const observed = parseDeclaration(adc, this.tenant, this.owner);

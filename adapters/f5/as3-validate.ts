@@ -39,6 +39,17 @@ function validator(): ValidateFunction {
   return compiled;
 }
 
+/**
+ * Compiles the validator now if it is not yet (the first validateAs3 would). The adapter calls it
+ * before its reads: compiling (a second or two of CPU, once a process) between a pass's read and
+ * its declaration blocked the process so long that the POST went out on a kept-alive connection
+ * whose idle timeout had passed meanwhile (ECONNRESET, and a write is not retried); a read that
+ * meets one is retried on a fresh connection.
+ */
+export function warmAs3Validator(): void {
+  validator();
+}
+
 export interface As3Problem {
   /** JSON pointer into the request body, e.g. /declaration/t1/app/pool1/members/0/servicePort */
   path: string;

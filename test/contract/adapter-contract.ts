@@ -73,13 +73,20 @@ export const state = (pools: Pool[], vss: VirtualService[]): LbState => kit.stat
 export async function sync(
   a: LoadBalancerAdapter,
   desired: LbState,
-): Promise<{ changes: Change[]; failed: string[] }> {
+): Promise<{ changes: Change[]; failed: string[]; why: string[] }> {
   const p = plan(desired, await a.observe());
   const results = await a.apply(p.changes);
+  const bad = results.filter((r) => !r.ok);
   return {
     changes: p.changes,
-    failed: results.filter((r) => !r.ok).map((r) => `${r.change.op} ${r.change.kind} ${r.change.name}`),
+    failed: bad.map((r) => `${r.change.op} ${r.change.kind} ${r.change.name}`),
+    why: bad.map((r) => `${r.change.op} ${r.change.kind} ${r.change.name}: ${r.error?.message ?? '?'}`),
   };
+}
+
+/** Every change of a sync went through; if not, the assertion says why each failed. */
+export function allApplied(r: { failed: string[]; why: string[] }): void {
+  assert.deepEqual(r.failed, [], r.why.join('; '));
 }
 
 /** A real certificate for a.example.com as the model carries it (key included, as the device needs it). */
@@ -130,7 +137,7 @@ export function adapterContract(
         [pool('c1--default-web-80', [['192.0.2.1', 61000, 'n1']])],
         [l4('c1--default-web-TCP-80', 'c1--default-web-80')],
       );
-      assert.deepEqual((await sync(a, s1)).failed, []);
+      allApplied(await sync(a, s1));
       assert.deepEqual(plan(s1, await a.observe()).changes, [], 'idempotent: nothing left to do');
       const s2 = state(
         [
@@ -193,8 +200,8 @@ export function adapterContract(
         );
       const c1 = await h.adapter('c1');
       const c2 = await h.adapter('c2');
-      assert.deepEqual((await sync(c1, of('c1', '192.0.2.41'))).failed, []);
-      assert.deepEqual((await sync(c2, of('c2', '192.0.2.42'))).failed, []);
+      allApplied(await sync(c1, of('c1', '192.0.2.41')));
+      allApplied(await sync(c2, of('c2', '192.0.2.42')));
       assert.deepEqual(plan(of('c1', '192.0.2.41'), await c1.observe()).changes, [], 'c1 sees only its own');
       assert.deepEqual(plan(of('c2', '192.0.2.42'), await c2.observe()).changes, [], 'c2 sees only its own');
       // c1 restarts from an empty desired state (its cluster lost everything): it deletes only its own.
@@ -359,7 +366,7 @@ export function adapterContract(
         );
         return;
       }
-      assert.deepEqual((await sync(a, s)).failed, []);
+      allApplied(await sync(a, s));
       const seen = await a.observe();
       assert.deepEqual(
         seen.owned.certificates?.map((c) => c.fingerprint),
@@ -528,7 +535,7 @@ export function adapterContract(
         });
       }
       const s = state([v1, v2], vss);
-      assert.deepEqual((await sync(a, s)).failed, []);
+      allApplied(await sync(a, s));
       assert.deepEqual(plan(s, await a.observe()).changes, [], 'observed exactly as applied');
       await a.close();
       const again = await h.adapter('c1');

@@ -10,7 +10,7 @@ import { it } from 'node:test';
 import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
 import type { L4VirtualService, LbState, Pool, PoolPolicy, VirtualService } from '../../src/model/types.ts';
 import { plan } from '../../src/plan/diff.ts';
-import { type ContractHarness, l4, pool, state, sync } from './adapter-contract.ts';
+import { allApplied, type ContractHarness, l4, pool, state, sync } from './adapter-contract.ts';
 
 /**
  * Applies `s`, checks that it reads back as applied and that a new adapter on the device (a
@@ -21,7 +21,7 @@ async function throughRestart(
   first: LoadBalancerAdapter,
   s: LbState,
 ): Promise<LoadBalancerAdapter> {
-  assert.deepEqual((await sync(first, s)).failed, []);
+  allApplied(await sync(first, s));
   assert.deepEqual(plan(s, await first.observe()).changes, [], 'observed as applied');
   await first.close();
   const second = await h.adapter('c1');
@@ -54,7 +54,7 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
       [v4, { ...v6, members: [v6.members[0]!, { ...v6.members[1]!, address: '2001:db8::3' }] }],
       [l4('c1--default-web-TCP-80', v4.name), l4('c1--default-web-TCP-80_v6', v6.name, '2001:db8::11')],
     );
-    assert.deepEqual((await sync(second, moved)).failed, []);
+    allApplied(await sync(second, moved));
     assert.deepEqual(plan(moved, await second.observe()).changes, [], 'observed as moved');
   });
 
@@ -417,7 +417,7 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
         : l4(`c1--default-web-TCP-${9000 + i}`, p.name),
     );
     const s = state(pools, vss);
-    assert.deepEqual((await sync(first, s)).failed, []);
+    allApplied(await sync(first, s));
     const pick = (f: Record<string, unknown>, keys: string[]) =>
       Object.fromEntries(keys.map((k) => [k, f[k]]));
     for (const [i, r] of on.rows.entries()) {
