@@ -2,9 +2,10 @@
  * The Gateway API conformance harness (conformance/): every upstream core test is transcribed, and
  * its status half passes on the BIG-IP simulator (the two HAProxy transports, with real traffic,
  * have files of their own: conformance-haproxy-*.test.ts); the reports are upstream
- * ConformanceReports and the ones committed under docs/conformance/ say what a run says. The harness itself is held to fail: a wrong
- * expectation, a status that never comes and a manifest that cannot be read each fail their test
- * with why, and a profile with a failure is reported as failed.
+ * ConformanceReports and the ones committed under docs/conformance/ say what a run says. The
+ * harness itself is held to fail: a wrong expectation, a status that never comes and a manifest
+ * that cannot be read each fail their test with why, and a profile with a failure is reported as
+ * failed.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
