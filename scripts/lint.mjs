@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import process from 'node:process';
 
 const require = createRequire(import.meta.url);
-const bin = (pkg, path) =>
+/** A package's script, by its path inside the package. */
+export const bin = (pkg, path) =>
   join(require.resolve(`${pkg}/package.json`).slice(0, -'package.json'.length), path);
 
 /** Runs a node script in `cwd`; resolves with its name, exit code and output. */
@@ -27,5 +28,3 @@ export function lintJobs(root) {
     runNode(root, 'prettier', [bin('prettier', 'bin/prettier.cjs'), '--check', '.']),
   ];
 }
-
-export { bin };

@@ -1,6 +1,6 @@
-// Run by `npm test` before the tests (with --no-lint: run-tests.mjs --lint runs the lint beside the
-// tests): the type check, and with the lint (eslint, prettier --check) side by side unless
-// --no-lint, and the tree the tests run from. The type check emits: the repository is mirrored into
+// Run by `npm test` before the tests: the type check and the tree the tests run from, and the lint
+// (eslint, prettier --check) beside them unless --no-lint (npm test passes it: run-tests.mjs --lint
+// runs the lint beside the tests instead). The type check emits: the repository is mirrored into
 // .test-build/ (every file, the TypeScript sources too, as tests read them) with each .ts file's
 // JavaScript beside it, so that the test files and the processes they start run plain JavaScript.
 // Under tsx every module a process loads goes through its loader thread: loading the Kubernetes
