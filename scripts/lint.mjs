@@ -21,9 +21,10 @@ export function runNode(cwd, name, args) {
   });
 }
 
-/** eslint and prettier --check over `root`, side by side. */
+/** The type check, eslint and prettier --check over `root`, side by side. */
 export function lintJobs(root) {
   return [
+    runNode(root, 'type check', [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.json', '--noEmit']),
     runNode(root, 'eslint', [bin('eslint', 'bin/eslint.js'), '.']),
     runNode(root, 'prettier', [bin('prettier', 'bin/prettier.cjs'), '--check', '.']),
   ];

@@ -1,14 +1,14 @@
-// Run by `npm test` before the tests: the type check and the tree the tests run from, and the lint
-// (eslint, prettier --check) beside them unless --no-lint (npm test passes it: run-tests.mjs --lint
-// runs the lint beside the tests instead). The type check emits: the repository is mirrored into
-// .test-build/ (every file, the TypeScript sources too, as tests read them) with each .ts file's
-// JavaScript beside it, so that the test files and the processes they start run plain JavaScript.
-// Under tsx every module a process loads goes through its loader thread: loading the Kubernetes
-// client alone cost 2.9 s of CPU there against 1.3 s plain, in each of about 300 processes
-// (bench/README.md, "The test suite's time"). Its node_modules links the checkout's packages but
-// for that client, bundled into one file (bundle-client-node.mjs), and the Data Plane API specs get
-// a JSON copy beside their YAML. The mirror is made anew on each run; nothing in it is edited by
-// hand. `--no-lint` skips the lint (the type check always runs: it is the build).
+// Run by `npm test` before the tests: the tree the tests run from, and the lint (the type check,
+// eslint, prettier --check) beside it unless --no-lint (npm test passes it: run-tests.mjs --lint
+// runs the lint beside the tests instead). The repository is mirrored into .test-build/ (every
+// file, the TypeScript sources too, as tests read them) with each .ts file's JavaScript beside it
+// (transpile.mjs: esbuild, types stripped), so that the test files and the processes they start
+// run plain JavaScript. Under tsx every module a process loads goes through its loader thread:
+// loading the Kubernetes client alone cost 2.9 s of CPU there against 1.3 s plain, in each of
+// about 300 processes (bench/README.md, "The test suite's time"). Its node_modules links the
+// checkout's packages but for that client, bundled into one file (bundle-client-node.mjs), and the
+// Data Plane API specs get a JSON copy beside their YAML. The mirror is made anew on each run;
+// nothing in it is edited by hand.
 import {
   cpSync,
   existsSync,
@@ -24,14 +24,13 @@ import process from 'node:process';
 import { fileURLToPath, URL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { linkModules } from './bundle-client-node.mjs';
-import { bin, lintJobs, runNode } from './lint.mjs';
+import { lintJobs } from './lint.mjs';
+import { transpileTree } from './transpile.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(ROOT, '.test-build');
 /** Not mirrored: dependencies and tools are linked; build outputs and scratch are not the tree's. */
 const SKIP = new Set(['.git', '.test-build', 'node_modules', '.tools', 'dist', 'test-artifacts', '.npl-lb']);
-
-const run = (name, args) => runNode(ROOT, name, args);
 
 const lint = !process.argv.includes('--no-lint');
 const started = Date.now();
@@ -58,17 +57,10 @@ const jobs = [
     () => ({ name: 'client-node bundle', code: 0, out: '' }),
     (err) => ({ name: 'client-node bundle', code: 1, out: `${err?.stack ?? err}\n` }),
   ),
-  run('tsc', [
-    bin('typescript', 'bin/tsc'),
-    '-p',
-    'tsconfig.json',
-    '--noEmit',
-    'false',
-    '--outDir',
-    OUT,
-    '--sourceMap',
-    'false',
-  ]),
+  transpileTree(ROOT, OUT).then(
+    ({ files }) => ({ name: `transpile (${files} files)`, code: 0, out: '' }),
+    (err) => ({ name: 'transpile', code: 1, out: `${err?.stack ?? err}\n` }),
+  ),
 ];
 if (lint) jobs.push(...lintJobs(ROOT));
 const results = await Promise.all(jobs);
