@@ -107,8 +107,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.execPath,
     [
       '--import',
-      './.test-build/test/support/runner-hook.js',
-      '--import',
       './.test-build/test/support/file-lock.js',
       '--test',
       '--test-concurrency=3',
