@@ -200,7 +200,10 @@ async function showSample(
       dashboard: o.dashboard,
       extra: [
         ...(sample.dual ? dualStackBanner(duals) : []),
-        ...silent.map((url) => `  (not answering yet after 45 s: ${url}; its Pods may still be starting)`),
+        ...silent.map(
+          (url) =>
+            `  (not answering yet after ${TRAFFIC_WAIT_MS / 1000} s: ${url}; its Pods may still be starting)`,
+        ),
       ],
     }),
   );
@@ -348,10 +351,17 @@ async function waitForAddresses(
 }
 
 /**
+ * How long the banner waits for every URL it prints to answer. A few seconds on an idle machine;
+ * a loaded CI machine (the test suite beside it) took over 45 s for the dual-stack sample's last
+ * URL, and a banner naming a URL as not answering is worse than one printed later.
+ */
+const TRAFFIC_WAIT_MS = 90_000;
+
+/**
  * Until every printed URL answers: the Service's, the Ingress's, the Gateway's (its 80/20 split
  * over two pools: a run of answers, not the first, so both pools serve), the shop's and the
- * dual-stack VIPs'. 45 s in all; the URLs still not answering by then are returned, for the
- * banner to say so rather than print a command that fails.
+ * dual-stack VIPs'. TRAFFIC_WAIT_MS in all; the URLs still not answering by then are
+ * returned, for the banner to say so rather than print a command that fails.
  */
 async function waitForTraffic(
   l4: string,
@@ -360,7 +370,7 @@ async function waitForTraffic(
   shop: string | undefined,
   duals: string[],
 ): Promise<string[]> {
-  const deadline = Date.now() + 45_000;
+  const deadline = Date.now() + TRAFFIC_WAIT_MS;
   const silent: string[] = [];
   const until = async (url: string, host?: string, run = 5) => {
     let streak = 0;

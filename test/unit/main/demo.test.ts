@@ -31,7 +31,7 @@ describe('npm start (the demo)', () => {
   it('npm start (the demo): traffic through the load balancer reaches the Pods; Ctrl-C removes what it made', async (t) => {
     // Stopped, its HAProxy too, and its folder removed after the test whatever happens.
     const { child, out, dir } = startDemo(t);
-    await eventually(() => /Press Ctrl-C/.test(out()), 90_000, 'demo start');
+    await eventually(() => /Press Ctrl-C/.test(out()), 150_000, 'demo start');
     assert.doesNotMatch(out(), /not answering yet/, 'every printed URL answers by the banner');
     assert.match(out(), new RegExp(`export KUBECONFIG=${join(dir, 'kubeconfig')}`));
     // A second npm start in the same clone: refused in one line, the first demo's files untouched.
@@ -248,7 +248,7 @@ describe('npm start (the demo)', () => {
 
   it('npm start -- --dual-stack: web-dual answers on its IPv4 VIP and on ::1, its IPv6 member the web Pod on node-1', async (t) => {
     const { child, out } = startDemo(t, ['--dual-stack']);
-    await eventually(() => /Press Ctrl-C/.test(out()), 90_000, 'demo start');
+    await eventually(() => /Press Ctrl-C/.test(out()), 150_000, 'demo start');
     assert.doesNotMatch(out(), /not answering yet/, 'every printed URL answers by the banner');
     if (haproxyMissing()) {
       assert.match(out(), /HAProxy is not installed/);
