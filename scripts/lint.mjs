@@ -21,10 +21,15 @@ export function runNode(cwd, name, args) {
   });
 }
 
+/** The type check (tsc --noEmit: the test build's JavaScript is esbuild's, transpile.mjs). */
+export function typeCheckJob(root) {
+  return runNode(root, 'type check', [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.json', '--noEmit']);
+}
+
 /** The type check, eslint and prettier --check over `root`, side by side. */
 export function lintJobs(root) {
   return [
-    runNode(root, 'type check', [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.json', '--noEmit']),
+    typeCheckJob(root),
     runNode(root, 'eslint', [bin('eslint', 'bin/eslint.js'), '.']),
     runNode(root, 'prettier', [bin('prettier', 'bin/prettier.cjs'), '--check', '.']),
   ];

@@ -8,7 +8,8 @@
 // about 300 processes (bench/README.md, "The test suite's time"). Its node_modules links the
 // checkout's packages but for that client, bundled into one file (bundle-client-node.mjs), and the
 // Data Plane API specs get a JSON copy beside their YAML. The mirror is made anew on each run;
-// nothing in it is edited by hand.
+// nothing in it is edited by hand. `--no-lint --typecheck`: the type check without eslint and
+// prettier (npm run test:unit).
 import {
   cpSync,
   existsSync,
@@ -24,7 +25,7 @@ import process from 'node:process';
 import { fileURLToPath, URL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { linkModules } from './bundle-client-node.mjs';
-import { lintJobs } from './lint.mjs';
+import { lintJobs, typeCheckJob } from './lint.mjs';
 import { transpileTree } from './transpile.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -63,6 +64,7 @@ const jobs = [
   ),
 ];
 if (lint) jobs.push(...lintJobs(ROOT));
+else if (process.argv.includes('--typecheck')) jobs.push(typeCheckJob(ROOT));
 const results = await Promise.all(jobs);
 let failed = false;
 for (const r of results) {
