@@ -283,7 +283,7 @@ export class LbReconciler {
       this.scope.settle(diffed, unsettled, ok, passSeq, this.ledger.latest);
     } else if (same || applied.length > 0) this.observed = undefined;
     this.ledger.reported();
-    await this.report(view, desired, applied, p.conflicts, pending, planned.unready);
+    await this.report(view, desired, applied, p.conflicts, pending, planned.unready, planned.observed);
     const retry = applied.filter((r) => !r.ok && !r.error?.terminal);
     if (retry.length > 0) {
       throw new NplError(
@@ -330,14 +330,16 @@ export class LbReconciler {
     conflicts: ReturnType<typeof plan>['conflicts'],
     pending: Set<string>,
     unready: Pool[],
+    observed: ObservedByName,
   ): Promise<void> {
     const cleared = this.d.state.record(desired.state, applied, conflicts, pending);
-    await this.status.write(view, desired);
+    const unprogrammed = notOnDevice(pending, observed, applied);
+    await this.status.write(view, desired, unprogrammed);
     const allocated = once(() => this.d.adapter.allocatedVips?.());
     await this.gatewayStatus.write(
       view,
       desired.gateways,
-      (vs) => this.d.state.failed('virtualService', vs),
+      (vs) => this.d.state.failed('virtualService', vs) || unprogrammed.has(vs),
       (vip) => resolveVip(vip, allocated),
     );
     await this.policyStatus.write(view.backendPolicies, desired.policies);
@@ -345,4 +347,29 @@ export class LbReconciler {
     await this.gatewayClass.keep(view.gatewayApiInstalled === true, view.gatewayClasses ?? []);
     await this.events.pass(view, desired, applied, cleared, (st) => this.status.live(st), unready);
   }
+}
+
+/**
+ * Desired virtual services the device does not hold yet: still pending (a desired object that is
+ * not pending matches the device) and neither in the pass's read of the device (kept up to date by
+ * the passes' results) nor created by this pass. A create held by the pass's gates is one: no
+ * status may give out its address yet. As small as what is pending, never a walk of every object.
+ */
+export function notOnDevice(
+  pending: ReadonlySet<string>,
+  observed: ObservedByName,
+  applied: readonly ApplyResult[],
+): Set<string> {
+  const created = new Set(
+    applied
+      .filter((r) => r.ok && r.change.kind === 'virtualService' && r.change.op !== 'delete')
+      .map((r) => r.change.name),
+  );
+  const out = new Set<string>();
+  for (const key of pending) {
+    if (!key.startsWith('virtualService/')) continue;
+    const name = key.slice('virtualService/'.length);
+    if (!observed.virtualServices.has(name) && !created.has(name)) out.add(name);
+  }
+  return out;
 }

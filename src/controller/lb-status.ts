@@ -33,6 +33,8 @@ export function serviceIngress(
   cluster: string,
   ipMode: 'Proxy' | 'VIP',
   failure: (vs: string) => ApplyError | undefined,
+  /** A desired virtual service the device does not hold yet: NotProgrammed, as one not desired. */
+  unprogrammed: (vs: string) => boolean = () => false,
 ): LbIngress[] {
   if (!st.vip) return [];
   // One entry per address (a dual-stack Service: the primary family's first), each with the state
@@ -52,7 +54,9 @@ export function serviceIngress(
             ? portError('NotProgrammed')
             : failed
               ? portError(failed.code)
-              : undefined;
+              : unprogrammed(vs)
+                ? portError('NotProgrammed')
+                : undefined;
       return { port: p.port, protocol: p.protocol, ...(error ? { error } : {}) };
     });
     if (!ports.some((p) => p.error === undefined)) return [];

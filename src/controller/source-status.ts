@@ -38,14 +38,26 @@ export class SourceStatusWriter {
 
   constructor(private readonly d: SourceStatusDeps) {}
 
-  /** Every virtual service of a source is live: it has its VIP and none failed on the device. */
+  /** Every virtual service of a source is live: it has its VIP, and each is on the device, not failed. */
   live(source: SourceStatus): boolean {
     const status = this.resolved(source);
     return (
       status.vip !== undefined &&
       status.virtualServices.length > 0 &&
-      status.virtualServices.every((n) => !this.d.state.failed('virtualService', n))
+      status.virtualServices.every((n) => !this.down(n))
     );
+  }
+
+  /**
+   * Desired virtual services the device does not hold yet (a create held by the pass's gates, or
+   * not applied yet), as the last write() was told: a source is not given an address its device
+   * does not serve. They do not count as failed: their status comes once they land.
+   */
+  private unprogrammed: ReadonlySet<string> = new Set();
+
+  /** A virtual service that failed on the device or is not on it yet. */
+  private down(vs: string): boolean {
+    return this.d.state.failed('virtualService', vs) || this.unprogrammed.has(vs);
   }
 
   /** A source status with the address its VIP stands for (an `auto:` VIP: the device's, or none yet). */
@@ -60,8 +72,20 @@ export class SourceStatusWriter {
   /** The device's addresses as this pass read them (write() reads them once; live() after it). */
   private allocated: ReadonlyMap<string, string> | undefined;
 
-  async write(view: ClusterView, desired: DesiredResult): Promise<void> {
+  /**
+   * Writes what differs. `unprogrammed`: the desired virtual services not on the device yet (none
+   * when absent); such a Service port reads NotProgrammed, such an Ingress address is left out,
+   * until a later write finds it there.
+   */
+  async write(
+    view: ClusterView,
+    desired: DesiredResult,
+    unprogrammed: ReadonlySet<string> = new Set(),
+  ): Promise<void> {
     const allocated = (this.allocated = this.d.allocatedVips?.());
+    this.unprogrammed = unprogrammed;
+    // Which virtual services are still to land: a change of it checks every source again.
+    const waiting = [...unprogrammed].sort().join(' ');
     const inputs = [
       view.services,
       view.ingresses,
@@ -69,6 +93,7 @@ export class SourceStatusWriter {
       desired.ingresses,
       this.d.state.failureVersion,
       allocated ? JSON.stringify([...allocated]) : '',
+      waiting,
     ];
     if (this.settled?.every((x, i) => x === inputs[i])) return;
     this.settled = undefined;
@@ -81,7 +106,7 @@ export class SourceStatusWriter {
       // its IPv4 address when its IPv6 twin fails, and the other way round).
       return [r.vip, ...(r.moreVips ?? [])].flatMap((ip): LbIngress[] => {
         const mine = r.virtualServices.filter((n) => isIPv6Name(n) === (vipFamily(ip) === 'IPv6'));
-        if (mine.length === 0 || mine.some((n) => this.d.state.failed('virtualService', n))) return [];
+        if (mine.length === 0 || mine.some((n) => this.down(n))) return [];
         // The ports it is served on: HTTP, and HTTPS where the class has TLS hosts (a second one).
         const p = this.d.ingressPorts;
         const ports = p ? [p.http, ...(mine.length > 1 ? [p.https] : [])] : [];
@@ -104,7 +129,7 @@ export class SourceStatusWriter {
     // A Service or Ingress object (the cache's, replaced on any change of it) found showing what
     // its source status asks is not checked again until one of the three changes.
     // The device's failures and (where it allocates VIPs) its addresses: a change of either checks again.
-    const version = `${this.d.state.failureVersion}|${String(inputs[5])}`;
+    const version = `${this.d.state.failureVersion}|${String(inputs[5])}|${waiting}`;
     const checked = (o: object, st: SourceStatus): boolean => {
       const c = this.statusChecked.get(o);
       return c !== undefined && c.st === st && c.version === version;
@@ -112,8 +137,13 @@ export class SourceStatusWriter {
     for (const svc of view.services) {
       const st = desired.services.get(`${svc.metadata.namespace}/${svc.metadata.name}`);
       if (!st || checked(svc, st)) continue;
-      const want = serviceIngress(svc, this.resolved(st), this.d.clusterName, this.d.ipMode, (vs) =>
-        this.d.state.failure('virtualService', vs),
+      const want = serviceIngress(
+        svc,
+        this.resolved(st),
+        this.d.clusterName,
+        this.d.ipMode,
+        (vs) => this.d.state.failure('virtualService', vs),
+        (vs) => unprogrammed.has(vs),
       );
       const written = this.statusWritten.has(`Service/${svc.metadata.namespace}/${svc.metadata.name}`);
       if (!showsAlready(svc.status.loadBalancer.ingress, want, written))
