@@ -140,6 +140,7 @@ export class NplController {
     });
     this.metrics = new ControllerMetrics(() => this.queue.length);
     this.metrics.reachability(() => this.device.snapshot());
+    this.metrics.sweeps(() => this.sweep.nextMs / 1000);
     this.health = new HealthMonitor(
       this.adapter,
       this.state,
@@ -362,6 +363,9 @@ export class NplController {
       if (cpu0) {
         const used = process.cpuUsage(cpu0);
         this.sweep.wholePassCost((used.user + used.system) / 1000);
+        this.metrics.wholePasses.inc();
+        this.metrics.wholePassCpu.inc((used.user + used.system) / 1e6);
+        this.metrics.wholePassLastCpu.set((used.user + used.system) / 1e6);
       }
       const { applied, desired, deferredMs } = pass;
       this.lastPools = desired.state.pools;

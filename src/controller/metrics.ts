@@ -61,6 +61,36 @@ export class ControllerMetrics {
     buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
     registers: [this.registry],
   });
+  /** Whole passes (the sweep, a cold start, a retry after a failure) and the period the sweep keeps. */
+  readonly wholePasses = new Counter({
+    name: 'npl_lb_controller_whole_passes_total',
+    help: 'Load-balancer passes that observed the device again and planned everything (the sweep, a start, a retry)',
+    registers: [this.registry],
+  });
+  readonly wholePassCpu = new Counter({
+    name: 'npl_lb_controller_whole_pass_cpu_seconds_total',
+    help: "The controller process's CPU (user + system) over its whole passes",
+    registers: [this.registry],
+  });
+  readonly wholePassLastCpu = new Gauge({
+    name: 'npl_lb_controller_whole_pass_last_cpu_seconds',
+    help: "The controller process's CPU over its last whole pass (what the sweep's period is stretched by)",
+    registers: [this.registry],
+  });
+  /** The sweep's current period; set by the composition. */
+  private sweepPeriod: () => number = () => 0;
+  readonly sweepPeriodSeconds = new Gauge({
+    name: 'npl_lb_controller_sweep_period_seconds',
+    help: 'Seconds between two sweeps now: 60 while a whole pass is cheap, stretched so that whole passes take at most 0.5 % of a core',
+    registers: [this.registry],
+    collect: () => {
+      this.sweepPeriodSeconds.set(this.sweepPeriod());
+    },
+  });
+
+  sweeps(period: () => number): void {
+    this.sweepPeriod = period;
+  }
   readonly reconcileErrors = new Counter({
     name: 'npl_lb_controller_reconcile_errors_total',
     help: 'Reconciles that failed and were retried with backoff',

@@ -298,6 +298,15 @@ describe('controller on the sandbox (memory adapter)', () => {
       5000,
       'sweep repaired drift',
     );
+    // The sweep's whole passes are counted with their CPU, and its period kept within its bounds
+    // (200 ms here, stretched by a whole pass's cost, at most ten times).
+    const metric = async (name: string) =>
+      Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await again.c.metrics.registry.metrics())?.[1] ?? NaN);
+    assert.ok((await metric('npl_lb_controller_whole_passes_total')) >= 1);
+    assert.ok((await metric('npl_lb_controller_whole_pass_cpu_seconds_total')) > 0);
+    assert.ok((await metric('npl_lb_controller_whole_pass_last_cpu_seconds')) > 0);
+    const period = await metric('npl_lb_controller_sweep_period_seconds');
+    assert.ok(period >= 0.2 && period <= 2, `sweep period ${period} s`);
   });
 
   it('NodePort and ClusterIP modes; LoadBalancer -> ClusterIP -> LoadBalancer; selector and label changes', async (t) => {

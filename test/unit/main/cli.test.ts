@@ -161,10 +161,13 @@ describe('npl-lb command line', () => {
       10_000,
       'state shows the virtual service',
     );
-    assert.match(
-      await (await fetch(`${http}/metrics`)).text(),
-      /npl_lb_controller_reconcile_duration_seconds/,
-    );
+    const metrics = await (await fetch(`${http}/metrics`)).text();
+    assert.match(metrics, /npl_lb_controller_reconcile_duration_seconds/);
+    // The sweep's whole passes (none yet this soon) and its period: the default minute while
+    // whole passes are cheap (the bench, bench/controller/process-cost.ts, reads these).
+    assert.match(metrics, /^npl_lb_controller_whole_passes_total \d+$/m);
+    assert.match(metrics, /^npl_lb_controller_whole_pass_cpu_seconds_total \S+$/m);
+    assert.match(metrics, /^npl_lb_controller_sweep_period_seconds 60$/m);
     child.kill('SIGTERM');
     assert.equal(await exited(child), 0);
   });
