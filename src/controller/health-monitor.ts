@@ -59,6 +59,10 @@ export class HealthMonitor {
   private tick(): Promise<void> {
     if (!this.adapter.capabilities().healthSlices) return this.refresh();
     const all = this.slices.pools();
+    // No pass has handed over its pools yet (a cold start still applying): nothing of ours to read.
+    // A whole read then listed every pool on the device and read each, a call apiece: at 1,000
+    // Services about 13 s of device calls beside the first sync's (the process-cost bench).
+    if (all.length === 0) return Promise.resolve();
     if (all.length <= this.slices.perTick) return this.refresh();
     if (this.cursor >= all.length) this.cursor = 0;
     const names = all.slice(this.cursor, this.cursor + this.slices.perTick).map((p) => p.name);

@@ -157,5 +157,16 @@ describe('health monitor', () => {
     asked.length = 0;
     await (few as unknown as { tick(): Promise<void> }).tick();
     assert.deepEqual(asked, [undefined]);
+    // No pools handed over yet (before the first pass ends): the timer reads nothing; a read on
+    // demand still reads everything.
+    const none = new HealthMonitor(adapter, new StateTracker('c1', 'fake'), 0, silentLogger(), {
+      pools: () => [],
+      perTick: 10,
+    });
+    asked.length = 0;
+    await (none as unknown as { tick(): Promise<void> }).tick();
+    assert.deepEqual(asked, []);
+    await none.refresh();
+    assert.deepEqual(asked, [undefined]);
   });
 });
