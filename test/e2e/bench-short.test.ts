@@ -54,7 +54,7 @@ describe('benches, short profile', () => {
     {
       timeout: 240_000,
     },
-    async () => {
+    async (t) => {
       const { stdout } = await run(
         process.execPath,
         [
@@ -79,6 +79,7 @@ describe('benches, short profile', () => {
         maxOverlap: number;
         behindCandidates: number;
         waitedBehind: number;
+        starved: number;
       }[];
       assert.ok(r, stdout);
       assert.equal(r.neverApplied, 0);
@@ -86,10 +87,16 @@ describe('benches, short profile', () => {
       assert.ok(r.maxPer100 <= 1, `writes to one pool within 100 ms: ${r.maxPer100}`);
       assert.ok(r.maxOverlap >= 2, `device calls at once: ${r.maxOverlap}`);
       assert.ok(r.behindCandidates >= 10, `changes sent while calls were in flight: ${r.behindCandidates}`);
-      assert.ok(
-        r.waitedBehind <= r.behindCandidates / 4,
-        `${r.waitedBehind} of ${r.behindCandidates} waited for unrelated calls (passes in series)`,
-      );
+      // Judged where the bench's process ran: a change whose process was held off the CPU for half
+      // a device call meanwhile (a loaded machine: two clean-clone runs had 46 of 51 and 75 of 129
+      // "waiting", the same code 0-2 of 50 alone) says nothing of the scheduler, and is not judged.
+      const judged = r.behindCandidates - r.starved;
+      if (judged >= 10)
+        assert.ok(
+          r.waitedBehind <= judged / 4,
+          `${r.waitedBehind} of ${judged} waited for unrelated calls (passes in series; ${r.starved} not judged)`,
+        );
+      else t.diagnostic(`too loaded to judge: ${r.starved} of ${r.behindCandidates} changes stalled`);
     },
   );
 });
