@@ -72,6 +72,22 @@ export class SourceStatusWriter {
   /** The device's addresses as this pass read them (write() reads them once; live() after it). */
   private allocated: ReadonlyMap<string, string> | undefined;
 
+  /** An Ingress's status: the VIP once every virtual service of it is programmed. */
+  private ingressWant(status: SourceStatus): LbIngress[] {
+    const r = this.resolved(status);
+    if (r.vip === undefined) return [];
+    // Each address while every virtual service of its family is live (a dual-stack class keeps
+    // its IPv4 address when its IPv6 twin fails, and the other way round).
+    return [r.vip, ...(r.moreVips ?? [])].flatMap((ip): LbIngress[] => {
+      const mine = r.virtualServices.filter((n) => isIPv6Name(n) === (vipFamily(ip) === 'IPv6'));
+      if (mine.length === 0 || mine.some((n) => this.down(n))) return [];
+      // The ports it is served on: HTTP, and HTTPS where the class has TLS hosts (a second one).
+      const p = this.d.ingressPorts;
+      const ports = p ? [p.http, ...(mine.length > 1 ? [p.https] : [])] : [];
+      return [{ ip, ...(ports.length ? { ports: ports.map((port) => ({ port, protocol: 'TCP' })) } : {}) }];
+    });
+  }
+
   /**
    * Writes what differs. `unprogrammed`: the desired virtual services not on the device yet (none
    * when absent); such a Service port reads NotProgrammed, such an Ingress address is left out,
@@ -98,21 +114,6 @@ export class SourceStatusWriter {
     if (this.settled?.every((x, i) => x === inputs[i])) return;
     this.settled = undefined;
     let issued = false;
-    /** An Ingress's status: the VIP once every virtual service of it is programmed. */
-    const ingressWant = (status: SourceStatus): LbIngress[] => {
-      const r = this.resolved(status);
-      if (r.vip === undefined) return [];
-      // Each address while every virtual service of its family is live (a dual-stack class keeps
-      // its IPv4 address when its IPv6 twin fails, and the other way round).
-      return [r.vip, ...(r.moreVips ?? [])].flatMap((ip): LbIngress[] => {
-        const mine = r.virtualServices.filter((n) => isIPv6Name(n) === (vipFamily(ip) === 'IPv6'));
-        if (mine.length === 0 || mine.some((n) => this.down(n))) return [];
-        // The ports it is served on: HTTP, and HTTPS where the class has TLS hosts (a second one).
-        const p = this.d.ingressPorts;
-        const ports = p ? [p.http, ...(mine.length > 1 ? [p.https] : [])] : [];
-        return [{ ip, ...(ports.length ? { ports: ports.map((port) => ({ port, protocol: 'TCP' })) } : {}) }];
-      });
-    };
     const patch = async (kind: 'Service' | 'Ingress', ns: string, name: string, want: LbIngress[]) => {
       await this.d.writer.write(kind, ns, name, want);
       this.statusWritten.add(`${kind}/${ns}/${name}`);
@@ -153,7 +154,7 @@ export class SourceStatusWriter {
     for (const ing of view.ingresses) {
       const st = desired.ingresses.get(`${ing.metadata.namespace}/${ing.metadata.name}`);
       if (!st || checked(ing, st)) continue;
-      const want = ingressWant(st);
+      const want = this.ingressWant(st);
       const written = this.statusWritten.has(`Ingress/${ing.metadata.namespace}/${ing.metadata.name}`);
       if (!showsAlready(ing.status.loadBalancer.ingress, want, written))
         run(() => patch('Ingress', ing.metadata.namespace, ing.metadata.name, want));
