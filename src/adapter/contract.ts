@@ -155,6 +155,19 @@ export interface HttpCapabilities {
    * not claimed (HTTPRouteBackendProtocolWebSocket).
    */
   webSocket?: boolean;
+  /**
+   * TLS to members (BackendTLSPolicy): the name sent (SNI) and verified, against a CA bundle.
+   * Absent: not served; a Service port a policy targets is refused (its share answers 500, never
+   * in clear text) and the policy says so in its ancestors' status.
+   */
+  backendTls?: BackendTlsCapabilities;
+}
+
+export interface BackendTlsCapabilities {
+  /** `wellKnownCACertificates: System`: the device's own store of public CAs. */
+  systemCa: boolean;
+  /** How many DNS names (the hostname, or subjectAltNames of type Hostname) it verifies one of. */
+  maxVerifyNames: number;
 }
 
 export interface ApplyError {

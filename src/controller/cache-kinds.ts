@@ -4,6 +4,7 @@
  * where it is listed, and what its changes wake.
  */
 import { backendTlsPolicySchema } from '../kube/backend-tls-objects.ts';
+import { caConfigMapSchema } from '../kube/config-maps.ts';
 import type { z } from 'zod';
 import { RESOURCES } from '../kube/paths.ts';
 import { TLS_SECRET_TYPE } from '../source/certificates.ts';
@@ -95,6 +96,8 @@ export const KINDS = {
   ...routeRows(),
   referenceGrants: { schema: referenceGrantSchema, resource: 'referenceGrants', ...GATEWAY_API },
   backendTlsPolicies: { schema: backendTlsPolicySchema, resource: 'backendTlsPolicies', ...GATEWAY_API },
+  // The CA bundles BackendTLSPolicies name: every ConfigMap, kept as its `ca.crt` alone.
+  configMaps: { schema: caConfigMapSchema, resource: 'configMaps', routes: true },
   backendPolicies: { schema: backendPolicySchema, resource: 'backendPolicies', optional: true },
   loadBalancerParameters: {
     schema: loadBalancerParametersSchema,

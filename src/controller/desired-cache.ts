@@ -34,6 +34,7 @@ function signature(req: PoolRequest, ctx: PoolContext, nodeVersions: string): st
     ctx.serviceType,
     req.health,
     req.backendProtocol ?? '',
+    req.backendTls ? JSON.stringify(req.backendTls) : '',
     req.svc.metadata.resourceVersion,
     req.policy ? JSON.stringify(req.policy) : '',
     nodeVersions,

@@ -23,7 +23,23 @@ export const backendTlsPolicySchema = z
               .loose(),
           )
           .default([]),
-        validation: z.unknown().optional(),
+        validation: z
+          .object({
+            caCertificateRefs: z
+              .array(z.object({ group: z.string().default(''), kind: z.string(), name: z.string() }).loose())
+              .default([]),
+            wellKnownCACertificates: z.string().optional(),
+            hostname: z.string().default(''),
+            subjectAltNames: z
+              .array(
+                z
+                  .object({ type: z.string(), hostname: z.string().optional(), uri: z.string().optional() })
+                  .loose(),
+              )
+              .default([]),
+          })
+          .loose()
+          .default({ caCertificateRefs: [], hostname: '', subjectAltNames: [] }),
         options: z.record(z.string(), z.unknown()).optional(),
       })
       .loose(),

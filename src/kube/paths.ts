@@ -46,6 +46,7 @@ export const RESOURCES = {
     kind: 'IngressClass',
   },
   secrets: { group: '', version: 'v1', resource: 'secrets', kind: 'Secret' },
+  configMaps: { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap' },
   endpointSlices: {
     group: 'discovery.k8s.io',
     version: 'v1',

@@ -44,6 +44,18 @@ export function l7PoolName(
   return limitName(`${cluster}--${svc.namespace}-${svc.name}-${port}.l7`);
 }
 
+/**
+ * The pool of a Service port spoken to over TLS (a BackendTLSPolicy over it): '.tls' beside
+ * '.l7', so an Ingress sending to the same port in clear text keeps a pool of its own.
+ */
+export function tlsPoolName(
+  cluster: string,
+  svc: { namespace: string; name: string },
+  port: string | number,
+): string {
+  return limitName(`${cluster}--${svc.namespace}-${svc.name}-${port}.tls`);
+}
+
 /** The HTTP/2 (h2c) pool of a Service port: '.h2' beside '.l7', for the same reason. */
 export function h2PoolName(
   cluster: string,

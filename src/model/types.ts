@@ -104,6 +104,11 @@ export interface Pool {
    * Service ports of appProtocol kubernetes.io/h2c); absent: HTTP/1.1 (L7) or bytes (L4).
    */
   backendProtocol?: 'h2c';
+  /**
+   * TLS to the members (a BackendTLSPolicy over the Service port): the name sent and verified,
+   * and the CA their certificates must chain to. Absent: clear text (or bytes, L4).
+   */
+  backendTls?: BackendTls;
   members: Member[];
   /** The Kubernetes Service (namespace/name) and port the pool stands for. */
   service: string;
@@ -127,7 +132,27 @@ export const POLICY_FIELDS = [
   'serverTimeoutSeconds',
   'retries',
   'backendProtocol',
+  'backendTls',
 ] as const satisfies readonly (keyof Pool)[];
+
+/** The CA of `BackendTls` that means the device's own store of public CAs (`wellKnownCACertificates: System`). */
+export const SYSTEM_CA = 'System';
+
+/**
+ * How the load balancer speaks TLS to a pool's members (GEP-1897): it connects to
+ * `nodeIP:nodePort`, so the name sent and the name verified are the policy's, never the address.
+ */
+export interface BackendTls {
+  /** Sent as SNI: the policy's hostname (a DNS name, from the validation boundary). */
+  serverName: string;
+  /**
+   * The DNS names one of which the member's certificate must carry: the hostname, or the
+   * policy's subjectAltNames of type Hostname when it has some.
+   */
+  verifyNames: string[];
+  /** The CA bundle (PEM, parsed at the boundary) the certificates must chain to, or SYSTEM_CA. */
+  ca: string;
+}
 
 /** A TLS passthrough route: connections whose ClientHello names `host` go to `pool`, still encrypted. */
 export interface SniRoute {

@@ -11,8 +11,8 @@ import type { ControllerConfig } from '../config/controller-config.ts';
 import type { Ingress, Service } from '../kube/objects.ts';
 import { PARAMETERS_GROUP, PARAMETERS_KIND } from '../kube/parameters-objects.ts';
 import { type Resolved, resolveParameters } from './gateway/parameters.ts';
-import { familyName, h2PoolName, l7PoolName, poolName } from '../model/names.ts';
-import type { Pool, VirtualService } from '../model/types.ts';
+import { familyName, h2PoolName, l7PoolName, poolName, tlsPoolName } from '../model/names.ts';
+import type { BackendTls, Pool, VirtualService } from '../model/types.ts';
 import { gatewaysFromView, gatewayVipCidrs, type LoadBalancerInfo } from './gateway/from-view.ts';
 import { resolveBackendPolicies } from './backend-policies.ts';
 import { ingressPolicies, poolPolicies } from './ingress-policies.ts';
@@ -91,6 +91,7 @@ function poolRequester(
       health: Pool['health'],
       named?: (svc: Service, port: ServicePort) => string,
       backendProtocol?: 'h2c',
+      backendTls?: BackendTls,
     ) =>
     (svc: Service, port: ServicePort, asked?: IpFamily): string => {
       const family = asked ?? primaryFamily(svc, families);
@@ -111,6 +112,7 @@ function poolRequester(
           family,
           ...(policy ? { policy } : {}),
           ...(backendProtocol ? { backendProtocol } : {}),
+          ...(backendTls ? { backendTls } : {}),
         });
       }
       return name;
@@ -243,6 +245,12 @@ export function desiredFrontends(
     ? poolFor('http', (svc, sp) => h2PoolName(cluster, svc.metadata, sp.name || sp.port), 'h2c')
     : undefined;
 
+  // Its pool spoken to over TLS (a BackendTLSPolicy over the port), where the load balancer can.
+  const tlsPoolFor = lb.caps.http?.backendTls
+    ? (svc: Service, sp: ServicePort, tls: BackendTls) =>
+        poolFor('http', (s, p) => tlsPoolName(cluster, s.metadata, p.name || p.port), undefined, tls)(svc, sp)
+    : undefined;
+
   const lbServices = ourLoadBalancerServices(view.services, cfg);
   const { choices, vipOf } = frontendVips(lbServices, byClass, view, cfg, lb, servable);
   const l4 = loadBalancerServices(
@@ -266,6 +274,7 @@ export function desiredFrontends(
     services: svcByKey,
     poolFor: httpPoolFor,
     h2PoolFor,
+    tlsPoolFor,
     l4PoolFor,
     certificateOf,
     vipOf: (k) => vipOf(`gateway/${k}`),

@@ -197,6 +197,7 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
       ...(policy?.serverTimeoutSeconds ? { serverTimeoutSeconds: policy.serverTimeoutSeconds } : {}),
       ...(policy?.retries !== undefined && !retriesOnL4 ? { retries: policy.retries } : {}),
       ...(req.backendProtocol ? { backendProtocol: req.backendProtocol } : {}),
+      ...(req.backendTls ? { backendTls: req.backendTls } : {}),
       members: r.members,
       service: req.svcKey,
       servicePort: String(port.name || port.port),

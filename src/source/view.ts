@@ -2,6 +2,7 @@
  * What a desired-state pass reads of the cluster: the controller's caches, or plain arrays in tests.
  */
 import type { BackendTlsPolicy } from '../kube/backend-tls-objects.ts';
+import type { CaConfigMap } from '../kube/config-maps.ts';
 import type { LoadBalancerParameters } from '../kube/parameters-objects.ts';
 import {
   type Gateway,
@@ -52,6 +53,8 @@ export interface ClusterView extends RouteLists {
   referenceGrants?: ReferenceGrant[];
   /** BackendTLSPolicies (gateway.networking.k8s.io/v1); none when absent. */
   backendTlsPolicies?: BackendTlsPolicy[];
+  /** ConfigMaps, each as its `ca.crt` alone (the CA bundles of BackendTLSPolicies); none when absent. */
+  configMaps?: CaConfigMap[];
   /** BackendPolicies (npl-lb.io); none when absent (the CRD not installed). */
   backendPolicies?: BackendPolicy[];
   /** LoadBalancerParameters (npl-lb.io); none when absent (the CRD not installed). */
@@ -72,6 +75,7 @@ export const routeInputs = (v: ClusterView): unknown[] => [
   ...ROUTE_KEYS.map((k) => v[k]),
   v.referenceGrants,
   v.backendTlsPolicies,
+  v.configMaps,
   v.backendPolicies,
   v.loadBalancerParameters,
   v.gatewayApiVersion,

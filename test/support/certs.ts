@@ -77,3 +77,38 @@ export async function modelCertificate(name: string, dns: string[]): Promise<Cer
     notAfter: new Date(leaf.validTo).toISOString(),
   };
 }
+
+/** A certificate authority (basicConstraints cA), for TLS to backends: it signs `signedBy`'s. */
+export async function testAuthority(name = 'npl-lb test CA'): Promise<TestCertificate> {
+  const pems = await generate([{ name: 'commonName', value: name }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notBeforeDate: new Date(Date.now() - 3600 * 1000),
+    notAfterDate: new Date(Date.now() + 365 * 24 * 3600 * 1000),
+    extensions: [
+      { name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    ],
+  });
+  return { cert: pems.cert, key: pems.private };
+}
+
+/** A server certificate for these DNS names, signed by `ca`. */
+export async function signedBy(ca: TestCertificate, dns: string[]): Promise<TestCertificate> {
+  const pems = await generate([{ name: 'commonName', value: dns[0] ?? 'server' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notBeforeDate: new Date(Date.now() - 3600 * 1000),
+    notAfterDate: new Date(Date.now() + 365 * 24 * 3600 * 1000),
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      { name: 'subjectAltName', altNames: dns.map((value) => ({ type: 2 as const, value })) },
+    ],
+    ca,
+  });
+  return { cert: pems.cert, key: pems.private };
+}

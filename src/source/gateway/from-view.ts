@@ -6,6 +6,7 @@
 import type { Capabilities } from '../../adapter/contract.ts';
 import { type ControllerConfig, namespaceSelected } from '../../config/controller-config.ts';
 import type { Service } from '../../kube/objects.ts';
+import type { BackendTls } from '../../model/types.ts';
 import { ROUTE_KEYS, type RouteKey, type RouteLists, type RouteObject } from '../../kube/gateway-objects.ts';
 import { ALL_HTTP, INGRESS_HTTP } from '../../adapter/http-capabilities.ts';
 import type { ClusterView } from '../view.ts';
@@ -56,6 +57,7 @@ export function servedGatewayView(
     | RouteKey
     | 'referenceGrants'
     | 'backendTlsPolicies'
+    | 'configMaps'
     | 'namespaces'
     | 'gatewayApiVersion'
   >,
@@ -73,6 +75,7 @@ export function servedGatewayView(
     // Policies of every namespace: a route sends to a Service of a served namespace, and the
     // policy lives beside that Service.
     backendTlsPolicies: view.backendTlsPolicies ?? [],
+    configMaps: view.configMaps ?? [],
     namespaces: view.namespaces ?? [],
     bundleVersion: view.gatewayApiVersion,
   };
@@ -138,6 +141,7 @@ export function gatewaysFromView(
     services: Pick<ReadonlyMap<string, Service>, 'get'>;
     poolFor: (svc: Service, port: ServicePort) => string;
     h2PoolFor?: ((svc: Service, port: ServicePort) => string) | undefined;
+    tlsPoolFor?: ((svc: Service, port: ServicePort, tls: BackendTls) => string) | undefined;
     l4PoolFor: (svc: Service, port: ServicePort) => string;
     certificateOf: SecretCertificates;
     vipOf: (gatewayKey: string) => VipOutcome;

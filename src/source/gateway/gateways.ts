@@ -5,6 +5,7 @@
  * controller passes its caches, the VIPs and the load balancer's capabilities in.
  */
 import type { BackendTlsPolicy } from '../../kube/backend-tls-objects.ts';
+import type { CaConfigMap } from '../../kube/config-maps.ts';
 import type { PoolPolicy } from '../backend-policies.ts';
 import type { HttpCapabilities } from '../../adapter/contract.ts';
 import {
@@ -18,6 +19,7 @@ import {
 import type { Service } from '../../kube/objects.ts';
 import { gatewayVsName } from '../../model/names.ts';
 import type {
+  BackendTls,
   Certificate,
   L4VirtualService,
   L7VirtualService,
@@ -28,7 +30,7 @@ import { inFamilies } from '../twins.ts';
 import type { VipOutcome } from '../types.ts';
 import type { SecretCertificates } from '../ingress-tls.ts';
 import type { GatewayListeners } from './attach.ts';
-import { backendTlsLookup, backendTlsStatuses } from './backend-tls.ts';
+import { resolveBackendTls } from './backend-tls.ts';
 import { supportedFeatures } from './features.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 import type { GatewayResult } from './results.ts';
@@ -46,6 +48,8 @@ export interface GatewayView extends RouteLists {
   referenceGrants: ReferenceGrant[];
   /** BackendTLSPolicies (v1); none when absent. */
   backendTlsPolicies?: BackendTlsPolicy[];
+  /** ConfigMaps as their `ca.crt` (the policies' CA bundles); none when absent. */
+  configMaps?: CaConfigMap[];
   namespaces: Namespace[];
   /** The Gateway API release installed (the CRDs' bundle-version annotation), when known. */
   bundleVersion?: string | undefined;
@@ -82,6 +86,8 @@ export interface GatewayContext {
   poolFor: (svc: Service, port: ServicePort) => string;
   /** The HTTP/2 (h2c) pool of a Service port; absent: the load balancer speaks HTTP/1.1 to members. */
   h2PoolFor?: ((svc: Service, port: ServicePort) => string) | undefined;
+  /** The pool of a Service port spoken to over TLS (a BackendTLSPolicy); absent: the load balancer cannot. */
+  tlsPoolFor?: ((svc: Service, port: ServicePort, tls: BackendTls) => string) | undefined;
   /** The pool of a Service port for L4 routes (TCP health, shared with LoadBalancer Services). */
   l4PoolFor: (svc: Service, port: ServicePort) => string;
   certificateOf: SecretCertificates;
@@ -370,13 +376,18 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
   // Routes, attached: their rules placed on each listener's hosts, by virtual service.
   const byVs = new Map<string, Ranked[]>();
   const place = { gws, nsOf: (ns: string) => nsLabels.get(ns), byVs, out };
-  // A Service port a BackendTLSPolicy targets is no clear-text backend (backend-tls.ts).
-  const tls = ctx.support.backendTls ? undefined : backendTlsLookup(view.backendTlsPolicies ?? []);
+  // A Service port a BackendTLSPolicy targets is spoken to over TLS or not at all (backend-tls.ts).
+  const tls = resolveBackendTls(
+    view.backendTlsPolicies ?? [],
+    view.configMaps ?? [],
+    ctx.tlsPoolFor ? ctx.http.backendTls : undefined,
+    ctx.adapter,
+  );
   const tlsHits = new Map<string, Set<string>>();
-  const placeTls = { ...place, backendTlsOf: tls, tlsHits };
+  const placeTls = { ...place, backendTlsOf: tls.of, tlsHits };
   for (const row of ROUTE_SEMANTICS)
     if (row.rules) placeL7Routes(GATEWAY_ROUTES[row.key].kind, view[row.key] ?? [], row.rules, ctx, placeTls);
-  if (tlsHits.size > 0) out.tlsPolicies = backendTlsStatuses(tlsHits, ctx.adapter);
+  if (tlsHits.size > 0) out.tlsPolicies = tls.statuses(tlsHits);
 
   const l4 = placeL4Routes(
     [

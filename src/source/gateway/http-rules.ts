@@ -17,6 +17,7 @@ import {
   type RouteKindName,
 } from '../../kube/gateway-objects.ts';
 import type {
+  BackendTls,
   HeaderModifier,
   HttpRoute,
   PathModifier,
@@ -33,6 +34,7 @@ import {
   pathProblem,
   regexProblem,
 } from '../validate.ts';
+import type { TlsTarget } from './backend-tls.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 import { referencePermitted } from './reference-grants.ts';
 
@@ -53,11 +55,11 @@ export interface RuleContext {
    * on), and its name for messages: a route it cannot read is refused alone, naming the field.
    */
   device?: { http: HttpCapabilities; adapter: string };
-  /**
-   * The BackendTLSPolicy (namespace/name) over a Service port, where the load balancer does not
-   * speak TLS to backends (backend-tls.ts); absent: none applies.
-   */
-  backendTlsOf?: ((namespace: string, service: string, portName: string) => string | undefined) | undefined;
+  /** The BackendTLSPolicies over a Service port and the TLS they ask (backend-tls.ts); absent: none. */
+  backendTlsOf?:
+    ((namespace: string, service: string, portName: string) => TlsTarget | undefined) | undefined;
+  /** The pool of a Service port spoken to over TLS; absent when the load balancer cannot. */
+  tlsPoolFor?: ((svc: Service, port: ServicePort, tls: BackendTls) => string) | undefined;
 }
 
 /** A route rule ready to be placed on hosts: everything but the host and the order. */
@@ -71,7 +73,7 @@ export interface HttpRuleResult {
   unsupported: string | undefined;
   /** Services (namespace/name) the route sends to: auto-annotated for NodePortLocal. */
   backends: Set<string>;
-  /** BackendTLSPolicies (namespace/name) whose targets the route sends to and cannot use. */
+  /** BackendTLSPolicies (namespace/name) over the Service ports the route sends to. */
   tlsPolicies: Set<string>;
 }
 
@@ -256,7 +258,7 @@ function matchTemplate(
 export interface RefSink {
   refuse: (reason: string, message: string) => void;
   backends: Set<string>;
-  /** The BackendTLSPolicies (namespace/name) whose targets a ref was refused for. */
+  /** The BackendTLSPolicies (namespace/name) over the Service ports refs send to. */
   tlsPolicies: Set<string>;
 }
 
@@ -318,17 +320,31 @@ export function ruleForwarding(
           'UnsupportedProtocol',
           `${f}: Service ${target}/${b.name} port ${b.port ?? ''} speaks HTTP/2 (${at.http2Protocol ?? H2C_APP_PROTOCOL}), and the ${ctx.device?.adapter ?? 'configured'} load balancer speaks HTTP/1.1 to members`,
         );
-      else if (ctx.backendTlsOf?.(target, b.name, sp.name ?? '')) {
-        // Never in clear text to a port that asks for TLS: its share answers 500.
-        const policy = ctx.backendTlsOf(target, b.name, sp.name ?? '')!;
-        sink.tlsPolicies.add(policy);
-        sink.refuse(
-          'UnsupportedProtocol',
-          `${f}: Service ${target}/${b.name} port ${b.port ?? ''} is a target of BackendTLSPolicy ${policy}, and the ${ctx.device?.adapter ?? 'configured'} load balancer does not speak TLS to backends yet: its share answers 500, never in clear text`,
-        );
-      } else {
-        pool = h2 ? ctx.h2PoolFor!(svc, sp) : ctx.poolFor(svc, sp);
-        sink.backends.add(`${target}/${b.name}`);
+      else {
+        // A port a BackendTLSPolicy targets is spoken to over TLS as it asks, or not at all (its
+        // share answers 500): never in clear text, never unverified.
+        const tls = ctx.backendTlsOf?.(target, b.name, sp.name ?? '');
+        for (const p of tls?.policies ?? []) sink.tlsPolicies.add(p);
+        const why = !tls
+          ? undefined
+          : !tls.tls || !ctx.tlsPoolFor
+            ? (tls.problem ?? `BackendTLSPolicy ${tls.policies[0]}: not served`)
+            : h2
+              ? `BackendTLSPolicy ${tls.policies[0]}: HTTP/2 over TLS to members is not served by the ${ctx.device?.adapter ?? 'configured'} load balancer`
+              : undefined;
+        if (why)
+          sink.refuse(
+            'UnsupportedProtocol',
+            `${f}: Service ${target}/${b.name} port ${b.port ?? ''}: ${why}; its share answers 500, never in clear text`,
+          );
+        else {
+          pool = tls?.tls
+            ? ctx.tlsPoolFor!(svc, sp, tls.tls)
+            : h2
+              ? ctx.h2PoolFor!(svc, sp)
+              : ctx.poolFor(svc, sp);
+          sink.backends.add(`${target}/${b.name}`);
+        }
       }
     }
     if (b.weight > 0) split.push({ pool, weight: b.weight });

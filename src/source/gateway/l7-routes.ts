@@ -25,6 +25,7 @@ export interface L7RouteContext {
   services: Pick<ReadonlyMap<string, Service>, 'get'>;
   poolFor: (svc: Service, port: ServicePort) => string;
   h2PoolFor?: ((svc: Service, port: ServicePort) => string) | undefined;
+  tlsPoolFor?: RuleContext['tlsPoolFor'];
 }
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
@@ -70,6 +71,7 @@ export function placeL7Routes<R extends L7RouteObject>(
       grants: ctx.grants ?? [],
       poolFor: ctx.poolFor,
       h2PoolFor: ctx.h2PoolFor,
+      tlsPoolFor: ctx.tlsPoolFor,
       device: { http: ctx.http, adapter: ctx.adapter },
       backendTlsOf: at.backendTlsOf,
     });

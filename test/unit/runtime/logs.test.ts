@@ -101,6 +101,7 @@ it('a long first sync logs its progress every few seconds (here every 20 ms), th
     ingresses: source(0, []),
     ingressClasses: source(0, []),
     secrets: source(0, []),
+    configMaps: source(0, []),
     namespaces: source(0, []),
     endpointSlices: source(0, []),
     gatewayCrd: source(0, []),

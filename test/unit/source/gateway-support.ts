@@ -23,8 +23,9 @@ import {
   referenceGrantSchema,
 } from '../../../src/kube/gateway-objects.ts';
 import { type Service, serviceSchema, tlsSecretSchema } from '../../../src/kube/objects.ts';
-import { gatewayVsName, h2PoolName, l7PoolName, poolName } from '../../../src/model/names.ts';
-import type { L7VirtualService } from '../../../src/model/types.ts';
+import { gatewayVsName, h2PoolName, l7PoolName, poolName, tlsPoolName } from '../../../src/model/names.ts';
+import type { BackendTls, L7VirtualService } from '../../../src/model/types.ts';
+import type { CaConfigMap } from '../../../src/kube/config-maps.ts';
 import {
   buildGateways,
   type GatewayContext,
@@ -118,6 +119,10 @@ export interface World {
   gateways?: Gateway[];
   grants?: ReferenceGrant[];
   backendTlsPolicies?: BackendTlsPolicy[];
+  /** ConfigMaps (their `ca.crt`: the policies' CA bundles). */
+  configMaps?: CaConfigMap[];
+  /** Filled with each TLS pool asked for (name -> its TLS), where `http.backendTls` is declared. */
+  tlsPools?: Map<string, BackendTls>;
   /** Extra namespace labels by name (the base manifests label infra, web and app backends). */
   labels?: Record<string, Record<string, string>>;
   secrets?: { namespace: string; name: string; cert: TestCertificate }[];
@@ -162,6 +167,7 @@ export function pass(w: World): GatewayResult {
       ...w.l4,
       referenceGrants: w.grants ?? [],
       backendTlsPolicies: w.backendTlsPolicies ?? [],
+      configMaps: w.configMaps ?? [],
       namespaces,
       bundleVersion: w.bundleVersion,
     },
@@ -174,6 +180,13 @@ export function pass(w: World): GatewayResult {
       services,
       poolFor: (svc, sp) => l7PoolName('c1', svc.metadata, sp.name || sp.port),
       h2PoolFor: w.http?.http2 ? (svc, sp) => h2PoolName('c1', svc.metadata, sp.name || sp.port) : undefined,
+      tlsPoolFor: w.http?.backendTls
+        ? (svc, sp, tls) => {
+            const name = tlsPoolName('c1', svc.metadata, sp.name || sp.port);
+            w.tlsPools?.set(name, tls);
+            return name;
+          }
+        : undefined,
       l4PoolFor: (svc, sp) => poolName('c1', svc.metadata.namespace, svc.metadata.name, sp.name || sp.port),
       certificateOf: secretCertificates(secrets, 'c1', Date.now()),
       ...(w.parametersOf ? { parametersOf: w.parametersOf } : {}),
