@@ -28,6 +28,11 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
     http2: true,
     // HAProxy's HTTP mode passes a WebSocket upgrade and tunnels the connection (both transports).
     webSocket: true,
+    // `ssl verify required ca-file ... sni str(...) verifyhost ...` on a TLS pool's servers, CA
+    // bundles as files (ca-files.ts). HAProxy verifies the certificate against the SNI it sends
+    // (`verifyhost` applies only without SNI): one name, the hostname. The runtime transport
+    // only: the Data Plane transport refuses it (below) until it writes CA bundles to its storage.
+    backendTls: { systemCa: true, maxVerifyNames: 1, namesApartFromSni: false },
   },
   tlsPassthrough: true,
   certificates: true,
@@ -66,4 +71,5 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
  * statuses are the backend's http_checks, SourceIP persistence its stick_table and stick_rules, a
  * route's timeout a frontend set-var and the backend's set-timeout rule (layout.ts).
  */
-export const DATAPLANE_CAPABILITIES: Capabilities = { ...HAPROXY_CAPABILITIES };
+const { backendTls: _notYet, ...dataplaneHttp } = HAPROXY_CAPABILITIES.http!;
+export const DATAPLANE_CAPABILITIES: Capabilities = { ...HAPROXY_CAPABILITIES, http: dataplaneHttp };

@@ -71,13 +71,15 @@ function parseMembers(lines: string[]): Member[] {
  * One of our backends: the pool, its Service and check from its `# npl-lb pool` comment, its
  * policy from its own lines (policy-read.ts; `exact: false` when they are not the lines we write).
  */
-function readPool(s: Section, body: string): { pool: Pool; exact: boolean } {
+function readPool(s: Section, body: string, readCa: CaReader): { pool: Pool; exact: boolean } {
   const meta = kv(/# npl-lb pool (.*)/.exec(body)?.[1] ?? '');
   const serverWords = s.lines.flatMap((l) => {
     const m = SERVER_LINE.exec(l);
     return m ? [m[4] ?? ''] : [];
   });
   const { policy, exact } = readBackendPolicy(s.name, s.lines, serverWords, storedPolicy(meta));
+  // The CA a server line or our note names, read where it is (a file of ours): its content.
+  if (policy.backendTls) policy.backendTls = { ...policy.backendTls, ca: readCa(policy.backendTls.ca) ?? '' };
   return {
     pool: {
       name: s.name,
@@ -158,8 +160,18 @@ function readL7(s: Section, body: string): L7VirtualService {
   return vs;
 }
 
+/**
+ * A CA bundle's content from what the file names it by: `file:<path>` (a server line's ca-file),
+ * `tag:<hex>` (our note, ca-bundles.ts) or SYSTEM_CA; undefined when it cannot be read.
+ */
+export type CaReader = (ref: string) => string | undefined;
+
 /** Our objects from the file, in model form, and everyone else's by name. */
-export function parseConfig(text: string, owner: string): Observed & { foreignSections: Section[] } {
+export function parseConfig(
+  text: string,
+  owner: string,
+  readCa: CaReader = (ref) => ref,
+): Observed & { foreignSections: Section[] } {
   const observed: Observed & { foreignSections: Section[] } = {
     owned: { pools: [], virtualServices: [] },
     foreign: [],
@@ -183,7 +195,7 @@ export function parseConfig(text: string, owner: string): Observed & { foreignSe
     }
     const body = s.lines.join('\n');
     if (s.kind === 'backend') {
-      const { pool, exact } = readPool(s, body);
+      const { pool, exact } = readPool(s, body, readCa);
       observed.owned.pools.push(pool);
       if (!exact) (observed.drifted ??= []).push({ kind: 'pool', name: pool.name });
     } else if (s.kind === 'frontend') {

@@ -6,7 +6,14 @@
  * node), draining members have weight 0; L4 virtual services are `mode tcp` frontends on VIP:port;
  * each L7 one is a `mode http` frontend with host and path ACLs switching to backends. Pure: no I/O.
  */
-import type { HttpRoute, Member, Pool, VirtualService } from '../../src/model/types.ts';
+import {
+  type HttpRoute,
+  type Member,
+  type Pool,
+  SYSTEM_CA,
+  type VirtualService,
+} from '../../src/model/types.ts';
+import { caTag } from '../../src/adapter/ca-bundles.ts';
 import { statusList } from '../../src/model/status-ranges.ts';
 import { join } from 'node:path';
 import { policyWords, storeCheck } from '../../src/adapter/stored-check.ts';
@@ -31,6 +38,9 @@ export interface RenderOptions {
   certDir?: string;
 }
 
+/** HAProxy's name for the system's store of public CAs. */
+export const SYSTEM_CA_FILE = '@system-ca';
+
 export const serverName = (m: Pick<Member, 'node' | 'address' | 'port'>): string =>
   `${m.node || 'pod'}_${m.address}_${m.port}`.replace(/[^A-Za-z0-9_.:-]/g, '_');
 
@@ -42,15 +52,32 @@ export const enc = pct;
  * which takes no default-server): `check`, with the HTTP check's interval and thresholds; '' when
  * checks are off.
  */
-export function checkWords(p: Pool, checks: boolean): string {
+export function checkWords(p: Pool, checks: boolean, certDir = '.'): string {
   // A BackendPolicy's limit and ramp (`add server` takes both, as server lines do), and HTTP/2 to
   // the members (`proto h2`: h2c with prior knowledge; the check speaks it too).
-  const limits = `${p.backendProtocol === 'h2c' ? ' proto h2' : ''}${p.maxConnections ? ` maxconn ${p.maxConnections}` : ''}${p.slowStartSeconds ? ` slowstart ${p.slowStartSeconds}s` : ''}`;
+  const limits = `${p.backendProtocol === 'h2c' ? ' proto h2' : ''}${p.maxConnections ? ` maxconn ${p.maxConnections}` : ''}${p.slowStartSeconds ? ` slowstart ${p.slowStartSeconds}s` : ''}${tlsWords(p, checks, certDir)}`;
   if (!checks) return limits;
   const c = p.check;
+  // A pool spoken to over TLS checks over the same verified TLS (never `verify none`).
   return c
-    ? ` check${c.tls ? ' check-ssl verify none' : ''} inter ${c.intervalSeconds}s fall ${c.fall} rise ${c.rise}${limits}`
+    ? ` check${c.tls && !p.backendTls ? ' check-ssl verify none' : ''} inter ${c.intervalSeconds}s fall ${c.fall} rise ${c.rise}${limits}`
     : ` check${limits}`;
+}
+
+/** Where a pool's CA bundle is: HAProxy's `@system-ca`, or a file named by its content in `certDir`. */
+export const caFile = (ca: string, certDir: string): string =>
+  ca === SYSTEM_CA ? SYSTEM_CA_FILE : join(certDir, `ca-${caTag(ca)}.pem`);
+
+/**
+ * TLS to the members (a BackendTLSPolicy): verified against the CA, the policy's hostname sent as
+ * SNI (a DNS name from the validation boundary, as is the name verified) and, with checks on, by
+ * the checks too. HAProxy verifies the certificate against the SNI it sends; `verifyhost` (the
+ * same name: capabilities.ts) covers a connection made without one.
+ */
+function tlsWords(p: Pool, checks: boolean, certDir: string): string {
+  const t = p.backendTls;
+  if (!t) return '';
+  return ` ssl verify required ca-file ${caFile(t.ca, certDir)} sni str(${t.serverName}) verifyhost ${t.verifyNames[0] ?? t.serverName}${checks ? ` check-sni ${t.serverName}` : ''}`;
 }
 
 export function serverLine(m: Member, check: string): string {
@@ -113,7 +140,7 @@ function renderPool(p: Pool, routed: boolean, o: RenderOptions, timed = false): 
         ]
       : []),
     ...(checks ? httpCheckLines(p) : []),
-    ...p.members.map((m) => serverLine(m, checkWords(p, checks))),
+    ...p.members.map((m) => serverLine(m, checkWords(p, checks, o.certDir))),
     '',
   ];
 }

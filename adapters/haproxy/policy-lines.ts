@@ -171,4 +171,5 @@ export const poolShape = (p: Pool): unknown[] => [
   p.serverTimeoutSeconds ?? 0,
   p.retries ?? -1,
   p.backendProtocol ?? '',
+  JSON.stringify(p.backendTls ?? null),
 ];

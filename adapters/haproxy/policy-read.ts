@@ -7,7 +7,14 @@
  * its read policy renders (a `balance static-rr`, a `timeout server 5000` without its unit,
  * servers that disagree) is `exact: false`: the adapter reports it drifted. Pure.
  */
-import type { LbAlgorithm, Pool, PoolPolicy } from '../../src/model/types.ts';
+import {
+  type BackendTls,
+  type LbAlgorithm,
+  type Pool,
+  type PoolPolicy,
+  SYSTEM_CA,
+} from '../../src/model/types.ts';
+import { SYSTEM_CA_FILE } from './config.ts';
 import { balanceLines, timeoutLines } from './policy-lines.ts';
 
 /** The lines of a backend that policy-lines.ts writes (compared in order, trimmed). */
@@ -34,7 +41,26 @@ export const unservedPolicy = (u: PoolPolicy): PoolPolicy => ({
   ...(u.maxConnections ? { maxConnections: u.maxConnections } : {}),
   ...(u.slowStartSeconds ? { slowStartSeconds: u.slowStartSeconds } : {}),
   ...(u.backendProtocol ? { backendProtocol: u.backendProtocol } : {}),
+  ...(u.backendTls ? { backendTls: u.backendTls } : {}),
 });
+
+/**
+ * The servers' TLS words as config.ts writes them (`ssl verify required ca-file F sni str(N)
+ * verifyhost V`), the CA as `file:<path>` (or SYSTEM_CA) for the adapter to read; anything else
+ * (no `verify required`, another SNI expression) reads as no TLS, and the next pass writes it.
+ */
+export const FILE_PREFIX = 'file:';
+const TLS_WORDS =
+  /(?:^|\s)ssl verify required ca-file (\S+) sni str\(([a-z0-9.-]+)\) verifyhost ([a-z0-9.-]+)(?=\s|$)/;
+function tlsOf(words: string): BackendTls | undefined {
+  const m = TLS_WORDS.exec(words);
+  if (!m || /\bverify none\b/.test(words)) return undefined;
+  return {
+    serverName: m[2]!,
+    verifyNames: [m[3]!],
+    ca: m[1] === SYSTEM_CA_FILE ? SYSTEM_CA : `${FILE_PREFIX}${m[1]!}`,
+  };
+}
 
 /** A whole number of seconds (`5s`), else undefined (another unit is not what we write). */
 const seconds = (v: string | undefined): number | undefined =>
@@ -49,6 +75,7 @@ function serverPolicy(serverWords: string[]): { policy: PoolPolicy; agree: boole
       ...(maxconn && Number(maxconn) > 0 ? { maxConnections: Number(maxconn) } : {}),
       ...(slow ? { slowStartSeconds: slow } : {}),
       ...(/\bproto h2\b/.test(w) ? { backendProtocol: 'h2c' as const } : {}),
+      ...(tlsOf(w) ? { backendTls: tlsOf(w)! } : {}),
     };
   };
   const all = serverWords.map(one);

@@ -28,6 +28,7 @@ import { memberHealth } from './health.ts';
 import { changeProblem, type Fail } from './validate.ts';
 import { dependencyProblem } from '../../src/adapter/preflight.ts';
 import type { HaproxyRuntimeOptions } from './runtime-options.ts';
+import { CaFiles } from './ca-files.ts';
 import {
   applyAround,
   applyCertificate,
@@ -72,15 +73,22 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   private chain: Promise<unknown> = Promise.resolve();
 
   private readonly certs: CertStore;
+  private readonly cas: CaFiles;
   private readonly failClosed = new FailClosed();
 
   constructor(private readonly opts: HaproxyRuntimeOptions) {
     this.owner = opts.owner;
     this.certs = new CertStore(opts.certDir ?? `${opts.configFile}.certs`);
+    this.cas = new CaFiles(this.certs.dir);
   }
 
   capabilities(): Capabilities {
     return HAPROXY_CAPABILITIES;
+  }
+
+  /** Where certificates and CA bundles are written (mode 700). */
+  get certDir(): string {
+    return this.certs.dir;
   }
 
   private renderOptions(): RenderOptions {
@@ -107,7 +115,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     } catch {
       text = '';
     }
-    const parsed = parseConfig(text, this.owner);
+    const parsed = parseConfig(text, this.owner, this.cas.read);
     this.pools = new Map(parsed.owned.pools.map((p) => [p.name, p]));
     this.vss = new Map(parsed.owned.virtualServices.map((v) => [v.name, v]));
     this.foreignSections = parsed.foreignSections;
@@ -277,6 +285,9 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
 
   private writeConfig(pools: Map<string, Pool>, vss: Map<string, VirtualService>): string {
     this.certs.writeCrtLists([...vss.values()].filter((v) => v.kind === 'l7'));
+    // The CA bundles the next file names; those neither it nor the running one names go.
+    this.cas.write(pools.values());
+    this.cas.prune(pools.values(), this.pools.values());
     const text = renderConfig(pools.values(), vss.values(), this.foreignSections, this.renderOptions());
     const tmp = `${this.opts.configFile}.next`;
     writeFileSync(tmp, text);
@@ -365,7 +376,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
         } else if (!old) {
           const addr = m.address.includes(':') ? `[${m.address}]` : m.address;
           await this.command(
-            `add server ${name}/${s} ${addr}:${m.port}${checkWords(next, checks)}`,
+            `add server ${name}/${s} ${addr}:${m.port}${checkWords(next, checks, this.certs.dir)}`,
             /New server registered/,
           );
           if (checks) await this.command(`enable health ${name}/${s}`);

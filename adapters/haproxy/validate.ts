@@ -6,7 +6,7 @@
 import { capabilityProblem } from '../../src/adapter/preflight.ts';
 import { HAPROXY_CAPABILITIES } from './capabilities.ts';
 import { isIP } from 'node:net';
-import type { ApplyError } from '../../src/adapter/contract.ts';
+import type { ApplyError, Capabilities } from '../../src/adapter/contract.ts';
 import type { VirtualService } from '../../src/model/types.ts';
 import type { CoreChange as Change } from '../../src/adapter/changes.ts';
 import { poolRefs } from '../../src/model/refs.ts';
@@ -16,7 +16,12 @@ import { FETCH_NAME } from './http-routes.ts';
 export type Fail = ApplyError;
 
 /** `passthrough`: the transport renders TLS passthrough (SNI) frontends. */
-export function changeProblem(c: Change, exists: boolean, passthrough = false): Fail | undefined {
+export function changeProblem(
+  c: Change,
+  exists: boolean,
+  passthrough = false,
+  caps: Capabilities = HAPROXY_CAPABILITIES,
+): Fail | undefined {
   if (c.op === 'update' && !exists) {
     return { code: 'NotFound', message: `${c.kind} ${c.name} is not in the configuration`, terminal: false };
   }
@@ -30,7 +35,7 @@ export function changeProblem(c: Change, exists: boolean, passthrough = false): 
       : undefined);
   if (badName) return { code: 'Invalid', message: badName, terminal: true };
   // A placement HAProxy does not apply (another vendor's): refused, never run elsewhere.
-  const refused = capabilityProblem(c, HAPROXY_CAPABILITIES, 'HAProxy');
+  const refused = capabilityProblem(c, caps, 'HAProxy');
   if (refused) return refused;
   if (c.kind === 'pool') {
     // A keyed hash's name goes inside a fetch's parentheses: a plain word only.

@@ -168,6 +168,11 @@ export interface BackendTlsCapabilities {
   systemCa: boolean;
   /** How many DNS names (the hostname, or subjectAltNames of type Hostname) it verifies one of. */
   maxVerifyNames: number;
+  /**
+   * Whether it verifies a name other than the SNI it sends (subjectAltNames apart from the
+   * hostname); a device that checks the certificate against the SNI it sends does not.
+   */
+  namesApartFromSni: boolean;
 }
 
 export interface ApplyError {

@@ -19,7 +19,9 @@ export function capabilityProblem(c: Change, caps: Capabilities, adapter: string
   if (c.kind === 'pool')
     return c.desired.backendProtocol && !http2
       ? refuse(`HTTP/2 to members (h2c) is not served by the ${adapter} adapter (Capabilities.http.http2)`)
-      : undefined;
+      : c.desired.backendTls && !caps.http?.backendTls
+        ? refuse(`TLS to members is not served by the ${adapter} adapter (Capabilities.http.backendTls)`)
+        : undefined;
   const vs = c.desired;
   const field = Object.keys(vs.placement ?? {}).find((f) => !caps.parameters?.applies.includes(f));
   if (field)

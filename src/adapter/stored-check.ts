@@ -4,7 +4,8 @@
  * this schema; and its BackendPolicy words. What does not read back as a check is none, and the next pass writes it again.
  */
 import { z } from 'zod';
-import type { HttpCheck, LbAlgorithm, PersistenceType } from '../model/types.ts';
+import type { BackendTls, HttpCheck, LbAlgorithm, PersistenceType } from '../model/types.ts';
+import { readTlsWord, tlsWord } from './ca-bundles.ts';
 
 const httpCheckSchema = z.object({
   type: z.literal('http'),
@@ -55,7 +56,9 @@ export function storedPolicy(meta: Record<string, string | undefined>): {
   serverTimeoutSeconds?: number;
   retries?: number;
   backendProtocol?: 'h2c';
+  backendTls?: BackendTls;
 } {
+  const backendTls = readTlsWord(meta.tls);
   const algorithm = ALGORITHMS.find((a) => a === meta.algorithm);
   const hashKey = meta.hash && /^[A-Za-z0-9_-]{1,64}$/.test(meta.hash) ? meta.hash : undefined;
   const persistence = PERSISTENCE.find((a) => a === meta.persistence);
@@ -75,6 +78,7 @@ export function storedPolicy(meta: Record<string, string | undefined>): {
     ...(serverTimeoutSeconds ? { serverTimeoutSeconds } : {}),
     ...(retries !== undefined ? { retries } : {}),
     ...(meta.backend === 'h2c' ? { backendProtocol: 'h2c' as const } : {}),
+    ...(backendTls ? { backendTls } : {}),
   };
 }
 
@@ -89,6 +93,7 @@ export const policyWords = (p: {
   serverTimeoutSeconds?: number;
   retries?: number;
   backendProtocol?: 'h2c';
+  backendTls?: BackendTls;
 }): string[] => [
   ...(p.algorithm ? [`algorithm=${p.algorithm}`] : []),
   ...(p.hashKey ? [`hash=${p.hashKey}`] : []),
@@ -99,4 +104,5 @@ export const policyWords = (p: {
   ...(p.serverTimeoutSeconds ? [`server=${p.serverTimeoutSeconds}`] : []),
   ...(p.retries !== undefined ? [`retries=${p.retries}`] : []),
   ...(p.backendProtocol ? [`backend=${p.backendProtocol}`] : []),
+  ...(p.backendTls ? [`tls=${tlsWord(p.backendTls)}`] : []),
 ];

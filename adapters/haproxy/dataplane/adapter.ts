@@ -238,7 +238,7 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
     }
     changes.forEach((c, i) => {
       const has = c.kind === 'pool' ? this.backends.has(c.name) : this.frontends.has(c.name);
-      const p = this.opts.fault?.(c) ?? changeProblem(c, has, true);
+      const p = this.opts.fault?.(c) ?? changeProblem(c, has, true, DATAPLANE_CAPABILITIES);
       if (p) failed.set(i, p);
     });
     const first = await this.transact(changes, failed);

@@ -99,6 +99,8 @@ function verifyNames(
   if (names.length === 0) names.push(v.hostname);
   if (names.length > can.maxVerifyNames)
     return `spec.validation.subjectAltNames: the ${adapter} load balancer verifies one of at most ${can.maxVerifyNames} names, not ${names.length}`;
+  if (!can.namesApartFromSni && names.some((n) => n !== v.hostname))
+    return `spec.validation.subjectAltNames: the ${adapter} load balancer verifies the certificate against the name it sends (the hostname, ${v.hostname}) and cannot verify another`;
   return names;
 }
 

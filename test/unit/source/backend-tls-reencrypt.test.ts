@@ -20,7 +20,10 @@ import { caBundle } from '../../../src/source/gateway/backend-tls.ts';
 import { testAuthority, type TestCertificate } from '../../support/certs.ts';
 import { backend, INFRA, parent, parentConditions, pass, route, vsOf } from './gateway-support.ts';
 
-const HAPROXY_LIKE: HttpCapabilities = { ...ALL_HTTP, backendTls: { systemCa: true, maxVerifyNames: 1 } };
+const ABLE: HttpCapabilities = {
+  ...ALL_HTTP,
+  backendTls: { systemCa: true, maxVerifyNames: 1, namesApartFromSni: true },
+};
 
 let ca: TestCertificate;
 let other: TestCertificate;
@@ -76,7 +79,7 @@ const policy = (o: PolicyOptions = {}) =>
 function run(
   policies: ReturnType<typeof policy>[],
   configMaps: ReturnType<typeof configMap>[],
-  http: HttpCapabilities = HAPROXY_LIKE,
+  http: HttpCapabilities = ABLE,
 ) {
   const tlsPools = new Map<string, BackendTls>();
   const r = pass({
@@ -340,10 +343,27 @@ describe('BackendTLSPolicy re-encrypt: a policy that cannot be used keeps its sh
     assertRefused(t);
   });
 
+  it('a device that verifies only the name it sends (HAProxy): a subjectAltName apart from the hostname is refused by name', () => {
+    const sniOnly: HttpCapabilities = {
+      ...ALL_HTTP,
+      backendTls: { systemCa: true, maxVerifyNames: 1, namesApartFromSni: false },
+    };
+    const cms = [configMap('ca', { 'ca.crt': ca.cert })];
+    const apart = run([policy({ sans: [{ type: 'Hostname', hostname: 'san.example.com' }] })], cms, sniOnly);
+    assertRefused(apart);
+    assert.match(apart.messageOf('tls'), /verifies the certificate against the name it sends/);
+    const same = run(
+      [policy({ sans: [{ type: 'Hostname', hostname: 'backend.example.com' }] })],
+      cms,
+      sniOnly,
+    );
+    assert.deepEqual(same.tlsPools.get(TLS_POOL)?.verifyNames, ['backend.example.com']);
+  });
+
   it('a device without TLS to members: System CAs asked of it are refused as the rest', () => {
     const noSystem = run([policy({ wellKnown: 'System' })], [], {
       ...ALL_HTTP,
-      backendTls: { systemCa: false, maxVerifyNames: 1 },
+      backendTls: { systemCa: false, maxVerifyNames: 1, namesApartFromSni: true },
     });
     assertRefused(noSystem);
     assert.deepEqual(noSystem.statusOf('tls'), ['Accepted=false/Invalid']);

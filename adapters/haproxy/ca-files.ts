@@ -1,0 +1,61 @@
+/**
+ * The CA bundles of pools spoken to over TLS (Pool.backendTls) on the runtime transport: one file
+ * per bundle in the certificates' directory, named by its content (`ca-<tag>.pem`, config.ts
+ * `caFile`), written before the file that names it is checked, and removed once neither the
+ * running file nor the next one names it. A bundle changed there by hand reads as its new
+ * content, so the pool reads as drifted and its file is written again.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { caTag, TAG_PREFIX } from '../../src/adapter/ca-bundles.ts';
+import { type Pool, SYSTEM_CA } from '../../src/model/types.ts';
+import { caFile } from './config.ts';
+import { FILE_PREFIX } from './policy-read.ts';
+
+const CA_FILE = /^ca-[0-9a-f]{16}\.pem$/;
+
+export class CaFiles {
+  constructor(readonly dir: string) {}
+
+  /** Writes the bundle of each pool that has one, where the file is missing or differs. */
+  write(pools: Iterable<Pool>): void {
+    for (const p of pools) {
+      const ca = p.backendTls?.ca;
+      if (ca === undefined || ca === SYSTEM_CA) continue;
+      const file = caFile(ca, this.dir);
+      if (existsSync(file) && readFileSync(file, 'utf8') === ca) continue;
+      if (!existsSync(this.dir)) mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      writeFileSync(file, ca, { mode: 0o600 });
+    }
+  }
+
+  /** Removes the bundles none of these pools names. */
+  prune(...keep: Iterable<Pool>[]): void {
+    if (!existsSync(this.dir)) return;
+    const used = new Set<string>();
+    for (const pools of keep)
+      for (const p of pools)
+        if (p.backendTls && p.backendTls.ca !== SYSTEM_CA) used.add(`ca-${caTag(p.backendTls.ca)}.pem`);
+    for (const f of readdirSync(this.dir))
+      if (CA_FILE.test(f) && !used.has(f)) rmSync(join(this.dir, f), { force: true });
+  }
+
+  /**
+   * A bundle's content from what the file names it by (config-parse.ts CaReader): a file of this
+   * directory, our note's tag, or the system's. Nothing outside the directory is read.
+   */
+  read = (ref: string): string | undefined => {
+    if (ref === SYSTEM_CA) return SYSTEM_CA;
+    const file = ref.startsWith(FILE_PREFIX)
+      ? ref.slice(FILE_PREFIX.length)
+      : ref.startsWith(TAG_PREFIX)
+        ? join(this.dir, `ca-${ref.slice(TAG_PREFIX.length)}.pem`)
+        : undefined;
+    if (!file || dirname(file) !== this.dir || !CA_FILE.test(basename(file))) return undefined;
+    try {
+      return readFileSync(file, 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+}
