@@ -78,6 +78,11 @@ export async function createSuiteCertificates(api: Api): Promise<void> {
     'tls-checks-certificate',
     await certificate(['abc.example.com', 'other.example.com'], ca),
   );
+  // A CA nothing is signed by, for BackendTLSPolicy tests that must fail validation.
+  await api.request('POST', `/api/v1/namespaces/${INFRA}/configmaps`, {
+    metadata: { namespace: INFRA, name: 'mismatch-ca-certificate' },
+    data: { 'ca.crt': (await authority('gateway-conformance-mismatch-ca')).cert },
+  });
   const passthrough = await certificate(['abc.example.com'], ca);
   await secret(api, INFRA, 'tls-passthrough-checks-certificate', passthrough);
   await secret(api, 'gateway-conformance-app-backend', 'tls-passthrough-checks-certificate', passthrough);

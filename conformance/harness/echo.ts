@@ -12,4 +12,6 @@ export interface CapturedRequest {
   headers: Record<string, string[]>;
   namespace: string;
   pod: string;
+  /** The TLS the request came over, when it did (echo-basic's TLSAssertions). */
+  tls?: { version: string; serverName: string; cipherSuite: string };
 }

@@ -17,6 +17,8 @@ export interface Req {
   headers?: Record<string, string>;
   /** `h2c`: HTTP/2 with prior knowledge (the suite's H2CPriorKnowledgeProtocol); HTTP/1.1 when absent. */
   protocol?: 'h2c';
+  /** The server name the backend must have been asked for over TLS (upstream's Request.SNI). */
+  sni?: string;
 }
 
 export interface Expected {
@@ -190,6 +192,9 @@ export function compare(gwAddr: string, rt: RoundTrip, e: Expected): string | un
       if (k.toLowerCase() in rt.headers) return `response has ${k}, want none`;
     }
     if (!c.pod.startsWith(e.backend ?? '')) return `answered by Pod ${c.pod}, want ${e.backend}*`;
+    // As upstream: the SNI the backend saw, where the test names one.
+    if (want.sni && c.tls?.serverName !== want.sni)
+      return `backend saw SNI ${c.tls ? JSON.stringify(c.tls.serverName) : '(no TLS)'}, want ${want.sni}`;
   } else if (rt.status >= 300 && rt.status < 400 && e.redirectRequest) {
     const loc = rt.headers.location;
     if (!loc) return 'a redirect without Location';
@@ -253,5 +258,36 @@ export async function expectEventually(
   const r = e.request;
   throw new ConformanceFailure(
     `${r.method ?? 'GET'} ${r.host ?? ''}${r.path} at ${gwAddr}: not answered as expected ${consecutive} times in a row within ${t.consistencyMs} ms (last: ${why})`,
+  );
+}
+
+/**
+ * MakeRequestAndExpectFailure (WaitForConsistentFailureResponse): `consecutive` answers in a row
+ * that are not 200 and not a timeout (408, 504) before the bound; a 200 fails at once, a
+ * connection error counts as a miss.
+ */
+export async function expectFailure(gwAddr: string, r: Req, t: Timeouts, consecutive = 5): Promise<void> {
+  const deadline = Date.now() + t.consistencyMs;
+  let inRow = 0;
+  let why = 'not tried';
+  while (Date.now() < deadline) {
+    try {
+      const { status } = await roundTrip(gwAddr, r);
+      if (status === 200)
+        throw new ConformanceFailure(`${r.host ?? ''}${r.path} at ${gwAddr} should fail, and answered 200`);
+      if (status !== 408 && status !== 504) {
+        if (++inRow >= consecutive) return;
+        continue;
+      }
+      why = `status ${status}`;
+    } catch (err) {
+      if (err instanceof ConformanceFailure) throw err;
+      why = (err as Error).message;
+    }
+    inRow = 0;
+    await new Promise((res) => setTimeout(res, t.pollMs));
+  }
+  throw new ConformanceFailure(
+    `${r.host ?? ''}${r.path} at ${gwAddr}: not failed ${consecutive} times in a row within ${t.consistencyMs} ms (last: ${why})`,
   );
 }

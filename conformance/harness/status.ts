@@ -84,6 +84,9 @@ export const gatewayPath = (r: Ref) => `${V1}/namespaces/${r.namespace}/gateways
 export const routePath = (kind: string, r: Ref) =>
   `${V1}/namespaces/${r.namespace}/${kind.toLowerCase()}s/${r.name}`;
 
+export const backendTlsPolicyPath = (r: Ref) =>
+  `${V1}/namespaces/${r.namespace}/backendtlspolicies/${r.name}`;
+
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export class StatusChecks {
@@ -215,6 +218,44 @@ export class StatusChecks {
   }
 
   /** RouteMustHaveCondition: the route's status for that Gateway has the condition. */
+  /**
+   * BackendTLSPolicyMustHaveCondition: every ancestor's conditions of the policy's latest
+   * generation, and the Gateway's ancestor entry holding the condition.
+   */
+  async backendTlsPolicyCondition(policy: Ref, gw: Ref, cond: Cond): Promise<void> {
+    await poll(
+      `BackendTLSPolicy ${policy.namespace}/${policy.name} has ${cond.type}=${cond.status}/${cond.reason ?? '*'} for ${gw.name}`,
+      async () => {
+        const o = await this.get(backendTlsPolicyPath(policy));
+        if (!o) return 'not found';
+        const ancestors = (o.status?.ancestors ?? []) as Obj[];
+        for (const a of ancestors) {
+          const stale = staleConditions(o, a.conditions);
+          if (stale) return stale;
+        }
+        const mine = ancestors.filter(
+          (a) =>
+            a.ancestorRef?.name === gw.name && (a.ancestorRef?.namespace ?? gw.namespace) === gw.namespace,
+        );
+        if (!mine.length) return 'no ancestor status for the Gateway';
+        return mine.some((a) => !conditionsMatch(a.conditions, [cond]))
+          ? undefined
+          : conditionsMatch(mine[0]!.conditions, [cond]);
+      },
+      this.timeouts,
+    );
+  }
+
+  /** BackendTLSPolicyMustHaveLatestConditions, read once: why not, or undefined. */
+  async backendTlsPolicyLatest(policy: Ref): Promise<{ generation: number; stale?: string }> {
+    const o = await this.get(backendTlsPolicyPath(policy));
+    if (!o) throw new ConformanceFailure(`BackendTLSPolicy ${policy.namespace}/${policy.name} not found`);
+    const stale = ((o.status?.ancestors ?? []) as Obj[])
+      .map((a) => staleConditions(o, a.conditions))
+      .find(Boolean);
+    return { generation: Number(o.metadata?.generation ?? 0), ...(stale ? { stale } : {}) };
+  }
+
   async routeCondition(kind: string, r: Ref, gw: Ref, cond: Cond): Promise<void> {
     await poll(
       `${kind} ${r.namespace}/${r.name} has ${cond.type}=${cond.status}/${cond.reason ?? '*'} for ${gw.name}`,

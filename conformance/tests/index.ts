@@ -10,6 +10,7 @@ import { listenerTests } from './listeners.ts';
 import { redirectTests } from './redirects.ts';
 import { tlsRouteTests } from './tlsroute.ts';
 import { grpcRouteTests } from './grpcroute.ts';
+import { backendTlsTests } from './backend-tls.ts';
 
 export const ALL_TESTS: ConformanceTest[] = [
   ...gatewayTests,
@@ -22,4 +23,5 @@ export const ALL_TESTS: ConformanceTest[] = [
   ...gatewayExtendedTests,
   ...tlsRouteTests,
   ...grpcRouteTests,
+  ...backendTlsTests,
 ];

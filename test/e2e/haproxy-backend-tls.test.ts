@@ -159,11 +159,13 @@ describe('TLS to members on a real HAProxy (runtime transport)', { skip: haproxy
     await converge(adapter, state(good));
     assert.equal((await served('/repaired')).status, 200);
 
-    // A pool with no member at the last reload, then one added at runtime: its CA is loaded by
-    // no server yet, so HAProxy refuses `add server` and the adapter reloads instead.
+    // A pool with no member at the last reload, then one added at runtime: its CA is named by no
+    // server yet, so the adapter loads it into the running HAProxy first (no reload).
     await converge(adapter, state(good, []));
     assert.equal((await get('/none')).status, 503);
+    const reloads = runtime.stats.reloads;
     await converge(adapter, state(good));
+    assert.equal(runtime.stats.reloads, reloads, 'the member added at runtime, without a reload');
     const back = await served('/added');
     assert.equal(back.status, 200, back.body);
     assert.deepEqual(JSON.parse(back.body), { sni: NAME, path: '/added' });

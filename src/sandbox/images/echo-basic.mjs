@@ -77,6 +77,16 @@ function httpHandler(req, res) {
     headers,
     namespace: id.namespace,
     pod: id.pod,
+    // Over TLS, what it was (echo-basic's TLSAssertions): the server name asked for, above all.
+    ...(req.socket?.encrypted
+      ? {
+          tls: {
+            version: req.socket.getProtocol?.() ?? '',
+            serverName: req.socket.servername || '',
+            cipherSuite: req.socket.getCipher?.()?.standardName ?? '',
+          },
+        }
+      : {}),
   };
   const set = new Map();
   for (const list of headers['X-Echo-Set-Header'] ?? [])

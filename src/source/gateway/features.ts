@@ -51,6 +51,10 @@ export function supportedFeatures(support: ProtocolSupport, http: HttpCapabiliti
     // the route to that port's listeners only, and no listener on it is NoMatchingParent. (The
     // experimental HTTPRouteDestinationPortMatching, whose one test passes too, is not claimed:
     // the standard channel is what the bundled CRDs serve.)
+    // TLS to backends as a BackendTLSPolicy asks (its hostname as SNI and verified, a ConfigMap's
+    // CA); SAN validation (BackendTLSPolicySANValidation: URI names, names apart from the SNI) is
+    // not claimed by any adapter.
+    ['BackendTLSPolicy', http.backendTls !== undefined],
     ['HTTPRouteNamedRouteRule', true],
     ['HTTPRouteParentRefPort', true],
   ];
