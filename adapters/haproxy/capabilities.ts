@@ -29,9 +29,9 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
     // HAProxy's HTTP mode passes a WebSocket upgrade and tunnels the connection (both transports).
     webSocket: true,
     // `ssl verify required ca-file ... sni str(...) verifyhost ...` on a TLS pool's servers, CA
-    // bundles as files (ca-files.ts). HAProxy verifies the certificate against the SNI it sends
-    // (`verifyhost` applies only without SNI): one name, the hostname. The runtime transport
-    // only: the Data Plane transport refuses it (below) until it writes CA bundles to its storage.
+    // bundles as files (ca-files.ts; the Data Plane's storage/general and server fields, both
+    // transports). HAProxy verifies the certificate against the SNI it sends (`verifyhost`
+    // applies only without SNI): one name, the hostname.
     backendTls: { systemCa: true, maxVerifyNames: 1, namesApartFromSni: false },
   },
   tlsPassthrough: true,
@@ -71,5 +71,4 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
  * statuses are the backend's http_checks, SourceIP persistence its stick_table and stick_rules, a
  * route's timeout a frontend set-var and the backend's set-timeout rule (layout.ts).
  */
-const { backendTls: _notYet, ...dataplaneHttp } = HAPROXY_CAPABILITIES.http!;
-export const DATAPLANE_CAPABILITIES: Capabilities = { ...HAPROXY_CAPABILITIES, http: dataplaneHttp };
+export const DATAPLANE_CAPABILITIES: Capabilities = { ...HAPROXY_CAPABILITIES };

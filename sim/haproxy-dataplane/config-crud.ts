@@ -84,6 +84,11 @@ const SERVER_FIELDS = [
   'maxconn',
   'slowstart',
   'proto',
+  'ssl',
+  'ssl_cafile',
+  'sni',
+  'verifyhost',
+  'check-sni',
   'maintenance',
   'weight',
 ];

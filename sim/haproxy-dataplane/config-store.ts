@@ -71,6 +71,12 @@ function serverLine(s: DpServer): string {
   if (s.slowstart !== undefined) words.push(`slowstart ${s.slowstart}ms`);
   // server_params: proto, the multiplexer spoken to the server (h2 with prior knowledge).
   if (s.proto !== undefined) words.push(`proto ${s.proto}`);
+  // server_params: TLS to the server (ssl, ssl_cafile as ca-file, sni, verifyhost, check-sni).
+  if (s.ssl === 'enabled') words.push('ssl');
+  if (s.ssl_cafile !== undefined) words.push(`ca-file ${s.ssl_cafile}`);
+  if (s.sni !== undefined) words.push(`sni ${s.sni}`);
+  if (s.verifyhost !== undefined) words.push(`verifyhost ${s.verifyhost}`);
+  if (s['check-sni'] !== undefined) words.push(`check-sni ${s['check-sni']}`);
   if (s.maintenance === 'enabled') words.push('disabled');
   if (s.weight !== undefined) words.push(`weight ${s.weight}`);
   if (s.metadata) words.push(`# metadata ${JSON.stringify(s.metadata)}`);

@@ -36,6 +36,14 @@ export const SOURCE_RANGES_ANNOTATION = 'npl-lb.io/source-ranges';
 export const LOAD_BALANCE_ANNOTATION = 'npl-lb.io/load-balance';
 export const SESSION_PERSISTENCE_ANNOTATION = 'npl-lb.io/session-persistence';
 export const SERVER_TIMEOUT_ANNOTATION = 'npl-lb.io/server-timeout-seconds';
+/**
+ * On an Ingress: re-encryption to its backends (src/source/ingress-backend-tls.ts). `HTTPS` speaks TLS to every
+ * Service it routes to, sending the server name as SNI and verifying it against the CA of the
+ * ConfigMap named (its `ca.crt`, in the Ingress's namespace) or `System`.
+ */
+export const BACKEND_PROTOCOL_ANNOTATION = 'npl-lb.io/backend-protocol';
+export const BACKEND_SERVER_NAME_ANNOTATION = 'npl-lb.io/backend-tls-server-name';
+export const BACKEND_CA_ANNOTATION = 'npl-lb.io/backend-tls-ca';
 /** On an IngressClass: the cluster's default class. */
 export const DEFAULT_INGRESS_CLASS_ANNOTATION = 'ingressclass.kubernetes.io/is-default-class';
 

@@ -19,6 +19,10 @@ export const EventReasons = {
   // virtual services are not sent (fail closed).
   InvalidSourceRange: 'InvalidSourceRange',
   VIPAnnotationIgnored: 'VIPAnnotationIgnored',
+  // The controller, on Ingresses: their re-encryption annotations cannot be used (a value that
+  // does not parse, a CA that does not resolve, a load balancer that speaks no TLS to members);
+  // none of their rules is served (never in clear text where TLS was asked).
+  InvalidBackendTLS: 'InvalidBackendTLS',
   // The controller, on Ingresses: their IngressClass's spec.parameters cannot be used; the class's
   // virtual services are not programmed (never placed elsewhere than asked).
   InvalidParameters: 'InvalidParameters',

@@ -7,11 +7,12 @@ import { SOURCE_RANGES_ANNOTATION, SSL_REDIRECT_ANNOTATION } from '../kube/annot
 import { EventReasons } from '../kube/event-reasons.ts';
 import type { Ingress, Service } from '../kube/objects.ts';
 import { l7HttpsName, l7Name } from '../model/names.ts';
-import type { Certificate, HttpRoute, L7VirtualService } from '../model/types.ts';
+import type { BackendTls, Certificate, HttpRoute, L7VirtualService } from '../model/types.ts';
 import type { Resolved } from './gateway/parameters.ts';
 import type { Finding, SourceStatus } from './types.ts';
 import { ingressRoutes } from './ingress-routes.ts';
 import { ingressSourceRanges } from './ingress-source-ranges.ts';
+import { ingressBackendTls } from './ingress-backend-tls.ts';
 import { certificateForHost, ingressTls, type SecretCertificates } from './ingress-tls.ts';
 
 type ServicePort = Service['spec']['ports'][number];
@@ -25,6 +26,10 @@ export interface IngressClassContext {
   certificateOf: SecretCertificates;
   /** A class's `spec.parameters` resolved (gateway/parameters.ts); absent: none read. */
   parametersOfClass?: (cls: string) => Resolved;
+  /** What re-encryption annotations read (ingress-backend-tls.ts); absent: none is. */
+  backendTls?: Parameters<typeof ingressBackendTls>[1];
+  /** A Service port's pool spoken to over TLS; absent where the load balancer cannot. */
+  tlsPoolFor?: ((svc: Service, port: ServicePort, tls: BackendTls) => string) | undefined;
 }
 
 export interface IngressClassResult {
@@ -82,7 +87,14 @@ function filteredRoutes(
   findings: Finding[],
 ): ReturnType<typeof ingressRoutes> {
   const ranges = ingressSourceRanges(ing, findings);
-  const built = ingressRoutes(ing, ctx.services, ctx.poolFor, defaultFrom);
+  // Re-encryption asked by annotation: every pool of the Ingress speaks TLS, or none is served.
+  const tls = ctx.backendTls ? ingressBackendTls(ing, ctx.backendTls, findings) : undefined;
+  const poolFor =
+    tls && tls !== 'refused' && ctx.tlsPoolFor
+      ? (svc: Service, sp: ServicePort) => ctx.tlsPoolFor!(svc, sp, tls)
+      : ctx.poolFor;
+  const built = ingressRoutes(ing, ctx.services, poolFor, defaultFrom);
+  if (tls === 'refused') return { ...built, routes: [], defaultPool: undefined };
   if (ranges && built.defaultPool)
     findings.push({
       kind: 'Ingress',

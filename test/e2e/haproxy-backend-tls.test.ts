@@ -1,12 +1,13 @@
 /**
- * Issue 48, item 1 (HAProxy, runtime transport): a pool spoken to over TLS (a BackendTLSPolicy),
+ * Issue 48, item 1 (HAProxy, every transport): a pool spoken to over TLS (a BackendTLSPolicy),
  * on a real HAProxy with real TLS members that report the SNI they were asked for. The policy's
  * hostname is sent and verified, never the address connected to; a CA that does not match, or a
  * name the certificate does not carry, fails at the load balancer (503, the member down), never
  * unverified and never in clear text; a CA rotated (the wrong one, then both) takes effect; the CA
  * file changed by hand on the device is repaired by the next pass; a member added at runtime to a
  * pool that had none (its CA loaded by no server yet) is served; health checks speak the same
- * verified TLS. The Data Plane transport does not declare it yet and refuses such a pool by name.
+ * verified TLS. Every transport: the runtime socket, and the Data Plane API v2 and v3 (the
+ * simulator, its CA bundles in its storage, its servers' ssl fields held to the spec).
  */
 import assert from 'node:assert/strict';
 import { readdirSync, writeFileSync } from 'node:fs';
@@ -20,7 +21,7 @@ import type { BackendTls, L7VirtualService, LbState, Pool } from '../../src/mode
 import { plan } from '../../src/plan/diff.ts';
 import { caBundle } from '../../src/source/gateway/backend-tls.ts';
 import { signedBy, testAuthority, type TestCertificate } from '../support/certs.ts';
-import { assertNoListeners, haproxyMissing, startHaproxy } from '../support/haproxy.ts';
+import { assertNoListeners, haproxyMissing } from '../support/haproxy.ts';
 import { TRANSPORTS } from '../support/haproxy-transports.ts';
 import * as kit from '../support/model.ts';
 import { eventually } from '../support/sandbox.ts';
@@ -102,87 +103,89 @@ async function served(path: string): Promise<{ status: number; body: string }> {
   return last;
 }
 
-describe('TLS to members on a real HAProxy (runtime transport)', { skip: haproxyMissing() }, () => {
-  it('SNI and name verified against the CA; a wrong CA or name fails at the load balancer; rotation, a hand edit and a member added at runtime', async (t) => {
-    assertNoListeners('127.0.58.', [PORT]);
-    const [ca, wrong] = await Promise.all([testAuthority('ca one'), testAuthority('ca two')]);
-    const member = await tlsMember(t, await signedBy(ca, [NAME]));
-    const rig = await startHaproxy(t);
-    const runtime = rig.adapter('e2e', { healthChecks: true });
-    t.after(() => runtime.close());
-    const adapter = guardOwnership(runtime);
-    const good: BackendTls = { serverName: NAME, verifyNames: [NAME], ca: pemOf(ca.cert) };
+/** The CA bundle files under a device's folder (its certificates' directory, or the simulator's storage). */
+function caFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true }))
+    if (e.isFile() && /^ca-[0-9a-f]{16}\.pem$/.test(e.name)) out.push(join(e.parentPath, e.name));
+  return out;
+}
 
-    await converge(adapter, state(good));
-    const first = await get('/one');
-    assert.equal(first.status, 200, first.body);
-    assert.deepEqual(JSON.parse(first.body), { sni: NAME, path: '/one' }, 'the policy’s hostname as SNI');
-    await eventually(
-      async () => (await runtime.health()).every((h) => h.health === 'up'),
-      10_000,
-      'the member checked up over the verified TLS',
-    );
+for (const tr of TRANSPORTS)
+  describe(`TLS to members on a real HAProxy (${tr.name})`, { skip: haproxyMissing() }, () => {
+    it('SNI and name verified against the CA; a wrong CA or name fails at the load balancer; rotation, a hand edit and a member added at runtime', async (t) => {
+      assertNoListeners('127.0.58.', [PORT]);
+      const [ca, wrong] = await Promise.all([testAuthority('ca one'), testAuthority('ca two')]);
+      const member = await tlsMember(t, await signedBy(ca, [NAME]));
+      const rig = await tr.start(t, 4, { healthChecks: true });
+      const adapter = guardOwnership(rig.adapter);
+      const health = () => rig.adapter.health!();
+      const good: BackendTls = { serverName: NAME, verifyNames: [NAME], ca: pemOf(ca.cert) };
+      assert.deepEqual(rig.adapter.capabilities().http?.backendTls, {
+        systemCa: true,
+        maxVerifyNames: 1,
+        namesApartFromSni: false,
+      });
 
-    // A CA that did not sign the member's certificate: refused at the load balancer.
-    await converge(adapter, state({ ...good, ca: pemOf(wrong.cert) }));
-    const before = member.served.length;
-    assert.equal((await get('/wrong-ca')).status, 503);
-    assert.equal(member.served.length, before, 'nothing reached the member');
-    await eventually(
-      async () => (await runtime.health()).every((h) => h.health === 'down'),
-      10_000,
-      'the member checked down: its certificate does not verify',
-    );
+      await converge(adapter, state(good));
+      const first = await served('/one');
+      assert.equal(first.status, 200, first.body);
+      assert.deepEqual(JSON.parse(first.body), { sni: NAME, path: '/one' }, 'the policy’s hostname as SNI');
+      await eventually(
+        async () => (await health()).some((h) => h.pool === POOL && h.health === 'up'),
+        10_000,
+        'the member checked up over the verified TLS',
+      );
 
-    // Rotation: both CAs while rotating, then the new one's certificate passes.
-    await converge(adapter, state({ ...good, ca: pemOf(`${wrong.cert}${ca.cert}`) }));
-    assert.equal((await served('/both')).status, 200);
+      // A CA that did not sign the member's certificate: refused at the load balancer.
+      await converge(adapter, state({ ...good, ca: pemOf(wrong.cert) }));
+      await rig.idle();
+      const before = member.served.length;
+      assert.equal((await get('/wrong-ca')).status, 503);
+      assert.equal(member.served.length, before, 'nothing reached the member');
+      await eventually(
+        async () => (await health()).some((h) => h.pool === POOL && h.health === 'down'),
+        10_000,
+        'the member checked down: its certificate does not verify',
+      );
 
-    // A hostname the certificate does not carry (sent as SNI and verified).
-    await converge(
-      adapter,
-      state({ serverName: 'other.example.com', verifyNames: ['other.example.com'], ca: good.ca }),
-    );
-    assert.equal((await get('/other-name')).status, 503);
+      // Rotation: both CAs while rotating, then the new one's certificate passes.
+      await converge(adapter, state({ ...good, ca: pemOf(`${wrong.cert}${ca.cert}`) }));
+      assert.equal((await served('/both')).status, 200);
 
-    // The CA file changed by hand on the device: read as it is, and the next pass writes it again.
-    await converge(adapter, state(good));
-    const files = readdirSync(runtime.certDir).filter((f) => /^ca-[0-9a-f]{16}\.pem$/.test(f));
-    assert.equal(files.length, 1, `one CA file, the rotated ones removed: ${files.join(', ')}`);
-    writeFileSync(join(runtime.certDir, files[0]!), wrong.cert);
-    const drift = plan(state(good), await adapter.observe()).changes;
-    assert.deepEqual(
-      drift.map((c) => `${c.op} ${c.kind} ${c.name}`),
-      [`update pool ${POOL}`],
-      'the hand edit is seen',
-    );
-    await converge(adapter, state(good));
-    assert.equal((await served('/repaired')).status, 200);
+      // A hostname the certificate does not carry (sent as SNI and verified).
+      await converge(
+        adapter,
+        state({ serverName: 'other.example.com', verifyNames: ['other.example.com'], ca: good.ca }),
+      );
+      await rig.idle();
+      assert.equal((await get('/other-name')).status, 503);
 
-    // A pool with no member at the last reload, then one added at runtime: its CA is named by no
-    // server yet, so the adapter loads it into the running HAProxy first (no reload).
-    await converge(adapter, state(good, []));
-    assert.equal((await get('/none')).status, 503);
-    const reloads = runtime.stats.reloads;
-    await converge(adapter, state(good));
-    assert.equal(runtime.stats.reloads, reloads, 'the member added at runtime, without a reload');
-    const back = await served('/added');
-    assert.equal(back.status, 200, back.body);
-    assert.deepEqual(JSON.parse(back.body), { sni: NAME, path: '/added' });
+      // The CA file changed by hand on the device: read as it is, and the next pass writes it again.
+      await converge(adapter, state(good));
+      const files = caFiles(rig.filesDir);
+      assert.equal(files.length, 1, `one CA file, the rotated ones removed: ${files.join(', ')}`);
+      writeFileSync(files[0]!, wrong.cert);
+      const drift = plan(state(good), await adapter.observe()).changes;
+      assert.deepEqual(
+        drift.map((c) => `${c.op} ${c.kind} ${c.name}`),
+        [`update pool ${POOL}`],
+        'the hand edit is seen',
+      );
+      await converge(adapter, state(good));
+      assert.equal((await served('/repaired')).status, 200);
+
+      // A pool with no member, then one added: served, its CA loaded where HAProxy needs it.
+      await converge(adapter, state(good, []));
+      await rig.idle();
+      assert.equal((await get('/none')).status, 503);
+      const reloads = rig.reloads();
+      await converge(adapter, state(good));
+      if (tr.name === 'runtime transport')
+        assert.equal(rig.reloads(), reloads, 'the member added at runtime, without a reload');
+      const back = await served('/added');
+      assert.equal(back.status, 200, back.body);
+      assert.deepEqual(JSON.parse(back.body), { sni: NAME, path: '/added' });
+      assert.deepEqual(rig.specProblems(), []);
+    });
   });
-});
-
-describe('TLS to members on the Data Plane transport', { skip: haproxyMissing() }, () => {
-  it('is not declared, and a pool asking for it is refused by name (never served in clear text)', async (t) => {
-    const dp = TRANSPORTS.find((x) => x.name === 'Data Plane API v3')!;
-    const rig = await dp.start(t);
-    assert.equal(rig.adapter.capabilities().http?.backendTls, undefined);
-    const ca = await testAuthority();
-    const want = state({ serverName: NAME, verifyNames: [NAME], ca: pemOf(ca.cert) });
-    const results = await rig.adapter.apply(plan(want, await rig.adapter.observe()).changes);
-    const pool = results.find((r) => r.change.kind === 'pool');
-    assert.equal(pool?.ok, false);
-    assert.match(pool?.error?.message ?? '', /TLS to members is not served/);
-    assert.equal(pool?.error?.terminal, true);
-  });
-});

@@ -16,6 +16,8 @@ export interface TransportRig {
   specProblems: () => string[];
   /** Resolves once HAProxy has no reload queued or running. */
   idle: () => Promise<void>;
+  /** A folder under which the device keeps the files it is given (certificates, CA bundles). */
+  filesDir: string;
 }
 
 export interface Transport {
@@ -48,6 +50,7 @@ export const TRANSPORTS: Transport[] = [
         specProblems: () => [],
         // Its reloads finish inside apply().
         idle: async () => {},
+        filesDir: adapter.certDir,
       };
     },
   },
@@ -64,6 +67,7 @@ export const TRANSPORTS: Transport[] = [
         reload: () => rig.sim.proc.reload(),
         specProblems: rig.specProblems,
         idle: () => rig.sim.idle(),
+        filesDir: rig.dir,
       };
     },
   })),

@@ -22,6 +22,7 @@ import type { Certificate } from '../../../src/model/types.ts';
 import type { Change as AnyChange, CoreChange as Change, Observed } from '../../../src/adapter/changes.ts';
 import { applyAround, CertStore } from '../cert-store.ts';
 import { DpCertificates } from './certificates.ts';
+import { DpCaFiles } from './ca-files.ts';
 import { buildOps, type Op } from './transaction-plan.ts';
 import { narrowRefusedCommit, type TxOutcome } from './commit-narrowing.ts';
 import { checkStatusName } from '../server-state.ts';
@@ -58,6 +59,7 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
   /** Applies run one at a time. */
   private chain: Promise<unknown> = Promise.resolve();
   private readonly certs: DpCertificates;
+  private readonly cas: DpCaFiles;
   private readonly failClosed = new FailClosed();
   private certificates = new Map<string, Certificate>();
 
@@ -65,7 +67,9 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
     this.owner = opts.owner;
     this.client = new DataplaneClient(opts);
     this.certs = new DpCertificates(this.client, opts.owner, (id) => this.awaitReload(id));
+    this.cas = new DpCaFiles(this.certs);
     this.layout = {
+      caPath: (ca) => this.cas.path(ca),
       owner: opts.owner,
       apiVersion: opts.apiVersion,
       slots: opts.slots,
@@ -135,6 +139,7 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
         );
     }
     await Promise.all(reads);
+    await this.cas.observe();
     this.backends = ownBackends;
     this.frontends = ownFrontends;
     this.foreign = foreign;
@@ -144,7 +149,11 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
   }
 
   private observed(): Observed {
-    const read = [...this.backends.values()].map(readPoolExact);
+    // A TLS pool's CA read as the content of the file its servers (or our note) name.
+    const read = [...this.backends.values()].map(readPoolExact).map((r) => {
+      const tls = r.pool.backendTls;
+      return tls ? { ...r, pool: { ...r.pool, backendTls: { ...tls, ca: this.cas.read(tls.ca) ?? '' } } } : r;
+    });
     const drifted = read.filter((r) => !r.exact).map((r) => ({ kind: 'pool' as const, name: r.pool.name }));
     return {
       owned: {
@@ -241,12 +250,24 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
       const p = this.opts.fault?.(c) ?? changeProblem(c, has, true, DATAPLANE_CAPABILITIES);
       if (p) failed.set(i, p);
     });
+    // The CA bundles of TLS pools stored before the transaction whose servers name them.
+    try {
+      await this.cas.ensure(
+        changes.flatMap((c, i) => (c.kind === 'pool' && c.op !== 'delete' && !failed.has(i) ? [c.desired] : [])),
+      );
+    } catch (err) {
+      return failRest({ code: 'Unavailable', message: (err as Error).message, terminal: false });
+    }
     const first = await this.transact(changes, failed);
     if (first.kind === 'fail') return failRest(first.error);
     if (first.kind === 'refused') {
       const rest = await narrowRefusedCommit(changes, failed, first.message, (c, f) => this.transact(c, f));
       if (rest) return failRest(rest);
     }
+    // Bundles no backend of ours names any more: gone (left for the next batch if that fails).
+    await this.cas
+      .prune([...this.backends.values()].flatMap((d) => readPoolExact(d).pool.backendTls?.ca ?? []))
+      .catch(() => undefined);
     return result();
   }
 

@@ -111,6 +111,29 @@ export class DpCertificates {
     return { owned, foreign };
   }
 
+  /** The files stored (storage name -> path on the device), as observe() and writes left them. */
+  storedFiles(): ReadonlyMap<string, string> {
+    return this.files;
+  }
+
+  /** A general file's content. */
+  readGeneral(name: string): Promise<string> {
+    return this.contents('general', name);
+  }
+
+  /** Creates or replaces a general file (no reload of its own); its path on the device. */
+  writeGeneral(name: string, content: string): Promise<string> {
+    return this.putGeneral(name, content, this.files.has(name), {});
+  }
+
+  /** Deletes a general file, gone already or not. */
+  async deleteGeneral(name: string): Promise<void> {
+    await this.client.send('DELETE', `${STORAGE}/general/${seg(name)}`).catch((err: unknown) => {
+      if (!(err instanceof DataplaneError && err.status === 404)) throw err;
+    });
+    this.files.delete(name);
+  }
+
   /** The path of a stored certificate, for crt-lists. */
   certPath(name: string): string | undefined {
     return this.files.get(certFileName(name));

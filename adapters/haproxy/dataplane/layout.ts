@@ -8,7 +8,7 @@
  * also records node and Pod in each server's metadata. What HAProxy has no field for (the
  * Service) is in the backend's `description`, as `k=v` words. Frontends: frontend-layout.ts.
  */
-import type { HttpCheck, Member, Pool } from '../../../src/model/types.ts';
+import type { BackendTls, HttpCheck, Member, Pool } from '../../../src/model/types.ts';
 import { policyWords, readStoredCheck, storeCheck, storedPolicy } from '../../../src/adapter/stored-check.ts';
 import { readDataplanePolicy } from './policy-read.ts';
 import { COOKIE_KEY, hashed, persistenceCookie } from '../policy-lines.ts';
@@ -26,6 +26,8 @@ export interface LayoutOptions {
   healthChecks: boolean;
   /** Bind VIPs that are not on this host (`transparent`). */
   transparentBinds: boolean;
+  /** Where a TLS pool's CA bundle is stored on the device (ca-files.ts); absent: none is. */
+  caPath?: (ca: string) => string | undefined;
 }
 
 export interface DeviceBackend {
@@ -225,9 +227,26 @@ export interface SlotParams {
   maxConnections?: number | undefined;
   slowStartSeconds?: number | undefined;
   backendProtocol?: 'h2c' | undefined;
+  backendTls?: BackendTls | undefined;
 }
 
-const timings = (p: SlotParams | undefined) => {
+/**
+ * TLS to the members (a BackendTLSPolicy): verified against the stored CA bundle, the policy's
+ * hostname sent as SNI (a DNS name from the validation boundary) and verified, the checks too.
+ */
+const tlsFields = (t: BackendTls | undefined, o: LayoutOptions | undefined) =>
+  t
+    ? {
+        ssl: 'enabled' as const,
+        verify: 'required' as const,
+        ssl_cafile: o?.caPath?.(t.ca) ?? '',
+        sni: `str(${t.serverName})`,
+        verifyhost: t.verifyNames[0] ?? t.serverName,
+        ...(o?.healthChecks ? { 'check-sni': t.serverName } : {}),
+      }
+    : {};
+
+const timings = (p: SlotParams | undefined, o?: LayoutOptions) => {
   const c = p?.check;
   return {
     ...(c
@@ -235,9 +254,11 @@ const timings = (p: SlotParams | undefined) => {
           inter: c.intervalSeconds * 1000,
           rise: c.rise,
           fall: c.fall,
-          ...(c.tls ? { 'check-ssl': 'enabled' as const, verify: 'none' as const } : {}),
+          // An HTTPS probe's check, unverified as the kubelet's; a TLS pool's checks are verified.
+          ...(c.tls && !p?.backendTls ? { 'check-ssl': 'enabled' as const, verify: 'none' as const } : {}),
         }
       : {}),
+    ...tlsFields(p?.backendTls, o),
     ...(p?.maxConnections ? { maxconn: p.maxConnections } : {}),
     // Milliseconds, as the Data Plane API counts a duration.
     ...(p?.slowStartSeconds ? { slowstart: p.slowStartSeconds * 1000 } : {}),
@@ -252,7 +273,7 @@ function filled(slot: string, m: Member, o: LayoutOptions, c?: SlotParams): DpSe
     address: m.address,
     port: m.port,
     check: o.healthChecks ? 'enabled' : 'disabled',
-    ...timings(c),
+    ...timings(c, o),
     maintenance: 'disabled',
     weight: m.enabled ? 1 : 0,
     ...(o.apiVersion === 'v3' ? { metadata: { [META_KEY]: { node: m.node, pod: m.pod } } } : {}),
@@ -265,7 +286,7 @@ function unused(slot: string, o: LayoutOptions, at = UNUSED, c?: SlotParams): Dp
     address: at.address,
     port: at.port,
     check: o.healthChecks ? 'enabled' : 'disabled',
-    ...timings(c),
+    ...timings(c, o),
     maintenance: 'enabled',
     weight: 1,
   };
@@ -286,6 +307,11 @@ export function serverChanged(a: DpServer, b: DpServer): boolean {
       s.maxconn ?? null,
       s.slowstart ?? null,
       s.proto ?? null,
+      s.ssl ?? null,
+      s.ssl_cafile ?? null,
+      s.sni ?? null,
+      s.verifyhost ?? null,
+      s['check-sni'] ?? null,
       s.maintenance,
       s.weight ?? 1,
       s.metadata?.[META_KEY] ?? null,
@@ -309,6 +335,7 @@ export function assignSlots(
     maxConnections: pool?.maxConnections,
     slowStartSeconds: pool?.slowStartSeconds,
     backendProtocol: pool?.backendProtocol,
+    backendTls: pool?.backendTls,
   };
   const wanted = new Map(members.map((m) => [memberKey(m), m]));
   const out = new Map<string, DpServer>();

@@ -29,6 +29,12 @@ export const dpServerSchema = z
     slowstart: z.number().int().min(0).optional(),
     // The protocol spoken to the server (`h2`: HTTP/2 with prior knowledge).
     proto: word.optional(),
+    // TLS to the server (a BackendTLSPolicy): the CA file, the SNI expression, the name verified.
+    ssl: toggle.optional(),
+    ssl_cafile: word.optional(),
+    sni: word.optional(),
+    verifyhost: z.string().optional(),
+    'check-sni': word.optional(),
     maintenance: toggle.optional(),
     weight: z.number().int().min(0).max(256).optional(),
     metadata: metadata.optional(),

@@ -7,10 +7,11 @@
  * reading `exact: false`: the adapter reports the pool drifted. Pure.
  */
 import { persistenceCookie } from '../../../src/model/persistence.ts';
-import type { LbAlgorithm, PoolPolicy } from '../../../src/model/types.ts';
+import { type BackendTls, type LbAlgorithm, type PoolPolicy, SYSTEM_CA } from '../../../src/model/types.ts';
+import { SYSTEM_CA_FILE } from '../config.ts';
 import type { DpBackend, DpServer } from './models.ts';
 import { COOKIE_KEY } from '../policy-lines.ts';
-import { unservedPolicy } from '../policy-read.ts';
+import { FILE_PREFIX, unservedPolicy } from '../policy-read.ts';
 
 function algorithmOf(b: DpBackend['balance']): { algorithm?: LbAlgorithm; hashKey?: string } | undefined {
   const key = (v: string | undefined) => (v && /^[A-Za-z0-9_-]{1,64}$/.test(v) ? v : undefined);
@@ -39,11 +40,27 @@ function algorithmOf(b: DpBackend['balance']): { algorithm?: LbAlgorithm; hashKe
 const wholeSeconds = (ms: number | undefined): number | undefined =>
   ms !== undefined && ms > 0 && ms % 1000 === 0 ? ms / 1000 : undefined;
 
+/**
+ * A server's TLS fields as layout.ts writes them, the CA as `file:<path>` (or SYSTEM_CA) for the
+ * adapter to read; anything else (no `verify required`, another SNI expression) reads as no TLS.
+ */
+function tlsOf(s: DpServer): BackendTls | undefined {
+  const sni = /^str\(([a-z0-9.-]+)\)$/.exec(s.sni ?? '')?.[1];
+  if (s.ssl !== 'enabled' || s.verify !== 'required' || !s.ssl_cafile || !sni || !s.verifyhost) return undefined;
+  if (!/^[a-z0-9.-]+$/.test(s.verifyhost)) return undefined;
+  return {
+    serverName: sni,
+    verifyNames: [s.verifyhost],
+    ca: s.ssl_cafile === SYSTEM_CA_FILE ? SYSTEM_CA : `${FILE_PREFIX}${s.ssl_cafile}`,
+  };
+}
+
 function serverPolicy(servers: DpServer[]): { policy: PoolPolicy; agree: boolean } {
   const one = (s: DpServer): PoolPolicy => ({
     ...(s.maxconn ? { maxConnections: s.maxconn } : {}),
     ...(wholeSeconds(s.slowstart) ? { slowStartSeconds: wholeSeconds(s.slowstart)! } : {}),
     ...(s.proto === 'h2' ? { backendProtocol: 'h2c' as const } : {}),
+    ...(tlsOf(s) ? { backendTls: tlsOf(s)! } : {}),
   });
   const all = servers.map(one);
   const first = all[0] ?? {};

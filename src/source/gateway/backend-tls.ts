@@ -44,7 +44,8 @@ export const MAX_CA_CERTIFICATES = 200;
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
 
 /** A DNS name as the Gateway API's PreciseHostname reads it (lower case, no wildcard). */
-const DNS_NAME = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/;
+export const DNS_NAME =
+  /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/;
 
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----\r?\n[A-Za-z0-9+/=\r\n]+?-----END CERTIFICATE-----/g;
 

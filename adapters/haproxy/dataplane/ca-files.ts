@@ -1,0 +1,75 @@
+/**
+ * The CA bundles of pools spoken to over TLS (Pool.backendTls) on the Data Plane transport: one
+ * file per bundle in `storage/general`, named by its content (`ca-<tag>.pem`), uploaded before the
+ * transaction whose servers name it (`ssl_cafile`) and deleted once no backend of ours names it.
+ * What a server names is read back as the stored file's content, so a bundle changed on the device
+ * reads as drifted and is written again.
+ */
+import { caTag, TAG_PREFIX } from '../../../src/adapter/ca-bundles.ts';
+import { type Pool, SYSTEM_CA } from '../../../src/model/types.ts';
+import { SYSTEM_CA_FILE } from '../config.ts';
+import { FILE_PREFIX } from '../policy-read.ts';
+import type { DpCertificates } from './certificates.ts';
+
+const CA_FILE = /^ca-[0-9a-f]{16}\.pem$/;
+const fileName = (ca: string) => `ca-${caTag(ca)}.pem`;
+
+export class DpCaFiles {
+  /** storage name -> content, of the bundles stored. */
+  private readonly contents = new Map<string, string>();
+
+  constructor(private readonly storage: DpCertificates) {}
+
+  /** Reads the bundles stored (after the storage's own observe listed the files). */
+  async observe(): Promise<void> {
+    this.contents.clear();
+    for (const name of this.storage.storedFiles().keys())
+      if (CA_FILE.test(name)) this.contents.set(name, await this.storage.readGeneral(name));
+  }
+
+  /** Where a server finds the bundle (`ssl_cafile`): HAProxy's `@system-ca`, or its stored file. */
+  path(ca: string): string | undefined {
+    return ca === SYSTEM_CA ? SYSTEM_CA_FILE : this.storage.storedFiles().get(fileName(ca));
+  }
+
+  /** Uploads each bundle these pools name that is missing or differs. */
+  async ensure(pools: Iterable<Pool>): Promise<void> {
+    for (const p of pools) {
+      const ca = p.backendTls?.ca;
+      if (ca === undefined || ca === SYSTEM_CA) continue;
+      const name = fileName(ca);
+      if (this.contents.get(name) === ca && this.storage.storedFiles().has(name)) continue;
+      await this.storage.writeGeneral(name, ca);
+      this.contents.set(name, ca);
+    }
+  }
+
+  /**
+   * Deletes the bundles none of these references names (each backend's CA as read from the device,
+   * before it is resolved: `file:<path>` or `tag:<hex>`).
+   */
+  async prune(refs: Iterable<string>): Promise<void> {
+    const used = new Set<string>();
+    for (const ref of refs) {
+      if (ref.startsWith(TAG_PREFIX)) used.add(`ca-${ref.slice(TAG_PREFIX.length)}.pem`);
+      if (!ref.startsWith(FILE_PREFIX)) continue;
+      const path = ref.slice(FILE_PREFIX.length);
+      for (const [n, f] of this.storage.storedFiles()) if (f === path) used.add(n);
+    }
+    for (const name of [...this.contents.keys()])
+      if (!used.has(name)) {
+        await this.storage.deleteGeneral(name);
+        this.contents.delete(name);
+      }
+  }
+
+  /** A bundle's content from what a server or our note names it by (config-parse.ts CaReader). */
+  read = (ref: string): string | undefined => {
+    if (ref === SYSTEM_CA) return SYSTEM_CA;
+    if (ref.startsWith(TAG_PREFIX)) return this.contents.get(`ca-${ref.slice(TAG_PREFIX.length)}.pem`);
+    if (!ref.startsWith(FILE_PREFIX)) return undefined;
+    const path = ref.slice(FILE_PREFIX.length);
+    const name = [...this.storage.storedFiles()].find(([n, f]) => f === path && CA_FILE.test(n))?.[0];
+    return name ? this.contents.get(name) : undefined;
+  };
+}
