@@ -253,7 +253,9 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
     // The CA bundles of TLS pools stored before the transaction whose servers name them.
     try {
       await this.cas.ensure(
-        changes.flatMap((c, i) => (c.kind === 'pool' && c.op !== 'delete' && !failed.has(i) ? [c.desired] : [])),
+        changes.flatMap((c, i) =>
+          c.kind === 'pool' && c.op !== 'delete' && !failed.has(i) ? [c.desired] : [],
+        ),
       );
     } catch (err) {
       return failRest({ code: 'Unavailable', message: (err as Error).message, terminal: false });

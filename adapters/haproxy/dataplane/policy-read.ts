@@ -46,7 +46,8 @@ const wholeSeconds = (ms: number | undefined): number | undefined =>
  */
 function tlsOf(s: DpServer): BackendTls | undefined {
   const sni = /^str\(([a-z0-9.-]+)\)$/.exec(s.sni ?? '')?.[1];
-  if (s.ssl !== 'enabled' || s.verify !== 'required' || !s.ssl_cafile || !sni || !s.verifyhost) return undefined;
+  if (s.ssl !== 'enabled' || s.verify !== 'required' || !s.ssl_cafile || !sni || !s.verifyhost)
+    return undefined;
   if (!/^[a-z0-9.-]+$/.test(s.verifyhost)) return undefined;
   return {
     serverName: sni,
