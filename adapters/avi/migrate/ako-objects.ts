@@ -13,8 +13,10 @@ import {
   PolicyCollector,
   type PolicySettings,
   type SourceObject,
+  type TargetService,
   wellNamed,
 } from '../../../src/migrate/objects.ts';
+import { reencryptObjects } from '../../../src/migrate/backend-tls.ts';
 import type { MigrationNote } from '../../../src/migrate/result.ts';
 
 const ALGORITHMS: Record<string, PolicySettings['algorithm']> = {
@@ -35,7 +37,14 @@ const httpRulePath = z.looseObject({
     .catch(undefined),
   applicationPersistence: z.string().optional().catch(undefined),
   healthMonitors: z.array(z.string()).catch([]),
-  tls: z.unknown().optional(),
+  tls: z
+    .looseObject({
+      type: z.string().optional(),
+      destinationCA: z.string().optional(),
+      sslProfile: z.string().optional(),
+    })
+    .optional()
+    .catch(undefined),
   enableHTTP2: z.unknown().optional(),
 });
 const httpRuleSpec = z.looseObject({ fqdn: z.string().catch(''), paths: z.array(httpRulePath).catch([]) });
@@ -82,8 +91,6 @@ function pathSettings(p: z.infer<typeof httpRulePath>): { settings: PolicySettin
       kind: 'no equivalent',
       why: `healthMonitors ${more.join(', ')}: a BackendPolicy has one check`,
     });
-  if (p.tls !== undefined)
-    notes.push({ kind: 'no equivalent', why: 'tls re-encrypt: npl-lb sends plain HTTP to the members' });
   if (p.enableHTTP2 === true)
     notes.push({ kind: 'no equivalent', why: 'enableHTTP2: npl-lb speaks HTTP/1.1 to the members' });
   return { settings, notes };
@@ -100,8 +107,9 @@ function httpRule(
     const from = `${objectName(o)} ${spec.fqdn}${p.target}`;
     const { settings, notes } = pathSettings(p);
     out.notes.push(...notes.map((n) => ({ ...n, from })));
-    if (Object.keys(settings).length === 0) continue;
     const targets = backends.serving(o.metadata.namespace, spec.fqdn, p.target);
+    reencrypt(p.tls, `${from} tls`, o.metadata.name, targets, out);
+    if (Object.keys(settings).length === 0) continue;
     if (targets.length === 0) {
       out.notes.push({
         from,
@@ -113,6 +121,40 @@ function httpRule(
     for (const t of targets)
       policies.add(from, `${o.metadata.name}-${t.service}${t.port ? `-${t.port}` : ''}`, t, settings);
   }
+}
+
+/** A path's `tls` (re-encryption to the Services it serves): a BackendTLSPolicy per Service. */
+function reencrypt(
+  tls: z.infer<typeof httpRulePath>['tls'],
+  from: string,
+  rule: string,
+  targets: TargetService[],
+  out: ObjectsMigration,
+): void {
+  if (tls === undefined) return;
+  if (tls.type !== 'reencrypt') {
+    out.notes.push({
+      from,
+      kind: 'no equivalent',
+      why: `tls.type ${JSON.stringify(tls.type ?? '')}: only reencrypt is carried`,
+    });
+    return;
+  }
+  if (tls.sslProfile)
+    out.notes.push({
+      from: `${from}.sslProfile`,
+      kind: 'no equivalent',
+      why: 'an SSL profile on the Avi Controller: npl-lb speaks TLS with the load balancer’s defaults',
+    });
+  if (targets.length === 0) {
+    out.notes.push({
+      from,
+      kind: 'by hand',
+      why: 'no Ingress or Route given with -f sends this path to a Service: give them with -f, or write the BackendTLSPolicy (docs/tls.md)',
+    });
+    return;
+  }
+  for (const t of targets) reencryptObjects(from, `${rule}-${t.service}-tls`, t, tls.destinationCA, out);
 }
 
 /** HostRule fields: where npl-lb takes each, or why it has none. */

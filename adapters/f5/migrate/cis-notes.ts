@@ -32,8 +32,8 @@ export const CIS_NOTES: Readonly<Record<string, Note>> = {
   'tls-version': ['no equivalent', TLS_DEFAULTS],
   'default-client-ssl': ['no equivalent', TLS_DEFAULTS],
   'default-server-ssl': [
-    'no equivalent',
-    'npl-lb speaks plain HTTP to the members (a BackendTLSPolicy is refused by name until re-encryption is served)',
+    'by hand',
+    'npl-lb re-encrypts per Service, not by default: a BackendTLSPolicy (or the Ingress annotations npl-lb.io/backend-protocol: HTTPS, docs/tls.md) with the CA that signs the Pods’ certificates',
   ],
   'custom-resource-label': ['no equivalent', 'VirtualServer and TransportServer resources are not read'],
   'extended-spec-configmap': ['no equivalent', NO_MULTI],

@@ -212,7 +212,8 @@ function transportServer(o: SourceObject, policies: PolicyCollector, out: Object
 }
 
 const OTHER_KINDS: Record<string, string> = {
-  TLSProfile: "the certificates go in the Ingress's spec.tls or a Gateway listener's certificateRefs",
+  TLSProfile:
+    "the certificates go in the Ingress's spec.tls or a Gateway listener's certificateRefs; re-encryption (termination reencrypt) is a BackendTLSPolicy per Service, its CA the one that signs the Pods' certificates (docs/tls.md)",
   Policy: 'BIG-IP profiles and policies are not written by npl-lb',
   IngressLink: 'npl-lb does not front NGINX Ingress with BIG-IP',
   ExternalDNS: 'npl-lb does not write DNS records',

@@ -17,10 +17,14 @@ import { parseSend } from '../../../adapters/f5/migrate/cis-monitor.ts';
 import { migrateCisObjects } from '../../../adapters/f5/migrate/cis-objects.ts';
 import { type ObjectsMigration, SERVICE_NAME, sourceObjectSchema } from '../../../src/migrate/objects.ts';
 import { installNplLbCrds } from '../../../src/sandbox/npl-lb-crds.ts';
+import { installGatewayApiCrds } from '../../../src/sandbox/gateway-api.ts';
+import { backendTlsPolicySchema } from '../../../src/kube/backend-tls-objects.ts';
+import { caBundle, DNS_NAME } from '../../../src/source/gateway/backend-tls.ts';
 import { checkPolicySpec } from '../../../src/source/backend-policies.ts';
 import { hostProblem, pathProblem } from '../../../src/source/validate.ts';
 import { CLI, ROOT, run, runCli } from '../../support/cli-process.ts';
 import { api, useSandbox } from '../../support/sandbox.ts';
+import { testAuthority } from '../../support/certs.ts';
 
 const FIXTURES = 'test/fixtures/migrate';
 
@@ -49,6 +53,14 @@ function assertClean(m: ObjectsMigration): void {
     if (o.kind === 'BackendPolicy') {
       assert.ok(!('problem' in checkPolicySpec(spec)), JSON.stringify(spec));
       for (const r of spec.targetRefs as { name: string }[]) assert.match(r.name, SERVICE_NAME);
+    } else if (o.kind === 'BackendTLSPolicy') {
+      const p = backendTlsPolicySchema.parse(o);
+      for (const r of p.spec.targetRefs) assert.match(r.name, SERVICE_NAME);
+      assert.match(p.spec.validation.hostname, DNS_NAME);
+    } else if (o.kind === 'ConfigMap') {
+      const text = (o.data as Record<string, string>)['ca.crt'] ?? '';
+      const parsed = caBundle(text);
+      assert.ok('pem' in parsed && parsed.pem === text, 'a CA written again from its parse');
     } else {
       assert.equal(o.kind, 'Ingress');
       for (const rule of spec.rules as {
@@ -77,6 +89,16 @@ describe('npl-lb migrate ako -f', () => {
       // /foo takes /foo and /foo/admin (AKO's rule); the Service's port 80 is named web.
       policy('my-http-rule-foo-svc-web', 'purple-l7', { name: 'foo-svc', sectionName: 'web' }, sticky),
       policy('my-http-rule-admin-svc-http', 'purple-l7', { name: 'admin-svc', sectionName: 'http' }, sticky),
+      // /bar re-encrypts (no destinationCA: the system's CAs), verified against the Service's DNS name.
+      {
+        apiVersion: 'gateway.networking.k8s.io/v1',
+        kind: 'BackendTLSPolicy',
+        metadata: { name: 'my-http-rule-bar-svc-tls', namespace: 'purple-l7' },
+        spec: {
+          targetRefs: [{ group: '', kind: 'Service', name: 'bar-svc' }],
+          validation: { hostname: 'bar-svc.purple-l7.svc.cluster.local', wellKnownCACertificates: 'System' },
+        },
+      },
       // Port 8080 of bar-svc has no name given: the whole Service.
       policy('my-http-rule-bar-svc', 'purple-l7', { name: 'bar-svc' }, { algorithm: 'LeastConnections' }),
     ]);
@@ -84,7 +106,8 @@ describe('npl-lb migrate ako -f', () => {
       /foo\.avi\.internal\/bar \(by hand\): applicationPersistence cookie-userid-persistence is a profile on the Avi Controller/,
       /foo\.avi\.internal\/bar \(by hand\): healthMonitors my-health-monitor-1 is a monitor on the Avi Controller/,
       /foo\.avi\.internal\/bar \(no equivalent\): healthMonitors my-health-monitor-2: a BackendPolicy has one check/,
-      /foo\.avi\.internal\/bar \(no equivalent\): tls re-encrypt/,
+      /foo\.avi\.internal\/bar tls\.sslProfile \(no equivalent\): an SSL profile on the Avi Controller/,
+      /foo\.avi\.internal\/bar tls \(changed\): re-encryption is BackendTLSPolicy purple-l7\/my-http-rule-bar-svc-tls, .*bar-svc\.purple-l7\.svc\.cluster\.local: check it/,
       /foo\.avi\.internal\/baz \(by hand\): no Ingress or Route given with -f sends foo\.avi\.internal\/baz/,
       /foo\.avi\.internal\/qux \(no equivalent\): loadBalancerPolicy LB_ALGORITHM_FEWEST_SERVERS/,
       /HostRule purple-l7\/secure-waf-policy virtualhost\.wafPolicy \(no equivalent\)/,
@@ -94,6 +117,50 @@ describe('npl-lb migrate ako -f', () => {
     ])
       assert.match(text, line);
     assert.match(text, /^# Review the notes at the end, then: kubectl apply -f <this file>$/m);
+  });
+
+  it('an HTTPRule re-encrypting with a destinationCA: a ConfigMap of the CA written again from its parse, and the policy naming it; a CA that does not parse is by hand', async () => {
+    const ca = await testAuthority('ako destination ca');
+    const objects = (tls: Record<string, unknown>) =>
+      [
+        {
+          kind: 'Ingress',
+          metadata: { name: 'i', namespace: 'a' },
+          spec: {
+            rules: [
+              {
+                host: 'h.example',
+                http: { paths: [{ path: '/', backend: { service: { name: 's', port: { number: 443 } } } }] },
+              },
+            ],
+          },
+        },
+        {
+          kind: 'HTTPRule',
+          metadata: { name: 'r', namespace: 'a' },
+          spec: { fqdn: 'h.example', paths: [{ target: '/', tls }] },
+        },
+      ].map((o) => sourceObjectSchema.parse(o));
+    const good = migrateAkoObjects(objects({ type: 'reencrypt', destinationCA: `# "} junk\n${ca.cert}` }));
+    assertClean(good);
+    assert.deepEqual(
+      good.objects.map((o) => `${o.kind as string} ${(o.metadata as { name: string }).name}`),
+      ['ConfigMap r-s-tls-ca', 'BackendTLSPolicy r-s-tls'],
+    );
+    const cm = good.objects[0] as { data: Record<string, string> };
+    assert.doesNotMatch(cm.data['ca.crt'] ?? '', /junk/, 'only the parsed certificate is kept');
+    assert.deepEqual((good.objects[1] as { spec: { validation: unknown } }).spec.validation, {
+      hostname: 's.a.svc.cluster.local',
+      caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'r-s-tls-ca' }],
+    });
+    const bad = migrateAkoObjects(objects({ type: 'reencrypt', destinationCA: 'not a certificate' }));
+    assert.deepEqual(bad.objects, []);
+    assert.match(
+      bad.notes.map((n) => `${n.from} (${n.kind}): ${n.why}`).join('\n'),
+      /tls \(by hand\): its CA cannot be used \(ca\.crt holds no PEM certificate\)/,
+    );
+    const edge = migrateAkoObjects(objects({ type: 'edge' }));
+    assert.match(edge.notes.map((n) => n.why).join('\n'), /tls\.type "edge": only reencrypt is carried/);
   });
 
   it('a Service given two settings by two rules keeps the first, and says so', () => {
@@ -336,6 +403,7 @@ describe('the migrated objects at the API', () => {
   it("the chart's BackendPolicy CRD and the API server take every object migrate prints", async (t) => {
     const { url } = await useSandbox(t);
     assert.equal(await installNplLbCrds(url), 2);
+    await installGatewayApiCrds(url);
     assert.equal(
       (await api(url, 'POST', '/api/v1/namespaces', { metadata: { name: 'purple-l7' } })).status,
       201,
@@ -344,13 +412,15 @@ describe('the migrated objects at the API', () => {
       ...(await migrated(['ako', '-f', `${FIXTURES}/ako-objects.yaml`])).objects,
       ...(await migrated(['cis', '-f', `${FIXTURES}/cis-objects.yaml`])).objects,
     ];
-    assert.equal(all.length, 7);
+    assert.equal(all.length, 8);
     for (const o of all) {
       const meta = o.metadata as { name: string; namespace: string };
       const path =
         o.kind === 'Ingress'
           ? `/apis/networking.k8s.io/v1/namespaces/${meta.namespace}/ingresses`
-          : `/apis/npl-lb.io/v1alpha1/namespaces/${meta.namespace}/backendpolicies`;
+          : o.kind === 'BackendTLSPolicy'
+            ? `/apis/gateway.networking.k8s.io/v1/namespaces/${meta.namespace}/backendtlspolicies`
+            : `/apis/npl-lb.io/v1alpha1/namespaces/${meta.namespace}/backendpolicies`;
       const r = await api(url, 'POST', path, o);
       assert.equal(r.status, 201, `${o.kind} ${meta.name}: ${JSON.stringify(r.body)}`);
     }
