@@ -1,6 +1,5 @@
 /**
- * Re-encryption of another controller (AKO's HTTPRule `tls.type: reencrypt`, CIS's TLSProfile
- * `reencrypt`) as npl-lb objects: per target Service a BackendTLSPolicy, its CA in a ConfigMap
+ * Re-encryption as another controller's objects ask it (a vendor's migration reads them) as npl-lb objects: per target Service a BackendTLSPolicy, its CA in a ConfigMap
  * (`ca.crt`) when the source gives one, else the system's CAs. npl-lb always verifies the
  * certificate against the policy's hostname, which the sources do not name: it is set to the
  * Service's cluster DNS name and said, to be checked against the Pods' certificates.
