@@ -385,6 +385,7 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
       ...(caps.timeouts?.server ? (['serverTimeoutSeconds'] as const) : []),
       ...(caps.retries ? (['retries'] as const) : []),
       ...(caps.http?.http2 ? (['backendProtocol'] as const) : []),
+      ...(caps.http?.backendTls ? (['backendTls'] as const) : []),
     ];
     const covered = new Set(on.rows.flatMap((r) => Object.keys(r.policy)));
     assert.deepEqual(

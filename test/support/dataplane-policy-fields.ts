@@ -29,6 +29,9 @@ export async function dataplaneFields(c: DataplaneClient, name: string): Promise
     'server.maxconn': s?.maxconn,
     'server.slowstart': s?.slowstart,
     'server.proto': s?.proto,
+    'server.verify': s?.verify,
+    'server.verifyhost': s?.verifyhost,
+    'server.ssl_cafile': s?.ssl_cafile,
   };
 }
 
@@ -82,6 +85,19 @@ export async function editDataplane(
 
 /** What each policy value is in the Data Plane API's fields, and a hand edit of it. */
 export const DATAPLANE_ROWS: PolicyRow[] = [
+  // TLS to the members (a BackendTLSPolicy), verified; `verify none` by hand is never read as it.
+  {
+    policy: {
+      backendTls: { serverName: 'backend.example.com', verifyNames: ['backend.example.com'], ca: 'System' },
+    },
+    http: true,
+    device: {
+      'server.verify': 'required',
+      'server.verifyhost': 'backend.example.com',
+      'server.ssl_cafile': '@system-ca',
+    },
+    hand: { 'server.verify': 'none' },
+  },
   {
     policy: { algorithm: 'LeastConnections' },
     device: { balance: 'leastconn' },

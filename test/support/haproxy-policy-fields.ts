@@ -2,7 +2,8 @@
  * A backend's policy fields in haproxy.cfg as an admin reads and edits them (the contract's
  * "changed by hand" case for the runtime transport): its lines by keyword (`balance`, `hash-type`,
  * `cookie`, `dynamic-cookie-key`, `stick-table`, `stick`, `timeout connect`, `timeout server`,
- * `retries`) and its servers' words (`server maxconn`, `server slowstart`, `server proto`).
+ * `retries`) and its servers' words (`server maxconn`, `server slowstart`, `server proto`, and
+ * TLS's `server verify`, `server verifyhost`, `server ca-file`).
  */
 import type { PolicyRow } from '../contract/adapter-contract.ts';
 
@@ -17,7 +18,7 @@ const LINE_KEYS = [
   'cookie',
   'retries',
 ];
-const SERVER_WORDS = ['maxconn', 'slowstart', 'proto'];
+const SERVER_WORDS = ['maxconn', 'slowstart', 'proto', 'verify', 'verifyhost', 'ca-file'];
 
 /** The lines of section `backend <name>` (start and end indexes into `lines`). */
 function section(lines: string[], name: string): [number, number] {
@@ -134,6 +135,19 @@ export const HAPROXY_CFG_ROWS: PolicyRow[] = [
     http: true,
     device: { 'server proto': 'h2' },
     hand: { 'server proto': undefined },
+  },
+  // TLS to the members (a BackendTLSPolicy), verified; `verify none` by hand is never read as it.
+  {
+    policy: {
+      backendTls: { serverName: 'backend.example.com', verifyNames: ['backend.example.com'], ca: 'System' },
+    },
+    http: true,
+    device: {
+      'server verify': 'required',
+      'server verifyhost': 'backend.example.com',
+      'server ca-file': '@system-ca',
+    },
+    hand: { 'server verify': 'none' },
   },
   // Round robin asked, `static-rr` set by hand: read as round robin, written again all the same.
   { policy: { retries: 2 }, device: { balance: 'roundrobin', retries: '2' }, hand: { balance: 'static-rr' } },
