@@ -45,15 +45,22 @@ export function l7PoolName(
 }
 
 /**
- * The pool of a Service port spoken to over TLS (a BackendTLSPolicy over it): '.tls' beside
- * '.l7', so an Ingress sending to the same port in clear text keeps a pool of its own.
+ * The pool of a Service port spoken to over TLS (a BackendTLSPolicy over it, an Ingress's
+ * re-encryption annotations): '.tls-<hash>' beside '.l7', the hash of the TLS asked (names and
+ * CA), so a route sending to the same port in clear text, or asking other names or another CA,
+ * keeps a pool of its own: one asker's TLS is never another's.
  */
 export function tlsPoolName(
   cluster: string,
   svc: { namespace: string; name: string },
   port: string | number,
+  tls: { serverName: string; verifyNames: readonly string[]; ca: string },
 ): string {
-  return limitName(`${cluster}--${svc.namespace}-${svc.name}-${port}.tls`);
+  const asked = createHash('sha256')
+    .update(JSON.stringify([tls.serverName, tls.verifyNames, tls.ca]))
+    .digest('hex')
+    .slice(0, 8);
+  return limitName(`${cluster}--${svc.namespace}-${svc.name}-${port}.tls-${asked}`);
 }
 
 /** The HTTP/2 (h2c) pool of a Service port: '.h2' beside '.l7', for the same reason. */

@@ -258,7 +258,12 @@ export function desiredFrontends(
   // Its pool spoken to over TLS (a BackendTLSPolicy over the port), where the load balancer can.
   const tlsPoolFor = lb.caps.http?.backendTls
     ? (svc: Service, sp: ServicePort, tls: BackendTls) =>
-        poolFor('http', (s, p) => tlsPoolName(cluster, s.metadata, p.name || p.port), undefined, tls)(svc, sp)
+        poolFor(
+          'http',
+          (s, p) => tlsPoolName(cluster, s.metadata, p.name || p.port, tls),
+          undefined,
+          tls,
+        )(svc, sp)
     : undefined;
 
   const lbServices = ourLoadBalancerServices(view.services, cfg);

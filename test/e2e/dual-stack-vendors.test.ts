@@ -69,7 +69,7 @@ describe('dual-stack on the Avi simulator', () => {
     t.after(() => sim.close());
     const { kc } = await dualStackCluster(t);
     const first = await start(t, kc, aviAdapter(url), '[192.0.2.0/28, "fd00:34:9::/120"]');
-    await eventually(async () => (await statusIps(kc)).length === 2, 15_000, 'two addresses');
+    await eventually(async () => (await statusIps(kc)).length === 2, 30_000, 'two addresses');
     const [v4, v6] = await statusIps(kc);
     assert.match(v4!, /^192\.0\.2\./);
     assert.match(v6!, /^fd00:34:9::/);
@@ -106,7 +106,7 @@ describe('dual-stack on the Avi simulator', () => {
     const { kc } = await dualStackCluster(t);
     const ipam = { vipNetwork: { name: 'VIP-Network', cidr: '198.51.100.0/28', cidr6: 'fd00:34:99::/120' } };
     const first = await start(t, kc, aviAdapter(url, ipam), '[]');
-    await eventually(async () => (await statusIps(kc)).length === 2, 15_000, 'two addresses');
+    await eventually(async () => (await statusIps(kc)).length === 2, 30_000, 'two addresses');
     const [v4, v6] = await statusIps(kc);
     assert.match(v4!, /^198\.51\.100\./);
     assert.equal(v6, 'fd00:34:99::1', "the first address of Avi's IPv6 subnet");
@@ -200,7 +200,7 @@ describe('dual-stack on the BIG-IP (AS3) simulator', () => {
     const adapter = () => new F5Adapter({ owner: 'c1', url, username: 'admin', password: 'admin' });
     t.after(() => sim.close());
     const first = await start(t, kc, adapter(), '[192.0.2.0/28, "fd00:34:9::/120"]');
-    await eventually(async () => (await statusIps(kc)).length === 2, 15_000, 'two addresses');
+    await eventually(async () => (await statusIps(kc)).length === 2, 30_000, 'two addresses');
     const [v4, v6] = await statusIps(kc);
     const doc = JSON.stringify(sim.document());
     const find = (name: string): Json => {

@@ -14,7 +14,6 @@ import type { HttpCapabilities } from '../../../src/adapter/contract.ts';
 import { ALL_HTTP } from '../../../src/adapter/http-capabilities.ts';
 import { backendTlsPolicySchema } from '../../../src/kube/backend-tls-objects.ts';
 import { caConfigMapSchema } from '../../../src/kube/config-maps.ts';
-import { tlsPoolName } from '../../../src/model/names.ts';
 import type { BackendTls } from '../../../src/model/types.ts';
 import { caBundle } from '../../../src/source/gateway/backend-tls.ts';
 import { testAuthority, type TestCertificate } from '../../support/certs.ts';
@@ -111,6 +110,9 @@ function run(
   return {
     routes,
     tlsPools,
+    /** The one TLS pool asked for, and its TLS. */
+    tlsPool: [...tlsPools.keys()][0],
+    only: [...tlsPools.values()][0],
     route: parentConditions(r, `${INFRA}/to-tls`)[0] ?? [],
     routeMessage: resolved?.message ?? '',
     statusOf,
@@ -125,7 +127,8 @@ function pemOf(text: string): string {
   return b.pem;
 }
 
-const TLS_POOL = tlsPoolName('c1', { namespace: INFRA, name: 'infra-backend-v1' }, 'first-port');
+/** A TLS pool of the Service port (its name carries a hash of the TLS asked). */
+const TLS_POOL = /^c1--gateway-conformance-infra-infra-backend-v1-.*[0-9a-f]{8}$/;
 
 /** The route sends nowhere: its share answers 500 (never the clear-text pool). */
 function assertRefused(t: ReturnType<typeof run>): void {
@@ -143,8 +146,10 @@ describe('BackendTLSPolicy re-encrypt: a valid policy', () => {
   it('gives the backend its TLS pool: the hostname as SNI and verified, the CA parsed and written again', () => {
     const t = run([policy()], [configMap('ca', { 'ca.crt': ca.cert, other: 'x'.repeat(10_000) })]);
     assert.ok(t.route.includes('ResolvedRefs=True/ResolvedRefs'), t.route.join());
-    assert.ok(t.routes.length > 0 && t.routes.every((x) => x.pool === TLS_POOL), 'the TLS pool, never .l7');
-    const tls = t.tlsPools.get(TLS_POOL);
+    assert.equal(t.tlsPools.size, 1);
+    assert.match(t.tlsPool ?? '', TLS_POOL);
+    assert.ok(t.routes.length > 0 && t.routes.every((x) => x.pool === t.tlsPool), 'the TLS pool, never .l7');
+    const tls = t.only;
     assert.equal(tls?.serverName, 'backend.example.com');
     assert.deepEqual(tls?.verifyNames, ['backend.example.com']);
     assert.equal(tls?.ca, pemOf(ca.cert));
@@ -154,24 +159,20 @@ describe('BackendTLSPolicy re-encrypt: a valid policy', () => {
   it('text around the certificates never reaches the device: only the parsed certificates are kept', () => {
     const hostile = `# "quoted" } or { ca-file /etc/passwd\n${ca.cert}\nverify none\n`;
     const t = run([policy()], [configMap('ca', { 'ca.crt': hostile })]);
-    const kept = t.tlsPools.get(TLS_POOL)?.ca ?? '';
+    const kept = t.only?.ca ?? '';
     assert.doesNotMatch(kept, /passwd|verify none|"/);
     assert.match(kept, /^-----BEGIN CERTIFICATE-----\n[\s\S]+-----END CERTIFICATE-----\n$/);
   });
 
   it('System CAs, a subjectAltName of type Hostname, and a policy naming the port beside one naming the Service', () => {
     const sys = run([policy({ wellKnown: 'System' })], []);
-    assert.equal(sys.tlsPools.get(TLS_POOL)?.ca, 'System');
+    assert.equal(sys.only?.ca, 'System');
     const san = run(
       [policy({ sans: [{ type: 'Hostname', hostname: 'san.example.com' }] })],
       [configMap('ca', { 'ca.crt': ca.cert })],
     );
-    assert.deepEqual(san.tlsPools.get(TLS_POOL)?.verifyNames, ['san.example.com']);
-    assert.equal(
-      san.tlsPools.get(TLS_POOL)?.serverName,
-      'backend.example.com',
-      'the hostname is still the SNI',
-    );
+    assert.deepEqual(san.only?.verifyNames, ['san.example.com']);
+    assert.equal(san.only?.serverName, 'backend.example.com', 'the hostname is still the SNI');
     const both = run(
       [
         policy({ name: 'whole', hostname: 'whole.example.com' }),
@@ -184,11 +185,7 @@ describe('BackendTLSPolicy re-encrypt: a valid policy', () => {
       ],
       [configMap('ca', { 'ca.crt': ca.cert })],
     );
-    assert.equal(
-      both.tlsPools.get(TLS_POOL)?.serverName,
-      'port.example.com',
-      'the port’s policy wins on its port',
-    );
+    assert.equal(both.only?.serverName, 'port.example.com', 'the port’s policy wins on its port');
     assert.deepEqual(both.statusOf('port'), ['Accepted=true/Accepted', 'ResolvedRefs=true/ResolvedRefs']);
   });
 
@@ -200,7 +197,7 @@ describe('BackendTLSPolicy re-encrypt: a valid policy', () => {
       ],
       [configMap('ca', { 'ca.crt': ca.cert })],
     );
-    assert.equal(t.tlsPools.get(TLS_POOL)?.serverName, 'older.example.com');
+    assert.equal(t.only?.serverName, 'older.example.com');
     assert.deepEqual(t.statusOf('older'), ['Accepted=true/Accepted', 'ResolvedRefs=true/ResolvedRefs']);
     assert.deepEqual(t.statusOf('newer'), ['Accepted=false/Conflicted', 'ResolvedRefs=true/ResolvedRefs']);
     assert.ok(t.route.includes('ResolvedRefs=True/ResolvedRefs'));
@@ -330,7 +327,7 @@ describe('BackendTLSPolicy re-encrypt: a policy that cannot be used keeps its sh
       ],
       [configMap('ca', { 'ca.crt': ca.cert })],
     );
-    assert.equal(t.tlsPools.get(TLS_POOL)?.ca, pemOf(ca.cert));
+    assert.equal(t.only?.ca, pemOf(ca.cert));
     assert.deepEqual(t.statusOf('tls'), [
       'Accepted=true/Accepted',
       'ResolvedRefs=false/InvalidCACertificateRef',
@@ -357,7 +354,7 @@ describe('BackendTLSPolicy re-encrypt: a policy that cannot be used keeps its sh
       cms,
       sniOnly,
     );
-    assert.deepEqual(same.tlsPools.get(TLS_POOL)?.verifyNames, ['backend.example.com']);
+    assert.deepEqual(same.only?.verifyNames, ['backend.example.com']);
   });
 
   it('a device without TLS to members: System CAs asked of it are refused as the rest', () => {
@@ -374,16 +371,12 @@ describe('BackendTLSPolicy re-encrypt across a change', () => {
   it('a CA rotated in its ConfigMap reaches the pool; the ConfigMap deleted takes the backend out, never clear text', () => {
     const first = run([policy()], [configMap('ca', { 'ca.crt': ca.cert })]);
     const rotated = run([policy()], [configMap('ca', { 'ca.crt': `${ca.cert}${other.cert}` })]);
-    assert.notEqual(first.tlsPools.get(TLS_POOL)?.ca, rotated.tlsPools.get(TLS_POOL)?.ca);
-    assert.equal(
-      rotated.tlsPools.get(TLS_POOL)?.ca,
-      pemOf(`${ca.cert}${other.cert}`),
-      'both CAs while rotating',
-    );
+    assert.notEqual(first.only?.ca, rotated.only?.ca);
+    assert.equal(rotated.only?.ca, pemOf(`${ca.cert}${other.cert}`), 'both CAs while rotating');
     const gone = run([policy()], []);
     assertRefused(gone);
     const policyGone = run([], []);
     assert.ok(policyGone.route.includes('ResolvedRefs=True/ResolvedRefs'), 'no policy: clear text, as asked');
-    assert.ok(policyGone.routes.every((x) => x.pool !== TLS_POOL && x.pool !== ''));
+    assert.ok(policyGone.routes.every((x) => !TLS_POOL.test(x.pool) && x.pool !== ''));
   });
 });

@@ -182,7 +182,7 @@ export function pass(w: World): GatewayResult {
       h2PoolFor: w.http?.http2 ? (svc, sp) => h2PoolName('c1', svc.metadata, sp.name || sp.port) : undefined,
       tlsPoolFor: w.http?.backendTls
         ? (svc, sp, tls) => {
-            const name = tlsPoolName('c1', svc.metadata, sp.name || sp.port);
+            const name = tlsPoolName('c1', svc.metadata, sp.name || sp.port, tls);
             w.tlsPools?.set(name, tls);
             return name;
           }

@@ -75,7 +75,7 @@ describe('Ingress re-encryption (npl-lb.io/backend-protocol: HTTPS)', () => {
       [configMap('shop-ca', { 'ca.crt': ca.cert })],
     );
     assert.equal(t.finding, undefined);
-    assert.match(t.byHost.get('a.example') ?? '', /\.tls$/);
+    assert.match(t.byHost.get('a.example') ?? '', /\.tls-[0-9a-f]{8}$/);
     assert.match(t.byHost.get('b.example') ?? '', /\.l7$/);
     assert.deepEqual(t.pool('a.example')?.backendTls, {
       serverName: 'web.internal.example.com',
@@ -132,6 +132,21 @@ describe('Ingress re-encryption (npl-lb.io/backend-protocol: HTTPS)', () => {
       assert.match(t.finding?.message ?? '', /its rules are not served until it is fixed/);
     });
 
+  it('two Ingresses asking the same Service other names or CAs get a pool each: one asker’s TLS is never another’s', () => {
+    const t = build(
+      [
+        ingress('a', 'a.example', TLS('shop-ca', 'one.internal.example.com')),
+        ingress('b', 'b.example', TLS('shop-ca', 'two.internal.example.com')),
+        ingress('c', 'c.example', TLS('other-ca', 'one.internal.example.com')),
+      ],
+      [configMap('shop-ca', { 'ca.crt': ca.cert }), configMap('other-ca', { 'ca.crt': other.cert })],
+    );
+    const pools = ['a.example', 'b.example', 'c.example'].map((h) => t.byHost.get(h));
+    assert.equal(new Set(pools).size, 3, pools.join(', '));
+    assert.equal(t.pool('b.example')?.backendTls?.serverName, 'two.internal.example.com');
+    assert.equal(t.pool('c.example')?.backendTls?.ca, pemOf(other.cert));
+  });
+
   it('a load balancer that speaks no TLS to members refuses it by name', () => {
     const t = build(
       [ingress('a', 'a.example', TLS())],
@@ -148,7 +163,8 @@ describe('Ingress re-encryption (npl-lb.io/backend-protocol: HTTPS)', () => {
       [ingress('a', 'a.example', TLS())],
       [configMap('shop-ca', { 'ca.crt': `${ca.cert}${other.cert}` })],
     );
-    assert.equal(first.byHost.get('a.example'), both.byHost.get('a.example'), 'the same pool');
+    // Another CA is another pool (its name hashes what was asked): the routes move to it.
+    assert.notEqual(first.byHost.get('a.example'), both.byHost.get('a.example'));
     assert.equal(both.pool('a.example')?.backendTls?.ca, pemOf(`${ca.cert}${other.cert}`));
     const gone = build([ingress('a', 'a.example', TLS())], []);
     assert.equal(gone.byHost.has('a.example'), false);
