@@ -45,6 +45,17 @@ export function changeProblem(
         message: `pool ${c.name}: hash key ${JSON.stringify(c.desired.hashKey.slice(0, 64))} is not a header or cookie name`,
         terminal: true,
       };
+    // TLS to the members: the names go on server lines as they are (`sni str(...)`,
+    // `verifyhost`): DNS names only (the source gives them so; this transport defends itself).
+    const tls = c.desired.backendTls;
+    const badTlsName =
+      tls && [tls.serverName, ...tls.verifyNames].find((n) => !/^[a-z0-9][a-z0-9.-]{0,252}$/.test(n));
+    if (tls && (badTlsName !== undefined || tls.verifyNames.length !== 1))
+      return {
+        code: 'Invalid',
+        message: `pool ${c.name}: TLS name ${JSON.stringify((badTlsName ?? tls.verifyNames.join(',')).slice(0, 64))} is not one DNS name`,
+        terminal: true,
+      };
     if (c.desired.protocol === 'UDP') {
       return {
         code: 'Unsupported',
