@@ -89,12 +89,14 @@ function filteredRoutes(
   const ranges = ingressSourceRanges(ing, findings);
   // Re-encryption asked by annotation: every pool of the Ingress speaks TLS, or none is served.
   const tls = ctx.backendTls ? ingressBackendTls(ing, ctx.backendTls, findings) : undefined;
+  const tlsPoolFor = ctx.tlsPoolFor;
   const poolFor =
-    tls && tls !== 'refused' && ctx.tlsPoolFor
-      ? (svc: Service, sp: ServicePort) => ctx.tlsPoolFor!(svc, sp, tls)
+    tls && tls !== 'refused' && tlsPoolFor
+      ? (svc: Service, sp: ServicePort) => tlsPoolFor(svc, sp, tls)
       : ctx.poolFor;
   const built = ingressRoutes(ing, ctx.services, poolFor, defaultFrom);
-  if (tls === 'refused') return { ...built, routes: [], defaultPool: undefined };
+  // TLS asked and no TLS pool to give it (never clear text instead).
+  if (tls === 'refused' || (tls && !tlsPoolFor)) return { ...built, routes: [], defaultPool: undefined };
   if (ranges && built.defaultPool)
     findings.push({
       kind: 'Ingress',
