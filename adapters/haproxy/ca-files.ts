@@ -29,6 +29,25 @@ export class CaFiles {
     }
   }
 
+  /**
+   * A pool's bundle loaded in the running HAProxy, where no server of the file names it yet (a
+   * pool that had none at the last reload): `add server ... ca-file` takes only a loaded one.
+   * `command` sends one runtime command and throws CommandRefused unless its answer matches.
+   */
+  async load(
+    p: Pool,
+    command: (line: string, ok: RegExp) => Promise<void>,
+    show: () => Promise<string>,
+  ): Promise<void> {
+    const ca = p.backendTls?.ca;
+    if (!ca || ca === SYSTEM_CA) return;
+    const file = caFile(ca, this.dir);
+    if ((await show()).split('\n').some((l) => l.split(' - ')[0]?.trim() === file)) return;
+    await command(`new ssl ca-file ${file}`, /New CA file created/);
+    await command(`set ssl ca-file ${file} <<\n${ca}`, /transaction (created|updated)/i);
+    await command(`commit ssl ca-file ${file}`, /Success/);
+  }
+
   /** Removes the bundles none of these pools names. */
   prune(...keep: Iterable<Pool>[]): void {
     if (!existsSync(this.dir)) return;

@@ -17,9 +17,9 @@ import type {
   LoadBalancerAdapter,
   MemberHealth,
 } from '../../src/adapter/contract.ts';
-import { type Member, type Pool, SYSTEM_CA, type VirtualService } from '../../src/model/types.ts';
+import type { Member, Pool, VirtualService } from '../../src/model/types.ts';
 import type { Change as AnyChange, CoreChange as Change, Observed } from '../../src/adapter/changes.ts';
-import { caFile, checkWords, renderConfig, type RenderOptions, serverName } from './config.ts';
+import { checkWords, renderConfig, type RenderOptions, serverName } from './config.ts';
 import { parseConfig, type Section } from './config-parse.ts';
 import { checkConfig, HaproxyError, masterCommand, socketCommand } from './process.ts';
 import { FailClosed } from './fail-closed.ts';
@@ -352,21 +352,6 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     if (!ok.test(answer.trim())) throw new HaproxyError('CommandRefused', `${line}: ${answer.trim()}`);
   }
 
-  /**
-   * A TLS pool's CA bundle loaded in the running HAProxy, where no server of the file names it yet
-   * (a pool that had none at the last reload): `add server ... ca-file` takes only a loaded one.
-   */
-  private async loadCa(p: Pool): Promise<void> {
-    const ca = p.backendTls?.ca;
-    if (!ca || ca === SYSTEM_CA) return;
-    const file = caFile(ca, this.certs.dir);
-    const loaded = await socketCommand(this.opts.adminSocket, 'show ssl ca-file');
-    if (loaded.split('\n').some((l) => l.split(' - ')[0]?.trim() === file)) return;
-    await this.command(`new ssl ca-file ${file}`, /New CA file created/);
-    await this.command(`set ssl ca-file ${file} <<\n${ca}`, /transaction (created|updated)/i);
-    await this.command(`commit ssl ca-file ${file}`, /Success/);
-  }
-
   /** Members only: runtime commands, then the file brought in step (no reload). */
   private async runtimeUpdate(pools: Map<string, Pool>, vss: Map<string, VirtualService>): Promise<void> {
     // Certificates a frontend gains or loses go in at runtime; should HAProxy refuse, a reload does it.
@@ -390,7 +375,12 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
           parked.delete(s);
         } else if (!old) {
           const addr = m.address.includes(':') ? `[${m.address}]` : m.address;
-          if (before.size === 0) await this.loadCa(next);
+          if (before.size === 0)
+            await this.cas.load(
+              next,
+              (line, ok) => this.command(line, ok),
+              () => socketCommand(this.opts.adminSocket, 'show ssl ca-file'),
+            );
           await this.command(
             `add server ${name}/${s} ${addr}:${m.port}${checkWords(next, checks, this.certs.dir)}`,
             /New server registered/,

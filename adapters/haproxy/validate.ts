@@ -7,7 +7,7 @@ import { capabilityProblem } from '../../src/adapter/preflight.ts';
 import { HAPROXY_CAPABILITIES } from './capabilities.ts';
 import { isIP } from 'node:net';
 import type { ApplyError, Capabilities } from '../../src/adapter/contract.ts';
-import type { VirtualService } from '../../src/model/types.ts';
+import type { Pool, VirtualService } from '../../src/model/types.ts';
 import type { CoreChange as Change } from '../../src/adapter/changes.ts';
 import { poolRefs } from '../../src/model/refs.ts';
 import { nameProblem } from './encode.ts';
@@ -37,42 +37,7 @@ export function changeProblem(
   // A placement HAProxy does not apply (another vendor's): refused, never run elsewhere.
   const refused = capabilityProblem(c, caps, 'HAProxy');
   if (refused) return refused;
-  if (c.kind === 'pool') {
-    // A keyed hash's name goes inside a fetch's parentheses: a plain word only.
-    if (c.desired.hashKey !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(c.desired.hashKey))
-      return {
-        code: 'Invalid',
-        message: `pool ${c.name}: hash key ${JSON.stringify(c.desired.hashKey.slice(0, 64))} is not a header or cookie name`,
-        terminal: true,
-      };
-    // TLS to the members: the names go on server lines as they are (`sni str(...)`,
-    // `verifyhost`): DNS names only (the source gives them so; this transport defends itself).
-    const tls = c.desired.backendTls;
-    const badTlsName =
-      tls && [tls.serverName, ...tls.verifyNames].find((n) => !/^[a-z0-9][a-z0-9.-]{0,252}$/.test(n));
-    if (tls && (badTlsName !== undefined || tls.verifyNames.length !== 1))
-      return {
-        code: 'Invalid',
-        message: `pool ${c.name}: TLS name ${JSON.stringify((badTlsName ?? tls.verifyNames.join(',')).slice(0, 64))} is not one DNS name`,
-        terminal: true,
-      };
-    if (c.desired.protocol === 'UDP') {
-      return {
-        code: 'Unsupported',
-        message: `HAProxy does not balance UDP (pool ${c.name})`,
-        terminal: true,
-      };
-    }
-    const bad = c.desired.members.find((m) => isIP(m.address) === 0 || !(m.port >= 1 && m.port <= 65535));
-    if (bad) {
-      return {
-        code: 'Invalid',
-        message: `pool ${c.name}: member ${bad.address}:${bad.port} is not an IP address and port`,
-        terminal: true,
-      };
-    }
-    return undefined;
-  }
+  if (c.kind === 'pool') return poolProblem(c.name, c.desired);
   const v = c.desired;
   // Client filters go into ACLs as they are: a CIDR's characters only (the source gives network
   // forms; this transport defends itself).
@@ -126,4 +91,42 @@ export function httpPools(vss: Iterable<VirtualService>): Set<string> {
   const out = new Set<string>();
   for (const v of vss) if (v.kind === 'l7') for (const p of poolsOf(v)) out.add(p);
   return out;
+}
+
+/** What of a pool HAProxy would read as syntax or cannot serve: refused alone, terminal. */
+function poolProblem(name: string, p: Pool): Fail | undefined {
+  // A keyed hash's name goes inside a fetch's parentheses: a plain word only.
+  if (p.hashKey !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(p.hashKey))
+    return {
+      code: 'Invalid',
+      message: `pool ${name}: hash key ${JSON.stringify(p.hashKey.slice(0, 64))} is not a header or cookie name`,
+      terminal: true,
+    };
+  // TLS to the members: the names go on server lines as they are (`sni str(...)`,
+  // `verifyhost`): DNS names only (the source gives them so; this transport defends itself).
+  const tls = p.backendTls;
+  const badTlsName =
+    tls && [tls.serverName, ...tls.verifyNames].find((n) => !/^[a-z0-9][a-z0-9.-]{0,252}$/.test(n));
+  if (tls && (badTlsName !== undefined || tls.verifyNames.length !== 1))
+    return {
+      code: 'Invalid',
+      message: `pool ${name}: TLS name ${JSON.stringify((badTlsName ?? tls.verifyNames.join(',')).slice(0, 64))} is not one DNS name`,
+      terminal: true,
+    };
+  if (p.protocol === 'UDP') {
+    return {
+      code: 'Unsupported',
+      message: `HAProxy does not balance UDP (pool ${name})`,
+      terminal: true,
+    };
+  }
+  const bad = p.members.find((m) => isIP(m.address) === 0 || !(m.port >= 1 && m.port <= 65535));
+  if (bad) {
+    return {
+      code: 'Invalid',
+      message: `pool ${name}: member ${bad.address}:${bad.port} is not an IP address and port`,
+      terminal: true,
+    };
+  }
+  return undefined;
 }

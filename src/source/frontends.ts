@@ -87,6 +87,31 @@ function configMapLookup(view: ClusterView): (namespace: string, name: string) =
 }
 
 /**
+ * The pools a Service port has, one per way it is spoken to: L4 (TCP), HTTP (a name of its own:
+ * tcp and http are different modes), HTTP/2 (gRPC routes, appProtocol kubernetes.io/h2c) and TLS
+ * (a BackendTLSPolicy or an Ingress's re-encryption; named for the TLS asked), the last two where
+ * the load balancer speaks them.
+ */
+function poolKinds(poolFor: ReturnType<typeof poolRequester>, cluster: string, lb: LoadBalancerInfo) {
+  return {
+    l4PoolFor: poolFor('tcp'),
+    httpPoolFor: poolFor('http', (svc, sp) => l7PoolName(cluster, svc.metadata, sp.name || sp.port)),
+    h2PoolFor: lb.caps.http?.http2
+      ? poolFor('http', (svc, sp) => h2PoolName(cluster, svc.metadata, sp.name || sp.port), 'h2c')
+      : undefined,
+    tlsPoolFor: lb.caps.http?.backendTls
+      ? (svc: Service, sp: ServicePort, tls: BackendTls) =>
+          poolFor(
+            'http',
+            (s, p) => tlsPoolName(cluster, s.metadata, p.name || p.port, tls),
+            undefined,
+            tls,
+          )(svc, sp)
+      : undefined,
+  };
+}
+
+/**
  * Pool names by Service port, asking for each pool once (`requests`, in the order asked). A pool
  * serves one family: a LoadBalancer Service's pools that of their VIP, pools for routes the
  * Service's primary family (a route's VIPs of either family reach them alike).
@@ -246,26 +271,11 @@ export function desiredFrontends(
     FAMILIES.filter((f) => cidrsOf(cfg.vip.cidrs, f).length > 0),
     lb,
   );
-  const poolFor = poolRequester(requests, cluster, chosen, servable.families);
-  const l4PoolFor = poolFor('tcp');
-  // A Service port's pool for HTTP routes has a name of its own: tcp and http are different modes.
-  const httpPoolFor = poolFor('http', (svc, sp) => l7PoolName(cluster, svc.metadata, sp.name || sp.port));
-  // Its HTTP/2 pool (gRPC routes, appProtocol kubernetes.io/h2c), where the load balancer speaks it.
-  const h2PoolFor = lb.caps.http?.http2
-    ? poolFor('http', (svc, sp) => h2PoolName(cluster, svc.metadata, sp.name || sp.port), 'h2c')
-    : undefined;
-
-  // Its pool spoken to over TLS (a BackendTLSPolicy over the port), where the load balancer can.
-  const tlsPoolFor = lb.caps.http?.backendTls
-    ? (svc: Service, sp: ServicePort, tls: BackendTls) =>
-        poolFor(
-          'http',
-          (s, p) => tlsPoolName(cluster, s.metadata, p.name || p.port, tls),
-          undefined,
-          tls,
-        )(svc, sp)
-    : undefined;
-
+  const { l4PoolFor, httpPoolFor, h2PoolFor, tlsPoolFor } = poolKinds(
+    poolRequester(requests, cluster, chosen, servable.families),
+    cluster,
+    lb,
+  );
   const lbServices = ourLoadBalancerServices(view.services, cfg);
   const { choices, vipOf } = frontendVips(lbServices, byClass, view, cfg, lb, servable);
   const l4 = loadBalancerServices(

@@ -78,14 +78,20 @@ export async function modelCertificate(name: string, dns: string[]): Promise<Cer
   };
 }
 
-/** A certificate authority (basicConstraints cA), for TLS to backends: it signs `signedBy`'s. */
-export async function testAuthority(name = 'npl-lb test CA'): Promise<TestCertificate> {
-  const pems = await generate([{ name: 'commonName', value: name }], {
+/** EC P-256 with SHA-256, valid from an hour ago for a year. */
+const yearEc = () =>
+  ({
     keyType: 'ec',
     curve: 'P-256',
     algorithm: 'sha256',
     notBeforeDate: new Date(Date.now() - 3600 * 1000),
     notAfterDate: new Date(Date.now() + 365 * 24 * 3600 * 1000),
+  }) as const;
+
+/** A certificate authority (basicConstraints cA), for TLS to backends: it signs `signedBy`'s. */
+export async function testAuthority(name = 'npl-lb test CA'): Promise<TestCertificate> {
+  const pems = await generate([{ name: 'commonName', value: name }], {
+    ...yearEc(),
     extensions: [
       { name: 'basicConstraints', cA: true, critical: true },
       { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
@@ -97,11 +103,7 @@ export async function testAuthority(name = 'npl-lb test CA'): Promise<TestCertif
 /** A server certificate for these DNS names, signed by `ca`. */
 export async function signedBy(ca: TestCertificate, dns: string[]): Promise<TestCertificate> {
   const pems = await generate([{ name: 'commonName', value: dns[0] ?? 'server' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
-    notBeforeDate: new Date(Date.now() - 3600 * 1000),
-    notAfterDate: new Date(Date.now() + 365 * 24 * 3600 * 1000),
+    ...yearEc(),
     extensions: [
       { name: 'basicConstraints', cA: false },
       { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },

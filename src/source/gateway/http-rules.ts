@@ -265,6 +265,14 @@ export interface RefSink {
 /** `kubernetes.io/h2c`: a Service port that speaks HTTP/2 without TLS, with prior knowledge (GEP-1911). */
 export const H2C_APP_PROTOCOL = 'kubernetes.io/h2c';
 
+/** Why a port's BackendTLSPolicy cannot be spoken as it asks (its share then answers 500), if so. */
+function tlsUnserved(tls: TlsTarget, ctx: RuleContext, h2: boolean): string | undefined {
+  if (!tls.tls || !ctx.tlsPoolFor) return tls.problem ?? `BackendTLSPolicy ${tls.policies[0]}: not served`;
+  if (h2)
+    return `BackendTLSPolicy ${tls.policies[0]}: HTTP/2 over TLS to members is not served by the ${ctx.device?.adapter ?? 'configured'} load balancer`;
+  return undefined;
+}
+
 /**
  * A rule's backendRefs -> where its requests go: one pool, or a split by weight where a ref that
  * does not resolve keeps its share (answered 500). An HTTP/2 route kind's refs (gRPC), and a Service port whose
@@ -325,13 +333,7 @@ export function ruleForwarding(
         // share answers 500): never in clear text, never unverified.
         const tls = ctx.backendTlsOf?.(target, b.name, sp.name ?? '');
         for (const p of tls?.policies ?? []) sink.tlsPolicies.add(p);
-        const why = !tls
-          ? undefined
-          : !tls.tls || !ctx.tlsPoolFor
-            ? (tls.problem ?? `BackendTLSPolicy ${tls.policies[0]}: not served`)
-            : h2
-              ? `BackendTLSPolicy ${tls.policies[0]}: HTTP/2 over TLS to members is not served by the ${ctx.device?.adapter ?? 'configured'} load balancer`
-              : undefined;
+        const why = tls && tlsUnserved(tls, ctx, h2);
         if (why)
           sink.refuse(
             'UnsupportedProtocol',
