@@ -1,5 +1,6 @@
 /**
- * The CA bundles of pools spoken to over TLS (Pool.backendTls) on the runtime transport: one file
+ * The CA bundles of pools spoken to over TLS (Pool.backendTls) and of HTTPS virtual services that
+ * ask clients for certificates (L7VirtualService.clientValidation) on the runtime transport: one file
  * per bundle in the certificates' directory, named by its content (`ca-<tag>.pem`, config.ts
  * `caFile`), written before the file that names it is checked, and removed once neither the
  * running file nor the next one names it. A bundle changed there by hand reads as its new
@@ -8,20 +9,26 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { caTag, TAG_PREFIX } from '../../src/adapter/ca-bundles.ts';
-import { type Pool, SYSTEM_CA } from '../../src/model/types.ts';
+import { type Pool, SYSTEM_CA, type VirtualService } from '../../src/model/types.ts';
 import { caFile } from './config.ts';
 import { FILE_PREFIX } from './policy-read.ts';
 
 const CA_FILE = /^ca-[0-9a-f]{16}\.pem$/;
 
+/** The bundles (not the system's) that pools and virtual services name. */
+export function bundlesOf(pools: Iterable<Pool>, vss: Iterable<VirtualService> = []): Set<string> {
+  const out = new Set<string>();
+  for (const p of pools) if (p.backendTls && p.backendTls.ca !== SYSTEM_CA) out.add(p.backendTls.ca);
+  for (const v of vss) if (v.kind === 'l7' && v.clientValidation) out.add(v.clientValidation.ca);
+  return out;
+}
+
 export class CaFiles {
   constructor(readonly dir: string) {}
 
-  /** Writes the bundle of each pool that has one, where the file is missing or differs. */
-  write(pools: Iterable<Pool>): void {
-    for (const p of pools) {
-      const ca = p.backendTls?.ca;
-      if (ca === undefined || ca === SYSTEM_CA) continue;
+  /** Writes each bundle (bundlesOf) whose file is missing or differs. */
+  write(bundles: Iterable<string>): void {
+    for (const ca of bundles) {
       const file = caFile(ca, this.dir);
       if (existsSync(file) && readFileSync(file, 'utf8') === ca) continue;
       if (!existsSync(this.dir)) mkdirSync(this.dir, { recursive: true, mode: 0o700 });
@@ -48,13 +55,10 @@ export class CaFiles {
     await command(`commit ssl ca-file ${file}`, /Success/);
   }
 
-  /** Removes the bundles none of these pools names. */
-  prune(...keep: Iterable<Pool>[]): void {
+  /** Removes the bundle files none of these sets (bundlesOf) holds. */
+  prune(...keep: ReadonlySet<string>[]): void {
     if (!existsSync(this.dir)) return;
-    const used = new Set<string>();
-    for (const pools of keep)
-      for (const p of pools)
-        if (p.backendTls && p.backendTls.ca !== SYSTEM_CA) used.add(`ca-${caTag(p.backendTls.ca)}.pem`);
+    const used = new Set(keep.flatMap((k) => [...k].map((ca) => `ca-${caTag(ca)}.pem`)));
     for (const f of readdirSync(this.dir))
       if (CA_FILE.test(f) && !used.has(f)) rmSync(join(this.dir, f), { force: true });
   }

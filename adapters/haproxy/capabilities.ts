@@ -33,6 +33,10 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
     // transports). HAProxy verifies the certificate against the SNI it sends (`verifyhost`
     // applies only without SNI): one name, the hostname.
     backendTls: { systemCa: true, maxVerifyNames: 1, namesApartFromSni: false },
+    // `ca-file ... verify required` on an HTTPS bind (`verify optional` with the leaf's and the
+    // chain's errors ignored for AllowInsecureFallback); the bundle a file as above (both
+    // transports: the Data Plane's bind fields).
+    clientValidation: true,
   },
   tlsPassthrough: true,
   certificates: true,

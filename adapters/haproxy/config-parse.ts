@@ -4,6 +4,7 @@
  * `# npl-lb ...` comments, everyone else's kept by name and verbatim. Pure: no I/O.
  */
 import type {
+  ClientValidation,
   HttpRoute,
   L4VirtualService,
   L7VirtualService,
@@ -15,7 +16,8 @@ import type { Observed } from '../../src/adapter/changes.ts';
 import { readStoredCheck, storedPolicy } from '../../src/adapter/stored-check.ts';
 import { readFrontend, readSourceRanges } from './policy-lines.ts';
 import { parseGatewayRoutes, parseSniRoutes } from './http-routes.ts';
-import { readBackendPolicy } from './policy-read.ts';
+import { FILE_PREFIX, readBackendPolicy } from './policy-read.ts';
+import { CLIENT_FALLBACK, CLIENT_REQUIRED } from './config.ts';
 
 export interface Section {
   kind: string;
@@ -140,7 +142,7 @@ function readRoutes(body: string): HttpRoute[] {
 }
 
 /** One of our `mode http` frontends (its `# npl-lb l7` comment). */
-function readL7(s: Section, body: string): L7VirtualService {
+function readL7(s: Section, body: string, readCa: CaReader): L7VirtualService {
   const meta = kv(/# npl-lb l7 (.*)/.exec(body)?.[1] ?? '');
   const vs: L7VirtualService = {
     kind: 'l7',
@@ -156,8 +158,25 @@ function readL7(s: Section, body: string): L7VirtualService {
     vs.protocol = 'HTTPS';
     const certs = /# npl-lb l7 .*certificates=(\S*)/.exec(body)?.[1] ?? '';
     vs.certificates = certs === '' ? [] : certs.split(',').map(decodeURIComponent);
+    const client = clientValidationOf(body, readCa);
+    if (client) vs.clientValidation = client;
   }
   return vs;
+}
+
+/**
+ * Client certificate validation read back from the bind line's own words (config.ts
+ * clientWords): exactly what we write ends the line, else none (a `verify none` or another word
+ * after them reads as none, and the next pass writes the bind again); the CA from its file.
+ */
+const CLIENT_WORDS = new RegExp(
+  String.raw` ssl crt-list \S+(?: alpn h2,http/1\.1)? ca-file (\S+) (${CLIENT_REQUIRED}|${CLIENT_FALLBACK})$`,
+);
+function clientValidationOf(body: string, readCa: CaReader): ClientValidation | undefined {
+  const bindLine = body.split('\n').find((l) => /^\s*bind\s/.test(l)) ?? '';
+  const m = CLIENT_WORDS.exec(bindLine.trimEnd());
+  const ca = m ? readCa(`${FILE_PREFIX}${m[1]!}`) : undefined;
+  return m && ca ? { ca, insecureFallback: m[2] === CLIENT_FALLBACK } : undefined;
 }
 
 /**
@@ -200,7 +219,7 @@ export function parseConfig(
       if (!exact) (observed.drifted ??= []).push({ kind: 'pool', name: pool.name });
     } else if (s.kind === 'frontend') {
       const l4 = /# npl-lb l4 (.*)/.exec(body);
-      observed.owned.virtualServices.push(l4 ? readL4(s, body, l4[1]!) : readL7(s, body));
+      observed.owned.virtualServices.push(l4 ? readL4(s, body, l4[1]!) : readL7(s, body, readCa));
     }
   }
   return observed;

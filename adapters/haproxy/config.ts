@@ -8,6 +8,7 @@
  */
 import {
   type HttpRoute,
+  type L7VirtualService,
   type Member,
   type Pool,
   SYSTEM_CA,
@@ -200,6 +201,19 @@ function bind(vip: string, port: number, o: RenderOptions): string {
   return `    bind ${addr}:${port}${o.bindOptions ? ` ${o.bindOptions}` : ''}`;
 }
 
+/**
+ * Client certificates asked at an HTTPS bind (a Gateway's spec.tls.frontend): verified against
+ * the CA's file; with the insecure fallback asked, a client without one or with one that does
+ * not verify still completes the handshake (the errors of the leaf and of its chain ignored).
+ */
+export const CLIENT_REQUIRED = 'verify required';
+export const CLIENT_FALLBACK = 'verify optional ca-ignore-err all crt-ignore-err all';
+function clientWords(v: L7VirtualService, certDir: string): string {
+  const c = v.clientValidation;
+  if (!c) return '';
+  return ` ca-file ${caFile(c.ca, certDir)} ${c.insecureFallback ? CLIENT_FALLBACK : CLIENT_REQUIRED}`;
+}
+
 function renderVirtualService(v: VirtualService, o: RenderOptions): string[] {
   if (v.kind === 'l4') {
     return [
@@ -222,7 +236,7 @@ function renderVirtualService(v: VirtualService, o: RenderOptions): string[] {
     ...frontendLines(v),
     // The crt-list names the certificates' files (cert-store.ts); HAProxy picks one by SNI.
     // HTTP/2: with prior knowledge on a plain bind (told by its preface), by ALPN on HTTPS.
-    `${bind(v.vip, v.port, o)}${https ? ` ssl crt-list ${join(o.certDir ?? '.', `${v.name}.crtlist`)}${v.http2 ? ' alpn h2,http/1.1' : ''}` : ''}`,
+    `${bind(v.vip, v.port, o)}${https ? ` ssl crt-list ${join(o.certDir ?? '.', `${v.name}.crtlist`)}${v.http2 ? ' alpn h2,http/1.1' : ''}${clientWords(v, o.certDir ?? '.')}` : ''}`,
   ];
   if (needsRouteRules(v)) lines.push(...renderGatewayRoutes(v));
   else

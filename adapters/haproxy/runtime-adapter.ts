@@ -28,7 +28,7 @@ import { memberHealth } from './health.ts';
 import { changeProblem, type Fail } from './validate.ts';
 import { dependencyProblem } from '../../src/adapter/preflight.ts';
 import type { HaproxyRuntimeOptions } from './runtime-options.ts';
-import { CaFiles } from './ca-files.ts';
+import { bundlesOf, CaFiles } from './ca-files.ts';
 import {
   applyAround,
   applyCertificate,
@@ -286,8 +286,9 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   private writeConfig(pools: Map<string, Pool>, vss: Map<string, VirtualService>): string {
     this.certs.writeCrtLists([...vss.values()].filter((v) => v.kind === 'l7'));
     // The CA bundles the next file names; those neither it nor the running one names go.
-    this.cas.write(pools.values());
-    this.cas.prune(pools.values(), this.pools.values());
+    const next = bundlesOf(pools.values(), vss.values());
+    this.cas.write(next);
+    this.cas.prune(next, bundlesOf(this.pools.values(), this.vss.values()));
     const text = renderConfig(pools.values(), vss.values(), this.foreignSections, this.renderOptions());
     const tmp = `${this.opts.configFile}.next`;
     writeFileSync(tmp, text);

@@ -71,6 +71,20 @@ const STICK_RULE = ['type', 'pattern', 'table', 'cond', 'cond_test'];
 /** The http_check fields this simulator renders (send: method, uri, version, headers; expect). */
 const HTTP_CHECK = ['type', 'method', 'uri', 'version', 'headers', 'match', 'pattern', 'exclamation_mark'];
 /** The server fields we take (the server_params model; check-ssl is spelled with a hyphen there). */
+/** bind_params: where it listens, TLS with its crt-list and ALPN, client certificates asked. */
+const BIND_FIELDS = [
+  'name',
+  'address',
+  'port',
+  'transparent',
+  'ssl',
+  'crt_list',
+  'alpn',
+  'ssl_cafile',
+  'verify',
+  'ca_ignore_err',
+  'crt_ignore_err',
+];
 const SERVER_FIELDS = [
   'name',
   'address',
@@ -130,8 +144,8 @@ const FIELDS: Record<Kind, { schema: z.ZodType; v2: string[]; v3: string[] }> = 
   },
   binds: {
     schema: dpBindSchema,
-    v2: ['name', 'address', 'port', 'transparent', 'ssl', 'crt_list', 'alpn'],
-    v3: ['name', 'address', 'port', 'transparent', 'ssl', 'crt_list', 'alpn', 'metadata'],
+    v2: BIND_FIELDS,
+    v3: [...BIND_FIELDS, 'metadata'],
   },
   http_request_rules: { schema: dpHttpRuleSchema, v2: ['index', ...HTTP_RULE], v3: HTTP_RULE },
   http_response_rules: { schema: dpHttpRuleSchema, v2: ['index', ...HTTP_RULE], v3: HTTP_RULE },

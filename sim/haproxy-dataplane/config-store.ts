@@ -16,6 +16,16 @@ import type {
 } from '../../adapters/haproxy/dataplane/models.ts';
 import { httpCheckLine, httpRuleLine, stickRuleLine, tcpRequestLine } from './rule-lines.ts';
 
+/** bind_params: client certificates (ssl_cafile as ca-file, verify, the errors ignored), as haproxy.cfg words. */
+function clientWords(b: DpBind): string {
+  const words: string[] = [];
+  if (b.ssl_cafile !== undefined) words.push(`ca-file ${b.ssl_cafile}`);
+  if (b.verify !== undefined) words.push(`verify ${b.verify}`);
+  if (b.ca_ignore_err !== undefined) words.push(`ca-ignore-err ${b.ca_ignore_err}`);
+  if (b.crt_ignore_err !== undefined) words.push(`crt-ignore-err ${b.crt_ignore_err}`);
+  return words.map((w) => ` ${w}`).join('');
+}
+
 export interface StoredBackend {
   backend: DpBackend;
   servers: DpServer[];
@@ -169,7 +179,7 @@ export function renderConfig(c: DpConfig, p: RenderPaths): string {
     if (f.client_timeout !== undefined) lines.push(`    timeout client ${f.client_timeout}`);
     for (const b of binds) {
       lines.push(
-        `    bind ${addr(b.address ?? '', b.port)} name ${b.name}${b.transparent ? ' transparent' : ''}${b.ssl ? ` ssl${b.crt_list ? ` crt-list ${b.crt_list}` : ''}${b.alpn ? ` alpn ${b.alpn}` : ''}` : ''}`,
+        `    bind ${addr(b.address ?? '', b.port)} name ${b.name}${b.transparent ? ' transparent' : ''}${b.ssl ? ` ssl${b.crt_list ? ` crt-list ${b.crt_list}` : ''}${b.alpn ? ` alpn ${b.alpn}` : ''}${clientWords(b)}` : ''}`,
       );
     }
     for (const a of acls) lines.push(`    acl ${a.acl_name} ${a.criterion}${a.value ? ` ${a.value}` : ''}`);

@@ -161,6 +161,12 @@ export interface HttpCapabilities {
    * in clear text) and the policy says so in its ancestors' status.
    */
   backendTls?: BackendTlsCapabilities;
+  /**
+   * Client certificates verified at HTTPS virtual services (L7VirtualService.clientValidation:
+   * a Gateway's `spec.tls.frontend`), required or with the insecure fallback. Absent: not served;
+   * an HTTPS listener asking for them is not accepted (never served to clients without one).
+   */
+  clientValidation?: boolean;
 }
 
 export interface BackendTlsCapabilities {

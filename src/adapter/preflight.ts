@@ -1,7 +1,8 @@
 /**
  * The checks every adapter makes before it renders a change, in one place: a placement field it
- * does not apply, HTTP/2 where it does not declare it (both refused by name, terminal: never run
- * somewhere else or spoken as HTTP/1.1), and a virtual service whose pool or certificate is not
+ * does not apply, HTTP/2, TLS to members or client certificates where it does not declare them
+ * (refused by name, terminal: never run somewhere else, spoken in clear text or served
+ * unchecked), and a virtual service whose pool or certificate is not
  * on the device (not terminal: it applies once they are). Pure.
  */
 import type { Capabilities } from './contract.ts';
@@ -30,6 +31,10 @@ export function capabilityProblem(c: Change, caps: Capabilities, adapter: string
     );
   if (vs.kind === 'l7' && vs.http2 && !http2)
     return refuse(`HTTP/2 from clients is not served by the ${adapter} adapter (Capabilities.http.http2)`);
+  if (vs.kind === 'l7' && vs.clientValidation && !caps.http?.clientValidation)
+    return refuse(
+      `client certificate validation is not served by the ${adapter} adapter (Capabilities.http.clientValidation)`,
+    );
   return undefined;
 }
 

@@ -102,6 +102,25 @@ export const listenerSchema = z
   .loose();
 export type Listener = z.infer<typeof listenerSchema>;
 
+/** Client certificate validation (FrontendTLSValidation): the mode judged in frontend-tls.ts. */
+const frontendValidation = z
+  .object({
+    caCertificateRefs: z
+      .array(
+        z
+          .object({
+            group: z.string().default(''),
+            kind: z.string(),
+            name: z.string(),
+            namespace: z.string().optional(),
+          })
+          .loose(),
+      )
+      .default([]),
+    mode: z.string().default('AllowValidOnly'),
+  })
+  .loose();
+
 export const gatewaySchema = z
   .object({
     metadata: gatewayMeta,
@@ -115,19 +134,19 @@ export const gatewaySchema = z
         listeners: z.array(listenerSchema).default([]),
         // TLS for the whole Gateway (v1.6 standard, extended support): client certificates asked
         // at the front door, by default or per port, and the certificate presented to backends.
-        // Kept loose: what npl-lb does with each field is decided in listeners.ts (refused by
-        // name until the load balancer can serve it), never dropped by a parse.
+        // What npl-lb does with each field is decided in listeners.ts and frontend-tls.ts (served
+        // where the load balancer can, else refused by name), never dropped by a parse.
         tls: z
           .object({
             frontend: z
               .object({
-                default: z.object({ validation: z.unknown().optional() }).loose().optional(),
+                default: z.object({ validation: frontendValidation.optional() }).loose().optional(),
                 perPort: z
                   .array(
                     z
                       .object({
                         port: z.number(),
-                        tls: z.object({ validation: z.unknown().optional() }).loose(),
+                        tls: z.object({ validation: frontendValidation.optional() }).loose(),
                       })
                       .loose(),
                   )

@@ -154,6 +154,21 @@ export interface BackendTls {
   ca: string;
 }
 
+/**
+ * Client certificates asked at an HTTPS virtual service's TLS handshake (a Gateway's
+ * `spec.tls.frontend` for the port): each client's certificate must chain to `ca`.
+ */
+export interface ClientValidation {
+  /** The CA bundle (PEM, parsed at the validation boundary) a client's certificate must chain to. */
+  ca: string;
+  /**
+   * `AllowInsecureFallback`: a client without a certificate, or with one that does not verify, is
+   * still served (the handshake asks for one and does not end on it). False: such a client's
+   * handshake fails.
+   */
+  insecureFallback: boolean;
+}
+
 /** A TLS passthrough route: connections whose ClientHello names `host` go to `pool`, still encrypted. */
 export interface SniRoute {
   /** `*.example.com` covers one or more labels; the most specific host that matches wins. */
@@ -313,6 +328,8 @@ export interface L7VirtualService {
   protocol?: 'HTTP' | 'HTTPS';
   /** Names of Certificate objects, the default first. */
   certificates?: string[];
+  /** HTTPS only: client certificates asked and verified at the handshake. Absent: none asked. */
+  clientValidation?: ClientValidation;
   /** Where it runs (its class's parameters); absent: the adapter's configured place. */
   placement?: Placement;
   /**

@@ -9,7 +9,7 @@ import { EventReasons } from '../kube/event-reasons.ts';
 import { poolRefs } from '../model/refs.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
 import type { Ingress, Service } from '../kube/objects.ts';
-import type { CaConfigMap } from '../kube/config-maps.ts';
+import { caConfigMapLookup } from '../kube/config-maps.ts';
 import { PARAMETERS_GROUP, PARAMETERS_KIND } from '../kube/parameters-objects.ts';
 import { type Resolved, resolveParameters } from './gateway/parameters.ts';
 import { familyName, h2PoolName, l7PoolName, poolName, tlsPoolName } from '../model/names.ts';
@@ -75,15 +75,6 @@ function frontendVips(
       k.startsWith('service/') ? choices.get(k.slice('service/'.length))?.unserved : undefined,
   });
   return { choices, vipOf };
-}
-
-/** ConfigMaps (their `ca.crt`) by namespace and name, indexed once per pass where an Ingress asks. */
-function configMapLookup(view: ClusterView): (namespace: string, name: string) => CaConfigMap | undefined {
-  let index: Map<string, CaConfigMap> | undefined;
-  return (ns, name) => {
-    index ??= new Map((view.configMaps ?? []).map((c) => [`${c.metadata.namespace}/${c.metadata.name}`, c]));
-    return index.get(`${ns}/${name}`);
-  };
 }
 
 /**
@@ -295,7 +286,11 @@ export function desiredFrontends(
     certificateOf,
     parametersOfClass: (cls) => ingressClassParameters(view, cfg, lb, cls),
     // Re-encryption by annotation (ingress-backend-tls.ts): the CA ConfigMaps, what the device verifies.
-    backendTls: { configMap: configMapLookup(view), can: lb.caps.http?.backendTls, adapter: lb.name },
+    backendTls: {
+      configMap: caConfigMapLookup(view.configMaps),
+      can: lb.caps.http?.backendTls,
+      adapter: lb.name,
+    },
     tlsPoolFor,
   });
   const gateways = gatewaysFromView(view, cfg, lb, {

@@ -114,3 +114,17 @@ export async function signedBy(ca: TestCertificate, dns: string[]): Promise<Test
   });
   return { cert: pems.cert, key: pems.private };
 }
+
+/** A client certificate (extKeyUsage clientAuth) for this common name, signed by `ca`. */
+export async function clientSignedBy(ca: TestCertificate, cn: string): Promise<TestCertificate> {
+  const pems = await generate([{ name: 'commonName', value: cn }], {
+    ...yearEc(),
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', digitalSignature: true },
+      { name: 'extKeyUsage', clientAuth: true },
+    ],
+    ca,
+  });
+  return { cert: pems.cert, key: pems.private };
+}

@@ -23,6 +23,7 @@ import type { Change as AnyChange, CoreChange as Change, Observed } from '../../
 import { applyAround, CertStore } from '../cert-store.ts';
 import { DpCertificates } from './certificates.ts';
 import { DpCaFiles } from './ca-files.ts';
+import { bundlesOf } from '../ca-files.ts';
 import { buildOps, type Op } from './transaction-plan.ts';
 import { narrowRefusedCommit, type TxOutcome } from './commit-narrowing.ts';
 import { checkStatusName } from '../server-state.ts';
@@ -158,7 +159,15 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
     return {
       owned: {
         pools: read.map((r) => r.pool),
-        virtualServices: [...this.frontends.values()].map(readVirtualService),
+        // A bind's client CA read as the content of the file it names.
+        virtualServices: [...this.frontends.values()].map(readVirtualService).map((v) =>
+          v.kind === 'l7' && v.clientValidation
+            ? {
+                ...v,
+                clientValidation: { ...v.clientValidation, ca: this.cas.read(v.clientValidation.ca) ?? '' },
+              }
+            : v,
+        ),
         certificates: [...this.certificates.values()],
       },
       foreign: this.foreign,
@@ -250,11 +259,14 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
       const p = this.opts.fault?.(c) ?? changeProblem(c, has, true, DATAPLANE_CAPABILITIES);
       if (p) failed.set(i, p);
     });
-    // The CA bundles of TLS pools stored before the transaction whose servers name them.
+    // The CA bundles of TLS pools and client-validating binds, stored before the transaction
+    // whose servers and binds name them.
     try {
+      const live = changes.flatMap((c, i) => (c.op !== 'delete' && !failed.has(i) ? [c] : []));
       await this.cas.ensure(
-        changes.flatMap((c, i) =>
-          c.kind === 'pool' && c.op !== 'delete' && !failed.has(i) ? [c.desired] : [],
+        bundlesOf(
+          live.flatMap((c) => (c.kind === 'pool' ? [c.desired] : [])),
+          live.flatMap((c) => (c.kind === 'virtualService' ? [c.desired] : [])),
         ),
       );
     } catch (err) {
@@ -268,7 +280,13 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
     }
     // Bundles no backend of ours names any more: gone (left for the next batch if that fails).
     await this.cas
-      .prune([...this.backends.values()].flatMap((d) => readPoolExact(d).pool.backendTls?.ca ?? []))
+      .prune([
+        ...[...this.backends.values()].flatMap((d) => readPoolExact(d).pool.backendTls?.ca ?? []),
+        ...[...this.frontends.values()].flatMap((d) => {
+          const v = readVirtualService(d);
+          return v.kind === 'l7' && v.clientValidation ? [v.clientValidation.ca] : [];
+        }),
+      ])
       .catch(() => undefined);
     return result();
   }

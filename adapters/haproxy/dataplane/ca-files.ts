@@ -1,12 +1,13 @@
 /**
- * The CA bundles of pools spoken to over TLS (Pool.backendTls) on the Data Plane transport: one
- * file per bundle in `storage/general`, named by its content (`ca-<tag>.pem`), uploaded before the
- * transaction whose servers name it (`ssl_cafile`) and deleted once no backend of ours names it.
+ * The CA bundles of pools spoken to over TLS (Pool.backendTls) and of binds that ask clients for
+ * certificates (L7VirtualService.clientValidation) on the Data Plane transport: one file per
+ * bundle in `storage/general`, named by its content (`ca-<tag>.pem`), uploaded before the
+ * transaction whose servers or binds name it (`ssl_cafile`) and deleted once none of ours names it.
  * What a server names is read back as the stored file's content, so a bundle changed on the device
  * reads as drifted and is written again.
  */
 import { caTag, TAG_PREFIX } from '../../../src/adapter/ca-bundles.ts';
-import { type Pool, SYSTEM_CA } from '../../../src/model/types.ts';
+import { SYSTEM_CA } from '../../../src/model/types.ts';
 import { SYSTEM_CA_FILE } from '../config.ts';
 import { FILE_PREFIX } from '../policy-read.ts';
 import type { DpCertificates } from './certificates.ts';
@@ -32,11 +33,9 @@ export class DpCaFiles {
     return ca === SYSTEM_CA ? SYSTEM_CA_FILE : this.storage.storedFiles().get(fileName(ca));
   }
 
-  /** Uploads each bundle these pools name that is missing or differs. */
-  async ensure(pools: Iterable<Pool>): Promise<void> {
-    for (const p of pools) {
-      const ca = p.backendTls?.ca;
-      if (ca === undefined || ca === SYSTEM_CA) continue;
+  /** Uploads each bundle (bundlesOf) that is missing or differs. */
+  async ensure(bundles: Iterable<string>): Promise<void> {
+    for (const ca of bundles) {
       const name = fileName(ca);
       if (this.contents.get(name) === ca && this.storage.storedFiles().has(name)) continue;
       await this.storage.writeGeneral(name, ca);

@@ -7,6 +7,7 @@
  */
 import { frontendOf } from '../parameters.ts';
 import type {
+  ClientValidation,
   HttpRoute,
   L4VirtualService,
   L7VirtualService,
@@ -21,6 +22,7 @@ import { dec, words } from './layout.ts';
 import type { DpAcl, DpBind, DpFrontend, DpHttpRule, DpRule, DpTcpRule } from './models.ts';
 import { gatewayObjects, sniTcpRules, switchToDp } from './route-layout.ts';
 import { L4_SRC_ACL, readFrontend, srcAclValues } from '../policy-lines.ts';
+import { FILE_PREFIX } from '../policy-read.ts';
 
 /**
  * A class's frontend settings (LoadBalancerParameters `haproxy.frontend`) as the frontend's own
@@ -53,16 +55,53 @@ export interface FrontendLayout extends DeviceFrontend {
   tcpRequest: DpTcpRule[];
 }
 
-function bindFor(vip: string, port: number, o: LayoutOptions, crtList?: string, h2 = false): DpBind {
+function bindFor(vip: string, port: number, o: LayoutOptions, tls?: BindTls): DpBind {
   return {
     name: 'vip',
     address: vip,
     port,
     ...(o.transparentBinds ? { transparent: true } : {}),
-    ...(crtList !== undefined ? { ssl: true, crt_list: crtList } : {}),
+    ...(tls ? { ssl: true, crt_list: tls.crtList } : {}),
     // HTTP/2 offered by ALPN on HTTPS (on HTTP it comes with prior knowledge, told by its preface).
-    ...(crtList !== undefined && h2 ? { alpn: 'h2,http/1.1' } : {}),
+    ...(tls?.h2 ? { alpn: 'h2,http/1.1' } : {}),
+    ...(tls?.client ? clientFields(tls.client, o) : {}),
   };
+}
+
+interface BindTls {
+  crtList: string;
+  h2: boolean | undefined;
+  client: ClientValidation | undefined;
+}
+
+/**
+ * Client certificates asked (a Gateway's spec.tls.frontend): the CA's stored file, `verify
+ * required`; with the insecure fallback, `verify optional` and the leaf's and chain's errors
+ * ignored (config.ts clientWords, as fields).
+ */
+function clientFields(c: ClientValidation, o: LayoutOptions): Partial<DpBind> {
+  return {
+    ssl_cafile: o.caPath?.(c.ca) ?? '',
+    ...(c.insecureFallback
+      ? { verify: 'optional' as const, ca_ignore_err: 'all', crt_ignore_err: 'all' }
+      : { verify: 'required' as const }),
+  };
+}
+
+/**
+ * A bind's client validation read back from its own fields: exactly what clientFields writes, else
+ * none (so `verify none` or a missing field is written again); the CA as `file:<path>`, resolved
+ * by the adapter to the stored file's content.
+ */
+function readClient(b: DpBind | undefined): ClientValidation | undefined {
+  if (!b?.ssl || !b.ssl_cafile) return undefined;
+  const ignores = b.ca_ignore_err === 'all' && b.crt_ignore_err === 'all';
+  const none = b.ca_ignore_err === undefined && b.crt_ignore_err === undefined;
+  if (b.verify === 'required' && none)
+    return { ca: `${FILE_PREFIX}${b.ssl_cafile}`, insecureFallback: false };
+  if (b.verify === 'optional' && ignores)
+    return { ca: `${FILE_PREFIX}${b.ssl_cafile}`, insecureFallback: true };
+  return undefined;
 }
 
 const noRules = { acls: [], rules: [], httpRequest: [], httpResponse: [], tcpRequest: [] };
@@ -137,7 +176,14 @@ export function frontendFor(v: VirtualService, o: LayoutOptions, crtList?: strin
     ...settingsOf(v).fields,
     description: [...words, ...extra].join(' '),
   });
-  const binds = [bindFor(v.vip, v.port, o, https ? (crtList ?? '') : undefined, v.http2)];
+  const binds = [
+    bindFor(
+      v.vip,
+      v.port,
+      o,
+      https ? { crtList: crtList ?? '', h2: v.http2, client: v.clientValidation } : undefined,
+    ),
+  ];
   const certificates = https ? { certificates: v.certificates ?? [] } : {};
   if (gateway) {
     const g = gatewayObjects(gatewayRules(v));
@@ -212,6 +258,8 @@ export function readVirtualService(d: DeviceFrontend): VirtualService {
   if (meta.protocol === 'HTTPS') {
     vs.protocol = 'HTTPS';
     vs.certificates = d.certificates ?? [];
+    const client = readClient(bind);
+    if (client) vs.clientValidation = client;
   }
   return vs;
 }

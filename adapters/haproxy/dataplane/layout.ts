@@ -26,7 +26,7 @@ export interface LayoutOptions {
   healthChecks: boolean;
   /** Bind VIPs that are not on this host (`transparent`). */
   transparentBinds: boolean;
-  /** Where a TLS pool's CA bundle is stored on the device (ca-files.ts); absent: none is. */
+  /** Where a CA bundle (a TLS pool's, a bind's for client certificates) is stored on the device (ca-files.ts); absent: none is. */
   caPath?: (ca: string) => string | undefined;
 }
 

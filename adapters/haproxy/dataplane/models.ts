@@ -146,6 +146,12 @@ export const dpBindSchema = z
     crt_list: z.string().optional(),
     /** The protocols ALPN offers on an ssl bind (`h2,http/1.1`). */
     alpn: word.optional(),
+    /** Client certificates: the CA file they must chain to, and whether one is required. */
+    ssl_cafile: word.optional(),
+    verify: z.enum(['none', 'optional', 'required']).optional(),
+    /** `all` with the insecure fallback: a certificate that does not verify still connects. */
+    ca_ignore_err: word.optional(),
+    crt_ignore_err: word.optional(),
   })
   .loose();
 export type DpBind = z.infer<typeof dpBindSchema>;

@@ -130,6 +130,7 @@ export function supportOf(caps: Capabilities): ProtocolSupport {
     TCP: caps.l4.tcp,
     UDP: caps.l4.udp,
     http2: caps.l7 && caps.http?.http2 === true,
+    clientCertificates: caps.l7 && caps.certificates === true && caps.http?.clientValidation === true,
   };
 }
 

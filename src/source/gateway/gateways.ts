@@ -5,7 +5,7 @@
  * controller passes its caches, the VIPs and the load balancer's capabilities in.
  */
 import type { BackendTlsPolicy } from '../../kube/backend-tls-objects.ts';
-import type { CaConfigMap } from '../../kube/config-maps.ts';
+import { type CaConfigMap, caConfigMapLookup } from '../../kube/config-maps.ts';
 import type { PoolPolicy } from '../backend-policies.ts';
 import type { HttpCapabilities } from '../../adapter/contract.ts';
 import {
@@ -31,6 +31,7 @@ import type { VipOutcome } from '../types.ts';
 import type { SecretCertificates } from '../ingress-tls.ts';
 import type { GatewayListeners } from './attach.ts';
 import { resolveBackendTls } from './backend-tls.ts';
+import { insecureFallbackAsked } from './frontend-tls.ts';
 import { supportedFeatures } from './features.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 import type { GatewayResult } from './results.ts';
@@ -236,6 +237,8 @@ function l7Services(
       routes: ordered([...unique.values()]),
       defaultPool: undefined,
       ...(l.protocol === 'HTTPS' ? { protocol: 'HTTPS' as const, certificates: [...names].sort() } : {}),
+      // One validation per port (spec.tls.frontend is by port), so every listener here has it.
+      ...(l.clientValidation ? { clientValidation: l.clientValidation } : {}),
       ...(h2 ? { http2: true as const } : {}),
     });
   }
@@ -297,6 +300,7 @@ function ourListeners(
       support: ctx.support,
       grants,
       certificateOf: ctx.certificateOf,
+      configMap: caConfigMapLookup(view.configMaps),
     });
     // A Gateway that is not accepted programs nothing: no route lands on its listeners.
     const params = gatewayParameters(g, classParameters.get(g.spec.gatewayClassName), parametersOf);
@@ -333,7 +337,20 @@ function gatewayServices(
       generation: g.gateway.metadata.generation,
       vip: vip.vip,
       ...(vip.more?.length ? { moreVips: vip.more.map((m) => m.vip) } : {}),
-      conditions: gatewayConditions(g.listeners, vip, g.invalid),
+      conditions: [
+        ...gatewayConditions(g.listeners, vip, g.invalid),
+        // AllowInsecureFallback in effect: said on the Gateway, removed when the mode goes back.
+        ...(ctx.support.clientCertificates && !g.invalid && insecureFallbackAsked(g.gateway)
+          ? [
+              cond(
+                'InsecureFrontendValidationMode',
+                true,
+                'ConfigurationChanged',
+                'clients without a valid certificate are served (AllowInsecureFallback)',
+              ),
+            ]
+          : []),
+      ],
       listeners: g.listeners.map((l) => ({
         name: l.listener.name,
         supportedKinds: l.supportedKinds,

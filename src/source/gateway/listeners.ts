@@ -13,10 +13,11 @@ import {
   type RouteGroupKind,
 } from '../../kube/gateway-objects.ts';
 import { certificateName } from '../../model/names.ts';
-import type { Certificate } from '../../model/types.ts';
+import type { Certificate, ClientValidation } from '../../model/types.ts';
 import type { SecretCertificates } from '../ingress-tls.ts';
 import { hostProblem } from '../validate.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
+import { type ConfigMapLookup, resolveFrontendTls } from './frontend-tls.ts';
 import { referencePermitted } from './reference-grants.ts';
 import type { ListenerProtocol, ProtocolSupport } from './protocols.ts';
 import { ROUTE_SEMANTICS } from './route-kinds.ts';
@@ -31,6 +32,8 @@ export interface ListenerState {
   attachable: boolean;
   /** What the load balancer will serve it with (HTTPS: the certificates that resolved). */
   certificates: Certificate[];
+  /** HTTPS: the client certificates asked at its port (the Gateway's spec.tls.frontend). */
+  clientValidation?: ClientValidation;
   /** The routes attached to it (Kind namespace/name), filled by route attachment. */
   attached: Set<string>;
   conditions: ConditionSpec[];
@@ -54,6 +57,8 @@ export interface ListenerContext {
   support: ProtocolSupport;
   grants: readonly ReferenceGrant[];
   certificateOf: SecretCertificates;
+  /** ConfigMaps' `ca.crt` (client certificate CAs); absent: none resolve. */
+  configMap?: ConfigMapLookup;
 }
 
 /** The key two listeners conflict on when equal: port, protocol and (but TCP and UDP) hostname. */
@@ -243,7 +248,18 @@ export function resolveListeners(gw: Gateway, ctx: ListenerContext): ListenerSta
   }
   return listeners.map((l): ListenerState => {
     const protocol = PROTOCOLS.has(l.protocol) ? (l.protocol as ListenerProtocol) : undefined;
-    const { accepted, terminate } = acceptance(gw, l, protocol, ctx);
+    const judged = acceptance(gw, l, protocol, ctx);
+    const { terminate } = judged;
+    // Client certificates asked at an HTTPS port: a listener none of whose CAs resolves is not
+    // accepted (never served unchecked); acceptance() has refused them where not supported.
+    const frontend =
+      protocol === 'HTTPS' && judged.accepted.status && ctx.support.clientCertificates
+        ? resolveFrontendTls(gw, l.port, {
+            configMap: ctx.configMap ?? (() => undefined),
+            grants: ctx.grants,
+          })
+        : {};
+    const accepted = frontend.accepted ?? judged.accepted;
     const kinds = routeKinds(l, protocol, terminate, ctx);
     const certs =
       protocol === 'HTTPS' && accepted.status
@@ -252,7 +268,11 @@ export function resolveListeners(gw: Gateway, ctx: ListenerContext): ListenerSta
     const conflicted = conflict(l, protocol, protocolsOn, hostsOn);
     const attachable = accepted.status && !conflicted.status;
     const programmable = attachable && (protocol !== 'HTTPS' || certs.certificates.length > 0);
-    const resolved = kinds.problem ?? certs.problems[0] ?? cond('ResolvedRefs', true, 'ResolvedRefs');
+    const resolved =
+      kinds.problem ??
+      certs.problems[0] ??
+      frontend.resolvedRefs ??
+      cond('ResolvedRefs', true, 'ResolvedRefs');
     const programmed = programmable
       ? cond('Programmed', true, 'Programmed')
       : cond(
@@ -267,6 +287,7 @@ export function resolveListeners(gw: Gateway, ctx: ListenerContext): ListenerSta
       supportedKinds: kinds.kinds,
       attachable,
       certificates: certs.certificates,
+      ...(frontend.validation ? { clientValidation: frontend.validation } : {}),
       attached: new Set(),
       conditions: [accepted, programmed, resolved, conflicted],
       programmable,

@@ -1,0 +1,138 @@
+/**
+ * A Gateway's client certificate validation (`spec.tls.frontend`) for one HTTPS listener: its
+ * port's `perPort` entry, else the `default`; each CA reference resolved as the spec orders it (a
+ * ConfigMap's `ca.crt`, one in another namespace through a ReferenceGrant), the bundle parsed and
+ * written again (caBundle), and the listener's conditions when a reference does not resolve. Pure.
+ */
+import { GATEWAY_GROUP, type Gateway, type ReferenceGrant } from '../../kube/gateway-objects.ts';
+import { CA_KEY, type CaConfigMap } from '../../kube/config-maps.ts';
+import type { ClientValidation } from '../../model/types.ts';
+import { caBundle } from './backend-tls.ts';
+import { cond, type ConditionSpec } from './conditions.ts';
+import { referencePermitted } from './reference-grants.ts';
+
+export type ConfigMapLookup = (namespace: string, name: string) => CaConfigMap | undefined;
+
+/** One validation block of `spec.tls.frontend` (the CRD's FrontendTLSValidation). */
+export interface FrontendValidationSpec {
+  caCertificateRefs: { group: string; kind: string; name: string; namespace?: string | undefined }[];
+  mode: string;
+}
+
+export const ALLOW_VALID_ONLY = 'AllowValidOnly';
+export const ALLOW_INSECURE_FALLBACK = 'AllowInsecureFallback';
+
+/** The validation asked for a port, and the field it comes from (for messages), or none. */
+export function validationFor(
+  gw: Gateway,
+  port: number,
+): { spec: FrontendValidationSpec; field: string } | undefined {
+  const frontend = gw.spec.tls?.frontend;
+  if (!frontend) return undefined;
+  const i = (frontend.perPort ?? []).findIndex((p) => p.port === port);
+  const perPort = i >= 0 ? frontend.perPort![i]!.tls.validation : undefined;
+  if (perPort) return { spec: perPort, field: `spec.tls.frontend.perPort[${i}].tls.validation` };
+  const dflt = frontend.default?.validation;
+  return dflt ? { spec: dflt, field: 'spec.tls.frontend.default.validation' } : undefined;
+}
+
+/** Whether any validation of the Gateway falls back to serving unverified clients. */
+export const insecureFallbackAsked = (gw: Gateway): boolean => {
+  const f = gw.spec.tls?.frontend;
+  return [f?.default?.validation, ...(f?.perPort ?? []).map((p) => p.tls.validation)].some(
+    (v) => v?.mode === ALLOW_INSECURE_FALLBACK,
+  );
+};
+
+export interface FrontendTls {
+  /** What the port's virtual service asks of clients; absent when nothing resolved or none asked. */
+  validation?: ClientValidation;
+  /** ResolvedRefs False when a reference does not resolve. */
+  resolvedRefs?: ConditionSpec;
+  /** Accepted False: no reference resolved, or the mode is not one npl-lb knows. */
+  accepted?: ConditionSpec;
+}
+
+/**
+ * The client validation of an HTTPS listener on `port` of `gw`: the CAs that resolve (joined), and
+ * the conditions for those that do not. A listener none of whose CAs resolves is not accepted
+ * (NoValidCACertificate): it is never served to clients unchecked.
+ */
+export function resolveFrontendTls(
+  gw: Gateway,
+  port: number,
+  ctx: { configMap: ConfigMapLookup; grants: readonly ReferenceGrant[] },
+): FrontendTls {
+  const asked = validationFor(gw, port);
+  if (!asked) return {};
+  const { spec, field } = asked;
+  if (spec.mode !== ALLOW_VALID_ONLY && spec.mode !== ALLOW_INSECURE_FALLBACK)
+    return {
+      accepted: cond(
+        'Accepted',
+        false,
+        'UnsupportedValue',
+        `${field}.mode: ${JSON.stringify(spec.mode.slice(0, 64))} is not AllowValidOnly or AllowInsecureFallback`,
+      ),
+    };
+  const ns = gw.metadata.namespace;
+  const good: string[] = [];
+  const bad: { reason: string; message: string }[] = [];
+  for (const [i, r] of spec.caCertificateRefs.entries()) {
+    const at = `${field}.caCertificateRefs[${i}]`;
+    if (r.group !== '' || r.kind !== 'ConfigMap') {
+      bad.push({
+        reason: 'InvalidCACertificateKind',
+        message: `${at}: ${r.group || 'core'}/${r.kind} is not a ConfigMap`,
+      });
+      continue;
+    }
+    const target = r.namespace ?? ns;
+    const from = { group: GATEWAY_GROUP, kind: 'Gateway', namespace: ns };
+    if (
+      !referencePermitted(ctx.grants, from, { group: '', kind: 'ConfigMap', namespace: target, name: r.name })
+    ) {
+      bad.push({
+        reason: 'RefNotPermitted',
+        message: `${at}: ConfigMap ${target}/${r.name} is in another namespace and no ReferenceGrant allows it`,
+      });
+      continue;
+    }
+    const cm = ctx.configMap(target, r.name);
+    const bundle = cm?.caCrt === undefined ? undefined : caBundle(cm.caCrt);
+    if (!cm)
+      bad.push({
+        reason: 'InvalidCACertificateRef',
+        message: `${at}: ConfigMap ${target}/${r.name} not found`,
+      });
+    else if (!bundle)
+      bad.push({
+        reason: 'InvalidCACertificateRef',
+        message: `${at}: ConfigMap ${target}/${r.name} has no key ${CA_KEY}`,
+      });
+    else if ('problem' in bundle)
+      bad.push({
+        reason: 'InvalidCACertificateRef',
+        message: `${at}: ConfigMap ${target}/${r.name}: ${bundle.problem}`,
+      });
+    else good.push(bundle.pem);
+  }
+  const resolvedRefs =
+    bad.length > 0
+      ? cond('ResolvedRefs', false, bad[0]!.reason, bad.map((b) => b.message).join('; '))
+      : undefined;
+  if (good.length === 0)
+    return {
+      accepted: cond(
+        'Accepted',
+        false,
+        'NoValidCACertificate',
+        `${field}: no CA certificate reference is valid; the listener is not served rather than served to clients unchecked`,
+      ),
+      ...(resolvedRefs ? { resolvedRefs } : {}),
+    };
+  return {
+    validation: { ca: good.join(''), insecureFallback: spec.mode === ALLOW_INSECURE_FALLBACK },
+    ...(resolvedRefs ? { resolvedRefs } : {}),
+  };
+}
