@@ -183,9 +183,12 @@ export class HaproxyProcess {
     return /^Pid: (\d+)/m.exec(info)?.[1];
   }
 
-  /** Reloads the configuration file through the master socket; resolves once the new worker answers. */
-  async reload(): Promise<void> {
-    await checkConfig(this.paths.bin, configPath(this.paths));
+  /**
+   * Reloads the configuration file through the master socket; resolves once the new worker
+   * answers. `checked`: the caller has just checked this very file (it is not checked twice).
+   */
+  async reload(o: { checked?: boolean } = {}): Promise<void> {
+    if (!o.checked) await checkConfig(this.paths.bin, configPath(this.paths));
     const before = await this.workerPid();
     await masterCommand(masterSocket(this.paths), 'reload');
     this.reloads++;

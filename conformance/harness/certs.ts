@@ -36,6 +36,20 @@ async function certificate(dns: string[], ca?: Pem): Promise<Pem> {
   return { cert: pems.cert, key: pems.private };
 }
 
+/** A client certificate (clientAuth) signed by `ca` (MustCreateCASignedClientCertSecret). */
+async function clientCertificate(ca: Pem): Promise<Pem> {
+  const pems = await generate([{ name: 'commonName', value: 'gateway-conformance-client' }], {
+    ...common(),
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
+      { name: 'extKeyUsage', clientAuth: true },
+    ],
+    ca,
+  });
+  return { cert: pems.cert, key: pems.private };
+}
+
 async function authority(name: string): Promise<Pem> {
   const pems = await generate([{ name: 'commonName', value: name }], {
     ...common(),
@@ -83,6 +97,18 @@ export async function createSuiteCertificates(api: Api): Promise<void> {
     metadata: { namespace: INFRA, name: 'mismatch-ca-certificate' },
     data: { 'ca.crt': (await authority('gateway-conformance-mismatch-ca')).cert },
   });
+  // The client certificate validation tests' CAs (default and per port) and a client of each.
+  for (const [cm, client] of [
+    ['tls-validity-checks-ca-certificate', 'tls-validity-checks-client-certificate'],
+    ['tls-validity-checks-per-port-ca-certificate', 'tls-validity-checks-per-port-client-certificate'],
+  ] as const) {
+    const clients = await authority(cm);
+    await api.request('POST', `/api/v1/namespaces/${INFRA}/configmaps`, {
+      metadata: { namespace: INFRA, name: cm },
+      data: { 'ca.crt': clients.cert },
+    });
+    await secret(api, INFRA, client, await clientCertificate(clients));
+  }
   const passthrough = await certificate(['abc.example.com'], ca);
   await secret(api, INFRA, 'tls-passthrough-checks-certificate', passthrough);
   await secret(api, 'gateway-conformance-app-backend', 'tls-passthrough-checks-certificate', passthrough);

@@ -49,6 +49,8 @@ export interface RoundTrip {
 export interface TlsOptions {
   ca: string;
   servername: string;
+  /** The client certificate presented when the server asks for one (upstream's GetClientCertificateHook). */
+  client?: { cert: string; key: string } | undefined;
 }
 
 export async function roundTrip(gwAddr: string, r: Req, tls?: TlsOptions): Promise<RoundTrip> {
@@ -59,6 +61,7 @@ export async function roundTrip(gwAddr: string, r: Req, tls?: TlsOptions): Promi
           servername: tls.servername,
           rejectUnauthorized: true,
           checkServerIdentity: goHostnameCheck,
+          ...(tls.client ? { cert: tls.client.cert, key: tls.client.key } : {}),
         },
       })
     : undefined;

@@ -11,6 +11,7 @@ import { redirectTests } from './redirects.ts';
 import { tlsRouteTests } from './tlsroute.ts';
 import { grpcRouteTests } from './grpcroute.ts';
 import { backendTlsTests } from './backend-tls.ts';
+import { clientCertificateTests } from './client-certificates.ts';
 
 export const ALL_TESTS: ConformanceTest[] = [
   ...gatewayTests,
@@ -24,4 +25,5 @@ export const ALL_TESTS: ConformanceTest[] = [
   ...tlsRouteTests,
   ...grpcRouteTests,
   ...backendTlsTests,
+  ...clientCertificateTests,
 ];

@@ -5,11 +5,16 @@
  * through the socket and (unless asked not to) the server states saved, so health and drain states
  * survive it.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../src/runtime/logger.ts';
 import type { DpReload } from '../../adapters/haproxy/dataplane/models.ts';
-import { adminSocket, type HaproxyProcess, socketCommand } from '../../adapters/haproxy/process.ts';
+import {
+  adminSocket,
+  configPath,
+  type HaproxyProcess,
+  socketCommand,
+} from '../../adapters/haproxy/process.ts';
 
 export class ReloadAgent {
   readonly reloads = new Map<string, DpReload>();
@@ -30,9 +35,11 @@ export class ReloadAgent {
 
   /**
    * Queues a reload; `moves` go first through the socket, and with `keepState` the server states
-   * (health, drain) are saved for the new worker. Returns the reload's id.
+   * (health, drain) are saved for the new worker. `checked`: the text `haproxy -c` passed; the
+   * reload checks the file again unless it is still that text (a later install may have written
+   * another). Returns the reload's id.
    */
-  schedule(moves: string[], keepState: boolean): string {
+  schedule(moves: string[], keepState: boolean, checked?: string): string {
     const day = new Date().toISOString().slice(0, 10);
     const id = `${day}-${++this.seq}`;
     this.reloads.set(id, { id, status: 'in_progress' });
@@ -47,7 +54,7 @@ export class ReloadAgent {
           : '';
         if (states.startsWith('1')) writeFileSync(stateFile, states);
         else rmSync(stateFile, { force: true });
-        await this.proc.reload();
+        await this.proc.reload({ checked: checked !== undefined && this.current() === checked });
         this.stats.reloads++;
         this.reloads.set(id, { id, status: 'succeeded', reload_timestamp: Math.floor(Date.now() / 1000) });
       } catch (err) {
@@ -55,6 +62,14 @@ export class ReloadAgent {
       }
     });
     return id;
+  }
+
+  private current(): string | undefined {
+    try {
+      return readFileSync(configPath(this.proc.paths), 'utf8');
+    } catch {
+      return undefined;
+    }
   }
 
   /** Sends runtime commands; false when HAProxy refused one (its answer is logged). */

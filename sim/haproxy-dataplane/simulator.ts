@@ -333,7 +333,8 @@ export class DataplaneSimulator {
       // (which still holds what was refused) brings HAProxy to it.
       return { reloadId: this.agent.schedule([], false) };
     }
-    return { reloadId: this.agent.schedule(plan.commands, true) };
+    // Checked above: the reload does not check the same text again.
+    return { reloadId: this.agent.schedule(plan.commands, true, text) };
   }
 
   /** GET/POST/PUT/DELETE on a configuration collection or item. */

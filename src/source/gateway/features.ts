@@ -55,6 +55,10 @@ export function supportedFeatures(support: ProtocolSupport, http: HttpCapabiliti
     // CA); SAN validation (BackendTLSPolicySANValidation: URI names, names apart from the SNI) is
     // not claimed by any adapter.
     ['BackendTLSPolicy', http.backendTls !== undefined],
+    // Client certificates at HTTPS listeners (a Gateway's spec.tls.frontend), required or with
+    // the insecure fallback (InsecureFrontendValidationMode said on the Gateway).
+    ['GatewayFrontendClientCertificateValidation', support.clientCertificates === true],
+    ['GatewayFrontendClientCertificateValidationInsecureFallback', support.clientCertificates === true],
     ['HTTPRouteNamedRouteRule', true],
     ['HTTPRouteParentRefPort', true],
   ];
