@@ -31,6 +31,9 @@ export const F5_CAPABILITIES: Capabilities = {
     pathTypes: ['Prefix', 'Exact', 'ImplementationSpecific'],
     regexMatches: false,
     sourceRanges: true,
+    // Client certificates: the TLS_Server's authenticationMode (`require`, or `request` for the
+    // insecure fallback) against a CA_Bundle of the application (declaration.ts).
+    clientValidation: true,
   },
   // A pool's own Monitor (monitorType http) from its Pods' readiness probe (declaration.ts).
   httpChecks: true,

@@ -15,6 +15,7 @@
  * Pure: no I/O.
  */
 import type {
+  ClientValidation,
   HttpRoute,
   L4VirtualService,
   L7VirtualService,
@@ -72,6 +73,8 @@ export type Json = Record<string, unknown>;
 
 const policyName = (vs: string): string => `${vs}_policy`;
 const tlsName = (vs: string): string => `${vs}_tls`;
+/** The CA_Bundle a TLS_Server validates client certificates against (L7VirtualService.clientValidation). */
+const clientCaName = (vs: string): string => `${vs}_clientca`;
 const iRuleName = (vs: string): string => `${vs}_500`;
 const forbiddenRuleName = (vs: string): string => `${vs}_403`;
 
@@ -219,7 +222,24 @@ function renderL7(
             class: 'TLS_Server',
             remark: remark(`npl-lb certificates of ${vs.name}`),
             certificates: certs.map((c) => ({ certificate: refs.cert(c) })),
+            // Client certificates (a Gateway's spec.tls.frontend): required, or requested and
+            // never ending the handshake (AllowInsecureFallback); verified against a CA_Bundle.
+            ...(vs.clientValidation
+              ? {
+                  authenticationMode: vs.clientValidation.insecureFallback ? 'request' : 'require',
+                  authenticationTrustCA: clientCaName(vs.name),
+                }
+              : {}),
           },
+          ...(vs.clientValidation
+            ? {
+                [clientCaName(vs.name)]: {
+                  class: 'CA_Bundle',
+                  remark: remark(`npl-lb client certificate CAs of ${vs.name}`),
+                  bundle: vs.clientValidation.ca,
+                },
+              }
+            : {}),
         }
       : {}),
     [policyName(vs.name)]: {
@@ -305,8 +325,24 @@ function parseL7(name: string, o: Json, app: Json): L7VirtualService {
   if (o.class === 'Service_HTTPS') {
     vs.protocol = 'HTTPS';
     vs.certificates = JSON.parse(metaValue(o, 'certificates') ?? '[]') as string[];
+    const client = clientValidationOf(app[String(o.serverTLS ?? '')] as Json | undefined, app);
+    if (client) vs.clientValidation = client;
   }
   return vs;
+}
+
+/**
+ * Client certificate validation read back from the TLS_Server's own properties and the CA_Bundle
+ * it points to (never from our metadata): `require` or `request` with a bundle; anything else
+ * (`ignore`, a pointer to nothing) reads as none, so the next pass writes it again.
+ */
+function clientValidationOf(tls: Json | undefined, app: Json): ClientValidation | undefined {
+  const mode = tls?.authenticationMode;
+  if (mode !== 'require' && mode !== 'request') return undefined;
+  const ptr = tls?.authenticationTrustCA;
+  const bundle = typeof ptr === 'string' ? (app[ptr] as Json | undefined) : undefined;
+  if (bundle?.class !== 'CA_Bundle' || typeof bundle.bundle !== 'string') return undefined;
+  return { ca: bundle.bundle, insecureFallback: mode === 'request' };
 }
 
 function parseL4(name: string, o: Json): L4VirtualService {
@@ -398,7 +434,7 @@ export function ownedObjectNames(vs: VirtualService): string[] {
   return [
     vs.name,
     policyName(vs.name),
-    ...(vs.protocol === 'HTTPS' ? [tlsName(vs.name)] : []),
+    ...(vs.protocol === 'HTTPS' ? [tlsName(vs.name), clientCaName(vs.name)] : []),
     iRuleName(vs.name),
     forbiddenRuleName(vs.name),
     ...splits,

@@ -90,7 +90,7 @@ export function allApplied(r: { failed: string[]; why: string[] }): void {
 }
 
 /** A real certificate for a.example.com as the model carries it (key included, as the device needs it). */
-async function certificate(name: string, keyFrom?: { key: string }): Promise<Certificate> {
+export async function certificate(name: string, keyFrom?: { key: string }): Promise<Certificate> {
   const pem = await selfSignedCertificate('a.example.com');
   const leaf = new X509Certificate(pem.cert);
   return {
@@ -105,7 +105,7 @@ async function certificate(name: string, keyFrom?: { key: string }): Promise<Cer
   };
 }
 
-const httpsVs = (name: string, poolName: string, certs: string[]): VirtualService => ({
+export const httpsVs = (name: string, poolName: string, certs: string[]): VirtualService => ({
   kind: 'l7',
   name,
   vip: '192.0.2.30',

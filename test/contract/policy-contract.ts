@@ -8,9 +8,28 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
-import type { L4VirtualService, LbState, Pool, PoolPolicy, VirtualService } from '../../src/model/types.ts';
+import type {
+  ClientValidation,
+  L4VirtualService,
+  L7VirtualService,
+  LbState,
+  Pool,
+  PoolPolicy,
+  VirtualService,
+} from '../../src/model/types.ts';
 import { plan } from '../../src/plan/diff.ts';
-import { allApplied, type ContractHarness, l4, pool, state, sync } from './adapter-contract.ts';
+import {
+  allApplied,
+  certificate,
+  type ContractHarness,
+  httpsVs,
+  l4,
+  pool,
+  state,
+  sync,
+} from './adapter-contract.ts';
+import { caBundle } from '../../src/source/gateway/backend-tls.ts';
+import { testAuthority } from '../support/certs.ts';
 
 /**
  * Applies `s`, checks that it reads back as applied and that a new adapter on the device (a
@@ -213,6 +232,57 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
       'update virtualService',
     ]);
     assert.deepEqual(plan(plain, await second.observe()).changes, []);
+  });
+
+  it('carries client certificate validation if it declares it (a Gateway’s spec.tls.frontend): applied, observed back after a restart with nothing to write, the fallback and a new CA in place, removed; refused by name where it does not', async (t) => {
+    const h = await guarded();
+    t.after(() => h.close());
+    const first = await h.adapter('c1');
+    if (!first.capabilities().certificates) {
+      t.skip('no certificates: no HTTPS virtual service to ask clients at');
+      return;
+    }
+    const [cert, one, two] = await Promise.all([
+      certificate('c1--default-mtls-tls'),
+      testAuthority('clients one'),
+      testAuthority('clients two'),
+    ]);
+    const pem = (text: string) => {
+      const b = caBundle(text);
+      if (!('pem' in b)) throw new Error(b.problem);
+      return b.pem;
+    };
+    const web = pool('c1--default-web-80.l7', [['192.0.2.1', 61000, 'n1']]);
+    const at = (client?: ClientValidation): LbState => {
+      const vs = httpsVs('c1--gw-mtls-https', web.name, [cert.name]) as L7VirtualService;
+      return {
+        pools: [web],
+        virtualServices: [{ ...vs, defaultPool: web.name, ...(client ? { clientValidation: client } : {}) }],
+        certificates: [cert],
+      };
+    };
+    const required = at({ ca: pem(one.cert), insecureFallback: false });
+    if (!first.capabilities().http?.clientValidation) {
+      // The core never sends it (the listener is refused at the source): if it came, it is refused.
+      const r = await sync(first, required);
+      assert.deepEqual(r.failed, ['create virtualService c1--gw-mtls-https'], r.why.join('; '));
+      assert.match(r.why.join(), /client certificate validation is not served/);
+      return;
+    }
+    const second = await throughRestart(h, first, required);
+    for (const next of [
+      at({ ca: pem(one.cert), insecureFallback: true }),
+      at({ ca: pem(`${one.cert}${two.cert}`), insecureFallback: false }),
+      at(),
+    ]) {
+      const r = await sync(second, next);
+      allApplied(r);
+      assert.deepEqual(
+        r.changes.map((c) => `${c.op} ${c.kind}`),
+        ['update virtualService'],
+      );
+      assert.deepEqual(plan(next, await second.observe()).changes, [], 'observed as applied');
+    }
   });
 
   for (const [field, value] of [

@@ -14,7 +14,7 @@ import { caFile, renderConfig } from '../../../adapters/haproxy/config.ts';
 import { parseConfig } from '../../../adapters/haproxy/config-parse.ts';
 import { frontendFor, readVirtualService } from '../../../adapters/haproxy/dataplane/frontend-layout.ts';
 import { capabilityProblem } from '../../../src/adapter/preflight.ts';
-import { F5_CAPABILITIES } from '../../../adapters/f5/capabilities.ts';
+import { aviCapabilities } from '../../../adapters/avi/capabilities.ts';
 import type { ClientValidation, L7VirtualService } from '../../../src/model/types.ts';
 
 const CERTS = '/var/lib/npl-lb/certs';
@@ -121,11 +121,11 @@ describe('a device that does not validate client certificates', () => {
   it('refuses the virtual service by name, terminal, before anything is written', () => {
     const problem = capabilityProblem(
       { op: 'create', kind: 'virtualService', name: 'x', desired: vs({ ca: CA, insecureFallback: false }) },
-      F5_CAPABILITIES,
-      'f5',
+      aviCapabilities(false),
+      'avi',
     );
     assert.equal(problem?.code, 'Unsupported');
     assert.equal(problem?.terminal, true);
-    assert.match(problem?.message ?? '', /client certificate validation is not served by the f5 adapter/);
+    assert.match(problem?.message ?? '', /client certificate validation is not served by the avi adapter/);
   });
 });
