@@ -37,6 +37,9 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
     // chain's errors ignored for AllowInsecureFallback); the bundle a file as above (both
     // transports: the Data Plane's bind fields).
     clientValidation: true,
+    // 421 for a request whose TLS server name selects another HTTPS listener than its Host:
+    // `ssl_fc_sni` and the Host each matched to a listener, compared (http-routes.ts).
+    misdirectedRequests: true,
   },
   tlsPassthrough: true,
   certificates: true,

@@ -156,12 +156,25 @@ function readL7(s: Section, body: string, readCa: CaReader): L7VirtualService {
   if (meta.http2 === 'true') vs.http2 = true;
   if (meta.protocol === 'HTTPS') {
     vs.protocol = 'HTTPS';
+    const hosts = hostList(meta.listenerHosts);
+    if (hosts) vs.listenerHosts = hosts;
     const certs = /# npl-lb l7 .*certificates=(\S*)/.exec(body)?.[1] ?? '';
     vs.certificates = certs === '' ? [] : certs.split(',').map(decodeURIComponent);
     const client = clientValidationOf(body, readCa);
     if (client) vs.clientValidation = client;
   }
   return vs;
+}
+
+/** A JSON list of names as our note keeps it (listenerHosts), or undefined if it is not one. */
+export function hostList(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -19,6 +19,7 @@ import type { HeaderModifier, HttpRoute, L7VirtualService, SniRoute } from '../.
  * (npl-lb.io/source-ranges), which `use_backend` alone cannot say.
  */
 export const needsRouteRules = (v: L7VirtualService): boolean =>
+  v.listenerHosts !== undefined ||
   v.routes.some((r) => r.order !== undefined || r.redirect !== undefined || r.sourceRanges !== undefined);
 import { logFormatArg, pct, quoteArg } from './encode.ts';
 import { srcAclValues } from './policy-lines.ts';
@@ -97,10 +98,45 @@ function covers(wide: string, narrow: string): boolean {
   return bare.endsWith(wide.slice(1)) && bare.length > wide.length - 1;
 }
 
-function hostAcl(h: string): string {
-  if (!h.startsWith('*.')) return `hdr(host),field(1,:),lower -m str ${quoteArg(h)}`;
+function hostAcl(h: string, fetch = 'hdr(host),field(1,:),lower'): string {
+  if (!h.startsWith('*.')) return `${fetch} -m str ${quoteArg(h)}`;
   const suffix = h.slice(1).replace(/[.+?^${}()|[\]\\*]/g, '\\$&');
-  return `hdr(host),field(1,:),lower -m reg ${quoteArg(`^.+${suffix}$`)}`;
+  return `${fetch} -m reg ${quoteArg(`^.+${suffix}$`)}`;
+}
+
+/**
+ * Misdirected requests (L7VirtualService.listenerHosts): the listener the TLS server name selects
+ * and the one the Host selects, each the most specific that matches (http-match.ts listenerOf),
+ * kept in `txn.npl_lsni` and `txn.npl_lhost` (`none` where none does); a request on a connection
+ * with a server name whose two differ is answered 421 before any route is looked at.
+ */
+function misdirectedRules(v: L7VirtualService, out: GatewayRules): HttpRule[] {
+  const hosts = [...(v.listenerHosts ?? [])].sort((a, b) => hostRank(b) - hostRank(a) || (a < b ? -1 : 1));
+  if (hosts.length === 0) return [];
+  const rules: HttpRule[] = [];
+  for (const [which, fetch, always] of [
+    ['sni', 'ssl_fc_sni,lower', '{ ssl_fc_sni -m found }'],
+    ['host', 'hdr(host),field(1,:),lower', ''],
+  ] as const) {
+    const name = `txn.npl_l${which}`;
+    hosts.forEach((h, i) => {
+      const matches = h === '' ? always : `l${i}_${which}`;
+      if (h !== '') {
+        const [criterion, ...value] = hostAcl(h, fetch).split(' ');
+        out.acls.push({ name: matches, criterion: criterion!, value: value.join(' ') });
+      }
+      rules.push({
+        action: { type: 'set-var', name, expr: `str(l${i})` },
+        cond: [`!{ var(${name}) -m found }`, matches].filter(Boolean).join(' '),
+      });
+    });
+    rules.push({ action: { type: 'set-var', name, expr: 'str(none)' }, cond: `!{ var(${name}) -m found }` });
+  }
+  rules.push({
+    action: { type: 'return', status: 421 },
+    cond: '{ ssl_fc_sni -m found } !{ var(txn.npl_lsni),strcmp(txn.npl_lhost) eq 0 }',
+  });
+  return rules;
 }
 
 /**
@@ -289,7 +325,7 @@ export function gatewayRules(v: L7VirtualService): GatewayRules {
   if (!v.defaultPool) {
     tail.push({ action: { type: 'return', status: 404 }, cond: '!{ var(txn.npl_route) -m found }' });
   }
-  out.request = [...picks, ...tail];
+  out.request = [...misdirectedRules(v, out), ...picks, ...tail];
   return out;
 }
 

@@ -15,8 +15,11 @@ export interface Req {
   method?: string;
   path: string;
   headers?: Record<string, string>;
-  /** `h2c`: HTTP/2 with prior knowledge (the suite's H2CPriorKnowledgeProtocol); HTTP/1.1 when absent. */
-  protocol?: 'h2c';
+  /**
+   * `h2c`: HTTP/2 with prior knowledge (the suite's H2CPriorKnowledgeProtocol); `h2`: HTTP/2 over
+   * TLS, offered by ALPN (H2Protocol; with TLS options); HTTP/1.1 when absent.
+   */
+  protocol?: 'h2c' | 'h2';
   /** The server name the backend must have been asked for over TLS (upstream's Request.SNI). */
   sni?: string;
 }
@@ -66,7 +69,9 @@ export async function roundTrip(gwAddr: string, r: Req, tls?: TlsOptions): Promi
       })
     : undefined;
   try {
-    return r.protocol === 'h2c' ? await sendH2c(gwAddr, r) : await send(gwAddr, r, dispatcher);
+    return r.protocol === 'h2c' || (r.protocol === 'h2' && tls)
+      ? await sendH2(gwAddr, r, r.protocol === 'h2' ? tls : undefined)
+      : await send(gwAddr, r, dispatcher);
   } finally {
     await dispatcher?.close();
   }
@@ -119,10 +124,20 @@ async function send(gwAddr: string, r: Req, dispatcher: Agent | undefined): Prom
   return { status: res.statusCode, headers, ...(captured ? { captured } : {}) };
 }
 
-/** One request in HTTP/2 with prior knowledge, on a connection of its own. */
-function sendH2c(gwAddr: string, r: Req): Promise<RoundTrip> {
+/**
+ * One request in HTTP/2 on a connection of its own: with prior knowledge, or over TLS (`tls`: the
+ * server name sent and checked, ALPN h2 only, as Go's HTTP/2 transport asks).
+ */
+function sendH2(gwAddr: string, r: Req, tls?: TlsOptions): Promise<RoundTrip> {
   return new Promise((resolve, reject) => {
-    const session = connect(`http://${gwAddr}`);
+    const session = tls
+      ? connect(`https://${gwAddr}`, {
+          ca: tls.ca,
+          servername: tls.servername,
+          checkServerIdentity: goHostnameCheck,
+          ALPNProtocols: ['h2'],
+        })
+      : connect(`http://${gwAddr}`);
     const timer = setTimeout(() => session.destroy(new Error('no answer within 5000 ms')), 5000);
     session.on('error', (err) => {
       clearTimeout(timer);

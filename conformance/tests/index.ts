@@ -12,6 +12,7 @@ import { tlsRouteTests } from './tlsroute.ts';
 import { grpcRouteTests } from './grpcroute.ts';
 import { backendTlsTests } from './backend-tls.ts';
 import { clientCertificateTests } from './client-certificates.ts';
+import { misdirectedTests } from './misdirected.ts';
 
 export const ALL_TESTS: ConformanceTest[] = [
   ...gatewayTests,
@@ -26,4 +27,5 @@ export const ALL_TESTS: ConformanceTest[] = [
   ...grpcRouteTests,
   ...backendTlsTests,
   ...clientCertificateTests,
+  ...misdirectedTests,
 ];

@@ -167,6 +167,12 @@ export interface HttpCapabilities {
    * an HTTPS listener asking for them is not accepted (never served to clients without one).
    */
   clientValidation?: boolean;
+  /**
+   * A request whose TLS server name selects another HTTPS listener than its Host is answered 421
+   * (L7VirtualService.listenerHosts), so HTTP/2 may be offered on HTTPS listeners (a client reuses
+   * a connection for any name its certificate covers). Absent: not checked.
+   */
+  misdirectedRequests?: boolean;
 }
 
 export interface BackendTlsCapabilities {

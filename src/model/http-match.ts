@@ -15,6 +15,8 @@ export interface HttpRequest {
   headers?: Record<string, string>;
   scheme?: 'http' | 'https';
   port?: number;
+  /** The server name of the TLS connection it came on (HTTPS), when the client sent one. */
+  sni?: string;
 }
 
 export interface HttpOutcome {
@@ -102,9 +104,32 @@ function modifyHeaders(
 
 const DEFAULT_PORT = { http: 80, https: 443 } as const;
 
+/**
+ * The listener of `listenerHosts` (L7VirtualService) a name selects: the most specific hostname
+ * that matches it (exact, then the longest wildcard, which covers one or more labels, then the
+ * listener without one), or undefined when none does.
+ */
+export function listenerOf(listenerHosts: readonly string[], name: string): string | undefined {
+  let best: string | undefined;
+  let rank = -1;
+  for (const h of listenerHosts) {
+    const r = hostRank(h, name);
+    if (r > rank) [best, rank] = [h, r];
+  }
+  return best;
+}
+
 /** `pick` in [0, 1) chooses among weighted backends (a test passes it; Math.random otherwise). */
 export function resolveRequest(vs: L7VirtualService, req: HttpRequest, pick = Math.random()): HttpOutcome {
   const host = bareHost(req.host);
+  // A request whose connection's server name selects another listener than its Host (HTTP/2
+  // connection reuse across names a certificate covers): 421, whatever the routes say.
+  if (
+    vs.listenerHosts &&
+    req.sni !== undefined &&
+    listenerOf(vs.listenerHosts, bareHost(req.sni)) !== listenerOf(vs.listenerHosts, host)
+  )
+    return { status: 421 };
   let best = -1;
   for (const r of vs.routes) best = Math.max(best, rankOf(r, host));
   const candidates = best < 0 ? [] : vs.routes.filter((r) => rankOf(r, host) === best);

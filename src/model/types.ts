@@ -330,6 +330,12 @@ export interface L7VirtualService {
   certificates?: string[];
   /** HTTPS only: client certificates asked and verified at the handshake. Absent: none asked. */
   clientValidation?: ClientValidation;
+  /**
+   * HTTPS only: the hostnames of the listeners sharing the port ('' for one without), so that a
+   * request whose TLS server name selects another listener than its Host is answered 421
+   * Misdirected Request (http-match.ts listenerOf). Absent: not checked.
+   */
+  listenerHosts?: string[];
   /** Where it runs (its class's parameters); absent: the adapter's configured place. */
   placement?: Placement;
   /**

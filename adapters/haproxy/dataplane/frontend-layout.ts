@@ -23,6 +23,7 @@ import type { DpAcl, DpBind, DpFrontend, DpHttpRule, DpRule, DpTcpRule } from '.
 import { gatewayObjects, sniTcpRules, switchToDp } from './route-layout.ts';
 import { L4_SRC_ACL, readFrontend, srcAclValues } from '../policy-lines.ts';
 import { FILE_PREFIX } from '../policy-read.ts';
+import { hostList } from '../config-parse.ts';
 
 /**
  * A class's frontend settings (LoadBalancerParameters `haproxy.frontend`) as the frontend's own
@@ -167,6 +168,7 @@ export function frontendFor(v: VirtualService, o: LayoutOptions, crtList?: strin
     `ingressClass=${enc(v.ingressClass)}`,
     ...(https ? ['protocol=HTTPS'] : []),
     ...(v.http2 ? ['http2=true'] : []),
+    ...(v.listenerHosts ? [`listenerHosts=${json(v.listenerHosts)}`] : []),
     ...settingsOf(v).words,
   ];
   const frontend = (extra: string[]): DpFrontend => ({
@@ -258,6 +260,8 @@ export function readVirtualService(d: DeviceFrontend): VirtualService {
   if (meta.protocol === 'HTTPS') {
     vs.protocol = 'HTTPS';
     vs.certificates = d.certificates ?? [];
+    const hosts = hostList(dec(meta.listenerHosts));
+    if (hosts) vs.listenerHosts = hosts;
     const client = readClient(bind);
     if (client) vs.clientValidation = client;
   }

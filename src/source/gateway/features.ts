@@ -59,6 +59,8 @@ export function supportedFeatures(support: ProtocolSupport, http: HttpCapabiliti
     // the insecure fallback (InsecureFrontendValidationMode said on the Gateway).
     ['GatewayFrontendClientCertificateValidation', support.clientCertificates === true],
     ['GatewayFrontendClientCertificateValidationInsecureFallback', support.clientCertificates === true],
+    // A request whose TLS server name selects another HTTPS listener than its Host: 421.
+    ['GatewayHTTPSListenerDetectMisdirectedRequests', support.HTTPS && http.misdirectedRequests === true],
     ['HTTPRouteNamedRouteRule', true],
     ['HTTPRouteParentRefPort', true],
   ];

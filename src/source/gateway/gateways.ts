@@ -199,7 +199,9 @@ function l4Services(
 /**
  * The L7 virtual services of a Gateway: one per HTTP(S) port with a programmable listener, with
  * the routes placed on it (`byVs`), the certificates of its listeners (gathered into `certs`), and
- * HTTP/2 from clients while a route of an HTTP/2 kind (gRPC) is among them.
+ * HTTP/2 from clients while a route of an HTTP/2 kind (gRPC) is among them. Where the device
+ * answers misdirected requests (`misdirected`), an HTTPS one carries its listeners' hostnames and
+ * offers HTTP/2 (by ALPN) whenever the device speaks it.
  */
 function l7Services(
   cluster: string,
@@ -207,6 +209,7 @@ function l7Services(
   vip: string,
   byVs: ReadonlyMap<string, Ranked[]>,
   certs: Map<string, Certificate>,
+  device: { misdirected: boolean; h2: boolean },
 ): L7VirtualService[] {
   const out: L7VirtualService[] = [];
   const seen = new Set<string>();
@@ -225,9 +228,10 @@ function l7Services(
         names.add(c.name);
       }
     const unique = new Map((byVs.get(name) ?? []).map((x) => [JSON.stringify(x.route), x]));
-    const h2 = [...unique.values()].some((x) =>
-      HTTP2_KINDS.has(x.route.source.slice(0, x.route.source.indexOf(' '))),
-    );
+    const checked = l.protocol === 'HTTPS' && device.misdirected;
+    const h2 =
+      (checked && device.h2) ||
+      [...unique.values()].some((x) => HTTP2_KINDS.has(x.route.source.slice(0, x.route.source.indexOf(' '))));
     out.push({
       kind: 'l7',
       name,
@@ -239,6 +243,9 @@ function l7Services(
       ...(l.protocol === 'HTTPS' ? { protocol: 'HTTPS' as const, certificates: [...names].sort() } : {}),
       // One validation per port (spec.tls.frontend is by port), so every listener here has it.
       ...(l.clientValidation ? { clientValidation: l.clientValidation } : {}),
+      ...(checked
+        ? { listenerHosts: [...new Set(onPort.map((o) => o.listener.hostname ?? ''))].sort() }
+        : {}),
       ...(h2 ? { http2: true as const } : {}),
     });
   }
@@ -363,7 +370,10 @@ function gatewayServices(
     const placed = g.placement ? { placement: g.placement } : {};
     out.virtualServices.push(...l4Services(ctx.cluster, g, vip.vip, l4).map((v) => ({ ...v, ...placed })));
     out.virtualServices.push(
-      ...l7Services(ctx.cluster, g, vip.vip, byVs, certs).map((v) => ({ ...v, ...placed })),
+      ...l7Services(ctx.cluster, g, vip.vip, byVs, certs, {
+        misdirected: ctx.http.misdirectedRequests === true,
+        h2: ctx.support.http2 === true,
+      }).map((v) => ({ ...v, ...placed })),
     );
     // Each virtual service on the VIP of each family it is served in (IPv6 ones as twins).
     out.virtualServices.splice(first, Infinity, ...inFamilies(out.virtualServices.slice(first), vip));

@@ -110,9 +110,10 @@ it('every Event reason or error code the README names is one docs/errors.md list
   for (const c of Object.keys(ADAPTER_ERROR_CODES)) assert.ok(documented.has(c), `errors.md lists ${c}`);
   // The spec's reasons (Gateway API conditions, a Deployment's) are theirs, not npl-lb's.
   const theirs = new Set([
-    // BackendTLSPolicy's (GEP-1897).
+    // BackendTLSPolicy's (GEP-1897) and a Gateway listener's client certificate validation.
     'NoValidCACertificate',
     'InvalidCACertificateRef',
+    'InvalidCACertificateKind',
     'InvalidKind',
     'UnsupportedValue',
     'UnsupportedProtocol',
