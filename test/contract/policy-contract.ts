@@ -285,6 +285,36 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
     }
   });
 
+  it('carries an HTTPS port’s listener hostnames if it detects misdirected requests: applied with HTTP/2, observed back after a restart with nothing to write, changed in place', async (t) => {
+    const h = await guarded();
+    t.after(() => h.close());
+    const first = await h.adapter('c1');
+    if (!first.capabilities().http?.misdirectedRequests) {
+      t.skip('no misdirected-request detection declared: the source never sends listener hostnames');
+      return;
+    }
+    const cert = await certificate('c1--default-misdirected-tls');
+    const web = pool('c1--default-web-80.l7', [['192.0.2.1', 61000, 'n1']]);
+    const at = (listenerHosts: string[]): LbState => {
+      const vs = httpsVs('c1--gw-misdirected-https', web.name, [cert.name]) as L7VirtualService;
+      const routes = vs.routes.map((r, i) => ({ ...r, order: i }));
+      return {
+        pools: [web],
+        virtualServices: [{ ...vs, routes, http2: true, listenerHosts }],
+        certificates: [cert],
+      };
+    };
+    const second = await throughRestart(h, first, at(['', '*.example.com', 'a.example.com']));
+    const next = at(['a.example.com']);
+    const r = await sync(second, next);
+    allApplied(r);
+    assert.deepEqual(
+      r.changes.map((c) => `${c.op} ${c.kind}`),
+      ['update virtualService'],
+    );
+    assert.deepEqual(plan(next, await second.observe()).changes, [], 'observed as applied');
+  });
+
   for (const [field, value] of [
     ['serviceEngineGroup', 'Default-Group'],
     ['partition', 'team_a'],
