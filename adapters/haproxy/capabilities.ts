@@ -40,6 +40,9 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
     // 421 for a request whose TLS server name selects another HTTPS listener than its Host:
     // `ssl_fc_sni` and the Host each matched to a listener, compared (http-routes.ts).
     misdirectedRequests: true,
+    // A backendRef's RequestHeaderModifier: its http-request lines on the weighted pick of that
+    // backend, after the route's (http-routes.ts).
+    backendHeaderModifiers: true,
   },
   tlsPassthrough: true,
   certificates: true,

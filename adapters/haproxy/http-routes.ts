@@ -315,6 +315,8 @@ export function gatewayRules(v: L7VirtualService): GatewayRules {
         const pick = `{ var(txn.npl_pick) -m int ge ${from} } { var(txn.npl_pick) -m int lt ${from + b.weight} }`;
         from += b.weight;
         if (b.weight === 0) continue;
+        // The backend's own header changes (a backendRef's filters), after the route's, when it is picked.
+        if (b.pool) tail.push(...modifierRules(b.requestHeaders, `${at} ${pick}`));
         if (b.pool) out.switching.push({ backend: b.pool, cond: `${at} ${pick}` });
         else tail.push({ action: { type: 'return', status: 500 }, cond: `${at} ${pick}` });
       }

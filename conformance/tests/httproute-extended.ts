@@ -4,7 +4,8 @@
  * WebSocket to a Service port of appProtocol kubernetes.io/ws, named rules, routes attached by listener port, matching by query parameter and method, response
  * header modifiers, path and host rewrites.
  */
-import type { Expected } from '../harness/http.ts';
+import { type Expected, expectEventually, roundTrip } from '../harness/http.ts';
+import { ConformanceFailure } from '../harness/status.ts';
 import { type ConformanceTest, expectAll, INFRA, routesReady, type Suite } from '../harness/suite.ts';
 import { expectWebSocketEcho } from '../harness/websocket.ts';
 
@@ -39,6 +40,38 @@ const resp = (
 ): Expected => to(1, { path }, { backendSetResponseHeaders: backendSet, response, ...more });
 
 export const extendedHttpTests: ConformanceTest[] = [
+  {
+    shortName: 'HTTPRouteRequestHeaderModifierBackendWeights',
+    description:
+      'An HTTPRoute with backend request header modifier filter sends traffic to the correct backends',
+    features: http('HTTPRouteBackendRequestHeaderModification'),
+    manifests: ['httproute-request-header-modifier-backend-weights.yaml'],
+    traffic: true,
+    run: async (s) => {
+      const addr = await routesReady(s, sameNs, [
+        { namespace: INFRA, name: 'request-header-modifier-backend-weights' },
+      ]);
+      if (!s.sendsTraffic) return;
+      await expectEventually(
+        addr,
+        { request: { path: '/' }, response: { statusCode: 200 }, namespace: INFRA },
+        s.timeouts,
+      );
+      // Each backend's own filter names it: every request reaches the backend whose header it carries.
+      for (let i = 0; i < 100; i++) {
+        const rt = await roundTrip(addr, { path: '/' });
+        const said = rt.captured?.headers.Backend ?? rt.captured?.headers.backend ?? [];
+        if (said.length !== 1)
+          throw new ConformanceFailure(
+            `expected a single 'Backend' header to have been set, got ${said.length}`,
+          );
+        if (!rt.captured!.pod.startsWith(said[0]!))
+          throw new ConformanceFailure(
+            `expected the backendRef to have set the correct headers and sent the request to the correct pod, got ${rt.captured!.pod}, want ${said[0]}`,
+          );
+      }
+    },
+  },
   {
     shortName: 'HTTPRouteBackendProtocolWebSocket',
     description:

@@ -51,6 +51,75 @@ async function modifyListeners(
     throw new ConformanceFailure('generation should change after an update');
 }
 
+/** HTTPRouteRequestHeaderModifier's assertions (upstream's Test, shared with the backendRef variant). */
+const requestHeaderModifier = async (s: Suite): Promise<void> => {
+  const addr = await routesReady(s, sameNs, [gw('request-header-modifier')]);
+  await expectAll(s, addr, [
+    v1(
+      '/set',
+      { headers: { 'Some-Other-Header': 'val' } },
+      { headers: { 'Some-Other-Header': 'val', 'X-Header-Set': 'set-overwrites-values' } },
+    ),
+    v1(
+      '/set',
+      { headers: { 'Some-Other-Header': 'val', 'X-Header-Set': 'some-other-value' } },
+      { headers: { 'Some-Other-Header': 'val', 'X-Header-Set': 'set-overwrites-values' } },
+    ),
+    v1(
+      '/add',
+      { headers: { 'Some-Other-Header': 'val' } },
+      { headers: { 'Some-Other-Header': 'val', 'X-Header-Add': 'add-appends-values' } },
+    ),
+    v1(
+      '/add',
+      { headers: { 'Some-Other-Header': 'val', 'X-Header-Add': 'some-other-value' } },
+      { headers: { 'Some-Other-Header': 'val', 'X-Header-Add': 'some-other-value,add-appends-values' } },
+    ),
+    v1('/remove', { headers: { 'X-Header-Remove': 'val' } }, { absentHeaders: ['X-Header-Remove'] }),
+    v1(
+      '/multiple',
+      {
+        headers: {
+          'X-Header-Set-2': 'set-val-2',
+          'X-Header-Add-2': 'add-val-2',
+          'X-Header-Remove-2': 'remove-val-2',
+          'Another-Header': 'another-header-val',
+        },
+      },
+      {
+        headers: {
+          'X-Header-Set-1': 'header-set-1',
+          'X-Header-Set-2': 'header-set-2',
+          'X-Header-Add-1': 'header-add-1',
+          'X-Header-Add-2': 'add-val-2,header-add-2',
+          'X-Header-Add-3': 'header-add-3',
+          'Another-Header': 'another-header-val',
+        },
+        absentHeaders: ['X-Header-Remove-1', 'X-Header-Remove-2'],
+      },
+    ),
+    v1(
+      '/case-insensitivity',
+      {
+        headers: {
+          'x-header-set': 'original-val-set',
+          'x-header-add': 'original-val-add',
+          'x-header-remove': 'original-val-remove',
+          'Another-Header': 'another-header-val',
+        },
+      },
+      {
+        headers: {
+          'X-Header-Set': 'header-set',
+          'X-Header-Add': 'original-val-add,header-add',
+          'Another-Header': 'another-header-val',
+        },
+        absentHeaders: ['x-header-remove', 'X-Header-Remove'],
+      },
+    ),
+  ]);
+};
+
 export const listenerTests: ConformanceTest[] = [
   {
     shortName: 'GatewayWithAttachedRoutes',
@@ -199,73 +268,19 @@ export const listenerTests: ConformanceTest[] = [
     features: HTTP_CORE,
     manifests: ['httproute-request-header-modifier.yaml'],
     traffic: true,
-    run: async (s) => {
-      const addr = await routesReady(s, sameNs, [gw('request-header-modifier')]);
-      await expectAll(s, addr, [
-        v1(
-          '/set',
-          { headers: { 'Some-Other-Header': 'val' } },
-          { headers: { 'Some-Other-Header': 'val', 'X-Header-Set': 'set-overwrites-values' } },
-        ),
-        v1(
-          '/set',
-          { headers: { 'Some-Other-Header': 'val', 'X-Header-Set': 'some-other-value' } },
-          { headers: { 'Some-Other-Header': 'val', 'X-Header-Set': 'set-overwrites-values' } },
-        ),
-        v1(
-          '/add',
-          { headers: { 'Some-Other-Header': 'val' } },
-          { headers: { 'Some-Other-Header': 'val', 'X-Header-Add': 'add-appends-values' } },
-        ),
-        v1(
-          '/add',
-          { headers: { 'Some-Other-Header': 'val', 'X-Header-Add': 'some-other-value' } },
-          { headers: { 'Some-Other-Header': 'val', 'X-Header-Add': 'some-other-value,add-appends-values' } },
-        ),
-        v1('/remove', { headers: { 'X-Header-Remove': 'val' } }, { absentHeaders: ['X-Header-Remove'] }),
-        v1(
-          '/multiple',
-          {
-            headers: {
-              'X-Header-Set-2': 'set-val-2',
-              'X-Header-Add-2': 'add-val-2',
-              'X-Header-Remove-2': 'remove-val-2',
-              'Another-Header': 'another-header-val',
-            },
-          },
-          {
-            headers: {
-              'X-Header-Set-1': 'header-set-1',
-              'X-Header-Set-2': 'header-set-2',
-              'X-Header-Add-1': 'header-add-1',
-              'X-Header-Add-2': 'add-val-2,header-add-2',
-              'X-Header-Add-3': 'header-add-3',
-              'Another-Header': 'another-header-val',
-            },
-            absentHeaders: ['X-Header-Remove-1', 'X-Header-Remove-2'],
-          },
-        ),
-        v1(
-          '/case-insensitivity',
-          {
-            headers: {
-              'x-header-set': 'original-val-set',
-              'x-header-add': 'original-val-add',
-              'x-header-remove': 'original-val-remove',
-              'Another-Header': 'another-header-val',
-            },
-          },
-          {
-            headers: {
-              'X-Header-Set': 'header-set',
-              'X-Header-Add': 'original-val-add,header-add',
-              'Another-Header': 'another-header-val',
-            },
-            absentHeaders: ['x-header-remove', 'X-Header-Remove'],
-          },
-        ),
-      ]);
-    },
+    run: requestHeaderModifier,
+  },
+  {
+    // Upstream runs HTTPRouteRequestHeaderModifier's test on a route whose filters are on its backendRefs.
+    shortName: 'HTTPRouteBackendRequestHeaderModifier',
+    description: 'An HTTPRoute backend has request header modifier filters applied correctly',
+    features: [
+      ...HTTP_CORE.filter((f) => f !== 'ReferenceGrant'),
+      'HTTPRouteBackendRequestHeaderModification',
+    ],
+    manifests: ['httproute-request-header-modifier-backend.yaml'],
+    traffic: true,
+    run: requestHeaderModifier,
   },
   {
     shortName: 'HTTPRouteRedirectHostAndStatus',

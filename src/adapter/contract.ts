@@ -173,6 +173,11 @@ export interface HttpCapabilities {
    * a connection for any name its certificate covers). Absent: not checked.
    */
   misdirectedRequests?: boolean;
+  /**
+   * A backendRef's own RequestHeaderModifier (WeightedBackend.requestHeaders), applied only when
+   * that backend is picked. Absent: a route with one is refused by name.
+   */
+  backendHeaderModifiers?: boolean;
 }
 
 export interface BackendTlsCapabilities {

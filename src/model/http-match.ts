@@ -165,13 +165,16 @@ export function resolveRequest(vs: L7VirtualService, req: HttpRequest, pick = Ma
     };
   }
   let pool: string | null = route.pool;
+  let picked: HeaderModifier | undefined;
   if (route.backends) {
     const total = route.backends.reduce((s, b) => s + b.weight, 0);
     let at = pick * total;
     pool = route.backends.at(-1)!.pool;
+    picked = route.backends.at(-1)!.requestHeaders;
     for (const b of route.backends) {
       if (at < b.weight) {
         pool = b.pool;
+        picked = b.requestHeaders;
         break;
       }
       at -= b.weight;
@@ -186,7 +189,8 @@ export function resolveRequest(vs: L7VirtualService, req: HttpRequest, pick = Ma
     upstream: {
       host: route.rewrite?.hostname ?? req.host,
       path: `${upstreamPath}${search}`,
-      headers: modifyHeaders(req.headers ?? {}, route.requestHeaders),
+      // The route's changes, then the picked backend's own (a backendRef's filters).
+      headers: modifyHeaders(modifyHeaders(req.headers ?? {}, route.requestHeaders), picked),
     },
     ...(route.responseHeaders ? { responseHeaders: route.responseHeaders } : {}),
   };

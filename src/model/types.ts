@@ -249,6 +249,8 @@ export interface Rewrite {
 export interface WeightedBackend {
   pool: string | null;
   weight: number;
+  /** Request header changes made only when this backend is picked (a backendRef's filters), after the route's. */
+  requestHeaders?: HeaderModifier;
 }
 
 export interface HttpRoute {

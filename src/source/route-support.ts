@@ -46,6 +46,8 @@ export function routeLacks(r: HttpRoute, http: HttpCapabilities): string | undef
     return `more than ${http.maxQueryMatches} query parameter match${http.maxQueryMatches === 1 ? '' : 'es'} in one rule`;
   if (r.rewrite && !http.rewrites) return 'URL rewrites';
   if (r.backends && !http.weights) return 'weighted backends';
+  if (r.backends?.some((b) => b.requestHeaders) && !http.backendHeaderModifiers)
+    return 'header modifiers on a backendRef';
   if (r.timeoutMs !== undefined && !http.timeouts) return 'request timeouts';
   return undefined;
 }

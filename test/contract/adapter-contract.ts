@@ -452,6 +452,17 @@ export function adapterContract(
           { pool: null, weight: 1 },
         ],
       });
+      add(http.backendHeaderModifiers === true, {
+        pool: '',
+        backends: [
+          {
+            pool: v1.name,
+            weight: 1,
+            requestHeaders: { set: [{ name: 'backend', value: 'v1' }], add: [], remove: [] },
+          },
+          { pool: v2.name, weight: 1 },
+        ],
+      });
       // What the core sends an adapter with Ingress-style routes only: no `order` (capabilities.ts).
       const sent = caps.http ? routes : routes.map(({ order: _order, ...r }) => r);
       const vss: VirtualService[] = [

@@ -90,10 +90,12 @@ describe('benches, short profile', () => {
       // Judged where the bench's process ran: a change whose process was held off the CPU for half
       // a device call meanwhile (a loaded machine: two clean-clone runs had 46 of 51 and 75 of 129
       // "waiting", the same code 0-2 of 50 alone) says nothing of the scheduler, and is not judged.
+      // At most half of the rest: passes in series make nearly every one wait (227 of 227 with one
+      // device slot), and a loaded run's residue stays under it (6 of 20, 9 of 33 seen).
       const judged = r.behindCandidates - r.starved;
       if (judged >= 10)
         assert.ok(
-          r.waitedBehind <= judged / 4,
+          r.waitedBehind <= judged / 2,
           `${r.waitedBehind} of ${judged} waited for unrelated calls (passes in series; ${r.starved} not judged)`,
         );
       else t.diagnostic(`too loaded to judge: ${r.starved} of ${r.behindCandidates} changes stalled`);

@@ -61,6 +61,7 @@ export function supportedFeatures(support: ProtocolSupport, http: HttpCapabiliti
     ['GatewayFrontendClientCertificateValidationInsecureFallback', support.clientCertificates === true],
     // A request whose TLS server name selects another HTTPS listener than its Host: 421.
     ['GatewayHTTPSListenerDetectMisdirectedRequests', support.HTTPS && http.misdirectedRequests === true],
+    ['HTTPRouteBackendRequestHeaderModification', http.backendHeaderModifiers === true],
     ['HTTPRouteNamedRouteRule', true],
     ['HTTPRouteParentRefPort', true],
   ];

@@ -280,6 +280,33 @@ function tlsUnserved(tls: TlsTarget, ctx: RuleContext, h2: boolean): string | un
  * (the load balancer speaks HTTP/1.1 to members only) such a ref does not resolve
  * (UnsupportedProtocol), never sent HTTP/1.1 it cannot read.
  */
+/**
+ * A backendRef's filters: RequestHeaderModifier where the device applies it per backend
+ * (HttpCapabilities.backendHeaderModifiers), validated as a rule's are; any other filter, or any
+ * at all elsewhere, refuses the route by name.
+ */
+function backendFilters(
+  filters: HttpRouteFilter[],
+  field: string,
+  ctx: RuleContext,
+): HeaderModifier | undefined {
+  if (filters.length === 0) return undefined;
+  if (!ctx.device?.http.backendHeaderModifiers)
+    throw new Refused(
+      `${field}: backendRef filters are not supported by the ${ctx.device?.adapter ?? 'configured'} load balancer`,
+    );
+  let out: HeaderModifier | undefined;
+  filters.forEach((f, i) => {
+    if (f.type !== 'RequestHeaderModifier' || !f.requestHeaderModifier)
+      throw new Refused(`${field}[${i}]: filter type ${f.type} on a backendRef is not supported`);
+    const m = headerModifier(f.requestHeaderModifier, `${field}[${i}].requestHeaderModifier`);
+    out = out
+      ? { set: [...out.set, ...m.set], add: [...out.add, ...m.add], remove: [...out.remove, ...m.remove] }
+      : m;
+  });
+  return out;
+}
+
 export function ruleForwarding(
   refs: HttpRouteObject['spec']['rules'][number]['backendRefs'],
   at: {
@@ -297,7 +324,7 @@ export function ruleForwarding(
   const ns = at.namespace;
   refs.forEach((b, bi) => {
     const f = `${at.field}.backendRefs[${bi}]`;
-    if (b.filters.length > 0) throw new Refused(`${f}.filters: backendRef filters are not supported`);
+    const requestHeaders = backendFilters(b.filters, `${f}.filters`, ctx);
     const target = b.namespace ?? ns;
     let pool: string | null = null;
     if (b.group !== '' || b.kind !== 'Service') {
@@ -349,11 +376,11 @@ export function ruleForwarding(
         }
       }
     }
-    if (b.weight > 0) split.push({ pool, weight: b.weight });
+    if (b.weight > 0) split.push({ pool, weight: b.weight, ...(requestHeaders ? { requestHeaders } : {}) });
   });
   return at.redirects
     ? { pool: '' }
-    : split.length === 1 && split[0]!.pool !== null
+    : split.length === 1 && split[0]!.pool !== null && !split[0]!.requestHeaders
       ? { pool: split[0]!.pool }
       : { pool: '', backends: split.length > 0 ? split : [{ pool: null, weight: 1 }] };
 }
