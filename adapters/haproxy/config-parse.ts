@@ -17,7 +17,7 @@ import { readStoredCheck, storedPolicy } from '../../src/adapter/stored-check.ts
 import { readFrontend, readSourceRanges } from './policy-lines.ts';
 import { parseGatewayRoutes, parseSniRoutes } from './http-routes.ts';
 import { FILE_PREFIX, readBackendPolicy } from './policy-read.ts';
-import { CLIENT_FALLBACK, CLIENT_REQUIRED } from './config.ts';
+import { CLIENT_FALLBACK, CLIENT_REQUIRED } from './tls-words.ts';
 
 export interface Section {
   kind: string;

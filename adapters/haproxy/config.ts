@@ -15,6 +15,7 @@ import {
   type VirtualService,
 } from '../../src/model/types.ts';
 import { caTag } from '../../src/adapter/ca-bundles.ts';
+import { CLIENT_FALLBACK, CLIENT_REQUIRED, SYSTEM_CA_FILE } from './tls-words.ts';
 import { statusList } from '../../src/model/status-ranges.ts';
 import { join } from 'node:path';
 import { policyWords, storeCheck } from '../../src/adapter/stored-check.ts';
@@ -39,8 +40,7 @@ export interface RenderOptions {
   certDir?: string;
 }
 
-/** HAProxy's name for the system's store of public CAs. */
-export const SYSTEM_CA_FILE = '@system-ca';
+export { SYSTEM_CA_FILE } from './tls-words.ts';
 
 export const serverName = (m: Pick<Member, 'node' | 'address' | 'port'>): string =>
   `${m.node || 'pod'}_${m.address}_${m.port}`.replace(/[^A-Za-z0-9_.:-]/g, '_');
@@ -206,8 +206,6 @@ function bind(vip: string, port: number, o: RenderOptions): string {
  * the CA's file; with the insecure fallback asked, a client without one or with one that does
  * not verify still completes the handshake (the errors of the leaf and of its chain ignored).
  */
-export const CLIENT_REQUIRED = 'verify required';
-export const CLIENT_FALLBACK = 'verify optional ca-ignore-err all crt-ignore-err all';
 function clientWords(v: L7VirtualService, certDir: string): string {
   const c = v.clientValidation;
   if (!c) return '';

@@ -14,7 +14,7 @@ import {
   type PoolPolicy,
   SYSTEM_CA,
 } from '../../src/model/types.ts';
-import { SYSTEM_CA_FILE } from './config.ts';
+import { SYSTEM_CA_FILE } from './tls-words.ts';
 import { balanceLines, timeoutLines } from './policy-lines.ts';
 
 /** The lines of a backend that policy-lines.ts writes (compared in order, trimmed). */

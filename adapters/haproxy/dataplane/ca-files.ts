@@ -8,7 +8,7 @@
  */
 import { caTag, TAG_PREFIX } from '../../../src/adapter/ca-bundles.ts';
 import { SYSTEM_CA } from '../../../src/model/types.ts';
-import { SYSTEM_CA_FILE } from '../config.ts';
+import { SYSTEM_CA_FILE } from '../tls-words.ts';
 import { FILE_PREFIX } from '../policy-read.ts';
 import type { DpCertificates } from './certificates.ts';
 

@@ -8,7 +8,7 @@
  */
 import { persistenceCookie } from '../../../src/model/persistence.ts';
 import { type BackendTls, type LbAlgorithm, type PoolPolicy, SYSTEM_CA } from '../../../src/model/types.ts';
-import { SYSTEM_CA_FILE } from '../config.ts';
+import { SYSTEM_CA_FILE } from '../tls-words.ts';
 import type { DpBackend, DpServer } from './models.ts';
 import { COOKIE_KEY } from '../policy-lines.ts';
 import { FILE_PREFIX, unservedPolicy } from '../policy-read.ts';

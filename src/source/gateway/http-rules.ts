@@ -4,32 +4,21 @@
  * rewrites are checked before they enter the model. backendRefs resolve to pools: a ref of another
  * kind (InvalidKind), to another namespace without a ReferenceGrant (RefNotPermitted), or to a
  * Service or port that does not exist (BackendNotFound) keeps its share of the traffic, answered
- * 500. Filters npl-lb does not implement make the route UnsupportedValue. Pure.
+ * 500. Filters (route-filters.ts) npl-lb does not implement make the route UnsupportedValue. Pure.
  */
 import type { HttpCapabilities } from '../../adapter/contract.ts';
 import type { Service } from '../../kube/objects.ts';
 import {
   GATEWAY_GROUP,
-  type HttpRouteFilter,
   type HttpRouteMatch,
   type HttpRouteObject,
   type ReferenceGrant,
   type RouteKindName,
 } from '../../kube/gateway-objects.ts';
-import type {
-  BackendTls,
-  HeaderModifier,
-  HttpRoute,
-  PathModifier,
-  Redirect,
-  Rewrite,
-  ValueMatch,
-  WeightedBackend,
-} from '../../model/types.ts';
+import type { BackendTls, HttpRoute, ValueMatch, WeightedBackend } from '../../model/types.ts';
 import {
   headerNameProblem,
   headerValueProblem,
-  hostProblem,
   methodProblem,
   pathProblem,
   regexProblem,
@@ -37,6 +26,9 @@ import {
 import type { TlsTarget } from './backend-tls.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 import { referencePermitted } from './reference-grants.ts';
+import { backendFilters, filtersOf, Refused } from './route-filters.ts';
+
+export { filtersOf, Refused } from './route-filters.ts';
 
 type ServicePort = Service['spec']['ports'][number];
 
@@ -77,8 +69,6 @@ export interface HttpRuleResult {
   tlsPolicies: Set<string>;
 }
 
-export class Refused extends Error {}
-
 /** A match name the device cannot read (one that reads names inside a fetch's parentheses). */
 function matchNameProblem(name: string, device: RuleContext['device']): string | undefined {
   const names = device?.http.matchNames;
@@ -104,39 +94,6 @@ export function valueMatches(
     return { name: m.name, value: m.value, type: m.type };
   });
 }
-
-function headerModifier(
-  m: NonNullable<HttpRouteFilter['requestHeaderModifier']>,
-  field: string,
-): HeaderModifier {
-  const check = (list: { name: string; value: string }[], f: string) =>
-    list.map((h, i) => {
-      const p = headerNameProblem(h.name) ?? headerValueProblem(h.value);
-      if (p) throw new Refused(`${field}.${f}[${i}]: ${p}`);
-      return { name: h.name, value: h.value };
-    });
-  m.remove.forEach((n, i) => {
-    const p = headerNameProblem(n);
-    if (p) throw new Refused(`${field}.remove[${i}]: ${p}`);
-  });
-  return { set: check(m.set, 'set'), add: check(m.add, 'add'), remove: [...m.remove] };
-}
-
-function pathModifier(
-  p: {
-    type: 'ReplaceFullPath' | 'ReplacePrefixMatch';
-    replaceFullPath?: string | undefined;
-    replacePrefixMatch?: string | undefined;
-  },
-  field: string,
-): PathModifier {
-  const value = (p.type === 'ReplaceFullPath' ? p.replaceFullPath : p.replacePrefixMatch) ?? '/';
-  const problem = pathProblem(value, 'ImplementationSpecific');
-  if (problem) throw new Refused(`${field}: ${problem}`);
-  return { type: p.type, value };
-}
-
-const STATUS = new Set([301, 302, 303, 307, 308]);
 
 /** The fields of an HTTPRoute rule npl-lb serves. */
 const RULE_FIELDS = new Set(['name', 'matches', 'filters', 'backendRefs', 'timeouts']);
@@ -171,49 +128,6 @@ function ruleTimeout(t: unknown, field: string): number | undefined {
   if (ms.length === 0) return undefined;
   const limits = ms.filter((v) => v > 0);
   return limits.length ? Math.min(...limits) : 0;
-}
-
-export function filtersOf(filters: HttpRouteFilter[], field: string) {
-  const out: Pick<HttpRoute, 'requestHeaders' | 'responseHeaders' | 'redirect' | 'rewrite'> = {};
-  filters.forEach((f, i) => {
-    const at = `${field}[${i}]`;
-    if (f.type === 'RequestHeaderModifier' && f.requestHeaderModifier) {
-      out.requestHeaders = headerModifier(f.requestHeaderModifier, `${at}.requestHeaderModifier`);
-    } else if (f.type === 'ResponseHeaderModifier' && f.responseHeaderModifier) {
-      out.responseHeaders = headerModifier(f.responseHeaderModifier, `${at}.responseHeaderModifier`);
-    } else if (f.type === 'RequestRedirect' && f.requestRedirect) {
-      const r = f.requestRedirect;
-      const redirect: Redirect = { statusCode: 302 };
-      if (!STATUS.has(r.statusCode)) throw new Refused(`${at}.requestRedirect.statusCode ${r.statusCode}`);
-      redirect.statusCode = r.statusCode as Redirect['statusCode'];
-      if (r.scheme !== undefined) {
-        if (r.scheme !== 'http' && r.scheme !== 'https')
-          throw new Refused(`${at}.requestRedirect.scheme ${r.scheme}`);
-        redirect.scheme = r.scheme;
-      }
-      if (r.hostname !== undefined) {
-        const p = hostProblem(r.hostname);
-        if (p || r.hostname.startsWith('*.'))
-          throw new Refused(`${at}.requestRedirect.hostname: ${p ?? 'no wildcard'}`);
-        redirect.hostname = r.hostname;
-      }
-      if (r.port !== undefined) redirect.port = r.port;
-      if (r.path) redirect.path = pathModifier(r.path, `${at}.requestRedirect.path`);
-      out.redirect = redirect;
-    } else if (f.type === 'URLRewrite' && f.urlRewrite) {
-      const rw: Rewrite = {};
-      if (f.urlRewrite.hostname !== undefined) {
-        const p = hostProblem(f.urlRewrite.hostname);
-        if (p) throw new Refused(`${at}.urlRewrite.hostname: ${p}`);
-        rw.hostname = f.urlRewrite.hostname;
-      }
-      if (f.urlRewrite.path) rw.path = pathModifier(f.urlRewrite.path, `${at}.urlRewrite.path`);
-      out.rewrite = rw;
-    } else {
-      throw new Refused(`${at}: filter type ${f.type} is not supported`);
-    }
-  });
-  return out;
 }
 
 function pathOf(
@@ -280,33 +194,6 @@ function tlsUnserved(tls: TlsTarget, ctx: RuleContext, h2: boolean): string | un
  * (the load balancer speaks HTTP/1.1 to members only) such a ref does not resolve
  * (UnsupportedProtocol), never sent HTTP/1.1 it cannot read.
  */
-/**
- * A backendRef's filters: RequestHeaderModifier where the device applies it per backend
- * (HttpCapabilities.backendHeaderModifiers), validated as a rule's are; any other filter, or any
- * at all elsewhere, refuses the route by name.
- */
-function backendFilters(
-  filters: HttpRouteFilter[],
-  field: string,
-  ctx: RuleContext,
-): HeaderModifier | undefined {
-  if (filters.length === 0) return undefined;
-  if (!ctx.device?.http.backendHeaderModifiers)
-    throw new Refused(
-      `${field}: backendRef filters are not supported by the ${ctx.device?.adapter ?? 'configured'} load balancer`,
-    );
-  let out: HeaderModifier | undefined;
-  filters.forEach((f, i) => {
-    if (f.type !== 'RequestHeaderModifier' || !f.requestHeaderModifier)
-      throw new Refused(`${field}[${i}]: filter type ${f.type} on a backendRef is not supported`);
-    const m = headerModifier(f.requestHeaderModifier, `${field}[${i}].requestHeaderModifier`);
-    out = out
-      ? { set: [...out.set, ...m.set], add: [...out.add, ...m.add], remove: [...out.remove, ...m.remove] }
-      : m;
-  });
-  return out;
-}
-
 export function ruleForwarding(
   refs: HttpRouteObject['spec']['rules'][number]['backendRefs'],
   at: {
@@ -324,7 +211,7 @@ export function ruleForwarding(
   const ns = at.namespace;
   refs.forEach((b, bi) => {
     const f = `${at.field}.backendRefs[${bi}]`;
-    const requestHeaders = backendFilters(b.filters, `${f}.filters`, ctx);
+    const requestHeaders = backendFilters(b.filters, `${f}.filters`, ctx.device);
     const target = b.namespace ?? ns;
     let pool: string | null = null;
     if (b.group !== '' || b.kind !== 'Service') {

@@ -1,0 +1,116 @@
+/**
+ * The filters of an HTTPRoute rule and of its backendRefs, through the validation boundary: header
+ * modifiers (names and values checked), redirects (status, scheme, hostname, port, path) and URL
+ * rewrites; a filter npl-lb does not implement, or a backendRef filter where the load balancer
+ * does not apply them, refuses the whole route by name (Refused). Pure.
+ */
+import type { HttpRouteFilter } from '../../kube/gateway-objects.ts';
+import type { HeaderModifier, HttpRoute, PathModifier, Redirect, Rewrite } from '../../model/types.ts';
+import { headerNameProblem, headerValueProblem, hostProblem, pathProblem } from '../validate.ts';
+import type { HttpCapabilities } from '../../adapter/contract.ts';
+
+/** A value the route cannot be served with: the whole route is UnsupportedValue, with this message. */
+export class Refused extends Error {}
+
+function headerModifier(
+  m: NonNullable<HttpRouteFilter['requestHeaderModifier']>,
+  field: string,
+): HeaderModifier {
+  const check = (list: { name: string; value: string }[], f: string) =>
+    list.map((h, i) => {
+      const p = headerNameProblem(h.name) ?? headerValueProblem(h.value);
+      if (p) throw new Refused(`${field}.${f}[${i}]: ${p}`);
+      return { name: h.name, value: h.value };
+    });
+  m.remove.forEach((n, i) => {
+    const p = headerNameProblem(n);
+    if (p) throw new Refused(`${field}.remove[${i}]: ${p}`);
+  });
+  return { set: check(m.set, 'set'), add: check(m.add, 'add'), remove: [...m.remove] };
+}
+
+function pathModifier(
+  p: {
+    type: 'ReplaceFullPath' | 'ReplacePrefixMatch';
+    replaceFullPath?: string | undefined;
+    replacePrefixMatch?: string | undefined;
+  },
+  field: string,
+): PathModifier {
+  const value = (p.type === 'ReplaceFullPath' ? p.replaceFullPath : p.replacePrefixMatch) ?? '/';
+  const problem = pathProblem(value, 'ImplementationSpecific');
+  if (problem) throw new Refused(`${field}: ${problem}`);
+  return { type: p.type, value };
+}
+
+const STATUS = new Set([301, 302, 303, 307, 308]);
+
+export function filtersOf(filters: HttpRouteFilter[], field: string) {
+  const out: Pick<HttpRoute, 'requestHeaders' | 'responseHeaders' | 'redirect' | 'rewrite'> = {};
+  filters.forEach((f, i) => {
+    const at = `${field}[${i}]`;
+    if (f.type === 'RequestHeaderModifier' && f.requestHeaderModifier) {
+      out.requestHeaders = headerModifier(f.requestHeaderModifier, `${at}.requestHeaderModifier`);
+    } else if (f.type === 'ResponseHeaderModifier' && f.responseHeaderModifier) {
+      out.responseHeaders = headerModifier(f.responseHeaderModifier, `${at}.responseHeaderModifier`);
+    } else if (f.type === 'RequestRedirect' && f.requestRedirect) {
+      const r = f.requestRedirect;
+      const redirect: Redirect = { statusCode: 302 };
+      if (!STATUS.has(r.statusCode)) throw new Refused(`${at}.requestRedirect.statusCode ${r.statusCode}`);
+      redirect.statusCode = r.statusCode as Redirect['statusCode'];
+      if (r.scheme !== undefined) {
+        if (r.scheme !== 'http' && r.scheme !== 'https')
+          throw new Refused(`${at}.requestRedirect.scheme ${r.scheme}`);
+        redirect.scheme = r.scheme;
+      }
+      if (r.hostname !== undefined) {
+        const p = hostProblem(r.hostname);
+        if (p || r.hostname.startsWith('*.'))
+          throw new Refused(`${at}.requestRedirect.hostname: ${p ?? 'no wildcard'}`);
+        redirect.hostname = r.hostname;
+      }
+      if (r.port !== undefined) redirect.port = r.port;
+      if (r.path) redirect.path = pathModifier(r.path, `${at}.requestRedirect.path`);
+      out.redirect = redirect;
+    } else if (f.type === 'URLRewrite' && f.urlRewrite) {
+      const rw: Rewrite = {};
+      if (f.urlRewrite.hostname !== undefined) {
+        const p = hostProblem(f.urlRewrite.hostname);
+        if (p) throw new Refused(`${at}.urlRewrite.hostname: ${p}`);
+        rw.hostname = f.urlRewrite.hostname;
+      }
+      if (f.urlRewrite.path) rw.path = pathModifier(f.urlRewrite.path, `${at}.urlRewrite.path`);
+      out.rewrite = rw;
+    } else {
+      throw new Refused(`${at}: filter type ${f.type} is not supported`);
+    }
+  });
+  return out;
+}
+
+/**
+ * A backendRef's filters: RequestHeaderModifier where the device applies it per backend
+ * (HttpCapabilities.backendHeaderModifiers), validated as a rule's are; any other filter, or any
+ * at all elsewhere, refuses the route by name.
+ */
+export function backendFilters(
+  filters: HttpRouteFilter[],
+  field: string,
+  device: { http: HttpCapabilities; adapter: string } | undefined,
+): HeaderModifier | undefined {
+  if (filters.length === 0) return undefined;
+  if (!device?.http.backendHeaderModifiers)
+    throw new Refused(
+      `${field}: backendRef filters are not supported by the ${device?.adapter ?? 'configured'} load balancer`,
+    );
+  let out: HeaderModifier | undefined;
+  filters.forEach((f, i) => {
+    if (f.type !== 'RequestHeaderModifier' || !f.requestHeaderModifier)
+      throw new Refused(`${field}[${i}]: filter type ${f.type} on a backendRef is not supported`);
+    const m = headerModifier(f.requestHeaderModifier, `${field}[${i}].requestHeaderModifier`);
+    out = out
+      ? { set: [...out.set, ...m.set], add: [...out.add, ...m.add], remove: [...out.remove, ...m.remove] }
+      : m;
+  });
+  return out;
+}
