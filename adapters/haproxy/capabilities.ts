@@ -43,6 +43,9 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
     // A backendRef's RequestHeaderModifier: its http-request lines on the weighted pick of that
     // backend, after the route's (http-routes.ts).
     backendHeaderModifiers: true,
+    // A verified client's subject: `http-request del-header` then `set-header <name>
+    // %[ssl_c_s_dn]` where `ssl_c_verify` is 0 (http-routes.ts).
+    clientSubjectHeader: true,
   },
   tlsPassthrough: true,
   certificates: true,

@@ -161,7 +161,11 @@ function readL7(s: Section, body: string, readCa: CaReader): L7VirtualService {
     const certs = /# npl-lb l7 .*certificates=(\S*)/.exec(body)?.[1] ?? '';
     vs.certificates = certs === '' ? [] : certs.split(',').map(decodeURIComponent);
     const client = clientValidationOf(body, readCa);
-    if (client) vs.clientValidation = client;
+    if (client)
+      vs.clientValidation = {
+        ...client,
+        ...(meta.clientSubjectHeader ? { subjectHeader: meta.clientSubjectHeader } : {}),
+      };
   }
   return vs;
 }

@@ -226,7 +226,7 @@ function renderVirtualService(v: VirtualService, o: RenderOptions): string[] {
     ];
   }
   const https = v.protocol === 'HTTPS';
-  const tls = `${https ? ` protocol=HTTPS certificates=${(v.certificates ?? []).map(enc).join(',')}` : ''}${v.http2 ? ' http2=true' : ''}${v.listenerHosts ? ` listenerHosts=${enc(JSON.stringify(v.listenerHosts))}` : ''}`;
+  const tls = `${https ? ` protocol=HTTPS certificates=${(v.certificates ?? []).map(enc).join(',')}` : ''}${v.http2 ? ' http2=true' : ''}${v.listenerHosts ? ` listenerHosts=${enc(JSON.stringify(v.listenerHosts))}` : ''}${v.clientValidation?.subjectHeader ? ` clientSubjectHeader=${enc(v.clientValidation.subjectHeader)}` : ''}`;
   const lines = [
     `frontend ${v.name}`,
     `    # npl-lb l7 ingressClass=${enc(v.ingressClass)}${tls}${frontendWord(v)}`,

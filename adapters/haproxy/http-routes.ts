@@ -20,6 +20,7 @@ import type { HeaderModifier, HttpRoute, L7VirtualService, SniRoute } from '../.
  */
 export const needsRouteRules = (v: L7VirtualService): boolean =>
   v.listenerHosts !== undefined ||
+  v.clientValidation?.subjectHeader !== undefined ||
   v.routes.some((r) => r.order !== undefined || r.redirect !== undefined || r.sourceRanges !== undefined);
 import { logFormatArg, pct, quoteArg } from './encode.ts';
 import { srcAclValues } from './policy-lines.ts';
@@ -137,6 +138,23 @@ function misdirectedRules(v: L7VirtualService, out: GatewayRules): HttpRule[] {
     cond: '{ ssl_fc_sni -m found } !{ var(txn.npl_lsni),strcmp(txn.npl_lhost) eq 0 }',
   });
   return rules;
+}
+
+/**
+ * A verified client's subject to members (ClientValidation.subjectHeader): the header as the
+ * client sent it removed, then set to the certificate's subject DN where one was presented and
+ * verified (with the insecure fallback, an unverified client gets none).
+ */
+function clientSubjectRules(v: L7VirtualService): HttpRule[] {
+  const name = v.clientValidation?.subjectHeader;
+  if (name === undefined) return [];
+  return [
+    { action: { type: 'del-header', header: quoteArg(name) }, cond: '' },
+    {
+      action: { type: 'set-header', header: quoteArg(name), fmt: '%[ssl_c_s_dn]' },
+      cond: '{ ssl_c_used } { ssl_c_verify 0 }',
+    },
+  ];
 }
 
 /**
@@ -327,7 +345,7 @@ export function gatewayRules(v: L7VirtualService): GatewayRules {
   if (!v.defaultPool) {
     tail.push({ action: { type: 'return', status: 404 }, cond: '!{ var(txn.npl_route) -m found }' });
   }
-  out.request = [...misdirectedRules(v, out), ...picks, ...tail];
+  out.request = [...clientSubjectRules(v), ...misdirectedRules(v, out), ...picks, ...tail];
   return out;
 }
 

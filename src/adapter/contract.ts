@@ -178,6 +178,11 @@ export interface HttpCapabilities {
    * that backend is picked. Absent: a route with one is refused by name.
    */
   backendHeaderModifiers?: boolean;
+  /**
+   * A verified client's subject sent to members in a header (ClientValidation.subjectHeader; the
+   * Gateway annotation npl-lb.io/client-certificate-header). Absent: such a listener is refused.
+   */
+  clientSubjectHeader?: boolean;
 }
 
 export interface BackendTlsCapabilities {

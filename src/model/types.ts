@@ -167,6 +167,11 @@ export interface ClientValidation {
    * handshake fails.
    */
   insecureFallback: boolean;
+  /**
+   * The request header a verified client's subject (its certificate's DN) is sent to members in;
+   * the header as the client sent it is always removed first, so it cannot be forged. Absent: none.
+   */
+  subjectHeader?: string;
 }
 
 /** A TLS passthrough route: connections whose ClientHello names `host` go to `pool`, still encrypted. */

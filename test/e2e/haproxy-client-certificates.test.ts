@@ -33,10 +33,15 @@ const VS = 'e2e--gw-gw.mtls-HTTPS-443';
 const HOST = 'app.example.com';
 
 /** A plain HTTP member that counts what it served. */
-async function member(t: TestContext): Promise<{ served: string[] }> {
+async function member(
+  t: TestContext,
+): Promise<{ served: string[]; subjects: Map<string, string | undefined> }> {
   const served: string[] = [];
+  /** Path -> the x-client-subject header the member saw. */
+  const subjects = new Map<string, string | undefined>();
   const server = createServer((req, res) => {
     served.push(req.url ?? '');
+    subjects.set(req.url ?? '', req.headers['x-client-subject'] as string | undefined);
     res.end('web\n');
   });
   await new Promise<void>((r) => server.listen(MEMBER.port, MEMBER.ip, () => r()));
@@ -44,7 +49,7 @@ async function member(t: TestContext): Promise<{ served: string[] }> {
     server.closeAllConnections();
     return new Promise<void>((r) => server.close(() => r()));
   });
-  return { served };
+  return { served, subjects };
 }
 
 const pemOf = (text: string): string => {
@@ -84,7 +89,11 @@ async function converge(adapter: LoadBalancerAdapter, want: LbState): Promise<vo
 }
 
 /** One request on a connection of its own, with this client certificate or none: its status, or the error. */
-async function get(path: string, client?: TestCertificate): Promise<number | string> {
+async function get(
+  path: string,
+  client?: TestCertificate,
+  headers: Record<string, string> = {},
+): Promise<number | string> {
   const agent = new Agent({
     connect: {
       rejectUnauthorized: false,
@@ -95,7 +104,7 @@ async function get(path: string, client?: TestCertificate): Promise<number | str
   try {
     const res = await request(`https://${VIP}:${PORT}${path}`, {
       dispatcher: agent,
-      headers: { host: HOST },
+      headers: { host: HOST, ...headers },
       headersTimeout: 5000,
       bodyTimeout: 5000,
     });
@@ -187,6 +196,23 @@ for (const tr of TRANSPORTS)
         await converge(adapter, want);
         assert.equal(await served('/repaired', alice), 200);
         assert.notEqual(await get('/repaired-mallory', mallory), 200);
+
+        // The verified client's subject to the members, in the header named; never as a client sent it.
+        const subject = 'x-client-subject';
+        await converge(
+          adapter,
+          state(cert, { ca: pemOf(one.cert), insecureFallback: true, subjectHeader: subject }),
+        );
+        assert.equal(await served('/subject-alice', alice), 200);
+        assert.match(m.subjects.get('/subject-alice') ?? '', /CN=alice/, 'the verified subject');
+        const forged = { [subject]: '/CN=admin' };
+        assert.equal(await get('/subject-forged', undefined, forged), 200);
+        assert.equal(m.subjects.get('/subject-forged'), undefined, 'a forged header is removed');
+        assert.equal(await get('/subject-mallory', mallory, forged), 200);
+        assert.equal(m.subjects.get('/subject-mallory'), undefined, 'an unverified certificate sends none');
+        assert.equal(await get('/subject-alice-forged', alice, forged), 200);
+        assert.match(m.subjects.get('/subject-alice-forged') ?? '', /CN=alice/);
+        assert.doesNotMatch(m.subjects.get('/subject-alice-forged') ?? '', /admin/);
 
         // Removed: clients without a certificate served again, the CA file gone.
         await converge(adapter, state(cert));

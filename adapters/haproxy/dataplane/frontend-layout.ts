@@ -169,6 +169,9 @@ export function frontendFor(v: VirtualService, o: LayoutOptions, crtList?: strin
     ...(https ? ['protocol=HTTPS'] : []),
     ...(v.http2 ? ['http2=true'] : []),
     ...(v.listenerHosts ? [`listenerHosts=${json(v.listenerHosts)}`] : []),
+    ...(v.clientValidation?.subjectHeader
+      ? [`clientSubjectHeader=${enc(v.clientValidation.subjectHeader)}`]
+      : []),
     ...settingsOf(v).words,
   ];
   const frontend = (extra: string[]): DpFrontend => ({
@@ -263,7 +266,8 @@ export function readVirtualService(d: DeviceFrontend): VirtualService {
     const hosts = hostList(dec(meta.listenerHosts));
     if (hosts) vs.listenerHosts = hosts;
     const client = readClient(bind);
-    if (client) vs.clientValidation = client;
+    const header = dec(meta.clientSubjectHeader);
+    if (client) vs.clientValidation = { ...client, ...(header ? { subjectHeader: header } : {}) };
   }
   return vs;
 }

@@ -131,6 +131,7 @@ export function supportOf(caps: Capabilities): ProtocolSupport {
     UDP: caps.l4.udp,
     http2: caps.l7 && caps.http?.http2 === true,
     clientCertificates: caps.l7 && caps.certificates === true && caps.http?.clientValidation === true,
+    clientSubjectHeader: caps.http?.clientSubjectHeader === true,
   };
 }
 

@@ -10,6 +10,7 @@ import type { ClientValidation } from '../../model/types.ts';
 import { caBundle } from './backend-tls.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 import { referencePermitted } from './reference-grants.ts';
+import { headerNameProblem } from '../validate.ts';
 
 export type ConfigMapLookup = (namespace: string, name: string) => CaConfigMap | undefined;
 
@@ -18,6 +19,9 @@ export interface FrontendValidationSpec {
   caCertificateRefs: { group: string; kind: string; name: string; namespace?: string | undefined }[];
   mode: string;
 }
+
+/** The Gateway annotation naming the header a verified client's subject is sent to members in. */
+export const CLIENT_SUBJECT_HEADER = 'npl-lb.io/client-certificate-header';
 
 export const ALLOW_VALID_ONLY = 'AllowValidOnly';
 export const ALLOW_INSECURE_FALLBACK = 'AllowInsecureFallback';
@@ -34,6 +38,26 @@ export function validationFor(
   if (perPort) return { spec: perPort, field: `spec.tls.frontend.perPort[${i}].tls.validation` };
   const dflt = frontend.default?.validation;
   return dflt ? { spec: dflt, field: 'spec.tls.frontend.default.validation' } : undefined;
+}
+
+/**
+ * The header a verified client's subject goes to members in (the Gateway's annotation), or why it
+ * cannot be used: not an HTTP token, or a device that does not send it. None when not annotated.
+ */
+function subjectHeaderOf(
+  gw: Gateway,
+  ctx: { subjectHeader?: boolean; adapter?: string },
+): { name: string } | { problem: string } | undefined {
+  const name = gw.metadata.annotations?.[CLIENT_SUBJECT_HEADER];
+  if (name === undefined) return undefined;
+  const at = `metadata.annotations[${JSON.stringify(CLIENT_SUBJECT_HEADER)}]`;
+  const bad = headerNameProblem(name);
+  if (bad) return { problem: `${at}: ${bad}` };
+  if (!ctx.subjectHeader)
+    return {
+      problem: `${at}: the ${ctx.adapter ?? 'configured'} load balancer does not send a client's subject to members; the listener is not served rather than served without it`,
+    };
+  return { name };
 }
 
 /** Whether any validation of the Gateway falls back to serving unverified clients. */
@@ -61,11 +85,20 @@ export interface FrontendTls {
 export function resolveFrontendTls(
   gw: Gateway,
   port: number,
-  ctx: { configMap: ConfigMapLookup; grants: readonly ReferenceGrant[] },
+  ctx: {
+    configMap: ConfigMapLookup;
+    grants: readonly ReferenceGrant[];
+    /** Whether the device sends a verified client's subject in a header; its name for messages. */
+    subjectHeader?: boolean;
+    adapter?: string;
+  },
 ): FrontendTls {
   const asked = validationFor(gw, port);
   if (!asked) return {};
   const { spec, field } = asked;
+  const header = subjectHeaderOf(gw, ctx);
+  if (header && 'problem' in header)
+    return { accepted: cond('Accepted', false, 'UnsupportedValue', header.problem) };
   if (spec.mode !== ALLOW_VALID_ONLY && spec.mode !== ALLOW_INSECURE_FALLBACK)
     return {
       accepted: cond(
@@ -132,7 +165,11 @@ export function resolveFrontendTls(
       ...(resolvedRefs ? { resolvedRefs } : {}),
     };
   return {
-    validation: { ca: good.join(''), insecureFallback: spec.mode === ALLOW_INSECURE_FALLBACK },
+    validation: {
+      ca: good.join(''),
+      insecureFallback: spec.mode === ALLOW_INSECURE_FALLBACK,
+      ...(header ? { subjectHeader: header.name } : {}),
+    },
     ...(resolvedRefs ? { resolvedRefs } : {}),
   };
 }

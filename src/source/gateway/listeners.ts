@@ -257,6 +257,8 @@ export function resolveListeners(gw: Gateway, ctx: ListenerContext): ListenerSta
         ? resolveFrontendTls(gw, l.port, {
             configMap: ctx.configMap ?? (() => undefined),
             grants: ctx.grants,
+            subjectHeader: ctx.support.clientSubjectHeader === true,
+            adapter: ctx.adapter,
           })
         : {};
     const accepted = frontend.accepted ?? judged.accepted;

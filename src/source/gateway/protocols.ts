@@ -10,6 +10,8 @@ export type ProtocolSupport = Record<ListenerProtocol, boolean> & {
   http2?: boolean;
   /** Client certificates validated at HTTPS listeners (Gateway `spec.tls.frontend`). */
   clientCertificates?: boolean;
+  /** A verified client's subject sent to members in a header (HttpCapabilities.clientSubjectHeader). */
+  clientSubjectHeader?: boolean;
   /** TLS to backends with a client certificate (Gateway `spec.tls.backend`). */
   backendTls?: boolean;
 };

@@ -56,6 +56,17 @@ describe('HAProxy runtime transport: client certificates on the bind line', () =
     assert.equal(readBack(plain).clientValidation, undefined);
   });
 
+  it("the verified client's subject: the client's header removed, then set from the verified certificate; read back", () => {
+    const v = vs({ ca: CA, insecureFallback: true, subjectHeader: 'X-Client-Subject' });
+    const text = render(v);
+    const del = text.indexOf('http-request del-header');
+    const set = text.search(
+      /http-request set-header \S*X-Client-Subject\S* %\[ssl_c_s_dn\] if \{ ssl_c_used \} \{ ssl_c_verify 0 \}/,
+    );
+    assert.ok(del >= 0 && set > del, text);
+    assert.deepEqual(readBack(text).clientValidation, v.clientValidation);
+  });
+
   it('a bind changed by hand reads as no validation, never as validated', () => {
     const text = render(vs({ ca: CA, insecureFallback: false }));
     for (const [what, edited] of [

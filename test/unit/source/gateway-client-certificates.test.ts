@@ -39,10 +39,16 @@ const ref = (name: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-function gateway(frontend: Record<string, unknown>) {
+function gateway(frontend: Record<string, unknown>, annotations: Record<string, string> = {}) {
   const tls = { certificateRefs: [{ group: '', kind: 'Secret', name: 'cert' }] };
   return gatewaySchema.parse({
-    metadata: { namespace: INFRA, name: 'mtls', generation: 1, creationTimestamp: '2026-01-01T00:00:00Z' },
+    metadata: {
+      namespace: INFRA,
+      name: 'mtls',
+      generation: 1,
+      creationTimestamp: '2026-01-01T00:00:00Z',
+      annotations,
+    },
     spec: {
       gatewayClassName: 'npl-lb',
       tls: { frontend },
@@ -59,13 +65,14 @@ function run(
   frontend: Record<string, unknown>,
   cms: ReturnType<typeof configMap>[],
   grants: ReturnType<typeof grant>[] = [],
+  o: { annotations?: Record<string, string>; subjectHeader?: boolean } = {},
 ) {
   const r = pass({
-    gateways: [gateway(frontend)],
+    gateways: [gateway(frontend, o.annotations)],
     configMaps: cms,
     grants,
     secrets: [{ namespace: INFRA, name: 'cert', cert: serving }],
-    support: { clientCertificates: true },
+    support: { clientCertificates: true, clientSubjectHeader: o.subjectHeader ?? true },
   });
   const gw = `${INFRA}/mtls`;
   return {
@@ -203,6 +210,24 @@ describe('Gateway client certificate validation (spec.tls.frontend)', () => {
     const gone = run(frontend, []);
     assert.equal(gone.vs(443), undefined);
     assert.ok(gone.listener('https').includes('Accepted=False/NoValidCACertificate'));
+  });
+
+  it('the verified client’s subject in the header a Gateway annotation names; a bad name or a device without it refused', () => {
+    const frontend = { default: { validation: { caCertificateRefs: [ref('clients')] } } };
+    const cms = [configMap('clients', ca.cert)];
+    const ann = (v: string) => ({ annotations: { 'npl-lb.io/client-certificate-header': v } });
+    const named = run(frontend, cms, [], ann('X-Client-Subject'));
+    assert.equal(named.vs(443)!.clientValidation!.subjectHeader, 'X-Client-Subject');
+    assert.equal(run(frontend, cms).vs(443)!.clientValidation!.subjectHeader, undefined);
+    for (const bad of ['X-A\r\nX-Injected: 1', 'two words', ''])
+      assert.ok(
+        run(frontend, cms, [], ann(bad)).listener('https').includes('Accepted=False/UnsupportedValue'),
+        bad,
+      );
+    const unable = run(frontend, cms, [], { ...ann('X-Client-Subject'), subjectHeader: false });
+    assert.ok(unable.listener('https').includes('Accepted=False/UnsupportedValue'));
+    assert.match(unable.message('https', 'Accepted'), /does not send a client's subject to members/);
+    assert.equal(unable.vs(443), undefined);
   });
 
   it('a mode the API server should have refused is refused by name', () => {
