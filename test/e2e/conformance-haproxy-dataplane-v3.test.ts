@@ -6,8 +6,12 @@
  */
 import { describe, it } from 'node:test';
 import { adapterCaseName, checkAdapterRun } from '../support/conformance-adapter.ts';
-import { haproxyMissing } from '../support/haproxy.ts';
+import { haproxyMissing, opensslMissing } from '../support/haproxy.ts';
 
-describe('Gateway API conformance on HAProxy (Data Plane API v3)', { skip: haproxyMissing() }, () => {
-  it(adapterCaseName('haproxy-dataplane-v3'), () => checkAdapterRun('haproxy-dataplane-v3'));
-});
+describe(
+  'Gateway API conformance on HAProxy (Data Plane API v3)',
+  { skip: haproxyMissing() || opensslMissing() },
+  () => {
+    it(adapterCaseName('haproxy-dataplane-v3'), () => checkAdapterRun('haproxy-dataplane-v3'));
+  },
+);

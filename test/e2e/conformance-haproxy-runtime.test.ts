@@ -6,8 +6,12 @@
  */
 import { describe, it } from 'node:test';
 import { adapterCaseName, checkAdapterRun } from '../support/conformance-adapter.ts';
-import { haproxyMissing } from '../support/haproxy.ts';
+import { haproxyMissing, opensslMissing } from '../support/haproxy.ts';
 
-describe('Gateway API conformance on HAProxy (runtime transport)', { skip: haproxyMissing() }, () => {
-  it(adapterCaseName('haproxy-runtime'), () => checkAdapterRun('haproxy-runtime'));
-});
+describe(
+  'Gateway API conformance on HAProxy (runtime transport)',
+  { skip: haproxyMissing() || opensslMissing() },
+  () => {
+    it(adapterCaseName('haproxy-runtime'), () => checkAdapterRun('haproxy-runtime'));
+  },
+);

@@ -17,6 +17,19 @@ import {
 } from '../../adapters/haproxy/process.ts';
 import { HaproxyRuntimeAdapter, type HaproxyRuntimeOptions } from '../../adapters/haproxy/runtime-adapter.ts';
 
+/**
+ * Whether the openssl command is missing: the conformance harness reads from `openssl s_client`
+ * whether a handshake asked for a client certificate (conformance/harness/client-certs.ts).
+ */
+export function opensslMissing(): string | false {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return false;
+  } catch {
+    return 'openssl is not installed (apt-get install openssl)';
+  }
+}
+
 /** Whether the haproxy binary is missing (for `haproxy -c` checks, which need no root). */
 export function haproxyBinMissing(): string | false {
   try {
