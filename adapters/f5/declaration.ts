@@ -15,7 +15,6 @@
  * Pure: no I/O.
  */
 import type {
-  ClientValidation,
   HttpRoute,
   L4VirtualService,
   L7VirtualService,
@@ -27,6 +26,7 @@ import type {
 import type { Observed } from '../../src/adapter/changes.ts';
 import { parseCertificates } from './certificates.ts';
 import { meta, remark } from './as3-text.ts';
+import { clientAuthentication, clientCaName, clientCaObjects, clientValidationOf } from './client-tls.ts';
 import { IRULE_403, IRULE_500, renderHttpPolicy, splitPoolName } from './http-policy.ts';
 import { firstMatchOrder } from '../../src/model/route-order.ts';
 import { metaValue, parsePool, poolDrifted } from './pool-objects.ts';
@@ -73,8 +73,6 @@ export type Json = Record<string, unknown>;
 
 const policyName = (vs: string): string => `${vs}_policy`;
 const tlsName = (vs: string): string => `${vs}_tls`;
-/** The CA_Bundle a TLS_Server validates client certificates against (L7VirtualService.clientValidation). */
-const clientCaName = (vs: string): string => `${vs}_clientca`;
 const iRuleName = (vs: string): string => `${vs}_500`;
 const forbiddenRuleName = (vs: string): string => `${vs}_403`;
 
@@ -222,24 +220,9 @@ function renderL7(
             class: 'TLS_Server',
             remark: remark(`npl-lb certificates of ${vs.name}`),
             certificates: certs.map((c) => ({ certificate: refs.cert(c) })),
-            // Client certificates (a Gateway's spec.tls.frontend): required, or requested and
-            // never ending the handshake (AllowInsecureFallback); verified against a CA_Bundle.
-            ...(vs.clientValidation
-              ? {
-                  authenticationMode: vs.clientValidation.insecureFallback ? 'request' : 'require',
-                  authenticationTrustCA: clientCaName(vs.name),
-                }
-              : {}),
+            ...clientAuthentication(vs),
           },
-          ...(vs.clientValidation
-            ? {
-                [clientCaName(vs.name)]: {
-                  class: 'CA_Bundle',
-                  remark: remark(`npl-lb client certificate CAs of ${vs.name}`),
-                  bundle: vs.clientValidation.ca,
-                },
-              }
-            : {}),
+          ...clientCaObjects(vs),
         }
       : {}),
     [policyName(vs.name)]: {
@@ -329,20 +312,6 @@ function parseL7(name: string, o: Json, app: Json): L7VirtualService {
     if (client) vs.clientValidation = client;
   }
   return vs;
-}
-
-/**
- * Client certificate validation read back from the TLS_Server's own properties and the CA_Bundle
- * it points to (never from our metadata): `require` or `request` with a bundle; anything else
- * (`ignore`, a pointer to nothing) reads as none, so the next pass writes it again.
- */
-function clientValidationOf(tls: Json | undefined, app: Json): ClientValidation | undefined {
-  const mode = tls?.authenticationMode;
-  if (mode !== 'require' && mode !== 'request') return undefined;
-  const ptr = tls?.authenticationTrustCA;
-  const bundle = typeof ptr === 'string' ? (app[ptr] as Json | undefined) : undefined;
-  if (bundle?.class !== 'CA_Bundle' || typeof bundle.bundle !== 'string') return undefined;
-  return { ca: bundle.bundle, insecureFallback: mode === 'request' };
 }
 
 function parseL4(name: string, o: Json): L4VirtualService {

@@ -9,11 +9,24 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { caTag, TAG_PREFIX } from '../../src/adapter/ca-bundles.ts';
+import type { CoreChange } from '../../src/adapter/changes.ts';
 import { type Pool, SYSTEM_CA, type VirtualService } from '../../src/model/types.ts';
 import { caFile } from './config.ts';
 import { FILE_PREFIX } from './policy-read.ts';
 
 const CA_FILE = /^ca-[0-9a-f]{16}\.pem$/;
+
+/** What a batch's creates and updates ask for: its pools and its virtual services (for bundlesOf). */
+export function desiredOf(changes: readonly CoreChange[]): [Pool[], VirtualService[]] {
+  const pools: Pool[] = [];
+  const vss: VirtualService[] = [];
+  for (const c of changes)
+    if (c.op !== 'delete') {
+      if (c.kind === 'pool') pools.push(c.desired);
+      else vss.push(c.desired);
+    }
+  return [pools, vss];
+}
 
 /** The bundles (not the system's) that pools and virtual services name. */
 export function bundlesOf(pools: Iterable<Pool>, vss: Iterable<VirtualService> = []): Set<string> {

@@ -11,9 +11,8 @@
  * simulator, its CA bundles in its storage, its servers' ssl fields held to the spec).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
-import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { request } from 'undici';
 import { guardOwnership } from '../../src/adapter/ownership.ts';
@@ -22,7 +21,7 @@ import type { BackendTls, L7VirtualService, LbState, Pool } from '../../src/mode
 import { plan } from '../../src/plan/diff.ts';
 import { caBundle } from '../../src/source/gateway/backend-tls.ts';
 import { signedBy, testAuthority, type TestCertificate } from '../support/certs.ts';
-import { assertNoListeners, haproxyMissing } from '../support/haproxy.ts';
+import { assertNoListeners, caBundleFiles, haproxyMissing } from '../support/haproxy.ts';
 import { TRANSPORTS } from '../support/haproxy-transports.ts';
 import * as kit from '../support/model.ts';
 import { eventually } from '../support/sandbox.ts';
@@ -104,14 +103,6 @@ async function served(path: string): Promise<{ status: number; body: string }> {
   return last;
 }
 
-/** The CA bundle files under a device's folder (its certificates' directory, or the simulator's storage). */
-function caFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true }))
-    if (e.isFile() && /^ca-[0-9a-f]{16}\.pem$/.test(e.name)) out.push(join(e.parentPath, e.name));
-  return out;
-}
-
 for (const tr of TRANSPORTS)
   describe(`TLS to members on a real HAProxy (${tr.name})`, { skip: haproxyMissing() }, () => {
     it('SNI and name verified against the CA; a wrong CA or name fails at the load balancer; rotation, a hand edit and a member added at runtime', async (t) => {
@@ -167,7 +158,7 @@ for (const tr of TRANSPORTS)
 
       // The CA file changed by hand on the device: read as it is, and the next pass writes it again.
       await converge(adapter, state(good));
-      const files = caFiles(rig.filesDir);
+      const files = caBundleFiles(rig.filesDir);
       assert.equal(files.length, 1, `one CA file, the rotated ones removed: ${files.join(', ')}`);
       writeFileSync(files[0]!, wrong.cert);
       const drift = plan(state(good), await adapter.observe()).changes;

@@ -9,9 +9,8 @@
  * fields held to the spec).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { Agent, request } from 'undici';
 import { guardOwnership } from '../../src/adapter/ownership.ts';
@@ -21,7 +20,7 @@ import { caTag } from '../../src/adapter/ca-bundles.ts';
 import { plan } from '../../src/plan/diff.ts';
 import { caBundle } from '../../src/source/gateway/backend-tls.ts';
 import { clientSignedBy, modelCertificate, testAuthority, type TestCertificate } from '../support/certs.ts';
-import { assertNoListeners, haproxyMissing } from '../support/haproxy.ts';
+import { assertNoListeners, caBundleFiles, haproxyMissing } from '../support/haproxy.ts';
 import { TRANSPORTS } from '../support/haproxy-transports.ts';
 import * as kit from '../support/model.ts';
 
@@ -128,13 +127,6 @@ async function served(path: string, client?: TestCertificate): Promise<number | 
   return last;
 }
 
-function caFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true }))
-    if (e.isFile() && /^ca-[0-9a-f]{16}\.pem$/.test(e.name)) out.push(join(e.parentPath, e.name));
-  return out;
-}
-
 for (const tr of TRANSPORTS)
   describe(
     `client certificates at an HTTPS bind on a real HAProxy (${tr.name})`,
@@ -183,7 +175,7 @@ for (const tr of TRANSPORTS)
         await converge(adapter, want);
         // (The runtime transport keeps the running file's bundles until the next write: the one of
         // both CAs may still be there.)
-        const files = caFiles(rig.filesDir);
+        const files = caBundleFiles(rig.filesDir);
         assert.ok(files.length <= 2, `the older rotations' CA files removed: ${files.join(', ')}`);
         const mine = files.find((f) => f.endsWith(`ca-${caTag(pemOf(one.cert))}.pem`));
         assert.ok(mine, `the CA's file is there: ${files.join(', ')}`);
@@ -218,7 +210,9 @@ for (const tr of TRANSPORTS)
         await converge(adapter, state(cert));
         assert.equal(await served('/open'), 200);
         assert.ok(
-          !caFiles(rig.filesDir).some((f) => f.endsWith(`ca-${caTag(pemOf(`${one.cert}${two.cert}`))}.pem`)),
+          !caBundleFiles(rig.filesDir).some((f) =>
+            f.endsWith(`ca-${caTag(pemOf(`${one.cert}${two.cert}`))}.pem`),
+          ),
           'a bundle neither the running nor the next configuration names is removed',
         );
         assert.deepEqual(rig.specProblems(), []);

@@ -3,7 +3,7 @@
  * documentation VIPs with `transparent`). A one-line reason when they cannot; CI has both.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderConfig } from '../../adapters/haproxy/config.ts';
@@ -130,4 +130,12 @@ export async function startHaproxy(
         ...extra,
       }),
   };
+}
+
+/** The CA bundle files (`ca-<hash>.pem`) under a device's folder (its certificates' directory, or the simulator's storage). */
+export function caBundleFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true }))
+    if (e.isFile() && /^ca-[0-9a-f]{16}\.pem$/.test(e.name)) out.push(join(e.parentPath, e.name));
+  return out;
 }

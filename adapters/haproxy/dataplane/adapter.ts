@@ -23,7 +23,7 @@ import type { Change as AnyChange, CoreChange as Change, Observed } from '../../
 import { applyAround, CertStore } from '../cert-store.ts';
 import { DpCertificates } from './certificates.ts';
 import { DpCaFiles } from './ca-files.ts';
-import { bundlesOf } from '../ca-files.ts';
+import { bundlesOf, desiredOf } from '../ca-files.ts';
 import { buildOps, type Op } from './transaction-plan.ts';
 import { narrowRefusedCommit, type TxOutcome } from './commit-narrowing.ts';
 import { checkStatusName } from '../server-state.ts';
@@ -151,22 +151,16 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
 
   private observed(): Observed {
     // A TLS pool's CA read as the content of the file its servers (or our note) name.
-    const read = [...this.backends.values()].map(readPoolExact).map((r) => {
-      const tls = r.pool.backendTls;
-      return tls ? { ...r, pool: { ...r.pool, backendTls: { ...tls, ca: this.cas.read(tls.ca) ?? '' } } } : r;
-    });
+    const read = [...this.backends.values()]
+      .map(readPoolExact)
+      .map((r) => ({ ...r, pool: this.cas.readPool(r.pool) }));
     const drifted = read.filter((r) => !r.exact).map((r) => ({ kind: 'pool' as const, name: r.pool.name }));
     return {
       owned: {
         pools: read.map((r) => r.pool),
         // A bind's client CA read as the content of the file it names.
-        virtualServices: [...this.frontends.values()].map(readVirtualService).map((v) =>
-          v.kind === 'l7' && v.clientValidation
-            ? {
-                ...v,
-                clientValidation: { ...v.clientValidation, ca: this.cas.read(v.clientValidation.ca) ?? '' },
-              }
-            : v,
+        virtualServices: [...this.frontends.values()].map((d) =>
+          this.cas.readVirtualService(readVirtualService(d)),
         ),
         certificates: [...this.certificates.values()],
       },
@@ -262,13 +256,7 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
     // The CA bundles of TLS pools and client-validating binds, stored before the transaction
     // whose servers and binds name them.
     try {
-      const live = changes.flatMap((c, i) => (c.op !== 'delete' && !failed.has(i) ? [c] : []));
-      await this.cas.ensure(
-        bundlesOf(
-          live.flatMap((c) => (c.kind === 'pool' ? [c.desired] : [])),
-          live.flatMap((c) => (c.kind === 'virtualService' ? [c.desired] : [])),
-        ),
-      );
+      await this.cas.ensure(bundlesOf(...desiredOf(changes.filter((_, i) => !failed.has(i)))));
     } catch (err) {
       return failRest({ code: 'Unavailable', message: (err as Error).message, terminal: false });
     }
@@ -280,13 +268,12 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
     }
     // Bundles no backend of ours names any more: gone (left for the next batch if that fails).
     await this.cas
-      .prune([
-        ...[...this.backends.values()].flatMap((d) => readPoolExact(d).pool.backendTls?.ca ?? []),
-        ...[...this.frontends.values()].flatMap((d) => {
-          const v = readVirtualService(d);
-          return v.kind === 'l7' && v.clientValidation ? [v.clientValidation.ca] : [];
-        }),
-      ])
+      .prune(
+        bundlesOf(
+          [...this.backends.values()].map((d) => readPoolExact(d).pool),
+          [...this.frontends.values()].map(readVirtualService),
+        ),
+      )
       .catch(() => undefined);
     return result();
   }

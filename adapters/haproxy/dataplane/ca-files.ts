@@ -7,7 +7,7 @@
  * reads as drifted and is written again.
  */
 import { caTag, TAG_PREFIX } from '../../../src/adapter/ca-bundles.ts';
-import { SYSTEM_CA } from '../../../src/model/types.ts';
+import { type Pool, SYSTEM_CA, type VirtualService } from '../../../src/model/types.ts';
 import { SYSTEM_CA_FILE } from '../tls-words.ts';
 import { FILE_PREFIX } from '../policy-read.ts';
 import type { DpCertificates } from './certificates.ts';
@@ -60,6 +60,18 @@ export class DpCaFiles {
         await this.storage.deleteGeneral(name);
         this.contents.delete(name);
       }
+  }
+
+  /** A pool as read from the device, its CA the content of the file its servers name. */
+  readPool(p: Pool): Pool {
+    const tls = p.backendTls;
+    return tls ? { ...p, backendTls: { ...tls, ca: this.read(tls.ca) ?? '' } } : p;
+  }
+
+  /** A virtual service as read from the device, its client CA the content of the file its bind names. */
+  readVirtualService(v: VirtualService): VirtualService {
+    if (v.kind !== 'l7' || !v.clientValidation) return v;
+    return { ...v, clientValidation: { ...v.clientValidation, ca: this.read(v.clientValidation.ca) ?? '' } };
   }
 
   /** A bundle's content from what a server or our note names it by (config-parse.ts CaReader). */

@@ -77,6 +77,38 @@ export interface FrontendTls {
   accepted?: ConditionSpec;
 }
 
+/** One CA reference of a validation: its bundle, or the spec's reason it cannot be used. */
+function caOfRef(
+  r: FrontendValidationSpec['caCertificateRefs'][number],
+  at: string,
+  ns: string,
+  ctx: { configMap: ConfigMapLookup; grants: readonly ReferenceGrant[] },
+): { pem: string } | { reason: string; message: string } {
+  if (r.group !== '' || r.kind !== 'ConfigMap')
+    return {
+      reason: 'InvalidCACertificateKind',
+      message: `${at}: ${r.group || 'core'}/${r.kind} is not a ConfigMap`,
+    };
+  const target = r.namespace ?? ns;
+  const from = { group: GATEWAY_GROUP, kind: 'Gateway', namespace: ns };
+  const name = `ConfigMap ${target}/${r.name}`;
+  if (
+    !referencePermitted(ctx.grants, from, { group: '', kind: 'ConfigMap', namespace: target, name: r.name })
+  )
+    return {
+      reason: 'RefNotPermitted',
+      message: `${at}: ${name} is in another namespace and no ReferenceGrant allows it`,
+    };
+  const cm = ctx.configMap(target, r.name);
+  if (!cm) return { reason: 'InvalidCACertificateRef', message: `${at}: ${name} not found` };
+  if (cm.caCrt === undefined)
+    return { reason: 'InvalidCACertificateRef', message: `${at}: ${name} has no key ${CA_KEY}` };
+  const bundle = caBundle(cm.caCrt);
+  return 'problem' in bundle
+    ? { reason: 'InvalidCACertificateRef', message: `${at}: ${name}: ${bundle.problem}` }
+    : bundle;
+}
+
 /**
  * The client validation of an HTTPS listener on `port` of `gw`: the CAs that resolve (joined), and
  * the conditions for those that do not. A listener none of whose CAs resolves is not accepted
@@ -108,48 +140,11 @@ export function resolveFrontendTls(
         `${field}.mode: ${JSON.stringify(spec.mode.slice(0, 64))} is not AllowValidOnly or AllowInsecureFallback`,
       ),
     };
-  const ns = gw.metadata.namespace;
-  const good: string[] = [];
-  const bad: { reason: string; message: string }[] = [];
-  for (const [i, r] of spec.caCertificateRefs.entries()) {
-    const at = `${field}.caCertificateRefs[${i}]`;
-    if (r.group !== '' || r.kind !== 'ConfigMap') {
-      bad.push({
-        reason: 'InvalidCACertificateKind',
-        message: `${at}: ${r.group || 'core'}/${r.kind} is not a ConfigMap`,
-      });
-      continue;
-    }
-    const target = r.namespace ?? ns;
-    const from = { group: GATEWAY_GROUP, kind: 'Gateway', namespace: ns };
-    if (
-      !referencePermitted(ctx.grants, from, { group: '', kind: 'ConfigMap', namespace: target, name: r.name })
-    ) {
-      bad.push({
-        reason: 'RefNotPermitted',
-        message: `${at}: ConfigMap ${target}/${r.name} is in another namespace and no ReferenceGrant allows it`,
-      });
-      continue;
-    }
-    const cm = ctx.configMap(target, r.name);
-    const bundle = cm?.caCrt === undefined ? undefined : caBundle(cm.caCrt);
-    if (!cm)
-      bad.push({
-        reason: 'InvalidCACertificateRef',
-        message: `${at}: ConfigMap ${target}/${r.name} not found`,
-      });
-    else if (!bundle)
-      bad.push({
-        reason: 'InvalidCACertificateRef',
-        message: `${at}: ConfigMap ${target}/${r.name} has no key ${CA_KEY}`,
-      });
-    else if ('problem' in bundle)
-      bad.push({
-        reason: 'InvalidCACertificateRef',
-        message: `${at}: ConfigMap ${target}/${r.name}: ${bundle.problem}`,
-      });
-    else good.push(bundle.pem);
-  }
+  const refs = spec.caCertificateRefs.map((r, i) =>
+    caOfRef(r, `${field}.caCertificateRefs[${i}]`, gw.metadata.namespace, ctx),
+  );
+  const good = refs.flatMap((r) => ('pem' in r ? [r.pem] : []));
+  const bad = refs.flatMap((r) => ('reason' in r ? [r] : []));
   const resolvedRefs =
     bad.length > 0
       ? cond('ResolvedRefs', false, bad[0]!.reason, bad.map((b) => b.message).join('; '))
