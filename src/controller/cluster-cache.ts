@@ -219,11 +219,12 @@ export class ClusterCache {
 
   /** Starts every informer and waits for all to list; a long first sync logs progress every 5 s. */
   async start(progressMs = 5000): Promise<void> {
-    const started = Date.now();
+    const started = performance.now();
+    const since = () => Math.round(performance.now() - started);
     for (const inf of Object.values(this.informers)) inf.start();
     const progress = setInterval(
       () =>
-        this.log.info({ ...this.counts(), elapsedMs: Date.now() - started }, 'waiting for caches to sync'),
+        this.log.info({ ...this.counts(), elapsedMs: since() }, 'waiting for caches to sync'),
       progressMs,
     );
     progress.unref();
@@ -232,7 +233,7 @@ export class ClusterCache {
     } finally {
       clearInterval(progress);
     }
-    this.log.info({ ...this.counts(), tookMs: Date.now() - started }, 'caches synced');
+    this.log.info({ ...this.counts(), tookMs: since() }, 'caches synced');
   }
 
   async stop(): Promise<void> {

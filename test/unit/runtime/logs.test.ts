@@ -129,5 +129,7 @@ it('a long first sync logs its progress every few seconds (here every 20 ms), th
   assert.equal(progress[0]!.pods, 0, 'the Pods are not listed yet');
   const synced = lines.find((l) => l.msg === 'caches synced')!;
   assert.equal(synced.pods, 1);
-  assert.ok(Number(synced.tookMs) >= 150);
+  // The Pods' list took 150 ms by a timer; libuv arms timers from the loop's cached clock, so one
+  // can fire a few ms early by any other clock (CI saw 149): the point is the slow list is counted.
+  assert.ok(Number(synced.tookMs) >= 120, `tookMs ${String(synced.tookMs)}`);
 });
