@@ -223,8 +223,7 @@ export class ClusterCache {
     const since = () => Math.round(performance.now() - started);
     for (const inf of Object.values(this.informers)) inf.start();
     const progress = setInterval(
-      () =>
-        this.log.info({ ...this.counts(), elapsedMs: since() }, 'waiting for caches to sync'),
+      () => this.log.info({ ...this.counts(), elapsedMs: since() }, 'waiting for caches to sync'),
       progressMs,
     );
     progress.unref();
