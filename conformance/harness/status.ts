@@ -187,7 +187,8 @@ export class StatusChecks {
   async routeParents(
     kind: string,
     r: Ref,
-    parents: { parent: Ref; conditions: Cond[] }[],
+    /** `parent.kind`: a ListenerSet's (GEP-1713); a Gateway when absent. */
+    parents: { parent: Ref & { kind?: string }; conditions: Cond[] }[],
     namespaceRequired = false,
   ): Promise<void> {
     await poll(
@@ -202,7 +203,7 @@ export class StatusChecks {
             (a) =>
               a.controllerName === this.controllerName &&
               a.parentRef?.group === GW &&
-              a.parentRef?.kind === 'Gateway' &&
+              a.parentRef?.kind === (e.parent.kind ?? 'Gateway') &&
               a.parentRef?.name === e.parent.name &&
               (a.parentRef?.namespace === e.parent.namespace ||
                 (!namespaceRequired && a.parentRef?.namespace === undefined)) &&

@@ -13,6 +13,7 @@ import { grpcRouteTests } from './grpcroute.ts';
 import { backendTlsTests } from './backend-tls.ts';
 import { clientCertificateTests } from './client-certificates.ts';
 import { misdirectedTests } from './misdirected.ts';
+import { listenerSetTests } from './listener-sets.ts';
 
 export const ALL_TESTS: ConformanceTest[] = [
   ...gatewayTests,
@@ -28,4 +29,5 @@ export const ALL_TESTS: ConformanceTest[] = [
   ...backendTlsTests,
   ...clientCertificateTests,
   ...misdirectedTests,
+  ...listenerSetTests,
 ];

@@ -5,6 +5,7 @@
  */
 import { backendTlsPolicySchema } from '../kube/backend-tls-objects.ts';
 import { caConfigMapSchema } from '../kube/config-maps.ts';
+import { listenerSetSchema } from '../kube/listener-set-objects.ts';
 import type { z } from 'zod';
 import { RESOURCES } from '../kube/paths.ts';
 import { TLS_SECRET_TYPE } from '../source/certificates.ts';
@@ -92,6 +93,7 @@ export const KINDS = {
   },
   gatewayClasses: { schema: gatewayClassSchema, resource: 'gatewayClasses', ...GATEWAY_API },
   gateways: { schema: gatewaySchema, resource: 'gateways', ...GATEWAY_API },
+  listenerSets: { schema: listenerSetSchema, resource: 'listenerSets', ...GATEWAY_API },
   // The route kinds, one row each of GATEWAY_ROUTES (gateway-objects.ts).
   ...routeRows(),
   referenceGrants: { schema: referenceGrantSchema, resource: 'referenceGrants', ...GATEWAY_API },

@@ -17,11 +17,13 @@ import {
   type RouteLists,
   type RouteObject,
 } from '../kube/gateway-objects.ts';
+import type { ListenerSet } from '../kube/listener-set-objects.ts';
 import { collectionPath, RESOURCES, type ResourceRef } from '../kube/paths.ts';
 import { KubeApiError, mergePatch } from '../kube/raw-client.ts';
 import { familyName, gatewayVsName } from '../model/names.ts';
 import { cond, type ConditionSpec, conditions } from '../source/gateway/conditions.ts';
 import type { GatewayResult } from '../source/gateway/gateways.ts';
+import type { ListenerStatus } from '../source/gateway/results.ts';
 import { same, statusEntries } from './status-entries.ts';
 
 export interface StatusSink {
@@ -46,6 +48,7 @@ export function kubeStatusSink(kc: KubeConfig): StatusSink {
 export interface GatewayObjects extends RouteLists {
   gatewayClasses?: GatewayClass[];
   gateways?: Gateway[];
+  listenerSets?: ListenerSet[];
 }
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
@@ -83,6 +86,7 @@ export class GatewayStatusWriter {
     const writes = [
       ...this.classWrites(view, result, at),
       ...this.gatewayWrites(view, result, failed, address, at),
+      ...this.listenerSetWrites(view, result, failed, at),
       ...this.routeWrites(view, result, at),
     ];
     await Promise.all(writes);
@@ -123,46 +127,110 @@ export class GatewayStatusWriter {
         conditions?: Condition[];
         listeners?: { name: string; conditions?: Condition[] }[];
       };
-      let anyProgrammed = false;
-      const listeners = st.listeners.map((l) => {
-        const spec = g.spec.listeners.find((x) => x.name === l.name);
-        const vs = spec && gatewayVsName(this.cluster, g.metadata, spec.protocol, spec.port);
-        // Its virtual service in either family (an IPv6 one is the twin).
-        const refused = vs !== undefined && (failed(vs) || failed(familyName(vs, 'IPv6')));
-        const specs: ConditionSpec[] = l.conditions.map((c) =>
-          c.type === 'Programmed' && c.status && refused
-            ? cond('Programmed', false, 'Pending', 'the load balancer has not taken its virtual service yet')
-            : c,
-        );
-        if (specs.some((c) => c.type === 'Programmed' && c.status)) anyProgrammed = true;
-        const before = current.listeners?.find((x) => x.name === l.name)?.conditions ?? [];
-        return {
-          name: l.name,
-          supportedKinds: l.supportedKinds.map((k) => ({ group: k.group, kind: k.kind })),
-          attachedRoutes: l.attachedRoutes,
-          conditions: conditions(specs, g.metadata.generation, before, at),
-        };
-      });
+      const listeners = this.listenerEntries(
+        st.listeners,
+        g,
+        g.metadata,
+        current.listeners ?? [],
+        failed,
+        at,
+      );
+      const anyProgrammed = listeners.some((l) =>
+        l.conditions.some((c) => c.type === 'Programmed' && c.status === 'True'),
+      );
       const gwSpecs = st.conditions.map((c) =>
         c.type === 'Programmed' && c.status && !anyProgrammed
           ? cond('Programmed', false, 'Pending', 'the load balancer has not taken its virtual services yet')
           : c,
       );
+      // The count of attached ListenerSets where the Gateway takes them or once showed one (a merge
+      // patch keeps a field it omits, so a count back to 0 is written).
+      const shownSets = (g.status as { attachedListenerSets?: number }).attachedListenerSets;
+      const counted = g.spec.allowedListeners !== undefined || shownSets !== undefined;
       const want = {
         addresses: addressesOf(st, address),
         conditions: conditions(gwSpecs, g.metadata.generation, current.conditions ?? [], at),
         listeners,
+        ...(counted ? { attachedListenerSets: st.attachedListenerSets } : {}),
       };
       const shown = {
         addresses: g.status.addresses,
         conditions: current.conditions ?? [],
         listeners: current.listeners ?? [],
+        ...(counted ? { attachedListenerSets: shownSets } : {}),
       };
       if (!same(want, shown)) {
         writes.push(
           this.sink.patch(RESOURCES.gateways, g.metadata.namespace, g.metadata.name, { status: want }),
         );
       }
+    }
+    return writes;
+  }
+
+  /**
+   * Listener entries as written: a listener whose virtual service (on the VIP of `gateway`) the
+   * device has not taken is not Programmed; a transition time kept while a condition stays.
+   */
+  private listenerEntries(
+    statuses: readonly ListenerStatus[],
+    owner: {
+      spec: { listeners: { name: string; protocol: string; port: number }[] };
+      metadata: { generation: number };
+    },
+    gateway: { namespace: string; name: string },
+    shown: readonly { name: string; conditions?: Condition[] }[],
+    failed: (vs: string) => boolean,
+    at: string,
+  ) {
+    return statuses.map((l) => {
+      const spec = owner.spec.listeners.find((x) => x.name === l.name);
+      const vs = spec && gatewayVsName(this.cluster, gateway, spec.protocol, spec.port);
+      // Its virtual service in either family (an IPv6 one is the twin).
+      const refused = vs !== undefined && (failed(vs) || failed(familyName(vs, 'IPv6')));
+      const specs: ConditionSpec[] = l.conditions.map((c) =>
+        c.type === 'Programmed' && c.status && refused
+          ? cond('Programmed', false, 'Pending', 'the load balancer has not taken its virtual service yet')
+          : c,
+      );
+      const before = shown.find((x) => x.name === l.name)?.conditions ?? [];
+      return {
+        name: l.name,
+        supportedKinds: l.supportedKinds.map((k) => ({ group: k.group, kind: k.kind })),
+        attachedRoutes: l.attachedRoutes,
+        conditions: conditions(specs, owner.metadata.generation, before, at),
+      };
+    });
+  }
+
+  /** Each ListenerSet naming one of our Gateways: its conditions and listeners, where they differ. */
+  private listenerSetWrites(
+    view: GatewayObjects,
+    result: GatewayResult,
+    failed: (vs: string) => boolean,
+    at: string,
+  ): Promise<void>[] {
+    const writes: Promise<void>[] = [];
+    for (const s of view.listenerSets ?? []) {
+      const st = result.listenerSets?.get(key(s.metadata));
+      if (!st) continue;
+      const listeners = this.listenerEntries(st.listeners, s, st.gateway, s.status.listeners, failed, at);
+      const anyProgrammed = listeners.some((l) =>
+        l.conditions.some((c) => c.type === 'Programmed' && c.status === 'True'),
+      );
+      const specs = st.conditions.map((c) =>
+        c.type === 'Programmed' && c.status && !anyProgrammed
+          ? cond('Programmed', false, 'Pending', 'the load balancer has not taken its virtual services yet')
+          : c,
+      );
+      const want = {
+        conditions: conditions(specs, s.metadata.generation, s.status.conditions, at),
+        listeners,
+      };
+      if (same(want, { conditions: s.status.conditions, listeners: s.status.listeners })) continue;
+      writes.push(
+        this.sink.patch(RESOURCES.listenerSets, s.metadata.namespace, s.metadata.name, { status: want }),
+      );
     }
     return writes;
   }

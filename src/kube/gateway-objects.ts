@@ -132,6 +132,19 @@ export const gatewaySchema = z
           .array(z.object({ type: z.string().default('IPAddress'), value: z.string().optional() }).loose())
           .default([]),
         listeners: z.array(listenerSchema).default([]),
+        // Which namespaces' ListenerSets may attach (GEP-1713): none unless asked.
+        allowedListeners: z
+          .object({
+            namespaces: z
+              .object({
+                from: z.enum(['All', 'Same', 'Selector', 'None']).default('None'),
+                selector: labelSelector.optional(),
+              })
+              .loose()
+              .default({ from: 'None' }),
+          })
+          .loose()
+          .optional(),
         // TLS for the whole Gateway (v1.6 standard, extended support): client certificates asked
         // at the front door, by default or per port, and the certificate presented to backends.
         // What npl-lb does with each field is decided in listeners.ts and frontend-tls.ts (served

@@ -87,6 +87,12 @@ export const RESOURCES = {
     resource: 'backendtlspolicies',
     kind: 'BackendTLSPolicy',
   },
+  listenerSets: {
+    group: 'gateway.networking.k8s.io',
+    version: 'v1',
+    resource: 'listenersets',
+    kind: 'ListenerSet',
+  },
   customResourceDefinitions: {
     group: 'apiextensions.k8s.io',
     version: 'v1',

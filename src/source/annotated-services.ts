@@ -16,11 +16,12 @@ import {
 } from '../kube/gateway-objects.ts';
 import { servedGatewayView } from './gateway/from-view.ts';
 import { ourGateways } from './gateway/gateways.ts';
+import { parentOf } from './gateway/listener-sets.ts';
 import { referencePermitted } from './gateway/reference-grants.ts';
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
 
-type GatewayInputs = 'gatewayClasses' | 'gateways' | RouteKey | 'referenceGrants';
+type GatewayInputs = 'gatewayClasses' | 'gateways' | 'listenerSets' | RouteKey | 'referenceGrants';
 
 /** Every backend of an Ingress: (service name, port by number or name), default backend included. */
 export function ingressBackends(ing: Ingress): { service: string; port: number | string | undefined }[] {
@@ -48,11 +49,18 @@ function gatewayBackendServices(
   );
   if (!routes.some(([, list]) => list?.length)) return;
   const gws = new Set(ourGateways(served, cfg.gatewayController).map((g) => key(g.metadata)));
+  // A ListenerSet's routes reach its Gateway's VIP (whether the Gateway allows it is the pass's to judge).
+  const sets = new Set(
+    (served.listenerSets ?? []).filter((s) => gws.has(parentOf(s) ?? '')).map((s) => key(s.metadata)),
+  );
+  const ours = (p: { kind: string; namespace?: string | undefined; name: string }, ns: string) =>
+    (p.kind === 'Gateway' ? gws : p.kind === 'ListenerSet' ? sets : undefined)?.has(
+      `${p.namespace ?? ns}/${p.name}`,
+    ) === true;
   for (const [kind, list] of routes)
     for (const r of list ?? []) {
       const ns = r.metadata.namespace;
-      if (!r.spec.parentRefs.some((p) => p.kind === 'Gateway' && gws.has(`${p.namespace ?? ns}/${p.name}`)))
-        continue;
+      if (!r.spec.parentRefs.some((p) => ours(p, ns))) continue;
       for (const rule of r.spec.rules) {
         for (const b of rule.backendRefs) {
           if (b.group !== '' || b.kind !== 'Service') continue;

@@ -3,6 +3,7 @@
  */
 import type { BackendTlsPolicy } from '../kube/backend-tls-objects.ts';
 import type { CaConfigMap } from '../kube/config-maps.ts';
+import type { ListenerSet } from '../kube/listener-set-objects.ts';
 import type { LoadBalancerParameters } from '../kube/parameters-objects.ts';
 import {
   type Gateway,
@@ -50,6 +51,8 @@ export interface ClusterView extends RouteLists {
   /** The Gateway API objects; none when absent (the CRDs not installed). */
   gatewayClasses?: GatewayClass[];
   gateways?: Gateway[];
+  /** ListenerSets (gateway.networking.k8s.io/v1): listeners attached to Gateways that allow them. */
+  listenerSets?: ListenerSet[];
   referenceGrants?: ReferenceGrant[];
   /** BackendTLSPolicies (gateway.networking.k8s.io/v1); none when absent. */
   backendTlsPolicies?: BackendTlsPolicy[];
@@ -72,6 +75,7 @@ export const routeInputs = (v: ClusterView): unknown[] => [
   v.ingressClasses,
   v.gatewayClasses,
   v.gateways,
+  v.listenerSets,
   ...ROUTE_KEYS.map((k) => v[k]),
   v.referenceGrants,
   v.backendTlsPolicies,

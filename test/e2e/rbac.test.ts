@@ -261,10 +261,26 @@ describe('chart RBAC', () => {
             { name: 'udp', port: 9053, protocol: 'UDP' },
             { name: 'tls', port: 9443, protocol: 'TLS', tls: { mode: 'Passthrough' } },
           ],
+          allowedListeners: { namespaces: { from: 'Same' } },
         },
       },
       H,
     );
+    // A ListenerSet a team attaches to it: read, and its status written.
+    const ls = await api(
+      url,
+      'POST',
+      `${GW_API}/namespaces/default/listenersets`,
+      {
+        metadata: { name: 'team' },
+        spec: {
+          parentRef: { name: 'gw' },
+          listeners: [{ name: 'team', port: 8081, protocol: 'HTTP', hostname: 'team.example' }],
+        },
+      },
+      H,
+    );
+    assert.equal(ls.status, 201, JSON.stringify(ls.body).slice(0, 300));
     for (const [resource, section] of [
       ['tcproutes', 'tcp'],
       ['udproutes', 'udp'],

@@ -23,11 +23,16 @@ export interface RouteHead {
 }
 
 export interface GatewayListeners {
-  /** namespace/name */
+  /** namespace/name of the Gateway whose VIP serves these listeners. */
   key: string;
   namespace: string;
   name: string;
+  /** The listeners a parentRef to it reaches: a Gateway's own, or a ListenerSet's. */
   listeners: ListenerState[];
+  /** Every listener the Gateway's VIP serves (its own and its ListenerSets'): isolation reads them. */
+  merged?: ListenerState[];
+  /** Set for a ListenerSet: its namespace (allowedRoutes `Same`) and `ListenerSet ns/name` (messages). */
+  set?: { namespace: string; label: string; refused?: string | undefined };
 }
 
 export interface ListenerAttachment {
@@ -69,6 +74,7 @@ export function labelsMatch(sel: LabelSelector | undefined, labels: Record<strin
 function allowed(
   l: ListenerState,
   route: RouteHead,
+  /** The namespace of the listener's own object (a Gateway, a ListenerSet). */
   gwNamespace: string,
   nsLabels: NamespaceLabels,
 ): boolean {
@@ -80,16 +86,33 @@ function allowed(
   return labels !== undefined && labelsMatch(from.selector, labels);
 }
 
+/**
+ * `sets`: the ListenerSets of our Gateways by namespace/name (a parentRef of kind ListenerSet
+ * reaches that set's listeners alone; one of kind Gateway, the Gateway's own alone: GEP-1713).
+ */
 export function attachRoute(
   route: RouteHead,
   gateways: ReadonlyMap<string, GatewayListeners>,
   nsLabels: NamespaceLabels,
+  sets: ReadonlyMap<string, GatewayListeners> = new Map(),
 ): ParentAttachment[] {
   const out: ParentAttachment[] = [];
   for (const ref of route.parentRefs) {
-    if (ref.group !== GATEWAY_GROUP || ref.kind !== 'Gateway') continue;
-    const gw = gateways.get(`${ref.namespace ?? route.namespace}/${ref.name}`);
+    if (ref.group !== GATEWAY_GROUP) continue;
+    const parents = ref.kind === 'Gateway' ? gateways : ref.kind === 'ListenerSet' ? sets : undefined;
+    const gw = parents?.get(`${ref.namespace ?? route.namespace}/${ref.name}`);
     if (!gw) continue;
+    const label = gw.set?.label ?? `Gateway ${gw.key}`;
+    const home = gw.set?.namespace ?? gw.namespace;
+    if (gw.set?.refused !== undefined) {
+      out.push({
+        parentRef: ref,
+        gateway: gw,
+        listeners: [],
+        accepted: cond('Accepted', false, 'NoMatchingParent', `${label} is not accepted: ${gw.set.refused}`),
+      });
+      continue;
+    }
     const named = gw.listeners.filter(
       (l) =>
         (ref.sectionName === undefined || l.listener.name === ref.sectionName) &&
@@ -105,11 +128,11 @@ export function attachRoute(
         .join(' ');
       out.push({
         ...base,
-        accepted: cond('Accepted', false, 'NoMatchingParent', `Gateway ${gw.key} has no listener ${what}`),
+        accepted: cond('Accepted', false, 'NoMatchingParent', `${label} has no listener ${what}`),
       });
       continue;
     }
-    const open = named.filter((l) => l.attachable && allowed(l, route, gw.namespace, nsLabels));
+    const open = named.filter((l) => l.attachable && allowed(l, route, home, nsLabels));
     if (open.length === 0) {
       out.push({
         ...base,
@@ -117,7 +140,7 @@ export function attachRoute(
           'Accepted',
           false,
           'NotAllowedByListeners',
-          `no listener of Gateway ${gw.key} that this parentRef names allows a ${route.kind} from namespace ${route.namespace}`,
+          `no listener of ${label} that this parentRef names allows a ${route.kind} from namespace ${route.namespace}`,
         ),
       });
       continue;
@@ -151,7 +174,7 @@ export function attachRoute(
         : isolatedHosts(
             a.hosts,
             a.state.listener.hostname,
-            gw.listeners
+            (gw.merged ?? gw.listeners)
               .filter((l) => l !== a.state && l.listener.port === a.state.listener.port)
               .map((l) => l.listener.hostname),
           ),

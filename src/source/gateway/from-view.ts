@@ -54,6 +54,7 @@ export function servedGatewayView(
     ClusterView,
     | 'gatewayClasses'
     | 'gateways'
+    | 'listenerSets'
     | RouteKey
     | 'referenceGrants'
     | 'backendTlsPolicies'
@@ -70,6 +71,8 @@ export function servedGatewayView(
   return {
     gatewayClasses: view.gatewayClasses ?? [],
     gateways: served(view.gateways),
+    // Sets of the namespaces npl-lb serves, as routes are: one elsewhere is not ours to judge.
+    listenerSets: served(view.listenerSets),
     ...routes,
     referenceGrants: view.referenceGrants ?? [],
     // Policies of every namespace: a route sends to a Service of a served namespace, and the

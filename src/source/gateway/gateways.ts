@@ -16,17 +16,19 @@ import {
   type ReferenceGrant,
   type RouteLists,
 } from '../../kube/gateway-objects.ts';
+import type { ListenerSet } from '../../kube/listener-set-objects.ts';
 import type { Service } from '../../kube/objects.ts';
 import type { BackendTls, Certificate, Placement } from '../../model/types.ts';
 import { inFamilies } from '../twins.ts';
 import type { VipOutcome } from '../types.ts';
 import type { SecretCertificates } from '../ingress-tls.ts';
-import type { GatewayListeners } from './attach.ts';
+import type { GatewayListeners, NamespaceLabels } from './attach.ts';
 import { resolveBackendTls } from './backend-tls.ts';
 import { insecureFallbackAsked } from './frontend-tls.ts';
 import { supportedFeatures } from './features.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
-import type { GatewayResult } from './results.ts';
+import type { GatewayResult, ListenerStatus } from './results.ts';
+import { attachListenerSets, type ListenerSetState, parentOf } from './listener-sets.ts';
 import { ROUTE_SEMANTICS } from './route-kinds.ts';
 import { type ListenerState, type ProtocolSupport, resolveListeners } from './listeners.ts';
 import { placeL4Routes } from './l4-routes.ts';
@@ -39,6 +41,8 @@ import type { Ranked } from './precedence.ts';
 export interface GatewayView extends RouteLists {
   gatewayClasses: GatewayClass[];
   gateways: Gateway[];
+  /** ListenerSets (v1); none when absent. */
+  listenerSets?: ListenerSet[];
   referenceGrants: ReferenceGrant[];
   /** BackendTLSPolicies (v1); none when absent. */
   backendTlsPolicies?: BackendTlsPolicy[];
@@ -180,8 +184,13 @@ function classStatuses(
   return classParameters;
 }
 
-/** One of our Gateways: its listeners, and `invalid`, why its parameters (or its class's) cannot be used. */
+/**
+ * One of our Gateways: its own listeners, those its VIP serves (`merged`: its ListenerSets' too),
+ * its ListenerSets judged, and `invalid`, why its parameters (or its class's) cannot be used.
+ */
 type OurGateway = GatewayListeners & {
+  merged: ListenerState[];
+  sets: ListenerSetState[];
   gateway: Gateway;
   invalid: string | undefined;
   placement: Placement | undefined;
@@ -194,26 +203,39 @@ function ourListeners(
   ctx: GatewayContext,
   classParameters: ReturnType<typeof classStatuses>,
   parametersOf: NonNullable<GatewayContext['parametersOf']>,
+  nsLabels: NamespaceLabels,
 ): Map<string, OurGateway> {
   const gws = new Map<string, OurGateway>();
-  const grants = view.referenceGrants;
+  const listenerCtx = {
+    cluster: ctx.cluster,
+    adapter: ctx.adapter,
+    support: ctx.support,
+    grants: view.referenceGrants,
+    certificateOf: ctx.certificateOf,
+    configMap: caConfigMapLookup(view.configMaps),
+  };
+  const setsOf = new Map<string, ListenerSet[]>();
+  for (const s of view.listenerSets ?? []) {
+    const parent = parentOf(s);
+    if (parent) setsOf.set(parent, [...(setsOf.get(parent) ?? []), s]);
+  }
   for (const g of ourGateways(view, ctx.controllerName)) {
-    const listeners = resolveListeners(g, {
-      cluster: ctx.cluster,
-      adapter: ctx.adapter,
-      support: ctx.support,
-      grants,
-      certificateOf: ctx.certificateOf,
-      configMap: caConfigMapLookup(view.configMaps),
-    });
+    const listeners = resolveListeners(g, listenerCtx);
     // A Gateway that is not accepted programs nothing: no route lands on its listeners.
     const params = gatewayParameters(g, classParameters.get(g.spec.gatewayClassName), parametersOf);
     if ('invalid' in params) for (const l of listeners) l.programmable = false;
+    const sets = attachListenerSets(g, listeners, setsOf.get(key(g.metadata)) ?? [], {
+      ctx: listenerCtx,
+      nsLabels,
+      parentInvalid: 'invalid' in params ? params.invalid : undefined,
+    });
     gws.set(key(g.metadata), {
       key: key(g.metadata),
       namespace: g.metadata.namespace,
       name: g.metadata.name,
       listeners,
+      merged: sets.merged,
+      sets: sets.sets,
       gateway: g,
       invalid: 'invalid' in params ? params.invalid : undefined,
       placement: 'invalid' in params ? undefined : params.placement,
@@ -255,19 +277,41 @@ function gatewayServices(
             ]
           : []),
       ],
-      listeners: g.listeners.map((l) => ({
-        name: l.listener.name,
-        supportedKinds: l.supportedKinds,
-        attachedRoutes: l.attached.size,
-        conditions: l.conditions,
-      })),
+      listeners: g.listeners.map(listenerStatus),
+      attachedListenerSets: g.sets.filter((s) => s.attached).length,
     });
+    for (const s of g.sets) {
+      // Its listeners wait for the Gateway's address as the Gateway's own do.
+      const conditions =
+        s.attached && !vip.vip
+          ? s.conditions.map((c) =>
+              c.type === 'Programmed' && c.status
+                ? cond(
+                    'Programmed',
+                    false,
+                    'Pending',
+                    `its Gateway has no address: ${vip.problem ?? 'no VIP'}`,
+                  )
+                : c,
+            )
+          : s.conditions;
+      (out.listenerSets ??= new Map()).set(s.key, {
+        generation: s.set.metadata.generation,
+        gateway: { namespace: g.namespace, name: g.name },
+        conditions,
+        listeners: s.listeners.map(listenerStatus),
+      });
+    }
     if (!vip.vip || g.invalid) continue;
+    // The VIP serves the Gateway's listeners and its accepted ListenerSets' alike.
+    const served = { ...g, listeners: g.merged };
     const first = out.virtualServices.length;
     const placed = g.placement ? { placement: g.placement } : {};
-    out.virtualServices.push(...l4Services(ctx.cluster, g, vip.vip, l4).map((v) => ({ ...v, ...placed })));
     out.virtualServices.push(
-      ...l7Services(ctx.cluster, g, vip.vip, byVs, certs, {
+      ...l4Services(ctx.cluster, served, vip.vip, l4).map((v) => ({ ...v, ...placed })),
+    );
+    out.virtualServices.push(
+      ...l7Services(ctx.cluster, served, vip.vip, byVs, certs, {
         misdirected: ctx.http.misdirectedRequests === true,
         h2: ctx.support.http2 === true,
       }).map((v) => ({ ...v, ...placed })),
@@ -278,6 +322,34 @@ function gatewayServices(
       for (const v of out.virtualServices.slice(first)) (out.defaults ??= new Map()).set(v.name, g.defaults);
   }
   return [...certs.values()];
+}
+
+const listenerStatus = (l: ListenerState): ListenerStatus => ({
+  name: l.listener.name,
+  supportedKinds: l.supportedKinds,
+  attachedRoutes: l.attached.size,
+  conditions: l.conditions,
+});
+
+/** Our Gateways' ListenerSets as route parents: their listeners, on their Gateway's VIP. */
+function setParents(gws: ReadonlyMap<string, OurGateway>): Map<string, GatewayListeners> {
+  const out = new Map<string, GatewayListeners>();
+  for (const g of gws.values())
+    for (const s of g.sets)
+      out.set(s.key, {
+        key: g.key,
+        namespace: g.namespace,
+        name: g.name,
+        listeners: s.listeners,
+        merged: g.merged,
+        set: {
+          namespace: s.set.metadata.namespace,
+          label: `ListenerSet ${s.key}`,
+          // Not allowed, or its Gateway not accepted: no listener of it was judged.
+          refused: s.attached || s.listeners.length > 0 ? undefined : s.conditions[0]?.message,
+        },
+      });
+  return out;
 }
 
 export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayResult {
@@ -294,12 +366,14 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
   const classParameters = classStatuses(view, ctx, parametersOf, out);
   const grants = view.referenceGrants;
   ctx = { ...ctx, grants };
-  const gws = ourListeners(view, ctx, classParameters, parametersOf);
   const nsLabels = new Map(view.namespaces.map((n) => [n.metadata.name, n.metadata.labels]));
+  const nsOf = (ns: string) => nsLabels.get(ns);
+  const gws = ourListeners(view, ctx, classParameters, parametersOf, nsOf);
+  const sets = setParents(gws);
 
   // Routes, attached: their rules placed on each listener's hosts, by virtual service.
   const byVs = new Map<string, Ranked[]>();
-  const place = { gws, nsOf: (ns: string) => nsLabels.get(ns), byVs, out };
+  const place = { gws, sets, nsOf, byVs, out };
   // A Service port a BackendTLSPolicy targets is spoken to over TLS or not at all (backend-tls.ts).
   const tls = resolveBackendTls(
     view.backendTlsPolicies ?? [],
@@ -320,8 +394,8 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
       { kind: 'TLSRoute', objects: view.tlsRoutes ?? [] },
     ],
     gws,
-    (ns) => nsLabels.get(ns),
-    { services: ctx.services, grants, poolFor: ctx.l4PoolFor },
+    nsOf,
+    { services: ctx.services, grants, poolFor: ctx.l4PoolFor, listenerSets: sets },
   );
   for (const [k, st] of l4.statuses) out.routes.set(k, st);
   for (const b of l4.backends) out.backends.add(b);

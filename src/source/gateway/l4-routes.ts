@@ -23,6 +23,8 @@ export interface L4Context {
   services: Pick<ReadonlyMap<string, Service>, 'get'>;
   grants: readonly ReferenceGrant[];
   poolFor: (svc: Service, port: ServicePort) => string;
+  /** The ListenerSets of our Gateways, as parents (attach.ts); none when absent. */
+  listenerSets?: ReadonlyMap<string, GatewayListeners>;
 }
 
 export interface L4Placement {
@@ -127,7 +129,7 @@ export function placeL4Routes(
         hostnames: kind === 'TLSRoute' ? r.spec.hostnames : [],
         parentRefs: r.spec.parentRefs,
       };
-      const parents = attachRoute(head, gws, nsLabels);
+      const parents = attachRoute(head, gws, nsLabels, ctx.listenerSets);
       if (parents.length === 0) continue;
       const be = backendOf(kind, r, ctx);
       const source = `${kind} ${key(r.metadata)}`;

@@ -47,6 +47,8 @@ export function placeL7Routes<R extends L7RouteObject>(
   ctx: L7RouteContext,
   at: {
     gws: Map<string, GatewayListeners & { gateway: Gateway }>;
+    /** The ListenerSets of our Gateways, as parents (attach.ts). */
+    sets?: ReadonlyMap<string, GatewayListeners>;
     nsOf: (ns: string) => Record<string, string> | undefined;
     byVs: Map<string, Ranked[]>;
     out: GatewayResult;
@@ -64,7 +66,7 @@ export function placeL7Routes<R extends L7RouteObject>(
       hostnames: r.spec.hostnames,
       parentRefs: r.spec.parentRefs,
     };
-    const parents = attachRoute(head, at.gws, at.nsOf);
+    const parents = attachRoute(head, at.gws, at.nsOf, at.sets);
     if (parents.length === 0) continue;
     const rules = rulesOf(r, {
       services: ctx.services,

@@ -49,7 +49,8 @@ const kindsOn = (protocol: ListenerProtocol, support: ProtocolSupport): string[]
     (r) => GATEWAY_ROUTES[r.key].kind,
   );
 
-const transport = (p: string): string => (p === 'UDP' ? 'UDP' : 'TCP');
+/** The transport a listener's port is bound on (protocols on one port and transport conflict). */
+export const transport = (p: string): string => (p === 'UDP' ? 'UDP' : 'TCP');
 
 export interface ListenerContext {
   cluster: string;
@@ -62,7 +63,7 @@ export interface ListenerContext {
 }
 
 /** The key two listeners conflict on when equal: port, protocol and (but TCP and UDP) hostname. */
-const hostKey = (l: Listener): string =>
+export const hostKey = (l: Listener): string =>
   `${l.port}/${l.protocol}/${l.protocol === 'TCP' || l.protocol === 'UDP' ? '' : (l.hostname ?? '')}`;
 
 /** Accepted, or why not; `terminate`: a TLS listener in Terminate mode (no route kind attaches). */
@@ -166,7 +167,7 @@ function routeKinds(
 /** An HTTPS listener's certificates that resolve, and a ResolvedRefs problem per one that does not. */
 function listenerCertificates(
   l: Listener,
-  ns: string,
+  owner: ListenerOwner,
   ctx: ListenerContext,
 ): { certificates: Certificate[]; problems: ConditionSpec[] } {
   const certificates: Certificate[] = [];
@@ -178,6 +179,7 @@ function listenerCertificates(
     );
   refsOf.forEach((r, i) => {
     const field = `tls.certificateRefs[${i}]`;
+    const ns = owner.namespace;
     const target = r.namespace ?? ns;
     if (r.group !== '' || r.kind !== 'Secret') {
       problems.push(
@@ -185,7 +187,8 @@ function listenerCertificates(
       );
       return;
     }
-    const from = { group: GATEWAY_GROUP, kind: 'Gateway', namespace: ns };
+    // A ListenerSet's grants are its own: neither it nor its Gateway inherits the other's (GEP-1713).
+    const from = { group: GATEWAY_GROUP, kind: owner.kind, namespace: ns };
     if (
       !referencePermitted(ctx.grants, from, { group: '', kind: 'Secret', namespace: target, name: r.name })
     ) {
@@ -235,13 +238,32 @@ function conflict(
   return cond('Conflicted', false, 'NoConflicts');
 }
 
-export function resolveListeners(gw: Gateway, ctx: ListenerContext): ListenerState[] {
-  const ns = gw.metadata.namespace;
-  const listeners = gw.spec.listeners;
+/**
+ * Whose listeners are judged: a Gateway's own, or a ListenerSet's (its namespace for certificate
+ * references and its grants; the Gateway's `spec.tls` still applies to the port they share).
+ */
+export interface ListenerOwner {
+  kind: 'Gateway' | 'ListenerSet';
+  namespace: string;
+  listeners: Listener[];
+  /**
+   * Listeners (by name) that yield their place to an earlier one of the merged list (a set's to
+   * its Gateway's or an older set's): left out when its own listeners' conflicts are counted.
+   */
+  yields?: ReadonlySet<string>;
+}
+
+export function resolveListeners(
+  gw: Gateway,
+  ctx: ListenerContext,
+  owner: ListenerOwner = { kind: 'Gateway', namespace: gw.metadata.namespace, listeners: gw.spec.listeners },
+): ListenerState[] {
+  const listeners = owner.listeners;
   // Conflicts: one protocol per port and transport; one listener per port, protocol and hostname.
   const protocolsOn = new Map<string, Set<string>>();
   const hostsOn = new Map<string, number>();
   for (const l of listeners) {
+    if (owner.yields?.has(l.name)) continue;
     const k = `${l.port}/${transport(l.protocol)}`;
     protocolsOn.set(k, (protocolsOn.get(k) ?? new Set()).add(l.protocol));
     hostsOn.set(hostKey(l), (hostsOn.get(hostKey(l)) ?? 0) + 1);
@@ -265,7 +287,7 @@ export function resolveListeners(gw: Gateway, ctx: ListenerContext): ListenerSta
     const kinds = routeKinds(l, protocol, terminate, ctx);
     const certs =
       protocol === 'HTTPS' && accepted.status
-        ? listenerCertificates(l, ns, ctx)
+        ? listenerCertificates(l, owner, ctx)
         : { certificates: [], problems: [] };
     const conflicted = conflict(l, protocol, protocolsOn, hostsOn);
     const attachable = accepted.status && !conflicted.status;

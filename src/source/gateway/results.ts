@@ -23,6 +23,16 @@ export interface GatewayStatus {
   moreVips?: string[];
   conditions: ConditionSpec[];
   listeners: ListenerStatus[];
+  /** ListenerSets allowed and accepted on it (GEP-1713). */
+  attachedListenerSets: number;
+}
+
+/** A ListenerSet's status (GEP-1713), with the Gateway whose VIP serves its listeners. */
+export interface ListenerSetStatus {
+  generation: number;
+  gateway: { namespace: string; name: string };
+  conditions: ConditionSpec[];
+  listeners: ListenerStatus[];
 }
 
 export interface RouteParentStatus {
@@ -36,6 +46,8 @@ export interface GatewayResult {
   /** Our classes' status: conditions, and the features claimed (sorted names). */
   classes: Map<string, { generation: number; conditions: ConditionSpec[]; supportedFeatures: string[] }>;
   gateways: Map<string, GatewayStatus>;
+  /** ListenerSets naming one of our Gateways, by namespace/name. */
+  listenerSets?: Map<string, ListenerSetStatus>;
   /** By `Kind namespace/name` (HTTPRoute, TCPRoute, UDPRoute, TLSRoute). */
   routes: Map<string, { generation: number; parents: RouteParentStatus[] }>;
   /** Services (namespace/name) our routes send to: auto-annotated for NodePortLocal. */

@@ -107,6 +107,7 @@ it('a long first sync logs its progress every few seconds (here every 20 ms), th
     gatewayCrd: source(0, []),
     gatewayClasses: source(0, []),
     gateways: source(0, []),
+    listenerSets: source(0, []),
     httpRoutes: source(0, []),
     tcpRoutes: source(0, []),
     udpRoutes: source(0, []),

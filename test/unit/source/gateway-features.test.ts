@@ -90,6 +90,8 @@ describe('GatewayClass supportedFeatures', () => {
       // Named rules and routes attached by listener port: read by the source, for every device.
       'HTTPRouteNamedRouteRule',
       'HTTPRouteParentRefPort',
+      // ListenerSets merge into their Gateway's listeners in the source, for every device.
+      'ListenerSet',
       'ReferenceGrant',
     ]);
   });

@@ -4,6 +4,7 @@
  * as the suite's tests write them, and a pass of the source over it all.
  */
 import type { BackendTlsPolicy } from '../../../src/kube/backend-tls-objects.ts';
+import type { ListenerSet } from '../../../src/kube/listener-set-objects.ts';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import type { HttpCapabilities } from '../../../src/adapter/contract.ts';
@@ -117,6 +118,7 @@ export interface World {
   routes?: HttpRouteObject[];
   grpcRoutes?: GrpcRouteObject[];
   gateways?: Gateway[];
+  listenerSets?: ListenerSet[];
   grants?: ReferenceGrant[];
   backendTlsPolicies?: BackendTlsPolicy[];
   /** ConfigMaps (their `ca.crt`: the policies' CA bundles). */
@@ -162,6 +164,7 @@ export function pass(w: World): GatewayResult {
     {
       gatewayClasses: [...(w.classes ?? [gatewayClass()]), gatewayClass('example.com/other', 'other')],
       gateways: w.gateways ?? baseGateways(),
+      listenerSets: w.listenerSets ?? [],
       httpRoutes: w.routes ?? [],
       grpcRoutes: w.grpcRoutes ?? [],
       ...w.l4,

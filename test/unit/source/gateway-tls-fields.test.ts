@@ -17,7 +17,8 @@ import { schemaLeaves } from './schema-leaves.ts';
 const GATEWAY_FIELDS: Record<string, string> = {
   'spec.gatewayClassName': 'served: the class decides the controller (gateway-class tests)',
   'spec.addresses[]': 'served: static and empty addresses (gateway-addresses tests)',
-  'spec.allowedListeners': 'accepted: no ListenerSet attaches to any Gateway (ListenerSet is not served yet)',
+  'spec.allowedListeners':
+    'served: which namespaces’ ListenerSets attach, None by default (gateway-listener-sets tests)',
   'spec.infrastructure.annotations': 'accepted: npl-lb makes no infrastructure objects to carry them',
   'spec.infrastructure.labels': 'accepted: npl-lb makes no infrastructure objects to carry them',
   'spec.infrastructure.parametersRef': 'served: LoadBalancerParameters (class-parameters tests)',
