@@ -12,7 +12,7 @@ import { caTag, TAG_PREFIX } from '../../src/adapter/ca-bundles.ts';
 import type { CoreChange } from '../../src/adapter/changes.ts';
 import { type Pool, SYSTEM_CA, type VirtualService } from '../../src/model/types.ts';
 import { caFile } from './config.ts';
-import { FILE_PREFIX } from './policy-read.ts';
+import { CRT_PREFIX, FILE_PREFIX } from './policy-read.ts';
 
 const CA_FILE = /^ca-[0-9a-f]{16}\.pem$/;
 
@@ -82,6 +82,14 @@ export class CaFiles {
    */
   read = (ref: string): string | undefined => {
     if (ref === SYSTEM_CA) return SYSTEM_CA;
+    // A server's `crt`: the certificate's name where it is a PEM of the certificate store here.
+    if (ref.startsWith(CRT_PREFIX)) {
+      const file = ref.slice(CRT_PREFIX.length);
+      const name = basename(file, '.pem');
+      return dirname(file) === this.dir && file.endsWith('.pem') && !CA_FILE.test(basename(file))
+        ? name
+        : undefined;
+    }
     const file = ref.startsWith(FILE_PREFIX)
       ? ref.slice(FILE_PREFIX.length)
       : ref.startsWith(TAG_PREFIX)

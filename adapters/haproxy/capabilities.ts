@@ -31,8 +31,9 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
     // `ssl verify required ca-file ... sni str(...) verifyhost ...` on a TLS pool's servers, CA
     // bundles as files (ca-files.ts; the Data Plane's storage/general and server fields, both
     // transports). HAProxy verifies the certificate against the SNI it sends (`verifyhost`
-    // applies only without SNI): one name, the hostname.
-    backendTls: { systemCa: true, maxVerifyNames: 1, namesApartFromSni: false },
+    // applies only without SNI): one name, the hostname. A Gateway's backend client certificate
+    // is the servers' `crt` (a PEM of the certificate store; runtime transport).
+    backendTls: { systemCa: true, maxVerifyNames: 1, namesApartFromSni: false, clientCertificates: true },
     // `ca-file ... verify required` on an HTTPS bind (`verify optional` with the leaf's and the
     // chain's errors ignored for AllowInsecureFallback); the bundle a file as above (both
     // transports: the Data Plane's bind fields).

@@ -146,7 +146,8 @@ export async function applyCertificate(
   });
   try {
     if (c.op === 'delete') {
-      if (inUse(c.name)) return fail('InUse', `certificate ${c.name} is still served by a frontend`);
+      if (inUse(c.name))
+        return fail('InUse', `certificate ${c.name} is still used (a frontend, or a pool's servers)`);
       store.remove(c.name);
       return { change: c, ok: true };
     }

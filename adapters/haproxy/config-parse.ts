@@ -81,7 +81,16 @@ function readPool(s: Section, body: string, readCa: CaReader): { pool: Pool; exa
   });
   const { policy, exact } = readBackendPolicy(s.name, s.lines, serverWords, storedPolicy(meta));
   // The CA a server line or our note names, read where it is (a file of ours): its content.
-  if (policy.backendTls) policy.backendTls = { ...policy.backendTls, ca: readCa(policy.backendTls.ca) ?? '' };
+  if (policy.backendTls) {
+    const { ca, clientCertificate } = policy.backendTls;
+    // A `crt` not of our store stays as read (`crt:<path>`): never the desired name, so rewritten.
+    const crt = clientCertificate && (readCa(clientCertificate) ?? clientCertificate);
+    policy.backendTls = {
+      ...policy.backendTls,
+      ca: readCa(ca) ?? '',
+      ...(crt ? { clientCertificate: crt } : {}),
+    };
+  }
   return {
     pool: {
       name: s.name,

@@ -78,7 +78,10 @@ export const caFile = (ca: string, certDir: string): string =>
 function tlsWords(p: Pool, checks: boolean, certDir: string): string {
   const t = p.backendTls;
   if (!t) return '';
-  return ` ssl verify required ca-file ${caFile(t.ca, certDir)} sni str(${t.serverName}) verifyhost ${t.verifyNames[0] ?? t.serverName}${checks ? ` check-sni ${t.serverName}` : ''}`;
+  // The certificate presented to members (a Gateway's backend client certificate): its PEM file of
+  // the certificate store (cert-store.ts; a model name, so a plain file name).
+  const crt = t.clientCertificate ? ` crt ${join(certDir, `${t.clientCertificate}.pem`)}` : '';
+  return ` ssl verify required ca-file ${caFile(t.ca, certDir)} sni str(${t.serverName}) verifyhost ${t.verifyNames[0] ?? t.serverName}${crt}${checks ? ` check-sni ${t.serverName}` : ''}`;
 }
 
 export function serverLine(m: Member, check: string): string {

@@ -50,8 +50,10 @@ export const unservedPolicy = (u: PoolPolicy): PoolPolicy => ({
  * (no `verify required`, another SNI expression) reads as no TLS, and the next pass writes it.
  */
 export const FILE_PREFIX = 'file:';
+/** A `crt` file as read, for the adapter to name (ca-files.ts: a PEM of its directory, or none). */
+export const CRT_PREFIX = 'crt:';
 const TLS_WORDS =
-  /(?:^|\s)ssl verify required ca-file (\S+) sni str\(([a-z0-9.-]+)\) verifyhost ([a-z0-9.-]+)(?=\s|$)/;
+  /(?:^|\s)ssl verify required ca-file (\S+) sni str\(([a-z0-9.-]+)\) verifyhost ([a-z0-9.-]+)(?: crt (\S+))?(?=\s|$)/;
 function tlsOf(words: string): BackendTls | undefined {
   const m = TLS_WORDS.exec(words);
   if (!m || /\bverify none\b/.test(words)) return undefined;
@@ -59,6 +61,7 @@ function tlsOf(words: string): BackendTls | undefined {
     serverName: m[2]!,
     verifyNames: [m[3]!],
     ca: m[1] === SYSTEM_CA_FILE ? SYSTEM_CA : `${FILE_PREFIX}${m[1]!}`,
+    ...(m[4] ? { clientCertificate: `${CRT_PREFIX}${m[4]}` } : {}),
   };
 }
 

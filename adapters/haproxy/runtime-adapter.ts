@@ -149,8 +149,10 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
 
   /** Certificates written first, then pools and frontends, then certificates no longer used. */
   apply(changes: AnyChange[]): Promise<ApplyResult[]> {
+    // A certificate still served by a frontend, or presented by a pool's servers to its members.
     const inUse = (name: string) =>
-      [...this.vss.values()].some((v) => v.kind === 'l7' && (v.certificates ?? []).includes(name));
+      [...this.vss.values()].some((v) => v.kind === 'l7' && (v.certificates ?? []).includes(name)) ||
+      [...this.pools.values()].some((p) => p.backendTls?.clientCertificate === name);
     const run = this.chain.then(() =>
       applyAround(
         changes,

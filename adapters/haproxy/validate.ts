@@ -113,6 +113,13 @@ function poolProblem(name: string, p: Pool): Fail | undefined {
       message: `pool ${name}: TLS name ${JSON.stringify((badTlsName ?? tls.verifyNames.join(',')).slice(0, 64))} is not one DNS name`,
       terminal: true,
     };
+  // The certificate presented names a file of the certificate store: a plain model name.
+  if (tls?.clientCertificate !== undefined && !/^[a-z0-9][a-z0-9.-]{0,252}$/.test(tls.clientCertificate))
+    return {
+      code: 'Invalid',
+      message: `pool ${name}: client certificate ${JSON.stringify(tls.clientCertificate.slice(0, 64))} is not a certificate name`,
+      terminal: true,
+    };
   if (p.protocol === 'UDP') {
     return {
       code: 'Unsupported',

@@ -85,6 +85,9 @@ export async function createSuiteCertificates(api: Api): Promise<void> {
     metadata: { namespace: INFRA, name: 'tls-checks-ca-certificate' },
     data: { 'ca.crt': ca.cert },
   });
+  // The client certificate a Gateway presents to backends (GatewayTLSBackendClientCertificate),
+  // signed by the CA the backend verifies clients with.
+  await secret(api, INFRA, 'tls-checks-client-certificate', await clientCertificate(ca));
   // upstream adds a URI SAN (spiffe://abc.example.com/test-identity) the TLS tests do not read.
   await secret(
     api,

@@ -13,5 +13,5 @@ export interface CapturedRequest {
   namespace: string;
   pod: string;
   /** The TLS the request came over, when it did (echo-basic's TLSAssertions). */
-  tls?: { version: string; serverName: string; cipherSuite: string };
+  tls?: { version: string; serverName: string; cipherSuite: string; peerCertificates?: string[] };
 }

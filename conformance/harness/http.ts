@@ -22,6 +22,8 @@ export interface Req {
   protocol?: 'h2c' | 'h2';
   /** The server name the backend must have been asked for over TLS (upstream's Request.SNI). */
   sni?: string;
+  /** A certificate (PEM) the backend must have been presented over TLS (upstream's Request.ClientCert). */
+  clientCert?: string;
 }
 
 export interface Expected {
@@ -213,6 +215,11 @@ export function compare(gwAddr: string, rt: RoundTrip, e: Expected): string | un
     // As upstream: the SNI the backend saw, where the test names one.
     if (want.sni && c.tls?.serverName !== want.sni)
       return `backend saw SNI ${c.tls ? JSON.stringify(c.tls.serverName) : '(no TLS)'}, want ${want.sni}`;
+    // As upstream: the certificate presented to the backend among those it captured (PEM, its
+    // line endings aside: the harness's certificates are written with CRLF).
+    const pem = (s: string) => s.replace(/\r\n/g, '\n').trim();
+    if (want.clientCert && !(c.tls?.peerCertificates ?? []).some((p) => pem(p) === pem(want.clientCert!)))
+      return `backend was not presented the client certificate (saw ${c.tls?.peerCertificates?.length ?? 0})`;
   } else if (rt.status >= 300 && rt.status < 400 && e.redirectRequest) {
     const loc = rt.headers.location;
     if (!loc) return 'a redirect without Location';

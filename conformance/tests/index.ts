@@ -14,6 +14,7 @@ import { backendTlsTests } from './backend-tls.ts';
 import { clientCertificateTests } from './client-certificates.ts';
 import { misdirectedTests } from './misdirected.ts';
 import { listenerSetTests } from './listener-sets.ts';
+import { backendClientCertificateTests } from './backend-client-certificates.ts';
 
 export const ALL_TESTS: ConformanceTest[] = [
   ...gatewayTests,
@@ -30,4 +31,5 @@ export const ALL_TESTS: ConformanceTest[] = [
   ...clientCertificateTests,
   ...misdirectedTests,
   ...listenerSetTests,
+  ...backendClientCertificateTests,
 ];

@@ -100,6 +100,7 @@ const SERVER_FIELDS = [
   'proto',
   'ssl',
   'ssl_cafile',
+  'ssl_certificate',
   'sni',
   'verifyhost',
   'check-sni',

@@ -84,6 +84,7 @@ function serverLine(s: DpServer): string {
   // server_params: TLS to the server (ssl, ssl_cafile as ca-file, sni, verifyhost, check-sni).
   if (s.ssl === 'enabled') words.push('ssl');
   if (s.ssl_cafile !== undefined) words.push(`ca-file ${s.ssl_cafile}`);
+  if (s.ssl_certificate !== undefined) words.push(`crt ${s.ssl_certificate}`);
   if (s.sni !== undefined) words.push(`sni ${s.sni}`);
   if (s.verifyhost !== undefined) words.push(`verifyhost ${s.verifyhost}`);
   if (s['check-sni'] !== undefined) words.push(`check-sni ${s['check-sni']}`);

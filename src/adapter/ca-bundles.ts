@@ -18,16 +18,26 @@ export const TAG_PREFIX = 'tag:';
 const NAME = /^[a-z0-9.-]{1,253}$/;
 const TAG = /^(System|[0-9a-f]{16})$/;
 
-/** The stored word's value: `<serverName>~<name>+<name>~<tag>` (DNS names, validated, hold none of `~+`). */
-export const tlsWord = (t: BackendTls): string => `${t.serverName}~${t.verifyNames.join('+')}~${caTag(t.ca)}`;
+/**
+ * The stored word's value: `<serverName>~<name>+<name>~<tag>`, then `~<certificate>` where the
+ * members are presented one (DNS names and model names, validated, hold none of `~+`).
+ */
+export const tlsWord = (t: BackendTls): string =>
+  `${t.serverName}~${t.verifyNames.join('+')}~${caTag(t.ca)}${t.clientCertificate ? `~${t.clientCertificate}` : ''}`;
 
 /**
  * The stored word read back; the CA as `tag:<hex>` (or SYSTEM_CA) for the adapter to resolve.
  * Anything else reads as no TLS, and the next pass writes it again.
  */
 export function readTlsWord(v: string | undefined): BackendTls | undefined {
-  const [serverName = '', names = '', tag = ''] = (v ?? '').split('~');
+  const [serverName = '', names = '', tag = '', crt, ...more] = (v ?? '').split('~');
   const verifyNames = names.split('+');
   if (!NAME.test(serverName) || !verifyNames.every((n) => NAME.test(n)) || !TAG.test(tag)) return undefined;
-  return { serverName, verifyNames, ca: tag === SYSTEM_CA ? SYSTEM_CA : `${TAG_PREFIX}${tag}` };
+  if ((crt !== undefined && !NAME.test(crt)) || more.length > 0) return undefined;
+  return {
+    serverName,
+    verifyNames,
+    ca: tag === SYSTEM_CA ? SYSTEM_CA : `${TAG_PREFIX}${tag}`,
+    ...(crt !== undefined ? { clientCertificate: crt } : {}),
+  };
 }

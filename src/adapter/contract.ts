@@ -195,6 +195,11 @@ export interface BackendTlsCapabilities {
    * hostname); a device that checks the certificate against the SNI it sends does not.
    */
   namesApartFromSni: boolean;
+  /**
+   * Whether it presents a client certificate to members (BackendTls.clientCertificate: a Gateway's
+   * `spec.tls.backend.clientCertificateRef`). Absent: a Gateway naming one is refused by name.
+   */
+  clientCertificates?: boolean;
 }
 
 export interface ApplyError {

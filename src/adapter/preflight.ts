@@ -22,7 +22,11 @@ export function capabilityProblem(c: Change, caps: Capabilities, adapter: string
       ? refuse(`HTTP/2 to members (h2c) is not served by the ${adapter} adapter (Capabilities.http.http2)`)
       : c.desired.backendTls && !caps.http?.backendTls
         ? refuse(`TLS to members is not served by the ${adapter} adapter (Capabilities.http.backendTls)`)
-        : undefined;
+        : c.desired.backendTls?.clientCertificate && !caps.http?.backendTls?.clientCertificates
+          ? refuse(
+              `a client certificate to members is not presented by the ${adapter} adapter (Capabilities.http.backendTls.clientCertificates)`,
+            )
+          : undefined;
   const vs = c.desired;
   const field = Object.keys(vs.placement ?? {}).find((f) => !caps.parameters?.applies.includes(f));
   if (field)

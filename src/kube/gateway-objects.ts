@@ -167,7 +167,8 @@ export const gatewaySchema = z
               })
               .loose()
               .optional(),
-            backend: z.object({ clientCertificateRef: z.unknown().optional() }).loose().optional(),
+            // The certificate presented to backends (judged in backend-client-certificate.ts).
+            backend: z.object({ clientCertificateRef: secretRef.optional() }).loose().optional(),
           })
           .loose()
           .optional(),

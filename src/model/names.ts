@@ -54,10 +54,18 @@ export function tlsPoolName(
   cluster: string,
   svc: { namespace: string; name: string },
   port: string | number,
-  tls: { serverName: string; verifyNames: readonly string[]; ca: string },
+  tls: { serverName: string; verifyNames: readonly string[]; ca: string; clientCertificate?: string },
 ): string {
+  // The certificate presented joins the hash only when there is one (pool names without stay as they were).
   const asked = createHash('sha256')
-    .update(JSON.stringify([tls.serverName, tls.verifyNames, tls.ca]))
+    .update(
+      JSON.stringify([
+        tls.serverName,
+        tls.verifyNames,
+        tls.ca,
+        ...(tls.clientCertificate ? [tls.clientCertificate] : []),
+      ]),
+    )
     .digest('hex')
     .slice(0, 8);
   return limitName(`${cluster}--${svc.namespace}-${svc.name}-${port}.tls-${asked}`);

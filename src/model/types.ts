@@ -152,6 +152,11 @@ export interface BackendTls {
   verifyNames: string[];
   /** The CA bundle (PEM, parsed at the boundary) the certificates must chain to, or SYSTEM_CA. */
   ca: string;
+  /**
+   * The certificate (a Certificate of the desired state, by name) presented to the members: the
+   * Gateway's `spec.tls.backend.clientCertificateRef`. Absent: none.
+   */
+  clientCertificate?: string;
 }
 
 /**

@@ -71,6 +71,7 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
     this.cas = new DpCaFiles(this.certs);
     this.layout = {
       caPath: (ca) => this.cas.path(ca),
+      certPath: (name) => this.certs.certPath(name),
       owner: opts.owner,
       apiVersion: opts.apiVersion,
       slots: opts.slots,
@@ -197,6 +198,10 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
       if (c.op === 'delete') {
         const user = [...this.frontends.values()].find((f) => f.certificates?.includes(c.name));
         if (user) return fail('InUse', `certificate ${c.name} is still served by ${user.frontend.name}`);
+        const pool = [...this.backends.values()]
+          .map((b) => readPoolExact(b).pool)
+          .find((p) => p.backendTls?.clientCertificate?.endsWith(`/${c.name}.pem`));
+        if (pool) return fail('InUse', `certificate ${c.name} is still presented by pool ${pool.name}`);
         await this.certs.remove(c.name);
         this.certificates.delete(c.name);
         return { change: c, ok: true };

@@ -9,7 +9,8 @@
 import { caTag, TAG_PREFIX } from '../../../src/adapter/ca-bundles.ts';
 import { type Pool, SYSTEM_CA, type VirtualService } from '../../../src/model/types.ts';
 import { SYSTEM_CA_FILE } from '../tls-words.ts';
-import { FILE_PREFIX } from '../policy-read.ts';
+import { CRT_PREFIX, FILE_PREFIX } from '../policy-read.ts';
+import { basename } from 'node:path';
 import type { DpCertificates } from './certificates.ts';
 
 const CA_FILE = /^ca-[0-9a-f]{16}\.pem$/;
@@ -65,7 +66,17 @@ export class DpCaFiles {
   /** A pool as read from the device, its CA the content of the file its servers name. */
   readPool(p: Pool): Pool {
     const tls = p.backendTls;
-    return tls ? { ...p, backendTls: { ...tls, ca: this.read(tls.ca) ?? '' } } : p;
+    if (!tls) return p;
+    // The certificate presented: the stored certificate whose path the servers name (else as read,
+    // never the desired name, so written again).
+    const crt = tls.clientCertificate;
+    const path = crt?.startsWith(CRT_PREFIX) ? crt.slice(CRT_PREFIX.length) : undefined;
+    const name = path !== undefined ? basename(path, '.pem') : undefined;
+    const named = name !== undefined && this.storage.certPath(name) === path ? name : crt;
+    return {
+      ...p,
+      backendTls: { ...tls, ca: this.read(tls.ca) ?? '', ...(named ? { clientCertificate: named } : {}) },
+    };
   }
 
   /** A virtual service as read from the device, its client CA the content of the file its bind names. */

@@ -28,6 +28,8 @@ export interface LayoutOptions {
   transparentBinds: boolean;
   /** Where a CA bundle (a TLS pool's, a bind's for client certificates) is stored on the device (ca-files.ts); absent: none is. */
   caPath?: (ca: string) => string | undefined;
+  /** Where a stored certificate is (storage/ssl_certificates), by its model name. */
+  certPath?: (name: string) => string | undefined;
 }
 
 export interface DeviceBackend {
@@ -242,6 +244,7 @@ const tlsFields = (t: BackendTls | undefined, o: LayoutOptions | undefined) =>
         ssl_cafile: o?.caPath?.(t.ca) ?? '',
         sni: `str(${t.serverName})`,
         verifyhost: t.verifyNames[0] ?? t.serverName,
+        ...(t.clientCertificate ? { ssl_certificate: o?.certPath?.(t.clientCertificate) ?? '' } : {}),
         ...(o?.healthChecks ? { 'check-sni': t.serverName } : {}),
       }
     : {};
@@ -309,6 +312,7 @@ export function serverChanged(a: DpServer, b: DpServer): boolean {
       s.proto ?? null,
       s.ssl ?? null,
       s.ssl_cafile ?? null,
+      s.ssl_certificate ?? null,
       s.sni ?? null,
       s.verifyhost ?? null,
       s['check-sni'] ?? null,

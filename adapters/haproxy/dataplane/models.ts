@@ -32,6 +32,8 @@ export const dpServerSchema = z
     // TLS to the server (a BackendTLSPolicy): the CA file, the SNI expression, the name verified.
     ssl: toggle.optional(),
     ssl_cafile: word.optional(),
+    // The certificate presented to the server (a Gateway's backend client certificate): a stored file.
+    ssl_certificate: word.optional(),
     sni: word.optional(),
     verifyhost: z.string().optional(),
     'check-sni': word.optional(),

@@ -11,7 +11,7 @@ import { type BackendTls, type LbAlgorithm, type PoolPolicy, SYSTEM_CA } from '.
 import { SYSTEM_CA_FILE } from '../tls-words.ts';
 import type { DpBackend, DpServer } from './models.ts';
 import { COOKIE_KEY } from '../policy-lines.ts';
-import { FILE_PREFIX, unservedPolicy } from '../policy-read.ts';
+import { CRT_PREFIX, FILE_PREFIX, unservedPolicy } from '../policy-read.ts';
 
 function algorithmOf(b: DpBackend['balance']): { algorithm?: LbAlgorithm; hashKey?: string } | undefined {
   const key = (v: string | undefined) => (v && /^[A-Za-z0-9_-]{1,64}$/.test(v) ? v : undefined);
@@ -53,6 +53,8 @@ function tlsOf(s: DpServer): BackendTls | undefined {
     serverName: sni,
     verifyNames: [s.verifyhost],
     ca: s.ssl_cafile === SYSTEM_CA_FILE ? SYSTEM_CA : `${FILE_PREFIX}${s.ssl_cafile}`,
+    // The certificate presented, as `crt:<path>` for the adapter to name (ca-files.ts).
+    ...(s.ssl_certificate ? { clientCertificate: `${CRT_PREFIX}${s.ssl_certificate}` } : {}),
   };
 }
 

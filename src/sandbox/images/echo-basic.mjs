@@ -45,6 +45,22 @@ const cert =
     ? { cert: readFileSync(hostPath(certPath), 'utf8'), key: readFileSync(hostPath(keyPath), 'utf8') }
     : undefined;
 
+// Client certificates asked over TLS and verified when given (Go's VerifyClientCertIfGiven): a
+// certificate of another CA ends the handshake; the verified ones are echoed back.
+const clientCaPath = env.TLS_CLIENT_CACERTS;
+const clientCa = clientCaPath ? readFileSync(hostPath(clientCaPath), 'utf8') : undefined;
+const httpsOptions = cert && {
+  ...cert,
+  ...(clientCa ? { ca: clientCa, requestCert: true, rejectUnauthorized: false } : {}),
+};
+
+/** A certificate's DER as Go's pem.Encode writes it (64-character lines). */
+const pemOf = (der) =>
+  `-----BEGIN CERTIFICATE-----\n${der
+    .toString('base64')
+    .replace(/.{64}/g, '$&\n')
+    .replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`;
+
 /** Go's canonical MIME header key. */
 const canonical = (name) =>
   name
@@ -84,6 +100,9 @@ function httpHandler(req, res) {
             version: req.socket.getProtocol?.() ?? '',
             serverName: req.socket.servername || '',
             cipherSuite: req.socket.getCipher?.()?.standardName ?? '',
+            ...(req.socket.authorized && req.socket.getPeerCertificate?.()?.raw
+              ? { peerCertificates: [pemOf(req.socket.getPeerCertificate().raw)] }
+              : {}),
           },
         }
       : {}),
@@ -238,7 +257,14 @@ else if (env.TCP_ECHO_SERVER !== undefined) {
   });
   serve(http, port('HTTP_PORT', 3000));
   serve(createH2cServer(httpHandler), port('H2C_PORT', 3001));
-  if (cert) serve(createHttpsServer(cert, httpHandler), port('HTTPS_PORT', 8443));
+  if (httpsOptions) {
+    const https = createHttpsServer(httpsOptions, httpHandler);
+    // A certificate given that does not verify: the connection ends (as Go's handshake fails).
+    https.on('secureConnection', (s) => {
+      if (clientCa && !s.authorized && s.getPeerCertificate()?.raw) s.destroy();
+    });
+    serve(https, port('HTTPS_PORT', 8443));
+  }
 }
 
 process.once('SIGTERM', () => {

@@ -55,6 +55,12 @@ export function supportedFeatures(support: ProtocolSupport, http: HttpCapabiliti
     // CA); SAN validation (BackendTLSPolicySANValidation: URI names, names apart from the SNI) is
     // not claimed by any adapter.
     ['BackendTLSPolicy', http.backendTls !== undefined],
+    // A Gateway's spec.tls.backend.clientCertificateRef presented to TLS members (its reference
+    // judged on the Gateway's ResolvedRefs condition).
+    [
+      'GatewayBackendClientCertificate',
+      support.backendClientCertificates === true && http.backendTls !== undefined,
+    ],
     // Client certificates at HTTPS listeners (a Gateway's spec.tls.frontend), required or with
     // the insecure fallback (InsecureFrontendValidationMode said on the Gateway).
     ['GatewayFrontendClientCertificateValidation', support.clientCertificates === true],

@@ -135,6 +135,8 @@ export function supportOf(caps: Capabilities): ProtocolSupport {
     http2: caps.l7 && caps.http?.http2 === true,
     clientCertificates: caps.l7 && caps.certificates === true && caps.http?.clientValidation === true,
     clientSubjectHeader: caps.http?.clientSubjectHeader === true,
+    backendClientCertificates:
+      caps.certificates === true && caps.http?.backendTls?.clientCertificates === true,
   };
 }
 

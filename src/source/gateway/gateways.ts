@@ -29,6 +29,7 @@ import { supportedFeatures } from './features.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 import type { GatewayResult, ListenerStatus } from './results.ts';
 import { attachListenerSets, type ListenerSetState, parentOf } from './listener-sets.ts';
+import { backendClientCertificate, type BackendClientCertificate } from './backend-client-certificate.ts';
 import { ROUTE_SEMANTICS } from './route-kinds.ts';
 import { type ListenerState, type ProtocolSupport, resolveListeners } from './listeners.ts';
 import { placeL4Routes } from './l4-routes.ts';
@@ -191,6 +192,8 @@ function classStatuses(
 type OurGateway = GatewayListeners & {
   merged: ListenerState[];
   sets: ListenerSetState[];
+  /** Its `spec.tls.backend.clientCertificateRef` judged, where it names one the device can present. */
+  backendClient: BackendClientCertificate | undefined;
   gateway: Gateway;
   invalid: string | undefined;
   placement: Placement | undefined;
@@ -236,6 +239,9 @@ function ourListeners(
       listeners,
       merged: sets.merged,
       sets: sets.sets,
+      backendClient: ctx.support.backendClientCertificates
+        ? backendClientCertificate(g, listenerCtx)
+        : undefined,
       gateway: g,
       invalid: 'invalid' in params ? params.invalid : undefined,
       placement: 'invalid' in params ? undefined : params.placement,
@@ -265,6 +271,8 @@ function gatewayServices(
       ...(vip.more?.length ? { moreVips: vip.more.map((m) => m.vip) } : {}),
       conditions: [
         ...gatewayConditions(g.listeners, vip, g.invalid),
+        // The certificate presented to backends: whether its reference resolved (GEP-3155).
+        ...(g.backendClient ? [g.backendClient.resolvedRefs] : []),
         // AllowInsecureFallback in effect: said on the Gateway, removed when the mode goes back.
         ...(ctx.support.clientCertificates && !g.invalid && insecureFallbackAsked(g.gateway)
           ? [
@@ -303,6 +311,8 @@ function gatewayServices(
       });
     }
     if (!vip.vip || g.invalid) continue;
+    const client = g.backendClient?.certificate;
+    if (client) certs.set(client.name, client);
     // The VIP serves the Gateway's listeners and its accepted ListenerSets' alike.
     const served = { ...g, listeners: g.merged };
     const first = out.virtualServices.length;
@@ -382,7 +392,12 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
     ctx.adapter,
   );
   const tlsHits = new Map<string, Set<string>>();
-  const placeTls = { ...place, backendTlsOf: tls.of, tlsHits };
+  const placeTls = {
+    ...place,
+    backendTlsOf: tls.of,
+    tlsHits,
+    clientCertificateOf: (gwKey: string) => gws.get(gwKey)?.backendClient?.certificate?.name,
+  };
   for (const row of ROUTE_SEMANTICS)
     if (row.rules) placeL7Routes(GATEWAY_ROUTES[row.key].kind, view[row.key] ?? [], row.rules, ctx, placeTls);
   if (tlsHits.size > 0) out.tlsPolicies = tls.statuses(tlsHits);

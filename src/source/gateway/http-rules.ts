@@ -52,6 +52,8 @@ export interface RuleContext {
     ((namespace: string, service: string, portName: string) => TlsTarget | undefined) | undefined;
   /** The pool of a Service port spoken to over TLS; absent when the load balancer cannot. */
   tlsPoolFor?: ((svc: Service, port: ServicePort, tls: BackendTls) => string) | undefined;
+  /** The certificate (by name) the parent Gateway presents to members it speaks TLS to; absent: none. */
+  clientCertificate?: string | undefined;
 }
 
 /** A route rule ready to be placed on hosts: everything but the host and the order. */
@@ -255,7 +257,11 @@ export function ruleForwarding(
           );
         else {
           pool = tls?.tls
-            ? ctx.tlsPoolFor!(svc, sp, tls.tls)
+            ? ctx.tlsPoolFor!(
+                svc,
+                sp,
+                ctx.clientCertificate ? { ...tls.tls, clientCertificate: ctx.clientCertificate } : tls.tls,
+              )
             : h2
               ? ctx.h2PoolFor!(svc, sp)
               : ctx.poolFor(svc, sp);

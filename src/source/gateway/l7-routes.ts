@@ -55,6 +55,8 @@ export function placeL7Routes<R extends L7RouteObject>(
     /** The BackendTLSPolicy over a Service port (backend-tls.ts), and the Gateways each was hit on. */
     backendTlsOf?: RuleContext['backendTlsOf'];
     tlsHits?: Map<string, Set<string>>;
+    /** The certificate (by name) a Gateway (namespace/name) presents to its TLS members; none when absent. */
+    clientCertificateOf?: (gatewayKey: string) => string | undefined;
   },
 ): void {
   const routes = [...objects].sort((a, b) => (key(a.metadata) < key(b.metadata) ? -1 : 1));
@@ -68,20 +70,36 @@ export function placeL7Routes<R extends L7RouteObject>(
     };
     const parents = attachRoute(head, at.gws, at.nsOf, at.sets);
     if (parents.length === 0) continue;
-    const rules = rulesOf(r, {
-      services: ctx.services,
-      grants: ctx.grants ?? [],
-      poolFor: ctx.poolFor,
-      h2PoolFor: ctx.h2PoolFor,
-      tlsPoolFor: ctx.tlsPoolFor,
-      device: { http: ctx.http, adapter: ctx.adapter },
-      backendTlsOf: at.backendTlsOf,
-    });
-    const lacking = rules.templates.map((t) => routeLacks({ ...t, host: '' }, ctx.http)).find(Boolean);
-    const unsupported =
-      rules.unsupported ?? (lacking && `the ${ctx.adapter} load balancer does not support ${lacking}`);
+    // The rules once per certificate its parents' Gateways present to TLS members (nearly always
+    // one): a TLS pool presenting a certificate is a pool of its own.
+    const built = new Map<string, { rules: HttpRuleResult; unsupported: string | undefined }>();
+    const rulesFor = (clientCertificate: string | undefined) => {
+      const k = clientCertificate ?? '';
+      let b = built.get(k);
+      if (!b) {
+        const rules = rulesOf(r, {
+          services: ctx.services,
+          grants: ctx.grants ?? [],
+          poolFor: ctx.poolFor,
+          h2PoolFor: ctx.h2PoolFor,
+          tlsPoolFor: ctx.tlsPoolFor,
+          device: { http: ctx.http, adapter: ctx.adapter },
+          backendTlsOf: at.backendTlsOf,
+          clientCertificate,
+        });
+        const lacking = rules.templates.map((t) => routeLacks({ ...t, host: '' }, ctx.http)).find(Boolean);
+        b = {
+          rules,
+          unsupported:
+            rules.unsupported ?? (lacking && `the ${ctx.adapter} load balancer does not support ${lacking}`),
+        };
+        built.set(k, b);
+      }
+      return b;
+    };
     const statuses: RouteParentStatus[] = [];
     for (const p of parents) {
+      const { rules, unsupported } = rulesFor(at.clientCertificateOf?.(p.gateway.key));
       const accepted =
         p.accepted.status && unsupported
           ? cond('Accepted', false, 'UnsupportedValue', unsupported)

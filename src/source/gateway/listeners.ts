@@ -133,8 +133,8 @@ function gatewayTlsProblem(
     if (field)
       return `${field}: the ${ctx.adapter} load balancer does not validate client certificates; the listener is not served rather than served to clients without one`;
   }
-  if (tls.backend?.clientCertificateRef !== undefined && !ctx.support.backendTls)
-    return `spec.tls.backend.clientCertificateRef: the ${ctx.adapter} load balancer does not speak TLS to backends; the listener is not served until it is removed`;
+  if (tls.backend?.clientCertificateRef !== undefined && !ctx.support.backendClientCertificates)
+    return `spec.tls.backend.clientCertificateRef: the ${ctx.adapter} load balancer does not present client certificates to backends; the listener is not served until it is removed`;
   return undefined;
 }
 

@@ -12,6 +12,6 @@ export type ProtocolSupport = Record<ListenerProtocol, boolean> & {
   clientCertificates?: boolean;
   /** A verified client's subject sent to members in a header (HttpCapabilities.clientSubjectHeader). */
   clientSubjectHeader?: boolean;
-  /** TLS to backends with a client certificate (Gateway `spec.tls.backend`). */
-  backendTls?: boolean;
+  /** TLS to backends presenting a client certificate (Gateway `spec.tls.backend.clientCertificateRef`). */
+  backendClientCertificates?: boolean;
 };
