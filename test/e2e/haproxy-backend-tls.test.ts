@@ -11,16 +11,17 @@
  * simulator, its CA bundles in its storage, its servers' ssl fields held to the spec).
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import { describe, it, type TestContext } from 'node:test';
 import { request } from 'undici';
 import { guardOwnership } from '../../src/adapter/ownership.ts';
 import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
-import type { BackendTls, L7VirtualService, LbState, Pool } from '../../src/model/types.ts';
+import type { BackendTls, Certificate, L7VirtualService, LbState, Pool } from '../../src/model/types.ts';
 import { plan } from '../../src/plan/diff.ts';
 import { caBundle } from '../../src/source/gateway/backend-tls.ts';
-import { signedBy, testAuthority, type TestCertificate } from '../support/certs.ts';
+import { modelCertificate, signedBy, testAuthority, type TestCertificate } from '../support/certs.ts';
 import { assertNoListeners, caBundleFiles, haproxyMissing } from '../support/haproxy.ts';
 import { TRANSPORTS } from '../support/haproxy-transports.ts';
 import * as kit from '../support/model.ts';
@@ -117,6 +118,7 @@ for (const tr of TRANSPORTS)
         systemCa: true,
         maxVerifyNames: 1,
         namesApartFromSni: false,
+        clientCertificates: true,
       });
 
       await converge(adapter, state(good));
@@ -181,6 +183,97 @@ for (const tr of TRANSPORTS)
       const back = await served('/added');
       assert.equal(back.status, 200, back.body);
       assert.deepEqual(JSON.parse(back.body), { sni: NAME, path: '/added' });
+      assert.deepEqual(rig.specProblems(), []);
+    });
+
+    it('a client certificate presented to members that require one: served, rotated in place, removed (refused at the member), a hand edit repaired', async (t) => {
+      assertNoListeners('127.0.58.', [PORT]);
+      const ca = await testAuthority('member ca');
+      const [first, second, stranger] = await Promise.all([
+        modelCertificate('e2e--gw.client', ['gateway.example.com']),
+        modelCertificate('e2e--gw.client', ['gateway-rotated.example.com']),
+        modelCertificate('e2e--gw.stranger', ['stranger.example.com']),
+      ]);
+      // The member trusts the two client certificates it is given (each its own anchor), no other.
+      const seen: string[] = [];
+      const server: Server = createServer(
+        {
+          ...(await signedBy(ca, [NAME])),
+          requestCert: true,
+          rejectUnauthorized: true,
+          ca: [first.certPem, second.certPem],
+        },
+        (req, res) => {
+          const peer = (req.socket as TLSSocket).getPeerCertificate();
+          const cn = String(peer.subject?.CN ?? '');
+          seen.push(cn);
+          res.end(JSON.stringify({ client: cn }));
+        },
+      );
+      await new Promise<void>((r) => server.listen(MEMBER.port, MEMBER.ip, () => r()));
+      t.after(() => {
+        server.closeAllConnections();
+        return new Promise<void>((r) => server.close(() => r()));
+      });
+      const rig = await tr.start(t, 4, { healthChecks: false });
+      const adapter = guardOwnership(rig.adapter);
+      const tls = (clientCertificate?: string): BackendTls => ({
+        serverName: NAME,
+        verifyNames: [NAME],
+        ca: pemOf(ca.cert),
+        ...(clientCertificate ? { clientCertificate } : {}),
+      });
+      const withCert = (c: Certificate | undefined, name = c?.name): LbState => ({
+        ...state(tls(name)),
+        certificates: c ? [c] : [],
+      });
+
+      await converge(adapter, withCert(first));
+      const one = await served('/first');
+      assert.equal(one.status, 200, one.body);
+      assert.deepEqual(JSON.parse(one.body), { client: 'gateway.example.com' });
+
+      // The Secret rotated: the same certificate name, another certificate; the member sees it on
+      // the next connection (one HAProxy keeps open to the member goes on as it was made).
+      await converge(adapter, withCert(second));
+      server.closeAllConnections();
+      await eventually(
+        async () => (await get('/rotated')).body.includes('gateway-rotated.example.com'),
+        15_000,
+        'the rotated certificate presented',
+      );
+
+      // A certificate the member does not trust, then none: refused at the member, never served.
+      await converge(adapter, withCert(stranger));
+      await rig.idle();
+      server.closeAllConnections();
+      await eventually(
+        async () => (await get('/stranger')).status !== 200,
+        15_000,
+        'an untrusted certificate refused',
+      );
+      const before = seen.length;
+      await converge(adapter, withCert(undefined, undefined));
+      await rig.idle();
+      server.closeAllConnections();
+      await eventually(async () => (await get('/none')).status !== 200, 15_000, 'no certificate: refused');
+      assert.equal(seen.length, before, 'nothing reached the member without a certificate it trusts');
+
+      // Back, then the server words changed by hand: seen, and the next pass writes them again.
+      await converge(adapter, withCert(second));
+      assert.equal((await served('/back')).status, 200);
+      if (tr.name === 'runtime transport') {
+        const cfg = readFileSync(rig.configFile!, 'utf8');
+        writeFileSync(rig.configFile!, cfg.replace(/ crt \S+/g, ''));
+        const drift = plan(withCert(second), await adapter.observe()).changes;
+        assert.deepEqual(
+          drift.map((c) => `${c.op} ${c.kind} ${c.name}`),
+          [`update pool ${POOL}`],
+          'the hand edit is seen',
+        );
+        await converge(adapter, withCert(second));
+        assert.match(readFileSync(rig.configFile!, 'utf8'), / crt \S+e2e--gw\.client\.pem/);
+      }
       assert.deepEqual(rig.specProblems(), []);
     });
   });

@@ -8,6 +8,7 @@
 import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
 import { startDataplaneSim } from './dataplane.ts';
 import { startHaproxy } from './haproxy.ts';
+import { configPath } from '../../adapters/haproxy/process.ts';
 
 export interface TransportRig {
   adapter: LoadBalancerAdapter;
@@ -18,6 +19,8 @@ export interface TransportRig {
   idle: () => Promise<void>;
   /** A folder under which the device keeps the files it is given (certificates, CA bundles). */
   filesDir: string;
+  /** The haproxy.cfg the runtime transport writes (undefined for the Data Plane API's). */
+  configFile?: string;
 }
 
 export interface Transport {
@@ -51,6 +54,7 @@ export const TRANSPORTS: Transport[] = [
         // Its reloads finish inside apply().
         idle: async () => {},
         filesDir: adapter.certDir,
+        configFile: configPath(rig.paths),
       };
     },
   },
