@@ -115,6 +115,8 @@ it('every Event reason or error code the README names is one docs/errors.md list
     'InvalidCACertificateRef',
     'InvalidCACertificateKind',
     'InvalidKind',
+    // A Gateway's backend client certificate reference (GEP-3155).
+    'InvalidClientCertificateRef',
     'UnsupportedValue',
     'UnsupportedProtocol',
     'NotAllowedByListeners',

@@ -33,7 +33,8 @@ const GATEWAY_FIELDS: Record<string, string> = {
   'spec.listeners[].tls.options': 'refused: UnsupportedValue naming the options (below)',
   'spec.tls.frontend':
     'served where the device validates client certificates (gateway-client-certificates tests), else refused on the HTTPS listeners it concerns (below)',
-  'spec.tls.backend': 'refused on every listener until the device speaks TLS to backends (below)',
+  'spec.tls.backend':
+    'served where the device presents client certificates to backends (gateway-backend-client-certificate tests), else refused on every listener (below)',
 };
 
 function gateway(tls?: Record<string, unknown>, httpsTls: Record<string, unknown> = {}) {
