@@ -343,6 +343,17 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     }
   }
 
+  /**
+   * A member's admin state at runtime. Enabled: `ready` and its weight back to 1, since a member
+   * that was disabled when the file was last loaded came in with `weight 0` (config.ts), and
+   * `ready` alone leaves it at weight 0, serving nothing (a Pod that became Ready just after its
+   * pool was made). Disabled: `drain`, its weight left as it is.
+   */
+  private async setMemberState(backend: string, server: string, m: Member): Promise<void> {
+    await this.command(`set server ${backend}/${server} state ${adminState(m)}`);
+    if (m.enabled) await this.command(`set server ${backend}/${server} weight 1`);
+  }
+
   private async workerPid(): Promise<string | undefined> {
     const info = await socketCommand(this.opts.adminSocket, 'show info').catch(() => '');
     return /^Pid: (\d+)/m.exec(info)?.[1];
@@ -374,7 +385,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
           // Still in HAProxy from an earlier removal: repoint it and bring it back.
           const addr = m.address.includes(':') ? `[${m.address}]` : m.address;
           await this.command(`set server ${name}/${s} addr ${addr} port ${m.port}`, /^$|changed|no need/i);
-          await this.command(`set server ${name}/${s} state ${adminState(m)}`);
+          await this.setMemberState(name, s, m);
           parked.delete(s);
         } else if (!old) {
           const addr = m.address.includes(':') ? `[${m.address}]` : m.address;
@@ -391,7 +402,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
           if (checks) await this.command(`enable health ${name}/${s}`);
           await this.command(`set server ${name}/${s} state ${adminState(m)}`);
         } else if (old.enabled !== m.enabled) {
-          await this.command(`set server ${name}/${s} state ${adminState(m)}`);
+          await this.setMemberState(name, s, m);
         }
       }
       for (const s of before.keys()) {

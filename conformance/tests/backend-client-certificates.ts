@@ -6,6 +6,7 @@
  * was shown), and every way the reference can be wrong said on the Gateway's ResolvedRefs condition
  * while the Gateway stays accepted.
  */
+import { namespacesReady } from '../harness/namespaces.ts';
 import { ConformanceFailure } from '../harness/status.ts';
 import { type ConformanceTest, expectAll, INFRA } from '../harness/suite.ts';
 
@@ -23,6 +24,8 @@ export const backendClientCertificateTests: ConformanceTest[] = [
     run: async (s) => {
       const gw = ref('gateway-tls-backend-client-certificate');
       const route = ref('gateway-tls-backend-client-certificate');
+      // Its manifests start a backend Pod of their own: upstream waits for it (NamespacesMustBeReady).
+      await namespacesReady(s, [INFRA]);
       const addr = await s.status.gatewayAndRoutesAccepted(gw, 'HTTPRoute', [route]);
       await s.status.routeCondition('HTTPRoute', route, gw, { type: 'ResolvedRefs', status: 'True' });
       await s.status.backendTlsPolicyCondition(ref('gateway-tls-backend-client-certificate-test'), gw, {
