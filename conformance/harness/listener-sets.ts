@@ -43,6 +43,12 @@ export async function attachedListenerSets(s: Suite, gw: Ref, count: number): Pr
   );
 }
 
+/** The Gateway Accepted, so many sets attached (GatewayMustHaveCondition, GatewayMustHaveAttachedListeners). */
+export async function gatewayWithSets(s: Suite, gw: Ref, sets: number): Promise<void> {
+  await s.status.gatewayCondition(gw, { type: 'Accepted', status: 'True' });
+  await attachedListenerSets(s, gw, sets);
+}
+
 /** ListenerSetMustHaveCondition. */
 export async function listenerSetCondition(s: Suite, ls: Ref, cond: Cond): Promise<void> {
   await poll(

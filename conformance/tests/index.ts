@@ -14,6 +14,7 @@ import { backendTlsTests } from './backend-tls.ts';
 import { clientCertificateTests } from './client-certificates.ts';
 import { misdirectedTests } from './misdirected.ts';
 import { listenerSetTests } from './listener-sets.ts';
+import { listenerSetRouteTests } from './listener-set-routes.ts';
 import { backendClientCertificateTests } from './backend-client-certificates.ts';
 
 export const ALL_TESTS: ConformanceTest[] = [
@@ -31,5 +32,6 @@ export const ALL_TESTS: ConformanceTest[] = [
   ...clientCertificateTests,
   ...misdirectedTests,
   ...listenerSetTests,
+  ...listenerSetRouteTests,
   ...backendClientCertificateTests,
 ];

@@ -26,7 +26,8 @@ import type { GatewayListeners, NamespaceLabels } from './attach.ts';
 import { resolveBackendTls } from './backend-tls.ts';
 import { insecureFallbackAsked } from './frontend-tls.ts';
 import { supportedFeatures } from './features.ts';
-import { cond, type ConditionSpec } from './conditions.ts';
+import { cond } from './conditions.ts';
+import { gatewayConditions, supportedVersion } from './gateway-conditions.ts';
 import type { GatewayResult, ListenerStatus } from './results.ts';
 import { attachListenerSets, type ListenerSetState, parentOf } from './listener-sets.ts';
 import { backendClientCertificate, type BackendClientCertificate } from './backend-client-certificate.ts';
@@ -52,22 +53,6 @@ export interface GatewayView extends RouteLists {
   namespaces: Namespace[];
   /** The Gateway API release installed (the CRDs' bundle-version annotation), when known. */
   bundleVersion?: string | undefined;
-}
-
-/** The releases npl-lb is built and tested for. */
-const SUPPORTED_RELEASES = /^v1\.[0-6]\./;
-
-function supportedVersion(v: string | undefined): ConditionSpec {
-  if (v === undefined)
-    return cond('SupportedVersion', true, 'SupportedVersion', 'Gateway API v1 (bundle version not read)');
-  if (SUPPORTED_RELEASES.test(v))
-    return cond('SupportedVersion', true, 'SupportedVersion', `Gateway API ${v}`);
-  return cond(
-    'SupportedVersion',
-    false,
-    'UnsupportedVersion',
-    `Gateway API ${v} is installed; npl-lb is built for v1.0 to v1.6 and serves what those define`,
-  );
 }
 
 type ServicePort = Service['spec']['ports'][number];
@@ -117,41 +102,6 @@ export function ourGateways(
   return view.gateways
     .filter((g) => classes.has(g.spec.gatewayClassName))
     .sort((a, b) => (key(a.metadata) < key(b.metadata) ? -1 : 1));
-}
-
-function gatewayConditions(
-  listeners: ListenerState[],
-  vip: ReturnType<GatewayContext['vipOf']>,
-  invalid?: string,
-): ConditionSpec[] {
-  if (invalid)
-    return [
-      cond('Accepted', false, 'InvalidParameters', invalid),
-      cond('Programmed', false, 'Invalid', invalid),
-    ];
-  const bad = listeners.filter((l) => !l.attachable).length;
-  // An address of a kind npl-lb does not serve is not accepted; one it cannot use (outside the
-  // ranges, held by another object, a family not served) leaves the Gateway accepted and not
-  // programmed (GatewayStaticAddresses), as does a further family's.
-  const accepted = vip.unsupported
-    ? cond('Accepted', false, 'UnsupportedAddress', vip.problem ?? '')
-    : bad > 0
-      ? cond(
-          'Accepted',
-          bad < listeners.length,
-          'ListenersNotValid',
-          `${bad} of ${listeners.length} listeners are not valid`,
-        )
-      : cond('Accepted', true, 'Accepted');
-  const unusable = !vip.unsupported && (vip.reason === 'InvalidVIP' || vip.reason === 'VIPConflict');
-  const programmed = unusable
-    ? cond('Programmed', false, 'AddressNotUsable', vip.problem ?? '')
-    : !vip.vip
-      ? cond('Programmed', false, 'AddressNotAssigned', vip.problem ?? 'no VIP')
-      : listeners.some((l) => l.programmable)
-        ? cond('Programmed', true, 'Programmed')
-        : cond('Programmed', false, 'Invalid', 'no listener can be programmed');
-  return [accepted, programmed];
 }
 
 /**
