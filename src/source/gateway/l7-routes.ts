@@ -97,9 +97,14 @@ export function placeL7Routes<R extends L7RouteObject>(
       }
       return b;
     };
+    // Built for the parents that take the route; one that does not reads any (its status needs the
+    // backendRefs judged, which no certificate changes), so no pool is asked for it alone.
+    const certOf = (p: (typeof parents)[number]) => at.clientCertificateOf?.(p.gateway.key);
+    for (const p of parents) if (p.accepted.status) rulesFor(certOf(p));
+    const any = built.values().next().value ?? rulesFor(undefined);
     const statuses: RouteParentStatus[] = [];
     for (const p of parents) {
-      const { rules, unsupported } = rulesFor(at.clientCertificateOf?.(p.gateway.key));
+      const { rules, unsupported } = p.accepted.status ? rulesFor(certOf(p)) : any;
       const accepted =
         p.accepted.status && unsupported
           ? cond('Accepted', false, 'UnsupportedValue', unsupported)

@@ -112,6 +112,35 @@ describe('a Gateway’s backend client certificate', () => {
     assert.notEqual(pools[0]![0], pools[1]![0]);
   });
 
+  it('a parent that does not take the route asks no pool of its certificate', () => {
+    const tlsPools = new Map<string, BackendTls>();
+    pass({
+      gateways: [gateway('with', ref()), gateway('without')],
+      routes: [
+        route(INFRA, 'to-tls', {
+          parentRefs: [
+            { name: 'with', namespace: INFRA, sectionName: 'nope' },
+            { name: 'without', namespace: INFRA },
+          ],
+          rules: [{ backendRefs: [{ name: 'infra-backend-v1', port: 8080 }] }],
+        }),
+      ],
+      backendTlsPolicies: [policy],
+      configMaps: [
+        caConfigMapSchema.parse({ metadata: { namespace: INFRA, name: 'ca' }, data: { 'ca.crt': ca.cert } }),
+      ],
+      http: ABLE,
+      support: SUPPORT,
+      tlsPools,
+      secrets: [{ namespace: INFRA, name: 'client', cert: client }],
+    });
+    assert.deepEqual(
+      [...tlsPools.values()].map((t) => t.clientCertificate ?? ''),
+      [''],
+      'only the plain TLS pool of the Gateway that takes it',
+    );
+  });
+
   it('every way the reference is wrong: ResolvedRefs False with the spec’s reason, the Gateway accepted, nothing presented', async () => {
     const malformed = {
       ...client,
