@@ -6,7 +6,16 @@
  * of the object's latest generation counted, as upstream does.
  */
 import type { Suite } from './suite.ts';
-import { type Cond, conditionsMatch, GW, gatewayPath, poll, type Ref, staleConditions } from './status.ts';
+import {
+  type Cond,
+  conditionsMatch,
+  GW,
+  gatewayPath,
+  listenersProblem,
+  poll,
+  type Ref,
+  staleConditions,
+} from './status.ts';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -112,20 +121,10 @@ export async function listenerSetListeners(
     async () => {
       const o = await latestSet(s, ls);
       if (typeof o === 'string') return o;
-      const actual = (o.status?.listeners ?? []) as Obj[];
-      if (actual.length !== want.length) return `${actual.length} listeners, want ${want.length}`;
-      for (const w of want) {
-        const a = actual.find((x) => x.name === w.name);
-        if (!a) return `no status for listener ${w.name}`;
-        const kinds = (a.supportedKinds ?? []) as { group?: string; kind: string }[];
-        if (!kinds.some((k) => (k.group ?? GW) === GW && k.kind === 'HTTPRoute'))
-          return `listener ${w.name} lacks kind HTTPRoute`;
-        if (a.attachedRoutes !== w.attachedRoutes)
-          return `listener ${w.name} attachedRoutes ${a.attachedRoutes}, want ${w.attachedRoutes}`;
-        const why = conditionsMatch(a.conditions, ACCEPTED_LISTENER);
-        if (why) return `listener ${w.name}: ${why}`;
-      }
-      return undefined;
+      return listenersProblem(
+        (o.status?.listeners ?? []) as Obj[],
+        want.map((w) => ({ ...w, supportedKinds: [{ kind: 'HTTPRoute' }], conditions: ACCEPTED_LISTENER })),
+      );
     },
     s.timeouts,
   );

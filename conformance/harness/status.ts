@@ -89,6 +89,38 @@ export const backendTlsPolicyPath = (r: Ref) =>
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/** A listener's expected status entry (a Gateway's, a ListenerSet's). */
+export interface ListenerWant {
+  name: string;
+  supportedKinds: { group?: string; kind: string }[];
+  attachedRoutes: number;
+  conditions: Cond[];
+}
+
+/**
+ * Upstream's listenersMatch: exactly these listeners, each with at least the kinds wanted (none
+ * when none is), its attached routes and its conditions; why not, or undefined.
+ */
+export function listenersProblem(actual: Obj[], want: ListenerWant[]): string | undefined {
+  if (actual.length !== want.length) return `${actual.length} listeners, want ${want.length}`;
+  for (const w of want) {
+    const a = actual.find((x) => x.name === w.name);
+    if (!a) return `no status for listener ${w.name}`;
+    const kinds = (a.supportedKinds ?? []) as { group?: string; kind: string }[];
+    if (!w.supportedKinds.length && kinds.length)
+      return `listener ${w.name} supports ${JSON.stringify(kinds)}, want none`;
+    for (const k of w.supportedKinds) {
+      if (!kinds.some((x) => (x.group ?? GW) === (k.group ?? GW) && x.kind === k.kind))
+        return `listener ${w.name} lacks kind ${k.kind}`;
+    }
+    if (a.attachedRoutes !== w.attachedRoutes)
+      return `listener ${w.name} attachedRoutes ${a.attachedRoutes}, want ${w.attachedRoutes}`;
+    const why = conditionsMatch(a.conditions, w.conditions);
+    if (why) return `listener ${w.name}: ${why}`;
+  }
+  return undefined;
+}
+
 export class StatusChecks {
   constructor(
     private readonly api: Api,
@@ -389,23 +421,7 @@ export class StatusChecks {
         const o = await this.get(gatewayPath(gw));
         if (!o) return 'not found';
         const actual = (o.status?.listeners ?? []) as Obj[];
-        if (actual.length !== want.length) return `${actual.length} listeners, want ${want.length}`;
-        for (const w of want) {
-          const a = actual.find((x) => x.name === w.name);
-          if (!a) return `no status for listener ${w.name}`;
-          const kinds = (a.supportedKinds ?? []) as { group?: string; kind: string }[];
-          if (!w.supportedKinds.length && kinds.length)
-            return `listener ${w.name} supports ${JSON.stringify(kinds)}, want none`;
-          for (const k of w.supportedKinds) {
-            if (!kinds.some((x) => (x.group ?? GW) === (k.group ?? GW) && x.kind === k.kind))
-              return `listener ${w.name} lacks kind ${k.kind}`;
-          }
-          if (a.attachedRoutes !== w.attachedRoutes)
-            return `listener ${w.name} attachedRoutes ${a.attachedRoutes}, want ${w.attachedRoutes}`;
-          const why = conditionsMatch(a.conditions, w.conditions);
-          if (why) return `listener ${w.name}: ${why}`;
-        }
-        return undefined;
+        return listenersProblem(actual, want);
       },
       this.timeouts,
     );

@@ -86,6 +86,25 @@ function allowed(
   return labels !== undefined && labelsMatch(from.selector, labels);
 }
 
+/** A listener's hosts but those a more specific listener of its port takes (of every listener the VIP serves). */
+const isolated = (a: ListenerAttachment, gw: GatewayListeners): string[] =>
+  isolatedHosts(
+    a.hosts,
+    a.state.listener.hostname,
+    (gw.merged ?? gw.listeners)
+      .filter((l) => l !== a.state && l.listener.port === a.state.listener.port)
+      .map((l) => l.listener.hostname),
+  );
+
+/** What a parentRef names that no listener matches: `named x on port n`. */
+const namedWhat = (ref: ParentReference): string =>
+  [
+    ref.sectionName !== undefined ? `named ${ref.sectionName}` : '',
+    ref.port !== undefined ? `on port ${ref.port}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+
 /**
  * `sets`: the ListenerSets of our Gateways by namespace/name (a parentRef of kind ListenerSet
  * reaches that set's listeners alone; one of kind Gateway, the Gateway's own alone: GEP-1713).
@@ -120,15 +139,9 @@ export function attachRoute(
     );
     const base = { parentRef: ref, gateway: gw, listeners: [] as ListenerAttachment[] };
     if (named.length === 0) {
-      const what = [
-        ref.sectionName !== undefined ? `named ${ref.sectionName}` : '',
-        ref.port !== undefined ? `on port ${ref.port}` : '',
-      ]
-        .filter(Boolean)
-        .join(' ');
       out.push({
         ...base,
-        accepted: cond('Accepted', false, 'NoMatchingParent', `${label} has no listener ${what}`),
+        accepted: cond('Accepted', false, 'NoMatchingParent', `${label} has no listener ${namedWhat(ref)}`),
       });
       continue;
     }
@@ -167,18 +180,7 @@ export function attachRoute(
     for (const a of listeners) a.state.attached.add(`${route.kind} ${route.namespace}/${route.name}`);
     // Attached (and counted) as the hostnames intersect; served only for the hosts no more
     // specific listener on its port takes (listener isolation).
-    const served = listeners.map((a) => ({
-      ...a,
-      hosts: hostnamed
-        ? a.hosts
-        : isolatedHosts(
-            a.hosts,
-            a.state.listener.hostname,
-            (gw.merged ?? gw.listeners)
-              .filter((l) => l !== a.state && l.listener.port === a.state.listener.port)
-              .map((l) => l.listener.hostname),
-          ),
-    }));
+    const served = hostnamed ? listeners : listeners.map((a) => ({ ...a, hosts: isolated(a, gw) }));
     out.push({ ...base, listeners: served, accepted: cond('Accepted', true, 'Accepted') });
   }
   return out;

@@ -196,6 +196,26 @@ function tlsUnserved(tls: TlsTarget, ctx: RuleContext, h2: boolean): string | un
  * (the load balancer speaks HTTP/1.1 to members only) such a ref does not resolve
  * (UnsupportedProtocol), never sent HTTP/1.1 it cannot read.
  */
+/**
+ * The pool a backendRef's share goes to: over TLS as a policy asks (presenting the parent
+ * Gateway's certificate, where it names one), HTTP/2, or plain HTTP/1.1.
+ */
+function poolOf(
+  ctx: RuleContext,
+  svc: Service,
+  sp: ServicePort,
+  tls: BackendTls | undefined,
+  h2: boolean,
+): string {
+  if (tls)
+    return ctx.tlsPoolFor!(
+      svc,
+      sp,
+      ctx.clientCertificate ? { ...tls, clientCertificate: ctx.clientCertificate } : tls,
+    );
+  return h2 ? ctx.h2PoolFor!(svc, sp) : ctx.poolFor(svc, sp);
+}
+
 export function ruleForwarding(
   refs: HttpRouteObject['spec']['rules'][number]['backendRefs'],
   at: {
@@ -256,15 +276,7 @@ export function ruleForwarding(
             `${f}: Service ${target}/${b.name} port ${b.port ?? ''}: ${why}; its share answers 500, never in clear text`,
           );
         else {
-          pool = tls?.tls
-            ? ctx.tlsPoolFor!(
-                svc,
-                sp,
-                ctx.clientCertificate ? { ...tls.tls, clientCertificate: ctx.clientCertificate } : tls.tls,
-              )
-            : h2
-              ? ctx.h2PoolFor!(svc, sp)
-              : ctx.poolFor(svc, sp);
+          pool = poolOf(ctx, svc, sp, tls?.tls, h2);
           sink.backends.add(`${target}/${b.name}`);
         }
       }

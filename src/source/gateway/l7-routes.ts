@@ -8,9 +8,9 @@ import type { Gateway, ParentReference, ReferenceGrant, RouteKindName } from '..
 import type { Service } from '../../kube/objects.ts';
 import { gatewayVsName } from '../../model/names.ts';
 import { routeLacks } from '../route-support.ts';
-import { attachRoute, type GatewayListeners } from './attach.ts';
+import { attachRoute, type GatewayListeners, type ParentAttachment } from './attach.ts';
 import { cond } from './conditions.ts';
-import type { HttpRuleResult, RuleContext } from './http-rules.ts';
+import type { HttpRuleResult, RouteTemplate, RuleContext } from './http-rules.ts';
 import type { Ranked } from './precedence.ts';
 import type { GatewayResult, RouteParentStatus } from './results.ts';
 
@@ -34,6 +34,75 @@ const key = (m: { namespace: string; name: string }): string => `${m.namespace}/
 interface L7RouteObject {
   metadata: { namespace: string; name: string; creationTimestamp?: string | undefined; generation: number };
   spec: { hostnames: string[]; parentRefs: ParentReference[] };
+}
+
+type Built = { rules: HttpRuleResult; unsupported: string | undefined };
+
+/**
+ * A route's rules, built once per certificate its parents' Gateways present to TLS members (nearly
+ * always one): a TLS pool presenting a certificate is a pool of its own. With what of them the
+ * device cannot serve (`unsupported`).
+ */
+function rulesByCertificate<R extends L7RouteObject>(
+  r: R,
+  rulesOf: (r: R, c: RuleContext) => HttpRuleResult,
+  ctx: L7RouteContext,
+  backendTlsOf: RuleContext['backendTlsOf'],
+): { of: (clientCertificate: string | undefined) => Built; any: () => Built } {
+  const built = new Map<string, Built>();
+  const rulesFor = (clientCertificate: string | undefined): Built => {
+    const k = clientCertificate ?? '';
+    let b = built.get(k);
+    if (!b) {
+      const rules = rulesOf(r, {
+        services: ctx.services,
+        grants: ctx.grants ?? [],
+        poolFor: ctx.poolFor,
+        h2PoolFor: ctx.h2PoolFor,
+        tlsPoolFor: ctx.tlsPoolFor,
+        device: { http: ctx.http, adapter: ctx.adapter },
+        backendTlsOf,
+        clientCertificate,
+      });
+      const lacking = rules.templates.map((t) => routeLacks({ ...t, host: '' }, ctx.http)).find(Boolean);
+      b = {
+        rules,
+        unsupported:
+          rules.unsupported ?? (lacking && `the ${ctx.adapter} load balancer does not support ${lacking}`),
+      };
+      built.set(k, b);
+    }
+    return b;
+  };
+  return { of: rulesFor, any: () => built.values().next().value ?? rulesFor(undefined) };
+}
+
+/** A route's rules on the hosts of each programmable listener of one parent, by virtual service. */
+function placeOnListeners(
+  r: L7RouteObject,
+  p: ParentAttachment,
+  templates: readonly RouteTemplate[],
+  cluster: string,
+  byVs: Map<string, Ranked[]>,
+): void {
+  for (const a of p.listeners) {
+    if (!a.state.programmable) continue;
+    const l = a.state.listener;
+    const vs = gatewayVsName(cluster, p.gateway, l.protocol, l.port);
+    const list = byVs.get(vs) ?? [];
+    for (const t of templates) {
+      const { rule, match, ...route } = t;
+      for (const host of a.hosts)
+        list.push({
+          route: { ...route, host },
+          created: r.metadata.creationTimestamp ?? '',
+          key: key(r.metadata),
+          rule,
+          match,
+        });
+    }
+    byVs.set(vs, list);
+  }
 }
 
 /**
@@ -70,41 +139,15 @@ export function placeL7Routes<R extends L7RouteObject>(
     };
     const parents = attachRoute(head, at.gws, at.nsOf, at.sets);
     if (parents.length === 0) continue;
-    // The rules once per certificate its parents' Gateways present to TLS members (nearly always
-    // one): a TLS pool presenting a certificate is a pool of its own.
-    const built = new Map<string, { rules: HttpRuleResult; unsupported: string | undefined }>();
-    const rulesFor = (clientCertificate: string | undefined) => {
-      const k = clientCertificate ?? '';
-      let b = built.get(k);
-      if (!b) {
-        const rules = rulesOf(r, {
-          services: ctx.services,
-          grants: ctx.grants ?? [],
-          poolFor: ctx.poolFor,
-          h2PoolFor: ctx.h2PoolFor,
-          tlsPoolFor: ctx.tlsPoolFor,
-          device: { http: ctx.http, adapter: ctx.adapter },
-          backendTlsOf: at.backendTlsOf,
-          clientCertificate,
-        });
-        const lacking = rules.templates.map((t) => routeLacks({ ...t, host: '' }, ctx.http)).find(Boolean);
-        b = {
-          rules,
-          unsupported:
-            rules.unsupported ?? (lacking && `the ${ctx.adapter} load balancer does not support ${lacking}`),
-        };
-        built.set(k, b);
-      }
-      return b;
-    };
+    const byCert = rulesByCertificate(r, rulesOf, ctx, at.backendTlsOf);
     // Built for the parents that take the route; one that does not reads any (its status needs the
     // backendRefs judged, which no certificate changes), so no pool is asked for it alone.
     const certOf = (p: (typeof parents)[number]) => at.clientCertificateOf?.(p.gateway.key);
-    for (const p of parents) if (p.accepted.status) rulesFor(certOf(p));
-    const any = built.values().next().value ?? rulesFor(undefined);
+    for (const p of parents) if (p.accepted.status) byCert.of(certOf(p));
+    const any = byCert.any();
     const statuses: RouteParentStatus[] = [];
     for (const p of parents) {
-      const { rules, unsupported } = p.accepted.status ? rulesFor(certOf(p)) : any;
+      const { rules, unsupported } = p.accepted.status ? byCert.of(certOf(p)) : any;
       const accepted =
         p.accepted.status && unsupported
           ? cond('Accepted', false, 'UnsupportedValue', unsupported)
@@ -114,25 +157,7 @@ export function placeL7Routes<R extends L7RouteObject>(
         at.tlsHits?.set(policy, (at.tlsHits.get(policy) ?? new Set()).add(p.gateway.key));
       if (!accepted.status) continue;
       for (const b of rules.backends) at.out.backends.add(b);
-      for (const a of p.listeners) {
-        if (!a.state.programmable) continue;
-        const l = a.state.listener;
-        const vs = gatewayVsName(ctx.cluster, p.gateway, l.protocol, l.port);
-        const list = at.byVs.get(vs) ?? [];
-        for (const t of rules.templates) {
-          const { rule, match, ...route } = t;
-          for (const host of a.hosts) {
-            list.push({
-              route: { ...route, host },
-              created: r.metadata.creationTimestamp ?? '',
-              key: key(r.metadata),
-              rule,
-              match,
-            });
-          }
-        }
-        at.byVs.set(vs, list);
-      }
+      placeOnListeners(r, p, rules.templates, ctx.cluster, at.byVs);
     }
     at.out.routes.set(`${kind} ${key(r.metadata)}`, { generation: r.metadata.generation, parents: statuses });
   }

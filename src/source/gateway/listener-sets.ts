@@ -112,6 +112,24 @@ function yieldTo(state: ListenerState, reason: 'ProtocolConflict' | 'HostnameCon
 }
 
 /**
+ * How many listeners one Gateway serves, its own and its sets' (each set holds at most 64, the CRD
+ * says; sets have no count): a set that would take it past this is refused with the spec's
+ * `TooManyListeners`, so one VIP's configuration stays bounded whatever teams attach.
+ */
+export const MAX_GATEWAY_LISTENERS = 1024;
+
+function tooMany(state: ListenerState): void {
+  const why = `the Gateway already serves its limit of listeners (${MAX_GATEWAY_LISTENERS}, its own and its ListenerSets')`;
+  state.conditions = [
+    cond('Accepted', false, 'TooManyListeners', why),
+    cond('Programmed', false, 'TooManyListeners', why),
+    ...state.conditions.filter((c) => c.type !== 'Accepted' && c.type !== 'Programmed'),
+  ];
+  state.attachable = false;
+  state.programmable = false;
+}
+
+/**
  * A set's Accepted and Programmed from its listeners: accepted while at least one is valid (can be
  * programmed: accepted, not conflicted, an HTTPS one with a certificate it may use).
  */
@@ -192,6 +210,8 @@ export function attachListenerSets(
       const reason = lost.get(l.listener.name);
       if (reason) yieldTo(l, reason);
     }
+    // Past the cap, a set's listeners are refused whole (never some of them): the later set waits.
+    if (merged.length + listeners.length > MAX_GATEWAY_LISTENERS) for (const l of listeners) tooMany(l);
     take(taken, listeners);
     const conditions = setConditions(listeners);
     const attached = conditions[0]!.status;

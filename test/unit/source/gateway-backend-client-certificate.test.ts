@@ -61,13 +61,17 @@ const policy = backendTlsPolicySchema.parse({
   },
 });
 
-function run(gateways: ReturnType<typeof gateway>[], w: Partial<World> = {}) {
+function run(
+  gateways: ReturnType<typeof gateway>[],
+  w: Partial<World> = {},
+  parentRefs: Record<string, unknown>[] = gateways.map((g) => ({ name: g.metadata.name, namespace: INFRA })),
+) {
   const tlsPools = new Map<string, BackendTls>();
   const r = pass({
     gateways,
     routes: [
       route(INFRA, 'to-tls', {
-        parentRefs: gateways.map((g) => ({ name: g.metadata.name, namespace: INFRA })),
+        parentRefs,
         rules: [{ backendRefs: [{ name: 'infra-backend-v1', port: 8080 }] }],
       }),
     ],
@@ -113,27 +117,10 @@ describe('a Gateway’s backend client certificate', () => {
   });
 
   it('a parent that does not take the route asks no pool of its certificate', () => {
-    const tlsPools = new Map<string, BackendTls>();
-    pass({
-      gateways: [gateway('with', ref()), gateway('without')],
-      routes: [
-        route(INFRA, 'to-tls', {
-          parentRefs: [
-            { name: 'with', namespace: INFRA, sectionName: 'nope' },
-            { name: 'without', namespace: INFRA },
-          ],
-          rules: [{ backendRefs: [{ name: 'infra-backend-v1', port: 8080 }] }],
-        }),
-      ],
-      backendTlsPolicies: [policy],
-      configMaps: [
-        caConfigMapSchema.parse({ metadata: { namespace: INFRA, name: 'ca' }, data: { 'ca.crt': ca.cert } }),
-      ],
-      http: ABLE,
-      support: SUPPORT,
-      tlsPools,
-      secrets: [{ namespace: INFRA, name: 'client', cert: client }],
-    });
+    const { tlsPools } = run([gateway('with', ref()), gateway('without')], {}, [
+      { name: 'with', namespace: INFRA, sectionName: 'nope' },
+      { name: 'without', namespace: INFRA },
+    ]);
     assert.deepEqual(
       [...tlsPools.values()].map((t) => t.clientCertificate ?? ''),
       [''],

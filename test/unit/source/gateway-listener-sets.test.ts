@@ -12,6 +12,7 @@ import { parseControllerConfig } from '../../../src/config/controller-config.ts'
 import { GatewayStatusWriter, type StatusSink } from '../../../src/controller/gateway-status.ts';
 import { gatewaySchema, type Gateway } from '../../../src/kube/gateway-objects.ts';
 import { type ListenerSet, listenerSetSchema } from '../../../src/kube/listener-set-objects.ts';
+import { MAX_GATEWAY_LISTENERS } from '../../../src/source/gateway/listener-sets.ts';
 import type { ResourceRef } from '../../../src/kube/paths.ts';
 import type { L7VirtualService } from '../../../src/model/types.ts';
 import { servicesToAnnotate } from '../../../src/source/annotated-services.ts';
@@ -401,6 +402,30 @@ describe('ListenerSet conflicts follow precedence: the Gateway, the oldest set, 
     const withdrawn = pass(world({ gateways: [gateway()], listenerSets: [newer], routes }));
     assert.deepEqual(source(withdrawn), []);
     assert.equal(setConditions(withdrawn, `${INFRA}/a-newer`)[0], 'Accepted=False/NotAllowed');
+  });
+
+  it('past the Gateway’s listener cap a set is refused whole (TooManyListeners); one set gone, the next fits', () => {
+    // 16 sets of 64 fill the cap beside the Gateway's one listener: the 16th does not fit.
+    const full = Array.from({ length: 16 }, (_, i) =>
+      listenerSet(
+        INFRA,
+        `team-${String(i).padStart(2, '0')}`,
+        Array.from({ length: 64 }, (_, j) => http(`l${j}`, `h${j}.team-${i}.example.com`)),
+        { created: '2026-01-02T00:00:00Z' },
+      ),
+    );
+    const r = pass(world({ gateways: [gateway({ from: 'Same' })], listenerSets: full }));
+    assert.equal(MAX_GATEWAY_LISTENERS, 1024);
+    assert.equal(r.gateways.get(GW)?.attachedListenerSets, 15);
+    assert.deepEqual(setConditions(r, `${INFRA}/team-15`), [
+      'Accepted=False/ListenersNotValid',
+      'Programmed=False/ListenersNotValid',
+    ]);
+    assert.equal(setListener(r, `${INFRA}/team-15`, 'l0')[0], 'Accepted=False/TooManyListeners');
+    assert.ok(!hosts(r).includes('h0.team-15.example.com'), 'nothing of it served');
+    // One set deleted: the last one fits.
+    const after = pass(world({ gateways: [gateway({ from: 'Same' })], listenerSets: full.slice(1) }));
+    assert.equal(setConditions(after, `${INFRA}/team-15`)[0], 'Accepted=True/Accepted');
   });
 
   it('a Gateway not accepted: its sets are ParentNotAccepted', () => {
