@@ -20,6 +20,7 @@ function rig(
     deferredMs?: () => number | undefined;
     unstarted?: boolean;
     deviceMs?: number;
+    backoffMs?: number;
   } = {},
 ) {
   let running = 0;
@@ -28,6 +29,7 @@ function rig(
     ended: 0,
     maxRunning: 0,
     errors: 0,
+    endedAt: [] as number[],
     starts: [] as { at: number; running: number }[],
   };
   const s: PassScheduler = new PassScheduler({
@@ -45,13 +47,14 @@ function rig(
       if (o.fail?.()) throw new Error('device says no');
       const result = { deferredMs: o.deferredMs?.() };
       seen.ended++;
+      seen.endedAt.push(Date.now());
       return result;
     },
     maxSlots: 4,
     slots: () => o.slots ?? 1,
     spacingMs: () => 0,
     ...(o.deviceMs !== undefined ? { deviceMs: () => o.deviceMs! } : {}),
-    backoff: { initialMs: 30, maxMs: 60, jitter: 0 },
+    backoff: { initialMs: o.backoffMs ?? 30, maxMs: 2 * (o.backoffMs ?? 30), jitter: 0 },
     log: silentLogger(),
     onError: () => seen.errors++,
   });
@@ -84,13 +87,14 @@ describe('pass scheduler', () => {
   });
 
   it('passes overlap up to the slots, never more', async (t) => {
-    const { s, seen } = rig({ slots: 3, passMs: 40 });
+    // Passes long enough that requests 3 ms apart overlap them even on a loaded machine.
+    const { s, seen } = rig({ slots: 3, passMs: 150 });
     t.after(() => s.stop());
     for (let i = 0; i < 10; i++) {
       s.request();
       await sleep(3);
     }
-    await sleep(200);
+    await eventually(() => seen.passes >= 3, 5000, 'three passes');
     await s.whenIdle();
     assert.equal(seen.maxRunning, 3);
     const one = rig({ slots: 0, passMs: 20 });
@@ -134,7 +138,7 @@ describe('pass scheduler', () => {
     const { s, seen } = rig({ passMs: 1, fail: () => left-- > 0 });
     t.after(() => s.stop());
     s.request();
-    await sleep(400);
+    await eventually(() => seen.ended === 1, 5000, 'the pass after three failures');
     assert.equal(seen.errors, 3);
     assert.equal(seen.passes, 4);
     assert.equal(s.failures, 0, 'a success resets the backoff');
@@ -151,24 +155,28 @@ describe('pass scheduler', () => {
     defer = undefined;
     await s.whenIdle();
     assert.equal(seen.passes, 2, 'the deferred pass ran before idle');
-    const failing = rig({ passMs: 1, fail: () => true });
+    // A retry 10 s away: idle comes long before it (a bound a loaded machine does not reach).
+    const failing = rig({ passMs: 1, fail: () => true, backoffMs: 10_000 });
     t.after(() => failing.s.stop());
     failing.s.request();
+    await eventually(() => failing.seen.errors === 1, 5000, 'the failed pass');
     const t0 = Date.now();
-    await sleep(5);
     await failing.s.whenIdle();
-    assert.ok(Date.now() - t0 < 30, 'a retry pending does not hold idle');
+    assert.ok(Date.now() - t0 < 5000, 'a retry pending does not hold idle');
+    assert.equal(failing.seen.passes, 1, 'and the retry has not run');
   });
 
   it('a deferred pass runs after its delay; stop runs nothing after', async (t) => {
     let defer: number | undefined = 50;
     const { s, seen } = rig({ passMs: 1, deferredMs: () => defer });
     s.request();
-    await sleep(20);
-    assert.equal(seen.passes, 1);
+    await eventually(() => seen.ended === 1, 5000, 'the first pass');
     defer = undefined;
-    await sleep(80);
-    assert.equal(seen.passes, 2);
+    // Not before its delay; on a loaded machine it may come well after, so waited for, not slept on.
+    await eventually(() => seen.passes === 2, 5000, 'the deferred pass');
+    // Instants in whole milliseconds (Date.now()); a timer may fire a millisecond early by that clock.
+    const waited = seen.starts[1]!.at - seen.endedAt[0]!;
+    assert.ok(waited >= 48, `the deferred pass started ${waited} ms after the first ended`);
     defer = 30;
     s.request();
     await sleep(10);
