@@ -44,6 +44,10 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
     // A backendRef's RequestHeaderModifier: its http-request lines on the weighted pick of that
     // backend, after the route's (http-routes.ts).
     backendHeaderModifiers: true,
+    // CORS: a preflight answered by `http-request return` with the policy's headers (403 for an
+    // origin not allowed), an allowed origin echoed on the member's answer (cors-rules.ts; both
+    // transports: the Data Plane's return_hdrs).
+    cors: true,
     // A verified client's subject: `http-request del-header` then `set-header <name>
     // %[ssl_c_s_dn]` where `ssl_c_verify` is 0 (http-routes.ts).
     clientSubjectHeader: true,

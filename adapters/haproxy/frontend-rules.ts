@@ -25,7 +25,8 @@ export type HttpAction =
   | { type: 'del-header'; header: string }
   | { type: 'redirect'; location: string; code: number }
   | { type: 'set-path'; fmt: string }
-  | { type: 'return'; status: number };
+  /** `hdrs`: headers of the answer (quoted names, log-format values); with them it has an empty body. */
+  | { type: 'return'; status: number; hdrs?: { name: string; fmt: string }[] };
 export interface HttpRule {
   action: HttpAction;
   cond: string;

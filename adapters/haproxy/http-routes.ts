@@ -36,6 +36,7 @@ import {
 
 export type { Acl, GatewayRules, HttpAction, HttpRule, SwitchRule } from './frontend-rules.ts';
 import { srcAclValues } from './policy-lines.ts';
+import { corsRules } from './cors-rules.ts';
 
 function actionText(a: HttpAction): string {
   switch (a.type) {
@@ -51,9 +52,16 @@ function actionText(a: HttpAction): string {
     case 'set-path':
       return `set-path ${a.fmt}`;
     case 'return':
-      return `return status ${a.status}`;
+      // Headers need a body to go with (the Data Plane API's return_hdrs), so an empty one.
+      return a.hdrs
+        ? `return status ${a.status} content-type ${RETURN_TYPE} lf-string ${RETURN_BODY}${a.hdrs.map((h) => ` hdr ${h.name} ${h.fmt}`).join('')}`
+        : `return status ${a.status}`;
   }
 }
+
+/** The content type and (empty) body of an answer HAProxy gives with headers. */
+export const RETURN_TYPE = 'text/plain';
+export const RETURN_BODY = '"%[str()]"';
 
 /** An http-request / http-response rule as a configuration line (also the simulator's). */
 export const httpRuleLine = (kind: 'request' | 'response', r: HttpRule): string =>
@@ -235,6 +243,13 @@ export function gatewayRules(v: L7VirtualService): GatewayRules {
         action: { type: 'return', status: 403 },
         cond: r.sourceRanges.length > 0 ? `${at} !${p}_src` : at,
       });
+    }
+    // Its CORS policy next: a preflight answered here, an allowed origin kept for the answer.
+    if (r.cors) {
+      const c = corsRules(r.cors, p, at);
+      out.acls.push(...c.acls);
+      tail.push(...c.request);
+      out.response.push(...c.response);
     }
     tail.push(...modifierRules(r.requestHeaders, at), ...timeoutRules(r, at));
     out.response.push(...modifierRules(r.responseHeaders, at));

@@ -49,7 +49,7 @@ export class MemoryAdapter implements LoadBalancerAdapter {
       certificates: true,
       tlsPassthrough: true,
       // It keeps the model as given, HTTP/2 included (no traffic to speak of).
-      http: { ...ALL_HTTP, http2: true, sourceRanges: true },
+      http: { ...ALL_HTTP, http2: true, sourceRanges: true, cors: true },
       httpChecks: true,
       httpsChecks: true,
       checkHeaders: true,

@@ -62,6 +62,10 @@ const HTTP_RULE = [
   'redir_code',
   'path_fmt',
   'return_status_code',
+  'return_content_type',
+  'return_content_format',
+  'return_content',
+  'return_hdrs',
   'timeout_type',
   'timeout',
 ];

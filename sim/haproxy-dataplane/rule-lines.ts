@@ -48,8 +48,25 @@ const HTTP_TYPES: Record<string, (o: RuleObject, t: string) => string> = {
     if (!['server', 'tunnel', 'client'].includes(which)) throw new RuleRefused(`${t}: timeout_type ${which}`);
     return `${t} ${which} ${str(o, 'timeout', t)}`;
   },
-  return: (o, t) =>
-    `${t} status ${o.return_status_code === undefined ? '200' : str(o, 'return_status_code', t)}`,
+  return: (o, t) => {
+    const status = `${t} status ${o.return_status_code === undefined ? '200' : str(o, 'return_status_code', t)}`;
+    const format = o.return_content_format;
+    const hdrs = o.return_hdrs;
+    // return_hdrs depends on a content format of file, lf-file, string or lf-string (the spec's
+    // x-dependency); the content and its type go with the format.
+    if (format === undefined) {
+      if (hdrs !== undefined) throw new RuleRefused(`${t}: return_hdrs needs return_content_format`);
+      return status;
+    }
+    if (!['string', 'lf-string'].includes(String(format)))
+      throw new RuleRefused(`${t}: return_content_format ${String(format)} is not served by this simulator`);
+    const list = hdrs === undefined ? [] : hdrs;
+    if (!Array.isArray(list)) throw new RuleRefused(`${t}: return_hdrs must be a list`);
+    const headers = (list as RuleObject[])
+      .map((h) => ` hdr ${str(h, 'name', t)} ${str(h, 'fmt', t)}`)
+      .join('');
+    return `${status} content-type ${str(o, 'return_content_type', t)} ${String(format)} ${str(o, 'return_content', t)}${headers}`;
+  },
 };
 
 export function httpRuleLine(direction: 'request' | 'response', o: RuleObject): string {

@@ -179,6 +179,11 @@ export interface HttpCapabilities {
    */
   backendHeaderModifiers?: boolean;
   /**
+   * CORS (HttpRoute.cors): preflights answered by the load balancer, an allowed origin's answers
+   * given the policy's headers. Absent: a route with a CORS filter is refused by name.
+   */
+  cors?: boolean;
+  /**
    * A verified client's subject sent to members in a header (ClientValidation.subjectHeader; the
    * Gateway annotation npl-lb.io/client-certificate-header). Absent: such a listener is refused.
    */

@@ -252,6 +252,18 @@ export const httpRouteFilterSchema = z
       .object({ hostname: z.string().optional(), path: pathModifier.optional() })
       .loose()
       .optional(),
+    cors: z
+      .object({
+        allowOrigins: z.array(z.string()).default([]),
+        allowMethods: z.array(z.string()).default([]),
+        allowHeaders: z.array(z.string()).default([]),
+        exposeHeaders: z.array(z.string()).default([]),
+        allowCredentials: z.boolean().default(false),
+        // The CRD's default; an API server without defaulting may leave it out.
+        maxAge: z.number().int().default(5),
+      })
+      .loose()
+      .optional(),
   })
   .loose();
 export type HttpRouteFilter = z.infer<typeof httpRouteFilterSchema>;

@@ -5,6 +5,7 @@
  * redirect, or a backend chosen by weight (an unresolved one answers 500) with the request's
  * headers and URL rewritten. No match: 404. Pure.
  */
+import { isPreflight, originAllowed, preflightHeaders, responseHeaders } from './cors.ts';
 import type { HeaderModifier, HttpRoute, L4VirtualService, L7VirtualService, PathModifier } from './types.ts';
 
 export interface HttpRequest {
@@ -29,6 +30,11 @@ export interface HttpOutcome {
   /** The request as the backend gets it. */
   upstream?: { host: string; path: string; headers: Record<string, string> };
   responseHeaders?: HeaderModifier;
+  /**
+   * Headers the answer carries for the route's CORS policy (names lower case): a preflight's
+   * answer, or what an allowed origin's answer from a member gets.
+   */
+  cors?: Record<string, string>;
 }
 
 const bareHost = (h: string): string => h.toLowerCase().replace(/:\d+$/, '');
@@ -152,6 +158,14 @@ export function resolveRequest(vs: L7VirtualService, req: HttpRequest, pick = Ma
     return { status: 404 };
   }
   const scheme = req.scheme ?? (vs.protocol === 'HTTPS' ? 'https' : 'http');
+  // A preflight is the load balancer's to answer: 200 with the policy's headers for an allowed
+  // origin, 403 for another; it never reaches a member.
+  if (route.cors && isPreflight(req.method ?? 'GET', req.headers ?? {})) {
+    const origin = Object.entries(req.headers ?? {}).find(([k]) => k.toLowerCase() === 'origin')?.[1];
+    return originAllowed(route.cors.allowOrigins, origin)
+      ? { status: 200, route, cors: preflightHeaders(route.cors, req.headers ?? {}) }
+      : { status: 403, route };
+  }
   if (route.redirect) {
     const r = route.redirect;
     const toScheme = r.scheme ?? scheme;
@@ -193,6 +207,7 @@ export function resolveRequest(vs: L7VirtualService, req: HttpRequest, pick = Ma
       headers: modifyHeaders(modifyHeaders(req.headers ?? {}, route.requestHeaders), picked),
     },
     ...(route.responseHeaders ? { responseHeaders: route.responseHeaders } : {}),
+    ...(route.cors ? { cors: responseHeaders(route.cors, req.headers ?? {}) } : {}),
   };
 }
 

@@ -255,6 +255,30 @@ export interface Rewrite {
   path?: PathModifier;
 }
 
+/**
+ * Cross-origin resource sharing (an HTTPRoute's CORS filter), as the load balancer answers it: a
+ * preflight (OPTIONS with `Origin` and `Access-Control-Request-Method`) is answered by the load
+ * balancer itself, never sent to a member; an allowed origin gets the headers below and an
+ * allowed origin's other requests get `Access-Control-Allow-Origin` (echoed), the credentials and
+ * exposed headers on the member's answer. Values passed the validation boundary (route-filters.ts).
+ */
+export interface CorsPolicy {
+  /**
+   * `scheme://host[:port]`, the host's leftmost `*` covering one or more labels (`*` alone: any
+   * host); `*` alone: any origin. Without a port, the scheme's default port matches too.
+   */
+  allowOrigins: string[];
+  /** Methods a preflight is told; `*` alone: the one it asks for is echoed. */
+  allowMethods: string[];
+  /** Request headers a preflight is told; `*` alone: the ones it asks for are echoed. */
+  allowHeaders: string[];
+  /** Response headers scripts may read (`Access-Control-Expose-Headers`). */
+  exposeHeaders: string[];
+  allowCredentials: boolean;
+  /** How long a browser may keep a preflight's answer (`Access-Control-Max-Age`), in seconds. */
+  maxAgeSeconds: number;
+}
+
 /** A share of a route's traffic; `pool: null` is a backend that does not resolve (its share answers 500). */
 export interface WeightedBackend {
   pool: string | null;
@@ -284,6 +308,7 @@ export interface HttpRoute {
   responseHeaders?: HeaderModifier;
   redirect?: Redirect;
   rewrite?: Rewrite;
+  cors?: CorsPolicy;
   /**
    * How long the backend may take to answer, in ms (an HTTPRoute rule's `timeouts`: the shorter of
    * `request` and `backendRequest`, which are one wait where there are no retries); 0: the route

@@ -49,5 +49,6 @@ export function routeLacks(r: HttpRoute, http: HttpCapabilities): string | undef
   if (r.backends?.some((b) => b.requestHeaders) && !http.backendHeaderModifiers)
     return 'header modifiers on a backendRef';
   if (r.timeoutMs !== undefined && !http.timeouts) return 'request timeouts';
+  if (r.cors && !http.cors) return 'CORS';
   return undefined;
 }

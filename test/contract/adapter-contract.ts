@@ -452,6 +452,16 @@ export function adapterContract(
           { pool: null, weight: 1 },
         ],
       });
+      add(http.cors === true, {
+        cors: {
+          allowOrigins: ['https://a.example', 'https://*.b.example:8443'],
+          allowMethods: ['*'],
+          allowHeaders: ['x-a'],
+          exposeHeaders: ['x-b'],
+          allowCredentials: true,
+          maxAgeSeconds: 600,
+        },
+      });
       add(http.backendHeaderModifiers === true, {
         pool: '',
         backends: [

@@ -120,6 +120,37 @@ const routes: HttpRoute[] = [
       { pool: poolName('v3'), weight: 0 },
     ],
   }),
+  // CORS: the upstream test's policies, and origins with ports.
+  r('', '/cors-1', 'Prefix', 'v1', {
+    cors: {
+      allowOrigins: ['https://www.foo.com', 'https://*.bar.com'],
+      allowMethods: ['GET', 'OPTIONS'],
+      allowHeaders: ['x-header-1', 'x-header-2'],
+      exposeHeaders: ['x-header-3', 'x-header-4'],
+      allowCredentials: true,
+      maxAgeSeconds: 3600,
+    },
+  }),
+  r('', '/cors-any', 'Prefix', 'v2', {
+    cors: {
+      allowOrigins: ['*'],
+      allowMethods: ['*'],
+      allowHeaders: ['*'],
+      exposeHeaders: [],
+      allowCredentials: false,
+      maxAgeSeconds: 5,
+    },
+  }),
+  r('', '/cors-port', 'Prefix', 'v3', {
+    cors: {
+      allowOrigins: ['http://a.example:8080', 'https://b.example:443', 'http://*'],
+      allowMethods: [],
+      allowHeaders: [],
+      exposeHeaders: ['x-100%'],
+      allowCredentials: false,
+      maxAgeSeconds: 86400,
+    },
+  }),
   r('', '/half', 'Prefix', 'v1', {
     pool: '',
     backends: [
@@ -254,6 +285,64 @@ for (const tr of TRANSPORTS)
         }
         assert.equal(mod.headers?.['x-remove'], undefined);
         assert.equal(mod.response['x-resp'], 'from-route');
+
+        // CORS: preflights answered by HAProxy (200 with the headers, 403 for an origin not
+        // allowed), other requests passed on with the allowed origin echoed on the answer.
+        const pre = (origin: string, extra: Record<string, string> = {}) => ({
+          origin,
+          'access-control-request-method': 'GET',
+          ...extra,
+        });
+        const corsTable: HttpRequest[] = [
+          { host: 'c.test', path: '/cors-1', method: 'OPTIONS', headers: pre('https://www.foo.com') },
+          { host: 'c.test', path: '/cors-1', method: 'OPTIONS', headers: pre('https://www.foo.com:443') },
+          { host: 'c.test', path: '/cors-1', method: 'OPTIONS', headers: pre('https://xpto.www.bar.com') },
+          { host: 'c.test', path: '/cors-1', method: 'OPTIONS', headers: pre('HTTPS://WWW.BAR.COM') },
+          { host: 'c.test', path: '/cors-1', method: 'OPTIONS', headers: pre('https://bar.com') },
+          { host: 'c.test', path: '/cors-1', method: 'OPTIONS', headers: pre('https://foobar.com') },
+          { host: 'c.test', path: '/cors-1', method: 'OPTIONS', headers: pre('http://www.foo.com') },
+          { host: 'c.test', path: '/cors-1', method: 'OPTIONS', headers: pre('https://www.foo.com:8443') },
+          { host: 'c.test', path: '/cors-1', method: 'OPTIONS', headers: pre('https://www.foo.com.evil') },
+          { host: 'c.test', path: '/cors-1', method: 'OPTIONS', headers: pre('https://evil/www.foo.com') },
+          { host: 'c.test', path: '/cors-1', method: 'OPTIONS', headers: { origin: 'https://www.foo.com' } },
+          { host: 'c.test', path: '/cors-1', method: 'GET', headers: { origin: 'https://www.foo.com' } },
+          { host: 'c.test', path: '/cors-1', method: 'GET', headers: { origin: 'https://a.bar.com' } },
+          { host: 'c.test', path: '/cors-1', method: 'GET', headers: { origin: 'https://foobar.com' } },
+          { host: 'c.test', path: '/cors-1', method: 'GET' },
+          {
+            host: 'c.test',
+            path: '/cors-any',
+            method: 'OPTIONS',
+            headers: pre('https://x.example:12345', {
+              'access-control-request-method': 'PUT',
+              'access-control-request-headers': 'x-a, x-b',
+            }),
+          },
+          { host: 'c.test', path: '/cors-any', method: 'OPTIONS', headers: pre('https://x.example') },
+          { host: 'c.test', path: '/cors-any', method: 'OPTIONS', headers: pre('') },
+          { host: 'c.test', path: '/cors-any', method: 'PUT', headers: { origin: 'null' } },
+          { host: 'c.test', path: '/cors-port', method: 'OPTIONS', headers: pre('http://a.example:8080') },
+          { host: 'c.test', path: '/cors-port', method: 'OPTIONS', headers: pre('http://a.example') },
+          { host: 'c.test', path: '/cors-port', method: 'OPTIONS', headers: pre('https://b.example') },
+          { host: 'c.test', path: '/cors-port', method: 'OPTIONS', headers: pre('http://any.where') },
+          { host: 'c.test', path: '/cors-port', method: 'OPTIONS', headers: pre('http://any.where:81') },
+          { host: 'c.test', path: '/cors-port', method: 'GET', headers: { origin: 'http://a.example:8080' } },
+        ];
+        const corsOf = (h: Record<string, string | string[] | undefined>) =>
+          Object.fromEntries(
+            Object.entries(h)
+              .filter(([k]) => k.startsWith('access-control-') || k === 'vary')
+              .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]),
+          );
+        for (const req of corsTable) {
+          const want = resolveRequest(vs, req);
+          const got = await send(req);
+          const what = `${req.method} ${req.path} ${JSON.stringify(req.headers ?? {})}`;
+          assert.equal(got.status, want.status, `${what}: status`);
+          if (want.pool) assert.equal(poolName(got.name!), want.pool, `${what}: backend`);
+          else assert.equal(got.name, undefined, `${what}: answered by HAProxy, not a member`);
+          assert.deepEqual(corsOf(got.response), want.cors ?? {}, `${what}: CORS headers`);
+        }
 
         // Weights within a tolerance over a bounded number of requests.
         const N = 200;

@@ -196,6 +196,11 @@ export const dpHttpRuleSchema = z
       .optional(),
     path_fmt: word.optional(),
     return_status_code: z.number().int().min(200).max(599).optional(),
+    /** return with headers: a content type, an (empty) log-format body, and the headers. */
+    return_content_type: z.string().optional(),
+    return_content_format: z.enum(['string', 'lf-string']).optional(),
+    return_content: z.string().optional(),
+    return_hdrs: z.array(z.object({ name: z.string(), fmt: z.string() })).optional(),
     /** set-timeout: which timeout (`server`) and its value (a duration or an expression). */
     timeout_type: z.enum(['server', 'tunnel', 'client']).optional(),
     timeout: z.string().optional(),

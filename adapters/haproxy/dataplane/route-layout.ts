@@ -9,6 +9,8 @@
 import {
   type Acl,
   type GatewayRules,
+  RETURN_BODY,
+  RETURN_TYPE,
   type HttpRule,
   type SniRules,
   type SwitchRule,
@@ -44,7 +46,18 @@ export function httpRuleToDp(r: HttpRule): DpHttpRule {
     case 'set-path':
       return { ...base, path_fmt: a.fmt };
     case 'return':
-      return { ...base, return_status_code: a.status };
+      return {
+        ...base,
+        return_status_code: a.status,
+        ...(a.hdrs
+          ? {
+              return_content_type: RETURN_TYPE,
+              return_content_format: 'lf-string' as const,
+              return_content: RETURN_BODY,
+              return_hdrs: a.hdrs,
+            }
+          : {}),
+      };
   }
 }
 

@@ -68,6 +68,8 @@ export function supportedFeatures(support: ProtocolSupport, http: HttpCapabiliti
     // A request whose TLS server name selects another HTTPS listener than its Host: 421.
     ['GatewayHTTPSListenerDetectMisdirectedRequests', support.HTTPS && http.misdirectedRequests === true],
     ['HTTPRouteBackendRequestHeaderModification', http.backendHeaderModifiers === true],
+    // The CORS filter: preflights answered by the load balancer, allowed origins echoed.
+    ['HTTPRouteCORS', http.cors === true],
     // ListenerSets merge into their Gateway's listeners before any device sees them (listener-sets.ts).
     ['ListenerSet', true],
     ['HTTPRouteNamedRouteRule', true],

@@ -1,11 +1,18 @@
 /**
  * The filters of an HTTPRoute rule and of its backendRefs, through the validation boundary: header
- * modifiers (names and values checked), redirects (status, scheme, hostname, port, path) and URL
- * rewrites; a filter npl-lb does not implement, or a backendRef filter where the load balancer
+ * modifiers (names and values checked), redirects (status, scheme, hostname, port, path), URL
+ * rewrites and CORS (origins, methods, header names, max age, each as the CRD allows it); a filter npl-lb does not implement, or a backendRef filter where the load balancer
  * does not apply them, refuses the whole route by name (Refused). Pure.
  */
 import type { HttpRouteFilter } from '../../kube/gateway-objects.ts';
-import type { HeaderModifier, HttpRoute, PathModifier, Redirect, Rewrite } from '../../model/types.ts';
+import type {
+  CorsPolicy,
+  HeaderModifier,
+  HttpRoute,
+  PathModifier,
+  Redirect,
+  Rewrite,
+} from '../../model/types.ts';
 import { headerNameProblem, headerValueProblem, hostProblem, pathProblem } from '../validate.ts';
 import type { HttpCapabilities } from '../../adapter/contract.ts';
 
@@ -45,8 +52,63 @@ function pathModifier(
 
 const STATUS = new Set([301, 302, 303, 307, 308]);
 
+/** The CRD's pattern of an allowed origin: `*`, or `http(s)://host[:port]`, the host's leftmost label `*`. */
+const ORIGIN = /^(?:\*|https?:\/\/(?:(?:\*\.)?(?:[a-zA-Z0-9-]+\.)*[a-zA-Z0-9-]+|\*)(?::[0-9]{1,5})?)$/;
+const METHODS = new Set([
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'DELETE',
+  'CONNECT',
+  'OPTIONS',
+  'TRACE',
+  'PATCH',
+  '*',
+]);
+/** The CRD's limits: origins and header names at most 64 each, methods 9; max age an int32 from 1. */
+const MAX_CORS_ITEMS = 64;
+
+function corsList(list: string[], field: string, check: (v: string) => string | undefined): string[] {
+  if (list.length > MAX_CORS_ITEMS) throw new Refused(`${field}: more than ${MAX_CORS_ITEMS} entries`);
+  list.forEach((v, i) => {
+    const p = check(v);
+    if (p) throw new Refused(`${field}[${i}]: ${p}`);
+  });
+  if (list.includes('*') && list.length > 1) throw new Refused(`${field}: '*' must stand alone`);
+  if (new Set(list.map((v) => v.toLowerCase())).size !== list.length)
+    throw new Refused(`${field}: an entry is listed twice`);
+  return [...list];
+}
+
+function corsPolicy(c: NonNullable<HttpRouteFilter['cors']>, field: string): CorsPolicy {
+  const origin = (o: string) =>
+    o.length <= 253 &&
+    ORIGIN.test(o) &&
+    o
+      .split(':')
+      .slice(2)
+      .every((p) => Number(p) >= 1 && Number(p) <= 65535)
+      ? undefined
+      : `origin ${JSON.stringify(o.slice(0, 64))} is not * or scheme://host[:port]`;
+  const header = (h: string) => (h === '*' ? undefined : headerNameProblem(h));
+  const maxAge = c.maxAge;
+  if (maxAge < 1 || maxAge > 2_147_483_647)
+    throw new Refused(`${field}.maxAge ${maxAge}: from 1 to 2147483647`);
+  return {
+    allowOrigins: corsList(c.allowOrigins, `${field}.allowOrigins`, origin),
+    allowMethods: corsList(c.allowMethods, `${field}.allowMethods`, (m) =>
+      METHODS.has(m) ? undefined : `method ${JSON.stringify(m.slice(0, 16))} is not one the CRD lists`,
+    ),
+    allowHeaders: corsList(c.allowHeaders, `${field}.allowHeaders`, header),
+    exposeHeaders: corsList(c.exposeHeaders, `${field}.exposeHeaders`, header),
+    allowCredentials: c.allowCredentials,
+    maxAgeSeconds: maxAge,
+  };
+}
+
 export function filtersOf(filters: HttpRouteFilter[], field: string) {
-  const out: Pick<HttpRoute, 'requestHeaders' | 'responseHeaders' | 'redirect' | 'rewrite'> = {};
+  const out: Pick<HttpRoute, 'requestHeaders' | 'responseHeaders' | 'redirect' | 'rewrite' | 'cors'> = {};
   filters.forEach((f, i) => {
     const at = `${field}[${i}]`;
     if (f.type === 'RequestHeaderModifier' && f.requestHeaderModifier) {
@@ -81,6 +143,8 @@ export function filtersOf(filters: HttpRouteFilter[], field: string) {
       }
       if (f.urlRewrite.path) rw.path = pathModifier(f.urlRewrite.path, `${at}.urlRewrite.path`);
       out.rewrite = rw;
+    } else if (f.type === 'CORS' && f.cors) {
+      out.cors = corsPolicy(f.cors, `${at}.cors`);
     } else {
       throw new Refused(`${at}: filter type ${f.type} is not supported`);
     }

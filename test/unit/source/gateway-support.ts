@@ -179,7 +179,8 @@ export function pass(w: World): GatewayResult {
       controllerName: CONTROLLER,
       adapter: 'memory',
       support: { HTTP: true, HTTPS: true, TLS: false, TCP: false, UDP: false, ...w.support },
-      http: w.http ?? ALL_HTTP,
+      // The memory device: every match, filter and split of the model, CORS included.
+      http: w.http ?? { ...ALL_HTTP, cors: true },
       services,
       poolFor: (svc, sp) => l7PoolName('c1', svc.metadata, sp.name || sp.port),
       h2PoolFor: w.http?.http2 ? (svc, sp) => h2PoolName('c1', svc.metadata, sp.name || sp.port) : undefined,

@@ -260,8 +260,17 @@ export const FRAGMENTS: Fragment[] = [
     id: 'cors',
     paths: corsPaths.map((p) => F + p),
     apply: (d) => filter(d, { type: 'CORS', cors }),
-    expect: 'refused',
-    says: /filter type CORS/,
+    expect: 'carried',
+    seen: (rs) =>
+      rs.every(
+        (r) =>
+          r.cors?.allowOrigins[0] === 'https://a.example' &&
+          r.cors.allowCredentials &&
+          r.cors.allowHeaders[0] === 'x-a' &&
+          r.cors.allowMethods[0] === 'GET' &&
+          r.cors.exposeHeaders[0] === 'x-b' &&
+          r.cors.maxAgeSeconds === 10,
+      ),
   },
   {
     id: 'timeouts',
