@@ -16,6 +16,7 @@ import { misdirectedTests } from './misdirected.ts';
 import { listenerSetTests } from './listener-sets.ts';
 import { listenerSetRouteTests } from './listener-set-routes.ts';
 import { backendClientCertificateTests } from './backend-client-certificates.ts';
+import { corsTests } from './cors.ts';
 
 export const ALL_TESTS: ConformanceTest[] = [
   ...gatewayTests,
@@ -24,6 +25,7 @@ export const ALL_TESTS: ConformanceTest[] = [
   hostnameIntersection,
   ...refTests,
   ...extendedHttpTests,
+  ...corsTests,
   ...redirectTests,
   ...gatewayExtendedTests,
   ...tlsRouteTests,

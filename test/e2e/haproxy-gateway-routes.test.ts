@@ -343,6 +343,36 @@ for (const tr of TRANSPORTS)
           else assert.equal(got.name, undefined, `${what}: answered by HAProxy, not a member`);
           assert.deepEqual(corsOf(got.response), want.cors ?? {}, `${what}: CORS headers`);
         }
+        // A policy changed in place (an origin taken away): applied, observed back, and the origin
+        // taken away is refused at once while the one kept is still served.
+        const narrowed: L7VirtualService = {
+          ...vs,
+          routes: vs.routes.map((x) =>
+            x.path === '/cors-1' ? { ...x, cors: { ...x.cors!, allowOrigins: ['https://*.bar.com'] } } : x,
+          ),
+        };
+        const next = { ...state, virtualServices: [narrowed] };
+        const changed = await adapter.apply(plan(next, await adapter.observe()).changes);
+        assert.deepEqual(
+          changed.filter((x) => !x.ok).map((x) => x.error?.message),
+          [],
+        );
+        assert.deepEqual(plan(next, await adapter.observe()).changes, [], 'the new policy observed back');
+        const gone = await send({
+          host: 'c.test',
+          path: '/cors-1',
+          method: 'OPTIONS',
+          headers: pre('https://www.foo.com'),
+        });
+        assert.equal(gone.status, 403, 'the origin taken away');
+        const kept = await send({
+          host: 'c.test',
+          path: '/cors-1',
+          method: 'OPTIONS',
+          headers: pre('https://a.bar.com'),
+        });
+        assert.equal(kept.response['access-control-allow-origin'], 'https://a.bar.com', 'the origin kept');
+        await adapter.apply(plan(state, await adapter.observe()).changes);
 
         // Weights within a tolerance over a bounded number of requests.
         const N = 200;

@@ -71,8 +71,13 @@ it("the README's feature table claims only features a report proves, for the ada
     new Set(report(adapter).profiles.flatMap((p) => p.extended?.supportedFeatures ?? []));
   // Phrase of the README's HTTPRoute row -> the upstream feature, and who the README says has it.
   const claims: [RegExp, string, string[]][] = [
-    [/rule `timeouts` and WebSocket \(HAProxy\)/, 'HTTPRouteRequestTimeout', ['haproxy-runtime']],
-    [/rule `timeouts` and WebSocket \(HAProxy\)/, 'HTTPRouteBackendProtocolWebSocket', ['haproxy-runtime']],
+    [/rule `timeouts`, WebSocket and CORS \(HAProxy\)/, 'HTTPRouteRequestTimeout', ['haproxy-runtime']],
+    [
+      /rule `timeouts`, WebSocket and CORS \(HAProxy\)/,
+      'HTTPRouteBackendProtocolWebSocket',
+      ['haproxy-runtime'],
+    ],
+    [/rule `timeouts`, WebSocket and CORS \(HAProxy\)/, 'HTTPRouteCORS', ['haproxy-runtime']],
     [/named rules/, 'HTTPRouteNamedRouteRule', ['haproxy-runtime', 'avi', 'f5']],
     [/parentRef `port`/, 'HTTPRouteParentRefPort', ['haproxy-runtime', 'avi', 'f5']],
     [/method;/, 'HTTPRouteMethodMatching', ['haproxy-runtime', 'f5']],
@@ -81,9 +86,9 @@ it("the README's feature table claims only features a report proves, for the ada
     assert.match(readme, phrase);
     for (const a of adapters) assert.ok(features(a).has(feature), `${a} claims ${feature}`);
   }
-  // Nobody but HAProxy claims timeouts or WebSocket (the README says "(HAProxy)").
+  // Nobody but HAProxy claims timeouts, WebSocket or CORS (the README says "(HAProxy)").
   for (const a of ['avi', 'f5'])
-    for (const f of ['HTTPRouteRequestTimeout', 'HTTPRouteBackendProtocolWebSocket'])
+    for (const f of ['HTTPRouteRequestTimeout', 'HTTPRouteBackendProtocolWebSocket', 'HTTPRouteCORS'])
       assert.ok(!features(a).has(f), `${a} does not claim ${f}`);
 });
 

@@ -139,4 +139,35 @@ describe('the Data Plane simulator renders rules with its own code', () => {
       'http-response return status 404 unless ok',
     );
   });
+
+  it("a return with headers: they need a content format (the spec's x-dependency), and render after the body", () => {
+    const hdrs = [{ name: 'access-control-max-age', fmt: '600' }];
+    assert.throws(
+      () => httpRuleLine('request', { type: 'return', return_status_code: 200, return_hdrs: hdrs }),
+      (e: unknown) => e instanceof RuleRefused && /return_hdrs needs return_content_format/.test(e.message),
+    );
+    assert.throws(
+      () =>
+        httpRuleLine('request', {
+          type: 'return',
+          return_content_format: 'errorfile',
+          return_content: '/x',
+          return_hdrs: hdrs,
+        }),
+      RuleRefused,
+    );
+    assert.equal(
+      httpRuleLine('request', {
+        type: 'return',
+        return_status_code: 200,
+        return_content_type: 'text/plain',
+        return_content_format: 'lf-string',
+        return_content: '"%[str()]"',
+        return_hdrs: hdrs,
+        cond: 'if',
+        cond_test: 'pre',
+      }),
+      'http-request return status 200 content-type text/plain lf-string "%[str()]" hdr access-control-max-age 600 if pre',
+    );
+  });
 });

@@ -38,11 +38,7 @@ describe('GatewayClass supportedFeatures', () => {
       ])
         assert.ok(f.includes(name), name);
       // Not claimed: what npl-lb does not do, or no harness test proves yet.
-      for (const name of [
-        'HTTPRouteRequestMirror',
-        'HTTPRouteRetry',
-        'TLSRouteModeTerminate',
-      ])
+      for (const name of ['HTTPRouteRequestMirror', 'HTTPRouteRetry', 'TLSRouteModeTerminate'])
         assert.ok(!f.includes(name), name);
     }
   });

@@ -30,7 +30,10 @@ function build(fragments: Fragment[]) {
     },
   };
   for (const f of fragments) f.apply(d);
-  const r = pass({ routes: [route(INFRA, 'fields', d.spec)], http: { ...ALL_HTTP, timeouts: true, cors: true } });
+  const r = pass({
+    routes: [route(INFRA, 'fields', d.spec)],
+    http: { ...ALL_HTTP, timeouts: true, cors: true },
+  });
   const parentStatus = r.routes.get(`HTTPRoute ${INFRA}/fields`)?.parents[0];
   const routes = (vsOf(r, `${INFRA}/same-namespace`)?.routes ?? []).filter(
     (x) => x.source === `HTTPRoute ${INFRA}/fields`,
