@@ -182,6 +182,51 @@ function rewriteRules(r: HttpRoute, p: string): HttpRule[] {
   return out;
 }
 
+/**
+ * A route's match as ACLs (added through `acl`) and the condition that picks it: its host (a
+ * less specific host never takes a request another route's host names), path, headers, query
+ * parameters and method; and `<p>_whole`, the prefix itself, for rewrites and redirects.
+ */
+function matchConds(
+  r: HttpRoute,
+  p: string,
+  hosts: string[],
+  hostName: (h: string) => string,
+  acl: (name: string, criterion: string, value: string) => void,
+): string[] {
+  const conds: string[] = [];
+  if (r.host) conds.push(hostName(r.host));
+  for (const other of hosts) if (covers(r.host, other)) conds.push(`!${hostName(other)}`);
+  let hasPath = true;
+  if (r.pathType === 'Exact') acl(`${p}_path`, 'path', `-m str ${quoteArg(r.path)}`);
+  else if (r.pathType === 'RegularExpression')
+    acl(`${p}_path`, 'path', `-m reg ${quoteArg(`^(?:${r.path})$`)}`);
+  else if (r.path.replace(/\/+$/, '') !== '') {
+    const prefix = r.path.replace(/\/+$/, '');
+    acl(`${p}_path`, 'path', `-m str ${quoteArg(prefix)}`);
+    acl(`${p}_path`, 'path', `-m beg ${quoteArg(`${prefix}/`)}`);
+  } else hasPath = false;
+  if (hasPath) conds.push(`${p}_path`);
+  (r.headers ?? []).forEach((h, j) => {
+    const how = h.type === 'Exact' ? `-m str ${quoteArg(h.value)}` : `-m reg ${quoteArg(`^(?:${h.value})$`)}`;
+    acl(`${p}_hdr${j}`, `req.hdr(${h.name})`, how);
+    conds.push(`${p}_hdr${j}`);
+  });
+  (r.queryParams ?? []).forEach((q, j) => {
+    const how = q.type === 'Exact' ? `-m str ${quoteArg(q.value)}` : `-m reg ${quoteArg(`^(?:${q.value})$`)}`;
+    acl(`${p}_q${j}`, `urlp(${q.name})`, how);
+    conds.push(`${p}_q${j}`);
+  });
+  if (r.pathType === 'Prefix' || r.pathType === 'ImplementationSpecific') {
+    acl(`${p}_whole`, 'path', `-m str ${quoteArg(r.path.replace(/\/+$/, '') || '/')}`);
+  }
+  if (r.method) {
+    acl(`${p}_method`, 'method', r.method);
+    conds.push(`${p}_method`);
+  }
+  return conds;
+}
+
 /** The routes' ACLs and rules, with the model's semantics (see the top of this file). */
 export function gatewayRules(v: L7VirtualService): GatewayRules {
   const routes = sortedRoutes(v);
@@ -197,38 +242,7 @@ export function gatewayRules(v: L7VirtualService): GatewayRules {
   const tail: HttpRule[] = [];
   routes.forEach((r, i) => {
     const p = `r${i}`;
-    const conds: string[] = [];
-    if (r.host) conds.push(hostName(r.host));
-    for (const other of hosts) if (covers(r.host, other)) conds.push(`!${hostName(other)}`);
-    let hasPath = true;
-    if (r.pathType === 'Exact') acl(`${p}_path`, 'path', `-m str ${quoteArg(r.path)}`);
-    else if (r.pathType === 'RegularExpression')
-      acl(`${p}_path`, 'path', `-m reg ${quoteArg(`^(?:${r.path})$`)}`);
-    else if (r.path.replace(/\/+$/, '') !== '') {
-      const prefix = r.path.replace(/\/+$/, '');
-      acl(`${p}_path`, 'path', `-m str ${quoteArg(prefix)}`);
-      acl(`${p}_path`, 'path', `-m beg ${quoteArg(`${prefix}/`)}`);
-    } else hasPath = false;
-    if (hasPath) conds.push(`${p}_path`);
-    (r.headers ?? []).forEach((h, j) => {
-      const how =
-        h.type === 'Exact' ? `-m str ${quoteArg(h.value)}` : `-m reg ${quoteArg(`^(?:${h.value})$`)}`;
-      acl(`${p}_hdr${j}`, `req.hdr(${h.name})`, how);
-      conds.push(`${p}_hdr${j}`);
-    });
-    (r.queryParams ?? []).forEach((q, j) => {
-      const how =
-        q.type === 'Exact' ? `-m str ${quoteArg(q.value)}` : `-m reg ${quoteArg(`^(?:${q.value})$`)}`;
-      acl(`${p}_q${j}`, `urlp(${q.name})`, how);
-      conds.push(`${p}_q${j}`);
-    });
-    if (r.pathType === 'Prefix' || r.pathType === 'ImplementationSpecific') {
-      acl(`${p}_whole`, 'path', `-m str ${quoteArg(r.path.replace(/\/+$/, '') || '/')}`);
-    }
-    if (r.method) {
-      acl(`${p}_method`, 'method', r.method);
-      conds.push(`${p}_method`);
-    }
+    const conds = matchConds(r, p, hosts, hostName, acl);
     picks.push({
       action: { type: 'set-var', name: 'txn.npl_route', expr: `int(${i})` },
       cond: ['!{ var(txn.npl_route) -m found }', ...conds].join(' '),
