@@ -26,8 +26,10 @@ import {
   createdBy,
   ownedBy,
   renderHealthMonitor,
+  renderPkiProfile,
   renderPool,
 } from './objects.ts';
+import { pkiProfileName } from './pool-tls.ts';
 import { invalid } from './object-schemas.ts';
 import { allocatedVip } from './vsvip.ts';
 import { certificateProblem, renderCertificate } from './certificates.ts';
@@ -37,7 +39,7 @@ import { poolsHealth } from './runtime-server.ts';
 import { AviError, AviSession, type AviSessionOptions } from './session.ts';
 import { AviDeviceObjects, fail, Failure } from './device-objects.ts';
 import { precheck, renderChecked } from './preflight.ts';
-import { observedModel } from './observed.ts';
+import { observedModel, readAll } from './observed.ts';
 
 export interface AviAdapterOptions extends AviSessionOptions, Partial<Omit<AviPlacement, 'version'>> {
   owner: string;
@@ -58,6 +60,7 @@ const TYPES: AviType[] = [
   'sslkeyandcertificate',
   'vsdatascriptset',
   'healthmonitor',
+  'pkiprofile',
 ];
 
 export class AviAdapter implements LoadBalancerAdapter {
@@ -152,36 +155,14 @@ export class AviAdapter implements LoadBalancerAdapter {
   }
 
   async observe(): Promise<Observed> {
-    const mine = `&created_by=${encodeURIComponent(createdBy(this.owner))}`;
-    const [pools, vss, vsvips, pgs, sets, certs, scripts, hms, nps, persistence] = await Promise.all([
-      this.session.list('pool'),
-      this.session.list('virtualservice'),
-      this.session.list('vsvip'),
-      this.session.list('poolgroup', mine),
-      this.session.list('httppolicyset', mine),
-      this.session.list('sslkeyandcertificate'),
-      this.session.list('vsdatascriptset', mine),
-      this.session.list('healthmonitor'),
-      this.session.list('networkprofile'),
-      this.session.list('applicationpersistenceprofile'),
-    ]);
-    const read = new Map<AviType, Raw[]>([
-      ['pool', pools],
-      ['virtualservice', vss],
-      ['vsvip', vsvips],
-      ['poolgroup', pgs],
-      ['httppolicyset', sets],
-      ['sslkeyandcertificate', certs],
-      ['vsdatascriptset', scripts],
-      ['healthmonitor', hms.filter((h) => ownedBy('healthmonitor', h, this.owner))],
-    ]);
+    const { read, named } = await readAll(this.session, this.owner);
     for (const t of TYPES) {
       const byName = this.objects.cache.get(t)!;
       byName.clear();
       for (const o of read.get(t) ?? []) byName.set(String(o.name), o);
     }
     this.loaded = true;
-    const observed = observedModel(read, [...hms, ...nps, ...persistence], this.owner);
+    const observed = observedModel(read, named, this.owner);
     this.applied.clear();
     for (const v of observed.owned.virtualServices) this.applied.set(v.name, v);
     this.drifted = new Set((observed.drifted ?? []).map((d) => d.name));
@@ -282,6 +263,7 @@ export class AviAdapter implements LoadBalancerAdapter {
           run(i, [...upserts, ...vsDeletes], async (x) => {
             await this.objects.remove('pool', x.name);
             await this.objects.remove('healthmonitor', checkMonitorName(x.name));
+            await this.objects.remove('pkiprofile', pkiProfileName(x.name));
           }),
         );
       if (c.kind === 'certificate' && c.op === 'delete')
@@ -301,22 +283,32 @@ export class AviAdapter implements LoadBalancerAdapter {
     precheck(c, (t, n) => this.current(t, n), this.owner);
   }
 
-  /** A pool, its own HTTP monitor first when it has a check; a monitor it no longer uses goes after. */
+  /**
+   * A pool, its own HTTP monitor and (TLS to members) PKI profile first; a monitor or PKI profile
+   * it no longer uses goes after.
+   */
   private async upsertPool(c: Change): Promise<void> {
     if (c.kind !== 'pool' || c.op === 'delete') return;
     this.precheck(c);
     const o = renderPool(c.desired, this.owner, this.at);
     const hm = c.desired.check ? renderHealthMonitor(c.desired, c.desired.check, this.owner) : undefined;
-    const problems = [...invalid('pool', o), ...(hm ? invalid('healthmonitor', hm) : [])];
+    const pki = renderPkiProfile(c.desired, this.owner);
+    const problems = [
+      ...invalid('pool', o),
+      ...(hm ? invalid('healthmonitor', hm) : []),
+      ...(pki ? invalid('pkiprofile', pki) : []),
+    ];
     if (problems.length > 0) fail('Invalid', problems.join('; '), true);
-    if (hm) await this.objects.upsert('healthmonitor', hm);
     // A pool read from its fields unlike ours (or balancing as we never write) was changed by hand:
-    // written even where the checksum we left on it still matches.
+    // written even where the checksum we left on it still matches (its PKI profile's CAs too).
     const byHand =
       c.op === 'update' && (this.drifted.has(c.name) || !isDeepStrictEqual(c.observed, c.desired));
+    if (hm) await this.objects.upsert('healthmonitor', hm);
+    if (pki) await this.objects.upsert('pkiprofile', pki, byHand);
     await this.objects.upsert('pool', o, byHand);
     this.drifted.delete(c.name);
     if (!hm) await this.objects.remove('healthmonitor', checkMonitorName(c.desired.name));
+    if (!pki) await this.objects.remove('pkiprofile', pkiProfileName(c.desired.name));
   }
 
   /** A certificate is checked as the controller would before it is sent; rotation updates it in place. */

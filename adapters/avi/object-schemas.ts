@@ -38,6 +38,12 @@ const monitorRequest = z
   })
   .strict();
 
+const dnsName = z
+  .string()
+  .max(253)
+  .regex(/^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i);
+const PEM_CERTIFICATE = /^-----BEGIN CERTIFICATE-----\r?\n[A-Za-z0-9+/=\r\n]+-----END CERTIFICATE-----$/;
+
 const base = {
   name: z.string().min(1).max(255),
   created_by: z.string().min(1),
@@ -81,6 +87,13 @@ export const SCHEMAS = {
       // Minutes before 31.2.1 (-1 infinite, 0 immediate), seconds from 31.2.1.
       graceful_disable_timeout: z.number().int().min(-1).max(7200).optional(),
       graceful_disable_timeout_sec: z.number().int().min(-1).max(432000).optional(),
+      // TLS to the members (pool-tls.ts): the SNI and the names verified are DNS names.
+      ssl_profile_ref: ref.optional(),
+      pki_profile_ref: ref.optional(),
+      sni_enabled: z.literal(true).optional(),
+      server_name: dnsName.optional(),
+      host_check_enabled: z.literal(true).optional(),
+      domain_name: z.array(dnsName).min(1).optional(),
       servers: z.array(
         z
           .object({
@@ -251,6 +264,19 @@ export const SCHEMAS = {
       pool_group_refs: z.array(ref).optional(),
     })
     .strict(),
+  // A TLS pool's CA bundle, one certificate an entry (pool-tls.ts), no CRL check.
+  pkiprofile: z
+    .object({
+      name: base.name,
+      created_by: base.created_by,
+      markers: base.markers,
+      ca_certs: z
+        .array(z.object({ certificate: z.string().regex(PEM_CERTIFICATE) }).strict())
+        .min(1)
+        .max(200),
+      crl_check: z.literal(false),
+    })
+    .strict(),
 } as const satisfies Record<AviType, z.ZodType>;
 
 /** Problems with an object before it is sent (field and reason), none when it is valid. */
@@ -269,4 +295,5 @@ const MODEL_FOR: Partial<Record<AviType, string>> = {
   httppolicyset: 'HTTPPolicySet',
   virtualservice: 'VirtualService',
   sslkeyandcertificate: 'SSLKeyAndCertificate',
+  pkiprofile: 'PKIProfile',
 };

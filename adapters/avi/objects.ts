@@ -15,6 +15,7 @@ import { isIP } from 'node:net';
 import { statusRanges } from '../../src/model/status-ranges.ts';
 import type { HttpCheck, LbAlgorithm, PersistenceType, Pool, StatusRange } from '../../src/model/types.ts';
 import { certificateSum } from './certificates.ts';
+import { caCerts, parsePoolTls, pkiProfileName, poolTlsFields } from './pool-tls.ts';
 
 export interface AviPlacement {
   cloud: string;
@@ -53,7 +54,8 @@ export type AviType =
   | 'virtualservice'
   | 'sslkeyandcertificate'
   | 'vsdatascriptset'
-  | 'healthmonitor';
+  | 'healthmonitor'
+  | 'pkiprofile';
 
 export const createdBy = (owner: string): string => `npl-lb-${owner}`;
 export const ownerOf = (createdByValue: unknown): string | undefined =>
@@ -83,15 +85,17 @@ export function checksum(o: Record<string, unknown>): string {
 export const SUM_MARKER = 'npl-lb-cksum';
 
 /** The object with its checksum: in its checksum field, or (types without one) in a marker. */
+const SUM_IN_MARKER = new Set<AviType>(['vsdatascriptset', 'healthmonitor', 'pkiprofile']);
+
 export const withSum = (type: AviType, o: AviObject): AviObject =>
-  type === 'vsdatascriptset' || type === 'healthmonitor'
+  SUM_IN_MARKER.has(type)
     ? { ...o, markers: [...((o.markers as unknown[]) ?? []), { key: SUM_MARKER, values: [checksum(o)] }] }
     : { ...o, [type === 'vsvip' ? 'vsvip_cloud_config_cksum' : 'cloud_config_cksum']: checksum(o) };
 
 /** The checksum an object carries, as withSum put it there ('' when none). */
 export function storedSum(type: AviType, o: Record<string, unknown>): string {
   if (type === 'sslkeyandcertificate') return certificateSum(o);
-  if (type === 'vsdatascriptset' || type === 'healthmonitor') return markerValue(o, SUM_MARKER) ?? '';
+  if (SUM_IN_MARKER.has(type)) return markerValue(o, SUM_MARKER) ?? '';
   return String(o[type === 'vsvip' ? 'vsvip_cloud_config_cksum' : 'cloud_config_cksum'] ?? '');
 }
 
@@ -315,6 +319,7 @@ export function renderPool(p: Pool, owner: string, at: AviPlacement): AviObject 
     health_monitor_refs: [byName('healthmonitor', p.check ? checkMonitorName(p.name) : HEALTH[p.health])],
     ...balanceFields(p),
     ...gracefulDisable(at),
+    ...poolTlsFields(p.name, p.backendTls, byName),
     servers: p.members.map((m) => ({
       ip: ipAddr(m.address),
       port: m.port,
@@ -322,6 +327,18 @@ export function renderPool(p: Pool, owner: string, at: AviPlacement): AviObject 
       enabled: m.enabled,
       ...(m.pod ? { external_uuid: m.pod } : {}),
     })),
+  });
+}
+
+/** A TLS pool's own PKI profile: the CA bundle its members' certificates must chain to. */
+export function renderPkiProfile(p: Pool, owner: string): AviObject | undefined {
+  if (!p.backendTls) return undefined;
+  return withSum('pkiprofile', {
+    name: pkiProfileName(p.name),
+    created_by: createdBy(owner),
+    markers: markers(owner, p.service),
+    ca_certs: caCerts(p.backendTls),
+    crl_check: false,
   });
 }
 
@@ -371,6 +388,7 @@ export function parsePool(o: Record<string, unknown>, l: Lookup): Pool {
     })),
     service: ns && svc ? `${ns}/${svc}` : '',
     servicePort: markerValue(o, 'serviceport') ?? '',
+    ...parsePoolTls(o, l.byUuid.get(uuidOf(o.pki_profile_ref))),
   };
 }
 

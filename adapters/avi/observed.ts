@@ -5,10 +5,56 @@
  */
 import type { Observed } from '../../src/adapter/changes.ts';
 import { parseCertificate } from './certificates.ts';
-import { type AviType, balanceDrifted, type Lookup, ownedBy, ownerOf, parsePool } from './objects.ts';
+import {
+  type AviType,
+  balanceDrifted,
+  createdBy,
+  type Lookup,
+  ownedBy,
+  ownerOf,
+  parsePool,
+} from './objects.ts';
+import type { AviSession } from './session.ts';
 import { isSniChild, parseVirtualService } from './vs-objects.ts';
 
 type Raw = Record<string, unknown>;
+
+/**
+ * Everything observe() lists, at once: pools, virtual services and VsVips (everyone's: foreign ones
+ * are named), certificates, and our pool groups, policy sets, DataScript sets and PKI profiles
+ * (`created_by`); monitors and profiles to know system ones by name.
+ */
+export async function readAll(
+  session: AviSession,
+  owner: string,
+): Promise<{ read: Map<AviType, Raw[]>; named: Raw[] }> {
+  const mine = `&created_by=${encodeURIComponent(createdBy(owner))}`;
+  const [pools, vss, vsvips, pgs, sets, certs, scripts, hms, nps, persistence, pkis] = await Promise.all([
+    session.list('pool'),
+    session.list('virtualservice'),
+    session.list('vsvip'),
+    session.list('poolgroup', mine),
+    session.list('httppolicyset', mine),
+    session.list('sslkeyandcertificate'),
+    session.list('vsdatascriptset', mine),
+    session.list('healthmonitor'),
+    session.list('networkprofile'),
+    session.list('applicationpersistenceprofile'),
+    session.list('pkiprofile', mine),
+  ]);
+  const read = new Map<AviType, Raw[]>([
+    ['pool', pools],
+    ['virtualservice', vss],
+    ['vsvip', vsvips],
+    ['poolgroup', pgs],
+    ['httppolicyset', sets],
+    ['sslkeyandcertificate', certs],
+    ['vsdatascriptset', scripts],
+    ['healthmonitor', hms.filter((h) => ownedBy('healthmonitor', h, owner))],
+    ['pkiprofile', pkis],
+  ]);
+  return { read, named: [...hms, ...nps, ...persistence] };
+}
 
 /** `read`: the objects listed, by type; `named`: system objects known by name (monitors, profiles). */
 export function observedModel(read: ReadonlyMap<AviType, Raw[]>, named: Raw[], owner: string): Observed {

@@ -33,6 +33,7 @@ export const SIM_MODELS: Readonly<Record<string, string>> = {
   virtualservice: 'VirtualService',
   httppolicyset: 'HTTPPolicySet',
   sslkeyandcertificate: 'SSLKeyAndCertificate',
+  pkiprofile: 'PKIProfile',
   vsdatascriptset: 'VSDataScriptSet',
   healthmonitor: 'HealthMonitor',
   cloud: 'Cloud',
@@ -45,7 +46,7 @@ let models: Map<string, Model> | undefined;
 function loaded(): Map<string, Model> {
   if (models) return models;
   models = new Map();
-  for (const file of ['avi-object-models.json', 'avi-datascript-models.json']) {
+  for (const file of ['avi-object-models.json', 'avi-datascript-models.json', 'avi-pki-models.json']) {
     const url = new URL(`../../adapters/avi/spec/${file}`, import.meta.url);
     for (const [name, m] of Object.entries(bundle.parse(JSON.parse(readFileSync(url, 'utf8'))).objects))
       models.set(name, m);

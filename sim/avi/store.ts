@@ -32,6 +32,7 @@ const REF_TYPES: Record<string, string> = {
   application_persistence_profile_ref: 'applicationpersistenceprofile',
   ssl_key_and_certificate_refs: 'sslkeyandcertificate',
   ssl_profile_ref: 'sslprofile',
+  pki_profile_ref: 'pkiprofile',
   vh_parent_vs_ref: 'virtualservice',
   vs_datascript_set_ref: 'vsdatascriptset',
   network_ref: 'network',

@@ -2,10 +2,13 @@
  * An Avi pool's policy fields as an admin reads and edits them on the controller (the contract's
  * "changed by hand" case for Avi): `lb_algorithm`, `lb_algorithm_hash`,
  * `lb_algorithm_consistent_hash_hdr`, the persistence profile by name, the connection limit, ramp
- * and server timeout, `server_reselect` and `enable_http2`.
+ * and server timeout, `server_reselect`, `enable_http2`, and TLS to members (the SNI, the names
+ * checked, and the CA certificates of the pool's PKI profile, `pki.ca`).
  */
 import type { AviSimulator } from '../../sim/avi/simulator.ts';
+import { caBundle } from '../../src/source/gateway/backend-tls.ts';
 import type { PolicyRow } from '../contract/adapter-contract.ts';
+import { testAuthority } from './certs.ts';
 
 type Json = Record<string, unknown>;
 
@@ -39,7 +42,20 @@ export function aviFields(sim: AviSimulator, name: string): Record<string, unkno
     'server_reselect.enabled': reselect?.enabled,
     'server_reselect.num_retries': reselect?.num_retries,
     enable_http2: p.enable_http2,
+    sni_enabled: p.sni_enabled,
+    server_name: p.server_name,
+    host_check_enabled: p.host_check_enabled,
+    domain_name: p.domain_name,
+    'pki.ca': pkiOf(sim, p)
+      ?.ca_certs?.map((c) => c.certificate)
+      .join('\n'),
   };
+}
+
+function pkiOf(sim: AviSimulator, p: Json): { ca_certs?: { certificate: string }[] } | undefined {
+  const uuid = lastSegment(p.pki_profile_ref);
+  return [...sim.objects('pkiprofile').values()].find((o) => o.uuid === uuid) as
+    { ca_certs?: { certificate: string }[] } | undefined;
 }
 
 /** Edits the stored pool in place, as the controller's UI would, with a new `_last_modified`. */
@@ -50,6 +66,11 @@ export function editAvi(sim: AviSimulator, name: string, fields: Record<string, 
       const profile = [...sim.objects('applicationpersistenceprofile').values()].find((o) => o.name === v);
       if (v === undefined) delete p.application_persistence_profile_ref;
       else p.application_persistence_profile_ref = String(profile!.url);
+    } else if (k === 'pki.ca') {
+      // The PKI profile's CAs replaced by hand (a CA the policy does not name trusted).
+      const pki = pkiOf(sim, p) as Json;
+      pki.ca_certs = [{ certificate: v }];
+      pki._last_modified = String(Date.now() * 1000 + 999);
     } else if (k.startsWith('server_reselect.')) {
       p.server_reselect = { ...(p.server_reselect as Json), [k.slice('server_reselect.'.length)]: v };
     } else if (v === undefined) delete p[k];
@@ -57,6 +78,19 @@ export function editAvi(sim: AviSimulator, name: string, fields: Record<string, 
   }
   p._last_modified = String(Date.now() * 1000 + 999);
 }
+
+/** The CA a TLS pool trusts, and another one an admin puts in its place (the boundary's form). */
+const pemOf = async (name: string) => {
+  const b = caBundle((await testAuthority(name)).cert);
+  if (!('pem' in b)) throw new Error(b.problem);
+  return b.pem;
+};
+const [CA, OTHER_CA] = [await pemOf('npl-lb contract CA'), await pemOf('someone else')];
+const tls = {
+  serverName: 'backend.example.com',
+  verifyNames: ['backend.example.com', 'alt.example.com'],
+  ca: CA,
+};
 
 /** What each policy value is in Avi's pool fields, and a hand edit of it. */
 export const AVI_ROWS: PolicyRow[] = [
@@ -116,6 +150,32 @@ export const AVI_ROWS: PolicyRow[] = [
     http: true,
     device: { enable_http2: true },
     hand: { enable_http2: false },
+  },
+  // TLS to the members: the SNI, the names checked and the PKI profile's CAs; a name check turned
+  // off by hand, or another CA trusted by hand, is written again.
+  {
+    policy: { backendTls: tls },
+    http: true,
+    device: {
+      sni_enabled: true,
+      server_name: 'backend.example.com',
+      host_check_enabled: true,
+      domain_name: ['backend.example.com', 'alt.example.com'],
+      'pki.ca': CA.trim(),
+    },
+    hand: { host_check_enabled: false },
+  },
+  {
+    policy: { backendTls: { ...tls, verifyNames: ['alt.example.com'] } },
+    http: true,
+    device: { server_name: 'backend.example.com', domain_name: ['alt.example.com'] },
+    hand: { server_name: 'evil.example.com' },
+  },
+  {
+    policy: { backendTls: { ...tls, verifyNames: ['backend.example.com'] } },
+    http: true,
+    device: { domain_name: ['backend.example.com'], 'pki.ca': CA.trim() },
+    hand: { 'pki.ca': OTHER_CA.trim() },
   },
   // Round robin asked, another algorithm set by hand that the model has no word for.
   {

@@ -65,7 +65,11 @@ describe('Avi adapter', () => {
         objects: Record<string, { fields: Record<string, unknown> }>;
       };
     const models = {
-      objects: { ...read('avi-object-models.json').objects, ...read('avi-datascript-models.json').objects },
+      objects: {
+        ...read('avi-object-models.json').objects,
+        ...read('avi-datascript-models.json').objects,
+        ...read('avi-pki-models.json').objects,
+      },
     };
     for (const [type, schema] of Object.entries(SCHEMAS)) {
       const model = MODEL_OF[type]!;
