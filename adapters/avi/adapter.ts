@@ -212,20 +212,24 @@ export class AviAdapter implements LoadBalancerAdapter {
         }
       }
     };
-    // Pools and certificates at once; a virtual service as soon as what it uses is written.
+    // Certificates and pools at once (a pool presenting a client certificate after it); a
+    // virtual service as soon as what it uses is written.
     const written = new Map<string, Promise<void>>();
     changes.forEach((c, i) => {
-      if (c.op === 'delete') return;
-      if (c.kind === 'pool')
-        written.set(
-          `pool/${c.name}`,
-          run(i, [], (x) => this.upsertPool(x)),
-        );
-      if (c.kind === 'certificate')
+      if (c.kind === 'certificate' && c.op !== 'delete')
         written.set(
           `certificate/${c.name}`,
           run(i, [], (x) => this.upsertCertificate(x)),
         );
+    });
+    changes.forEach((c, i) => {
+      if (c.kind !== 'pool' || c.op === 'delete') return;
+      const presents = c.desired.backendTls?.clientCertificate;
+      const deps = presents ? [written.get(`certificate/${presents}`) ?? []].flat() : [];
+      written.set(
+        `pool/${c.name}`,
+        run(i, deps, (x) => this.upsertPool(x)),
+      );
     });
     const upserts: Promise<void>[] = [];
     const upserted = new Set<string>();
@@ -256,22 +260,28 @@ export class AviAdapter implements LoadBalancerAdapter {
       if (c.kind === 'virtualService' && c.op === 'delete')
         vsDeletes.push(run(i, upserts, (x) => this.deleteVirtualService(x)));
     });
-    const lastDeletes: Promise<void>[] = [];
+    const poolDeletes: Promise<void>[] = [];
     changes.forEach((c, i) => {
       if (c.kind === 'pool' && c.op === 'delete')
-        lastDeletes.push(
+        poolDeletes.push(
           run(i, [...upserts, ...vsDeletes], async (x) => {
             await this.objects.remove('pool', x.name);
             await this.objects.remove('healthmonitor', checkMonitorName(x.name));
             await this.objects.remove('pkiprofile', pkiProfileName(x.name));
           }),
         );
+    });
+    // A certificate last: a pool may have presented it to its members.
+    const certDeletes: Promise<void>[] = [];
+    changes.forEach((c, i) => {
       if (c.kind === 'certificate' && c.op === 'delete')
-        lastDeletes.push(
-          run(i, [...upserts, ...vsDeletes], (x) => this.objects.remove('sslkeyandcertificate', x.name)),
+        certDeletes.push(
+          run(i, [...written.values(), ...upserts, ...vsDeletes, ...poolDeletes], (x) =>
+            this.objects.remove('sslkeyandcertificate', x.name),
+          ),
         );
     });
-    await Promise.all([...written.values(), ...upserts, ...vsDeletes, ...lastDeletes]);
+    await Promise.all([...written.values(), ...upserts, ...vsDeletes, ...poolDeletes, ...certDeletes]);
     return results;
   }
 

@@ -51,9 +51,10 @@ export function aviCapabilities(allocatesVips: boolean, allocatesV6 = false): Ca
       sourceRanges: true,
       // TLS to members (pool-tls.ts): the pool's SSL profile, SNI (`server_name`), the names
       // checked (`host_check_enabled`, `domain_name`: one of them, apart from the SNI) and a PKI
-      // profile of its own with the CA bundle. No system CA store to trust (a PKI profile holds
-      // the CAs it is given) and no client certificate to members yet.
-      backendTls: { systemCa: false, maxVerifyNames: 16, namesApartFromSni: true, clientCertificates: false },
+      // profile of its own with the CA bundle; a Gateway's client certificate presented to the
+      // members (`ssl_key_and_certificate_ref`). No system CA store to trust (a PKI profile holds
+      // the CAs it is given).
+      backendTls: { systemCa: false, maxVerifyNames: 16, namesApartFromSni: true, clientCertificates: true },
     },
     ...(allocatesVips ? { allocatesVips: true } : {}),
     // LoadBalancerParameters' avi section: the virtual services' SE group (se_group_ref).

@@ -94,6 +94,7 @@ export const SCHEMAS = {
       server_name: dnsName.optional(),
       host_check_enabled: z.literal(true).optional(),
       domain_name: z.array(dnsName).min(1).optional(),
+      ssl_key_and_certificate_ref: ref.optional(),
       servers: z.array(
         z
           .object({

@@ -388,7 +388,11 @@ export function parsePool(o: Record<string, unknown>, l: Lookup): Pool {
     })),
     service: ns && svc ? `${ns}/${svc}` : '',
     servicePort: markerValue(o, 'serviceport') ?? '',
-    ...parsePoolTls(o, l.byUuid.get(uuidOf(o.pki_profile_ref))),
+    ...parsePoolTls(
+      o,
+      l.byUuid.get(uuidOf(o.pki_profile_ref)),
+      o.ssl_key_and_certificate_ref ? l.byUuid.get(uuidOf(o.ssl_key_and_certificate_ref)) : undefined,
+    ),
   };
 }
 

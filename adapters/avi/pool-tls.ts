@@ -4,7 +4,8 @@
  * hostname as SNI (`sni_enabled`, `server_name`), checks the member's certificate against the
  * names to verify (`host_check_enabled`, `domain_name`), and trusts the CA bundle of a PKI profile
  * of its own (`pki_profile_ref`: `<pool>-pki`, its `ca_certs` one per certificate, no CRL check:
- * the bundle is what is trusted). Read back from those same fields, so a name, a CA or a switch
+ * the bundle is what is trusted), and presents the Gateway's client certificate where there is one
+ * (`ssl_key_and_certificate_ref`). Read back from those same fields, so a name, a CA or a switch
  * changed by hand on the controller is seen and written again. Pure.
  */
 import type { BackendTls } from '../../src/model/types.ts';
@@ -31,6 +32,10 @@ export function poolTlsFields(
     server_name: tls.serverName,
     host_check_enabled: true,
     domain_name: [...tls.verifyNames],
+    // The certificate presented to the members (a Gateway's backend client certificate).
+    ...(tls.clientCertificate
+      ? { ssl_key_and_certificate_ref: ref('sslkeyandcertificate', tls.clientCertificate) }
+      : {}),
   };
 }
 
@@ -48,7 +53,11 @@ export const caCerts = (tls: BackendTls): { certificate: string }[] =>
  * pool with an SSL profile and no PKI profile verifies nothing: read with no CA, so it differs
  * from anything npl-lb writes and is written again.
  */
-export function parsePoolTls(o: Raw, pki: Raw | undefined): { backendTls?: BackendTls } {
+export function parsePoolTls(
+  o: Raw,
+  pki: Raw | undefined,
+  clientCertificate: Raw | undefined,
+): { backendTls?: BackendTls } {
   if (!o.ssl_profile_ref) return {};
   const certs = ((pki?.ca_certs ?? []) as { certificate?: unknown }[]).map((c) =>
     String(c.certificate ?? '').trim(),
@@ -59,6 +68,7 @@ export function parsePoolTls(o: Raw, pki: Raw | undefined): { backendTls?: Backe
       serverName: o.sni_enabled === true ? String(o.server_name ?? '') : '',
       verifyNames: verify,
       ca: certs.length > 0 ? `${certs.join('\n')}\n` : '',
+      ...(clientCertificate ? { clientCertificate: String(clientCertificate.name) } : {}),
     },
   };
 }

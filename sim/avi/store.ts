@@ -31,6 +31,7 @@ const REF_TYPES: Record<string, string> = {
   network_profile_ref: 'networkprofile',
   application_persistence_profile_ref: 'applicationpersistenceprofile',
   ssl_key_and_certificate_refs: 'sslkeyandcertificate',
+  ssl_key_and_certificate_ref: 'sslkeyandcertificate',
   ssl_profile_ref: 'sslprofile',
   pki_profile_ref: 'pkiprofile',
   vh_parent_vs_ref: 'virtualservice',

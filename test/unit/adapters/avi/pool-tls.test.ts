@@ -12,9 +12,15 @@ import { describe, it } from 'node:test';
 import { pkiProfileName } from '../../../../adapters/avi/pool-tls.ts';
 import { AviSimulator } from '../../../../sim/avi/simulator.ts';
 import { plan } from '../../../../src/plan/diff.ts';
-import { type BackendTls, type L7VirtualService, type Pool, SYSTEM_CA } from '../../../../src/model/types.ts';
+import {
+  type BackendTls,
+  type Certificate,
+  type L7VirtualService,
+  type Pool,
+  SYSTEM_CA,
+} from '../../../../src/model/types.ts';
 import { caBundle } from '../../../../src/source/gateway/backend-tls.ts';
-import { testAuthority } from '../../../support/certs.ts';
+import { modelCertificate, testAuthority } from '../../../support/certs.ts';
 import { aviAdapter } from '../../../support/lb-fixtures.ts';
 import * as kit from '../../../support/model.ts';
 
@@ -52,7 +58,11 @@ async function setup(t: { after: (fn: () => Promise<void>) => void }) {
     await adapter.close();
     await sim.close();
   });
-  const apply = async (state: { pools: Pool[]; virtualServices: L7VirtualService[] }) => {
+  const apply = async (state: {
+    pools: Pool[];
+    virtualServices: L7VirtualService[];
+    certificates?: Certificate[];
+  }) => {
     const results = await adapter.apply(plan(state, await adapter.observe()).changes);
     return { results, left: plan(state, await adapter.observe()).changes };
   };
@@ -143,5 +153,39 @@ describe('Avi pools with TLS to their members', () => {
     assert.deepEqual(left, []);
     assert.equal(sim.objects('pool').get(POOL), undefined);
     assert.equal(pki(), undefined);
+  });
+
+  it("presents a Gateway's client certificate to the members: written after the certificate, read back, and the certificate removed only after the pool lets it go", async (t) => {
+    const { sim, apply, pki } = await setup(t);
+    const cert = await modelCertificate('c1--gw-client', ['gateway.example']);
+    const tls: BackendTls = {
+      serverName: 'web.internal',
+      verifyNames: ['web.internal'],
+      ca: await pem('a CA'),
+      clientCertificate: cert.name,
+    };
+    let r = await apply({ pools: [tlsPool(tls)], virtualServices: [vs], certificates: [cert] });
+    assert.deepEqual(
+      r.results.filter((x) => !x.ok),
+      [],
+    );
+    assert.deepEqual(r.left, [], 'observed back, the certificate presented included');
+    const certUuid = sim.objects('sslkeyandcertificate').get(cert.name)!.uuid;
+    assert.equal(
+      String(sim.objects('pool').get(POOL)!.ssl_key_and_certificate_ref).split('/').pop(),
+      certUuid,
+    );
+    assert.ok(pki());
+    // The Gateway no longer names it: the pool stops presenting it, then the certificate goes.
+    const { clientCertificate: _gone, ...plain } = tls;
+    r = await apply({ pools: [tlsPool(plain)], virtualServices: [vs], certificates: [] });
+    assert.deepEqual(
+      r.results.filter((x) => !x.ok),
+      [],
+      'no delete refused as still in use',
+    );
+    assert.deepEqual(r.left, []);
+    assert.equal(sim.objects('pool').get(POOL)!.ssl_key_and_certificate_ref, undefined);
+    assert.equal(sim.objects('sslkeyandcertificate').get(cert.name), undefined);
   });
 });
