@@ -1,0 +1,58 @@
+/**
+ * The filters of an HTTPRoute rule or backendRef (and a GRPCRoute's, which take a subset), as the
+ * schema reads them: header modifiers, redirects, URL rewrites and CORS; fields past what npl-lb
+ * reads are kept (`loose`) so that the source can refuse them by name. Values are checked at the
+ * validation boundary (src/source/gateway/route-filters.ts), not here.
+ */
+import { z } from 'zod';
+
+const headerChange = z.object({ name: z.string(), value: z.string() }).loose();
+const headerModifier = z
+  .object({
+    set: z.array(headerChange).default([]),
+    add: z.array(headerChange).default([]),
+    remove: z.array(z.string()).default([]),
+  })
+  .loose();
+const pathModifier = z
+  .object({
+    type: z.enum(['ReplaceFullPath', 'ReplacePrefixMatch']),
+    replaceFullPath: z.string().optional(),
+    replacePrefixMatch: z.string().optional(),
+  })
+  .loose();
+
+export const httpRouteFilterSchema = z
+  .object({
+    type: z.string(),
+    requestHeaderModifier: headerModifier.optional(),
+    responseHeaderModifier: headerModifier.optional(),
+    requestRedirect: z
+      .object({
+        scheme: z.string().optional(),
+        hostname: z.string().optional(),
+        path: pathModifier.optional(),
+        port: z.number().int().optional(),
+        statusCode: z.number().int().default(302),
+      })
+      .loose()
+      .optional(),
+    urlRewrite: z
+      .object({ hostname: z.string().optional(), path: pathModifier.optional() })
+      .loose()
+      .optional(),
+    cors: z
+      .object({
+        allowOrigins: z.array(z.string()).default([]),
+        allowMethods: z.array(z.string()).default([]),
+        allowHeaders: z.array(z.string()).default([]),
+        exposeHeaders: z.array(z.string()).default([]),
+        allowCredentials: z.boolean().default(false),
+        // The CRD's default; an API server without defaulting may leave it out.
+        maxAge: z.number().int().default(5),
+      })
+      .loose()
+      .optional(),
+  })
+  .loose();
+export type HttpRouteFilter = z.infer<typeof httpRouteFilterSchema>;
