@@ -50,6 +50,8 @@ export interface AviAdapterOptions extends AviSessionOptions, Partial<Omit<AviPl
 }
 
 type Raw = Record<string, unknown>;
+/** Runs change i once `deps` settle, recording its result. */
+type Run = (i: number, deps: Promise<unknown>[], fn: (c: Change) => Promise<void>) => Promise<void>;
 
 const TYPES: AviType[] = [
   'pool',
@@ -169,7 +171,6 @@ export class AviAdapter implements LoadBalancerAdapter {
     return observed;
   }
 
-  /** Each server of our pools as Avi's health monitors see it (GET /api/pool/{uuid}/runtime/server). */
   /**
    * Members' health: every pool of ours (listed), or `pools` alone (a slice of the controller's
    * rotation: those it holds, by their uuid, one call each; a pool not written yet has none).
@@ -198,7 +199,7 @@ export class AviAdapter implements LoadBalancerAdapter {
     if (changes.length === 0) return [];
     if (!this.loaded) await this.observe();
     const results: ApplyResult[] = new Array(changes.length);
-    const run = async (i: number, deps: Promise<unknown>[], fn: (c: Change) => Promise<void>) => {
+    const run: Run = async (i, deps, fn) => {
       await Promise.all(deps);
       const c = changes[i]!;
       try {
@@ -260,29 +261,35 @@ export class AviAdapter implements LoadBalancerAdapter {
       if (c.kind === 'virtualService' && c.op === 'delete')
         vsDeletes.push(run(i, upserts, (x) => this.deleteVirtualService(x)));
     });
+    const lastDeletes = this.lastDeletes(changes, run, [...written.values(), ...upserts, ...vsDeletes]);
+    await Promise.all([...written.values(), ...upserts, ...vsDeletes, ...lastDeletes]);
+    return results;
+  }
+
+  /**
+   * Pools (with their own monitor and PKI profile) once every write and virtual-service delete is
+   * done; certificates last, since a pool may have presented one to its members.
+   */
+  private lastDeletes(changes: Change[], run: Run, before: Promise<void>[]): Promise<void>[] {
     const poolDeletes: Promise<void>[] = [];
     changes.forEach((c, i) => {
       if (c.kind === 'pool' && c.op === 'delete')
         poolDeletes.push(
-          run(i, [...upserts, ...vsDeletes], async (x) => {
+          run(i, before, async (x) => {
             await this.objects.remove('pool', x.name);
             await this.objects.remove('healthmonitor', checkMonitorName(x.name));
             await this.objects.remove('pkiprofile', pkiProfileName(x.name));
           }),
         );
     });
-    // A certificate last: a pool may have presented it to its members.
     const certDeletes: Promise<void>[] = [];
     changes.forEach((c, i) => {
       if (c.kind === 'certificate' && c.op === 'delete')
         certDeletes.push(
-          run(i, [...written.values(), ...upserts, ...vsDeletes, ...poolDeletes], (x) =>
-            this.objects.remove('sslkeyandcertificate', x.name),
-          ),
+          run(i, [...before, ...poolDeletes], (x) => this.objects.remove('sslkeyandcertificate', x.name)),
         );
     });
-    await Promise.all([...written.values(), ...upserts, ...vsDeletes, ...poolDeletes, ...certDeletes]);
-    return results;
+    return [...poolDeletes, ...certDeletes];
   }
 
   private current(type: AviType, name: string): Raw | undefined {

@@ -125,6 +125,18 @@ export function listenerOf(listenerHosts: readonly string[], name: string): stri
   return best;
 }
 
+/**
+ * A CORS preflight is the load balancer's to answer: 200 with the policy's headers for an allowed
+ * origin, 403 for another; it never reaches a member. Undefined for any other request.
+ */
+function preflightOutcome(route: HttpRoute, req: HttpRequest): HttpOutcome | undefined {
+  if (!route.cors || !isPreflight(req.method ?? 'GET', req.headers ?? {})) return undefined;
+  const origin = Object.entries(req.headers ?? {}).find(([k]) => k.toLowerCase() === 'origin')?.[1];
+  return originAllowed(route.cors.allowOrigins, origin)
+    ? { status: 200, route, cors: preflightHeaders(route.cors, req.headers ?? {}) }
+    : { status: 403, route };
+}
+
 /** `pick` in [0, 1) chooses among weighted backends (a test passes it; Math.random otherwise). */
 export function resolveRequest(vs: L7VirtualService, req: HttpRequest, pick = Math.random()): HttpOutcome {
   const host = bareHost(req.host);
@@ -158,14 +170,8 @@ export function resolveRequest(vs: L7VirtualService, req: HttpRequest, pick = Ma
     return { status: 404 };
   }
   const scheme = req.scheme ?? (vs.protocol === 'HTTPS' ? 'https' : 'http');
-  // A preflight is the load balancer's to answer: 200 with the policy's headers for an allowed
-  // origin, 403 for another; it never reaches a member.
-  if (route.cors && isPreflight(req.method ?? 'GET', req.headers ?? {})) {
-    const origin = Object.entries(req.headers ?? {}).find(([k]) => k.toLowerCase() === 'origin')?.[1];
-    return originAllowed(route.cors.allowOrigins, origin)
-      ? { status: 200, route, cors: preflightHeaders(route.cors, req.headers ?? {}) }
-      : { status: 403, route };
-  }
+  const preflight = preflightOutcome(route, req);
+  if (preflight) return preflight;
   if (route.redirect) {
     const r = route.redirect;
     const toScheme = r.scheme ?? scheme;

@@ -238,6 +238,26 @@ function classDefaults(
   return findings;
 }
 
+/**
+ * The address families the load balancer can serve here, and the functions that ask for each kind
+ * of pool (L4, HTTP, HTTP/2, TLS to members), recording every request in `requests`.
+ */
+function poolMakers(
+  requests: Map<string, PoolRequest>,
+  chosen: Parameters<typeof poolRequester>[2],
+  cfg: ControllerConfig,
+  lb: LoadBalancerInfo,
+) {
+  const servable = servableFamilies(
+    FAMILIES.filter((f) => cidrsOf(cfg.vip.cidrs, f).length > 0),
+    lb,
+  );
+  return {
+    servable,
+    ...poolKinds(poolRequester(requests, cfg.clusterName, chosen, servable.families), cfg.clusterName, lb),
+  };
+}
+
 export function desiredFrontends(
   view: ClusterView,
   cfg: ControllerConfig,
@@ -258,15 +278,7 @@ export function desiredFrontends(
     policies,
     ingressPolicies([...byClass.values()].flat(), svcByKey, lb.caps, lb.name),
   );
-  const servable = servableFamilies(
-    FAMILIES.filter((f) => cidrsOf(cfg.vip.cidrs, f).length > 0),
-    lb,
-  );
-  const { l4PoolFor, httpPoolFor, h2PoolFor, tlsPoolFor } = poolKinds(
-    poolRequester(requests, cluster, chosen, servable.families),
-    cluster,
-    lb,
-  );
+  const { servable, l4PoolFor, httpPoolFor, h2PoolFor, tlsPoolFor } = poolMakers(requests, chosen, cfg, lb);
   const lbServices = ourLoadBalancerServices(view.services, cfg);
   const { choices, vipOf } = frontendVips(lbServices, byClass, view, cfg, lb, servable);
   const l4 = loadBalancerServices(
