@@ -1,5 +1,5 @@
 /**
- * The filters of an HTTPRoute rule or backendRef (and a GRPCRoute's, which take a subset), as the
+ * The filters of an HTTPRoute rule or backendRef (gRPC routes take a subset of them), as the
  * schema reads them: header modifiers, redirects, URL rewrites and CORS; fields past what npl-lb
  * reads are kept (`loose`) so that the source can refuse them by name. Values are checked at the
  * validation boundary (src/source/gateway/route-filters.ts), not here.
