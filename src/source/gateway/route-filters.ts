@@ -145,6 +145,12 @@ export function filtersOf(filters: HttpRouteFilter[], field: string) {
       out.rewrite = rw;
     } else if (f.type === 'CORS' && f.cors) {
       out.cors = corsPolicy(f.cors, `${at}.cors`);
+    } else if (f.type === 'RequestMirror') {
+      // HAProxy copies requests only through an external SPOE agent, which npl-lb does not run;
+      // no adapter declares mirroring, so the route is refused rather than served unmirrored.
+      throw new Refused(
+        `${at}: filter type RequestMirror is not supported: no load balancer of npl-lb copies requests to a second backend yet`,
+      );
     } else {
       throw new Refused(`${at}: filter type ${f.type} is not supported`);
     }

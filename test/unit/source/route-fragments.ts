@@ -246,7 +246,7 @@ export const FRAGMENTS: Fragment[] = [
     paths: mirrorPaths.map((p) => F + p),
     apply: (d) => filter(d, { type: 'RequestMirror', requestMirror: mirror }),
     expect: 'refused',
-    says: /filter type RequestMirror/,
+    says: /filter type RequestMirror is not supported: no load balancer of npl-lb copies requests/,
   },
   {
     id: 'extensionRef',
