@@ -30,14 +30,14 @@ export const SSL_REDIRECT_ANNOTATION = 'npl-lb.io/ssl-redirect';
 export const SOURCE_RANGES_ANNOTATION = 'npl-lb.io/source-ranges';
 /**
  * On an Ingress: how the pools of the Services it routes to are balanced, kept sticky and waited
- * on, for Ingress authors without a BackendPolicy (src/source/ingress-policies.ts; a BackendPolicy
+ * on, for Ingress authors without a BackendPolicy (src/source/ingress/policies.ts; a BackendPolicy
  * on the Service wins). Values as a BackendPolicy takes them.
  */
 export const LOAD_BALANCE_ANNOTATION = 'npl-lb.io/load-balance';
 export const SESSION_PERSISTENCE_ANNOTATION = 'npl-lb.io/session-persistence';
 export const SERVER_TIMEOUT_ANNOTATION = 'npl-lb.io/server-timeout-seconds';
 /**
- * On an Ingress: re-encryption to its backends (src/source/ingress-backend-tls.ts). `HTTPS` speaks TLS to every
+ * On an Ingress: re-encryption to its backends (src/source/ingress/backend-tls.ts). `HTTPS` speaks TLS to every
  * Service it routes to, sending the server name as SNI and verifying it against the CA of the
  * ConfigMap named (its `ca.crt`, in the Ingress's namespace) or `System`.
  */

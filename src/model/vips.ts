@@ -15,7 +15,7 @@ export const autoVipGroup = (vip: string | undefined): string | undefined =>
 
 /**
  * The address family of a VIP: an address's own; an allocated one's from its group (a group of
- * IPv6 ends in `/IPv6`, src/source/vips.ts `deviceGroup`).
+ * IPv6 ends in `/IPv6`, src/source/vips/vips.ts `deviceGroup`).
  */
 export function vipFamily(vip: string): 'IPv4' | 'IPv6' {
   const group = autoVipGroup(vip);

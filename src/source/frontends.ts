@@ -16,13 +16,13 @@ import { familyName, h2PoolName, l7PoolName, poolName, tlsPoolName } from '../mo
 import type { BackendTls, Pool, VirtualService } from '../model/types.ts';
 import { gatewaysFromView, gatewayVipCidrs, type LoadBalancerInfo } from './gateway/from-view.ts';
 import { resolveBackendPolicies } from './backend-policies.ts';
-import { ingressPolicies, poolPolicies } from './ingress-policies.ts';
-import type { SecretCertificates } from './ingress-tls.ts';
-import { ingressesByClass, ingressFrontends } from './ingresses.ts';
+import { ingressPolicies, poolPolicies } from './ingress/policies.ts';
+import type { SecretCertificates } from './ingress/tls.ts';
+import { ingressesByClass, ingressFrontends } from './ingress/ingresses.ts';
 import { loadBalancerServices, ourLoadBalancerServices } from './lb-services.ts';
 import { secretCertificates } from './secret-certificates.ts';
 import type { Finding, Frontends, PoolRequest, ServicePort, VipOutcome } from './types.ts';
-import { assignVips, familyVips, vipRequests } from './vip-requests.ts';
+import { assignVips, familyVips, vipRequests } from './vips/requests.ts';
 import { FAMILIES, type IpFamily } from './ip-family.ts';
 import {
   type FamilyChoice,
@@ -30,8 +30,8 @@ import {
   type Servable,
   serviceFamilies,
   servableFamilies,
-} from './service-families.ts';
-import { cidrsOf } from './vips.ts';
+} from './vips/service-families.ts';
+import { cidrsOf } from './vips/vips.ts';
 import type { ClusterView } from './view.ts';
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
@@ -297,7 +297,7 @@ export function desiredFrontends(
     poolFor: httpPoolFor,
     certificateOf,
     parametersOfClass: (cls) => ingressClassParameters(view, cfg, lb, cls),
-    // Re-encryption by annotation (ingress-backend-tls.ts): the CA ConfigMaps, what the device verifies.
+    // Re-encryption by annotation (ingress/backend-tls.ts): the CA ConfigMaps, what the device verifies.
     backendTls: {
       configMap: caConfigMapLookup(view.configMaps),
       can: lb.caps.http?.backendTls,

@@ -10,7 +10,7 @@ import { ipv4Network, ipv6Network, MAX_SERVICE_SOURCE_RANGES } from './cidr.ts';
 import { ourLoadBalancer } from './ours.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
 import type { IpFamily } from './ip-family.ts';
-import type { FamilyChoice } from './service-families.ts';
+import type { FamilyChoice } from './vips/service-families.ts';
 import type { Finding, ServicePort, SourceStatus, VipOutcome } from './types.ts';
 import type { Resolved } from './gateway/parameters.ts';
 import type { PoolPolicy } from './backend-policies.ts';

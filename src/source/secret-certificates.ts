@@ -6,7 +6,7 @@
 import type { TlsSecret } from '../kube/objects.ts';
 import { certificateName } from '../model/names.ts';
 import { certificateFromSecret, type CertificateResult } from './certificates.ts';
-import type { SecretCertificates } from './ingress-tls.ts';
+import type { SecretCertificates } from './ingress/tls.ts';
 
 export type CertificateMemo = Map<string, { version: string; result: CertificateResult }>;
 

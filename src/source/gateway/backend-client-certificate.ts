@@ -9,7 +9,7 @@
 import { GATEWAY_GROUP, type Gateway, type ReferenceGrant } from '../../kube/gateway-objects.ts';
 import { certificateName } from '../../model/names.ts';
 import type { Certificate } from '../../model/types.ts';
-import type { SecretCertificates } from '../ingress-tls.ts';
+import type { SecretCertificates } from '../ingress/tls.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 import { referencePermitted } from './reference-grants.ts';
 

@@ -11,8 +11,8 @@ import { ROUTE_KEYS, type RouteKey, type RouteLists, type RouteObject } from '..
 import { ALL_HTTP, INGRESS_HTTP } from '../../adapter/http-capabilities.ts';
 import type { ClusterView } from '../view.ts';
 import type { VipOutcome } from '../types.ts';
-import type { SecretCertificates } from '../ingress-tls.ts';
-import { type FamilyVipRequest, perFamily } from '../family-requests.ts';
+import type { SecretCertificates } from '../ingress/tls.ts';
+import { type FamilyVipRequest, perFamily } from '../vips/family-requests.ts';
 import { familyOf, type IpFamily } from '../ip-family.ts';
 import { buildGateways, type GatewayResult, type GatewayView, ourGateways } from './gateways.ts';
 import type { ProtocolSupport } from './listeners.ts';

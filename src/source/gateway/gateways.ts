@@ -19,9 +19,9 @@ import {
 import type { ListenerSet } from '../../kube/listener-set-objects.ts';
 import type { Service } from '../../kube/objects.ts';
 import type { BackendTls, Certificate, Placement } from '../../model/types.ts';
-import { inFamilies } from '../twins.ts';
+import { inFamilies } from '../vips/twins.ts';
 import type { VipOutcome } from '../types.ts';
-import type { SecretCertificates } from '../ingress-tls.ts';
+import type { SecretCertificates } from '../ingress/tls.ts';
 import type { GatewayListeners, NamespaceLabels } from './attach.ts';
 import { resolveBackendTls } from './backend-tls.ts';
 import { insecureFallbackAsked } from './frontend-tls.ts';

@@ -14,7 +14,7 @@ import {
 } from '../../kube/gateway-objects.ts';
 import { certificateName } from '../../model/names.ts';
 import type { Certificate, ClientValidation } from '../../model/types.ts';
-import type { SecretCertificates } from '../ingress-tls.ts';
+import type { SecretCertificates } from '../ingress/tls.ts';
 import { hostProblem } from '../validate.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 import { type ConfigMapLookup, resolveFrontendTls } from './frontend-tls.ts';

@@ -146,7 +146,7 @@ export function filtersOf(filters: HttpRouteFilter[], field: string) {
     } else if (f.type === 'CORS' && f.cors) {
       out.cors = corsPolicy(f.cors, `${at}.cors`);
     } else if (f.type === 'RequestMirror') {
-      // HAProxy copies requests only through an external SPOE agent, which npl-lb does not run;
+      // Some devices copy requests only through an agent of their own, which npl-lb does not run;
       // no adapter declares mirroring, so the route is refused rather than served unmirrored.
       throw new Refused(
         `${at}: filter type RequestMirror is not supported: no load balancer of npl-lb copies requests to a second backend yet`,

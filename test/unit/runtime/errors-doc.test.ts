@@ -22,7 +22,7 @@ it('every Event the code writes uses a reason of EventReasons, never a string of
     'src/controller/lb-events.ts',
     'src/controller/controller.ts',
     'src/agent/npl-controller.ts',
-    'src/source/ingress-routes.ts',
+    'src/source/ingress/routes.ts',
   ];
   for (const f of files) {
     const text = readFileSync(new URL(`../../../${f}`, import.meta.url), 'utf8');

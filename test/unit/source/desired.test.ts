@@ -12,7 +12,7 @@ import { servicesToAnnotate } from '../../../src/source/annotated-services.ts';
 import { DesiredCache } from '../../../src/controller/desired-cache.ts';
 import { buildDesired, type ClusterView } from '../../../src/source/desired.ts';
 import { SERVE_ALL } from '../../../src/source/gateway/from-view.ts';
-import { allocateVips, deviceVips, inCidrs } from '../../../src/source/vips.ts';
+import { allocateVips, deviceVips, inCidrs } from '../../../src/source/vips/vips.ts';
 import { nplAnnotation } from '../../support/kube-objects.ts';
 
 const cfg = (extra = ''): ControllerConfig =>

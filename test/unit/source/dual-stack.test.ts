@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildDesired } from '../../../src/source/desired.ts';
 import { SERVE_ALL } from '../../../src/source/gateway/from-view.ts';
-import { serviceFamilies, servableFamilies } from '../../../src/source/service-families.ts';
-import { allocateVips, deviceVips } from '../../../src/source/vips.ts';
+import { serviceFamilies, servableFamilies } from '../../../src/source/vips/service-families.ts';
+import { allocateVips, deviceVips } from '../../../src/source/vips/vips.ts';
 import { DesiredCache } from '../../../src/controller/desired-cache.ts';
 import { serviceIngress } from '../../../src/controller/lb-status.ts';
 

@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { parseControllerConfig } from '../../../src/config/controller-config.ts';
 import { buildDesired } from '../../../src/source/desired.ts';
 import { SERVE_ALL } from '../../../src/source/gateway/from-view.ts';
-import { allocateVips, deviceVips, type VipRequest } from '../../../src/source/vips.ts';
+import { allocateVips, deviceVips, type VipRequest } from '../../../src/source/vips/vips.ts';
 import { clusterView, kubeService } from '../../support/kube-objects.ts';
 
 const CIDRS = ['192.0.2.0/28'];

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { hostProblem, ipProblem, pathProblem } from '../../../src/source/validate.ts';
-import { allocateVips } from '../../../src/source/vips.ts';
+import { allocateVips } from '../../../src/source/vips/vips.ts';
 
 describe('the validation boundary', () => {
   const hosts: [string, boolean][] = [

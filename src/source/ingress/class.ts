@@ -3,17 +3,17 @@
  * rule, and, when some Ingress has a `tls:` section with a good Secret, the shared HTTPS one on
  * the same VIP with the rules of those hosts and their certificates (the default first). Pure.
  */
-import { SOURCE_RANGES_ANNOTATION, SSL_REDIRECT_ANNOTATION } from '../kube/annotations.ts';
-import { EventReasons } from '../kube/event-reasons.ts';
-import type { Ingress, Service } from '../kube/objects.ts';
-import { l7HttpsName, l7Name } from '../model/names.ts';
-import type { BackendTls, Certificate, HttpRoute, L7VirtualService } from '../model/types.ts';
-import type { Resolved } from './gateway/parameters.ts';
-import type { Finding, SourceStatus } from './types.ts';
-import { ingressRoutes } from './ingress-routes.ts';
-import { ingressSourceRanges } from './ingress-source-ranges.ts';
-import { ingressBackendTls } from './ingress-backend-tls.ts';
-import { certificateForHost, ingressTls, type SecretCertificates } from './ingress-tls.ts';
+import { SOURCE_RANGES_ANNOTATION, SSL_REDIRECT_ANNOTATION } from '../../kube/annotations.ts';
+import { EventReasons } from '../../kube/event-reasons.ts';
+import type { Ingress, Service } from '../../kube/objects.ts';
+import { l7HttpsName, l7Name } from '../../model/names.ts';
+import type { BackendTls, Certificate, HttpRoute, L7VirtualService } from '../../model/types.ts';
+import type { Resolved } from '../gateway/parameters.ts';
+import type { Finding, SourceStatus } from '../types.ts';
+import { ingressRoutes } from './routes.ts';
+import { ingressSourceRanges } from './source-ranges.ts';
+import { ingressBackendTls } from './backend-tls.ts';
+import { certificateForHost, ingressTls, type SecretCertificates } from './tls.ts';
 
 type ServicePort = Service['spec']['ports'][number];
 
@@ -26,7 +26,7 @@ export interface IngressClassContext {
   certificateOf: SecretCertificates;
   /** A class's `spec.parameters` resolved (gateway/parameters.ts); absent: none read. */
   parametersOfClass?: (cls: string) => Resolved;
-  /** What re-encryption annotations read (ingress-backend-tls.ts); absent: none is. */
+  /** What re-encryption annotations read (ingress/backend-tls.ts); absent: none is. */
   backendTls?: Parameters<typeof ingressBackendTls>[1];
   /** A Service port's pool spoken to over TLS; absent where the load balancer cannot. */
   tlsPoolFor?: ((svc: Service, port: ServicePort, tls: BackendTls) => string) | undefined;

@@ -4,12 +4,12 @@
  * served on HTTPS (they stay on HTTP, as every host of the Ingress does); a certificate that does
  * not name a host is a Warning, and the host is served with it all the same. Pure.
  */
-import { EventReasons } from '../kube/event-reasons.ts';
-import type { Ingress } from '../kube/objects.ts';
-import type { Certificate } from '../model/types.ts';
-import { type CertificateResult, namesCover } from './certificates.ts';
-import type { Finding } from './types.ts';
-import { hostProblem } from './validate.ts';
+import { EventReasons } from '../../kube/event-reasons.ts';
+import type { Ingress } from '../../kube/objects.ts';
+import type { Certificate } from '../../model/types.ts';
+import { type CertificateResult, namesCover } from '../certificates.ts';
+import type { Finding } from '../types.ts';
+import { hostProblem } from '../validate.ts';
 
 export interface IngressTls {
   /** Host (as the rules name it) -> the certificate it is served with. */

@@ -1,18 +1,18 @@
 /**
- * Ingresses of our classes -> per class, the shared virtual services (ingress-class.ts), the
+ * Ingresses of our classes -> per class, the shared virtual services (ingress/class.ts), the
  * certificates they serve and each Ingress's status; a tenant's `npl-lb.io/vip` on an Ingress of
  * a shared class is refused with a Warning (the class's VIP is the class owner's). Pure.
  */
-import type { PoolPolicy } from './backend-policies.ts';
-import { inFamilies, statusInFamilies } from './twins.ts';
-import type { ControllerConfig } from '../config/controller-config.ts';
-import { VIP_ANNOTATION } from '../kube/annotations.ts';
-import { EventReasons } from '../kube/event-reasons.ts';
-import type { Ingress, IngressClass } from '../kube/objects.ts';
-import type { Certificate, VirtualService } from '../model/types.ts';
-import { type IngressClassContext, ingressClassServices } from './ingress-class.ts';
-import { ingressClassOf, ourIngressClasses } from './ours.ts';
-import type { Finding, SourceStatus, VipOutcome } from './types.ts';
+import type { PoolPolicy } from '../backend-policies.ts';
+import { inFamilies, statusInFamilies } from '../vips/twins.ts';
+import type { ControllerConfig } from '../../config/controller-config.ts';
+import { VIP_ANNOTATION } from '../../kube/annotations.ts';
+import { EventReasons } from '../../kube/event-reasons.ts';
+import type { Ingress, IngressClass } from '../../kube/objects.ts';
+import type { Certificate, VirtualService } from '../../model/types.ts';
+import { type IngressClassContext, ingressClassServices } from './class.ts';
+import { ingressClassOf, ourIngressClasses } from '../ours.ts';
+import type { Finding, SourceStatus, VipOutcome } from '../types.ts';
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
 

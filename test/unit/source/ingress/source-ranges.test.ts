@@ -10,20 +10,20 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { renderHttpPolicy } from '../../../adapters/avi/http-policy.ts';
-import { F5Adapter } from '../../../adapters/f5/adapter.ts';
-import { F5_CAPABILITIES } from '../../../adapters/f5/capabilities.ts';
-import { BigIpSimulator } from '../../../sim/f5/simulator.ts';
-import { HAPROXY_CAPABILITIES } from '../../../adapters/haproxy/capabilities.ts';
-import { renderConfig } from '../../../adapters/haproxy/config.ts';
-import { changeProblem } from '../../../adapters/haproxy/validate.ts';
-import { parseControllerConfig } from '../../../src/config/controller-config.ts';
-import { ingressSchema } from '../../../src/kube/objects.ts';
-import type { L7VirtualService, Pool } from '../../../src/model/types.ts';
-import { applyCapabilities } from '../../../src/source/capabilities.ts';
-import { buildDesired } from '../../../src/source/desired.ts';
-import { SERVE_ALL } from '../../../src/source/gateway/from-view.ts';
-import { clusterView, ingressBody, kubeIngressClass, kubeService } from '../../support/kube-objects.ts';
+import { renderHttpPolicy } from '../../../../adapters/avi/http-policy.ts';
+import { F5Adapter } from '../../../../adapters/f5/adapter.ts';
+import { F5_CAPABILITIES } from '../../../../adapters/f5/capabilities.ts';
+import { BigIpSimulator } from '../../../../sim/f5/simulator.ts';
+import { HAPROXY_CAPABILITIES } from '../../../../adapters/haproxy/capabilities.ts';
+import { renderConfig } from '../../../../adapters/haproxy/config.ts';
+import { changeProblem } from '../../../../adapters/haproxy/validate.ts';
+import { parseControllerConfig } from '../../../../src/config/controller-config.ts';
+import { ingressSchema } from '../../../../src/kube/objects.ts';
+import type { L7VirtualService, Pool } from '../../../../src/model/types.ts';
+import { applyCapabilities } from '../../../../src/source/capabilities.ts';
+import { buildDesired } from '../../../../src/source/desired.ts';
+import { SERVE_ALL } from '../../../../src/source/gateway/from-view.ts';
+import { clusterView, ingressBody, kubeIngressClass, kubeService } from '../../../support/kube-objects.ts';
 
 const cfg = parseControllerConfig('clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}');
 const ingress = (name: string, host: string, ranges?: string, defaultBackend = false) => {

@@ -7,16 +7,16 @@
  * Service port different settings: the oldest (creationTimestamp, then namespace/name) wins, the
  * other is told. A BackendPolicy on the Service wins over them all (frontends.ts says so). Pure.
  */
-import type { Capabilities } from '../adapter/contract.ts';
+import type { Capabilities } from '../../adapter/contract.ts';
 import {
   LOAD_BALANCE_ANNOTATION,
   SERVER_TIMEOUT_ANNOTATION,
   SESSION_PERSISTENCE_ANNOTATION,
-} from '../kube/annotations.ts';
-import { EventReasons } from '../kube/event-reasons.ts';
-import type { Ingress, IngressBackend, Service } from '../kube/objects.ts';
-import { checkPolicySpec, type PolicyResolution, type PoolPolicy, unsupported } from './backend-policies.ts';
-import type { Finding } from './types.ts';
+} from '../../kube/annotations.ts';
+import { EventReasons } from '../../kube/event-reasons.ts';
+import type { Ingress, IngressBackend, Service } from '../../kube/objects.ts';
+import { checkPolicySpec, type PolicyResolution, type PoolPolicy, unsupported } from '../backend-policies.ts';
+import type { Finding } from '../types.ts';
 
 export const POLICY_ANNOTATIONS = [
   LOAD_BALANCE_ANNOTATION,

@@ -7,13 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Capabilities } from '../../../src/adapter/contract.ts';
-import { parseControllerConfig } from '../../../src/config/controller-config.ts';
-import { type Ingress, ingressSchema } from '../../../src/kube/objects.ts';
-import { backendPolicySchema } from '../../../src/kube/policy-objects.ts';
-import { buildDesired } from '../../../src/source/desired.ts';
-import { SERVE_ALL } from '../../../src/source/gateway/from-view.ts';
-import { ingressPolicies } from '../../../src/source/ingress-policies.ts';
+import type { Capabilities } from '../../../../src/adapter/contract.ts';
+import { parseControllerConfig } from '../../../../src/config/controller-config.ts';
+import { type Ingress, ingressSchema } from '../../../../src/kube/objects.ts';
+import { backendPolicySchema } from '../../../../src/kube/policy-objects.ts';
+import { buildDesired } from '../../../../src/source/desired.ts';
+import { SERVE_ALL } from '../../../../src/source/gateway/from-view.ts';
+import { ingressPolicies } from '../../../../src/source/ingress/policies.ts';
 import {
   clusterView,
   ingressBody,
@@ -22,7 +22,7 @@ import {
   kubePod,
   kubeService,
   nplAnnotation,
-} from '../../support/kube-objects.ts';
+} from '../../../support/kube-objects.ts';
 
 const all: Capabilities = {
   ...SERVE_ALL.caps,

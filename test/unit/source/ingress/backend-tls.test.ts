@@ -9,16 +9,16 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { HAPROXY_CAPABILITIES } from '../../../adapters/haproxy/capabilities.ts';
-import { parseControllerConfig } from '../../../src/config/controller-config.ts';
-import { caConfigMapSchema } from '../../../src/kube/config-maps.ts';
-import { ingressSchema } from '../../../src/kube/objects.ts';
-import type { L7VirtualService } from '../../../src/model/types.ts';
-import { buildDesired } from '../../../src/source/desired.ts';
-import { SERVE_ALL } from '../../../src/source/gateway/from-view.ts';
-import { caBundle } from '../../../src/source/gateway/backend-tls.ts';
-import { testAuthority, type TestCertificate } from '../../support/certs.ts';
-import { clusterView, ingressBody, kubeIngressClass, kubeService } from '../../support/kube-objects.ts';
+import { HAPROXY_CAPABILITIES } from '../../../../adapters/haproxy/capabilities.ts';
+import { parseControllerConfig } from '../../../../src/config/controller-config.ts';
+import { caConfigMapSchema } from '../../../../src/kube/config-maps.ts';
+import { ingressSchema } from '../../../../src/kube/objects.ts';
+import type { L7VirtualService } from '../../../../src/model/types.ts';
+import { buildDesired } from '../../../../src/source/desired.ts';
+import { SERVE_ALL } from '../../../../src/source/gateway/from-view.ts';
+import { caBundle } from '../../../../src/source/gateway/backend-tls.ts';
+import { testAuthority, type TestCertificate } from '../../../support/certs.ts';
+import { clusterView, ingressBody, kubeIngressClass, kubeService } from '../../../support/kube-objects.ts';
 
 const cfg = parseControllerConfig('clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}');
 const HAPROXY = { name: 'haproxy', caps: HAPROXY_CAPABILITIES };

@@ -6,23 +6,23 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { MemoryAdapter } from '../../../adapters/memory/adapter.ts';
-import { MemoryLoadBalancer } from '../../../adapters/memory/device.ts';
-import type { Capabilities } from '../../../src/adapter/contract.ts';
-import { parseControllerConfig } from '../../../src/config/controller-config.ts';
+import { MemoryAdapter } from '../../../../adapters/memory/adapter.ts';
+import { MemoryLoadBalancer } from '../../../../adapters/memory/device.ts';
+import type { Capabilities } from '../../../../src/adapter/contract.ts';
+import { parseControllerConfig } from '../../../../src/config/controller-config.ts';
 import {
   ingressClassSchema,
   ingressSchema,
   nodeSchema,
   serviceSchema,
   tlsSecretSchema,
-} from '../../../src/kube/objects.ts';
-import type { L7VirtualService } from '../../../src/model/types.ts';
-import { plan } from '../../../src/plan/diff.ts';
-import { applyCapabilities } from '../../../src/source/capabilities.ts';
-import { certificateFromSecret, namesCover } from '../../../src/source/certificates.ts';
-import { buildDesired, type ClusterView } from '../../../src/source/desired.ts';
-import { type TestCertificate, testCertificate, tlsSecret } from '../../support/certs.ts';
+} from '../../../../src/kube/objects.ts';
+import type { L7VirtualService } from '../../../../src/model/types.ts';
+import { plan } from '../../../../src/plan/diff.ts';
+import { applyCapabilities } from '../../../../src/source/capabilities.ts';
+import { certificateFromSecret, namesCover } from '../../../../src/source/certificates.ts';
+import { buildDesired, type ClusterView } from '../../../../src/source/desired.ts';
+import { type TestCertificate, testCertificate, tlsSecret } from '../../../support/certs.ts';
 
 const cfg = parseControllerConfig('clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\n');
 const secret = (name: string, c: TestCertificate, type?: string, rv = '1') => {

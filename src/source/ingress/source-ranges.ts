@@ -4,11 +4,11 @@
  * refuses the Ingress's rules whole (fail closed: a filter read in part could let in what its owner
  * meant to keep out), said on the Ingress. Pure.
  */
-import { SOURCE_RANGES_ANNOTATION } from '../kube/annotations.ts';
-import { EventReasons } from '../kube/event-reasons.ts';
-import type { Ingress } from '../kube/objects.ts';
-import { ipv4Network, ipv6Network, MAX_INGRESS_SOURCE_RANGES } from './cidr.ts';
-import type { Finding } from './types.ts';
+import { SOURCE_RANGES_ANNOTATION } from '../../kube/annotations.ts';
+import { EventReasons } from '../../kube/event-reasons.ts';
+import type { Ingress } from '../../kube/objects.ts';
+import { ipv4Network, ipv6Network, MAX_INGRESS_SOURCE_RANGES } from '../cidr.ts';
+import type { Finding } from '../types.ts';
 
 export function ingressSourceRanges(ing: Ingress, findings: Finding[]): string[] | 'refused' | undefined {
   const v = ing.metadata.annotations[SOURCE_RANGES_ANNOTATION];

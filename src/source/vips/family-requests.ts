@@ -2,7 +2,7 @@
  * VIP requests per address family: what an object asks in each family it is served in (one
  * address, or one per family separated by a comma) and what its status shows in each. Pure.
  */
-import { familyOf, type IpFamily } from './ip-family.ts';
+import { familyOf, type IpFamily } from '../ip-family.ts';
 import type { VipRequest } from './vips.ts';
 
 /** A VIP request in one family. */

@@ -4,10 +4,10 @@
  * under the twin's name (src/model/names.ts `familyName`), with the same routes and pools: a
  * route's backends are reached from a VIP of either family alike. Pure.
  */
-import { familyName } from '../model/names.ts';
-import type { VirtualService } from '../model/types.ts';
-import type { IpFamily } from './ip-family.ts';
-import type { SourceStatus, VipOutcome } from './types.ts';
+import { familyName } from '../../model/names.ts';
+import type { VirtualService } from '../../model/types.ts';
+import type { IpFamily } from '../ip-family.ts';
+import type { SourceStatus, VipOutcome } from '../types.ts';
 
 /** The families of an outcome's addresses, its own first. */
 const families = (o: VipOutcome): { family: IpFamily; vip: string }[] =>

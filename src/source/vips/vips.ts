@@ -13,8 +13,16 @@
  * key, not their name, so they start at one address). Pure and deterministic.
  */
 import { createHash } from 'node:crypto';
-import { autoVip } from '../model/vips.ts';
-import { bigToIp, canonicalIp, cidrFamily, cidrSpan, familyOf, type IpFamily, ipToBig } from './ip-family.ts';
+import { autoVip } from '../../model/vips.ts';
+import {
+  bigToIp,
+  canonicalIp,
+  cidrFamily,
+  cidrSpan,
+  familyOf,
+  type IpFamily,
+  ipToBig,
+} from '../ip-family.ts';
 
 export interface VipRequest {
   /** Who asks: `service/ns/name` or `ingressclass/name`. */
@@ -22,7 +30,7 @@ export interface VipRequest {
   requested?: string | undefined;
   /** What the object's status already shows (from an earlier run). */
   published?: string | undefined;
-  /** The request is refused whole, with this message (src/source/vip-requests.ts says why). */
+  /** The request is refused whole, with this message (src/source/vips/requests.ts says why). */
   refused?: string;
   /** The refusal is of an address kind npl-lb does not serve (a Gateway address not an IPAddress). */
   unsupported?: true;

@@ -1,13 +1,13 @@
 /**
  * One Ingress -> its HTTP routes and default pool, through the validation boundary: a rule whose
  * host or path is refused is skipped, a backend that does not resolve is skipped, and each gives a
- * Warning finding naming the field (`tls:` is read by ingress-tls.ts). Pure.
+ * Warning finding naming the field (`tls:` is read by ingress/tls.ts). Pure.
  */
-import { EventReasons } from '../kube/event-reasons.ts';
-import type { Ingress, IngressBackend, Service } from '../kube/objects.ts';
-import type { HttpRoute } from '../model/types.ts';
-import type { Finding } from './types.ts';
-import { hostProblem, pathProblem } from './validate.ts';
+import { EventReasons } from '../../kube/event-reasons.ts';
+import type { Ingress, IngressBackend, Service } from '../../kube/objects.ts';
+import type { HttpRoute } from '../../model/types.ts';
+import type { Finding } from '../types.ts';
+import { hostProblem, pathProblem } from '../validate.ts';
 
 type ServicePort = Service['spec']['ports'][number];
 

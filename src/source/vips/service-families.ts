@@ -12,8 +12,8 @@
  *
  * A Service whose families can none be served gets none (said): it stays pending. Pure.
  */
-import type { Service } from '../kube/objects.ts';
-import { FAMILIES, type IpFamily } from './ip-family.ts';
+import type { Service } from '../../kube/objects.ts';
+import { FAMILIES, type IpFamily } from '../ip-family.ts';
 
 export interface FamilyChoice {
   /** The families served, the primary first; empty: none can be. */

@@ -4,16 +4,16 @@
  * of ours (its own npl-lb.io/vip annotation: the class owner's, never one tenant's Ingress), and
  * our Gateways (spec.addresses). Each keeps what its status publishes. Pure.
  */
-import type { ControllerConfig } from '../config/controller-config.ts';
-import { SHARED_VIP_ANNOTATION, VIP_ANNOTATION } from '../kube/annotations.ts';
-import { EventReasons } from '../kube/event-reasons.ts';
-import type { Ingress, Service } from '../kube/objects.ts';
-import { gatewayVipRequests } from './gateway/from-view.ts';
+import type { ControllerConfig } from '../../config/controller-config.ts';
+import { SHARED_VIP_ANNOTATION, VIP_ANNOTATION } from '../../kube/annotations.ts';
+import { EventReasons } from '../../kube/event-reasons.ts';
+import type { Ingress, Service } from '../../kube/objects.ts';
+import { gatewayVipRequests } from '../gateway/from-view.ts';
 import { type FamilyVipRequest, perFamily } from './family-requests.ts';
-import { familyOf, type IpFamily } from './ip-family.ts';
+import { familyOf, type IpFamily } from '../ip-family.ts';
 import type { FamilyChoice } from './service-families.ts';
-import type { VipOutcome } from './types.ts';
-import type { ClusterView } from './view.ts';
+import type { VipOutcome } from '../types.ts';
+import type { ClusterView } from '../view.ts';
 import { allocateVips, deviceVips, type VipResult } from './vips.ts';
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;

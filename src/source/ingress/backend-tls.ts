@@ -7,18 +7,18 @@
  * without `HTTPS`) refuses the Ingress's rules whole, said on the Ingress: never clear text where
  * TLS was asked. Pure.
  */
-import type { BackendTlsCapabilities } from '../adapter/contract.ts';
+import type { BackendTlsCapabilities } from '../../adapter/contract.ts';
 import {
   BACKEND_CA_ANNOTATION,
   BACKEND_PROTOCOL_ANNOTATION,
   BACKEND_SERVER_NAME_ANNOTATION,
-} from '../kube/annotations.ts';
-import type { CaConfigMap } from '../kube/config-maps.ts';
-import { EventReasons } from '../kube/event-reasons.ts';
-import type { Ingress } from '../kube/objects.ts';
-import { type BackendTls, SYSTEM_CA } from '../model/types.ts';
-import { caBundle, DNS_NAME } from './gateway/backend-tls.ts';
-import type { Finding } from './types.ts';
+} from '../../kube/annotations.ts';
+import type { CaConfigMap } from '../../kube/config-maps.ts';
+import { EventReasons } from '../../kube/event-reasons.ts';
+import type { Ingress } from '../../kube/objects.ts';
+import { type BackendTls, SYSTEM_CA } from '../../model/types.ts';
+import { caBundle, DNS_NAME } from '../gateway/backend-tls.ts';
+import type { Finding } from '../types.ts';
 
 const show = (v: string) => JSON.stringify(v.slice(0, 64));
 
