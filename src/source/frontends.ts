@@ -23,6 +23,8 @@ import { loadBalancerServices, ourLoadBalancerServices } from './lb-services.ts'
 import { secretCertificates } from './secret-certificates.ts';
 import type { Finding, Frontends, PoolRequest, ServicePort, VipOutcome } from './types.ts';
 import { assignVips, familyVips, vipRequests } from './vips/requests.ts';
+import type { FamilyVipRequest } from './vips/family-requests.ts';
+import type { VipRequester } from './vips/requester.ts';
 import { FAMILIES, type IpFamily } from './ip-family.ts';
 import {
   type FamilyChoice,
@@ -47,32 +49,34 @@ function frontendVips(
   cfg: ControllerConfig,
   lb: LoadBalancerInfo,
   servable: Servable,
-): { choices: Map<string, FamilyChoice>; vipOf: (key: string) => VipOutcome } {
+): { choices: Map<string, FamilyChoice>; vipOf: (who: VipRequester) => VipOutcome } {
   const choices = new Map(
     lbServices.map((s) => [key(s.metadata), serviceFamilies(s, servable.families, servable.why)]),
   );
-  // Each requester's VIP ranges where its class's parameters name some (inside vip.cidrs).
   const gatewayCidrs = gatewayVipCidrs(view, cfg, lb);
   const svcByKey = new Map(lbServices.map((s) => [key(s.metadata), s]));
-  const cidrsOf = (k: string): string[] | undefined => {
-    const r = k.startsWith('service/')
-      ? serviceClassParameters(view, cfg, lb, svcByKey.get(k.slice('service/'.length))!)
-      : k.startsWith('ingressclass/')
-        ? ingressClassParameters(view, cfg, lb, k.slice('ingressclass/'.length))
-        : undefined;
-    return r && 'vipCidrs' in r ? r.vipCidrs : gatewayCidrs.get(k);
+  // Each requester's VIP ranges where its class's parameters name some (inside vip.cidrs).
+  const cidrsOf = (r: FamilyVipRequest): string[] | undefined => {
+    const who = r.requester;
+    const p =
+      who.kind === 'service'
+        ? serviceClassParameters(view, cfg, lb, svcByKey.get(`${who.namespace}/${who.name}`)!)
+        : who.kind === 'ingressclass'
+          ? ingressClassParameters(view, cfg, lb, who.name)
+          : undefined;
+    return p && 'vipCidrs' in p ? p.vipCidrs : gatewayCidrs.get(r.key);
   };
   const asked = vipRequests(lbServices, byClass, view, cfg, {
     ofService: (k) => choices.get(k)!,
     all: servable.families,
   }).map((r) => {
-    const cidrs = cidrsOf(r.key);
+    const cidrs = cidrsOf(r);
     return cidrs ? { ...r, cidrs } : r;
   });
   const vipOf = familyVips(asked, assignVips(asked, cfg, lb.caps.allocatesVips), {
     noCidrs: !lb.caps.allocatesVips && cfg.vip.cidrs.length === 0,
-    unserved: (k) =>
-      k.startsWith('service/') ? choices.get(k.slice('service/'.length))?.unserved : undefined,
+    unserved: (who) =>
+      who.kind === 'service' ? choices.get(`${who.namespace}/${who.name}`)?.unserved : undefined,
   });
   return { choices, vipOf };
 }
@@ -284,12 +288,12 @@ export function desiredFrontends(
   const l4 = loadBalancerServices(
     lbServices,
     cluster,
-    (k) => vipOf(`service/${k}`),
+    (m) => vipOf({ kind: 'service', namespace: m.namespace, name: m.name }),
     l4PoolFor,
     choices,
     (svc) => serviceClassParameters(view, cfg, lb, svc),
   );
-  const ing = ingressFrontends(byClass, (cls) => vipOf(`ingressclass/${cls}`), {
+  const ing = ingressFrontends(byClass, (cls) => vipOf({ kind: 'ingressclass', name: cls }), {
     cluster,
     httpPort: cfg.ingressHttpPort,
     httpsPort: cfg.ingressHttpsPort,
@@ -312,7 +316,7 @@ export function desiredFrontends(
     tlsPoolFor,
     l4PoolFor,
     certificateOf,
-    vipOf: (k) => vipOf(`gateway/${k}`),
+    vipOf: (m) => vipOf({ kind: 'gateway', namespace: m.namespace, name: m.name }),
   });
   const defaulted = classDefaults(
     [...l4.virtualServices, ...ing.virtualServices, ...(gateways?.virtualServices ?? [])],

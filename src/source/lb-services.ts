@@ -112,7 +112,7 @@ function portServices(
 export function loadBalancerServices(
   services: Service[],
   cluster: string,
-  vipOf: (serviceKey: string) => VipOutcome,
+  vipOf: (service: { namespace: string; name: string }) => VipOutcome,
   poolFor: (svc: Service, port: ServicePort, family: IpFamily) => string,
   choices?: ReadonlyMap<string, FamilyChoice>,
   /** The Service's class's LoadBalancerParameters (config loadBalancerClasses); absent: none. */
@@ -139,7 +139,7 @@ export function loadBalancerServices(
         reason: EventReasons.IPFamilyNotServed,
         message: unserved,
       });
-    const outcome = vipOf(svcKey);
+    const outcome = vipOf(svc.metadata);
     const { vip, problem, reason } = outcome;
     // Its class's parameters: where its virtual services go, or why none is programmed (said).
     const params = parametersOf?.(svc) ?? { placement: undefined };

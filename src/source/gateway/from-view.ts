@@ -13,6 +13,7 @@ import type { ClusterView } from '../view.ts';
 import type { VipOutcome } from '../types.ts';
 import type { SecretCertificates } from '../ingress/tls.ts';
 import { type FamilyVipRequest, perFamily } from '../vips/family-requests.ts';
+import { requesterKey, type VipRequester } from '../vips/requester.ts';
 import { familyOf, type IpFamily } from '../ip-family.ts';
 import { buildGateways, type GatewayResult, type GatewayView, ourGateways } from './gateways.ts';
 import type { ProtocolSupport } from './listeners.ts';
@@ -42,8 +43,6 @@ export const SERVE_ALL: LoadBalancerInfo = {
     ipv6: true,
   },
 };
-
-const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
 
 /**
  * The Gateway API objects of the namespaces npl-lb serves (`namespaces` in the config): a Gateway
@@ -96,14 +95,19 @@ export function gatewayVipRequests(
   families: readonly IpFamily[],
 ): FamilyVipRequest[] {
   return ourGateways(servedGatewayView(view, cfg), cfg.gatewayController).flatMap((g) => {
-    const k = `gateway/${key(g.metadata)}`;
+    const requester: VipRequester = {
+      kind: 'gateway',
+      namespace: g.metadata.namespace,
+      name: g.metadata.name,
+    };
     const asked = g.spec.addresses;
     const first = families[0] ?? 'IPv4';
     const bad = asked.find((a) => a.type !== 'IPAddress');
     if (bad)
       return [
         {
-          key: k,
+          key: requesterKey(requester),
+          requester,
           family: first,
           unsupported: true as const,
           refused: `spec.addresses: ${JSON.stringify(`${bad.type}:${bad.value ?? ''}`.slice(0, 96))} is not an IPAddress; npl-lb serves IP addresses only`,
@@ -117,7 +121,7 @@ export function gatewayVipRequests(
           ? [first]
           : [...new Set(values.map((v) => familyOf(v) ?? first))];
     return perFamily(
-      k,
+      requester,
       wanted,
       [values.join(',')],
       g.status.addresses.filter((a) => a.type === undefined || a.type === 'IPAddress').map((a) => a.value),
@@ -151,7 +155,7 @@ export function gatewaysFromView(
     tlsPoolFor?: ((svc: Service, port: ServicePort, tls: BackendTls) => string) | undefined;
     l4PoolFor: (svc: Service, port: ServicePort) => string;
     certificateOf: SecretCertificates;
-    vipOf: (gatewayKey: string) => VipOutcome;
+    vipOf: (gateway: { namespace: string; name: string }) => VipOutcome;
   },
 ): GatewayResult | undefined {
   if (!view.gatewayClasses?.length) return undefined;
@@ -197,7 +201,11 @@ export function gatewayVipCidrs(
       namespace: undefined,
     });
     const r = gatewayParameters(g, ofClass, parametersOf);
-    if ('vipCidrs' in r && r.vipCidrs) out.set(`gateway/${key(g.metadata)}`, r.vipCidrs);
+    if ('vipCidrs' in r && r.vipCidrs)
+      out.set(
+        requesterKey({ kind: 'gateway', namespace: g.metadata.namespace, name: g.metadata.name }),
+        r.vipCidrs,
+      );
   }
   return out;
 }

@@ -76,7 +76,7 @@ export interface GatewayContext {
   l4PoolFor: (svc: Service, port: ServicePort) => string;
   certificateOf: SecretCertificates;
   /** The VIP of a Gateway (namespace/name), or why it has none. */
-  vipOf: (gatewayKey: string) => VipOutcome;
+  vipOf: (gateway: { namespace: string; name: string }) => VipOutcome;
   /**
    * A class's or Gateway's parametersRef resolved (parameters.ts); absent: none are read (any
    * reference is InvalidParameters, said).
@@ -214,7 +214,7 @@ function gatewayServices(
 ): Certificate[] {
   const certs = new Map<string, Certificate>();
   for (const [gwKey, g] of gws) {
-    const vip = ctx.vipOf(gwKey);
+    const vip = ctx.vipOf(g.gateway.metadata);
     out.gateways.set(gwKey, {
       generation: g.gateway.metadata.generation,
       vip: vip.vip,

@@ -3,11 +3,13 @@
  * address, or one per family separated by a comma) and what its status shows in each. Pure.
  */
 import { familyOf, type IpFamily } from '../ip-family.ts';
+import { requesterKey, type VipRequester } from './requester.ts';
 import type { VipRequest } from './vips.ts';
 
-/** A VIP request in one family. */
+/** A VIP request in one family, with who asks (`key` is its requesterKey). */
 export interface FamilyVipRequest extends VipRequest {
   family: IpFamily;
+  requester: VipRequester;
 }
 
 /**
@@ -58,7 +60,7 @@ function publishedByFamily(ips: (string | undefined)[]): Map<IpFamily, string> {
 
 /** One request per family of an object: what it asks in that family and what it shows. */
 export function perFamily(
-  k: string,
+  requester: VipRequester,
   families: readonly IpFamily[],
   requested: (string | undefined)[],
   published: (string | undefined)[],
@@ -66,7 +68,8 @@ export function perFamily(
   const a = asked(requested, families);
   const shown = publishedByFamily(published);
   return families.map((family, i) => ({
-    key: k,
+    key: requesterKey(requester),
+    requester,
     family,
     requested: a.byFamily.get(family),
     published: shown.get(family),

@@ -10,6 +10,7 @@ import { EventReasons } from '../../kube/event-reasons.ts';
 import type { Ingress, Service } from '../../kube/objects.ts';
 import { gatewayVipRequests } from '../gateway/from-view.ts';
 import { type FamilyVipRequest, perFamily } from './family-requests.ts';
+import { requesterKey, type VipRequester } from './requester.ts';
 import { familyOf, type IpFamily } from '../ip-family.ts';
 import type { FamilyChoice } from './service-families.ts';
 import type { VipOutcome } from '../types.ts';
@@ -60,7 +61,7 @@ export function vipRequests(
     ...lbServices.flatMap((s) => {
       const { share, refused } = serviceShare(s);
       return perFamily(
-        `service/${key(s.metadata)}`,
+        { kind: 'service', namespace: s.metadata.namespace, name: s.metadata.name },
         families.ofService(key(s.metadata)).families,
         [s.spec.loadBalancerIP || s.metadata.annotations[VIP_ANNOTATION]],
         s.status.loadBalancer.ingress.map((i) => i.ip),
@@ -75,7 +76,7 @@ export function vipRequests(
         VIP_ANNOTATION
       ];
       return perFamily(
-        `ingressclass/${cls}`,
+        { kind: 'ingressclass', name: cls },
         classFamilies(asked, families.all),
         [asked],
         ings.flatMap((i) => i.status.loadBalancer.ingress.map((x) => x.ip)),
@@ -130,19 +131,20 @@ export function vipOutcome(r: VipResult | undefined, noCidrs = false): VipOutcom
 export function familyVips(
   requests: FamilyVipRequest[],
   vipIn: (key: string, family: IpFamily) => VipResult | undefined,
-  o: { noCidrs: boolean; unserved: (key: string) => string | undefined },
-): (key: string) => VipOutcome {
+  o: { noCidrs: boolean; unserved: (r: VipRequester) => string | undefined },
+): (r: VipRequester) => VipOutcome {
   const families = new Map<string, IpFamily[]>();
   for (const r of requests) {
     const list = families.get(r.key);
     if (list) list.push(r.family);
     else families.set(r.key, [r.family]);
   }
-  return (k) => {
+  return (requester) => {
+    const k = requesterKey(requester);
     const fams = families.get(k) ?? [];
     const [first, ...rest] = fams;
     if (!first) {
-      const why = o.unserved(k);
+      const why = o.unserved(requester);
       return why
         ? { problem: why, reason: EventReasons.IPFamilyNotServed }
         : vipOutcome(undefined, o.noCidrs);

@@ -25,7 +25,7 @@ import {
 } from '../ip-family.ts';
 
 export interface VipRequest {
-  /** Who asks: `service/ns/name` or `ingressclass/name`. */
+  /** Who asks, as requesterKey gives it (`service/ns/name`, `ingressclass/name`, `gateway/ns/name`). */
   key: string;
   requested?: string | undefined;
   /** What the object's status already shows (from an earlier run). */

@@ -194,7 +194,8 @@ export function pass(w: World): GatewayResult {
       l4PoolFor: (svc, sp) => poolName('c1', svc.metadata.namespace, svc.metadata.name, sp.name || sp.port),
       certificateOf: secretCertificates(secrets, 'c1', Date.now()),
       ...(w.parametersOf ? { parametersOf: w.parametersOf } : {}),
-      vipOf: (k) => {
+      vipOf: (gw) => {
+        const k = `${gw.namespace}/${gw.name}`;
         const vip = w.vips && k in w.vips ? w.vips[k] : '192.0.2.10';
         return vip ? { vip } : { problem: 'no free VIP in vip.cidrs', reason: 'NoVIP' };
       },
