@@ -11,7 +11,8 @@ import type { ControllerConfig } from '../config/controller-config.ts';
 import type { Ingress, Service } from '../kube/objects.ts';
 import { caConfigMapLookup } from '../kube/config-maps.ts';
 import { PARAMETERS_GROUP, PARAMETERS_KIND } from '../kube/parameters-objects.ts';
-import { type Resolved, resolveParameters } from './gateway/parameters.ts';
+import type { Resolved } from './gateway/parameters.ts';
+import { type ParametersOf, parametersTable } from './parameters-table.ts';
 import { familyName, h2PoolName, l7PoolName, poolName, tlsPoolName } from '../model/names.ts';
 import type { BackendTls, Pool, VirtualService } from '../model/types.ts';
 import { gatewaysFromView, gatewayVipCidrs, type LoadBalancerInfo } from './gateway/from-view.ts';
@@ -49,20 +50,21 @@ function frontendVips(
   cfg: ControllerConfig,
   lb: LoadBalancerInfo,
   servable: Servable,
+  resolve: ParametersOf,
 ): { choices: Map<string, FamilyChoice>; vipOf: (who: VipRequester) => VipOutcome } {
   const choices = new Map(
     lbServices.map((s) => [key(s.metadata), serviceFamilies(s, servable.families, servable.why)]),
   );
-  const gatewayCidrs = gatewayVipCidrs(view, cfg, lb);
+  const gatewayCidrs = gatewayVipCidrs(view, cfg, resolve);
   const svcByKey = new Map(lbServices.map((s) => [key(s.metadata), s]));
   // Each requester's VIP ranges where its class's parameters name some (inside vip.cidrs).
   const cidrsOf = (r: FamilyVipRequest): string[] | undefined => {
     const who = r.requester;
     const p =
       who.kind === 'service'
-        ? serviceClassParameters(view, cfg, lb, svcByKey.get(`${who.namespace}/${who.name}`)!)
+        ? serviceClassParameters(cfg, resolve, svcByKey.get(`${who.namespace}/${who.name}`)!)
         : who.kind === 'ingressclass'
-          ? ingressClassParameters(view, cfg, lb, who.name)
+          ? ingressClassParameters(view, resolve, who.name)
           : undefined;
     return p && 'vipCidrs' in p ? p.vipCidrs : gatewayCidrs.get(r.key);
   };
@@ -154,12 +156,7 @@ function poolRequester(
  * controller's, left behind) is set aside, said, and the class served where
  * the load balancer places it, as before npl-lb read parameters.
  */
-function ingressClassParameters(
-  view: ClusterView,
-  cfg: ControllerConfig,
-  lb: LoadBalancerInfo,
-  cls: string,
-): Resolved {
+function ingressClassParameters(view: ClusterView, resolve: ParametersOf, cls: string): Resolved {
   const ref = view.ingressClasses.find((c) => c.metadata.name === cls)?.spec.parameters;
   // Another kind (another controller's, left behind): said and set aside, the
   // class served where the load balancer places it, as before npl-lb read parameters.
@@ -168,16 +165,13 @@ function ingressClassParameters(
       placement: undefined,
       ignored: `spec.parameters names ${ref.apiGroup ?? 'core'}/${ref.kind.slice(0, 64)} ${ref.name.slice(0, 64)}; npl-lb reads ${PARAMETERS_GROUP}/${PARAMETERS_KIND} only: set aside, the class is served where the load balancer places it`,
     };
-  return resolveParameters(
+  return resolve(
     ref && { group: ref.apiGroup ?? '', kind: ref.kind, name: ref.name },
     // A namespaced reference says its namespace; a Cluster one has none (and ours is namespaced).
     {
       field: 'spec.parameters',
       namespace: ref?.scope === 'Namespace' ? (ref.namespace ?? '') : undefined,
     },
-    view.loadBalancerParameters ?? [],
-    lb,
-    cfg.vip.cidrs,
   );
 }
 
@@ -187,19 +181,15 @@ function ingressClassParameters(
  * not mapped (loadBalancerClass, or none with defaultLoadBalancer).
  */
 function serviceClassParameters(
-  view: ClusterView,
   cfg: ControllerConfig,
-  lb: LoadBalancerInfo,
+  resolve: ParametersOf,
   svc: ClusterView['services'][number],
 ): Resolved {
   const mapped = cfg.loadBalancerClasses.find((c) => c.name === svc.spec.loadBalancerClass);
   if (!mapped) return { placement: undefined };
-  return resolveParameters(
+  return resolve(
     { group: PARAMETERS_GROUP, kind: PARAMETERS_KIND, name: mapped.parameters.name },
     { field: 'loadBalancerClasses (controller configuration)', namespace: mapped.parameters.namespace },
-    view.loadBalancerParameters ?? [],
-    lb,
-    cfg.vip.cidrs,
   );
 }
 
@@ -284,14 +274,16 @@ export function desiredFrontends(
   );
   const { servable, l4PoolFor, httpPoolFor, h2PoolFor, tlsPoolFor } = poolMakers(requests, chosen, cfg, lb);
   const lbServices = ourLoadBalancerServices(view.services, cfg);
-  const { choices, vipOf } = frontendVips(lbServices, byClass, view, cfg, lb, servable);
+  // Class parameters, each resolved once this pass (VIP ranges and placement alike).
+  const resolve = parametersTable(view, cfg, lb);
+  const { choices, vipOf } = frontendVips(lbServices, byClass, view, cfg, lb, servable, resolve);
   const l4 = loadBalancerServices(
     lbServices,
     cluster,
     (m) => vipOf({ kind: 'service', namespace: m.namespace, name: m.name }),
     l4PoolFor,
     choices,
-    (svc) => serviceClassParameters(view, cfg, lb, svc),
+    (svc) => serviceClassParameters(cfg, resolve, svc),
   );
   const ing = ingressFrontends(byClass, (cls) => vipOf({ kind: 'ingressclass', name: cls }), {
     cluster,
@@ -300,7 +292,7 @@ export function desiredFrontends(
     services: svcByKey,
     poolFor: httpPoolFor,
     certificateOf,
-    parametersOfClass: (cls) => ingressClassParameters(view, cfg, lb, cls),
+    parametersOfClass: (cls) => ingressClassParameters(view, resolve, cls),
     // Re-encryption by annotation (ingress/backend-tls.ts): the CA ConfigMaps, what the device verifies.
     backendTls: {
       configMap: caConfigMapLookup(view.configMaps),
@@ -310,6 +302,7 @@ export function desiredFrontends(
     tlsPoolFor,
   });
   const gateways = gatewaysFromView(view, cfg, lb, {
+    parametersOf: resolve,
     services: svcByKey,
     poolFor: httpPoolFor,
     h2PoolFor,

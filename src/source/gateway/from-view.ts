@@ -17,7 +17,8 @@ import { requesterKey, type VipRequester } from '../vips/requester.ts';
 import { familyOf, type IpFamily } from '../ip-family.ts';
 import { buildGateways, type GatewayResult, type GatewayView, ourGateways } from './gateways.ts';
 import type { ProtocolSupport } from './listeners.ts';
-import { gatewayParameters, resolveParameters } from './parameters.ts';
+import { gatewayParameters } from './parameters.ts';
+import type { ParametersOf } from '../parameters-table.ts';
 
 type ServicePort = Service['spec']['ports'][number];
 
@@ -156,6 +157,8 @@ export function gatewaysFromView(
     l4PoolFor: (svc: Service, port: ServicePort) => string;
     certificateOf: SecretCertificates;
     vipOf: (gateway: { namespace: string; name: string }) => VipOutcome;
+    /** Class parameters, resolved once per pass (parameters-table.ts). */
+    parametersOf: ParametersOf;
   },
 ): GatewayResult | undefined {
   if (!view.gatewayClasses?.length) return undefined;
@@ -172,8 +175,6 @@ export function gatewaysFromView(
     http: lb.caps.http ?? INGRESS_HTTP,
     ...deps,
     services,
-    parametersOf: (ref, at) =>
-      resolveParameters(ref, at, view.loadBalancerParameters ?? [], lb, cfg.vip.cidrs),
   });
 }
 
@@ -185,15 +186,10 @@ export function gatewaysFromView(
 export function gatewayVipCidrs(
   view: ClusterView,
   cfg: ControllerConfig,
-  lb: LoadBalancerInfo,
+  parametersOf: ParametersOf,
 ): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  const objects = view.loadBalancerParameters ?? [];
-  if (objects.length === 0) return out;
-  const parametersOf = (
-    ref: Parameters<typeof resolveParameters>[0],
-    at: Parameters<typeof resolveParameters>[1],
-  ) => resolveParameters(ref, at, objects, lb, cfg.vip.cidrs);
+  if ((view.loadBalancerParameters ?? []).length === 0) return out;
   for (const g of ourGateways(servedGatewayView(view, cfg), cfg.gatewayController)) {
     const cls = (view.gatewayClasses ?? []).find((c) => c.metadata.name === g.spec.gatewayClassName);
     const ofClass = parametersOf(cls?.spec.parametersRef, {

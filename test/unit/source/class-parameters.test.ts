@@ -21,6 +21,7 @@ import { ingressClassSchema } from '../../../src/kube/objects.ts';
 import { buildDesired } from '../../../src/source/desired.ts';
 import { SERVE_ALL } from '../../../src/source/gateway/from-view.ts';
 import { resolveParameters } from '../../../src/source/gateway/parameters.ts';
+import { parametersTable } from '../../../src/source/parameters-table.ts';
 import { clusterView, kubeIngress, kubeService } from '../../support/kube-objects.ts';
 import { CONTROLLER, INFRA, pass } from './gateway-support.ts';
 
@@ -532,5 +533,22 @@ describe('LoadBalancerParameters (per-class placement)', () => {
       JSON.stringify(resolveParameters(ref('hash'), at, objects, { name: 'f5', caps: F5_CAPABILITIES })),
       /defaults: the f5 load balancer cannot balance by HeaderHash/,
     );
+  });
+
+  it('a pass resolves each reference once (issue 50, item 5): the same answer, read from its table', () => {
+    const cfg = parseControllerConfig('clusterName: c1\nvip: {cidrs: [192.0.2.0/24]}\n');
+    const of = parametersTable(clusterView({ loadBalancerParameters: OBJECTS }), cfg, avi);
+    const at = { field: 'spec.parametersRef', namespace: undefined };
+    const first = of(ref('team-a'), at);
+    assert.deepEqual(first, resolveParameters(ref('team-a'), at, OBJECTS, avi, cfg.vip.cidrs));
+    assert.equal(of(ref('team-a'), at), first, 'read again, not resolved again');
+    assert.equal(of({ ...ref('team-a') }, { ...at }), first, 'by what it names, not by object identity');
+    // Another field or namespace it is named from is another question (its messages name the field).
+    assert.notEqual(
+      of(ref('team-a'), { field: 'spec.infrastructure.parametersRef', namespace: undefined }),
+      first,
+    );
+    assert.notEqual(of(ref('team-b'), at), first);
+    assert.deepEqual(of(undefined, at), { placement: undefined });
   });
 });
