@@ -5,7 +5,6 @@
  * Pure: a table lives for one pass, over one view.
  */
 import type { ControllerConfig } from '../config/controller-config.ts';
-import type { LoadBalancerInfo } from './gateway/from-view.ts';
 import { type ParametersRef, type Resolved, resolveParameters } from './gateway/parameters.ts';
 import type { ClusterView } from './view.ts';
 
@@ -17,7 +16,7 @@ export type ParametersOf = (
 export function parametersTable(
   view: ClusterView,
   cfg: ControllerConfig,
-  lb: LoadBalancerInfo,
+  lb: Parameters<typeof resolveParameters>[3],
 ): ParametersOf {
   const objects = view.loadBalancerParameters ?? [];
   const seen = new Map<string, Resolved>();
