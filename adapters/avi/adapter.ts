@@ -26,10 +26,9 @@ import {
   createdBy,
   ownedBy,
   renderHealthMonitor,
-  renderPkiProfile,
   renderPool,
 } from './objects.ts';
-import { pkiProfileName } from './pool-tls.ts';
+import { pkiProfileName, renderPkiProfile } from './pool-tls.ts';
 import { invalid } from './object-schemas.ts';
 import { allocatedVip } from './vsvip.ts';
 import { certificateProblem, renderCertificate } from './certificates.ts';

@@ -1,7 +1,6 @@
 /**
- * The Avi objects npl-lb writes, AKO style: what they share, the pools, and their checks. Every
- * object carries `created_by: npl-lb-<cluster>` (VsVip, which has no such field, carries the
- * markers) and `markers` (clustername, namespace, service); names come from the model
+ * The Avi objects npl-lb writes, AKO style: the pools and their checks (what every object carries,
+ * its owner mark, markers and checksum: object-marks.ts; a pool's TLS: pool-tls.ts); names come from the model
  * (`<cluster>--...`). A pool server is one Pod at its node's NodePortLocal port with `hostname` =
  * the node. Virtual services and what they are made of are vs-objects.ts, HTTP policy sets
  * http-policy.ts, certificates certificates.ts, TLS passthrough passthrough.ts. Objects are checked
@@ -10,12 +9,28 @@
  * `cloud_config_cksum`, or a marker where the type has none) says whether it needs writing.
  * Pure: no I/O.
  */
-import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { statusRanges } from '../../src/model/status-ranges.ts';
 import type { HttpCheck, LbAlgorithm, PersistenceType, Pool, StatusRange } from '../../src/model/types.ts';
-import { certificateSum } from './certificates.ts';
-import { caCerts, parsePoolTls, pkiProfileName, poolTlsFields } from './pool-tls.ts';
+import { type AviObject, byName, createdBy, markers, markerValue, uuidOf, withSum } from './object-marks.ts';
+import { parsePoolTls, poolTlsFields } from './pool-tls.ts';
+
+// What every object carries (owner, markers, checksum), for the files that read them from here.
+export {
+  type AviObject,
+  type AviType,
+  byName,
+  checksum,
+  createdBy,
+  markers,
+  markerValue,
+  ownedBy,
+  ownerOf,
+  storedSum,
+  SUM_MARKER,
+  uuidOf,
+  withSum,
+} from './object-marks.ts';
 
 export interface AviPlacement {
   cloud: string;
@@ -45,59 +60,7 @@ export function gracefulDisable(at: AviPlacement): Record<string, number> {
   return { graceful_disable_timeout: sec <= 0 ? sec : Math.min(7200, Math.ceil(sec / 60)) };
 }
 
-export type AviObject = Record<string, unknown> & { name: string };
-export type AviType =
-  | 'pool'
-  | 'poolgroup'
-  | 'vsvip'
-  | 'httppolicyset'
-  | 'virtualservice'
-  | 'sslkeyandcertificate'
-  | 'vsdatascriptset'
-  | 'healthmonitor'
-  | 'pkiprofile';
-
-export const createdBy = (owner: string): string => `npl-lb-${owner}`;
-export const ownerOf = (createdByValue: unknown): string | undefined =>
-  typeof createdByValue === 'string' ? createdByValue.replace(/^npl-lb-/, '') : undefined;
-
-export const byName = (type: string, name: string): string => `/api/${type}?name=${encodeURIComponent(name)}`;
 export const ipAddr = (addr: string) => ({ addr, type: isIP(addr) === 6 ? 'V6' : 'V4' });
-export const markers = (owner: string, source: string, extra: Record<string, string> = {}) => {
-  const [namespace = '', name = ''] = source.split('/');
-  return [
-    { key: 'clustername', values: [owner] },
-    ...(namespace ? [{ key: 'namespace', values: [namespace] }] : []),
-    ...(name ? [{ key: 'service', values: [name] }] : []),
-    ...Object.entries(extra).map(([key, v]) => ({ key, values: [v] })),
-  ];
-};
-export const markerValue = (o: Record<string, unknown>, key: string): string | undefined =>
-  (o.markers as { key: string; values?: string[] }[] | undefined)?.find((m) => m.key === key)?.values?.[0];
-
-/** The checksum of an object as we render it (without the checksum fields themselves). */
-export function checksum(o: Record<string, unknown>): string {
-  const { cloud_config_cksum: _a, vsvip_cloud_config_cksum: _b, ...rest } = o;
-  return createHash('sha256').update(JSON.stringify(rest)).digest('hex').slice(0, 16);
-}
-
-/** Types without a checksum field carry ours in a marker. */
-export const SUM_MARKER = 'npl-lb-cksum';
-
-/** The object with its checksum: in its checksum field, or (types without one) in a marker. */
-const SUM_IN_MARKER = new Set<AviType>(['vsdatascriptset', 'healthmonitor', 'pkiprofile']);
-
-export const withSum = (type: AviType, o: AviObject): AviObject =>
-  SUM_IN_MARKER.has(type)
-    ? { ...o, markers: [...((o.markers as unknown[]) ?? []), { key: SUM_MARKER, values: [checksum(o)] }] }
-    : { ...o, [type === 'vsvip' ? 'vsvip_cloud_config_cksum' : 'cloud_config_cksum']: checksum(o) };
-
-/** The checksum an object carries, as withSum put it there ('' when none). */
-export function storedSum(type: AviType, o: Record<string, unknown>): string {
-  if (type === 'sslkeyandcertificate') return certificateSum(o);
-  if (SUM_IN_MARKER.has(type)) return markerValue(o, SUM_MARKER) ?? '';
-  return String(o[type === 'vsvip' ? 'vsvip_cloud_config_cksum' : 'cloud_config_cksum'] ?? '');
-}
 
 /**
  * The member check: the pool's own HTTP monitor when its Pods' readiness probe gives one, else a
@@ -330,18 +293,6 @@ export function renderPool(p: Pool, owner: string, at: AviPlacement): AviObject 
   });
 }
 
-/** A TLS pool's own PKI profile: the CA bundle its members' certificates must chain to. */
-export function renderPkiProfile(p: Pool, owner: string): AviObject | undefined {
-  if (!p.backendTls) return undefined;
-  return withSum('pkiprofile', {
-    name: pkiProfileName(p.name),
-    created_by: createdBy(owner),
-    markers: markers(owner, p.service),
-    ca_certs: caCerts(p.backendTls),
-    crl_check: false,
-  });
-}
-
 /** Everything observe() needs to turn device objects back into the model. */
 export interface Lookup {
   /** uuid -> object, for every type read. */
@@ -349,12 +300,6 @@ export interface Lookup {
   /** uuid -> name of the referenced system objects (health monitors, network profiles). */
   names: Map<string, string>;
 }
-
-export const uuidOf = (refValue: unknown): string =>
-  String(refValue ?? '')
-    .replace(/[?#].*$/, '')
-    .split('/')
-    .pop() ?? '';
 
 export function parsePool(o: Record<string, unknown>, l: Lookup): Pool {
   const hmUuid = uuidOf((o.health_monitor_refs as unknown[] | undefined)?.[0]);
@@ -394,11 +339,4 @@ export function parsePool(o: Record<string, unknown>, l: Lookup): Pool {
       o.ssl_key_and_certificate_ref ? l.byUuid.get(uuidOf(o.ssl_key_and_certificate_ref)) : undefined,
     ),
   };
-}
-
-/** Whether an object carries our owner mark (created_by, or for a VsVip its clustername marker). */
-export function ownedBy(type: AviType, o: Record<string, unknown>, owner: string): boolean {
-  return type === 'vsvip' || type === 'healthmonitor'
-    ? markerValue(o, 'clustername') === owner
-    : o.created_by === createdBy(owner);
 }

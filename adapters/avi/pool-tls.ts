@@ -8,7 +8,8 @@
  * (`ssl_key_and_certificate_ref`). Read back from those same fields, so a name, a CA or a switch
  * changed by hand on the controller is seen and written again. Pure.
  */
-import type { BackendTls } from '../../src/model/types.ts';
+import type { BackendTls, Pool } from '../../src/model/types.ts';
+import { type AviObject, createdBy, markers, withSum } from './object-marks.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -71,4 +72,16 @@ export function parsePoolTls(
       ...(clientCertificate ? { clientCertificate: String(clientCertificate.name) } : {}),
     },
   };
+}
+
+/** A TLS pool's own PKI profile: the CA bundle its members' certificates must chain to. */
+export function renderPkiProfile(p: Pool, owner: string): AviObject | undefined {
+  if (!p.backendTls) return undefined;
+  return withSum('pkiprofile', {
+    name: pkiProfileName(p.name),
+    created_by: createdBy(owner),
+    markers: markers(owner, p.service),
+    ca_certs: caCerts(p.backendTls),
+    crl_check: false,
+  });
 }
