@@ -26,7 +26,8 @@ import { blame, dependencyProblems, type Outcome, persistenceProblems } from './
 import { F5_CAPABILITIES } from './capabilities.ts';
 import { membersHealth } from './icontrol-view.ts';
 import { BigIpClient, type BigIpClientOptions, F5Error } from './client.ts';
-import { type Json, ownedObjectNames, parseDeclaration } from './declaration.ts';
+import { checkMonitorName, type Json, ownedObjectNames, parseDeclaration } from './declaration.ts';
+import { poolCaName, poolTlsName } from './pool-tls.ts';
 
 /** The oldest AS3 we declare for (our declarations use nothing newer). */
 export const MIN_AS3_VERSION = '3.36.0';
@@ -241,7 +242,10 @@ export class F5Adapter implements LoadBalancerAdapter {
     });
     const objectOf = new Map<string, number>();
     changes.forEach((c, i) => {
-      if (c.kind !== 'virtualService') objectOf.set(c.name, i);
+      if (c.kind === 'pool')
+        for (const n of [c.name, checkMonitorName(c.name), poolTlsName(c.name), poolCaName(c.name)])
+          objectOf.set(n, i);
+      else if (c.kind !== 'virtualService') objectOf.set(c.name, i);
       else for (const n of ownedObjectNames(c.op === 'delete' ? c.observed : c.desired)) objectOf.set(n, i);
     });
 

@@ -11,6 +11,7 @@ import { poolRefs } from '../../src/model/refs.ts';
 import { missingDependency } from '../../src/adapter/preflight.ts';
 import { isOurApp } from './declaration.ts';
 import { l4Persistence, persistenceProblem } from './persistence.ts';
+import { splitTlsProblem } from './pool-tls.ts';
 
 export type Outcome = { ok: true } | { ok: false; error: ApplyError };
 
@@ -28,6 +29,30 @@ export function dependencyProblems(
     const i = changes.findIndex((c) => c.kind === kind && c.name === name);
     return i >= 0 ? outcome.get(i) : undefined;
   };
+  // A pool presenting a client certificate to its members points at it.
+  for (const p of owned.pools.values()) {
+    const cert = p.backendTls?.clientCertificate;
+    if (!cert || owned.certs.has(cert)) continue;
+    const poolChange = changes.findIndex((c, i) => !outcome.has(i) && c.kind === 'pool' && c.name === p.name);
+    const removal = changes.findIndex(
+      (c, i) => !outcome.has(i) && c.kind === 'certificate' && c.op === 'delete' && c.name === cert,
+    );
+    const failure = failed('certificate', cert);
+    if (poolChange >= 0)
+      out.push({
+        index: poolChange,
+        code: 'DependencyFailed',
+        message: `its certificate ${cert} is not on the device`,
+        terminal: failure && !failure.ok ? failure.error.terminal : false,
+      });
+    else if (removal >= 0)
+      out.push({
+        index: removal,
+        code: 'InUse',
+        message: `certificate ${cert} is still presented by pool ${p.name}`,
+        terminal: false,
+      });
+  }
   for (const vs of owned.vss.values()) {
     const dep = missingDependency(vs, {
       pool: (p) => owned.pools.has(p),
@@ -64,8 +89,9 @@ export function dependencyProblems(
 
 /**
  * Virtual services whose pools ask persistence BIG-IP cannot give them at once (AS3 keeps it on
- * the virtual server, or on a rule): the virtual service's change fails, else that of a pool it
- * uses (whose persistence made it so).
+ * the virtual server, or on a rule), or a weighted rule whose backends ask different TLS (its pool
+ * holds all their members): the virtual service's change fails, else that of a pool it uses
+ * (whose persistence or TLS made it so).
  */
 export function persistenceProblems(
   changes: Change[],
@@ -76,7 +102,7 @@ export function persistenceProblems(
   for (const vs of owned.vss.values()) {
     const problem =
       vs.kind === 'l7'
-        ? persistenceProblem(vs, owned.pools)
+        ? (persistenceProblem(vs, owned.pools) ?? splitTlsProblem(vs, owned.pools))
         : l4Persistence(vs, owned.pools) === 'mixed'
           ? `the pools of ${vs.name} ask different persistence; BIG-IP keeps one per virtual server`
           : undefined;

@@ -34,6 +34,17 @@ export const F5_CAPABILITIES: Capabilities = {
     // Client certificates: the TLS_Server's authenticationMode (`require`, or `request` for the
     // insecure fallback) against a CA_Bundle of the application (declaration.ts).
     clientValidation: true,
+    // TLS to members (pool-tls.ts): a TLS_Client per pool (sendSNI; serverName, the one name
+    // checked, may differ from it; trustCA a CA_Bundle, or `generic`, BIG-IP's public CAs; the
+    // Gateway's clientCertificate), chosen per pool by an iRule; a weighted rule's pool holds all
+    // its backends' members, so they ask one TLS.
+    backendTls: {
+      systemCa: true,
+      maxVerifyNames: 1,
+      namesApartFromSni: true,
+      clientCertificates: true,
+      oneTlsPerSplit: true,
+    },
   },
   // A pool's own Monitor (monitorType http) from its Pods' readiness probe (declaration.ts).
   httpChecks: true,

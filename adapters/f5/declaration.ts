@@ -28,8 +28,11 @@ import { parseCertificates } from './certificates.ts';
 import { meta, remark } from './as3-text.ts';
 import { clientAuthentication, clientCaName, clientCaObjects, clientValidationOf } from './client-tls.ts';
 import { IRULE_403, IRULE_500, renderHttpPolicy, splitPoolName } from './http-policy.ts';
+import { poolRefs } from '../../src/model/refs.ts';
 import { firstMatchOrder } from '../../src/model/route-order.ts';
 import { metaValue, parsePool, poolDrifted } from './pool-objects.ts';
+import { serverSideTls, serverTlsRuleName } from './pool-tls.ts';
+import { serverSideWired, type Wiring } from './server-side-tls.ts';
 import { type DevicePersistence, persistenceOnDevice, readPersistence } from './persistence-read.ts';
 import { sourceRangeRule, sourceRangeRuleName } from './source-ranges.ts';
 import { l4Persistence } from './persistence.ts';
@@ -45,29 +48,8 @@ export {
   renderPoolObjects,
 } from './pool-objects.ts';
 
-/** The application inside the tenant that holds our objects (whole-tenant declarations). */
-export const APP = 'npl_lb';
-
-/**
- * Per-application declarations (AS3 3.47 and later): one application per pool (`P_<pool>`) and per
- * virtual service (`V_<name>`), a virtual service pointing at its pools by absolute path.
- */
-export const poolApp = (pool: string): string => `P_${pool}`;
-export const vsApp = (vs: string): string => `V_${vs}`;
-export const certApp = (cert: string): string => `C_${cert}`;
-/** Whether an application of the tenant is one of the layouts we write. */
-export const isOurApp = (name: string): boolean =>
-  name === APP || name.startsWith('P_') || name.startsWith('V_') || name.startsWith('C_');
-/** How a virtual service names its pools and certificates: by name in one application, by path across them. */
-export interface Refs {
-  pool: (name: string) => string;
-  cert: (name: string) => string;
-}
-const sameApp: Refs = { pool: (n) => n, cert: (n) => n };
-export const acrossApps = (tenant: string): Refs => ({
-  pool: (n) => `/${tenant}/${poolApp(n)}/${n}`,
-  cert: (n) => `/${tenant}/${certApp(n)}/${n}`,
-});
+export { APP, acrossApps, certApp, isOurApp, poolApp, type Refs, vsApp, withinApp } from './app-layout.ts';
+import { APP, acrossApps, isOurApp, type Refs, withinApp } from './app-layout.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -114,7 +96,7 @@ function sniPolicy(vs: string, sni: SniRoute[], ref: (pool: string) => string): 
 export function renderVirtualService(
   vs: VirtualService,
   owner: string,
-  refs: Refs = sameApp,
+  refs: Refs = withinApp(APP),
   /** The pools weighted rules draw their members from. */
   pools: ReadonlyMap<string, Pool> = new Map(),
 ): Record<string, Json> {
@@ -186,6 +168,14 @@ function renderL7(
   const policy = renderHttpPolicy(vs, owner, refs.pool, pools);
   const https = vs.protocol === 'HTTPS';
   const certs = vs.certificates ?? [];
+  // TLS to the members of the pools that ask it: a server-ssl profile and the iRule picking each
+  // pool's own (pool-tls.ts).
+  const serverSide = serverSideTls(vs, pools, policy.splitFrom, refs.paths(vs.name));
+  const iRules = [
+    ...(policy.needs403 ? [forbiddenRuleName(vs.name)] : []),
+    ...(policy.needs500 ? [iRuleName(vs.name)] : []),
+    ...(serverSide ? [serverTlsRuleName(vs.name)] : []),
+  ];
   return {
     [vs.name]: {
       class: https ? 'Service_HTTPS' : 'Service_HTTP',
@@ -197,15 +187,9 @@ function renderL7(
       // Persistence per route, by the policy's persist actions (http-policy.ts), never AS3's
       // default cookie on every request.
       persistenceMethods: [],
-      ...(policy.needs500 || policy.needs403
-        ? {
-            iRules: [
-              ...(policy.needs403 ? [forbiddenRuleName(vs.name)] : []),
-              ...(policy.needs500 ? [iRuleName(vs.name)] : []),
-            ],
-          }
-        : {}),
+      ...(iRules.length > 0 ? { iRules } : {}),
       ...(https ? { serverTLS: tlsName(vs.name), redirect80: false } : {}),
+      ...(serverSide ? { clientTLS: serverSide.clientTLS } : {}),
       metadata: meta({
         owner,
         ingressClass: vs.ingressClass,
@@ -239,6 +223,9 @@ function renderL7(
       : {}),
     ...(policy.needs500
       ? { [iRuleName(vs.name)]: iRule('npl-lb: 500 for an unresolved backend', IRULE_500) }
+      : {}),
+    ...(serverSide
+      ? { [serverTlsRuleName(vs.name)]: iRule('npl-lb: TLS to the members of each pool', serverSide.iRule) }
       : {}),
   };
 }
@@ -345,6 +332,7 @@ const SERVICES = new Set(['Service_TCP', 'Service_UDP', 'Service_HTTP', 'Service
 export function parseDeclaration(adc: Json | undefined, tenant: string, owner: string): Observed {
   const observed: Observed = { owned: { pools: [], virtualServices: [], certificates: [] }, foreign: [] };
   const drifted: string[] = [];
+  const wired: Wiring[] = [];
   const persisted = new Map<string, DevicePersistence>();
   const seen = new Set<string>();
   const once = (kind: string, name: string) => !seen.has(`${kind}/${name}`) && !!seen.add(`${kind}/${name}`);
@@ -376,15 +364,24 @@ export function parseDeclaration(adc: Json | undefined, tenant: string, owner: s
         if (kind === 'pool' && metaValue(o, 'split') !== undefined) continue;
         if (!once(kind, name)) continue;
         if (kind === 'pool') {
-          observed.owned.pools.push(parsePool(name, o));
+          observed.owned.pools.push(parsePool(name, o, app as Json));
           if (poolDrifted(o)) drifted.push(name);
-        } else if (o.class === 'Service_HTTP' || o.class === 'Service_HTTPS')
-          observed.owned.virtualServices.push(parseL7(name, o, app as Json));
-        else observed.owned.virtualServices.push(parseL4(name, o));
+        } else if (o.class === 'Service_HTTP' || o.class === 'Service_HTTPS') {
+          const vs = parseL7(name, o, app as Json);
+          observed.owned.virtualServices.push(vs);
+          wired.push({
+            vs,
+            o,
+            app: app as Json,
+            refs: appName === APP ? withinApp(tName) : acrossApps(tName),
+          });
+        } else observed.owned.virtualServices.push(parseL4(name, o));
       }
     }
   }
   drifted.push(...readPersistence(observed.owned.pools, persisted));
+  const pools = new Map(observed.owned.pools.map((p) => [p.name, p]));
+  for (const w of wired) if (!serverSideWired(w, pools, owner)) drifted.push(...poolRefs(w.vs));
   if (drifted.length > 0) observed.drifted = drifted.map((name) => ({ kind: 'pool', name }));
   return observed;
 }
@@ -406,6 +403,7 @@ export function ownedObjectNames(vs: VirtualService): string[] {
     ...(vs.protocol === 'HTTPS' ? [tlsName(vs.name), clientCaName(vs.name)] : []),
     iRuleName(vs.name),
     forbiddenRuleName(vs.name),
+    serverTlsRuleName(vs.name),
     ...splits,
   ];
 }

@@ -208,6 +208,8 @@ export interface RenderedPolicy {
   rules: Json[];
   /** Pools built for weighted rules, by name. */
   splitPools: Record<string, Json>;
+  /** The pools each of those draws its members from. */
+  splitFrom: Map<string, string[]>;
   /** Whether a rule sets the 500 variable (the service then carries IRULE_500). */
   needs500: boolean;
   /** Whether a route filters clients (the service then carries IRULE_403). */
@@ -223,6 +225,7 @@ export function renderHttpPolicy(
   const hosts = [...new Set(vs.routes.map((r) => r.host))];
   const rules: Json[] = [];
   const splitPools: Record<string, Json> = {};
+  const splitFrom = new Map<string, string[]>();
   let needs500 = false;
   const persisted = (p: string | undefined) => (p ? pools.get(p)?.persistence : undefined);
   const anyPersists =
@@ -274,6 +277,10 @@ export function renderHttpPolicy(
       if (split) {
         const name = splitPoolName(vs.name, i);
         splitPools[name] = split;
+        splitFrom.set(
+          name,
+          backends.flatMap((b) => (b.pool && b.weight > 0 ? [b.pool] : [])),
+        );
         actions.push(...persistActions(sticky, name, anyPersists));
         actions.push({ type: 'forward', event: 'request', select: { pool: { use: name } } });
       } else if (r.pool) {
@@ -312,5 +319,11 @@ export function renderHttpPolicy(
         { type: 'forward', event: 'request', select: { pool: { use: ref(vs.defaultPool) } } },
       ],
     });
-  return { rules, splitPools, needs500, needs403: vs.routes.some((r) => r.sourceRanges !== undefined) };
+  return {
+    rules,
+    splitPools,
+    splitFrom,
+    needs500,
+    needs403: vs.routes.some((r) => r.sourceRanges !== undefined),
+  };
 }

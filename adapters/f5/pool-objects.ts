@@ -7,6 +7,7 @@
 import { readStoredCheck, storeCheck, storedPolicy } from '../../src/adapter/stored-check.ts';
 import type { HttpCheck, Member, Pool, StatusRange } from '../../src/model/types.ts';
 import { meta, remark } from './as3-text.ts';
+import { parsePoolTls, poolTlsName, poolTlsObjects } from './pool-tls.ts';
 
 type Json = Record<string, unknown>;
 
@@ -62,11 +63,28 @@ export function statusPattern(ranges: StatusRange[]): string {
   return out.join('|');
 }
 
-/** A pool and, when the application's probe gives one, its HTTP monitor: the objects by name. */
-export function renderPoolObjects(name: string, p: Pool, owner: string): Json {
+/**
+ * A pool, when the application's probe gives one its HTTP monitor, and for a pool spoken to over
+ * TLS its server-ssl profile and CA bundle (pool-tls.ts), the monitor then checking over that
+ * same TLS: the objects by name. `certRef`: how the pool's application points at a certificate.
+ */
+export function renderPoolObjects(
+  name: string,
+  p: Pool,
+  owner: string,
+  certRef: (cert: string) => string = (n) => n,
+): Json {
+  const monitor = p.check && renderCheckMonitor(p.check, owner);
   return {
     [name]: renderPool(p, owner),
-    ...(p.check ? { [checkMonitorName(name)]: renderCheckMonitor(p.check, owner) } : {}),
+    ...(monitor
+      ? {
+          [checkMonitorName(name)]: p.backendTls
+            ? { ...monitor, monitorType: 'https', clientTLS: { use: poolTlsName(name) } }
+            : monitor,
+        }
+      : {}),
+    ...poolTlsObjects(p, certRef),
   };
 }
 
@@ -138,8 +156,9 @@ export function poolDrifted(o: Json): boolean {
   );
 }
 
-/** A pool of ours read back as the model's. */
-export function parsePool(name: string, o: Json): Pool {
+/** A pool of ours read back as the model's (`app`: its application, where its TLS profile is). */
+export function parsePool(name: string, o: Json, app: Json = {}): Pool {
+  const tls = parsePoolTls(name, app);
   const members = Array.isArray(o.members) ? (o.members as Json[]) : [];
   const first: unknown = Array.isArray(o.monitors) ? o.monitors[0] : undefined;
   const monitor = typeof first === 'string' ? first : 'tcp';
@@ -156,6 +175,7 @@ export function parsePool(name: string, o: Json): Pool {
     ...storedPolicy({ persistence: metaValue(o, 'persistence') }),
     ...memberLimit(o, members),
     ...(typeof o.reselectTries === 'number' ? { retries: o.reselectTries } : {}),
+    ...(tls ? { backendTls: tls } : {}),
     members: members.map((m): Member => ({
       address: String((m.serverAddresses as unknown[] | undefined)?.[0] ?? ''),
       port: Number(m.servicePort),

@@ -12,6 +12,7 @@ import { certificateRefs, poolRefs } from '../../src/model/refs.ts';
 import { certConstants, renderCertificate } from './certificates.ts';
 import {
   acrossApps,
+  withinApp,
   APP,
   certApp,
   isOurApp,
@@ -26,6 +27,7 @@ import {
   vsApp,
 } from './declaration.ts';
 import { metaValue } from './pool-objects.ts';
+import { poolCaName, poolTlsName } from './pool-tls.ts';
 
 const isApp = (x: unknown): x is Json => (x as Json | null)?.class === 'Application';
 const generic = (objects: Json): Json => ({ class: 'Application', template: 'generic', ...objects });
@@ -124,7 +126,9 @@ export function renderTenant(
   const ours = new Set<string>();
   const before = parseDeclaration({ [ids.tenant]: now }, ids.tenant, ids.owner);
   for (const v of before.owned.virtualServices) for (const n of ownedObjectNames(v)) ours.add(n);
-  for (const p of before.owned.pools) ours.add(p.name);
+  // A pool's server-ssl profile and CA bundle go with it, whatever they say now.
+  for (const p of before.owned.pools)
+    for (const n of [p.name, poolTlsName(p.name), poolCaName(p.name)]) ours.add(n);
   for (const c of before.owned.certificates ?? []) ours.add(c.name);
   // Our pools' HTTP monitors (marked by their remark: a Monitor has no metadata), whether or not
   // a pool still uses them: one whose pool lost its check goes with the rewrite.
@@ -160,7 +164,8 @@ export function renderTenant(
   if (!perApp) {
     const app: Json = { ...((tenant[APP] as Json | undefined) ?? generic({})) };
     for (const [name, p] of sorted(pools)) Object.assign(app, renderPoolObjects(name, p, ids.owner));
-    for (const [, v] of sorted(vss)) Object.assign(app, renderVirtualService(v, ids.owner, undefined, pools));
+    for (const [, v] of sorted(vss))
+      Object.assign(app, renderVirtualService(v, ids.owner, withinApp(ids.tenant), pools));
     for (const [name, c] of sorted(certs)) app[name] = certObject(c);
     const constants = certConstants(app, [...certs.values()], ids.owner);
     if (constants) app.constants = constants;
@@ -171,9 +176,10 @@ export function renderTenant(
   const put = (appName: string, objects: Json) => {
     tenant[appName] = { ...((tenant[appName] as Json | undefined) ?? generic({})), ...objects };
   };
-  for (const [name, p] of sorted(pools)) put(poolApp(name), renderPoolObjects(name, p, ids.owner));
-  for (const [name, v] of sorted(vss))
-    put(vsApp(name), renderVirtualService(v, ids.owner, acrossApps(ids.tenant), pools));
+  const across = acrossApps(ids.tenant);
+  for (const [name, p] of sorted(pools))
+    put(poolApp(name), renderPoolObjects(name, p, ids.owner, across.cert));
+  for (const [name, v] of sorted(vss)) put(vsApp(name), renderVirtualService(v, ids.owner, across, pools));
   for (const [name, c] of sorted(certs)) {
     const app = {
       ...((tenant[certApp(name)] as Json | undefined) ?? generic({})),

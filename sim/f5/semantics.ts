@@ -1,6 +1,6 @@
 /**
  * What AS3 checks in a declaration after its schema: pointers (`use`) to objects that are not
- * declared (in the application, or at an absolute `/tenant/application/name` of the same tenant or
+ * declared (pools, policies, iRules, TLS profiles, CA bundles and certificates they name) (in the application, or at an absolute `/tenant/application/name` of the same tenant or
  * of `/Common/Shared`: AS3 points into no other tenant), and the simulator's injected faults
  * (objects it is told to refuse).
  */
@@ -49,6 +49,21 @@ export function semanticProblems(
           if (!has(ref(r), 'iRule'))
             out.push(`${at}/iRules/${i}: contains path to non-existing object "${String(ref(r))}"`);
         });
+        // TLS profiles and what they point at (a string pointer, or `{use}`; `{bigip}` and the
+        // built-in `generic`/`none` bundles are the device's own).
+        const pointers: [string, unknown, string][] = [
+          ['serverTLS', o.serverTLS, 'TLS_Server'],
+          ['clientTLS', o.clientTLS, 'TLS_Client'],
+          ['trustCA', o.trustCA, 'CA_Bundle'],
+          ['authenticationTrustCA', o.authenticationTrustCA, 'CA_Bundle'],
+          ['clientCertificate', o.clientCertificate, 'Certificate'],
+        ];
+        for (const [field, p, cls] of pointers) {
+          const target = ref(p);
+          if (p === undefined || p === 'generic' || p === 'none' || target === undefined) continue;
+          if (!has(target, cls))
+            out.push(`${at}/${field}: contains path to non-existing object "${String(target)}"`);
+        }
         if (o.class === 'Endpoint_Policy') {
           ((o.rules ?? []) as Json[]).forEach((rule, i) =>
             ((rule.actions ?? []) as Json[]).forEach((act, j) => {

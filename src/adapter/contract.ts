@@ -205,6 +205,13 @@ export interface BackendTlsCapabilities {
    * `spec.tls.backend.clientCertificateRef`). Absent: a Gateway naming one is refused by name.
    */
   clientCertificates?: boolean;
+  /**
+   * Whether the backends one weighted rule splits over must all ask the same TLS (clear text, or
+   * one policy's names and CA): the device splits through one pool of all their members and speaks
+   * one TLS to it. Such a rule is then refused by name (its share answers 500). Absent: they may
+   * differ.
+   */
+  oneTlsPerSplit?: boolean;
 }
 
 export interface ApplyError {

@@ -3,10 +3,13 @@
  * "changed by hand" case for F5): the pool's `loadBalancingMode`, `slowRampTime`, `reselectTries`,
  * its members' `connectionLimit`, and persistence where AS3 keeps it, on the virtual servers that
  * use the pool (an L4 service's `persistenceMethods`, the `persist` action of an HTTP service's
- * rule forwarding to it).
+ * rule forwarding to it), and TLS to members (the pool's TLS_Client, its CA bundle, and the
+ * server-ssl profile and iRule of the virtual servers sending to it).
  */
 import type { BigIpSimulator } from '../../sim/f5/simulator.ts';
 import type { PolicyRow } from '../contract/adapter-contract.ts';
+import { caBundle } from '../../src/source/gateway/backend-tls.ts';
+import { testAuthority } from './certs.ts';
 
 type Json = Record<string, unknown>;
 
@@ -50,8 +53,48 @@ const forwards = (app: Json, name: string): Json[] =>
       ),
     );
 
+/** Every application of every tenant. */
+const apps = (sim: BigIpSimulator): Json[] =>
+  [...sim.tenants.values()].flatMap((t) =>
+    Object.values(t).filter((a): a is Json => (a as Json | null)?.class === 'Application'),
+  );
+
+/** A TLS pool's server-ssl profile (TLS_Client) and the application holding it. */
+function tlsClient(sim: BigIpSimulator, name: string): { client: Json; app: Json } | undefined {
+  for (const app of apps(sim)) {
+    const o = app[`${name}_stls`] as Json | undefined;
+    if (o?.class === 'TLS_Client') return { client: o, app };
+  }
+  return undefined;
+}
+
+/** The HTTP virtual servers whose endpoint policy forwards to pool `name`. */
+const httpServices = (sim: BigIpSimulator, name: string): Json[] =>
+  apps(sim).flatMap((app) =>
+    objects(app).filter(
+      (o) =>
+        String(o.class).startsWith('Service_HTTP') &&
+        forwards({ p: app[String(o.policyEndpoint)] }, name).length > 0,
+    ),
+  );
+
+/** Whether a virtual server carries a server-ssl profile and its TLS iRule (pool-tls.ts). */
+const serverSide = (svc: Json): boolean =>
+  svc.clientTLS !== undefined &&
+  ((svc.iRules as unknown[] | undefined) ?? []).some((r) => String(r).endsWith('_btls'));
+
+/** The CA a TLS_Client trusts: its CA_Bundle's text, or the built-in name (`generic`, `none`). */
+function trustedCa(tls: { client: Json; app: Json } | undefined): unknown {
+  const t = tls?.client.trustCA;
+  if (t === undefined || typeof t === 'string') return t;
+  const bundle = tls!.app[String(poolOf(t))] as Json | undefined;
+  return typeof bundle?.bundle === 'string' ? bundle.bundle.trim() : undefined;
+}
+
 export function f5Fields(sim: BigIpSimulator, name: string): Record<string, unknown> {
   const { pool } = find(sim, name);
+  const tls = tlsClient(sim, name);
+  const services = httpServices(sim, name);
   const app = everything(sim);
   const members = (pool.members as Json[] | undefined) ?? [];
   const persist = forwards(app, name)
@@ -65,6 +108,11 @@ export function f5Fields(sim: BigIpSimulator, name: string): Record<string, unkn
     'members.connectionLimit': members[0]?.connectionLimit,
     'service.persistenceMethods': l4 ? JSON.stringify(l4.persistenceMethods) : undefined,
     'policy.persist': persist ? Object.keys(persist).find((k) => k !== 'type' && k !== 'event') : undefined,
+    'tls.sendSNI': tls?.client.sendSNI,
+    'tls.serverName': tls?.client.serverName,
+    'tls.validateCertificate': tls?.client.validateCertificate,
+    'tls.trustCA': trustedCa(tls),
+    'service.serverSide': services.length > 0 ? services.every(serverSide) : undefined,
   };
 }
 
@@ -92,13 +140,82 @@ export function editF5(sim: BigIpSimulator, name: string, fields: Record<string,
                 ...actions,
               ];
       }
+    else if (k.startsWith('tls.')) {
+      const tls = tlsClient(sim, name)!;
+      const field = k.slice('tls.'.length);
+      if (field === 'trustCA' && typeof v === 'string' && v.includes('BEGIN CERTIFICATE'))
+        (tls.app[String(poolOf(tls.client.trustCA))] as Json).bundle = v;
+      else tls.client[field] = v;
+    } else if (k === 'service.serverSide')
+      for (const svc of httpServices(sim, name)) {
+        // The server-ssl profile and its iRule taken off by hand: clear text to TLS members.
+        delete svc.clientTLS;
+        svc.iRules = ((svc.iRules as unknown[] | undefined) ?? []).filter(
+          (r) => !String(r).endsWith('_btls'),
+        );
+      }
     else if (v === undefined) delete pool[k];
     else pool[k] = v;
   }
 }
 
+/** The CA a TLS pool trusts, and another one an admin puts in its place (the boundary's form). */
+const pemOf = async (name: string) => {
+  const b = caBundle((await testAuthority(name)).cert);
+  if (!('pem' in b)) throw new Error(b.problem);
+  return b.pem;
+};
+const [CA, OTHER_CA] = [await pemOf('npl-lb contract CA'), await pemOf('someone else')];
+const tls = { serverName: 'backend.example.com', verifyNames: ['backend.example.com'], ca: CA };
+
 /** What each policy value is in AS3's objects on the BIG-IP, and a hand edit of it. */
 export const F5_ROWS: PolicyRow[] = [
+  // TLS to the members: the pool's TLS_Client (verifying, the SNI, the name checked, its CA
+  // bundle or BIG-IP's public CAs), and the virtual server's server-ssl profile and iRule; each
+  // turned off or changed by hand is written again.
+  {
+    policy: { backendTls: tls },
+    http: true,
+    device: {
+      'tls.sendSNI': 'backend.example.com',
+      'tls.serverName': 'backend.example.com',
+      'tls.validateCertificate': true,
+      'tls.trustCA': CA.trim(),
+      'service.serverSide': true,
+    },
+    hand: { 'tls.validateCertificate': false },
+  },
+  {
+    policy: { backendTls: { ...tls, verifyNames: ['alt.example.com'] } },
+    http: true,
+    device: { 'tls.sendSNI': 'backend.example.com', 'tls.serverName': 'alt.example.com' },
+    hand: { 'tls.sendSNI': 'evil.example.com' },
+  },
+  {
+    policy: { backendTls: { ...tls, serverName: 'ca.example.com', verifyNames: ['ca.example.com'] } },
+    http: true,
+    device: { 'tls.trustCA': CA.trim() },
+    hand: { 'tls.trustCA': OTHER_CA.trim() },
+  },
+  {
+    policy: {
+      backendTls: {
+        ...tls,
+        serverName: 'public.example.com',
+        verifyNames: ['public.example.com'],
+        ca: 'System',
+      },
+    },
+    http: true,
+    device: { 'tls.trustCA': 'generic' },
+    hand: { 'tls.trustCA': 'none' },
+  },
+  {
+    policy: { backendTls: { ...tls, serverName: 'wired.example.com', verifyNames: ['wired.example.com'] } },
+    http: true,
+    device: { 'service.serverSide': true },
+    hand: { 'service.serverSide': false },
+  },
   {
     policy: { algorithm: 'LeastConnections' },
     device: { loadBalancingMode: 'least-connections-member' },

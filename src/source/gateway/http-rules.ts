@@ -230,6 +230,8 @@ export function ruleForwarding(
   sink: RefSink,
 ): Pick<HttpRoute, 'pool' | 'backends'> {
   const split: WeightedBackend[] = [];
+  // What each resolved share's pool speaks: its TLS ask, '' for clear text.
+  const asks = new Set<string>();
   const ns = at.namespace;
   refs.forEach((b, bi) => {
     const f = `${at.field}.backendRefs[${bi}]`;
@@ -277,12 +279,22 @@ export function ruleForwarding(
           );
         else {
           pool = poolOf(ctx, svc, sp, tls?.tls, h2);
+          if (b.weight > 0) asks.add(tls?.tls ? JSON.stringify(tls.tls) : '');
           sink.backends.add(`${target}/${b.name}`);
         }
       }
     }
     if (b.weight > 0) split.push({ pool, weight: b.weight, ...(requestHeaders ? { requestHeaders } : {}) });
   });
+  // A device that splits through one pool of all the shares' members speaks one TLS to them: a
+  // rule whose shares differ is refused, and answers 500 (never clear text where TLS is asked).
+  if (asks.size > 1 && ctx.device?.http.backendTls?.oneTlsPerSplit) {
+    sink.refuse(
+      'UnsupportedProtocol',
+      `${at.field}.backendRefs: its backends differ in TLS to members (a BackendTLSPolicy over some, not all, or other ones), and the ${ctx.device.adapter} load balancer speaks one TLS to a weighted rule's backends; the rule answers 500`,
+    );
+    for (const s of split) s.pool = null;
+  }
   return at.redirects
     ? { pool: '' }
     : split.length === 1 && split[0]!.pool !== null && !split[0]!.requestHeaders

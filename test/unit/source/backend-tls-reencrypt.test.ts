@@ -380,3 +380,67 @@ describe('BackendTLSPolicy re-encrypt across a change', () => {
     assert.ok(policyGone.routes.every((x) => !TLS_POOL.test(x.pool) && x.pool !== ''));
   });
 });
+
+describe('BackendTLSPolicy under a weighted rule', () => {
+  /** A rule splitting between the policy's Service and one in clear text. */
+  function split(http: HttpCapabilities) {
+    const tlsPools = new Map<string, BackendTls>();
+    const r = pass({
+      routes: [
+        route(INFRA, 'split', {
+          parentRefs: [parent('same-namespace')],
+          rules: [
+            {
+              backendRefs: [
+                backend('infra-backend-v1', 8080, { weight: 1 }),
+                backend('infra-backend-v2', 8080, { weight: 1 }),
+              ],
+            },
+          ],
+        }),
+      ],
+      backendTlsPolicies: [policy()],
+      configMaps: [configMap('ca', { 'ca.crt': ca.cert })],
+      http,
+      tlsPools,
+    });
+    const routes = (vsOf(r, `${INFRA}/same-namespace`)?.routes ?? []).filter(
+      (x) => x.source === `HTTPRoute ${INFRA}/split`,
+    );
+    const resolved = r.routes
+      .get(`HTTPRoute ${INFRA}/split`)
+      ?.parents[0]?.conditions.find((c) => c.type === 'ResolvedRefs');
+    return { routes, resolved, tlsPools };
+  }
+
+  it('a device that speaks one TLS to a weighted rule (BIG-IP) refuses a split over TLS and clear text by name: it answers 500, never clear text', () => {
+    const t = split({ ...ALL_HTTP, backendTls: { ...ABLE.backendTls!, oneTlsPerSplit: true } });
+    assert.equal(t.resolved?.status, false);
+    assert.equal(t.resolved?.reason, 'UnsupportedProtocol');
+    assert.match(
+      t.resolved?.message ?? '',
+      /spec\.rules\[0\]\.backendRefs: its backends differ in TLS to members/,
+    );
+    assert.ok(t.routes.length > 0, 'the rule keeps its place');
+    for (const x of t.routes)
+      assert.ok(
+        x.backends?.length === 2 && x.backends.every((b) => b.pool === null),
+        'every share answers 500',
+      );
+  });
+
+  it('a device that speaks TLS per pool serves the split: one share over TLS, the other in clear text', () => {
+    const t = split(ABLE);
+    assert.equal(t.resolved?.status, true);
+    const pools = t.routes[0]?.backends?.map((b) => b.pool) ?? [];
+    assert.equal(pools.length, 2);
+    assert.ok(
+      pools.some((p) => p !== null && t.tlsPools.has(p)),
+      'one share to the TLS pool',
+    );
+    assert.ok(
+      pools.some((p) => p !== null && !t.tlsPools.has(p)),
+      'the other in clear text',
+    );
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * Whether an HTTP virtual server on the device speaks to its pools' members as their TLS asks
+ * (pool-tls.ts): read from the service's own `clientTLS`, its iRules and the iRule's text, never
+ * from our notes. Pure.
+ */
+import type { L7VirtualService, Pool } from '../../src/model/types.ts';
+import { poolRefs } from '../../src/model/refs.ts';
+import type { Refs } from './app-layout.ts';
+import { renderHttpPolicy } from './http-policy.ts';
+import { serverSideTls, serverTlsRuleName } from './pool-tls.ts';
+
+type Json = Record<string, unknown>;
+
+/** The last segment of an AS3 pointer (a name, or `/tenant/application/name`). */
+const pointed = (p: unknown): string | undefined => {
+  const ptr = typeof p === 'string' ? p : (p as { use?: unknown } | undefined)?.use;
+  return typeof ptr === 'string' ? ptr.split('/').pop() : undefined;
+};
+
+/** An HTTP virtual server of ours as the device has it, for its server-side TLS. */
+export interface Wiring {
+  vs: L7VirtualService;
+  o: Json;
+  app: Json;
+  refs: Refs;
+}
+
+/**
+ * Whether an HTTP virtual server speaks to its pools' members as their TLS asks: its `clientTLS`
+ * and the iRule choosing each pool's profile as they would be written from the pools as they are
+ * (none where no pool asks TLS). A rule taken off or edited by hand, or a server-ssl profile put on
+ * by hand, is not: its pools are then written again, and it with them.
+ */
+export function serverSideWired(
+  { vs, o, app, refs }: Wiring,
+  pools: ReadonlyMap<string, Pool>,
+  owner: string,
+): boolean {
+  const rule = serverTlsRuleName(vs.name);
+  const listed = Array.isArray(o.iRules) && o.iRules.some((r) => pointed(r) === rule);
+  // Most services send to no TLS pool: nothing to render to know that.
+  if (!poolRefs(vs).some((p) => pools.get(p)?.backendTls)) return o.clientTLS === undefined && !listed;
+  const { splitFrom } = renderHttpPolicy(vs, owner, refs.pool, pools);
+  const want = serverSideTls(vs, pools, splitFrom, refs.paths(vs.name));
+  if (!want) return o.clientTLS === undefined && !listed;
+  const text = (app[rule] as Json | undefined)?.iRule;
+  return o.clientTLS === want.clientTLS && listed && text === want.iRule;
+}
