@@ -29,6 +29,7 @@ import {
   renderPool,
 } from './objects.ts';
 import { pkiProfileName, renderPkiProfile } from './pool-tls.ts';
+import { clientValidationByHand, removeClientProfiles } from './client-validation.ts';
 import { invalid } from './object-schemas.ts';
 import { allocatedVip } from './vsvip.ts';
 import { certificateProblem, renderCertificate } from './certificates.ts';
@@ -62,6 +63,7 @@ const TYPES: AviType[] = [
   'vsdatascriptset',
   'healthmonitor',
   'pkiprofile',
+  'applicationprofile',
 ];
 
 export class AviAdapter implements LoadBalancerAdapter {
@@ -342,20 +344,25 @@ export class AviAdapter implements LoadBalancerAdapter {
   private async upsertVirtualService(c: Change): Promise<void> {
     if (c.kind !== 'virtualService' || c.op === 'delete') return;
     this.precheck(c);
-    await this.writeVirtualService(c.desired);
+    await this.writeVirtualService(c.desired, clientValidationByHand(c));
   }
 
   /**
    * Writes one virtual service and what it is made of: VsVip, pool groups and DataScript set at
    * once, then its policy set, the service, its SNI children; then what it no longer uses goes.
    */
-  private async writeVirtualService(vs: VirtualService): Promise<void> {
+  private async writeVirtualService(vs: VirtualService, byHand = false): Promise<void> {
     const { children, services } = renderChecked(vs, this.owner, this.at, (t, n) => this.current(t, n));
     // What the scripts and policies refer to first (VsVip, pool groups), then them, then the service.
-    const first = children.filter((p) => p.type !== 'httppolicyset' && p.type !== 'vsdatascriptset');
-    await Promise.all(first.map((p) => this.objects.upsert(p.type, p.object)));
+    const first = children.filter(
+      (p) => p.type !== 'httppolicyset' && p.type !== 'vsdatascriptset' && p.type !== 'applicationprofile',
+    );
+    const forced = (t: string) => byHand && (t === 'pkiprofile' || t === 'applicationprofile');
+    await Promise.all(first.map((p) => this.objects.upsert(p.type, p.object, forced(p.type))));
     await Promise.all(
-      children.filter((p) => !first.includes(p)).map((p) => this.objects.upsert(p.type, p.object)),
+      children
+        .filter((p) => !first.includes(p))
+        .map((p) => this.objects.upsert(p.type, p.object, forced(p.type))),
     );
     const [parent, ...sni] = services;
     const vipBefore = this.objects.vsVipOf(vs.name);
@@ -371,6 +378,9 @@ export class AviAdapter implements LoadBalancerAdapter {
     const keep = new Set(children.filter((p) => p.type === 'poolgroup').map((p) => p.object.name));
     if (!children.some((p) => p.type === 'vsdatascriptset'))
       await this.objects.remove('vsdatascriptset', vs.name);
+    // Client certificates no longer asked: the profiles go once the service points elsewhere.
+    if (!children.some((p) => p.type === 'applicationprofile'))
+      await removeClientProfiles(this.objects, vs.name);
     for (const name of this.objects.groupsOf(vs.name))
       if (!keep.has(name)) await this.objects.remove('poolgroup', name);
   }
@@ -384,6 +394,7 @@ export class AviAdapter implements LoadBalancerAdapter {
     this.applied.delete(c.name);
     if (c.observed.kind === 'l7') await this.objects.remove('httppolicyset', c.name);
     await this.objects.remove('vsdatascriptset', c.name);
+    await removeClientProfiles(this.objects, c.name);
     for (const name of this.objects.groupsOf(c.name)) await this.objects.remove('poolgroup', name);
     if (vip) await this.objects.removeVsVipIfUnused(vip);
   }

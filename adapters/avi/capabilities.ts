@@ -55,6 +55,10 @@ export function aviCapabilities(allocatesVips: boolean, allocatesV6 = false): Ca
       // members (`ssl_key_and_certificate_ref`). No system CA store to trust (a PKI profile holds
       // the CAs it is given).
       backendTls: { systemCa: false, maxVerifyNames: 16, namesApartFromSni: true, clientCertificates: true },
+      // Client certificates at HTTPS services (client-validation.ts): an application profile of
+      // the service's own, its HTTP profile REQUIRE (REQUEST with every PKI error allowed for the
+      // insecure fallback) against a PKI profile of its own. No subject header.
+      clientValidation: true,
     },
     ...(allocatesVips ? { allocatesVips: true } : {}),
     // LoadBalancerParameters' avi section: the virtual services' SE group (se_group_ref).

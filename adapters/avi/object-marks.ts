@@ -18,7 +18,8 @@ export type AviType =
   | 'sslkeyandcertificate'
   | 'vsdatascriptset'
   | 'healthmonitor'
-  | 'pkiprofile';
+  | 'pkiprofile'
+  | 'applicationprofile';
 
 export const createdBy = (owner: string): string => `npl-lb-${owner}`;
 export const ownerOf = (createdByValue: unknown): string | undefined =>

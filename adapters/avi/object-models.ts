@@ -28,7 +28,12 @@ function load(): Models {
   // The SDK's models as AKO vendors them, and the DataScript set it leaves out.
   models ??= Object.assign(
     {},
-    ...['avi-object-models.json', 'avi-datascript-models.json', 'avi-pki-models.json'].map(
+    ...[
+      'avi-object-models.json',
+      'avi-datascript-models.json',
+      'avi-pki-models.json',
+      'avi-app-profile-models.json',
+    ].map(
       (f) =>
         modelsSchema.parse(JSON.parse(readFileSync(new URL(`./spec/${f}`, import.meta.url), 'utf8'))).objects,
     ),
@@ -45,6 +50,7 @@ export const MODEL_OF: Record<string, string> = {
   httppolicyset: 'HTTPPolicySet',
   sslkeyandcertificate: 'SSLKeyAndCertificate',
   pkiprofile: 'PKIProfile',
+  applicationprofile: 'ApplicationProfile',
   vsdatascriptset: 'VSDataScriptSet',
   healthmonitor: 'HealthMonitor',
   cloud: 'Cloud',

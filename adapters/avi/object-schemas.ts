@@ -276,6 +276,28 @@ export const SCHEMAS = {
         .min(1)
         .max(200),
       crl_check: z.literal(false),
+      // AllowInsecureFallback (client certificates at the door): errors of a client's chain ignored.
+      allow_pki_errors: z.tuple([z.literal('ALLOW_ALL_ERRORS')]).optional(),
+    })
+    .strict(),
+  // Client certificates at an HTTPS virtual service (client-validation.ts): the HTTP profile's
+  // mode and the PKI profile the clients' certificates are verified against.
+  applicationprofile: z
+    .object({
+      name: base.name,
+      created_by: base.created_by,
+      markers: base.markers,
+      cloud_config_cksum: z.string().optional(),
+      type: z.literal('APPLICATION_PROFILE_TYPE_HTTP'),
+      http_profile: z
+        .object({
+          ssl_client_certificate_mode: z.enum([
+            'SSL_CLIENT_CERTIFICATE_REQUIRE',
+            'SSL_CLIENT_CERTIFICATE_REQUEST',
+          ]),
+          pki_profile_ref: ref,
+        })
+        .strict(),
     })
     .strict(),
 } as const satisfies Record<AviType, z.ZodType>;
@@ -297,4 +319,5 @@ const MODEL_FOR: Partial<Record<AviType, string>> = {
   virtualservice: 'VirtualService',
   sslkeyandcertificate: 'SSLKeyAndCertificate',
   pkiprofile: 'PKIProfile',
+  applicationprofile: 'ApplicationProfile',
 };

@@ -21,7 +21,7 @@ type Raw = Record<string, unknown>;
 
 /**
  * Everything observe() lists, at once: pools, virtual services and VsVips (everyone's: foreign ones
- * are named), certificates, and our pool groups, policy sets, DataScript sets and PKI profiles
+ * are named), certificates, and our pool groups, policy sets, DataScript sets, PKI and application profiles
  * (`created_by`); monitors and profiles to know system ones by name.
  */
 export async function readAll(
@@ -29,19 +29,21 @@ export async function readAll(
   owner: string,
 ): Promise<{ read: Map<AviType, Raw[]>; named: Raw[] }> {
   const mine = `&created_by=${encodeURIComponent(createdBy(owner))}`;
-  const [pools, vss, vsvips, pgs, sets, certs, scripts, hms, nps, persistence, pkis] = await Promise.all([
-    session.list('pool'),
-    session.list('virtualservice'),
-    session.list('vsvip'),
-    session.list('poolgroup', mine),
-    session.list('httppolicyset', mine),
-    session.list('sslkeyandcertificate'),
-    session.list('vsdatascriptset', mine),
-    session.list('healthmonitor'),
-    session.list('networkprofile'),
-    session.list('applicationpersistenceprofile'),
-    session.list('pkiprofile', mine),
-  ]);
+  const [pools, vss, vsvips, pgs, sets, certs, scripts, hms, nps, persistence, pkis, apps] =
+    await Promise.all([
+      session.list('pool'),
+      session.list('virtualservice'),
+      session.list('vsvip'),
+      session.list('poolgroup', mine),
+      session.list('httppolicyset', mine),
+      session.list('sslkeyandcertificate'),
+      session.list('vsdatascriptset', mine),
+      session.list('healthmonitor'),
+      session.list('networkprofile'),
+      session.list('applicationpersistenceprofile'),
+      session.list('pkiprofile', mine),
+      session.list('applicationprofile', mine),
+    ]);
   const read = new Map<AviType, Raw[]>([
     ['pool', pools],
     ['virtualservice', vss],
@@ -52,6 +54,7 @@ export async function readAll(
     ['vsdatascriptset', scripts],
     ['healthmonitor', hms.filter((h) => ownedBy('healthmonitor', h, owner))],
     ['pkiprofile', pkis],
+    ['applicationprofile', apps],
   ]);
   return { read, named: [...hms, ...nps, ...persistence] };
 }

@@ -41,12 +41,10 @@ export function poolTlsFields(
 }
 
 /** The bundle as the PKI profile's `ca_certs`: one entry per certificate, as parsed at the boundary. */
-export const caCerts = (tls: BackendTls): { certificate: string }[] =>
-  (tls.ca.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map(
-    (certificate) => ({
-      certificate,
-    }),
-  );
+export const caCerts = (ca: string): { certificate: string }[] =>
+  (ca.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((certificate) => ({
+    certificate,
+  }));
 
 /**
  * A pool's TLS as the controller holds it: present where the pool has an SSL profile, its CA the
@@ -81,7 +79,7 @@ export function renderPkiProfile(p: Pool, owner: string): AviObject | undefined 
     name: pkiProfileName(p.name),
     created_by: createdBy(owner),
     markers: markers(owner, p.service),
-    ca_certs: caCerts(p.backendTls),
+    ca_certs: caCerts(p.backendTls.ca),
     crl_check: false,
   });
 }

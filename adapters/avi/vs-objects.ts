@@ -9,6 +9,7 @@
  * whatever the name, only the certificate follows SNI. Children first on create, last on delete.
  * Pure: no I/O.
  */
+import { applicationProfileRef, clientValidationObjects, clientValidationOf } from './client-validation.ts';
 import { seGroupOf } from './parameters.ts';
 import type {
   HttpRoute,
@@ -188,11 +189,13 @@ function renderL7(
   });
   const https = vs.protocol === 'HTTPS';
   const certs = vs.certificates ?? [];
+  // Client certificates: a PKI and an application profile of the service's own (client-validation.ts).
+  children.push(...clientValidationObjects(vs, owner));
   const l7 = {
     ...c.common,
     description: `npl-lb IngressClass ${vs.ingressClass}`,
     ...c.placement,
-    application_profile_ref: byName('applicationprofile', https ? 'System-Secure-HTTP' : 'System-HTTP'),
+    application_profile_ref: applicationProfileRef(vs),
     network_profile_ref: byName('networkprofile', 'System-TCP-Proxy'),
     ...(vs.defaultPool
       ? { pool_group_ref: byName('poolgroup', poolGroupName(vs.name, vs.defaultPool)) }
@@ -351,6 +354,12 @@ export function parseVirtualService(
   };
   if (service?.enable_http2 === true) l7.http2 = true;
   if (service?.enable_ssl) {
+    const profile = l.byUuid.get(uuidOf(o.application_profile_ref));
+    const pki = l.byUuid.get(
+      uuidOf((profile?.http_profile as { pki_profile_ref?: unknown } | undefined)?.pki_profile_ref),
+    );
+    const client = clientValidationOf(profile, pki);
+    if (client) l7.clientValidation = client;
     const certName = (ref: unknown) => String(l.byUuid.get(uuidOf(ref))?.name ?? '');
     const first = (o.ssl_key_and_certificate_refs as unknown[] | undefined)?.[0];
     // A child whose names are not its certificate's (a rotation that renamed hosts and whose

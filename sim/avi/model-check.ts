@@ -34,6 +34,7 @@ export const SIM_MODELS: Readonly<Record<string, string>> = {
   httppolicyset: 'HTTPPolicySet',
   sslkeyandcertificate: 'SSLKeyAndCertificate',
   pkiprofile: 'PKIProfile',
+  applicationprofile: 'ApplicationProfile',
   vsdatascriptset: 'VSDataScriptSet',
   healthmonitor: 'HealthMonitor',
   cloud: 'Cloud',
@@ -46,7 +47,12 @@ let models: Map<string, Model> | undefined;
 function loaded(): Map<string, Model> {
   if (models) return models;
   models = new Map();
-  for (const file of ['avi-object-models.json', 'avi-datascript-models.json', 'avi-pki-models.json']) {
+  for (const file of [
+    'avi-object-models.json',
+    'avi-datascript-models.json',
+    'avi-pki-models.json',
+    'avi-app-profile-models.json',
+  ]) {
     const url = new URL(`../../adapters/avi/spec/${file}`, import.meta.url);
     for (const [name, m] of Object.entries(bundle.parse(JSON.parse(readFileSync(url, 'utf8'))).objects))
       models.set(name, m);

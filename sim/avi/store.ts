@@ -43,7 +43,6 @@ const REF_TYPES: Record<string, string> = {
 
 /** Types the controller ships with and the simulator serves read-only beyond the field model. */
 export const SYSTEM_ONLY = new Set([
-  'applicationprofile',
   'applicationpersistenceprofile',
   'networkprofile',
   'sslprofile',

@@ -39,6 +39,10 @@ export function capabilityProblem(c: Change, caps: Capabilities, adapter: string
     return refuse(
       `client certificate validation is not served by the ${adapter} adapter (Capabilities.http.clientValidation)`,
     );
+  if (vs.kind === 'l7' && vs.clientValidation?.subjectHeader && !caps.http?.clientSubjectHeader)
+    return refuse(
+      `a verified client's subject is not sent to members by the ${adapter} adapter (Capabilities.http.clientSubjectHeader)`,
+    );
   return undefined;
 }
 

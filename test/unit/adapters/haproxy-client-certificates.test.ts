@@ -130,13 +130,14 @@ describe('HAProxy Data Plane transport: client certificates as bind fields', () 
 
 describe('a device that does not validate client certificates', () => {
   it('refuses the virtual service by name, terminal, before anything is written', () => {
+    const avi = aviCapabilities(false);
     const problem = capabilityProblem(
       { op: 'create', kind: 'virtualService', name: 'x', desired: vs({ ca: CA, insecureFallback: false }) },
-      aviCapabilities(false),
-      'avi',
+      { ...avi, http: { ...avi.http!, clientValidation: undefined } },
+      'stub',
     );
     assert.equal(problem?.code, 'Unsupported');
     assert.equal(problem?.terminal, true);
-    assert.match(problem?.message ?? '', /client certificate validation is not served by the avi adapter/);
+    assert.match(problem?.message ?? '', /client certificate validation is not served by the stub adapter/);
   });
 });

@@ -69,6 +69,7 @@ describe('Avi adapter', () => {
         ...read('avi-object-models.json').objects,
         ...read('avi-datascript-models.json').objects,
         ...read('avi-pki-models.json').objects,
+        ...read('avi-app-profile-models.json').objects,
       },
     };
     for (const [type, schema] of Object.entries(SCHEMAS)) {

@@ -4,12 +4,13 @@
  * authenticationTrustCA pointing to a CA_Bundle of the application holding the CA. Valid against
  * the AS3 3.56 schema, read back from those properties (not our metadata), and a TLS_Server
  * changed by hand (`ignore`, a pointer to nothing, the bundle removed) reads as no validation, so
- * the next pass writes it again. Avi, which cannot express it with its bundled object model,
- * refuses the virtual service by name.
+ * the next pass writes it again. An adapter that does not declare it refuses the virtual service
+ * by name, and neither BIG-IP nor Avi sends the verified subject to members.
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { aviCapabilities } from '../../../../adapters/avi/capabilities.ts';
+import { F5_CAPABILITIES } from '../../../../adapters/f5/capabilities.ts';
 import { validateAs3 } from '../../../../adapters/f5/as3-validate.ts';
 import { renderCertificate } from '../../../../adapters/f5/certificates.ts';
 import {
@@ -96,13 +97,31 @@ describe('BIG-IP: client certificates on the TLS_Server', () => {
       );
   });
 
-  it('Avi does not declare it: the virtual service is refused by name, terminal', () => {
+  it('an adapter that does not declare it refuses the virtual service by name, terminal; neither BIG-IP nor Avi sends the subject', () => {
+    const avi = aviCapabilities(false);
     const problem = capabilityProblem(
       { op: 'create', kind: 'virtualService', name: vs().name, desired: vs({ ca, insecureFallback: false }) },
-      aviCapabilities(false),
-      'avi',
+      { ...avi, http: { ...avi.http!, clientValidation: undefined } },
+      'stub',
     );
     assert.equal(problem?.terminal, true);
-    assert.match(problem?.message ?? '', /client certificate validation is not served by the avi adapter/);
+    assert.match(problem?.message ?? '', /client certificate validation is not served by the stub adapter/);
+    for (const [caps, name] of [
+      [avi, 'avi'],
+      [F5_CAPABILITIES, 'BIG-IP'],
+    ] as const) {
+      const subject = capabilityProblem(
+        {
+          op: 'create',
+          kind: 'virtualService',
+          name: vs().name,
+          desired: vs({ ca, insecureFallback: false, subjectHeader: 'X-Client-Subject' }),
+        },
+        caps,
+        name,
+      );
+      assert.equal(subject?.terminal, true);
+      assert.match(subject?.message ?? '', /subject is not sent to members/);
+    }
   });
 });
