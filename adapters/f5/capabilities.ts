@@ -34,6 +34,9 @@ export const F5_CAPABILITIES: Capabilities = {
     // Client certificates: the TLS_Server's authenticationMode (`require`, or `request` for the
     // insecure fallback) against a CA_Bundle of the application (declaration.ts).
     clientValidation: true,
+    // The verified client's subject in a header the Gateway names: an iRule removing the header as
+    // sent, then inserting X509::subject of a verified certificate (client-tls.ts).
+    clientSubjectHeader: true,
     // TLS to members (pool-tls.ts): a TLS_Client per pool (sendSNI; serverName, the one name
     // checked, may differ from it; trustCA a CA_Bundle, or `generic`, BIG-IP's public CAs; the
     // Gateway's clientCertificate), chosen per pool by an iRule; a weighted rule's pool holds all

@@ -51,3 +51,43 @@ export function clientValidationOf(tls: Json | undefined, app: Json): ClientVali
   if (bundle?.class !== 'CA_Bundle' || typeof bundle.bundle !== 'string') return undefined;
   return { ca: bundle.bundle, insecureFallback: mode === 'request' };
 }
+
+/** The iRule sending a verified client's subject to the members (ClientValidation.subjectHeader). */
+export const subjectRuleName = (vs: string): string => `${vs}_subject`;
+
+/** An HTTP token (RFC 9110), as the validation boundary lets header names through. */
+export const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
+
+/**
+ * The iRule's text: the header as a client sent it removed first (never forged), then set to the
+ * subject DN of a certificate that was presented and verified. A token holds no brace, backslash
+ * or white space, so in braces it is one literal TCL word.
+ */
+export function subjectRule(header: string): string {
+  if (!HTTP_TOKEN.test(header)) throw new Error(`not an HTTP token: ${JSON.stringify(header.slice(0, 64))}`);
+  return [
+    'when HTTP_REQUEST {',
+    `  HTTP::header remove {${header}}`,
+    '  if { [SSL::cert count] > 0 && [SSL::verify_result] == 0 } {',
+    `    HTTP::header insert {${header}} [X509::subject [SSL::cert 0]]`,
+    '  }',
+    '}',
+  ].join('\n');
+}
+
+/** The header a service's subject iRule sends, if it is listed and reads exactly as written. */
+export function subjectHeaderOf(o: Json, app: Json, vs: string): string | undefined {
+  const name = subjectRuleName(vs);
+  const listed =
+    Array.isArray(o.iRules) &&
+    o.iRules.some(
+      (r) =>
+        String(typeof r === 'string' ? r : (r as Json)?.use)
+          .split('/')
+          .pop() === name,
+    );
+  const text = (app[name] as Json | undefined)?.iRule;
+  if (!listed || typeof text !== 'string') return undefined;
+  const header = /^when HTTP_REQUEST \{\n {2}HTTP::header remove \{([^{}\s\\]+)\}\n/.exec(text)?.[1];
+  return header && HTTP_TOKEN.test(header) && text === subjectRule(header) ? header : undefined;
+}

@@ -15,10 +15,8 @@
  * Pure: no I/O.
  */
 import type {
-  HttpRoute,
   L4VirtualService,
   L7VirtualService,
-  PathType,
   Pool,
   SniRoute,
   VirtualService,
@@ -26,7 +24,13 @@ import type {
 import type { Observed } from '../../src/adapter/changes.ts';
 import { parseCertificates } from './certificates.ts';
 import { meta, remark } from './as3-text.ts';
-import { clientAuthentication, clientCaName, clientCaObjects, clientValidationOf } from './client-tls.ts';
+import {
+  clientAuthentication,
+  clientCaName,
+  clientCaObjects,
+  subjectRule,
+  subjectRuleName,
+} from './client-tls.ts';
 import { IRULE_403, IRULE_500, renderHttpPolicy, splitPoolName } from './http-policy.ts';
 import { poolRefs } from '../../src/model/refs.ts';
 import { firstMatchOrder } from '../../src/model/route-order.ts';
@@ -36,7 +40,7 @@ import { serverSideWired, type Wiring } from './server-side-tls.ts';
 import { type DevicePersistence, persistenceOnDevice, readPersistence } from './persistence-read.ts';
 import { sourceRangeRule, sourceRangeRuleName } from './source-ranges.ts';
 import { l4Persistence } from './persistence.ts';
-import { partitionMeta, placementRead } from './placement.ts';
+import { partitionMeta } from './placement.ts';
 
 export { tenantOf } from './placement.ts';
 
@@ -171,10 +175,13 @@ function renderL7(
   // TLS to the members of the pools that ask it: a server-ssl profile and the iRule picking each
   // pool's own (pool-tls.ts).
   const serverSide = serverSideTls(vs, pools, policy.splitFrom, refs.paths(vs.name));
+  // The verified client's subject to the members (client-tls.ts).
+  const subject = https ? vs.clientValidation?.subjectHeader : undefined;
   const iRules = [
     ...(policy.needs403 ? [forbiddenRuleName(vs.name)] : []),
     ...(policy.needs500 ? [iRuleName(vs.name)] : []),
     ...(serverSide ? [serverTlsRuleName(vs.name)] : []),
+    ...(subject ? [subjectRuleName(vs.name)] : []),
   ];
   return {
     [vs.name]: {
@@ -227,97 +234,14 @@ function renderL7(
     ...(serverSide
       ? { [serverTlsRuleName(vs.name)]: iRule('npl-lb: TLS to the members of each pool', serverSide.iRule) }
       : {}),
+    ...(subject
+      ? { [subjectRuleName(vs.name)]: iRule("npl-lb: the verified client's subject", subjectRule(subject)) }
+      : {}),
   };
 }
 
-/** The pool a pointer names: by name, or by `/tenant/application/name` (its last segment). */
-export const usedPool = (p: unknown): string | undefined => {
-  const ptr =
-    typeof p === 'string'
-      ? p
-      : typeof (p as { use?: unknown })?.use === 'string'
-        ? (p as { use: string }).use
-        : undefined;
-  return ptr?.startsWith('/') ? ptr.split('/').pop() : ptr;
-};
-
-/** The routes as applied, from the service's metadata (undefined: not written by this version). */
-function storedRoutes(o: Json, policy: Json | undefined): HttpRoute[] | undefined {
-  const text = metaValue(o, 'routes');
-  if (text === undefined) return undefined;
-  // Without its policy the service serves none of them: observe() says so, and the next pass writes it.
-  if (policy?.class !== 'Endpoint_Policy') return [];
-  try {
-    const routes = JSON.parse(text) as unknown;
-    return Array.isArray(routes) ? (routes as HttpRoute[]) : [];
-  } catch {
-    return [];
-  }
-}
-
-function parseL7(name: string, o: Json, app: Json): L7VirtualService {
-  const policy = app[String(o.policyEndpoint ?? '')] as Json | undefined;
-  const stored = storedRoutes(o, policy);
-  // Services written before routes were kept whole: host and path read from the policy's rules.
-  const rules = stored === undefined && Array.isArray(policy?.rules) ? (policy.rules as Json[]) : [];
-  const routes: HttpRoute[] = stored ?? [];
-  for (const rule of rules) {
-    const conds = (rule.conditions ?? []) as Json[];
-    const host = conds.find((c) => c.type === 'httpHost') as { host?: { values?: string[] } } | undefined;
-    const uri = conds.find((c) => c.type === 'httpUri') as
-      { path?: { operand?: string; values?: string[] } } | undefined;
-    const action = ((rule.actions ?? []) as Json[]).find((a) => a.type === 'forward') as
-      { select?: { pool?: unknown } } | undefined;
-    const pool = usedPool(action?.select?.pool);
-    if (!pool) continue;
-    const extra = JSON.parse(metaValue(o, String(rule.name)) ?? '{}') as {
-      pathType?: PathType;
-      source?: string;
-    };
-    routes.push({
-      host: host?.host?.values?.[0] ?? '',
-      path: uri?.path?.values?.[0] ?? '/',
-      pathType: extra.pathType ?? (uri?.path?.operand === 'equals' ? 'Exact' : 'Prefix'),
-      pool,
-      source: extra.source ?? '',
-    });
-  }
-  const vs: L7VirtualService = {
-    kind: 'l7',
-    name,
-    vip: String((o.virtualAddresses as unknown[] | undefined)?.[0] ?? ''),
-    port: Number(o.virtualPort ?? 80),
-    ingressClass: metaValue(o, 'ingressClass') ?? '',
-    routes,
-    defaultPool: usedPool(o.pool),
-    ...placementRead(o),
-  };
-  if (o.class === 'Service_HTTPS') {
-    vs.protocol = 'HTTPS';
-    vs.certificates = JSON.parse(metaValue(o, 'certificates') ?? '[]') as string[];
-    const client = clientValidationOf(app[String(o.serverTLS ?? '')] as Json | undefined, app);
-    if (client) vs.clientValidation = client;
-  }
-  return vs;
-}
-
-function parseL4(name: string, o: Json): L4VirtualService {
-  const vs: L4VirtualService = {
-    kind: 'l4',
-    name,
-    vip: String((o.virtualAddresses as unknown[] | undefined)?.[0] ?? ''),
-    port: Number(o.virtualPort),
-    protocol: o.class === 'Service_UDP' ? 'UDP' : 'TCP',
-    pool: usedPool(o.pool) ?? '',
-    source: metaValue(o, 'source') ?? '',
-    ...placementRead(o),
-  };
-  const sni = metaValue(o, 'sni');
-  if (sni) vs.sni = JSON.parse(sni) as SniRoute[];
-  const ranges = metaValue(o, 'sourceRanges');
-  if (ranges) vs.sourceRanges = JSON.parse(ranges) as string[];
-  return vs;
-}
+export { usedPool } from './service-read.ts';
+import { parseL4, parseL7, usedPool } from './service-read.ts';
 
 const POOL = 'Pool';
 const SERVICES = new Set(['Service_TCP', 'Service_UDP', 'Service_HTTP', 'Service_HTTPS', 'Service_L4']);
@@ -404,6 +328,7 @@ export function ownedObjectNames(vs: VirtualService): string[] {
     iRuleName(vs.name),
     forbiddenRuleName(vs.name),
     serverTlsRuleName(vs.name),
+    subjectRuleName(vs.name),
     ...splits,
   ];
 }

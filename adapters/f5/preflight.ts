@@ -10,6 +10,7 @@ import type { Change } from '../../src/adapter/changes.ts';
 import { certificateProblem } from './certificates.ts';
 import { routeProblem } from './http-policy.ts';
 import { sourceRangeProblem } from './source-ranges.ts';
+import { HTTP_TOKEN } from './client-tls.ts';
 
 export function preflightProblem(c: Change): string | undefined {
   if (c.op === 'delete') return undefined;
@@ -20,5 +21,8 @@ export function preflightProblem(c: Change): string | undefined {
   if (c.kind === 'pool') return undefined;
   const vs = c.desired;
   if (vs.kind === 'l4') return sourceRangeProblem(vs);
+  const header = vs.clientValidation?.subjectHeader;
+  if (header !== undefined && !HTTP_TOKEN.test(header))
+    return `clientValidation.subjectHeader ${JSON.stringify(header.slice(0, 64))}: not an HTTP token`;
   return vs.routes.map(routeProblem).find(Boolean);
 }

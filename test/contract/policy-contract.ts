@@ -270,8 +270,16 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
       return;
     }
     const second = await throughRestart(h, first, required);
+    // The verified client's subject to the members, where it declares it (else refused by name).
+    const subject = at({ ca: pem(one.cert), insecureFallback: true, subjectHeader: 'X-Client-Subject' });
+    if (!first.capabilities().http?.clientSubjectHeader) {
+      const r = await sync(second, subject);
+      assert.deepEqual(r.failed, ['update virtualService c1--gw-mtls-https'], r.why.join('; '));
+      assert.match(r.why.join(), /subject is not sent to members/);
+    }
     for (const next of [
       at({ ca: pem(one.cert), insecureFallback: true }),
+      ...(first.capabilities().http?.clientSubjectHeader ? [subject] : []),
       at({ ca: pem(`${one.cert}${two.cert}`), insecureFallback: false }),
       at(),
     ]) {

@@ -5,12 +5,11 @@
  * the AS3 3.56 schema, read back from those properties (not our metadata), and a TLS_Server
  * changed by hand (`ignore`, a pointer to nothing, the bundle removed) reads as no validation, so
  * the next pass writes it again. An adapter that does not declare it refuses the virtual service
- * by name, and neither BIG-IP nor Avi sends the verified subject to members.
+ * by name. The verified subject reaches the members through an iRule (Avi refuses it by name).
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { aviCapabilities } from '../../../../adapters/avi/capabilities.ts';
-import { F5_CAPABILITIES } from '../../../../adapters/f5/capabilities.ts';
 import { validateAs3 } from '../../../../adapters/f5/as3-validate.ts';
 import { renderCertificate } from '../../../../adapters/f5/certificates.ts';
 import {
@@ -97,7 +96,57 @@ describe('BIG-IP: client certificates on the TLS_Server', () => {
       );
   });
 
-  it('an adapter that does not declare it refuses the virtual service by name, terminal; neither BIG-IP nor Avi sends the subject', () => {
+  it('the verified subject to the members: the header as sent removed, then set from a verified certificate; read back from the iRule, a hand edit reads as none', () => {
+    const header = "X-Client-Subject$'x";
+    const adc = declaration(vs({ ca, insecureFallback: true, subjectHeader: header }));
+    assert.deepEqual(validateAs3(adc), []);
+    const app = adc.npl_lb_c1[APP] as Record<string, Record<string, unknown>>;
+    const name = vs().name;
+    assert.ok((app[name]!.iRules as string[]).includes(`${name}_subject`));
+    assert.equal(
+      app[`${name}_subject`]!.iRule,
+      [
+        'when HTTP_REQUEST {',
+        `  HTTP::header remove {${header}}`,
+        '  if { [SSL::cert count] > 0 && [SSL::verify_result] == 0 } {',
+        `    HTTP::header insert {${header}} [X509::subject [SSL::cert 0]]`,
+        '  }',
+        '}',
+      ].join('\n'),
+      'a token in braces is one literal word: $ and quotes are not substituted',
+    );
+    assert.equal(readBack(adc).clientValidation?.subjectHeader, header);
+    const edits: [string, (a: Record<string, unknown>) => void][] = [
+      ['the iRule taken off the service', (a) => ((a[name] as Record<string, unknown>).iRules = [])],
+      [
+        'the removal of the client’s header deleted',
+        (a) => {
+          const r = a[`${name}_subject`] as Record<string, unknown>;
+          r.iRule = String(r.iRule).replace(/\n {2}HTTP::header remove [^\n]+/, '');
+        },
+      ],
+      [
+        'the verification check deleted',
+        (a) => {
+          const r = a[`${name}_subject`] as Record<string, unknown>;
+          r.iRule = String(r.iRule).replace(' && [SSL::verify_result] == 0', '');
+        },
+      ],
+    ];
+    for (const [what, edit] of edits)
+      assert.equal(
+        readBack(declaration(vs({ ca, insecureFallback: true, subjectHeader: header }), edit))
+          .clientValidation?.subjectHeader,
+        undefined,
+        what,
+      );
+    assert.throws(
+      () => declaration(vs({ ca, insecureFallback: true, subjectHeader: 'X-A} {evil' })),
+      /not an HTTP token/,
+    );
+  });
+
+  it('an adapter that does not declare it refuses the virtual service by name, terminal; Avi does not send the subject', () => {
     const avi = aviCapabilities(false);
     const problem = capabilityProblem(
       { op: 'create', kind: 'virtualService', name: vs().name, desired: vs({ ca, insecureFallback: false }) },
@@ -106,10 +155,7 @@ describe('BIG-IP: client certificates on the TLS_Server', () => {
     );
     assert.equal(problem?.terminal, true);
     assert.match(problem?.message ?? '', /client certificate validation is not served by the stub adapter/);
-    for (const [caps, name] of [
-      [avi, 'avi'],
-      [F5_CAPABILITIES, 'BIG-IP'],
-    ] as const) {
+    for (const [caps, name] of [[avi, 'avi']] as const) {
       const subject = capabilityProblem(
         {
           op: 'create',
