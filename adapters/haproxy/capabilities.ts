@@ -53,6 +53,9 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
     clientSubjectHeader: true,
   },
   tlsPassthrough: true,
+  // TLS listeners in Terminate mode: `bind ... ssl crt-list` (Data Plane: the bind's `ssl` and
+  // `crt_list`), the decrypted stream routed by `ssl_fc_sni` (config.ts, frontend-layout.ts).
+  tlsTerminate: true,
   certificates: true,
   // `option httpchk GET <path>` with the probe's timings on the servers (both transports).
   httpChecks: true,

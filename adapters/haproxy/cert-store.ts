@@ -10,7 +10,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Certificate, L7VirtualService, VirtualService } from '../../src/model/types.ts';
+import type { Certificate, VirtualService } from '../../src/model/types.ts';
 import type { Change, CoreChange } from '../../src/adapter/changes.ts';
 import type { ApplyResult } from '../../src/adapter/contract.ts';
 import { AdapterError, type AdapterErrorCode, isTerminalCode } from '../../src/adapter/errors.ts';
@@ -95,12 +95,16 @@ export class CertStore {
     rmSync(join(this.dir, `${name}.json`), { force: true });
   }
 
-  /** The crt-lists of the HTTPS frontends (written before a check or reload reads them). */
-  writeCrtLists(vss: Iterable<L7VirtualService>): void {
+  /**
+   * The crt-lists of the frontends that terminate TLS (HTTPS, and TLS listeners in Terminate mode),
+   * written before a check or reload reads them.
+   */
+  writeCrtLists(vss: Iterable<VirtualService>): void {
     for (const v of vss) {
-      if (v.protocol !== 'HTTPS') continue;
+      const certs = crtListOf(v);
+      if (!certs) continue;
       this.ensureDir();
-      writeFileSync(this.crtList(v.name), (v.certificates ?? []).map((n) => `${this.pemFile(n)}\n`).join(''));
+      writeFileSync(this.crtList(v.name), certs.map((n) => `${this.pemFile(n)}\n`).join(''));
     }
   }
 
@@ -182,11 +186,19 @@ export async function applyAround(
   return changes.map((c) => done.get(c)!);
 }
 
-/** A frontend as far as a reload is concerned: an HTTPS one with its default certificate only. */
+/**
+ * The certificates of a frontend's crt-list: an HTTPS one's, a TLS one's in Terminate mode; none
+ * for a frontend that terminates no TLS.
+ */
+export function crtListOf(v: VirtualService | undefined): string[] | undefined {
+  if (v?.kind === 'l7') return v.protocol === 'HTTPS' ? (v.certificates ?? []) : undefined;
+  return v?.certificates;
+}
+
+/** A frontend as far as a reload is concerned: one terminating TLS with its default certificate only. */
 export function withoutExtraCertificates(v: VirtualService): VirtualService {
-  return v.kind === 'l7' && v.protocol === 'HTTPS'
-    ? { ...v, certificates: (v.certificates ?? []).slice(0, 1) }
-    : v;
+  const certs = crtListOf(v);
+  return certs ? { ...v, certificates: certs.slice(0, 1) } : v;
 }
 
 /**
@@ -202,8 +214,7 @@ export async function changeCrtLists(
   before: ReadonlyMap<string, VirtualService>,
   after: ReadonlyMap<string, VirtualService>,
 ): Promise<void> {
-  const certsOf = (v: VirtualService | undefined) =>
-    v?.kind === 'l7' && v.protocol === 'HTTPS' ? (v.certificates ?? []) : [];
+  const certsOf = (v: VirtualService | undefined) => crtListOf(v) ?? [];
   const held = new Map(store.read().map((c) => [c.name, c]));
   const loaded = new Set([...before.values()].flatMap(certsOf));
   const cli = async (line: string, ok: RegExp) => {

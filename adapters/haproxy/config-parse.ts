@@ -130,6 +130,11 @@ function readL4(s: Section, body: string, comment: string): L4VirtualService {
     vs.pool = '';
     vs.sni = sni;
   }
+  // Terminate mode: the bind's own `ssl crt-list` (a bind without it passes TLS through, whatever
+  // the comment says: read as no termination, and written again).
+  const certs = /certificates=(\S*)/.exec(comment)?.[1];
+  if (certs !== undefined && /^\s*bind .* ssl crt-list /m.test(body))
+    vs.certificates = certs === '' ? [] : certs.split(',').map(decodeURIComponent);
   return vs;
 }
 

@@ -217,14 +217,17 @@ function clientWords(v: L7VirtualService, certDir: string): string {
 
 function renderVirtualService(v: VirtualService, o: RenderOptions): string[] {
   if (v.kind === 'l4') {
+    // Terminate mode: the handshake ends here with a certificate of the crt-list chosen by SNI,
+    // and the name asked routes the decrypted stream.
+    const terminate = v.certificates !== undefined;
     return [
       `frontend ${v.name}`,
-      `    # npl-lb l4 source=${enc(v.source)} protocol=${v.protocol}${v.sourceRanges ? ` sourceRanges=${enc(JSON.stringify(v.sourceRanges))}` : ''}${frontendWord(v)}`,
+      `    # npl-lb l4 source=${enc(v.source)} protocol=${v.protocol}${v.sourceRanges ? ` sourceRanges=${enc(JSON.stringify(v.sourceRanges))}` : ''}${terminate ? ` certificates=${v.certificates!.map(enc).join(',')}` : ''}${frontendWord(v)}`,
       '    mode tcp',
-      bind(v.vip, v.port, o),
+      `${bind(v.vip, v.port, o)}${terminate ? ` ssl crt-list ${join(o.certDir ?? '.', `${v.name}.crtlist`)}` : ''}`,
       ...frontendLines(v),
       ...sourceRangeLines(v.sourceRanges),
-      ...(v.sni ? renderSniRoutes(v.sni) : [`    default_backend ${v.pool}`]),
+      ...(v.sni ? renderSniRoutes(v.sni, terminate) : [`    default_backend ${v.pool}`]),
       '',
     ];
   }

@@ -35,6 +35,7 @@ import {
   CertStore,
   changeCrtLists,
   withoutExtraCertificates,
+  crtListOf,
 } from './cert-store.ts';
 
 export type { HaproxyRuntimeOptions };
@@ -151,7 +152,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   apply(changes: AnyChange[]): Promise<ApplyResult[]> {
     // A certificate still served by a frontend, or presented by a pool's servers to its members.
     const inUse = (name: string) =>
-      [...this.vss.values()].some((v) => v.kind === 'l7' && (v.certificates ?? []).includes(name)) ||
+      [...this.vss.values()].some((v) => (crtListOf(v) ?? []).includes(name)) ||
       [...this.pools.values()].some((p) => p.backendTls?.clientCertificate === name);
     const run = this.chain.then(() =>
       applyAround(
@@ -286,7 +287,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
   }
 
   private writeConfig(pools: Map<string, Pool>, vss: Map<string, VirtualService>): string {
-    this.certs.writeCrtLists([...vss.values()].filter((v) => v.kind === 'l7'));
+    this.certs.writeCrtLists(vss.values());
     // The CA bundles the next file names; those neither it nor the running one names go.
     const next = bundlesOf(pools.values(), vss.values());
     this.cas.write(next);

@@ -112,6 +112,8 @@ export async function createSuiteCertificates(api: Api): Promise<void> {
     });
     await secret(api, INFRA, client, await clientCertificate(clients));
   }
+  // TLS listeners in Terminate mode (TLSRoute*Terminate*): the gateway's certificate.
+  await secret(api, INFRA, 'tls-terminate-checks-certificate', await certificate(['tls.example.com'], ca));
   const passthrough = await certificate(['abc.example.com'], ca);
   await secret(api, INFRA, 'tls-passthrough-checks-certificate', passthrough);
   await secret(api, 'gateway-conformance-app-backend', 'tls-passthrough-checks-certificate', passthrough);

@@ -1,7 +1,9 @@
 /**
- * GATEWAY-TLS core tests, transcribed from upstream v1.6.1 (conformance/tests/tlsroute-*.go):
- * TLS passthrough by SNI to the TCP echo and to the HTTPS echo, with real traffic; server names no
- * route takes closed in the handshake; and the status of routes and listeners that cannot attach.
+ * GATEWAY-TLS tests, transcribed from upstream v1.6.1 (conformance/tests/tlsroute-*.go): TLS
+ * passthrough by SNI to the TCP echo and to the HTTPS echo, with real traffic; server names no
+ * route takes closed in the handshake; the status of routes and listeners that cannot attach; and
+ * the extended Terminate mode (the handshake ends at the gateway, the TCP echo's plain port
+ * answers; a port with listeners of both modes refused where Mixed is not claimed).
  */
 import { expectEventually } from '../harness/http.ts';
 import { ConformanceFailure } from '../harness/status.ts';
@@ -278,6 +280,72 @@ export const tlsRouteTests: ConformanceTest[] = [
               supportedKinds: [],
               attachedRoutes: 0,
               conditions: [{ type: 'Accepted', status: 'False', reason: 'UnsupportedValue' }],
+            },
+          ]),
+  },
+  {
+    shortName: 'TLSRouteTerminateSimpleSameNamespace',
+    description:
+      'A single TLSRoute in the gateway-conformance-infra namespace attaches to a Gateway using Terminate mode in the same namespace',
+    features: [...TLS_CORE, 'TLSRouteModeTerminate'],
+    manifests: ['tlsroute-terminate-simple-same-namespace.yaml'],
+    traffic: true,
+    run: async (s) => {
+      const { addr, hostnames } = await tlsReady(s, 'gateway-tlsroute-terminate', [
+        'tlsroute-terminated-test',
+      ]);
+      if (hostnames.length !== 1) throw new ConformanceFailure(`found ${hostnames.length} hostnames, want 1`);
+      const ca = await suiteCa(s);
+      if (!s.sendsTraffic) return;
+      // Terminated at the gateway: the TCP echo's plain port answers, and it saw no TLS.
+      await expectTcpEcho(
+        addr,
+        hostnames[0]!,
+        ca,
+        { backendIsTLS: false, backend: 'tcp-backend', namespace: INFRA, hostname: '' },
+        s.timeouts,
+      );
+    },
+  },
+  {
+    shortName: 'TLSRouteListenerTerminateSupportedKinds',
+    description:
+      'A Gateway Listener with TLS mode Terminate MUST include TLSRoute in SupportedKinds when termination is supported',
+    features: [...TLS_CORE, 'TLSRouteModeTerminate'],
+    manifests: ['tlsroute-listener-terminate-supported-kinds.yaml'],
+    traffic: false,
+    run: (s) =>
+      s.status.gatewayListeners(ref('gateway-tlsroute-terminate-supported'), [
+        {
+          name: 'tls-terminate',
+          supportedKinds: [{ kind: 'TLSRoute' }],
+          attachedRoutes: 0,
+          conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted' }],
+        },
+      ]),
+  },
+  {
+    shortName: 'TLSRouteListenerMixedTerminationNotSupported',
+    description:
+      'When TLSRoute mixed termination/passthrough listener is NOT supported, a Gateway Listener with 2 distinct TLS modes on the same port MUST have Accepted=False with Reason=ProtocolConflict',
+    features: [...TLS_CORE, 'TLSRouteModeTerminate'],
+    manifests: ['tlsroute-listener-mixed-termination-not-supported.yaml'],
+    traffic: false,
+    run: (s) =>
+      s.rig.features.includes('TLSRouteModeMixed')
+        ? Promise.resolve()
+        : s.status.gatewayListeners(ref('gateway-tlsroute-mixed-termination-not-supported'), [
+            {
+              name: 'tls-terminate',
+              supportedKinds: [],
+              attachedRoutes: 0,
+              conditions: [{ type: 'Accepted', status: 'False', reason: 'ProtocolConflict' }],
+            },
+            {
+              name: 'tls-passthrough',
+              supportedKinds: [],
+              attachedRoutes: 0,
+              conditions: [{ type: 'Accepted', status: 'False', reason: 'ProtocolConflict' }],
             },
           ]),
   },

@@ -25,6 +25,12 @@ export interface Capabilities {
   /** Whether it routes TLS connections by SNI without terminating them (L4 `sni`). Absent: no. */
   tlsPassthrough?: boolean;
   /**
+   * TLS listeners in Terminate mode (L4VirtualService.certificates): the handshake ends at the
+   * load balancer with a certificate chosen by SNI, routes by that name, members receive clear
+   * text. Absent: such a listener is not accepted (UnsupportedValue).
+   */
+  tlsTerminate?: boolean;
+  /**
    * Its section of LoadBalancerParameters (named after its vendor, src/adapter/vendor.ts) and which
    * of that section's settings it applies (virtual services' `placement`). Absent: it reads no
    * parameters (a class naming some is InvalidParameters, said).

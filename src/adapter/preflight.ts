@@ -33,6 +33,10 @@ export function capabilityProblem(c: Change, caps: Capabilities, adapter: string
     return refuse(
       `${field} (LoadBalancerParameters) is not applied by the ${adapter} adapter (Capabilities.parameters; virtual service ${vs.name})`,
     );
+  if (vs.kind === 'l4' && vs.certificates && !caps.tlsTerminate)
+    return refuse(
+      `TLS termination on a TLS listener is not served by the ${adapter} adapter (Capabilities.tlsTerminate)`,
+    );
   if (vs.kind === 'l7' && vs.http2 && !http2)
     return refuse(`HTTP/2 from clients is not served by the ${adapter} adapter (Capabilities.http.http2)`);
   if (vs.kind === 'l7' && vs.clientValidation && !caps.http?.clientValidation)

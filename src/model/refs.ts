@@ -15,5 +15,4 @@ export function poolRefs(vs: VirtualService): string[] {
   return [...out];
 }
 
-export const certificateRefs = (vs: VirtualService): string[] =>
-  vs.kind === 'l7' ? (vs.certificates ?? []) : [];
+export const certificateRefs = (vs: VirtualService): string[] => vs.certificates ?? [];

@@ -209,6 +209,12 @@ export interface L4VirtualService {
   /** TLS passthrough (a Gateway TLS listener): connections routed by SNI; none matching is refused. */
   sni?: SniRoute[];
   /**
+   * TLS terminated here (a Gateway TLS listener in Terminate mode): the certificates (by name) offered
+   * by the client's server name, the first the default; `sni` then routes by the name asked in the
+   * handshake and members receive the decrypted stream. Absent: passthrough, or plain TCP.
+   */
+  certificates?: string[];
+  /**
    * The client addresses allowed (CIDRs of the VIP's family in network form, a Service's
    * `loadBalancerSourceRanges`), every other connection refused; an empty list refuses all.
    * Absent: any client.

@@ -22,7 +22,9 @@ function lacks(vs: VirtualService, caps: Capabilities): string | undefined {
     if (!caps.l7) return 'HTTP (L7) virtual services';
     return vs.protocol === 'HTTPS' && !caps.certificates ? 'TLS termination (HTTPS)' : undefined;
   }
-  if (vs.sni && !caps.tlsPassthrough) return 'TLS passthrough';
+  if (vs.certificates) {
+    if (!caps.tlsTerminate) return 'TLS termination (TLS listeners in Terminate mode)';
+  } else if (vs.sni && !caps.tlsPassthrough) return 'TLS passthrough';
   if (vs.sourceRanges && !caps.sourceRanges) return 'loadBalancerSourceRanges (client address filters)';
   if (vs.sourceRanges && caps.maxSourceRanges !== undefined && vs.sourceRanges.length > caps.maxSourceRanges)
     return `client filters of ${vs.sourceRanges.length} ranges (loadBalancerSourceRanges; at most ${caps.maxSourceRanges} per family)`;

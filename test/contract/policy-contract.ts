@@ -293,6 +293,56 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
     }
   });
 
+  it('carries TLS termination on a TLS port if it declares it (a TLS listener in Terminate mode): applied, observed back after a restart with nothing to write, a certificate added in place, back to passthrough; refused by name where it does not', async (t) => {
+    const h = await guarded();
+    t.after(() => h.close());
+    const first = await h.adapter('c1');
+    if (!first.capabilities().certificates || !first.capabilities().tlsPassthrough) {
+      t.skip('no certificates or TLS ports');
+      return;
+    }
+    const [one, two] = await Promise.all([
+      certificate('c1--infra-tls-one'),
+      certificate('c1--infra-tls-two'),
+    ]);
+    const echo = pool('c1--infra-tcp-backend-3000', [['192.0.2.1', 61000, 'n1']]);
+    const at = (certs: string[] | undefined): LbState => ({
+      pools: [echo],
+      virtualServices: [
+        {
+          kind: 'l4',
+          name: 'c1--gw-infra.terminate-TLS-8443',
+          vip: '192.0.2.51',
+          port: 8443,
+          protocol: 'TCP',
+          pool: '',
+          source: 'Gateway infra/terminate',
+          sni: [{ host: 'tls.example.com', pool: echo.name, source: 'TLSRoute infra/terminated' }],
+          ...(certs ? { certificates: certs } : {}),
+        },
+      ],
+      certificates: [one, two].filter((c) => certs?.includes(c.name)),
+    });
+    const terminated = at([one.name]);
+    if (!first.capabilities().tlsTerminate) {
+      // The core never sends it (the listener is refused at the source): if it came, it is refused.
+      const r = await sync(first, terminated);
+      assert.deepEqual(r.failed, ['create virtualService c1--gw-infra.terminate-TLS-8443'], r.why.join('; '));
+      assert.match(r.why.join(), /TLS termination on a TLS listener is not served/);
+      return;
+    }
+    const second = await throughRestart(h, first, terminated);
+    for (const next of [at([one.name, two.name]), at(undefined)]) {
+      const r = await sync(second, next);
+      allApplied(r);
+      assert.ok(
+        r.changes.some((c) => c.kind === 'virtualService' && c.op === 'update'),
+        r.changes.map((c) => `${c.op} ${c.kind} ${c.name}`).join(', '),
+      );
+      assert.deepEqual(plan(next, await second.observe()).changes, [], 'observed as applied');
+    }
+  });
+
   it('carries an HTTPS port’s listener hostnames if it detects misdirected requests: applied with HTTP/2, observed back after a restart with nothing to write, changed in place', async (t) => {
     const h = await guarded();
     t.after(() => h.close());

@@ -131,7 +131,8 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
       else
         reads.push(
           q.add(async () => {
-            const https = /\bprotocol=HTTPS\b/.test(f.description ?? '');
+            // A frontend terminating TLS (HTTPS, or TLS in Terminate mode) has a crt-list.
+            const https = /\bprotocol=HTTPS\b|\btls=terminate\b/.test(f.description ?? '');
             ownFrontends.set(f.name, {
               frontend: f,
               binds: await this.client.binds(f.name),

@@ -44,7 +44,7 @@ function settingsOf(v: VirtualService): { fields: Partial<DpFrontend>; words: st
 export interface DeviceFrontend {
   frontend: DpFrontend;
   binds: DpBind[];
-  /** An HTTPS frontend's certificates, in its crt-list's order (the default first). */
+  /** A TLS-terminating frontend's certificates (HTTPS, TLS in Terminate mode), in its crt-list's order. */
   certificates?: string[];
 }
 
@@ -119,13 +119,16 @@ const routeWord = (r: HttpRoute) => [r.host, r.path, r.pathType, r.source, r.poo
  */
 export function frontendFor(v: VirtualService, o: LayoutOptions, crtList?: string): FrontendLayout {
   if (v.kind === 'l4') {
-    const sni = v.sni ? sniRules(v.sni) : undefined;
+    // Terminate mode: `ssl` with the crt-list on the bind, SNI routes on the session's name.
+    const terminate = v.certificates !== undefined;
+    const sni = v.sni ? sniRules(v.sni, terminate) : undefined;
     const words = [
       'npl-lb l4',
       `owner=${enc(o.owner)}`,
       `source=${enc(v.source)}`,
       `protocol=${v.protocol}`,
       ...(v.sni ? [`sni=${json(v.sni)}`] : []),
+      ...(terminate ? ['tls=terminate'] : []),
       ...(v.sourceRanges ? [`sourceRanges=${json(v.sourceRanges)}`] : []),
       ...settingsOf(v).words,
     ];
@@ -152,11 +155,19 @@ export function frontendFor(v: VirtualService, o: LayoutOptions, crtList?: strin
         ...settingsOf(v).fields,
         description: words.join(' '),
       },
-      binds: [bindFor(v.vip, v.port, o)],
+      binds: [
+        bindFor(
+          v.vip,
+          v.port,
+          o,
+          terminate ? { crtList: crtList ?? '', h2: false, client: undefined } : undefined,
+        ),
+      ],
+      ...(terminate ? { certificates: v.certificates ?? [] } : {}),
       ...noRules,
       acls: filterAcls,
       ...(sni ? { rules: sni.switching.map(switchToDp) } : {}),
-      tcpRequest: [...filter, ...(sni ? sniTcpRules(sni) : [])],
+      tcpRequest: [...filter, ...(sni && !terminate ? sniTcpRules(sni) : [])],
     };
   }
   const gateway = needsRouteRules(v);
@@ -232,6 +243,8 @@ export function readVirtualService(d: DeviceFrontend): VirtualService {
       vs.pool = '';
       vs.sni = sni;
     }
+    // Terminate mode, from the bind's own `ssl` and crt-list (without them TLS passes through).
+    if (meta.tls === 'terminate' && bind?.ssl && bind.crt_list) vs.certificates = d.certificates ?? [];
     return vs;
   }
   const routes: HttpRoute[] =

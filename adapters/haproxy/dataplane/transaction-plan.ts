@@ -5,6 +5,7 @@
  * certificates an HTTPS frontend gains or loses past its default, at runtime) and after it (crt-lists
  * no frontend binds), and the device view once it is committed.
  */
+import { crtListOf } from '../cert-store.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { CoreChange as Change } from '../../../src/adapter/changes.ts';
 import { normalizeVirtualService } from '../../../src/model/normalize.ts';
@@ -186,8 +187,10 @@ function frontendOps(
     out.frontends.set(name, undefined);
     return;
   }
-  const https = v.kind === 'l7' && v.protocol === 'HTTPS';
-  const certificates = v.kind === 'l7' ? (v.certificates ?? []) : [];
+  // Frontends terminating TLS (HTTPS, TLS in Terminate mode) have a crt-list.
+  const listed = crtListOf(v);
+  const https = listed !== undefined;
+  const certificates = listed ?? [];
   if (https && cur && wasHttps && certificatesOnly(cur, v)) {
     // The default certificate stays: the crt-list changes, the configuration does not.
     out.pre.push({

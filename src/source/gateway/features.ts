@@ -13,8 +13,11 @@ import { ROUTE_SEMANTICS } from './route-kinds.ts';
 const HTTP_CORE = ['Gateway', 'HTTPRoute', 'ReferenceGrant'] as const;
 
 export function supportedFeatures(support: ProtocolSupport, http: HttpCapabilities): string[] {
-  // GATEWAY-TLS core: TLS listeners in Passthrough mode with TLSRoute (Terminate is refused).
-  const tls = support.TLS ? ['Gateway', 'ReferenceGrant', 'TLSRoute'] : [];
+  // GATEWAY-TLS core: TLS listeners in Passthrough mode with TLSRoute; Terminate mode where the
+  // load balancer terminates TLS listeners (Mixed, both modes on one port, is refused).
+  const tls = support.TLS
+    ? ['Gateway', 'ReferenceGrant', 'TLSRoute', ...(support.tlsTerminate ? ['TLSRouteModeTerminate'] : [])]
+    : [];
   if (!support.HTTP) return [...new Set(tls)].sort();
   const codes = http.redirectCodes ?? [301, 302, 303, 307, 308];
   const claims: [string, boolean][] = [

@@ -135,6 +135,7 @@ export function supportOf(caps: Capabilities): ProtocolSupport {
     HTTP: caps.l7,
     HTTPS: caps.l7 && caps.certificates === true,
     TLS: caps.tlsPassthrough === true,
+    tlsTerminate: caps.tlsTerminate === true && caps.certificates === true,
     TCP: caps.l4.tcp,
     UDP: caps.l4.udp,
     http2: caps.l7 && caps.http?.http2 === true,

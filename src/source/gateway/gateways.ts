@@ -268,7 +268,7 @@ function gatewayServices(
     const first = out.virtualServices.length;
     const placed = g.placement ? { placement: g.placement } : {};
     out.virtualServices.push(
-      ...l4Services(ctx.cluster, served, vip.vip, l4).map((v) => ({ ...v, ...placed })),
+      ...l4Services(ctx.cluster, served, vip.vip, l4, certs).map((v) => ({ ...v, ...placed })),
     );
     out.virtualServices.push(
       ...l7Services(ctx.cluster, served, vip.vip, byVs, certs, {

@@ -39,6 +39,8 @@ export interface ListenerState {
   conditions: ConditionSpec[];
   /** Set when it can be programmed (attachable, and for HTTPS at least one certificate). */
   programmable: boolean;
+  /** A TLS listener in Terminate mode, served: the handshake ends at the load balancer. */
+  terminate?: boolean;
 }
 
 const PROTOCOLS: ReadonlySet<string> = new Set<ListenerProtocol>(['HTTP', 'HTTPS', 'TLS', 'TCP', 'UDP']);
@@ -66,7 +68,10 @@ export interface ListenerContext {
 export const hostKey = (l: Listener): string =>
   `${l.port}/${l.protocol}/${l.protocol === 'TCP' || l.protocol === 'UDP' ? '' : (l.hostname ?? '')}`;
 
-/** Accepted, or why not; `terminate`: a TLS listener in Terminate mode (no route kind attaches). */
+/**
+ * Accepted, or why not; `terminate`: a TLS listener in Terminate mode (where the load balancer
+ * terminates TLS listeners, TLSRoutes attach to it; else no route kind does).
+ */
 function acceptance(
   gw: Gateway,
   l: Listener,
@@ -84,7 +89,8 @@ function acceptance(
       `the ${ctx.adapter} load balancer does not support ${protocol} listeners`,
     );
   // The Gateway API's rule when TLSRoute termination is not supported: UnsupportedValue.
-  if (protocol === 'TLS' && l.tls?.mode !== 'Passthrough')
+  const terminate = protocol === 'TLS' && l.tls?.mode !== 'Passthrough';
+  if (terminate && !ctx.support.tlsTerminate)
     return {
       ...no(
         'UnsupportedValue',
@@ -103,8 +109,8 @@ function acceptance(
       `tls.options ${options.map((o) => JSON.stringify(o.slice(0, 64))).join(', ')}: npl-lb reads no TLS options`,
     );
   const tls = gatewayTlsProblem(gw, l, protocol, ctx);
-  if (tls) return no('UnsupportedValue', tls);
-  return { accepted: cond('Accepted', true, 'Accepted'), terminate: false };
+  if (tls) return { ...no('UnsupportedValue', tls), terminate };
+  return { accepted: cond('Accepted', true, 'Accepted'), terminate };
 }
 
 /**
@@ -145,7 +151,7 @@ function routeKinds(
   terminate: boolean,
   ctx: ListenerContext,
 ): { kinds: RouteGroupKind[]; problem?: ConditionSpec } {
-  const valid = protocol && !terminate ? kindsOn(protocol, ctx.support) : [];
+  const valid = protocol && (!terminate || ctx.support.tlsTerminate) ? kindsOn(protocol, ctx.support) : [];
   const fits = (k: RouteGroupKind) => k.group === GATEWAY_GROUP && valid.includes(k.kind);
   const asked = l.allowedRoutes.kinds;
   const kinds = (asked.length > 0 ? asked : valid.map((kind) => ({ group: GATEWAY_GROUP, kind }))).filter(
@@ -164,7 +170,10 @@ function routeKinds(
   };
 }
 
-/** An HTTPS listener's certificates that resolve, and a ResolvedRefs problem per one that does not. */
+/**
+ * An HTTPS (or terminating TLS) listener's certificates that resolve, and a ResolvedRefs problem
+ * per one that does not.
+ */
 function listenerCertificates(
   l: Listener,
   owner: ListenerOwner,
@@ -175,7 +184,12 @@ function listenerCertificates(
   const refsOf = l.tls?.certificateRefs ?? [];
   if (refsOf.length === 0)
     problems.push(
-      cond('ResolvedRefs', false, 'InvalidCertificateRef', 'an HTTPS listener needs tls.certificateRefs'),
+      cond(
+        'ResolvedRefs',
+        false,
+        'InvalidCertificateRef',
+        `a ${l.protocol} listener needs tls.certificateRefs`,
+      ),
     );
   refsOf.forEach((r, i) => {
     const field = `tls.certificateRefs[${i}]`;
@@ -265,7 +279,13 @@ export function resolveListeners(
   for (const l of listeners) {
     if (owner.yields?.has(l.name)) continue;
     const k = `${l.port}/${transport(l.protocol)}`;
-    protocolsOn.set(k, (protocolsOn.get(k) ?? new Set()).add(l.protocol));
+    // Where Terminate is served, TLS listeners of both modes on one port conflict as two
+    // protocols would (no Mixed mode); where it is not, the Terminate one alone is refused.
+    const as =
+      l.protocol === 'TLS' && ctx.support.tlsTerminate
+        ? `TLS/${l.tls?.mode === 'Passthrough' ? 'Passthrough' : 'Terminate'}`
+        : l.protocol;
+    protocolsOn.set(k, (protocolsOn.get(k) ?? new Set()).add(as));
     hostsOn.set(hostKey(l), (hostsOn.get(hostKey(l)) ?? 0) + 1);
   }
   return listeners.map((l): ListenerState => {
@@ -283,15 +303,31 @@ export function resolveListeners(
             adapter: ctx.adapter,
           })
         : {};
-    const accepted = frontend.accepted ?? judged.accepted;
-    const kinds = routeKinds(l, protocol, terminate, ctx);
+    const conflicted = conflict(l, protocol, protocolsOn, hostsOn);
+    // TLS listeners of both modes on one port: neither is accepted (ProtocolConflict, as the
+    // Gateway API asks where Mixed mode is not served).
+    const mixed =
+      protocol === 'TLS' &&
+      conflicted.status &&
+      [...(protocolsOn.get(`${l.port}/TCP`) ?? [])].every((p) => p.startsWith('TLS/'));
+    const accepted = mixed
+      ? cond(
+          'Accepted',
+          false,
+          'ProtocolConflict',
+          `TLS listeners of both modes on port ${l.port}: Mixed mode is not served`,
+        )
+      : (frontend.accepted ?? judged.accepted);
+    // A listener refused for Mixed mode carries no route kind (as upstream's test asks).
+    const kinds = mixed ? { kinds: [] } : routeKinds(l, protocol, terminate, ctx);
+    const terminating = terminate && ctx.support.tlsTerminate === true;
     const certs =
-      protocol === 'HTTPS' && accepted.status
+      (protocol === 'HTTPS' || terminating) && accepted.status
         ? listenerCertificates(l, owner, ctx)
         : { certificates: [], problems: [] };
-    const conflicted = conflict(l, protocol, protocolsOn, hostsOn);
     const attachable = accepted.status && !conflicted.status;
-    const programmable = attachable && (protocol !== 'HTTPS' || certs.certificates.length > 0);
+    const programmable =
+      attachable && ((protocol !== 'HTTPS' && !terminating) || certs.certificates.length > 0);
     const resolved =
       kinds.problem ??
       certs.problems[0] ??
@@ -315,6 +351,7 @@ export function resolveListeners(
       attached: new Set(),
       conditions: [accepted, programmed, resolved, conflicted],
       programmable,
+      ...(terminating && accepted.status ? { terminate: true } : {}),
     };
   });
 }

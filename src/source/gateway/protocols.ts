@@ -12,6 +12,8 @@ export type ProtocolSupport = Record<ListenerProtocol, boolean> & {
   clientCertificates?: boolean;
   /** A verified client's subject sent to members in a header (HttpCapabilities.clientSubjectHeader). */
   clientSubjectHeader?: boolean;
+  /** TLS listeners in Terminate mode (Capabilities.tlsTerminate). */
+  tlsTerminate?: boolean;
   /** TLS to backends presenting a client certificate (Gateway `spec.tls.backend.clientCertificateRef`). */
   backendClientCertificates?: boolean;
 };

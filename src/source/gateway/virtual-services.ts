@@ -12,12 +12,17 @@ import type { placeL4Routes } from './l4-routes.ts';
 import { ordered, type Ranked } from './precedence.ts';
 import { HTTP2_KINDS } from './route-kinds.ts';
 
-/** The L4 virtual services of a Gateway: one per TCP or UDP listener with a route, one per TLS port. */
+/**
+ * The L4 virtual services of a Gateway: one per TCP or UDP listener with a route, one per TLS port
+ * (terminating TLS with its listeners' certificates, gathered into `certs`, where they are in
+ * Terminate mode).
+ */
 export function l4Services(
   cluster: string,
   g: GatewayListeners & { gateway: Gateway },
   vip: string,
   l4: ReturnType<typeof placeL4Routes>,
+  certs: Map<string, Certificate>,
 ): L4VirtualService[] {
   const out = new Map<string, L4VirtualService>();
   for (const l of g.listeners) {
@@ -33,10 +38,18 @@ export function l4Services(
       // its Programmed condition is what the device does.
       const routes = l4.sni.get(l) ?? [];
       if (routes.length === 0 && l.attached.size === 0) continue;
+      // Terminate mode without a certificate that resolves: nothing to terminate with.
+      if (l.terminate && !l.programmable) continue;
       const name = gatewayVsName(cluster, g, 'TLS', port);
       // TLS listeners on one port share it; a host two of them route keeps the first's route.
       const before = out.get(name)?.sni ?? [];
       const sni: SniRoute[] = [...before, ...routes.filter((r) => !before.some((b) => b.host === r.host))];
+      // Terminate mode (a port's TLS listeners are of one mode): their certificates, by SNI.
+      for (const c of l.terminate ? l.certificates : []) certs.set(c.name, c);
+      const names = [
+        ...(out.get(name)?.certificates ?? []),
+        ...(l.terminate ? l.certificates.map((c) => c.name) : []),
+      ];
       out.set(name, {
         kind: 'l4',
         name,
@@ -46,6 +59,7 @@ export function l4Services(
         pool: '',
         source: `Gateway ${g.key}`,
         sni,
+        ...(l.terminate ? { certificates: [...new Set(names)].sort() } : {}),
       });
     }
   }

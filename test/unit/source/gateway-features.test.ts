@@ -35,10 +35,11 @@ describe('GatewayClass supportedFeatures', () => {
         'HTTPRouteBackendProtocolWebSocket',
         'HTTPRouteCORS',
         'TLSRoute',
+        'TLSRouteModeTerminate',
       ])
         assert.ok(f.includes(name), name);
       // Not claimed: what npl-lb does not do, or no harness test proves yet.
-      for (const name of ['HTTPRouteRequestMirror', 'HTTPRouteRetry', 'TLSRouteModeTerminate'])
+      for (const name of ['HTTPRouteRequestMirror', 'HTTPRouteRetry', 'TLSRouteModeMixed'])
         assert.ok(!f.includes(name), name);
     }
   });
@@ -65,6 +66,10 @@ describe('GatewayClass supportedFeatures', () => {
       'WebSocket claimed where a test carries it',
     );
     assert.ok(of(F5_CAPABILITIES).includes('HTTPRoute'));
+    assert.ok(
+      !avi.includes('TLSRouteModeTerminate') && !of(F5_CAPABILITIES).includes('TLSRouteModeTerminate'),
+      'TLS listeners in Terminate mode: HAProxy alone',
+    );
     assert.deepEqual(
       supportedFeatures({ HTTP: false, HTTPS: false, TLS: true, TCP: true, UDP: true }, INGRESS_HTTP),
       ['Gateway', 'ReferenceGrant', 'TLSRoute'],

@@ -1,0 +1,167 @@
+/**
+ * TLS listeners in Terminate mode (GATEWAY-TLS extended, TLSRouteModeTerminate), modelled on the
+ * upstream v1.6.1 tests TLSRouteTerminateSimpleSameNamespace, TLSRouteListenerTerminateSupportedKinds
+ * and TLSRouteListenerMixedTerminationNotSupported. Where the load balancer terminates TLS
+ * listeners, such a listener is accepted, lists TLSRoute, and its port becomes an L4 virtual
+ * service carrying the listeners' certificates and the routes by SNI (members get the decrypted
+ * stream); a port with listeners of both modes is refused whole (ProtocolConflict, no route kind);
+ * a certificate reference that does not resolve leaves nothing to terminate with (no virtual
+ * service, never passed through); and where the load balancer does not terminate, the listener is
+ * UnsupportedValue as before while a passthrough listener beside it on its own port is served.
+ */
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { gatewaySchema, l4RouteSchema } from '../../../src/kube/gateway-objects.ts';
+import { poolName } from '../../../src/model/names.ts';
+import { resolveConnection } from '../../../src/model/http-match.ts';
+import type { L4VirtualService } from '../../../src/model/types.ts';
+import { type TestCertificate, testCertificate } from '../../support/certs.ts';
+import { INFRA, listenerConditions, pass } from './gateway-support.ts';
+
+let cert: TestCertificate;
+before(async () => {
+  cert = await testCertificate({ dns: ['tls.example.com'] });
+});
+
+type Listener = Record<string, unknown>;
+const terminate = (name: string, port: number, extra: Listener = {}): Listener => ({
+  name,
+  port,
+  protocol: 'TLS',
+  hostname: 'tls.example.com',
+  allowedRoutes: { namespaces: { from: 'Same' }, kinds: [{ kind: 'TLSRoute' }] },
+  tls: { mode: 'Terminate', certificateRefs: [{ name: 'tls-terminate-checks-certificate' }] },
+  ...extra,
+});
+const gateway = (listeners: Listener[]) =>
+  gatewaySchema.parse({
+    metadata: { namespace: INFRA, name: 'gateway-tlsroute-terminate', generation: 1 },
+    spec: { gatewayClassName: 'npl-lb', listeners },
+  });
+const route = (section: string) =>
+  l4RouteSchema.parse({
+    metadata: { namespace: INFRA, name: 'tlsroute-terminated-test', generation: 1 },
+    spec: {
+      parentRefs: [{ name: 'gateway-tlsroute-terminate', namespace: INFRA, sectionName: section }],
+      hostnames: ['tls.example.com'],
+      rules: [{ backendRefs: [{ name: 'tcp-backend', port: 3000 }] }],
+    },
+  });
+
+function run(listeners: Listener[], o: { terminates?: boolean; secret?: boolean; section?: string } = {}) {
+  const r = pass({
+    gateways: [gateway(listeners)],
+    support: { TLS: true, tlsTerminate: o.terminates ?? true },
+    routes: [],
+    secrets: o.secret === false ? [] : [{ namespace: INFRA, name: 'tls-terminate-checks-certificate', cert }],
+    l4: { tlsRoutes: [route(o.section ?? 'tlsterminate')] },
+  });
+  const key = `${INFRA}/gateway-tlsroute-terminate`;
+  return {
+    r,
+    listener: (name: string) => ({
+      conditions: listenerConditions(r, key, name),
+      status: r.gateways.get(key)!.listeners.find((l) => l.name === name)!,
+    }),
+    vs: (port: number) =>
+      r.virtualServices.find((v): v is L4VirtualService => v.kind === 'l4' && v.port === port),
+    route: (r.routes.get(`TLSRoute ${INFRA}/tlsroute-terminated-test`)?.parents ?? []).map((p) =>
+      p.conditions.map((c) => `${c.type}=${c.status ? 'True' : 'False'}/${c.reason}`),
+    ),
+  };
+}
+
+describe('Gateway API: TLS listeners in Terminate mode', () => {
+  it('accepted where the load balancer terminates: TLSRoute listed, the port terminates with the listener’s certificate and routes by SNI', () => {
+    const t = run([terminate('tlsterminate', 8443)]);
+    const l = t.listener('tlsterminate');
+    assert.equal(l.conditions[0], 'Accepted=True/Accepted');
+    assert.deepEqual(
+      l.status.supportedKinds.map((k) => k.kind),
+      ['TLSRoute'],
+    );
+    assert.equal(l.status.attachedRoutes, 1);
+    assert.deepEqual(t.route, [['Accepted=True/Accepted', 'ResolvedRefs=True/ResolvedRefs']]);
+    const vs = t.vs(8443)!;
+    assert.deepEqual(vs.certificates, ['c1--gateway-conformance-infra.tls-terminate-checks-certificate']);
+    assert.ok(
+      t.r.certificates.some((c) => c.name === vs.certificates![0]),
+      'the certificate is in the desired state',
+    );
+    // The decrypted stream goes to the Service's plain port, by the name asked in the handshake.
+    assert.equal(
+      resolveConnection(vs, 'tls.example.com'),
+      poolName('c1', INFRA, 'tcp-backend', 'echo-tcp-plain'),
+    );
+    assert.equal(resolveConnection(vs, 'other.example.com'), undefined);
+  });
+
+  it('both modes on one port: neither listener is accepted (ProtocolConflict), no route kind, nothing served', () => {
+    const t = run(
+      [
+        terminate('tls-terminate', 8443, { hostname: 'terminate.example.com' }),
+        {
+          name: 'tls-passthrough',
+          port: 8443,
+          protocol: 'TLS',
+          hostname: 'passthrough.example.com',
+          allowedRoutes: { namespaces: { from: 'Same' }, kinds: [{ kind: 'TLSRoute' }] },
+          tls: { mode: 'Passthrough' },
+        },
+      ],
+      { section: 'tls-terminate' },
+    );
+    for (const name of ['tls-terminate', 'tls-passthrough']) {
+      const l = t.listener(name);
+      assert.equal(l.conditions[0], 'Accepted=False/ProtocolConflict', name);
+      assert.deepEqual(l.status.supportedKinds, [], name);
+      assert.equal(l.status.attachedRoutes, 0, name);
+    }
+    assert.equal(t.vs(8443), undefined, 'neither terminated nor passed through');
+  });
+
+  it('a certificate that does not resolve: not programmed, nothing listens (never passed through as TLS)', () => {
+    const t = run([terminate('tlsterminate', 8443)], { secret: false });
+    const l = t.listener('tlsterminate');
+    assert.ok(l.conditions.includes('ResolvedRefs=False/InvalidCertificateRef'), l.conditions.join());
+    assert.ok(l.conditions.includes('Programmed=False/Invalid'), l.conditions.join());
+    assert.equal(t.vs(8443), undefined);
+    const none = run([terminate('tlsterminate', 8443, { tls: { mode: 'Terminate' } })]);
+    assert.ok(
+      none.listener('tlsterminate').conditions.includes('ResolvedRefs=False/InvalidCertificateRef'),
+      'no certificateRefs at all',
+    );
+    assert.equal(none.vs(8443), undefined);
+  });
+
+  it('where the load balancer does not terminate: UnsupportedValue, no kind; a passthrough port beside it is still served', () => {
+    const t = run(
+      [
+        terminate('tlsterminate', 8443),
+        {
+          name: 'tls-passthrough',
+          port: 9443,
+          protocol: 'TLS',
+          allowedRoutes: { namespaces: { from: 'Same' } },
+          tls: { mode: 'Passthrough' },
+        },
+      ],
+      { terminates: false },
+    );
+    const l = t.listener('tlsterminate');
+    assert.equal(l.conditions[0], 'Accepted=False/UnsupportedValue');
+    assert.deepEqual(l.status.supportedKinds, []);
+    assert.equal(t.vs(8443), undefined);
+    assert.equal(t.listener('tls-passthrough').conditions[0], 'Accepted=True/Accepted');
+    // On one port with a passthrough listener, the Terminate one alone is refused there.
+    const shared = run(
+      [
+        terminate('tlsterminate', 8443),
+        { name: 'pt', port: 8443, protocol: 'TLS', hostname: 'pt.example.com', tls: { mode: 'Passthrough' } },
+      ],
+      { terminates: false },
+    );
+    assert.equal(shared.listener('tlsterminate').conditions[0], 'Accepted=False/UnsupportedValue');
+    assert.equal(shared.listener('pt').conditions[0], 'Accepted=True/Accepted');
+  });
+});
