@@ -81,6 +81,7 @@ it("the README's feature table claims only features a report proves, for the ada
     [/named rules/, 'HTTPRouteNamedRouteRule', ['haproxy-runtime', 'avi', 'f5']],
     [/parentRef `port`/, 'HTTPRouteParentRefPort', ['haproxy-runtime', 'avi', 'f5']],
     [/method;/, 'HTTPRouteMethodMatching', ['haproxy-runtime', 'f5']],
+    [/TLS \(Passthrough; Terminate on HAProxy\)/, 'TLSRouteModeTerminate', ['haproxy-runtime']],
   ];
   for (const [phrase, feature, adapters] of claims) {
     assert.match(readme, phrase);
@@ -88,7 +89,12 @@ it("the README's feature table claims only features a report proves, for the ada
   }
   // Nobody but HAProxy claims timeouts, WebSocket or CORS (the README says "(HAProxy)").
   for (const a of ['avi', 'f5'])
-    for (const f of ['HTTPRouteRequestTimeout', 'HTTPRouteBackendProtocolWebSocket', 'HTTPRouteCORS'])
+    for (const f of [
+      'HTTPRouteRequestTimeout',
+      'HTTPRouteBackendProtocolWebSocket',
+      'HTTPRouteCORS',
+      'TLSRouteModeTerminate',
+    ])
       assert.ok(!features(a).has(f), `${a} does not claim ${f}`);
 });
 
