@@ -216,6 +216,26 @@ function poolOf(
   return h2 ? ctx.h2PoolFor!(svc, sp) : ctx.poolFor(svc, sp);
 }
 
+/**
+ * A device that splits through one pool of all the shares' members speaks one TLS to them: a rule
+ * whose shares differ (`asks`: each resolved share's TLS, '' for clear text) is refused, and every
+ * share answers 500 (never clear text where TLS is asked).
+ */
+function refuseMixedTls(
+  split: WeightedBackend[],
+  asks: ReadonlySet<string>,
+  field: string,
+  ctx: RuleContext,
+  sink: RefSink,
+): void {
+  if (asks.size <= 1 || !ctx.device?.http.backendTls?.oneTlsPerSplit) return;
+  sink.refuse(
+    'UnsupportedProtocol',
+    `${field}.backendRefs: its backends differ in TLS to members (a BackendTLSPolicy over some, not all, or other ones), and the ${ctx.device.adapter} load balancer speaks one TLS to a weighted rule's backends; the rule answers 500`,
+  );
+  for (const s of split) s.pool = null;
+}
+
 export function ruleForwarding(
   refs: HttpRouteObject['spec']['rules'][number]['backendRefs'],
   at: {
@@ -286,15 +306,7 @@ export function ruleForwarding(
     }
     if (b.weight > 0) split.push({ pool, weight: b.weight, ...(requestHeaders ? { requestHeaders } : {}) });
   });
-  // A device that splits through one pool of all the shares' members speaks one TLS to them: a
-  // rule whose shares differ is refused, and answers 500 (never clear text where TLS is asked).
-  if (asks.size > 1 && ctx.device?.http.backendTls?.oneTlsPerSplit) {
-    sink.refuse(
-      'UnsupportedProtocol',
-      `${at.field}.backendRefs: its backends differ in TLS to members (a BackendTLSPolicy over some, not all, or other ones), and the ${ctx.device.adapter} load balancer speaks one TLS to a weighted rule's backends; the rule answers 500`,
-    );
-    for (const s of split) s.pool = null;
-  }
+  refuseMixedTls(split, asks, at.field, ctx, sink);
   return at.redirects
     ? { pool: '' }
     : split.length === 1 && split[0]!.pool !== null && !split[0]!.requestHeaders

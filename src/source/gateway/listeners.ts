@@ -267,20 +267,21 @@ export interface ListenerOwner {
   yields?: ReadonlySet<string>;
 }
 
-export function resolveListeners(
-  gw: Gateway,
+/**
+ * What each port's listeners ask, for conflicts: one protocol per port and transport; one listener
+ * per port, protocol and hostname. Where Terminate is served, TLS listeners of both modes on one
+ * port conflict as two protocols would (no Mixed mode); where it is not, the Terminate one alone is
+ * refused.
+ */
+function portUse(
+  owner: ListenerOwner,
   ctx: ListenerContext,
-  owner: ListenerOwner = { kind: 'Gateway', namespace: gw.metadata.namespace, listeners: gw.spec.listeners },
-): ListenerState[] {
-  const listeners = owner.listeners;
-  // Conflicts: one protocol per port and transport; one listener per port, protocol and hostname.
+): { protocolsOn: Map<string, Set<string>>; hostsOn: Map<string, number> } {
   const protocolsOn = new Map<string, Set<string>>();
   const hostsOn = new Map<string, number>();
-  for (const l of listeners) {
+  for (const l of owner.listeners) {
     if (owner.yields?.has(l.name)) continue;
     const k = `${l.port}/${transport(l.protocol)}`;
-    // Where Terminate is served, TLS listeners of both modes on one port conflict as two
-    // protocols would (no Mixed mode); where it is not, the Terminate one alone is refused.
     const as =
       l.protocol === 'TLS' && ctx.support.tlsTerminate
         ? `TLS/${l.tls?.mode === 'Passthrough' ? 'Passthrough' : 'Terminate'}`
@@ -288,6 +289,16 @@ export function resolveListeners(
     protocolsOn.set(k, (protocolsOn.get(k) ?? new Set()).add(as));
     hostsOn.set(hostKey(l), (hostsOn.get(hostKey(l)) ?? 0) + 1);
   }
+  return { protocolsOn, hostsOn };
+}
+
+export function resolveListeners(
+  gw: Gateway,
+  ctx: ListenerContext,
+  owner: ListenerOwner = { kind: 'Gateway', namespace: gw.metadata.namespace, listeners: gw.spec.listeners },
+): ListenerState[] {
+  const listeners = owner.listeners;
+  const { protocolsOn, hostsOn } = portUse(owner, ctx);
   return listeners.map((l): ListenerState => {
     const protocol = PROTOCOLS.has(l.protocol) ? (l.protocol as ListenerProtocol) : undefined;
     const judged = acceptance(gw, l, protocol, ctx);
