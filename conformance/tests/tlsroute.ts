@@ -349,4 +349,32 @@ export const tlsRouteTests: ConformanceTest[] = [
             },
           ]),
   },
+  {
+    shortName: 'BackendTLSPolicyTLSRouteTerminate',
+    description:
+      'A BackendTLSPolicy attached to a Service consumed by a TLSRoute using Terminate mode should re-encrypt traffic to the backend',
+    features: [...TLS_CORE, 'TLSRouteModeTerminate', 'BackendTLSPolicy'],
+    manifests: ['backendtlspolicy-tlsroute-terminate.yaml'],
+    traffic: true,
+    run: async (s) => {
+      const gw = ref('gateway-btls-tlsroute-terminate');
+      const { addr, hostnames } = await tlsReady(s, gw.name, ['backendtlspolicy-tlsroute-terminate']);
+      if (hostnames.length !== 1) throw new ConformanceFailure(`found ${hostnames.length} hostnames, want 1`);
+      for (const c of [
+        { type: 'Accepted', status: 'True', reason: 'Accepted' },
+        { type: 'ResolvedRefs', status: 'True', reason: 'ResolvedRefs' },
+      ])
+        await s.status.backendTlsPolicyCondition(ref('btls-tlsroute-terminate-test'), gw, c);
+      const ca = await suiteCa(s);
+      if (!s.sendsTraffic) return;
+      // Terminated at the gateway, then TLS again to the backend, which saw the policy's hostname.
+      await expectTcpEcho(
+        addr,
+        hostnames[0]!,
+        ca,
+        { backendIsTLS: true, backend: 'tcp-backend', namespace: INFRA, hostname: 'abc.example.com' },
+        s.timeouts,
+      );
+    },
+  },
 ];

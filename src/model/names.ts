@@ -55,6 +55,8 @@ export function tlsPoolName(
   svc: { namespace: string; name: string },
   port: string | number,
   tls: { serverName: string; verifyNames: readonly string[]; ca: string; clientCertificate?: string },
+  /** `tcptls`: the pool of a TLS listener in Terminate mode (tcp, not http: a name of its own). */
+  kind: 'tls' | 'tcptls' = 'tls',
 ): string {
   // The certificate presented joins the hash only when there is one (pool names without stay as they were).
   const asked = createHash('sha256')
@@ -68,7 +70,7 @@ export function tlsPoolName(
     )
     .digest('hex')
     .slice(0, 8);
-  return limitName(`${cluster}--${svc.namespace}-${svc.name}-${port}.tls-${asked}`);
+  return limitName(`${cluster}--${svc.namespace}-${svc.name}-${port}.${kind}-${asked}`);
 }
 
 /** The HTTP/2 (h2c) pool of a Service port: '.h2' beside '.l7', for the same reason. */

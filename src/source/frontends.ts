@@ -105,6 +105,17 @@ function poolKinds(poolFor: ReturnType<typeof poolRequester>, cluster: string, l
             tls,
           )(svc, sp)
       : undefined,
+    // A TLS listener in Terminate mode re-encrypting to a BackendTLSPolicy's port: a tcp pool.
+    l4TlsPoolFor:
+      lb.caps.http?.backendTls && lb.caps.tlsTerminate
+        ? (svc: Service, sp: ServicePort, tls: BackendTls) =>
+            poolFor(
+              'tcp',
+              (s, p) => tlsPoolName(cluster, s.metadata, p.name || p.port, tls, 'tcptls'),
+              undefined,
+              tls,
+            )(svc, sp)
+        : undefined,
   };
 }
 
@@ -272,7 +283,8 @@ export function desiredFrontends(
     policies,
     ingressPolicies([...byClass.values()].flat(), svcByKey, lb.caps, lb.name),
   );
-  const { servable, l4PoolFor, httpPoolFor, h2PoolFor, tlsPoolFor } = poolMakers(requests, chosen, cfg, lb);
+  const makers = poolMakers(requests, chosen, cfg, lb);
+  const { servable, l4PoolFor, httpPoolFor, h2PoolFor, tlsPoolFor, l4TlsPoolFor } = makers;
   const lbServices = ourLoadBalancerServices(view.services, cfg);
   // Class parameters, each resolved once this pass (VIP ranges and placement alike).
   const resolve = parametersTable(view, cfg, lb);
@@ -308,6 +320,7 @@ export function desiredFrontends(
     h2PoolFor,
     tlsPoolFor,
     l4PoolFor,
+    l4TlsPoolFor,
     certificateOf,
     vipOf: (m) => vipOf({ kind: 'gateway', namespace: m.namespace, name: m.name }),
   });

@@ -156,6 +156,7 @@ export function gatewaysFromView(
     h2PoolFor?: ((svc: Service, port: ServicePort) => string) | undefined;
     tlsPoolFor?: ((svc: Service, port: ServicePort, tls: BackendTls) => string) | undefined;
     l4PoolFor: (svc: Service, port: ServicePort) => string;
+    l4TlsPoolFor?: ((svc: Service, port: ServicePort, tls: BackendTls) => string) | undefined;
     certificateOf: SecretCertificates;
     vipOf: (gateway: { namespace: string; name: string }) => VipOutcome;
     /** Class parameters, resolved once per pass (parameters-table.ts). */

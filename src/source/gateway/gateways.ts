@@ -74,6 +74,11 @@ export interface GatewayContext {
   tlsPoolFor?: ((svc: Service, port: ServicePort, tls: BackendTls) => string) | undefined;
   /** The pool of a Service port for L4 routes (TCP health, shared with LoadBalancer Services). */
   l4PoolFor: (svc: Service, port: ServicePort) => string;
+  /**
+   * The tcp pool of a Service port spoken to over TLS, for TLS listeners in Terminate mode under a
+   * BackendTLSPolicy; absent: the load balancer cannot (such a backend then answers nothing).
+   */
+  l4TlsPoolFor?: ((svc: Service, port: ServicePort, tls: BackendTls) => string) | undefined;
   certificateOf: SecretCertificates;
   /** The VIP of a Gateway (namespace/name), or why it has none. */
   vipOf: (gateway: { namespace: string; name: string }) => VipOutcome;
@@ -350,8 +355,6 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
   };
   for (const row of ROUTE_SEMANTICS)
     if (row.rules) placeL7Routes(GATEWAY_ROUTES[row.key].kind, view[row.key] ?? [], row.rules, ctx, placeTls);
-  if (tlsHits.size > 0) out.tlsPolicies = tls.statuses(tlsHits);
-
   const l4 = placeL4Routes(
     [
       { kind: 'TCPRoute', objects: view.tcpRoutes ?? [] },
@@ -360,10 +363,21 @@ export function buildGateways(view: GatewayView, ctx: GatewayContext): GatewayRe
     ],
     gws,
     nsOf,
-    { services: ctx.services, grants, poolFor: ctx.l4PoolFor, listenerSets: sets },
+    {
+      services: ctx.services,
+      grants,
+      poolFor: ctx.l4PoolFor,
+      listenerSets: sets,
+      // Terminate mode: a BackendTLSPolicy's port re-encrypted, counted in the policy's status.
+      backendTlsOf: tls.of,
+      tlsPoolFor: ctx.l4TlsPoolFor,
+      tlsHits,
+      adapter: ctx.adapter,
+    },
   );
   for (const [k, st] of l4.statuses) out.routes.set(k, st);
   for (const b of l4.backends) out.backends.add(b);
+  if (tlsHits.size > 0) out.tlsPolicies = tls.statuses(tlsHits);
 
   out.certificates = gatewayServices(gws, ctx, l4, byVs, out);
   return out;

@@ -1,5 +1,6 @@
 /**
- * TCPRoute, UDPRoute and TLSRoute (passthrough) onto our L4 pools. A route attaches as an HTTPRoute
+ * TCPRoute, UDPRoute and TLSRoute (passthrough, or terminated: re-encrypted to a port a
+ * BackendTLSPolicy targets) onto our L4 pools. A route attaches as an HTTPRoute
  * does (TLS routes by hostname too); its one backend with a weight resolves to the Service's pool
  * (a Service in another namespace needs a ReferenceGrant). A TCP or UDP listener carries one route:
  * the oldest (the Gateway API's conflict rule); a newer one is Accepted, counted among the
@@ -9,7 +10,8 @@
  */
 import { GATEWAY_GROUP, type L4RouteObject, type ReferenceGrant } from '../../kube/gateway-objects.ts';
 import type { Service } from '../../kube/objects.ts';
-import type { SniRoute } from '../../model/types.ts';
+import type { BackendTls, SniRoute } from '../../model/types.ts';
+import type { TlsTarget } from './backend-tls.ts';
 import { attachRoute, type GatewayListeners, type NamespaceLabels } from './attach.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 import type { ListenerState } from './listeners.ts';
@@ -25,6 +27,13 @@ export interface L4Context {
   poolFor: (svc: Service, port: ServicePort) => string;
   /** The ListenerSets of our Gateways, as parents (attach.ts); none when absent. */
   listenerSets?: ReadonlyMap<string, GatewayListeners>;
+  /** The BackendTLSPolicies over a Service port (backend-tls.ts), for TLS listeners in Terminate mode. */
+  backendTlsOf?: (namespace: string, service: string, portName: string) => TlsTarget | undefined;
+  /** The tcp pool of a port spoken to over TLS; absent: the load balancer cannot. */
+  tlsPoolFor?: ((svc: Service, port: ServicePort, tls: BackendTls) => string) | undefined;
+  /** The Gateways (namespace/name) each policy was hit on, for its status. */
+  tlsHits?: Map<string, Set<string>>;
+  adapter?: string;
 }
 
 export interface L4Placement {
@@ -50,7 +59,14 @@ function backendOf(
   kind: L4Kind,
   r: L4RouteObject,
   ctx: L4Context,
-): { pool: string | undefined; resolved: ConditionSpec; unsupported?: string; service?: string } {
+): {
+  pool: string | undefined;
+  resolved: ConditionSpec;
+  unsupported?: string;
+  service?: string;
+  /** TLSRoute: the Service port, for a pool over TLS where a Terminate listener re-encrypts. */
+  port?: { svc: Service; sp: ServicePort };
+} {
   const ns = r.metadata.namespace;
   const refs = r.spec.rules.flatMap((rule) => rule.backendRefs).filter((b) => b.weight > 0);
   if (refs.length === 0)
@@ -110,6 +126,39 @@ function backendOf(
     pool: ctx.poolFor(svc, sp),
     resolved: cond('ResolvedRefs', true, 'ResolvedRefs'),
     service: `${target}/${b.name}`,
+    ...(kind === 'TLSRoute' ? { port: { svc, sp } } : {}),
+  };
+}
+
+/**
+ * Where a TLS listener in Terminate mode sends a TLSRoute's backend: over TLS as a BackendTLSPolicy
+ * over the port asks (its hostname as SNI and verified), or nowhere when the policy cannot be used
+ * (never in clear text); the plain pool where no policy targets the port. Passthrough listeners
+ * carry the client's own TLS: no policy applies there.
+ */
+function terminatedBackend(
+  be: ReturnType<typeof backendOf>,
+  gateway: string,
+  ctx: L4Context,
+): { pool: string | undefined; refused?: ConditionSpec } {
+  const t =
+    be.port &&
+    ctx.backendTlsOf?.(be.port.svc.metadata.namespace, be.port.svc.metadata.name, be.port.sp.name ?? '');
+  if (!t) return { pool: be.pool };
+  for (const policy of t.policies)
+    ctx.tlsHits?.set(policy, (ctx.tlsHits.get(policy) ?? new Set()).add(gateway));
+  if (t.tls && ctx.tlsPoolFor) return { pool: ctx.tlsPoolFor(be.port!.svc, be.port!.sp, t.tls) };
+  const why =
+    t.problem ??
+    `BackendTLSPolicy ${t.policies[0]}: the ${ctx.adapter ?? 'configured'} load balancer does not speak TLS to backends`;
+  return {
+    pool: undefined,
+    refused: cond(
+      'ResolvedRefs',
+      false,
+      'UnsupportedProtocol',
+      `Service ${be.service ?? ''}: ${why}; its connections are closed, never sent in clear text`,
+    ),
   };
 }
 
@@ -142,19 +191,23 @@ export function placeL4Routes(
           accepted.status && kind !== 'TLSRoute'
             ? p.listeners.map((a) => out.pools.get(a.state)).find(Boolean)
             : undefined;
+        let resolved = be.resolved;
         if (accepted.status && be.pool && !taken) {
           if (be.service) out.backends.add(be.service);
           for (const a of p.listeners) {
             if (!a.state.programmable) continue;
             if (kind === 'TLSRoute') {
+              const to = a.state.terminate ? terminatedBackend(be, p.gateway.key, ctx) : { pool: be.pool };
+              if (to.refused) resolved = to.refused;
+              if (!to.pool) continue;
               const list = out.sni.get(a.state) ?? [];
               for (const host of a.hosts)
-                if (!list.some((x) => x.host === host)) list.push({ host, pool: be.pool, source });
+                if (!list.some((x) => x.host === host)) list.push({ host, pool: to.pool, source });
               out.sni.set(a.state, list);
             } else out.pools.set(a.state, { pool: be.pool, source });
           }
         }
-        return { parentRef: p.parentRef, conditions: [accepted, be.resolved] };
+        return { parentRef: p.parentRef, conditions: [accepted, resolved] };
       });
       out.statuses.set(source, { generation: r.metadata.generation, parents: statuses });
     }

@@ -192,6 +192,14 @@ export function pass(w: World): GatewayResult {
           }
         : undefined,
       l4PoolFor: (svc, sp) => poolName('c1', svc.metadata.namespace, svc.metadata.name, sp.name || sp.port),
+      l4TlsPoolFor:
+        w.http?.backendTls && w.support?.tlsTerminate
+          ? (svc, sp, tls) => {
+              const name = tlsPoolName('c1', svc.metadata, sp.name || sp.port, tls, 'tcptls');
+              w.tlsPools?.set(name, tls);
+              return name;
+            }
+          : undefined,
       certificateOf: secretCertificates(secrets, 'c1', Date.now()),
       ...(w.parametersOf ? { parametersOf: w.parametersOf } : {}),
       vipOf: (gw) => {

@@ -12,15 +12,24 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { gatewaySchema, l4RouteSchema } from '../../../src/kube/gateway-objects.ts';
-import { poolName } from '../../../src/model/names.ts';
+import { poolName, tlsPoolName } from '../../../src/model/names.ts';
 import { resolveConnection } from '../../../src/model/http-match.ts';
 import type { L4VirtualService } from '../../../src/model/types.ts';
 import { type TestCertificate, testCertificate } from '../../support/certs.ts';
+import { backendTlsPolicySchema } from '../../../src/kube/backend-tls-objects.ts';
+import { caConfigMapSchema } from '../../../src/kube/config-maps.ts';
+import { ALL_HTTP } from '../../../src/adapter/http-capabilities.ts';
+import type { BackendTls } from '../../../src/model/types.ts';
+import { testAuthority } from '../../support/certs.ts';
 import { INFRA, listenerConditions, pass } from './gateway-support.ts';
 
 let cert: TestCertificate;
+let ca: string;
 before(async () => {
-  cert = await testCertificate({ dns: ['tls.example.com'] });
+  [cert, ca] = await Promise.all([
+    testCertificate({ dns: ['tls.example.com'] }),
+    testAuthority('backends').then((a) => a.cert),
+  ]);
 });
 
 type Listener = Record<string, unknown>;
@@ -163,5 +172,97 @@ describe('Gateway API: TLS listeners in Terminate mode', () => {
     );
     assert.equal(shared.listener('tlsterminate').conditions[0], 'Accepted=False/UnsupportedValue');
     assert.equal(shared.listener('pt').conditions[0], 'Accepted=True/Accepted');
+  });
+});
+
+describe('Gateway API: Terminate mode re-encrypting to a BackendTLSPolicy’s port', () => {
+  const policy = backendTlsPolicySchema.parse({
+    metadata: { namespace: INFRA, name: 'btls', generation: 1, creationTimestamp: '2026-01-01T00:00:00Z' },
+    spec: {
+      targetRefs: [{ group: '', kind: 'Service', name: 'tcp-backend' }],
+      validation: {
+        hostname: 'abc.example.com',
+        caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'ca' }],
+      },
+    },
+  });
+  const cm = () =>
+    caConfigMapSchema.parse({
+      metadata: { namespace: INFRA, name: 'ca', uid: 'u-ca', resourceVersion: '1' },
+      data: { 'ca.crt': ca },
+    });
+  const tlsRoute = (section: string) =>
+    l4RouteSchema.parse({
+      metadata: { namespace: INFRA, name: 'to-tls', generation: 1 },
+      spec: {
+        parentRefs: [{ name: 'gateway-tlsroute-terminate', namespace: INFRA, sectionName: section }],
+        hostnames: ['tls.example.com'],
+        rules: [{ backendRefs: [{ name: 'tcp-backend', port: 8443 }] }],
+      },
+    });
+  function run(listeners: Listener[], section: string, configMaps = [cm()]) {
+    const tlsPools = new Map<string, BackendTls>();
+    const r = pass({
+      gateways: [gateway(listeners)],
+      support: { TLS: true, tlsTerminate: true },
+      http: { ...ALL_HTTP, backendTls: { systemCa: true, maxVerifyNames: 1, namesApartFromSni: false } },
+      routes: [],
+      secrets: [{ namespace: INFRA, name: 'tls-terminate-checks-certificate', cert }],
+      backendTlsPolicies: [policy],
+      configMaps,
+      tlsPools,
+      l4: { tlsRoutes: [tlsRoute(section)] },
+    });
+    const vs = r.virtualServices.find((v): v is L4VirtualService => v.kind === 'l4');
+    const status = (r.routes.get(`TLSRoute ${INFRA}/to-tls`)?.parents ?? []).map((p) =>
+      p.conditions.map((c) => `${c.type}=${c.status ? 'True' : 'False'}/${c.reason}`),
+    );
+    const ancestors = r.tlsPolicies?.get(`${INFRA}/btls`) ?? [];
+    return { r, vs, status, tlsPools, ancestors };
+  }
+
+  it('the backend gets a tcp pool spoken to over TLS (the policy’s hostname as SNI and verified); the policy says so on the Gateway', () => {
+    const t = run([terminate('tlsterminate', 8443)], 'tlsterminate');
+    assert.deepEqual(t.status, [['Accepted=True/Accepted', 'ResolvedRefs=True/ResolvedRefs']]);
+    const pool = resolveConnection(t.vs!, 'tls.example.com')!;
+    assert.notEqual(pool, poolName('c1', INFRA, 'tcp-backend', 'echo-tcp-tls'), 'not the clear-text pool');
+    assert.equal(t.tlsPools.get(pool)?.serverName, 'abc.example.com');
+    assert.notEqual(
+      pool,
+      tlsPoolName('c1', { namespace: INFRA, name: 'tcp-backend' }, 'echo-tcp-tls', t.tlsPools.get(pool)!),
+      'apart from an HTTP route’s TLS pool of the same port and TLS (tcp and http are different modes)',
+    );
+    assert.deepEqual(
+      t.ancestors.map((a) => [a.ancestorRef.name, a.conditions.map((c) => `${c.type}=${c.status}`)]),
+      [['gateway-tlsroute-terminate', ['Accepted=true', 'ResolvedRefs=true']]],
+    );
+  });
+
+  it('a policy that cannot be used: ResolvedRefs False, UnsupportedProtocol, and nothing routed (never clear text)', () => {
+    const t = run([terminate('tlsterminate', 8443)], 'tlsterminate', []);
+    assert.deepEqual(t.status, [['Accepted=True/Accepted', 'ResolvedRefs=False/UnsupportedProtocol']]);
+    assert.equal(resolveConnection(t.vs!, 'tls.example.com'), undefined, 'the connection is closed');
+    assert.equal(t.tlsPools.size, 0);
+  });
+
+  it('a passthrough listener carries the client’s own TLS: the policy does not apply there', () => {
+    const t = run(
+      [
+        {
+          name: 'pt',
+          port: 9443,
+          protocol: 'TLS',
+          hostname: 'tls.example.com',
+          allowedRoutes: { namespaces: { from: 'Same' } },
+          tls: { mode: 'Passthrough' },
+        },
+      ],
+      'pt',
+    );
+    assert.equal(
+      resolveConnection(t.vs!, 'tls.example.com'),
+      poolName('c1', INFRA, 'tcp-backend', 'echo-tcp-tls'),
+    );
+    assert.equal(t.tlsPools.size, 0);
   });
 });
