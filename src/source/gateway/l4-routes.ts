@@ -123,7 +123,11 @@ function backendOf(
     };
   }
   return {
-    pool: ctx.poolFor(svc, sp),
+    // Asked for only where it is used: a Terminate listener re-encrypting uses a TLS pool instead,
+    // and a pool nobody sends to is never written.
+    get pool() {
+      return ctx.poolFor(svc, sp);
+    },
     resolved: cond('ResolvedRefs', true, 'ResolvedRefs'),
     service: `${target}/${b.name}`,
     ...(kind === 'TLSRoute' ? { port: { svc, sp } } : {}),
@@ -192,7 +196,7 @@ export function placeL4Routes(
             ? p.listeners.map((a) => out.pools.get(a.state)).find(Boolean)
             : undefined;
         let resolved = be.resolved;
-        if (accepted.status && be.pool && !taken) {
+        if (accepted.status && be.service !== undefined && !taken) {
           if (be.service) out.backends.add(be.service);
           for (const a of p.listeners) {
             if (!a.state.programmable) continue;
@@ -204,7 +208,10 @@ export function placeL4Routes(
               for (const host of a.hosts)
                 if (!list.some((x) => x.host === host)) list.push({ host, pool: to.pool, source });
               out.sni.set(a.state, list);
-            } else out.pools.set(a.state, { pool: be.pool, source });
+            } else {
+              const pool = be.pool;
+              if (pool) out.pools.set(a.state, { pool, source });
+            }
           }
         }
         return { parentRef: p.parentRef, conditions: [accepted, resolved] };
