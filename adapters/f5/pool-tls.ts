@@ -143,8 +143,10 @@ export function serverSideTls(
   for (const p of used) add(p, paths.pool(p));
   for (const [split, from] of [...splits].sort(([a], [b]) => (a < b ? -1 : 1)))
     if (from[0] !== undefined) add(from[0], paths.own(split));
-  if (byProfile.size === 0) return undefined;
-  const first = used.find((p) => pools.get(p)?.backendTls) ?? [...splits.values()][0]![0]!;
+  // The weighted rules' pools draw from pools the service refers to: the first TLS one of those
+  // is the service's own profile.
+  const first = used.find((p) => pools.get(p)?.backendTls);
+  if (byProfile.size === 0 || first === undefined) return undefined;
   const cases = [...byProfile].map(
     ([profile, targets]) =>
       `    ${targets.map((t) => `"${t}"`).join(' -\n    ')} { SSL::profile ${profile} }`,
