@@ -221,20 +221,29 @@ function renderL7(
         }
       : {}),
   });
-  const sni = https
-    ? certs.slice(1).map((cert, i) =>
-        withSum('virtualservice', {
-          name: sniChildName(vs.name, cert),
-          ...l7,
-          markers: [...c.common.markers, { key: 'sniorder', values: [String(i + 1)] }],
-          type: 'VS_TYPE_VH_CHILD',
-          vh_parent_vs_ref: byName('virtualservice', vs.name),
-          vh_domain_name: sniNames(cert).length ? sniNames(cert) : [cert],
-          ssl_key_and_certificate_refs: [byName('sslkeyandcertificate', cert)],
-        }),
-      )
-    : [];
+  const sni = https ? sniChildren(vs.name, certs.slice(1), l7, c, sniNames) : [];
   return { children, services: [parent, ...sni] };
+}
+
+/** An HTTPS service's SNI children, one per certificate past its first, sharing its L7 fields. */
+function sniChildren(
+  parent: string,
+  certs: string[],
+  l7: Record<string, unknown>,
+  c: VsCommon,
+  sniNames: SniNames,
+): AviObject[] {
+  return certs.map((cert, i) =>
+    withSum('virtualservice', {
+      name: sniChildName(parent, cert),
+      ...l7,
+      markers: [...c.common.markers, { key: 'sniorder', values: [String(i + 1)] }],
+      type: 'VS_TYPE_VH_CHILD',
+      vh_parent_vs_ref: byName('virtualservice', parent),
+      vh_domain_name: sniNames(cert).length ? sniNames(cert) : [cert],
+      ssl_key_and_certificate_refs: [byName('sslkeyandcertificate', cert)],
+    }),
+  );
 }
 
 /** Whether a virtual service object is an SNI child (its parent carries it in the model). */

@@ -22,12 +22,17 @@ import { validateAs3, AS3_SCHEMA_VERSION, warmAs3Validator } from './as3-validat
 import { DECLARE, type DeclareRequest, postDeclaration, type DeclareOutcome } from './as3-declare.ts';
 import { appChanges, type OwnedObjects, renderTenants, tenantsOf } from './tenant-layout.ts';
 import { preflightProblem } from './preflight.ts';
-import { blame, dependencyProblems, type Outcome, persistenceProblems } from './batch-blame.ts';
+import {
+  blame,
+  changeOfObject,
+  dependencyProblems,
+  type Outcome,
+  persistenceProblems,
+} from './batch-blame.ts';
 import { F5_CAPABILITIES } from './capabilities.ts';
 import { membersHealth } from './icontrol-view.ts';
 import { BigIpClient, type BigIpClientOptions, F5Error } from './client.ts';
-import { checkMonitorName, type Json, ownedObjectNames, parseDeclaration } from './declaration.ts';
-import { poolCaName, poolTlsName } from './pool-tls.ts';
+import { type Json, parseDeclaration } from './declaration.ts';
 
 /** The oldest AS3 we declare for (our declarations use nothing newer). */
 export const MIN_AS3_VERSION = '3.36.0';
@@ -240,14 +245,7 @@ export class F5Adapter implements LoadBalancerAdapter {
         );
       }
     });
-    const objectOf = new Map<string, number>();
-    changes.forEach((c, i) => {
-      if (c.kind === 'pool')
-        for (const n of [c.name, checkMonitorName(c.name), poolTlsName(c.name), poolCaName(c.name)])
-          objectOf.set(n, i);
-      else if (c.kind !== 'virtualService') objectOf.set(c.name, i);
-      else for (const n of ownedObjectNames(c.op === 'delete' ? c.observed : c.desired)) objectOf.set(n, i);
-    });
+    const objectOf = changeOfObject(changes);
 
     // Render, validate, leave out what fails and what depends on it, until the rest is valid.
     for (let round = 0; round <= changes.length; round++) {

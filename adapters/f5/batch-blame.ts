@@ -9,9 +9,9 @@ import type { Change } from '../../src/adapter/changes.ts';
 import type { Certificate, Pool, VirtualService } from '../../src/model/types.ts';
 import { poolRefs } from '../../src/model/refs.ts';
 import { missingDependency } from '../../src/adapter/preflight.ts';
-import { isOurApp } from './declaration.ts';
+import { checkMonitorName, isOurApp, ownedObjectNames } from './declaration.ts';
 import { l4Persistence, persistenceProblem } from './persistence.ts';
-import { splitTlsProblem } from './pool-tls.ts';
+import { poolCaName, poolTlsName, splitTlsProblem } from './pool-tls.ts';
 
 export type Outcome = { ok: true } | { ok: false; error: ApplyError };
 
@@ -114,6 +114,24 @@ export function persistenceProblems(
       own >= 0 ? own : changes.findIndex((c, i) => open(i) && c.kind === 'pool' && used.has(c.name));
     if (index >= 0) out.push({ index, message: problem });
   }
+  return out;
+}
+
+/**
+ * Which change made each object an AS3 error line can name: a pool's change its pool, monitor, TLS
+ * profile and CA bundle; a virtual service's change every object it is made of.
+ */
+export function changeOfObject(changes: Change[]): Map<string, number> {
+  const out = new Map<string, number>();
+  changes.forEach((c, i) => {
+    const names =
+      c.kind === 'pool'
+        ? [c.name, checkMonitorName(c.name), poolTlsName(c.name), poolCaName(c.name)]
+        : c.kind === 'virtualService'
+          ? ownedObjectNames(c.op === 'delete' ? c.observed : c.desired)
+          : [c.name];
+    for (const n of names) out.set(n, i);
+  });
   return out;
 }
 

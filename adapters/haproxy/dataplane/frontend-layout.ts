@@ -112,64 +112,67 @@ const unjson = <T>(w: string | undefined): T | undefined =>
 
 const routeWord = (r: HttpRoute) => [r.host, r.path, r.pathType, r.source, r.pool].map(enc).join(':');
 
+/** An L4 virtual service as a frontend: a pool, or SNI routes (passthrough, or terminated with the crt-list). */
+function l4Frontend(v: L4VirtualService, o: LayoutOptions, crtList: string | undefined): FrontendLayout {
+  // Terminate mode: `ssl` with the crt-list on the bind, SNI routes on the session's name.
+  const terminate = v.certificates !== undefined;
+  const sni = v.sni ? sniRules(v.sni, terminate) : undefined;
+  const words = [
+    'npl-lb l4',
+    `owner=${enc(o.owner)}`,
+    `source=${enc(v.source)}`,
+    `protocol=${v.protocol}`,
+    ...(v.sni ? [`sni=${json(v.sni)}`] : []),
+    ...(terminate ? ['tls=terminate'] : []),
+    ...(v.sourceRanges ? [`sourceRanges=${json(v.sourceRanges)}`] : []),
+    ...settingsOf(v).words,
+  ];
+  const backend = sni ? sni.defaultBackend : v.pool;
+  // The client filter first: a connection from outside the ranges is refused (none: all are).
+  // The ranges go on as many lines of one ACL as they need (policy-lines.ts).
+  const filter: DpTcpRule[] = v.sourceRanges
+    ? [
+        v.sourceRanges.length === 0
+          ? { type: 'connection', action: 'reject' }
+          : { type: 'connection', action: 'reject', cond: 'unless', cond_test: L4_SRC_ACL },
+      ]
+    : [];
+  const filterAcls: DpAcl[] = srcAclValues(v.sourceRanges ?? []).map((value) => ({
+    acl_name: L4_SRC_ACL,
+    criterion: 'src',
+    value,
+  }));
+  return {
+    frontend: {
+      name: v.name,
+      mode: 'tcp',
+      ...(backend ? { default_backend: backend } : {}),
+      ...settingsOf(v).fields,
+      description: words.join(' '),
+    },
+    binds: [
+      bindFor(
+        v.vip,
+        v.port,
+        o,
+        terminate ? { crtList: crtList ?? '', h2: false, client: undefined } : undefined,
+      ),
+    ],
+    ...(terminate ? { certificates: v.certificates ?? [] } : {}),
+    ...noRules,
+    acls: filterAcls,
+    ...(sni ? { rules: sni.switching.map(switchToDp) } : {}),
+    tcpRequest: [...filter, ...(sni && !terminate ? sniTcpRules(sni) : [])],
+  };
+}
+
 /**
  * A virtual service as a frontend. `crtList`: where the HTTPS frontend's crt-list is on the device
  * (the storage endpoints say). Gateway API routes and SNI routes are kept whole in the description
  * (URI-encoded JSON), so observe() gives back exactly what was applied.
  */
 export function frontendFor(v: VirtualService, o: LayoutOptions, crtList?: string): FrontendLayout {
-  if (v.kind === 'l4') {
-    // Terminate mode: `ssl` with the crt-list on the bind, SNI routes on the session's name.
-    const terminate = v.certificates !== undefined;
-    const sni = v.sni ? sniRules(v.sni, terminate) : undefined;
-    const words = [
-      'npl-lb l4',
-      `owner=${enc(o.owner)}`,
-      `source=${enc(v.source)}`,
-      `protocol=${v.protocol}`,
-      ...(v.sni ? [`sni=${json(v.sni)}`] : []),
-      ...(terminate ? ['tls=terminate'] : []),
-      ...(v.sourceRanges ? [`sourceRanges=${json(v.sourceRanges)}`] : []),
-      ...settingsOf(v).words,
-    ];
-    const backend = sni ? sni.defaultBackend : v.pool;
-    // The client filter first: a connection from outside the ranges is refused (none: all are).
-    // The ranges go on as many lines of one ACL as they need (policy-lines.ts).
-    const filter: DpTcpRule[] = v.sourceRanges
-      ? [
-          v.sourceRanges.length === 0
-            ? { type: 'connection', action: 'reject' }
-            : { type: 'connection', action: 'reject', cond: 'unless', cond_test: L4_SRC_ACL },
-        ]
-      : [];
-    const filterAcls: DpAcl[] = srcAclValues(v.sourceRanges ?? []).map((value) => ({
-      acl_name: L4_SRC_ACL,
-      criterion: 'src',
-      value,
-    }));
-    return {
-      frontend: {
-        name: v.name,
-        mode: 'tcp',
-        ...(backend ? { default_backend: backend } : {}),
-        ...settingsOf(v).fields,
-        description: words.join(' '),
-      },
-      binds: [
-        bindFor(
-          v.vip,
-          v.port,
-          o,
-          terminate ? { crtList: crtList ?? '', h2: false, client: undefined } : undefined,
-        ),
-      ],
-      ...(terminate ? { certificates: v.certificates ?? [] } : {}),
-      ...noRules,
-      acls: filterAcls,
-      ...(sni ? { rules: sni.switching.map(switchToDp) } : {}),
-      tcpRequest: [...filter, ...(sni && !terminate ? sniTcpRules(sni) : [])],
-    };
-  }
+  if (v.kind === 'l4') return l4Frontend(v, o, crtList);
   const gateway = needsRouteRules(v);
   const https = v.protocol === 'HTTPS';
   const words = [
