@@ -11,3 +11,21 @@ export type Meta = Record<string, { value: string }>;
 /** AS3 metadata: string values under names. */
 export const meta = (entries: Record<string, string>): Meta =>
   Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, { value: v }]));
+
+/**
+ * The object an AS3 pointer names (a name, `{use}`, or `/tenant/application/name`: its last
+ * segment), or none.
+ */
+export const pointedName = (p: unknown): string | undefined => {
+  const ptr =
+    typeof p === 'string'
+      ? p
+      : typeof (p as { use?: unknown } | undefined)?.use === 'string'
+        ? (p as { use: string }).use
+        : undefined;
+  return ptr?.startsWith('/') ? ptr.split('/').pop() : ptr;
+};
+
+/** Whether a service lists the iRule of that name (by name or path) among its `iRules`. */
+export const listsIRule = (service: Record<string, unknown>, name: string): boolean =>
+  Array.isArray(service.iRules) && service.iRules.some((r) => pointedName(r) === name);

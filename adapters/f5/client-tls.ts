@@ -6,7 +6,7 @@
  * metadata. Pure.
  */
 import type { ClientValidation, L7VirtualService } from '../../src/model/types.ts';
-import { remark } from './as3-text.ts';
+import { listsIRule, remark } from './as3-text.ts';
 
 type Json = Record<string, unknown>;
 
@@ -78,14 +78,7 @@ export function subjectRule(header: string): string {
 /** The header a service's subject iRule sends, if it is listed and reads exactly as written. */
 export function subjectHeaderOf(o: Json, app: Json, vs: string): string | undefined {
   const name = subjectRuleName(vs);
-  const listed =
-    Array.isArray(o.iRules) &&
-    o.iRules.some(
-      (r) =>
-        String(typeof r === 'string' ? r : (r as Json)?.use)
-          .split('/')
-          .pop() === name,
-    );
+  const listed = listsIRule(o, name);
   const text = (app[name] as Json | undefined)?.iRule;
   if (!listed || typeof text !== 'string') return undefined;
   const header = /^when HTTP_REQUEST \{\n {2}HTTP::header remove \{([^{}\s\\]+)\}\n/.exec(text)?.[1];

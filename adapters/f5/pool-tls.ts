@@ -14,7 +14,7 @@
  */
 import { type BackendTls, type L7VirtualService, type Pool, SYSTEM_CA } from '../../src/model/types.ts';
 import { poolRefs } from '../../src/model/refs.ts';
-import { remark } from './as3-text.ts';
+import { pointedName, remark } from './as3-text.ts';
 
 type Json = Record<string, unknown>;
 
@@ -52,12 +52,6 @@ export function poolTlsObjects(p: Pool, certRef: (name: string) => string): Reco
   };
 }
 
-/** The last segment of an AS3 pointer (a name, or `/tenant/application/name`), if it is one. */
-const pointed = (p: unknown): string | undefined => {
-  const ptr = typeof p === 'string' ? p : (p as { use?: unknown } | undefined)?.use;
-  return typeof ptr === 'string' && ptr.length > 0 ? ptr.split('/').pop() : undefined;
-};
-
 /**
  * A pool's TLS as its `TLS_Client` says: verifying (`validateCertificate` true, never
  * `ignoreUntrusted` or `ignoreExpired`), with the SNI it sends and the name it checks, against its
@@ -71,12 +65,12 @@ export function parsePoolTls(pool: string, app: Json): BackendTls | undefined {
   if (typeof c.sendSNI !== 'string' || typeof c.serverName !== 'string') return undefined;
   let ca: string | undefined;
   if (c.trustCA === 'generic') ca = SYSTEM_CA;
-  else if (pointed(c.trustCA) === poolCaName(pool)) {
+  else if (pointedName(c.trustCA) === poolCaName(pool)) {
     const bundle = app[poolCaName(pool)] as Json | undefined;
     if (bundle?.class === 'CA_Bundle' && typeof bundle.bundle === 'string') ca = bundle.bundle;
   }
   if (ca === undefined) return undefined;
-  const cert = pointed(c.clientCertificate);
+  const cert = pointedName(c.clientCertificate);
   return {
     serverName: c.sendSNI,
     verifyNames: [c.serverName],

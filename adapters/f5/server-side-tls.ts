@@ -5,17 +5,12 @@
  */
 import type { L7VirtualService, Pool } from '../../src/model/types.ts';
 import { poolRefs } from '../../src/model/refs.ts';
+import { listsIRule } from './as3-text.ts';
 import type { Refs } from './app-layout.ts';
 import { renderHttpPolicy } from './http-policy.ts';
 import { serverSideTls, serverTlsRuleName } from './pool-tls.ts';
 
 type Json = Record<string, unknown>;
-
-/** The last segment of an AS3 pointer (a name, or `/tenant/application/name`). */
-const pointed = (p: unknown): string | undefined => {
-  const ptr = typeof p === 'string' ? p : (p as { use?: unknown } | undefined)?.use;
-  return typeof ptr === 'string' ? ptr.split('/').pop() : undefined;
-};
 
 /** An HTTP virtual server of ours as the device has it, for its server-side TLS. */
 export interface Wiring {
@@ -37,7 +32,7 @@ export function serverSideWired(
   owner: string,
 ): boolean {
   const rule = serverTlsRuleName(vs.name);
-  const listed = Array.isArray(o.iRules) && o.iRules.some((r) => pointed(r) === rule);
+  const listed = listsIRule(o, rule);
   // Most services send to no TLS pool: nothing to render to know that.
   if (!poolRefs(vs).some((p) => pools.get(p)?.backendTls)) return o.clientTLS === undefined && !listed;
   const { splitFrom } = renderHttpPolicy(vs, owner, refs.pool, pools);

@@ -11,6 +11,7 @@ import type {
   PathType,
   SniRoute,
 } from '../../src/model/types.ts';
+import { pointedName } from './as3-text.ts';
 import { clientValidationOf, subjectHeaderOf } from './client-tls.ts';
 import { placementRead } from './placement.ts';
 import { metaValue } from './pool-objects.ts';
@@ -18,15 +19,7 @@ import { metaValue } from './pool-objects.ts';
 type Json = Record<string, unknown>;
 
 /** The pool a pointer names: by name, or by `/tenant/application/name` (its last segment). */
-export const usedPool = (p: unknown): string | undefined => {
-  const ptr =
-    typeof p === 'string'
-      ? p
-      : typeof (p as { use?: unknown })?.use === 'string'
-        ? (p as { use: string }).use
-        : undefined;
-  return ptr?.startsWith('/') ? ptr.split('/').pop() : ptr;
-};
+export const usedPool = pointedName;
 
 /** The routes as applied, from the service's metadata (undefined: not written by this version). */
 function storedRoutes(o: Json, policy: Json | undefined): HttpRoute[] | undefined {
