@@ -32,7 +32,11 @@ export function desiredOf(changes: readonly CoreChange[]): [Pool[], VirtualServi
 export function bundlesOf(pools: Iterable<Pool>, vss: Iterable<VirtualService> = []): Set<string> {
   const out = new Set<string>();
   for (const p of pools) if (p.backendTls && p.backendTls.ca !== SYSTEM_CA) out.add(p.backendTls.ca);
-  for (const v of vss) if (v.kind === 'l7' && v.clientValidation) out.add(v.clientValidation.ca);
+  for (const v of vss) {
+    if (v.kind !== 'l7') continue;
+    if (v.clientValidation) out.add(v.clientValidation.ca);
+    for (const h of v.hostClientValidation ?? []) out.add(h.ca);
+  }
   return out;
 }
 

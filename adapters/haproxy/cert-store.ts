@@ -9,12 +9,14 @@
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Certificate, VirtualService } from '../../src/model/types.ts';
+import { basename, dirname, join } from 'node:path';
+import type { Certificate, HostClientValidation, VirtualService } from '../../src/model/types.ts';
 import type { Change, CoreChange } from '../../src/adapter/changes.ts';
 import type { ApplyResult } from '../../src/adapter/contract.ts';
 import { AdapterError, type AdapterErrorCode, isTerminalCode } from '../../src/adapter/errors.ts';
 import { socketCommand } from './process.ts';
+import { caFile } from './config.ts';
+import { crtListOf, crtListText, hostValidationOf } from './crt-list.ts';
 
 /** What the sidecar holds: the model's fields but the PEM texts, and where the key starts in the file. */
 type Stored = Omit<Certificate, 'certPem' | 'keyPem'> & {
@@ -100,12 +102,36 @@ export class CertStore {
    * written before a check or reload reads them.
    */
   writeCrtLists(vss: Iterable<VirtualService>): void {
+    const names = new Map(this.read().map((c) => [c.name, c.sniNames]));
     for (const v of vss) {
-      const certs = crtListOf(v);
-      if (!certs) continue;
+      const text = crtListText(v, {
+        pemFile: (n) => this.pemFile(n),
+        caFile: (ca) => caFile(ca, this.dir),
+        sniNames: (n) => names.get(n),
+      });
+      if (text === undefined) continue;
       this.ensureDir();
-      writeFileSync(this.crtList(v.name), certs.map((n) => `${this.pemFile(n)}\n`).join(''));
+      writeFileSync(this.crtList(v.name), text);
     }
+  }
+
+  /** The hosts a frontend's crt-list asks client certificates for (crt-list.ts), as read. */
+  hostValidation(vs: string, ca: (file: string) => string | undefined): HostClientValidation[] | undefined {
+    let text: string;
+    try {
+      text = readFileSync(this.crtList(vs), 'utf8');
+    } catch {
+      return undefined;
+    }
+    return hostValidationOf(text, {
+      certificate: (file) =>
+        dirname(file) === this.dir &&
+        file.endsWith('.pem') &&
+        existsSync(join(this.dir, `${basename(file, '.pem')}.json`))
+          ? basename(file, '.pem')
+          : undefined,
+      ca,
+    });
   }
 
   /**
@@ -187,17 +213,13 @@ export async function applyAround(
 }
 
 /**
- * The certificates of a frontend's crt-list: an HTTPS one's, a TLS one's in Terminate mode; none
- * for a frontend that terminates no TLS.
+ * A frontend as far as a reload is concerned: one terminating TLS with its default certificate
+ * only, where the others change at runtime; one asking client certificates for some hosts keeps
+ * them all (its crt-list's lines name hosts, so any change of them reloads).
  */
-export function crtListOf(v: VirtualService | undefined): string[] | undefined {
-  if (v?.kind === 'l7') return v.protocol === 'HTTPS' ? (v.certificates ?? []) : undefined;
-  return v?.certificates;
-}
-
-/** A frontend as far as a reload is concerned: one terminating TLS with its default certificate only. */
 export function withoutExtraCertificates(v: VirtualService): VirtualService {
   const certs = crtListOf(v);
+  if (v.kind === 'l7' && v.hostClientValidation) return v;
   return certs ? { ...v, certificates: certs.slice(0, 1) } : v;
 }
 

@@ -83,6 +83,16 @@ export function misdirectedRules(v: L7VirtualService, out: GatewayRules): HttpRu
     action: { type: 'return', status: 421 },
     cond: '{ ssl_fc_sni -m found } !{ var(txn.npl_lsni),strcmp(txn.npl_lhost) eq 0 }',
   });
+  // A host asking client certificates (hostClientValidation) is never reached over a handshake
+  // without a server name either: that one asked nothing.
+  const asking = new Set((v.hostClientValidation ?? []).map((h) => h.host));
+  hosts.forEach((h, i) => {
+    if (asking.has(h))
+      rules.push({
+        action: { type: 'return', status: 421 },
+        cond: `!{ ssl_fc_sni -m found } { var(txn.npl_lhost) -m str l${i} }`,
+      });
+  });
   return rules;
 }
 

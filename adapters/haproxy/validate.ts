@@ -12,6 +12,7 @@ import type { CoreChange as Change } from '../../src/adapter/changes.ts';
 import { poolRefs } from '../../src/model/refs.ts';
 import { nameProblem } from './encode.ts';
 import { FETCH_NAME } from './http-routes.ts';
+import { FILTER_HOST } from './crt-list.ts';
 
 export type Fail = ApplyError;
 
@@ -52,6 +53,18 @@ export function changeProblem(
   if (v.kind === 'l4' && v.protocol === 'UDP') {
     return { code: 'Unsupported', message: `HAProxy does not balance UDP (${c.name})`, terminal: true };
   }
+  // A host asking client certificates is a crt-list filter as it is (crt-list.ts): a DNS name's
+  // characters only, served with one of the frontend's own certificates.
+  const asked = v.kind === 'l7' ? (v.hostClientValidation ?? []) : [];
+  const badHost = asked.find(
+    (h) => !FILTER_HOST.test(h.host) || !(v.kind === 'l7' && v.certificates?.includes(h.certificate)),
+  );
+  if (badHost)
+    return {
+      code: 'Invalid',
+      message: `${c.name}: client certificates for host ${JSON.stringify(badHost.host.slice(0, 64))}: not a DNS name, or its certificate ${JSON.stringify(badHost.certificate.slice(0, 64))} is not one of the frontend's`,
+      terminal: true,
+    };
   if (v.kind === 'l7') {
     const nul = v.routes.find((r) => JSON.stringify(r).includes('\\u0000'));
     if (nul) return { code: 'Invalid', message: `${c.name}: a route holds a NUL byte`, terminal: true };

@@ -174,6 +174,13 @@ export interface HttpCapabilities {
    */
   clientValidation?: boolean;
   /**
+   * Client certificates asked for some hosts of a shared HTTPS virtual service alone
+   * (L7VirtualService.hostClientValidation: an Ingress's `npl-lb.io/client-ca`), chosen by the TLS
+   * server name; needs `misdirectedRequests` too, so a Host other than the name asked is answered
+   * 421. Absent: an Ingress asking for them is not served (never to clients without one).
+   */
+  clientValidationByHost?: boolean;
+  /**
    * A request whose TLS server name selects another HTTPS listener than its Host is answered 421
    * (L7VirtualService.listenerHosts), so HTTP/2 may be offered on HTTPS listeners (a client reuses
    * a connection for any name its certificate covers). Absent: not checked.

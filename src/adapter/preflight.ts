@@ -43,6 +43,14 @@ export function capabilityProblem(c: Change, caps: Capabilities, adapter: string
     return refuse(
       `client certificate validation is not served by the ${adapter} adapter (Capabilities.http.clientValidation)`,
     );
+  if (
+    vs.kind === 'l7' &&
+    vs.hostClientValidation &&
+    !(caps.http?.clientValidationByHost && caps.http.misdirectedRequests)
+  )
+    return refuse(
+      `client certificates for some hosts alone are not served by the ${adapter} adapter (Capabilities.http.clientValidationByHost)`,
+    );
   if (vs.kind === 'l7' && vs.clientValidation?.subjectHeader && !caps.http?.clientSubjectHeader)
     return refuse(
       `a verified client's subject is not sent to members by the ${adapter} adapter (Capabilities.http.clientSubjectHeader)`,

@@ -44,6 +44,11 @@ export const SERVER_TIMEOUT_ANNOTATION = 'npl-lb.io/server-timeout-seconds';
 export const BACKEND_PROTOCOL_ANNOTATION = 'npl-lb.io/backend-protocol';
 export const BACKEND_SERVER_NAME_ANNOTATION = 'npl-lb.io/backend-tls-server-name';
 export const BACKEND_CA_ANNOTATION = 'npl-lb.io/backend-tls-ca';
+/**
+ * On an Ingress: client certificates asked for its hosts on HTTPS (src/source/ingress/client-ca.ts):
+ * the name of a ConfigMap of its namespace whose `ca.crt` a client's certificate must chain to.
+ */
+export const CLIENT_CA_ANNOTATION = 'npl-lb.io/client-ca';
 /** On an IngressClass: the cluster's default class. */
 export const DEFAULT_INGRESS_CLASS_ANNOTATION = 'ingressclass.kubernetes.io/is-default-class';
 

@@ -23,6 +23,11 @@ export const EventReasons = {
   // does not parse, a CA that does not resolve, a load balancer that speaks no TLS to members);
   // none of their rules is served (never in clear text where TLS was asked).
   InvalidBackendTLS: 'InvalidBackendTLS',
+  // The controller, on Ingresses: their client-certificate annotation cannot be used (a CA that
+  // does not resolve, a load balancer that cannot ask per host), or a host of theirs cannot ask
+  // it (no certificate, another Ingress's CA on it); those rules are not served (never to clients
+  // without a certificate where one was asked).
+  InvalidClientCA: 'InvalidClientCA',
   // The controller, on Ingresses: their IngressClass's spec.parameters cannot be used; the class's
   // virtual services are not programmed (never placed elsewhere than asked).
   InvalidParameters: 'InvalidParameters',

@@ -137,17 +137,24 @@ function preflightOutcome(route: HttpRoute, req: HttpRequest): HttpOutcome | und
     : { status: 403, route };
 }
 
+/**
+ * A request whose connection's server name selects another listener than its Host (HTTP/2
+ * connection reuse across names a certificate covers): 421, whatever the routes say. A host asking
+ * client certificates (hostClientValidation) is not reached over a handshake without a server name
+ * either: that one asked nothing.
+ */
+function misdirected(vs: L7VirtualService, req: HttpRequest, host: string): boolean {
+  const hosts = vs.listenerHosts;
+  if (!hosts) return false;
+  if (req.sni !== undefined) return listenerOf(hosts, bareHost(req.sni)) !== listenerOf(hosts, host);
+  const selected = listenerOf(hosts, host);
+  return (vs.hostClientValidation ?? []).some((h) => h.host === selected);
+}
+
 /** `pick` in [0, 1) chooses among weighted backends (a test passes it; Math.random otherwise). */
 export function resolveRequest(vs: L7VirtualService, req: HttpRequest, pick = Math.random()): HttpOutcome {
   const host = bareHost(req.host);
-  // A request whose connection's server name selects another listener than its Host (HTTP/2
-  // connection reuse across names a certificate covers): 421, whatever the routes say.
-  if (
-    vs.listenerHosts &&
-    req.sni !== undefined &&
-    listenerOf(vs.listenerHosts, bareHost(req.sni)) !== listenerOf(vs.listenerHosts, host)
-  )
-    return { status: 421 };
+  if (misdirected(vs, req, host)) return { status: 421 };
   let best = -1;
   for (const r of vs.routes) best = Math.max(best, rankOf(r, host));
   const candidates = best < 0 ? [] : vs.routes.filter((r) => rankOf(r, host) === best);

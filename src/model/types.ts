@@ -179,6 +179,23 @@ export interface ClientValidation {
   subjectHeader?: string;
 }
 
+/**
+ * Client certificates asked for one host of a shared HTTPS virtual service (an Ingress's
+ * `npl-lb.io/client-ca`): a handshake whose TLS server name is `host` is served `certificate` and
+ * must present a client certificate chaining to `ca` (no fallback). The virtual service's
+ * `listenerHosts` name every host it serves, so a request whose Host is another host than its TLS
+ * server name selects is answered 421 and cannot reach this host's routes over a handshake that
+ * asked nothing.
+ */
+export interface HostClientValidation {
+  /** A host of the service's routes, lower case (`*.example.com`: a wildcard host). */
+  host: string;
+  /** The Certificate (by name, one of the service's `certificates`) served for it. */
+  certificate: string;
+  /** The CA bundle (PEM, parsed at the validation boundary) a client's certificate must chain to. */
+  ca: string;
+}
+
 /** A TLS passthrough route: connections whose ClientHello names `host` go to `pool`, still encrypted. */
 export interface SniRoute {
   /** `*.example.com` covers one or more labels; the most specific host that matches wins. */
@@ -373,6 +390,8 @@ export interface L7VirtualService {
   certificates?: string[];
   /** HTTPS only: client certificates asked and verified at the handshake. Absent: none asked. */
   clientValidation?: ClientValidation;
+  /** HTTPS only: client certificates asked for some hosts alone, sorted by host. Absent: none. */
+  hostClientValidation?: HostClientValidation[];
   /**
    * HTTPS only: the hostnames of the listeners sharing the port ('' for one without), so that a
    * request whose TLS server name selects another listener than its Host is answered 421

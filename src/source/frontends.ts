@@ -20,6 +20,7 @@ import { resolveBackendPolicies } from './backend-policies.ts';
 import { ingressPolicies, poolPolicies } from './ingress/policies.ts';
 import type { SecretCertificates } from './ingress/tls.ts';
 import { ingressesByClass, ingressFrontends } from './ingress/ingresses.ts';
+import type { IngressClassContext } from './ingress/class.ts';
 import { loadBalancerServices, ourLoadBalancerServices } from './lb-services.ts';
 import { secretCertificates } from './secret-certificates.ts';
 import type { Finding, Frontends, PoolRequest, ServicePort, VipOutcome } from './types.ts';
@@ -244,6 +245,26 @@ function classDefaults(
 }
 
 /**
+ * What an Ingress's TLS annotations read: re-encryption (ingress/backend-tls.ts: the CA
+ * ConfigMaps, what the device verifies) and client certificates (ingress/client-ca.ts: asked per
+ * host, with 421 beside).
+ */
+function ingressTlsAnnotations(
+  view: ClusterView,
+  lb: LoadBalancerInfo,
+): Pick<IngressClassContext, 'backendTls' | 'clientCa'> {
+  const configMap = caConfigMapLookup(view.configMaps);
+  return {
+    backendTls: { configMap, can: lb.caps.http?.backendTls, adapter: lb.name },
+    clientCa: {
+      configMap,
+      can: lb.caps.http?.clientValidationByHost === true && lb.caps.http.misdirectedRequests === true,
+      adapter: lb.name,
+    },
+  };
+}
+
+/**
  * The address families the load balancer can serve here, and the functions that ask for each kind
  * of pool (L4, HTTP, HTTP/2, TLS to members), recording every request in `requests`.
  */
@@ -305,12 +326,7 @@ export function desiredFrontends(
     poolFor: httpPoolFor,
     certificateOf,
     parametersOfClass: (cls) => ingressClassParameters(view, resolve, cls),
-    // Re-encryption by annotation (ingress/backend-tls.ts): the CA ConfigMaps, what the device verifies.
-    backendTls: {
-      configMap: caConfigMapLookup(view.configMaps),
-      can: lb.caps.http?.backendTls,
-      adapter: lb.name,
-    },
+    ...ingressTlsAnnotations(view, lb),
     tlsPoolFor,
   });
   const gateways = gatewaysFromView(view, cfg, lb, {

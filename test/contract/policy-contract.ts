@@ -29,7 +29,7 @@ import {
   sync,
 } from './adapter-contract.ts';
 import { caBundle } from '../../src/source/gateway/backend-tls.ts';
-import { testAuthority } from '../support/certs.ts';
+import { modelCertificate, testAuthority } from '../support/certs.ts';
 
 /**
  * Applies `s`, checks that it reads back as applied and that a new adapter on the device (a
@@ -281,6 +281,84 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
       at({ ca: pem(one.cert), insecureFallback: true }),
       ...(first.capabilities().http?.clientSubjectHeader ? [subject] : []),
       at({ ca: pem(`${one.cert}${two.cert}`), insecureFallback: false }),
+      at(),
+    ]) {
+      const r = await sync(second, next);
+      allApplied(r);
+      assert.deepEqual(
+        r.changes.map((c) => `${c.op} ${c.kind}`),
+        ['update virtualService'],
+      );
+      assert.deepEqual(plan(next, await second.observe()).changes, [], 'observed as applied');
+    }
+  });
+
+  it('carries client certificates for some hosts alone if it declares it (an Ingress’s npl-lb.io/client-ca): applied, observed back after a restart with nothing to write, a new CA and another host in place, removed; refused by name where it does not', async (t) => {
+    const h = await guarded();
+    t.after(() => h.close());
+    const first = await h.adapter('c1');
+    if (!first.capabilities().certificates) {
+      t.skip('no certificates: no HTTPS virtual service to ask clients at');
+      return;
+    }
+    const [secure, open, one, two] = await Promise.all([
+      modelCertificate('c1--shop.secure-tls', ['secure.example.com']),
+      modelCertificate('c1--shop.open-tls', ['open.example.com']),
+      testAuthority('clients one'),
+      testAuthority('clients two'),
+    ]);
+    const pem = (text: string) => {
+      const b = caBundle(text);
+      if (!('pem' in b)) throw new Error(b.problem);
+      return b.pem;
+    };
+    const web = pool('c1--shop-web-80.l7', [['192.0.2.1', 61000, 'n1']]);
+    const route = (host: string) => ({
+      host,
+      path: '/',
+      pathType: 'Prefix' as const,
+      pool: web.name,
+      source: `Ingress shop/${host}`,
+    });
+    const at = (asked?: { host: string; ca: string }[]): LbState => {
+      const vs = httpsVs('c1--ingress-npl_https', web.name, [secure.name, open.name]) as L7VirtualService;
+      return {
+        pools: [web],
+        virtualServices: [
+          {
+            ...vs,
+            routes: [route('open.example.com'), route('secure.example.com')],
+            ...(asked
+              ? {
+                  hostClientValidation: asked.map((a) => ({
+                    host: a.host,
+                    certificate: a.host.startsWith('secure') ? secure.name : open.name,
+                    ca: pem(a.ca),
+                  })),
+                  listenerHosts: ['', 'open.example.com', 'secure.example.com'],
+                }
+              : {}),
+          },
+        ],
+        certificates: [secure, open],
+      };
+    };
+    const asked = at([{ host: 'secure.example.com', ca: one.cert }]);
+    const caps = first.capabilities().http;
+    if (!caps?.clientValidationByHost || !caps.misdirectedRequests) {
+      // The core never sends it (the Ingress is refused at the source): if it came, it is refused.
+      const r = await sync(first, asked);
+      assert.deepEqual(r.failed, ['create virtualService c1--ingress-npl_https'], r.why.join('; '));
+      assert.match(r.why.join(), /client certificates for some hosts alone are not served/);
+      return;
+    }
+    const second = await throughRestart(h, first, asked);
+    for (const next of [
+      at([{ host: 'secure.example.com', ca: `${one.cert}${two.cert}` }]),
+      at([
+        { host: 'open.example.com', ca: two.cert },
+        { host: 'secure.example.com', ca: one.cert },
+      ]),
       at(),
     ]) {
       const r = await sync(second, next);

@@ -5,7 +5,7 @@
  * certificates an HTTPS frontend gains or loses past its default, at runtime) and after it (crt-lists
  * no frontend binds), and the device view once it is committed.
  */
-import { crtListOf } from '../cert-store.ts';
+import { crtListOf } from '../crt-list.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { CoreChange as Change } from '../../../src/adapter/changes.ts';
 import { normalizeVirtualService } from '../../../src/model/normalize.ts';

@@ -3,16 +3,33 @@
  * rule, and, when some Ingress has a `tls:` section with a good Secret, the shared HTTPS one on
  * the same VIP with the rules of those hosts and their certificates (the default first). Pure.
  */
-import { SOURCE_RANGES_ANNOTATION, SSL_REDIRECT_ANNOTATION } from '../../kube/annotations.ts';
+import {
+  CLIENT_CA_ANNOTATION,
+  SOURCE_RANGES_ANNOTATION,
+  SSL_REDIRECT_ANNOTATION,
+} from '../../kube/annotations.ts';
 import { EventReasons } from '../../kube/event-reasons.ts';
 import type { Ingress, Service } from '../../kube/objects.ts';
 import { l7HttpsName, l7Name } from '../../model/names.ts';
-import type { BackendTls, Certificate, HttpRoute, L7VirtualService } from '../../model/types.ts';
+import type {
+  BackendTls,
+  Certificate,
+  HostClientValidation,
+  HttpRoute,
+  L7VirtualService,
+} from '../../model/types.ts';
 import type { Resolved } from '../gateway/parameters.ts';
 import type { Finding, SourceStatus } from '../types.ts';
 import { ingressRoutes } from './routes.ts';
 import { ingressSourceRanges } from './source-ranges.ts';
 import { ingressBackendTls } from './backend-tls.ts';
+import {
+  type ClientCaClaims,
+  clientCaClaims,
+  clientCaFinding,
+  type ClientCaContext,
+  ingressClientCa,
+} from './client-ca.ts';
 import { certificateForHost, ingressTls, type SecretCertificates } from './tls.ts';
 
 type ServicePort = Service['spec']['ports'][number];
@@ -30,6 +47,8 @@ export interface IngressClassContext {
   backendTls?: Parameters<typeof ingressBackendTls>[1];
   /** A Service port's pool spoken to over TLS; absent where the load balancer cannot. */
   tlsPoolFor?: ((svc: Service, port: ServicePort, tls: BackendTls) => string) | undefined;
+  /** What client-certificate annotations read (ingress/client-ca.ts); absent: none is. */
+  clientCa?: ClientCaContext;
 }
 
 export interface IngressClassResult {
@@ -124,12 +143,22 @@ function classVirtualServices(o: {
   httpsName: string;
   routes: HttpRoute[];
   secure: HttpRoute[];
-  defaultPool: string | undefined;
-  secureDefault: string | undefined;
+  defaultPool?: string | undefined;
+  secureDefault?: string | undefined;
   certs: Map<string, Certificate>;
   ctx: IngressClassContext;
+  hostClientValidation: HostClientValidation[];
 }): L7VirtualService[] {
   const { cls, vip, name, httpsName, routes, secure, defaultPool, secureDefault, certs, ctx } = o;
+  // Hosts asking client certificates: the handshake's server name must select the Host's own
+  // (every host listed, so a name that asks nothing cannot reach a host that asks: 421).
+  const asking =
+    o.hostClientValidation.length > 0
+      ? {
+          hostClientValidation: o.hostClientValidation,
+          listenerHosts: [...new Set(['', ...secure.map((r) => r.host)])].sort(),
+        }
+      : {};
   const virtualServices: L7VirtualService[] = [];
   if (routes.length > 0 || defaultPool) {
     const base = { kind: 'l7', vip, ingressClass: cls } as const;
@@ -144,10 +173,103 @@ function classVirtualServices(o: {
         defaultPool: secureDefault,
         protocol: 'HTTPS',
         certificates: names,
+        ...asking,
       });
     }
   }
   return virtualServices;
+}
+
+/** One Ingress as read: its routes, certificates, redirect and client CA, findings said once. */
+interface ReadIngress {
+  ing: Ingress;
+  key: string;
+  r: ReturnType<typeof ingressRoutes>;
+  tls: ReturnType<typeof ingressTls>;
+  redirect: boolean;
+  clientCa: string | undefined;
+}
+
+function readIngress(
+  ing: Ingress,
+  ctx: IngressClassContext,
+  defaultFrom: string | undefined,
+  findings: Finding[],
+): ReadIngress {
+  const r = filteredRoutes(ing, ctx, defaultFrom, findings);
+  const tls = ingressTls(ing, ctx.certificateOf);
+  const redirect = sslRedirect(ing, findings);
+  const ca = ctx.clientCa ? ingressClientCa(ing, ctx.clientCa, findings) : undefined;
+  findings.push(...r.findings, ...tls.findings);
+  // Client certificates asked and not to be had: none of its rules is served.
+  if (ca === 'refused')
+    return {
+      ing,
+      key: key(ing.metadata),
+      r: { ...r, routes: [], defaultPool: undefined },
+      tls,
+      redirect,
+      clientCa: undefined,
+    };
+  return { ing, key: key(ing.metadata), r, tls, redirect, clientCa: ca };
+}
+
+/** What the class's Ingresses add up to, one after another (placeIngress). */
+interface ClassParts {
+  routes: HttpRoute[];
+  secure: HttpRoute[];
+  certs: Map<string, Certificate>;
+  defaultPool?: string;
+  secureDefault?: string;
+}
+
+/**
+ * One Ingress's rules placed on the class's services: on HTTPS where its host has a certificate
+ * (the plain twin redirected where asked, or where the host asks client certificates), on HTTP
+ * only otherwise; its default backend unless it asks client certificates. Whether it is on HTTPS.
+ */
+function placeIngress(
+  one: ReadIngress,
+  claims: ClientCaClaims,
+  parts: ClassParts,
+  httpsPort: number,
+  findings: Finding[],
+): boolean {
+  const { ing, r, tls, redirect, clientCa } = one;
+  let onHttps = false;
+  const plain = new Set<string>();
+  for (const route of claims.servable(r.routes)) {
+    const cert = certificateForHost(tls, route.host);
+    const asked = claims.hosts.has(route.host);
+    if (!cert) {
+      // A host asking client certificates is never served in clear text.
+      parts.routes.push(asked ? toHttps(route, httpsPort) : route);
+      if (!asked) plain.add(route.host || '*');
+      continue;
+    }
+    parts.certs.set(cert.name, cert);
+    parts.secure.push(route);
+    onHttps = true;
+    // Its plain-HTTP twin answers with a redirect to the same URL over HTTPS.
+    parts.routes.push(redirect || asked ? toHttps(route, httpsPort) : route);
+  }
+  if (redirect && plain.size > 0) findings.push(notRedirected(ing, plain));
+  if (r.defaultPool && clientCa !== undefined)
+    findings.push(
+      clientCaFinding(
+        ing,
+        `spec.defaultBackend is not served: the class's default backend takes requests of any host, and ${CLIENT_CA_ANNOTATION} asks client certificates for this Ingress's hosts`,
+      ),
+    );
+  else if (r.defaultPool) {
+    parts.defaultPool = r.defaultPool;
+    if (tls.all) {
+      parts.certs.set(tls.all.name, tls.all);
+      parts.secureDefault = r.defaultPool;
+      onHttps = true;
+    }
+  }
+  return onHttps;
 }
 
 export function ingressClassServices(
@@ -159,65 +281,31 @@ export function ingressClassServices(
   const { vip, problem, reason } = vipResult;
   const name = l7Name(ctx.cluster, cls);
   const httpsName = l7HttpsName(ctx.cluster, cls);
-  const routes: HttpRoute[] = [];
-  const secure: HttpRoute[] = [];
-  const certs = new Map<string, Certificate>();
-  let defaultPool: string | undefined;
-  let defaultFrom: string | undefined;
-  let secureDefault: string | undefined;
+  const parts: ClassParts = { routes: [], secure: [], certs: new Map() };
   const findings: Finding[] = [];
   const ingresses = new Map<string, SourceStatus>();
+  const read: ReadIngress[] = [];
+  let defaultFrom: string | undefined;
   for (const ing of [...ings].sort((a, b) => (key(a.metadata) < key(b.metadata) ? -1 : 1))) {
-    const r = filteredRoutes(ing, ctx, defaultFrom, findings);
-    const tls = ingressTls(ing, ctx.certificateOf);
-    const redirect = sslRedirect(ing, findings);
-    let onHttps = false;
-    const plain = new Set<string>();
-    for (const route of r.routes) {
-      const cert = certificateForHost(tls, route.host);
-      if (!cert) {
-        routes.push(route);
-        plain.add(route.host || '*');
-        continue;
-      }
-      certs.set(cert.name, cert);
-      secure.push(route);
-      onHttps = true;
-      // Its plain-HTTP twin answers with a redirect to the same URL over HTTPS.
-      routes.push(redirect ? toHttps(route, ctx.httpsPort) : route);
-    }
-    if (redirect && plain.size > 0) findings.push(notRedirected(ing, plain));
-    if (r.defaultPool) {
-      defaultPool = r.defaultPool;
-      defaultFrom = key(ing.metadata);
-      if (tls.all) {
-        certs.set(tls.all.name, tls.all);
-        secureDefault = r.defaultPool;
-        onHttps = true;
-      }
-    }
-    findings.push(...r.findings, ...tls.findings);
-    ingresses.set(key(ing.metadata), {
+    const one = readIngress(ing, ctx, defaultFrom, findings);
+    if (one.r.defaultPool && one.clientCa === undefined) defaultFrom = one.key;
+    read.push(one);
+  }
+  // The hosts whose handshakes ask client certificates, and what each Ingress of them may serve.
+  const claims = clientCaClaims(read, findings);
+  for (const one of read) {
+    const onHttps = placeIngress(one, claims, parts, ctx.httpsPort, findings);
+    ingresses.set(one.key, {
       vip,
       virtualServices: vip ? (onHttps ? [name, httpsName] : [name]) : [],
       problem,
       reason,
     });
   }
+  const hostClientValidation = [...claims.hosts.values()].sort((a, b) => (a.host < b.host ? -1 : 1));
   const virtualServices = vip
-    ? classVirtualServices({
-        cls,
-        vip,
-        name,
-        httpsName,
-        routes,
-        secure,
-        defaultPool,
-        secureDefault,
-        certs,
-        ctx,
-      })
+    ? classVirtualServices({ cls, vip, name, httpsName, ...parts, ctx, hostClientValidation })
     : [];
-  const certificates = virtualServices.length > 1 ? [...certs.values()] : [];
+  const certificates = virtualServices.length > 1 ? [...parts.certs.values()] : [];
   return { virtualServices, certificates, ingresses, findings };
 }

@@ -96,3 +96,28 @@ describe('misdirected requests (421)', () => {
     );
   });
 });
+
+describe('hosts asking client certificates (hostClientValidation)', () => {
+  const asking = (): L7VirtualService => ({
+    ...vs(['', '*.wildcard.org', 'fourth-example.wildcard.org', 'second-example.org']),
+    hostClientValidation: [{ host: '*.wildcard.org', certificate: 'c', ca: 'CA' }],
+  });
+  const at = (host: string, sni?: string) =>
+    resolveRequest(asking(), {
+      host,
+      path: '/detect-misdirected-requests',
+      ...(sni !== undefined ? { sni } : {}),
+    }).status;
+
+  it('a handshake without a server name never reaches a host that asks: 421; other hosts as before', () => {
+    assert.equal(at('a.wildcard.org'), 421);
+    assert.equal(at('second-example.org'), 200);
+    assert.equal(at('fourth-example.wildcard.org'), 200, 'an exact host beside the wildcard asks nothing');
+  });
+
+  it('a handshake for another name is 421 as for any listener; its own name is served', () => {
+    assert.equal(at('a.wildcard.org', 'second-example.org'), 421);
+    assert.equal(at('a.wildcard.org', 'fourth-example.wildcard.org'), 421);
+    assert.equal(at('a.wildcard.org', 'b.wildcard.org'), 200);
+  });
+});

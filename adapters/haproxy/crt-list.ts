@@ -1,0 +1,74 @@
+/**
+ * The text of a frontend's crt-list on the runtime transport, and what it says back. A line per
+ * certificate, the default first (HAProxy picks by SNI from the certificates' own names). Hosts
+ * asking client certificates (L7VirtualService.hostClientValidation) get a line each, after the
+ * others: `<cert> [ca-file <bundle> verify required] <host>`, the certificate served for that
+ * server name and the CA its clients' certificates must chain to. HAProxy takes the first line of
+ * an exact name, so a certificate's own line then names its names but those hosts as filters (a
+ * wildcard is looked up after every exact name, so it never hides one); a default certificate with
+ * no name left keeps its first line with a negative filter alone (the default for a handshake
+ * without a server name, asking nothing: its requests reach no host that asks, by the 421 rule).
+ */
+import type { HostClientValidation, VirtualService } from '../../src/model/types.ts';
+
+/** What the text is written with: the files of certificates and CA bundles, a certificate's names. */
+export interface CrtListFiles {
+  pemFile(name: string): string;
+  caFile(ca: string): string;
+  /** A certificate's SNI names (undefined: not known). */
+  sniNames(name: string): readonly string[] | undefined;
+}
+
+/** A host as it may stand in a crt-list's filter (a DNS name or a wildcard one; the source checks it). */
+export const FILTER_HOST = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+
+const VERIFY = 'verify required';
+
+/**
+ * The certificates of a frontend's crt-list: an HTTPS one's, a TLS one's in Terminate mode; none
+ * for a frontend that terminates no TLS.
+ */
+export function crtListOf(v: VirtualService | undefined): string[] | undefined {
+  if (v?.kind === 'l7') return v.protocol === 'HTTPS' ? (v.certificates ?? []) : undefined;
+  return v?.certificates;
+}
+
+/** The crt-list of a frontend that terminates TLS; undefined for one that does not. */
+export function crtListText(v: VirtualService, f: CrtListFiles): string | undefined {
+  const certs = crtListOf(v);
+  if (!certs) return undefined;
+  const asked = v.kind === 'l7' ? (v.hostClientValidation ?? []) : [];
+  if (asked.length === 0) return certs.map((n) => `${f.pemFile(n)}\n`).join('');
+  const hosts = new Set(asked.map((h) => h.host));
+  const lines = certs.flatMap((n, i) => {
+    const names = f.sniNames(n) ?? [];
+    if (!names.some((x) => hosts.has(x))) return [f.pemFile(n)];
+    const rest = names.filter((x) => !hosts.has(x));
+    if (rest.length > 0) return [`${f.pemFile(n)} ${rest.join(' ')}`];
+    return i === 0 ? [`${f.pemFile(n)} !${names[0]!}`] : [];
+  });
+  for (const h of asked)
+    lines.push(`${f.pemFile(h.certificate)} [ca-file ${f.caFile(h.ca)} ${VERIFY}] ${h.host}`);
+  return lines.map((l) => `${l}\n`).join('');
+}
+
+const ASKING = /^(\S+) \[ca-file (\S+) verify required\] (\S+)$/;
+
+/**
+ * The hosts a crt-list asks client certificates for, from its own lines (what crtListText writes:
+ * another option, or a file that is not ours, reads as none, and the frontend is written again).
+ */
+export function hostValidationOf(
+  text: string,
+  read: { certificate(file: string): string | undefined; ca(file: string): string | undefined },
+): HostClientValidation[] | undefined {
+  const out: HostClientValidation[] = [];
+  for (const line of text.split('\n')) {
+    const m = ASKING.exec(line.trim());
+    if (!m || !FILTER_HOST.test(m[3]!)) continue;
+    const certificate = read.certificate(m[1]!);
+    const ca = read.ca(m[2]!);
+    if (certificate !== undefined && ca !== undefined) out.push({ host: m[3]!, certificate, ca });
+  }
+  return out.length > 0 ? out.sort((a, b) => (a.host < b.host ? -1 : 1)) : undefined;
+}
