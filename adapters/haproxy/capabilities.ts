@@ -39,8 +39,8 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
     // transports: the Data Plane's bind fields).
     clientValidation: true,
     // Some hosts alone (an Ingress's npl-lb.io/client-ca): a crt-list line of their own with
-    // `[ca-file ... verify required]` and the host as its SNI filter (crt-list.ts; runtime
-    // transport only: the Data Plane transport's crt-lists name certificates alone).
+    // `[ca-file ... verify required]` and the host as its SNI filter (crt-list.ts; both
+    // transports: the Data Plane's crt-list in its storage, the CA in storage/general).
     clientValidationByHost: true,
     // 421 for a request whose TLS server name selects another HTTPS listener than its Host:
     // `ssl_fc_sni` and the Host each matched to a listener, compared (http-routes.ts).
@@ -96,5 +96,4 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
  * statuses are the backend's http_checks, SourceIP persistence its stick_table and stick_rules, a
  * route's timeout a frontend set-var and the backend's set-timeout rule (layout.ts).
  */
-const { clientValidationByHost: _byHost, ...dataplaneHttp } = HAPROXY_CAPABILITIES.http!;
-export const DATAPLANE_CAPABILITIES: Capabilities = { ...HAPROXY_CAPABILITIES, http: dataplaneHttp };
+export const DATAPLANE_CAPABILITIES: Capabilities = { ...HAPROXY_CAPABILITIES };

@@ -5,8 +5,8 @@
  * others: `<cert> [ca-file <bundle> verify required] <host>`, the certificate served for that
  * server name and the CA its clients' certificates must chain to. HAProxy takes the first line of
  * an exact name, so a certificate's own line then names its names but those hosts as filters (a
- * wildcard is looked up after every exact name, so it never hides one); a default certificate with
- * no name left keeps its first line with a negative filter alone (the default for a handshake
+ * wildcard is looked up after every exact name, so it never hides one); a certificate with no name
+ * left keeps its line with a negative filter alone (the first is the default for a handshake
  * without a server name, asking nothing: its requests reach no host that asks, by the 421 rule).
  */
 import type { HostClientValidation, VirtualService } from '../../src/model/types.ts';
@@ -40,12 +40,13 @@ export function crtListText(v: VirtualService, f: CrtListFiles): string | undefi
   const asked = v.kind === 'l7' ? (v.hostClientValidation ?? []) : [];
   if (asked.length === 0) return certs.map((n) => `${f.pemFile(n)}\n`).join('');
   const hosts = new Set(asked.map((h) => h.host));
-  const lines = certs.flatMap((n, i) => {
+  const lines = certs.map((n) => {
     const names = f.sniNames(n) ?? [];
-    if (!names.some((x) => hosts.has(x))) return [f.pemFile(n)];
+    if (!names.some((x) => hosts.has(x))) return f.pemFile(n);
     const rest = names.filter((x) => !hosts.has(x));
-    if (rest.length > 0) return [`${f.pemFile(n)} ${rest.join(' ')}`];
-    return i === 0 ? [`${f.pemFile(n)} !${names[0]!}`] : [];
+    // No name left: a negative filter alone (the line stays: the first is the default, and the
+    // lines without options are the certificates, in order, as read back).
+    return `${f.pemFile(n)} ${rest.length > 0 ? rest.join(' ') : `!${names[0]!}`}`;
   });
   for (const h of asked)
     lines.push(`${f.pemFile(h.certificate)} [ca-file ${f.caFile(h.ca)} ${VERIFY}] ${h.host}`);
@@ -53,6 +54,23 @@ export function crtListText(v: VirtualService, f: CrtListFiles): string | undefi
 }
 
 const ASKING = /^(\S+) \[ca-file (\S+) verify required\] (\S+)$/;
+
+/** A crt-list's lines as written: the certificates' files in order, and the asking hosts' lines. */
+export function crtListParts(text: string): {
+  files: string[];
+  asking: { file: string; caFile: string; host: string }[];
+} {
+  const files: string[] = [];
+  const asking: { file: string; caFile: string; host: string }[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line) continue;
+    const m = ASKING.exec(line);
+    if (m) asking.push({ file: m[1]!, caFile: m[2]!, host: m[3]! });
+    else if (!line.includes('[')) files.push(line.split(/\s+/)[0]!);
+  }
+  return { files, asking };
+}
 
 /**
  * The hosts a crt-list asks client certificates for, from its own lines (what crtListText writes:
@@ -63,12 +81,11 @@ export function hostValidationOf(
   read: { certificate(file: string): string | undefined; ca(file: string): string | undefined },
 ): HostClientValidation[] | undefined {
   const out: HostClientValidation[] = [];
-  for (const line of text.split('\n')) {
-    const m = ASKING.exec(line.trim());
-    if (!m || !FILTER_HOST.test(m[3]!)) continue;
-    const certificate = read.certificate(m[1]!);
-    const ca = read.ca(m[2]!);
-    if (certificate !== undefined && ca !== undefined) out.push({ host: m[3]!, certificate, ca });
+  for (const a of crtListParts(text).asking) {
+    if (!FILTER_HOST.test(a.host)) continue;
+    const certificate = read.certificate(a.file);
+    const ca = read.ca(a.caFile);
+    if (certificate !== undefined && ca !== undefined) out.push({ host: a.host, certificate, ca });
   }
   return out.length > 0 ? out.sort((a, b) => (a.host < b.host ? -1 : 1)) : undefined;
 }

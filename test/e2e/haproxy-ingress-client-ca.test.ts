@@ -1,7 +1,8 @@
 /**
  * Issue 48, item 2 (an Ingress's `npl-lb.io/client-ca`): client certificates asked for one host of
- * a shared HTTPS frontend alone, on a real HAProxy with real handshakes (runtime transport: a
- * crt-list line of the host's own with `[ca-file ... verify required]`). The host asking: a client
+ * a shared HTTPS frontend alone, on a real HAProxy with real handshakes, every transport (a
+ * crt-list line of the host's own with `[ca-file ... verify required]`: a file on the runtime
+ * transport, the Data Plane API's storage on the simulator). The host asking: a client
  * of the CA served, one of another CA or with none fails at the handshake, nothing reaches the
  * member. The host beside it serves clients without certificates. The bypass tries: a handshake
  * for the open host (or without a server name) carrying the asking host's Host header is answered
@@ -10,7 +11,7 @@
  * A hostile host (crt-list syntax in it) is refused before anything is written.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
@@ -127,6 +128,15 @@ async function get(
   });
 }
 
+/** The frontend's crt-list on the device (the runtime's certificates directory, the Data Plane's storage). */
+function crtListFile(dir: string): string {
+  const found = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) =>
+    f.endsWith(`${VS}.crtlist`),
+  );
+  assert.equal(found.length, 1, `one crt-list of ${VS} under ${dir}: ${found.join(', ')}`);
+  return join(dir, found[0]!);
+}
+
 /** Until the request answers 200 (the new workers after a reload), bounded. */
 async function served(sni: string, path: string, client?: TestCertificate): Promise<number | string> {
   let last: number | string = 'not tried';
@@ -138,7 +148,7 @@ async function served(sni: string, path: string, client?: TestCertificate): Prom
   return last;
 }
 
-for (const tr of TRANSPORTS.filter((x) => x.name === 'runtime transport'))
+for (const tr of TRANSPORTS)
   describe(
     `client certificates for one host of an Ingress class on a real HAProxy (${tr.name})`,
     { skip: haproxyMissing() },
@@ -185,7 +195,7 @@ for (const tr of TRANSPORTS.filter((x) => x.name === 'runtime transport'))
         // The crt-list line edited by hand (`verify none`): seen, and written again.
         const want = state(certs, ask(one.cert));
         await converge(adapter, want);
-        const list = join(rig.filesDir, `${VS}.crtlist`);
+        const list = crtListFile(rig.filesDir);
         const text = readFileSync(list, 'utf8');
         assert.match(text, /\[ca-file \S+ verify required\] secure\.example\.com\n/);
         writeFileSync(list, text.replace('verify required', 'verify none'));

@@ -133,10 +133,12 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
           q.add(async () => {
             // A frontend terminating TLS (HTTPS, or TLS in Terminate mode) has a crt-list.
             const https = /\bprotocol=HTTPS\b|\btls=terminate\b/.test(f.description ?? '');
+            const list = https ? await this.certs.crtListRead(f.name) : undefined;
             ownFrontends.set(f.name, {
               frontend: f,
               binds: await this.client.binds(f.name),
-              ...(https ? { certificates: await this.certs.crtListCertificates(f.name) } : {}),
+              ...(list ? { certificates: list.certificates } : {}),
+              ...(list?.asking ? { hostClientValidation: list.asking } : {}),
             });
           }),
         );

@@ -81,8 +81,14 @@ export class DpCaFiles {
 
   /** A virtual service as read from the device, its client CA the content of the file its bind names. */
   readVirtualService(v: VirtualService): VirtualService {
-    if (v.kind !== 'l7' || !v.clientValidation) return v;
-    return { ...v, clientValidation: { ...v.clientValidation, ca: this.read(v.clientValidation.ca) ?? '' } };
+    if (v.kind !== 'l7') return v;
+    const out = { ...v };
+    if (v.clientValidation)
+      out.clientValidation = { ...v.clientValidation, ca: this.read(v.clientValidation.ca) ?? '' };
+    // The hosts of its crt-list asking client certificates (crt-list.ts), likewise.
+    if (v.hostClientValidation)
+      out.hostClientValidation = v.hostClientValidation.map((h) => ({ ...h, ca: this.read(h.ca) ?? '' }));
+    return out;
   }
 
   /** A bundle's content from what a server or our note names it by (config-parse.ts CaReader). */

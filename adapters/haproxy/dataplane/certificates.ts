@@ -10,7 +10,9 @@
  * reload) and, in v3, the running HAProxy's crt-list through `runtime/ssl_crt_lists/entries`; v2
  * has no runtime crt-list endpoint, so there it costs one reload (`force_reload`).
  */
-import type { Certificate } from '../../../src/model/types.ts';
+import type { Certificate, HostClientValidation, VirtualService } from '../../../src/model/types.ts';
+import { crtListParts, crtListText, hostValidationOf } from '../crt-list.ts';
+import { FILE_PREFIX } from '../policy-read.ts';
 import { keyDigest } from '../../../src/model/normalize.ts';
 import type { Observed } from '../../../src/adapter/changes.ts';
 import { DataplaneClient, DataplaneError, type Query } from './client.ts';
@@ -48,6 +50,10 @@ export type Reloaded = string | undefined;
 export class DpCertificates {
   /** Path on the device of each certificate and crt-list we know of (storage name -> file). */
   private readonly files = new Map<string, string>();
+  /** Each certificate's SNI names (its sidecar), for crt-lists that name hosts. */
+  private readonly names = new Map<string, string[]>();
+  /** Each crt-list's text as last read or written (storage name -> text). */
+  private readonly texts = new Map<string, string>();
 
   constructor(
     private readonly client: DataplaneClient,
@@ -91,6 +97,7 @@ export class DpCertificates {
       try {
         const s = sidecarSchema.parse(JSON.parse(await this.contents('general', g.storage_name!)));
         sidecars.set(s.name, s);
+        this.names.set(s.name, s.sniNames);
       } catch {
         // Not one of ours, or half-written: left alone.
       }
@@ -139,17 +146,23 @@ export class DpCertificates {
     return this.files.get(certFileName(name));
   }
 
-  /** The certificates a frontend's crt-list names, in order (names of ours only). */
-  async crtListCertificates(vs: string): Promise<string[]> {
+  /**
+   * What a frontend's crt-list says (crt-list.ts): its certificates in order (names of ours only),
+   * and the hosts it asks client certificates for, each CA as the file it names (`file:<path>`).
+   */
+  async crtListRead(vs: string): Promise<{ certificates: string[]; asking?: HostClientValidation[] }> {
     const name = crtListName(vs);
-    if (!this.files.has(name)) return [];
+    if (!this.files.has(name)) return { certificates: [] };
     const text = await this.contents(this.v3 ? 'ssl_crt_lists' : 'general', name);
+    this.texts.set(name, text);
     const byPath = new Map([...this.files].map(([storage, file]) => [file, storage]));
-    return text
-      .split('\n')
-      .map((l) => l.trim().split(/\s+/)[0] ?? '')
-      .filter(Boolean)
-      .map((file) => (byPath.get(file) ?? file.split('/').pop() ?? '').replace(/\.pem$/, ''));
+    const certName = (file: string) =>
+      (byPath.get(file) ?? file.split('/').pop() ?? '').replace(/\.pem$/, '');
+    const asking = hostValidationOf(text, {
+      certificate: (file) => (byPath.has(file) ? certName(file) : undefined),
+      ca: (file) => `${FILE_PREFIX}${file}`,
+    });
+    return { certificates: crtListParts(text).files.map(certName), ...(asking ? { asking } : {}) };
   }
 
   /** Creates or replaces a certificate; HAProxy takes it without a reload when it can. */
@@ -166,6 +179,7 @@ export class DpCertificates {
     const stored = dpStoredFileSchema.safeParse(r.body);
     if (stored.success) this.remember(stored.data);
     await this.settle(r.headers, r.status);
+    this.names.set(c.name, c.sniNames);
     const { keyPem, certPem, ...model } = c;
     const sidecar = JSON.stringify({ owner: this.owner, ...model, certPem, keyDigest: keyDigest(keyPem) });
     await this.putGeneral(sidecarName(c.name), sidecar, this.files.has(sidecarName(c.name)), {});
@@ -211,31 +225,39 @@ export class DpCertificates {
     return this.files.get(name) ?? '';
   }
 
-  private crtListText(certs: string[]): string {
-    return certs
-      .map((c) => {
+  private crtListText(v: VirtualService, caPath: (ca: string) => string | undefined): string {
+    const text = crtListText(v, {
+      pemFile: (c) => {
         const path = this.certPath(c);
         if (!path) throw new DataplaneError(424, `certificate ${c} is not stored on the device`);
-        return `${path}\n`;
-      })
-      .join('');
+        return path;
+      },
+      caFile: (ca) => {
+        const path = caPath(ca);
+        if (!path) throw new DataplaneError(424, 'a client CA bundle is not stored on the device');
+        return path;
+      },
+      sniNames: (c) => this.names.get(c),
+    });
+    return text ?? '';
   }
 
   /**
    * Writes a frontend's crt-list before the transaction that binds it, without a reload of its
-   * own when the file exists (the commit that follows reloads). Returns its path on the device.
+   * own when the file exists (the commit that follows reloads), but where hosts asking client
+   * certificates change: those are in the crt-list alone, and the commit may change nothing
+   * (one reload of its own then). Returns its path on the device.
    */
-  async writeCrtList(vs: string, certs: string[]): Promise<string> {
-    const name = crtListName(vs);
-    const text = this.crtListText(certs);
-    if (!this.v3) return this.putGeneral(name, text, this.files.has(name), { skip_reload: true });
+  async writeCrtList(v: VirtualService, caPath: (ca: string) => string | undefined): Promise<string> {
+    const name = crtListName(v.name);
+    const text = this.crtListText(v, caPath);
+    const was = this.texts.get(name);
+    const asking = was !== undefined && was !== text && (was.includes('[') || text.includes('['));
+    const query = asking ? { force_reload: true } : { skip_reload: true };
+    this.texts.set(name, text);
+    if (!this.v3) return this.putGeneral(name, text, this.files.has(name), query);
     const r = this.files.has(name)
-      ? await this.client.send(
-          'PUT',
-          `${STORAGE}/ssl_crt_lists/${seg(name)}`,
-          { skip_reload: true },
-          { text },
-        )
+      ? await this.client.send('PUT', `${STORAGE}/ssl_crt_lists/${seg(name)}`, query, { text })
       : await this.client.send(
           'POST',
           `${STORAGE}/ssl_crt_lists`,
@@ -255,7 +277,14 @@ export class DpCertificates {
    */
   async changeCrtList(vs: string, before: string[], after: string[]): Promise<void> {
     const name = crtListName(vs);
-    const text = this.crtListText(after);
+    const text = after
+      .map((c) => {
+        const path = this.certPath(c);
+        if (!path) throw new DataplaneError(424, `certificate ${c} is not stored on the device`);
+        return `${path}\n`;
+      })
+      .join('');
+    this.texts.set(name, text);
     if (!this.v3) {
       await this.putGeneral(name, text, true, { force_reload: true });
       return;

@@ -8,6 +8,7 @@
 import { frontendOf } from '../parameters.ts';
 import type {
   ClientValidation,
+  HostClientValidation,
   HttpRoute,
   L4VirtualService,
   L7VirtualService,
@@ -46,6 +47,8 @@ export interface DeviceFrontend {
   binds: DpBind[];
   /** A TLS-terminating frontend's certificates (HTTPS, TLS in Terminate mode), in its crt-list's order. */
   certificates?: string[];
+  /** Hosts its crt-list asks client certificates for, each CA as the file named (`file:<path>`). */
+  hostClientValidation?: HostClientValidation[];
 }
 
 export interface FrontendLayout extends DeviceFrontend {
@@ -284,6 +287,7 @@ export function readVirtualService(d: DeviceFrontend): VirtualService {
     const client = readClient(bind);
     const header = dec(meta.clientSubjectHeader);
     if (client) vs.clientValidation = { ...client, ...(header ? { subjectHeader: header } : {}) };
+    if (d.hostClientValidation) vs.hostClientValidation = d.hostClientValidation;
   }
   return vs;
 }

@@ -6,6 +6,7 @@
  * no frontend binds), and the device view once it is committed.
  */
 import { crtListOf } from '../crt-list.ts';
+import { FILE_PREFIX } from '../policy-read.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { CoreChange as Change } from '../../../src/adapter/changes.ts';
 import { normalizeVirtualService } from '../../../src/model/normalize.ts';
@@ -206,7 +207,7 @@ function frontendOps(
   if (https)
     out.pre.push({
       index,
-      run: async () => void (crtList = await ctx.certs.writeCrtList(name, certificates)),
+      run: async () => void (crtList = await ctx.certs.writeCrtList(v, (ca) => ctx.layout.caPath?.(ca))),
     });
   if (wasHttps && !https) out.post.push({ index: -1, run: () => ctx.certs.removeCrtList(name) });
   ops.frontends.push({
@@ -231,7 +232,19 @@ function frontendOps(
       for (const [kind, items] of lists) {
         if (cur || items.length > 0) await ctx.client.setList(kind, tx, name, items);
       }
-      out.frontends.set(name, { frontend: f.frontend, binds: f.binds, ...(https ? { certificates } : {}) });
+      out.frontends.set(name, {
+        frontend: f.frontend,
+        binds: f.binds,
+        ...(https ? { certificates } : {}),
+        ...(v.kind === 'l7' && v.hostClientValidation
+          ? {
+              hostClientValidation: v.hostClientValidation.map((h) => ({
+                ...h,
+                ca: `${FILE_PREFIX}${ctx.layout.caPath?.(h.ca) ?? ''}`,
+              })),
+            }
+          : {}),
+      });
     },
   });
 }

@@ -2,13 +2,14 @@
  * The runtime transport's crt-list with hosts asking client certificates (crt-list.ts): HAProxy
  * takes the first line of an exact name, so a certificate's own line names its names but the
  * asking hosts, and each asking host has a line of its own with `[ca-file ... verify required]`
- * after them; a default certificate with no name left keeps the first line with a negative filter.
+ * after them; a certificate with no name left keeps its line with a negative filter alone, so the
+lines without options are the certificates in order.
  * Read back from those lines only: another option, a file not ours or a CA that cannot be read
  * reads as none.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { crtListText, hostValidationOf } from '../../../adapters/haproxy/crt-list.ts';
+import { crtListParts, crtListText, hostValidationOf } from '../../../adapters/haproxy/crt-list.ts';
 import type { L7VirtualService } from '../../../src/model/types.ts';
 
 const NAMES: Record<string, string[]> = {
@@ -63,8 +64,24 @@ describe('crt-list lines for hosts asking client certificates', () => {
     );
     assert.equal(
       text,
-      ['/d/both.pem', '/d/wild.pem [ca-file /d/ca-one.pem verify required] *.example.com', ''].join('\n'),
+      [
+        '/d/both.pem',
+        '/d/wild.pem !*.example.com',
+        '/d/wild.pem [ca-file /d/ca-one.pem verify required] *.example.com',
+        '',
+      ].join('\n'),
     );
+  });
+
+  it('the lines without options are the certificates, in order; the asking lines apart', () => {
+    const text = crtListText(
+      vs(['wild', 'secure', 'both'], [{ host: 'secure.example.com', certificate: 'secure', ca: 'one' }]),
+      files,
+    )!;
+    assert.deepEqual(crtListParts(text), {
+      files: ['/d/wild.pem', '/d/secure.pem', '/d/both.pem'],
+      asking: [{ file: '/d/secure.pem', caFile: '/d/ca-one.pem', host: 'secure.example.com' }],
+    });
   });
 
   it('read back from its own lines only', () => {

@@ -12,6 +12,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { aviCapabilities } from '../../../../adapters/avi/capabilities.ts';
+import { F5_CAPABILITIES } from '../../../../adapters/f5/capabilities.ts';
 import { DATAPLANE_CAPABILITIES, HAPROXY_CAPABILITIES } from '../../../../adapters/haproxy/capabilities.ts';
 import { parseControllerConfig } from '../../../../src/config/controller-config.ts';
 import { caConfigMapSchema } from '../../../../src/kube/config-maps.ts';
@@ -175,10 +176,11 @@ describe('Ingress client certificates (npl-lb.io/client-ca)', () => {
     }
   });
 
-  it('a load balancer that cannot ask per host (Avi, the Data Plane transport) serves none of its rules, and says why', () => {
+  it('a load balancer that cannot ask per host (Avi, BIG-IP) serves none of its rules, and says why; both HAProxy transports can', () => {
+    assert.equal(DATAPLANE_CAPABILITIES.http?.clientValidationByHost, true);
     for (const lb of [
       { name: 'avi', caps: aviCapabilities(false) },
-      { name: 'haproxy', caps: DATAPLANE_CAPABILITIES },
+      { name: 'f5', caps: F5_CAPABILITIES },
     ]) {
       const r = build(
         [ingress('secure', ['a.example.com'], [{ hosts: ['a.example.com'], secretName: 'a-tls' }], ASK)],
