@@ -84,14 +84,19 @@ export function misdirectedRules(v: L7VirtualService, out: GatewayRules): HttpRu
     cond: '{ ssl_fc_sni -m found } !{ var(txn.npl_lsni),strcmp(txn.npl_lhost) eq 0 }',
   });
   // A host asking client certificates (hostClientValidation) is never reached over a handshake
-  // without a server name either: that one asked nothing.
+  // without a server name either: that one asked nothing. Nor over a TLS session resumed without
+  // a verified certificate: TLS 1.3 resumes a session of another host's name under this one's
+  // (the crt-list lines share the bind's session cache), and a resumption asks nothing again.
   const asking = new Set((v.hostClientValidation ?? []).map((h) => h.host));
   hosts.forEach((h, i) => {
-    if (asking.has(h))
-      rules.push({
-        action: { type: 'return', status: 421 },
-        cond: `!{ ssl_fc_sni -m found } { var(txn.npl_lhost) -m str l${i} }`,
-      });
+    if (!asking.has(h)) return;
+    const here = `{ var(txn.npl_lhost) -m str l${i} }`;
+    for (const cond of [
+      `!{ ssl_fc_sni -m found } ${here}`,
+      `{ ssl_fc_is_resumed } ${here} !{ ssl_c_used }`,
+      `{ ssl_fc_is_resumed } ${here} !{ ssl_c_verify 0 }`,
+    ])
+      rules.push({ action: { type: 'return', status: 421 }, cond });
   });
   return rules;
 }

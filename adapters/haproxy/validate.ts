@@ -59,6 +59,14 @@ export function changeProblem(
   const badHost = asked.find(
     (h) => !FILTER_HOST.test(h.host) || !(v.kind === 'l7' && v.certificates?.includes(h.certificate)),
   );
+  // One CA for them all: a TLS session resumed under another host's name carries the
+  // verification of the first (frontend-rules.ts), so no host may ask another CA.
+  if (new Set(asked.map((h) => h.ca)).size > 1)
+    return {
+      code: 'Invalid',
+      message: `${c.name}: client certificates for several hosts against different CAs (a resumed TLS session would carry one host's verification to another)`,
+      terminal: true,
+    };
   if (badHost)
     return {
       code: 'Invalid',

@@ -356,8 +356,8 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
     for (const next of [
       at([{ host: 'secure.example.com', ca: `${one.cert}${two.cert}` }]),
       at([
-        { host: 'open.example.com', ca: two.cert },
-        { host: 'secure.example.com', ca: one.cert },
+        { host: 'open.example.com', ca: `${one.cert}${two.cert}` },
+        { host: 'secure.example.com', ca: `${one.cert}${two.cert}` },
       ]),
       at(),
     ]) {

@@ -11,7 +11,9 @@
  * A hostile host (crt-list syntax in it) is refused before anything is written.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
@@ -22,7 +24,7 @@ import type { Certificate, HostClientValidation, L7VirtualService, LbState } fro
 import { plan } from '../../src/plan/diff.ts';
 import { caBundle } from '../../src/source/gateway/backend-tls.ts';
 import { clientSignedBy, modelCertificate, testAuthority, type TestCertificate } from '../support/certs.ts';
-import { assertNoListeners, haproxyMissing } from '../support/haproxy.ts';
+import { assertNoListeners, haproxyMissing, opensslMissing } from '../support/haproxy.ts';
 import { TRANSPORTS } from '../support/haproxy-transports.ts';
 import * as kit from '../support/model.ts';
 
@@ -137,6 +139,47 @@ function crtListFile(dir: string): string {
   return join(dir, found[0]!);
 }
 
+/**
+ * Two connections with `openssl s_client`: the first saves its TLS session, the second offers it
+ * under the second name (the server decides whether to resume); each sends one GET /resume with
+ * its Host. What each printed (the answer's status line among it).
+ */
+async function resumed(
+  dir: string,
+  version: string,
+  first: { sni: string; host: string; args?: string[] },
+  second: { sni: string; host: string },
+): Promise<{ first: string; second: string }> {
+  const sess = join(dir, 'session.pem');
+  rmSync(sess, { force: true });
+  // Not spawnSync: the member answering is in this process.
+  const run = (o: { sni: string; host: string; args?: string[] }, session: string[]) =>
+    new Promise<string>((resolve) => {
+      const child = spawn(
+        'openssl',
+        [
+          's_client',
+          version,
+          '-connect',
+          `${VIP}:${PORT}`,
+          '-servername',
+          o.sni,
+          '-ign_eof',
+          ...session,
+          ...(o.args ?? []),
+        ],
+        { stdio: ['pipe', 'pipe', 'ignore'], timeout: 10_000 },
+      );
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.on('close', () => resolve(out));
+      child.stdin.end(`GET /resume HTTP/1.1\r\nHost: ${o.host}\r\nConnection: close\r\n\r\n`);
+    });
+  const a = await run(first, ['-sess_out', sess]);
+  const b = await run(second, ['-sess_in', sess]);
+  return { first: a, second: b };
+}
+
 /** Until the request answers 200 (the new workers after a reload), bounded. */
 async function served(sni: string, path: string, client?: TestCertificate): Promise<number | string> {
   let last: number | string = 'not tried';
@@ -186,6 +229,41 @@ for (const tr of TRANSPORTS)
         );
         assert.equal(await get('', SECURE, '/no-sni'), 421, 'no SNI, Host of the asking one');
         assert.equal(served$.length, before, 'nothing reached the member');
+
+        // A TLS session of the open host resumed under the asking host's name (TLS 1.3 resumes it,
+        // and a resumption asks no certificate): 421, never served. Another host's session under
+        // its own name, and the asking host's own verified session, are served.
+        if (!opensslMissing()) {
+          const dir = mkdtempSync(join(tmpdir(), 'npl-resume-'));
+          t.after(() => rmSync(dir, { recursive: true, force: true }));
+          const clientFiles = (c: TestCertificate) => {
+            writeFileSync(join(dir, 'client.crt'), c.cert);
+            writeFileSync(join(dir, 'client.key'), c.key);
+            return ['-cert', join(dir, 'client.crt'), '-key', join(dir, 'client.key')];
+          };
+          for (const version of ['-tls1_3', '-tls1_2']) {
+            const open = await resumed(
+              dir,
+              version,
+              { sni: OPEN, host: OPEN },
+              { sni: SECURE, host: SECURE },
+            );
+            assert.match(open.first, /HTTP\/1\.1 200/, `${version}: the open host`);
+            assert.match(
+              open.second,
+              /HTTP\/1\.1 421/,
+              `${version}: its session under the asking host's name`,
+            );
+            const own = await resumed(
+              dir,
+              version,
+              { sni: SECURE, host: SECURE, args: clientFiles(alice) },
+              { sni: SECURE, host: SECURE },
+            );
+            assert.match(own.first, /HTTP\/1\.1 200/, `${version}: alice's handshake`);
+            assert.match(own.second, /HTTP\/1\.1 200/, `${version}: alice's session resumed`);
+          }
+        }
 
         // Rotation: the other CA's client now served, the first's refused.
         await converge(adapter, state(certs, ask(two.cert)));

@@ -81,16 +81,20 @@ export interface ClientCaClaims {
 
 /**
  * The hosts asking client certificates, in the Ingresses' order (namespace/name): the first to
- * ask a host gives its CA and certificate; a later one asking another CA for it has its rules on
- * that host refused. A rule without a host, or whose host has no certificate in `tls:`, cannot
- * ask by server name: refused too. An Ingress that asks nothing, on a host another asks for, is
- * served to verified clients only there (said).
+ * ask a host gives its certificate. One CA per class: its hosts share one HTTPS listener, whose
+ * TLS sessions a client may resume under another host's name (TLS 1.3), and a session verified
+ * against one CA must not open a host asking another; the first Ingress to ask gives it, a later
+ * one asking another CA has its rules refused. A rule without a host, or whose host has no
+ * certificate in `tls:`, cannot ask by server name: refused too. An Ingress that asks nothing,
+ * on a host another asks for, is served to verified clients only there (said).
  */
 export function clientCaClaims(read: readonly ClaimingIngress[], findings: Finding[]): ClientCaClaims {
   const hosts = new Map<string, HostClientValidation & { from: string }>();
   const refused = new Set<HttpRoute>();
+  let first: { ca: string; from: string } | undefined;
   for (const { ing, key, r, tls, clientCa } of read) {
     if (clientCa === undefined) continue;
+    first ??= { ca: clientCa, from: key };
     const why = new Set<string>();
     for (const route of r.routes) {
       const cert = certificateForHost(tls, route.host);
@@ -100,8 +104,8 @@ export function clientCaClaims(read: readonly ClaimingIngress[], findings: Findi
           ? 'a rule without a host cannot ask by TLS server name'
           : !cert
             ? `no certificate in tls: for ${route.host}`
-            : held && held.ca !== clientCa
-              ? `${route.host} asks another CA (Ingress ${held.from})`
+            : first.ca !== clientCa
+              ? `the class asks another CA (Ingress ${first.from}): one CA per IngressClass, as TLS sessions resume across its hosts`
               : undefined;
       if (problem) {
         why.add(problem);

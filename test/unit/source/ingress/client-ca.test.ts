@@ -211,26 +211,28 @@ describe('Ingress client certificates (npl-lb.io/client-ca)', () => {
     assert.match(text, /spec\.defaultBackend is not served/);
   });
 
-  it("one host, two CAs: the first Ingress by name asks its own; the other one's rules there are refused", () => {
+  it('one CA per class: the first Ingress by name gives it; another asking another CA (any host) is refused', () => {
     const cms = [configMap('clients', { 'ca.crt': ca.cert }), configMap('others', { 'ca.crt': other.cert })];
-    const tls = [{ hosts: ['a.example.com'], secretName: 'a-tls' }];
     const r = build(
       [
-        ingress('a-first', ['a.example.com'], tls, ASK),
-        ingress('b-second', ['a.example.com'], tls, { 'npl-lb.io/client-ca': 'others' }),
+        ingress('a-first', ['a.example.com'], [{ hosts: ['a.example.com'], secretName: 'a-tls' }], ASK),
+        ingress('b-second', ['b.example.com'], [{ hosts: ['b.example.com'], secretName: 'b-tls' }], {
+          'npl-lb.io/client-ca': 'others',
+        }),
       ],
       cms,
     );
     assert.deepEqual(
-      l7(r, HTTPS)?.hostClientValidation?.map((h) => h.ca),
-      [pemOf(ca.cert)],
+      l7(r, HTTPS)?.hostClientValidation?.map((h) => [h.host, h.ca]),
+      [['a.example.com', pemOf(ca.cert)]],
     );
-    assert.equal(l7(r, HTTPS)?.routes.filter((x) => x.source.includes('b-second')).length, 0);
+    assert.deepEqual(served(l7(r, HTTPS)), ['a.example.com pool']);
     assert.match(
       said(r).join('\n'),
-      /shop\/b-second: .*a\.example\.com asks another CA \(Ingress shop\/a-first\)/,
+      /shop\/b-second: .*the class asks another CA \(Ingress shop\/a-first\): one CA per IngressClass/,
     );
-    // The same CA on both: both served.
+    // The same CA on both, on one host or two: both served.
+    const tls = [{ hosts: ['a.example.com'], secretName: 'a-tls' }];
     const same = build(
       [ingress('a-first', ['a.example.com'], tls, ASK), ingress('b-second', ['a.example.com'], tls, ASK)],
       cms,
