@@ -225,13 +225,16 @@ export class DpCertificates {
     return this.files.get(name) ?? '';
   }
 
+  /** A stored certificate's path for a crt-list; a certificate not stored fails the write (424). */
+  private pemPath(c: string): string {
+    const path = this.certPath(c);
+    if (!path) throw new DataplaneError(424, `certificate ${c} is not stored on the device`);
+    return path;
+  }
+
   private crtListText(v: VirtualService, caPath: (ca: string) => string | undefined): string {
     const text = crtListText(v, {
-      pemFile: (c) => {
-        const path = this.certPath(c);
-        if (!path) throw new DataplaneError(424, `certificate ${c} is not stored on the device`);
-        return path;
-      },
+      pemFile: (c) => this.pemPath(c),
       caFile: (ca) => {
         const path = caPath(ca);
         if (!path) throw new DataplaneError(424, 'a client CA bundle is not stored on the device');
@@ -254,8 +257,11 @@ export class DpCertificates {
     const was = this.texts.get(name);
     const asking = was !== undefined && was !== text && (was.includes('[') || text.includes('['));
     const query = asking ? { force_reload: true } : { skip_reload: true };
-    this.texts.set(name, text);
-    if (!this.v3) return this.putGeneral(name, text, this.files.has(name), query);
+    if (!this.v3) {
+      const path = await this.putGeneral(name, text, this.files.has(name), query);
+      this.texts.set(name, text);
+      return path;
+    }
     const r = this.files.has(name)
       ? await this.client.send('PUT', `${STORAGE}/ssl_crt_lists/${seg(name)}`, query, { text })
       : await this.client.send(
@@ -267,6 +273,7 @@ export class DpCertificates {
     const stored = dpStoredFileSchema.safeParse(r.body);
     if (stored.success) this.remember(stored.data);
     await this.settle(r.headers, r.status);
+    this.texts.set(name, text);
     return this.files.get(name) ?? '';
   }
 
@@ -277,19 +284,14 @@ export class DpCertificates {
    */
   async changeCrtList(vs: string, before: string[], after: string[]): Promise<void> {
     const name = crtListName(vs);
-    const text = after
-      .map((c) => {
-        const path = this.certPath(c);
-        if (!path) throw new DataplaneError(424, `certificate ${c} is not stored on the device`);
-        return `${path}\n`;
-      })
-      .join('');
-    this.texts.set(name, text);
+    const text = after.map((c) => `${this.pemPath(c)}\n`).join('');
     if (!this.v3) {
       await this.putGeneral(name, text, true, { force_reload: true });
+      this.texts.set(name, text);
       return;
     }
     await this.client.send('PUT', `${STORAGE}/ssl_crt_lists/${seg(name)}`, { skip_reload: true }, { text });
+    this.texts.set(name, text);
     const list = this.files.get(name) ?? '';
     const entries = '/services/haproxy/runtime/ssl_crt_lists/entries';
     for (const c of after.filter((n) => !before.includes(n))) {
