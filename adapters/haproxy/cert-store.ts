@@ -115,8 +115,20 @@ export class CertStore {
     }
   }
 
+  /** Each HTTPS frontend's hosts asking client certificates, from its crt-list (set on it where some). */
+  readHostValidation(vss: VirtualService[], ca: (file: string) => string | undefined): void {
+    for (const v of vss) {
+      if (v.kind !== 'l7' || v.protocol !== 'HTTPS') continue;
+      const asked = this.hostValidation(v.name, ca);
+      if (asked) v.hostClientValidation = asked;
+    }
+  }
+
   /** The hosts a frontend's crt-list asks client certificates for (crt-list.ts), as read. */
-  hostValidation(vs: string, ca: (file: string) => string | undefined): HostClientValidation[] | undefined {
+  private hostValidation(
+    vs: string,
+    ca: (file: string) => string | undefined,
+  ): HostClientValidation[] | undefined {
     let text: string;
     try {
       text = readFileSync(this.crtList(vs), 'utf8');

@@ -118,12 +118,10 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
       text = '';
     }
     const parsed = parseConfig(text, this.owner, this.cas.read);
-    // Hosts asking client certificates: from the frontend's crt-list, as HAProxy reads it.
-    for (const v of parsed.owned.virtualServices) {
-      if (v.kind !== 'l7' || v.protocol !== 'HTTPS') continue;
-      const asked = this.certs.hostValidation(v.name, (file) => this.cas.read(`${FILE_PREFIX}${file}`));
-      if (asked) v.hostClientValidation = asked;
-    }
+    // Hosts asking client certificates: from the frontends' crt-lists, as HAProxy reads them.
+    this.certs.readHostValidation(parsed.owned.virtualServices, (file) =>
+      this.cas.read(`${FILE_PREFIX}${file}`),
+    );
     this.pools = new Map(parsed.owned.pools.map((p) => [p.name, p]));
     this.vss = new Map(parsed.owned.virtualServices.map((v) => [v.name, v]));
     this.foreignSections = parsed.foreignSections;
