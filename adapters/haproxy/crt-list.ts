@@ -1,12 +1,13 @@
 /**
- * The text of a frontend's crt-list on the runtime transport, and what it says back. A line per
+ * The text of a frontend's crt-list (a file on the runtime transport, the Data Plane API's storage
+ * on the other), and what it says back. A line per
  * certificate, the default first (HAProxy picks by SNI from the certificates' own names). Hosts
  * asking client certificates (L7VirtualService.hostClientValidation) get a line each, after the
  * others: `<cert> [ca-file <bundle> verify required] <host>`, the certificate served for that
  * server name and the CA its clients' certificates must chain to. HAProxy takes the first line of
- * an exact name, so a certificate's own line then names its names but those hosts as filters (a
- * wildcard is looked up after every exact name, so it never hides one); a certificate with no name
- * left keeps its line with a negative filter alone (the first is the default for a handshake
+ * an exact name, so every certificate's own line then names its names but those hosts as filters
+ * (a wildcard is looked up after every exact name, so it never hides one); a certificate with no
+ * name left keeps its line with a negative filter alone (the first is the default for a handshake
  * without a server name, asking nothing: its requests reach no host that asks, by the 421 rule).
  */
 import type { HostClientValidation, VirtualService } from '../../src/model/types.ts';
@@ -40,13 +41,14 @@ export function crtListText(v: VirtualService, f: CrtListFiles): string | undefi
   const asked = v.kind === 'l7' ? (v.hostClientValidation ?? []) : [];
   if (asked.length === 0) return certs.map((n) => `${f.pemFile(n)}\n`).join('');
   const hosts = new Set(asked.map((h) => h.host));
+  // Every line names its filters: a line without them would take its names from the certificate
+  // itself, an asking host's among them, ahead of that host's own line. Names only where they are
+  // DNS names (the source checks them; a sidecar edited on the device is not trusted either); a
+  // certificate with none left keeps its line with a negative filter alone (the first is the
+  // default, and the lines without options are the certificates in order, as read back).
   const lines = certs.map((n) => {
-    const names = f.sniNames(n) ?? [];
-    if (!names.some((x) => hosts.has(x))) return f.pemFile(n);
-    const rest = names.filter((x) => !hosts.has(x));
-    // No name left: a negative filter alone (the line stays: the first is the default, and the
-    // lines without options are the certificates, in order, as read back).
-    return `${f.pemFile(n)} ${rest.length > 0 ? rest.join(' ') : `!${names[0]!}`}`;
+    const rest = (f.sniNames(n) ?? []).filter((x) => FILTER_HOST.test(x) && !hosts.has(x));
+    return `${f.pemFile(n)} ${rest.length > 0 ? rest.join(' ') : `!${asked[0]!.host}`}`;
   });
   for (const h of asked)
     lines.push(`${f.pemFile(h.certificate)} [ca-file ${f.caFile(h.ca)} ${VERIFY}] ${h.host}`);

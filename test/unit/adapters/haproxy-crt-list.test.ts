@@ -49,7 +49,7 @@ describe('crt-list lines for hosts asking client certificates', () => {
       text,
       [
         '/d/secure.pem !secure.example.com',
-        '/d/wild.pem',
+        '/d/wild.pem *.example.com',
         '/d/both.pem a.example.com',
         '/d/secure.pem [ca-file /d/ca-one.pem verify required] secure.example.com',
         '',
@@ -65,7 +65,7 @@ describe('crt-list lines for hosts asking client certificates', () => {
     assert.equal(
       text,
       [
-        '/d/both.pem',
+        '/d/both.pem a.example.com secure.example.com',
         '/d/wild.pem !*.example.com',
         '/d/wild.pem [ca-file /d/ca-one.pem verify required] *.example.com',
         '',
@@ -82,6 +82,31 @@ describe('crt-list lines for hosts asking client certificates', () => {
       files: ['/d/wild.pem', '/d/secure.pem', '/d/both.pem'],
       asking: [{ file: '/d/secure.pem', caFile: '/d/ca-one.pem', host: 'secure.example.com' }],
     });
+  });
+
+  it('a certificate whose names are unknown or not DNS names never gets a line without filters while a host asks', () => {
+    const odd = {
+      ...files,
+      sniNames: (n: string) =>
+        n === 'secure'
+          ? undefined
+          : n === 'wild'
+            ? ['x.example.com [verify none]', 'b.example.com']
+            : NAMES[n],
+    };
+    const text = crtListText(
+      vs(['secure', 'wild'], [{ host: 'secure.example.com', certificate: 'secure', ca: 'one' }]),
+      odd,
+    );
+    assert.equal(
+      text,
+      [
+        '/d/secure.pem !secure.example.com',
+        '/d/wild.pem b.example.com',
+        '/d/secure.pem [ca-file /d/ca-one.pem verify required] secure.example.com',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('read back from its own lines only', () => {
