@@ -7,7 +7,7 @@ import { capabilityProblem } from '../../src/adapter/preflight.ts';
 import { HAPROXY_CAPABILITIES } from './capabilities.ts';
 import { isIP } from 'node:net';
 import type { ApplyError, Capabilities } from '../../src/adapter/contract.ts';
-import type { Pool, VirtualService } from '../../src/model/types.ts';
+import type { L7VirtualService, Pool, VirtualService } from '../../src/model/types.ts';
 import type { CoreChange as Change } from '../../src/adapter/changes.ts';
 import { poolRefs } from '../../src/model/refs.ts';
 import { nameProblem } from './encode.ts';
@@ -53,26 +53,8 @@ export function changeProblem(
   if (v.kind === 'l4' && v.protocol === 'UDP') {
     return { code: 'Unsupported', message: `HAProxy does not balance UDP (${c.name})`, terminal: true };
   }
-  // A host asking client certificates is a crt-list filter as it is (crt-list.ts): a DNS name's
-  // characters only, served with one of the frontend's own certificates.
-  const asked = v.kind === 'l7' ? (v.hostClientValidation ?? []) : [];
-  const badHost = asked.find(
-    (h) => !FILTER_HOST.test(h.host) || !(v.kind === 'l7' && v.certificates?.includes(h.certificate)),
-  );
-  // One CA for them all: a TLS session resumed under another host's name carries the
-  // verification of the first (frontend-rules.ts), so no host may ask another CA.
-  if (new Set(asked.map((h) => h.ca)).size > 1)
-    return {
-      code: 'Invalid',
-      message: `${c.name}: client certificates for several hosts against different CAs (a resumed TLS session would carry one host's verification to another)`,
-      terminal: true,
-    };
-  if (badHost)
-    return {
-      code: 'Invalid',
-      message: `${c.name}: client certificates for host ${JSON.stringify(badHost.host.slice(0, 64))}: not a DNS name, or its certificate ${JSON.stringify(badHost.certificate.slice(0, 64))} is not one of the frontend's`,
-      terminal: true,
-    };
+  const asking = v.kind === 'l7' ? hostValidationProblem(c.name, v) : undefined;
+  if (asking) return { code: 'Invalid', message: asking, terminal: true };
   if (v.kind === 'l7') {
     const nul = v.routes.find((r) => JSON.stringify(r).includes('\\u0000'));
     if (nul) return { code: 'Invalid', message: `${c.name}: a route holds a NUL byte`, terminal: true };
@@ -157,4 +139,20 @@ function poolProblem(name: string, p: Pool): Fail | undefined {
     };
   }
   return undefined;
+}
+
+/**
+ * Hosts asking client certificates (crt-list.ts): each a crt-list filter as it is (a DNS name's
+ * characters only), served with one of the frontend's own certificates; and one CA for them all,
+ * since a TLS session resumed under another host's name carries the verification of the first
+ * (frontend-rules.ts).
+ */
+function hostValidationProblem(name: string, v: L7VirtualService): string | undefined {
+  const asked = v.hostClientValidation ?? [];
+  if (new Set(asked.map((h) => h.ca)).size > 1)
+    return `${name}: client certificates for several hosts against different CAs (a resumed TLS session would carry one host's verification to another)`;
+  const bad = asked.find((h) => !FILTER_HOST.test(h.host) || !v.certificates?.includes(h.certificate));
+  return bad
+    ? `${name}: client certificates for host ${JSON.stringify(bad.host.slice(0, 64))}: not a DNS name, or its certificate ${JSON.stringify(bad.certificate.slice(0, 64))} is not one of the frontend's`
+    : undefined;
 }

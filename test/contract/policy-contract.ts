@@ -28,8 +28,7 @@ import {
   state,
   sync,
 } from './adapter-contract.ts';
-import { caBundle } from '../../src/source/gateway/backend-tls.ts';
-import { modelCertificate, testAuthority } from '../support/certs.ts';
+import { modelCertificate, testAuthority, caPem } from '../support/certs.ts';
 
 /**
  * Applies `s`, checks that it reads back as applied and that a new adapter on the device (a
@@ -247,11 +246,6 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
       testAuthority('clients one'),
       testAuthority('clients two'),
     ]);
-    const pem = (text: string) => {
-      const b = caBundle(text);
-      if (!('pem' in b)) throw new Error(b.problem);
-      return b.pem;
-    };
     const web = pool('c1--default-web-80.l7', [['192.0.2.1', 61000, 'n1']]);
     const at = (client?: ClientValidation): LbState => {
       const vs = httpsVs('c1--gw-mtls-https', web.name, [cert.name]) as L7VirtualService;
@@ -261,7 +255,7 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
         certificates: [cert],
       };
     };
-    const required = at({ ca: pem(one.cert), insecureFallback: false });
+    const required = at({ ca: caPem(one.cert), insecureFallback: false });
     if (!first.capabilities().http?.clientValidation) {
       // The core never sends it (the listener is refused at the source): if it came, it is refused.
       const r = await sync(first, required);
@@ -271,16 +265,16 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
     }
     const second = await throughRestart(h, first, required);
     // The verified client's subject to the members, where it declares it (else refused by name).
-    const subject = at({ ca: pem(one.cert), insecureFallback: true, subjectHeader: 'X-Client-Subject' });
+    const subject = at({ ca: caPem(one.cert), insecureFallback: true, subjectHeader: 'X-Client-Subject' });
     if (!first.capabilities().http?.clientSubjectHeader) {
       const r = await sync(second, subject);
       assert.deepEqual(r.failed, ['update virtualService c1--gw-mtls-https'], r.why.join('; '));
       assert.match(r.why.join(), /subject is not sent to members/);
     }
     for (const next of [
-      at({ ca: pem(one.cert), insecureFallback: true }),
+      at({ ca: caPem(one.cert), insecureFallback: true }),
       ...(first.capabilities().http?.clientSubjectHeader ? [subject] : []),
-      at({ ca: pem(`${one.cert}${two.cert}`), insecureFallback: false }),
+      at({ ca: caPem(`${one.cert}${two.cert}`), insecureFallback: false }),
       at(),
     ]) {
       const r = await sync(second, next);
@@ -307,11 +301,6 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
       testAuthority('clients one'),
       testAuthority('clients two'),
     ]);
-    const pem = (text: string) => {
-      const b = caBundle(text);
-      if (!('pem' in b)) throw new Error(b.problem);
-      return b.pem;
-    };
     const web = pool('c1--shop-web-80.l7', [['192.0.2.1', 61000, 'n1']]);
     const route = (host: string) => ({
       host,
@@ -333,7 +322,7 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
                   hostClientValidation: asked.map((a) => ({
                     host: a.host,
                     certificate: a.host.startsWith('secure') ? secure.name : open.name,
-                    ca: pem(a.ca),
+                    ca: caPem(a.ca),
                   })),
                   listenerHosts: ['', 'open.example.com', 'secure.example.com'],
                 }

@@ -17,15 +17,14 @@ import type { TLSSocket } from 'node:tls';
 import { describe, it, type TestContext } from 'node:test';
 import { request } from 'undici';
 import { guardOwnership } from '../../src/adapter/ownership.ts';
-import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
 import type { BackendTls, Certificate, L7VirtualService, LbState, Pool } from '../../src/model/types.ts';
 import { plan } from '../../src/plan/diff.ts';
-import { caBundle } from '../../src/source/gateway/backend-tls.ts';
-import { modelCertificate, signedBy, testAuthority, type TestCertificate } from '../support/certs.ts';
+import { modelCertificate, signedBy, testAuthority, type TestCertificate, caPem } from '../support/certs.ts';
 import { assertNoListeners, caBundleFiles, haproxyMissing } from '../support/haproxy.ts';
 import { TRANSPORTS } from '../support/haproxy-transports.ts';
 import * as kit from '../support/model.ts';
 import { eventually } from '../support/sandbox.ts';
+import { converge } from '../support/converge.ts';
 
 const VIP = '127.0.58.1';
 const PORT = 18095;
@@ -50,12 +49,6 @@ async function tlsMember(t: TestContext, cert: TestCertificate): Promise<{ serve
   return { served };
 }
 
-const pemOf = (text: string): string => {
-  const b = caBundle(text);
-  if (!('pem' in b)) throw new Error(b.problem);
-  return b.pem;
-};
-
 function state(
   tls: BackendTls,
   members = [kit.member(MEMBER.ip, MEMBER.port, { pod: 'gw/tls-0' })],
@@ -74,15 +67,6 @@ function state(
     defaultPool: undefined,
   };
   return { pools: [pool], virtualServices: [vs] };
-}
-
-async function converge(adapter: LoadBalancerAdapter, want: LbState): Promise<void> {
-  const results = await adapter.apply(plan(want, await adapter.observe()).changes);
-  assert.deepEqual(
-    results.filter((x) => !x.ok).map((x) => x.error?.message),
-    [],
-  );
-  assert.deepEqual(plan(want, await adapter.observe()).changes, [], 'observed back exactly');
 }
 
 async function get(path: string): Promise<{ status: number; body: string }> {
@@ -113,7 +97,7 @@ for (const tr of TRANSPORTS)
       const rig = await tr.start(t, 4, { healthChecks: true });
       const adapter = guardOwnership(rig.adapter);
       const health = () => rig.adapter.health!();
-      const good: BackendTls = { serverName: NAME, verifyNames: [NAME], ca: pemOf(ca.cert) };
+      const good: BackendTls = { serverName: NAME, verifyNames: [NAME], ca: caPem(ca.cert) };
       assert.deepEqual(rig.adapter.capabilities().http?.backendTls, {
         systemCa: true,
         maxVerifyNames: 1,
@@ -134,7 +118,7 @@ for (const tr of TRANSPORTS)
       // A CA that did not sign the member's certificate: refused at the load balancer (HAProxy
       // 2.6 updates a server's CA only by a reload: the new workers verify against the new one).
       const reloadsBefore = rig.reloads();
-      await converge(adapter, state({ ...good, ca: pemOf(wrong.cert) }));
+      await converge(adapter, state({ ...good, ca: caPem(wrong.cert) }));
       await rig.idle();
       assert.ok(rig.reloads() > reloadsBefore, 'a CA rotated by a reload');
       await eventually(
@@ -147,7 +131,7 @@ for (const tr of TRANSPORTS)
       assert.equal(member.served.length, before, 'nothing reached the member');
 
       // Rotation: both CAs while rotating, then the new one's certificate passes.
-      await converge(adapter, state({ ...good, ca: pemOf(`${wrong.cert}${ca.cert}`) }));
+      await converge(adapter, state({ ...good, ca: caPem(`${wrong.cert}${ca.cert}`) }));
       assert.equal((await served('/both')).status, 200);
 
       // A hostname the certificate does not carry (sent as SNI and verified).
@@ -220,7 +204,7 @@ for (const tr of TRANSPORTS)
       const tls = (clientCertificate?: string): BackendTls => ({
         serverName: NAME,
         verifyNames: [NAME],
-        ca: pemOf(ca.cert),
+        ca: caPem(ca.cert),
         ...(clientCertificate ? { clientCertificate } : {}),
       });
       const withCert = (c: Certificate | undefined, name = c?.name): LbState => ({

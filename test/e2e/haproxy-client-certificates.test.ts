@@ -14,15 +14,20 @@ import { createServer } from 'node:http';
 import { describe, it, type TestContext } from 'node:test';
 import { Agent, request } from 'undici';
 import { guardOwnership } from '../../src/adapter/ownership.ts';
-import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
 import type { Certificate, ClientValidation, L7VirtualService, LbState } from '../../src/model/types.ts';
 import { caTag } from '../../src/adapter/ca-bundles.ts';
 import { plan } from '../../src/plan/diff.ts';
-import { caBundle } from '../../src/source/gateway/backend-tls.ts';
-import { clientSignedBy, modelCertificate, testAuthority, type TestCertificate } from '../support/certs.ts';
+import {
+  clientSignedBy,
+  modelCertificate,
+  testAuthority,
+  type TestCertificate,
+  caPem,
+} from '../support/certs.ts';
 import { assertNoListeners, caBundleFiles, haproxyMissing } from '../support/haproxy.ts';
 import { TRANSPORTS } from '../support/haproxy-transports.ts';
 import * as kit from '../support/model.ts';
+import { converge } from '../support/converge.ts';
 
 const VIP = '127.0.61.1';
 const PORT = 18443;
@@ -51,12 +56,6 @@ async function member(
   return { served, subjects };
 }
 
-const pemOf = (text: string): string => {
-  const b = caBundle(text);
-  if (!('pem' in b)) throw new Error(b.problem);
-  return b.pem;
-};
-
 function state(cert: Certificate, client?: ClientValidation): LbState {
   const vs: L7VirtualService = {
     kind: 'l7',
@@ -76,15 +75,6 @@ function state(cert: Certificate, client?: ClientValidation): LbState {
     servicePort: '8080',
   });
   return { pools: [pool], virtualServices: [vs], certificates: [cert] };
-}
-
-async function converge(adapter: LoadBalancerAdapter, want: LbState): Promise<void> {
-  const results = await adapter.apply(plan(want, await adapter.observe()).changes);
-  assert.deepEqual(
-    results.filter((x) => !x.ok).map((x) => x.error?.message),
-    [],
-  );
-  assert.deepEqual(plan(want, await adapter.observe()).changes, [], 'observed back exactly');
 }
 
 /** One request on a connection of its own, with this client certificate or none: its status, or the error. */
@@ -146,7 +136,7 @@ for (const tr of TRANSPORTS)
         assert.equal(rig.adapter.capabilities().http?.clientValidation, true);
 
         // Required: the CA's client served; another CA's, and none, fail at the handshake.
-        await converge(adapter, state(cert, { ca: pemOf(one.cert), insecureFallback: false }));
+        await converge(adapter, state(cert, { ca: caPem(one.cert), insecureFallback: false }));
         assert.equal(await served('/alice', alice), 200);
         const before = m.served.length;
         assert.notEqual(await get('/mallory', mallory), 200, 'a certificate of another CA');
@@ -154,30 +144,30 @@ for (const tr of TRANSPORTS)
         assert.equal(m.served.length, before, 'nothing reached the member');
 
         // The insecure fallback: every client served (the backend decides).
-        await converge(adapter, state(cert, { ca: pemOf(one.cert), insecureFallback: true }));
+        await converge(adapter, state(cert, { ca: caPem(one.cert), insecureFallback: true }));
         assert.equal(await served('/fallback-none'), 200);
         assert.equal(await get('/fallback-mallory', mallory), 200);
         assert.equal(await get('/fallback-alice', alice), 200);
 
         // Rotation: to the other CA (the first's client now refused), then both.
-        await converge(adapter, state(cert, { ca: pemOf(two.cert), insecureFallback: false }));
+        await converge(adapter, state(cert, { ca: caPem(two.cert), insecureFallback: false }));
         assert.equal(await served('/rotated', mallory), 200);
         assert.notEqual(await get('/rotated-alice', alice), 200);
         await converge(
           adapter,
-          state(cert, { ca: pemOf(`${one.cert}${two.cert}`), insecureFallback: false }),
+          state(cert, { ca: caPem(`${one.cert}${two.cert}`), insecureFallback: false }),
         );
         assert.equal(await served('/both-alice', alice), 200);
         assert.equal(await get('/both-mallory', mallory), 200);
 
         // The CA file changed by hand on the device: seen, and written again by the next pass.
-        const want = state(cert, { ca: pemOf(one.cert), insecureFallback: false });
+        const want = state(cert, { ca: caPem(one.cert), insecureFallback: false });
         await converge(adapter, want);
         // (The runtime transport keeps the running file's bundles until the next write: the one of
         // both CAs may still be there.)
         const files = caBundleFiles(rig.filesDir);
         assert.ok(files.length <= 2, `the older rotations' CA files removed: ${files.join(', ')}`);
-        const mine = files.find((f) => f.endsWith(`ca-${caTag(pemOf(one.cert))}.pem`));
+        const mine = files.find((f) => f.endsWith(`ca-${caTag(caPem(one.cert))}.pem`));
         assert.ok(mine, `the CA's file is there: ${files.join(', ')}`);
         writeFileSync(mine, two.cert);
         assert.deepEqual(
@@ -193,7 +183,7 @@ for (const tr of TRANSPORTS)
         const subject = 'x-client-subject';
         await converge(
           adapter,
-          state(cert, { ca: pemOf(one.cert), insecureFallback: true, subjectHeader: subject }),
+          state(cert, { ca: caPem(one.cert), insecureFallback: true, subjectHeader: subject }),
         );
         assert.equal(await served('/subject-alice', alice), 200);
         assert.match(m.subjects.get('/subject-alice') ?? '', /CN=alice/, 'the verified subject');
@@ -211,7 +201,7 @@ for (const tr of TRANSPORTS)
         assert.equal(await served('/open'), 200);
         assert.ok(
           !caBundleFiles(rig.filesDir).some((f) =>
-            f.endsWith(`ca-${caTag(pemOf(`${one.cert}${two.cert}`))}.pem`),
+            f.endsWith(`ca-${caTag(caPem(`${one.cert}${two.cert}`))}.pem`),
           ),
           'a bundle neither the running nor the next configuration names is removed',
         );

@@ -19,14 +19,19 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { request as httpsRequest } from 'node:https';
 import { guardOwnership } from '../../src/adapter/ownership.ts';
-import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
 import type { Certificate, HostClientValidation, L7VirtualService, LbState } from '../../src/model/types.ts';
 import { plan } from '../../src/plan/diff.ts';
-import { caBundle } from '../../src/source/gateway/backend-tls.ts';
-import { clientSignedBy, modelCertificate, testAuthority, type TestCertificate } from '../support/certs.ts';
+import {
+  clientSignedBy,
+  modelCertificate,
+  testAuthority,
+  type TestCertificate,
+  caPem,
+} from '../support/certs.ts';
 import { assertNoListeners, haproxyMissing, opensslMissing } from '../support/haproxy.ts';
 import { TRANSPORTS } from '../support/haproxy-transports.ts';
 import * as kit from '../support/model.ts';
+import { converge } from '../support/converge.ts';
 
 const VIP = '127.0.62.1';
 const PORT = 18443;
@@ -50,12 +55,6 @@ async function member(t: TestContext): Promise<string[]> {
   });
   return served;
 }
-
-const pemOf = (text: string): string => {
-  const b = caBundle(text);
-  if (!('pem' in b)) throw new Error(b.problem);
-  return b.pem;
-};
 
 function state(certs: Certificate[], asked?: HostClientValidation[]): LbState {
   const route = (host: string) => ({
@@ -83,15 +82,6 @@ function state(certs: Certificate[], asked?: HostClientValidation[]): LbState {
     servicePort: '80',
   });
   return { pools: [pool], virtualServices: [vs], certificates: certs };
-}
-
-async function converge(adapter: LoadBalancerAdapter, want: LbState): Promise<void> {
-  const results = await adapter.apply(plan(want, await adapter.observe()).changes);
-  assert.deepEqual(
-    results.filter((x) => !x.ok).map((x) => x.error?.message),
-    [],
-  );
-  assert.deepEqual(plan(want, await adapter.observe()).changes, [], 'observed back exactly');
 }
 
 /**
@@ -211,7 +201,7 @@ for (const tr of TRANSPORTS)
         assert.equal(rig.adapter.capabilities().http?.clientValidationByHost, true);
         const certs = [secureCert, openCert];
         const ask = (ca: string): HostClientValidation[] => [
-          { host: SECURE, certificate: secureCert.name, ca: pemOf(ca) },
+          { host: SECURE, certificate: secureCert.name, ca: caPem(ca) },
         ];
 
         // The default certificate's own name asked for: it stays first, with a negative filter.

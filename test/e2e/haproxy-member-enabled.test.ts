@@ -11,13 +11,12 @@ import { createServer } from 'node:http';
 import { describe, it } from 'node:test';
 import { request } from 'undici';
 import { guardOwnership } from '../../src/adapter/ownership.ts';
-import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
 import type { L7VirtualService, LbState } from '../../src/model/types.ts';
-import { plan } from '../../src/plan/diff.ts';
 import { assertNoListeners, haproxyMissing } from '../support/haproxy.ts';
 import { TRANSPORTS } from '../support/haproxy-transports.ts';
 import * as kit from '../support/model.ts';
 import { eventually } from '../support/sandbox.ts';
+import { converge } from '../support/converge.ts';
 
 const VIP = '127.0.63.1';
 const PORT = 18097;
@@ -43,15 +42,6 @@ function state(enabled: boolean, other = false): LbState {
     pools: [kit.pool(POOL, members, { health: 'http', service: 'default/web', servicePort: '80' })],
     virtualServices: [vs],
   };
-}
-
-async function converge(adapter: LoadBalancerAdapter, want: LbState): Promise<void> {
-  const results = await adapter.apply(plan(want, await adapter.observe()).changes);
-  assert.deepEqual(
-    results.filter((x) => !x.ok).map((x) => x.error?.message),
-    [],
-  );
-  assert.deepEqual(plan(want, await adapter.observe()).changes, [], 'observed back exactly');
 }
 
 const status = async (): Promise<number> => {

@@ -5,6 +5,7 @@
 import { X509Certificate } from 'node:crypto';
 import { generate } from 'selfsigned';
 import type { Certificate } from '../../src/model/types.ts';
+import { caBundle } from '../../src/source/gateway/backend-tls.ts';
 
 export interface TestCertificate {
   cert: string;
@@ -127,4 +128,11 @@ export async function clientSignedBy(ca: TestCertificate, cn: string): Promise<T
     ca,
   });
   return { cert: pems.cert, key: pems.private };
+}
+
+/** A CA bundle as the validation boundary writes it again (caBundle); throws with its problem. */
+export function caPem(text: string): string {
+  const b = caBundle(text);
+  if (!('pem' in b)) throw new Error(b.problem);
+  return b.pem;
 }

@@ -15,8 +15,7 @@ import { ALL_HTTP } from '../../../src/adapter/http-capabilities.ts';
 import { backendTlsPolicySchema } from '../../../src/kube/backend-tls-objects.ts';
 import { caConfigMapSchema } from '../../../src/kube/config-maps.ts';
 import type { BackendTls } from '../../../src/model/types.ts';
-import { caBundle } from '../../../src/source/gateway/backend-tls.ts';
-import { testAuthority, type TestCertificate } from '../../support/certs.ts';
+import { testAuthority, type TestCertificate, caPem } from '../../support/certs.ts';
 import { backend, INFRA, parent, parentConditions, pass, route, vsOf } from './gateway-support.ts';
 
 const ABLE: HttpCapabilities = {
@@ -120,13 +119,6 @@ function run(
   };
 }
 
-/** The bundle as the boundary writes it again. */
-function pemOf(text: string): string {
-  const b = caBundle(text);
-  assert.ok('pem' in b, 'problem' in b ? b.problem : '');
-  return b.pem;
-}
-
 /** A TLS pool of the Service port (its name carries a hash of the TLS asked). */
 const TLS_POOL = /^c1--gateway-conformance-infra-infra-backend-v1-.*[0-9a-f]{8}$/;
 
@@ -152,7 +144,7 @@ describe('BackendTLSPolicy re-encrypt: a valid policy', () => {
     const tls = t.only;
     assert.equal(tls?.serverName, 'backend.example.com');
     assert.deepEqual(tls?.verifyNames, ['backend.example.com']);
-    assert.equal(tls?.ca, pemOf(ca.cert));
+    assert.equal(tls?.ca, caPem(ca.cert));
     assert.deepEqual(t.statusOf('tls'), ['Accepted=true/Accepted', 'ResolvedRefs=true/ResolvedRefs']);
   });
 
@@ -327,7 +319,7 @@ describe('BackendTLSPolicy re-encrypt: a policy that cannot be used keeps its sh
       ],
       [configMap('ca', { 'ca.crt': ca.cert })],
     );
-    assert.equal(t.only?.ca, pemOf(ca.cert));
+    assert.equal(t.only?.ca, caPem(ca.cert));
     assert.deepEqual(t.statusOf('tls'), [
       'Accepted=true/Accepted',
       'ResolvedRefs=false/InvalidCACertificateRef',
@@ -372,7 +364,7 @@ describe('BackendTLSPolicy re-encrypt across a change', () => {
     const first = run([policy()], [configMap('ca', { 'ca.crt': ca.cert })]);
     const rotated = run([policy()], [configMap('ca', { 'ca.crt': `${ca.cert}${other.cert}` })]);
     assert.notEqual(first.only?.ca, rotated.only?.ca);
-    assert.equal(rotated.only?.ca, pemOf(`${ca.cert}${other.cert}`), 'both CAs while rotating');
+    assert.equal(rotated.only?.ca, caPem(`${ca.cert}${other.cert}`), 'both CAs while rotating');
     const gone = run([policy()], []);
     assertRefused(gone);
     const policyGone = run([], []);

@@ -16,8 +16,7 @@ import { ingressSchema } from '../../../../src/kube/objects.ts';
 import type { L7VirtualService } from '../../../../src/model/types.ts';
 import { buildDesired } from '../../../../src/source/desired.ts';
 import { SERVE_ALL } from '../../../../src/source/gateway/from-view.ts';
-import { caBundle } from '../../../../src/source/gateway/backend-tls.ts';
-import { testAuthority, type TestCertificate } from '../../../support/certs.ts';
+import { testAuthority, type TestCertificate, caPem } from '../../../support/certs.ts';
 import { clusterView, ingressBody, kubeIngressClass, kubeService } from '../../../support/kube-objects.ts';
 
 const cfg = parseControllerConfig('clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}');
@@ -62,12 +61,6 @@ function build(
   return { r, byHost, pool, finding: r.findings.find((f) => f.reason === 'InvalidBackendTLS') };
 }
 
-const pemOf = (text: string) => {
-  const b = caBundle(text);
-  assert.ok('pem' in b);
-  return b.pem;
-};
-
 describe('Ingress re-encryption (npl-lb.io/backend-protocol: HTTPS)', () => {
   it('every backend of the Ingress gets a TLS pool of its own; another Ingress to the same Service stays clear text', () => {
     const t = build(
@@ -80,7 +73,7 @@ describe('Ingress re-encryption (npl-lb.io/backend-protocol: HTTPS)', () => {
     assert.deepEqual(t.pool('a.example')?.backendTls, {
       serverName: 'web.internal.example.com',
       verifyNames: ['web.internal.example.com'],
-      ca: pemOf(ca.cert),
+      ca: caPem(ca.cert),
     });
     assert.equal(t.pool('b.example')?.backendTls, undefined);
     const sys = build([ingress('a', 'a.example', TLS('System'))]);
@@ -144,7 +137,7 @@ describe('Ingress re-encryption (npl-lb.io/backend-protocol: HTTPS)', () => {
     const pools = ['a.example', 'b.example', 'c.example'].map((h) => t.byHost.get(h));
     assert.equal(new Set(pools).size, 3, pools.join(', '));
     assert.equal(t.pool('b.example')?.backendTls?.serverName, 'two.internal.example.com');
-    assert.equal(t.pool('c.example')?.backendTls?.ca, pemOf(other.cert));
+    assert.equal(t.pool('c.example')?.backendTls?.ca, caPem(other.cert));
   });
 
   it('a load balancer that speaks no TLS to members refuses it by name', () => {
@@ -165,7 +158,7 @@ describe('Ingress re-encryption (npl-lb.io/backend-protocol: HTTPS)', () => {
     );
     // Another CA is another pool (its name hashes what was asked): the routes move to it.
     assert.notEqual(first.byHost.get('a.example'), both.byHost.get('a.example'));
-    assert.equal(both.pool('a.example')?.backendTls?.ca, pemOf(`${ca.cert}${other.cert}`));
+    assert.equal(both.pool('a.example')?.backendTls?.ca, caPem(`${ca.cert}${other.cert}`));
     const gone = build([ingress('a', 'a.example', TLS())], []);
     assert.equal(gone.byHost.has('a.example'), false);
     assert.match(gone.finding?.message ?? '', /not found/);

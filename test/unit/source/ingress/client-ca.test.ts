@@ -25,8 +25,13 @@ import {
 } from '../../../../src/kube/objects.ts';
 import type { L7VirtualService } from '../../../../src/model/types.ts';
 import { buildDesired, type ClusterView } from '../../../../src/source/desired.ts';
-import { caBundle } from '../../../../src/source/gateway/backend-tls.ts';
-import { testAuthority, type TestCertificate, testCertificate, tlsSecret } from '../../../support/certs.ts';
+import {
+  testAuthority,
+  type TestCertificate,
+  testCertificate,
+  tlsSecret,
+  caPem,
+} from '../../../support/certs.ts';
 
 const cfg = parseControllerConfig('clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\n');
 const HAPROXY = { name: 'haproxy', caps: HAPROXY_CAPABILITIES };
@@ -82,11 +87,6 @@ const served = (vs: L7VirtualService | undefined) =>
   (vs?.routes ?? []).map((x) => `${x.host} ${x.redirect ? 'redirect' : 'pool'}`).sort();
 const said = (r: ReturnType<typeof buildDesired>) =>
   r.findings.filter((f) => f.reason === 'InvalidClientCA').map((f) => `${f.key}: ${f.message}`);
-const pemOf = (text: string) => {
-  const b = caBundle(text);
-  assert.ok('pem' in b);
-  return b.pem;
-};
 
 let ca: TestCertificate;
 let other: TestCertificate;
@@ -121,7 +121,7 @@ describe('Ingress client certificates (npl-lb.io/client-ca)', () => {
     ]);
     const https = l7(r, HTTPS);
     assert.deepEqual(https?.hostClientValidation, [
-      { host: 'a.example.com', certificate: 'c1--shop.a-tls', ca: pemOf(ca.cert) },
+      { host: 'a.example.com', certificate: 'c1--shop.a-tls', ca: caPem(ca.cert) },
     ]);
     assert.deepEqual(https?.listenerHosts, ['', 'a.example.com', 'b.example.com']);
     assert.equal(https?.clientValidation, undefined, 'never the whole service');
@@ -224,7 +224,7 @@ describe('Ingress client certificates (npl-lb.io/client-ca)', () => {
     );
     assert.deepEqual(
       l7(r, HTTPS)?.hostClientValidation?.map((h) => [h.host, h.ca]),
-      [['a.example.com', pemOf(ca.cert)]],
+      [['a.example.com', caPem(ca.cert)]],
     );
     assert.deepEqual(served(l7(r, HTTPS)), ['a.example.com pool']);
     assert.match(
@@ -256,7 +256,7 @@ describe('Ingress client certificates (npl-lb.io/client-ca)', () => {
     ];
     const before = build(ings);
     const rotated = build(ings, [configMap('clients', { 'ca.crt': `${ca.cert}${other.cert}` })]);
-    assert.deepEqual(l7(rotated, HTTPS)?.hostClientValidation?.[0]?.ca, pemOf(`${ca.cert}${other.cert}`));
+    assert.deepEqual(l7(rotated, HTTPS)?.hostClientValidation?.[0]?.ca, caPem(`${ca.cert}${other.cert}`));
     assert.notDeepEqual(l7(before, HTTPS)?.hostClientValidation, l7(rotated, HTTPS)?.hostClientValidation);
     const gone = build(ings, []);
     assert.deepEqual(gone.state.virtualServices, []);
