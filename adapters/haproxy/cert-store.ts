@@ -102,12 +102,14 @@ export class CertStore {
    * written before a check or reload reads them.
    */
   writeCrtLists(vss: Iterable<VirtualService>): void {
-    const names = new Map(this.read().map((c) => [c.name, c.sniNames]));
+    // The certificates' names, read from their sidecars only where a host asks client
+    // certificates (crt-list.ts asks for them then alone): not on every write of the file.
+    let names: Map<string, string[]> | undefined;
     for (const v of vss) {
       const text = crtListText(v, {
         pemFile: (n) => this.pemFile(n),
         caFile: (ca) => caFile(ca, this.dir),
-        sniNames: (n) => names.get(n),
+        sniNames: (n) => (names ??= new Map(this.read().map((c) => [c.name, c.sniNames]))).get(n),
       });
       if (text === undefined) continue;
       this.ensureDir();
