@@ -110,6 +110,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       './.test-build/test/support/file-lock.js',
       '--test',
       '--test-concurrency=3',
+      // TAP as it runs, then the failed tests again at the end (a log's tail names them).
+      '--test-reporter=tap',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=./scripts/failures-reporter.mjs',
+      '--test-reporter-destination=stdout',
       ...files.map((f) => relative(ROOT, f)),
     ],
     { cwd: ROOT, stdio: 'inherit' },
