@@ -44,6 +44,7 @@ export async function runAdapter(
   const rig = await startRig(adapter, { ...(opts.logLevel ? { logLevel: opts.logLevel } : {}) });
   const outcomes: Outcome[] = [];
   const claimed = rig.features;
+  const channel = rig.channel;
   try {
     for (const t of tests) {
       const o = await runTest(rig, t, { ...(opts.onLog ? { onLog: opts.onLog } : {}) });
@@ -60,7 +61,7 @@ export async function runAdapter(
     kind: 'ConformanceReport',
     date: new Date().toISOString(),
     gatewayAPIVersion: 'v1.6.1',
-    gatewayAPIChannel: 'standard',
+    gatewayAPIChannel: channel,
     mode: adapter,
     implementation: {
       organization: pkg.name,

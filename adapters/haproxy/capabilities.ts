@@ -55,6 +55,11 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
     // A verified client's subject: `http-request del-header` then `set-header <name>
     // %[ssl_c_s_dn]` where `ssl_c_verify` is 0 (http-routes.ts).
     clientSubjectHeader: true,
+    // A route's retries: the pool's backend `retry-on conn-failure empty-response <statuses>` and
+    // `retries N` (Data Plane: the backend's retry_on and retries), on the statuses HAProxy names
+    // (its retry-on list). HAProxy retries at once (no backoff) and bounds each attempt, not the
+    // attempts together (`timeouts.request` beside `retry` is refused).
+    retry: { statuses: [401, 403, 404, 408, 425, 500, 501, 502, 503, 504], maxAttempts: 10 },
   },
   tlsPassthrough: true,
   // TLS listeners in Terminate mode: `bind ... ssl crt-list` (Data Plane: the bind's `ssl` and

@@ -60,14 +60,32 @@ export function balanceOf(p: Pool): string {
 /**
  * A BackendPolicy's member timeouts and retries as backend lines (absent: the defaults section's,
  * `retries 3` with `option redispatch`, so a retry goes to another server). HAProxy retries on a
- * failed connection only unless told otherwise (`retry-on` is not written).
+ * failed connection only unless told otherwise: a route's retries (Pool.retryStatuses) write
+ * `retry-on` (retryOn).
  */
 export function timeoutLines(p: Pool): string[] {
   return [
     ...(p.connectTimeoutSeconds ? [`    timeout connect ${p.connectTimeoutSeconds}s`] : []),
     ...(p.serverTimeoutSeconds ? [`    timeout server ${p.serverTimeoutSeconds}s`] : []),
     ...(p.retries !== undefined ? [`    retries ${p.retries}`] : []),
+    ...(p.retryStatuses ? [`    retry-on ${retryOn(p.retryStatuses)}`] : []),
   ];
+}
+
+/**
+ * What `retry-on` names for a route's retries: a failed connection, one closed before an answer
+ * (a reset member), then the statuses (integers of HAProxy's list, from the validation boundary),
+ * in order. The Data Plane's `retry_on` is the same words.
+ */
+export const retryOn = (statuses: readonly number[]): string =>
+  ['conn-failure', 'empty-response', ...statuses.map(String)].join(' ');
+
+/** The statuses of a `retry-on` value written by retryOn (undefined: not one it writes). */
+export function retryStatusesOf(value: string): number[] | undefined {
+  const words = value.trim().split(/\s+/);
+  if (words[0] !== 'conn-failure' || words[1] !== 'empty-response') return undefined;
+  const statuses = words.slice(2).map(Number);
+  return statuses.every((s) => Number.isInteger(s) && s >= 400 && s <= 599) ? statuses : undefined;
 }
 
 /** The key HAProxy derives server cookies from (not a secret: a cookie only names a server). */
@@ -170,6 +188,7 @@ export const poolShape = (p: Pool): unknown[] => [
   p.connectTimeoutSeconds ?? 0,
   p.serverTimeoutSeconds ?? 0,
   p.retries ?? -1,
+  JSON.stringify(p.retryStatuses ?? null),
   p.backendProtocol ?? '',
   JSON.stringify(p.backendTls ?? null),
 ];

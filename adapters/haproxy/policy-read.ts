@@ -1,7 +1,7 @@
 /**
  * A pool's BackendPolicy read back from haproxy.cfg's own lines (the runtime transport), the
  * inverse of policy-lines.ts: `balance` and `hash-type` (the algorithm and its key), `cookie` and
- * `stick on` (persistence), `timeout connect`, `timeout server` and `retries`, and the servers'
+ * `stick on` (persistence), `timeout connect`, `timeout server`, `retries` and `retry-on`, and the servers'
  * `maxconn`, `slowstart` and `proto h2`. Never from our own comment, so a line changed by hand is
  * seen and the next pass writes it again. A backend whose policy lines are not exactly the ones
  * its read policy renders (a `balance static-rr`, a `timeout server 5000` without its unit,
@@ -15,11 +15,11 @@ import {
   SYSTEM_CA,
 } from '../../src/model/types.ts';
 import { SYSTEM_CA_FILE } from './tls-words.ts';
-import { balanceLines, timeoutLines } from './policy-lines.ts';
+import { balanceLines, retryStatusesOf, timeoutLines } from './policy-lines.ts';
 
 /** The lines of a backend that policy-lines.ts writes (compared in order, trimmed). */
 const POLICY_LINE =
-  /^\s*(balance|hash-type|cookie|dynamic-cookie-key|stick-table|stick|timeout\s+(connect|server)|retries)\b/;
+  /^\s*(balance|hash-type|cookie|dynamic-cookie-key|stick-table|stick|timeout\s+(connect|server)|retries|retry-on)\b/;
 
 /** A `balance` argument as the algorithm and key it stands for (undefined: not one we write). */
 function algorithmOf(arg: string): { algorithm?: LbAlgorithm; hashKey?: string } | undefined {
@@ -109,6 +109,9 @@ export function readBackendPolicy(
   const connect = seconds(/^timeout connect (\S+)$/m.exec(own.join('\n'))?.[1]);
   const server = seconds(/^timeout server (\S+)$/m.exec(own.join('\n'))?.[1]);
   const retries = /^retries (\d+)$/m.exec(own.join('\n'))?.[1];
+  const retryLine = /^retry-on (.+)$/m.exec(own.join('\n'))?.[1];
+  // A `retry-on` of other words (written by hand) reads as what it names of ours; `exact` sees it.
+  const retryStatuses = retryLine === undefined ? undefined : (retryStatusesOf(retryLine) ?? []);
   const servers =
     serverWords.length > 0 ? serverPolicy(serverWords) : { policy: unservedPolicy(unserved), agree: true };
   const policy: PoolPolicy = {
@@ -118,6 +121,7 @@ export function readBackendPolicy(
     ...(connect ? { connectTimeoutSeconds: connect } : {}),
     ...(server ? { serverTimeoutSeconds: server } : {}),
     ...(retries !== undefined ? { retries: Number(retries) } : {}),
+    ...(retryStatuses ? { retryStatuses } : {}),
   };
   const pool = { name, ...policy } as Pool;
   const rendered = [...balanceLines(pool), ...timeoutLines(pool)].map((l) => l.trim());

@@ -14,7 +14,7 @@ import { parseControllerConfig } from '../../src/config/controller-config.ts';
 import { NplController } from '../../src/controller/controller.ts';
 import { EventRecorder } from '../../src/kube/events.ts';
 import { createLogger, type Logger } from '../../src/runtime/logger.ts';
-import { installGatewayApiCrds } from '../../src/sandbox/gateway-api.ts';
+import { type GatewayApiChannel, installGatewayApiCrds } from '../../src/sandbox/gateway-api.ts';
 import { renderKubeconfig } from '../../src/sandbox/kubeconfig.ts';
 import { startSandbox } from '../../src/sandbox/server.ts';
 import { runningStatus } from '../../src/main/demo-app.ts';
@@ -104,6 +104,8 @@ export interface Rig {
   traffic: boolean;
   /** The features our GatewayClass claims in status.supportedFeatures: the tests run are theirs. */
   features: string[];
+  /** The Gateway API CRDs' channel the rig installed (experimental: HTTPRoute's, for retries). */
+  channel: GatewayApiChannel;
   log: Logger;
   /**
    * The members the device does not serve (down, draining, in maintenance), one line: what a
@@ -249,11 +251,13 @@ export async function startRig(
     const kc = new KubeConfig();
     kc.loadFromString(renderKubeconfig({ server: sandbox.url }));
     const api = new Api(sandbox.url);
-    await installGatewayApiCrds(sandbox.url);
-
     const nodes = await startNodes(kc, log, c, net);
 
     const { adapter, traffic } = await startAdapter(adapterName, c);
+    // The experimental channel's HTTPRoute where the load balancer retries by route (a rule's
+    // `retry` is a field of that channel alone: the standard CRD prunes it).
+    const channel: GatewayApiChannel = adapter.capabilities().http?.retry ? 'experimental' : 'standard';
+    await installGatewayApiCrds(sandbox.url, {}, channel);
     // The controller's own Pod, where device-wide Events go.
     await api.request('POST', '/api/v1/namespaces', { metadata: { name: 'npl-lb-system' } });
     await api.request('POST', '/api/v1/namespaces/npl-lb-system/pods', {
@@ -325,6 +329,7 @@ export async function startRig(
       stopBackends,
       traffic,
       features,
+      channel,
       log,
       deviceTrouble,
       close: () => c.run(),

@@ -17,6 +17,7 @@ import { listenerSetTests } from './listener-sets.ts';
 import { listenerSetRouteTests } from './listener-set-routes.ts';
 import { backendClientCertificateTests } from './backend-client-certificates.ts';
 import { corsTests } from './cors.ts';
+import { retryTests } from './retry.ts';
 
 export const ALL_TESTS: ConformanceTest[] = [
   ...gatewayTests,
@@ -26,6 +27,7 @@ export const ALL_TESTS: ConformanceTest[] = [
   ...refTests,
   ...extendedHttpTests,
   ...corsTests,
+  ...retryTests,
   ...redirectTests,
   ...gatewayExtendedTests,
   ...tlsRouteTests,

@@ -126,6 +126,7 @@ const BACKEND_FIELDS = [
   'connect_timeout',
   'server_timeout',
   'retries',
+  'retry_on',
   'description',
   'stick_table',
 ];

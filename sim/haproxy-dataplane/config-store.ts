@@ -139,6 +139,7 @@ function backendLines({ backend: b, servers, httpChecks, stickRules, httpRequest
   if (b.connect_timeout !== undefined) lines.push(`    timeout connect ${b.connect_timeout}`);
   if (b.server_timeout !== undefined) lines.push(`    timeout server ${b.server_timeout}`);
   if (b.retries !== undefined) lines.push(`    retries ${b.retries}`);
+  if (b.retry_on !== undefined) lines.push(`    retry-on ${b.retry_on}`);
   for (const r of httpRequest ?? []) lines.push(`    ${httpRuleLine('request', r)}`);
   lines.push(...servers.map(serverLine), '');
   return lines;

@@ -197,6 +197,13 @@ export interface HttpCapabilities {
    */
   cors?: boolean;
   /**
+   * Route retries (an HTTPRoute rule's `retry`, Pool.retryStatuses): the statuses it can send a
+   * request again on, and the most attempts it takes. Absent: a rule asking retries is refused by
+   * name. A backoff between attempts, or retries bounded by a whole request's timeout, are refused
+   * where `backoff` / `requestTimeout` are not declared.
+   */
+  retry?: { statuses: readonly number[]; maxAttempts: number; backoff?: boolean; requestTimeout?: boolean };
+  /**
    * A verified client's subject sent to members in a header (ClientValidation.subjectHeader; the
    * Gateway annotation npl-lb.io/client-certificate-header). Absent: such a listener is refused.
    */

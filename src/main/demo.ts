@@ -28,7 +28,7 @@ import { createLogger, type Logger } from '../runtime/logger.ts';
 import { serveController } from './controller-http.ts';
 import { startSandboxFromFlags, waitForSignal } from './sandbox.ts';
 import { answers, gatewayVipOf, post, vipOf } from './demo-app.ts';
-import { installGatewayApiCrds } from '../sandbox/gateway-api.ts';
+import { type GatewayApiChannel, installGatewayApiCrds } from '../sandbox/gateway-api.ts';
 import { installNplLbCrds } from '../sandbox/npl-lb-crds.ts';
 import { APP_PORT, demoBanner, GATEWAY_PORT, GW_HOST, HOST, HTTPS_PORT } from './demo-banner.ts';
 import { hostPort } from '../model/names.ts';
@@ -52,6 +52,12 @@ const DEMO_FLAGS = {
     description:
       'IPv6 too: node-1 and its web Pod on ::1, a RequireDualStack Service web-dual on an IPv4 VIP and ::1',
   },
+  'gateway-api-channel': {
+    type: 'string',
+    description:
+      "the Gateway API CRDs' channel: standard, or experimental (HTTPRoute's experimental CRD: a rule's retry)",
+    default: 'standard',
+  },
   ...COMMON_FLAGS,
 } as const satisfies FlagSpecs;
 
@@ -60,6 +66,7 @@ const schema = commonSchema.extend({
   'work-dir': z.string().min(1),
   ...Object.fromEntries(Object.keys(DEMO_VENDOR.demo.flags).map((name) => [name, z.string().min(1)])),
   'dual-stack': z.boolean().default(false),
+  'gateway-api-channel': z.enum(['standard', 'experimental']),
 });
 
 /** The values of the demo device's own flags, by name. */
@@ -134,6 +141,7 @@ export async function runDemo(argv: string[]): Promise<number> {
       adapter,
       config: `clusterName: demo\nvip: {cidrs: ${demoCidrs(dual, range)}}\ningressHttpPort: 8080\ningressHttpsPort: ${HTTPS_PORT}\n`,
       node: NODES[0]!.name,
+      channel: flags['gateway-api-channel'],
       logger: quiet,
       cleanups,
       made: (c) => void (supervised = c),
@@ -282,6 +290,8 @@ async function startDemoController(o: {
   adapter: LoadBalancerAdapter;
   config: string;
   node: string;
+  /** The Gateway API CRDs' channel (experimental: HTTPRoute's experimental CRD). */
+  channel: GatewayApiChannel;
   logger: Logger;
   cleanups: (() => Promise<void> | void)[];
   /** Told the controller before it starts (the device's supervisor tells it when the device dies). */
@@ -290,7 +300,7 @@ async function startDemoController(o: {
   const { kc } = o;
   // The Gateway API's CRDs, before the controller starts (it follows CRDs installed later too, but
   // looks for them only every 30 s); npl-lb's own, as `helm install` puts them in from crds/.
-  await installGatewayApiCrds(o.api);
+  await installGatewayApiCrds(o.api, {}, o.channel);
   await installNplLbCrds(o.api);
   await post(kc, '/api/v1/namespaces', { metadata: { name: 'npl-lb-system' } });
   const selfPod = z.object({ metadata: z.object({ uid: z.string() }) }).safeParse(

@@ -73,6 +73,25 @@ export function tlsPoolName(
   return limitName(`${cluster}--${svc.namespace}-${svc.name}-${port}.${kind}-${asked}`);
 }
 
+/**
+ * The variant of a pool (by its name) that one retry policy asks for (an HTTPRoute rule's
+ * `retry`): '.retry-<hash>' beside the pool's own suffix, the hash of the statuses and attempts,
+ * so rules asking other retries (or none) keep pools of their own; an IPv6 pool's variant keeps
+ * its `_v6` last. '.' and '_' occur in no Kubernetes name, so it never collides with another.
+ */
+export function retryPoolName(
+  pool: string,
+  retry: { statuses: readonly number[]; attempts?: number },
+): string {
+  const asked = createHash('sha256')
+    .update(JSON.stringify([retry.statuses, retry.attempts ?? null]))
+    .digest('hex')
+    .slice(0, 8);
+  const ipv6 = isIPv6Name(pool);
+  const name = `${ipv6 ? pool.slice(0, -3) : pool}.retry-${asked}`;
+  return familyName(limitName(name), ipv6 ? 'IPv6' : 'IPv4');
+}
+
 /** The HTTP/2 (h2c) pool of a Service port: '.h2' beside '.l7', for the same reason. */
 export function h2PoolName(
   cluster: string,

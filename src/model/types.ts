@@ -100,6 +100,13 @@ export interface Pool {
    */
   retries?: number;
   /**
+   * A route's retries (an HTTPRoute rule's `retry`, HTTP pools only): a request is sent again, up
+   * to `retries` more times, when its member answers one of these statuses, or when the
+   * connection fails or is closed before an answer (an empty list: those alone). Absent: a failed
+   * connection alone is tried again, the device's default.
+   */
+  retryStatuses?: number[];
+  /**
    * `h2c`: the load balancer speaks HTTP/2 to members without TLS, with prior knowledge (gRPC, and
    * Service ports of appProtocol kubernetes.io/h2c); absent: HTTP/1.1 (L7) or bytes (L4).
    */
@@ -131,9 +138,19 @@ export const POLICY_FIELDS = [
   'connectTimeoutSeconds',
   'serverTimeoutSeconds',
   'retries',
+  'retryStatuses',
   'backendProtocol',
   'backendTls',
 ] as const satisfies readonly (keyof Pool)[];
+
+/**
+ * What an HTTPRoute rule's `retry` asks of the pools it sends to: the statuses sent again (an empty
+ * list: failed and closed connections alone) and how many more attempts (absent: the pool's own).
+ */
+export interface RouteRetry {
+  statuses: number[];
+  attempts?: number;
+}
 
 /** The CA of `BackendTls` that means the device's own store of public CAs (`wellKnownCACertificates: System`). */
 export const SYSTEM_CA = 'System';

@@ -13,8 +13,8 @@ import { caConfigMapLookup } from '../kube/config-maps.ts';
 import { PARAMETERS_GROUP, PARAMETERS_KIND } from '../kube/parameters-objects.ts';
 import type { Resolved } from './gateway/parameters.ts';
 import { type ParametersOf, parametersTable } from './parameters-table.ts';
-import { familyName, h2PoolName, l7PoolName, poolName, tlsPoolName } from '../model/names.ts';
-import type { BackendTls, Pool, VirtualService } from '../model/types.ts';
+import { familyName, h2PoolName, l7PoolName, poolName, retryPoolName, tlsPoolName } from '../model/names.ts';
+import type { BackendTls, Pool, RouteRetry, VirtualService } from '../model/types.ts';
 import { gatewaysFromView, gatewayVipCidrs, type LoadBalancerInfo } from './gateway/from-view.ts';
 import { resolveBackendPolicies } from './backend-policies.ts';
 import { ingressPolicies, poolPolicies } from './ingress/policies.ts';
@@ -281,6 +281,20 @@ function poolMakers(
   return {
     servable,
     ...poolKinds(poolRequester(requests, cfg.clusterName, chosen, servable.families), cfg.clusterName, lb),
+    retryPoolFor: lb.caps.http?.retry ? retryVariant(requests) : undefined,
+  };
+}
+
+/**
+ * A pool asked already (by name), as a route rule's retries ask it: a variant of its own
+ * (retryPoolName), the same Service port, policy and TLS with the rule's retries over them.
+ */
+function retryVariant(requests: Map<string, PoolRequest>) {
+  return (pool: string, retry: RouteRetry): string => {
+    const base = requests.get(pool)!;
+    const name = retryPoolName(pool, retry);
+    if (!requests.has(name)) requests.set(name, { ...base, name, retry });
+    return name;
   };
 }
 
@@ -305,7 +319,7 @@ export function desiredFrontends(
     ingressPolicies([...byClass.values()].flat(), svcByKey, lb.caps, lb.name),
   );
   const makers = poolMakers(requests, chosen, cfg, lb);
-  const { servable, l4PoolFor, httpPoolFor, h2PoolFor, tlsPoolFor, l4TlsPoolFor } = makers;
+  const { servable, l4PoolFor, httpPoolFor, h2PoolFor, tlsPoolFor, l4TlsPoolFor, retryPoolFor } = makers;
   const lbServices = ourLoadBalancerServices(view.services, cfg);
   // Class parameters, each resolved once this pass (VIP ranges and placement alike).
   const resolve = parametersTable(view, cfg, lb);
@@ -335,6 +349,7 @@ export function desiredFrontends(
     poolFor: httpPoolFor,
     h2PoolFor,
     tlsPoolFor,
+    retryPoolFor,
     l4PoolFor,
     l4TlsPoolFor,
     certificateOf,

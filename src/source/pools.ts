@@ -3,7 +3,7 @@
  * Pods it selects -> the pool with its members in the configured mode, the Pods still waiting for
  * a NodePortLocal mapping, and what was dropped at the validation boundary. Pure.
  */
-import { KEYED_HASHES } from '../model/types.ts';
+import { KEYED_HASHES, type Pool } from '../model/types.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
 import { EventReasons } from '../kube/event-reasons.ts';
 import type { Node, Pod } from '../kube/objects.ts';
@@ -195,12 +195,29 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
       ...(policy?.slowStartSeconds ? { slowStartSeconds: policy.slowStartSeconds } : {}),
       ...(policy?.connectTimeoutSeconds ? { connectTimeoutSeconds: policy.connectTimeoutSeconds } : {}),
       ...(policy?.serverTimeoutSeconds ? { serverTimeoutSeconds: policy.serverTimeoutSeconds } : {}),
-      ...(policy?.retries !== undefined && !retriesOnL4 ? { retries: policy.retries } : {}),
+      ...retriesOf(policy, req.retry, retriesOnL4),
       ...(req.backendProtocol ? { backendProtocol: req.backendProtocol } : {}),
       ...(req.backendTls ? { backendTls: req.backendTls } : {}),
       members: r.members,
       service: req.svcKey,
       servicePort: String(port.name || port.port),
     },
+  };
+}
+
+/**
+ * A pool's retries: a route rule's (its statuses, and its attempts where it says them) over the
+ * Service's BackendPolicy's count, which an L4 pool on a load balancer setting them on HTTP pools
+ * alone does not take.
+ */
+function retriesOf(
+  policy: PoolRequest['policy'],
+  retry: PoolRequest['retry'],
+  retriesOnL4: boolean,
+): Pick<Pool, 'retries' | 'retryStatuses'> {
+  const retries = retry?.attempts ?? (retriesOnL4 ? undefined : policy?.retries);
+  return {
+    ...(retries !== undefined ? { retries } : {}),
+    ...(retry ? { retryStatuses: retry.statuses } : {}),
   };
 }

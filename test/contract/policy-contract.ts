@@ -137,6 +137,8 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
         health: 'http',
         persistence: 'Cookie',
         ...(caps.retries ? { retries: 2 } : {}),
+        // A route's retries where declared (an HTTPRoute rule's retry).
+        ...(caps.http?.retry ? { retryStatuses: [502, 503] } : {}),
       };
       pools.push(web);
       vss.push({
@@ -163,6 +165,7 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
           connectTimeoutSeconds: _c,
           serverTimeoutSeconds: _t,
           retries: _r,
+          retryStatuses: _rs,
           ...p
         }) => p,
       ),
@@ -609,6 +612,7 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
       ...(caps.timeouts?.connect ? (['connectTimeoutSeconds'] as const) : []),
       ...(caps.timeouts?.server ? (['serverTimeoutSeconds'] as const) : []),
       ...(caps.retries ? (['retries'] as const) : []),
+      ...(caps.http?.retry ? (['retryStatuses'] as const) : []),
       ...(caps.http?.http2 ? (['backendProtocol'] as const) : []),
       ...(caps.http?.backendTls ? (['backendTls'] as const) : []),
     ];

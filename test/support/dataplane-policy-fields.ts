@@ -2,7 +2,7 @@
  * A backend's policy fields through the Data Plane API as an admin reads and edits them (the
  * contract's "changed by hand" case for the Data Plane transport): the backend's `balance`,
  * `hdr_name`, `hash_expression`, `hash_type`, `cookie`, `dynamic_cookie_key`, `stick_table.expire`,
- * `connect_timeout`, `server_timeout`, `retries`, and its first used server's `server.maxconn`,
+ * `connect_timeout`, `server_timeout`, `retries`, `retry_on`, and its first used server's `server.maxconn`,
  * `server.slowstart`, `server.proto`; edits in a transaction of their own.
  */
 import type { DataplaneClient } from '../../adapters/haproxy/dataplane/client.ts';
@@ -26,6 +26,7 @@ export async function dataplaneFields(c: DataplaneClient, name: string): Promise
     connect_timeout: b.connect_timeout,
     server_timeout: b.server_timeout,
     retries: b.retries,
+    retry_on: b.retry_on,
     'server.maxconn': s?.maxconn,
     'server.slowstart': s?.slowstart,
     'server.proto': s?.proto,
@@ -150,6 +151,13 @@ export const DATAPLANE_ROWS: PolicyRow[] = [
     hand: { server_timeout: 90_500 },
   },
   { policy: { retries: 0 }, device: { retries: 0 }, hand: { retries: 3 } },
+  // A route's retries (an HTTPRoute rule's retry): taken off by hand, written again.
+  {
+    policy: { retries: 2, retryStatuses: [500, 503] },
+    http: true,
+    device: { retries: 2, retry_on: 'conn-failure empty-response 500 503' },
+    hand: { retry_on: undefined },
+  },
   {
     policy: { backendProtocol: 'h2c' },
     http: true,

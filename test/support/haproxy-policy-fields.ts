@@ -2,7 +2,7 @@
  * A backend's policy fields in haproxy.cfg as an admin reads and edits them (the contract's
  * "changed by hand" case for the runtime transport): its lines by keyword (`balance`, `hash-type`,
  * `cookie`, `dynamic-cookie-key`, `stick-table`, `stick`, `timeout connect`, `timeout server`,
- * `retries`) and its servers' words (`server maxconn`, `server slowstart`, `server proto`, and
+ * `retries`, `retry-on`) and its servers' words (`server maxconn`, `server slowstart`, `server proto`, and
  * TLS's `server verify`, `server verifyhost`, `server ca-file`).
  */
 import type { PolicyRow } from '../contract/adapter-contract.ts';
@@ -17,6 +17,7 @@ const LINE_KEYS = [
   'balance',
   'cookie',
   'retries',
+  'retry-on',
 ];
 const SERVER_WORDS = ['maxconn', 'slowstart', 'proto', 'verify', 'verifyhost', 'ca-file'];
 
@@ -130,6 +131,13 @@ export const HAPROXY_CFG_ROWS: PolicyRow[] = [
     hand: { 'timeout server': '90000' },
   },
   { policy: { retries: 0 }, device: { retries: '0' }, hand: { retries: '3' } },
+  // A route's retries (an HTTPRoute rule's retry): the statuses dropped by hand are written again.
+  {
+    policy: { retries: 2, retryStatuses: [500, 503] },
+    http: true,
+    device: { retries: '2', 'retry-on': 'conn-failure empty-response 500 503' },
+    hand: { 'retry-on': 'conn-failure' },
+  },
   {
     policy: { backendProtocol: 'h2c' },
     http: true,

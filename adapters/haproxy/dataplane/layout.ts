@@ -11,7 +11,7 @@
 import type { BackendTls, HttpCheck, Member, Pool } from '../../../src/model/types.ts';
 import { policyWords, readStoredCheck, storeCheck, storedPolicy } from '../../../src/adapter/stored-check.ts';
 import { readDataplanePolicy } from './policy-read.ts';
-import { COOKIE_KEY, hashed, persistenceCookie } from '../policy-lines.ts';
+import { COOKIE_KEY, hashed, persistenceCookie, retryOn } from '../policy-lines.ts';
 import { enc } from '../config.ts';
 import { statusList } from '../../../src/model/status-ranges.ts';
 import { logFormatArg, quoteArg } from '../encode.ts';
@@ -180,6 +180,8 @@ export function backendFor(p: Pool, http: boolean, o: LayoutOptions): DpBackend 
     ...(p.serverTimeoutSeconds ? { server_timeout: p.serverTimeoutSeconds * 1000 } : {}),
     // Retries of a failed connection (the defaults section redispatches them to another server).
     ...(p.retries !== undefined ? { retries: p.retries } : {}),
+    // A route's retries: what they are sent again on (the runtime transport's `retry-on` words).
+    ...(p.retryStatuses ? { retry_on: retryOn(p.retryStatuses) } : {}),
     ...(c
       ? {
           adv_check: 'httpchk',
@@ -207,6 +209,7 @@ export function backendChanged(current: DpBackend, wanted: DpBackend): boolean {
     connect_timeout: b.connect_timeout ?? null,
     server_timeout: b.server_timeout ?? null,
     retries: b.retries ?? null,
+    retry_on: b.retry_on ?? null,
     description: (b.description ?? '').replace(/ members=\S*/, ''),
   });
   return JSON.stringify(strip(current)) !== JSON.stringify(strip(wanted));

@@ -118,6 +118,7 @@ export const dpBackendSchema = z
     connect_timeout: z.number().int().min(0).optional(),
     server_timeout: z.number().int().min(0).optional(),
     retries: z.number().int().min(0).optional(),
+    retry_on: z.string().optional(),
     description: z.string().optional(),
     metadata: metadata.optional(),
   })

@@ -10,7 +10,7 @@ import { persistenceCookie } from '../../../src/model/persistence.ts';
 import { type BackendTls, type LbAlgorithm, type PoolPolicy, SYSTEM_CA } from '../../../src/model/types.ts';
 import { SYSTEM_CA_FILE } from '../tls-words.ts';
 import type { DpBackend, DpServer } from './models.ts';
-import { COOKIE_KEY } from '../policy-lines.ts';
+import { COOKIE_KEY, retryOn, retryStatusesOf } from '../policy-lines.ts';
 import { CRT_PREFIX, FILE_PREFIX, unservedPolicy } from '../policy-read.ts';
 
 function algorithmOf(b: DpBackend['balance']): { algorithm?: LbAlgorithm; hashKey?: string } | undefined {
@@ -103,6 +103,8 @@ export function readDataplanePolicy(
   const timeoutsOk =
     (b.connect_timeout === undefined || connect !== undefined) &&
     (b.server_timeout === undefined || server !== undefined);
+  // A `retry_on` of other words (set by hand) reads as what it names of ours; `exact` sees it.
+  const retryStatuses = b.retry_on === undefined ? undefined : (retryStatusesOf(b.retry_on) ?? []);
   const fromServers =
     servers.length > 0 ? serverPolicy(servers) : { policy: unservedPolicy(unserved), agree: true };
   const policy: PoolPolicy = {
@@ -112,6 +114,7 @@ export function readDataplanePolicy(
     ...(connect ? { connectTimeoutSeconds: connect } : {}),
     ...(server ? { serverTimeoutSeconds: server } : {}),
     ...(b.retries !== undefined ? { retries: b.retries } : {}),
+    ...(retryStatuses ? { retryStatuses } : {}),
   };
   const exact =
     algorithm !== undefined &&
@@ -119,6 +122,7 @@ export function readDataplanePolicy(
     cookieOk &&
     stickOk &&
     timeoutsOk &&
+    (b.retry_on === undefined || retryOn(retryStatuses!) === b.retry_on) &&
     fromServers.agree;
   return { policy, exact };
 }

@@ -6,7 +6,8 @@
  *   `HTTP_PORT` (3000), HTTP/2 with prior knowledge on `H2C_PORT` (3001) and, with
  *   `TLS_SERVER_CERT`/`TLS_SERVER_PRIVKEY`, HTTPS on `HTTPS_PORT` (8443); `X-Echo-Set-Header:
  *   Name:Value,...` sets response headers, `?delay=<duration>` answers that much later (10 s at
- *   most); a WebSocket at `/ws` on `HTTP_PORT` sends each message back;
+ *   most); a WebSocket at `/ws` on `HTTP_PORT` sends each message back; `/retry/...?uuid=&succeedAfter=N`
+ *   fails a request's first N attempts (its `responseCode`, else a reset connection);
  * - `TCP_ECHO_SERVER`: a welcome line, then `PING` → `PONG`, `IS_TLS`, and `TEST` → the Pod's
  *   identity (and over TLS the server name asked for) as a JSON line; TLS on `TLS_PORT` (8443) with
  *   a certificate;
@@ -78,7 +79,40 @@ function durationMs(v) {
   return total;
 }
 
+// The retry simulation (echo-basic's /retry/, v1.6.1): each request's attempts by its `uuid`, the
+// first `succeedAfter` failing (`responseCode`, else the connection reset), `delayRetry` before
+// a failure. The oldest ids go first past a bound, as a test's probes come and go.
+const attempts = new Map();
+const MAX_RETRY_IDS = 10_000;
+
+/** A /retry/ request's failure, if this attempt fails (true: handled). */
+function retrySimulation(req, res) {
+  const q = new URL(req.url ?? '/', 'http://echo').searchParams;
+  const uuid = q.get('uuid');
+  const succeedAfter = Number.parseInt(q.get('succeedAfter') ?? '', 10);
+  if (!uuid || Number.isNaN(succeedAfter)) {
+    res.writeHead(400, { 'content-type': 'text/plain' });
+    res.end(uuid ? 'succeedAfter is required' : 'uuid is required');
+    return true;
+  }
+  const seen = attempts.get(uuid) ?? 0;
+  if (seen >= succeedAfter) return false;
+  attempts.delete(uuid);
+  attempts.set(uuid, seen + 1);
+  if (attempts.size > MAX_RETRY_IDS) attempts.delete(attempts.keys().next().value);
+  const code = Number.parseInt(q.get('responseCode') ?? '', 10);
+  const fail = () => {
+    if (Number.isNaN(code)) req.socket.resetAndDestroy();
+    else res.writeHead(code).end();
+  };
+  const ms = durationMs(q.get('delayRetry') ?? '');
+  if (ms > 0) setTimeout(fail, Math.min(ms, 10_000)).unref();
+  else fail();
+  return true;
+}
+
 function httpHandler(req, res) {
+  if ((req.url ?? '').startsWith('/retry/') && retrySimulation(req, res)) return;
   const headers = {};
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i];

@@ -7,6 +7,7 @@ import type { Capabilities } from '../../adapter/contract.ts';
 import { type ControllerConfig, namespaceSelected } from '../../config/controller-config.ts';
 import type { Service } from '../../kube/objects.ts';
 import type { BackendTls } from '../../model/types.ts';
+import type { RuleContext } from './http-rules.ts';
 import { ROUTE_KEYS, type RouteKey, type RouteLists, type RouteObject } from '../../kube/gateway-objects.ts';
 import { ALL_HTTP, INGRESS_HTTP } from '../../adapter/http-capabilities.ts';
 import type { ClusterView } from '../view.ts';
@@ -155,6 +156,7 @@ export function gatewaysFromView(
     poolFor: (svc: Service, port: ServicePort) => string;
     h2PoolFor?: ((svc: Service, port: ServicePort) => string) | undefined;
     tlsPoolFor?: ((svc: Service, port: ServicePort, tls: BackendTls) => string) | undefined;
+    retryPoolFor?: RuleContext['retryPoolFor'];
     l4PoolFor: (svc: Service, port: ServicePort) => string;
     l4TlsPoolFor?: ((svc: Service, port: ServicePort, tls: BackendTls) => string) | undefined;
     certificateOf: SecretCertificates;

@@ -36,6 +36,7 @@ import { type ListenerState, type ProtocolSupport, resolveListeners } from './li
 import { placeL4Routes } from './l4-routes.ts';
 import { gatewayParameters, type ParametersRef, type Resolved, resolveParameters } from './parameters.ts';
 import { placeL7Routes } from './l7-routes.ts';
+import type { RuleContext } from './http-rules.ts';
 import { l4Services, l7Services } from './virtual-services.ts';
 import type { Ranked } from './precedence.ts';
 
@@ -72,6 +73,8 @@ export interface GatewayContext {
   h2PoolFor?: ((svc: Service, port: ServicePort) => string) | undefined;
   /** The pool of a Service port spoken to over TLS (a BackendTLSPolicy); absent: the load balancer cannot. */
   tlsPoolFor?: ((svc: Service, port: ServicePort, tls: BackendTls) => string) | undefined;
+  /** A pool's variant for a route rule's retries; absent: the load balancer does not retry by route. */
+  retryPoolFor?: RuleContext['retryPoolFor'];
   /** The pool of a Service port for L4 routes (TCP health, shared with LoadBalancer Services). */
   l4PoolFor: (svc: Service, port: ServicePort) => string;
   /**

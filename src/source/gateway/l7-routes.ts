@@ -26,6 +26,7 @@ export interface L7RouteContext {
   poolFor: (svc: Service, port: ServicePort) => string;
   h2PoolFor?: ((svc: Service, port: ServicePort) => string) | undefined;
   tlsPoolFor?: RuleContext['tlsPoolFor'];
+  retryPoolFor?: RuleContext['retryPoolFor'];
 }
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
@@ -60,6 +61,7 @@ function rulesByCertificate<R extends L7RouteObject>(
         poolFor: ctx.poolFor,
         h2PoolFor: ctx.h2PoolFor,
         tlsPoolFor: ctx.tlsPoolFor,
+        retryPoolFor: ctx.retryPoolFor,
         device: { http: ctx.http, adapter: ctx.adapter },
         backendTlsOf,
         clientCertificate,

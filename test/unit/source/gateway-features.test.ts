@@ -36,10 +36,13 @@ describe('GatewayClass supportedFeatures', () => {
         'HTTPRouteCORS',
         'TLSRoute',
         'TLSRouteModeTerminate',
+        'HTTPRouteRetry',
+        'HTTPRouteRetryConnectionError',
       ])
         assert.ok(f.includes(name), name);
-      // Not claimed: what npl-lb does not do, or no harness test proves yet.
-      for (const name of ['HTTPRouteRequestMirror', 'HTTPRouteRetry', 'TLSRouteModeMixed'])
+      // Not claimed: what npl-lb does not do, or no harness test proves yet (HAProxy bounds each
+      // attempt, not the attempts together by the request's timeout).
+      for (const name of ['HTTPRouteRequestMirror', 'HTTPRouteRetryBackendTimeout', 'TLSRouteModeMixed'])
         assert.ok(!f.includes(name), name);
     }
   });
@@ -56,6 +59,8 @@ describe('GatewayClass supportedFeatures', () => {
     const avi = of(aviCapabilities(false));
     // No CORS filter on Avi or BIG-IP yet: a route with one is refused by name (route-support.ts).
     assert.ok(!avi.includes('HTTPRouteCORS') && !of(F5_CAPABILITIES).includes('HTTPRouteCORS'));
+    // No route retries on Avi or BIG-IP: a rule with retry is refused by name (http-rules.ts).
+    assert.ok(!avi.includes('HTTPRouteRetry') && !of(F5_CAPABILITIES).includes('HTTPRouteRetry'));
     assert.ok(avi.includes('HTTPRoute307RedirectStatusCode'));
     assert.ok(!avi.includes('HTTPRoute303RedirectStatusCode'));
     assert.ok(!avi.includes('HTTPRoute308RedirectStatusCode'));

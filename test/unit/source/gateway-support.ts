@@ -24,8 +24,8 @@ import {
   referenceGrantSchema,
 } from '../../../src/kube/gateway-objects.ts';
 import { type Service, serviceSchema, tlsSecretSchema } from '../../../src/kube/objects.ts';
-import { gatewayVsName, h2PoolName, l7PoolName, poolName, tlsPoolName } from '../../../src/model/names.ts';
-import type { BackendTls, L7VirtualService } from '../../../src/model/types.ts';
+import { gatewayVsName, h2PoolName, l7PoolName, poolName, retryPoolName, tlsPoolName } from '../../../src/model/names.ts';
+import type { BackendTls, L7VirtualService, RouteRetry } from '../../../src/model/types.ts';
 import type { CaConfigMap } from '../../../src/kube/config-maps.ts';
 import {
   buildGateways,
@@ -125,6 +125,8 @@ export interface World {
   configMaps?: CaConfigMap[];
   /** Filled with each TLS pool asked for (name -> its TLS), where `http.backendTls` is declared. */
   tlsPools?: Map<string, BackendTls>;
+  /** Filled with each retry variant asked for (name -> its retries), where `http.retry` is declared. */
+  retryPools?: Map<string, RouteRetry>;
   /** Extra namespace labels by name (the base manifests label infra, web and app backends). */
   labels?: Record<string, Record<string, string>>;
   secrets?: { namespace: string; name: string; cert: TestCertificate }[];
@@ -188,6 +190,13 @@ export function pass(w: World): GatewayResult {
         ? (svc, sp, tls) => {
             const name = tlsPoolName('c1', svc.metadata, sp.name || sp.port, tls);
             w.tlsPools?.set(name, tls);
+            return name;
+          }
+        : undefined,
+      retryPoolFor: w.http?.retry
+        ? (base, retry) => {
+            const name = retryPoolName(base, retry);
+            w.retryPools?.set(name, retry);
             return name;
           }
         : undefined,

@@ -1,0 +1,110 @@
+/**
+ * Route retries (GEP-1731, a rule's `retry` in the experimental channel's HTTPRoute), transcribed
+ * from upstream: HTTPRouteRetry (v1.6.1, conformance/tests/httproute-retry.go) and
+ * HTTPRouteRetryConnectionError (added after v1.6.1 upstream, httproute-retry-connection-error.go,
+ * whose manifest uses v1.6.1's fields alone). Both send requests to echo-basic's retry simulation,
+ * which fails each request's first `succeedAfter` attempts (by its `uuid`, new on every probe) with
+ * `responseCode`, or by resetting the connection; each case must hold three probes in a row.
+ */
+import { randomUUID } from 'node:crypto';
+import { compare, type Expected, roundTrip } from '../harness/http.ts';
+import { ConformanceFailure } from '../harness/status.ts';
+import { type ConformanceTest, INFRA, routesReady, type Suite } from '../harness/suite.ts';
+
+const sameNs = { namespace: INFRA, name: 'same-namespace' };
+
+interface RetryCase {
+  path: string;
+  query: Record<string, string>;
+  statusCodes: number[];
+}
+
+/**
+ * upstream's assertConsistentRetryBehaviour: a fresh uuid on each probe, so the simulation counts
+ * that probe's attempts alone; the answer expected three times in a row before the deadline.
+ */
+async function consistentRetryBehaviour(
+  s: Suite,
+  addr: string,
+  c: RetryCase,
+  consecutive = 3,
+): Promise<void> {
+  const deadline = Date.now() + s.timeouts.consistencyMs;
+  let inRow = 0;
+  let why = 'not tried';
+  while (Date.now() < deadline) {
+    const query = new URLSearchParams({ ...c.query, uuid: randomUUID() });
+    const e: Expected = {
+      request: { path: `${c.path}?${query.toString()}` },
+      response: { statusCodes: c.statusCodes },
+      backend: 'infra-backend-v3',
+      namespace: INFRA,
+    };
+    try {
+      const d = compare(addr, await roundTrip(addr, e.request), e);
+      if (d === undefined) {
+        if (++inRow >= consecutive) return;
+        continue;
+      }
+      why = d;
+    } catch (err) {
+      why = (err as Error).message;
+    }
+    inRow = 0;
+    await new Promise((r) => setTimeout(r, s.timeouts.pollMs));
+  }
+  throw new ConformanceFailure(
+    `GET ${c.path} ${JSON.stringify(c.query)}: not answered ${c.statusCodes.join(' or ')} ${consecutive} times in a row within ${s.timeouts.consistencyMs} ms (last: ${why})`,
+  );
+}
+
+const code = (responseCode: number, succeedAfter: number) => ({
+  responseCode: String(responseCode),
+  succeedAfter: String(succeedAfter),
+});
+
+export const retryTests: ConformanceTest[] = [
+  {
+    shortName: 'HTTPRouteRetry',
+    description:
+      'An HTTPRoute that has a Retry policy configured should retry failed requests according to the specified codes and attempt limits, returning a successful response when the backend recovers within the retry budget and surfacing the original error when it does not.',
+    features: ['Gateway', 'HTTPRoute', 'HTTPRouteRetry'],
+    manifests: ['httproute-retry.yaml'],
+    traffic: true,
+    run: async (s) => {
+      const addr = await routesReady(s, sameNs, [{ namespace: INFRA, name: 'retries' }]);
+      if (!s.sendsTraffic) return;
+      const three = '/retry/code-500-attempts-3';
+      const all = '/retry/code-all-attempts-2';
+      const cases: RetryCase[] = [
+        { path: three, query: code(500, 2), statusCodes: [200] },
+        { path: three, query: code(500, 4), statusCodes: [500] },
+        { path: three, query: code(503, 2), statusCodes: [503] },
+        ...[500, 502, 503, 504].flatMap((status) => [
+          { path: all, query: code(status, 1), statusCodes: [200] },
+          { path: all, query: code(status, 3), statusCodes: [status] },
+        ]),
+      ];
+      for (const c of cases) await consistentRetryBehaviour(s, addr, c);
+    },
+  },
+  {
+    shortName: 'HTTPRouteRetryConnectionError',
+    description:
+      'An HTTPRoute configured with a Retry policy should retry requests that fail due to TCP connection resets up to the configured maximum number of attempts, returning a successful response only when the backend recovers within the retry budget.',
+    features: ['Gateway', 'HTTPRoute', 'HTTPRouteRetry', 'HTTPRouteRetryConnectionError'],
+    manifests: ['httproute-retry-connection-error.yaml'],
+    traffic: true,
+    run: async (s) => {
+      const addr = await routesReady(s, sameNs, [{ namespace: INFRA, name: 'retries-connection-error' }]);
+      if (!s.sendsTraffic) return;
+      const path = '/retry/no-status-code-attempts-3';
+      await consistentRetryBehaviour(s, addr, { path, query: { succeedAfter: '2' }, statusCodes: [200] });
+      await consistentRetryBehaviour(s, addr, {
+        path,
+        query: { succeedAfter: '4' },
+        statusCodes: [500, 503],
+      });
+    },
+  },
+];

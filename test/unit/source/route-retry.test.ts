@@ -1,0 +1,233 @@
+/**
+ * An HTTPRoute rule's `retry` (GEP-1731, the experimental channel's HTTPRoute): its backends'
+ * pools are variants of their own (retryPoolName: a rule without retries, or with others, never
+ * shares one), carrying the statuses and attempts (Pool.retryStatuses, retries); a value the load
+ * balancer cannot carry refuses the route naming the field, never dropped; a load balancer that
+ * does not retry by route (Avi, BIG-IP) refuses it. HAProxy writes `retry-on` and `retries` on the
+ * variant's backend (both transports) and reads them back from those fields, a hand edit seen.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { aviCapabilities } from '../../../adapters/avi/capabilities.ts';
+import { F5_CAPABILITIES } from '../../../adapters/f5/capabilities.ts';
+import { HAPROXY_CAPABILITIES } from '../../../adapters/haproxy/capabilities.ts';
+import { backendFor } from '../../../adapters/haproxy/dataplane/layout.ts';
+import { readDataplanePolicy } from '../../../adapters/haproxy/dataplane/policy-read.ts';
+import { retryOn, timeoutLines } from '../../../adapters/haproxy/policy-lines.ts';
+import { readBackendPolicy } from '../../../adapters/haproxy/policy-read.ts';
+import { parseControllerConfig } from '../../../src/config/controller-config.ts';
+import { isIPv6Name, retryPoolName } from '../../../src/model/names.ts';
+import type { Pool, RouteRetry } from '../../../src/model/types.ts';
+import { buildDesired, type ClusterView } from '../../../src/source/desired.ts';
+import {
+  backend,
+  baseGateways,
+  baseNamespaces,
+  baseServices,
+  gatewayClass,
+  INFRA,
+  parent,
+  parentConditions,
+  pass,
+  pool,
+  route,
+  vsOf,
+} from './gateway-support.ts';
+
+const HAPROXY_HTTP = HAPROXY_CAPABILITIES.http!;
+const to = (rules: Record<string, unknown>[]) =>
+  route(INFRA, 'r', {
+    parentRefs: [parent('same-namespace')],
+    rules: rules.map((r, i) => ({
+      matches: [{ path: { type: 'PathPrefix', value: `/p${i}` } }],
+      backendRefs: [backend('infra-backend-v1', 8080)],
+      ...r,
+    })),
+  });
+
+function run(rules: Record<string, unknown>[], http = HAPROXY_HTTP) {
+  const retryPools = new Map<string, RouteRetry>();
+  const r = pass({ routes: [to(rules)], http, retryPools });
+  const routes = (vsOf(r, `${INFRA}/same-namespace`)?.routes ?? []).filter(
+    (x) => x.source === `HTTPRoute ${INFRA}/r`,
+  );
+  const conditions = r.routes.get(`HTTPRoute ${INFRA}/r`)?.parents[0]?.conditions ?? [];
+  return { routes, retryPools, conditions, flat: parentConditions(r, `${INFRA}/r`)[0] ?? [] };
+}
+
+/** The route is refused (Accepted False, UnsupportedValue) with a message matching `why`. */
+function refused(rules: Record<string, unknown>[], why: RegExp, http = HAPROXY_HTTP): void {
+  const { routes, conditions, flat } = run(rules, http);
+  assert.equal(routes.length, 0, 'nothing of it served');
+  assert.ok(flat.includes('Accepted=False/UnsupportedValue'), JSON.stringify(flat));
+  const accepted = conditions.find((c) => c.type === 'Accepted')!;
+  assert.match(accepted.message, why);
+}
+
+describe('HTTPRoute retry', () => {
+  it("a rule's retries send its backends to a variant pool of their own; rules asking the same share it", () => {
+    const retry = { codes: [502, 500, 500], attempts: 3 };
+    const { routes, retryPools, flat } = run([{ retry }, {}, { retry }, { retry: { attempts: 2 } }]);
+    assert.deepEqual(flat, ['Accepted=True/Accepted', 'ResolvedRefs=True/ResolvedRefs']);
+    const plain = pool(INFRA, 'infra-backend-v1');
+    const same = retryPoolName(plain, { statuses: [500, 502], attempts: 3 });
+    const other = retryPoolName(plain, { statuses: [], attempts: 2 });
+    assert.deepEqual(
+      routes.map((x) => [x.path, x.pool]),
+      [
+        ['/p0', same],
+        ['/p1', plain],
+        ['/p2', same],
+        ['/p3', other],
+      ],
+    );
+    // Statuses read once each, in order; no codes: connection errors alone.
+    assert.deepEqual(retryPools.get(same), { statuses: [500, 502], attempts: 3 });
+    assert.deepEqual(retryPools.get(other), { statuses: [], attempts: 2 });
+    assert.notEqual(same, other);
+  });
+
+  it('variant names: length-limited, hashed by what is asked, an IPv6 pool keeps its suffix last', () => {
+    const long = `c1--${'n'.repeat(40)}-${'s'.repeat(40)}-8080.l7`;
+    const a = retryPoolName(long, { statuses: [500] });
+    assert.ok(a.length <= 63, a);
+    assert.notEqual(a, retryPoolName(long, { statuses: [500], attempts: 1 }));
+    assert.notEqual(a, retryPoolName(long, { statuses: [503] }));
+    const v6 = retryPoolName('c1--ns-svc-8080.l7_v6', { statuses: [500] });
+    assert.ok(isIPv6Name(v6) && v6.startsWith('c1--ns-svc-8080.l7.retry-'), v6);
+    assert.ok(!isIPv6Name(retryPoolName('c1--ns-svc-8080.l7', { statuses: [500] })));
+  });
+
+  it('bad input is refused for that route alone, naming the field: never served without it', () => {
+    refused([{ retry: { codes: [418] } }], /retry\.codes\[0\].*retries on 401, .*504 only, not 418/);
+    refused([{ retry: { codes: [600] } }], /retry\.codes\[0\]: 600 is not a status of 400-599/);
+    refused([{ retry: { codes: ['500'] } }], /retry\.codes\[0\]: "500" is not a status/);
+    refused([{ retry: { codes: Array(17).fill(500) } }], /retry\.codes: a list of at most 16/);
+    refused([{ retry: { attempts: 0 } }], /retry\.attempts: 0 is not a count of 1 or more/);
+    refused([{ retry: { attempts: 2.5 } }], /retry\.attempts: 2\.5 is not a count/);
+    refused(
+      [{ retry: { attempts: 11 } }],
+      /retry\.attempts: the memory load balancer takes at most 10, not 11/,
+    );
+    refused(
+      [{ retry: { attempts: 2, backoff: '100ms' } }],
+      /retry\.backoff: .* cannot wait between attempts/,
+    );
+    refused(
+      [{ retry: { codes: [500] }, timeouts: { request: '1s' } }],
+      /with timeouts\.request.*cannot hold the attempts/,
+    );
+    refused([{ retry: { codes: [500], perTry: '1s' } }], /retry\.perTry: not supported by npl-lb yet/);
+    // The rule's own backend timeout bounds each attempt: served.
+    const each = run([{ retry: { codes: [500] }, timeouts: { backendRequest: '200ms', request: '0s' } }]);
+    assert.equal(each.routes.length, 1);
+    assert.equal(each.routes[0]!.timeoutMs, 200);
+    // Another route beside a refused one is served.
+    const r = pass({
+      routes: [
+        to([{ retry: { codes: [418] } }]),
+        route(INFRA, 'beside', {
+          parentRefs: [parent('same-namespace')],
+          rules: [{ backendRefs: [backend('infra-backend-v1', 8080)] }],
+        }),
+      ],
+      http: HAPROXY_HTTP,
+    });
+    assert.equal(
+      vsOf(r, `${INFRA}/same-namespace`)!.routes.filter((x) => x.source === `HTTPRoute ${INFRA}/beside`)
+        .length,
+      1,
+    );
+  });
+
+  it('a load balancer that does not retry by route refuses the rule by name (Avi, BIG-IP)', () => {
+    for (const [name, http] of [
+      ['avi', aviCapabilities(false).http!],
+      ['f5', F5_CAPABILITIES.http!],
+    ] as const) {
+      assert.equal(http.retry, undefined, name);
+      refused([{ retry: { codes: [500], attempts: 2 } }], /does not retry requests by route/, http);
+    }
+  });
+
+  it('through the whole pass on HAProxy: the variant pool carries the statuses and attempts over the BackendPolicy count; removed, it goes', () => {
+    const cfg = parseControllerConfig('clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\n');
+    const lb = { name: 'haproxy', caps: HAPROXY_CAPABILITIES };
+    const view = (rules: Record<string, unknown>[]): ClusterView => ({
+      services: baseServices(),
+      ingresses: [],
+      ingressClasses: [],
+      pods: [],
+      nodes: [],
+      namespaces: baseNamespaces(),
+      gatewayClasses: [gatewayClass()],
+      gateways: baseGateways(),
+      httpRoutes: [to(rules)],
+    });
+    const plain = pool(INFRA, 'infra-backend-v1');
+    const variant = retryPoolName(plain, { statuses: [503], attempts: 4 });
+    const first = buildDesired(view([{ retry: { codes: [503], attempts: 4 } }, {}]), cfg, lb).state;
+    const v = first.pools.find((p) => p.name === variant);
+    assert.ok(v, first.pools.map((p) => p.name).join(' '));
+    assert.deepEqual(
+      [v.retryStatuses, v.retries, v.health, v.service],
+      [[503], 4, 'http', `${INFRA}/infra-backend-v1`],
+    );
+    const base = first.pools.find((p) => p.name === plain)!;
+    assert.equal(base.retryStatuses, undefined);
+    // Without attempts: the statuses alone, the device's count.
+    const noCount = buildDesired(view([{ retry: { codes: [500] } }]), cfg, lb).state;
+    const n = noCount.pools.find((p) => p.name === retryPoolName(plain, { statuses: [500] }))!;
+    assert.deepEqual([n.retryStatuses, n.retries], [[500], undefined]);
+    // The retry taken off: the variant is no longer asked for.
+    const after = buildDesired(view([{}, {}]), cfg, lb).state;
+    assert.ok(!after.pools.some((p) => p.name.includes('.retry-')));
+  });
+});
+
+describe('HAProxy: a route retry on the backend, both transports', () => {
+  const p = { name: 'b', retries: 3, retryStatuses: [500, 502] } as Pool;
+
+  it('writes retry-on with connection failures and the statuses, and retries', () => {
+    assert.deepEqual(timeoutLines(p), ['    retries 3', '    retry-on conn-failure empty-response 500 502']);
+    assert.deepEqual(
+      timeoutLines({ ...p, retryStatuses: [] }).at(-1),
+      '    retry-on conn-failure empty-response',
+    );
+    assert.equal(retryOn([504]), 'conn-failure empty-response 504');
+  });
+
+  it('runtime: read back from the lines; a line edited by hand is seen and read as not ours', () => {
+    const lines = (retryLine: string) => ['    balance roundrobin', '    retries 3', retryLine];
+    const back = readBackendPolicy('b', lines('    retry-on conn-failure empty-response 500 502'), [], {});
+    assert.deepEqual([back.policy.retryStatuses, back.policy.retries, back.exact], [[500, 502], 3, true]);
+    const edited = readBackendPolicy('b', lines('    retry-on all-retryable-errors'), [], {});
+    assert.deepEqual([edited.policy.retryStatuses, edited.exact], [[], false]);
+    const gone = readBackendPolicy('b', ['    balance roundrobin', '    retries 3'], [], {});
+    assert.equal(gone.policy.retryStatuses, undefined);
+  });
+
+  it('Data Plane: the backend retry_on field, read back from it; a hand edit seen', () => {
+    const pool: Pool = {
+      ...p,
+      protocol: 'TCP',
+      health: 'http',
+      members: [],
+      service: 'ns/s',
+      servicePort: '8080',
+    };
+    const b = backendFor(pool, true, {
+      owner: 'c1',
+      apiVersion: 'v3',
+      slots: 2,
+      healthChecks: true,
+      transparentBinds: false,
+    });
+    assert.equal(b.retry_on, 'conn-failure empty-response 500 502');
+    assert.equal(b.retries, 3);
+    const back = readDataplanePolicy(b, [], {});
+    assert.deepEqual([back.policy.retryStatuses, back.exact], [[500, 502], true]);
+    const edited = readDataplanePolicy({ ...b, retry_on: 'conn-failure' }, [], {});
+    assert.deepEqual([edited.policy.retryStatuses, edited.exact], [[], false]);
+  });
+});
