@@ -1,10 +1,13 @@
 /**
  * Route retries (GEP-1731, a rule's `retry` in the experimental channel's HTTPRoute), transcribed
- * from upstream: HTTPRouteRetry (v1.6.1, conformance/tests/httproute-retry.go) and
- * HTTPRouteRetryConnectionError (added after v1.6.1 upstream, httproute-retry-connection-error.go,
- * whose manifest uses v1.6.1's fields alone). Both send requests to echo-basic's retry simulation,
- * which fails each request's first `succeedAfter` attempts (by its `uuid`, new on every probe) with
- * `responseCode`, or by resetting the connection; each case must hold three probes in a row.
+ * from upstream v1.6.1: HTTPRouteRetry (conformance/tests/httproute-retry.go). Its requests go to
+ * echo-basic's retry simulation, which fails each request's first `succeedAfter` attempts (by its
+ * `uuid`, new on every probe) with `responseCode`; each case must hold three probes in a row.
+ *
+ * HTTPRouteRetryConnectionError (upstream after v1.6.1) is not transcribed, its feature not
+ * claimed: HAProxy retries a reset connection (`retry-on ... empty-response`), but answers 502 when
+ * every attempt was reset (the test wants 500 or 503), and closes a client's keep-alive connection
+ * without an answer there, for the client to send again (tried on HAProxy 2.6).
  */
 import { randomUUID } from 'node:crypto';
 import { compare, type Expected, roundTrip } from '../harness/http.ts';
@@ -86,25 +89,6 @@ export const retryTests: ConformanceTest[] = [
         ]),
       ];
       for (const c of cases) await consistentRetryBehaviour(s, addr, c);
-    },
-  },
-  {
-    shortName: 'HTTPRouteRetryConnectionError',
-    description:
-      'An HTTPRoute configured with a Retry policy should retry requests that fail due to TCP connection resets up to the configured maximum number of attempts, returning a successful response only when the backend recovers within the retry budget.',
-    features: ['Gateway', 'HTTPRoute', 'HTTPRouteRetry', 'HTTPRouteRetryConnectionError'],
-    manifests: ['httproute-retry-connection-error.yaml'],
-    traffic: true,
-    run: async (s) => {
-      const addr = await routesReady(s, sameNs, [{ namespace: INFRA, name: 'retries-connection-error' }]);
-      if (!s.sendsTraffic) return;
-      const path = '/retry/no-status-code-attempts-3';
-      await consistentRetryBehaviour(s, addr, { path, query: { succeedAfter: '2' }, statusCodes: [200] });
-      await consistentRetryBehaviour(s, addr, {
-        path,
-        query: { succeedAfter: '4' },
-        statusCodes: [500, 503],
-      });
     },
   },
 ];

@@ -8,25 +8,37 @@
 import type { Capabilities } from './contract.ts';
 import type { Change } from './changes.ts';
 import type { ApplyError } from './contract.ts';
-import type { VirtualService } from '../model/types.ts';
+import type { Pool, VirtualService } from '../model/types.ts';
 import { certificateRefs, poolRefs } from '../model/refs.ts';
 
 const refuse = (message: string): ApplyError => ({ code: 'Unsupported', message, terminal: true });
+
+/** What of a pool its capabilities cannot express. */
+function poolProblem(p: Pool, caps: Capabilities, adapter: string): ApplyError | undefined {
+  if (p.backendProtocol && caps.http?.http2 !== true)
+    return refuse(
+      `HTTP/2 to members (h2c) is not served by the ${adapter} adapter (Capabilities.http.http2)`,
+    );
+  if (p.backendTls && !caps.http?.backendTls)
+    return refuse(`TLS to members is not served by the ${adapter} adapter (Capabilities.http.backendTls)`);
+  if (p.backendTls?.clientCertificate && !caps.http?.backendTls?.clientCertificates)
+    return refuse(
+      `a client certificate to members is not presented by the ${adapter} adapter (Capabilities.http.backendTls.clientCertificates)`,
+    );
+  const retry = caps.http?.retry;
+  const status = retry && p.retryStatuses?.find((s) => !retry.statuses.includes(s));
+  if (p.retryStatuses && (!retry || status !== undefined))
+    return refuse(
+      `a route's retries${status !== undefined ? ` on ${status}` : ''} are not made by the ${adapter} adapter (Capabilities.http.retry)`,
+    );
+  return undefined;
+}
 
 /** What of a change its capabilities cannot express (`adapter`: its name in the message). */
 export function capabilityProblem(c: Change, caps: Capabilities, adapter: string): ApplyError | undefined {
   if (c.op === 'delete' || c.kind === 'certificate') return undefined;
   const http2 = caps.http?.http2 === true;
-  if (c.kind === 'pool')
-    return c.desired.backendProtocol && !http2
-      ? refuse(`HTTP/2 to members (h2c) is not served by the ${adapter} adapter (Capabilities.http.http2)`)
-      : c.desired.backendTls && !caps.http?.backendTls
-        ? refuse(`TLS to members is not served by the ${adapter} adapter (Capabilities.http.backendTls)`)
-        : c.desired.backendTls?.clientCertificate && !caps.http?.backendTls?.clientCertificates
-          ? refuse(
-              `a client certificate to members is not presented by the ${adapter} adapter (Capabilities.http.backendTls.clientCertificates)`,
-            )
-          : undefined;
+  if (c.kind === 'pool') return poolProblem(c.desired, caps, adapter);
   const vs = c.desired;
   const field = Object.keys(vs.placement ?? {}).find((f) => !caps.parameters?.applies.includes(f));
   if (field)

@@ -88,8 +88,10 @@ export function retryPoolName(
     .digest('hex')
     .slice(0, 8);
   const ipv6 = isIPv6Name(pool);
-  const name = `${ipv6 ? pool.slice(0, -3) : pool}.retry-${asked}`;
-  return familyName(limitName(name), ipv6 ? 'IPv6' : 'IPv4');
+  const suffix = `.retry-${asked}`;
+  // The suffix survives the length limit, as familyName's does: the pool's name is cut instead.
+  const name = `${limitName(ipv6 ? pool.slice(0, -3) : pool, MAX_NAME - 3 - suffix.length)}${suffix}`;
+  return familyName(name, ipv6 ? 'IPv6' : 'IPv4');
 }
 
 /** The HTTP/2 (h2c) pool of a Service port: '.h2' beside '.l7', for the same reason. */

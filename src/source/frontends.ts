@@ -286,14 +286,20 @@ function poolMakers(
 }
 
 /**
- * A pool asked already (by name), as a route rule's retries ask it: a variant of its own
+ * A pool (`make` asks for it), as a route rule's retries ask it: a variant of its own
  * (retryPoolName), the same Service port, policy and TLS with the rule's retries over them.
  */
 function retryVariant(requests: Map<string, PoolRequest>) {
-  return (pool: string, retry: RouteRetry): string => {
+  return (make: () => string, retry: RouteRetry): string => {
+    const before = requests.size;
+    const pool = make();
+    // A base pool asked for the first time here is used by nothing else (yet): not put on the
+    // device. A rule asking it plainly later asks it again.
+    const fresh = requests.size > before;
     const base = requests.get(pool)!;
     const name = retryPoolName(pool, retry);
     if (!requests.has(name)) requests.set(name, { ...base, name, retry });
+    if (fresh) requests.delete(pool);
     return name;
   };
 }

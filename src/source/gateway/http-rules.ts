@@ -27,6 +27,7 @@ import type { TlsTarget } from './backend-tls.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 import { referencePermitted } from './reference-grants.ts';
 import { backendFilters, filtersOf, Refused } from './route-filters.ts';
+import { ruleRetry } from './rule-retry.ts';
 
 export { filtersOf, Refused } from './route-filters.ts';
 
@@ -58,7 +59,7 @@ export interface RuleContext {
    * A pool's variant for a rule's retries (frontends.ts retryVariant); absent when the load
    * balancer does not retry by route (such a rule is refused).
    */
-  retryPoolFor?: ((pool: string, retry: RouteRetry) => string) | undefined;
+  retryPoolFor?: ((make: () => string, retry: RouteRetry) => string) | undefined;
 }
 
 /** A route rule ready to be placed on hosts: everything but the host and the order. */
@@ -135,59 +136,6 @@ function ruleTimeout(t: unknown, field: string): number | undefined {
   if (ms.length === 0) return undefined;
   const limits = ms.filter((v) => v > 0);
   return limits.length ? Math.min(...limits) : 0;
-}
-
-/**
- * A rule's `retry` (the experimental channel's HTTPRoute; GEP-1731) as the load balancer can do
- * it, or refused naming the field: a device that does not retry by route, a status it cannot
- * retry on, more attempts than it takes, a backoff it cannot wait, a whole request's timeout it
- * cannot hold the attempts to. Absent: undefined.
- */
-function ruleRetry(
-  retry: unknown,
-  timeouts: unknown,
-  field: string,
-  ctx: RuleContext,
-): RouteRetry | undefined {
-  if (retry === undefined) return undefined;
-  const device = ctx.device?.http.retry;
-  const adapter = ctx.device?.adapter ?? 'configured';
-  if (!device || !ctx.retryPoolFor)
-    throw new Refused(`${field}: the ${adapter} load balancer does not retry requests by route`);
-  const r = (retry ?? {}) as Record<string, unknown>;
-  const extra = Object.keys(r).find((k) => !['codes', 'attempts', 'backoff'].includes(k));
-  if (extra) throw new Refused(`${field}.${extra.slice(0, 64)}: not supported by npl-lb yet`);
-  const codes = r.codes ?? [];
-  if (!Array.isArray(codes) || codes.length > 16)
-    throw new Refused(`${field}.codes: a list of at most 16 statuses`);
-  for (const [i, c] of codes.entries()) {
-    if (!Number.isInteger(c) || (c as number) < 400 || (c as number) > 599)
-      throw new Refused(`${field}.codes[${i}]: ${JSON.stringify(c).slice(0, 16)} is not a status of 400-599`);
-    if (!device.statuses.includes(c as number))
-      throw new Refused(
-        `${field}.codes[${i}]: the ${adapter} load balancer retries on ${device.statuses.join(', ')} only, not ${String(c)}`,
-      );
-  }
-  const attempts = r.attempts;
-  if (attempts !== undefined && (!Number.isInteger(attempts) || (attempts as number) < 1))
-    throw new Refused(
-      `${field}.attempts: ${JSON.stringify(attempts).slice(0, 16)} is not a count of 1 or more`,
-    );
-  if (typeof attempts === 'number' && attempts > device.maxAttempts)
-    throw new Refused(
-      `${field}.attempts: the ${adapter} load balancer takes at most ${device.maxAttempts}, not ${attempts}`,
-    );
-  if (r.backoff !== undefined && !device.backoff)
-    throw new Refused(
-      `${field}.backoff: the ${adapter} load balancer sends a request again at once and cannot wait between attempts`,
-    );
-  const request = (timeouts as { request?: unknown } | undefined)?.request;
-  if (request !== undefined && request !== '0s' && !device.requestTimeout)
-    throw new Refused(
-      `${field}: with timeouts.request, the ${adapter} load balancer cannot hold the attempts together to the request's timeout (it bounds each attempt: timeouts.backendRequest)`,
-    );
-  const statuses = [...new Set(codes as number[])].sort((a, b) => a - b);
-  return { statuses, ...(attempts !== undefined ? { attempts: attempts as number } : {}) };
 }
 
 function pathOf(
@@ -358,8 +306,8 @@ export function ruleForwarding(
             `${f}: Service ${target}/${b.name} port ${b.port ?? ''}: ${why}; its share answers 500, never in clear text`,
           );
         else {
-          pool = poolOf(ctx, svc, sp, tls?.tls, h2);
-          if (at.retry) pool = ctx.retryPoolFor!(pool, at.retry);
+          const make = () => poolOf(ctx, svc, sp, tls?.tls, h2);
+          pool = at.retry ? ctx.retryPoolFor!(make, at.retry) : make();
           if (b.weight > 0) asks.add(tls?.tls ? JSON.stringify(tls.tls) : '');
           sink.backends.add(`${target}/${b.name}`);
         }
@@ -410,7 +358,10 @@ export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleRes
       const filters = filtersOf(rule.filters, `${field}.filters`);
       const { timeouts, retry: asked } = rule as { timeouts?: unknown; retry?: unknown };
       const timeoutMs = ruleTimeout(timeouts, `${field}.timeouts`);
-      const retry = ruleRetry(asked, timeouts, `${field}.retry`, ctx);
+      const retry = ruleRetry(asked, timeouts, `${field}.retry`, {
+        retry: ctx.retryPoolFor ? ctx.device?.http.retry : undefined,
+        adapter: ctx.device?.adapter ?? 'configured',
+      });
       const forwarding = ruleForwarding(
         rule.backendRefs,
         { field, namespace: ns, kind: 'HTTPRoute', redirects: filters.redirect !== undefined, retry },

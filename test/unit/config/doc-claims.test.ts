@@ -78,6 +78,7 @@ it("the README's feature table claims only features a report proves, for the ada
       ['haproxy-runtime'],
     ],
     [/rule `timeouts`, WebSocket and CORS \(HAProxy\)/, 'HTTPRouteCORS', ['haproxy-runtime']],
+    [/rule `retry` \(HAProxy; HTTPRoute's experimental CRD\)/, 'HTTPRouteRetry', ['haproxy-runtime']],
     [/named rules/, 'HTTPRouteNamedRouteRule', ['haproxy-runtime', 'avi', 'f5']],
     [/parentRef `port`/, 'HTTPRouteParentRefPort', ['haproxy-runtime', 'avi', 'f5']],
     [/method;/, 'HTTPRouteMethodMatching', ['haproxy-runtime', 'f5']],
@@ -93,6 +94,7 @@ it("the README's feature table claims only features a report proves, for the ada
       'HTTPRouteRequestTimeout',
       'HTTPRouteBackendProtocolWebSocket',
       'HTTPRouteCORS',
+      'HTTPRouteRetry',
       'TLSRouteModeTerminate',
     ])
       assert.ok(!features(a).has(f), `${a} does not claim ${f}`);

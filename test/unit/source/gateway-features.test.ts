@@ -37,12 +37,16 @@ describe('GatewayClass supportedFeatures', () => {
         'TLSRoute',
         'TLSRouteModeTerminate',
         'HTTPRouteRetry',
-        'HTTPRouteRetryConnectionError',
       ])
         assert.ok(f.includes(name), name);
       // Not claimed: what npl-lb does not do, or no harness test proves yet (HAProxy bounds each
       // attempt, not the attempts together by the request's timeout).
-      for (const name of ['HTTPRouteRequestMirror', 'HTTPRouteRetryBackendTimeout', 'TLSRouteModeMixed'])
+      for (const name of [
+        'HTTPRouteRequestMirror',
+        'HTTPRouteRetryBackendTimeout',
+        'HTTPRouteRetryConnectionError',
+        'TLSRouteModeMixed',
+      ])
         assert.ok(!f.includes(name), name);
     }
   });

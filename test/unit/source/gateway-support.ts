@@ -24,7 +24,14 @@ import {
   referenceGrantSchema,
 } from '../../../src/kube/gateway-objects.ts';
 import { type Service, serviceSchema, tlsSecretSchema } from '../../../src/kube/objects.ts';
-import { gatewayVsName, h2PoolName, l7PoolName, poolName, retryPoolName, tlsPoolName } from '../../../src/model/names.ts';
+import {
+  gatewayVsName,
+  h2PoolName,
+  l7PoolName,
+  poolName,
+  retryPoolName,
+  tlsPoolName,
+} from '../../../src/model/names.ts';
 import type { BackendTls, L7VirtualService, RouteRetry } from '../../../src/model/types.ts';
 import type { CaConfigMap } from '../../../src/kube/config-maps.ts';
 import {
@@ -194,8 +201,8 @@ export function pass(w: World): GatewayResult {
           }
         : undefined,
       retryPoolFor: w.http?.retry
-        ? (base, retry) => {
-            const name = retryPoolName(base, retry);
+        ? (make, retry) => {
+            const name = retryPoolName(make(), retry);
             w.retryPools?.set(name, retry);
             return name;
           }

@@ -15,6 +15,7 @@ import { backendFor } from '../../../adapters/haproxy/dataplane/layout.ts';
 import { readDataplanePolicy } from '../../../adapters/haproxy/dataplane/policy-read.ts';
 import { retryOn, timeoutLines } from '../../../adapters/haproxy/policy-lines.ts';
 import { readBackendPolicy } from '../../../adapters/haproxy/policy-read.ts';
+import { capabilityProblem } from '../../../src/adapter/preflight.ts';
 import { parseControllerConfig } from '../../../src/config/controller-config.ts';
 import { isIPv6Name, retryPoolName } from '../../../src/model/names.ts';
 import type { Pool, RouteRetry } from '../../../src/model/types.ts';
@@ -90,7 +91,8 @@ describe('HTTPRoute retry', () => {
   it('variant names: length-limited, hashed by what is asked, an IPv6 pool keeps its suffix last', () => {
     const long = `c1--${'n'.repeat(40)}-${'s'.repeat(40)}-8080.l7`;
     const a = retryPoolName(long, { statuses: [500] });
-    assert.ok(a.length <= 63, a);
+    assert.ok(a.length <= 63 && /\.retry-[0-9a-f]{8}$/.test(a), a);
+    assert.ok(retryPoolName(`${long}_v6`, { statuses: [500] }).length <= 63);
     assert.notEqual(a, retryPoolName(long, { statuses: [500], attempts: 1 }));
     assert.notEqual(a, retryPoolName(long, { statuses: [503] }));
     const v6 = retryPoolName('c1--ns-svc-8080.l7_v6', { statuses: [500] });
@@ -179,6 +181,12 @@ describe('HTTPRoute retry', () => {
     const noCount = buildDesired(view([{ retry: { codes: [500] } }]), cfg, lb).state;
     const n = noCount.pools.find((p) => p.name === retryPoolName(plain, { statuses: [500] }))!;
     assert.deepEqual([n.retryStatuses, n.retries], [[500], undefined]);
+    // The base pool asked by nothing but the variant is not on the device.
+    const alone = buildDesired(view([{ retry: { codes: [503], attempts: 4 } }]), cfg, lb).state;
+    assert.deepEqual(
+      alone.pools.filter((p) => p.service === `${INFRA}/infra-backend-v1`).map((p) => p.name),
+      [variant],
+    );
     // The retry taken off: the variant is no longer asked for.
     const after = buildDesired(view([{}, {}]), cfg, lb).state;
     assert.ok(!after.pools.some((p) => p.name.includes('.retry-')));
@@ -205,6 +213,30 @@ describe('HAProxy: a route retry on the backend, both transports', () => {
     assert.deepEqual([edited.policy.retryStatuses, edited.exact], [[], false]);
     const gone = readBackendPolicy('b', ['    balance roundrobin', '    retries 3'], [], {});
     assert.equal(gone.policy.retryStatuses, undefined);
+  });
+
+  it('every adapter refuses, by name and terminal, a pool whose retries it cannot make (preflight)', () => {
+    const desired = {
+      ...p,
+      protocol: 'TCP',
+      health: 'http',
+      members: [],
+      service: 'ns/s',
+      servicePort: '80',
+    } as Pool;
+    const change = (d: Pool) => ({ op: 'create' as const, kind: 'pool' as const, name: 'b', desired: d });
+    for (const caps of [F5_CAPABILITIES, aviCapabilities(false)]) {
+      const problem = capabilityProblem(change(desired), caps, 'other');
+      assert.deepEqual([problem?.code, problem?.terminal], ['Unsupported', true]);
+      assert.match(problem!.message, /a route's retries are not made by the other adapter/);
+    }
+    assert.equal(capabilityProblem(change(desired), HAPROXY_CAPABILITIES, 'haproxy'), undefined);
+    const teapot = capabilityProblem(
+      change({ ...desired, retryStatuses: [418] }),
+      HAPROXY_CAPABILITIES,
+      'haproxy',
+    );
+    assert.match(teapot!.message, /retries on 418 are not made by the haproxy adapter/);
   });
 
   it('Data Plane: the backend retry_on field, read back from it; a hand edit seen', () => {

@@ -1,4 +1,7 @@
-/** The leaves of a Gateway API kind's v1 spec schema, read from the bundled v1.6.1 CRDs. */
+/**
+ * The leaves of a Gateway API kind's v1 spec schema, read from the bundled v1.6.1 CRDs (the
+ * standard install; `experimental`: HTTPRoute's experimental CRD, bundled beside it).
+ */
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 
@@ -10,12 +13,11 @@ interface Schema {
 }
 
 /** Every leaf path of a kind's v1 spec schema (`spec.rules[].matches[].method`). */
-export function schemaLeaves(kind: string): string[] {
+export function schemaLeaves(kind: string, channel: 'standard' | 'experimental' = 'standard'): string[] {
+  const file =
+    channel === 'experimental' ? 'experimental-httproutes-v1.6.1.yaml' : 'standard-install-v1.6.1.yaml';
   const crds = parseAllDocuments(
-    readFileSync(
-      new URL('../../../src/sandbox/gateway-api/standard-install-v1.6.1.yaml', import.meta.url),
-      'utf8',
-    ),
+    readFileSync(new URL(`../../../src/sandbox/gateway-api/${file}`, import.meta.url), 'utf8'),
   ).map((d) => d.toJSON() as Json);
   const crd = crds.find(
     (d) => (d?.spec as Json | undefined)?.names && ((d.spec as Json).names as Json).kind === kind,

@@ -1,0 +1,146 @@
+/**
+ * No field of the experimental channel's HTTPRoute is dropped silently either: with its CRD
+ * installed (`npl-lb demo --gateway-api-channel experimental`), each leaf it adds to the standard
+ * one (v1.6.1: a rule's retry and sessionPersistence, the ExternalAuth filter, the route's
+ * useDefaultGateways) is set by a fragment below saying what happens to it, on a load balancer
+ * that retries by route (HAProxy's capabilities): carried, accepted without effect, or refused
+ * naming the field. A field the next bundle adds with no fragment fails the first test.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { HAPROXY_CAPABILITIES } from '../../../adapters/haproxy/capabilities.ts';
+import { backend, INFRA, parent, pass, route, vsOf } from './gateway-support.ts';
+import type { Draft, Fragment } from './route-fragments.ts';
+import { schemaLeaves } from './schema-leaves.ts';
+
+const P = 'spec.rules[].';
+const authPaths = [
+  'externalAuth.backendRef.group',
+  'externalAuth.backendRef.kind',
+  'externalAuth.backendRef.name',
+  'externalAuth.backendRef.namespace',
+  'externalAuth.backendRef.port',
+  'externalAuth.forwardBody.maxSize',
+  'externalAuth.grpc.allowedHeaders[]',
+  'externalAuth.http.allowedHeaders[]',
+  'externalAuth.http.allowedResponseHeaders[]',
+  'externalAuth.http.path',
+  'externalAuth.protocol',
+];
+const externalAuth = {
+  type: 'ExternalAuth',
+  externalAuth: { protocol: 'HTTP', backendRef: { name: 'auth', port: 8080 }, http: { path: '/check' } },
+};
+
+/** What the experimental channel adds to the standard HTTPRoute (v1.6.1), and what npl-lb does with it. */
+const EXPERIMENTAL: Fragment[] = [
+  {
+    id: 'retry',
+    paths: [`${P}retry.attempts`, `${P}retry.codes[]`],
+    apply: (d) => void (d.spec.rules[0]!.retry = { codes: [500, 503], attempts: 2 }),
+    expect: 'carried',
+    seen: (rs) => rs.every((r) => r.pool.includes('.retry-')),
+  },
+  {
+    id: 'retry backoff',
+    paths: [`${P}retry.backoff`],
+    apply: (d) => void (d.spec.rules[0]!.retry = { attempts: 2, backoff: '100ms' }),
+    expect: 'refused',
+    says: /retry\.backoff: .* cannot wait between attempts/,
+  },
+  {
+    id: 'sessionPersistence',
+    paths: [
+      `${P}sessionPersistence.absoluteTimeout`,
+      `${P}sessionPersistence.cookieConfig.lifetimeType`,
+      `${P}sessionPersistence.sessionName`,
+      `${P}sessionPersistence.type`,
+    ],
+    apply: (d) => void (d.spec.rules[0]!.sessionPersistence = { type: 'Cookie', sessionName: 's' }),
+    expect: 'refused',
+    says: /sessionPersistence: not supported by npl-lb yet/,
+  },
+  {
+    id: 'ExternalAuth filter',
+    paths: [...authPaths.map((p) => `${P}filters[].${p}`)],
+    apply: (d) => void d.spec.rules[0]!.filters.push(externalAuth),
+    expect: 'refused',
+    says: /filter type ExternalAuth is not supported/,
+  },
+  {
+    id: 'ExternalAuth backendRef filter',
+    paths: [...authPaths.map((p) => `${P}backendRefs[].filters[].${p}`)],
+    apply: (d) => void (d.spec.rules[0]!.backendRefs[0]!.filters = [externalAuth]),
+    expect: 'refused',
+    says: /filter type ExternalAuth on a backendRef is not supported/,
+  },
+  // No Gateway of npl-lb is a default one (it reads no Gateway `defaultScope`, a field of the
+  // experimental Gateway): None and All alike attach the route to its parentRefs alone.
+  {
+    id: 'useDefaultGateways',
+    paths: ['spec.useDefaultGateways'],
+    apply: (d) => void (d.spec.useDefaultGateways = 'All'),
+    expect: 'accepted',
+  },
+];
+
+function build(f: Fragment) {
+  const d: Draft = {
+    spec: {
+      hostnames: [],
+      parentRefs: [parent('same-namespace')],
+      rules: [
+        {
+          matches: [{ path: { type: 'PathPrefix', value: '/base' } }],
+          filters: [],
+          backendRefs: [backend('infra-backend-v1', 8080, { namespace: INFRA })],
+        },
+      ],
+    },
+  };
+  f.apply(d);
+  const r = pass({ routes: [route(INFRA, 'fields', d.spec)], http: HAPROXY_CAPABILITIES.http! });
+  const conditions = r.routes.get(`HTTPRoute ${INFRA}/fields`)?.parents[0]?.conditions ?? [];
+  const routes = (vsOf(r, `${INFRA}/same-namespace`)?.routes ?? []).filter(
+    (x) => x.source === `HTTPRoute ${INFRA}/fields`,
+  );
+  return { conditions, routes };
+}
+
+describe('HTTPRoute fields of the experimental channel: carried or refused, never dropped', () => {
+  it('every leaf the experimental CRD adds to the standard one is covered by a fragment', () => {
+    const standard = new Set(schemaLeaves('HTTPRoute'));
+    const added = schemaLeaves('HTTPRoute', 'experimental').filter((p) => !standard.has(p));
+    assert.ok(added.length >= 20, `${added.length} leaves only the experimental CRD has`);
+    const covered = new Set(EXPERIMENTAL.flatMap((f) => f.paths));
+    assert.deepEqual(
+      added.filter((p) => !covered.has(p)),
+      [],
+      'experimental fields nobody said what npl-lb does with',
+    );
+    assert.deepEqual(
+      [...covered].filter((p) => !added.includes(p)),
+      [],
+      'fragments naming fields the CRD lacks',
+    );
+  });
+
+  it('each: carried into the model, accepted, or refused naming the field', () => {
+    for (const f of EXPERIMENTAL) {
+      const { conditions, routes } = build(f);
+      if (f.expect === 'refused') {
+        const why = conditions.find((c) => !c.status);
+        assert.ok(why && f.says!.test(why.message), `${f.id}: ${JSON.stringify(conditions)}`);
+        assert.equal(routes.length, 0, `${f.id}: a refused route serves nothing`);
+      } else {
+        assert.equal(
+          conditions.find((c) => c.type === 'Accepted')?.status,
+          true,
+          `${f.id}: ${JSON.stringify(conditions)}`,
+        );
+        assert.ok(routes.length > 0, `${f.id}: served`);
+        if (f.seen) assert.ok(f.seen(routes), `${f.id}: not in the model: ${JSON.stringify(routes)}`);
+      }
+    }
+  });
+});
