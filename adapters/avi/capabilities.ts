@@ -9,6 +9,9 @@ import type { Capabilities } from '../../src/adapter/contract.ts';
 import { ALL_HTTP } from '../../src/adapter/http-capabilities.ts';
 import { AVI_PARAMETERS } from './parameters.ts';
 
+/** The statuses Avi's server reselect may name (HttpstatusRange: any of the Gateway API's 400-599). */
+const AVI_RETRY_STATUSES: readonly number[] = Array.from({ length: 200 }, (_, i) => 400 + i);
+
 export function aviCapabilities(allocatesVips: boolean, allocatesV6 = false): Capabilities {
   return {
     l4: { tcp: true, udp: true },
@@ -59,6 +62,11 @@ export function aviCapabilities(allocatesVips: boolean, allocatesV6 = false): Ca
       // the service's own, its HTTP profile REQUIRE (REQUEST with every PKI error allowed for the
       // insecure fallback) against a PKI profile of its own. No subject header.
       clientValidation: true,
+      // A route's retries: the pool's server_reselect (enabled, num_retries: 0-5 in its schema
+      // here, svr_resp_code.ranges one status each), on any status a rule names; Avi sends such a
+      // request to another server. A rule naming no status is refused (its connection retries are
+      // Avi's own, not a pool field).
+      retry: { statuses: AVI_RETRY_STATUSES, maxAttempts: 5, needsStatuses: true },
     },
     ...(allocatesVips ? { allocatesVips: true } : {}),
     // LoadBalancerParameters' avi section: the virtual services' SE group (se_group_ref).

@@ -79,7 +79,27 @@ export const SCHEMAS = {
       connection_ramp_duration: z.number().int().min(0).max(300),
       max_concurrent_connections_per_server: z.number().int().min(0).max(1_000_000).optional(),
       server_reselect: z
-        .object({ enabled: z.boolean(), num_retries: z.number().int().min(0).max(5).optional() })
+        .object({
+          enabled: z.boolean(),
+          num_retries: z.number().int().min(0).max(5).optional(),
+          // A route's statuses: one range per status, each of the Gateway API's 400-599.
+          svr_resp_code: z
+            .object({
+              ranges: z
+                .array(
+                  z
+                    .object({
+                      begin: z.number().int().min(400).max(599),
+                      end: z.number().int().min(400).max(599),
+                    })
+                    .strict(),
+                )
+                .min(1)
+                .max(16),
+            })
+            .strict()
+            .optional(),
+        })
         .strict()
         .optional(),
       // Milliseconds, 0 (the application profile's) to 6 hours.

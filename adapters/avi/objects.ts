@@ -172,12 +172,8 @@ function balanceFields(p: Pool): Record<string, unknown> {
       ? { lb_algorithm_hash: HEADER_HASH, lb_algorithm_consistent_hash_hdr: p.hashKey ?? '' }
       : {}),
     // A request whose connection to a server fails goes to another, this many more times (HTTP
-    // pools: Capabilities.retries 'http'; 0: never).
-    ...(p.retries !== undefined
-      ? {
-          server_reselect: p.retries > 0 ? { enabled: true, num_retries: p.retries } : { enabled: false },
-        }
-      : {}),
+    // pools: Capabilities.retries 'http'; 0: never); a route's retries name the statuses too.
+    ...serverReselect(p),
     // HTTP/2 to every server of the pool (h2c: gRPC, appProtocol kubernetes.io/h2c).
     ...(p.backendProtocol === 'h2c' ? { enable_http2: true } : {}),
     ...(p.persistence
@@ -204,6 +200,7 @@ function parseBalance(
   | 'slowStartSeconds'
   | 'serverTimeoutSeconds'
   | 'retries'
+  | 'retryStatuses'
   | 'backendProtocol'
 > {
   const algorithm =
@@ -234,6 +231,7 @@ function parseBalance(
       : {}),
     ...(o.enable_http2 === true ? { backendProtocol: 'h2c' as const } : {}),
     ...retriesRead(o),
+    ...retryStatusesRead(o),
   };
 }
 
@@ -254,6 +252,38 @@ export function balanceDrifted(o: Record<string, unknown>, l: Lookup): boolean {
     ref !== null &&
     !Object.values(PERSISTENCE_PROFILE).includes(l.names.get(uuidOf(ref)) ?? '')
   );
+}
+
+/**
+ * A pool's server_reselect: its retries (a BackendPolicy's count, or a route's attempts) and a
+ * route's statuses (svr_resp_code.ranges, one status each). Absent with neither.
+ */
+function serverReselect(p: Pool): { server_reselect?: Record<string, unknown> } {
+  if (p.retries === undefined && !p.retryStatuses) return {};
+  const codes = p.retryStatuses?.length
+    ? { svr_resp_code: { ranges: p.retryStatuses.map((s) => ({ begin: s, end: s })) } }
+    : {};
+  return {
+    server_reselect:
+      p.retries === 0
+        ? { enabled: false, ...codes }
+        : { enabled: true, ...(p.retries !== undefined ? { num_retries: p.retries } : {}), ...codes },
+  };
+}
+
+/**
+ * A route's statuses, from the pool's own svr_resp_code (ranges of one status each, in order); a
+ * range of several or a code block (set by hand) is not ours: none read, so the pool is written
+ * again.
+ */
+function retryStatusesRead(o: Record<string, unknown>): { retryStatuses?: number[] } {
+  const code = (o.server_reselect as { svr_resp_code?: { ranges?: unknown; resp_code_block?: unknown } })
+    ?.svr_resp_code;
+  if (!code || (Array.isArray(code.resp_code_block) && code.resp_code_block.length > 0)) return {};
+  const ranges = Array.isArray(code.ranges) ? (code.ranges as { begin?: unknown; end?: unknown }[]) : [];
+  const statuses = ranges.map((r) => (r.begin === r.end && typeof r.begin === 'number' ? r.begin : NaN));
+  if (statuses.length === 0 || statuses.some((s) => Number.isNaN(s))) return {};
+  return { retryStatuses: statuses };
 }
 
 /** A pool's retries, from its marker where its server_reselect says the same (else: none, rewritten). */

@@ -200,9 +200,16 @@ export interface HttpCapabilities {
    * Route retries (an HTTPRoute rule's `retry`, Pool.retryStatuses): the statuses it can send a
    * request again on, and the most attempts it takes. Absent: a rule asking retries is refused by
    * name. A backoff between attempts, or retries bounded by a whole request's timeout, are refused
-   * where `backoff` / `requestTimeout` are not declared.
+   * where `backoff` / `requestTimeout` are not declared; `needsStatuses`: a rule must name at
+   * least one status (the device's retries are of statuses; its connection retries are its own).
    */
-  retry?: { statuses: readonly number[]; maxAttempts: number; backoff?: boolean; requestTimeout?: boolean };
+  retry?: {
+    statuses: readonly number[];
+    maxAttempts: number;
+    backoff?: boolean;
+    requestTimeout?: boolean;
+    needsStatuses?: boolean;
+  };
   /**
    * A verified client's subject sent to members in a header (ClientValidation.subjectHeader; the
    * Gateway annotation npl-lb.io/client-certificate-header). Absent: such a listener is refused.

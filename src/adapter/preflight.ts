@@ -27,7 +27,7 @@ function poolProblem(p: Pool, caps: Capabilities, adapter: string): ApplyError |
     );
   const retry = caps.http?.retry;
   const status = retry && p.retryStatuses?.find((s) => !retry.statuses.includes(s));
-  if (p.retryStatuses && (!retry || status !== undefined))
+  if (p.retryStatuses && (!retry || status !== undefined || (retry.needsStatuses && !p.retryStatuses.length)))
     return refuse(
       `a route's retries${status !== undefined ? ` on ${status}` : ''} are not made by the ${adapter} adapter (Capabilities.http.retry)`,
     );

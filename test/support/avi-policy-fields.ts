@@ -41,6 +41,7 @@ export function aviFields(sim: AviSimulator, name: string): Record<string, unkno
     server_timeout: p.server_timeout,
     'server_reselect.enabled': reselect?.enabled,
     'server_reselect.num_retries': reselect?.num_retries,
+    'server_reselect.svr_resp_code': (p.server_reselect as Json | undefined)?.svr_resp_code,
     enable_http2: p.enable_http2,
     sni_enabled: p.sni_enabled,
     server_name: p.server_name,
@@ -144,6 +145,22 @@ export const AVI_ROWS: PolicyRow[] = [
     http: true,
     device: { 'server_reselect.enabled': false },
     hand: { 'server_reselect.enabled': true, 'server_reselect.num_retries': 4 },
+  },
+  // A route's retries (an HTTPRoute rule's retry): a status dropped by hand is written again.
+  {
+    policy: { retries: 2, retryStatuses: [502, 503] },
+    http: true,
+    device: {
+      'server_reselect.enabled': true,
+      'server_reselect.num_retries': 2,
+      'server_reselect.svr_resp_code': {
+        ranges: [
+          { begin: 502, end: 502 },
+          { begin: 503, end: 503 },
+        ],
+      },
+    },
+    hand: { 'server_reselect.svr_resp_code': { ranges: [{ begin: 502, end: 502 }] } },
   },
   {
     policy: { backendProtocol: 'h2c' },

@@ -36,6 +36,10 @@ export function ruleRetry(
         `${field}.codes[${i}]: the ${adapter} load balancer retries on ${device.statuses.join(', ')} only, not ${String(c)}`,
       );
   }
+  if (device.needsStatuses && codes.length === 0)
+    throw new Refused(
+      `${field}.codes: the ${adapter} load balancer retries a request on the statuses a rule names; name at least one`,
+    );
   const attempts = r.attempts;
   if (attempts !== undefined && (!Number.isInteger(attempts) || (attempts as number) < 1))
     throw new Refused(

@@ -142,14 +142,20 @@ describe('HTTPRoute retry', () => {
     );
   });
 
-  it('a load balancer that does not retry by route refuses the rule by name (Avi, BIG-IP)', () => {
-    for (const [name, http] of [
-      ['avi', aviCapabilities(false).http!],
-      ['f5', F5_CAPABILITIES.http!],
-    ] as const) {
-      assert.equal(http.retry, undefined, name);
-      refused([{ retry: { codes: [500], attempts: 2 } }], /does not retry requests by route/, http);
-    }
+  it('a load balancer that does not retry by route refuses the rule by name (BIG-IP); Avi asks a status', () => {
+    const f5 = F5_CAPABILITIES.http!;
+    assert.equal(f5.retry, undefined);
+    refused([{ retry: { codes: [500], attempts: 2 } }], /does not retry requests by route/, f5);
+    const avi = aviCapabilities(false).http!;
+    const served = run([{ retry: { codes: [418, 503], attempts: 5 } }], avi);
+    assert.equal(served.routes.length, 1);
+    assert.deepEqual([...served.retryPools.values()], [{ statuses: [418, 503], attempts: 5 }]);
+    refused(
+      [{ retry: { attempts: 2 } }],
+      /retry\.codes: .* retries a request on the statuses a rule names/,
+      avi,
+    );
+    refused([{ retry: { codes: [500], attempts: 6 } }], /takes at most 5, not 6/, avi);
   });
 
   it('through the whole pass on HAProxy: the variant pool carries the statuses and attempts over the BackendPolicy count; removed, it goes', () => {
@@ -225,12 +231,14 @@ describe('HAProxy: a route retry on the backend, both transports', () => {
       servicePort: '80',
     } as Pool;
     const change = (d: Pool) => ({ op: 'create' as const, kind: 'pool' as const, name: 'b', desired: d });
-    for (const caps of [F5_CAPABILITIES, aviCapabilities(false)]) {
-      const problem = capabilityProblem(change(desired), caps, 'other');
-      assert.deepEqual([problem?.code, problem?.terminal], ['Unsupported', true]);
-      assert.match(problem!.message, /a route's retries are not made by the other adapter/);
-    }
-    assert.equal(capabilityProblem(change(desired), HAPROXY_CAPABILITIES, 'haproxy'), undefined);
+    const f5 = capabilityProblem(change(desired), F5_CAPABILITIES, 'other');
+    assert.deepEqual([f5?.code, f5?.terminal], ['Unsupported', true]);
+    assert.match(f5!.message, /a route's retries are not made by the other adapter/);
+    for (const caps of [HAPROXY_CAPABILITIES, aviCapabilities(false)])
+      assert.equal(capabilityProblem(change(desired), caps, 'x'), undefined);
+    // Avi retries on statuses it is given: connection failures alone are not a pool field there.
+    const none = capabilityProblem(change({ ...desired, retryStatuses: [] }), aviCapabilities(false), 'avi');
+    assert.match(none!.message, /a route's retries are not made by the avi adapter/);
     const teapot = capabilityProblem(
       change({ ...desired, retryStatuses: [418] }),
       HAPROXY_CAPABILITIES,
