@@ -275,19 +275,23 @@ export function withEchoHeaders(e: Expected): Req {
 
 /**
  * MakeRequestAndExpectEventuallyConsistentResponse: the expected answer `consecutive` times in a
- * row before the bound; a connection error counts as a miss.
+ * row before the bound; a connection error counts as a miss. `e` may be made afresh for each
+ * probe (upstream's retry tests give every probe a new uuid).
  */
 export async function expectEventually(
   gwAddr: string,
-  e: Expected,
+  expected: Expected | (() => Expected),
   t: Timeouts,
   consecutive = 3,
   tls?: TlsOptions,
 ): Promise<void> {
   const deadline = Date.now() + t.consistencyMs;
+  const probe = typeof expected === 'function' ? expected : () => expected;
+  let e = probe();
   let inRow = 0;
   let why = 'not tried';
   while (Date.now() < deadline) {
+    e = probe();
     try {
       const d = compare(gwAddr, await roundTrip(gwAddr, withEchoHeaders(e), tls), e);
       if (d === undefined) {

@@ -10,8 +10,7 @@
  * without an answer there, for the client to send again (tried on HAProxy 2.6).
  */
 import { randomUUID } from 'node:crypto';
-import { compare, type Expected, roundTrip } from '../harness/http.ts';
-import { ConformanceFailure } from '../harness/status.ts';
+import { expectEventually } from '../harness/http.ts';
 import { type ConformanceTest, INFRA, routesReady, type Suite } from '../harness/suite.ts';
 
 const sameNs = { namespace: INFRA, name: 'same-namespace' };
@@ -22,44 +21,18 @@ interface RetryCase {
   statusCodes: number[];
 }
 
-/**
- * upstream's assertConsistentRetryBehaviour: a fresh uuid on each probe, so the simulation counts
- * that probe's attempts alone; the answer expected three times in a row before the deadline.
- */
-async function consistentRetryBehaviour(
-  s: Suite,
-  addr: string,
-  c: RetryCase,
-  consecutive = 3,
-): Promise<void> {
-  const deadline = Date.now() + s.timeouts.consistencyMs;
-  let inRow = 0;
-  let why = 'not tried';
-  while (Date.now() < deadline) {
-    const query = new URLSearchParams({ ...c.query, uuid: randomUUID() });
-    const e: Expected = {
-      request: { path: `${c.path}?${query.toString()}` },
+/** upstream's assertConsistentRetryBehaviour: a fresh uuid on each probe, so the simulation counts that probe's attempts alone. */
+const consistentRetryBehaviour = (s: Suite, addr: string, c: RetryCase): Promise<void> =>
+  expectEventually(
+    addr,
+    () => ({
+      request: { path: `${c.path}?${new URLSearchParams({ ...c.query, uuid: randomUUID() }).toString()}` },
       response: { statusCodes: c.statusCodes },
       backend: 'infra-backend-v3',
       namespace: INFRA,
-    };
-    try {
-      const d = compare(addr, await roundTrip(addr, e.request), e);
-      if (d === undefined) {
-        if (++inRow >= consecutive) return;
-        continue;
-      }
-      why = d;
-    } catch (err) {
-      why = (err as Error).message;
-    }
-    inRow = 0;
-    await new Promise((r) => setTimeout(r, s.timeouts.pollMs));
-  }
-  throw new ConformanceFailure(
-    `GET ${c.path} ${JSON.stringify(c.query)}: not answered ${c.statusCodes.join(' or ')} ${consecutive} times in a row within ${s.timeouts.consistencyMs} ms (last: ${why})`,
+    }),
+    s.timeouts,
   );
-}
 
 const code = (responseCode: number, succeedAfter: number) => ({
   responseCode: String(responseCode),

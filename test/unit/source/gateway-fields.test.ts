@@ -13,6 +13,7 @@ import fc from 'fast-check';
 import { ALL_HTTP } from '../../../src/adapter/http-capabilities.ts';
 import { backend, INFRA, parent, pass, route, vsOf } from './gateway-support.ts';
 import { BASE_PATHS, type Draft, FRAGMENTS, type Fragment } from './route-fragments.ts';
+import { assertAlone, assertCovered } from './fragment-checks.ts';
 import { schemaLeaves } from './schema-leaves.ts';
 
 function build(fragments: Fragment[]) {
@@ -46,32 +47,11 @@ describe('HTTPRoute fields: carried or refused, never dropped (property)', () =>
     const covered = new Set([...BASE_PATHS, ...FRAGMENTS.flatMap((f) => f.paths)]);
     const leaves = schemaLeaves('HTTPRoute');
     assert.ok(leaves.length > 90, `${leaves.length} leaves read from the CRD`);
-    assert.deepEqual(
-      leaves.filter((p) => !covered.has(p)),
-      [],
-      'schema fields nobody said what npl-lb does with',
-    );
-    assert.deepEqual(
-      [...covered].filter((p) => !leaves.includes(p)),
-      [],
-      'fragments naming fields the schema lacks',
-    );
+    assertCovered(leaves, covered);
   });
 
   it('each fragment alone: carried into the model, accepted, or refused naming the field', () => {
-    for (const f of FRAGMENTS) {
-      const { conditions, routes } = build([f]);
-      const accepted = conditions.find((c) => c.type === 'Accepted');
-      if (f.expect === 'refused') {
-        const why = conditions.find((c) => !c.status);
-        assert.ok(why && f.says!.test(why.message), `${f.id}: ${JSON.stringify(conditions)}`);
-        assert.equal(routes.length, 0, `${f.id}: a refused route serves nothing`);
-      } else {
-        assert.equal(accepted?.status, true, `${f.id}: ${JSON.stringify(conditions)}`);
-        assert.ok(routes.length > 0, `${f.id}: served`);
-        if (f.seen) assert.ok(f.seen(routes), `${f.id}: not in the model: ${JSON.stringify(routes)}`);
-      }
-    }
+    for (const f of FRAGMENTS) assertAlone(f, build([f]));
   });
 
   it('any combination: a refused field refuses the route naming one; otherwise every carried one is in the model', () => {
