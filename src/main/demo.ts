@@ -20,7 +20,8 @@ import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import { takeDemoLock } from './demo-lock.ts';
 import { type DemoRange, freeDemoRange } from './demo-range.ts';
 import { DEMO_VENDOR, demoLoadBalancer } from './demo-load-balancer.ts';
-import { COMMON_FLAGS, commonSchema, type FlagSpecs, helpText, parseFlags } from '../config/flags.ts';
+import { parseFlags } from '../config/flags.ts';
+import { DEMO_FLAGS, DEMO_HELP, deviceFlags, demoSchema } from './demo-flags.ts';
 import { parseControllerConfig } from '../config/controller-config.ts';
 import { NplController } from '../controller/controller.ts';
 import { EventRecorder } from '../kube/events.ts';
@@ -37,52 +38,10 @@ import { createShop } from './demo-shop.ts';
 import { startNodeAgent } from './demo-nodes.ts';
 import { DUAL_STACK, demoCidrs, dualStackBanner, dualStackVips } from './demo-dual-stack.ts';
 
-const DEMO_FLAGS = {
-  port: { type: 'string', description: 'sandbox port, 0 for any free port', default: '0' },
-  'work-dir': {
-    type: 'string',
-    description: "where the demo keeps its kubeconfig and its load balancer's files",
-    default: '.npl-lb',
-  },
-  ...Object.fromEntries(
-    Object.entries(DEMO_VENDOR.demo.flags).map(([name, f]) => [name, { type: 'string' as const, ...f }]),
-  ),
-  'dual-stack': {
-    type: 'boolean',
-    description:
-      'IPv6 too: node-1 and its web Pod on ::1, a RequireDualStack Service web-dual on an IPv4 VIP and ::1',
-  },
-  'gateway-api-channel': {
-    type: 'string',
-    description:
-      "the Gateway API CRDs' channel: standard, or experimental (HTTPRoute's experimental CRD: a rule's retry)",
-    default: 'standard',
-  },
-  ...COMMON_FLAGS,
-} as const satisfies FlagSpecs;
-
-const schema = commonSchema.extend({
-  port: z.coerce.number().int().min(0).max(65535),
-  'work-dir': z.string().min(1),
-  ...Object.fromEntries(Object.keys(DEMO_VENDOR.demo.flags).map((name) => [name, z.string().min(1)])),
-  'dual-stack': z.boolean().default(false),
-  'gateway-api-channel': z.enum(['standard', 'experimental']),
-});
-
-/** The values of the demo device's own flags, by name. */
-const deviceFlags = (flags: Record<string, unknown>): Record<string, string> =>
-  Object.fromEntries(Object.keys(DEMO_VENDOR.demo.flags).map((name) => [name, String(flags[name])]));
-
-export const DEMO_HELP = helpText(
-  'demo',
-  'Runs npl-lb on its embedded sandbox, on loopback only.',
-  DEMO_FLAGS,
-);
-
 const NODE_NAMES = ['node-1', 'node-2', 'node-3'];
 
 export async function runDemo(argv: string[]): Promise<number> {
-  const flags = parseFlags(argv, DEMO_FLAGS, schema);
+  const flags = parseFlags(argv, DEMO_FLAGS, demoSchema);
   if (flags.help) {
     process.stdout.write(DEMO_HELP);
     return 0;
@@ -221,8 +180,8 @@ async function showSample(
 function startDemoSandbox(
   port: number,
   kubeconfig: string,
-  logFormat: z.infer<typeof schema>['log-format'],
-  logLevel: z.infer<typeof schema>['log-level'],
+  logFormat: z.infer<typeof demoSchema>['log-format'],
+  logLevel: z.infer<typeof demoSchema>['log-level'],
   log: Logger,
 ): ReturnType<typeof startSandboxFromFlags> {
   return startSandboxFromFlags(
