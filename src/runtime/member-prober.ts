@@ -6,6 +6,7 @@
  * their own, so a simulator holds no handle open.
  */
 import { isIP, Socket } from 'node:net';
+import { lagTolerantTimeout } from './lag-tolerant-timeout.ts';
 
 export interface ProbeResult {
   health: 'up' | 'down' | 'unknown';
@@ -21,11 +22,16 @@ export function isLoopback(address: string): boolean {
 function connect(address: string, port: number, timeoutMs: number): Promise<string | undefined> {
   return new Promise((resolve) => {
     const s = new Socket();
+    let settled = false;
     const done = (reason: string | undefined) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
       s.destroy();
       resolve(reason);
     };
-    s.setTimeout(timeoutMs, () => done('timeout'));
+    // A busy process reads a connection that came in time before it calls the member down.
+    const timer = lagTolerantTimeout(() => done('timeout'), timeoutMs);
     s.once('connect', () => done(undefined));
     s.once('error', (err: NodeJS.ErrnoException) => done(err.code ?? err.message));
     s.connect({ host: address, port });

@@ -1,7 +1,9 @@
 /**
  * The containers of the Pods the sandbox's kubelet runs for real: one process per container
  * (pod-images.ts says which script), on the Pod's loopback addresses, probed as the kubelet probes
- * (the readiness probe's httpGet or tcpSocket, else a TCP connect to its first port), restarted
+ * (the readiness probe's httpGet or tcpSocket, else a TCP connect to its first port; unready after
+ * `failureThreshold` failures in a row and ready again after `successThreshold` answers, as the
+ * kubelet counts them, so one probe lost to a busy machine does not take a Pod out), restarted
  * with a growing back-off when it exits on its own, and stopped with SIGTERM, then SIGKILL once the
  * time left of the grace period is spent. Every process is started with an IPC channel, so it
  * exits by itself when the sandbox goes, however it goes.
@@ -9,6 +11,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { request } from 'node:http';
 import { connect } from 'node:net';
+import { lagTolerantTimeout } from '../runtime/lag-tolerant-timeout.ts';
 import { podImage } from './pod-images.ts';
 import type { JsonObject } from './openapi.ts';
 import { arr, obj } from './workload-status.ts';
@@ -28,10 +31,18 @@ interface Probe {
   periodMs: number;
   timeoutMs: number;
   initialDelayMs: number;
+  /** Failures in a row before the container is unready (the kubelet's default 3). */
+  failureThreshold: number;
+  /** Answers in a row before an unready container is ready again (default 1). */
+  successThreshold: number;
 }
 
 interface Container extends ContainerSpec {
   child?: ChildProcess;
+  /** The probes' verdict so far, and the results in a row that lead to it or away from it. */
+  ready: boolean;
+  fails: number;
+  oks: number;
 }
 
 interface Entry {
@@ -136,6 +147,8 @@ export function runnableContainers(pod: JsonObject, ips: string[] = []): Contain
         periodMs: seconds(rp.periodSeconds, 1) * 1000,
         timeoutMs: seconds(rp.timeoutSeconds, 1) * 1000,
         initialDelayMs: seconds(rp.initialDelaySeconds, 0) * 1000,
+        failureThreshold: Math.max(1, seconds(rp.failureThreshold, 3)),
+        successThreshold: Math.max(1, seconds(rp.successThreshold, 1)),
       },
     });
   }
@@ -145,11 +158,17 @@ export function runnableContainers(pod: JsonObject, ips: string[] = []): Contain
 /** One probe of a container: whether it answered in time (HTTP: a status of 200-399). */
 function probeOnce(ip: string, p: Probe): Promise<boolean> {
   return new Promise((resolve) => {
+    let settled = false;
     const done = (ok: boolean) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       resolve(ok);
     };
-    const timer = setTimeout(() => {
+    // The verdict of a timeout waits for the I/O already done (lagTolerantTimeout): a process
+    // busy past the timeout has often had its answer waiting all along.
+    const timer = lagTolerantTimeout(() => {
+      if (settled) return;
       sock.destroy();
       done(false);
     }, p.timeoutMs);
@@ -176,6 +195,23 @@ function probeOnce(ip: string, p: Probe): Promise<boolean> {
             .on('socket', (s) => s.unref());
     sock.on('error', () => done(false));
   });
+}
+
+/**
+ * One probe's result counted as the kubelet counts it: a running container turns unready after
+ * `failureThreshold` failures in a row and ready after `successThreshold` answers in a row (the
+ * first answer after a start makes it ready at the default of 1). A container with no process is
+ * unready at once (its exit said so).
+ */
+export function probed(c: Pick<Container, 'child' | 'probe' | 'ready' | 'fails' | 'oks'>, ok: boolean): void {
+  if (!c.child) {
+    Object.assign(c, { ready: false, fails: 0, oks: 0 });
+    return;
+  }
+  c.fails = ok ? 0 : c.fails + 1;
+  c.oks = ok ? c.oks + 1 : 0;
+  if (c.ready && c.fails >= c.probe.failureThreshold) c.ready = false;
+  else if (!c.ready && c.oks >= c.probe.successThreshold) c.ready = true;
 }
 
 export class PodProcesses {
@@ -214,7 +250,13 @@ export class PodProcesses {
     const entry: Entry = {
       ips,
       volumes,
-      containers: containers.map((c) => ({ ...c, env: { ...c.env, ...base } })),
+      containers: containers.map((c) => ({
+        ...c,
+        env: { ...c.env, ...base },
+        ready: false,
+        fails: 0,
+        oks: 0,
+      })),
       state: { ready: false, restartCount: 0, startedAt: nowText() },
       onChange,
       backoffMs: 1000,
@@ -254,6 +296,7 @@ export class PodProcesses {
       if (c.child === child) c.child = undefined;
       if (entry.stopping || this.pods.get(uid) !== entry) return;
       // Exited on its own: not ready, started again after a back-off (doubling to 10 s).
+      Object.assign(c, { ready: false, fails: 0, oks: 0 });
       this.report(entry, { ...entry.state, ready: false });
       entry.restart = setTimeout(() => {
         if (entry.stopping) return;
@@ -273,7 +316,9 @@ export class PodProcesses {
     const results = await Promise.all(
       entry.containers.map((c) => (c.child ? probeOnce(entry.ips[0]!, c.probe) : Promise.resolve(false))),
     );
-    if (!entry.stopping) this.report(entry, { ...entry.state, ready: results.every(Boolean) });
+    if (entry.stopping) return;
+    entry.containers.forEach((c, i) => probed(c, results[i]!));
+    this.report(entry, { ...entry.state, ready: entry.containers.every((c) => c.ready) });
   }
 
   private report(entry: Entry, next: ContainersState): void {

@@ -8,6 +8,7 @@
  * overlap per endpoint, and stop() ends them all.
  */
 import { Socket } from 'node:net';
+import { lagTolerantTimeout } from '../../runtime/lag-tolerant-timeout.ts';
 
 export interface ProbeOptions {
   intervalMs?: number;
@@ -42,11 +43,16 @@ interface Watched {
 export function tcpConnect(host: string, port: number, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = new Socket();
+    let settled = false;
     const done = (ok: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
       s.destroy();
       resolve(ok);
     };
-    s.setTimeout(timeoutMs, () => done(false));
+    // A busy process reads a connection that came in time before it calls the probe failed.
+    const timer = lagTolerantTimeout(() => done(false), timeoutMs);
     s.once('error', () => done(false));
     s.connect({ host, port }, () => done(true));
   });
