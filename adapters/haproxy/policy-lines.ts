@@ -5,7 +5,7 @@
  * HAProxy reads from its backend section (a change there reloads). Pure.
  */
 import { persistenceCookie } from '../../src/model/persistence.ts';
-import type { Pool, VirtualService } from '../../src/model/types.ts';
+import { POLICY_FIELDS, type Pool, type VirtualService } from '../../src/model/types.ts';
 import { type FrontendSettings, frontendOf } from './parameters.ts';
 
 export { persistenceCookie };
@@ -22,15 +22,25 @@ export function balanceLines(p: Pool): string[] {
     `    balance ${balanceOf(p)}`,
     ...(hashed(p) ? ['    hash-type consistent'] : []),
     ...(p.persistence === 'Cookie'
-      ? [
-          `    cookie ${persistenceCookie(p.name)} insert indirect nocache dynamic`,
-          `    dynamic-cookie-key ${COOKIE_KEY}`,
-        ]
+      ? [`    cookie ${cookieWords(p)}`, `    dynamic-cookie-key ${COOKIE_KEY}`]
       : []),
     ...(p.persistence === 'SourceIP'
       ? ['    stick-table type ip size 100k expire 30m', '    stick on src']
       : []),
   ];
+}
+
+/**
+ * The `cookie` line's words: the name (a route's session cookie's, from the validation boundary:
+ * one word of letters, digits, `.`, `_` and `-`; else the pool's own), inserted, and a route's
+ * lifetime: `maxlife` (HAProxy dates the cookie and ignores it once the session is that old) and,
+ * for a Permanent cookie, its Max-Age as an attribute.
+ */
+export function cookieWords(p: Pool): string {
+  const c = p.sessionCookie;
+  const life = c?.absoluteSeconds ? ` maxlife ${c.absoluteSeconds}s` : '';
+  const age = c?.permanent && c.absoluteSeconds ? ` attr "Max-Age=${c.absoluteSeconds}"` : '';
+  return `${c?.name ?? persistenceCookie(p.name)} insert indirect nocache dynamic${life}${age}`;
 }
 
 /** Whether a pool's algorithm hashes (consistently: servers come and go at runtime). */
@@ -180,15 +190,6 @@ export const poolShape = (p: Pool): unknown[] => [
   p.service,
   p.servicePort,
   JSON.stringify(p.check ?? null),
-  p.algorithm ?? '',
-  p.hashKey ?? '',
-  p.persistence ?? '',
-  p.maxConnections ?? 0,
-  p.slowStartSeconds ?? 0,
-  p.connectTimeoutSeconds ?? 0,
-  p.serverTimeoutSeconds ?? 0,
-  p.retries ?? -1,
-  JSON.stringify(p.retryStatuses ?? null),
-  p.backendProtocol ?? '',
-  JSON.stringify(p.backendTls ?? null),
+  // Every policy field, from the model's one list (a field added there reloads when it changes).
+  ...POLICY_FIELDS.map((f) => JSON.stringify(p[f] ?? null)),
 ];

@@ -12,8 +12,10 @@ import {
   type LbAlgorithm,
   type Pool,
   type PoolPolicy,
+  type SessionCookie,
   SYSTEM_CA,
 } from '../../src/model/types.ts';
+import { persistenceCookie } from '../../src/model/persistence.ts';
 import { SYSTEM_CA_FILE } from './tls-words.ts';
 import { balanceLines, retryStatusesOf, timeoutLines } from './policy-lines.ts';
 
@@ -31,6 +33,24 @@ function algorithmOf(arg: string): { algorithm?: LbAlgorithm; hashKey?: string }
   const cook = /^hash\s+req\.cook\(([A-Za-z0-9_-]{1,64})\)$/.exec(arg);
   if (cook) return { algorithm: 'CookieHash', hashKey: cook[1]! };
   return undefined;
+}
+
+/**
+ * A route's session cookie from the `cookie` line (cookieWords' inverse): its name when not the
+ * pool's own, `maxlife`, and a Max-Age attribute of the same time (Permanent). Undefined: the
+ * pool's own cookie with no lifetime (a Service's persistence).
+ */
+function sessionCookieOf(pool: string, line: string): SessionCookie | undefined {
+  const words = line.split(' ');
+  const name = words[1] ?? '';
+  const life = /^(\d+)s$/.exec(words[words.indexOf('maxlife') + 1] ?? '')?.[1];
+  const age = /^"Max-Age=(\d+)"$/.exec(words[words.indexOf('attr') + 1] ?? '')?.[1];
+  const out: SessionCookie = {
+    ...(name !== persistenceCookie(pool) ? { name } : {}),
+    ...(words.includes('maxlife') && life ? { absoluteSeconds: Number(life) } : {}),
+    ...(words.includes('attr') && age !== undefined && age === life ? { permanent: true } : {}),
+  };
+  return Object.keys(out).length ? out : undefined;
 }
 
 /**
@@ -101,11 +121,13 @@ export function readBackendPolicy(
   const own = lines.filter((l) => POLICY_LINE.test(l)).map((l) => l.trim().replace(/\s+/g, ' '));
   const balanceArg = own.find((l) => l.startsWith('balance '))?.slice('balance '.length);
   const algorithm = balanceArg === undefined ? undefined : algorithmOf(balanceArg);
-  const persistence = own.some((l) => l.startsWith('cookie '))
+  const cookieLine = own.find((l) => l.startsWith('cookie '));
+  const persistence = cookieLine
     ? ('Cookie' as const)
     : own.includes('stick on src')
       ? ('SourceIP' as const)
       : undefined;
+  const sessionCookie = cookieLine ? sessionCookieOf(name, cookieLine) : undefined;
   const connect = seconds(/^timeout connect (\S+)$/m.exec(own.join('\n'))?.[1]);
   const server = seconds(/^timeout server (\S+)$/m.exec(own.join('\n'))?.[1]);
   const retries = /^retries (\d+)$/m.exec(own.join('\n'))?.[1];
@@ -117,6 +139,7 @@ export function readBackendPolicy(
   const policy: PoolPolicy = {
     ...(algorithm ?? {}),
     ...(persistence ? { persistence } : {}),
+    ...(sessionCookie ? { sessionCookie } : {}),
     ...servers.policy,
     ...(connect ? { connectTimeoutSeconds: connect } : {}),
     ...(server ? { serverTimeoutSeconds: server } : {}),

@@ -115,7 +115,12 @@ function backendLines({ backend: b, servers, httpChecks, stickRules, httpRequest
     // The cookie model's flags as the keywords HAProxy reads, in its documented order.
     const c = b.cookie;
     const flags = (['indirect', 'nocache', 'dynamic'] as const).filter((f) => c[f] === true);
-    lines.push(`    cookie ${c.name}${c.type ? ` ${c.type}` : ''}${flags.map((f) => ` ${f}`).join('')}`);
+    // maxlife in seconds (the cookie keyword's unit), each attr one quoted argument.
+    const life = c.maxlife !== undefined ? ` maxlife ${c.maxlife}s` : '';
+    const attrs = (c.attr ?? []).map((a) => ` attr "${a.value}"`).join('');
+    lines.push(
+      `    cookie ${c.name}${c.type ? ` ${c.type}` : ''}${flags.map((f) => ` ${f}`).join('')}${life}${attrs}`,
+    );
   }
   if (b.dynamic_cookie_key) lines.push(`    dynamic-cookie-key ${b.dynamic_cookie_key}`);
   if (b.stick_table) {

@@ -31,6 +31,15 @@ function poolProblem(p: Pool, caps: Capabilities, adapter: string): ApplyError |
     return refuse(
       `a route's retries${status !== undefined ? ` on ${status}` : ''} are not made by the ${adapter} adapter (Capabilities.http.retry)`,
     );
+  const session = caps.http?.sessionCookie;
+  const c = p.sessionCookie;
+  if (
+    c &&
+    (!session || (c.absoluteSeconds && !session.absoluteTimeout) || (c.permanent && !session.permanent))
+  )
+    return refuse(
+      `a route's session cookie${c.absoluteSeconds && session ? ' with a lifetime' : ''} is not kept by the ${adapter} adapter (Capabilities.http.sessionCookie)`,
+    );
   return undefined;
 }
 

@@ -94,6 +94,19 @@ export function retryPoolName(
   return familyName(name, ipv6 ? 'IPv6' : 'IPv4');
 }
 
+/**
+ * The variant of a pool (by its name) that one rule's session cookie asks for (an HTTPRoute rule's
+ * `sessionPersistence`): '.session-<hash>' after the pool's name (a retry variant's included), as
+ * retryPoolName does, so rules keeping sessions otherwise (or not at all) keep pools of their own.
+ */
+export function sessionPoolName(pool: string, session: object): string {
+  const asked = createHash('sha256').update(JSON.stringify(session)).digest('hex').slice(0, 8);
+  const ipv6 = isIPv6Name(pool);
+  const suffix = `.session-${asked}`;
+  const name = `${limitName(ipv6 ? pool.slice(0, -3) : pool, MAX_NAME - 3 - suffix.length)}${suffix}`;
+  return familyName(name, ipv6 ? 'IPv6' : 'IPv4');
+}
+
 /** The HTTP/2 (h2c) pool of a Service port: '.h2' beside '.l7', for the same reason. */
 export function h2PoolName(
   cluster: string,

@@ -110,6 +110,12 @@ export interface Pool {
    */
   retryStatuses?: number[];
   /**
+   * A route's sessions (an HTTPRoute rule's `sessionPersistence` of type Cookie, HTTP pools only):
+   * the inserted cookie's name and lifetime; set with `persistence: 'Cookie'`. Absent: a cookie
+   * of persistence is the pool's own (persistenceCookie), for the browser's session.
+   */
+  sessionCookie?: SessionCookie;
+  /**
    * `h2c`: the load balancer speaks HTTP/2 to members without TLS, with prior knowledge (gRPC, and
    * Service ports of appProtocol kubernetes.io/h2c); absent: HTTP/1.1 (L7) or bytes (L4).
    */
@@ -142,6 +148,7 @@ export const POLICY_FIELDS = [
   'serverTimeoutSeconds',
   'retries',
   'retryStatuses',
+  'sessionCookie',
   'backendProtocol',
   'backendTls',
 ] as const satisfies readonly (keyof Pool)[];
@@ -153,6 +160,28 @@ export const POLICY_FIELDS = [
 export interface RouteRetry {
   statuses: number[];
   attempts?: number;
+}
+
+/**
+ * A route's cookie of session persistence (GEP-1619): the load balancer inserts `name` naming the
+ * member, and a request carrying it goes back to that member while the session lasts.
+ */
+export interface SessionCookie {
+  /**
+   * The cookie's name (letters, digits, `-`, `_` and `.`, from the validation boundary); absent:
+   * the pool's own (persistenceCookie).
+   */
+  name?: string;
+  /** Seconds a session lasts from its first answer (absoluteTimeout); absent: no bound. */
+  absoluteSeconds?: number;
+  /** The cookie outlives the browser's session: its Max-Age is `absoluteSeconds` (Permanent). */
+  permanent?: boolean;
+}
+
+/** What an HTTPRoute rule asks of the pools it sends to beside their Service's: its own variant. */
+export interface RuleVariant {
+  retry?: RouteRetry;
+  session?: SessionCookie;
 }
 
 /** A TLS passthrough route: connections whose ClientHello names `host` go to `pool`, still encrypted. */

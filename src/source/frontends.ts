@@ -13,8 +13,16 @@ import { caConfigMapLookup } from '../kube/config-maps.ts';
 import { PARAMETERS_GROUP, PARAMETERS_KIND } from '../kube/parameters-objects.ts';
 import type { Resolved } from './gateway/parameters.ts';
 import { type ParametersOf, parametersTable } from './parameters-table.ts';
-import { familyName, h2PoolName, l7PoolName, poolName, retryPoolName, tlsPoolName } from '../model/names.ts';
-import type { BackendTls, Pool, RouteRetry, VirtualService } from '../model/types.ts';
+import {
+  familyName,
+  h2PoolName,
+  l7PoolName,
+  poolName,
+  retryPoolName,
+  sessionPoolName,
+  tlsPoolName,
+} from '../model/names.ts';
+import type { BackendTls, Pool, RuleVariant, VirtualService } from '../model/types.ts';
 import { gatewaysFromView, gatewayVipCidrs, type LoadBalancerInfo } from './gateway/from-view.ts';
 import { resolveBackendPolicies } from './backend-policies.ts';
 import { ingressPolicies, poolPolicies } from './ingress/policies.ts';
@@ -281,24 +289,29 @@ function poolMakers(
   return {
     servable,
     ...poolKinds(poolRequester(requests, cfg.clusterName, chosen, servable.families), cfg.clusterName, lb),
-    retryPoolFor: lb.caps.http?.retry ? retryVariant(requests) : undefined,
+    variantPoolFor: lb.caps.http?.retry || lb.caps.http?.sessionCookie ? ruleVariant(requests) : undefined,
   };
 }
 
 /**
- * A pool (`make` asks for it), as a route rule's retries ask it: a variant of its own
- * (retryPoolName), the same Service port, policy and TLS with the rule's retries over them.
+ * A pool (`make` asks for it), as a route rule's retries and session cookie ask it: a variant of
+ * its own (retryPoolName, then sessionPoolName), the same Service port, policy and TLS with the
+ * rule's asks over them. A rule asking neither gets the pool itself.
  */
-function retryVariant(requests: Map<string, PoolRequest>) {
-  return (make: () => string, retry: RouteRetry): string => {
+function ruleVariant(requests: Map<string, PoolRequest>) {
+  return (make: () => string, variant: RuleVariant): string => {
+    const { retry, session } = variant;
     const before = requests.size;
     const pool = make();
+    if (!retry && !session) return pool;
     // A base pool asked for the first time here is used by nothing else (yet): not put on the
     // device. A rule asking it plainly later asks it again.
     const fresh = requests.size > before;
     const base = requests.get(pool)!;
-    const name = retryPoolName(pool, retry);
-    if (!requests.has(name)) requests.set(name, { ...base, name, retry });
+    const retried = retry ? retryPoolName(pool, retry) : pool;
+    const name = session ? sessionPoolName(retried, session) : retried;
+    if (!requests.has(name))
+      requests.set(name, { ...base, name, ...(retry ? { retry } : {}), ...(session ? { session } : {}) });
     if (fresh) requests.delete(pool);
     return name;
   };
@@ -325,7 +338,7 @@ export function desiredFrontends(
     ingressPolicies([...byClass.values()].flat(), svcByKey, lb.caps, lb.name),
   );
   const makers = poolMakers(requests, chosen, cfg, lb);
-  const { servable, l4PoolFor, httpPoolFor, h2PoolFor, tlsPoolFor, l4TlsPoolFor, retryPoolFor } = makers;
+  const { servable, l4PoolFor, httpPoolFor, h2PoolFor, tlsPoolFor, l4TlsPoolFor, variantPoolFor } = makers;
   const lbServices = ourLoadBalancerServices(view.services, cfg);
   // Class parameters, each resolved once this pass (VIP ranges and placement alike).
   const resolve = parametersTable(view, cfg, lb);
@@ -355,7 +368,7 @@ export function desiredFrontends(
     poolFor: httpPoolFor,
     h2PoolFor,
     tlsPoolFor,
-    retryPoolFor,
+    variantPoolFor,
     l4PoolFor,
     l4TlsPoolFor,
     certificateOf,

@@ -190,7 +190,12 @@ export function buildPool(req: PoolRequest, ctx: PoolContext): PoolBuild {
         ? { algorithm: policy.algorithm }
         : {}),
       ...(policy?.hashKey && !keyedOnL4 ? { hashKey: policy.hashKey } : {}),
-      ...(policy?.persistence && !cookieOnL4 ? { persistence: policy.persistence } : {}),
+      // A rule's session cookie over the Service's persistence (the rule's pool is its own).
+      ...(req.session
+        ? { persistence: 'Cookie' as const, sessionCookie: req.session }
+        : policy?.persistence && !cookieOnL4
+          ? { persistence: policy.persistence }
+          : {}),
       ...(policy?.maxConnections ? { maxConnections: policy.maxConnections } : {}),
       ...(policy?.slowStartSeconds ? { slowStartSeconds: policy.slowStartSeconds } : {}),
       ...(policy?.connectTimeoutSeconds ? { connectTimeoutSeconds: policy.connectTimeoutSeconds } : {}),

@@ -4,7 +4,15 @@
  * imports from here, and this file imports no source file, so src/source/ has no import circle.
  */
 import type { Service } from '../kube/objects.ts';
-import type { BackendTls, Certificate, LbState, Pool, RouteRetry, VirtualService } from '../model/types.ts';
+import type {
+  BackendTls,
+  Certificate,
+  LbState,
+  Pool,
+  RouteRetry,
+  SessionCookie,
+  VirtualService,
+} from '../model/types.ts';
 import type { PoolPolicy, PolicyAncestor } from './backend-policies.ts';
 import type { GatewayResult } from './gateway/results.ts';
 import type { IpFamily } from './ip-family.ts';
@@ -70,6 +78,8 @@ export interface PoolRequest {
   backendTls?: BackendTls;
   /** A route rule's retries (Pool.retryStatuses and retries): the pool is that rule's variant. */
   retry?: RouteRetry;
+  /** A route rule's session cookie (Pool.sessionCookie): the pool is that rule's variant. */
+  session?: SessionCookie;
 }
 
 /** A pool built from its request and the Pods it selects. */

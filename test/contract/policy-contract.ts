@@ -613,6 +613,7 @@ export function policyContract(guarded: () => Promise<ContractHarness>): void {
       ...(caps.timeouts?.server ? (['serverTimeoutSeconds'] as const) : []),
       ...(caps.retries ? (['retries'] as const) : []),
       ...(caps.http?.retry ? (['retryStatuses'] as const) : []),
+      ...(caps.http?.sessionCookie ? (['sessionCookie'] as const) : []),
       ...(caps.http?.http2 ? (['backendProtocol'] as const) : []),
       ...(caps.http?.backendTls ? (['backendTls'] as const) : []),
     ];

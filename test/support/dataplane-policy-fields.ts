@@ -1,7 +1,7 @@
 /**
  * A backend's policy fields through the Data Plane API as an admin reads and edits them (the
  * contract's "changed by hand" case for the Data Plane transport): the backend's `balance`,
- * `hdr_name`, `hash_expression`, `hash_type`, `cookie`, `dynamic_cookie_key`, `stick_table.expire`,
+ * `hdr_name`, `hash_expression`, `hash_type`, `cookie` (its name and `maxlife`), `dynamic_cookie_key`, `stick_table.expire`,
  * `connect_timeout`, `server_timeout`, `retries`, `retry_on`, and its first used server's `server.maxconn`,
  * `server.slowstart`, `server.proto`; edits in a transaction of their own.
  */
@@ -21,6 +21,7 @@ export async function dataplaneFields(c: DataplaneClient, name: string): Promise
     hash_expression: b.balance?.hash_expression,
     hash_type: b.hash_type?.method,
     cookie: b.cookie?.name,
+    'cookie.maxlife': b.cookie?.maxlife,
     dynamic_cookie_key: b.dynamic_cookie_key,
     'stick_table.expire': b.stick_table?.expire,
     connect_timeout: b.connect_timeout,
@@ -48,6 +49,10 @@ function setBackend(b: DpBackend, key: string, v: unknown): void {
     case 'hash_type':
       if (v === undefined) delete b.hash_type;
       else b.hash_type = { method: v as 'consistent' };
+      return;
+    case 'cookie.maxlife':
+      if (v === undefined) delete b.cookie?.maxlife;
+      else b.cookie = { ...b.cookie!, maxlife: Number(v) };
       return;
     case 'stick_table.expire':
       b.stick_table = { ...b.stick_table, expire: Number(v) };
@@ -127,6 +132,17 @@ export const DATAPLANE_ROWS: PolicyRow[] = [
     http: true,
     device: { dynamic_cookie_key: 'npl-lb' },
     hand: { cookie: undefined, dynamic_cookie_key: undefined },
+  },
+  // A route's session cookie (an HTTPRoute rule's sessionPersistence): its lifetime taken off by
+  // hand is written again.
+  {
+    policy: {
+      persistence: 'Cookie',
+      sessionCookie: { name: 'cart-sid', absoluteSeconds: 600, permanent: true },
+    },
+    http: true,
+    device: { cookie: 'cart-sid', 'cookie.maxlife': 600 },
+    hand: { 'cookie.maxlife': undefined },
   },
   {
     policy: { persistence: 'SourceIP' },

@@ -108,6 +108,17 @@ export const HAPROXY_CFG_ROWS: PolicyRow[] = [
     device: { 'dynamic-cookie-key': 'npl-lb' },
     hand: { cookie: undefined, 'dynamic-cookie-key': undefined },
   },
+  // A route's session cookie (an HTTPRoute rule's sessionPersistence): its lifetime taken off by
+  // hand is written again.
+  {
+    policy: {
+      persistence: 'Cookie',
+      sessionCookie: { name: 'cart-sid', absoluteSeconds: 600, permanent: true },
+    },
+    http: true,
+    device: { cookie: 'cart-sid insert indirect nocache dynamic maxlife 600s attr "Max-Age=600"' },
+    hand: { cookie: 'cart-sid insert indirect nocache dynamic' },
+  },
   {
     policy: { persistence: 'SourceIP' },
     device: { stick: 'on src' },

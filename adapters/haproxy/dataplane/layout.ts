@@ -160,12 +160,18 @@ export function backendFor(p: Pool, http: boolean, o: LayoutOptions): DpBackend 
     ...(hashed(p) ? { hash_type: { method: 'consistent' } } : {}),
     ...(p.persistence === 'Cookie' && http
       ? {
+          // A route's session cookie: its name, `maxlife` and a Permanent cookie's Max-Age (the
+          // runtime transport's cookieWords, as the cookie model's fields).
           cookie: {
-            name: persistenceCookie(p.name),
+            name: p.sessionCookie?.name ?? persistenceCookie(p.name),
             type: 'insert',
             indirect: true,
             nocache: true,
             dynamic: true,
+            ...(p.sessionCookie?.absoluteSeconds ? { maxlife: p.sessionCookie.absoluteSeconds } : {}),
+            ...(p.sessionCookie?.permanent && p.sessionCookie.absoluteSeconds
+              ? { attr: [{ value: `Max-Age=${p.sessionCookie.absoluteSeconds}` }] }
+              : {}),
           },
           dynamic_cookie_key: COOKIE_KEY,
         }
@@ -201,7 +207,16 @@ export function backendChanged(current: DpBackend, wanted: DpBackend): boolean {
       ? [b.balance.algorithm, b.balance.hdr_name ?? null, b.balance.hash_expression ?? null]
       : null,
     hash: b.hash_type?.method ?? null,
-    cookie: b.cookie ? [b.cookie.name, b.cookie.type, b.cookie.dynamic, b.dynamic_cookie_key] : null,
+    cookie: b.cookie
+      ? [
+          b.cookie.name,
+          b.cookie.type,
+          b.cookie.dynamic,
+          b.dynamic_cookie_key,
+          b.cookie.maxlife ?? null,
+          (b.cookie.attr ?? []).map((a) => a.value),
+        ]
+      : null,
     adv_check: b.adv_check,
     httpchk: b.httpchk_params ? [b.httpchk_params.method, b.httpchk_params.uri] : null,
     check_timeout: b.check_timeout ?? null,

@@ -102,6 +102,8 @@ export const dpBackendSchema = z
         indirect: z.boolean().optional(),
         nocache: z.boolean().optional(),
         dynamic: z.boolean().optional(),
+        maxlife: z.number().int().min(0).optional(),
+        attr: z.array(z.object({ value: z.string().regex(/^[^\s]+$/) }).loose()).optional(),
       })
       .loose()
       .optional(),

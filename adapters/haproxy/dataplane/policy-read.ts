@@ -7,7 +7,13 @@
  * reading `exact: false`: the adapter reports the pool drifted. Pure.
  */
 import { persistenceCookie } from '../../../src/model/persistence.ts';
-import { type BackendTls, type LbAlgorithm, type PoolPolicy, SYSTEM_CA } from '../../../src/model/types.ts';
+import {
+  type BackendTls,
+  type LbAlgorithm,
+  type PoolPolicy,
+  type SessionCookie,
+  SYSTEM_CA,
+} from '../../../src/model/types.ts';
 import { SYSTEM_CA_FILE } from '../tls-words.ts';
 import type { DpBackend, DpServer } from './models.ts';
 import { COOKIE_KEY, retryOn, retryStatusesOf } from '../policy-lines.ts';
@@ -77,6 +83,21 @@ function serverPolicy(servers: DpServer[]): { policy: PoolPolicy; agree: boolean
 }
 
 /**
+ * A route's session cookie from the backend's cookie model (the layout's inverse): its name when
+ * not the pool's own, `maxlife`, and a Max-Age attribute of the same time (Permanent). Undefined:
+ * the pool's own cookie with no lifetime (a Service's persistence).
+ */
+function sessionCookieOf(pool: string, c: NonNullable<DpBackend['cookie']>): SessionCookie | undefined {
+  const age = c.attr?.length === 1 ? /^Max-Age=(\d+)$/.exec(c.attr[0]!.value)?.[1] : undefined;
+  const out: SessionCookie = {
+    ...(c.name !== persistenceCookie(pool) ? { name: c.name } : {}),
+    ...(c.maxlife ? { absoluteSeconds: c.maxlife } : {}),
+    ...(c.maxlife && age !== undefined && Number(age) === c.maxlife ? { permanent: true } : {}),
+  };
+  return Object.keys(out).length ? out : undefined;
+}
+
+/**
  * One backend's policy from its fields and its servers' (`servers`: the members' slots; a backend
  * without any has no server fields, and those come from `unserved`, our description's words).
  */
@@ -87,9 +108,13 @@ export function readDataplanePolicy(
 ): { policy: PoolPolicy; exact: boolean } {
   const algorithm = algorithmOf(b.balance);
   const hashed = ['SourceHash', 'HeaderHash', 'CookieHash'].includes(algorithm?.algorithm ?? '');
+  const sessionCookie = b.cookie ? sessionCookieOf(b.name, b.cookie) : undefined;
   const cookieOk =
     !b.cookie ||
-    (b.cookie.name === persistenceCookie(b.name) &&
+    (JSON.stringify(b.cookie.attr ?? []) ===
+      JSON.stringify(
+        sessionCookie?.permanent ? [{ value: `Max-Age=${sessionCookie.absoluteSeconds ?? 0}` }] : [],
+      ) &&
       b.cookie.type === 'insert' &&
       b.cookie.indirect === true &&
       b.cookie.nocache === true &&
@@ -110,6 +135,7 @@ export function readDataplanePolicy(
   const policy: PoolPolicy = {
     ...(algorithm ?? {}),
     ...(persistence ? { persistence } : {}),
+    ...(sessionCookie ? { sessionCookie } : {}),
     ...fromServers.policy,
     ...(connect ? { connectTimeoutSeconds: connect } : {}),
     ...(server ? { serverTimeoutSeconds: server } : {}),

@@ -50,10 +50,10 @@ export function supportedFeatures(support: ProtocolSupport, http: HttpCapabiliti
     ),
     ['HTTPRouteBackendProtocolH2C', http.http2 === true],
     ['HTTPRouteBackendProtocolWebSocket', http.webSocket === true],
-    // A rule's `name` is read and carried; a parentRef's `port` attaches
-    // the route to that port's listeners only, and no listener on it is NoMatchingParent. (The
-    // experimental HTTPRouteDestinationPortMatching, whose one test passes too, is not claimed:
-    // the standard channel is what the bundled CRDs serve.)
+    // A rule's `name` is read and carried; a parentRef's `port` attaches the route to that port's
+    // listeners only, and a port no listener has is NoMatchingParent (HTTPRouteParentRefPort, and
+    // the experimental HTTPRouteDestinationPortMatching, whose one test is that refusal: the
+    // parentRef's `port` is a field of the standard CRD, so it holds on either channel).
     // TLS to backends as a BackendTLSPolicy asks (its hostname as SNI and verified, a ConfigMap's
     // CA); SAN validation (BackendTLSPolicySANValidation: URI names, names apart from the SNI) is
     // not claimed by any adapter.
@@ -77,6 +77,7 @@ export function supportedFeatures(support: ProtocolSupport, http: HttpCapabiliti
     ['ListenerSet', true],
     ['HTTPRouteNamedRouteRule', true],
     ['HTTPRouteParentRefPort', true],
+    ['HTTPRouteDestinationPortMatching', true],
     // A rule's retry (the experimental channel's HTTPRoute): statuses and attempts. Not
     // HTTPRouteRetryBackendTimeout (no load balancer of npl-lb bounds the attempts together by
     // timeouts.request), nor HTTPRouteRetryConnectionError (a load balancer answering 502 once every

@@ -156,7 +156,7 @@ export function gatewaysFromView(
     poolFor: (svc: Service, port: ServicePort) => string;
     h2PoolFor?: ((svc: Service, port: ServicePort) => string) | undefined;
     tlsPoolFor?: ((svc: Service, port: ServicePort, tls: BackendTls) => string) | undefined;
-    retryPoolFor?: RuleContext['retryPoolFor'];
+    variantPoolFor?: RuleContext['variantPoolFor'];
     l4PoolFor: (svc: Service, port: ServicePort) => string;
     l4TlsPoolFor?: ((svc: Service, port: ServicePort, tls: BackendTls) => string) | undefined;
     certificateOf: SecretCertificates;

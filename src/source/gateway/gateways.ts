@@ -74,7 +74,7 @@ export interface GatewayContext {
   /** The pool of a Service port spoken to over TLS (a BackendTLSPolicy); absent: the load balancer cannot. */
   tlsPoolFor?: ((svc: Service, port: ServicePort, tls: BackendTls) => string) | undefined;
   /** A pool's variant for a route rule's retries; absent: the load balancer does not retry by route. */
-  retryPoolFor?: RuleContext['retryPoolFor'];
+  variantPoolFor?: RuleContext['variantPoolFor'];
   /** The pool of a Service port for L4 routes (TCP health, shared with LoadBalancer Services). */
   l4PoolFor: (svc: Service, port: ServicePort) => string;
   /**

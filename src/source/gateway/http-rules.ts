@@ -15,7 +15,7 @@ import {
   type ReferenceGrant,
   type RouteKindName,
 } from '../../kube/gateway-objects.ts';
-import type { BackendTls, HttpRoute, RouteRetry, ValueMatch, WeightedBackend } from '../../model/types.ts';
+import type { BackendTls, HttpRoute, RuleVariant, ValueMatch, WeightedBackend } from '../../model/types.ts';
 import {
   headerNameProblem,
   headerValueProblem,
@@ -27,7 +27,9 @@ import type { TlsTarget } from './backend-tls.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 import { referencePermitted } from './reference-grants.ts';
 import { backendFilters, filtersOf, Refused } from './route-filters.ts';
+import { durationMs } from './durations.ts';
 import { ruleRetry } from './rule-retry.ts';
+import { ruleSession } from './rule-session.ts';
 
 export { filtersOf, Refused } from './route-filters.ts';
 
@@ -59,7 +61,7 @@ export interface RuleContext {
    * A pool's variant for a rule's retries (frontends.ts retryVariant); absent when the load
    * balancer does not retry by route (such a rule is refused).
    */
-  retryPoolFor?: ((make: () => string, retry: RouteRetry) => string) | undefined;
+  variantPoolFor?: ((make: () => string, variant: RuleVariant) => string) | undefined;
 }
 
 /** A route rule ready to be placed on hosts: everything but the host and the order. */
@@ -104,16 +106,15 @@ export function valueMatches(
 }
 
 /** The fields of an HTTPRoute rule npl-lb serves. */
-const RULE_FIELDS = new Set(['name', 'matches', 'filters', 'backendRefs', 'timeouts', 'retry']);
-
-/** The Gateway API's Duration (GEP-2257): up to four `<number><h|m|s|ms>` parts, in ms. */
-export function durationMs(v: string): number | undefined {
-  if (!/^([0-9]{1,5}(h|m|s|ms)){1,4}$/.test(v)) return undefined;
-  const unit: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
-  let total = 0;
-  for (const [, n, u] of v.matchAll(/([0-9]+)(ms|h|m|s)/g)) total += Number(n) * unit[u!]!;
-  return total;
-}
+const RULE_FIELDS = new Set([
+  'name',
+  'matches',
+  'filters',
+  'backendRefs',
+  'timeouts',
+  'retry',
+  'sessionPersistence',
+]);
 
 /**
  * A rule's `timeouts` as one backend timeout: the shorter of `request` and `backendRequest` that
@@ -251,8 +252,8 @@ export function ruleForwarding(
     redirects: boolean;
     /** The protocol every backend of this kind speaks in HTTP/2 (gRPC); absent: by appProtocol. */
     http2Protocol?: string;
-    /** The rule's retries: its backends' pools are their variants for them. */
-    retry?: RouteRetry | undefined;
+    /** The rule's retries and session cookie: its backends' pools are their variants for them. */
+    variant?: RuleVariant | undefined;
   },
   ctx: RuleContext,
   sink: RefSink,
@@ -307,7 +308,7 @@ export function ruleForwarding(
           );
         else {
           const make = () => poolOf(ctx, svc, sp, tls?.tls, h2);
-          pool = at.retry ? ctx.retryPoolFor!(make, at.retry) : make();
+          pool = at.variant ? ctx.variantPoolFor!(make, at.variant) : make();
           if (b.weight > 0) asks.add(tls?.tls ? JSON.stringify(tls.tls) : '');
           sink.backends.add(`${target}/${b.name}`);
         }
@@ -356,15 +357,26 @@ export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleRes
       const extra = Object.keys(rule).find((k) => !RULE_FIELDS.has(k));
       if (extra) throw new Refused(`${field}.${extra.slice(0, 64)}: not supported by npl-lb yet`);
       const filters = filtersOf(rule.filters, `${field}.filters`);
-      const { timeouts, retry: asked } = rule as { timeouts?: unknown; retry?: unknown };
+      const {
+        timeouts,
+        retry: asked,
+        sessionPersistence,
+      } = rule as { timeouts?: unknown; retry?: unknown; sessionPersistence?: unknown };
       const timeoutMs = ruleTimeout(timeouts, `${field}.timeouts`);
+      const adapter = ctx.device?.adapter ?? 'configured';
       const retry = ruleRetry(asked, timeouts, `${field}.retry`, {
-        retry: ctx.retryPoolFor ? ctx.device?.http.retry : undefined,
-        adapter: ctx.device?.adapter ?? 'configured',
+        retry: ctx.variantPoolFor ? ctx.device?.http.retry : undefined,
+        adapter,
       });
+      const session = ruleSession(sessionPersistence, `${field}.sessionPersistence`, {
+        sessionCookie: ctx.variantPoolFor ? ctx.device?.http.sessionCookie : undefined,
+        adapter,
+      });
+      const variant =
+        retry || session ? { ...(retry ? { retry } : {}), ...(session ? { session } : {}) } : undefined;
       const forwarding = ruleForwarding(
         rule.backendRefs,
-        { field, namespace: ns, kind: 'HTTPRoute', redirects: filters.redirect !== undefined, retry },
+        { field, namespace: ns, kind: 'HTTPRoute', redirects: filters.redirect !== undefined, variant },
         ctx,
         sink,
       );

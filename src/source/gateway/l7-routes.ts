@@ -26,7 +26,7 @@ export interface L7RouteContext {
   poolFor: (svc: Service, port: ServicePort) => string;
   h2PoolFor?: ((svc: Service, port: ServicePort) => string) | undefined;
   tlsPoolFor?: RuleContext['tlsPoolFor'];
-  retryPoolFor?: RuleContext['retryPoolFor'];
+  variantPoolFor?: RuleContext['variantPoolFor'];
 }
 
 const key = (m: { namespace: string; name: string }): string => `${m.namespace}/${m.name}`;
@@ -61,7 +61,7 @@ function rulesByCertificate<R extends L7RouteObject>(
         poolFor: ctx.poolFor,
         h2PoolFor: ctx.h2PoolFor,
         tlsPoolFor: ctx.tlsPoolFor,
-        retryPoolFor: ctx.retryPoolFor,
+        variantPoolFor: ctx.variantPoolFor,
         device: { http: ctx.http, adapter: ctx.adapter },
         backendTlsOf,
         clientCertificate,

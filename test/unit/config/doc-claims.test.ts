@@ -85,6 +85,7 @@ it("the README's feature table claims only features a report proves, for the ada
     ],
     [/named rules/, 'HTTPRouteNamedRouteRule', ['haproxy-runtime', 'avi', 'f5']],
     [/parentRef `port`/, 'HTTPRouteParentRefPort', ['haproxy-runtime', 'avi', 'f5']],
+    [/parentRef `port`/, 'HTTPRouteDestinationPortMatching', ['haproxy-runtime', 'avi', 'f5']],
     [/method;/, 'HTTPRouteMethodMatching', ['haproxy-runtime', 'f5']],
     [/TLS \(Passthrough; Terminate on HAProxy\)/, 'TLSRouteModeTerminate', ['haproxy-runtime']],
   ];

@@ -100,7 +100,9 @@ describe('GatewayClass supportedFeatures', () => {
       'GatewayPort8080',
       'GatewayStaticAddresses',
       'HTTPRoute',
-      // Named rules and routes attached by listener port: read by the source, for every device.
+      // Routes attached by listener port (a port no listener has: NoMatchingParent) and named
+      // rules: read by the source, for every device.
+      'HTTPRouteDestinationPortMatching',
       'HTTPRouteNamedRouteRule',
       'HTTPRouteParentRefPort',
       // ListenerSets merge into their Gateway's listeners in the source, for every device.

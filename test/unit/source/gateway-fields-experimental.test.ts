@@ -55,11 +55,22 @@ const EXPERIMENTAL: Fragment[] = [
       `${P}sessionPersistence.absoluteTimeout`,
       `${P}sessionPersistence.cookieConfig.lifetimeType`,
       `${P}sessionPersistence.sessionName`,
-      `${P}sessionPersistence.type`,
     ],
-    apply: (d) => void (d.spec.rules[0]!.sessionPersistence = { type: 'Cookie', sessionName: 's' }),
+    apply: (d) =>
+      void (d.spec.rules[0]!.sessionPersistence = {
+        sessionName: 's',
+        absoluteTimeout: '10m',
+        cookieConfig: { lifetimeType: 'Permanent' },
+      }),
+    expect: 'carried',
+    seen: (rs) => rs.every((r) => r.pool.includes('.session-')),
+  },
+  {
+    id: 'sessionPersistence of type Header',
+    paths: [`${P}sessionPersistence.type`],
+    apply: (d) => void (d.spec.rules[0]!.sessionPersistence = { type: 'Header', sessionName: 's' }),
     expect: 'refused',
-    says: /sessionPersistence: not supported by npl-lb yet/,
+    says: /sessionPersistence\.type: "Header".*keeps sessions by cookie only/,
   },
   {
     id: 'ExternalAuth filter',

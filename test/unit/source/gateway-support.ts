@@ -30,9 +30,10 @@ import {
   l7PoolName,
   poolName,
   retryPoolName,
+  sessionPoolName,
   tlsPoolName,
 } from '../../../src/model/names.ts';
-import type { BackendTls, L7VirtualService, RouteRetry } from '../../../src/model/types.ts';
+import type { BackendTls, L7VirtualService, RouteRetry, SessionCookie } from '../../../src/model/types.ts';
 import type { CaConfigMap } from '../../../src/kube/config-maps.ts';
 import {
   buildGateways,
@@ -134,6 +135,8 @@ export interface World {
   tlsPools?: Map<string, BackendTls>;
   /** Filled with each retry variant asked for (name -> its retries), where `http.retry` is declared. */
   retryPools?: Map<string, RouteRetry>;
+  /** The session variants asked for, by name (a rule's sessionPersistence). */
+  sessionPools?: Map<string, SessionCookie>;
   /** Extra namespace labels by name (the base manifests label infra, web and app backends). */
   labels?: Record<string, Record<string, string>>;
   secrets?: { namespace: string; name: string; cert: TestCertificate }[];
@@ -200,13 +203,16 @@ export function pass(w: World): GatewayResult {
             return name;
           }
         : undefined,
-      retryPoolFor: w.http?.retry
-        ? (make, retry) => {
-            const name = retryPoolName(make(), retry);
-            w.retryPools?.set(name, retry);
-            return name;
-          }
-        : undefined,
+      variantPoolFor:
+        w.http?.retry || w.http?.sessionCookie
+          ? (make, { retry, session }) => {
+              const retried = retry ? retryPoolName(make(), retry) : make();
+              if (retry) w.retryPools?.set(retried, retry);
+              const name = session ? sessionPoolName(retried, session) : retried;
+              if (session) w.sessionPools?.set(name, session);
+              return name;
+            }
+          : undefined,
       l4PoolFor: (svc, sp) => poolName('c1', svc.metadata.namespace, svc.metadata.name, sp.name || sp.port),
       l4TlsPoolFor:
         w.http?.backendTls && w.support?.tlsTerminate

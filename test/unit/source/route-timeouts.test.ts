@@ -24,7 +24,7 @@ import { renderConfig } from '../../../adapters/haproxy/config.ts';
 import { gatewayRules, httpRuleLine, ROUTE_TIMEOUT_VAR } from '../../../adapters/haproxy/http-routes.ts';
 import type { HttpCapabilities } from '../../../src/adapter/contract.ts';
 import { ALL_HTTP } from '../../../src/adapter/http-capabilities.ts';
-import { durationMs } from '../../../src/source/gateway/http-rules.ts';
+import { durationMs } from '../../../src/source/gateway/durations.ts';
 import * as kit from '../../support/model.ts';
 import { backend, INFRA, parent, parentConditions, pass, route, vsOf } from './gateway-support.ts';
 
