@@ -23,6 +23,9 @@ export const F5_CAPABILITIES: Capabilities = {
   certificates: true,
   // A Service_TCP with an endpoint policy on the ClientHello's server name (declaration.ts).
   tlsPassthrough: true,
+  // TLS ended on a TCP listener (TLSRoute Terminate): the Service_TCP's serverTLS, a TLS_Server of
+  // the listener's certificates, and an iRule picking each route's pool by SNI (tls-terminate.ts).
+  tlsTerminate: true,
   // Endpoint_Policy conditions and actions (http-policy.ts); LTM policies have no regular expressions.
   // A route's client filter: a rule before it on the client's address marks the request, an
   // iRule answers 403 (http-policy.ts).

@@ -41,6 +41,7 @@ import { type DevicePersistence, persistenceOnDevice, readPersistence } from './
 import { sourceRangeRule, sourceRangeRuleName } from './source-ranges.ts';
 import { l4Persistence } from './persistence.ts';
 import { partitionMeta } from './placement.ts';
+import { sniRuleName, terminateObjects, terminateTlsName } from './tls-terminate.ts';
 
 export { tenantOf } from './placement.ts';
 
@@ -104,7 +105,7 @@ export function renderVirtualService(
   /** The pools weighted rules draw their members from. */
   pools: ReadonlyMap<string, Pool> = new Map(),
 ): Record<string, Json> {
-  return vs.kind === 'l4' ? renderL4(vs, owner, refs.pool, pools) : renderL7(vs, owner, refs, pools);
+  return vs.kind === 'l4' ? renderL4(vs, owner, refs, pools) : renderL7(vs, owner, refs, pools);
 }
 
 /** An iRule object of ours. */
@@ -114,14 +115,27 @@ const iRule = (text: string, iRuleText: string): Json => ({
   iRule: iRuleText,
 });
 
-/** An L4 service, its SNI policy (TLS passthrough) and its client-filter iRule. */
+/**
+ * An L4 service, its SNI policy (TLS passthrough) or its TLS profile and SNI iRule (TLS ended
+ * here: tls-terminate.ts), and its client-filter iRule.
+ */
 function renderL4(
   vs: L4VirtualService,
   owner: string,
-  ref: Refs['pool'],
+  refs: Refs,
   pools: ReadonlyMap<string, Pool>,
 ): Record<string, Json> {
-  const sni = vs.sni ?? [];
+  const ref = refs.pool;
+  const terminate = terminateObjects(vs, refs.cert, refs.paths(vs.name), iRule);
+  // Passthrough routes by the ClientHello (an endpoint policy); terminated ones by the iRule, and
+  // re-encrypted to the pools whose members ask TLS (a BackendTLSPolicy), as an HTTP service is.
+  const sni = terminate ? [] : (vs.sni ?? []);
+  const serverSide = terminate ? serverSideTls(vs, pools, new Map(), refs.paths(vs.name)) : undefined;
+  const iRules = [
+    ...(vs.sourceRanges ? [sourceRangeRuleName(vs.name)] : []),
+    ...(terminate?.iRules ?? []),
+    ...(serverSide ? [serverTlsRuleName(vs.name)] : []),
+  ];
   return {
     [vs.name]: {
       class: vs.protocol === 'UDP' ? 'Service_UDP' : 'Service_TCP',
@@ -133,18 +147,25 @@ function renderL4(
       // source-address on TCP and UDP services: never left to it).
       persistenceMethods: l4Persistence(vs, pools) === 'SourceIP' ? ['source-address'] : [],
       ...(sni.length > 0 ? { policyEndpoint: policyName(vs.name) } : {}),
-      // Client filters: an iRule accepting the ranges (source-ranges.ts).
-      ...(vs.sourceRanges ? { iRules: [sourceRangeRuleName(vs.name)] } : {}),
+      ...(terminate?.service ?? {}),
+      ...(serverSide ? { clientTLS: serverSide.clientTLS } : {}),
+      // Client filters: an iRule accepting the ranges (source-ranges.ts); then the SNI iRule.
+      ...(iRules.length > 0 ? { iRules } : {}),
       // SNI routing with no route left has no pool and no policy: BIG-IP resets each connection.
       metadata: meta({
         owner,
         source: vs.source,
-        ...(vs.sni ? { sni: JSON.stringify(sni) } : {}),
+        ...(vs.sni ? { sni: JSON.stringify(vs.sni) } : {}),
+        ...(terminate ? { certificates: JSON.stringify(vs.certificates) } : {}),
         ...(vs.sourceRanges ? { sourceRanges: JSON.stringify(vs.sourceRanges) } : {}),
         ...partitionMeta(vs),
       }),
     },
     ...(sni.length > 0 ? { [policyName(vs.name)]: sniPolicy(vs.name, sni, ref) } : {}),
+    ...(terminate?.objects ?? {}),
+    ...(serverSide
+      ? { [serverTlsRuleName(vs.name)]: iRule('npl-lb: TLS to the members of each pool', serverSide.iRule) }
+      : {}),
     ...(vs.sourceRanges
       ? {
           [sourceRangeRuleName(vs.name)]: iRule(
@@ -299,7 +320,13 @@ export function parseDeclaration(adc: Json | undefined, tenant: string, owner: s
             app: app as Json,
             refs: appName === APP ? withinApp(tName) : acrossApps(tName),
           });
-        } else observed.owned.virtualServices.push(parseL4(name, o));
+        } else {
+          const refs = appName === APP ? withinApp(tName) : acrossApps(tName);
+          const vs = parseL4(name, o, app as Json, refs.paths(name));
+          observed.owned.virtualServices.push(vs);
+          // A TCP service ending TLS re-encrypts to its TLS pools as an HTTP one does.
+          if (vs.certificates?.length) wired.push({ vs, o, app: app as Json, refs });
+        }
       }
     }
   }
@@ -317,6 +344,9 @@ export function ownedObjectNames(vs: VirtualService): string[] {
       vs.name,
       ...(vs.sni?.length ? [policyName(vs.name)] : []),
       ...(vs.sourceRanges ? [sourceRangeRuleName(vs.name)] : []),
+      ...(vs.certificates?.length
+        ? [terminateTlsName(vs.name), sniRuleName(vs.name), serverTlsRuleName(vs.name)]
+        : []),
     ];
   const splits = firstMatchOrder(vs.routes).flatMap((r, i) =>
     r.backends ? [splitPoolName(vs.name, i)] : [],

@@ -12,7 +12,13 @@
  * they must ask one TLS (`Capabilities.http.backendTls.oneTlsPerSplit`). Everything is read back
  * from those objects: a switch, a name, a CA or the iRule changed by hand is written again. Pure.
  */
-import { type BackendTls, type L7VirtualService, type Pool, SYSTEM_CA } from '../../src/model/types.ts';
+import {
+  type BackendTls,
+  type L7VirtualService,
+  type Pool,
+  SYSTEM_CA,
+  type VirtualService,
+} from '../../src/model/types.ts';
 import { poolRefs } from '../../src/model/refs.ts';
 import { pointedName, remark } from './as3-text.ts';
 
@@ -118,11 +124,12 @@ const safe = (p: string): string => {
 
 /**
  * A virtual server's server-side TLS: its `clientTLS` (the first TLS pool's profile) and the iRule
- * choosing each pool's own, or nothing when none of its pools speaks TLS. `splits`: the weighted
+ * choosing each pool's own, or nothing when none of its pools speaks TLS (an HTTP service, or a
+ * TCP one ending TLS: tls-terminate.ts). `splits`: the weighted
  * rules' pools (by their name in the service's application) and the pools they draw from.
  */
 export function serverSideTls(
-  vs: L7VirtualService,
+  vs: VirtualService,
   pools: ReadonlyMap<string, Pool>,
   splits: ReadonlyMap<string, string[]>,
   paths: TlsPaths,

@@ -3,7 +3,7 @@
  * (pool-tls.ts): read from the service's own `clientTLS`, its iRules and the iRule's text, never
  * from our notes. Pure.
  */
-import type { L7VirtualService, Pool } from '../../src/model/types.ts';
+import type { Pool, VirtualService } from '../../src/model/types.ts';
 import { poolRefs } from '../../src/model/refs.ts';
 import { listsIRule } from './as3-text.ts';
 import type { Refs } from './app-layout.ts';
@@ -12,9 +12,9 @@ import { serverSideTls, serverTlsRuleName } from './pool-tls.ts';
 
 type Json = Record<string, unknown>;
 
-/** An HTTP virtual server of ours as the device has it, for its server-side TLS. */
+/** A virtual server of ours as the device has it (HTTP, or TCP ending TLS), for its server-side TLS. */
 export interface Wiring {
-  vs: L7VirtualService;
+  vs: VirtualService;
   o: Json;
   app: Json;
   refs: Refs;
@@ -35,7 +35,8 @@ export function serverSideWired(
   const listed = listsIRule(o, rule);
   // Most services send to no TLS pool: nothing to render to know that.
   if (!poolRefs(vs).some((p) => pools.get(p)?.backendTls)) return o.clientTLS === undefined && !listed;
-  const { splitFrom } = renderHttpPolicy(vs, owner, refs.pool, pools);
+  // Only an HTTP service's weighted rules have pools of their own to draw from.
+  const splitFrom = vs.kind === 'l7' ? renderHttpPolicy(vs, owner, refs.pool, pools).splitFrom : new Map();
   const want = serverSideTls(vs, pools, splitFrom, refs.paths(vs.name));
   if (!want) return o.clientTLS === undefined && !listed;
   const text = (app[rule] as Json | undefined)?.iRule;

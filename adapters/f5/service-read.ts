@@ -15,6 +15,8 @@ import { pointedName } from './as3-text.ts';
 import { clientValidationOf, subjectHeaderOf } from './client-tls.ts';
 import { placementRead } from './placement.ts';
 import { metaValue } from './pool-objects.ts';
+import type { TlsPaths } from './pool-tls.ts';
+import { terminateWired } from './tls-terminate.ts';
 
 type Json = Record<string, unknown>;
 
@@ -82,7 +84,12 @@ export function parseL7(name: string, o: Json, app: Json): L7VirtualService {
   return vs;
 }
 
-export function parseL4(name: string, o: Json): L4VirtualService {
+/**
+ * An L4 service. One that ends TLS (a `serverTLS`, tls-terminate.ts) reads its certificates and
+ * routes as applied when its TLS profile and SNI iRule are on the device as they would be written
+ * from them, and none otherwise (so the next pass writes them again).
+ */
+export function parseL4(name: string, o: Json, app: Json = {}, paths?: TlsPaths): L4VirtualService {
   const vs: L4VirtualService = {
     kind: 'l4',
     name,
@@ -95,6 +102,11 @@ export function parseL4(name: string, o: Json): L4VirtualService {
   };
   const sni = metaValue(o, 'sni');
   if (sni) vs.sni = JSON.parse(sni) as SniRoute[];
+  const certs = metaValue(o, 'certificates');
+  if (certs !== undefined || o.serverTLS !== undefined) {
+    vs.certificates = JSON.parse(certs ?? '[]') as string[];
+    if (!paths || !terminateWired(vs, o, app, paths)) vs.certificates = [];
+  }
   const ranges = metaValue(o, 'sourceRanges');
   if (ranges) vs.sourceRanges = JSON.parse(ranges) as string[];
   return vs;

@@ -87,7 +87,11 @@ it("the README's feature table claims only features a report proves, for the ada
     [/parentRef `port`/, 'HTTPRouteParentRefPort', ['haproxy-runtime', 'avi', 'f5']],
     [/parentRef `port`/, 'HTTPRouteDestinationPortMatching', ['haproxy-runtime', 'avi', 'f5']],
     [/method;/, 'HTTPRouteMethodMatching', ['haproxy-runtime', 'f5']],
-    [/TLS \(Passthrough; Terminate on HAProxy\)/, 'TLSRouteModeTerminate', ['haproxy-runtime']],
+    [
+      /TLS \(Passthrough; Terminate on HAProxy and BIG-IP\)/,
+      'TLSRouteModeTerminate',
+      ['haproxy-runtime', 'f5'],
+    ],
   ];
   // BIG-IP makes no route retries (Avi's server reselect does).
   assert.ok(!features('f5').has('HTTPRouteRetry'), 'f5 does not claim HTTPRouteRetry');
@@ -95,15 +99,12 @@ it("the README's feature table claims only features a report proves, for the ada
     assert.match(readme, phrase);
     for (const a of adapters) assert.ok(features(a).has(feature), `${a} claims ${feature}`);
   }
-  // Nobody but HAProxy claims timeouts, WebSocket or CORS (the README says "(HAProxy)").
+  // Nobody but HAProxy claims timeouts, WebSocket or CORS (the README says "(HAProxy)"), and Avi
+  // no Terminate mode.
   for (const a of ['avi', 'f5'])
-    for (const f of [
-      'HTTPRouteRequestTimeout',
-      'HTTPRouteBackendProtocolWebSocket',
-      'HTTPRouteCORS',
-      'TLSRouteModeTerminate',
-    ])
+    for (const f of ['HTTPRouteRequestTimeout', 'HTTPRouteBackendProtocolWebSocket', 'HTTPRouteCORS'])
       assert.ok(!features(a).has(f), `${a} does not claim ${f}`);
+  assert.ok(!features('avi').has('TLSRouteModeTerminate'), 'avi does not claim TLSRouteModeTerminate');
 });
 
 it("docs/conformance/README.md's table is each report's", () => {

@@ -77,8 +77,8 @@ describe('GatewayClass supportedFeatures', () => {
     );
     assert.ok(of(F5_CAPABILITIES).includes('HTTPRoute'));
     assert.ok(
-      !avi.includes('TLSRouteModeTerminate') && !of(F5_CAPABILITIES).includes('TLSRouteModeTerminate'),
-      'TLS listeners in Terminate mode: HAProxy alone',
+      !avi.includes('TLSRouteModeTerminate') && of(F5_CAPABILITIES).includes('TLSRouteModeTerminate'),
+      'TLS listeners in Terminate mode: HAProxy and BIG-IP, not Avi',
     );
     assert.deepEqual(
       supportedFeatures({ HTTP: false, HTTPS: false, TLS: true, TCP: true, UDP: true }, INGRESS_HTTP),
