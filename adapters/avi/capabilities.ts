@@ -62,6 +62,10 @@ export function aviCapabilities(allocatesVips: boolean, allocatesV6 = false): Ca
       // the service's own, its HTTP profile REQUIRE (REQUEST with every PKI error allowed for the
       // insecure fallback) against a PKI profile of its own. No subject header.
       clientValidation: true,
+      // WebSocket: the HTTP application profiles proxy an upgrade and the connection after it
+      // (`websockets_enabled`: System-HTTP's and System-Secure-HTTP's default, and set on the
+      // profile a service validating clients has of its own).
+      webSocket: true,
       // A route's retries: the pool's server_reselect (enabled, num_retries: 0-5 in its schema
       // here, svr_resp_code.ranges one status each), on any status a rule names; Avi sends such a
       // request to another server. A rule naming no status is refused (its connection retries are

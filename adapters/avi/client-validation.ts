@@ -60,6 +60,8 @@ export function clientValidationObjects(
         http_profile: {
           ssl_client_certificate_mode: c.insecureFallback ? REQUEST : REQUIRE,
           pki_profile_ref: byName('pkiprofile', clientPkiProfileName(vs.name)),
+          // WebSocket upgrades proxied, as System-HTTP and System-Secure-HTTP do by default.
+          websockets_enabled: true,
         },
       }),
     },
@@ -76,9 +78,12 @@ export function clientValidationOf(
   profile: Raw | undefined,
   pki: Raw | undefined,
 ): ClientValidation | undefined {
-  const http = profile?.http_profile as { ssl_client_certificate_mode?: unknown } | undefined;
+  const http = profile?.http_profile as
+    { ssl_client_certificate_mode?: unknown; websockets_enabled?: unknown } | undefined;
   const mode = http?.ssl_client_certificate_mode;
   if (mode !== REQUIRE && mode !== REQUEST) return undefined;
+  // A profile of ours that no longer proxies WebSocket (changed by hand) is not the one written.
+  if (http?.websockets_enabled === false) return undefined;
   const certs = (pki?.ca_certs as { certificate?: unknown }[] | undefined) ?? [];
   if (certs.length === 0 || certs.some((x) => typeof x.certificate !== 'string')) return undefined;
   const errors = (pki?.allow_pki_errors as unknown[] | undefined) ?? [];

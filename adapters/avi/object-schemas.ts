@@ -316,6 +316,7 @@ export const SCHEMAS = {
             'SSL_CLIENT_CERTIFICATE_REQUEST',
           ]),
           pki_profile_ref: ref,
+          websockets_enabled: z.literal(true),
         })
         .strict(),
     })

@@ -40,6 +40,9 @@ export const F5_CAPABILITIES: Capabilities = {
     // The verified client's subject in a header the Gateway names: an iRule removing the header as
     // sent, then inserting X509::subject of a verified certificate (client-tls.ts).
     clientSubjectHeader: true,
+    // WebSocket: every HTTP service carries BIG-IP's own WebSocket profile (`profileWebSocket`:
+    // /Common/websocket), so an upgrade is passed and the connection tunnelled (declaration.ts).
+    webSocket: true,
     // TLS to members (pool-tls.ts): a TLS_Client per pool (sendSNI; serverName, the one name
     // checked, may differ from it; trustCA a CA_Bundle, or `generic`, BIG-IP's public CAs; the
     // Gateway's clientCertificate), chosen per pool by an iRule; a weighted rule's pool holds all

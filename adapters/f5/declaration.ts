@@ -8,7 +8,8 @@
  *   `serverAddresses` entry and its own `servicePort`, `adminState` disable for draining members,
  *   and the node in `metadata.node` and `remark` (what the BIG-IP admin sees).
  * - L4: `Service_TCP` / `Service_UDP` on `virtualAddresses: [vip]` and `virtualPort`.
- * - L7: `Service_HTTP` (`Service_HTTPS` with a `TLS_Server` of its certificates) with an
+ * - L7: `Service_HTTP` (`Service_HTTPS` with a `TLS_Server` of its certificates), BIG-IP's
+ *   WebSocket profile, with an
  *   `Endpoint_Policy` of its routes (http-policy.ts: first match, the model's semantics, pools
  *   built for weighted rules, the 500 iRule), the default backend as the service's pool; the
  *   routes as applied in the service's metadata, so observe() reads back exactly them.
@@ -57,6 +58,9 @@ export { APP, acrossApps, certApp, isOurApp, poolApp, type Refs, vsApp, withinAp
 import { APP, acrossApps, isOurApp, type Refs, withinApp } from './app-layout.ts';
 
 export type Json = Record<string, unknown>;
+
+/** The WebSocket profile every HTTP service of ours carries: the one BIG-IP ships. */
+export const WEBSOCKET_PROFILE = '/Common/websocket';
 
 const policyName = (vs: string): string => `${vs}_policy`;
 const tlsName = (vs: string): string => `${vs}_tls`;
@@ -218,6 +222,8 @@ function renderL7(
       ...(iRules.length > 0 ? { iRules } : {}),
       ...(https ? { serverTLS: tlsName(vs.name), redirect80: false } : {}),
       ...(serverSide ? { clientTLS: serverSide.clientTLS } : {}),
+      // WebSocket: BIG-IP's own profile, so an upgrade on any route is passed and tunnelled.
+      profileWebSocket: { bigip: WEBSOCKET_PROFILE },
       metadata: meta({
         owner,
         ingressClass: vs.ingressClass,
@@ -277,6 +283,7 @@ const SERVICES = new Set(['Service_TCP', 'Service_UDP', 'Service_HTTP', 'Service
 export function parseDeclaration(adc: Json | undefined, tenant: string, owner: string): Observed {
   const observed: Observed = { owned: { pools: [], virtualServices: [], certificates: [] }, foreign: [] };
   const drifted: string[] = [];
+  const driftedServices: string[] = [];
   const wired: Wiring[] = [];
   const persisted = new Map<string, DevicePersistence>();
   const seen = new Set<string>();
@@ -314,6 +321,9 @@ export function parseDeclaration(adc: Json | undefined, tenant: string, owner: s
         } else if (o.class === 'Service_HTTP' || o.class === 'Service_HTTPS') {
           const vs = parseL7(name, o, app as Json);
           observed.owned.virtualServices.push(vs);
+          // Its WebSocket profile taken off (or another put on) by hand: written again.
+          if ((o.profileWebSocket as Json | undefined)?.bigip !== WEBSOCKET_PROFILE)
+            driftedServices.push(name);
           wired.push({
             vs,
             o,
@@ -333,7 +343,11 @@ export function parseDeclaration(adc: Json | undefined, tenant: string, owner: s
   drifted.push(...readPersistence(observed.owned.pools, persisted));
   const pools = new Map(observed.owned.pools.map((p) => [p.name, p]));
   for (const w of wired) if (!serverSideWired(w, pools, owner)) drifted.push(...poolRefs(w.vs));
-  if (drifted.length > 0) observed.drifted = drifted.map((name) => ({ kind: 'pool', name }));
+  if (drifted.length + driftedServices.length > 0)
+    observed.drifted = [
+      ...drifted.map((name) => ({ kind: 'pool' as const, name })),
+      ...driftedServices.map((name) => ({ kind: 'virtualService' as const, name })),
+    ];
   return observed;
 }
 

@@ -71,13 +71,9 @@ it("the README's feature table claims only features a report proves, for the ada
     new Set(report(adapter).profiles.flatMap((p) => p.extended?.supportedFeatures ?? []));
   // Phrase of the README's HTTPRoute row -> the upstream feature, and who the README says has it.
   const claims: [RegExp, string, string[]][] = [
-    [/rule `timeouts`, WebSocket and CORS \(HAProxy\)/, 'HTTPRouteRequestTimeout', ['haproxy-runtime']],
-    [
-      /rule `timeouts`, WebSocket and CORS \(HAProxy\)/,
-      'HTTPRouteBackendProtocolWebSocket',
-      ['haproxy-runtime'],
-    ],
-    [/rule `timeouts`, WebSocket and CORS \(HAProxy\)/, 'HTTPRouteCORS', ['haproxy-runtime']],
+    [/rule `timeouts` and CORS \(HAProxy\)/, 'HTTPRouteRequestTimeout', ['haproxy-runtime']],
+    [/rule `timeouts` and CORS \(HAProxy\)/, 'HTTPRouteCORS', ['haproxy-runtime']],
+    [/\(HAProxy\); WebSocket;/, 'HTTPRouteBackendProtocolWebSocket', ['haproxy-runtime', 'avi', 'f5']],
     [
       /rule `retry` \(HAProxy, Avi; HTTPRoute's experimental CRD\)/,
       'HTTPRouteRetry',
@@ -99,10 +95,10 @@ it("the README's feature table claims only features a report proves, for the ada
     assert.match(readme, phrase);
     for (const a of adapters) assert.ok(features(a).has(feature), `${a} claims ${feature}`);
   }
-  // Nobody but HAProxy claims timeouts, WebSocket or CORS (the README says "(HAProxy)"), and Avi
-  // no Terminate mode.
+  // Nobody but HAProxy claims timeouts or CORS (the README says "(HAProxy)"), and Avi no Terminate
+  // mode.
   for (const a of ['avi', 'f5'])
-    for (const f of ['HTTPRouteRequestTimeout', 'HTTPRouteBackendProtocolWebSocket', 'HTTPRouteCORS'])
+    for (const f of ['HTTPRouteRequestTimeout', 'HTTPRouteCORS'])
       assert.ok(!features(a).has(f), `${a} does not claim ${f}`);
   assert.ok(!features('avi').has('TLSRouteModeTerminate'), 'avi does not claim TLSRouteModeTerminate');
 });

@@ -72,8 +72,9 @@ describe('GatewayClass supportedFeatures', () => {
     assert.ok(!avi.includes('HTTPRouteQueryParamMatching'), 'one query match per rule is not the feature');
     assert.ok(!avi.includes('HTTPRouteRequestTimeout'), 'no route timeouts on Avi');
     assert.ok(
-      !avi.includes('HTTPRouteBackendProtocolWebSocket'),
-      'WebSocket claimed where a test carries it',
+      avi.includes('HTTPRouteBackendProtocolWebSocket') &&
+        of(F5_CAPABILITIES).includes('HTTPRouteBackendProtocolWebSocket'),
+      'WebSocket: Avi (its HTTP profiles proxy it) and BIG-IP (its WebSocket profile)',
     );
     assert.ok(of(F5_CAPABILITIES).includes('HTTPRoute'));
     assert.ok(

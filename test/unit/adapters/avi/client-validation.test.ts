@@ -90,6 +90,7 @@ describe('Avi client certificates at an HTTPS virtual service', () => {
     const http = profile()!.http_profile as Raw;
     assert.equal(profile()!.type, 'APPLICATION_PROFILE_TYPE_HTTP');
     assert.equal(http.ssl_client_certificate_mode, 'SSL_CLIENT_CERTIFICATE_REQUIRE');
+    assert.equal(http.websockets_enabled, true, 'WebSocket proxied, as the System profiles do');
     assert.equal(String(http.pki_profile_ref).split('/').pop(), pki()!.uuid);
     assert.equal((pki()!.ca_certs as { certificate: string }[])[0]!.certificate, ca.trim());
     assert.equal(pki()!.allow_pki_errors, undefined, 'no error allowed: a client must verify');
@@ -133,6 +134,7 @@ describe('Avi client certificates at an HTTPS virtual service', () => {
         () => ((profile()!.http_profile as Raw).ssl_client_certificate_mode = 'SSL_CLIENT_CERTIFICATE_NONE'),
       ],
       ['every error allowed under REQUIRE', () => (pki()!.allow_pki_errors = ['ALLOW_ALL_ERRORS'])],
+      ['WebSocket turned off', () => ((profile()!.http_profile as Raw).websockets_enabled = false)],
       [
         'another CA trusted',
         () => ((pki()!.ca_certs as { certificate: string }[])[0]!.certificate = other.trim()),
@@ -148,6 +150,7 @@ describe('Avi client certificates at an HTTPS virtual service', () => {
         what,
       );
       assert.equal(pki()!.allow_pki_errors, undefined, what);
+      assert.equal((profile()!.http_profile as Raw).websockets_enabled, true, what);
       assert.equal((pki()!.ca_certs as { certificate: string }[])[0]!.certificate, ca.trim(), what);
     }
     assert.ok(sim.objects('virtualservice').size > 0);
