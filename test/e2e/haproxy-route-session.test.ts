@@ -3,7 +3,8 @@
  * real HAProxy, every transport (runtime; Data Plane API v2 and v3 on the simulator), with two
  * members that say who answered. The first answer sets the rule's cookie (its name, a Permanent
  * cookie's Max-Age); a client sending it back stays on its member while clients without it are
- * spread; a forged value is no way in (balanced, given a cookie of its own); the member behind a
+ * spread, through a reload of HAProxy too; a forged value is no way in (balanced, given a cookie
+ * of its own); the member behind a
  * cookie leaving the pool (a rollout) moves its clients to the other, never failing them. Changed
  * in place to a Session cookie of 8 s, an older cookie is no longer honoured (HAProxy dates its
  * cookies in steps of 4 s); taken off, no
@@ -112,6 +113,11 @@ describe(
         // A forged value names no member: balanced, and given a cookie of its own.
         const forged = await get('shop-sid=0123456789abcdef');
         assert.match(forged.setCookie ?? '', /^shop-sid=/);
+        // HAProxy restarted (a reload, as an upgrade or a crash makes): the cookie's value comes
+        // from the member's address, so its clients stay where they were.
+        await rig.reload();
+        await rig.idle();
+        assert.equal((await get(jar)).pod, first.pod, 'kept through a reload');
 
         // A rollout takes the cookie's member away: its clients go to the other one, re-issued.
         const other = MEMBERS.find((m) => m.pod !== first.pod)!;
