@@ -2,13 +2,12 @@
  * A route's session cookie (an HTTPRoute rule's `sessionPersistence`: Pool.sessionCookie) on a
  * real HAProxy, every transport (runtime; Data Plane API v2 and v3 on the simulator), with two
  * members that say who answered. The first answer sets the rule's cookie (its name, a Permanent
- * cookie's Max-Age); a client sending it back stays on its member while clients without it are
- * spread, through a reload of HAProxy too; a forged value is no way in (balanced, given a cookie
- * of its own); the member behind a
- * cookie leaving the pool (a rollout) moves its clients to the other, never failing them. Changed
- * in place to a Session cookie of 8 s, an older cookie is no longer honoured (HAProxy dates its
- * cookies in steps of 4 s); taken off, no
- * cookie is set. Each pass is observed back with nothing left to do.
+ * cookie's Max-Age); a client sending it back stays on its member, through a reload of HAProxy
+ * too, while clients without it are spread; a forged value is no way in (balanced, given a cookie
+ * of its own); the member behind a cookie leaving the pool (a rollout) moves its clients to the
+ * other, never failing them. Changed in place to a Session cookie of 8 s, an older cookie is no
+ * longer honoured (HAProxy dates its cookies in steps of 4 s); taken off, no cookie is set. Each
+ * pass is observed back with nothing left to do.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
