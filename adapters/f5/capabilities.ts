@@ -43,6 +43,9 @@ export const F5_CAPABILITIES: Capabilities = {
     // WebSocket: every HTTP service carries BIG-IP's own WebSocket profile (`profileWebSocket`:
     // /Common/websocket), so an upgrade is passed and the connection tunnelled (declaration.ts).
     webSocket: true,
+    // A request whose TLS server name selects another HTTPS listener than its Host: 421, by an
+    // iRule keeping the handshake's name and comparing the listeners each selects (misdirected.ts).
+    misdirectedRequests: true,
     // TLS to members (pool-tls.ts): a TLS_Client per pool (sendSNI; serverName, the one name
     // checked, may differ from it; trustCA a CA_Bundle, or `generic`, BIG-IP's public CAs; the
     // Gateway's clientCertificate), chosen per pool by an iRule; a weighted rule's pool holds all

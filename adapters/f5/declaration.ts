@@ -43,6 +43,7 @@ import { sourceRangeRule, sourceRangeRuleName } from './source-ranges.ts';
 import { l4Persistence } from './persistence.ts';
 import { partitionMeta } from './placement.ts';
 import { sniRuleName, terminateObjects, terminateTlsName } from './tls-terminate.ts';
+import { answersMisdirected, misdirectedRule, misdirectedRuleName } from './misdirected.ts';
 
 export { tenantOf } from './placement.ts';
 
@@ -202,7 +203,10 @@ function renderL7(
   const serverSide = serverSideTls(vs, pools, policy.splitFrom, refs.paths(vs.name));
   // The verified client's subject to the members (client-tls.ts).
   const subject = https ? vs.clientValidation?.subjectHeader : undefined;
+  // Misdirected requests answered 421 (misdirected.ts), before any route.
+  const misdirected = answersMisdirected(vs);
   const iRules = [
+    ...(misdirected ? [misdirectedRuleName(vs.name)] : []),
     ...(policy.needs403 ? [forbiddenRuleName(vs.name)] : []),
     ...(policy.needs500 ? [iRuleName(vs.name)] : []),
     ...(serverSide ? [serverTlsRuleName(vs.name)] : []),
@@ -229,6 +233,7 @@ function renderL7(
         ingressClass: vs.ingressClass,
         routes: JSON.stringify(vs.routes),
         ...(https ? { certificates: JSON.stringify(certs) } : {}),
+        ...(misdirected ? { listenerHosts: JSON.stringify(vs.listenerHosts) } : {}),
         ...partitionMeta(vs),
       }),
     },
@@ -263,6 +268,14 @@ function renderL7(
       : {}),
     ...(subject
       ? { [subjectRuleName(vs.name)]: iRule("npl-lb: the verified client's subject", subjectRule(subject)) }
+      : {}),
+    ...(misdirected
+      ? {
+          [misdirectedRuleName(vs.name)]: iRule(
+            'npl-lb: 421 for a request to another listener',
+            misdirectedRule(vs.listenerHosts ?? []),
+          ),
+        }
       : {}),
   };
 }
@@ -373,6 +386,7 @@ export function ownedObjectNames(vs: VirtualService): string[] {
     forbiddenRuleName(vs.name),
     serverTlsRuleName(vs.name),
     subjectRuleName(vs.name),
+    misdirectedRuleName(vs.name),
     ...splits,
   ];
 }

@@ -17,6 +17,7 @@ import { placementRead } from './placement.ts';
 import { metaValue } from './pool-objects.ts';
 import type { TlsPaths } from './pool-tls.ts';
 import { terminateWired } from './tls-terminate.ts';
+import { misdirectedRead } from './misdirected.ts';
 
 type Json = Record<string, unknown>;
 
@@ -80,6 +81,8 @@ export function parseL7(name: string, o: Json, app: Json): L7VirtualService {
     const client = clientValidationOf(app[String(o.serverTLS ?? '')] as Json | undefined, app);
     const subject = client ? subjectHeaderOf(o, app, name) : undefined;
     if (client) vs.clientValidation = { ...client, ...(subject ? { subjectHeader: subject } : {}) };
+    const hosts = misdirectedRead(o, app, metaValue(o, 'listenerHosts'), name);
+    if (hosts) vs.listenerHosts = hosts;
   }
   return vs;
 }
