@@ -29,3 +29,15 @@ export const pointedName = (p: unknown): string | undefined => {
 /** Whether a service lists the iRule of that name (by name or path) among its `iRules`. */
 export const listsIRule = (service: Record<string, unknown>, name: string): boolean =>
   Array.isArray(service.iRules) && service.iRules.some((r) => pointedName(r) === name);
+
+/** A DNS name or wildcard of the validation boundary, lowercase. */
+const HOST = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+
+/**
+ * A hostname as one literal Tcl word of an iRule (braced: nothing in it is substituted). Names
+ * come from the model, validated at the boundary; anything else is a bug and is never written.
+ */
+export function tclHost(h: string, what: string): string {
+  if (!HOST.test(h)) throw new Error(`not a ${what}: ${JSON.stringify(h)}`);
+  return `{${h}}`;
+}

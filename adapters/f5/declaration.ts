@@ -42,7 +42,7 @@ import { type DevicePersistence, persistenceOnDevice, readPersistence } from './
 import { sourceRangeRule, sourceRangeRuleName } from './source-ranges.ts';
 import { l4Persistence } from './persistence.ts';
 import { partitionMeta } from './placement.ts';
-import { sniRuleName, terminateObjects, terminateTlsName } from './tls-terminate.ts';
+import { sniOrder, sniRuleName, terminateObjects, terminateTlsName } from './tls-terminate.ts';
 import { answersMisdirected, misdirectedRule, misdirectedRuleName } from './misdirected.ts';
 
 export { tenantOf } from './placement.ts';
@@ -74,11 +74,7 @@ const forbiddenRuleName = (vs: string): string => `${vs}_403`;
  * catch-all. No match and no catch-all: no pool, the connection is refused.
  */
 function sniPolicy(vs: string, sni: SniRoute[], ref: (pool: string) => string): Json {
-  const rank = (h: string) => (h === '' ? [2, 0] : h.startsWith('*.') ? [1, -h.length] : [0, 0]);
-  const sorted = [...sni].sort((a, b) => {
-    const [x, y] = [rank(a.host), rank(b.host)];
-    return x[0]! - y[0]! || x[1]! - y[1]! || (a.host < b.host ? -1 : 1);
-  });
+  const sorted = sniOrder(sni);
   return {
     class: 'Endpoint_Policy',
     remark: remark(`npl-lb server names of ${vs}`),

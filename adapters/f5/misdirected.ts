@@ -10,14 +10,11 @@
  * iRules and its text as it would be written from the hosts noted. Pure.
  */
 import type { L7VirtualService } from '../../src/model/types.ts';
-import { listsIRule } from './as3-text.ts';
+import { listsIRule, tclHost } from './as3-text.ts';
 
 type Json = Record<string, unknown>;
 
 export const misdirectedRuleName = (vs: string): string => `${vs}_421`;
-
-/** A listener hostname of the validation boundary, lowercase: one literal TCL word in braces. */
-const HOST = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
 
 /** Most specific first: exact names, wildcards by the longest suffix; the catch-all ('') apart. */
 const byRank = (a: string, b: string): number => {
@@ -34,11 +31,7 @@ function listenerSwitch(hosts: readonly string[], word: string, variable: string
   const catchAll = hosts.indexOf('');
   return [
     `    switch -glob -- ${word} {`,
-    ...named.map((h) => {
-      // Checked again as written: a listener hostname from the boundary, anything else a bug.
-      if (!HOST.test(h)) throw new Error(`not a listener hostname: ${JSON.stringify(h)}`);
-      return `      {${h}} { set ${variable} l${hosts.indexOf(h)} }`;
-    }),
+    ...named.map((h) => `      ${tclHost(h, 'listener hostname')} { set ${variable} l${hosts.indexOf(h)} }`),
     `      default { set ${variable} ${catchAll >= 0 ? `l${catchAll}` : 'none'} }`,
     '    }',
   ];

@@ -9,7 +9,7 @@
  * points at. Pure.
  */
 import type { L4VirtualService, SniRoute } from '../../src/model/types.ts';
-import { listsIRule, remark } from './as3-text.ts';
+import { listsIRule, remark, tclHost } from './as3-text.ts';
 import type { TlsPaths } from './pool-tls.ts';
 
 type Json = Record<string, unknown>;
@@ -17,8 +17,6 @@ type Json = Record<string, unknown>;
 export const terminateTlsName = (vs: string): string => `${vs}_tls`;
 export const sniRuleName = (vs: string): string => `${vs}_sni`;
 
-/** A DNS name or wildcard of the validation boundary, lowercase: one literal TCL word in braces. */
-const HOST = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
 const PATH = /^\/[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)+$/;
 
 function checked(re: RegExp, v: string, what: string): string {
@@ -46,7 +44,7 @@ export function sniRule(sni: readonly SniRoute[], paths: TlsPaths): string {
     '  switch -glob -- [string tolower [SSL::sni name]] {',
     ...named.map(
       (r) =>
-        `    {${checked(HOST, r.host.toLowerCase(), 'server name')}} { pool ${checked(PATH, paths.pool(r.pool), 'BIG-IP path')} }`,
+        `    ${tclHost(r.host.toLowerCase(), 'server name')} { pool ${checked(PATH, paths.pool(r.pool), 'BIG-IP path')} }`,
     ),
     fallback
       ? `    default { pool ${checked(PATH, paths.pool(fallback.pool), 'BIG-IP path')} }`

@@ -74,38 +74,32 @@ export function tlsPoolName(
 }
 
 /**
- * The variant of a pool (by its name) that one retry policy asks for (an HTTPRoute rule's
- * `retry`): '.retry-<hash>' beside the pool's own suffix, the hash of the statuses and attempts,
- * so rules asking other retries (or none) keep pools of their own; an IPv6 pool's variant keeps
- * its `_v6` last. '.' and '_' occur in no Kubernetes name, so it never collides with another.
+ * A pool's variant (by its name) for what one route rule asks beside the Service's own:
+ * '.<kind>-<hash>' after the pool's name, the hash of what is asked, so rules asking otherwise (or
+ * nothing) keep pools of their own. The suffix survives the length limit, as familyName's does
+ * (the pool's name is cut instead), and an IPv6 pool's variant keeps its `_v6` last. '.' and '_'
+ * occur in no Kubernetes name, so it never collides with another.
  */
-export function retryPoolName(
-  pool: string,
-  retry: { statuses: readonly number[]; attempts?: number },
-): string {
-  const asked = createHash('sha256')
-    .update(JSON.stringify([retry.statuses, retry.attempts ?? null]))
-    .digest('hex')
-    .slice(0, 8);
+function variantName(pool: string, kind: string, asked: unknown): string {
+  const hash = createHash('sha256').update(JSON.stringify(asked)).digest('hex').slice(0, 8);
   const ipv6 = isIPv6Name(pool);
-  const suffix = `.retry-${asked}`;
-  // The suffix survives the length limit, as familyName's does: the pool's name is cut instead.
+  const suffix = `.${kind}-${hash}`;
   const name = `${limitName(ipv6 ? pool.slice(0, -3) : pool, MAX_NAME - 3 - suffix.length)}${suffix}`;
   return familyName(name, ipv6 ? 'IPv6' : 'IPv4');
 }
 
+/** The variant one retry policy asks for (an HTTPRoute rule's `retry`): '.retry-<hash>'. */
+export const retryPoolName = (
+  pool: string,
+  retry: { statuses: readonly number[]; attempts?: number },
+): string => variantName(pool, 'retry', [retry.statuses, retry.attempts ?? null]);
+
 /**
- * The variant of a pool (by its name) that one rule's session cookie asks for (an HTTPRoute rule's
- * `sessionPersistence`): '.session-<hash>' after the pool's name (a retry variant's included), as
- * retryPoolName does, so rules keeping sessions otherwise (or not at all) keep pools of their own.
+ * The variant one session cookie asks for (an HTTPRoute rule's `sessionPersistence`):
+ * '.session-<hash>', after a retry variant's name when the rule asks both.
  */
-export function sessionPoolName(pool: string, session: object): string {
-  const asked = createHash('sha256').update(JSON.stringify(session)).digest('hex').slice(0, 8);
-  const ipv6 = isIPv6Name(pool);
-  const suffix = `.session-${asked}`;
-  const name = `${limitName(ipv6 ? pool.slice(0, -3) : pool, MAX_NAME - 3 - suffix.length)}${suffix}`;
-  return familyName(name, ipv6 ? 'IPv6' : 'IPv4');
-}
+export const sessionPoolName = (pool: string, session: object): string =>
+  variantName(pool, 'session', session);
 
 /** The HTTP/2 (h2c) pool of a Service port: '.h2' beside '.l7', for the same reason. */
 export function h2PoolName(
