@@ -197,17 +197,9 @@ function renderL7(
   // TLS to the members of the pools that ask it: a server-ssl profile and the iRule picking each
   // pool's own (pool-tls.ts).
   const serverSide = serverSideTls(vs, pools, policy.splitFrom, refs.paths(vs.name));
-  // The verified client's subject to the members (client-tls.ts).
-  const subject = https ? vs.clientValidation?.subjectHeader : undefined;
-  // Misdirected requests answered 421 (misdirected.ts), before any route.
   const misdirected = answersMisdirected(vs);
-  const iRules = [
-    ...(misdirected ? [misdirectedRuleName(vs.name)] : []),
-    ...(policy.needs403 ? [forbiddenRuleName(vs.name)] : []),
-    ...(policy.needs500 ? [iRuleName(vs.name)] : []),
-    ...(serverSide ? [serverTlsRuleName(vs.name)] : []),
-    ...(subject ? [subjectRuleName(vs.name)] : []),
-  ];
+  const rules = l7IRules(vs, policy, serverSide?.iRule);
+  const iRules = rules.map(([name]) => name);
   return {
     [vs.name]: {
       class: https ? 'Service_HTTPS' : 'Service_HTTP',
@@ -251,29 +243,51 @@ function renderL7(
       rules: policy.rules,
     },
     ...policy.splitPools,
-    ...(policy.needs403
-      ? {
-          [forbiddenRuleName(vs.name)]: iRule("npl-lb: 403 for a client outside a route's ranges", IRULE_403),
-        }
-      : {}),
-    ...(policy.needs500
-      ? { [iRuleName(vs.name)]: iRule('npl-lb: 500 for an unresolved backend', IRULE_500) }
-      : {}),
-    ...(serverSide
-      ? { [serverTlsRuleName(vs.name)]: iRule('npl-lb: TLS to the members of each pool', serverSide.iRule) }
-      : {}),
-    ...(subject
-      ? { [subjectRuleName(vs.name)]: iRule("npl-lb: the verified client's subject", subjectRule(subject)) }
-      : {}),
-    ...(misdirected
-      ? {
-          [misdirectedRuleName(vs.name)]: iRule(
+    ...Object.fromEntries(rules.map(([name, text, rule]) => [name, iRule(text, rule)])),
+  };
+}
+
+/**
+ * An HTTP service's iRules, in the order it lists them, each with its remark and text: 421 for a
+ * misdirected request (misdirected.ts) before any route, 403 for a client outside a route's
+ * ranges and 500 for an unresolved backend (http-policy.ts), TLS to the members of each pool
+ * (pool-tls.ts), the verified client's subject to the members (client-tls.ts).
+ */
+function l7IRules(
+  vs: L7VirtualService,
+  policy: { needs403: boolean; needs500: boolean },
+  serverSideRule: string | undefined,
+): [name: string, remark: string, text: string][] {
+  const subject = vs.protocol === 'HTTPS' ? vs.clientValidation?.subjectHeader : undefined;
+  return [
+    ...(answersMisdirected(vs)
+      ? [
+          [
+            misdirectedRuleName(vs.name),
             'npl-lb: 421 for a request to another listener',
             misdirectedRule(vs.listenerHosts ?? []),
-          ),
-        }
-      : {}),
-  };
+          ] as const,
+        ]
+      : []),
+    ...(policy.needs403
+      ? [
+          [
+            forbiddenRuleName(vs.name),
+            "npl-lb: 403 for a client outside a route's ranges",
+            IRULE_403,
+          ] as const,
+        ]
+      : []),
+    ...(policy.needs500
+      ? [[iRuleName(vs.name), 'npl-lb: 500 for an unresolved backend', IRULE_500] as const]
+      : []),
+    ...(serverSideRule
+      ? [[serverTlsRuleName(vs.name), 'npl-lb: TLS to the members of each pool', serverSideRule] as const]
+      : []),
+    ...(subject
+      ? [[subjectRuleName(vs.name), "npl-lb: the verified client's subject", subjectRule(subject)] as const]
+      : []),
+  ].map(([name, text, rule]) => [name, text, rule]);
 }
 
 export { usedPool } from './service-read.ts';
