@@ -39,6 +39,9 @@ export function ruleSession(
     throw new Refused(
       `${field}.sessionName: ${JSON.stringify(name).slice(0, 32)} is not a cookie name npl-lb writes (letters, digits, '.', '_' and '-', at most 128)`,
     );
+  // The pools' own cookies (persistenceCookie) are named `npllb_<hash>`: a rule's is never one.
+  if (typeof name === 'string' && name.toLowerCase().startsWith('npllb_'))
+    throw new Refused(`${field}.sessionName: names beginning npllb_ are the load balancer's own`);
   const config = (s.cookieConfig ?? {}) as Record<string, unknown>;
   const configExtra = Object.keys(config).find((k) => k !== 'lifetimeType');
   if (configExtra)

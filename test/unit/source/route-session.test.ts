@@ -121,6 +121,10 @@ describe('HTTPRoute sessionPersistence', () => {
     );
     refused([{ sessionPersistence: { sessionName: '#comment' } }], /sessionName/);
     refused(
+      [{ sessionPersistence: { sessionName: 'npllb_0123456789ab' } }],
+      /sessionName: names beginning npllb_ are the load balancer's own/,
+    );
+    refused(
       [{ sessionPersistence: { absoluteTimeout: '0s' } }],
       /absoluteTimeout: "0s" is not a duration of more than 0s/,
     );
