@@ -15,13 +15,7 @@
  *   routes as applied in the service's metadata, so observe() reads back exactly them.
  * Pure: no I/O.
  */
-import type {
-  L4VirtualService,
-  L7VirtualService,
-  Pool,
-  SniRoute,
-  VirtualService,
-} from '../../src/model/types.ts';
+import type { L4VirtualService, L7VirtualService, Pool, VirtualService } from '../../src/model/types.ts';
 import type { Observed } from '../../src/adapter/changes.ts';
 import { parseCertificates } from './certificates.ts';
 import { meta, remark } from './as3-text.ts';
@@ -42,7 +36,7 @@ import { type DevicePersistence, persistenceOnDevice, readPersistence } from './
 import { sourceRangeRule, sourceRangeRuleName } from './source-ranges.ts';
 import { l4Persistence } from './persistence.ts';
 import { partitionMeta } from './placement.ts';
-import { sniOrder, sniRuleName, terminateObjects, terminateTlsName } from './tls-terminate.ts';
+import { sniPolicy, sniRuleName, terminateObjects, terminateTlsName } from './tls-terminate.ts';
 import { answersMisdirected, misdirectedRule, misdirectedRuleName } from './misdirected.ts';
 
 export { tenantOf } from './placement.ts';
@@ -67,36 +61,6 @@ const policyName = (vs: string): string => `${vs}_policy`;
 const tlsName = (vs: string): string => `${vs}_tls`;
 const iRuleName = (vs: string): string => `${vs}_500`;
 const forbiddenRuleName = (vs: string): string => `${vs}_403`;
-
-/**
- * TLS passthrough: an endpoint policy on the ClientHello's server name, first match: exact names,
- * then wildcards by the longest suffix (one or more labels, as the Gateway API has it), then the
- * catch-all. No match and no catch-all: no pool, the connection is refused.
- */
-function sniPolicy(vs: string, sni: SniRoute[], ref: (pool: string) => string): Json {
-  const sorted = sniOrder(sni);
-  return {
-    class: 'Endpoint_Policy',
-    remark: remark(`npl-lb server names of ${vs}`),
-    strategy: 'first-match',
-    rules: sorted.map((r, i) => ({
-      name: `sni_${i}`,
-      conditions:
-        r.host === ''
-          ? []
-          : [
-              {
-                type: 'sslExtension',
-                event: 'ssl-client-hello',
-                serverName: r.host.startsWith('*.')
-                  ? { operand: 'ends-with', values: [r.host.slice(1)] }
-                  : { operand: 'equals', values: [r.host] },
-              },
-            ],
-      actions: [{ type: 'forward', event: 'ssl-client-hello', select: { pool: { use: ref(r.pool) } } }],
-    })),
-  };
-}
 
 /** The objects one virtual service becomes (L7: the service and its endpoint policy). */
 export function renderVirtualService(

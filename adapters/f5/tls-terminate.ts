@@ -6,7 +6,8 @@
  * suffix (one or more labels, as the Gateway API has it), then the catch-all; no match and no
  * catch-all: the connection is rejected. Read back from the device: the rule's text as it would be
  * written from the routes, its place in the service's iRules, and the TLS_Server the service
- * points at. Pure.
+ * points at. A TLS listener passing TLS through routes by the ClientHello instead (an endpoint
+ * policy: `sniPolicy`, in the same order). Pure.
  */
 import type { L4VirtualService, SniRoute } from '../../src/model/types.ts';
 import { listsIRule, remark, tclHost } from './as3-text.ts';
@@ -102,4 +103,34 @@ export function terminateWired(vs: L4VirtualService, o: Json, app: Json, paths: 
   } catch {
     return false;
   }
+}
+
+/**
+ * TLS passed through (no Terminate): the service's endpoint policy, an endpoint policy on the ClientHello's server name, first match: exact names,
+ * then wildcards by the longest suffix (one or more labels, as the Gateway API has it), then the
+ * catch-all. No match and no catch-all: no pool, the connection is refused.
+ */
+export function sniPolicy(vs: string, sni: SniRoute[], ref: (pool: string) => string): Json {
+  const sorted = sniOrder(sni);
+  return {
+    class: 'Endpoint_Policy',
+    remark: remark(`npl-lb server names of ${vs}`),
+    strategy: 'first-match',
+    rules: sorted.map((r, i) => ({
+      name: `sni_${i}`,
+      conditions:
+        r.host === ''
+          ? []
+          : [
+              {
+                type: 'sslExtension',
+                event: 'ssl-client-hello',
+                serverName: r.host.startsWith('*.')
+                  ? { operand: 'ends-with', values: [r.host.slice(1)] }
+                  : { operand: 'equals', values: [r.host] },
+              },
+            ],
+      actions: [{ type: 'forward', event: 'ssl-client-hello', select: { pool: { use: ref(r.pool) } } }],
+    })),
+  };
 }

@@ -3,8 +3,10 @@
  * adapter maps these to its own objects.
  */
 import type { BackendTls, ClientValidation, HostClientValidation } from './tls.ts';
+import type { SessionCookie } from './route-variants.ts';
 
 export { SYSTEM_CA, type BackendTls, type ClientValidation, type HostClientValidation } from './tls.ts';
+export type { RouteRetry, RuleVariant, SessionCookie } from './route-variants.ts';
 export type Protocol = 'TCP' | 'UDP';
 export type PathType = 'Prefix' | 'Exact' | 'ImplementationSpecific' | 'RegularExpression';
 
@@ -152,37 +154,6 @@ export const POLICY_FIELDS = [
   'backendProtocol',
   'backendTls',
 ] as const satisfies readonly (keyof Pool)[];
-
-/**
- * What an HTTPRoute rule's `retry` asks of the pools it sends to: the statuses sent again (an empty
- * list: failed and closed connections alone) and how many more attempts (absent: the pool's own).
- */
-export interface RouteRetry {
-  statuses: number[];
-  attempts?: number;
-}
-
-/**
- * A route's cookie of session persistence (GEP-1619): the load balancer inserts `name` naming the
- * member, and a request carrying it goes back to that member while the session lasts.
- */
-export interface SessionCookie {
-  /**
-   * The cookie's name (letters, digits, `-`, `_` and `.`, from the validation boundary); absent:
-   * the pool's own (persistenceCookie).
-   */
-  name?: string;
-  /** Seconds a session lasts from its first answer (absoluteTimeout); absent: no bound. */
-  absoluteSeconds?: number;
-  /** The cookie outlives the browser's session: its Max-Age is `absoluteSeconds` (Permanent). */
-  permanent?: boolean;
-}
-
-/** What an HTTPRoute rule asks of the pools it sends to beside their Service's: its own variant. */
-export interface RuleVariant {
-  retry?: RouteRetry;
-  session?: SessionCookie;
-}
 
 /** A TLS passthrough route: connections whose ClientHello names `host` go to `pool`, still encrypted. */
 export interface SniRoute {
