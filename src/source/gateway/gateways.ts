@@ -73,7 +73,7 @@ export interface GatewayContext {
   h2PoolFor?: ((svc: Service, port: ServicePort) => string) | undefined;
   /** The pool of a Service port spoken to over TLS (a BackendTLSPolicy); absent: the load balancer cannot. */
   tlsPoolFor?: ((svc: Service, port: ServicePort, tls: BackendTls) => string) | undefined;
-  /** A pool's variant for a route rule's retries; absent: the load balancer does not retry by route. */
+  /** A pool's variant for a route rule's retries and session cookie; absent: neither by route. */
   variantPoolFor?: RuleContext['variantPoolFor'];
   /** The pool of a Service port for L4 routes (TCP health, shared with LoadBalancer Services). */
   l4PoolFor: (svc: Service, port: ServicePort) => string;

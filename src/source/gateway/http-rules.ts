@@ -58,8 +58,8 @@ export interface RuleContext {
   /** The certificate (by name) the parent Gateway presents to members it speaks TLS to; absent: none. */
   clientCertificate?: string | undefined;
   /**
-   * A pool's variant for a rule's retries (frontends.ts retryVariant); absent when the load
-   * balancer does not retry by route (such a rule is refused).
+   * A pool's variant for a rule's retries and session cookie (frontends.ts ruleVariant); absent
+   * when the load balancer does neither by route (such a rule is refused).
    */
   variantPoolFor?: ((make: () => string, variant: RuleVariant) => string) | undefined;
 }
