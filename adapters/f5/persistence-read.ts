@@ -1,10 +1,13 @@
 /**
  * Persistence as BIG-IP holds it, read back per pool from the virtual servers that use it (AS3
- * keeps persistence there, persistence.ts): an L4 service's `persistenceMethods`, an HTTP
+ * keeps persistence there, persistence.ts): an L4 service's `persistenceMethods` (for its pool, its
+ * passthrough policy's pools and its Terminate iRule's pools), an HTTP
  * service's `persist` action beside each rule's forward to a pool. A pool no service of ours uses
  * has no device field for it (its metadata says what it asked). Pure.
  */
 import type { PersistenceType, Pool } from '../../src/model/types.ts';
+import { listsIRule } from './as3-text.ts';
+import { sniRuleName } from './tls-terminate.ts';
 
 type Json = Record<string, unknown>;
 
@@ -43,7 +46,7 @@ export function persistenceOnDevice(
         { select?: { pool?: unknown } } | undefined;
       return f ? [{ pool: usedPool(f.select?.pool), actions }] : [];
     });
-  for (const [, o] of objects) {
+  for (const [name, o] of objects) {
     if (L4_SERVICES.has(String(o.class))) {
       const methods = Array.isArray(o.persistenceMethods) ? (o.persistenceMethods as unknown[]) : undefined;
       // AS3's default (absent) is source-address: absent reads as such, as BIG-IP would run it.
@@ -54,12 +57,22 @@ export function persistenceOnDevice(
         typeof o.policyEndpoint === 'string' ? (app[o.policyEndpoint] as Json | undefined) : undefined;
       if (sni?.class === 'Endpoint_Policy')
         for (const f of forwards(sni, 'ssl-client-hello')) note(f.pool, p);
+      // One ending TLS: the pools its SNI iRule chooses (tls-terminate.ts), as the service does.
+      for (const pool of sniRulePools(o, app, name)) note(usedPool(pool), p);
     } else if (o.class === 'Endpoint_Policy') {
       // An HTTP service's rules: each forward's persist action beside it.
       for (const f of forwards(o, 'request')) note(f.pool, actionPersistence(f.actions));
     }
   }
   return out;
+}
+
+/** The pools a terminating service's SNI iRule names (`pool <path>`), where it lists the rule. */
+function sniRulePools(o: Json, app: Json, name: string): string[] {
+  const rule = sniRuleName(name);
+  const text = (app[rule] as Json | undefined)?.iRule;
+  if (!listsIRule(o, rule) || typeof text !== 'string') return [];
+  return [...text.matchAll(/\{ pool (\S+) \}/g)].map((m) => m[1]!);
 }
 
 /**

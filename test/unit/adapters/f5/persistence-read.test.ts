@@ -1,11 +1,13 @@
 /**
  * BIG-IP's persistence read back per pool from the virtual servers that hold it: an L4 service's
- * `persistenceMethods` for its pool and for the pools of its TLS passthrough (SNI) policy, an HTTP
+ * `persistenceMethods` for its pool and for the pools of its TLS passthrough (SNI) policy or its
+ * Terminate SNI iRule, an HTTP
  * rule's persist action for the pool it forwards to; services that disagree are `mixed`.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { usedPool } from '../../../../adapters/f5/declaration.ts';
+import { usedPool, withinApp } from '../../../../adapters/f5/declaration.ts';
+import { sniRule } from '../../../../adapters/f5/tls-terminate.ts';
 import { persistenceOnDevice } from '../../../../adapters/f5/persistence-read.ts';
 
 const forward = (event: string, pool: string, persist?: Record<string, unknown>) => ({
@@ -23,6 +25,20 @@ describe('BIG-IP persistence read from the virtual servers', () => {
       sni: { class: 'Service_TCP', persistenceMethods: ['source-address'], policyEndpoint: 'sni_policy' },
       sni_policy: { class: 'Endpoint_Policy', rules: [forward('ssl-client-hello', 'passthrough')] },
       none: { class: 'Service_TCP', pool: 'bare', persistenceMethods: [] },
+      // TLS ended here: the pools its SNI iRule chooses persist as the service does.
+      term: {
+        class: 'Service_TCP',
+        persistenceMethods: ['source-address'],
+        serverTLS: 'term_tls',
+        iRules: ['term_sni'],
+      },
+      term_sni: {
+        class: 'iRule',
+        iRule: sniRule(
+          [{ host: 'a.example.com', pool: 'terminated', source: 's' }],
+          withinApp('t').paths('term'),
+        ),
+      },
       http_policy: {
         class: 'Endpoint_Policy',
         rules: [
@@ -36,6 +52,7 @@ describe('BIG-IP persistence read from the virtual servers', () => {
     assert.deepEqual(Object.fromEntries(persistenceOnDevice(app, usedPool)), {
       plain: 'SourceIP',
       passthrough: 'SourceIP',
+      terminated: 'SourceIP',
       bare: 'mixed',
       cookie: 'Cookie',
       client: 'SourceIP',
