@@ -16,6 +16,9 @@ import { api, eventually, useSandbox } from '../support/sandbox.ts';
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const run = promisify(execFile);
 const APPS = '/apis/apps/v1/namespaces/default';
+// How long `kubectl rollout status` waits: a rollout here takes a second or two, but on a loaded
+// 2-core machine (the whole suite beside it) one clean clone saw a first rollout outlast 30 s.
+const ROLLOUT_WAIT = '--timeout=90s';
 
 describe('kubectl rollout', () => {
   let kubectl = '';
@@ -29,7 +32,7 @@ describe('kubectl rollout', () => {
       (
         await run(kubectl, args, {
           env: { ...process.env, KUBECONFIG: sb.kubeconfigPath, HOME: sb.dir },
-          timeout: 60_000,
+          timeout: 120_000,
         })
       ).stdout;
     const image = async () =>
@@ -49,15 +52,15 @@ describe('kubectl rollout', () => {
     const merge = { 'Content-Type': 'application/merge-patch+json' };
     assert.equal((await api(sb.url, 'PATCH', '/api/v1/nodes/n1/status', ready, merge)).status, 200);
     await k('create', 'deployment', 'web', '--image=web:1', '--replicas=2');
-    await k('rollout', 'status', 'deployment/web', '--timeout=30s');
+    await k('rollout', 'status', 'deployment/web', ROLLOUT_WAIT);
     // The change-cause annotated after each change, as the docs say: kube-controller-manager copies
     // the Deployment's annotations to its newest ReplicaSet.
     await k('set', 'image', 'deployment/web', 'web=web:2');
     await k('annotate', 'deployment/web', 'kubernetes.io/change-cause=image 2');
-    await k('rollout', 'status', 'deployment/web', '--timeout=30s');
+    await k('rollout', 'status', 'deployment/web', ROLLOUT_WAIT);
     await k('set', 'image', 'deployment/web', 'web=web:3');
     await k('annotate', 'deployment/web', '--overwrite', 'kubernetes.io/change-cause=image 3');
-    await k('rollout', 'status', 'deployment/web', '--timeout=30s');
+    await k('rollout', 'status', 'deployment/web', ROLLOUT_WAIT);
     const history = await k('rollout', 'history', 'deployment/web');
     assert.match(history, /^1 +<none>$/m);
     assert.match(history, /^2 +image 2$/m);
@@ -67,7 +70,7 @@ describe('kubectl rollout', () => {
     // undo: back to web:2, its ReplicaSet revision 4 now, no new ReplicaSet.
     assert.match(await k('rollout', 'undo', 'deployment/web'), /rolled back/);
     assert.equal(await image(), 'web:2');
-    await k('rollout', 'status', 'deployment/web', '--timeout=30s');
+    await k('rollout', 'status', 'deployment/web', ROLLOUT_WAIT);
     await eventually(
       async () => {
         const imgs = await podImages();
@@ -84,12 +87,12 @@ describe('kubectl rollout', () => {
     // undo --to-revision=1: web:1.
     await k('rollout', 'undo', 'deployment/web', '--to-revision=1');
     assert.equal(await image(), 'web:1');
-    await k('rollout', 'status', 'deployment/web', '--timeout=30s');
+    await k('rollout', 'status', 'deployment/web', ROLLOUT_WAIT);
 
     // restart: a new template (the restartedAt annotation), a new ReplicaSet, Pods replaced.
     const before = (await sets()).length;
     await k('rollout', 'restart', 'deployment/web');
-    await k('rollout', 'status', 'deployment/web', '--timeout=30s');
+    await k('rollout', 'status', 'deployment/web', ROLLOUT_WAIT);
     assert.equal((await sets()).length, before + 1);
 
     // Bad input: a revision that does not exist, and a paused Deployment.
