@@ -9,17 +9,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { F5Adapter } from '../../../../adapters/f5/adapter.ts';
 import { F5_CAPABILITIES } from '../../../../adapters/f5/capabilities.ts';
 import { misdirectedRule } from '../../../../adapters/f5/misdirected.ts';
-import { BigIpSimulator } from '../../../../sim/f5/simulator.ts';
 import { listenerOf } from '../../../../src/model/http-match.ts';
 import { plan } from '../../../../src/plan/diff.ts';
-import type { Certificate, L7VirtualService, LbState, Pool } from '../../../../src/model/types.ts';
-import { X509Certificate } from 'node:crypto';
-import { testCertificate } from '../../../support/certs.ts';
-
-type Json = Record<string, unknown>;
+import type { L7VirtualService, LbState, Pool } from '../../../../src/model/types.ts';
+import { converge as convergeOn } from '../../../support/converge.ts';
+import { f5Certificate, startF5 } from '../../../support/f5-sim.ts';
 
 /** The listener index each switch of the rule picks for `name` (Tcl `switch -glob`, first match). */
 function picks(rule: string, name: string): string[] {
@@ -68,25 +64,8 @@ describe('BIG-IP: misdirected requests answered 421', () => {
 
   it('through the adapter: written, read back, a hand edit written again', async (t) => {
     assert.equal(F5_CAPABILITIES.http?.misdirectedRequests, true);
-    const sim = new BigIpSimulator();
-    const url = await sim.start();
-    const adapter = new F5Adapter({ owner: 'c1', url, username: 'admin', password: 'admin', taskPollMs: 10 });
-    t.after(async () => {
-      await adapter.close();
-      await sim.close();
-    });
-    const c = await testCertificate({ dns: ['a.example.com'] });
-    const leaf = new X509Certificate(c.cert);
-    const cert: Certificate = {
-      name: 'c1--infra.a-tls',
-      source: 'infra/a-tls',
-      certPem: c.cert,
-      keyPem: c.key,
-      subject: leaf.subject,
-      sniNames: ['a.example.com'],
-      fingerprint: leaf.fingerprint256,
-      notAfter: new Date(leaf.validTo).toISOString(),
-    };
+    const { adapter, objects, edit } = await startF5(t);
+    const cert = await f5Certificate('c1--infra.a-tls', 'a.example.com');
     const pool: Pool = {
       name: 'c1--infra-web-80.l7',
       protocol: 'TCP',
@@ -116,29 +95,7 @@ describe('BIG-IP: misdirected requests answered 421', () => {
       ],
     };
     const state: LbState = { pools: [pool], virtualServices: [vs], certificates: [cert] };
-    const converge = async () => {
-      const results = await adapter.apply(plan(state, await adapter.observe()).changes);
-      assert.deepEqual(
-        results.filter((r) => !r.ok).map((r) => r.error?.message),
-        [],
-      );
-      assert.deepEqual(plan(state, await adapter.observe()).changes, [], 'observed back exactly');
-    };
-    const objects = () =>
-      Object.assign(
-        {},
-        ...Object.values(sim.tenants.get('npl_lb_c1')!).filter(
-          (x) => (x as Json | null)?.class === 'Application',
-        ),
-      ) as Record<string, Json>;
-    const edit = (name: string, change: (o: Json) => void) => {
-      const tenant = structuredClone(sim.tenants.get('npl_lb_c1')!) as Record<string, Record<string, Json>>;
-      for (const a of Object.values(tenant)) {
-        const o = a && typeof a === 'object' ? a[name] : undefined;
-        if (o) change(o);
-      }
-      sim.tenants.set('npl_lb_c1', tenant);
-    };
+    const converge = () => convergeOn(adapter, state);
     await converge();
     const rule = `${vs.name}_421`;
     assert.deepEqual(objects()[vs.name]!.iRules, [rule]);

@@ -9,38 +9,13 @@
  * one (input past the validation boundary) is never written.
  */
 import assert from 'node:assert/strict';
-import { X509Certificate } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { F5Adapter } from '../../../../adapters/f5/adapter.ts';
 import { withinApp } from '../../../../adapters/f5/declaration.ts';
 import { sniRule } from '../../../../adapters/f5/tls-terminate.ts';
-import { BigIpSimulator } from '../../../../sim/f5/simulator.ts';
-import { plan } from '../../../../src/plan/diff.ts';
-import {
-  type Certificate,
-  type L4VirtualService,
-  type LbState,
-  type Pool,
-  SYSTEM_CA,
-} from '../../../../src/model/types.ts';
-import { testCertificate } from '../../../support/certs.ts';
+import { type L4VirtualService, type LbState, type Pool, SYSTEM_CA } from '../../../../src/model/types.ts';
+import { converge as convergeOn } from '../../../support/converge.ts';
+import { f5Certificate, startF5 } from '../../../support/f5-sim.ts';
 
-type Json = Record<string, unknown>;
-
-async function cert(name: string, host: string): Promise<Certificate> {
-  const c = await testCertificate({ dns: [host] });
-  const leaf = new X509Certificate(c.cert);
-  return {
-    name,
-    source: `infra/${name}`,
-    certPem: c.cert,
-    keyPem: c.key,
-    subject: leaf.subject,
-    sniNames: [host],
-    fingerprint: leaf.fingerprint256,
-    notAfter: new Date(leaf.validTo).toISOString(),
-  };
-}
 const pool = (name: string): Pool => ({
   name,
   protocol: 'TCP',
@@ -73,29 +48,10 @@ describe('F5 TLS termination on a TCP listener (TLSRoute Terminate)', () => {
       // 3.56: an application per pool and per service (paths across them); 3.46: one application.
       const at = (pool: string) =>
         as3Version === '3.56.0' ? `/npl_lb_c1/P_${pool}/${pool}` : `/npl_lb_c1/npl_lb/${pool}`;
-      const sim = new BigIpSimulator({ as3Version });
-      const url = await sim.start();
-      const adapter = new F5Adapter({
-        owner: 'c1',
-        url,
-        username: 'admin',
-        password: 'admin',
-        taskPollMs: 10,
-      });
-      t.after(async () => {
-        await adapter.close();
-        await sim.close();
-      });
-      const a = await cert('c1--infra.a-tls', 'b.example.com');
-      const b = await cert('c1--infra.w-tls', 'x.example.com');
-      const converge = async (want: LbState) => {
-        const results = await adapter.apply(plan(want, await adapter.observe()).changes);
-        assert.deepEqual(
-          results.filter((r) => !r.ok).map((r) => r.error?.message),
-          [],
-        );
-        assert.deepEqual(plan(want, await adapter.observe()).changes, [], 'observed back exactly');
-      };
+      const { adapter, objects: app, edit } = await startF5(t, as3Version);
+      const a = await f5Certificate('c1--infra.a-tls', 'b.example.com');
+      const b = await f5Certificate('c1--infra.w-tls', 'x.example.com');
+      const converge = (want: LbState) => convergeOn(adapter, want);
       const vs = terminating([a.name, b.name]);
       const state = (v: L4VirtualService, certs = [a, b]): LbState => ({
         pools: POOLS,
@@ -103,20 +59,6 @@ describe('F5 TLS termination on a TCP listener (TLSRoute Terminate)', () => {
         certificates: certs,
       });
       await converge(state(vs));
-      /** Every object of the tenant by name, in whichever application (one per service or pool). */
-      const app = () =>
-        Object.assign(
-          {},
-          ...Object.values(sim.tenants.get('npl_lb_c1')!).filter(
-            (x) => (x as Json | null)?.class === 'Application',
-          ),
-        ) as Record<string, Json>;
-      /** An admin's edit of the object `name`, in its application. */
-      const edit = (name: string, change: (o: Json) => void) => {
-        const tenant = structuredClone(sim.tenants.get('npl_lb_c1')!) as Record<string, Record<string, Json>>;
-        for (const a of Object.values(tenant)) if (a && typeof a === 'object' && a[name]) change(a[name]);
-        sim.tenants.set('npl_lb_c1', tenant);
-      };
       const o = app()[vs.name]!;
       assert.equal(o.class, 'Service_TCP');
       assert.equal(o.policyEndpoint, undefined, 'no ClientHello policy: BIG-IP ends the TLS');

@@ -7,12 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { F5Adapter } from '../../../../adapters/f5/adapter.ts';
 import { F5_CAPABILITIES } from '../../../../adapters/f5/capabilities.ts';
 import { WEBSOCKET_PROFILE } from '../../../../adapters/f5/declaration.ts';
-import { BigIpSimulator } from '../../../../sim/f5/simulator.ts';
 import { plan } from '../../../../src/plan/diff.ts';
 import type { L7VirtualService, LbState, Pool } from '../../../../src/model/types.ts';
+import { converge as convergeOn } from '../../../support/converge.ts';
+import { startF5 } from '../../../support/f5-sim.ts';
 
 type Json = Record<string, unknown>;
 
@@ -45,33 +45,10 @@ const STATE: LbState = { pools: [pool], virtualServices: [vs], certificates: [] 
 
 it('BIG-IP: the WebSocket profile on every HTTP service, read back; taken off or swapped by hand, written again', async (t) => {
   assert.equal(F5_CAPABILITIES.http?.webSocket, true);
-  const sim = new BigIpSimulator();
-  const url = await sim.start();
-  const adapter = new F5Adapter({ owner: 'c1', url, username: 'admin', password: 'admin', taskPollMs: 10 });
-  t.after(async () => {
-    await adapter.close();
-    await sim.close();
-  });
-  const converge = async () => {
-    const results = await adapter.apply(plan(STATE, await adapter.observe()).changes);
-    assert.deepEqual(
-      results.filter((r) => !r.ok).map((r) => r.error?.message),
-      [],
-    );
-    assert.deepEqual(plan(STATE, await adapter.observe()).changes, [], 'observed back exactly');
-  };
-  const service = () =>
-    Object.values(sim.tenants.get('npl_lb_c1')!)
-      .map((a) => (a as Record<string, Json> | null)?.[vs.name])
-      .find(Boolean)!;
-  const edit = (change: (o: Json) => void) => {
-    const tenant = structuredClone(sim.tenants.get('npl_lb_c1')!) as Record<string, Record<string, Json>>;
-    for (const a of Object.values(tenant)) {
-      const o = a && typeof a === 'object' ? a[vs.name] : undefined;
-      if (o) change(o);
-    }
-    sim.tenants.set('npl_lb_c1', tenant);
-  };
+  const { adapter, objects, edit: editObject } = await startF5(t);
+  const converge = () => convergeOn(adapter, STATE);
+  const service = () => objects()[vs.name]!;
+  const edit = (change: (o: Json) => void) => editObject(vs.name, change);
   await converge();
   assert.deepEqual(service().profileWebSocket, { bigip: WEBSOCKET_PROFILE });
   for (const byHand of [
