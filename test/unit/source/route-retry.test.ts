@@ -18,7 +18,7 @@ import { readBackendPolicy } from '../../../adapters/haproxy/policy-read.ts';
 import { capabilityProblem } from '../../../src/adapter/preflight.ts';
 import { parseControllerConfig } from '../../../src/config/controller-config.ts';
 import { isIPv6Name, retryPoolName } from '../../../src/model/names.ts';
-import type { Pool, RouteRetry } from '../../../src/model/types.ts';
+import type { Pool } from '../../../src/model/types.ts';
 import { buildDesired, type ClusterView } from '../../../src/source/desired.ts';
 import {
   backend,
@@ -28,47 +28,19 @@ import {
   gatewayClass,
   INFRA,
   parent,
-  parentConditions,
   pass,
   pool,
   route,
   vsOf,
 } from './gateway-support.ts';
+import { refusedRules, rulesRoute, runRules } from './rule-variants-harness.ts';
 
 const HAPROXY_HTTP = HAPROXY_CAPABILITIES.http!;
-const to = (rules: Record<string, unknown>[]) =>
-  route(INFRA, 'r', {
-    parentRefs: [parent('same-namespace')],
-    rules: rules.map((r, i) => ({
-      matches: [{ path: { type: 'PathPrefix', value: `/p${i}` } }],
-      backendRefs: [backend('infra-backend-v1', 8080)],
-      ...r,
-    })),
-  });
-
-function run(rules: Record<string, unknown>[], http = HAPROXY_HTTP) {
-  const retryPools = new Map<string, RouteRetry>();
-  const r = pass({ routes: [to(rules)], http, retryPools });
-  const routes = (vsOf(r, `${INFRA}/same-namespace`)?.routes ?? []).filter(
-    (x) => x.source === `HTTPRoute ${INFRA}/r`,
-  );
-  const conditions = r.routes.get(`HTTPRoute ${INFRA}/r`)?.parents[0]?.conditions ?? [];
-  return { routes, retryPools, conditions, flat: parentConditions(r, `${INFRA}/r`)[0] ?? [] };
-}
-
-/** The route is refused (Accepted False, UnsupportedValue) with a message matching `why`. */
-function refused(rules: Record<string, unknown>[], why: RegExp, http = HAPROXY_HTTP): void {
-  const { routes, conditions, flat } = run(rules, http);
-  assert.equal(routes.length, 0, 'nothing of it served');
-  assert.ok(flat.includes('Accepted=False/UnsupportedValue'), JSON.stringify(flat));
-  const accepted = conditions.find((c) => c.type === 'Accepted')!;
-  assert.match(accepted.message, why);
-}
 
 describe('HTTPRoute retry', () => {
   it("a rule's retries send its backends to a variant pool of their own; rules asking the same share it", () => {
     const retry = { codes: [502, 500, 500], attempts: 3 };
-    const { routes, retryPools, flat } = run([{ retry }, {}, { retry }, { retry: { attempts: 2 } }]);
+    const { routes, retryPools, flat } = runRules([{ retry }, {}, { retry }, { retry: { attempts: 2 } }]);
     assert.deepEqual(flat, ['Accepted=True/Accepted', 'ResolvedRefs=True/ResolvedRefs']);
     const plain = pool(INFRA, 'infra-backend-v1');
     const same = retryPoolName(plain, { statuses: [500, 502], attempts: 3 });
@@ -101,33 +73,35 @@ describe('HTTPRoute retry', () => {
   });
 
   it('bad input is refused for that route alone, naming the field: never served without it', () => {
-    refused([{ retry: { codes: [418] } }], /retry\.codes\[0\].*retries on 401, .*504 only, not 418/);
-    refused([{ retry: { codes: [600] } }], /retry\.codes\[0\]: 600 is not a status of 400-599/);
-    refused([{ retry: { codes: ['500'] } }], /retry\.codes\[0\]: "500" is not a status/);
-    refused([{ retry: { codes: Array(17).fill(500) } }], /retry\.codes: a list of at most 16/);
-    refused([{ retry: { attempts: 0 } }], /retry\.attempts: 0 is not a count of 1 or more/);
-    refused([{ retry: { attempts: 2.5 } }], /retry\.attempts: 2\.5 is not a count/);
-    refused(
+    refusedRules([{ retry: { codes: [418] } }], /retry\.codes\[0\].*retries on 401, .*504 only, not 418/);
+    refusedRules([{ retry: { codes: [600] } }], /retry\.codes\[0\]: 600 is not a status of 400-599/);
+    refusedRules([{ retry: { codes: ['500'] } }], /retry\.codes\[0\]: "500" is not a status/);
+    refusedRules([{ retry: { codes: Array(17).fill(500) } }], /retry\.codes: a list of at most 16/);
+    refusedRules([{ retry: { attempts: 0 } }], /retry\.attempts: 0 is not a count of 1 or more/);
+    refusedRules([{ retry: { attempts: 2.5 } }], /retry\.attempts: 2\.5 is not a count/);
+    refusedRules(
       [{ retry: { attempts: 11 } }],
       /retry\.attempts: the memory load balancer takes at most 10, not 11/,
     );
-    refused(
+    refusedRules(
       [{ retry: { attempts: 2, backoff: '100ms' } }],
       /retry\.backoff: .* cannot wait between attempts/,
     );
-    refused(
+    refusedRules(
       [{ retry: { codes: [500] }, timeouts: { request: '1s' } }],
       /with timeouts\.request.*cannot hold the attempts/,
     );
-    refused([{ retry: { codes: [500], perTry: '1s' } }], /retry\.perTry: not supported by npl-lb yet/);
+    refusedRules([{ retry: { codes: [500], perTry: '1s' } }], /retry\.perTry: not supported by npl-lb yet/);
     // The rule's own backend timeout bounds each attempt: served.
-    const each = run([{ retry: { codes: [500] }, timeouts: { backendRequest: '200ms', request: '0s' } }]);
+    const each = runRules([
+      { retry: { codes: [500] }, timeouts: { backendRequest: '200ms', request: '0s' } },
+    ]);
     assert.equal(each.routes.length, 1);
     assert.equal(each.routes[0]!.timeoutMs, 200);
     // Another route beside a refused one is served.
     const r = pass({
       routes: [
-        to([{ retry: { codes: [418] } }]),
+        rulesRoute([{ retry: { codes: [418] } }]),
         route(INFRA, 'beside', {
           parentRefs: [parent('same-namespace')],
           rules: [{ backendRefs: [backend('infra-backend-v1', 8080)] }],
@@ -145,17 +119,17 @@ describe('HTTPRoute retry', () => {
   it('a load balancer that does not retry by route refuses the rule by name (BIG-IP); Avi asks a status', () => {
     const f5 = F5_CAPABILITIES.http!;
     assert.equal(f5.retry, undefined);
-    refused([{ retry: { codes: [500], attempts: 2 } }], /does not retry requests by route/, f5);
+    refusedRules([{ retry: { codes: [500], attempts: 2 } }], /does not retry requests by route/, f5);
     const avi = aviCapabilities(false).http!;
-    const served = run([{ retry: { codes: [418, 503], attempts: 5 } }], avi);
+    const served = runRules([{ retry: { codes: [418, 503], attempts: 5 } }], avi);
     assert.equal(served.routes.length, 1);
     assert.deepEqual([...served.retryPools.values()], [{ statuses: [418, 503], attempts: 5 }]);
-    refused(
+    refusedRules(
       [{ retry: { attempts: 2 } }],
       /retry\.codes: .* retries a request on the statuses a rule names/,
       avi,
     );
-    refused([{ retry: { codes: [500], attempts: 6 } }], /takes at most 5, not 6/, avi);
+    refusedRules([{ retry: { codes: [500], attempts: 6 } }], /takes at most 5, not 6/, avi);
   });
 
   it('through the whole pass on HAProxy: the variant pool carries the statuses and attempts over the BackendPolicy count; removed, it goes', () => {
@@ -170,7 +144,7 @@ describe('HTTPRoute retry', () => {
       namespaces: baseNamespaces(),
       gatewayClasses: [gatewayClass()],
       gateways: baseGateways(),
-      httpRoutes: [to(rules)],
+      httpRoutes: [rulesRoute(rules)],
     });
     const plain = pool(INFRA, 'infra-backend-v1');
     const variant = retryPoolName(plain, { statuses: [503], attempts: 4 });

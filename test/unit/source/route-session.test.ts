@@ -19,7 +19,7 @@ import { capabilityProblem } from '../../../src/adapter/preflight.ts';
 import { parseControllerConfig } from '../../../src/config/controller-config.ts';
 import { isIPv6Name, retryPoolName, sessionPoolName } from '../../../src/model/names.ts';
 import { persistenceCookie } from '../../../src/model/persistence.ts';
-import type { Pool, SessionCookie } from '../../../src/model/types.ts';
+import type { Pool } from '../../../src/model/types.ts';
 import { buildDesired, type ClusterView } from '../../../src/source/desired.ts';
 import {
   backend,
@@ -29,45 +29,19 @@ import {
   gatewayClass,
   INFRA,
   parent,
-  parentConditions,
   pass,
   pool,
   route,
   vsOf,
 } from './gateway-support.ts';
+import { refusedRules, rulesRoute, runRules } from './rule-variants-harness.ts';
 
 const HAPROXY_HTTP = HAPROXY_CAPABILITIES.http!;
-const to = (rules: Record<string, unknown>[]) =>
-  route(INFRA, 'r', {
-    parentRefs: [parent('same-namespace')],
-    rules: rules.map((r, i) => ({
-      matches: [{ path: { type: 'PathPrefix', value: `/p${i}` } }],
-      backendRefs: [backend('infra-backend-v1', 8080)],
-      ...r,
-    })),
-  });
-
-function run(rules: Record<string, unknown>[], http = HAPROXY_HTTP) {
-  const sessionPools = new Map<string, SessionCookie>();
-  const r = pass({ routes: [to(rules)], http, sessionPools });
-  const routes = (vsOf(r, `${INFRA}/same-namespace`)?.routes ?? []).filter(
-    (x) => x.source === `HTTPRoute ${INFRA}/r`,
-  );
-  const conditions = r.routes.get(`HTTPRoute ${INFRA}/r`)?.parents[0]?.conditions ?? [];
-  return { routes, sessionPools, conditions, flat: parentConditions(r, `${INFRA}/r`)[0] ?? [] };
-}
-
-function refused(rules: Record<string, unknown>[], why: RegExp, http = HAPROXY_HTTP): void {
-  const { routes, conditions, flat } = run(rules, http);
-  assert.equal(routes.length, 0, 'nothing of it served');
-  assert.ok(flat.includes('Accepted=False/UnsupportedValue'), JSON.stringify(flat));
-  assert.match(conditions.find((c) => c.type === 'Accepted')!.message, why);
-}
 
 describe('HTTPRoute sessionPersistence', () => {
   it("a rule's session cookie sends its backends to a variant pool of their own; rules asking the same share it", () => {
     const named = { sessionName: 'shop-session', absoluteTimeout: '1h30s' };
-    const { routes, sessionPools, flat } = run([
+    const { routes, sessionPools, flat } = runRules([
       { sessionPersistence: named },
       {},
       { sessionPersistence: named },
@@ -107,48 +81,51 @@ describe('HTTPRoute sessionPersistence', () => {
   });
 
   it('bad input is refused for that route alone, naming the field: never served without it', () => {
-    refused(
+    refusedRules(
       [{ sessionPersistence: { type: 'Header' } }],
       /sessionPersistence\.type: "Header".*by cookie only/,
     );
-    refused(
+    refusedRules(
       [{ sessionPersistence: { sessionName: 'a b' } }],
       /sessionPersistence\.sessionName: "a b" is not a cookie name npl-lb writes/,
     );
-    refused(
+    refusedRules(
       [{ sessionPersistence: { sessionName: 'x"; attr "Domain=evil' } }],
       /sessionName: .* is not a cookie name/,
     );
-    refused([{ sessionPersistence: { sessionName: '#comment' } }], /sessionName/);
-    refused(
+    refusedRules([{ sessionPersistence: { sessionName: '#comment' } }], /sessionName/);
+    refusedRules(
       [{ sessionPersistence: { sessionName: 'npllb_0123456789ab' } }],
       /sessionName: names beginning npllb_ are the load balancer's own/,
     );
-    refused(
+    refusedRules(
       [{ sessionPersistence: { absoluteTimeout: '0s' } }],
       /absoluteTimeout: "0s" is not a duration of more than 0s/,
     );
-    refused([{ sessionPersistence: { absoluteTimeout: '1d' } }], /absoluteTimeout: "1d" is not a duration/);
-    refused(
+    refusedRules(
+      [{ sessionPersistence: { absoluteTimeout: '1d' } }],
+      /absoluteTimeout: "1d" is not a duration/,
+    );
+    refusedRules(
       [{ sessionPersistence: { cookieConfig: { lifetimeType: 'Permanent' } } }],
       /a Permanent cookie needs absoluteTimeout/,
     );
-    refused(
+    refusedRules(
       [{ sessionPersistence: { cookieConfig: { lifetimeType: 'Forever' } } }],
       /lifetimeType: "Forever" is not Session or Permanent/,
     );
-    refused(
+    refusedRules(
       [{ sessionPersistence: { idleTimeout: '1m' } }],
       /sessionPersistence\.idleTimeout: not supported by npl-lb yet/,
     );
-    refused(
+    refusedRules(
       [{ sessionPersistence: { cookieConfig: { path: '/' } } }],
       /cookieConfig\.path: not supported by npl-lb yet/,
     );
     // Another route beside a refused one is served.
     const r = pass({
       routes: [
-        to([{ sessionPersistence: { type: 'Header' } }]),
+        rulesRoute([{ sessionPersistence: { type: 'Header' } }]),
         route(INFRA, 'beside', {
           parentRefs: [parent('same-namespace')],
           rules: [{ backendRefs: [backend('infra-backend-v1', 8080)] }],
@@ -166,12 +143,16 @@ describe('HTTPRoute sessionPersistence', () => {
   it('a load balancer that keeps no sessions by route refuses the rule by name (Avi, BIG-IP)', () => {
     for (const http of [F5_CAPABILITIES.http!, aviCapabilities(false).http!]) {
       assert.equal(http.sessionCookie, undefined);
-      refused([{ sessionPersistence: { sessionName: 's' } }], /does not keep sessions by route/, http);
+      refusedRules([{ sessionPersistence: { sessionName: 's' } }], /does not keep sessions by route/, http);
     }
     const noLife = { ...HAPROXY_HTTP, sessionCookie: { absoluteTimeout: false, permanent: false } };
-    refused([{ sessionPersistence: { absoluteTimeout: '1m' } }], /cannot end a session after a time/, noLife);
+    refusedRules(
+      [{ sessionPersistence: { absoluteTimeout: '1m' } }],
+      /cannot end a session after a time/,
+      noLife,
+    );
     const noPermanent = { ...HAPROXY_HTTP, sessionCookie: { absoluteTimeout: true, permanent: false } };
-    refused(
+    refusedRules(
       [{ sessionPersistence: { absoluteTimeout: '1m', cookieConfig: { lifetimeType: 'Permanent' } } }],
       /inserts session cookies only/,
       noPermanent,
@@ -190,7 +171,7 @@ describe('HTTPRoute sessionPersistence', () => {
       namespaces: baseNamespaces(),
       gatewayClasses: [gatewayClass()],
       gateways: baseGateways(),
-      httpRoutes: [to(rules)],
+      httpRoutes: [rulesRoute(rules)],
     });
     const plain = pool(INFRA, 'infra-backend-v1');
     const variant = sessionPoolName(plain, { name: 'sid' });
