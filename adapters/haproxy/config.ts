@@ -42,6 +42,9 @@ export interface RenderOptions {
 
 export { SYSTEM_CA_FILE } from './tls-words.ts';
 
+/** Our global's line that keeps HAProxy's unused HTTP client from loading the system CAs. */
+export const HTTPCLIENT_OFF = '    httpclient.ssl.verify none';
+
 export const serverName = (m: Pick<Member, 'node' | 'address' | 'port'>): string =>
   `${m.node || 'pod'}_${m.address}_${m.port}`.replace(/[^A-Za-z0-9_.:-]/g, '_');
 
@@ -272,6 +275,11 @@ export function renderConfig(
     `    stats socket ${o.adminSocket} ${o.socketGroup ? `mode 660 gid ${o.socketGroup}` : 'mode 600'} level admin expose-fd listeners`,
     '    stats timeout 30s',
     '    hard-stop-after 30s',
+    // HAProxy's own HTTP client (Lua's core.httpclient) is unreachable here: this global loads no
+    // Lua. Without this line HAProxy 2.6 still loads every system CA for it (~145 files) at each
+    // start, reload and check, about half of a small configuration's start; a server line's
+    // `ca-file @system-ca` (BackendTLSPolicy's System CAs) still loads them where it is used.
+    HTTPCLIENT_OFF,
     ...(o.serverStateFile ? [`    server-state-file ${o.serverStateFile}`] : []),
     '',
     'defaults',

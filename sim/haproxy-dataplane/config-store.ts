@@ -156,6 +156,8 @@ export function renderConfig(c: DpConfig, p: RenderPaths): string {
     `    stats socket ${p.adminSocket} mode 600 level admin expose-fd listeners`,
     '    stats timeout 30s',
     '    hard-stop-after 30s',
+    // Nothing here uses HAProxy's own HTTP client: it need not load every system CA at each reload.
+    '    httpclient.ssl.verify none',
     `    server-state-file ${p.serverStateFile}`,
     '',
     'defaults',

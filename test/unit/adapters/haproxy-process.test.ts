@@ -8,10 +8,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { renderConfig } from '../../../adapters/haproxy/config.ts';
+import { renderConfig, SYSTEM_CA_FILE } from '../../../adapters/haproxy/config.ts';
 import { adminSocket, configPath, socketCommand } from '../../../adapters/haproxy/process.ts';
 import { ROOT, run } from '../../support/cli-process.ts';
-import { haproxyMissing } from '../../support/haproxy.ts';
+import { haproxyMissing, startHaproxy } from '../../support/haproxy.ts';
 import { eventually } from '../../support/sandbox.ts';
 
 /** Running and not a zombie (this machine's init may not reap orphans). */
@@ -51,6 +51,24 @@ describe('HAProxy process', { skip: haproxyMissing() }, () => {
     });
     await eventually(() => !alive(pids.master) && !alive(pids.worker), 10_000, 'HAProxy stopped');
     await assert.rejects(socketCommand(adminSocket(paths), 'show info', 1000));
+  });
+});
+
+describe('HAProxy started from our global', { skip: haproxyMissing() }, () => {
+  // HAProxy 2.6 loads every system CA for its own HTTP client at each start, reload and check
+  // (about half of a small configuration's start) unless the global says the client needs none.
+  it('loads no system CA until a server line asks for them, and then it does', async (t) => {
+    const rig = await startHaproxy(t);
+    const caFiles = async () => (await rig.proc.runtime('show ssl ca-file')).trim();
+    assert.doesNotMatch(await caFiles(), /@system-ca/);
+    // A pool verified against the System CAs (BackendTLSPolicy wellKnownCACertificates: System).
+    const file = configPath(rig.paths);
+    writeFileSync(
+      file,
+      `${readFileSync(file, 'utf8')}\nbackend verified\n    mode http\n    server s1 127.0.0.1:9 ssl verify required ca-file ${SYSTEM_CA_FILE} sni str(a.example.com)\n`,
+    );
+    await rig.proc.reload();
+    assert.match(await caFiles(), /^@system-ca - \d+ certificate\(s\)$/m);
   });
 });
 
