@@ -41,3 +41,15 @@ export function tclHost(h: string, what: string): string {
   if (!HOST.test(h)) throw new Error(`not a ${what}: ${JSON.stringify(h)}`);
   return `{${h}}`;
 }
+
+/** An absolute BIG-IP path (`/tenant/application/name`) of letters, digits, `_`, `.` and `-`. */
+const PATH = /^\/[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)+$/;
+
+/**
+ * A BIG-IP path as one Tcl word of an iRule (nothing in it is substituted). Paths come from the
+ * model's own (validated) names; anything else is a bug and is never written.
+ */
+export function tclPath(p: string): string {
+  if (!PATH.test(p)) throw new Error(`not a BIG-IP path: ${JSON.stringify(p)}`);
+  return p;
+}

@@ -50,6 +50,10 @@ export const F5_CAPABILITIES: Capabilities = {
     // checked, may differ from it; trustCA a CA_Bundle, or `generic`, BIG-IP's public CAs; the
     // Gateway's clientCertificate), chosen per pool by an iRule; a weighted rule's pool holds all
     // its backends' members, so they ask one TLS.
+    // A route's retries (route-retry.ts): an iRule of each HTTP service sending again, on any status
+    // a rule names, a request without a body whose member answered it (`HTTP::retry`), at most the
+    // rule's attempts (the pool's reselectTries retries a failed connection). At once: no backoff.
+    retry: { statuses: Array.from({ length: 200 }, (_, i) => 400 + i), maxAttempts: 10 },
     backendTls: {
       systemCa: true,
       maxVerifyNames: 1,

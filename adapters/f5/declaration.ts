@@ -38,6 +38,7 @@ import { l4Persistence } from './persistence.ts';
 import { partitionMeta } from './placement.ts';
 import { sniPolicy, sniRuleName, terminateObjects, terminateTlsName } from './tls-terminate.ts';
 import { answersMisdirected, misdirectedRule, misdirectedRuleName } from './misdirected.ts';
+import { readRetries, retriesOnDevice, retryRule, retryRuleName } from './route-retry.ts';
 
 export { tenantOf } from './placement.ts';
 
@@ -161,8 +162,10 @@ function renderL7(
   // TLS to the members of the pools that ask it: a server-ssl profile and the iRule picking each
   // pool's own (pool-tls.ts).
   const serverSide = serverSideTls(vs, pools, policy.splitFrom, refs.paths(vs.name));
+  // A route's retries on the statuses its rule names (route-retry.ts).
+  const retry = retryRule(vs, pools, policy.splitFrom, refs.paths(vs.name));
   const misdirected = answersMisdirected(vs);
-  const rules = l7IRules(vs, policy, serverSide?.iRule);
+  const rules = l7IRules(vs, policy, serverSide?.iRule, retry);
   const iRules = rules.map(([name]) => name);
   return {
     [vs.name]: {
@@ -215,12 +218,14 @@ function renderL7(
  * An HTTP service's iRules, in the order it lists them, each with its remark and text: 421 for a
  * misdirected request (misdirected.ts) before any route, 403 for a client outside a route's
  * ranges and 500 for an unresolved backend (http-policy.ts), TLS to the members of each pool
- * (pool-tls.ts), the verified client's subject to the members (client-tls.ts).
+ * (pool-tls.ts), the verified client's subject to the members (client-tls.ts), a route's retries
+ * by status (route-retry.ts).
  */
 function l7IRules(
   vs: L7VirtualService,
   policy: { needs403: boolean; needs500: boolean },
   serverSideRule: string | undefined,
+  retry: string | undefined,
 ): [name: string, remark: string, text: string][] {
   const subject = vs.protocol === 'HTTPS' ? vs.clientValidation?.subjectHeader : undefined;
   return [
@@ -251,6 +256,7 @@ function l7IRules(
     ...(subject
       ? [[subjectRuleName(vs.name), "npl-lb: the verified client's subject", subjectRule(subject)] as const]
       : []),
+    ...(retry ? [[retryRuleName(vs.name), 'npl-lb: route retries by status', retry] as const] : []),
   ].map(([name, text, rule]) => [name, text, rule]);
 }
 
@@ -329,6 +335,15 @@ export function parseDeclaration(adc: Json | undefined, tenant: string, owner: s
   }
   drifted.push(...readPersistence(observed.owned.pools, persisted));
   const pools = new Map(observed.owned.pools.map((p) => [p.name, p]));
+  // Route retries from the HTTP services' retry iRules (route-retry.ts).
+  const { retries, unreadable } = retriesOnDevice(
+    wired.map((w) => ({
+      ...w,
+      paths: w.refs.paths(w.vs.name),
+      splits: w.vs.kind === 'l7' ? renderHttpPolicy(w.vs, owner, w.refs.pool, pools).splitFrom : new Map(),
+    })),
+  );
+  drifted.push(...readRetries(observed.owned.pools, retries), ...unreadable.flatMap((vs) => poolRefs(vs)));
   for (const w of wired) if (!serverSideWired(w, pools, owner)) drifted.push(...poolRefs(w.vs));
   if (drifted.length + driftedServices.length > 0)
     observed.drifted = [
@@ -361,6 +376,7 @@ export function ownedObjectNames(vs: VirtualService): string[] {
     serverTlsRuleName(vs.name),
     subjectRuleName(vs.name),
     misdirectedRuleName(vs.name),
+    retryRuleName(vs.name),
     ...splits,
   ];
 }

@@ -8,6 +8,7 @@ import { readStoredCheck, storeCheck, storedPolicy } from '../../src/adapter/sto
 import type { HttpCheck, Member, Pool, StatusRange } from '../../src/model/types.ts';
 import { meta, remark } from './as3-text.ts';
 import { parsePoolTls, poolTlsName, poolTlsObjects } from './pool-tls.ts';
+import { storedRetryStatuses } from './route-retry.ts';
 
 type Json = Record<string, unknown>;
 
@@ -123,6 +124,9 @@ export function renderPool(p: Pool, owner: string): Json {
       // Persistence is the virtual server's in AS3 (declaration.ts, http-policy.ts): the pool says
       // what it asked, read back from here.
       ...(p.persistence ? { persistence: p.persistence } : {}),
+      // So are a route's retries (route-retry.ts): the services' iRule; read from here only for a
+      // pool no HTTP service sends to.
+      ...(p.retryStatuses ? { retryStatuses: p.retryStatuses.join(',') } : {}),
     }),
   };
 }
@@ -175,6 +179,8 @@ export function parsePool(name: string, o: Json, app: Json = {}): Pool {
     ...storedPolicy({ persistence: metaValue(o, 'persistence') }),
     ...memberLimit(o, members),
     ...(typeof o.reselectTries === 'number' ? { retries: o.reselectTries } : {}),
+    // Route retries: the metadata's, until parseDeclaration reads the services' iRules (the device's).
+    ...storedRetryStatuses(metaValue(o, 'retryStatuses')),
     ...(tls ? { backendTls: tls } : {}),
     members: members.map((m): Member => ({
       address: String((m.serverAddresses as unknown[] | undefined)?.[0] ?? ''),

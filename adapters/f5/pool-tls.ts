@@ -20,7 +20,7 @@ import {
   type VirtualService,
 } from '../../src/model/types.ts';
 import { poolRefs } from '../../src/model/refs.ts';
-import { pointedName, remark } from './as3-text.ts';
+import { pointedName, remark, tclPath } from './as3-text.ts';
 
 type Json = Record<string, unknown>;
 
@@ -115,13 +115,6 @@ export function splitTlsProblem(vs: L7VirtualService, pools: ReadonlyMap<string,
   return undefined;
 }
 
-const PATH = /^\/[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)+$/;
-const safe = (p: string): string => {
-  // Names come from the model's own (validated) pool and service names; anything else is a bug.
-  if (!PATH.test(p)) throw new Error(`not a BIG-IP path: ${JSON.stringify(p)}`);
-  return p;
-};
-
 /**
  * A virtual server's server-side TLS: its `clientTLS` (the first TLS pool's profile) and the iRule
  * choosing each pool's own, or nothing when none of its pools speaks TLS (an HTTP service, or a
@@ -137,8 +130,8 @@ export function serverSideTls(
   const byProfile = new Map<string, string[]>();
   const add = (pool: string, path: string) => {
     if (!pools.get(pool)?.backendTls) return;
-    const profile = safe(paths.tls(pool));
-    byProfile.set(profile, [...(byProfile.get(profile) ?? []), safe(path)]);
+    const profile = tclPath(paths.tls(pool));
+    byProfile.set(profile, [...(byProfile.get(profile) ?? []), tclPath(path)]);
   };
   const used = [...new Set(poolRefs(vs))].sort();
   for (const p of used) add(p, paths.pool(p));

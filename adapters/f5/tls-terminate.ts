@@ -10,21 +10,13 @@
  * policy: `sniPolicy`, in the same order). Pure.
  */
 import type { L4VirtualService, SniRoute } from '../../src/model/types.ts';
-import { listsIRule, remark, tclHost } from './as3-text.ts';
+import { listsIRule, remark, tclHost, tclPath } from './as3-text.ts';
 import type { TlsPaths } from './pool-tls.ts';
 
 type Json = Record<string, unknown>;
 
 export const terminateTlsName = (vs: string): string => `${vs}_tls`;
 export const sniRuleName = (vs: string): string => `${vs}_sni`;
-
-const PATH = /^\/[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)+$/;
-
-function checked(re: RegExp, v: string, what: string): string {
-  // The model's names are validated at the boundary; anything else here is a bug, never written.
-  if (!re.test(v)) throw new Error(`not a ${what}: ${JSON.stringify(v)}`);
-  return v;
-}
 
 /** The routes in the order the rule tries them: exact names, wildcards by longest suffix, catch-all. */
 export function sniOrder(sni: readonly SniRoute[]): SniRoute[] {
@@ -44,12 +36,9 @@ export function sniRule(sni: readonly SniRoute[], paths: TlsPaths): string {
     'when CLIENTSSL_HANDSHAKE {',
     '  switch -glob -- [string tolower [SSL::sni name]] {',
     ...named.map(
-      (r) =>
-        `    ${tclHost(r.host.toLowerCase(), 'server name')} { pool ${checked(PATH, paths.pool(r.pool), 'BIG-IP path')} }`,
+      (r) => `    ${tclHost(r.host.toLowerCase(), 'server name')} { pool ${tclPath(paths.pool(r.pool))} }`,
     ),
-    fallback
-      ? `    default { pool ${checked(PATH, paths.pool(fallback.pool), 'BIG-IP path')} }`
-      : '    default { reject }',
+    fallback ? `    default { pool ${tclPath(paths.pool(fallback.pool))} }` : '    default { reject }',
     '  }',
     '}',
   ].join('\n');

@@ -4,7 +4,8 @@
  * its members' `connectionLimit`, and persistence where AS3 keeps it, on the virtual servers that
  * use the pool (an L4 service's `persistenceMethods`, the `persist` action of an HTTP service's
  * rule forwarding to it), and TLS to members (the pool's TLS_Client, its CA bundle, and the
- * server-ssl profile and iRule of the virtual servers sending to it).
+ * server-ssl profile and iRule of the virtual servers sending to it), and a route's retries (each
+ * HTTP virtual server's retry iRule: the pool's arm).
  */
 import type { BigIpSimulator } from '../../sim/f5/simulator.ts';
 import type { PolicyRow } from '../contract/adapter-contract.ts';
@@ -78,6 +79,28 @@ const httpServices = (sim: BigIpSimulator, name: string): Json[] =>
     ),
   );
 
+/** The HTTP virtual servers sending to pool `name`, each with its name and application. */
+const httpServicesIn = (sim: BigIpSimulator, name: string): { svc: Json; svcName: string; app: Json }[] =>
+  apps(sim).flatMap((app) =>
+    Object.entries(app)
+      .filter(
+        (e): e is [string, Json] =>
+          !!e[1] &&
+          typeof e[1] === 'object' &&
+          String((e[1] as Json).class).startsWith('Service_HTTP') &&
+          forwards({ p: app[String((e[1] as Json).policyEndpoint)] }, name).length > 0,
+      )
+      .map(([svcName, svc]) => ({ svc, svcName, app })),
+  );
+
+/** The arm line of pool `name` in a service's route-retry iRule (route-retry.ts), where listed. */
+const retryArm = (svc: Json, svcName: string, app: Json, name: string): string | undefined => {
+  const rule = `${svcName}_retry`;
+  if (!((svc.iRules as unknown[] | undefined) ?? []).some((r) => String(r).endsWith(rule))) return undefined;
+  const text = String((app[rule] as Json | undefined)?.iRule ?? '');
+  return text.split('\n').find((l) => l.includes(`/${name}" {`));
+};
+
 /** Whether a virtual server carries a server-ssl profile and its TLS iRule (pool-tls.ts). */
 const serverSide = (svc: Json): boolean =>
   svc.clientTLS !== undefined &&
@@ -113,6 +136,20 @@ export function f5Fields(sim: BigIpSimulator, name: string): Record<string, unkn
     'tls.validateCertificate': tls?.client.validateCertificate,
     'tls.trustCA': trustedCa(tls),
     'service.serverSide': services.length > 0 ? services.every(serverSide) : undefined,
+    // Its arm of each HTTP service's retry iRule: `attempts:statuses`, the same on every one.
+    'service.retry':
+      [
+        ...new Set(
+          httpServicesIn(sim, name).map(({ svc, svcName, app }) => {
+            const m = /set npl_retry_max (\d+); set npl_retry_codes \{([^}]*)\}/.exec(
+              retryArm(svc, svcName, app, name) ?? '',
+            );
+            return m ? `${m[1]}:${m[2]}` : undefined;
+          }),
+        ),
+      ]
+        .filter((x) => x !== undefined)
+        .join('|') || undefined,
   };
 }
 
@@ -146,7 +183,30 @@ export function editF5(sim: BigIpSimulator, name: string, fields: Record<string,
       if (field === 'trustCA' && typeof v === 'string' && v.includes('BEGIN CERTIFICATE'))
         (tls.app[String(poolOf(tls.client.trustCA))] as Json).bundle = v;
       else tls.client[field] = v;
-    } else if (k === 'service.serverSide')
+    } else if (k === 'service.retry')
+      for (const { svc, svcName, app } of httpServicesIn(sim, name)) {
+        const rule = `${svcName}_retry`;
+        if (v === undefined) {
+          // The retry iRule taken off the service by hand.
+          svc.iRules = ((svc.iRules as unknown[] | undefined) ?? []).filter((r) => !String(r).endsWith(rule));
+          continue;
+        }
+        // The pool's arm edited by hand: other attempts and statuses.
+        const [max, codes] = String(v).split(':');
+        const o = app[rule] as Json;
+        o.iRule = String(o.iRule)
+          .split('\n')
+          .map((l) =>
+            l.includes(`/${name}" {`)
+              ? l.replace(
+                  /\{ set npl_retry_max .*$/,
+                  `{ set npl_retry_max ${max}; set npl_retry_codes {${codes}} }`,
+                )
+              : l,
+          )
+          .join('\n');
+      }
+    else if (k === 'service.serverSide')
       for (const svc of httpServices(sim, name)) {
         // The server-ssl profile and its iRule taken off by hand: clear text to TLS members.
         delete svc.clientTLS;
@@ -239,6 +299,26 @@ export const F5_ROWS: PolicyRow[] = [
   },
   { policy: { slowStartSeconds: 4 }, device: { slowRampTime: 4 }, hand: { slowRampTime: 10 } },
   { policy: { retries: 0 }, device: { reselectTries: 0 }, hand: { reselectTries: 3 } },
+  // A route's retries (an HTTPRoute rule's retry): the HTTP service's iRule arm for the pool; a
+  // status dropped from it, the rule taken off the service, or other attempts, by hand: written again.
+  {
+    policy: { retries: 2, retryStatuses: [502, 503] },
+    http: true,
+    device: { reselectTries: 2, 'service.retry': '2:502 503' },
+    hand: { 'service.retry': '2:502' },
+  },
+  {
+    policy: { retries: 1, retryStatuses: [500] },
+    http: true,
+    device: { 'service.retry': '1:500' },
+    hand: { 'service.retry': undefined },
+  },
+  {
+    policy: { retries: 4, retryStatuses: [504] },
+    http: true,
+    device: { 'service.retry': '4:504' },
+    hand: { 'service.retry': '9:504' },
+  },
   // Round robin asked, a mode set by hand that the model has no word for.
   {
     policy: { retries: 2 },

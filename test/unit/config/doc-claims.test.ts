@@ -75,9 +75,9 @@ it("the README's feature table claims only features a report proves, for the ada
     [/rule `timeouts` and CORS \(HAProxy\)/, 'HTTPRouteCORS', ['haproxy-runtime']],
     [/\(HAProxy\); WebSocket;/, 'HTTPRouteBackendProtocolWebSocket', ['haproxy-runtime', 'avi', 'f5']],
     [
-      /rule `retry` \(HAProxy, Avi; HTTPRoute's experimental CRD\)/,
+      /rule `retry` \(HAProxy, Avi, BIG-IP; HTTPRoute's experimental CRD\)/,
       'HTTPRouteRetry',
-      ['haproxy-runtime', 'avi'],
+      ['haproxy-runtime', 'avi', 'f5'],
     ],
     [/named rules/, 'HTTPRouteNamedRouteRule', ['haproxy-runtime', 'avi', 'f5']],
     [/parentRef `port`/, 'HTTPRouteParentRefPort', ['haproxy-runtime', 'avi', 'f5']],
@@ -89,8 +89,6 @@ it("the README's feature table claims only features a report proves, for the ada
       ['haproxy-runtime', 'f5'],
     ],
   ];
-  // BIG-IP makes no route retries (Avi's server reselect does).
-  assert.ok(!features('f5').has('HTTPRouteRetry'), 'f5 does not claim HTTPRouteRetry');
   for (const [phrase, feature, adapters] of claims) {
     assert.match(readme, phrase);
     for (const a of adapters) assert.ok(features(a).has(feature), `${a} claims ${feature}`);

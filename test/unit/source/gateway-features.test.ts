@@ -63,9 +63,8 @@ describe('GatewayClass supportedFeatures', () => {
     const avi = of(aviCapabilities(false));
     // No CORS filter on Avi or BIG-IP yet: a route with one is refused by name (route-support.ts).
     assert.ok(!avi.includes('HTTPRouteCORS') && !of(F5_CAPABILITIES).includes('HTTPRouteCORS'));
-    // Route retries on Avi (the pool's server_reselect), not on BIG-IP: a rule with retry is
-    // refused there by name (rule-retry.ts).
-    assert.ok(avi.includes('HTTPRouteRetry') && !of(F5_CAPABILITIES).includes('HTTPRouteRetry'));
+    // Route retries on Avi (the pool's server_reselect) and BIG-IP (an iRule: route-retry.ts).
+    assert.ok(avi.includes('HTTPRouteRetry') && of(F5_CAPABILITIES).includes('HTTPRouteRetry'));
     assert.ok(avi.includes('HTTPRoute307RedirectStatusCode'));
     assert.ok(!avi.includes('HTTPRoute303RedirectStatusCode'));
     assert.ok(!avi.includes('HTTPRoute308RedirectStatusCode'));

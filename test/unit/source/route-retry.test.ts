@@ -3,7 +3,7 @@
  * pools are variants of their own (retryPoolName: a rule without retries, or with others, never
  * shares one), carrying the statuses and attempts (Pool.retryStatuses, retries); a value the load
  * balancer cannot carry refuses the route naming the field, never dropped; a load balancer that
- * does not retry by route (Avi, BIG-IP) refuses it. HAProxy writes `retry-on` and `retries` on the
+ * does not retry by route refuses it (BIG-IP and Avi do, each within its own limits). HAProxy writes `retry-on` and `retries` on the
  * variant's backend (both transports) and reads them back from those fields, a hand edit seen.
  */
 import assert from 'node:assert/strict';
@@ -116,10 +116,14 @@ describe('HTTPRoute retry', () => {
     );
   });
 
-  it('a load balancer that does not retry by route refuses the rule by name (BIG-IP); Avi asks a status', () => {
+  it('a load balancer that does not retry by route refuses the rule by name; BIG-IP takes any status, Avi asks one', () => {
     const f5 = F5_CAPABILITIES.http!;
-    assert.equal(f5.retry, undefined);
-    refusedRules([{ retry: { codes: [500], attempts: 2 } }], /does not retry requests by route/, f5);
+    const none = { ...f5, retry: undefined };
+    refusedRules([{ retry: { codes: [500], attempts: 2 } }], /does not retry requests by route/, none);
+    const big = runRules([{ retry: { codes: [429, 503], attempts: 10 } }], f5);
+    assert.deepEqual([...big.retryPools.values()], [{ statuses: [429, 503], attempts: 10 }]);
+    refusedRules([{ retry: { codes: [500], attempts: 11 } }], /takes at most 10, not 11/, f5);
+    refusedRules([{ retry: { codes: [500], backoff: '100ms' } }], /retry\.backoff: .* at once/, f5);
     const avi = aviCapabilities(false).http!;
     const served = runRules([{ retry: { codes: [418, 503], attempts: 5 } }], avi);
     assert.equal(served.routes.length, 1);
@@ -205,10 +209,11 @@ describe('HAProxy: a route retry on the backend, both transports', () => {
       servicePort: '80',
     } as Pool;
     const change = (d: Pool) => ({ op: 'create' as const, kind: 'pool' as const, name: 'b', desired: d });
-    const f5 = capabilityProblem(change(desired), F5_CAPABILITIES, 'other');
-    assert.deepEqual([f5?.code, f5?.terminal], ['Unsupported', true]);
-    assert.match(f5!.message, /a route's retries are not made by the other adapter/);
-    for (const caps of [HAPROXY_CAPABILITIES, aviCapabilities(false)])
+    const without = { ...F5_CAPABILITIES, http: { ...F5_CAPABILITIES.http!, retry: undefined } };
+    const other = capabilityProblem(change(desired), without, 'other');
+    assert.deepEqual([other?.code, other?.terminal], ['Unsupported', true]);
+    assert.match(other!.message, /a route's retries are not made by the other adapter/);
+    for (const caps of [HAPROXY_CAPABILITIES, aviCapabilities(false), F5_CAPABILITIES])
       assert.equal(capabilityProblem(change(desired), caps, 'x'), undefined);
     // Avi retries on statuses it is given: connection failures alone are not a pool field there.
     const none = capabilityProblem(change({ ...desired, retryStatuses: [] }), aviCapabilities(false), 'avi');
