@@ -1,16 +1,11 @@
 /**
  * One pass of the load-balancer reconcile, level-triggered, as a short script: desired state from
  * the caches (source/), observed state from the adapter (kept between passes: observed-cache.ts),
- * the plan between them applied, then the status of Services and Ingresses (source-status.ts) and
- * of the Gateway API objects (gateway-status.ts), and the pass's Events (lb-events.ts).
+ * the plan between them applied, then the pass as the cluster sees it (pass-report.ts: the status
+ * of Services, Ingresses and the Gateway API objects, and the pass's Events).
  * Retryable failures throw, so the work queue backs off; terminal ones become Events.
  */
-import { RESOURCES } from '../kube/paths.ts';
-import { GatewayClassKeeper, kubeGatewayClassCreate } from './gateway-class.ts';
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { ApplyResult, Capabilities, LoadBalancerAdapter } from '../adapter/contract.ts';
-import type { ControllerConfig } from '../config/controller-config.ts';
-import type { EventSink } from '../kube/events.ts';
 import {
   byName,
   type Change,
@@ -21,41 +16,22 @@ import {
   planNamed,
 } from '../plan/diff.ts';
 import { ErrorCodes, NplError } from '../runtime/errors.ts';
-import { silentLogger } from '../runtime/logger.ts';
 import type { ClusterView, DesiredResult } from '../source/desired.ts';
 import { DesiredCache } from './desired-cache.ts';
 import { capabilityFilter } from '../source/capabilities.ts';
 import { PlanScope } from './plan-scope.ts';
-import { LbEvents, UnreadyPools } from './lb-events.ts';
+import { UnreadyPools } from './lb-events.ts';
 import type { Pool } from '../model/types.ts';
 import { afterPass } from './observed-cache.ts';
 import { objectKey } from './pass-gates.ts';
 import { PassLedger } from './pass-ledger.ts';
 import { DeviceTiming } from './device-timing.ts';
-import { SourceStatusWriter } from './source-status.ts';
-import { once, resolveVip } from '../model/vips.ts';
-import { kubeStatusWriter, type StatusWriter } from './status-writer.ts';
-import { GatewayStatusWriter, kubeStatusSink, type StatusSink } from './gateway-status.ts';
-import { PolicyStatusWriter } from './policy-status.ts';
-import type { StateTracker } from './state.ts';
+import { PassReporter, type PassReportDeps } from './pass-report.ts';
 
-export interface LbReconcilerDeps {
-  kubeConfig: KubeConfig;
-  config: ControllerConfig;
+export interface LbReconcilerDeps extends PassReportDeps {
   adapter: LoadBalancerAdapter;
-  events: EventSink;
-  state: StateTracker;
   /** At most one write per pool per this many milliseconds (default 100). */
   poolIntervalMs?: number;
-  /**
-   * How long a Service may wait for NodePortLocal mappings, or a pool for a ready member, before
-   * it is a Warning (default 30 s): a new Service's first seconds are normal.
-   */
-  waitGraceMs?: number;
-  /** Where statuses go (the API server unless a test says otherwise). */
-  statusWriter?: StatusWriter;
-  /** Where Gateway API statuses go (the API server unless a test says otherwise). */
-  gatewayStatusSink?: StatusSink;
   /** Told what each pass applied, before a retryable failure makes the pass throw (for logs). */
   onApplied?: (applied: ApplyResult[], ms: number) => void;
   /**
@@ -65,8 +41,6 @@ export interface LbReconcilerDeps {
   onReleased?: () => void;
   /** Told when reading the device failed (the pass throws after): the device may be down. */
   onReadFailed?: (err: unknown) => void;
-  /** Keeps the configured GatewayClass (gateway-class.ts); absent: made from kubeConfig and config. */
-  gatewayClass?: GatewayClassKeeper;
 }
 
 type PassResult = { applied: ApplyResult[]; desired: DesiredResult; deferredMs: number | undefined };
@@ -96,7 +70,6 @@ export class LbReconciler {
   /** Plans made so far: of everything, and of the changed and unsettled objects only. */
   readonly plans = { whole: 0, named: 0 };
   private readonly capabilities: (d: DesiredResult) => DesiredResult;
-  private readonly events: LbEvents;
   /** When a pool was last written (ms, the pass clock), undefined when not since start. */
   poolWrittenAt(name: string): number | undefined {
     return this.ledger.poolWrittenAt(name);
@@ -132,49 +105,14 @@ export class LbReconciler {
   /** What the adapter can serve (read once: an adapter's capabilities do not change). */
   private readonly caps: Capabilities;
 
-  private readonly status: SourceStatusWriter;
-  private readonly gatewayStatus: GatewayStatusWriter;
-  private readonly policyStatus: PolicyStatusWriter;
-  private readonly tlsPolicyStatus: PolicyStatusWriter;
-  private readonly gatewayClass: GatewayClassKeeper;
+  /** The pass as the cluster sees it: statuses and Events (pass-report.ts). */
+  private readonly reporter: PassReporter;
 
   constructor(private readonly d: LbReconcilerDeps) {
     this.caps = d.adapter.capabilities();
     this.capabilities = capabilityFilter(this.caps, d.adapter.name);
     if (d.adapter.allocatedVips) d.state.setAllocatedVips(() => d.adapter.allocatedVips!());
-    this.status = new SourceStatusWriter({
-      writer: d.statusWriter ?? kubeStatusWriter(d.kubeConfig),
-      state: d.state,
-      clusterName: d.config.clusterName,
-      ipMode: d.config.loadBalancerIPMode,
-      ingressPorts: { http: d.config.ingressHttpPort, https: d.config.ingressHttpsPort },
-      ...(d.adapter.allocatedVips ? { allocatedVips: () => d.adapter.allocatedVips!() } : {}),
-    });
-    const sink = d.gatewayStatusSink ?? kubeStatusSink(d.kubeConfig);
-    this.gatewayStatus = new GatewayStatusWriter(sink, d.config.clusterName, d.config.gatewayController);
-    this.policyStatus = new PolicyStatusWriter(sink, d.config.gatewayController);
-    this.tlsPolicyStatus = new PolicyStatusWriter(
-      sink,
-      d.config.gatewayController,
-      undefined,
-      RESOURCES.backendTlsPolicies,
-    );
-    this.gatewayClass =
-      d.gatewayClass ??
-      new GatewayClassKeeper({
-        name: d.config.gatewayClass,
-        controllerName: d.config.gatewayController,
-        create: kubeGatewayClassCreate(d.kubeConfig),
-        log: silentLogger(),
-      });
-    this.events = new LbEvents({
-      events: d.events,
-      adapter: d.adapter.name,
-      ingressHttpPort: d.config.ingressHttpPort,
-      ingressHttpsPort: d.config.ingressHttpsPort,
-      ...(d.waitGraceMs !== undefined ? { waitGraceMs: d.waitGraceMs } : {}),
-      address: (vip) => resolveVip(vip, () => d.adapter.allocatedVips?.()),
-    });
+    this.reporter = new PassReporter(d);
   }
 
   /**
@@ -266,7 +204,7 @@ export class LbReconciler {
     // A create that went through gets EnsuredLoadBalancer alone; one that did not is announced as
     // being ensured before its failure is told (at a cold start of thousands of Services, one Event
     // each instead of two).
-    await this.events.ensuring(
+    await this.reporter.ensuring(
       view,
       applied.filter((r) => !r.ok).map((r) => r.change),
     );
@@ -283,7 +221,13 @@ export class LbReconciler {
       this.scope.settle(diffed, unsettled, ok, passSeq, this.ledger.latest);
     } else if (same || applied.length > 0) this.observed = undefined;
     this.ledger.reported();
-    await this.report(view, desired, applied, p.conflicts, pending, planned.unready, planned.observed);
+    await this.reporter.report(view, desired, {
+      applied,
+      conflicts: p.conflicts,
+      pending,
+      unready: planned.unready,
+      observed: planned.observed,
+    });
     const retry = applied.filter((r) => !r.ok && !r.error?.terminal);
     if (retry.length > 0) {
       throw new NplError(
@@ -321,55 +265,4 @@ export class LbReconciler {
       if (this.ledger.release(changes)) this.d.onReleased?.();
     }
   }
-
-  /** The pass as the cluster sees it: the state document, statuses, Events. */
-  private async report(
-    view: ClusterView,
-    desired: DesiredResult,
-    applied: ApplyResult[],
-    conflicts: ReturnType<typeof plan>['conflicts'],
-    pending: Set<string>,
-    unready: Pool[],
-    observed: ObservedByName,
-  ): Promise<void> {
-    const cleared = this.d.state.record(desired.state, applied, conflicts, pending);
-    const unprogrammed = notOnDevice(pending, observed, applied);
-    await this.status.write(view, desired, unprogrammed);
-    const allocated = once(() => this.d.adapter.allocatedVips?.());
-    await this.gatewayStatus.write(
-      view,
-      desired.gateways,
-      (vs) => this.d.state.failed('virtualService', vs) || unprogrammed.has(vs),
-      (vip) => resolveVip(vip, allocated),
-    );
-    await this.policyStatus.write(view.backendPolicies, desired.policies);
-    await this.tlsPolicyStatus.write(view.backendTlsPolicies, desired.gateways?.tlsPolicies);
-    await this.gatewayClass.keep(view.gatewayApiInstalled === true, view.gatewayClasses ?? []);
-    await this.events.pass(view, desired, applied, cleared, (st) => this.status.live(st), unready);
-  }
-}
-
-/**
- * Desired virtual services the device does not hold yet: still pending (a desired object that is
- * not pending matches the device) and neither in the pass's read of the device (kept up to date by
- * the passes' results) nor created by this pass. A create held by the pass's gates is one: no
- * status may give out its address yet. As small as what is pending, never a walk of every object.
- */
-export function notOnDevice(
-  pending: ReadonlySet<string>,
-  observed: ObservedByName,
-  applied: readonly ApplyResult[],
-): Set<string> {
-  const created = new Set(
-    applied
-      .filter((r) => r.ok && r.change.kind === 'virtualService' && r.change.op !== 'delete')
-      .map((r) => r.change.name),
-  );
-  const out = new Set<string>();
-  for (const key of pending) {
-    if (!key.startsWith('virtualService/')) continue;
-    const name = key.slice('virtualService/'.length);
-    if (!observed.virtualServices.has(name) && !created.has(name)) out.add(name);
-  }
-  return out;
 }

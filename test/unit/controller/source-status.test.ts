@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ApplyResult } from '../../../src/adapter/contract.ts';
-import { notOnDevice } from '../../../src/controller/lb-reconciler.ts';
+import { notOnDevice } from '../../../src/controller/pass-report.ts';
 import { SourceStatusWriter } from '../../../src/controller/source-status.ts';
 import type { StateTracker } from '../../../src/controller/state.ts';
 import type { LbIngress } from '../../../src/controller/lb-status.ts';
