@@ -13,7 +13,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Change } from '../../src/adapter/changes.ts';
 import type { ClientValidation, L7VirtualService } from '../../src/model/types.ts';
-import type { AviDeviceObjects } from './device-objects.ts';
+import type { AviType } from './objects.ts';
 import { caCerts } from './pool-tls.ts';
 import { type AviObject, byName, createdBy, markers, withSum } from './object-marks.ts';
 
@@ -109,7 +109,11 @@ export const clientValidationByHand = (c: Change): boolean =>
   );
 
 /** A service's client-certificate profiles, once it no longer points at them: the application profile first. */
-export async function removeClientProfiles(objects: AviDeviceObjects, vs: string): Promise<void> {
+export async function removeClientProfiles(
+  /** The device's objects (device-objects.ts: AviDeviceObjects), by what this needs of them. */
+  objects: { remove: (type: AviType, name: string) => Promise<void> },
+  vs: string,
+): Promise<void> {
   await objects.remove('applicationprofile', clientAppProfileName(vs));
   await objects.remove('pkiprofile', clientPkiProfileName(vs));
 }

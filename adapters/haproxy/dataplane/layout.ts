@@ -17,24 +17,13 @@ import { enc } from '../config.ts';
 import { statusList } from '../../../src/model/status-ranges.ts';
 import { logFormatArg, quoteArg } from '../encode.ts';
 import { ROUTE_TIMEOUT_VAR } from '../http-routes.ts';
-import type { ApiVersion, DpBackend, DpHttpCheck, DpHttpRule, DpServer, DpStickRule } from './models.ts';
+import type { DpBackend, DpHttpCheck, DpHttpRule, DpServer, DpStickRule } from './models.ts';
 import { isFree, META_KEY, memberKey, slotNode } from './server-slots.ts';
 
 export { assignSlots, memberKey, serverChanged, type SlotParams, slotNode } from './server-slots.ts';
 
-export interface LayoutOptions {
-  owner: string;
-  apiVersion: ApiVersion;
-  /** Server slots per step: a backend has a multiple of this many servers. */
-  slots: number;
-  healthChecks: boolean;
-  /** Bind VIPs that are not on this host (`transparent`). */
-  transparentBinds: boolean;
-  /** Where a CA bundle (a TLS pool's, a bind's for client certificates) is stored on the device (ca-files.ts); absent: none is. */
-  caPath?: (ca: string) => string | undefined;
-  /** Where a stored certificate is (storage/ssl_certificates), by its model name. */
-  certPath?: (name: string) => string | undefined;
-}
+export type { LayoutOptions } from './layout-options.ts';
+import type { LayoutOptions } from './layout-options.ts';
 
 export interface DeviceBackend {
   backend: DpBackend;

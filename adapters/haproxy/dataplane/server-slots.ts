@@ -7,7 +7,7 @@
  * the members. Pure.
  */
 import type { BackendTls, HttpCheck, Member } from '../../../src/model/types.ts';
-import type { LayoutOptions } from './layout.ts';
+import type { LayoutOptions } from './layout-options.ts';
 import type { DpServer } from './models.ts';
 
 /** Where a server's own metadata keeps node and Pod (v3). */
