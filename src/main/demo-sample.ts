@@ -8,29 +8,16 @@
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { selfSignedCertificate } from '../runtime/tls.ts';
 import { post } from './demo-app.ts';
 import { appDeployment } from './demo-shop.ts';
 import { APP_PORT, GATEWAY_PORT, GW_HOST, HOST } from './demo-banner.ts';
 import { classAnnotations, createDualStackService, gatewayAddresses } from './demo-dual-stack.ts';
-import type { DemoRange } from './demo-range.ts';
 
 export const GW_API = '/apis/gateway.networking.k8s.io/v1';
 
-export interface DemoNode {
-  name: string;
-  ip: string;
-}
-
-export interface SampleContext {
-  kc: KubeConfig;
-  nodes: DemoNode[];
-  range: DemoRange;
-  dual: boolean;
-  workDir: string;
-  cleanups: (() => Promise<void> | void)[];
-}
+export type { DemoNode, SampleContext } from './demo-context.ts';
+import type { SampleContext } from './demo-context.ts';
 
 /** The app behind a LoadBalancer Service and an HTTPS Ingress; returns the CA file curl trusts. */
 export async function createSampleApp(c: SampleContext): Promise<{ caFile: string }> {

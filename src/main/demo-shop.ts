@@ -10,7 +10,7 @@
 import { LB_READY_GATE } from '../kube/pod-ports.ts';
 import { post } from './demo-app.ts';
 import { APP_PORT } from './demo-banner.ts';
-import type { SampleContext } from './demo-sample.ts';
+import type { SampleContext } from './demo-context.ts';
 
 export async function createShop(c: Pick<SampleContext, 'kc'>): Promise<void> {
   await post(c.kc, '/api/v1/namespaces/default/services', {

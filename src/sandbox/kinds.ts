@@ -2,7 +2,7 @@
  * The resource types the sandbox serves: where they live in the URL space, how they are named,
  * which field selectors they accept, and which OpenAPI definition describes them.
  */
-import type { JsonObject } from './openapi-extract.ts';
+import type { JsonObject } from './json.ts';
 
 export type NameRule = 'subdomain' | 'label1123' | 'label1035' | 'pathSegment';
 

@@ -5,8 +5,8 @@
  */
 import { groupVersions } from './kinds.ts';
 
-export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-export type JsonObject = { [k: string]: Json };
+export type { Json, JsonObject } from './json.ts';
+import type { Json, JsonObject } from './json.ts';
 
 export interface SwaggerDoc extends JsonObject {
   paths: { [path: string]: JsonObject };
