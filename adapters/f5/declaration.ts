@@ -340,7 +340,8 @@ export function parseDeclaration(adc: Json | undefined, tenant: string, owner: s
     wired.map((w) => ({
       ...w,
       paths: w.refs.paths(w.vs.name),
-      splits: w.vs.kind === 'l7' ? renderHttpPolicy(w.vs, owner, w.refs.pool, pools).splitFrom : new Map(),
+      splits: () =>
+        w.vs.kind === 'l7' ? renderHttpPolicy(w.vs, owner, w.refs.pool, pools).splitFrom : new Map(),
     })),
   );
   drifted.push(...readRetries(observed.owned.pools, retries), ...unreadable.flatMap((vs) => poolRefs(vs)));

@@ -153,8 +153,8 @@ export function retriesOnDevice(
     o: Json;
     app: Json;
     paths: Pick<TlsPaths, 'pool' | 'own'>;
-    /** Its weighted rules' pools and the pools each draws from. */
-    splits: ReadonlyMap<string, string[]>;
+    /** Its weighted rules' pools and the pools each draws from (asked only where a rule is listed). */
+    splits: () => ReadonlyMap<string, string[]>;
   }[],
 ): { retries: Map<string, DeviceRetry>; unreadable: VirtualService[] } {
   const retries = new Map<string, DeviceRetry>();
@@ -181,7 +181,9 @@ export function retriesOnDevice(
       arms = parsed;
     }
     for (const p of new Set(poolRefs(vs))) note(p, arms.get(paths.pool(p)) ?? 'none');
-    for (const [split, from] of splits) {
+    // Without a rule every pool it sends to (a weighted rule's among them) is `none` already.
+    if (arms.size === 0) continue;
+    for (const [split, from] of splits()) {
       const arm = arms.get(paths.own(split)) ?? 'none';
       for (const p of from) note(p, arm);
     }
