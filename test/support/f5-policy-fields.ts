@@ -69,17 +69,7 @@ function tlsClient(sim: BigIpSimulator, name: string): { client: Json; app: Json
   return undefined;
 }
 
-/** The HTTP virtual servers whose endpoint policy forwards to pool `name`. */
-const httpServices = (sim: BigIpSimulator, name: string): Json[] =>
-  apps(sim).flatMap((app) =>
-    objects(app).filter(
-      (o) =>
-        String(o.class).startsWith('Service_HTTP') &&
-        forwards({ p: app[String(o.policyEndpoint)] }, name).length > 0,
-    ),
-  );
-
-/** The HTTP virtual servers sending to pool `name`, each with its name and application. */
+/** The HTTP virtual servers whose endpoint policy forwards to pool `name`, with name and application. */
 const httpServicesIn = (sim: BigIpSimulator, name: string): { svc: Json; svcName: string; app: Json }[] =>
   apps(sim).flatMap((app) =>
     Object.entries(app)
@@ -92,6 +82,9 @@ const httpServicesIn = (sim: BigIpSimulator, name: string): { svc: Json; svcName
       )
       .map(([svcName, svc]) => ({ svc, svcName, app })),
   );
+/** The same virtual servers alone. */
+const httpServices = (sim: BigIpSimulator, name: string): Json[] =>
+  httpServicesIn(sim, name).map((s) => s.svc);
 
 /** The arm line of pool `name` in a service's route-retry iRule (route-retry.ts), where listed. */
 const retryArm = (svc: Json, svcName: string, app: Json, name: string): string | undefined => {
