@@ -8,7 +8,7 @@ import { eventsV1ToCore } from './event-versions.ts';
 import { apiVersionOf, type ResourceType } from './kinds.ts';
 import type { Json, JsonObject, OpenApi } from './openapi.ts';
 import { pruneToSchema } from './prune.ts';
-import type { WriteOptions } from './registry.ts';
+import type { WriteOptions } from './registry-options.ts';
 import { badRequest } from './status.ts';
 
 const isObject = (v: Json | undefined): v is JsonObject =>

@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { ServerSideApply } from './apply.ts';
 import { apiVersionOf, type ResourceType } from './kinds.ts';
 import type { Json, JsonObject, OpenApi } from './openapi.ts';
-import type { Registry, WriteOptions } from './registry.ts';
+import type { RegistryWrites, WriteOptions } from './registry-options.ts';
 import { now } from './object-rules.ts';
 import { badRequest } from './status.ts';
 import { metadataOf, type StoredObject } from './store.ts';
@@ -59,7 +59,7 @@ export class FieldManagers {
 
   /** A server-side apply: the object created, or the live one merged with the configuration. */
   apply(
-    registry: Registry,
+    registry: RegistryWrites,
     t: ResourceType,
     namespace: string,
     name: string,

@@ -3,7 +3,7 @@
  * namespace, everything in it deleted when it is deleted, and the namespace itself gone once empty.
  */
 import { RESOURCE_TYPES, type ResourceType, storageKey } from './kinds.ts';
-import type { DeleteOptions, Registry } from './registry.ts';
+import type { DeleteOptions, RegistryDeletes } from './registry-options.ts';
 import { ApiError, notFound } from './status.ts';
 import { metadataOf, type Store } from './store.ts';
 
@@ -23,10 +23,7 @@ export function requireLiveNamespace(store: Store, namespace: string): void {
 }
 
 /** Deletes everything in a terminating namespace, then the namespace. */
-export function emptyNamespace(
-  registry: Pick<Registry, 'store' | 'delete' | 'types'>,
-  namespace: string,
-): void {
+export function emptyNamespace(registry: RegistryDeletes, namespace: string): void {
   const seen = new Set<string>();
   const opts: DeleteOptions = { dryRun: false };
   const types = registry.types.all();

@@ -25,25 +25,8 @@ import { chartDefaults, validateChartKind } from './chart-kinds.ts';
 import { graceSeconds } from './kubelet.ts';
 import { emptyNamespace, finalizeNamespaceIfEmpty, requireLiveNamespace } from './namespace-lifecycle.ts';
 
-export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
-export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
-
-export interface WriteOptions {
-  dryRun: boolean;
-  fieldValidation: FieldValidation;
-  /** Warnings for the `Warning` response header (unknown fields under Warn). */
-  warnings: string[];
-  /** The writer (field-managers.ts), and the managed fields a server-side apply computed. */
-  fieldManager?: string | undefined;
-  managed?: Json;
-}
-
-export interface DeleteOptions {
-  dryRun: boolean;
-  preconditions?: { uid?: string; resourceVersion?: string };
-  /** DeleteOptions.gracePeriodSeconds: for a Pod a kubelet runs, how long it may take to stop. */
-  gracePeriodSeconds?: number;
-}
+export type { DeleteOptions, FieldValidation, PatchType, WriteOptions } from './registry-options.ts';
+import type { DeleteOptions, PatchType, WriteOptions } from './registry-options.ts';
 
 const ALLOW_CREATE_ON_UPDATE = new Set(['Lease', 'Endpoints', 'Event']);
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
