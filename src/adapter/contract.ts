@@ -5,8 +5,8 @@
  */
 import type { Change, Observed } from './changes.ts';
 import type { AdapterErrorCode } from './errors.ts';
-import type { LbAlgorithm, PersistenceType } from '../model/types.ts';
-import type { VendorParameters } from './vendor.ts';
+import type { z } from 'zod';
+import type { LbAlgorithm, PersistenceType, Placement } from '../model/types.ts';
 
 export interface Capabilities {
   l4: { tcp: boolean; udp: boolean };
@@ -325,4 +325,15 @@ export interface LoadBalancerAdapter {
    */
   allocatedVips?(): ReadonlyMap<string, string>;
   close(): Promise<void>;
+}
+
+/**
+ * A vendor's own section of LoadBalancerParameters (`spec.<section>`): validated by its schema,
+ * where the configured load balancer is that vendor; other vendors' sections are set aside, said.
+ */
+export interface VendorParameters {
+  section: string;
+  schema: z.ZodType;
+  /** The placement a valid section gives the class's virtual services (its own fields). */
+  placement(section: unknown): Placement;
 }

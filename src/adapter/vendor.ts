@@ -6,7 +6,6 @@
  */
 import type { z } from 'zod';
 import type { LoadBalancerAdapter } from './contract.ts';
-import type { Placement } from '../model/types.ts';
 import type { MigrationSource } from '../migrate/source.ts';
 import type { Logger } from '../runtime/logger.ts';
 
@@ -25,16 +24,8 @@ export interface VendorSettings {
   schema: z.ZodType;
 }
 
-/**
- * A vendor's own section of LoadBalancerParameters (`spec.<section>`): validated by its schema,
- * where the configured load balancer is that vendor; other vendors' sections are set aside, said.
- */
-export interface VendorParameters {
-  section: string;
-  schema: z.ZodType;
-  /** The placement a valid section gives the class's virtual services (its own fields). */
-  placement(section: unknown): Placement;
-}
+export type { VendorParameters } from './contract.ts';
+import type { VendorParameters } from './contract.ts';
 
 /**
  * A vendor's section of the Helm chart's values (`adapter.<section>`), for values.schema.json:
