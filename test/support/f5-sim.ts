@@ -50,12 +50,12 @@ export async function startF5(
 }
 
 /** A certificate of the model for `host`, with a real key (AS3 holds it as a Certificate object). */
-export async function f5Certificate(name: string, host: string): Promise<Certificate> {
+export async function f5Certificate(name: string, host: string, namespace = 'infra'): Promise<Certificate> {
   const c = await testCertificate({ dns: [host] });
   const leaf = new X509Certificate(c.cert);
   return {
     name,
-    source: `infra/${name}`,
+    source: `${namespace}/${name}`,
     certPem: c.cert,
     keyPem: c.key,
     subject: leaf.subject,

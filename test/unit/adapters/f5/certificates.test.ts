@@ -6,30 +6,17 @@
  * before sending; what is read back is what was applied, with the key's digest for the key.
  */
 import assert from 'node:assert/strict';
-import { X509Certificate } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { F5Adapter } from '../../../../adapters/f5/adapter.ts';
 import { BigIpSimulator } from '../../../../sim/f5/simulator.ts';
 import { keyDigest } from '../../../../src/model/normalize.ts';
 import type { Certificate, L7VirtualService, Pool } from '../../../../src/model/types.ts';
-import { testCertificate } from '../../../support/certs.ts';
+import { f5Certificate } from '../../../support/f5-sim.ts';
 
 type Json = Record<string, unknown>;
 
-async function cert(name: string, host: string): Promise<Certificate> {
-  const c = await testCertificate({ dns: [host] });
-  const leaf = new X509Certificate(c.cert);
-  return {
-    name,
-    source: `default/${name}`,
-    certPem: c.cert,
-    keyPem: c.key,
-    subject: leaf.subject,
-    sniNames: [host],
-    fingerprint: leaf.fingerprint256,
-    notAfter: new Date(leaf.validTo).toISOString(),
-  };
-}
+/** A certificate of the model from the default namespace, with a real key. */
+const cert = (name: string, host: string): Promise<Certificate> => f5Certificate(name, host, 'default');
 const pool: Pool = {
   name: 'c1--web',
   protocol: 'TCP',
