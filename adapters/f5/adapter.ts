@@ -22,6 +22,7 @@ import { validateAs3, AS3_SCHEMA_VERSION, warmAs3Validator } from './as3-validat
 import { DECLARE, type DeclareRequest, postDeclaration, type DeclareOutcome } from './as3-declare.ts';
 import { appChanges, type OwnedObjects, renderTenants, tenantsOf } from './tenant-layout.ts';
 import { preflightProblem } from './preflight.ts';
+import { iRuleSizeProblems } from './irule-size.ts';
 import {
   blame,
   changeOfObject,
@@ -269,6 +270,12 @@ export class F5Adapter implements LoadBalancerAdapter {
       const current = this.tenants ?? new Map<string, Json>();
       const next = renderTenants(current, owned, { tenant: this.tenant, owner: this.owner }, this.perApp);
       const changed = [...next].filter(([t, json]) => !isDeepStrictEqual(json, current.get(t)));
+      // An iRule past BIG-IP's size: its virtual service refused by name, not the declaration whole.
+      const large = iRuleSizeProblems(changed, changes, outcome, owned);
+      if (large.length > 0) {
+        for (const b of large) fail(b.index, 'Invalid', b.message, true);
+        continue;
+      }
       const body = {
         class: 'ADC',
         schemaVersion,

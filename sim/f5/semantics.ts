@@ -1,10 +1,13 @@
 /**
  * What AS3 checks in a declaration after its schema: pointers (`use`) to objects that are not
  * declared (pools, policies, iRules, TLS profiles, CA bundles and certificates they name) (in the application, or at an absolute `/tenant/application/name` of the same tenant or
- * of `/Common/Shared`: AS3 points into no other tenant), and the simulator's injected faults
- * (objects it is told to refuse).
+ * of `/Common/Shared`: AS3 points into no other tenant), an iRule past the device's size, and the
+ * simulator's injected faults (objects it is told to refuse).
  */
 type Json = Record<string, unknown>;
+
+/** The largest iRule text the device takes (UTF-8 bytes): 64 KiB less one. */
+const MAX_IRULE_BYTES = 65_535;
 
 /** What AS3 finds after the schema: pointers to objects that are not declared, injected faults. */
 export function semanticProblems(
@@ -37,6 +40,15 @@ export function semanticProblems(
         if (!o || typeof o !== 'object') continue;
         const at = `/${tName}/${aName}/${name}`;
         if (rejectObjects.has(name)) out.push(`${at}: injected fault`);
+        // BIG-IP keeps an iRule's text under 64 KiB.
+        if (
+          o.class === 'iRule' &&
+          typeof o.iRule === 'string' &&
+          Buffer.byteLength(o.iRule) > MAX_IRULE_BYTES
+        )
+          out.push(
+            `${at}/iRule: ${Buffer.byteLength(o.iRule)} bytes; an iRule is at most ${MAX_IRULE_BYTES}`,
+          );
         if (String(o.class).startsWith('Service_') && o.pool !== undefined && !has(ref(o.pool), 'Pool')) {
           out.push(`${at}/pool: contains path to non-existing object "${String(ref(o.pool))}"`);
         }
