@@ -54,6 +54,10 @@ export const F5_CAPABILITIES: Capabilities = {
     // a rule names, a request without a body whose member answered it (`HTTP::retry`), at most the
     // rule's attempts (the pool's reselectTries retries a failed connection). At once: no backoff.
     retry: { statuses: Array.from({ length: 200 }, (_, i) => 400 + i), maxAttempts: 10 },
+    // A route's sessions (persistence.ts): the rule's persist action inserts the cookie it names,
+    // its expiry the rule's absoluteTimeout. A policy's inserted cookie always carries an expiry,
+    // so a cookie for the browser's session alone (lifetimeType Session) is refused by name.
+    sessionCookie: { absoluteTimeout: true, permanent: true, browserSession: false },
     backendTls: {
       systemCa: true,
       maxVerifyNames: 1,

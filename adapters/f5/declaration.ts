@@ -32,7 +32,13 @@ import { firstMatchOrder } from '../../src/model/route-order.ts';
 import { metaValue, parsePool, poolDrifted } from './pool-objects.ts';
 import { serverSideTls, serverTlsRuleName } from './pool-tls.ts';
 import { serverSideWired, type Wiring } from './server-side-tls.ts';
-import { type DevicePersistence, persistenceOnDevice, readPersistence } from './persistence-read.ts';
+import {
+  type DevicePersistence,
+  persistenceOnDevice,
+  readPersistence,
+  samePersistence,
+} from './persistence-read.ts';
+
 import { sourceRangeRule, sourceRangeRuleName } from './source-ranges.ts';
 import { l4Persistence } from './persistence.ts';
 import { partitionMeta } from './placement.ts';
@@ -52,6 +58,9 @@ export {
 
 export { APP, acrossApps, certApp, isOurApp, poolApp, type Refs, vsApp, withinApp } from './app-layout.ts';
 import { APP, acrossApps, isOurApp, type Refs, withinApp } from './app-layout.ts';
+
+const samePersist = (was: DevicePersistence | undefined, p: DevicePersistence) =>
+  was === undefined || samePersistence(was, p);
 
 export type Json = Record<string, unknown>;
 
@@ -292,7 +301,7 @@ export function parseDeclaration(adc: Json | undefined, tenant: string, owner: s
       if (ours) observed.owned.certificates!.push(...certs.owned.filter((c) => once('certificate', c.name)));
       if (ours)
         for (const [pool, p] of persistenceOnDevice(app as Json, usedPool))
-          persisted.set(pool, persisted.get(pool) === undefined || persisted.get(pool) === p ? p : 'mixed');
+          persisted.set(pool, samePersist(persisted.get(pool), p) ? p : 'mixed');
       for (const name of [...(ours ? [] : certs.owned.map((c) => c.name)), ...certs.foreign])
         observed.foreign.push({ kind: 'certificate', name, owner: `tenant ${tName}` });
       for (const [name, raw] of Object.entries(app as Json)) {

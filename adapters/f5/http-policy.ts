@@ -228,6 +228,8 @@ export function renderHttpPolicy(
   const splitFrom = new Map<string, string[]>();
   let needs500 = false;
   const persisted = (p: string | undefined) => (p ? pools.get(p)?.persistence : undefined);
+  // A route's session cookie: its pool's (a weighted rule's pools are its variants: one session).
+  const sessionOf = (p: string | undefined) => (p ? pools.get(p)?.sessionCookie : undefined);
   const anyPersists =
     vs.routes.some((r) => routePersistence(r, pools) !== undefined) || !!persisted(vs.defaultPool);
   firstMatchOrder(vs.routes).forEach((r, i) => {
@@ -281,10 +283,11 @@ export function renderHttpPolicy(
           name,
           backends.flatMap((b) => (b.pool && b.weight > 0 ? [b.pool] : [])),
         );
-        actions.push(...persistActions(sticky, name, anyPersists));
+        const first = backends.find((b) => b.pool && b.weight > 0)?.pool ?? undefined;
+        actions.push(...persistActions(sticky, name, anyPersists, sessionOf(first)));
         actions.push({ type: 'forward', event: 'request', select: { pool: { use: name } } });
       } else if (r.pool) {
-        actions.push(...persistActions(sticky, r.pool, anyPersists));
+        actions.push(...persistActions(sticky, r.pool, anyPersists, sessionOf(r.pool)));
         actions.push({ type: 'forward', event: 'request', select: { pool: { use: ref(r.pool) } } });
       }
     }
@@ -315,7 +318,7 @@ export function renderHttpPolicy(
       name: 'default_pool',
       conditions: [],
       actions: [
-        ...persistActions(persisted(vs.defaultPool), vs.defaultPool, true),
+        ...persistActions(persisted(vs.defaultPool), vs.defaultPool, true, sessionOf(vs.defaultPool)),
         { type: 'forward', event: 'request', select: { pool: { use: ref(vs.defaultPool) } } },
       ],
     });

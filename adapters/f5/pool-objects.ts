@@ -9,6 +9,7 @@ import type { HttpCheck, Member, Pool, StatusRange } from '../../src/model/types
 import { meta, remark } from './as3-text.ts';
 import { parsePoolTls, poolTlsName, poolTlsObjects } from './pool-tls.ts';
 import { storedRetryStatuses } from './route-retry.ts';
+import { storedSession, storeSession } from './persistence.ts';
 
 type Json = Record<string, unknown>;
 
@@ -127,6 +128,8 @@ export function renderPool(p: Pool, owner: string): Json {
       // So are a route's retries (route-retry.ts): the services' iRule; read from here only for a
       // pool no HTTP service sends to.
       ...(p.retryStatuses ? { retryStatuses: p.retryStatuses.join(',') } : {}),
+      // And a route's session cookie (persistence.ts): the rules' persist actions.
+      ...(p.sessionCookie ? { sessionCookie: storeSession(p.sessionCookie) } : {}),
     }),
   };
 }
@@ -181,6 +184,7 @@ export function parsePool(name: string, o: Json, app: Json = {}): Pool {
     ...(typeof o.reselectTries === 'number' ? { retries: o.reselectTries } : {}),
     // Route retries: the metadata's, until parseDeclaration reads the services' iRules (the device's).
     ...storedRetryStatuses(metaValue(o, 'retryStatuses')),
+    ...storedSession(metaValue(o, 'sessionCookie')),
     ...(tls ? { backendTls: tls } : {}),
     members: members.map((m): Member => ({
       address: String((m.serverAddresses as unknown[] | undefined)?.[0] ?? ''),

@@ -213,10 +213,12 @@ export interface HttpCapabilities {
   /**
    * A route's session persistence by cookie (an HTTPRoute rule's `sessionPersistence`,
    * Pool.sessionCookie): the cookie named as the rule asks; `absoluteTimeout`: the device ends a
-   * session that long after it began; `permanent`: the cookie can be given a Max-Age. Absent: a
-   * rule asking it is refused by name (so is a type other than Cookie, on every device).
+   * session that long after it began; `permanent`: the cookie can be given a Max-Age;
+   * `browserSession`: a cookie without one, for the browser's session (lifetimeType Session, the
+   * default; BIG-IP's policy cookie always carries an expiry). Absent: a rule asking it is refused
+   * by name (so is a type other than Cookie, on every device).
    */
-  sessionCookie?: { absoluteTimeout: boolean; permanent: boolean };
+  sessionCookie?: { absoluteTimeout: boolean; permanent: boolean; browserSession: boolean };
   /**
    * A verified client's subject sent to members in a header (ClientValidation.subjectHeader; the
    * Gateway annotation npl-lb.io/client-certificate-header). Absent: such a listener is refused.

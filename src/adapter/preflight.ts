@@ -33,12 +33,18 @@ function poolProblem(p: Pool, caps: Capabilities, adapter: string): ApplyError |
     );
   const session = caps.http?.sessionCookie;
   const c = p.sessionCookie;
-  if (
-    c &&
-    (!session || (c.absoluteSeconds && !session.absoluteTimeout) || (c.permanent && !session.permanent))
-  )
+  const which = !c
+    ? undefined
+    : !session
+      ? ''
+      : (c.absoluteSeconds && !session.absoluteTimeout) || (c.permanent && !session.permanent)
+        ? ' with a lifetime'
+        : !c.permanent && !session.browserSession
+          ? " for the browser's session (no expiry)"
+          : undefined;
+  if (which !== undefined)
     return refuse(
-      `a route's session cookie${c.absoluteSeconds && session ? ' with a lifetime' : ''} is not kept by the ${adapter} adapter (Capabilities.http.sessionCookie)`,
+      `a route's session cookie${which} is not kept by the ${adapter} adapter (Capabilities.http.sessionCookie)`,
     );
   return undefined;
 }

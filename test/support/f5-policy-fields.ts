@@ -11,8 +11,13 @@ import type { BigIpSimulator } from '../../sim/f5/simulator.ts';
 import type { PolicyRow } from '../contract/adapter-contract.ts';
 import { caBundle } from '../../src/source/gateway/backend-tls.ts';
 import { testAuthority } from './certs.ts';
+import { persistenceCookie } from '../../src/model/persistence.ts';
 
 type Json = Record<string, unknown>;
+
+/** A cookie's name as the table says it: `own` for the pool's own (persistenceCookie). */
+const cookieWord = (pool: string, name: unknown): string =>
+  name === persistenceCookie(pool) ? 'own' : String(name);
 
 const poolOf = (p: unknown): string | undefined => {
   const ptr = typeof p === 'string' ? p : (p as { use?: unknown } | undefined)?.use;
@@ -124,6 +129,11 @@ export function f5Fields(sim: BigIpSimulator, name: string): Record<string, unkn
     'members.connectionLimit': members[0]?.connectionLimit,
     'service.persistenceMethods': l4 ? JSON.stringify(l4.persistenceMethods) : undefined,
     'policy.persist': persist ? Object.keys(persist).find((k) => k !== 'type' && k !== 'event') : undefined,
+    // The inserted cookie: `<name> <expiry>`, the name `own` where it is the pool's own (a route's
+    // session cookie without a name of its own).
+    'policy.cookie': persist?.cookieInsert
+      ? `${cookieWord(name, (persist.cookieInsert as Json).name)} ${String((persist.cookieInsert as Json).expiry)}`
+      : undefined,
     'tls.sendSNI': tls?.client.sendSNI,
     'tls.serverName': tls?.client.serverName,
     'tls.validateCertificate': tls?.client.validateCertificate,
@@ -169,6 +179,13 @@ export function editF5(sim: BigIpSimulator, name: string, fields: Record<string,
                 },
                 ...actions,
               ];
+      }
+    else if (k === 'policy.cookie')
+      for (const r of forwards(app, name)) {
+        const [cookie, expiry] = String(v).split(' ');
+        for (const a of r.actions as Json[])
+          if (a.type === 'persist' && a.cookieInsert)
+            a.cookieInsert = { name: cookie === 'own' ? persistenceCookie(name) : cookie, expiry };
       }
     else if (k.startsWith('tls.')) {
       const tls = tlsClient(sim, name)!;
@@ -279,6 +296,23 @@ export const F5_ROWS: PolicyRow[] = [
     http: true,
     device: { 'policy.persist': 'cookieInsert' },
     hand: { 'policy.persist': undefined },
+  },
+  // A route's session cookie (an HTTPRoute rule's sessionPersistence, Permanent): the rule's
+  // cookie, its lifetime the expiry; another lifetime or name set by hand is written again.
+  {
+    policy: {
+      persistence: 'Cookie',
+      sessionCookie: { name: 'cart-sid', absoluteSeconds: 600, permanent: true },
+    },
+    http: true,
+    device: { 'policy.cookie': 'cart-sid 00:10:00' },
+    hand: { 'policy.cookie': 'cart-sid 00:20:00' },
+  },
+  {
+    policy: { persistence: 'Cookie', sessionCookie: { absoluteSeconds: 90_061, permanent: true } },
+    http: true,
+    device: { 'policy.cookie': 'own 1d01:01:01' },
+    hand: { 'policy.cookie': 'someone-else 1d01:01:01' },
   },
   {
     policy: { persistence: 'SourceIP' },

@@ -67,6 +67,10 @@ export function ruleSession(
     throw new Refused(
       `${field}.cookieConfig.lifetimeType: the ${adapter} load balancer inserts session cookies only`,
     );
+  if (lifetime === 'Session' && !device.browserSession)
+    throw new Refused(
+      `${field}.cookieConfig.lifetimeType: Session: the ${adapter} load balancer's cookie always carries an expiry; ask Permanent with an absoluteTimeout`,
+    );
   return {
     ...(typeof name === 'string' ? { name } : {}),
     // Whole seconds, rounded up: a session never ends before the time asked.

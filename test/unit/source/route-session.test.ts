@@ -140,18 +140,29 @@ describe('HTTPRoute sessionPersistence', () => {
     );
   });
 
-  it('a load balancer that keeps no sessions by route refuses the rule by name (Avi, BIG-IP)', () => {
-    for (const http of [F5_CAPABILITIES.http!, aviCapabilities(false).http!]) {
-      assert.equal(http.sessionCookie, undefined);
-      refusedRules([{ sessionPersistence: { sessionName: 's' } }], /does not keep sessions by route/, http);
-    }
-    const noLife = { ...HAPROXY_HTTP, sessionCookie: { absoluteTimeout: false, permanent: false } };
+  it('a load balancer that keeps no sessions by route refuses the rule by name (Avi; BIG-IP a Session cookie)', () => {
+    const avi = aviCapabilities(false).http!;
+    assert.equal(avi.sessionCookie, undefined);
+    refusedRules([{ sessionPersistence: { sessionName: 's' } }], /does not keep sessions by route/, avi);
+    // BIG-IP's policy cookie always carries an expiry: the default lifetime (Session) is refused.
+    refusedRules(
+      [{ sessionPersistence: { sessionName: 's', absoluteTimeout: '1h' } }],
+      /cookieConfig\.lifetimeType: Session: the \w+ load balancer's cookie always carries an expiry/,
+      F5_CAPABILITIES.http!,
+    );
+    const noLife = {
+      ...HAPROXY_HTTP,
+      sessionCookie: { absoluteTimeout: false, permanent: false, browserSession: true },
+    };
     refusedRules(
       [{ sessionPersistence: { absoluteTimeout: '1m' } }],
       /cannot end a session after a time/,
       noLife,
     );
-    const noPermanent = { ...HAPROXY_HTTP, sessionCookie: { absoluteTimeout: true, permanent: false } };
+    const noPermanent = {
+      ...HAPROXY_HTTP,
+      sessionCookie: { absoluteTimeout: true, permanent: false, browserSession: true },
+    };
     refusedRules(
       [{ sessionPersistence: { absoluteTimeout: '1m', cookieConfig: { lifetimeType: 'Permanent' } } }],
       /inserts session cookies only/,
@@ -258,10 +269,14 @@ describe('HAProxy: a route session cookie on the backend, both transports', () =
 
   it('every adapter not declaring it refuses the pool, by name and terminal (preflight)', () => {
     const change = (d: Pool) => ({ op: 'create' as const, kind: 'pool' as const, name: 'b', desired: d });
-    for (const [caps, name] of [
-      [F5_CAPABILITIES, 'f5'],
-      [aviCapabilities(false), 'avi'],
-    ] as const) {
+    // BIG-IP keeps a Permanent one (p), not one for the browser's session.
+    assert.equal(capabilityProblem(change(p), F5_CAPABILITIES, 'f5'), undefined);
+    const browser = { ...p, sessionCookie: { name: 'sid', absoluteSeconds: 600 } };
+    assert.match(
+      capabilityProblem(change(browser), F5_CAPABILITIES, 'f5')?.message ?? '',
+      /a route's session cookie for the browser's session \(no expiry\) is not kept by the f5 adapter/,
+    );
+    for (const [caps, name] of [[aviCapabilities(false), 'avi']] as const) {
       const problem = capabilityProblem(change(p), caps, name);
       assert.deepEqual([problem?.code, problem?.terminal], ['Unsupported', true]);
       assert.match(
@@ -272,7 +287,10 @@ describe('HAProxy: a route session cookie on the backend, both transports', () =
     assert.equal(capabilityProblem(change(p), HAPROXY_CAPABILITIES, 'haproxy'), undefined);
     const partial = {
       ...HAPROXY_CAPABILITIES,
-      http: { ...HAPROXY_HTTP, sessionCookie: { absoluteTimeout: false, permanent: false } },
+      http: {
+        ...HAPROXY_HTTP,
+        sessionCookie: { absoluteTimeout: false, permanent: false, browserSession: true },
+      },
     };
     assert.match(
       capabilityProblem(change(p), partial, 'x')!.message,

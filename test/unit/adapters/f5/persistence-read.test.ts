@@ -42,10 +42,10 @@ describe('BIG-IP persistence read from the virtual servers', () => {
       http_policy: {
         class: 'Endpoint_Policy',
         rules: [
-          forward('request', 'cookie', { cookieInsert: { name: 'x' } }),
+          forward('request', 'cookie', { cookieInsert: { name: 'x', expiry: '1d' } }),
           forward('request', 'client', { sourceAddress: { timeout: 1800 } }),
           forward('request', 'nothing', { disable: {} }),
-          forward('request', 'bare', { cookieInsert: { name: 'y' } }),
+          forward('request', 'bare', { cookieInsert: { name: 'y', expiry: '1d' } }),
         ],
       },
     };
@@ -54,7 +54,7 @@ describe('BIG-IP persistence read from the virtual servers', () => {
       passthrough: 'SourceIP',
       terminated: 'SourceIP',
       bare: 'mixed',
-      cookie: 'Cookie',
+      cookie: { cookie: 'x', expiry: '1d' },
       client: 'SourceIP',
       nothing: 'none',
     });
