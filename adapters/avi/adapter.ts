@@ -15,7 +15,6 @@ import type {
   LoadBalancerAdapter,
   MemberHealth,
 } from '../../src/adapter/contract.ts';
-import { AdapterCheckError } from '../../src/adapter/contract.ts';
 import type { Change, Observed } from '../../src/adapter/changes.ts';
 import type { VirtualService } from '../../src/model/types.ts';
 import {
@@ -40,6 +39,7 @@ import { AviError, AviSession, type AviSessionOptions } from './session.ts';
 import { AviDeviceObjects, fail, Failure } from './device-objects.ts';
 import { precheck, renderChecked } from './preflight.ts';
 import { observedModel, readAll } from './observed.ts';
+import { verifyController } from './verify.ts';
 
 export interface AviAdapterOptions extends AviSessionOptions, Partial<Omit<AviPlacement, 'version'>> {
   owner: string;
@@ -118,34 +118,9 @@ export class AviAdapter implements LoadBalancerAdapter {
   }
 
   async verify(): Promise<readonly string[]> {
-    try {
-      await this.session.login();
-      // Objects are rendered in the object model the calls are made in (gracefulDisable's field).
-      const warnings: string[] = [];
-      if (this.session.apiVersion !== this.at.version) {
-        warnings.push(
-          `adapter.avi.controllerVersion ${this.at.version} is newer than the controller's own ${this.session.controllerVersion}: calls and objects use ${this.session.apiVersion}`,
-        );
-        this.at = { ...this.at, version: this.session.apiVersion };
-      }
-      const r = await this.session.call('GET', `/api/cloud?name=${encodeURIComponent(this.at.cloud)}`);
-      if (r.status !== 200 || ((r.body as { count?: number }).count ?? 0) === 0) {
-        throw new AdapterCheckError(
-          `Avi ${this.opts.url}: cloud ${this.at.cloud} not found (tenant ${this.opts.tenant})`,
-          true,
-        );
-      }
-      return warnings;
-    } catch (err) {
-      if (err instanceof AdapterCheckError) throw err;
-      if (err instanceof AviError) {
-        throw new AdapterCheckError(
-          `Avi ${this.opts.url}: ${err.message}`,
-          err.status === 401 || err.status === 403,
-        );
-      }
-      throw err;
-    }
+    const { warnings, at } = await verifyController(this.session, this.at, this.opts);
+    this.at = at;
+    return warnings;
   }
 
   /** The Avi Controller answers (one small read of the cloud we use, with a fresh login if needed). */

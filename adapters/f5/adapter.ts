@@ -9,7 +9,6 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { AdapterErrorCode } from '../../src/adapter/errors.ts';
-import { z } from 'zod';
 import {
   AdapterCheckError,
   type ApplyResult,
@@ -20,7 +19,10 @@ import {
 import type { Change, Observed } from '../../src/adapter/changes.ts';
 import { validateAs3, AS3_SCHEMA_VERSION, warmAs3Validator } from './as3-validate.ts';
 import { DECLARE, type DeclareRequest, postDeclaration, type DeclareOutcome } from './as3-declare.ts';
-import { appChanges, type OwnedObjects, renderTenants, tenantsOf } from './tenant-layout.ts';
+import { appChanges, mapOf, type OwnedObjects, renderTenants, settled, tenantsOf } from './tenant-layout.ts';
+import { infoSchema, MIN_AS3_VERSION, PER_APP_AS3_VERSION, versionNumber } from './as3-versions.ts';
+
+export { MIN_AS3_VERSION, PER_APP_AS3_VERSION } from './as3-versions.ts';
 import { preflightProblem } from './preflight.ts';
 import { iRuleSizeProblems } from './irule-size.ts';
 import {
@@ -35,9 +37,6 @@ import { membersHealth } from './icontrol-view.ts';
 import { BigIpClient, type BigIpClientOptions, F5Error } from './client.ts';
 import { type Json, parseDeclaration } from './declaration.ts';
 
-/** The oldest AS3 we declare for (our declarations use nothing newer). */
-export const MIN_AS3_VERSION = '3.36.0';
-
 export interface F5AdapterOptions extends BigIpClientOptions {
   owner: string;
   /** The partition our objects live in (default npl_lb_<owner>). */
@@ -51,15 +50,6 @@ export interface F5AdapterOptions extends BigIpClientOptions {
    */
   declarations?: 'auto' | 'tenant' | 'application';
 }
-
-/** The first AS3 with per-application declarations. */
-export const PER_APP_AS3_VERSION = '3.47.0';
-
-const infoSchema = z.object({ version: z.string().regex(/^\d+\.\d+\.\d+/) }).loose();
-const versionNumber = (v: string): number => {
-  const [a = 0, b = 0, c = 0] = v.split('.').map((x) => Number.parseInt(x, 10));
-  return a * 1_000_000 + b * 1000 + c;
-};
 
 export const defaultTenant = (owner: string): string => `npl_lb_${owner.replace(/[^0-9A-Za-z_]/g, '_')}`;
 
@@ -395,16 +385,4 @@ export class F5Adapter implements LoadBalancerAdapter {
   async close(): Promise<void> {
     await this.client.close();
   }
-}
-
-/** Every tenant after a declaration of `changed` went. */
-function settled(current: ReadonlyMap<string, Json>, changed: [string, Json][]): Map<string, Json> {
-  const out = new Map(current);
-  for (const [t, json] of changed) out.set(t, json);
-  return out;
-}
-
-/** The map of one kind of our objects. */
-function mapOf(o: OwnedObjects, kind: Change['kind']): Map<string, unknown> {
-  return kind === 'pool' ? o.pools : kind === 'virtualService' ? o.vss : o.certs;
 }

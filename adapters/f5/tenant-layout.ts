@@ -216,3 +216,18 @@ export function appChanges(current: Json | undefined, next: Json): AppChanges {
     );
   return { whole, post, remove };
 }
+
+/** Every tenant after a declaration of `changed` went. */
+export function settled(current: ReadonlyMap<string, Json>, changed: [string, Json][]): Map<string, Json> {
+  const out = new Map(current);
+  for (const [t, json] of changed) out.set(t, json);
+  return out;
+}
+
+/** The map of one kind of our objects. */
+export function mapOf(
+  o: OwnedObjects,
+  kind: 'pool' | 'virtualService' | 'certificate',
+): Map<string, unknown> {
+  return kind === 'pool' ? o.pools : kind === 'virtualService' ? o.vss : o.certs;
+}

@@ -215,8 +215,8 @@ export interface HttpCapabilities {
    * Pool.sessionCookie): the cookie named as the rule asks; `absoluteTimeout`: the device ends a
    * session that long after it began; `permanent`: the cookie can be given a Max-Age;
    * `browserSession`: a cookie without one, for the browser's session (lifetimeType Session, the
-   * default; BIG-IP's policy cookie always carries an expiry). Absent: a rule asking it is refused
-   * by name (so is a type other than Cookie, on every device).
+   * default; false where the device's inserted cookie always carries an expiry). Absent: a rule
+   * asking it is refused by name (so is a type other than Cookie, on every device).
    */
   sessionCookie?: { absoluteTimeout: boolean; permanent: boolean; browserSession: boolean };
   /**
