@@ -8,8 +8,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { LoadBalancerAdapter } from '../adapter/contract.ts';
 import { guardOwnership } from '../adapter/ownership.ts';
 import type { ControllerConfig } from '../config/controller-config.ts';
-import { NPL_ENABLED_ANNOTATION, NPL_MANAGED_ANNOTATION } from '../kube/annotations.ts';
-import { ourLoadBalancer } from '../source/ours.ts';
+import { NPL_MANAGED_ANNOTATION } from '../kube/annotations.ts';
 import type { EventSink, EventTarget } from '../kube/events.ts';
 import type { ListWatchSource } from '../kube/informer.ts';
 import { errorMessage } from '../runtime/errors.ts';
@@ -29,8 +28,8 @@ import { ControllerMetrics } from './metrics.ts';
 import { NodeMaintenance } from './node-maintenance.ts';
 import { type GateView, StateTracker } from './state.ts';
 import { kubePodConditionSink, type PodConditionSink, ReadinessGateWriter } from './readiness-gate-writer.ts';
-import type { Service } from '../kube/objects.ts';
 import { SweepTimer } from './sweep-timer.ts';
+import { GateLoop } from './gate-loop.ts';
 import type { Pool } from '../model/types.ts';
 
 export interface ControllerOptions {
@@ -75,12 +74,10 @@ export class NplController {
   readonly health: HealthMonitor;
   /** The Pod readiness gate npl-lb.io/load-balancer-ready (readiness-gate.ts). */
   readonly gates: ReadinessGateWriter;
+  /** The gates compared with what the device serves, after passes and health reads. */
+  private readonly gateLoop: GateLoop;
   /** The desired pools of the last pass, for the gates between passes. */
   private lastPools: readonly Pool[] = [];
-  private gatesQueued = false;
-  private gatesTimer: NodeJS.Timeout | undefined;
-  private passed = false;
-  private lastHealthAsk = 0;
   /** Pods whose NodePortLocal annotation changed, with when we saw it (for the latency histogram). */
   private readonly annotationSeen = new Map<string, number>();
   private readonly queue: WorkQueue;
@@ -149,6 +146,15 @@ export class NplController {
       { pools: () => this.lastPools, perTick: 100 },
     );
     this.gates = this.makeGateWriter();
+    this.gateLoop = new GateLoop({
+      writer: this.gates,
+      cache: this.cache,
+      state: this.state,
+      health: this.health,
+      device: this.device,
+      lb: this.lb,
+      config: opts.config,
+    });
     // The views show each gated member Pod's gate.
     this.state.setGates(() => {
       const out = new Map<string, GateView>();
@@ -159,7 +165,7 @@ export class NplController {
       return out;
     });
     // A health read (or a pass recorded) may settle a gate: compared again, once per burst.
-    this.state.onChange(() => this.gatesSoon());
+    this.state.onChange(() => this.gateLoop.soon());
   }
 
   /** The pass's reconciler: what it applies tells the device's reachability and the pass log. */
@@ -239,62 +245,6 @@ export class NplController {
     });
   }
 
-  private gatesSoon(): void {
-    if (this.gatesQueued || !this.ready) return;
-    this.gatesQueued = true;
-    setImmediate(() => {
-      this.gatesQueued = false;
-      this.updateGates();
-    });
-  }
-
-  /** Compares the gated Pods with what the device serves; asks for a health read when one waits on it. */
-  private updateGates(): void {
-    // Before the first pass there are no pools to say who is selected.
-    if (!this.passed) return;
-    let byNs: Map<string, Service[]> | undefined;
-    const servicesIn = (ns: string) => {
-      if (!byNs) {
-        byNs = new Map();
-        for (const s of this.cache.services())
-          byNs.set(s.metadata.namespace, [...(byNs.get(s.metadata.namespace) ?? []), s]);
-      }
-      return byNs.get(ns) ?? [];
-    };
-    // The gated Pods alone (the cache keeps them apart): a cluster without gates costs nothing here.
-    const waiting = this.gates.update(this.cache.gatedPods(), {
-      pools: this.lastPools,
-      servicesIn,
-      // Ours before its pools are built: an NPL-enabled Service, or a LoadBalancer one of our class.
-      loadBalanced: (s) =>
-        s.metadata.annotations[NPL_ENABLED_ANNOTATION] === 'true' || ourLoadBalancer(s, this.opts.config),
-      observed: (n) => this.lb.observedPool(n),
-      health: (pool, address, port) => this.state.memberHealthOf(pool, address, port),
-      healthSupported: this.health.supported,
-      healthReadSince: (pool) => {
-        const read = this.state.healthReadAt();
-        const written = this.lb.poolWrittenAt(pool);
-        return read !== undefined && (written === undefined || read > written);
-      },
-      reachable: this.device.reachable,
-    });
-    const now = Date.now();
-    if (waiting && now - this.lastHealthAsk >= 1000) {
-      this.lastHealthAsk = now;
-      void this.health.refresh();
-    }
-    // While a gate is False, it is looked at again each second (a health read may open it, and
-    // one False too long is said), even when nothing else happens; so is a True written until the
-    // cache shows it (removed meanwhile, it is written again).
-    if ((this.gates.anyFalse || this.gates.unconfirmed) && !this.gatesTimer) {
-      this.gatesTimer = setTimeout(() => {
-        this.gatesTimer = undefined;
-        this.gatesSoon();
-      }, 1000);
-      this.gatesTimer.unref();
-    }
-  }
-
   /** Caches synced and the device answers (/readyz of the leader). */
   get isReady(): boolean {
     return this.ready && this.device.reachable;
@@ -330,6 +280,7 @@ export class NplController {
     this.health.start();
     this.device.start();
     this.sweep.start();
+    this.gateLoop.start();
     this.ready = true;
   }
 
@@ -338,7 +289,7 @@ export class NplController {
     // The device does not answer: nothing is written until a probe sees it back (then a full
     // pass runs), so an outage costs one probe a second, not a retry of every change.
     if (!this.device.reachable) {
-      this.gatesSoon();
+      this.gateLoop.soon();
       return { deferredMs: undefined };
     }
     const end = this.metrics.reconcileSeconds.startTimer({ kind: 'lb' });
@@ -369,8 +320,7 @@ export class NplController {
       }
       const { applied, desired, deferredMs } = pass;
       this.lastPools = desired.state.pools;
-      this.passed = true;
-      this.gatesSoon();
+      this.gateLoop.afterPass(desired.state.pools);
       this.metrics.recordPass(desired.state.pools, applied);
       for (const [pod, seen] of this.annotationSeen) {
         if (seen > started) continue;
@@ -411,7 +361,7 @@ export class NplController {
 
   async stop(): Promise<void> {
     this.ready = false;
-    clearTimeout(this.gatesTimer);
+    this.gateLoop.stop();
     await this.health.stop();
     await this.device.stop();
     this.sweep.stop();
