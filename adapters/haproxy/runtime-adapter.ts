@@ -17,9 +17,9 @@ import type {
   LoadBalancerAdapter,
   MemberHealth,
 } from '../../src/adapter/contract.ts';
-import type { Member, Pool, VirtualService } from '../../src/model/types.ts';
+import type { Pool, VirtualService } from '../../src/model/types.ts';
 import type { Change as AnyChange, CoreChange as Change, Observed } from '../../src/adapter/changes.ts';
-import { checkWords, renderConfig, type RenderOptions, serverName } from './config.ts';
+import { renderConfig, type RenderOptions } from './config.ts';
 import { parseConfig, type Section } from './config-parse.ts';
 import { checkConfig, HaproxyError, masterCommand, socketCommand } from './process.ts';
 import { FailClosed } from './fail-closed.ts';
@@ -38,11 +38,12 @@ import {
 } from './cert-store.ts';
 import { crtListOf } from './crt-list.ts';
 import { FILE_PREFIX } from './policy-read.ts';
+import { ParkedServers } from './parked-servers.ts';
+import { type MemberCommands, settleStates, updateMembers } from './runtime-members.ts';
 
 export type { HaproxyRuntimeOptions };
 
 /** The runtime state of a member's server: a disabled member drains. */
-const adminState = (m: Member) => (m.enabled ? 'ready' : 'drain');
 
 /** A runtime command HAProxy answered with a refusal (false: reload instead); anything else is thrown. */
 function refusedCommand(err: unknown): false {
@@ -64,12 +65,16 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
    * Servers taken out of rotation whose deletion HAProxy refused (idle connections still attached):
    * in maintenance, gone from the file, deleted on a later try or by the next reload.
    */
-  private readonly parked = new Map<string, Set<string>>();
-  private parkedTimer: NodeJS.Timeout | undefined;
+  private readonly parked = new ParkedServers(
+    (backend, server) => this.tryDelete(backend, server),
+    (retry) => {
+      this.chain = this.chain.then(retry).catch(() => undefined);
+    },
+  );
 
   /** Servers waiting in maintenance for HAProxy to let them be deleted (backend/server). */
   get parkedServers(): string[] {
-    return [...this.parked].flatMap(([b, set]) => [...set].map((s) => `${b}/${s}`));
+    return this.parked.list;
   }
   /** Applies and retries run one at a time. */
   private chain: Promise<unknown> = Promise.resolve();
@@ -181,7 +186,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
 
   private async applyBatch(changes: Change[]): Promise<ApplyResult[]> {
     if (!this.loaded) await this.observe();
-    await this.deleteParked();
+    await this.parked.deleteNow();
     const failed = new Map<number, Fail>();
     changes.forEach((c, i) => {
       const p = this.problem(c);
@@ -308,7 +313,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     await checkConfig(this.opts.bin, tmp);
     renameSync(tmp, this.opts.configFile);
     const before = await this.workerPid();
-    await this.settleStates(pools);
+    await settleStates((line, ok) => this.command(line, ok), this.pools, pools);
     // Health, weight and drain states carry over to the new worker (server-state-file).
     const states = await socketCommand(this.opts.adminSocket, 'show servers state').catch(() => '');
     if (states.startsWith('1')) writeFileSync(`${this.opts.configFile}.state`, states);
@@ -328,36 +333,6 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new HaproxyError('ReloadFailed', 'no new HAProxy worker answered after the reload');
-  }
-
-  /**
-   * The new worker takes a server's drain and maintenance state from the saved state file, not
-   * from the file's weight: members drained or undrained in this batch, and new ones (which the
-   * running worker may have without the file: a refused `add server`), are set at runtime first,
-   * so the state saved for the reload is the one wanted.
-   */
-  private async settleStates(pools: Map<string, Pool>): Promise<void> {
-    for (const [name, next] of pools) {
-      const before = new Map((this.pools.get(name)?.members ?? []).map((m) => [serverName(m), m]));
-      for (const m of next.members) {
-        const s = serverName(m);
-        const old = before.get(s);
-        if (old && old.enabled === m.enabled) continue;
-        // A server the running worker does not have takes its state from the file anyway.
-        await this.command(`set server ${name}/${s} state ${adminState(m)}`, /^$|No such/i);
-      }
-    }
-  }
-
-  /**
-   * A member's admin state at runtime. Enabled: `ready` and its weight back to 1, since a member
-   * that was disabled when the file was last loaded came in with `weight 0` (config.ts), and
-   * `ready` alone leaves it at weight 0, serving nothing (a Pod that became Ready just after its
-   * pool was made). Disabled: `drain`, its weight left as it is.
-   */
-  private async setMemberState(backend: string, server: string, m: Member): Promise<void> {
-    await this.command(`set server ${backend}/${server} state ${adminState(m)}`);
-    if (m.enabled) await this.command(`set server ${backend}/${server} weight 1`);
   }
 
   private async workerPid(): Promise<string | undefined> {
@@ -380,44 +355,20 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
       () => false,
     );
     if (!certs) return this.reloadWith(pools, vss);
-    const checks = this.opts.healthChecks ?? true;
-    for (const [name, next] of pools) {
-      const before = new Map((this.pools.get(name)?.members ?? []).map((m) => [serverName(m), m]));
-      const after = new Map(next.members.map((m) => [serverName(m), m]));
-      for (const [s, m] of after) {
-        const old = before.get(s);
-        const parked = this.parked.get(name);
-        if (!old && parked?.has(s)) {
-          // Still in HAProxy from an earlier removal: repoint it and bring it back.
-          const addr = m.address.includes(':') ? `[${m.address}]` : m.address;
-          await this.command(`set server ${name}/${s} addr ${addr} port ${m.port}`, /^$|changed|no need/i);
-          await this.setMemberState(name, s, m);
-          parked.delete(s);
-        } else if (!old) {
-          const addr = m.address.includes(':') ? `[${m.address}]` : m.address;
-          if (before.size === 0)
-            await this.cas.load(
-              next,
-              (line, ok) => this.command(line, ok),
-              () => socketCommand(this.opts.adminSocket, 'show ssl ca-file'),
-            );
-          await this.command(
-            `add server ${name}/${s} ${addr}:${m.port}${checkWords(next, checks, this.certs.dir)}`,
-            /New server registered/,
-          );
-          if (checks) await this.command(`enable health ${name}/${s}`);
-          await this.command(`set server ${name}/${s} state ${adminState(m)}`);
-        } else if (old.enabled !== m.enabled) {
-          await this.setMemberState(name, s, m);
-        }
-      }
-      for (const s of before.keys()) {
-        if (after.has(s)) continue;
-        await this.command(`set server ${name}/${s} state maint`);
-        // A server with connections still open cannot go yet: parked in maintenance, retried.
-        if (!(await this.tryDelete(name, s))) this.park(name, s);
-      }
-    }
+    const members: MemberCommands = {
+      command: (line: string, ok?: RegExp) => this.command(line, ok),
+      tryDelete: (backend: string, server: string) => this.tryDelete(backend, server),
+      parked: this.parked,
+      checks: this.opts.healthChecks ?? true,
+      certDir: this.certs.dir,
+      loadCas: (p: Pool) =>
+        this.cas.load(
+          p,
+          (line, ok) => this.command(line, ok),
+          () => socketCommand(this.opts.adminSocket, 'show ssl ca-file'),
+        ),
+    };
+    for (const [name, next] of pools) await updateMembers(members, this.pools.get(name)?.members ?? [], next);
     const tmp = this.writeConfig(pools, vss);
     renameSync(tmp, this.opts.configFile);
     this.pools = pools;
@@ -431,38 +382,13 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     return /Server deleted|No such server/.test(answer);
   }
 
-  private park(backend: string, server: string): void {
-    let set = this.parked.get(backend);
-    if (!set) this.parked.set(backend, (set = new Set()));
-    set.add(server);
-    // Idle connections are purged within seconds: try again then, in turn with applies.
-    this.parkedTimer ??= setInterval(() => {
-      this.chain = this.chain.then(() => this.deleteParked()).catch(() => undefined);
-    }, 2000);
-    this.parkedTimer.unref();
-  }
-
-  private async deleteParked(): Promise<void> {
-    for (const [backend, servers] of this.parked) {
-      for (const s of [...servers]) {
-        if (await this.tryDelete(backend, s).catch(() => false)) servers.delete(s);
-      }
-      if (servers.size === 0) this.parked.delete(backend);
-    }
-    if (this.parked.size === 0 && this.parkedTimer) {
-      clearInterval(this.parkedTimer);
-      this.parkedTimer = undefined;
-    }
-  }
-
   /** Each member of our backends as HAProxy's own checks see it (`show servers state`). */
   async health(): Promise<MemberHealth[]> {
     return memberHealth(this.opts.configFile, this.opts.adminSocket, this.owner);
   }
 
   async close(): Promise<void> {
-    if (this.parkedTimer) clearInterval(this.parkedTimer);
-    this.parkedTimer = undefined;
+    this.parked.stop();
     await this.chain;
   }
 }
