@@ -4,8 +4,8 @@
  * time part, never the pool's own `1d`); a cookie for the browser's session alone cannot be said
  * (a policy's cookie always carries an expiry) and is refused by name at the source and in the
  * preflight. Through the adapter on both AS3 layouts: written, read back unchanged after a restart
- * (a weighted rule's variants from their metadata), another lifetime, name or format set by hand
- * written again, taken off.
+ * (a weighted rule's variants from their metadata), the same lifetime in another format read as
+ * such, another lifetime, name or an unreadable expiry set by hand written again, taken off.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -155,15 +155,28 @@ describe('BIG-IP: route sessions', () => {
       // Read back as asked: nothing to write (the split's variants from their metadata).
       assert.deepEqual(plan(state, await adapter.observe()).changes, []);
 
-      // By hand: another lifetime, an expiry the model cannot read, another name, even the same
-      // lifetime in another format: each written again as the rule says it.
+      // By hand: another lifetime, an expiry the model cannot read, another name: each written
+      // again as the rule says it.
+      // Every rule forwarding to the pool (a prefix is two rules: the path and below it).
       const setCookie = (cookie: Json) =>
         edit(`${VS}_policy`, (o) => {
-          const rule = ruleTo(o.rules as { actions: Json[] }[], new RegExp(`${SID}$`));
-          for (const a of rule.actions) if (a.type === 'persist') a.cookieInsert = cookie;
+          for (const rule of o.rules as { actions: Json[] }[])
+            if (rule.actions.some((a) => a.type === 'forward' && String(JSON.stringify(a)).includes(SID)))
+              for (const a of rule.actions) if (a.type === 'persist') a.cookieInsert = cookie;
         });
+      // The same lifetime in another format reads the same: nothing to write.
+      setCookie({ name: 'cart-sid', expiry: '00:10' });
+      assert.deepEqual(plan(state, await adapter.observe()).changes, []);
+      // One of the pool's two rules edited: they disagree, and the pool is written again.
+      edit(`${VS}_policy`, (o) => {
+        const rule = ruleTo(o.rules as { actions: Json[] }[], new RegExp(`${SID}$`));
+        for (const a of rule.actions)
+          if (a.type === 'persist') a.cookieInsert = { name: 'cart-sid', expiry: '00:30:00' };
+      });
+      assert.notDeepEqual(plan(state, await adapter.observe()).changes, []);
+      await converge(adapter, state);
+      assert.deepEqual(persistOf('/cart'), { name: 'cart-sid', expiry: '00:10:00' });
       for (const cookie of [
-        { name: 'cart-sid', expiry: '00:10' },
         { name: 'cart-sid', expiry: '00:20:00' },
         { name: 'cart-sid', expiry: 'never' },
         { name: 'other', expiry: '00:10:00' },
