@@ -10,37 +10,21 @@ import { describe, it } from 'node:test';
 import { F5_MAX_IRULE_BYTES, oversizedRules } from '../../../../adapters/f5/irule-size.ts';
 import { retryRuleName } from '../../../../adapters/f5/route-retry.ts';
 import type { Change } from '../../../../src/adapter/changes.ts';
-import type { HttpRoute, L7VirtualService, Pool } from '../../../../src/model/types.ts';
+import type { L7VirtualService, Pool } from '../../../../src/model/types.ts';
 import { semanticProblems } from '../../../../sim/f5/semantics.ts';
 import { startF5 } from '../../../support/f5-sim.ts';
+import { l7, member, pool as kitPool, route } from '../../../support/model.ts';
 
 type Json = Record<string, unknown>;
 
-const pool = (name: string, extra: Partial<Pool> = {}): Pool => ({
-  name,
-  protocol: 'TCP',
-  health: 'http',
-  service: 'default/web',
-  servicePort: '80',
-  members: [{ address: '192.0.2.1', port: 61000, node: 'n1', pod: 'default/web-0', enabled: true }],
-  ...extra,
-});
-const route = (i: number, p: string): HttpRoute => ({
-  host: 'a.example.com',
-  path: `/p${i}`,
-  pathType: 'Prefix',
-  pool: p,
-  source: `default/r${i}`,
-});
-const vs = (name: string, vip: string, pools: string[]): L7VirtualService => ({
-  kind: 'l7',
-  name,
-  vip,
-  port: 80,
-  ingressClass: 'npl-lb',
-  defaultPool: undefined,
-  routes: pools.map((p, i) => route(i, p)),
-});
+const pool = (name: string, extra: Partial<Pool> = {}): Pool =>
+  kitPool(name, [member('192.0.2.1', 61000)], { health: 'http', ...extra });
+const vs = (name: string, vip: string, pools: string[]): L7VirtualService =>
+  l7(
+    name,
+    pools.map((p, i) => route({ path: `/p${i}`, pool: p })),
+    { vip },
+  );
 /** Pools of long names (each arm line of the retry rule about 150 bytes): 450 make it past 64 KiB. */
 const MANY = Array.from(
   { length: 450 },

@@ -19,6 +19,7 @@ import { ruleSession } from '../../../../src/source/gateway/rule-session.ts';
 import { Refused } from '../../../../src/source/gateway/route-filters.ts';
 import { converge } from '../../../support/converge.ts';
 import { startF5 } from '../../../support/f5-sim.ts';
+import { l7, member, pool as kitPool, route as kitRoute } from '../../../support/model.ts';
 
 type Json = Record<string, unknown>;
 
@@ -27,32 +28,11 @@ const A = 'c1--default-web-80.l7.session-1111';
 const B = 'c1--default-api-80.l7.session-2222';
 const VS = 'c1--gw-default.gw-HTTP-80';
 
-const pool = (name: string, extra: Partial<Pool> = {}): Pool => ({
-  name,
-  protocol: 'TCP',
-  health: 'http',
-  service: 'default/web',
-  servicePort: '80',
-  members: [{ address: '192.0.2.1', port: 61000, node: 'n1', pod: 'default/web-0', enabled: true }],
-  ...extra,
-});
-const route = (path: string, p: string, extra: Partial<HttpRoute> = {}): HttpRoute => ({
-  host: 'a.example.com',
-  path,
-  pathType: 'Prefix',
-  pool: p,
-  source: `default/r${path}`,
-  ...extra,
-});
-const vs = (routes: HttpRoute[]): L7VirtualService => ({
-  kind: 'l7',
-  name: VS,
-  vip: '192.0.2.20',
-  port: 80,
-  ingressClass: 'npl-lb',
-  defaultPool: undefined,
-  routes,
-});
+const pool = (name: string, extra: Partial<Pool> = {}): Pool =>
+  kitPool(name, [member('192.0.2.1', 61000)], { health: 'http', ...extra });
+const route = (path: string, p: string, extra: Partial<HttpRoute> = {}): HttpRoute =>
+  kitRoute({ path, pool: p, ...extra });
+const vs = (routes: HttpRoute[]): L7VirtualService => l7(VS, routes, { vip: '192.0.2.20' });
 const session = (name: string | undefined, absoluteSeconds: number): Partial<Pool> => ({
   persistence: 'Cookie',
   sessionCookie: { ...(name ? { name } : {}), absoluteSeconds, permanent: true },
