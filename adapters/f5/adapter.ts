@@ -19,18 +19,18 @@ import {
 import type { Change, Observed } from '../../src/adapter/changes.ts';
 import { validateAs3, AS3_SCHEMA_VERSION, warmAs3Validator } from './as3-validate.ts';
 import { DECLARE, type DeclareRequest, postDeclaration, type DeclareOutcome } from './as3-declare.ts';
-import { appChanges, mapOf, type OwnedObjects, renderTenants, settled, tenantsOf } from './tenant-layout.ts';
+import { appChanges, type OwnedObjects, renderTenants, settled, tenantsOf } from './tenant-layout.ts';
 import { infoSchema, MIN_AS3_VERSION, PER_APP_AS3_VERSION, versionNumber } from './as3-versions.ts';
 
 export { MIN_AS3_VERSION, PER_APP_AS3_VERSION } from './as3-versions.ts';
-import { preflightProblem } from './preflight.ts';
 import { iRuleSizeProblems } from './irule-size.ts';
 import {
+  batchPrecheck,
   blame,
   changeOfObject,
-  dependencyProblems,
   type Outcome,
-  persistenceProblems,
+  renderProblems,
+  withChanges,
 } from './batch-blame.ts';
 import { F5_CAPABILITIES } from './capabilities.ts';
 import { membersHealth } from './icontrol-view.ts';
@@ -222,39 +222,15 @@ export class F5Adapter implements LoadBalancerAdapter {
     const fail = (i: number, code: AdapterErrorCode, message: string, terminal: boolean) =>
       outcome.set(i, { ok: false, error: { code, message, terminal } });
     // Foreign objects never get here: the controller's ownership guard refuses them.
-    const start = this.ownedNow();
-    changes.forEach((c, i) => {
-      // A certificate HAProxy, AS3 or a client would refuse is refused here, alone.
-      const bad = preflightProblem(c);
-      if (bad) fail(i, 'Invalid', bad, true);
-      else if (c.op === 'update' && !mapOf(start, c.kind).has(c.name)) {
-        fail(
-          i,
-          'NotFound',
-          `${c.kind} ${c.name} is not on the device; it will be created on the next pass`,
-          false,
-        );
-      }
-    });
+    for (const b of batchPrecheck(changes, this.ownedNow())) fail(b.index, b.code, b.message, b.terminal);
     const objectOf = changeOfObject(changes);
 
     // Render, validate, leave out what fails and what depends on it, until the rest is valid.
     for (let round = 0; round <= changes.length; round++) {
-      const owned = this.ownedNow();
-      changes.forEach((c, i) => {
-        if (outcome.has(i)) return;
-        const map = mapOf(owned, c.kind);
-        if (c.op === 'delete') map.delete(c.name);
-        else map.set(c.name, c.desired);
-      });
-      const broken = dependencyProblems(changes, outcome, owned);
-      if (broken.length > 0) {
-        for (const b of broken) fail(b.index, b.code, b.message, b.terminal);
-        continue;
-      }
-      const sticky = persistenceProblems(changes, outcome, owned);
-      if (sticky.length > 0) {
-        for (const b of sticky) fail(b.index, 'Invalid', b.message, true);
+      const owned = withChanges(this.ownedNow(), changes, outcome);
+      const blocked = renderProblems(changes, outcome, owned);
+      if (blocked.length > 0) {
+        for (const b of blocked) fail(b.index, b.code, b.message, b.terminal);
         continue;
       }
       const current = this.tenants ?? new Map<string, Json>();

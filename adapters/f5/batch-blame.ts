@@ -12,6 +12,8 @@ import { missingDependency } from '../../src/adapter/preflight.ts';
 import { checkMonitorName, isOurApp, ownedObjectNames } from './declaration.ts';
 import { l4Persistence, persistenceProblem } from './persistence.ts';
 import { poolCaName, poolTlsName, splitTlsProblem } from './pool-tls.ts';
+import { preflightProblem } from './preflight.ts';
+import { mapOf, type OwnedObjects } from './tenant-layout.ts';
 
 export type Outcome = { ok: true } | { ok: false; error: ApplyError };
 
@@ -150,4 +152,61 @@ export function blame(
     if (i !== undefined && !outcome.has(i) && !out.has(i)) out.set(i, line);
   }
   return [...out].map(([index, message]) => ({ index, message }));
+}
+
+/** A change to fail, and how. */
+export interface BatchProblem {
+  index: number;
+  code: AdapterErrorCode;
+  message: string;
+  terminal: boolean;
+}
+
+/**
+ * Before the batch renders: what the preflight refuses (alone, by name), and an update of an
+ * object that is not on the device (it will be created on the next pass).
+ */
+export function batchPrecheck(changes: Change[], start: OwnedObjects): BatchProblem[] {
+  const out: BatchProblem[] = [];
+  changes.forEach((c, i) => {
+    const bad = preflightProblem(c);
+    if (bad) out.push({ index: i, code: 'Invalid', message: bad, terminal: true });
+    else if (c.op === 'update' && !mapOf(start, c.kind).has(c.name))
+      out.push({
+        index: i,
+        code: 'NotFound',
+        message: `${c.kind} ${c.name} is not on the device; it will be created on the next pass`,
+        terminal: false,
+      });
+  });
+  return out;
+}
+
+/** Our objects on the device with the batch's open changes made to them (a copy, `owned`). */
+export function withChanges(
+  owned: OwnedObjects,
+  changes: Change[],
+  outcome: Map<number, Outcome>,
+): OwnedObjects {
+  changes.forEach((c, i) => {
+    if (outcome.has(i)) return;
+    const map = mapOf(owned, c.kind);
+    if (c.op === 'delete') map.delete(c.name);
+    else map.set(c.name, c.desired);
+  });
+  return owned;
+}
+
+/**
+ * What stops the batch from rendering: a missing dependency (dependencyProblems), else persistence
+ * or TLS BIG-IP cannot say at once (persistenceProblems). Each round fails these and renders again.
+ */
+export function renderProblems(
+  changes: Change[],
+  outcome: Map<number, Outcome>,
+  owned: OwnedObjects,
+): BatchProblem[] {
+  const broken = dependencyProblems(changes, outcome, owned);
+  if (broken.length > 0) return broken;
+  return persistenceProblems(changes, outcome, owned).map((b) => ({ ...b, code: 'Invalid', terminal: true }));
 }

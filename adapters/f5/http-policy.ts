@@ -204,6 +204,76 @@ function splitPool(
   };
 }
 
+/**
+ * A route's rules, one per path variant (`route_<i>[_<v>]`), each after a rule marking the clients
+ * its filter refuses (`_src`: the 403 iRule answers them).
+ */
+function routeRules(r: HttpRoute, i: number, base: Json[], actions: Json[]): Json[] {
+  const ranges = r.sourceRanges;
+  return pathVariants(r).flatMap((path, v, all) => {
+    const name = all.length > 1 ? `route_${i}_${v}` : `route_${i}`;
+    const refused = ranges
+      ? [
+          {
+            name: `${name}_src`,
+            conditions: [
+              ...base,
+              ...path,
+              ...(ranges.length > 0
+                ? [{ type: 'tcp', event: 'request', address: { operand: 'does-not-match', values: ranges } }]
+                : []),
+            ],
+            actions: [
+              { type: 'tcl', event: 'request', setVariable: { name: FORBIDDEN_VARIABLE, expression: '1' } },
+            ],
+          },
+        ]
+      : [];
+    return [...refused, { name, conditions: [...base, ...path], actions }];
+  });
+}
+
+/** A route's rewrites of the host and path, and its request and response header changes. */
+function rewriteActions(r: HttpRoute): Json[] {
+  const actions: Json[] = [];
+  if (r.rewrite?.hostname)
+    actions.push({
+      type: 'httpHeader',
+      event: 'request',
+      replace: { name: 'Host', value: r.rewrite.hostname },
+    });
+  if (r.rewrite?.path) {
+    const p = r.rewrite.path;
+    const path = p.type === 'ReplaceFullPath' ? policyValue(p.value) : `tcl:${prefixReplaced(r, p.value)}`;
+    actions.push({ type: 'httpUri', event: 'request', replace: { path } });
+  }
+  actions.push(...headerActions(r.requestHeaders, 'request'));
+  actions.push(...headerActions(r.responseHeaders, 'response'));
+  return actions;
+}
+
+/**
+ * The share of a route's requests answered 500 (its unresolved backends' weight), as the variable
+ * the 500 iRule reads; none when every request has a pool. Nothing to send to (no pool, every
+ * share unresolved, or weights all 0): every request.
+ */
+function share500Action(r: HttpRoute, hasSplit: boolean): Json | undefined {
+  const backends = r.backends ?? [];
+  const total = backends.reduce((s, b) => s + b.weight, 0);
+  const unresolved = backends.filter((b) => !b.pool).reduce((s, b) => s + b.weight, 0);
+  const all500 = backends.length > 0 ? total === 0 || !hasSplit : !r.pool;
+  const p500 = all500 ? 1 : total > 0 ? unresolved / total : 0;
+  if (p500 <= 0) return undefined;
+  return {
+    type: 'tcl',
+    event: 'request',
+    setVariable: {
+      name: SHARE_500_VARIABLE,
+      expression: p500 >= 1 ? '1' : `[expr {rand() < ${p500.toFixed(6)}}]`,
+    },
+  };
+}
+
 export interface RenderedPolicy {
   rules: Json[];
   /** Pools built for weighted rules, by name. */
@@ -242,37 +312,13 @@ export function renderHttpPolicy(
         code: r.redirect.statusCode,
       });
     } else {
-      if (r.rewrite?.hostname)
-        actions.push({
-          type: 'httpHeader',
-          event: 'request',
-          replace: { name: 'Host', value: r.rewrite.hostname },
-        });
-      if (r.rewrite?.path) {
-        const p = r.rewrite.path;
-        const path =
-          p.type === 'ReplaceFullPath' ? policyValue(p.value) : `tcl:${prefixReplaced(r, p.value)}`;
-        actions.push({ type: 'httpUri', event: 'request', replace: { path } });
-      }
-      actions.push(...headerActions(r.requestHeaders, 'request'));
-      actions.push(...headerActions(r.responseHeaders, 'response'));
+      actions.push(...rewriteActions(r));
       const backends = r.backends ?? [];
-      const total = backends.reduce((s, b) => s + b.weight, 0);
-      const unresolved = backends.filter((b) => !b.pool).reduce((s, b) => s + b.weight, 0);
       const split = backends.length > 0 ? splitPool(r, pools, owner, vs.name, i) : undefined;
-      // Nothing to send to (no pool, every share unresolved, or weights all 0): every request 500.
-      const all500 = backends.length > 0 ? total === 0 || !split : !r.pool;
-      const p500 = all500 ? 1 : total > 0 ? unresolved / total : 0;
-      if (p500 > 0) {
+      const share500 = share500Action(r, split !== undefined);
+      if (share500) {
         needs500 = true;
-        actions.push({
-          type: 'tcl',
-          event: 'request',
-          setVariable: {
-            name: SHARE_500_VARIABLE,
-            expression: p500 >= 1 ? '1' : `[expr {rand() < ${p500.toFixed(6)}}]`,
-          },
-        });
+        actions.push(share500);
       }
       const kind = routePersistence(r, pools);
       const sticky = kind === 'mixed' ? undefined : kind;
@@ -291,26 +337,7 @@ export function renderHttpPolicy(
         actions.push({ type: 'forward', event: 'request', select: { pool: { use: ref(r.pool) } } });
       }
     }
-    const base = [...hostConditions(r.host, hosts), ...matchConditions(r)];
-    const ranges = r.sourceRanges;
-    pathVariants(r).forEach((path, v, all) => {
-      const name = all.length > 1 ? `route_${i}_${v}` : `route_${i}`;
-      if (ranges)
-        rules.push({
-          name: `${name}_src`,
-          conditions: [
-            ...base,
-            ...path,
-            ...(ranges.length > 0
-              ? [{ type: 'tcp', event: 'request', address: { operand: 'does-not-match', values: ranges } }]
-              : []),
-          ],
-          actions: [
-            { type: 'tcl', event: 'request', setVariable: { name: FORBIDDEN_VARIABLE, expression: '1' } },
-          ],
-        });
-      rules.push({ name, conditions: [...base, ...path], actions });
-    });
+    rules.push(...routeRules(r, i, [...hostConditions(r.host, hosts), ...matchConditions(r)], actions));
   });
   // The default pool's requests, where the service persists: its own persistence, or none.
   if (anyPersists && vs.defaultPool)
