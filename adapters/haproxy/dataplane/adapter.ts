@@ -26,12 +26,12 @@ import { DpCaFiles } from './ca-files.ts';
 import { bundlesOf, desiredOf } from '../ca-files.ts';
 import { buildOps, type Op } from './transaction-plan.ts';
 import { narrowRefusedCommit, type TxOutcome } from './commit-narrowing.ts';
-import { checkStatusName } from '../server-state.ts';
 import { changeProblem, type Fail } from '../validate.ts';
 import { FailClosed } from '../fail-closed.ts';
-import { DataplaneClient, type DataplaneClientOptions, DataplaneError } from './client.ts';
+import { awaitReload, DataplaneClient, type DataplaneClientOptions, DataplaneError } from './client.ts';
 import { type DeviceBackend, type LayoutOptions, ownerOf, readPoolExact } from './layout.ts';
 import { type DeviceFrontend, readVirtualService } from './frontend-layout.ts';
+import { membersHealth } from './member-health.ts';
 
 export interface HaproxyDataplaneOptions extends DataplaneClientOptions {
   owner: string;
@@ -385,50 +385,12 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
 
   private async awaitReload(id: string): Promise<void> {
     this.stats.reloads++;
-    const until = Date.now() + (this.opts.reloadTimeoutMs ?? 30_000);
-    while (Date.now() < until) {
-      const r = await this.client.reload(id);
-      if (r.status === 'succeeded') return;
-      if (r.status === 'failed') throw new DataplaneError(500, `reload ${id} failed: ${r.response ?? ''}`);
-      await new Promise((res) => setTimeout(res, 50));
-    }
-    throw new DataplaneError(0, `reload ${id} did not finish in time`);
+    await awaitReload(this.client, id, this.opts.reloadTimeoutMs ?? 30_000);
   }
 
-  /**
-   * Each member of our backends as HAProxy's checks see it, from the runtime servers endpoint. v3
-   * says whether a check is configured (`check_state`); v2 does not, so there an unchecked server
-   * reads `up`.
-   */
-  async health(): Promise<MemberHealth[]> {
-    const backends = (await this.client.backends()).filter((b) => ownerOf(b) === this.owner);
-    const q = new PQueue({ concurrency: 8 });
-    const lists = await Promise.all(
-      backends.map((b) =>
-        q.add(async () => ({ pool: b.name, servers: await this.client.runtimeServers(b.name) })),
-      ),
-    );
-    return lists.flatMap(({ pool, servers }) =>
-      servers.flatMap((s): MemberHealth[] => {
-        if (!s.address || !s.port) return [];
-        const checked = s.check_state == null || (s.check_state & 0x02) !== 0;
-        return [
-          {
-            pool,
-            address: s.address,
-            port: s.port,
-            admin:
-              s.admin_state === 'maint'
-                ? 'maint'
-                : s.admin_state === 'drain' || s.iweight === 0
-                  ? 'draining'
-                  : 'enabled',
-            health: s.operational_state === 'down' ? 'down' : checked ? 'up' : 'unchecked',
-            ...(s.check_status != null && checked ? { reason: checkStatusName(s.check_status) } : {}),
-          },
-        ];
-      }),
-    );
+  /** Each member of our backends as HAProxy's checks see it (member-health.ts). */
+  health(): Promise<MemberHealth[]> {
+    return membersHealth(this.client, this.owner);
   }
 
   async close(): Promise<void> {

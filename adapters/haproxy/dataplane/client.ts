@@ -302,3 +302,15 @@ export class DataplaneClient {
     return this.http.close();
   }
 }
+
+/** Waits for a reload of the Data Plane API to finish (polled every 50 ms, at most `timeoutMs`). */
+export async function awaitReload(client: DataplaneClient, id: string, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const r = await client.reload(id);
+    if (r.status === 'succeeded') return;
+    if (r.status === 'failed') throw new DataplaneError(500, `reload ${id} failed: ${r.response ?? ''}`);
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  throw new DataplaneError(0, `reload ${id} did not finish in time`);
+}
