@@ -28,6 +28,7 @@ import {
   renderPool,
 } from './objects.ts';
 import { pkiProfileName, renderPkiProfile } from './pool-tls.ts';
+import { renderSessionProfile, sessionProfileName } from './route-session.ts';
 import { clientValidationByHand, removeClientProfiles } from './client-validation.ts';
 import { invalid } from './object-schemas.ts';
 import { allocatedVip } from './vsvip.ts';
@@ -64,6 +65,7 @@ const TYPES: AviType[] = [
   'healthmonitor',
   'pkiprofile',
   'applicationprofile',
+  'applicationpersistenceprofile',
 ];
 
 export class AviAdapter implements LoadBalancerAdapter {
@@ -243,7 +245,7 @@ export class AviAdapter implements LoadBalancerAdapter {
   }
 
   /**
-   * Pools (with their own monitor and PKI profile) once every write and virtual-service delete is
+   * Pools (with their own monitor, PKI and persistence profiles) once every write and virtual-service delete is
    * done; certificates last, since a pool may have presented one to its members.
    */
   private lastDeletes(changes: Change[], run: Run, before: Promise<void>[]): Promise<void>[] {
@@ -255,6 +257,7 @@ export class AviAdapter implements LoadBalancerAdapter {
             await this.objects.remove('pool', x.name);
             await this.objects.remove('healthmonitor', checkMonitorName(x.name));
             await this.objects.remove('pkiprofile', pkiProfileName(x.name));
+            await this.objects.remove('applicationpersistenceprofile', sessionProfileName(x.name));
           }),
         );
     });
@@ -277,8 +280,8 @@ export class AviAdapter implements LoadBalancerAdapter {
   }
 
   /**
-   * A pool, its own HTTP monitor and (TLS to members) PKI profile first; a monitor or PKI profile
-   * it no longer uses goes after.
+   * A pool, its own HTTP monitor, (TLS to members) PKI profile and (a route's session cookie)
+   * persistence profile first; one it no longer uses goes after.
    */
   private async upsertPool(c: Change): Promise<void> {
     if (c.kind !== 'pool' || c.op === 'delete') return;
@@ -286,10 +289,13 @@ export class AviAdapter implements LoadBalancerAdapter {
     const o = renderPool(c.desired, this.owner, this.at);
     const hm = c.desired.check ? renderHealthMonitor(c.desired, c.desired.check, this.owner) : undefined;
     const pki = renderPkiProfile(c.desired, this.owner);
+    const session = renderSessionProfile(c.desired, this.owner, this.session.apiVersion);
     const problems = [
       ...invalid('pool', o),
       ...(hm ? invalid('healthmonitor', hm) : []),
       ...(pki ? invalid('pkiprofile', pki) : []),
+      ...(session && 'problem' in session ? [session.problem] : []),
+      ...(session && !('problem' in session) ? invalid('applicationpersistenceprofile', session) : []),
     ];
     if (problems.length > 0) fail('Invalid', problems.join('; '), true);
     // A pool read from its fields unlike ours (or balancing as we never write) was changed by hand:
@@ -298,10 +304,14 @@ export class AviAdapter implements LoadBalancerAdapter {
       c.op === 'update' && (this.drifted.has(c.name) || !isDeepStrictEqual(c.observed, c.desired));
     if (hm) await this.objects.upsert('healthmonitor', hm);
     if (pki) await this.objects.upsert('pkiprofile', pki, byHand);
+    if (session && !('problem' in session))
+      await this.objects.upsert('applicationpersistenceprofile', session, byHand);
     await this.objects.upsert('pool', o, byHand);
     this.drifted.delete(c.name);
     if (!hm) await this.objects.remove('healthmonitor', checkMonitorName(c.desired.name));
     if (!pki) await this.objects.remove('pkiprofile', pkiProfileName(c.desired.name));
+    if (!session)
+      await this.objects.remove('applicationpersistenceprofile', sessionProfileName(c.desired.name));
   }
 
   /** A certificate is checked as the controller would before it is sent; rotation updates it in place. */

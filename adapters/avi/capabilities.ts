@@ -8,6 +8,7 @@
 import type { Capabilities } from '../../src/adapter/contract.ts';
 import { ALL_HTTP } from '../../src/adapter/http-capabilities.ts';
 import { AVI_PARAMETERS } from './parameters.ts';
+import { SESSION_MINUTES_MAX } from './route-session.ts';
 
 /** The statuses Avi's server reselect may name (HttpstatusRange: any of the Gateway API's 400-599). */
 const AVI_RETRY_STATUSES: readonly number[] = Array.from({ length: 200 }, (_, i) => 400 + i);
@@ -71,6 +72,17 @@ export function aviCapabilities(allocatesVips: boolean, allocatesV6 = false): Ca
       // request to another server. A rule naming no status is refused (its connection retries are
       // Avi's own, not a pool field).
       retry: { statuses: AVI_RETRY_STATUSES, maxAttempts: 5, needsStatuses: true },
+      // A route's session cookie (route-session.ts): a persistence profile of the pool's own, its
+      // timeout in whole minutes up to 10 days; Avi honours a browser-session cookie past its
+      // timeout, so only a Permanent one (is_persistent_cookie) ends a session after a time.
+      sessionCookie: {
+        absoluteTimeout: true,
+        permanent: true,
+        browserSession: true,
+        browserSessionTimeout: false,
+        timeoutStepSeconds: 60,
+        maxTimeoutSeconds: SESSION_MINUTES_MAX * 60,
+      },
     },
     ...(allocatesVips ? { allocatesVips: true } : {}),
     // LoadBalancerParameters' avi section: the virtual services' SE group (se_group_ref).

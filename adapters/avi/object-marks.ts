@@ -1,6 +1,6 @@
 /**
  * What every Avi object npl-lb writes carries, and how it is read back: the owner mark
- * (`created_by: npl-lb-<cluster>`; a VsVip and a health monitor, which have no such field, carry
+ * (`created_by: npl-lb-<cluster>`; a VsVip, a health monitor and a persistence profile, which have no such field, carry
  * the clustername marker), the markers (clustername, namespace, service), references by name, and
  * the checksum that says whether an object needs writing (its `cloud_config_cksum`, or a marker
  * where the type has none). Pure.
@@ -19,7 +19,8 @@ export type AviType =
   | 'vsdatascriptset'
   | 'healthmonitor'
   | 'pkiprofile'
-  | 'applicationprofile';
+  | 'applicationprofile'
+  | 'applicationpersistenceprofile';
 
 export const createdBy = (owner: string): string => `npl-lb-${owner}`;
 export const ownerOf = (createdByValue: unknown): string | undefined =>
@@ -48,7 +49,12 @@ export function checksum(o: Record<string, unknown>): string {
 export const SUM_MARKER = 'npl-lb-cksum';
 
 /** The object with its checksum: in its checksum field, or (types without one) in a marker. */
-const SUM_IN_MARKER = new Set<AviType>(['vsdatascriptset', 'healthmonitor', 'pkiprofile']);
+const SUM_IN_MARKER = new Set<AviType>([
+  'vsdatascriptset',
+  'healthmonitor',
+  'pkiprofile',
+  'applicationpersistenceprofile',
+]);
 
 export const withSum = (type: AviType, o: AviObject): AviObject =>
   SUM_IN_MARKER.has(type)
@@ -68,9 +74,12 @@ export const uuidOf = (refValue: unknown): string =>
     .split('/')
     .pop() ?? '';
 
-/** Whether an object carries our owner mark (created_by, or for a VsVip its clustername marker). */
+/** Types without a `created_by` field: ours carry the clustername marker. */
+const OWNER_IN_MARKER = new Set<AviType>(['vsvip', 'healthmonitor', 'applicationpersistenceprofile']);
+
+/** Whether an object carries our owner mark (created_by, or where the type has none its clustername marker). */
 export function ownedBy(type: AviType, o: Record<string, unknown>, owner: string): boolean {
-  return type === 'vsvip' || type === 'healthmonitor'
+  return OWNER_IN_MARKER.has(type)
     ? markerValue(o, 'clustername') === owner
     : o.created_by === createdBy(owner);
 }

@@ -33,6 +33,7 @@ function load(): Models {
       'avi-datascript-models.json',
       'avi-pki-models.json',
       'avi-app-profile-models.json',
+      'avi-persistence-models.json',
     ].map(
       (f) =>
         modelsSchema.parse(JSON.parse(readFileSync(new URL(`./spec/${f}`, import.meta.url), 'utf8'))).objects,
@@ -51,6 +52,7 @@ export const MODEL_OF: Record<string, string> = {
   sslkeyandcertificate: 'SSLKeyAndCertificate',
   pkiprofile: 'PKIProfile',
   applicationprofile: 'ApplicationProfile',
+  applicationpersistenceprofile: 'ApplicationPersistenceProfile',
   vsdatascriptset: 'VSDataScriptSet',
   healthmonitor: 'HealthMonitor',
   cloud: 'Cloud',

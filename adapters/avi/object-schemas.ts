@@ -321,6 +321,23 @@ export const SCHEMAS = {
         .strict(),
     })
     .strict(),
+  // A route's session cookie (route-session.ts): the pool's own cookie profile; the name is one
+  // plain word (the validation boundary's), the timeout Avi's minutes (0: none).
+  applicationpersistenceprofile: z
+    .object({
+      name: base.name,
+      markers: base.markers,
+      persistence_type: z.literal('PERSISTENCE_TYPE_HTTP_COOKIE'),
+      http_cookie_persistence_profile: z
+        .object({
+          cookie_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/),
+          timeout: z.number().int().min(0).max(14_400),
+          always_send_cookie: z.literal(false),
+          is_persistent_cookie: z.literal(true).optional(),
+        })
+        .strict(),
+    })
+    .strict(),
 } as const satisfies Record<AviType, z.ZodType>;
 
 /** Problems with an object before it is sent (field and reason), none when it is valid. */
@@ -341,4 +358,5 @@ const MODEL_FOR: Partial<Record<AviType, string>> = {
   sslkeyandcertificate: 'SSLKeyAndCertificate',
   pkiprofile: 'PKIProfile',
   applicationprofile: 'ApplicationProfile',
+  applicationpersistenceprofile: 'ApplicationPersistenceProfile',
 };

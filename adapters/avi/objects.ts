@@ -14,6 +14,7 @@ import { statusRanges } from '../../src/model/status-ranges.ts';
 import type { HttpCheck, LbAlgorithm, PersistenceType, Pool, StatusRange } from '../../src/model/types.ts';
 import { type AviObject, byName, createdBy, markers, markerValue, uuidOf, withSum } from './object-marks.ts';
 import { parsePoolTls, poolTlsFields } from './pool-tls.ts';
+import { parseSessionProfile, sessionProfileName } from './route-session.ts';
 
 // What every object carries (owner, markers, checksum), for the files that read them from here.
 export {
@@ -176,11 +177,12 @@ function balanceFields(p: Pool): Record<string, unknown> {
     ...serverReselect(p),
     // HTTP/2 to every server of the pool (h2c: gRPC, appProtocol kubernetes.io/h2c).
     ...(p.backendProtocol === 'h2c' ? { enable_http2: true } : {}),
+    // A route's session cookie: the pool's own profile (route-session.ts); else the system one.
     ...(p.persistence
       ? {
           application_persistence_profile_ref: byName(
             'applicationpersistenceprofile',
-            PERSISTENCE_PROFILE[p.persistence],
+            p.sessionCookie ? sessionProfileName(p.name) : PERSISTENCE_PROFILE[p.persistence],
           ),
         }
       : {}),
@@ -196,6 +198,7 @@ function parseBalance(
   | 'algorithm'
   | 'hashKey'
   | 'persistence'
+  | 'sessionCookie'
   | 'maxConnections'
   | 'slowStartSeconds'
   | 'serverTimeoutSeconds'
@@ -214,9 +217,13 @@ function parseBalance(
           ? 'HeaderHash'
           : undefined;
   const profile = l.names.get(uuidOf(o.application_persistence_profile_ref));
-  const persistence = (Object.keys(PERSISTENCE_PROFILE) as PersistenceType[]).find(
-    (k) => PERSISTENCE_PROFILE[k] === profile,
+  const session = parseSessionProfile(
+    String(o.name),
+    l.byUuid.get(uuidOf(o.application_persistence_profile_ref)),
   );
+  const persistence = session
+    ? 'Cookie'
+    : (Object.keys(PERSISTENCE_PROFILE) as PersistenceType[]).find((k) => PERSISTENCE_PROFILE[k] === profile);
   const ramp = typeof o.connection_ramp_duration === 'number' ? o.connection_ramp_duration : 0;
   const limit =
     typeof o.max_concurrent_connections_per_server === 'number' ? o.max_concurrent_connections_per_server : 0;
@@ -224,6 +231,7 @@ function parseBalance(
     ...(algorithm ? { algorithm } : {}),
     ...(algorithm === 'HeaderHash' ? { hashKey: String(o.lb_algorithm_consistent_hash_hdr) } : {}),
     ...(persistence ? { persistence } : {}),
+    ...(session ? { sessionCookie: session } : {}),
     ...(limit > 0 ? { maxConnections: limit } : {}),
     ...(ramp > 0 ? { slowStartSeconds: ramp * 60 } : {}),
     ...(typeof o.server_timeout === 'number' && o.server_timeout > 0
@@ -247,10 +255,12 @@ export function balanceDrifted(o: Record<string, unknown>, l: Lookup): boolean {
   )
     return true;
   const ref = o.application_persistence_profile_ref;
+  const name = l.names.get(uuidOf(ref)) ?? '';
   return (
     ref !== undefined &&
     ref !== null &&
-    !Object.values(PERSISTENCE_PROFILE).includes(l.names.get(uuidOf(ref)) ?? '')
+    !Object.values(PERSISTENCE_PROFILE).includes(name) &&
+    name !== sessionProfileName(String(o.name))
   );
 }
 

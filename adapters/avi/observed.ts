@@ -55,6 +55,11 @@ export async function readAll(
     ['healthmonitor', hms.filter((h) => ownedBy('healthmonitor', h, owner))],
     ['pkiprofile', pkis],
     ['applicationprofile', apps],
+    // Ours (a route's session cookie, route-session.ts) read whole; every one known by name.
+    [
+      'applicationpersistenceprofile',
+      persistence.filter((p) => ownedBy('applicationpersistenceprofile', p, owner)),
+    ],
   ]);
   return { read, named: [...hms, ...nps, ...persistence] };
 }

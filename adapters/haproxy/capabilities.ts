@@ -62,7 +62,12 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
     retry: { statuses: [401, 403, 404, 408, 425, 500, 501, 502, 503, 504], maxAttempts: 10 },
     // A route's session cookie: the pool's `cookie <name> insert ... maxlife <s>s` and, Permanent,
     // `attr "Max-Age=<s>"` (Data Plane: the cookie model's name, maxlife and attr).
-    sessionCookie: { absoluteTimeout: true, permanent: true, browserSession: true },
+    sessionCookie: {
+      absoluteTimeout: true,
+      permanent: true,
+      browserSession: true,
+      browserSessionTimeout: true,
+    },
   },
   tlsPassthrough: true,
   // TLS listeners in Terminate mode: `bind ... ssl crt-list` (Data Plane: the bind's `ssl` and

@@ -35,6 +35,7 @@ export const SIM_MODELS: Readonly<Record<string, string>> = {
   sslkeyandcertificate: 'SSLKeyAndCertificate',
   pkiprofile: 'PKIProfile',
   applicationprofile: 'ApplicationProfile',
+  applicationpersistenceprofile: 'ApplicationPersistenceProfile',
   vsdatascriptset: 'VSDataScriptSet',
   healthmonitor: 'HealthMonitor',
   cloud: 'Cloud',
@@ -52,6 +53,7 @@ function loaded(): Map<string, Model> {
     'avi-datascript-models.json',
     'avi-pki-models.json',
     'avi-app-profile-models.json',
+    'avi-persistence-models.json',
   ]) {
     const url = new URL(`../../adapters/avi/spec/${file}`, import.meta.url);
     for (const [name, m] of Object.entries(bundle.parse(JSON.parse(readFileSync(url, 'utf8'))).objects))

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { HttpError } from './http-error.ts';
 import { SimIpam } from './ipam.ts';
 import { modelProblems, SIM_MODELS as MODEL_OF } from './model-check.ts';
+import { persistenceProblem } from './persistence-check.ts';
 import { laterFields, OLDEST_VERSION, SYSTEM_OBJECTS, versionProblem, withDefaults } from './defaults.ts';
 import { checkedCertificate } from './certificates.ts';
 
@@ -42,13 +43,7 @@ const REF_TYPES: Record<string, string> = {
 };
 
 /** Types the controller ships with and the simulator serves read-only beyond the field model. */
-export const SYSTEM_ONLY = new Set([
-  'applicationpersistenceprofile',
-  'networkprofile',
-  'sslprofile',
-  'network',
-  'protocolparser',
-]);
+export const SYSTEM_ONLY = new Set(['networkprofile', 'sslprofile', 'network', 'protocolparser']);
 const SERVER_FIELDS = new Set(['uuid', 'url', '_last_modified', 'tenant_ref']);
 
 /** What the controller checks and fills in beyond the field model (certificates). */
@@ -253,7 +248,9 @@ export class AviObjectStore {
     if (!body || typeof body !== 'object' || Array.isArray(body))
       throw new HttpError(400, 'the body must be a JSON object');
     const clean = Object.fromEntries(Object.entries(body as Json).filter(([k]) => !SERVER_FIELDS.has(k)));
-    const tooNew = versionProblem(type, clean, version);
+    const tooNew =
+      versionProblem(type, clean, version) ??
+      (type === 'applicationpersistenceprofile' ? persistenceProblem(clean, version) : undefined);
     if (tooNew) throw new HttpError(400, tooNew);
     // Fields of later object models than the bundled one are checked by version above.
     const later = laterFields(type);

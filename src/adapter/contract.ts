@@ -215,10 +215,20 @@ export interface HttpCapabilities {
    * Pool.sessionCookie): the cookie named as the rule asks; `absoluteTimeout`: the device ends a
    * session that long after it began; `permanent`: the cookie can be given a Max-Age;
    * `browserSession`: a cookie without one, for the browser's session (lifetimeType Session, the
-   * default; false where the device's inserted cookie always carries an expiry). Absent: a rule
-   * asking it is refused by name (so is a type other than Cookie, on every device).
+   * default; false where the device's inserted cookie always carries an expiry);
+   * `browserSessionTimeout`: such a cookie's session still ends absoluteTimeout after it began
+   * (absent: a Session cookie with an absoluteTimeout is refused); `timeoutStepSeconds` /
+   * `maxTimeoutSeconds`: the lifetimes the device can write (absent: any whole second). Absent: a
+   * rule asking it is refused by name (so is a type other than Cookie, on every device).
    */
-  sessionCookie?: { absoluteTimeout: boolean; permanent: boolean; browserSession: boolean };
+  sessionCookie?: {
+    absoluteTimeout: boolean;
+    permanent: boolean;
+    browserSession: boolean;
+    browserSessionTimeout?: boolean;
+    timeoutStepSeconds?: number;
+    maxTimeoutSeconds?: number;
+  };
   /**
    * A verified client's subject sent to members in a header (ClientValidation.subjectHeader; the
    * Gateway annotation npl-lb.io/client-certificate-header). Absent: such a listener is refused.

@@ -31,21 +31,29 @@ function poolProblem(p: Pool, caps: Capabilities, adapter: string): ApplyError |
     return refuse(
       `a route's retries${status !== undefined ? ` on ${status}` : ''} are not made by the ${adapter} adapter (Capabilities.http.retry)`,
     );
-  const session = caps.http?.sessionCookie;
-  const c = p.sessionCookie;
-  const which = !c
-    ? undefined
-    : !session
-      ? ''
-      : (c.absoluteSeconds && !session.absoluteTimeout) || (c.permanent && !session.permanent)
-        ? ' with a lifetime'
-        : !c.permanent && !session.browserSession
-          ? " for the browser's session (no expiry)"
-          : undefined;
+  const which = sessionProblem(p.sessionCookie, caps.http?.sessionCookie);
   if (which !== undefined)
     return refuse(
       `a route's session cookie${which} is not kept by the ${adapter} adapter (Capabilities.http.sessionCookie)`,
     );
+  return undefined;
+}
+
+/** What of a route's session cookie the device cannot keep, as words after "session cookie" (undefined: none). */
+function sessionProblem(
+  c: Pool['sessionCookie'],
+  session: NonNullable<Capabilities['http']>['sessionCookie'],
+): string | undefined {
+  if (!c) return undefined;
+  if (!session) return '';
+  const seconds = c.absoluteSeconds;
+  if ((seconds && !session.absoluteTimeout) || (c.permanent && !session.permanent)) return ' with a lifetime';
+  if (!c.permanent && !session.browserSession) return " for the browser's session (no expiry)";
+  if (!c.permanent && seconds && !session.browserSessionTimeout)
+    return " for the browser's session with a lifetime";
+  const step = session.timeoutStepSeconds;
+  const max = session.maxTimeoutSeconds;
+  if (seconds && ((step && seconds % step !== 0) || (max && seconds > max))) return ` of ${seconds}s`;
   return undefined;
 }
 

@@ -3,12 +3,15 @@
  * "changed by hand" case for Avi): `lb_algorithm`, `lb_algorithm_hash`,
  * `lb_algorithm_consistent_hash_hdr`, the persistence profile by name, the connection limit, ramp
  * and server timeout, `server_reselect`, `enable_http2`, and TLS to members (the SNI, the names
- * checked, and the CA certificates of the pool's PKI profile, `pki.ca`).
+ * checked, and the CA certificates of the pool's PKI profile, `pki.ca`), and a route's session
+ * cookie (the pool's own persistence profile, `session.cookie`).
  */
 import type { AviSimulator } from '../../sim/avi/simulator.ts';
 import { caBundle } from '../../src/source/gateway/backend-tls.ts';
 import type { PolicyRow } from '../contract/adapter-contract.ts';
 import { testAuthority } from './certs.ts';
+import { persistenceCookie } from '../../src/model/persistence.ts';
+import { cookieWord } from './model.ts';
 
 type Json = Record<string, unknown>;
 
@@ -47,6 +50,7 @@ export function aviFields(sim: AviSimulator, name: string): Record<string, unkno
     server_name: p.server_name,
     host_check_enabled: p.host_check_enabled,
     domain_name: p.domain_name,
+    'session.cookie': sessionOf(sim, name, p),
     'pki.ca': pkiOf(sim, p)
       ?.ca_certs?.map((c) => c.certificate)
       .join('\n'),
@@ -57,6 +61,20 @@ function pkiOf(sim: AviSimulator, p: Json): { ca_certs?: { certificate: string }
   const uuid = lastSegment(p.pki_profile_ref);
   return [...sim.objects('pkiprofile').values()].find((o) => o.uuid === uuid) as
     { ca_certs?: { certificate: string }[] } | undefined;
+}
+
+/** The pool's own session profile (a route's session cookie), if the pool refers to it. */
+function sessionProfile(sim: AviSimulator, name: string, p: Json): Json | undefined {
+  const uuid = lastSegment(p.application_persistence_profile_ref);
+  const o = [...sim.objects('applicationpersistenceprofile').values()].find((x) => x.uuid === uuid);
+  return o?.name === `${name}-session` ? o : undefined;
+}
+
+/** `<cookie> <minutes> <persistent|session>`, from the pool's own session profile. */
+function sessionOf(sim: AviSimulator, name: string, p: Json): string | undefined {
+  const c = sessionProfile(sim, name, p)?.http_cookie_persistence_profile as Json | undefined;
+  if (!c) return undefined;
+  return `${cookieWord(name, c.cookie_name)} ${String(c.timeout)} ${c.is_persistent_cookie === true ? 'persistent' : 'session'}`;
 }
 
 /** Edits the stored pool in place, as the controller's UI would, with a new `_last_modified`. */
@@ -72,6 +90,17 @@ export function editAvi(sim: AviSimulator, name: string, fields: Record<string, 
       const pki = pkiOf(sim, p) as Json;
       pki.ca_certs = [{ certificate: v }];
       pki._last_modified = String(Date.now() * 1000 + 999);
+    } else if (k === 'session.cookie') {
+      // The session profile's cookie edited on the controller, as its UI would.
+      const profile = sessionProfile(sim, name, p)!;
+      const [cookie, minutes, kind] = String(v).split(' ');
+      profile.http_cookie_persistence_profile = {
+        ...(profile.http_cookie_persistence_profile as Json),
+        cookie_name: cookie === 'own' ? persistenceCookie(name) : cookie,
+        timeout: Number(minutes),
+        is_persistent_cookie: kind === 'persistent',
+      };
+      profile._last_modified = String(Date.now() * 1000 + 999);
     } else if (k.startsWith('server_reselect.')) {
       p.server_reselect = { ...(p.server_reselect as Json), [k.slice('server_reselect.'.length)]: v };
     } else if (v === undefined) delete p[k];
@@ -193,6 +222,32 @@ export const AVI_ROWS: PolicyRow[] = [
     http: true,
     device: { domain_name: ['backend.example.com'], 'pki.ca': CA.trim() },
     hand: { 'pki.ca': OTHER_CA.trim() },
+  },
+  // A route's session cookie (an HTTPRoute rule's sessionPersistence): the pool's own profile; a
+  // lifetime, a kind or a name changed by hand on it is written again.
+  {
+    policy: {
+      persistence: 'Cookie',
+      sessionCookie: { name: 'cart-sid', absoluteSeconds: 600, permanent: true },
+    },
+    http: true,
+    device: { 'session.cookie': 'cart-sid 10 persistent' },
+    hand: { 'session.cookie': 'cart-sid 20 persistent' },
+  },
+  {
+    policy: {
+      persistence: 'Cookie',
+      sessionCookie: { name: 'sid', absoluteSeconds: 3600, permanent: true },
+    },
+    http: true,
+    device: { 'session.cookie': 'sid 60 persistent' },
+    hand: { 'session.cookie': 'sid 60 session' },
+  },
+  {
+    policy: { persistence: 'Cookie', sessionCookie: {} },
+    http: true,
+    device: { 'session.cookie': 'own 0 session' },
+    hand: { 'session.cookie': 'someone-else 0 session' },
   },
   // Round robin asked, another algorithm set by hand that the model has no word for.
   {

@@ -12,12 +12,9 @@ import type { PolicyRow } from '../contract/adapter-contract.ts';
 import { caBundle } from '../../src/source/gateway/backend-tls.ts';
 import { testAuthority } from './certs.ts';
 import { persistenceCookie } from '../../src/model/persistence.ts';
+import { cookieWord } from './model.ts';
 
 type Json = Record<string, unknown>;
-
-/** A cookie's name as the table says it: `own` for the pool's own (persistenceCookie). */
-const cookieWord = (pool: string, name: unknown): string =>
-  name === persistenceCookie(pool) ? 'own' : String(name);
 
 const poolOf = (p: unknown): string | undefined => {
   const ptr = typeof p === 'string' ? p : (p as { use?: unknown } | undefined)?.use;

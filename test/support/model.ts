@@ -13,6 +13,11 @@ import type {
   Pool,
   VirtualService,
 } from '../../src/model/types.ts';
+import { persistenceCookie } from '../../src/model/persistence.ts';
+
+/** A cookie's name as the policy tables say it: `own` for the pool's own (persistenceCookie). */
+export const cookieWord = (pool: string, name: unknown): string =>
+  name === persistenceCookie(pool) ? 'own' : String(name);
 
 /** A member on node n1, enabled, for Pod ns/p unless told. */
 export const member = (address: string, port: number, o: Partial<Member> = {}): Member => ({

@@ -71,10 +71,24 @@ export function ruleSession(
     throw new Refused(
       `${field}.cookieConfig.lifetimeType: Session: the ${adapter} load balancer's cookie always carries an expiry; ask Permanent with an absoluteTimeout`,
     );
+  if (lifetime === 'Session' && ms !== undefined && !device.browserSessionTimeout)
+    throw new Refused(
+      `${field}.absoluteTimeout: the ${adapter} load balancer ends a session after a time only with a Permanent cookie (cookieConfig.lifetimeType: Permanent)`,
+    );
+  // Whole seconds, rounded up: a session never ends before the time asked.
+  const seconds = ms !== undefined ? Math.ceil(ms / 1000) : undefined;
+  const { timeoutStepSeconds: step, maxTimeoutSeconds: max } = device;
+  if (seconds !== undefined && step !== undefined && seconds % step !== 0)
+    throw new Refused(
+      `${field}.absoluteTimeout: ${JSON.stringify(absolute)}: the ${adapter} load balancer counts a session's lifetime in steps of ${step}s`,
+    );
+  if (seconds !== undefined && max !== undefined && seconds > max)
+    throw new Refused(
+      `${field}.absoluteTimeout: ${JSON.stringify(absolute)}: the ${adapter} load balancer keeps a session at most ${max}s`,
+    );
   return {
     ...(typeof name === 'string' ? { name } : {}),
-    // Whole seconds, rounded up: a session never ends before the time asked.
-    ...(ms !== undefined ? { absoluteSeconds: Math.ceil(ms / 1000) } : {}),
+    ...(seconds !== undefined ? { absoluteSeconds: seconds } : {}),
     ...(lifetime === 'Permanent' ? { permanent: true } : {}),
   };
 }

@@ -3,7 +3,8 @@
  * backends' pools are variants of their own (sessionPoolName, after a retry variant's), carrying
  * the cookie's name and lifetime (Pool.sessionCookie, with persistence Cookie); a value the load
  * balancer cannot carry refuses the route naming the field, never dropped; a load balancer that
- * keeps no sessions by route (Avi, BIG-IP) refuses it, as preflight does. HAProxy writes the
+ * keeps no sessions by route refuses it, and one that keeps some refuses what it cannot (Avi a
+ * lifetime not in minutes, BIG-IP a Session cookie), as preflight does. HAProxy writes the
  * variant's `cookie` line (both transports) and reads it back from that line, a hand edit seen.
  */
 import assert from 'node:assert/strict';
@@ -140,10 +141,39 @@ describe('HTTPRoute sessionPersistence', () => {
     );
   });
 
-  it('a load balancer that keeps no sessions by route refuses the rule by name (Avi; BIG-IP a Session cookie)', () => {
+  it('a load balancer that keeps no sessions by route refuses the rule by name; one that keeps some, what it cannot (Avi: minutes, Permanent to end one; BIG-IP: no Session cookie)', () => {
+    const none = { ...HAPROXY_HTTP, sessionCookie: undefined };
+    refusedRules([{ sessionPersistence: { sessionName: 's' } }], /does not keep sessions by route/, none);
+    // Avi: a lifetime in whole minutes up to 10 days, ended only through a Permanent cookie.
     const avi = aviCapabilities(false).http!;
-    assert.equal(avi.sessionCookie, undefined);
-    refusedRules([{ sessionPersistence: { sessionName: 's' } }], /does not keep sessions by route/, avi);
+    const permanent = { cookieConfig: { lifetimeType: 'Permanent' } };
+    refusedRules(
+      [{ sessionPersistence: { ...permanent, absoluteTimeout: '90s' } }],
+      /absoluteTimeout: "90s": the \w+ load balancer counts a session's lifetime in steps of 60s/,
+      avi,
+    );
+    refusedRules(
+      [{ sessionPersistence: { ...permanent, absoluteTimeout: '241h' } }],
+      /absoluteTimeout: "241h": the \w+ load balancer keeps a session at most 864000s/,
+      avi,
+    );
+    refusedRules(
+      [{ sessionPersistence: { sessionName: 's', absoluteTimeout: '1h' } }],
+      /absoluteTimeout: the \w+ load balancer ends a session after a time only with a Permanent cookie/,
+      avi,
+    );
+    const kept = runRules(
+      [
+        { sessionPersistence: { ...permanent, absoluteTimeout: '240h' } },
+        { sessionPersistence: { sessionName: 'browser' } },
+      ],
+      avi,
+    );
+    assert.deepEqual(kept.flat, ['Accepted=True/Accepted', 'ResolvedRefs=True/ResolvedRefs']);
+    assert.deepEqual(
+      [...kept.sessionPools.values()],
+      [{ absoluteSeconds: 864_000, permanent: true }, { name: 'browser' }],
+    );
     // BIG-IP's policy cookie always carries an expiry: the default lifetime (Session) is refused.
     refusedRules(
       [{ sessionPersistence: { sessionName: 's', absoluteTimeout: '1h' } }],
@@ -267,7 +297,7 @@ describe('HAProxy: a route session cookie on the backend, both transports', () =
     assert.equal(stray.exact, false, 'an attribute of no policy of ours: not exact');
   });
 
-  it('every adapter not declaring it refuses the pool, by name and terminal (preflight)', () => {
+  it('every adapter not declaring it (or not what is asked) refuses the pool, by name and terminal (preflight)', () => {
     const change = (d: Pool) => ({ op: 'create' as const, kind: 'pool' as const, name: 'b', desired: d });
     // BIG-IP keeps a Permanent one (p), not one for the browser's session.
     assert.equal(capabilityProblem(change(p), F5_CAPABILITIES, 'f5'), undefined);
@@ -276,14 +306,24 @@ describe('HAProxy: a route session cookie on the backend, both transports', () =
       capabilityProblem(change(browser), F5_CAPABILITIES, 'f5')?.message ?? '',
       /a route's session cookie for the browser's session \(no expiry\) is not kept by the f5 adapter/,
     );
-    for (const [caps, name] of [[aviCapabilities(false), 'avi']] as const) {
-      const problem = capabilityProblem(change(p), caps, name);
-      assert.deepEqual([problem?.code, problem?.terminal], ['Unsupported', true]);
-      assert.match(
-        problem!.message,
-        new RegExp(`a route's session cookie is not kept by the ${name} adapter`),
-      );
-    }
+    const none = { ...HAPROXY_CAPABILITIES, http: { ...HAPROXY_HTTP, sessionCookie: undefined } };
+    const problem = capabilityProblem(change(p), none, 'x');
+    assert.deepEqual([problem?.code, problem?.terminal], ['Unsupported', true]);
+    assert.match(problem!.message, /a route's session cookie is not kept by the x adapter/);
+    // Avi: whole minutes up to 10 days, and a lifetime only for a Permanent cookie.
+    const avi = aviCapabilities(false);
+    const permanent = (absoluteSeconds: number) => ({
+      ...p,
+      sessionCookie: { absoluteSeconds, permanent: true },
+    });
+    assert.equal(capabilityProblem(change(permanent(600)), avi, 'avi'), undefined);
+    assert.equal(capabilityProblem(change({ ...p, sessionCookie: {} }), avi, 'avi'), undefined);
+    for (const [d, why] of [
+      [permanent(90), /session cookie of 90s is not kept by the avi adapter/],
+      [permanent(864_060), /session cookie of 864060s is not kept/],
+      [browser, /session cookie for the browser's session with a lifetime is not kept by the avi adapter/],
+    ] as const)
+      assert.match(capabilityProblem(change(d), avi, 'avi')?.message ?? '', why);
     assert.equal(capabilityProblem(change(p), HAPROXY_CAPABILITIES, 'haproxy'), undefined);
     const partial = {
       ...HAPROXY_CAPABILITIES,

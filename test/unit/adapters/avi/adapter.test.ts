@@ -70,6 +70,7 @@ describe('Avi adapter', () => {
         ...read('avi-datascript-models.json').objects,
         ...read('avi-pki-models.json').objects,
         ...read('avi-app-profile-models.json').objects,
+        ...read('avi-persistence-models.json').objects,
       },
     };
     for (const [type, schema] of Object.entries(SCHEMAS)) {
