@@ -82,6 +82,8 @@ export class AviAdapter implements LoadBalancerAdapter {
   /** Our virtual services as last observed or written, in the model (for certificate rotations). */
   private readonly applied = new Map<string, VirtualService>();
   private readonly now: () => number;
+  /** allocatedVips() as of a version of the VsVips cached (device-objects.ts). */
+  private allocated: { version: number; vips: ReadonlyMap<string, string> } | undefined;
 
   constructor(private readonly opts: AviAdapterOptions) {
     this.owner = opts.owner;
@@ -109,14 +111,21 @@ export class AviAdapter implements LoadBalancerAdapter {
     return aviCapabilities(this.at.vipNetwork !== undefined, this.at.vipNetwork?.cidr6 !== undefined);
   }
 
-  /** The address Avi's IPAM gave each VIP group, from our VsVips as last read or written. */
+  /**
+   * The address Avi's IPAM gave each VIP group, from our VsVips as last read or written: the same
+   * map until a VsVip is written, read again or observed (every pass asks; a walk of every VsVip
+   * per pass grew with the cluster).
+   */
   allocatedVips(): ReadonlyMap<string, string> {
-    const out = new Map<string, string>();
+    const version = this.objects.version('vsvip');
+    if (this.allocated?.version === version) return this.allocated.vips;
+    const vips = new Map<string, string>();
     for (const o of this.objects.cache.get('vsvip')!.values()) {
       const found = ownedBy('vsvip', o, this.owner) ? allocatedVip(o) : undefined;
-      if (found) out.set(found[0], found[1]);
+      if (found) vips.set(found[0], found[1]);
     }
-    return out;
+    this.allocated = { version, vips };
+    return vips;
   }
 
   async verify(): Promise<readonly string[]> {
@@ -140,6 +149,7 @@ export class AviAdapter implements LoadBalancerAdapter {
       const byName = this.objects.cache.get(t)!;
       byName.clear();
       for (const o of read.get(t) ?? []) byName.set(String(o.name), o);
+      this.objects.touch(t);
     }
     this.loaded = true;
     const observed = observedModel(read, named, this.owner);

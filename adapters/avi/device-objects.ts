@@ -44,6 +44,18 @@ export class AviDeviceObjects {
     this.calls = new PQueue({ concurrency });
   }
 
+  /** Writes to each type's objects in the cache so far: what is derived from them is kept until it moves. */
+  private readonly versions = new Map<AviType, number>();
+
+  version(type: AviType): number {
+    return this.versions.get(type) ?? 0;
+  }
+
+  /** The type's cached objects changed (a write, a read again, observe's whole read). */
+  touch(type: AviType): void {
+    this.versions.set(type, this.version(type) + 1);
+  }
+
   current(type: AviType, name: string): Raw | undefined {
     return this.cache.get(type)!.get(name);
   }
@@ -112,6 +124,7 @@ export class AviDeviceObjects {
     );
     if (r.status === 200 || r.status === 201) {
       this.cache.get(type)!.set(o.name, r.body as Raw);
+      this.touch(type);
       return;
     }
     if (!retried && (r.status === 409 || r.status === 412 || (r.status === 404 && cur))) {
@@ -128,6 +141,7 @@ export class AviDeviceObjects {
     const found = (r.body as { results?: Raw[] }).results?.[0];
     if (found) this.cache.get(type)!.set(name, found);
     else this.cache.get(type)!.delete(name);
+    this.touch(type);
   }
 
   async remove(type: AviType, name: string): Promise<void> {
@@ -138,6 +152,7 @@ export class AviDeviceObjects {
     const r = await this.calls.add(() => this.session.call('DELETE', `/api/${type}/${String(cur.uuid)}`));
     if (r.status === 200 || r.status === 204 || r.status === 404) {
       this.cache.get(type)!.delete(name);
+      this.touch(type);
       return;
     }
     // Still referred to by another object: controllers answer 400 or 403 (409 in some versions),

@@ -71,6 +71,8 @@ export class SourceStatusWriter {
 
   /** The device's addresses as this pass read them (write() reads them once; live() after it). */
   private allocated: ReadonlyMap<string, string> | undefined;
+  /** The last allocated addresses seen and their text (allocatedText). */
+  private lastAllocated: { map: ReadonlyMap<string, string>; text: string } | undefined;
 
   /** An Ingress's status: the VIP once every virtual service of it is programmed. */
   private ingressWant(status: SourceStatus): LbIngress[] {
@@ -86,6 +88,14 @@ export class SourceStatusWriter {
       const ports = p ? [p.http, ...(mine.length > 1 ? [p.https] : [])] : [];
       return [{ ip, ...(ports.length ? { ports: ports.map((port) => ({ port, protocol: 'TCP' })) } : {}) }];
     });
+  }
+
+  /** The device's allocated addresses as text, written out again only when the map is another. */
+  private allocatedText(allocated: ReadonlyMap<string, string> | undefined): string {
+    if (!allocated) return '';
+    if (this.lastAllocated?.map !== allocated)
+      this.lastAllocated = { map: allocated, text: JSON.stringify([...allocated]) };
+    return this.lastAllocated.text;
   }
 
   /**
@@ -108,7 +118,7 @@ export class SourceStatusWriter {
       desired.services,
       desired.ingresses,
       this.d.state.failureVersion,
-      allocated ? JSON.stringify([...allocated]) : '',
+      this.allocatedText(allocated),
       waiting,
     ];
     if (this.settled?.every((x, i) => x === inputs[i])) return;
