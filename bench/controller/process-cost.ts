@@ -4,17 +4,23 @@
  * (as deployed, health reads on), the sandbox and the Avi Controller simulator (100 ms a call) as
  * processes of their own, S LoadBalancer Services of 10 Pods each on 50 nodes. The process's CPU
  * (user + system from /proc, everything it does: informers, passes, status writes, health reads,
- * timers, logs) is read over an idle stretch (its background work, per second) and over a paced
- * run of single-Pod changes (each a new node port of one Pod, 10 a second, to different pools).
- * The whole passes (the sweep: the device observed again, everything planned) are read from the
- * controller's metrics and counted apart: background = the idle stretch's CPU less its whole
- * passes, per second, plus the last whole pass's cost over the sweep's period (the sweep at its
- * rate, whether or not one fell in the stretch); per change = (run CPU - whole passes in the run -
- * steady background x run time) / changes. Change-to-device latency: from the Pod's PATCH to the
+ * timers, logs) is read over idle stretches (its background work, per second) and runs of paced
+ * single-Pod changes (each a new node port of one Pod, 10 a second, to different pools), in turn:
+ * idle, run, idle, run, ..., idle (`--segments` runs, the changes and the idle time shared among
+ * them). The whole passes (the sweep: the device observed again, everything planned) are read
+ * from the controller's metrics and counted apart. Per change: each run's CPU less its whole
+ * passes and less the background beside it (the mean of the steady rate of the idle stretches
+ * before and after it) times its length, by its changes; the median of the runs. A background
+ * read once, before every change, was charged to the changes wherever it drifted (the first
+ * sync's tail, a sweep): the same tree read 0.75x to 3.9x from one run to the next. Background =
+ * the idle stretches' median steady rate (CPU less whole passes, per second) plus the last whole
+ * pass's cost over the sweep's period (the sweep at its rate, whether or not one fell in a
+ * stretch). Change-to-device latency: from the Pod's PATCH to the
  * simulator answering the write of its pool.
  *
  *   node --import tsx bench/controller/process-cost.ts [--small 100] [--large 1000] [--changes 150]
- *     [--idle 20] [--rounds 1] [--health-interval 10: the controller's health reads, seconds; 0 off]
+ *     [--idle 20] [--rounds 1] [--segments 3: runs of changes, an idle stretch before and after each]
+ *     [--health-interval 10: the controller's health reads, seconds; 0 off]
  *     [--log-dir DIR: the controller's debug log per size, for finding what a tail waits on]
  *     [--cpu-prof-dir DIR: the controller's V8 CPU profile per size, written when it stops]
  *
@@ -47,6 +53,7 @@ const { values } = parseArgs({
     changes: { type: 'string', default: '150' },
     idle: { type: 'string', default: '20' },
     rounds: { type: 'string', default: '1' },
+    segments: { type: 'string', default: '3' },
     'health-interval': { type: 'string', default: '10' },
     'log-dir': { type: 'string' },
     'cpu-prof-dir': { type: 'string' },
@@ -98,7 +105,10 @@ interface Figures {
   windowMsPerS: number;
   /** Sweeps in the idle stretch, their CPU, the last whole pass's cost and the sweep's period. */
   sweeps: { inWindow: number; cpuMsInWindow: number; lastMs: number; periodS: number };
+  /** Per change, the median of the runs' (each run's CPU less its whole passes and the background beside it). */
   perChangeMs: number;
+  /** Each run's own per-change figure. */
+  perRun: number[];
   runCpuMs: number;
   runS: number;
   p50: number;
@@ -107,8 +117,71 @@ interface Figures {
   applied: number;
   /** Each change's latency in order (ms, -1: never applied), for finding what a tail waits on. */
   latencies: number[];
-  /** The process's CPU in each second of the idle stretch (ms). */
+  /** The process's CPU in each second of the idle stretches (ms). */
   idleTimeline: number[];
+}
+
+/** One idle stretch: its CPU, whole passes (sweeps) in it, the steady rest per second, by second. */
+interface Idle {
+  cpuMs: number;
+  s: number;
+  sweeps: number;
+  wholeMs: number;
+  steady: number;
+  timeline: number[];
+}
+
+/** The process alone for `seconds` (health reads, resyncs, timers), read second by second. */
+async function idleStretch(
+  pid: number,
+  http: string,
+  seconds: number,
+  services: number,
+  k: number,
+): Promise<Idle> {
+  const w0 = await wholePasses(http);
+  const c0 = cpuMs(pid);
+  const i0 = performance.now();
+  if (values['log-dir'])
+    writeFileSync(join(values['log-dir'], `idle-${services}-${k}.txt`), `${new Date().toISOString()}\n`);
+  const timeline: number[] = [];
+  for (let s = 0, last = c0; s < Math.ceil(seconds); s++) {
+    await sleep(i0 + Math.min(seconds, s + 1) * 1000 - performance.now());
+    const now = cpuMs(pid);
+    timeline.push(now - last);
+    last = now;
+  }
+  const used = cpuMs(pid) - c0;
+  const span = (performance.now() - i0) / 1000;
+  const w1 = await wholePasses(http);
+  const wholeMs = w1.cpuMs - w0.cpuMs;
+  return { cpuMs: used, s: span, sweeps: w1.n - w0.n, wholeMs, steady: (used - wholeMs) / span, timeline };
+}
+
+/** Change i: one Pod of a different Service each time gets a new node port. */
+function changePod(url: string, i: number, services: number): Promise<unknown> {
+  const svc = (i * 7) % services;
+  return send(
+    url,
+    'PATCH',
+    `/api/v1/namespaces/default/pods/p-${svc}-0`,
+    {
+      metadata: {
+        annotations: {
+          [NPL_POD_ANNOTATION]: JSON.stringify([
+            {
+              podPort: 8080,
+              nodeIP: nodeIP(svc % NODES),
+              nodePort: 61000 + i,
+              protocol: 'tcp',
+              ipFamily: 'IPv4',
+            },
+          ]),
+        },
+      },
+    },
+    'application/merge-patch+json',
+  );
 }
 
 async function startController(
@@ -201,68 +274,61 @@ async function scale(services: number, changes: number, idleS: number): Promise<
     while ((await sim.count('virtualservice')) < services && performance.now() - t0 < 600_000)
       await sleep(200);
     await sleep(5000);
-    // Background: the process alone for `idleS` seconds (health reads, resyncs, timers).
-    const w0 = await wholePasses(http);
-    const idle0 = cpuMs(pid);
-    const i0 = performance.now();
-    // Second by second, so that what the background is made of shows (health ticks, the sweep).
-    const idleTimeline: number[] = [];
-    if (values['log-dir'])
-      writeFileSync(join(values['log-dir'], `idle-${services}.txt`), `${new Date().toISOString()}\n`);
-    for (let s = 0, last = idle0; s < idleS; s++) {
-      await sleep(i0 + (s + 1) * 1000 - performance.now());
-      const now = cpuMs(pid);
-      idleTimeline.push(now - last);
-      last = now;
-    }
-    const idleCpu = cpuMs(pid) - idle0;
-    const idleWindowS = (performance.now() - i0) / 1000;
-    const w1 = await wholePasses(http);
-    const steadyMsPerS = (idleCpu - (w1.cpuMs - w0.cpuMs)) / idleWindowS;
-    const sweepMsPerS = w1.periodS > 0 ? w1.lastMs / w1.periodS : 0;
-    const backgroundMsPerS = steadyMsPerS + sweepMsPerS;
-    const windowMsPerS = idleCpu / idleWindowS;
-    // Paced single-Pod changes: one Pod of a different Service each time gets a new node port.
+    // Idle stretches and runs of changes in turn (idle, run, idle, run, ..., idle): each run's
+    // background is read beside it, the mean of the idle stretches before and after it, so a
+    // background that drifts (the first sync's tail, a sweep) is not charged to the changes.
+    const segments = Math.max(1, Number(values.segments));
+    // Whole health periods each (as the runs are), so that every window holds as many reads.
+    const period = Number(values['health-interval']);
+    const idlePer =
+      period > 0 ? Math.max(1, Math.round(idleS / (segments + 1) / period)) * period : idleS / (segments + 1);
+    const perSegment = Math.ceil(changes / segments);
+    const idles: Idle[] = [await idleStretch(pid, http, idlePer, services, 0)];
     const log0 = (await sim.writeLog()).length;
     const sent: { pool: string; at: number }[] = [];
     if (values['log-dir'])
       writeFileSync(join(values['log-dir'], `changes-${services}.txt`), `${Date.now()}\n`);
-    const run0 = cpuMs(pid);
-    const r0 = performance.now();
-    for (let i = 0; i < changes; i++) {
-      const svc = (i * 7) % services;
-      const node = svc % NODES;
-      const due = r0 + (i * 1000) / RATE;
-      await sleep(Math.max(0, due - performance.now()));
-      sent.push({ pool: `bench--default-svc-${svc}-http`, at: performance.now() });
-      void send(
-        url,
-        'PATCH',
-        `/api/v1/namespaces/default/pods/p-${svc}-0`,
-        {
-          metadata: {
-            annotations: {
-              [NPL_POD_ANNOTATION]: JSON.stringify([
-                {
-                  podPort: 8080,
-                  nodeIP: nodeIP(node),
-                  nodePort: 61000 + i,
-                  protocol: 'tcp',
-                  ipFamily: 'IPv4',
-                },
-              ]),
-            },
-          },
-        },
-        'application/merge-patch+json',
-      );
+    const runs: { cpuMs: number; wholeMs: number; s: number; n: number }[] = [];
+    for (let seg = 0, i = 0; seg < segments; seg++) {
+      const w0 = await wholePasses(http);
+      const run0 = cpuMs(pid);
+      const r0 = performance.now();
+      const n = Math.min(perSegment, changes - i);
+      for (let k = 0; k < n; k++, i++) {
+        await sleep(Math.max(0, r0 + (k * 1000) / RATE - performance.now()));
+        sent.push({ pool: `bench--default-svc-${(i * 7) % services}-http`, at: performance.now() });
+        void changePod(url, i, services);
+      }
+      // Until the last change has been applied (the device takes 100 ms a call), and to a whole
+      // number of health periods: each window then holds as many of its reads as the next one.
+      await sleep(3000);
+      const period = Number(values['health-interval']) * 1000;
+      if (period > 0)
+        await sleep(Math.ceil((performance.now() - r0) / period) * period - (performance.now() - r0));
+      const w1 = await wholePasses(http);
+      runs.push({
+        cpuMs: cpuMs(pid) - run0,
+        wholeMs: w1.cpuMs - w0.cpuMs,
+        s: (performance.now() - r0) / 1000,
+        n,
+      });
+      idles.push(await idleStretch(pid, http, idlePer, services, seg + 1));
     }
-    await sleep(5000);
-    const runS = (performance.now() - r0) / 1000;
-    const runCpuMs = cpuMs(pid) - run0;
-    // Less the steady background over the run and any whole pass (a sweep) that fell in it.
-    const w2 = await wholePasses(http);
-    const perChangeMs = (runCpuMs - (w2.cpuMs - w1.cpuMs) - steadyMsPerS * runS) / changes;
+    // Per change, each run apart: its CPU less its whole passes and its background, by its changes.
+    const perRun = runs.map(
+      (r, k) => (r.cpuMs - r.wholeMs - ((idles[k]!.steady + idles[k + 1]!.steady) / 2) * r.s) / r.n,
+    );
+    const perChangeMs = quantile(perRun, 0.5);
+    const last = await wholePasses(http);
+    const sweepMsPerS = last.periodS > 0 ? last.lastMs / last.periodS : 0;
+    const steadyMsPerS = quantile(
+      idles.map((x) => x.steady),
+      0.5,
+    );
+    const backgroundMsPerS = steadyMsPerS + sweepMsPerS;
+    const windowMsPerS = idles.reduce((a, x) => a + x.cpuMs, 0) / idles.reduce((a, x) => a + x.s, 0);
+    const runCpuMs = runs.reduce((a, r) => a + r.cpuMs, 0);
+    const runS = runs.reduce((a, r) => a + r.s, 0);
     const writes = (await sim.writeLog(log0)).filter((w) => w.type === 'pool');
     const each = sent.map((s) => {
       const w = writes.find((x) => x.name === s.pool && x.at > s.at);
@@ -274,12 +340,13 @@ async function scale(services: number, changes: number, idleS: number): Promise<
       backgroundMsPerS,
       windowMsPerS,
       sweeps: {
-        inWindow: w1.n - w0.n,
-        cpuMsInWindow: w1.cpuMs - w0.cpuMs,
-        lastMs: w1.lastMs,
-        periodS: w1.periodS,
+        inWindow: idles.reduce((a, x) => a + x.sweeps, 0),
+        cpuMsInWindow: idles.reduce((a, x) => a + x.wholeMs, 0),
+        lastMs: last.lastMs,
+        periodS: last.periodS,
       },
       perChangeMs,
+      perRun,
       runCpuMs,
       runS,
       p50: quantile(lat, 0.5),
@@ -287,7 +354,7 @@ async function scale(services: number, changes: number, idleS: number): Promise<
       max: Math.max(...lat),
       applied: lat.length,
       latencies: each,
-      idleTimeline,
+      idleTimeline: idles.flatMap((x) => x.timeline),
     };
   } finally {
     if (controller && controller.exitCode === null) {
