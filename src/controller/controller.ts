@@ -123,11 +123,9 @@ export class NplController {
     });
     this.passes = this.makeScheduler();
     // The reconcile compares everything we own with the cluster, so a timed whole one is the sweep.
-    this.sweep = new SweepTimer(this.opts.sweepIntervalMs ?? 60_000, () => {
-      this.lb.invalidate();
-      this.allChanged = true;
-      this.passes.request();
-    });
+    // The device is read behind the passes: a change never waits for the sweep's read. Once the
+    // read is in place (onObserved), the whole pass runs.
+    this.sweep = new SweepTimer(this.opts.sweepIntervalMs ?? 60_000, () => this.lb.readBehind());
     this.queue = new WorkQueue({
       name: 'controller',
       reconcile: (k) => this.reconcile(k),
@@ -183,6 +181,10 @@ export class NplController {
         else if (applied.some((r) => r.ok)) this.device.answered();
       },
       onReleased: () => this.passes.request(),
+      onObserved: () => {
+        this.allChanged = true;
+        this.passes.request();
+      },
       onReadFailed: (err) => this.device.failed(errorMessage(err)),
       gatewayClass: new GatewayClassKeeper({
         name: this.opts.config.gatewayClass,

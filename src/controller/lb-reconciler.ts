@@ -22,7 +22,7 @@ import { capabilityFilter } from '../source/capabilities.ts';
 import { PlanScope } from './plan-scope.ts';
 import { UnreadyPools } from './lb-events.ts';
 import type { Pool } from '../model/types.ts';
-import { afterPass } from './observed-cache.ts';
+import { afterPass, overlay } from './observed-cache.ts';
 import { objectKey } from './pass-gates.ts';
 import { PassLedger } from './pass-ledger.ts';
 import { DeviceTiming } from './device-timing.ts';
@@ -41,9 +41,32 @@ export interface LbReconcilerDeps extends PassReportDeps {
   onReleased?: () => void;
   /** Told when reading the device failed (the pass throws after): the device may be down. */
   onReadFailed?: (err: unknown) => void;
+  /** Told when a read behind the passes (readBehind) is in place: a whole pass should run. */
+  onObserved?: () => void;
 }
 
 type PassResult = { applied: ApplyResult[]; desired: DesiredResult; deferredMs: number | undefined };
+
+/**
+ * A read of the device behind the passes: the generation it began in, the last write issued
+ * before it began, what passes issued after that applied while it was out.
+ */
+interface Behind {
+  generation: number;
+  since: number;
+  applied: ApplyResult[];
+  /**
+   * A write issued before the read began answered while it was out: the read may show the device
+   * before that write or after it (and after a change someone made since): read again.
+   */
+  straddled: boolean;
+  /** Reads made for this sweep (a straddling write asks another; the third is taken). */
+  tries: number;
+  /** A retryable failure meanwhile: where it left the device is unknown. */
+  lost: boolean;
+  /** Another read was asked for while this one was out. */
+  again: boolean;
+}
 
 /** Lists by name, made once per list (the desired lists are the same objects while unchanged). */
 const indexes = new WeakMap<readonly { name: string }[], Map<string, unknown>>();
@@ -102,6 +125,70 @@ export class LbReconciler {
   /** Invalidations so far. */
   private generation = 0;
 
+  /**
+   * The sweep: the device read again behind the passes, which go on against the state kept
+   * meanwhile, so a change never waits for a whole read of the device. What passes applied while
+   * the read was out goes on top of it (observed-cache.ts `overlay`); once in place, `onObserved`
+   * asks for the whole pass. Nothing kept yet (a start, a failure): the next pass reads, as
+   * invalidate() has it.
+   */
+  readBehind(): void {
+    if (!this.observed) {
+      this.invalidate();
+      this.d.onObserved?.();
+      return;
+    }
+    // A read already out may have begun before what this one is for: another follows it.
+    if (this.behind) {
+      this.behind.again = true;
+      return;
+    }
+    this.readOnce(0);
+  }
+
+  private readOnce(tries: number): void {
+    const behind: Behind = {
+      generation: this.generation,
+      since: this.issued,
+      applied: [],
+      straddled: false,
+      tries,
+      lost: false,
+      again: false,
+    };
+    this.behind = behind;
+    void (async () => {
+      let next = false;
+      try {
+        const read = byName(await this.d.adapter.observe());
+        // An invalidation meanwhile wants a read of its own; a write that may or may not have
+        // landed leaves the read unknown where it went: the next pass reads.
+        if (behind.generation !== this.generation) return;
+        if (behind.lost) {
+          this.invalidate();
+          return;
+        }
+        next = behind.again || (behind.straddled && tries < 2);
+        if (next) return;
+        overlay(read, behind.applied);
+        this.observed = read;
+        this.observedSince = behind.since;
+        this.ledger.read(read.pools);
+      } catch (err) {
+        this.d.onReadFailed?.(err);
+      } finally {
+        this.behind = undefined;
+        if (next) this.readOnce(behind.again ? 0 : tries + 1);
+        else this.d.onObserved?.();
+      }
+    })();
+  }
+  /** Writes issued so far (each apply call one), and the last issued before the kept read began. */
+  private issued = 0;
+  private observedSince = 0;
+  /** The read behind the passes under way, and what passes applied since it began. */
+  private behind: Behind | undefined;
+
   /** What the adapter can serve (read once: an adapter's capabilities do not change). */
   private readonly caps: Capabilities;
 
@@ -144,8 +231,10 @@ export class LbReconciler {
         // again (three tries; then it is taken).
         for (let tries = 0; !this.observed && tries < 3; tries++) {
           const generation = this.generation;
+          const since = this.issued;
           const read = byName(await this.d.adapter.observe());
           if (this.generation === generation || tries === 2) this.observed ??= read;
+          if (this.observed === read) this.observedSince = since;
           if (this.observed === read) this.ledger.read(read.pools);
         }
       } catch (err) {
@@ -198,7 +287,7 @@ export class LbReconciler {
     const g = this.ledger.gate(p, diffed, now(), this.d.poolIntervalMs ?? 100);
     this.timing.planned(planned.cpuMs, planned.whole);
     const started = now();
-    const applied = await this.applyClaimed(g.go, now);
+    const { applied, issued } = await this.applyClaimed(g.go, now);
     this.ledger.applied(g.go, passSeq);
     this.d.onApplied?.(applied, now() - started);
     // A create that went through gets EnsuredLoadBalancer alone; one that did not is announced as
@@ -219,6 +308,22 @@ export class LbReconciler {
       const unsettled = new Set([...pending, ...p.conflicts.map((c) => `${c.kind}/${c.name}`)]);
       const ok = applied.filter((r) => r.ok).map((r) => objectKey(r.change));
       this.scope.settle(diffed, unsettled, ok, passSeq, this.ledger.latest);
+    } else if (
+      !same &&
+      this.observed &&
+      issued > this.observedSince &&
+      applied.every((r) => r.ok || r.error?.terminal)
+    ) {
+      // The device was read again while this pass applied (it planned against the state before):
+      // what it applied goes on top, and is diffed again by the passes planned since.
+      overlay(this.observed, applied);
+      this.scope.settle(
+        [],
+        new Set(),
+        applied.filter((r) => r.ok).map((r) => objectKey(r.change)),
+        passSeq,
+        this.ledger.latest,
+      );
     } else if (same || applied.length > 0) this.observed = undefined;
     this.ledger.reported();
     await this.reporter.report(view, desired, {
@@ -252,15 +357,26 @@ export class LbReconciler {
   /**
    * Applies the changes with their objects claimed (in flight) meanwhile, and records what went
    * in the ledger before they are released (no await between): a pass that starts next sees when
-   * each pool was written and what is parked.
+   * each pool was written and what is parked. `issued`: the write's number (none: the last one's),
+   * against the reads of the device begun before or after it.
    */
-  private async applyClaimed(changes: Change[], now: () => number): Promise<ApplyResult[]> {
-    if (changes.length === 0) return [];
+  private async applyClaimed(
+    changes: Change[],
+    now: () => number,
+  ): Promise<{ applied: ApplyResult[]; issued: number }> {
+    if (changes.length === 0) return { applied: [], issued: this.issued };
     this.ledger.claim(changes);
+    const issued = ++this.issued;
     try {
       const applied = await this.timing.apply(() => this.d.adapter.apply(changes), changes.length);
       this.ledger.record(applied, now());
-      return applied;
+      const behind = this.behind;
+      if (behind) {
+        if (issued <= behind.since) behind.straddled = true;
+        else behind.applied.push(...applied);
+        if (applied.some((r) => !r.ok && !r.error?.terminal)) behind.lost = true;
+      }
+      return { applied, issued };
     } finally {
       if (this.ledger.release(changes)) this.d.onReleased?.();
     }

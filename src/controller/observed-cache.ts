@@ -35,6 +35,15 @@ export function afterPass(
   carry('pool', observed.pools, plan.equal.pools);
   carry('virtualService', observed.virtualServices, plan.equal.virtualServices);
   carry('certificate', observed.certificates, plan.equal.certificates);
+  overlay(observed, applied);
+}
+
+/**
+ * What went through of `applied`, on top of `observed`: the object as written, or gone. A read
+ * begun before a write may or may not show it; the write answered later, so it is what the device
+ * holds (what failed left the device as it was, or unknown: the caller reads again).
+ */
+export function overlay(observed: ObservedByName, applied: readonly ApplyResult[]): void {
   for (const { change: c, ok } of applied) {
     if (!ok) continue;
     const held: Map<string, unknown> =

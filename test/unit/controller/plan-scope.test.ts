@@ -11,6 +11,12 @@
  * the scope not reset when the device is read again; the observed state carrying an "equal"
  * object over a write another pass made since; a read the sweep overtook being taken; a pass
  * that waited for a read planning after a newer one.
+ *
+ * The sweep's read behind the passes (readBehind): changes planned and applied while it is out;
+ * what they applied put on top of it once in (dropped: the changed pool written twice); a write
+ * issued before the read began and answered while it was out makes it read again (taken: a pool
+ * removed after that write stays gone; the property found this one), and one answered after the
+ * read is in is not put on top of it (put: the same).
  */
 import assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
@@ -83,7 +89,7 @@ type Command =
   | { kind: 'pod'; i: number; nodePort: number; ready: boolean }
   | { kind: 'pass' }
   | { kind: 'fault'; down: boolean; svc: number }
-  | { kind: 'drift'; svc: number }
+  | { kind: 'drift'; svc: number; behind: boolean }
   | { kind: 'tick' };
 
 const command: fc.Arbitrary<Command> = fc.oneof(
@@ -95,7 +101,11 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   }),
   fc.constant({ kind: 'pass' as const }),
   fc.constant({ kind: 'pass' as const }),
-  fc.record({ kind: fc.constant('drift' as const), svc: fc.integer({ min: 0, max: SERVICES - 1 }) }),
+  fc.record({
+    kind: fc.constant('drift' as const),
+    svc: fc.integer({ min: 0, max: SERVICES - 1 }),
+    behind: fc.boolean(),
+  }),
   fc.constant({ kind: 'tick' as const }),
   fc.constant({ kind: 'tick' as const }),
   fc.constant({ kind: 'tick' as const }),
@@ -168,11 +178,21 @@ class Rig {
   private readonly ingressClasses: ClusterView['ingressClasses'] = [];
   private changed: Set<string> | undefined;
 
-  constructor(gate: <T>(p: Promise<T>, label: string) => Promise<T>) {
+  /**
+   * `readAtCall`: a read sees the device as it was when asked, and a write is on the device when
+   * issued, however late either answers.
+   */
+  constructor(gate: <T>(p: Promise<T>, label: string) => Promise<T>, readAtCall = false) {
     const memory = this.memory;
     const adapter: LoadBalancerAdapter = Object.assign(Object.create(memory) as MemoryAdapter, {
-      apply: (changes: Change[]) => gate(Promise.resolve(), 'apply').then(() => memory.apply(changes)),
-      observe: () => gate(Promise.resolve(), 'observe').then(() => memory.observe()),
+      apply: (changes: Change[]) =>
+        readAtCall
+          ? gate(memory.apply(changes), 'apply')
+          : gate(Promise.resolve(), 'apply').then(() => memory.apply(changes)),
+      observe: () =>
+        readAtCall
+          ? gate(memory.observe(), 'observe')
+          : gate(Promise.resolve(), 'observe').then(() => memory.observe()),
     });
     this.lb = new LbReconciler({
       kubeConfig: new KubeConfig(),
@@ -202,11 +222,15 @@ class Rig {
     return this.lb.reconcile(this.view(), Date.now, named).catch(() => undefined);
   }
 
-  /** Someone removes a pool of ours on the device; the sweep reads the device again. */
-  drift(svc: number): void {
+  /**
+   * Someone removes a pool of ours on the device; the device is read again: by the next pass
+   * (invalidate) or behind the passes (readBehind, the sweep's).
+   */
+  drift(svc: number, behind = false): void {
     for (const [name, { pool }] of this.memory.device.pools)
       if (pool.service === `default/svc-${svc}`) this.memory.device.pools.delete(name);
-    this.lb.invalidate();
+    if (behind) this.lb.readBehind();
+    else this.lb.invalidate();
   }
 }
 
@@ -227,7 +251,7 @@ describe('the plan scope of overlapping passes', () => {
             else if (c.kind === 'fault') {
               if (c.down) rig.down.add(`default/svc-${c.svc}`);
               else rig.down.delete(`default/svc-${c.svc}`);
-            } else if (c.kind === 'drift') rig.drift(c.svc);
+            } else if (c.kind === 'drift') rig.drift(c.svc, c.behind);
             // One device call ends, the one the scheduler picks: calls pile up between ticks.
             else if (c.kind === 'tick') await (s.count() > 0 ? s.waitOne() : undefined);
             else passes.push(rig.pass());
@@ -238,6 +262,8 @@ describe('the plan scope of overlapping passes', () => {
           rig.down.clear();
           let left: string[] = [];
           for (let round = 0; round < 6 && (round === 0 || left.length > 0); round++) {
+            // Every device call ends first (a sweep's read behind the passes among them).
+            await s.waitAll();
             await s.waitFor(rig.pass());
             left = differences(rig.memory, rig.view());
           }
@@ -297,4 +323,132 @@ describe('the plan scope of overlapping passes', () => {
     assert.deepEqual(differences(rig.memory, rig.view()), []);
     assert.deepEqual(rig.lb.plans, { whole: 2, named: 0 });
   });
+  it("the sweep's read goes behind the passes: a change is applied while it is out, and is on top of it once in", async () => {
+    const held: { label: string; go: () => void }[] = [];
+    const rig = new Rig(
+      (p, label) => p.then((v) => new Promise((go) => held.push({ label, go: () => go(v) }))),
+      true,
+    );
+    const release = async (label: string) => {
+      for (let i = 0; !held.some((h) => h.label === label); i++) {
+        if (i > 100) throw new Error(`no ${label} to end`);
+        await new Promise((r) => setImmediate(r));
+      }
+      held
+        .splice(
+          held.findIndex((h) => h.label === label),
+          1,
+        )[0]!
+        .go();
+      await new Promise((r) => setImmediate(r));
+    };
+    const first = rig.pass();
+    await release('observe');
+    await release('apply');
+    await first;
+    // A pool removed behind our back; the sweep's read starts, sees the device as it is now, and
+    // does not answer yet.
+    rig.drift(2, true);
+    // A change meanwhile: planned and applied without waiting for the read.
+    rig.pod(0, 61001);
+    const changed = rig.pass();
+    await release('apply');
+    const r = (await changed) as { applied: { change: { op: string; name: string } }[] };
+    assert.deepEqual(
+      r.applied.map((x) => `${x.change.op} ${x.change.name}`),
+      ['update c1--default-svc-0-http'],
+    );
+    assert.deepEqual(
+      held.map((h) => h.label),
+      ['observe'],
+      'the read is still out',
+    );
+    // The read lands (without the change it began before): the change goes on top, and the whole
+    // pass after it restores the removed pool alone, the changed one not written again.
+    await release('observe');
+    const whole = rig.pass();
+    await release('apply');
+    const w = (await whole) as { applied: { change: { op: string; name: string } }[] };
+    assert.deepEqual(
+      w.applied.map((x) => `${x.change.op} ${x.change.name}`),
+      ['create c1--default-svc-2-http'],
+    );
+    assert.deepEqual(differences(rig.memory, rig.view()), []);
+    assert.deepEqual(rig.lb.plans.whole, 2, 'the first pass, and the one after the read');
+
+    // A read that lands while a pass planned before it is still writing: that write goes on top
+    // of the read in place, and the next pass neither reads the device again nor writes again.
+    rig.lb.readBehind();
+    rig.pod(1, 61001);
+    const writing = rig.pass();
+    await release('observe');
+    await release('apply');
+    await writing;
+    const next = rig.pass();
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    assert.deepEqual(
+      held.map((h) => h.label),
+      [],
+      'no read of the device again',
+    );
+    const n = (await next) as { applied: unknown[] };
+    assert.deepEqual(n.applied, [], 'nothing written twice');
+    assert.deepEqual(differences(rig.memory, rig.view()), []);
+  });
+  for (const readFirst of [false, true])
+    it(`a write issued before the sweep's read, answered ${readFirst ? 'after the read is in' : 'while it is out'}: the device is read again, so a change someone made after the write is seen`, async () => {
+      const held: { label: string; go: () => void }[] = [];
+      const rig = new Rig(
+        (p, label) => p.then((v) => new Promise((go) => held.push({ label, go: () => go(v) }))),
+        true,
+      );
+      const release = async (label: string) => {
+        for (let i = 0; !held.some((h) => h.label === label); i++) {
+          if (i > 100) throw new Error(`no ${label} to end`);
+          await new Promise((r) => setImmediate(r));
+        }
+        held
+          .splice(
+            held.findIndex((h) => h.label === label),
+            1,
+          )[0]!
+          .go();
+        await new Promise((r) => setImmediate(r));
+      };
+      const first = rig.pass();
+      await release('observe');
+      await release('apply');
+      await first;
+      // A write to svc-1's pool is on the device; its answer is slow.
+      rig.pod(1, 61001);
+      const writing = rig.pass();
+      for (let i = 0; i < 10 && !held.some((h) => h.label === 'apply'); i++)
+        await new Promise((r) => setImmediate(r));
+      // Then someone removes that pool, and the sweep's read begins (it sees the pool gone).
+      rig.drift(1, true);
+      if (readFirst) {
+        // The read is in before the write answers: the write, answered after, is not put on top
+        // of it (the read may be newer than the write); the next pass reads the device.
+        await release('observe');
+        await release('apply');
+        await writing;
+      } else {
+        // The write answers while the read is out: that read is not taken; the next one is.
+        await release('apply');
+        await writing;
+        await release('observe');
+        await release('observe');
+      }
+      const whole = rig.pass();
+      // Read first where the read in place could not be trusted (the pass reads it again).
+      if (readFirst) await release('observe');
+      await release('apply');
+      const w = (await whole) as { applied: { change: { op: string; name: string } }[] };
+      assert.deepEqual(
+        w.applied.map((x) => `${x.change.op} ${x.change.name}`),
+        ['create c1--default-svc-1-http'],
+        'the pool removed after our write is put back',
+      );
+      assert.deepEqual(differences(rig.memory, rig.view()), []);
+    });
 });
