@@ -234,6 +234,36 @@ class Rig {
   }
 }
 
+/**
+ * A rig reading and writing the device when asked (readAtCall), each answer held until released by
+ * its label ('observe', 'apply'), after a first pass has created everything.
+ */
+async function heldRig() {
+  const held: { label: string; go: () => void }[] = [];
+  const rig = new Rig(
+    (p, label) => p.then((v) => new Promise((go) => held.push({ label, go: () => go(v) }))),
+    true,
+  );
+  const release = async (label: string) => {
+    for (let i = 0; !held.some((h) => h.label === label); i++) {
+      if (i > 100) throw new Error(`no ${label} to end`);
+      await new Promise((r) => setImmediate(r));
+    }
+    held
+      .splice(
+        held.findIndex((h) => h.label === label),
+        1,
+      )[0]!
+      .go();
+    await new Promise((r) => setImmediate(r));
+  };
+  const first = rig.pass();
+  await release('observe');
+  await release('apply');
+  await first;
+  return { rig, held, release };
+}
+
 describe('the plan scope of overlapping passes', () => {
   it('brings the device to the full build whatever order device calls end in, faults included', async () => {
     let namedRuns = 0;
@@ -324,28 +354,7 @@ describe('the plan scope of overlapping passes', () => {
     assert.deepEqual(rig.lb.plans, { whole: 2, named: 0 });
   });
   it("the sweep's read goes behind the passes: a change is applied while it is out, and is on top of it once in", async () => {
-    const held: { label: string; go: () => void }[] = [];
-    const rig = new Rig(
-      (p, label) => p.then((v) => new Promise((go) => held.push({ label, go: () => go(v) }))),
-      true,
-    );
-    const release = async (label: string) => {
-      for (let i = 0; !held.some((h) => h.label === label); i++) {
-        if (i > 100) throw new Error(`no ${label} to end`);
-        await new Promise((r) => setImmediate(r));
-      }
-      held
-        .splice(
-          held.findIndex((h) => h.label === label),
-          1,
-        )[0]!
-        .go();
-      await new Promise((r) => setImmediate(r));
-    };
-    const first = rig.pass();
-    await release('observe');
-    await release('apply');
-    await first;
+    const { rig, held, release } = await heldRig();
     // A pool removed behind our back; the sweep's read starts, sees the device as it is now, and
     // does not answer yet.
     rig.drift(2, true);
@@ -397,28 +406,7 @@ describe('the plan scope of overlapping passes', () => {
   });
   for (const readFirst of [false, true])
     it(`a write issued before the sweep's read, answered ${readFirst ? 'after the read is in' : 'while it is out'}: the device is read again, so a change someone made after the write is seen`, async () => {
-      const held: { label: string; go: () => void }[] = [];
-      const rig = new Rig(
-        (p, label) => p.then((v) => new Promise((go) => held.push({ label, go: () => go(v) }))),
-        true,
-      );
-      const release = async (label: string) => {
-        for (let i = 0; !held.some((h) => h.label === label); i++) {
-          if (i > 100) throw new Error(`no ${label} to end`);
-          await new Promise((r) => setImmediate(r));
-        }
-        held
-          .splice(
-            held.findIndex((h) => h.label === label),
-            1,
-          )[0]!
-          .go();
-        await new Promise((r) => setImmediate(r));
-      };
-      const first = rig.pass();
-      await release('observe');
-      await release('apply');
-      await first;
+      const { rig, held, release } = await heldRig();
       // A write to svc-1's pool is on the device; its answer is slow.
       rig.pod(1, 61001);
       const writing = rig.pass();
