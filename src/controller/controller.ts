@@ -364,9 +364,11 @@ export class NplController {
   async stop(): Promise<void> {
     this.ready = false;
     this.gateLoop.stop();
+    // No sweep starts a read of the device now, and one out ends before the device's probes stop.
+    this.sweep.stop();
+    await this.lb.readsDone();
     await this.health.stop();
     await this.device.stop();
-    this.sweep.stop();
     this.nodes.stop();
     await this.passes.stop();
     await this.queue.stop();

@@ -157,7 +157,7 @@ export class LbReconciler {
       again: false,
     };
     this.behind = behind;
-    void (async () => {
+    this.reading = (async () => {
       let next = false;
       try {
         const read = byName(await this.d.adapter.observe());
@@ -179,10 +179,19 @@ export class LbReconciler {
       } finally {
         this.behind = undefined;
         if (next) this.readOnce(behind.again ? 0 : tries + 1);
-        else this.d.onObserved?.();
+        else {
+          this.reading = undefined;
+          this.d.onObserved?.();
+        }
       }
     })();
   }
+
+  /** Resolves once no read behind the passes is out (the sweep stopped first: at shutdown). */
+  async readsDone(): Promise<void> {
+    while (this.reading) await this.reading;
+  }
+  private reading: Promise<void> | undefined;
   /** Writes issued so far (each apply call one), and the last issued before the kept read began. */
   private issued = 0;
   private observedSince = 0;

@@ -439,4 +439,16 @@ describe('the plan scope of overlapping passes', () => {
       );
       assert.deepEqual(differences(rig.memory, rig.view()), []);
     });
+  it("the sweep's read out is waited for at shutdown, a read asked again meanwhile included", async () => {
+    const { rig, release } = await heldRig();
+    rig.lb.readBehind();
+    rig.lb.readBehind(); // asked again while out: another read follows the first
+    let done = false;
+    const stopped = rig.lb.readsDone().then(() => (done = true));
+    await release('observe');
+    assert.equal(done, false, 'the second read is out');
+    await release('observe');
+    await stopped;
+    assert.equal(done, true);
+  });
 });
