@@ -66,6 +66,8 @@ async function get(cookie?: string): Promise<{ pod: string; setCookie: string | 
 
 /** The `name=value` pair of a Set-Cookie header. */
 const pairOf = (setCookie: string | undefined): string => setCookie?.split(';')[0] ?? '';
+/** The member a cookie pair names (its value before HAProxy's dates). */
+const memberOf = (pair: string): string => pair.split('|')[0]!;
 
 async function serve(t: { after: (fn: () => Promise<void>) => void }) {
   const servers: Server[] = [];
@@ -103,7 +105,11 @@ describe(
         for (let i = 0; i < 6; i++) {
           const again = await get(jar);
           assert.equal(again.pod, first.pod, 'kept on its member');
-          assert.equal(again.setCookie, undefined, 'a valid cookie is not set again');
+          // A valid cookie is not set again, but where HAProxy moves its last-seen date on (the
+          // value carries `member|last-seen|first-seen` with a lifetime; seen in a slow run):
+          // then for the same member.
+          if (again.setCookie !== undefined)
+            assert.equal(memberOf(pairOf(again.setCookie)), memberOf(jar), 'set again only for its member');
         }
         // Without the cookie the members share the clients (the cookie is what keeps them).
         const spread = new Set<string>();
