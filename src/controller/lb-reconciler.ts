@@ -23,6 +23,7 @@ import { PlanScope } from './plan-scope.ts';
 import { UnreadyPools } from './lb-events.ts';
 import type { Pool } from '../model/types.ts';
 import { afterPass, overlay } from './observed-cache.ts';
+import { ReadBehind } from './read-behind.ts';
 import { objectKey } from './pass-gates.ts';
 import { PassLedger } from './pass-ledger.ts';
 import { DeviceTiming } from './device-timing.ts';
@@ -46,27 +47,6 @@ export interface LbReconcilerDeps extends PassReportDeps {
 }
 
 type PassResult = { applied: ApplyResult[]; desired: DesiredResult; deferredMs: number | undefined };
-
-/**
- * A read of the device behind the passes: the generation it began in, the last write issued
- * before it began, what passes issued after that applied while it was out.
- */
-interface Behind {
-  generation: number;
-  since: number;
-  applied: ApplyResult[];
-  /**
-   * A write issued before the read began answered while it was out: the read may show the device
-   * before that write or after it (and after a change someone made since): read again.
-   */
-  straddled: boolean;
-  /** Reads made for this sweep (a straddling write asks another; the third is taken). */
-  tries: number;
-  /** A retryable failure meanwhile: where it left the device is unknown. */
-  lost: boolean;
-  /** Another read was asked for while this one was out. */
-  again: boolean;
-}
 
 /** Lists by name, made once per list (the desired lists are the same objects while unchanged). */
 const indexes = new WeakMap<readonly { name: string }[], Map<string, unknown>>();
@@ -127,76 +107,24 @@ export class LbReconciler {
 
   /**
    * The sweep: the device read again behind the passes, which go on against the state kept
-   * meanwhile, so a change never waits for a whole read of the device. What passes applied while
-   * the read was out goes on top of it (observed-cache.ts `overlay`); once in place, `onObserved`
-   * asks for the whole pass. Nothing kept yet (a start, a failure): the next pass reads, as
-   * invalidate() has it.
+   * meanwhile (read-behind.ts); once in place, `onObserved` asks for the whole pass. Nothing kept
+   * yet (a start, a failure): the next pass reads, as invalidate() has it.
    */
   readBehind(): void {
-    if (!this.observed) {
+    if (this.observed) this.reads.start();
+    else {
       this.invalidate();
       this.d.onObserved?.();
-      return;
     }
-    // A read already out may have begun before what this one is for: another follows it.
-    if (this.behind) {
-      this.behind.again = true;
-      return;
-    }
-    this.readOnce(0);
-  }
-
-  private readOnce(tries: number): void {
-    const behind: Behind = {
-      generation: this.generation,
-      since: this.issued,
-      applied: [],
-      straddled: false,
-      tries,
-      lost: false,
-      again: false,
-    };
-    this.behind = behind;
-    this.reading = (async () => {
-      let next = false;
-      try {
-        const read = byName(await this.d.adapter.observe());
-        // An invalidation meanwhile wants a read of its own; a write that may or may not have
-        // landed leaves the read unknown where it went: the next pass reads.
-        if (behind.generation !== this.generation) return;
-        if (behind.lost) {
-          this.invalidate();
-          return;
-        }
-        next = behind.again || (behind.straddled && tries < 2);
-        if (next) return;
-        overlay(read, behind.applied);
-        this.observed = read;
-        this.observedSince = behind.since;
-        this.ledger.read(read.pools);
-      } catch (err) {
-        this.d.onReadFailed?.(err);
-      } finally {
-        this.behind = undefined;
-        if (next) this.readOnce(behind.again ? 0 : tries + 1);
-        else {
-          this.reading = undefined;
-          this.d.onObserved?.();
-        }
-      }
-    })();
   }
 
   /** Resolves once no read behind the passes is out (the sweep stopped first: at shutdown). */
-  async readsDone(): Promise<void> {
-    while (this.reading) await this.reading;
+  readsDone(): Promise<void> {
+    return this.reads.done();
   }
-  private reading: Promise<void> | undefined;
-  /** Writes issued so far (each apply call one), and the last issued before the kept read began. */
-  private issued = 0;
-  private observedSince = 0;
-  /** The read behind the passes under way, and what passes applied since it began. */
-  private behind: Behind | undefined;
+
+  /** The sweep's reads behind the passes, and the numbering of writes they go by. */
+  private readonly reads: ReadBehind;
 
   /** What the adapter can serve (read once: an adapter's capabilities do not change). */
   private readonly caps: Capabilities;
@@ -209,6 +137,17 @@ export class LbReconciler {
     this.capabilities = capabilityFilter(this.caps, d.adapter.name);
     if (d.adapter.allocatedVips) d.state.setAllocatedVips(() => d.adapter.allocatedVips!());
     this.reporter = new PassReporter(d);
+    this.reads = new ReadBehind({
+      read: async () => byName(await d.adapter.observe()),
+      generation: () => this.generation,
+      invalidate: () => this.invalidate(),
+      install: (read) => {
+        this.observed = read;
+        this.ledger.read(read.pools);
+      },
+      ...(d.onReadFailed ? { onReadFailed: d.onReadFailed } : {}),
+      ...(d.onObserved ? { onObserved: d.onObserved } : {}),
+    });
   }
 
   /**
@@ -240,10 +179,10 @@ export class LbReconciler {
         // again (three tries; then it is taken).
         for (let tries = 0; !this.observed && tries < 3; tries++) {
           const generation = this.generation;
-          const since = this.issued;
+          const since = this.reads.last;
           const read = byName(await this.d.adapter.observe());
           if (this.generation === generation || tries === 2) this.observed ??= read;
-          if (this.observed === read) this.observedSince = since;
+          if (this.observed === read) this.reads.taken(since);
           if (this.observed === read) this.ledger.read(read.pools);
         }
       } catch (err) {
@@ -320,7 +259,7 @@ export class LbReconciler {
     } else if (
       !same &&
       this.observed &&
-      issued > this.observedSince &&
+      this.reads.after(issued) &&
       applied.every((r) => r.ok || r.error?.terminal)
     ) {
       // The device was read again while this pass applied (it planned against the state before):
@@ -373,18 +312,13 @@ export class LbReconciler {
     changes: Change[],
     now: () => number,
   ): Promise<{ applied: ApplyResult[]; issued: number }> {
-    if (changes.length === 0) return { applied: [], issued: this.issued };
+    if (changes.length === 0) return { applied: [], issued: this.reads.last };
     this.ledger.claim(changes);
-    const issued = ++this.issued;
+    const issued = this.reads.issue();
     try {
       const applied = await this.timing.apply(() => this.d.adapter.apply(changes), changes.length);
       this.ledger.record(applied, now());
-      const behind = this.behind;
-      if (behind) {
-        if (issued <= behind.since) behind.straddled = true;
-        else behind.applied.push(...applied);
-        if (applied.some((r) => !r.ok && !r.error?.terminal)) behind.lost = true;
-      }
+      this.reads.answered(issued, applied);
       return { applied, issued };
     } finally {
       if (this.ledger.release(changes)) this.d.onReleased?.();

@@ -358,6 +358,7 @@ describe('the plan scope of overlapping passes', () => {
     // A pool removed behind our back; the sweep's read starts, sees the device as it is now, and
     // does not answer yet.
     rig.drift(2, true);
+    await new Promise((r) => setImmediate(r)); // the read has seen the device
     // A change meanwhile: planned and applied without waiting for the read.
     rig.pod(0, 61001);
     const changed = rig.pass();
@@ -388,6 +389,7 @@ describe('the plan scope of overlapping passes', () => {
     // A read that lands while a pass planned before it is still writing: that write goes on top
     // of the read in place, and the next pass neither reads the device again nor writes again.
     rig.lb.readBehind();
+    await new Promise((r) => setImmediate(r)); // the read has seen the device
     rig.pod(1, 61001);
     const writing = rig.pass();
     await release('observe');
