@@ -1,6 +1,6 @@
 /**
  * What the simulated controller checks of an application persistence profile beyond its field
- * model, as Avi's API reference states it: the persistence type is one of its enum, an HTTP
+ * model, as the Avi SDK's field texts state it: the persistence type is one of its enum, an HTTP
  * cookie profile's `timeout` is 0 (none) or 1-14400 minutes, and `is_persistent_cookie` exists
  * from object model 21.1.3 on. Pure.
  */

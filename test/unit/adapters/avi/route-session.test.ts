@@ -146,7 +146,7 @@ describe("Avi: a route's session cookie", () => {
       );
     }
 
-    // The simulated controller's own refusals, as its API reference states them.
+    // The simulated controller's own refusals, as the Avi SDK's field texts state them.
     const write = async (body: Record<string, unknown>) => {
       const x = await session.call('POST', '/api/applicationpersistenceprofile', body);
       return [x.status, JSON.stringify(x.body)] as const;
