@@ -23,7 +23,6 @@ import {
   type AviType,
   checkMonitorName,
   createdBy,
-  ownedBy,
   renderHealthMonitor,
   renderPool,
 } from './objects.ts';
@@ -31,7 +30,6 @@ import { pkiProfileName, renderPkiProfile } from './pool-tls.ts';
 import { renderSessionProfile, sessionProfileName } from './route-session.ts';
 import { clientValidationByHand, removeClientProfiles } from './client-validation.ts';
 import { invalid } from './object-schemas.ts';
-import { allocatedVip } from './vsvip.ts';
 import { certificateProblem, renderCertificate } from './certificates.ts';
 import { aviCapabilities } from './capabilities.ts';
 import { certificateRefs, poolRefs } from '../../src/model/refs.ts';
@@ -82,8 +80,6 @@ export class AviAdapter implements LoadBalancerAdapter {
   /** Our virtual services as last observed or written, in the model (for certificate rotations). */
   private readonly applied = new Map<string, VirtualService>();
   private readonly now: () => number;
-  /** allocatedVips() as of a version of the VsVips cached (device-objects.ts). */
-  private allocated: { version: number; vips: ReadonlyMap<string, string> } | undefined;
 
   constructor(private readonly opts: AviAdapterOptions) {
     this.owner = opts.owner;
@@ -111,21 +107,9 @@ export class AviAdapter implements LoadBalancerAdapter {
     return aviCapabilities(this.at.vipNetwork !== undefined, this.at.vipNetwork?.cidr6 !== undefined);
   }
 
-  /**
-   * The address Avi's IPAM gave each VIP group, from our VsVips as last read or written: the same
-   * map until a VsVip is written, read again or observed (every pass asks; a walk of every VsVip
-   * per pass grew with the cluster).
-   */
+  /** The address Avi's IPAM gave each VIP group (device-objects.ts: kept until a VsVip moves). */
   allocatedVips(): ReadonlyMap<string, string> {
-    const version = this.objects.version('vsvip');
-    if (this.allocated?.version === version) return this.allocated.vips;
-    const vips = new Map<string, string>();
-    for (const o of this.objects.cache.get('vsvip')!.values()) {
-      const found = ownedBy('vsvip', o, this.owner) ? allocatedVip(o) : undefined;
-      if (found) vips.set(found[0], found[1]);
-    }
-    this.allocated = { version, vips };
-    return vips;
+    return this.objects.allocatedVips();
   }
 
   async verify(): Promise<readonly string[]> {

@@ -13,6 +13,7 @@ import { poolGroupName } from './http-policy.ts';
 import { type AviObject, type AviType, ownedBy, storedSum } from './objects.ts';
 import { type AviSession, errorText } from './session.ts';
 import { isSniChild, sniChildName } from './vs-objects.ts';
+import { allocatedVip } from './vsvip.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -55,6 +56,24 @@ export class AviDeviceObjects {
   touch(type: AviType): void {
     this.versions.set(type, this.version(type) + 1);
   }
+
+  /**
+   * The address Avi's IPAM gave each VIP group, from our VsVips as last read or written: the same
+   * map until a VsVip is written, read again or observed (every pass asks; a walk of every VsVip
+   * per pass grew with the cluster).
+   */
+  allocatedVips(): ReadonlyMap<string, string> {
+    const version = this.version('vsvip');
+    if (this.allocated?.version === version) return this.allocated.vips;
+    const vips = new Map<string, string>();
+    for (const o of this.cache.get('vsvip')!.values()) {
+      const found = ownedBy('vsvip', o, this.owner) ? allocatedVip(o) : undefined;
+      if (found) vips.set(found[0], found[1]);
+    }
+    this.allocated = { version, vips };
+    return vips;
+  }
+  private allocated: { version: number; vips: ReadonlyMap<string, string> } | undefined;
 
   current(type: AviType, name: string): Raw | undefined {
     return this.cache.get(type)!.get(name);
