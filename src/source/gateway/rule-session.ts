@@ -80,11 +80,11 @@ export function ruleSession(
   const { timeoutStepSeconds: step, maxTimeoutSeconds: max } = device;
   if (seconds !== undefined && step !== undefined && seconds % step !== 0)
     throw new Refused(
-      `${field}.absoluteTimeout: ${JSON.stringify(absolute)}: the ${adapter} load balancer counts a session's lifetime in steps of ${step}s`,
+      `${field}.absoluteTimeout: ${JSON.stringify(absolute).slice(0, 32)}: the ${adapter} load balancer counts a session's lifetime in steps of ${step}s`,
     );
   if (seconds !== undefined && max !== undefined && seconds > max)
     throw new Refused(
-      `${field}.absoluteTimeout: ${JSON.stringify(absolute)}: the ${adapter} load balancer keeps a session at most ${max}s`,
+      `${field}.absoluteTimeout: ${JSON.stringify(absolute).slice(0, 32)}: the ${adapter} load balancer keeps a session at most ${max}s`,
     );
   return {
     ...(typeof name === 'string' ? { name } : {}),
