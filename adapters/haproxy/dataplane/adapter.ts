@@ -11,7 +11,6 @@
  */
 import PQueue from 'p-queue';
 import { DATAPLANE_CAPABILITIES } from '../capabilities.ts';
-import { AdapterError, codeForStatus, isTerminalCode } from '../../../src/adapter/errors.ts';
 import type {
   ApplyResult,
   Capabilities,
@@ -24,7 +23,9 @@ import { applyAround, CertStore } from '../cert-store.ts';
 import { DpCertificates } from './certificates.ts';
 import { DpCaFiles } from './ca-files.ts';
 import { bundlesOf, desiredOf } from '../ca-files.ts';
+import { AdapterError, isTerminalCode } from '../../../src/adapter/errors.ts';
 import { buildOps, type Op } from './transaction-plan.ts';
+import { attemptFailure } from './attempt-failure.ts';
 import { narrowRefusedCommit, type TxOutcome } from './commit-narrowing.ts';
 import { changeProblem, type Fail } from '../validate.ts';
 import { FailClosed } from '../fail-closed.ts';
@@ -332,39 +333,15 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
         for (const op of built.post) await op.run('').catch(() => undefined);
       } catch (err) {
         if (tx) await this.client.abort(tx).catch(() => undefined);
-        const status = err instanceof DataplaneError ? err.status : 0;
-        const message = (err as Error).message;
-        if (status === 409 || status === 406) {
-          this.stats.conflicts++;
-          this.loaded = false;
-          return {
-            kind: 'fail',
-            error: {
-              code: 'Conflict',
-              message: `the configuration changed meanwhile (${message}); re-read and retried`,
-              terminal: false,
-            },
-          };
-        }
-        if (committing && (status === 400 || status === 422)) return { kind: 'refused', message };
-        if (current && current.index >= 0 && (status === 400 || status === 422)) {
-          failed.set(current.index, { code: 'Invalid', message, terminal: true });
+        const f = attemptFailure(err, committing, current);
+        if (f.kind === 'drop') {
+          failed.set(f.index, f.fail);
           continue;
         }
-        if (
-          current &&
-          current.index >= 0 &&
-          err instanceof AdapterError &&
-          !(err instanceof DataplaneError)
-        ) {
-          failed.set(current.index, { code: err.code, message, terminal: isTerminalCode(err.code) });
-          continue;
-        }
+        if (f.kind === 'refused') return f;
+        if (f.kind === 'conflict') this.stats.conflicts++;
         this.loaded = false;
-        return {
-          kind: 'fail',
-          error: { code: status === 0 ? 'Unavailable' : codeForStatus(status), message, terminal: false },
-        };
+        return { kind: 'fail', error: f.error };
       }
       for (const [name, d] of built.backends) {
         if (d) this.backends.set(name, d);
