@@ -93,6 +93,8 @@ export class NplController {
   /** Services whose pools may have changed since the last LB pass; `allChanged` when unknown. */
   private readonly changed = new Set<string>();
   private allChanged = true;
+  /** The CPU (ms) of the sweep's read behind the passes whose whole pass has not run yet. */
+  private sweepReadMs = 0;
   /** Counts for tests and metrics. */
   readonly stats = { lbReconciles: 0, annotations: 0 };
 
@@ -181,7 +183,9 @@ export class NplController {
         else if (applied.some((r) => r.ok)) this.device.answered();
       },
       onReleased: () => this.passes.request(),
-      onObserved: () => {
+      onObserved: (readCpuMs) => {
+        // The sweep's read went on behind the passes: its cost is the sweep's, with the whole pass.
+        this.sweepReadMs += readCpuMs;
         this.allChanged = true;
         this.passes.request();
       },
@@ -315,10 +319,13 @@ export class NplController {
       }
       if (cpu0) {
         const used = process.cpuUsage(cpu0);
-        this.sweep.wholePassCost((used.user + used.system) / 1000);
+        // The sweep's read behind the passes, if one led to this pass, counts with it.
+        const ms = (used.user + used.system) / 1000 + this.sweepReadMs;
+        this.sweepReadMs = 0;
+        this.sweep.wholePassCost(ms);
         this.metrics.wholePasses.inc();
-        this.metrics.wholePassCpu.inc((used.user + used.system) / 1e6);
-        this.metrics.wholePassLastCpu.set((used.user + used.system) / 1e6);
+        this.metrics.wholePassCpu.inc(ms / 1000);
+        this.metrics.wholePassLastCpu.set(ms / 1000);
       }
       const { applied, desired, deferredMs } = pass;
       this.lastPools = desired.state.pools;

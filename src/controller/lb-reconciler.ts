@@ -42,8 +42,11 @@ export interface LbReconcilerDeps extends PassReportDeps {
   onReleased?: () => void;
   /** Told when reading the device failed (the pass throws after): the device may be down. */
   onReadFailed?: (err: unknown) => void;
-  /** Told when a read behind the passes (readBehind) is in place: a whole pass should run. */
-  onObserved?: () => void;
+  /**
+   * Told when a read behind the passes (readBehind) is in place: a whole pass should run.
+   * `readCpuMs`: the process's CPU over the read (read-behind.ts), a part of the sweep's cost.
+   */
+  onObserved?: (readCpuMs: number) => void;
 }
 
 type PassResult = { applied: ApplyResult[]; desired: DesiredResult; deferredMs: number | undefined };
@@ -114,7 +117,7 @@ export class LbReconciler {
     if (this.observed) this.reads.start();
     else {
       this.invalidate();
-      this.d.onObserved?.();
+      this.d.onObserved?.(0);
     }
   }
 

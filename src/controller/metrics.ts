@@ -69,12 +69,12 @@ export class ControllerMetrics {
   });
   readonly wholePassCpu = new Counter({
     name: 'npl_lb_controller_whole_pass_cpu_seconds_total',
-    help: "The controller process's CPU (user + system) over its whole passes",
+    help: "The controller process's CPU (user + system) over its whole passes, with the sweep's read of the device before them",
     registers: [this.registry],
   });
   readonly wholePassLastCpu = new Gauge({
     name: 'npl_lb_controller_whole_pass_last_cpu_seconds',
-    help: "The controller process's CPU over its last whole pass (what the sweep's period is stretched by)",
+    help: "The controller process's CPU over its last whole pass, with the sweep's read before it (what the sweep's period is stretched by)",
     registers: [this.registry],
   });
   /** The sweep's current period; set by the composition. */

@@ -23,9 +23,20 @@ export interface ReadBehindDeps {
   install: (read: ObservedByName) => void;
   /** Reading failed (the device may be down). */
   onReadFailed?: (err: unknown) => void;
-  /** A read is in place, or dropped: a whole pass should run. */
-  onObserved?: () => void;
+  /**
+   * A read is in place, or dropped: a whole pass should run. `readCpuMs`: the process's CPU over
+   * the sweep's reads, from the first one's start to the last one's end (work beside them
+   * included): what the sweep costs before its whole pass.
+   */
+  onObserved?: (readCpuMs: number) => void;
+  /** The process's CPU so far, in ms (default: process.cpuUsage()). */
+  cpuMs?: () => number;
 }
+
+const processCpuMs = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 
 /** A read out: the generation and last write issued when it began, what was applied since. */
 interface Behind {
@@ -38,6 +49,8 @@ interface Behind {
   lost: boolean;
   /** Another read was asked for while this one was out. */
   again: boolean;
+  /** The process's CPU when the sweep's first read began (ms). */
+  cpu0: number;
 }
 
 export class ReadBehind {
@@ -48,13 +61,17 @@ export class ReadBehind {
   private behind: Behind | undefined;
   private reading: Promise<void> | undefined;
 
-  constructor(private readonly d: ReadBehindDeps) {}
+  constructor(private readonly d: ReadBehindDeps) {
+    this.cpuMs = d.cpuMs ?? processCpuMs;
+  }
 
   /** A read behind the passes; one already out is followed by another (it may predate the ask). */
   start(): void {
     if (this.behind) this.behind.again = true;
-    else this.readOnce(0);
+    else this.readOnce(0, this.cpuMs());
   }
+
+  private readonly cpuMs: () => number;
 
   /** Numbers a write as it is issued. */
   issue(): number {
@@ -90,9 +107,13 @@ export class ReadBehind {
     while (this.reading) await this.reading;
   }
 
-  /** One read; `tries`: reads made for this sweep (a straddling write asks another; the third is taken). */
-  private readOnce(tries: number): void {
+  /**
+   * One read; `tries`: reads made for this sweep (a straddling write asks another; the third is
+   * taken); `cpu0`: the process's CPU when the sweep's first read began.
+   */
+  private readOnce(tries: number, cpu0: number): void {
     const b: Behind = {
+      cpu0,
       generation: this.d.generation(),
       since: this.issued,
       applied: [],
@@ -119,10 +140,10 @@ export class ReadBehind {
         this.d.onReadFailed?.(err);
       } finally {
         this.behind = undefined;
-        if (next) this.readOnce(b.again ? 0 : tries + 1);
+        if (next) this.readOnce(b.again ? 0 : tries + 1, b.cpu0);
         else {
           this.reading = undefined;
-          this.d.onObserved?.();
+          this.d.onObserved?.(this.cpuMs() - b.cpu0);
         }
       }
     })();

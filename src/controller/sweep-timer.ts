@@ -4,7 +4,8 @@
  * what the cluster's size does, so a fixed period would make the controller's idle work grow with
  * the cluster; instead the period stretches so that whole passes take at most a share of one core
  * (`SWEEP_CPU_SHARE`): every `everyMs` while they are cheap, less often once they are not. The
- * cost is the process's CPU over the last whole pass, measured by the controller. Events and
+ * cost is the process's CPU over the last whole pass and the read of the device before it (which
+ * goes on behind the passes: read-behind.ts), measured by the controller. Events and
  * changes never wait for it: they have passes of their own.
  */
 

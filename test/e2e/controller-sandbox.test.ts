@@ -24,13 +24,14 @@ async function startController(
   device: MemoryLoadBalancer,
   clusterName = 'c1',
   extra = '',
+  adapter = new MemoryAdapter({ owner: clusterName, device }),
 ) {
   const config = parseControllerConfig(`clusterName: ${clusterName}\nvip: {cidrs: [192.0.2.0/24]}\n${extra}`);
   const events = new RecordingEvents(new EventRecorder(kc, 'npl-lb-controller', 'test', { dedupeMs: 0 }));
   const c = new NplController({
     kubeConfig: kc,
     config,
-    adapter: new MemoryAdapter({ owner: clusterName, device }),
+    adapter,
     events,
     coalesceMs: 20,
     sweepIntervalMs: 200,
@@ -307,6 +308,51 @@ describe('controller on the sandbox (memory adapter)', () => {
     assert.ok((await metric('npl_lb_controller_whole_pass_last_cpu_seconds')) > 0);
     const period = await metric('npl_lb_controller_sweep_period_seconds');
     assert.ok(period >= 0.2 && period <= 2, `sweep period ${period} s`);
+  });
+
+  it("the sweep's cost counts its read of the device, which goes on behind the passes", async (t) => {
+    const { kc } = await useSandbox(t);
+    const c = new Cluster(kc);
+    await c.node('n1', { internal: ['10.0.0.1'] });
+    await c.service('web', { type: 'LoadBalancer', ports: [{ name: 'http', port: 80, targetPort: 8080 }] });
+    const device = new MemoryLoadBalancer();
+    /** CPU (ms) each read of the device burns from now on, as a large device's lists would. */
+    let burnMs = 0;
+    const cpuMs = () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
+    };
+    class CostlyRead extends MemoryAdapter {
+      override async observe() {
+        const o = await super.observe();
+        for (const until = cpuMs() + burnMs; cpuMs() < until;);
+        return o;
+      }
+    }
+    const { c: ctl } = await startController(
+      t,
+      kc,
+      device,
+      'c1',
+      'defaultLoadBalancer: true',
+      new CostlyRead({ owner: 'c1', device }),
+    );
+    await eventually(() => device.virtualServices.has('c1--default-web-TCP-80'), 5000, 'first sync');
+    await ctl.settled();
+    const metric = async (name: string) =>
+      Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await ctl.metrics.registry.metrics())?.[1] ?? NaN);
+    burnMs = 80;
+    const passes = await metric('npl_lb_controller_whole_passes_total');
+    // The sweep (every 200 ms here) reads behind the passes; the whole pass after it plans only.
+    await eventually(
+      async () => (await metric('npl_lb_controller_whole_passes_total')) > passes,
+      10_000,
+      'a sweep',
+    );
+    const last = await metric('npl_lb_controller_whole_pass_last_cpu_seconds');
+    assert.ok(last >= 0.08, `the last sweep cost ${last} s of CPU, its read 0.08 s at least`);
+    // The period stretches by that cost: 80 ms at 0.5 % of a core is 16 s, kept to ten periods.
+    assert.equal(await metric('npl_lb_controller_sweep_period_seconds'), 2);
   });
 
   it('NodePort and ClusterIP modes; LoadBalancer -> ClusterIP -> LoadBalancer; selector and label changes', async (t) => {

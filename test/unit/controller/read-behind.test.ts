@@ -29,6 +29,8 @@ function rig() {
   const pending: ((o: ObservedByName) => void)[] = [];
   const log: string[] = [];
   let generation = 0;
+  /** The process's CPU as the reads see it (ms): the test moves it. */
+  const cpu = { ms: 1000 };
   const installed: ObservedByName[] = [];
   const reads = new ReadBehind({
     read: () =>
@@ -46,13 +48,14 @@ function rig() {
       log.push(`install ${[...o.pools.keys()].join(',')}`);
     },
     onReadFailed: () => log.push('failed'),
-    onObserved: () => log.push('observed'),
+    onObserved: (readCpuMs) => log.push(readCpuMs === 0 ? 'observed' : `observed after ${readCpuMs} ms`),
+    cpuMs: () => cpu.ms,
   });
   const answer = async (o = empty()) => {
     pending.shift()!(o);
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
   };
-  return { reads, log, installed, answer, bump: () => generation++ };
+  return { reads, log, installed, answer, cpu, bump: () => generation++ };
 }
 
 describe('reads of the device behind the passes', () => {
@@ -87,6 +90,26 @@ describe('reads of the device behind the passes', () => {
     // The third is taken as it is (the straddling write not put on top of it).
     assert.deepEqual(log, ['read', 'read', 'read', 'install ', 'observed']);
     await reads.done();
+  });
+
+  it("says what the sweep's reads cost, from the first one's start to the last one's end", async () => {
+    const { reads, log, answer, cpu } = rig();
+    cpu.ms = 1000;
+    const w1 = reads.issue();
+    reads.start();
+    cpu.ms += 40;
+    reads.answered(w1, [created('one')]);
+    await answer();
+    // Not taken (a straddling write): the second read's cost is the same sweep's.
+    cpu.ms += 25;
+    await answer();
+    assert.deepEqual(log, ['read', 'read', 'install ', 'observed after 65 ms']);
+    // The next sweep counts from its own start.
+    cpu.ms += 500;
+    reads.start();
+    cpu.ms += 7;
+    await answer();
+    assert.deepEqual(log.slice(4), ['read', 'install ', 'observed after 7 ms']);
   });
 
   it('a retryable failure while out leaves the device to the next pass; an invalidation drops the read', async () => {
