@@ -60,6 +60,8 @@ export class ReadBehind {
   private since = 0;
   private behind: Behind | undefined;
   private reading: Promise<void> | undefined;
+  /** The process's CPU so far (ms). */
+  private readonly cpuMs: () => number;
 
   constructor(private readonly d: ReadBehindDeps) {
     this.cpuMs = d.cpuMs ?? processCpuMs;
@@ -70,8 +72,6 @@ export class ReadBehind {
     if (this.behind) this.behind.again = true;
     else this.readOnce(0, this.cpuMs());
   }
-
-  private readonly cpuMs: () => number;
 
   /** Numbers a write as it is issued. */
   issue(): number {
