@@ -27,13 +27,14 @@ import { serveStatic } from './static-routes.ts';
 import { apiVersionOf, RESOURCE_TYPES, type ResourceType, storageKey, supportedFields } from './kinds.ts';
 import { OpenApi } from './openapi.ts';
 import { negotiatedReply, prefersProtobuf } from './protobuf-encode.ts';
-import type { TypeCatalog } from './catalog.ts';
 import { Registry } from './registry.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import { ApiError, badRequest, methodNotAllowed, notFoundPath, unauthorized } from './status.ts';
 import { Store, type StoredObject } from './store.ts';
 import { type TableRequest, tableRequested, toTable } from './table.ts';
 import { serveWatch, watchStart } from './watch-stream.ts';
+import { parseResourcePath, type Route } from './resource-path.ts';
+import { continueAfter, parseContinue } from './continue-token.ts';
 
 export type { AuditEntry } from './audit.ts';
 
@@ -69,59 +70,8 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-interface Route {
-  type: ResourceType;
-  namespace: string | undefined;
-  name: string | undefined;
-  subresource: string | undefined;
-}
-
 const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/livez', '/version']);
 const DEFAULT_WATCH_TIMEOUT_S = 1800;
-
-function parseResourcePath(types: TypeCatalog, segments: string[]): Route | undefined {
-  let group = '';
-  let version: string | undefined;
-  let rest: string[];
-  if (segments[0] === 'api') {
-    version = segments[1];
-    rest = segments.slice(2);
-  } else if (segments[0] === 'apis') {
-    group = segments[1] ?? '';
-    version = segments[2];
-    rest = segments.slice(3);
-  } else return undefined;
-  if (!version || rest.length === 0) return undefined;
-  let namespace: string | undefined;
-  // /namespaces/{name}/status is the Namespace's own subresource, not a collection in it.
-  const namespaceSubresource = rest[0] === 'namespaces' && rest.length === 3 && rest[2] === 'status';
-  if (rest[0] === 'namespaces' && rest.length >= 3 && !namespaceSubresource) {
-    namespace = rest[1];
-    rest = rest.slice(2);
-  }
-  const [plural, name, subresource, ...extra] = rest;
-  if (!plural || extra.length > 0) return undefined;
-  const type = types.find(group, version, plural);
-  if (!type) return undefined;
-  if (type.namespaced === false && namespace !== undefined) return undefined;
-  return { type, namespace, name, subresource };
-}
-
-interface ContinueToken {
-  rv: number;
-  start: string;
-}
-
-function parseContinue(raw: string | null): ContinueToken | undefined {
-  if (!raw) return undefined;
-  try {
-    const t = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as ContinueToken;
-    if (typeof t.rv === 'number' && typeof t.start === 'string') return t;
-  } catch {
-    // fall through
-  }
-  throw badRequest('continue key is not valid: illegal base64 data');
-}
 
 export class SandboxServer implements Sandbox {
   readonly store: Store;
@@ -421,13 +371,12 @@ export class SandboxServer implements Sandbox {
     const rv = token ? String(token.rv) : String(this.store.currentRV());
     const limit = Number(q.get('limit') ?? 0);
     const { items, more } = this.registry.page(t, route.namespace, labels, fields, token?.start, limit);
-    let cont: string | undefined;
-    if (more) {
-      const last = items[items.length - 1]!.obj.metadata as { namespace?: string; name: string };
-      cont = Buffer.from(
-        JSON.stringify({ rv: Number(rv), start: `${last.namespace ?? ''}/${last.name}` }),
-      ).toString('base64url');
-    }
+    const cont = more
+      ? continueAfter(
+          Number(rv),
+          items[items.length - 1]!.obj.metadata as { namespace?: string; name: string },
+        )
+      : undefined;
     if (table) {
       const rows = items.map((s) => this.registry.view(t, s.obj));
       send(res, 200, toTable(t, rows, table, rv, cont));
