@@ -12,6 +12,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Json, JsonObject, OpenApi, Schema } from './openapi.ts';
 import { conflictError } from './apply-conflicts.ts';
+import { ApplySchema, type ListType } from './apply-schema.ts';
+import { isJsonObject } from './json.ts';
 import { getKey, setKey } from './json-keys.ts';
 import {
   type FieldTree,
@@ -38,9 +40,6 @@ export interface ManagedFieldsEntry {
   subresource?: string;
 }
 
-const isObject = (v: Json | undefined): v is JsonObject =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** Deep equality, with the common case (two scalars) without the general comparison's cost. */
 const same = (a: Json | undefined, b: Json | undefined): boolean =>
   a === b || (typeof a === 'object' && typeof b === 'object' && isDeepStrictEqual(a, b));
@@ -59,72 +58,19 @@ const UNOWNED_META = new Set([
   'selfLink',
 ]);
 
-/**
- * A list's type; a map's `defaults`: the values its key fields take when an element leaves them out
- * (the API server defaults them before the element is keyed: a port without `protocol` is TCP).
- */
-type ListType = { kind: 'atomic' } | { kind: 'set' } | { kind: 'map'; keys: string[]; defaults: JsonObject };
-
 export class ServerSideApply {
-  constructor(private readonly api: OpenApi) {}
+  /** The schema's list and map types (apply-schema.ts). */
+  private readonly types: ApplySchema;
 
-  /** List types by schema node (schemas are parsed once and kept): looked up once each. */
-  private readonly listTypes = new WeakMap<object, ListType>();
-
-  private listType(schema: Schema | undefined): ListType {
-    if (!schema) return this.listTypeOf(schema);
-    let lt = this.listTypes.get(schema);
-    if (!lt) this.listTypes.set(schema, (lt = this.listTypeOf(schema)));
-    return lt;
-  }
-
-  private listTypeOf(schema: Schema | undefined): ListType {
-    const s = this.api.resolve(schema);
-    const t = s?.['x-kubernetes-list-type'];
-    const keys = s?.['x-kubernetes-list-map-keys'];
-    if (t === 'map' && Array.isArray(keys) && keys.every((k) => typeof k === 'string'))
-      return { kind: 'map', keys: keys as string[], defaults: this.keyDefaults(schema, keys as string[]) };
-    return t === 'set' ? { kind: 'set' } : { kind: 'atomic' };
-  }
-
-  /**
-   * The defaults of a list map's key fields: the schema's own `default` (a CRD's structural schema
-   * says it), else the built-in ones the OpenAPI v2 document leaves out (a port's `protocol`, TCP:
-   * ContainerPort and ServicePort are keyed by it).
-   */
-  private keyDefaults(schema: Schema | undefined, keys: string[]): JsonObject {
-    const item = this.api.items(schema);
-    const out: JsonObject = {};
-    for (const k of keys) {
-      const own = this.api.resolve(this.api.property(item, k))?.default;
-      const port = this.api.property(item, 'containerPort') ?? this.api.property(item, 'port');
-      const d = own !== undefined ? own : k === 'protocol' && port ? 'TCP' : undefined;
-      if (d !== undefined) out[k] = d as Json;
-    }
-    return out;
-  }
-
-  private atomicMap(schema: Schema | undefined): boolean {
-    return this.api.resolve(schema)?.['x-kubernetes-map-type'] === 'atomic';
-  }
-
-  /** The path element of a list element: `k:{...}` by its keys, `v:...` for a set member. */
-  private elementKey(e: Json, lt: ListType): string | undefined {
-    if (lt.kind === 'set') return `v:${JSON.stringify(e)}`;
-    if (lt.kind !== 'map' || !isObject(e)) return undefined;
-    const id: JsonObject = {};
-    for (const k of lt.keys) {
-      const v = e[k] !== undefined ? e[k] : lt.defaults[k];
-      if (v !== undefined) id[k] = v;
-    }
-    return `k:${JSON.stringify(id)}`;
+  constructor(private readonly api: OpenApi) {
+    this.types = new ApplySchema(api);
   }
 
   /** The fields a value sets, under its schema. */
   fieldsOf(value: Json, schema: Schema | undefined, top = false): FieldTree {
     const out: FieldTree = {};
-    if (isObject(value)) {
-      if (!top && this.atomicMap(schema)) return out;
+    if (isJsonObject(value)) {
+      if (!top && this.types.atomicMap(schema)) return out;
       for (const k of Object.keys(value)) {
         // An own key (`__proto__` included: indexing reads an own property before the prototype).
         const v = value[k]!;
@@ -136,7 +82,7 @@ export class ServerSideApply {
         }
         if (top && (k === 'apiVersion' || k === 'kind' || k === 'status')) continue;
         const child = this.api.property(schema, k);
-        if (top && k === 'metadata' && isObject(v)) {
+        if (top && k === 'metadata' && isJsonObject(v)) {
           const meta: FieldTree = {};
           for (const [mk, mv] of Object.entries(v))
             if (!UNOWNED_META.has(mk)) meta[`f:${mk}`] = this.fieldsOf(mv, this.api.property(child, mk));
@@ -146,10 +92,10 @@ export class ServerSideApply {
         out[`f:${k}`] = this.fieldsOf(v, child);
       }
     } else if (Array.isArray(value)) {
-      const lt = this.listType(schema);
+      const lt = this.types.listType(schema);
       if (lt.kind === 'atomic') return out;
       for (const e of value) {
-        const key = this.elementKey(e, lt);
+        const key = this.types.elementKey(e, lt);
         if (key === undefined) continue;
         out[key] = lt.kind === 'set' ? {} : { '.': {}, ...this.fieldsOf(e, this.api.items(schema)) };
       }
@@ -163,12 +109,12 @@ export class ServerSideApply {
     let s = schema;
     for (const el of path) {
       if (el === '.') continue;
-      if (el.startsWith('f:') && isObject(cur)) {
+      if (el.startsWith('f:') && isJsonObject(cur)) {
         s = this.api.property(s, el.slice(2));
         cur = cur[el.slice(2)];
       } else if (Array.isArray(cur)) {
-        const lt = this.listType(s);
-        cur = cur.find((e) => this.elementKey(e, lt) === el);
+        const lt = this.types.listType(s);
+        cur = cur.find((e) => this.types.elementKey(e, lt) === el);
         s = this.api.items(s);
       } else return undefined;
       if (cur === undefined) return undefined;
@@ -201,11 +147,11 @@ export class ServerSideApply {
         [ca, cb, cs] = [a, b, schema];
       } else if (el.startsWith('f:')) {
         const name = el.slice(2);
-        ca = isObject(a) ? getKey(a, name) : undefined;
-        cb = isObject(b) ? getKey(b, name) : undefined;
+        ca = isJsonObject(a) ? getKey(a, name) : undefined;
+        cb = isJsonObject(b) ? getKey(b, name) : undefined;
         cs = this.api.property(schema, name);
       } else {
-        lt ??= this.listType(schema);
+        lt ??= this.types.listType(schema);
         byKeyA ??= this.indexList(a, lt);
         byKeyB ??= this.indexList(b, lt);
         ca = byKeyA.get(el);
@@ -224,7 +170,7 @@ export class ServerSideApply {
     const out = new Map<string, Json>();
     if (!Array.isArray(list)) return out;
     for (const e of list) {
-      const key = this.elementKey(e, lt);
+      const key = this.types.elementKey(e, lt);
       if (key !== undefined && !out.has(key)) out.set(key, e);
     }
     return out;
@@ -232,19 +178,19 @@ export class ServerSideApply {
 
   /** `applied` merged into `live`: fields set, associative lists by key, atomic ones replaced. */
   private merge(live: Json | undefined, applied: Json, schema: Schema | undefined): Json {
-    if (isObject(applied) && isObject(live) && !this.atomicMap(schema)) {
+    if (isJsonObject(applied) && isJsonObject(live) && !this.types.atomicMap(schema)) {
       const out: JsonObject = { ...live };
       for (const [k, v] of Object.entries(applied))
         setKey(out, k, this.merge(getKey(live, k), v, this.api.property(schema, k)));
       return out;
     }
     if (Array.isArray(applied) && Array.isArray(live)) {
-      const lt = this.listType(schema);
+      const lt = this.types.listType(schema);
       if (lt.kind === 'atomic') return applied;
       const out = [...live];
       for (const e of applied) {
-        const key = this.elementKey(e, lt);
-        const i = out.findIndex((x) => this.elementKey(x, lt) === key);
+        const key = this.types.elementKey(e, lt);
+        const i = out.findIndex((x) => this.types.elementKey(x, lt) === key);
         if (i < 0) out.push(e);
         else out[i] = this.merge(out[i], e, this.api.items(schema));
       }
@@ -258,18 +204,12 @@ export class ServerSideApply {
     const parentPath = path.slice(0, -1);
     const last = path.at(-1)!;
     const parent = parentPath.length === 0 ? obj : this.at(obj, parentPath, schema);
-    if (last.startsWith('f:') && isObject(parent)) delete parent[last.slice(2)];
+    if (last.startsWith('f:') && isJsonObject(parent)) delete parent[last.slice(2)];
     else if (Array.isArray(parent)) {
-      const lt = this.listType(this.schemaAt(parentPath, schema));
-      const i = parent.findIndex((e) => this.elementKey(e, lt) === last);
+      const lt = this.types.listType(this.types.schemaAt(parentPath, schema));
+      const i = parent.findIndex((e) => this.types.elementKey(e, lt) === last);
       if (i >= 0) parent.splice(i, 1);
     }
-  }
-
-  private schemaAt(path: string[], schema: Schema | undefined): Schema | undefined {
-    let s = schema;
-    for (const el of path) s = el.startsWith('f:') ? this.api.property(s, el.slice(2)) : this.api.items(s);
-    return s;
   }
 
   /**
@@ -302,7 +242,7 @@ export class ServerSideApply {
         if (live === undefined || same(applied, live) || path.at(-1) === '.') return;
         allLive = false;
         // An empty map applied sets nothing beneath it: it cannot clash with what others set there.
-        if (isObject(applied) && Object.keys(applied).length === 0 && isObject(live)) return;
+        if (isJsonObject(applied) && Object.keys(applied).length === 0 && isJsonObject(live)) return;
         for (const m of managed)
           if (m.manager !== o.manager && ownsLeaf(m.fieldsV1, path))
             conflicts.push({ manager: m.manager, path: [...path] });
@@ -405,19 +345,19 @@ export class ServerSideApply {
 
 /** The managed fields an object carries (none when it does not exist or carries none). */
 export function managedOf(obj: JsonObject | undefined): ManagedFieldsEntry[] {
-  const list = isObject(obj?.metadata) ? obj.metadata.managedFields : undefined;
+  const list = isJsonObject(obj?.metadata) ? obj.metadata.managedFields : undefined;
   return Array.isArray(list) ? (list as unknown as ManagedFieldsEntry[]) : [];
 }
 
 function withManaged(obj: JsonObject, entries: ManagedFieldsEntry[]): void {
-  const meta = (isObject(obj.metadata) ? obj.metadata : (obj.metadata = {})) as JsonObject;
+  const meta = (isJsonObject(obj.metadata) ? obj.metadata : (obj.metadata = {})) as JsonObject;
   if (entries.length > 0) meta.managedFields = entries as unknown as Json;
   else delete meta.managedFields;
 }
 
 function stripUnowned(obj: JsonObject): JsonObject {
   const out = { ...obj };
-  if (isObject(out.metadata)) {
+  if (isJsonObject(out.metadata)) {
     const meta = { ...out.metadata };
     delete meta.managedFields;
     out.metadata = meta;

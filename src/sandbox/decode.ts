@@ -10,9 +10,7 @@ import type { Json, JsonObject, OpenApi } from './openapi.ts';
 import { pruneToSchema } from './prune.ts';
 import type { WriteOptions } from './registry-options.ts';
 import { badRequest } from './status.ts';
-
-const isObject = (v: Json | undefined): v is JsonObject =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isJsonObject } from './json.ts';
 
 /** Decodes a request body into the stored shape: kind checks, pruning, events conversion. */
 export function decodeObject(
@@ -22,7 +20,7 @@ export function decodeObject(
   body: Json,
   opts: WriteOptions,
 ): JsonObject {
-  if (!isObject(body))
+  if (!isJsonObject(body))
     throw badRequest(
       `${t.kind} in version "${t.version}" cannot be handled as a ${t.kind}: the body must be a JSON object`,
     );
@@ -53,7 +51,7 @@ export function decodeObject(
   }
   obj.apiVersion = apiVersionOf(t);
   obj.kind = t.kind;
-  obj.metadata = isObject(obj.metadata) ? obj.metadata : {};
+  obj.metadata = isJsonObject(obj.metadata) ? obj.metadata : {};
   return t.group === 'events.k8s.io' ? eventsV1ToCore(obj) : obj;
 }
 

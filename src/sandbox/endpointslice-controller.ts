@@ -14,15 +14,14 @@ import type { Json, JsonObject } from './openapi.ts';
 import type { Registry, WriteOptions } from './registry.ts';
 import { NamespaceQueue } from './namespace-queue.ts';
 import type { Store } from './store.ts';
+import { isJsonObject } from './json.ts';
 
 export const MANAGED_BY = 'endpointslice-controller.k8s.io';
 const SERVICE_NAME = 'kubernetes.io/service-name';
 
 const type = (kind: string): ResourceType => RESOURCE_TYPES.find((t) => t.kind === kind && !t.custom)!;
-const isObject = (v: Json | undefined): v is JsonObject =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: Json | undefined): JsonObject => (isObject(v) ? v : {});
-const arr = (v: Json | undefined): JsonObject[] => (Array.isArray(v) ? v.filter(isObject) : []);
+const obj = (v: Json | undefined): JsonObject => (isJsonObject(v) ? v : {});
+const arr = (v: Json | undefined): JsonObject[] => (Array.isArray(v) ? v.filter(isJsonObject) : []);
 
 function selects(selector: JsonObject, labels: JsonObject): boolean {
   return Object.entries(selector).every(([k, v]) => labels[k] === v);

@@ -7,13 +7,11 @@
  * them) as YAML (JSON text is YAML). Descriptions and examples are left out.
  */
 import type { Json, JsonObject, SwaggerDoc } from './openapi-extract.ts';
+import { isJsonObject } from './json.ts';
 
 export const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 /** What the server answers it with (kube-openapi's handler: the same type with a dot for the `@`). */
 export const OPENAPI_V2_PROTOBUF_RESPONSE = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
-
-const isObject = (v: Json | undefined): v is JsonObject =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function varint(n: number): Buffer {
   const out: number[] = [];
@@ -64,15 +62,16 @@ function schema(s: JsonObject): Buffer {
   if (typeof s.pattern === 'string') parts.push(bytes(13, s.pattern));
   for (const r of Array.isArray(s.required) ? s.required : [])
     if (typeof r === 'string') parts.push(bytes(19, r));
-  if (isObject(s.additionalProperties)) parts.push(bytes(21, bytes(1, schema(s.additionalProperties))));
+  if (isJsonObject(s.additionalProperties)) parts.push(bytes(21, bytes(1, schema(s.additionalProperties))));
   else if (typeof s.additionalProperties === 'boolean')
     parts.push(bytes(21, uint(2, s.additionalProperties ? 1 : 0)));
   if (typeof s.type === 'string') parts.push(bytes(22, bytes(1, s.type)));
-  if (isObject(s.items)) parts.push(bytes(23, bytes(1, schema(s.items))));
-  for (const a of Array.isArray(s.allOf) ? s.allOf : []) if (isObject(a)) parts.push(bytes(24, schema(a)));
-  if (isObject(s.properties)) {
+  if (isJsonObject(s.items)) parts.push(bytes(23, bytes(1, schema(s.items))));
+  for (const a of Array.isArray(s.allOf) ? s.allOf : [])
+    if (isJsonObject(a)) parts.push(bytes(24, schema(a)));
+  if (isJsonObject(s.properties)) {
     const named = Object.entries(s.properties)
-      .filter((e): e is [string, JsonObject] => isObject(e[1]))
+      .filter((e): e is [string, JsonObject] => isJsonObject(e[1]))
       .map(([k, v]) => bytes(1, Buffer.concat([bytes(1, k), bytes(2, schema(v))])));
     parts.push(bytes(25, Buffer.concat(named)));
   }
@@ -82,7 +81,7 @@ function schema(s: JsonObject): Buffer {
 
 /** Document { swagger = 1; Info info = 2; Definitions definitions = 9 }. */
 export function encodeOpenApiV2(doc: SwaggerDoc): Buffer {
-  const info = isObject(doc.info) ? doc.info : {};
+  const info = isJsonObject(doc.info) ? doc.info : {};
   const defs = Object.entries(doc.definitions).map(([name, s]) =>
     bytes(1, Buffer.concat([bytes(1, name), bytes(2, schema(s))])),
   );

@@ -8,6 +8,7 @@ import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import type { Json, JsonObject, SwaggerDoc } from './openapi-extract.ts';
 import { gvPrefix } from './openapi-extract.ts';
 import { encodeOpenApiV2 } from './openapi-v2-proto.ts';
+import { isJsonObject } from './json.ts';
 
 /** The `hash` query of an OpenAPI v3 document's URL, as the API server writes it: SHA-512, upper-case hex. */
 export function v3DocHash(text: string): string {
@@ -66,7 +67,7 @@ export class OpenApi {
         continue;
       }
       const allOf = cur.allOf;
-      if (Array.isArray(allOf) && allOf.length === 1 && isObject(allOf[0])) {
+      if (Array.isArray(allOf) && allOf.length === 1 && isJsonObject(allOf[0])) {
         cur = allOf[0];
         continue;
       }
@@ -79,15 +80,15 @@ export class OpenApi {
     const s = this.resolve(node);
     if (!s) return undefined;
     const props = s.properties;
-    if (isObject(props) && isObject(props[key])) return props[key] as Schema;
+    if (isJsonObject(props) && isJsonObject(props[key])) return props[key] as Schema;
     const extra = s.additionalProperties;
-    if (isObject(extra)) return extra;
+    if (isJsonObject(extra)) return extra;
     return undefined;
   }
 
   items(node: Schema | undefined): Schema | undefined {
     const s = this.resolve(node);
-    return s && isObject(s.items) ? s.items : undefined;
+    return s && isJsonObject(s.items) ? s.items : undefined;
   }
 
   /** Root document of `/openapi/v3`: one entry per served group version. */
@@ -142,12 +143,8 @@ export class OpenApi {
   }
 }
 
-function isObject(v: Json | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function resolveParam(p: Json, params: SwaggerDoc['parameters']): JsonObject | undefined {
-  if (!isObject(p)) return undefined;
+  if (!isJsonObject(p)) return undefined;
   if (typeof p.$ref === 'string') return params[p.$ref.replace('#/parameters/', '')];
   return p;
 }
@@ -162,7 +159,7 @@ function convertPathItem(item: JsonObject, params: SwaggerDoc['parameters']): Js
       out.parameters = op0.map((p) => convertParam(resolveParam(p, params))).filter((p) => p !== null);
       continue;
     }
-    if (!isObject(op0)) continue;
+    if (!isJsonObject(op0)) continue;
     const op: JsonObject = { ...op0 };
     const consumes = Array.isArray(op.consumes) ? (op.consumes as string[]) : JSON_TYPES;
     const produces = Array.isArray(op.produces) ? (op.produces as string[]) : JSON_TYPES;
@@ -185,10 +182,10 @@ function convertPathItem(item: JsonObject, params: SwaggerDoc['parameters']): Js
       if (c) converted.push(c);
     }
     op.parameters = converted;
-    if (isObject(op.responses)) {
+    if (isJsonObject(op.responses)) {
       const responses: JsonObject = {};
       for (const [code, r] of Object.entries(op.responses)) {
-        if (!isObject(r)) continue;
+        if (!isJsonObject(r)) continue;
         const { schema, ...rest } = r;
         responses[code] = schema
           ? { ...rest, content: Object.fromEntries(produces.map((c) => [c, { schema }])) }

@@ -7,13 +7,11 @@ import fastJsonPatch from 'fast-json-patch';
 import type { Json, JsonObject, OpenApi, Schema } from './openapi.ts';
 import { ApiError, badRequest } from './status.ts';
 import { getKey, setKey } from './json-keys.ts';
-
-const isObject = (v: Json | undefined): v is JsonObject =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isJsonObject } from './json.ts';
 
 export function mergePatch(target: Json | undefined, patch: Json): Json {
-  if (!isObject(patch)) return patch;
-  const out: JsonObject = isObject(target) ? { ...target } : {};
+  if (!isJsonObject(patch)) return patch;
+  const out: JsonObject = isJsonObject(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
     else setKey(out, k, mergePatch(getKey(out, k), v));
@@ -32,7 +30,7 @@ export function jsonPatch(target: JsonObject, ops: Json): JsonObject {
       true,
       true,
     ).newDocument;
-    if (!isObject(res as Json)) throw new Error('the patch replaced the whole object');
+    if (!isJsonObject(res as Json)) throw new Error('the patch replaced the whole object');
     return res as JsonObject;
   } catch (err) {
     const msg = err instanceof Error ? err.message.split('\n')[0] : String(err);
@@ -64,10 +62,10 @@ const DELETE_PRIMITIVE = '$deleteFromPrimitiveList/';
 function stripDirectives(v: Json): Json {
   if (Array.isArray(v)) {
     return v
-      .filter((e) => !(isObject(e) && e[DIRECTIVE] !== undefined && Object.keys(e).length === 1))
+      .filter((e) => !(isJsonObject(e) && e[DIRECTIVE] !== undefined && Object.keys(e).length === 1))
       .map(stripDirectives);
   }
-  if (!isObject(v)) return v;
+  if (!isJsonObject(v)) return v;
   const out: JsonObject = {};
   for (const [k, val] of Object.entries(v)) {
     if (k === DIRECTIVE || k === RETAIN || k.startsWith(ORDER) || k.startsWith(DELETE_PRIMITIVE)) continue;
@@ -80,7 +78,7 @@ export class StrategicMerge {
   constructor(private readonly api: OpenApi) {}
 
   apply(original: JsonObject, patch: Json, schema: Schema): JsonObject {
-    if (!isObject(patch)) throw badRequest('strategic merge patch must be a JSON object');
+    if (!isJsonObject(patch)) throw badRequest('strategic merge patch must be a JSON object');
     const out = this.mergeMap(original, patch, schema);
     if (out === undefined) throw badRequest('a strategic merge patch cannot delete the whole object');
     return out;
@@ -114,8 +112,8 @@ export class StrategicMerge {
       }
       const fieldSchema = this.api.property(schema, key);
       const ov = getKey(out, key);
-      if (isObject(pv)) {
-        const merged = this.mergeMap(isObject(ov) ? ov : {}, pv, fieldSchema);
+      if (isJsonObject(pv)) {
+        const merged = this.mergeMap(isJsonObject(ov) ? ov : {}, pv, fieldSchema);
         if (merged === undefined) delete out[key];
         else setKey(out, key, merged);
       } else if (Array.isArray(pv)) {
@@ -150,8 +148,8 @@ export class StrategicMerge {
     itemSchema: Schema | undefined,
     mergeKey: string | undefined,
   ): Json[] {
-    if (patch.some((e) => isObject(e) && e[DIRECTIVE] === 'replace')) {
-      return stripDirectives(patch.filter((e) => !(isObject(e) && e[DIRECTIVE] === 'replace'))) as Json[];
+    if (patch.some((e) => isJsonObject(e) && e[DIRECTIVE] === 'replace')) {
+      return stripDirectives(patch.filter((e) => !(isJsonObject(e) && e[DIRECTIVE] === 'replace'))) as Json[];
     }
     if (mergeKey === undefined) {
       const seen = new Set(orig.map((x) => JSON.stringify(x)));
@@ -167,18 +165,18 @@ export class StrategicMerge {
     }
     const out = [...orig];
     for (const pe of patch) {
-      if (!isObject(pe))
+      if (!isJsonObject(pe))
         throw badRequest(`merging an object in json but data type is not map, is ${typeof pe}`);
       const id = pe[mergeKey];
       if (id === undefined)
         throw badRequest(`map: ${JSON.stringify(pe)} does not contain declared merge key: ${mergeKey}`);
-      const idx = out.findIndex((e) => isObject(e) && e[mergeKey] === id);
+      const idx = out.findIndex((e) => isJsonObject(e) && e[mergeKey] === id);
       if (pe[DIRECTIVE] === 'delete') {
         if (idx >= 0) out.splice(idx, 1);
         continue;
       }
       const base = idx >= 0 ? out[idx] : undefined;
-      const merged = this.mergeMap(isObject(base) ? base : {}, pe, itemSchema);
+      const merged = this.mergeMap(isJsonObject(base) ? base : {}, pe, itemSchema);
       if (merged === undefined) {
         if (idx >= 0) out.splice(idx, 1);
       } else if (idx >= 0) out[idx] = merged;
@@ -190,7 +188,8 @@ export class StrategicMerge {
 
 /** `$setElementOrder`: listed elements take the given order; the others keep theirs, after them. */
 function applyOrder(list: Json[], order: Json[], mergeKey: string | undefined): Json[] {
-  const keyOf = (e: Json): string => JSON.stringify(mergeKey !== undefined && isObject(e) ? e[mergeKey] : e);
+  const keyOf = (e: Json): string =>
+    JSON.stringify(mergeKey !== undefined && isJsonObject(e) ? e[mergeKey] : e);
   const rank = new Map(order.map((e, i) => [keyOf(e), i]));
   const listed = list
     .filter((e) => rank.has(keyOf(e)))

@@ -13,11 +13,9 @@ import { send } from './http-util.ts';
 import type { Json, JsonObject, OpenApi } from './openapi.ts';
 import { RESOURCE_TYPES, apiVersionOf } from './kinds.ts';
 import { definitions, KUBE_PROTOBUF, MAGIC, META, planOf, protoName } from './protobuf.ts';
+import { isJsonObject } from './json.ts';
 
 type Message = Record<string, unknown>;
-
-const isObject = (v: Json | undefined): v is JsonObject =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** RFC 3339 -> seconds and nanos (MicroTime keeps its microseconds). */
 function time(v: Json): Message | undefined {
@@ -63,7 +61,7 @@ function fieldValue(field: protobuf.Field, v: Json, openapi: OpenApi | undefined
 function toMessage(type: protobuf.Type, v: Json, openapi: OpenApi | undefined): Message | undefined {
   const special = SPECIAL[type.fullName.slice(1)];
   if (special) return v === null ? undefined : special(v);
-  if (!isObject(v)) return undefined;
+  if (!isJsonObject(v)) return undefined;
   const out: Message = {};
   for (const { field, json } of planOf(type, openapi)) {
     if (json === null) {
@@ -74,7 +72,7 @@ function toMessage(type: protobuf.Type, v: Json, openapi: OpenApi | undefined): 
     }
     const x = v[json];
     if (x === undefined || x === null) continue;
-    if (field.map && isObject(x))
+    if (field.map && isJsonObject(x))
       out[field.name] = Object.fromEntries(
         Object.entries(x).map(([k, e]) => [k, fieldValue(field, e, openapi)]),
       );

@@ -6,9 +6,7 @@
 import type { Json, JsonObject, OpenApi, Schema } from './openapi.ts';
 import { badRequest } from './status.ts';
 import { getKey, setKey } from './json-keys.ts';
-
-const isObject = (v: Json | undefined): v is JsonObject =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isJsonObject } from './json.ts';
 
 function jsonType(v: Json): string {
   if (Array.isArray(v)) return 'array';
@@ -75,18 +73,18 @@ export function pruneToSchema(api: OpenApi, obj: JsonObject, schema: Schema, wha
         return v;
       case 'array': {
         if (!Array.isArray(v)) return fail(path, v, 'array');
-        const items = isObject(s.items) ? s.items : undefined;
+        const items = isJsonObject(s.items) ? s.items : undefined;
         return v.map((e, i) => walk(e, items, `${path}[${i}]`) ?? null);
       }
       default: {
-        const props = isObject(s.properties) ? s.properties : undefined;
-        const extra = isObject(s.additionalProperties) ? s.additionalProperties : undefined;
+        const props = isJsonObject(s.properties) ? s.properties : undefined;
+        const extra = isJsonObject(s.additionalProperties) ? s.additionalProperties : undefined;
         if (!props && !extra) return v; // free-form (RawExtension, FieldsV1)
-        if (!isObject(v)) return fail(path, v, 'object');
+        if (!isJsonObject(v)) return fail(path, v, 'object');
         const out: JsonObject = {};
         for (const [k, val] of Object.entries(v)) {
           const own = props ? getKey(props, k) : undefined;
-          const sub = isObject(own) ? (own as Schema) : extra;
+          const sub = isJsonObject(own) ? (own as Schema) : extra;
           const childPath = path ? `${path}.${k}` : k;
           if (!sub) {
             unknown.push(childPath);
@@ -100,5 +98,5 @@ export function pruneToSchema(api: OpenApi, obj: JsonObject, schema: Schema, wha
     }
   };
   const value = walk(obj, schema, '');
-  return { value: isObject(value) ? value : {}, unknown };
+  return { value: isJsonObject(value) ? value : {}, unknown };
 }

@@ -27,12 +27,10 @@ import { emptyNamespace, finalizeNamespaceIfEmpty, requireLiveNamespace } from '
 
 export type { DeleteOptions, FieldValidation, PatchType, WriteOptions } from './registry-options.ts';
 import type { DeleteOptions, PatchType, WriteOptions } from './registry-options.ts';
+import { isJsonObject } from './json.ts';
 
 const ALLOW_CREATE_ON_UPDATE = new Set(['Lease', 'Endpoints', 'Event']);
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
-
-const isObject = (v: Json | undefined): v is JsonObject =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export class Registry {
   private readonly smp: StrategicMerge;
@@ -76,7 +74,9 @@ export class Registry {
 
   matches(t: ResourceType, obj: JsonObject, labels: LabelSelector, fields: FieldSelector): boolean {
     const meta = metadataOf(obj);
-    if (!matchLabels(labels, isObject(meta.labels) ? (meta.labels as Record<string, string>) : undefined)) {
+    if (
+      !matchLabels(labels, isJsonObject(meta.labels) ? (meta.labels as Record<string, string>) : undefined)
+    ) {
       return false;
     }
     if (fields.length === 0) return true;
@@ -185,11 +185,11 @@ export class Registry {
     if (t.kind !== 'Event' && t.kind !== 'Lease') meta.generation = 1;
     if (t.group === '' && t.kind === 'Namespace') {
       meta.labels = {
-        ...(isObject(meta.labels) ? meta.labels : {}),
+        ...(isJsonObject(meta.labels) ? meta.labels : {}),
         'kubernetes.io/metadata.name': String(meta.name ?? ''),
       };
       // As the namespace strategy: the finalizers given, with `kubernetes` added when missing.
-      const given = isObject(obj.spec) && Array.isArray(obj.spec.finalizers) ? obj.spec.finalizers : [];
+      const given = isJsonObject(obj.spec) && Array.isArray(obj.spec.finalizers) ? obj.spec.finalizers : [];
       obj.spec = { finalizers: given.includes('kubernetes') ? given : [...given, 'kubernetes'] };
     }
     const status = initialStatus(t, obj);
@@ -319,7 +319,7 @@ export class Registry {
     if (type === 'json') patched = jsonPatch(current, patch);
     else if (type === 'merge') {
       const m = mergePatch(current, patch);
-      if (!isObject(m)) throw badRequest('merge patch must be a JSON object');
+      if (!isJsonObject(m)) throw badRequest('merge patch must be a JSON object');
       patched = m;
     } else {
       const schema = t.custom ? undefined : this.openapi.definition(t.definition);

@@ -12,19 +12,18 @@ import type { ResourceType } from './kinds.ts';
 import type { Json, JsonObject } from './openapi.ts';
 import type { PatchType, Registry, WriteOptions } from './registry.ts';
 import { badRequest, invalid, methodNotAllowed } from './status.ts';
+import { isJsonObject } from './json.ts';
 
 const SCALABLE = new Set(['Deployment', 'ReplicaSet']);
 
 export const hasScale = (t: ResourceType): boolean => t.group === 'apps' && !t.custom && SCALABLE.has(t.kind);
 
-const isObject = (v: Json | undefined): v is JsonObject =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: Json | undefined): JsonObject => (isObject(v) ? v : {});
+const obj = (v: Json | undefined): JsonObject => (isJsonObject(v) ? v : {});
 
 /** A label selector as `kubectl get --selector` writes it (matchLabels, then expressions). */
 function selectorString(sel: JsonObject): string {
   const parts = Object.entries(obj(sel.matchLabels)).map(([k, v]) => `${k}=${String(v)}`);
-  for (const e of Array.isArray(sel.matchExpressions) ? sel.matchExpressions.filter(isObject) : []) {
+  for (const e of Array.isArray(sel.matchExpressions) ? sel.matchExpressions.filter(isJsonObject) : []) {
     const values = Array.isArray(e.values) ? e.values.map(String).join(',') : '';
     if (e.operator === 'In') parts.push(`${String(e.key)} in (${values})`);
     else if (e.operator === 'NotIn') parts.push(`${String(e.key)} notin (${values})`);
@@ -64,7 +63,7 @@ export function writeScale(
   scale: Json,
   opts: WriteOptions,
 ): JsonObject {
-  if (!isObject(scale)) throw badRequest('the body is not a Scale');
+  if (!isJsonObject(scale)) throw badRequest('the body is not a Scale');
   const replicas = obj(scale.spec).replicas;
   if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0)
     throw invalid('Scale', 'autoscaling', name, [
@@ -101,11 +100,11 @@ export function patchScale(current: JsonObject, type: PatchType, patch: Json): J
     const out: JsonObject = { ...a };
     for (const [k, v] of Object.entries(b)) {
       if (v === null) delete out[k];
-      else out[k] = isObject(v) && isObject(a[k]) ? merge(a[k] as JsonObject, v) : v;
+      else out[k] = isJsonObject(v) && isJsonObject(a[k]) ? merge(a[k] as JsonObject, v) : v;
     }
     return out;
   };
-  if (!isObject(patch)) throw badRequest('a merge patch is an object');
+  if (!isJsonObject(patch)) throw badRequest('a merge patch is an object');
   return merge(current, patch);
 }
 

@@ -6,11 +6,10 @@
  * while their status stays the same, as the real controllers keep it. Pure.
  */
 import type { Json, JsonObject } from './openapi.ts';
+import { isJsonObject } from './json.ts';
 
-const isObject = (v: Json | undefined): v is JsonObject =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-export const obj = (v: Json | undefined): JsonObject => (isObject(v) ? v : {});
-export const arr = (v: Json | undefined): JsonObject[] => (Array.isArray(v) ? v.filter(isObject) : []);
+export const obj = (v: Json | undefined): JsonObject => (isJsonObject(v) ? v : {});
+export const arr = (v: Json | undefined): JsonObject[] => (Array.isArray(v) ? v.filter(isJsonObject) : []);
 
 export const isReady = (pod: JsonObject): boolean =>
   !obj(pod.metadata).deletionTimestamp &&

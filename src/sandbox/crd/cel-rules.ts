@@ -15,6 +15,7 @@ import type * as CelExt from '@bufbuild/cel/ext';
 import type { Json, JsonObject } from '../openapi.ts';
 import type { StatusCause } from '../status.ts';
 import { propertySchema, type Schema } from './structural.ts';
+import { isJsonObject } from '../json.ts';
 
 type Compiled = (ctx: Record<string, unknown>) => unknown;
 
@@ -89,17 +90,14 @@ export function compileRule(rule: string): Compiled | SkippedRule {
   return out;
 }
 
-const isObject = (v: Json | undefined): v is JsonObject =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** Every rule in a schema that cannot run here. */
 export function skippedRules(schema: Json | undefined): SkippedRule[] {
   const out: SkippedRule[] = [];
   const walk = (n: Json | undefined): void => {
     if (Array.isArray(n)) n.forEach(walk);
-    else if (isObject(n)) {
+    else if (isJsonObject(n)) {
       for (const r of Array.isArray(n['x-kubernetes-validations']) ? n['x-kubernetes-validations'] : []) {
-        if (isObject(r) && typeof r.rule === 'string') {
+        if (isJsonObject(r) && typeof r.rule === 'string') {
           const c = compileRule(r.rule);
           if (typeof c !== 'function') out.push(c);
         }
@@ -115,10 +113,10 @@ export function skippedRules(schema: Json | undefined): SkippedRule[] {
 function toCel(v: Json, s: Schema | undefined): unknown {
   if (typeof v === 'number') return s?.type === 'integer' && Number.isInteger(v) ? BigInt(v) : v;
   if (Array.isArray(v)) {
-    const items = isObject(s?.items) ? s.items : undefined;
+    const items = isJsonObject(s?.items) ? s.items : undefined;
     return v.map((e) => toCel(e, items));
   }
-  if (isObject(v)) {
+  if (isJsonObject(v)) {
     const out: Record<string, unknown> = {};
     for (const [k, e] of Object.entries(v)) out[k] = toCel(e, propertySchema(s, k));
     return out;
@@ -147,7 +145,7 @@ function failure(rule: JsonObject, s: Schema, path: string): StatusCause {
 
 function runRules(self: unknown, old: unknown, s: Schema, path: string, out: StatusCause[]): void {
   for (const r of Array.isArray(s['x-kubernetes-validations']) ? s['x-kubernetes-validations'] : []) {
-    if (!isObject(r) || typeof r.rule !== 'string') continue;
+    if (!isJsonObject(r) || typeof r.rule !== 'string') continue;
     const transition = /\boldSelf\b/.test(r.rule);
     if (transition && old === undefined && r.optionalOldSelf !== true) continue;
     const fn = compileRule(r.rule);
@@ -166,7 +164,7 @@ function walk(v: unknown, old: unknown, s: Schema | undefined, path: string, out
   if (!s || v === null || v === undefined) return;
   runRules(v, old, s, path, out);
   if (Array.isArray(v)) {
-    const items = isObject(s.items) ? s.items : undefined;
+    const items = isJsonObject(s.items) ? s.items : undefined;
     const keys =
       s['x-kubernetes-list-type'] === 'map' && Array.isArray(s['x-kubernetes-list-map-keys'])
         ? s['x-kubernetes-list-map-keys'].filter((k): k is string => typeof k === 'string')

@@ -8,9 +8,8 @@ import type { Json, JsonObject } from '../openapi.ts';
 import type { CustomKind, PrinterColumn, ResourceType } from '../kinds.ts';
 import { forbidden, invalidValue, required } from '../validate.ts';
 import type { StatusCause } from '../status.ts';
+import { isJsonObject } from '../json.ts';
 
-const isObject = (v: Json | undefined): v is JsonObject =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: Json | undefined): string => (typeof v === 'string' ? v : '');
 const strings = (v: Json | undefined): string[] =>
   Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
@@ -27,8 +26,8 @@ interface CrdSpec {
 }
 
 function specOf(crd: JsonObject): CrdSpec {
-  const spec = isObject(crd.spec) ? crd.spec : {};
-  const names = isObject(spec.names) ? spec.names : {};
+  const spec = isJsonObject(crd.spec) ? crd.spec : {};
+  const names = isJsonObject(spec.names) ? spec.names : {};
   const kind = str(names.kind);
   return {
     group: str(spec.group),
@@ -38,7 +37,7 @@ function specOf(crd: JsonObject): CrdSpec {
     shortNames: strings(names.shortNames),
     categories: strings(names.categories),
     namespaced: spec.scope !== 'Cluster',
-    versions: Array.isArray(spec.versions) ? spec.versions.filter(isObject) : [],
+    versions: Array.isArray(spec.versions) ? spec.versions.filter(isJsonObject) : [],
   };
 }
 
@@ -48,7 +47,9 @@ export function definitionName(group: string, version: string, kind: string): st
 }
 
 function printerColumns(v: JsonObject): PrinterColumn[] {
-  const cols = Array.isArray(v.additionalPrinterColumns) ? v.additionalPrinterColumns.filter(isObject) : [];
+  const cols = Array.isArray(v.additionalPrinterColumns)
+    ? v.additionalPrinterColumns.filter(isJsonObject)
+    : [];
   return cols.map((c) => ({
     name: str(c.name),
     type: str(c.type) || 'string',
@@ -62,14 +63,16 @@ function printerColumns(v: JsonObject): PrinterColumn[] {
 /** The kinds a CRD serves: one per version with `served: true`. */
 export function typesOf(crd: JsonObject): ResourceType[] {
   const s = specOf(crd);
-  const crdName = str(isObject(crd.metadata) ? crd.metadata.name : undefined);
+  const crdName = str(isJsonObject(crd.metadata) ? crd.metadata.name : undefined);
   const storageVersion = str(s.versions.find((v) => v.storage === true)?.name);
   return s.versions
     .filter((v) => v.served === true)
     .map((v) => {
       const version = str(v.name);
       const schema =
-        isObject(v.schema) && isObject(v.schema.openAPIV3Schema) ? v.schema.openAPIV3Schema : undefined;
+        isJsonObject(v.schema) && isJsonObject(v.schema.openAPIV3Schema)
+          ? v.schema.openAPIV3Schema
+          : undefined;
       const custom: CustomKind = { crdName, storageVersion, schema, printerColumns: printerColumns(v) };
       return {
         group: s.group,
@@ -79,7 +82,7 @@ export function typesOf(crd: JsonObject): ResourceType[] {
         singular: s.singular,
         namespaced: s.namespaced,
         shortNames: s.shortNames,
-        hasStatus: isObject(v.subresources) && isObject(v.subresources.status),
+        hasStatus: isJsonObject(v.subresources) && isJsonObject(v.subresources.status),
         definition: definitionName(s.group, version, s.kind),
         nameRule: 'subdomain',
         fields: [],
@@ -100,7 +103,7 @@ export function validateCrd(
   taken: (group: string, plural: string) => boolean,
 ): StatusCause[] {
   const s = specOf(crd);
-  const name = str(isObject(crd.metadata) ? crd.metadata.name : undefined);
+  const name = str(isJsonObject(crd.metadata) ? crd.metadata.name : undefined);
   const out: StatusCause[] = [];
   if (!s.group) out.push(required('spec.group'));
   else if (!GROUP.test(s.group))
@@ -125,7 +128,7 @@ export function validateCrd(
     );
   if (s.plural && s.group && name !== `${s.plural}.${s.group}`)
     out.push(invalidValue('metadata.name', name, `must be spec.names.plural+"."+spec.group`));
-  const scope = isObject(crd.spec) ? crd.spec.scope : undefined;
+  const scope = isJsonObject(crd.spec) ? crd.spec.scope : undefined;
   if (scope !== 'Namespaced' && scope !== 'Cluster')
     out.push({
       reason: 'FieldValueNotSupported',
@@ -152,8 +155,8 @@ export function validateCrd(
           'a DNS-1035 label must consist of lower case alphanumeric characters',
         ),
       );
-    const schema = isObject(v.schema) ? v.schema.openAPIV3Schema : undefined;
-    if (!isObject(schema))
+    const schema = isJsonObject(v.schema) ? v.schema.openAPIV3Schema : undefined;
+    if (!isJsonObject(schema))
       out.push(required(`spec.versions[${i}].schema.openAPIV3Schema`, 'schemas are required'));
   });
   if (s.group && s.plural && taken(s.group, s.plural))
@@ -164,7 +167,7 @@ export function validateCrd(
 /** The status the apiextensions controllers write once a CRD is read: its names accepted and established. */
 export function crdStatus(crd: JsonObject, now: string): JsonObject {
   const s = specOf(crd);
-  const prev = isObject(crd.status) ? crd.status : {};
+  const prev = isJsonObject(crd.status) ? crd.status : {};
   const storage = str(s.versions.find((v) => v.storage === true)?.name);
   const stored = [...new Set([...strings(prev.storedVersions), storage].filter(Boolean))];
   const condition = (type: string, reason: string, message: string): JsonObject => ({

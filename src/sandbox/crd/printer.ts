@@ -3,12 +3,10 @@
  * `[*]`, `[?(@.k=="v")]`), and a cell as its table convertor makes one: the first result only,
  * strings printed as they are and other values as JSON.
  */
-import type { Json, JsonObject } from '../openapi.ts';
+import type { Json } from '../openapi.ts';
+import { isJsonObject } from '../json.ts';
 
 type Step = { key: string } | { index: number } | { all: true } | { filter: { key: string; value: string } };
-
-const isObject = (v: Json | undefined): v is JsonObject =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function parsePath(path: string): Step[] | undefined {
   const steps: Step[] = [];
@@ -35,14 +33,15 @@ export function findResults(obj: Json, path: string): Json[] {
     const next: Json[] = [];
     for (const v of cur) {
       if ('key' in step) {
-        if (isObject(v) && v[step.key] !== undefined) next.push(v[step.key]!);
+        if (isJsonObject(v) && v[step.key] !== undefined) next.push(v[step.key]!);
       } else if ('index' in step) {
         if (Array.isArray(v) && v[step.index] !== undefined) next.push(v[step.index]!);
       } else if ('all' in step) {
         if (Array.isArray(v)) next.push(...v);
-        else if (isObject(v)) next.push(...Object.values(v));
+        else if (isJsonObject(v)) next.push(...Object.values(v));
       } else if (Array.isArray(v)) {
-        for (const e of v) if (isObject(e) && String(e[step.filter.key]) === step.filter.value) next.push(e);
+        for (const e of v)
+          if (isJsonObject(e) && String(e[step.filter.key]) === step.filter.value) next.push(e);
       }
     }
     cur = next;

@@ -8,13 +8,11 @@ import { isIP } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import type { Json, JsonObject } from '../openapi.ts';
 import type { StatusCause } from '../status.ts';
+import { isJsonObject } from '../json.ts';
 
 export type Schema = JsonObject;
 
-const isObject = (v: Json | undefined): v is JsonObject =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-const schemaOf = (v: Json | undefined): Schema | undefined => (isObject(v) ? v : undefined);
+const schemaOf = (v: Json | undefined): Schema | undefined => (isJsonObject(v) ? v : undefined);
 
 const join = (path: string, key: string): string => (path ? `${path}.${key}` : key);
 
@@ -26,7 +24,7 @@ function preserves(s: Schema): boolean {
 export function propertySchema(s: Schema | undefined, key: string): Schema | undefined {
   if (!s) return undefined;
   const props = schemaOf(s.properties);
-  if (props && isObject(props[key])) return props[key];
+  if (props && isJsonObject(props[key])) return props[key];
   return schemaOf(s.additionalProperties);
 }
 
@@ -45,13 +43,13 @@ export function prune(value: Json, s: Schema | undefined, path = '', root = true
       v.forEach((e, i) => walk(e, items, `${p}[${i}]`, false));
       return;
     }
-    if (!isObject(v)) return;
+    if (!isJsonObject(v)) return;
     const props = schemaOf(node.properties);
     const extra = node.additionalProperties;
     const keepsMeta = top || node['x-kubernetes-embedded-resource'] === true;
     for (const [k, child] of Object.entries(v)) {
       if (keepsMeta && ROOT_FIELDS.has(k)) continue;
-      const sub = props && isObject(props[k]) ? props[k] : schemaOf(extra);
+      const sub = props && isJsonObject(props[k]) ? props[k] : schemaOf(extra);
       if (child === null && !(sub?.nullable === true)) {
         delete v[k];
         continue;
@@ -75,11 +73,11 @@ export function applyDefaults(value: Json, s: Schema | undefined): void {
     for (const e of value) applyDefaults(e, items);
     return;
   }
-  if (!isObject(value)) return;
+  if (!isJsonObject(value)) return;
   const props = schemaOf(s.properties);
   if (props) {
     for (const [k, sub] of Object.entries(props)) {
-      if (!isObject(sub)) continue;
+      if (!isJsonObject(sub)) continue;
       if (value[k] === undefined && sub.default !== undefined) value[k] = structuredClone(sub.default);
     }
   }
@@ -102,7 +100,7 @@ function typeMatches(type: string, v: Json): boolean {
 /** Go's %v of a value, as apimachinery prints it in `Invalid value:` (strings quoted, numbers bare). */
 function shown(v: Json): string {
   if (typeof v === 'string') return JSON.stringify(v);
-  if (isObject(v)) return `"object"`;
+  if (isJsonObject(v)) return `"object"`;
   if (Array.isArray(v)) return `"array"`;
   return String(v);
 }
@@ -167,7 +165,7 @@ function validateList(v: Json[], s: Schema, path: string, out: StatusCause[]): v
     const names = keys.filter((k): k is string => typeof k === 'string');
     const seen: JsonObject[] = [];
     v.forEach((e, i) => {
-      if (!isObject(e)) return;
+      if (!isJsonObject(e)) return;
       if (seen.some((o) => names.every((k) => isDeepStrictEqual(o[k], e[k])))) {
         out.push({
           reason: 'FieldValueDuplicate',
@@ -262,7 +260,7 @@ export function validate(
     const items = schemaOf(s.items);
     v.forEach((e, i) => validate(e, items, `${path}[${i}]`, out));
   }
-  if (isObject(v)) {
+  if (isJsonObject(v)) {
     const n = Object.keys(v).length;
     if (typeof s.maxProperties === 'number' && n > s.maxProperties)
       out.push({
@@ -279,7 +277,7 @@ export function validate(
     const props = schemaOf(s.properties);
     for (const [k, child] of Object.entries(v)) {
       if (path === '' && ROOT_FIELDS.has(k)) continue;
-      const sub = props && isObject(props[k]) ? props[k] : schemaOf(s.additionalProperties);
+      const sub = props && isJsonObject(props[k]) ? props[k] : schemaOf(s.additionalProperties);
       validate(child, sub, join(path, k), out);
     }
   }
@@ -289,20 +287,20 @@ export function validate(
 
 /** allOf / anyOf / oneOf / not: value validations only (a structural schema carries no types there). */
 function validateCombinators(v: Json, s: Schema, path: string, where: string, out: StatusCause[]): void {
-  const fails = (sub: Json): boolean => isObject(sub) && validate(v, sub, path, []).length > 0;
-  if (Array.isArray(s.allOf)) for (const sub of s.allOf) if (isObject(sub)) validate(v, sub, path, out);
+  const fails = (sub: Json): boolean => isJsonObject(sub) && validate(v, sub, path, []).length > 0;
+  if (Array.isArray(s.allOf)) for (const sub of s.allOf) if (isJsonObject(sub)) validate(v, sub, path, out);
   if (Array.isArray(s.anyOf) && s.anyOf.length > 0 && s.anyOf.every(fails)) {
-    const first = s.anyOf.find(isObject);
+    const first = s.anyOf.find(isJsonObject);
     if (first) validate(v, first, path, out);
   }
   if (Array.isArray(s.oneOf) && s.oneOf.length > 0) {
     const passing = s.oneOf.filter((sub) => !fails(sub)).length;
     if (passing !== 1) {
-      const first = s.oneOf.find(isObject);
+      const first = s.oneOf.find(isJsonObject);
       if (passing === 0 && first) validate(v, first, path, out);
       else out.push(invalid(path, v, `${where} in body must validate one and only one schema (oneOf)`));
     }
   }
-  if (isObject(s.not) && !fails(s.not))
+  if (isJsonObject(s.not) && !fails(s.not))
     out.push(invalid(path, v, `${where} in body should not be valid against the schema (not)`));
 }
