@@ -12,11 +12,9 @@
  * readiness gates and a deleted Pod stays for its preStop, within its grace period (kubelet.ts).
  * Taints and affinity are not simulated.
  */
-import { isDeepStrictEqual } from 'node:util';
 import { RESOURCE_TYPES, type ResourceType, storageKey } from './kinds.ts';
 import type { JsonObject } from './openapi.ts';
 import type { Registry, WriteOptions } from './registry.ts';
-import { matchLabels } from './selectors.ts';
 import { NamespaceQueue } from './namespace-queue.ts';
 import {
   controllerOf,
@@ -29,7 +27,6 @@ import {
   podFromTemplate,
   SIMULATED,
   runningStatus,
-  selectorOf,
   templateHash,
   unschedulable,
 } from './workload-pods.ts';
@@ -38,15 +35,8 @@ import { availableAt, type RolloutSet, rolloutStep } from './rollout.ts';
 import { SandboxKubelet } from './kubelet-runner.ts';
 import { currentAnnotations, HASH, newestRevision, newReplicaSet, REVISION } from './deployment-revisions.ts';
 import type { AdmissionWebhooks } from './admission-webhooks.ts';
-import {
-  arr,
-  daemonSetStatus,
-  deploymentStatus,
-  isReady,
-  obj,
-  pdbStatus,
-  replicaSetStatus,
-} from './workload-status.ts';
+import { isReady, obj } from './workload-status.ts';
+import { writeStatuses } from './workload-statuses.ts';
 
 export { templateHash } from './workload-pods.ts';
 export { SIMULATED } from './workload-pods.ts';
@@ -137,7 +127,17 @@ export class WorkloadController {
       if (!gone(ds)) this.guard(ns, ds, () => this.daemonSet(ns, ds, nodes, now));
     this.collect(ns);
     this.kubelet.step(ns, this.list(T.pod, ns), now);
-    this.statuses(ns, now);
+    writeStatuses(
+      {
+        types: T,
+        list: (t, at) => this.list(t, at),
+        failure: (uid) => this.failures.get(`${ns}/${uid}`)?.message,
+        wakeAt: (atMs) => this.wakeAt(ns, atMs),
+        update: (t, o, status) => this.registry.update(t, ns, name(o), { ...o, status }, 'status', this.opts),
+      },
+      ns,
+      now,
+    );
   }
 
   /** Reconciles the namespace again at `atMs` (a Pod becoming available after minReadySeconds). */
@@ -345,58 +345,6 @@ export class WorkloadController {
       if (obj(meta(p).annotations)[SIMULATED] && owner && !uids.has(owner.uid) && !gone(p))
         this.registry.delete(T.pod, ns, name(p), { dryRun: false });
     }
-  }
-
-  private statuses(ns: string, now: string): void {
-    const pods = this.list(T.pod, ns);
-    const ownedPods = (o: JsonObject) => pods.filter((p) => controllerOf(p)?.uid === meta(o).uid);
-    const sets = this.list(T.rs, ns);
-    for (const rs of sets)
-      this.status(
-        T.rs,
-        ns,
-        rs,
-        replicaSetStatus(rs, ownedPods(rs), this.failures.get(`${ns}/${String(meta(rs).uid)}`)?.message, now),
-      );
-    const fresh = (rs: JsonObject) => this.list(T.rs, ns).find((x) => meta(x).uid === meta(rs).uid) ?? rs;
-    for (const d of this.list(T.deploy, ns)) {
-      const mine = sets.filter((rs) => controllerOf(rs)?.uid === meta(d).uid);
-      const hash = templateHash(obj(obj(d.spec).template));
-      const found = mine.find((rs) => labels(rs)[HASH] === hash);
-      const current = found ? fresh(found) : undefined;
-      const st = deploymentStatus(
-        d,
-        current,
-        mine.map((rs) => ({ rs, pods: ownedPods(rs) })),
-        now,
-      );
-      this.status(T.deploy, ns, d, st);
-      // A rollout under way is looked at again once its progress deadline could have passed.
-      const p = arr(st.conditions).find((c) => c.type === 'Progressing');
-      if (p?.reason === 'ReplicaSetUpdated')
-        this.wakeAt(
-          ns,
-          Date.parse(String(p.lastUpdateTime)) +
-            Number(obj(d.spec).progressDeadlineSeconds ?? 600) * 1000 +
-            1000,
-        );
-    }
-    const nodes = this.list(T.node, undefined);
-    for (const ds of this.list(T.ds, ns)) {
-      const template = obj(obj(ds.spec).template);
-      const desired = nodes.filter((n) => !gone(n) && fits(n, template)).length;
-      this.status(T.ds, ns, ds, daemonSetStatus(ds, desired, ownedPods(ds), templateHash(template)));
-    }
-    for (const pdb of this.list(T.pdb, ns)) {
-      const sel = selectorOf(obj(obj(pdb.spec).selector));
-      const selected = pods.filter((p) => matchLabels(sel, labels(p)));
-      this.status(T.pdb, ns, pdb, pdbStatus(pdb, selected, now));
-    }
-  }
-
-  private status(t: ResourceType, ns: string, o: JsonObject, status: JsonObject): void {
-    if (isDeepStrictEqual(o.status ?? {}, status)) return;
-    this.registry.update(t, ns, name(o), { ...o, status }, 'status', this.opts);
   }
 
   private write(t: ResourceType, ns: string, o: JsonObject): JsonObject {
