@@ -28,6 +28,7 @@ import { emptyNamespace, finalizeNamespaceIfEmpty, requireLiveNamespace } from '
 export type { DeleteOptions, FieldValidation, PatchType, WriteOptions } from './registry-options.ts';
 import type { DeleteOptions, PatchType, WriteOptions } from './registry-options.ts';
 import { isJsonObject } from './json.ts';
+import { checkPreconditions, markedForDeletion } from './deletion.ts';
 
 const ALLOW_CREATE_ON_UPDATE = new Set(['Lease', 'Endpoints', 'Event']);
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -344,21 +345,7 @@ export class Registry {
   delete(t: ResourceType, namespace: string, name: string, opts: DeleteOptions): StoredObject {
     const existing = this.get(t, t.namespaced ? namespace : '', name);
     const meta = metadataOf(existing.obj);
-    const pre = opts.preconditions;
-    if (pre?.uid && pre.uid !== meta.uid) {
-      throw conflict(
-        t,
-        name,
-        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(meta.uid)}`,
-      );
-    }
-    if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
-      throw conflict(
-        t,
-        name,
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(meta.resourceVersion)}`,
-      );
-    }
+    checkPreconditions(t, name, meta, opts.preconditions);
     // A Pod a kubelet runs is deleted gracefully: marked (deletionTimestamp, its grace period) and
     // left to that kubelet to stop (its preStop), which deletes it again with a grace of 0.
     const grace = this.gracefulPod?.(t, existing.obj)
@@ -368,20 +355,14 @@ export class Registry {
       const shorter =
         meta.deletionGracePeriodSeconds === undefined || grace < Number(meta.deletionGracePeriodSeconds);
       if (opts.dryRun || (meta.deletionTimestamp && !shorter)) return existing;
-      const next = structuredClone(existing.obj);
-      const nm = metadataOf(next);
-      nm.deletionTimestamp = new Date(Date.now() + grace * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-      nm.deletionGracePeriodSeconds = grace;
-      return this.store.commit(storageKey(t), 'MODIFIED', next);
+      const at = new Date(Date.now() + grace * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      return this.store.commit(storageKey(t), 'MODIFIED', markedForDeletion(existing.obj, at, grace));
     }
     const finalizers = Array.isArray(meta.finalizers) ? meta.finalizers : [];
     const isNamespace = t.group === '' && t.kind === 'Namespace';
     if (finalizers.length > 0 || isNamespace) {
       if (meta.deletionTimestamp) return existing;
-      const next = structuredClone(existing.obj);
-      const nm = metadataOf(next);
-      nm.deletionTimestamp = now();
-      nm.deletionGracePeriodSeconds = 0;
+      const next = markedForDeletion(existing.obj, now(), 0);
       if (isNamespace) next.status = { phase: 'Terminating' };
       if (opts.dryRun) return { obj: next, json: JSON.stringify(next) };
       const out = this.store.commit(storageKey(t), 'MODIFIED', next);
