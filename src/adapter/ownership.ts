@@ -19,9 +19,10 @@ export class OwnershipGuard implements LoadBalancerAdapter {
   readonly allocatedVips?: LoadBalancerAdapter['allocatedVips'];
 
   constructor(private readonly inner: LoadBalancerAdapter) {
-    // Optional methods stay optional: the controller asks whether the device has them.
+    // Optional methods stay optional: the controller asks whether the device has them. Their
+    // arguments go through: a health read of some pools (the timer's slice) reads those alone.
     if (inner.verify) this.verify = () => inner.verify!();
-    if (inner.health) this.health = () => inner.health!();
+    if (inner.health) this.health = (pools) => inner.health!(pools);
     if (inner.probe) this.probe = () => inner.probe!();
     if (inner.allocatedVips) this.allocatedVips = () => inner.allocatedVips!();
   }
