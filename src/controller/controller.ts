@@ -28,6 +28,7 @@ import { ControllerMetrics } from './metrics.ts';
 import { NodeMaintenance } from './node-maintenance.ts';
 import { type GateView, StateTracker } from './state.ts';
 import { kubePodConditionSink, type PodConditionSink, ReadinessGateWriter } from './readiness-gate-writer.ts';
+import { SweepRecheck } from './sweep-recheck.ts';
 import { SweepTimer } from './sweep-timer.ts';
 import { GateLoop } from './gate-loop.ts';
 import type { Pool } from '../model/types.ts';
@@ -95,6 +96,9 @@ export class NplController {
   private allChanged = true;
   /** The CPU (ms) of the sweep's read behind the passes whose whole pass has not run yet. */
   private sweepReadMs = 0;
+  /** The device was read again behind the passes: the next pass is the sweep's (sweep-recheck.ts). */
+  private sweepPass = false;
+  private readonly recheck = new SweepRecheck();
   /** Counts for tests and metrics. */
   readonly stats = { lbReconciles: 0, annotations: 0 };
 
@@ -186,7 +190,8 @@ export class NplController {
       onObserved: (readCpuMs) => {
         // The sweep's read went on behind the passes: its cost is the sweep's, with the whole pass.
         this.sweepReadMs += readCpuMs;
-        this.allChanged = true;
+        this.sweepPass = true;
+        for (const key of this.recheck.next(this.cache.services())) this.changed.add(key);
         this.passes.request();
       },
       onReadFailed: (err) => this.device.failed(errorMessage(err)),
@@ -304,15 +309,17 @@ export class NplController {
       this.stats.lbReconciles++;
       // What changed is taken before the pass: events during it count for the next one.
       const changed = this.allChanged ? undefined : new Set(this.changed);
-      const cpu0 = changed ? undefined : process.cpuUsage();
+      const sweep = this.sweepPass;
+      const cpu0 = changed && !sweep ? undefined : process.cpuUsage();
       this.allChanged = false;
+      this.sweepPass = false;
       this.changed.clear();
       let pass;
       try {
         const view = this.cache.view();
         const now = Date.now();
         view.drainPhase = (n) => this.nodes.phase(n, now);
-        pass = await this.lb.reconcile(view, Date.now, changed);
+        pass = await this.lb.reconcile(view, Date.now, changed, sweep);
       } catch (err) {
         this.allChanged = true;
         throw err;

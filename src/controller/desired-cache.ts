@@ -101,13 +101,16 @@ export class DesiredCache {
 
   /**
    * `changed` names the Services (namespace/name) whose pools may differ since the last call;
-   * undefined: anything may have changed.
+   * undefined: anything may have changed. `frontends`: the frontends are built again even if no
+   * collection they read changed (the sweep: a certificate may have expired since), the pools of
+   * the Services not in `changed` kept as they are.
    */
   build(
     view: ClusterView,
     cfg: ControllerConfig,
     lb: LoadBalancerInfo,
     changed?: ReadonlySet<string>,
+    o: { frontends?: boolean } = {},
   ): DesiredResult {
     const inputs = [view.services, view.nodes, view.secrets, view.namespaces, ...routeInputs(view)];
     const last = this.last;
@@ -115,6 +118,7 @@ export class DesiredCache {
     // Only Pods changed, or Services only where the frontends do not read (then taken as the same).
     if (
       changed &&
+      !o.frontends &&
       last &&
       inputs.every((x, i) => i === 0 || x === last.inputs[i]) &&
       (inputs[0] === last.inputs[0] || this.statusOnly(last, view, changed))

@@ -161,13 +161,15 @@ export class LbReconciler {
     view: ClusterView,
     now: () => number = Date.now,
     changed?: ReadonlySet<string>,
+    /** The sweep's pass: the frontends built again, every object planned (desired-cache.ts). */
+    sweep = false,
   ): Promise<PassResult> {
     // The desired state is built in the order passes are called (each from the view of its call),
     // and what changed is marked for the plans to come at once.
     const t0 = performance.now();
     const passSeq = this.ledger.next();
     const lb = { name: this.d.adapter.name, caps: this.caps };
-    const built = this.desired.build(view, this.d.config, lb, changed);
+    const built = this.desired.build(view, this.d.config, lb, changed, { frontends: sweep });
     const desired = this.capabilities(built);
     const delta = desired === built ? this.desired.changedPools : undefined;
     this.scope.mark(delta, passSeq);

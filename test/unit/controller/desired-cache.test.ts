@@ -11,7 +11,8 @@
  * the reuse compared five fields by hand, and a Service's loadBalancerSourceRanges lifted alone
  * kept last pass's filtered virtual service); a Service's status change taken as unchanged whatever
  * addresses it shows (the allocation keeps a published VIP: a bug it found), or with an annotation
- * changed beside it.
+ * changed beside it; the sweep's build (frontends again, no Service named) taking the Pod-only
+ * path, or keeping the frontends.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -275,7 +276,12 @@ describe('the desired-state cache', () => {
             const changed = world.apply(c);
             const view = world.view();
             const full = buildDesired(view, cfg);
-            assert.deepEqual(cache.build(view, cfg, SERVE_ALL, changed), full, JSON.stringify(c));
+            // The sweep's pass: the frontends built again, no Service named (sweep-recheck.ts).
+            const sweep = c.kind === 'sweep';
+            const built = cache.build(view, cfg, SERVE_ALL, sweep ? new Set() : changed, {
+              frontends: sweep,
+            });
+            assert.deepEqual(built, full, JSON.stringify(c));
             world.given = givenBy(full);
           }
         },
@@ -316,5 +322,11 @@ describe('the desired-state cache', () => {
       r.state.virtualServices.find((v) => v.kind === 'l4' && v.source === source);
     assert.equal(l4(again, 'default/api'), l4(first, 'default/api'));
     assert.notEqual(l4(again, 'default/web'), l4(first, 'default/web'));
+    // The sweep's pass: the frontends built again and everything planned (no delta), the pools
+    // kept but those of the Services it names (its slice, sweep-recheck.ts), looked at again.
+    const swept = cache.build(world.view(), cfg, SERVE_ALL, new Set(['default/web']), { frontends: true });
+    assert.equal(cache.changedPools, undefined, 'everything is planned');
+    assert.equal(pool(swept, 'default/api'), pool(again, 'default/api'), 'a pool outside the slice, kept');
+    assert.deepEqual(swept, buildDesired(world.view(), cfg));
   });
 });
