@@ -15,6 +15,8 @@
  *   events, and each would otherwise build every frontend again.
  * - An L4 virtual service equal to last pass's is last pass's object; a Secret is parsed once per
  *   version.
+ * - The sweep plans everything but builds the frontends again only once a certificate they hold has
+ *   expired: the clock is all they read beyond the collections, through certificates' expiry alone.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { ControllerConfig } from '../config/controller-config.ts';
@@ -87,6 +89,8 @@ export class DesiredCache {
   private readonly l4 = new Map<string, L4VirtualService>();
   private readonly certs: CertificateMemo = new Map();
   private last: Last | undefined;
+  /** The first certificate expiry the last frontends hold (ms since the epoch; none: Infinity). */
+  private expiresAt = Infinity;
   /**
    * After a build: the pools (by name) whose object differs from the previous build's, every other
    * object of the result being the previous build's; undefined: anything may differ.
@@ -101,9 +105,10 @@ export class DesiredCache {
 
   /**
    * `changed` names the Services (namespace/name) whose pools may differ since the last call;
-   * undefined: anything may have changed. `frontends`: the frontends are built again even if no
-   * collection they read changed (the sweep: a certificate may have expired since), the pools of
-   * the Services not in `changed` kept as they are.
+   * undefined: anything may have changed. `frontends` (the sweep): the frontends are built again
+   * even if no collection they read changed, when a certificate they hold has expired since, and
+   * everything is planned (`changedPools` undefined); the pools of the Services not in `changed`
+   * are kept as they are.
    */
   build(
     view: ClusterView,
@@ -115,17 +120,24 @@ export class DesiredCache {
     const inputs = [view.services, view.nodes, view.secrets, view.namespaces, ...routeInputs(view)];
     const last = this.last;
     const ctx = poolContext(view, cfg, lb);
+    const now = view.now ?? Date.now();
     // Only Pods changed, or Services only where the frontends do not read (then taken as the same).
+    // The sweep's frontends too, while no certificate they hold has expired since: the clock is
+    // all they read that the collections do not carry, and only through certificates' expiry.
     if (
       changed &&
-      !o.frontends &&
+      (!o.frontends || now < this.expiresAt) &&
       last &&
       inputs.every((x, i) => i === 0 || x === last.inputs[i]) &&
       (inputs[0] === last.inputs[0] || this.statusOnly(last, view, changed))
-    )
-      return this.podsOnly(last, changed, ctx, cfg, view);
+    ) {
+      const result = this.podsOnly(last, changed, ctx, cfg, view);
+      // The sweep plans everything, whatever was built again.
+      if (o.frontends) this.changedPools = undefined;
+      return result;
+    }
     this.changedPools = undefined;
-    const front = this.frontends(view, cfg, lb);
+    const front = this.frontends(view, cfg, lb, now);
     const nodeVersions = this.nodeVersions(cfg, view, ctx);
     const builds = front.pools.map((req) => {
       const kept = changed && !changed.has(req.svcKey) ? this.pools.get(req.name) : undefined;
@@ -244,13 +256,16 @@ export class DesiredCache {
           : '');
   }
 
-  private frontends(view: ClusterView, cfg: ControllerConfig, lb: LoadBalancerInfo): Frontends {
-    const certificateOf = secretCertificates(
-      view.secrets ?? [],
-      cfg.clusterName,
-      view.now ?? Date.now(),
-      this.certs,
-    );
+  private frontends(view: ClusterView, cfg: ControllerConfig, lb: LoadBalancerInfo, now: number): Frontends {
+    const read = secretCertificates(view.secrets ?? [], cfg.clusterName, now, this.certs);
+    // The first expiry among the certificates these frontends hold: built at or after it, they differ.
+    this.expiresAt = Infinity;
+    const certificateOf: typeof read = (secretKey) => {
+      const r = read(secretKey);
+      if (r && 'certificate' in r)
+        this.expiresAt = Math.min(this.expiresAt, Date.parse(r.certificate.notAfter));
+      return r;
+    };
     const front = desiredFrontends(view, cfg, lb, certificateOf);
     const live = new Set<string>();
     const virtualServices = front.virtualServices.map((vs) => {

@@ -161,7 +161,7 @@ export class LbReconciler {
     view: ClusterView,
     now: () => number = Date.now,
     changed?: ReadonlySet<string>,
-    /** The sweep's pass: the frontends built again, every object planned (desired-cache.ts). */
+    /** The sweep's pass: every object planned, the frontends built again past a certificate's expiry (desired-cache.ts). */
     sweep = false,
   ): Promise<PassResult> {
     // The desired state is built in the order passes are called (each from the view of its call),

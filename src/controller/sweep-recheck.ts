@@ -1,7 +1,7 @@
 /**
  * What the sweep's pass builds again of the pools, a slice at a time. The sweep plans every object
- * against the device as just read, and builds the frontends again (a certificate may have expired),
- * but keeps the pools the desired-state cache holds: built again at once, at 1,000 Services they
+ * against the device as just read, and builds the frontends again once a certificate they hold has
+ * expired (desired-cache.ts), but keeps the pools the desired-state cache holds: built again at once, at 1,000 Services they
  * held the event loop for a few hundred ms, and every change arriving meanwhile waited (the
  * process-cost bench's tail). The safety net they were, a pool whose inputs changed without the
  * controller being told, is kept a slice per sweep: the pools of `perSweep` Services in turn are

@@ -11,8 +11,8 @@
  * the reuse compared five fields by hand, and a Service's loadBalancerSourceRanges lifted alone
  * kept last pass's filtered virtual service); a Service's status change taken as unchanged whatever
  * addresses it shows (the allocation keeps a published VIP: a bug it found), or with an annotation
- * changed beside it; the sweep's build (frontends again, no Service named) taking the Pod-only
- * path, or keeping the frontends.
+ * changed beside it; the sweep's build (no Service named) planning only what changed, or keeping
+ * the frontends past a certificate's expiry (or building them again before one).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -20,6 +20,8 @@ import fc from 'fast-check';
 import { type ControllerConfig, parseControllerConfig } from '../../../src/config/controller-config.ts';
 import { DesiredCache } from '../../../src/controller/desired-cache.ts';
 import type { Node, Pod, Service } from '../../../src/kube/objects.ts';
+import { ingressSchema, tlsSecretSchema } from '../../../src/kube/objects.ts';
+import type { L7VirtualService } from '../../../src/model/types.ts';
 import { buildDesired } from '../../../src/source/desired.ts';
 import { SERVE_ALL } from '../../../src/source/gateway/from-view.ts';
 import type { ClusterView } from '../../../src/source/view.ts';
@@ -32,6 +34,7 @@ import {
   kubeService,
   nplAnnotation,
 } from '../../support/kube-objects.ts';
+import { testCertificate, tlsSecret } from '../../support/certs.ts';
 
 const APPS = ['web', 'api'] as const;
 const NODE_IPS = { n1: ['192.0.2.101', '192.0.2.111'], n2: ['192.0.2.102', '192.0.2.112'] } as const;
@@ -328,5 +331,49 @@ describe('the desired-state cache', () => {
     assert.equal(cache.changedPools, undefined, 'everything is planned');
     assert.equal(pool(swept, 'default/api'), pool(again, 'default/api'), 'a pool outside the slice, kept');
     assert.deepEqual(swept, buildDesired(world.view(), cfg));
+  });
+
+  it("builds a sweep's frontends again once a certificate they hold has expired, and only then", async () => {
+    const cfg = configs[0]!;
+    const world = new World();
+    world.apply({ kind: 'service', app: 'web', port: 80, vip: null });
+    world.apply({ kind: 'pod', i: 0, app: 'web', node: 'n1', ready: true, nodePort: 61000, mapped: true });
+    const expiry = Date.now() + 3 * 3600_000;
+    const cert = await testCertificate({ dns: ['shop.example.com'], notAfter: new Date(expiry) });
+    const raw = tlsSecret('default', 'shop-tls', cert) as { metadata: Record<string, unknown> };
+    raw.metadata.resourceVersion = '1';
+    raw.metadata.uid = 'uid-shop-tls';
+    const base = kubeIngress('shop', {
+      className: 'npl',
+      host: 'shop.example.com',
+      service: 'web',
+      port: 'http',
+    });
+    const ingress = ingressSchema.parse({
+      ...base,
+      spec: { ...base.spec, tls: [{ hosts: ['shop.example.com'], secretName: 'shop-tls' }] },
+    });
+    const lists = {
+      ...world.view(),
+      ingressClasses: [kubeIngressClass('npl')],
+      ingresses: [ingress],
+      secrets: [tlsSecretSchema.parse(raw)],
+    };
+    const at = (now: number): ClusterView => ({ ...lists, now });
+    const https = (r: ReturnType<typeof buildDesired>) =>
+      r.state.virtualServices.find((v): v is L7VirtualService => v.kind === 'l7' && v.name.includes('https'));
+    const cache = new DesiredCache();
+    const first = cache.build(at(expiry - 2 * 3600_000), cfg, SERVE_ALL);
+    assert.ok(https(first)?.certificates?.length, 'the HTTPS virtual service holds the certificate');
+    // An hour before the expiry: the same frontends, object and all, and everything planned.
+    const before = cache.build(at(expiry - 3600_000), cfg, SERVE_ALL, new Set(), { frontends: true });
+    assert.equal(before.state.virtualServices, first.state.virtualServices);
+    assert.equal(cache.changedPools, undefined, 'the sweep plans everything');
+    assert.deepEqual(before, buildDesired(at(expiry - 3600_000), cfg));
+    // A second past it: built again, the certificate gone from them, as a full build has it.
+    const after = cache.build(at(expiry + 1000), cfg, SERVE_ALL, new Set(), { frontends: true });
+    assert.notEqual(after.state.virtualServices, first.state.virtualServices);
+    assert.deepEqual(after, buildDesired(at(expiry + 1000), cfg));
+    assert.ok(!https(after)?.certificates?.length, 'the expired certificate is served no longer');
   });
 });
