@@ -48,6 +48,8 @@ interface Backend {
   path: string;
   service: string;
   port?: { name?: string; number?: number };
+  /** The Ingress the rule is in (a Route's rule has none). */
+  ingress?: string;
 }
 
 /** A rule's target matches its own path and the paths under it (`/foo` takes `/foo/bar`). */
@@ -71,6 +73,7 @@ export class Backends {
                 path: p.path || '/',
                 service: p.backend.service.name,
                 port: p.backend.service.port,
+                ingress: o.metadata.name,
               });
       } else if (o.kind === 'Route') {
         const r = routeSpec.parse(o.spec);
@@ -85,6 +88,15 @@ export class Backends {
   /** Whether any Ingress or Route was given (a rule that matches none is then worth saying). */
   get size(): number {
     return this.backends.length;
+  }
+
+  /** The Ingresses (by name) with a rule for `host` under `target` in `namespace`. */
+  ingressesServing(namespace: string, host: string, target: string): string[] {
+    const names = new Set<string>();
+    for (const b of this.backends)
+      if (b.ingress && b.namespace === namespace && b.host === host && pathUnder(b.path, target))
+        names.add(b.ingress);
+    return [...names];
   }
 
   /** The Services (and ports, when they can be named) serving `host` under `target` in `namespace`. */

@@ -13,7 +13,7 @@ import { checkPolicySpec } from '../source/backend-policies.ts';
 
 /** The controller's own checks of a host and a path, for the Ingresses a migration prints. */
 export { hostProblem, pathProblem } from '../source/validate.ts';
-import type { MigrationNote } from './result.ts';
+import { commentLine, type MigrationNote } from './result.ts';
 
 export interface ObjectsMigration {
   objects: Record<string, unknown>[];
@@ -36,7 +36,7 @@ export const objectName = (o: SourceObject): string => `${o.kind} ${o.metadata.n
 /** A note when the object's name or namespace is not one Kubernetes takes (it is then left out). */
 export function badIdentity(o: SourceObject): MigrationNote | undefined {
   const { name, namespace } = o.metadata;
-  if (SERVICE_NAME.test(namespace) && /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(name)) return undefined;
+  if (SERVICE_NAME.test(namespace) && OBJECT_NAME.test(name)) return undefined;
   return {
     from: `${o.kind} ${JSON.stringify(`${namespace}/${name}`.slice(0, 120))}`,
     kind: 'by hand',
@@ -64,6 +64,9 @@ export function nameOf(...parts: string[]): string {
     .replace(/[-.]+$/, '');
   return n || 'migrated';
 }
+
+/** An object's name (a ConfigMap's, a Secret's, a custom resource's): a DNS-1123 subdomain. */
+export const OBJECT_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
 /** A Service's (or namespace's) name: a DNS-1123 label. */
 export const SERVICE_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
@@ -151,7 +154,7 @@ export function renderObjects(m: ObjectsMigration, source: string): string {
   if (m.objects.length === 0) lines.push('# (no object: see the notes)');
   if (m.notes.length > 0) {
     lines.push('', '# Not carried over as it was:');
-    for (const n of m.notes) lines.push(`#   ${n.from} (${n.kind}): ${n.why}`);
+    for (const n of m.notes) lines.push(commentLine(`#   ${n.from} (${n.kind}): ${n.why}`));
   } else lines.push('', '# Every field was carried over.');
   return `${lines.join('\n')}\n`;
 }

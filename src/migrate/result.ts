@@ -42,6 +42,17 @@ export function put(values: Record<string, unknown>, path: string, value: unknow
   at[keys.at(-1)!] = value;
 }
 
+/**
+ * A note's text as one comment line: line breaks and other control characters (a source value
+ * can hold them) written as escapes, so no note ends its comment and becomes YAML of the output.
+ */
+export const commentLine = (text: string): string =>
+  text.replace(
+    // eslint-disable-next-line no-control-regex
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+
 /** The values file: a header naming the source, the values, then the notes as comments. */
 export function renderMigration(m: Migration, source: string): string {
   const lines = [
@@ -59,7 +70,7 @@ export function renderMigration(m: Migration, source: string): string {
   }
   if (grouped.size > 0) {
     lines.push('# Not carried over as it was:');
-    for (const [k, from] of grouped) lines.push(`#   ${from.join(', ')} (${k}`);
+    for (const [k, from] of grouped) lines.push(commentLine(`#   ${from.join(', ')} (${k}`));
   } else lines.push('# Every setting was carried over.');
   return `${lines.join('\n')}\n`;
 }

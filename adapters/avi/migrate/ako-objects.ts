@@ -8,6 +8,13 @@
 import { z } from 'zod';
 import { Backends } from '../../../src/migrate/backends.ts';
 import {
+  BACKEND_CA_ANNOTATION,
+  BACKEND_PROTOCOL_ANNOTATION,
+  BACKEND_SERVER_NAME_ANNOTATION,
+} from '../../../src/kube/annotations.ts';
+import {
+  nameOf,
+  OBJECT_NAME,
   type ObjectsMigration,
   objectName,
   PolicyCollector,
@@ -109,6 +116,15 @@ function httpRule(
     out.notes.push(...notes.map((n) => ({ ...n, from })));
     const targets = backends.serving(o.metadata.namespace, spec.fqdn, p.target);
     reencrypt(p.tls, `${from} tls`, o.metadata.name, targets, out);
+    if (p.tls?.type === 'reencrypt' && targets.length > 0)
+      ingressReencrypt(
+        `${from} tls`,
+        backends.ingressesServing(o.metadata.namespace, spec.fqdn, p.target),
+        targets[0]!,
+        nameOf(`${o.metadata.name}-${targets[0]!.service}-tls`, 'ca'),
+        p.tls.destinationCA !== undefined,
+        out,
+      );
     if (Object.keys(settings).length === 0) continue;
     if (targets.length === 0) {
       out.notes.push({
@@ -155,6 +171,26 @@ function reencrypt(
     return;
   }
   for (const t of targets) reencryptObjects(from, `${rule}-${t.service}-tls`, t, tls.destinationCA, out);
+}
+
+/**
+ * An Ingress re-encrypts by its own annotations (docs/tls.md), not by a BackendTLSPolicy, which
+ * serves Gateway routes: each Ingress the path is in is named, with the annotations to add.
+ */
+function ingressReencrypt(
+  from: string,
+  ingresses: string[],
+  first: TargetService,
+  configMap: string,
+  hasCa: boolean,
+  out: ObjectsMigration,
+): void {
+  for (const name of ingresses.filter((n) => OBJECT_NAME.test(n)))
+    out.notes.push({
+      from,
+      kind: 'by hand',
+      why: `Ingress ${first.namespace}/${name} re-encrypts by its annotations, not by the BackendTLSPolicy (which Gateway routes take): add ${BACKEND_PROTOCOL_ANNOTATION}: HTTPS, ${BACKEND_SERVER_NAME_ANNOTATION}: ${first.service}.${first.namespace}.svc.cluster.local (a name the Pods' certificates carry) and ${BACKEND_CA_ANNOTATION}: ${hasCa ? configMap : 'System (or a ConfigMap of the CA that signs them)'}; every Service it routes to is then re-encrypted`,
+    });
 }
 
 /** HostRule fields: where npl-lb takes each, or why it has none. */

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { monitorSchema, poolSettings } from './cis-monitor.ts';
+import { ingressTls, tlsProfiles } from './cis-tls.ts';
 import {
   nameOf,
   type ObjectsMigration,
@@ -53,10 +54,7 @@ const SERVER_FIELDS: Record<string, { kind: 'by hand' | 'no equivalent' | 'chang
     why: 'the VIP: the npl-lb.io/vip annotation of the IngressClass (Ingress) or of the Service (LoadBalancer), inside vip.cidrs',
   },
   ipamLabel: { kind: 'changed', why: 'npl-lb allocates VIPs itself from vip.cidrs' },
-  tlsProfileName: {
-    kind: 'by hand',
-    why: "the certificate goes in the Ingress's spec.tls (a Secret of type kubernetes.io/tls)",
-  },
+  tlsProfileName: null,
   virtualServerHTTPPort: { kind: 'by hand', why: "the chart's ingressClass.httpPort" },
   virtualServerHTTPSPort: { kind: 'by hand', why: "the chart's ingressClass.httpsPort" },
   virtualServerPort: null,
@@ -135,6 +133,7 @@ function virtualServer(
   o: SourceObject,
   ingressClass: string,
   policies: PolicyCollector,
+  profiles: ReadonlyMap<string, SourceObject>,
   out: ObjectsMigration,
 ): void {
   const pools = z.array(poolSchema).catch([]).parse(o.spec.pools);
@@ -180,6 +179,8 @@ function virtualServer(
   }
   notesOf(o, out);
   if (paths.length === 0) return;
+  const tls = ingressTls(o, hosts, paths[0]?.backend.service.name, profiles, out);
+  if (tls === 'left out') return;
   const rules = (hosts.length > 0 ? hosts : [undefined]).map((host) => ({
     ...(host ? { host } : {}),
     http: { paths },
@@ -187,8 +188,12 @@ function virtualServer(
   out.objects.push({
     apiVersion: 'networking.k8s.io/v1',
     kind: 'Ingress',
-    metadata: { name: nameOf(o.metadata.name), namespace: o.metadata.namespace },
-    spec: { ingressClassName: ingressClass, rules },
+    metadata: {
+      name: nameOf(o.metadata.name),
+      namespace: o.metadata.namespace,
+      ...(tls && Object.keys(tls.annotations).length > 0 ? { annotations: tls.annotations } : {}),
+    },
+    spec: { ingressClassName: ingressClass, ...(tls ? { tls: tls.tls } : {}), rules },
   });
 }
 
@@ -213,7 +218,7 @@ function transportServer(o: SourceObject, policies: PolicyCollector, out: Object
 
 const OTHER_KINDS: Record<string, string> = {
   TLSProfile:
-    "the certificates go in the Ingress's spec.tls or a Gateway listener's certificateRefs; re-encryption (termination reencrypt) is a BackendTLSPolicy per Service, its CA the one that signs the Pods' certificates (docs/tls.md)",
+    "no VirtualServer given names it (tlsProfileName): the certificates go in an Ingress's spec.tls or a Gateway listener's certificateRefs, re-encryption in the Ingress's npl-lb.io/backend-protocol annotations or a BackendTLSPolicy (docs/tls.md)",
   Policy: 'BIG-IP profiles and policies are not written by npl-lb',
   IngressLink: 'npl-lb does not front NGINX Ingress with BIG-IP',
   ExternalDNS: 'npl-lb does not write DNS records',
@@ -222,8 +227,16 @@ const OTHER_KINDS: Record<string, string> = {
 export function migrateCisObjects(objects: readonly SourceObject[], ingressClass: string): ObjectsMigration {
   const out: ObjectsMigration = { objects: [], notes: [] };
   const policies = new PolicyCollector(out);
+  const profiles = tlsProfiles(objects);
+  // The TLSProfiles a VirtualServer names are read with it.
+  const named = new Set(
+    objects
+      .filter((o) => o.kind === 'VirtualServer' && typeof o.spec.tlsProfileName === 'string')
+      .map((o) => `${o.metadata.namespace}/${String(o.spec.tlsProfileName)}`),
+  );
   for (const o of wellNamed(objects, out)) {
-    if (o.kind === 'VirtualServer') virtualServer(o, ingressClass, policies, out);
+    if (o.kind === 'VirtualServer') virtualServer(o, ingressClass, policies, profiles, out);
+    else if (o.kind === 'TLSProfile' && named.has(`${o.metadata.namespace}/${o.metadata.name}`)) continue;
     else if (o.kind === 'TransportServer') transportServer(o, policies, out);
     else
       out.notes.push({

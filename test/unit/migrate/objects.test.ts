@@ -15,7 +15,13 @@ import { parseAllDocuments } from 'yaml';
 import { migrateAkoObjects } from '../../../adapters/avi/migrate/ako-objects.ts';
 import { parseSend } from '../../../adapters/f5/migrate/cis-monitor.ts';
 import { migrateCisObjects } from '../../../adapters/f5/migrate/cis-objects.ts';
-import { type ObjectsMigration, SERVICE_NAME, sourceObjectSchema } from '../../../src/migrate/objects.ts';
+import {
+  OBJECT_NAME,
+  type ObjectsMigration,
+  renderObjects,
+  SERVICE_NAME,
+  sourceObjectSchema,
+} from '../../../src/migrate/objects.ts';
 import { installNplLbCrds } from '../../../src/sandbox/npl-lb-crds.ts';
 import { installGatewayApiCrds } from '../../../src/sandbox/gateway-api.ts';
 import { backendTlsPolicySchema } from '../../../src/kube/backend-tls-objects.ts';
@@ -63,6 +69,15 @@ function assertClean(m: ObjectsMigration): void {
       assert.ok('pem' in parsed && parsed.pem === text, 'a CA written again from its parse');
     } else {
       assert.equal(o.kind, 'Ingress');
+      for (const t of (spec.tls ?? []) as { hosts: string[]; secretName: string }[]) {
+        assert.match(t.secretName, OBJECT_NAME);
+        for (const h of t.hosts) assert.equal(hostProblem(h), undefined);
+      }
+      const annotations = (o.metadata as { annotations?: Record<string, string> }).annotations ?? {};
+      const serverName = annotations['npl-lb.io/backend-tls-server-name'];
+      if (serverName !== undefined) assert.match(serverName, DNS_NAME);
+      const ca = annotations['npl-lb.io/backend-tls-ca'];
+      if (ca !== undefined) assert.match(ca, OBJECT_NAME);
       for (const rule of spec.rules as {
         host?: string;
         http: { paths: { path: string; backend: { service: { name: string } } }[] };
@@ -119,7 +134,7 @@ describe('npl-lb migrate ako -f', () => {
     assert.match(text, /^# Review the notes at the end, then: kubectl apply -f <this file>$/m);
   });
 
-  it('an HTTPRule re-encrypting with a destinationCA: a ConfigMap of the CA written again from its parse, and the policy naming it; a CA that does not parse is by hand', async () => {
+  it("an HTTPRule re-encrypting with a destinationCA: a ConfigMap of the CA written again from its parse, the policy naming it, and the Ingress's annotations to add; a CA that does not parse is by hand", async () => {
     const ca = await testAuthority('ako destination ca');
     const objects = (tls: Record<string, unknown>) =>
       [
@@ -153,6 +168,11 @@ describe('npl-lb migrate ako -f', () => {
       hostname: 's.a.svc.cluster.local',
       caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'r-s-tls-ca' }],
     });
+    // The Ingress the path is in takes re-encryption from its annotations: named, with them.
+    assert.match(
+      good.notes.map((n) => `${n.from} (${n.kind}): ${n.why}`).join('\n'),
+      /h\.example\/ tls \(by hand\): Ingress a\/i re-encrypts by its annotations, not by the BackendTLSPolicy .*npl-lb\.io\/backend-protocol: HTTPS, npl-lb\.io\/backend-tls-server-name: s\.a\.svc\.cluster\.local .*npl-lb\.io\/backend-tls-ca: r-s-tls-ca;/,
+    );
     const bad = migrateAkoObjects(objects({ type: 'reencrypt', destinationCA: 'not a certificate' }));
     assert.deepEqual(bad.objects, []);
     assert.match(
@@ -271,6 +291,137 @@ describe('npl-lb migrate cis -f', () => {
       assert.match(text, line);
   });
 
+  it("a VirtualServer's TLSProfile: its Secrets in spec.tls, reencrypt as the Ingress's annotations with the CA by hand; what cannot be carried leaves the Ingress out, never in clear text", () => {
+    const vs = (name: string, tlsProfileName: unknown, extra: object = {}) =>
+      sourceObjectSchema.parse({
+        kind: 'VirtualServer',
+        metadata: { name, namespace: 'shop' },
+        spec: {
+          host: 'tea.example.com',
+          hostAliases: ['www.tea.example.com'],
+          pools: [{ path: '/', service: 'tea', servicePort: 443, loadBalancingMethod: 'round-robin' }],
+          tlsProfileName,
+          ...extra,
+        },
+      });
+    const profile = (name: string, tls: object, namespace = 'shop') =>
+      sourceObjectSchema.parse({ kind: 'TLSProfile', metadata: { name, namespace }, spec: { tls } });
+    const m = migrateCisObjects(
+      [
+        vs('edge', 'edge-tls'),
+        profile('edge-tls', { termination: 'edge', reference: 'secrets', clientSSLs: ['tea-1', 'tea-2'] }),
+        vs('reen', 'reen-tls'),
+        profile('reen-tls', {
+          termination: 'reencrypt',
+          reference: 'secret',
+          clientSSL: 'tea-front',
+          serverSSL: 'tea-back',
+          tlsCipher: { tlsVersion: '1.3' },
+        }),
+        vs('hybrid', 'hybrid-tls'),
+        profile('hybrid-tls', {
+          termination: 'reencrypt',
+          reference: 'hybrid',
+          clientSSL: 'tea-front',
+          serverSSL: '/Common/serverssl',
+          clientSSLParams: { profileReference: 'secret' },
+          serverSSLParams: { profileReference: 'bigip' },
+        }),
+        // Each of these leaves its Ingress out.
+        vs('bigip', 'bigip-tls'),
+        profile('bigip-tls', { termination: 'edge', reference: 'bigip', clientSSL: '/Common/clientssl' }),
+        vs('pass', 'pass-tls'),
+        profile('pass-tls', { termination: 'passthrough' }),
+        vs('missing', 'not-given'),
+        vs('elsewhere', 'other-ns'),
+        profile('other-ns', { termination: 'edge', reference: 'secret', clientSSL: 'x' }, 'other'),
+        vs('hostile', 'hostile-tls'),
+        profile('hostile-tls', {
+          termination: 'edge',
+          reference: 'secret',
+          clientSSL: 'a\n---\nkind: Secret',
+        }),
+        vs('odd', 'odd-tls'),
+        profile('odd-tls', { termination: 'offload', reference: 'secret', clientSSL: 'x' }),
+        vs('plain', undefined),
+      ],
+      'npl-lb',
+    );
+    assertClean(m);
+    const ingresses = new Map(
+      m.objects
+        .filter((o) => o.kind === 'Ingress')
+        .map((o) => [
+          (o.metadata as { name: string }).name,
+          o as { metadata: { annotations?: object }; spec: { tls?: unknown } },
+        ]),
+    );
+    assert.deepEqual([...ingresses.keys()].sort(), ['edge', 'hybrid', 'plain', 'reen']);
+    const hosts = ['tea.example.com', 'www.tea.example.com'];
+    assert.deepEqual(ingresses.get('edge')!.spec.tls, [
+      { hosts, secretName: 'tea-1' },
+      { hosts, secretName: 'tea-2' },
+    ]);
+    assert.equal(ingresses.get('edge')!.metadata.annotations, undefined);
+    for (const name of ['reen', 'hybrid']) {
+      assert.deepEqual(ingresses.get(name)!.spec.tls, [{ hosts, secretName: 'tea-front' }]);
+      assert.deepEqual(ingresses.get(name)!.metadata.annotations, {
+        'npl-lb.io/backend-protocol': 'HTTPS',
+        'npl-lb.io/backend-tls-server-name': 'tea.example.com',
+        'npl-lb.io/backend-tls-ca': `${name}-ca`,
+      });
+    }
+    assert.equal(ingresses.get('plain')!.spec.tls, undefined);
+    // The pools' BackendPolicies are made whether or not their Ingress is.
+    assert.equal(m.objects.filter((o) => o.kind === 'BackendPolicy').length, 1);
+    const text = m.notes.map((n) => `${n.from} (${n.kind}): ${n.why}`).join('\n');
+    for (const line of [
+      /TLSProfile shop\/reen-tls termination reencrypt \(by hand\): .*kubectl -n shop get secret tea-back .*create configmap reen-ca --from-file=ca\.crt/,
+      /TLSProfile shop\/hybrid-tls termination reencrypt \(by hand\): .*BIG-IP server SSL profile "\/Common\/serverssl": put it in ConfigMap shop\/hybrid-ca/,
+      /TLSProfile shop\/reen-tls tls\.tlsCipher \(no equivalent\)/,
+      /VirtualServer shop\/bigip tlsProfileName \(by hand\): .*BIG-IP profile "\/Common\/clientssl": put it in a Secret .*; the Ingress is left out until then/,
+      /VirtualServer shop\/pass tlsProfileName \(by hand\): .*Passthrough mode and a TLSRoute/,
+      /VirtualServer shop\/missing tlsProfileName \(by hand\): TLSProfile "not-given" was not given/,
+      /VirtualServer shop\/elsewhere tlsProfileName \(by hand\): TLSProfile "other-ns" was not given/,
+      /VirtualServer shop\/hostile tlsProfileName \(by hand\): .*clientSSL "a\\n---\\nkind: Secret" is not a Secret's name/,
+      /VirtualServer shop\/odd tlsProfileName \(by hand\): .*termination "offload" is not edge, reencrypt or passthrough/,
+      /TLSProfile other\/other-ns \(by hand\): no VirtualServer given names it/,
+    ])
+      assert.match(text, line);
+    // A profile a VirtualServer names is read with it, not noted again as unnamed.
+    assert.doesNotMatch(text, /TLSProfile shop\/edge-tls \(by hand\)/);
+  });
+
+  it('a note holding a line break stays one comment line: the printed manifest holds the objects and nothing else', async () => {
+    const vs = sourceObjectSchema.parse({
+      kind: 'VirtualServer',
+      metadata: { name: 'inject', namespace: 'default' },
+      spec: {
+        host: 'a.example.com',
+        pools: [
+          {
+            path: '/',
+            service: 'svc-a',
+            servicePort: 80,
+            serviceNamespace: 'x\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: evil}',
+            loadBalancingMethod: 'round-robin',
+          },
+        ],
+      },
+    });
+    const m = migrateCisObjects([vs], 'npl-lb');
+    const printed = renderObjects(m, 'test');
+    const docs = parseAllDocuments(printed)
+      .map((d) => d.toJS() as { kind?: string } | null)
+      .filter((d) => d !== null);
+    assert.deepEqual(
+      docs.map((d) => d.kind),
+      m.objects.map((o) => o.kind),
+    );
+    assert.doesNotMatch(printed, /^kind: Namespace/m);
+    assert.match(printed, /route x\\u000a---\\u000aapiVersion: v1/);
+  });
+
   it('send strings: escapes written out or not, HEAD, a bare path; control characters and non-requests refused', () => {
     assert.deepEqual(parseSend('GET /h HTTP/1.1\\r\\nHost: a.example\\r\\nConnection: close\\r\\n\\r\\n'), {
       method: 'GET',
@@ -361,7 +512,15 @@ describe('npl-lb migrate cis -f', () => {
       { requiredKeys: [] },
     );
     const obj = fc.record({
-      kind: fc.constantFrom('VirtualServer', 'TransportServer', 'HTTPRule', 'Ingress', 'HostRule', 'Other'),
+      kind: fc.constantFrom(
+        'VirtualServer',
+        'TransportServer',
+        'TLSProfile',
+        'HTTPRule',
+        'Ingress',
+        'HostRule',
+        'Other',
+      ),
       metadata: fc.record({
         name: fc.oneof(str, fc.constant('web')),
         namespace: fc.oneof(str, fc.constant('default')),
@@ -384,6 +543,21 @@ describe('npl-lb migrate cis -f', () => {
           ),
           rules: val,
           virtualhost: val,
+          tlsProfileName: fc.oneof(val, fc.constant('web')),
+          tls: fc.record(
+            {
+              termination: fc.oneof(fc.constantFrom('edge', 'reencrypt', 'passthrough'), val),
+              reference: fc.oneof(fc.constantFrom('secret', 'bigip', 'hybrid'), val),
+              clientSSL: val,
+              clientSSLs: val,
+              serverSSL: val,
+              clientSSLParams: fc.record({
+                profileReference: fc.oneof(fc.constantFrom('secret', 'bigip'), val),
+              }),
+              serverSSLParams: val,
+            },
+            { requiredKeys: [] },
+          ),
         },
         { requiredKeys: [] },
       ),
@@ -391,8 +565,12 @@ describe('npl-lb migrate cis -f', () => {
     fc.assert(
       fc.property(fc.array(obj, { maxLength: 4 }), (raw) => {
         const objects = raw.map((o) => sourceObjectSchema.parse(o));
-        assertClean(migrateCisObjects(objects, 'npl-lb'));
-        assertClean(migrateAkoObjects(objects));
+        for (const m of [migrateCisObjects(objects, 'npl-lb'), migrateAkoObjects(objects)]) {
+          assertClean(m);
+          // The printed manifest holds these objects and nothing else: no note leaves its comment.
+          const docs = parseAllDocuments(renderObjects(m, 'test')).filter((d) => d.toJS() !== null);
+          assert.equal(docs.length, m.objects.length);
+        }
       }),
       { numRuns: 300 },
     );
@@ -412,7 +590,7 @@ describe('the migrated objects at the API', () => {
       ...(await migrated(['ako', '-f', `${FIXTURES}/ako-objects.yaml`])).objects,
       ...(await migrated(['cis', '-f', `${FIXTURES}/cis-objects.yaml`])).objects,
     ];
-    assert.equal(all.length, 8);
+    assert.equal(all.length, 9);
     for (const o of all) {
       const meta = o.metadata as { name: string; namespace: string };
       const path =
