@@ -1,6 +1,6 @@
 /**
- * The members-per-pool gauges follow the pools a pass hands over: set for a new or changed pool,
- * left alone for the same pool object, removed for a pool that is gone.
+ * The members-per-pool gauges follow the pools the last pass handed over, counted when scraped:
+ * a new or changed pool's counts, a pool that is gone removed.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -26,7 +26,7 @@ describe('controller metrics', () => {
     const b = pool('b', [true]);
     m.recordPass([a, b], []);
     assert.deepEqual(await gauges(m), ['a draining 1', 'a enabled 2', 'b draining 0', 'b enabled 1']);
-    // The same objects: nothing to do; a changed pool (a new object): its gauges follow.
+    // A changed pool: its gauges follow.
     m.recordPass([a, pool('b', [false, false])], []);
     assert.deepEqual(await gauges(m), ['a draining 1', 'a enabled 2', 'b draining 2', 'b enabled 0']);
     // A pool gone: its gauges are removed; a new one appears.
