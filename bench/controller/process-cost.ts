@@ -25,6 +25,7 @@
  *     [--health-interval 10: the controller's health reads, seconds; 0 off]
  *     [--log-dir DIR: the controller's debug log per size, for finding what a tail waits on]
  *     [--cpu-prof-dir DIR: the controller's V8 CPU profile per size, written when it stops]
+ *     [--controller-node-options=FLAGS: node flags for the controller alone, after "=" (V8 heap sizes, say)]
  *
  * Loopback only; every phase is bounded in time, and every process it starts is stopped.
  */
@@ -59,6 +60,7 @@ const { values } = parseArgs({
     'health-interval': { type: 'string', default: '10' },
     'log-dir': { type: 'string' },
     'cpu-prof-dir': { type: 'string' },
+    'controller-node-options': { type: 'string' },
   },
 });
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -203,6 +205,7 @@ async function startController(
     process.execPath,
     [
       ...(values['cpu-prof-dir'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof-dir']] : []),
+      ...(values['controller-node-options']?.split(/\s+/).filter(Boolean) ?? []),
       '--import',
       'tsx',
       'src/main/cli.ts',

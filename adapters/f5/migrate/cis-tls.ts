@@ -96,7 +96,10 @@ export function ingressTls(
     );
   const tls = tlsSchema.parse(profile.spec.tls);
   const name = objectName(profile);
-  for (const k of Object.keys(profile.spec.tls ?? {}))
+  const given = profile.spec.tls;
+  for (const k of typeof given === 'object' && given !== null && !Array.isArray(given)
+    ? Object.keys(given)
+    : [])
     if (!TLS_READ.has(k))
       out.notes.push({
         from: `${name} tls.${k}`,
