@@ -19,6 +19,7 @@ import {
   objectName,
   PolicyCollector,
   type PolicySettings,
+  SERVICE_NAME,
   type SourceObject,
   type TargetService,
   wellNamed,
@@ -185,6 +186,8 @@ function ingressReencrypt(
   hasCa: boolean,
   out: ObjectsMigration,
 ): void {
+  // A target that is not a Service's name is noted by hand already (backend-tls.ts).
+  if (!SERVICE_NAME.test(first.service) || !SERVICE_NAME.test(first.namespace)) return;
   for (const name of ingresses.filter((n) => OBJECT_NAME.test(n)))
     out.notes.push({
       from,
