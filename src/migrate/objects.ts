@@ -13,6 +13,12 @@ import { checkPolicySpec } from '../source/backend-policies.ts';
 
 /** The controller's own checks of a host and a path, for the Ingresses a migration prints. */
 export { hostProblem, pathProblem } from '../source/validate.ts';
+/** The Ingress's re-encryption annotations, for the notes and Ingresses a migration prints. */
+export {
+  BACKEND_CA_ANNOTATION,
+  BACKEND_PROTOCOL_ANNOTATION,
+  BACKEND_SERVER_NAME_ANNOTATION,
+} from '../kube/annotations.ts';
 import { commentLine, type MigrationNote } from './result.ts';
 
 export interface ObjectsMigration {

@@ -13,8 +13,6 @@ import {
   BACKEND_CA_ANNOTATION,
   BACKEND_PROTOCOL_ANNOTATION,
   BACKEND_SERVER_NAME_ANNOTATION,
-} from '../../../src/kube/annotations.ts';
-import {
   badIdentity,
   nameOf,
   OBJECT_NAME,
