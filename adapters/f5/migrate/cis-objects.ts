@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { monitorSchema, poolSettings } from './cis-monitor.ts';
 import { ingressTls, tlsProfiles } from './cis-tls.ts';
 import {
+  badIdentity,
   nameOf,
   type ObjectsMigration,
   objectName,
@@ -228,10 +229,12 @@ export function migrateCisObjects(objects: readonly SourceObject[], ingressClass
   const out: ObjectsMigration = { objects: [], notes: [] };
   const policies = new PolicyCollector(out);
   const profiles = tlsProfiles(objects);
-  // The TLSProfiles a VirtualServer names are read with it.
+  // The TLSProfiles a VirtualServer names are read with it (one that is left out reads none).
   const named = new Set(
     objects
-      .filter((o) => o.kind === 'VirtualServer' && typeof o.spec.tlsProfileName === 'string')
+      .filter(
+        (o) => o.kind === 'VirtualServer' && typeof o.spec.tlsProfileName === 'string' && !badIdentity(o),
+      )
       .map((o) => `${o.metadata.namespace}/${String(o.spec.tlsProfileName)}`),
   );
   for (const o of wellNamed(objects, out)) {

@@ -81,7 +81,7 @@ export function ingressTls(
   out: ObjectsMigration,
 ): IngressTls | 'left out' | undefined {
   const ref = vs.spec.tlsProfileName;
-  if (ref === undefined) return undefined;
+  if (ref === undefined || ref === null || ref === '') return undefined;
   const from = `${objectName(vs)} tlsProfileName`;
   const leaveOut = (why: string): 'left out' => {
     out.notes.push({ from, kind: 'by hand', why: `${why}; the Ingress is left out until then` });
@@ -94,10 +94,7 @@ export function ingressTls(
     );
   const tls = tlsSchema.parse(profile.spec.tls);
   const name = objectName(profile);
-  const given = profile.spec.tls;
-  for (const k of typeof given === 'object' && given !== null && !Array.isArray(given)
-    ? Object.keys(given)
-    : [])
+  for (const k of Object.keys(z.record(z.string(), z.unknown()).catch({}).parse(profile.spec.tls)))
     if (!TLS_READ.has(k))
       out.notes.push({
         from: `${name} tls.${k}`,
@@ -124,19 +121,25 @@ export function ingressTls(
     );
   const bad = client.find((s) => !OBJECT_NAME.test(s));
   if (bad !== undefined) return leaveOut(`${name} clientSSL ${show(bad)} is not a Secret's name`);
-  const result: IngressTls = {
-    tls: client.map((secretName) => ({ hosts: [...hosts], secretName })),
-    annotations: {},
-  };
-  if (tls.termination === 'edge') return result;
-  // Re-encrypted: the name verified is the host the Pods' certificates were made for, most often.
+  const tlsOut = client.map((secretName) => ({ hosts: [...hosts], secretName }));
+  if (tls.termination === 'edge') return { tls: tlsOut, annotations: {} };
+  return { tls: tlsOut, annotations: reencryptAnnotations(vs, name, tls, hosts[0]!, firstService, out) };
+}
+
+/**
+ * `termination: reencrypt` as the Ingress's re-encryption annotations, and the note saying how to
+ * make the CA's ConfigMap from where CIS kept what it trusted. The name verified is the virtual
+ * server's host, which the Pods' certificates were made for most often.
+ */
+function reencryptAnnotations(
+  vs: SourceObject,
+  name: string,
+  tls: z.infer<typeof tlsSchema>,
+  serverName: string,
+  firstService: string | undefined,
+  out: ObjectsMigration,
+): Record<string, string> {
   const configMap = nameOf(vs.metadata.name, 'ca');
-  const serverName = hosts[0]!;
-  result.annotations = {
-    [BACKEND_PROTOCOL_ANNOTATION]: 'HTTPS',
-    [BACKEND_SERVER_NAME_ANNOTATION]: serverName,
-    [BACKEND_CA_ANNOTATION]: configMap,
-  };
   const server = [...(tls.serverSSL ? [tls.serverSSL] : []), ...tls.serverSSLs];
   const serverRef = sideReference(tls, 'serverSSLParams');
   const ns = vs.metadata.namespace;
@@ -152,5 +155,9 @@ export function ingressTls(
     kind: 'by hand',
     why: `re-encrypted by the Ingress's annotations, verifying the Pods' certificates against ${serverName}${firstService ? ` (or set ${BACKEND_SERVER_NAME_ANNOTATION} to a name they carry, such as ${firstService}.${ns}.svc.cluster.local)` : ''}; ${source}; until the ConfigMap is there the Ingress's rules are not served`,
   });
-  return result;
+  return {
+    [BACKEND_PROTOCOL_ANNOTATION]: 'HTTPS',
+    [BACKEND_SERVER_NAME_ANNOTATION]: serverName,
+    [BACKEND_CA_ANNOTATION]: configMap,
+  };
 }

@@ -344,6 +344,8 @@ describe('npl-lb migrate cis -f', () => {
         vs('odd', 'odd-tls'),
         profile('odd-tls', { termination: 'offload', reference: 'secret', clientSSL: 'x' }),
         vs('plain', undefined),
+        // A null or empty name is no TLSProfile, as CIS reads it.
+        vs('nulled', null),
       ],
       'npl-lb',
     );
@@ -356,7 +358,7 @@ describe('npl-lb migrate cis -f', () => {
           o as { metadata: { annotations?: object }; spec: { tls?: unknown } },
         ]),
     );
-    assert.deepEqual([...ingresses.keys()].sort(), ['edge', 'hybrid', 'plain', 'reen']);
+    assert.deepEqual([...ingresses.keys()].sort(), ['edge', 'hybrid', 'nulled', 'plain', 'reen']);
     const hosts = ['tea.example.com', 'www.tea.example.com'];
     assert.deepEqual(ingresses.get('edge')!.spec.tls, [
       { hosts, secretName: 'tea-1' },
@@ -372,6 +374,7 @@ describe('npl-lb migrate cis -f', () => {
       });
     }
     assert.equal(ingresses.get('plain')!.spec.tls, undefined);
+    assert.equal(ingresses.get('nulled')!.spec.tls, undefined);
     // The pools' BackendPolicies are made whether or not their Ingress is.
     assert.equal(m.objects.filter((o) => o.kind === 'BackendPolicy').length, 1);
     const text = m.notes.map((n) => `${n.from} (${n.kind}): ${n.why}`).join('\n');
