@@ -73,6 +73,10 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
   // TLS listeners in Terminate mode: `bind ... ssl crt-list` (Data Plane: the bind's `ssl` and
   // `crt_list`), the decrypted stream routed by `ssl_fc_sni` (config.ts, frontend-layout.ts).
   tlsTerminate: true,
+  // TLS listeners of both modes on one port (Mixed): the port's frontend routes by the ClientHello,
+  // passing some names through and sending the rest round a loop to a frontend that terminates
+  // them (tls-mixed.ts). Runtime transport only (below).
+  tlsMixed: true,
   certificates: true,
   // `option httpchk GET <path>` with the probe's timings on the servers (both transports).
   httpChecks: true,
@@ -107,6 +111,11 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
 /**
  * The Data Plane API transport: the same, through the API's objects. A check's headers and
  * statuses are the backend's http_checks, SourceIP persistence its stick_table and stick_rules, a
- * route's timeout a frontend set-var and the backend's set-timeout rule (layout.ts).
+ * route's timeout a frontend set-var and the backend's set-timeout rule (layout.ts). No Mixed mode.
  */
-export const DATAPLANE_CAPABILITIES: Capabilities = { ...HAPROXY_CAPABILITIES };
+export const DATAPLANE_CAPABILITIES: Capabilities = {
+  ...HAPROXY_CAPABILITIES,
+  // Its layout maps a virtual service to one frontend, without the loop Mixed mode needs: such a
+  // port's listeners are refused (ProtocolConflict), as on the vendors that do not serve it.
+  tlsMixed: false,
+};

@@ -13,6 +13,7 @@ import type {
   Pool,
 } from '../../src/model/types.ts';
 import type { Observed } from '../../src/adapter/changes.ts';
+import { PART_OF } from './tls-mixed.ts';
 import { readStoredCheck, storedPolicy } from '../../src/adapter/stored-check.ts';
 import { readFrontend, readSourceRanges } from './policy-lines.ts';
 import { parseGatewayRoutes, parseSniRoutes } from './http-routes.ts';
@@ -113,7 +114,7 @@ function boundAt(body: string, defaultPort: number): { vip: string; port: number
 }
 
 /** One of our `mode tcp` frontends (its `# npl-lb l4` comment): a pool, or SNI routes. */
-function readL4(s: Section, body: string, comment: string): L4VirtualService {
+function readL4(s: Section, body: string, comment: string, loop: string | undefined): L4VirtualService {
   const meta = kv(comment);
   const vs: L4VirtualService = {
     kind: 'l4',
@@ -130,10 +131,13 @@ function readL4(s: Section, body: string, comment: string): L4VirtualService {
     vs.pool = '';
     vs.sni = sni;
   }
-  // Terminate mode: the bind's own `ssl crt-list` (a bind without it passes TLS through, whatever
-  // the comment says: read as no termination, and written again).
+  // Terminate mode: the bind's own `ssl crt-list`, or in Mixed mode the loop's (tls-mixed.ts); a
+  // bind without it passes TLS through, whatever the comment says: read as no termination, and
+  // written again.
   const certs = /certificates=(\S*)/.exec(comment)?.[1];
-  if (certs !== undefined && /^\s*bind .* ssl crt-list /m.test(body))
+  const terminating = /^\s*bind .* ssl crt-list /m;
+  const mixed = sni?.some((r) => r.passthrough) === true;
+  if (certs !== undefined && (mixed ? loop !== undefined && terminating.test(loop) : terminating.test(body)))
     vs.certificates = certs === '' ? [] : certs.split(',').map(decodeURIComponent);
   return vs;
 }
@@ -227,6 +231,8 @@ export function parseConfig(
     foreign: [],
     foreignSections: [],
   };
+  const loops = new Map<string, string>();
+  const l4s: [Section, string, string][] = [];
   for (const s of parseSections(text)) {
     if (s.kind === 'global' || s.kind === 'defaults') continue;
     // An explicit `# npl-lb owner=<x>` line wins over the name prefix.
@@ -244,14 +250,23 @@ export function parseConfig(
       continue;
     }
     const body = s.lines.join('\n');
+    // The sections of a virtual service's loop (Mixed mode) are read with it, below.
+    const partOf = PART_OF.exec(body)?.[1];
+    if (partOf !== undefined) {
+      if (s.kind === 'frontend') loops.set(partOf, body);
+      continue;
+    }
     if (s.kind === 'backend') {
       const { pool, exact } = readPool(s, body, readCa);
       observed.owned.pools.push(pool);
       if (!exact) (observed.drifted ??= []).push({ kind: 'pool', name: pool.name });
     } else if (s.kind === 'frontend') {
       const l4 = /# npl-lb l4 (.*)/.exec(body);
-      observed.owned.virtualServices.push(l4 ? readL4(s, body, l4[1]!) : readL7(s, body, readCa));
+      if (l4) l4s.push([s, body, l4[1]!]);
+      else observed.owned.virtualServices.push(readL7(s, body, readCa));
     }
   }
+  for (const [s, body, comment] of l4s)
+    observed.owned.virtualServices.push(readL4(s, body, comment, loops.get(s.name)));
   return observed;
 }

@@ -24,6 +24,7 @@ import { balanceLines, frontendLines, frontendWord, sourceRangeLines, timeoutLin
 import { needsRouteRules, renderGatewayRoutes, renderSniRoutes, ROUTE_TIMEOUT_VAR } from './http-routes.ts';
 import { httpPools } from './validate.ts';
 import type { Section } from './config-parse.ts';
+import { isMixed, loopSections, outerBackend } from './tls-mixed.ts';
 
 export interface RenderOptions {
   owner: string;
@@ -223,15 +224,22 @@ function renderVirtualService(v: VirtualService, o: RenderOptions): string[] {
     // Terminate mode: the handshake ends here with a certificate of the crt-list chosen by SNI,
     // and the name asked routes the decrypted stream.
     const terminate = v.certificates !== undefined;
+    // Mixed mode: this frontend passes TLS through, the terminated names go round a loop.
+    const mixed = isMixed(v);
     return [
       `frontend ${v.name}`,
       `    # npl-lb l4 source=${enc(v.source)} protocol=${v.protocol}${v.sourceRanges ? ` sourceRanges=${enc(JSON.stringify(v.sourceRanges))}` : ''}${terminate ? ` certificates=${v.certificates!.map(enc).join(',')}` : ''}${frontendWord(v)}`,
       '    mode tcp',
-      `${bind(v.vip, v.port, o)}${terminate ? ` ssl crt-list ${join(o.certDir ?? '.', `${v.name}.crtlist`)}` : ''}`,
+      `${bind(v.vip, v.port, o)}${terminate && !mixed ? ` ssl crt-list ${join(o.certDir ?? '.', `${v.name}.crtlist`)}` : ''}`,
       ...frontendLines(v),
       ...sourceRangeLines(v.sourceRanges),
-      ...(v.sni ? renderSniRoutes(v.sni, terminate) : [`    default_backend ${v.pool}`]),
+      ...(mixed
+        ? renderSniRoutes(v.sni!, false, outerBackend(v))
+        : v.sni
+          ? renderSniRoutes(v.sni, terminate)
+          : [`    default_backend ${v.pool}`]),
       '',
+      ...(mixed ? loopSections(v, o, frontendLines(v)) : []),
     ];
   }
   const https = v.protocol === 'HTTPS';

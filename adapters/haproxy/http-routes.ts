@@ -343,23 +343,33 @@ export interface SniRules {
  * `terminated`: the handshake ended at HAProxy (a TLS listener in Terminate mode), so the name is
  * the session's (`ssl_fc_sni`) and nothing waits for a ClientHello.
  */
-export function sniRules(sni: SniRoute[], terminated = false): SniRules {
+export function sniRules(
+  sni: SniRoute[],
+  terminated = false,
+  backendOf: (r: SniRoute) => string = (r) => r.pool,
+): SniRules {
   const fetch = terminated ? 'ssl_fc_sni' : 'req_ssl_sni';
   const routes = [...sni].sort((a, b) => hostRank(b.host) - hostRank(a.host) || (a.host < b.host ? -1 : 1));
   const switching: SwitchRule[] = [];
   let fallback: string | undefined;
   for (const r of routes) {
-    if (r.host === '') fallback = r.pool;
+    const backend = backendOf(r);
+    if (r.host === '') fallback = backend;
     else if (r.host.startsWith('*.'))
-      switching.push({ backend: r.pool, cond: `{ ${fetch} -m end -i ${quoteArg(r.host.slice(1))} }` });
-    else switching.push({ backend: r.pool, cond: `{ ${fetch} -m str -i ${quoteArg(r.host)} }` });
+      switching.push({ backend, cond: `{ ${fetch} -m end -i ${quoteArg(r.host.slice(1))} }` });
+    else switching.push({ backend, cond: `{ ${fetch} -m str -i ${quoteArg(r.host)} }` });
   }
   // No route for the name: no backend, and HAProxy closes the connection before any handshake.
   return { inspectDelayMs: 5000, accept: '{ req_ssl_hello_type 1 }', switching, defaultBackend: fallback };
 }
 
-export function renderSniRoutes(sni: SniRoute[], terminated = false): string[] {
-  const s = sniRules(sni, terminated);
+/** `backendOf`: where each route's connections go (its pool unless said; Mixed mode's loop). */
+export function renderSniRoutes(
+  sni: SniRoute[],
+  terminated = false,
+  backendOf?: (r: SniRoute) => string,
+): string[] {
+  const s = sniRules(sni, terminated, backendOf);
   return [
     `    # npl-lb sni json=${enc(JSON.stringify(sni))}`,
     ...(terminated

@@ -3,7 +3,7 @@
  * passthrough by SNI to the TCP echo and to the HTTPS echo, with real traffic; server names no
  * route takes closed in the handshake; the status of routes and listeners that cannot attach; and
  * the extended Terminate mode (the handshake ends at the gateway, the TCP echo's plain port
- * answers; a port with listeners of both modes refused where Mixed is not claimed).
+ * answers) and Mixed mode (both on one port; refused where Mixed is not claimed).
  */
 import { expectEventually } from '../harness/http.ts';
 import { ConformanceFailure } from '../harness/status.ts';
@@ -305,6 +305,50 @@ export const tlsRouteTests: ConformanceTest[] = [
         { backendIsTLS: false, backend: 'tcp-backend', namespace: INFRA, hostname: '' },
         s.timeouts,
       );
+    },
+  },
+  {
+    shortName: 'TLSRouteMixedTerminationSameNamespace',
+    description:
+      'A Gateway with 2 TLS Listeners on different modes, on the same port must route the traffic correctly',
+    features: [...TLS_CORE, 'TLSRouteModeTerminate', 'TLSRouteModeMixed'],
+    manifests: ['tlsroute-mixed-termination-same-namespace.yaml'],
+    traffic: true,
+    run: async (s) => {
+      const gw = 'gateway-tlsroute-mixed-termination';
+      const through = await tlsReady(s, gw, ['gateway-conformance-mixed-passthroughroute']);
+      const listener = (name: string) => ({
+        name,
+        supportedKinds: [{ kind: 'TLSRoute' }],
+        attachedRoutes: 1,
+        conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted' }],
+      });
+      await s.status.gatewayListeners(ref(gw), [listener('tls-terminate'), listener('tls-passthrough')]);
+      if (through.hostnames.length !== 1)
+        throw new ConformanceFailure(`found ${through.hostnames.length} passthrough hostnames, want 1`);
+      const ended = await tlsReady(s, gw, ['gateway-conformance-mixed-terminateroute']);
+      if (ended.hostnames.length !== 1)
+        throw new ConformanceFailure(`found ${ended.hostnames.length} terminate hostnames, want 1`);
+      const ca = await suiteCa(s);
+      if (!s.sendsTraffic) return;
+      await Promise.all([
+        // Terminated at the gateway: the TCP echo's plain port answers, and it saw no TLS.
+        expectTcpEcho(
+          through.addr,
+          ended.hostnames[0]!,
+          ca,
+          { backendIsTLS: false, backend: 'tcp-backend', namespace: INFRA, hostname: '' },
+          s.timeouts,
+        ),
+        // Passed through on the same port: the TCP echo's TLS port saw the name asked.
+        expectTcpEcho(
+          through.addr,
+          through.hostnames[0]!,
+          ca,
+          { backendIsTLS: true, backend: 'tcp-backend', namespace: INFRA, hostname: through.hostnames[0]! },
+          s.timeouts,
+        ),
+      ]);
     },
   },
   {

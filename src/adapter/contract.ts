@@ -31,6 +31,12 @@ export interface Capabilities {
    */
   tlsTerminate?: boolean;
   /**
+   * TLS listeners of both modes on one port (Mixed): an L4 virtual service terminating TLS whose
+   * SNI routes marked `passthrough` are routed by the ClientHello's name still encrypted, the
+   * others terminated. Absent: both listeners refused (ProtocolConflict).
+   */
+  tlsMixed?: boolean;
+  /**
    * Its section of LoadBalancerParameters (named after its vendor, src/adapter/vendor.ts) and which
    * of that section's settings it applies (virtual services' `placement`). Absent: it reads no
    * parameters (a class naming some is InvalidParameters, said).

@@ -72,6 +72,10 @@ export function capabilityProblem(c: Change, caps: Capabilities, adapter: string
     return refuse(
       `TLS termination on a TLS listener is not served by the ${adapter} adapter (Capabilities.tlsTerminate)`,
     );
+  if (vs.kind === 'l4' && vs.certificates && vs.sni?.some((r) => r.passthrough) && !caps.tlsMixed)
+    return refuse(
+      `TLS listeners of both modes on one port (Mixed) are not served by the ${adapter} adapter (Capabilities.tlsMixed)`,
+    );
   if (vs.kind === 'l7' && vs.http2 && !http2)
     return refuse(`HTTP/2 from clients is not served by the ${adapter} adapter (Capabilities.http.http2)`);
   if (vs.kind === 'l7' && vs.clientValidation && !caps.http?.clientValidation)

@@ -162,6 +162,12 @@ export interface SniRoute {
   pool: string;
   /** The route (Kind namespace/name) it comes from. */
   source: string;
+  /**
+   * In a virtual service terminating TLS (`certificates`): this name's connections pass through
+   * still encrypted, routed by the ClientHello (a Passthrough listener sharing the port with a
+   * Terminate one: Mixed mode, Capabilities.tlsMixed). Absent: as the virtual service does.
+   */
+  passthrough?: true;
 }
 
 /**

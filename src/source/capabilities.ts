@@ -24,6 +24,8 @@ function lacks(vs: VirtualService, caps: Capabilities): string | undefined {
   }
   if (vs.certificates) {
     if (!caps.tlsTerminate) return 'TLS termination (TLS listeners in Terminate mode)';
+    if (vs.sni?.some((r) => r.passthrough) && !caps.tlsMixed)
+      return 'TLS listeners of both modes on one port (Mixed)';
   } else if (vs.sni && !caps.tlsPassthrough) return 'TLS passthrough';
   if (vs.sourceRanges && !caps.sourceRanges) return 'loadBalancerSourceRanges (client address filters)';
   if (vs.sourceRanges && caps.maxSourceRanges !== undefined && vs.sourceRanges.length > caps.maxSourceRanges)

@@ -14,9 +14,15 @@ const HTTP_CORE = ['Gateway', 'HTTPRoute', 'ReferenceGrant'] as const;
 
 export function supportedFeatures(support: ProtocolSupport, http: HttpCapabilities): string[] {
   // GATEWAY-TLS core: TLS listeners in Passthrough mode with TLSRoute; Terminate mode where the
-  // load balancer terminates TLS listeners (Mixed, both modes on one port, is refused).
+  // load balancer terminates TLS listeners; Mixed (both modes on one port) where it serves that.
   const tls = support.TLS
-    ? ['Gateway', 'ReferenceGrant', 'TLSRoute', ...(support.tlsTerminate ? ['TLSRouteModeTerminate'] : [])]
+    ? [
+        'Gateway',
+        'ReferenceGrant',
+        'TLSRoute',
+        ...(support.tlsTerminate ? ['TLSRouteModeTerminate'] : []),
+        ...(support.tlsMixed ? ['TLSRouteModeMixed'] : []),
+      ]
     : [];
   if (!support.HTTP) return [...new Set(tls)].sort();
   const codes = http.redirectCodes ?? [301, 302, 303, 307, 308];

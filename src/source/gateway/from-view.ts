@@ -137,6 +137,7 @@ export function supportOf(caps: Capabilities): ProtocolSupport {
     HTTPS: caps.l7 && caps.certificates === true,
     TLS: caps.tlsPassthrough === true,
     tlsTerminate: caps.tlsTerminate === true && caps.certificates === true,
+    tlsMixed: caps.tlsMixed === true && caps.tlsTerminate === true && caps.certificates === true,
     TCP: caps.l4.tcp,
     UDP: caps.l4.udp,
     http2: caps.l7 && caps.http?.http2 === true,

@@ -269,9 +269,9 @@ export interface ListenerOwner {
 
 /**
  * What each port's listeners ask, for conflicts: one protocol per port and transport; one listener
- * per port, protocol and hostname. Where Terminate is served, TLS listeners of both modes on one
- * port conflict as two protocols would (no Mixed mode); where it is not, the Terminate one alone is
- * refused.
+ * per port, protocol and hostname. Where Terminate is served and Mixed is not, TLS listeners of both
+ * modes on one port conflict as two protocols would; where Terminate is not, the Terminate one alone
+ * is refused.
  */
 function portUse(
   owner: ListenerOwner,
@@ -282,8 +282,9 @@ function portUse(
   for (const l of owner.listeners) {
     if (owner.yields?.has(l.name)) continue;
     const k = `${l.port}/${transport(l.protocol)}`;
+    // Where Mixed mode is served, a port's TLS listeners share it whatever their modes.
     const as =
-      l.protocol === 'TLS' && ctx.support.tlsTerminate
+      l.protocol === 'TLS' && ctx.support.tlsTerminate && !ctx.support.tlsMixed
         ? `TLS/${l.tls?.mode === 'Passthrough' ? 'Passthrough' : 'Terminate'}`
         : l.protocol;
     protocolsOn.set(k, (protocolsOn.get(k) ?? new Set()).add(as));

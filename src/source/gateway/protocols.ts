@@ -14,6 +14,8 @@ export type ProtocolSupport = Record<ListenerProtocol, boolean> & {
   clientSubjectHeader?: boolean;
   /** TLS listeners in Terminate mode (Capabilities.tlsTerminate). */
   tlsTerminate?: boolean;
+  /** TLS listeners of both modes on one port (Capabilities.tlsMixed), Terminate served too. */
+  tlsMixed?: boolean;
   /** TLS to backends presenting a client certificate (Gateway `spec.tls.backend.clientCertificateRef`). */
   backendClientCertificates?: boolean;
 };

@@ -14,8 +14,8 @@ import { HTTP2_KINDS } from './route-kinds.ts';
 
 /**
  * The L4 virtual services of a Gateway: one per TCP or UDP listener with a route, one per TLS port
- * (terminating TLS with its listeners' certificates, gathered into `certs`, where they are in
- * Terminate mode).
+ * (terminating TLS with its Terminate listeners' certificates, gathered into `certs`; where that
+ * port has Passthrough listeners too, Mixed mode, their routes marked `passthrough`).
  */
 export function l4Services(
   cluster: string,
@@ -36,20 +36,24 @@ export function l4Services(
       // A listener with routes attached listens even when none has a valid backend (no host then
       // routes anywhere, and every connection is closed after its ClientHello: fail closed), so
       // its Programmed condition is what the device does.
-      const routes = l4.sni.get(l) ?? [];
+      const routes = (l4.sni.get(l) ?? []).map((r): SniRoute =>
+        l.terminate ? r : { ...r, passthrough: true },
+      );
       if (routes.length === 0 && l.attached.size === 0) continue;
       // Terminate mode without a certificate that resolves: nothing to terminate with.
       if (l.terminate && !l.programmable) continue;
       const name = gatewayVsName(cluster, g, 'TLS', port);
+      const before = out.get(name);
       // TLS listeners on one port share it; a host two of them route keeps the first's route.
-      const before = out.get(name)?.sni ?? [];
-      const sni: SniRoute[] = [...before, ...routes.filter((r) => !before.some((b) => b.host === r.host))];
-      // Terminate mode (a port's TLS listeners are of one mode): their certificates, by SNI.
+      const had = before?.sni ?? [];
+      const sni: SniRoute[] = [...had, ...routes.filter((r) => !had.some((b) => b.host === r.host))];
+      // Terminate mode: the certificates of the port's Terminate listeners, by SNI.
       for (const c of l.terminate ? l.certificates : []) certs.set(c.name, c);
       const names = [
-        ...(out.get(name)?.certificates ?? []),
+        ...(before?.certificates ?? []),
         ...(l.terminate ? l.certificates.map((c) => c.name) : []),
       ];
+      const terminates = l.terminate || before?.certificates !== undefined;
       out.set(name, {
         kind: 'l4',
         name,
@@ -59,11 +63,16 @@ export function l4Services(
         pool: '',
         source: `Gateway ${g.key}`,
         sni,
-        ...(l.terminate ? { certificates: [...new Set(names)].sort() } : {}),
+        ...(terminates ? { certificates: [...new Set(names)].sort() } : {}),
       });
     }
   }
-  return [...out.values()];
+  // A port of Passthrough listeners alone passes every name through: no route is marked.
+  return [...out.values()].map((v) =>
+    v.sni && !v.certificates && v.sni.some((r) => r.passthrough)
+      ? { ...v, sni: v.sni.map(({ passthrough: _, ...r }) => r) }
+      : v,
+  );
 }
 
 /**

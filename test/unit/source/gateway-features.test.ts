@@ -45,10 +45,13 @@ describe('GatewayClass supportedFeatures', () => {
         'HTTPRouteRequestMirror',
         'HTTPRouteRetryBackendTimeout',
         'HTTPRouteRetryConnectionError',
-        'TLSRouteModeMixed',
       ])
         assert.ok(!f.includes(name), name);
     }
+    // Mixed mode (both TLS modes on one port): the runtime transport's loop; the Data Plane
+    // transport has none.
+    assert.ok(of(HAPROXY_CAPABILITIES).includes('TLSRouteModeMixed'));
+    assert.ok(!of(DATAPLANE_CAPABILITIES).includes('TLSRouteModeMixed'));
   });
 
   it('route timeouts and GRPCRoute: claimed by both HAProxy transports (the Data Plane one writes the backend rule as an API object)', () => {

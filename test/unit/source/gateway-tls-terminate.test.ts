@@ -5,6 +5,8 @@
  * listeners, such a listener is accepted, lists TLSRoute, and its port becomes an L4 virtual
  * service carrying the listeners' certificates and the routes by SNI (members get the decrypted
  * stream); a port with listeners of both modes is refused whole (ProtocolConflict, no route kind);
+ * where the load balancer serves Mixed mode, both listeners are accepted and share one virtual
+ * service (TLSRouteMixedTerminationSameNamespace);
  * a certificate reference that does not resolve leaves nothing to terminate with (no virtual
  * service, never passed through); and where the load balancer does not terminate, the listener is
  * UnsupportedValue as before while a passthrough listener beside it on its own port is served.
@@ -22,6 +24,7 @@ import { ALL_HTTP } from '../../../src/adapter/http-capabilities.ts';
 import type { BackendTls } from '../../../src/model/types.ts';
 import { testAuthority } from '../../support/certs.ts';
 import { INFRA, listenerConditions, pass } from './gateway-support.ts';
+import { supportedFeatures } from '../../../src/source/gateway/features.ts';
 
 let cert: TestCertificate;
 let ca: string;
@@ -172,6 +175,91 @@ describe('Gateway API: TLS listeners in Terminate mode', () => {
     );
     assert.equal(shared.listener('tlsterminate').conditions[0], 'Accepted=False/UnsupportedValue');
     assert.equal(shared.listener('pt').conditions[0], 'Accepted=True/Accepted');
+  });
+});
+
+describe('Gateway API: TLS listeners of both modes on one port (Mixed), where the load balancer serves it', () => {
+  const passthrough = (hostname: string): Listener => ({
+    name: 'tls-passthrough',
+    port: 8883,
+    protocol: 'TLS',
+    hostname,
+    allowedRoutes: { namespaces: { from: 'Same' }, kinds: [{ kind: 'TLSRoute' }] },
+    tls: { mode: 'Passthrough' },
+  });
+  const tlsRoute = (name: string, section: string, host: string, port: number) =>
+    l4RouteSchema.parse({
+      metadata: { namespace: INFRA, name, generation: 1 },
+      spec: {
+        parentRefs: [{ name: 'gateway-tlsroute-terminate', namespace: INFRA, sectionName: section }],
+        hostnames: [host],
+        rules: [{ backendRefs: [{ name: 'tcp-backend', port }] }],
+      },
+    });
+  function mixed(listeners: Listener[], o: { secret?: boolean } = {}) {
+    const r = pass({
+      gateways: [gateway(listeners)],
+      support: { TLS: true, tlsTerminate: true, tlsMixed: true },
+      routes: [],
+      secrets:
+        o.secret === false ? [] : [{ namespace: INFRA, name: 'tls-terminate-checks-certificate', cert }],
+      l4: {
+        tlsRoutes: [
+          tlsRoute('terminated', 'tls-terminate', 'tls.example.com', 3000),
+          tlsRoute('through', 'tls-passthrough', 'abc.example.com', 8443),
+        ],
+      },
+    });
+    const key = `${INFRA}/gateway-tlsroute-terminate`;
+    return {
+      r,
+      conditions: (name: string) => listenerConditions(r, key, name),
+      vs: r.virtualServices.find((v): v is L4VirtualService => v.kind === 'l4' && v.port === 8883),
+    };
+  }
+  const both = () => [terminate('tls-terminate', 8883), passthrough('abc.example.com')];
+
+  it('both accepted; one virtual service terminating the Terminate names, the Passthrough ones marked to pass through', () => {
+    const t = mixed(both());
+    for (const name of ['tls-terminate', 'tls-passthrough'])
+      assert.equal(t.conditions(name)[0], 'Accepted=True/Accepted', name);
+    const vs = t.vs!;
+    assert.deepEqual(vs.certificates, ['c1--gateway-conformance-infra.tls-terminate-checks-certificate']);
+    assert.deepEqual(vs.sni!.map((r) => [r.host, r.passthrough ?? false]).sort(), [
+      ['abc.example.com', true],
+      ['tls.example.com', false],
+    ]);
+    // The terminated name to the plain port, the passed-through one to the TLS port.
+    assert.equal(
+      resolveConnection(vs, 'tls.example.com'),
+      poolName('c1', INFRA, 'tcp-backend', 'echo-tcp-plain'),
+    );
+    assert.notEqual(resolveConnection(vs, 'abc.example.com'), resolveConnection(vs, 'tls.example.com'));
+    assert.equal(resolveConnection(vs, 'other.example.com'), undefined);
+  });
+
+  it('the Terminate listener’s certificate gone: its names are not served, the Passthrough ones still are (no mark left)', () => {
+    const t = mixed(both(), { secret: false });
+    assert.ok(t.conditions('tls-terminate').includes('Programmed=False/Invalid'));
+    const vs = t.vs!;
+    assert.equal(vs.certificates, undefined, 'nothing terminates');
+    assert.deepEqual(
+      vs.sni!.map((r) => r.host),
+      ['abc.example.com'],
+    );
+    assert.ok(vs.sni!.every((r) => r.passthrough === undefined));
+  });
+
+  it('the two modes with one hostname: HostnameConflict on both, nothing served twice', () => {
+    const t = mixed([terminate('tls-terminate', 8883), passthrough('tls.example.com')]);
+    for (const name of ['tls-terminate', 'tls-passthrough'])
+      assert.ok(t.conditions(name).includes('Conflicted=True/HostnameConflict'), t.conditions(name).join());
+  });
+
+  it('the GATEWAY-TLS features claim TLSRouteModeMixed only where it is served', () => {
+    const tls = { HTTP: false, HTTPS: false, TLS: true, TCP: true, UDP: false, tlsTerminate: true };
+    assert.ok(supportedFeatures({ ...tls, tlsMixed: true }, ALL_HTTP).includes('TLSRouteModeMixed'));
+    assert.ok(!supportedFeatures(tls, ALL_HTTP).includes('TLSRouteModeMixed'));
   });
 });
 
