@@ -106,7 +106,14 @@ function desiredSlices(svc: JsonObject, pods: JsonObject[]): Map<string, JsonObj
 }
 
 export class EndpointSliceController {
-  private readonly queue = new NamespaceQueue((ns) => this.reconcile(ns));
+  private readonly queue = new NamespaceQueue(
+    (ns) => this.reconcile(ns),
+    (namespace, err) =>
+      this.registry.log.warn(
+        { namespace, err: (err as Error).message },
+        'sandbox EndpointSlice pass failed; retrying',
+      ),
+  );
   private unsubscribe: (() => void) | undefined;
   private readonly opts: WriteOptions = {
     dryRun: false,

@@ -46,7 +46,8 @@ export class Registry {
     readonly store: Store,
     readonly openapi: OpenApi,
     nodePortRange: PortRange = DEFAULT_NODE_PORT_RANGE,
-    log: Logger = silentLogger(),
+    /** The sandbox's log (its controllers' failed passes go there too). */
+    readonly log: Logger = silentLogger(),
   ) {
     this.custom = new CustomKinds(store, log);
     this.smp = new StrategicMerge(openapi);

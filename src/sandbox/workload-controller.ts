@@ -55,9 +55,22 @@ const T = {
 const WATCHED = new Set(Object.values(T).map(storageKey));
 
 export class WorkloadController {
-  private readonly queue = new NamespaceQueue((ns) => this.reconcile(ns));
-  /** Why an object's last step failed (a Pod the API refused) and when to try again, by namespace/uid. */
-  private readonly failures = new Map<string, { message: string; delayMs: number; retryAt: number }>();
+  private readonly queue = new NamespaceQueue(
+    (ns) => this.reconcile(ns),
+    (namespace, err) =>
+      this.registry.log.warn(
+        { namespace, err: (err as Error).message },
+        'sandbox workload pass failed; retrying',
+      ),
+  );
+  /**
+   * Why an object's last step failed (a Pod the API refused), by namespace/uid: its backoff, and
+   * whether it is due again. `due` is set by the retry's own timer, never by comparing clocks: a
+   * timer runs on the event loop's clock, which lags the wall clock by the work of its turn, so a
+   * retry that checked `Date.now()` against a deadline could wake a little early, find itself not
+   * due, and never be tried again (a rollout held until something else changed).
+   */
+  private readonly failures = new Map<string, { message: string; delayMs: number; due: boolean }>();
   private readonly retries = new Set<NodeJS.Timeout>();
   private unsubscribe: (() => void) | undefined;
   private readonly opts: WriteOptions = {
@@ -163,7 +176,7 @@ export class WorkloadController {
   private guard(ns: string, o: JsonObject, step: () => void): void {
     const k = `${ns}/${String(meta(o).uid)}`;
     const failed = this.failures.get(k);
-    if (failed && Date.now() < failed.retryAt) return;
+    if (failed && !failed.due) return;
     try {
       step();
       this.failures.delete(k);
@@ -177,13 +190,15 @@ export class WorkloadController {
     const k = `${ns}/${String(meta(o).uid)}`;
     const failed = this.failures.get(k);
     const delayMs = Math.min(60_000, failed ? failed.delayMs * 2 : 1000);
-    this.failures.set(k, {
-      message: (err as Error).message.slice(0, 500),
-      delayMs,
-      retryAt: Date.now() + delayMs,
-    });
+    const entry = { message: (err as Error).message.slice(0, 500), delayMs, due: false };
+    this.registry.log.warn(
+      { namespace: ns, kind: o.kind, name: name(o), err: entry.message, retryInMs: delayMs },
+      'sandbox workload step failed; retrying',
+    );
+    this.failures.set(k, entry);
     const timer = setTimeout(() => {
       this.retries.delete(timer);
+      entry.due = true;
       this.queue.add(ns);
     }, delayMs);
     timer.unref();
@@ -214,7 +229,10 @@ export class WorkloadController {
       });
     const minReady = Number(obj(d.spec).minReadySeconds ?? 0);
     const rolloutSet = (rs: JsonObject) => this.rolloutSet(ns, rs, minReady);
-    const olds = sets.filter((rs) => rs !== current);
+    // The others by uid: `current` may be the copy just written (its annotations), and a stale copy
+    // of it among the olds would be scaled down as an old one and written with a stale version.
+    const currentUid = meta(current).uid;
+    const olds = sets.filter((rs) => meta(rs).uid !== currentUid);
     const { scales } = rolloutStep(d, rolloutSet(current), olds.map(rolloutSet));
     for (const rs of [current, ...olds]) {
       const replicas = scales.get(name(rs));

@@ -35,6 +35,31 @@ describe('kubectl rollout', () => {
           timeout: 120_000,
         })
       ).stdout;
+    // A rollout status that fails says what the sandbox held: the Deployment's status, each
+    // ReplicaSet's and each Pod's, so a failure in CI can be read from its log alone.
+    const status = async () => {
+      try {
+        return await k('rollout', 'status', 'deployment/web', ROLLOUT_WAIT);
+      } catch (err) {
+        const d = (await api(sb.url, 'GET', `${APPS}/deployments/web`)).body as Obj;
+        const rs = (await sets()).map((r) => ({
+          name: r.metadata.name,
+          revision: r.metadata.annotations?.['deployment.kubernetes.io/revision'],
+          spec: r.spec.replicas,
+          status: r.status,
+        }));
+        const pods = (
+          ((await api(sb.url, 'GET', '/api/v1/namespaces/default/pods')).body.items as Obj[]) ?? []
+        ).map((p) => ({
+          name: p.metadata.name,
+          deleting: Boolean(p.metadata.deletionTimestamp),
+          node: p.spec.nodeName,
+          conditions: p.status?.conditions,
+        }));
+        const state = JSON.stringify({ generation: d.metadata.generation, status: d.status, rs, pods });
+        throw new Error(`${(err as Error).message}\nsandbox: ${state}`, { cause: err });
+      }
+    };
     const image = async () =>
       ((await api(sb.url, 'GET', `${APPS}/deployments/web`)).body as Obj).spec.template.spec.containers[0]
         .image;
@@ -52,15 +77,15 @@ describe('kubectl rollout', () => {
     const merge = { 'Content-Type': 'application/merge-patch+json' };
     assert.equal((await api(sb.url, 'PATCH', '/api/v1/nodes/n1/status', ready, merge)).status, 200);
     await k('create', 'deployment', 'web', '--image=web:1', '--replicas=2');
-    await k('rollout', 'status', 'deployment/web', ROLLOUT_WAIT);
+    await status();
     // The change-cause annotated after each change, as the docs say: kube-controller-manager copies
     // the Deployment's annotations to its newest ReplicaSet.
     await k('set', 'image', 'deployment/web', 'web=web:2');
     await k('annotate', 'deployment/web', 'kubernetes.io/change-cause=image 2');
-    await k('rollout', 'status', 'deployment/web', ROLLOUT_WAIT);
+    await status();
     await k('set', 'image', 'deployment/web', 'web=web:3');
     await k('annotate', 'deployment/web', '--overwrite', 'kubernetes.io/change-cause=image 3');
-    await k('rollout', 'status', 'deployment/web', ROLLOUT_WAIT);
+    await status();
     const history = await k('rollout', 'history', 'deployment/web');
     assert.match(history, /^1 +<none>$/m);
     assert.match(history, /^2 +image 2$/m);
@@ -70,7 +95,7 @@ describe('kubectl rollout', () => {
     // undo: back to web:2, its ReplicaSet revision 4 now, no new ReplicaSet.
     assert.match(await k('rollout', 'undo', 'deployment/web'), /rolled back/);
     assert.equal(await image(), 'web:2');
-    await k('rollout', 'status', 'deployment/web', ROLLOUT_WAIT);
+    await status();
     await eventually(
       async () => {
         const imgs = await podImages();
@@ -87,12 +112,12 @@ describe('kubectl rollout', () => {
     // undo --to-revision=1: web:1.
     await k('rollout', 'undo', 'deployment/web', '--to-revision=1');
     assert.equal(await image(), 'web:1');
-    await k('rollout', 'status', 'deployment/web', ROLLOUT_WAIT);
+    await status();
 
     // restart: a new template (the restartedAt annotation), a new ReplicaSet, Pods replaced.
     const before = (await sets()).length;
     await k('rollout', 'restart', 'deployment/web');
-    await k('rollout', 'status', 'deployment/web', ROLLOUT_WAIT);
+    await status();
     assert.equal((await sets()).length, before + 1);
 
     // Bad input: a revision that does not exist, and a paused Deployment.

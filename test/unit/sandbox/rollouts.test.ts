@@ -9,6 +9,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../../src/runtime/logger.ts';
 import { rolloutStep, scaledValue, type RolloutSet } from '../../../src/sandbox/rollout.ts';
 import { kubeletReady, preStopSeconds } from '../../../src/sandbox/kubelet.ts';
 import { api, eventually, useSandbox } from '../../support/sandbox.ts';
@@ -269,6 +271,79 @@ describe('the sandbox rolls a gated Deployment', () => {
       'complete',
     );
     assert.equal((await progressing())?.status, 'True');
+  });
+
+  it('a change-cause annotated mid-rollout (its ReplicaSet rewritten) scales no new Pod away and fails no step', async (t) => {
+    // The pass that copies the annotation to the new ReplicaSet once kept the copy it had read
+    // among the "old" ones: the new ReplicaSet was scaled down as an old one (its held surge Pod
+    // deleted) and the stale copy's write was a conflict that backed the Deployment off.
+    const logs: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        logs.push(chunk.toString());
+        done();
+      },
+    });
+    const { url } = await useSandbox(t, {
+      workloads: true,
+      logger: createLogger({ name: 'sandbox', level: 'warn', destination }),
+    });
+    await readyNode(url);
+    const pods = async (): Promise<Obj[]> => ((await api(url, 'GET', PODS)).body.items as Obj[]) ?? [];
+    const d = { ...deployment('web:1'), spec: { ...deployment('web:1').spec, replicas: 1 } };
+    assert.equal((await api(url, 'POST', `${APPS}/deployments`, d)).status, 201);
+    await eventually(async () => (await pods()).length === 1, 5000, 'one Pod');
+    const first = (await pods())[0]!;
+    await api(
+      url,
+      'PATCH',
+      `${PODS}/${first.metadata.name}/status`,
+      { status: { conditions: [{ type: GATE, status: 'True' }] } },
+      { 'Content-Type': 'application/strategic-merge-patch+json' },
+    );
+    const merge = { 'Content-Type': 'application/merge-patch+json' };
+    const patch = await api(
+      url,
+      'PATCH',
+      `${APPS}/deployments/web`,
+      { spec: { template: { spec: { containers: [{ name: 'web', image: 'web:2' }] } } } },
+      { 'Content-Type': 'application/strategic-merge-patch+json' },
+    );
+    assert.equal(patch.status, 200);
+    const image = (p: Obj) => String(p.spec.containers[0].image);
+    await eventually(async () => (await pods()).some((p) => image(p) === 'web:2'), 5000, 'the surge Pod');
+    const surge = (await pods()).find((p) => image(p) === 'web:2')!;
+    // Held by its gate; now the change-cause arrives (as `kubectl annotate` after `set image`).
+    const annotate = await api(
+      url,
+      'PATCH',
+      `${APPS}/deployments/web`,
+      { metadata: { annotations: { 'kubernetes.io/change-cause': 'image 2' } } },
+      merge,
+    );
+    assert.equal(annotate.status, 200);
+    const sets = async () =>
+      ((await api(url, 'GET', `${APPS}/replicasets`)).body.items as Obj[]).find(
+        (rs) => rs.spec.template.spec.containers[0].image === 'web:2',
+      )!;
+    await eventually(
+      async () => (await sets()).metadata.annotations['kubernetes.io/change-cause'] === 'image 2',
+      5000,
+      'copied to the new ReplicaSet',
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    const now = (await pods()).filter((p) => image(p) === 'web:2');
+    assert.deepEqual(
+      now.map((p) => [p.metadata.uid, Boolean(p.metadata.deletionTimestamp)]),
+      [[surge.metadata.uid, false]],
+      'the held surge Pod stays, none deleted, none made again',
+    );
+    assert.equal((await sets()).spec.replicas, 1);
+    assert.deepEqual(
+      logs.filter((l) => /failed/.test(l)),
+      [],
+      'no step failed',
+    );
   });
 
   it('a Pod the sandbox does not run is deleted at once', async (t) => {

@@ -275,6 +275,48 @@ describe('the sandbox runs workloads', () => {
     assert.equal(await rsv(), before);
   });
 
+  it('a failed step is tried again when its backoff ends, whatever the wall clock says', async (t) => {
+    // The retry's timer runs on the event loop's clock, which can be behind the wall clock by the
+    // work of a busy turn: a retry that compared Date.now() with its deadline could wake "early",
+    // skip the step and never be tried again. Here the wall clock lags by 5 s once the step has
+    // failed (as it would behind a loop clock that ran ahead), and the fixed ReplicaSet still runs.
+    const { url } = await useSandbox(t, { workloads: true });
+    await addNode(url, 'node-1', '127.0.0.42');
+    const twice = { name: 'web', image: 'web:1' };
+    const rs = {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'bare' },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'web' } },
+        template: { ...template('x'), spec: { containers: [twice, twice] } },
+      },
+    };
+    assert.equal((await api(url, 'POST', `${APPS}/replicasets`, rs)).status, 201);
+    await eventually(
+      async () => cond(await get(url, `${APPS}/replicasets/bare`), 'ReplicaFailure') !== undefined,
+      5000,
+      'refused',
+    );
+    const realNow = Date.now.bind(Date);
+    t.mock.method(Date, 'now', () => realNow() - 5000);
+    const fixed = await api(
+      url,
+      'PATCH',
+      `${APPS}/replicasets/bare`,
+      { spec: { template: { spec: { containers: [twice] } } } },
+      { 'Content-Type': 'application/merge-patch+json' },
+    );
+    assert.equal(fixed.status, 200);
+    await eventually(
+      async () => (await get(url, `${APPS}/replicasets/bare`)).status?.readyReplicas === 1,
+      8000,
+      'retried once its backoff (at most 2 s here) ended',
+    );
+    assert.equal(cond(await get(url, `${APPS}/replicasets/bare`), 'ReplicaFailure'), undefined);
+  });
+
   it('without --workloads nothing is run: a Deployment stays as written', async (t) => {
     const { url } = await useSandbox(t);
     await addNode(url, 'node-1', '127.0.0.51');

@@ -1,0 +1,57 @@
+/**
+ * The sandbox controllers' work queue: a burst of adds is one pass per namespace; a pass that
+ * throws is tried again by itself after a backoff (nothing else need change in that namespace),
+ * the error told for the log; a pass that succeeds resets the backoff; stop() leaves no timer.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { NamespaceQueue } from '../../../src/sandbox/namespace-queue.ts';
+import { eventually } from '../../support/sandbox.ts';
+
+describe('NamespaceQueue', () => {
+  it('a burst of adds is one pass per namespace', async () => {
+    const seen: string[] = [];
+    const q = new NamespaceQueue((ns) => seen.push(ns));
+    q.add('a', 'b');
+    q.add('a');
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(seen.sort(), ['a', 'b']);
+    q.stop();
+  });
+
+  it('a pass that throws is retried without another add, with a growing delay; a success resets it', async () => {
+    const at: number[] = [];
+    const errors: string[] = [];
+    let failuresLeft = 2;
+    const q = new NamespaceQueue(
+      (ns) => {
+        at.push(Date.now());
+        if (ns === 'a' && failuresLeft-- > 0) throw new Error(`conflict ${failuresLeft}`);
+      },
+      (ns, err) => errors.push(`${ns}: ${(err as Error).message}`),
+    );
+    q.add('a');
+    await eventually(async () => at.length === 3, 5000, 'retried twice, the third pass succeeds');
+    assert.deepEqual(errors, ['a: conflict 1', 'a: conflict 0']);
+    assert.ok(at[1]! - at[0]! >= 90, 'the first retry waits its delay');
+    assert.ok(at[2]! - at[1]! >= at[1]! - at[0]!, 'the second waits longer');
+    // Succeeded: nothing more runs by itself.
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(at.length, 3);
+    q.stop();
+  });
+
+  it('stop() cancels a pending retry', async () => {
+    let passes = 0;
+    const q = new NamespaceQueue(() => {
+      passes++;
+      throw new Error('always');
+    });
+    q.add('a');
+    await new Promise((r) => setImmediate(r));
+    assert.equal(passes, 1);
+    q.stop();
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(passes, 1, 'no retry after stop');
+  });
+});
