@@ -1,12 +1,14 @@
-// Runs the compiled test files of .test-build/ (made by pretest.mjs) with Node's test runner, three
-// processes at a time, and exits with its code. Most test files are grouped into a few processes
-// ("shards"): each file alone paid its own process start and module loading again (1.5-2 s of CPU
-// a file, 2.3 s more for one that compiles the AS3 schema), which was most of a small file's cost:
-// 42 e2e files took 311 s of CPU alone and 137 s in one process (bench/README.md, "Session 18"). A
-// shard is a generated module that imports its files in order, so their tests register and run as
-// they would alone, one file after another, under one process. No test file changes process-wide
-// state (environment, working directory, timers, signal handlers); one that did would have to run
-// alone. The longest e2e files keep a process of their own.
+// Runs the compiled test files of .test-build/ (made by pretest.mjs) with Node's test runner, two
+// processes at a time (one a core: with a third, the same work cost 18-27 % more CPU and the run
+// ended later, bench/README.md "Session 36"), and exits with its code. Most test files are grouped
+// into a few processes ("shards"): each file alone paid its own process start and module loading
+// again (1.5-2 s of CPU a file, 2.3 s more for one that compiles the AS3 schema), which was most of
+// a small file's cost: 42 e2e files took 311 s of CPU alone and 137 s in one process
+// (bench/README.md, "Session 18"). A shard is a generated module that imports its files in order,
+// so their tests register and run as they would alone, one file after another, under one process.
+// No test file changes process-wide state (environment, working directory, timers, signal
+// handlers); one that did would have to run alone. The longest e2e files keep a process of their
+// own.
 //
 //   node scripts/run-tests.mjs [--list] [--lint]   --list prints the files and shards instead of
 //   running them; --lint runs eslint and prettier --check beside the tests, and fails with them
@@ -109,7 +111,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       '--import',
       './.test-build/test/support/file-lock.js',
       '--test',
-      '--test-concurrency=3',
+      '--test-concurrency=2',
       // TAP as it runs, then the failed tests again at the end (a log's tail names them).
       '--test-reporter=tap',
       '--test-reporter-destination=stdout',
