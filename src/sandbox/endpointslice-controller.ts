@@ -12,7 +12,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { RESOURCE_TYPES, type ResourceType, storageKey } from './kinds.ts';
 import type { Json, JsonObject } from './openapi.ts';
 import type { Registry, WriteOptions } from './registry.ts';
-import { NamespaceQueue } from './namespace-queue.ts';
+import { logPassFailure, NamespaceQueue } from './namespace-queue.ts';
 import type { Store } from './store.ts';
 import { isJsonObject } from './json.ts';
 
@@ -108,11 +108,7 @@ function desiredSlices(svc: JsonObject, pods: JsonObject[]): Map<string, JsonObj
 export class EndpointSliceController {
   private readonly queue = new NamespaceQueue(
     (ns) => this.reconcile(ns),
-    (namespace, err) =>
-      this.registry.log.warn(
-        { namespace, err: (err as Error).message },
-        'sandbox EndpointSlice pass failed; retrying',
-      ),
+    (namespace, err) => logPassFailure(this.registry.log, 'EndpointSlice', namespace, err),
   );
   private unsubscribe: (() => void) | undefined;
   private readonly opts: WriteOptions = {

@@ -6,6 +6,8 @@
  * controller's rate-limited work queue requeues an error, and reset by a pass that succeeds: a
  * failed pass is never simply dropped, since nothing else may change in that namespace to wake it.
  */
+import type { Logger } from '../runtime/logger.ts';
+
 const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 10_000;
 
@@ -63,4 +65,12 @@ export class NamespaceQueue {
     entry.timer.unref();
     this.retrying.set(ns, entry);
   }
+}
+
+/** How a controller's failed pass is logged (its queue retries it). */
+export function logPassFailure(log: Logger, controller: string, namespace: string, err: unknown): void {
+  log.warn(
+    { controller, namespace, err: (err as Error).message },
+    'sandbox controller pass failed; retrying',
+  );
 }

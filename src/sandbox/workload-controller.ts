@@ -15,7 +15,7 @@
 import { RESOURCE_TYPES, type ResourceType, storageKey } from './kinds.ts';
 import type { JsonObject } from './openapi.ts';
 import type { Registry, WriteOptions } from './registry.ts';
-import { NamespaceQueue } from './namespace-queue.ts';
+import { logPassFailure, NamespaceQueue } from './namespace-queue.ts';
 import {
   controllerOf,
   fits,
@@ -57,11 +57,7 @@ const WATCHED = new Set(Object.values(T).map(storageKey));
 export class WorkloadController {
   private readonly queue = new NamespaceQueue(
     (ns) => this.reconcile(ns),
-    (namespace, err) =>
-      this.registry.log.warn(
-        { namespace, err: (err as Error).message },
-        'sandbox workload pass failed; retrying',
-      ),
+    (namespace, err) => logPassFailure(this.registry.log, 'workload', namespace, err),
   );
   /**
    * Why an object's last step failed (a Pod the API refused), by namespace/uid: its backoff, and

@@ -5,7 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { NamespaceQueue } from '../../../src/sandbox/namespace-queue.ts';
+import { Writable } from 'node:stream';
+import { logPassFailure, NamespaceQueue } from '../../../src/sandbox/namespace-queue.ts';
+import { createLogger } from '../../../src/runtime/logger.ts';
 import { eventually } from '../../support/sandbox.ts';
 
 describe('NamespaceQueue', () => {
@@ -53,5 +55,26 @@ describe('NamespaceQueue', () => {
     q.stop();
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(passes, 1, 'no retry after stop');
+  });
+
+  it('a failed pass is logged as a warning naming its controller, namespace and error', () => {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    logPassFailure(
+      createLogger({ name: 'sandbox', level: 'warn', destination }),
+      'workload',
+      'team-a',
+      new Error('conflict'),
+    );
+    const line = JSON.parse(lines[0]!) as Record<string, unknown>;
+    assert.equal(line.level, 'WARN');
+    assert.equal(line.controller, 'workload');
+    assert.equal(line.namespace, 'team-a');
+    assert.equal(line.err, 'conflict');
   });
 });
