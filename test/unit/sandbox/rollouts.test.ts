@@ -138,22 +138,41 @@ async function readyNode(url: string): Promise<void> {
   assert.equal(r.status, 200);
 }
 
+const SMP = { 'Content-Type': 'application/strategic-merge-patch+json' };
+
+/** Opens a Pod's readiness gate: its condition alone, merged by type (the kubelet's stay). */
+async function openGate(url: string, pod: Obj): Promise<Obj> {
+  const r = await api(
+    url,
+    'PATCH',
+    `${PODS}/${pod.metadata.name}/status`,
+    { status: { conditions: [{ type: GATE, status: 'True', reason: 'MemberReady' }] } },
+    SMP,
+  );
+  assert.equal(r.status, 200);
+  return r.body as Obj;
+}
+
+/** A new template for the Deployment web: its container's image. */
+async function setImage(url: string, image: string): Promise<void> {
+  const r = await api(
+    url,
+    'PATCH',
+    `${APPS}/deployments/web`,
+    { spec: { template: { spec: { containers: [{ name: 'web', image }] } } } },
+    SMP,
+  );
+  assert.equal(r.status, 200);
+}
+
 describe('the sandbox rolls a gated Deployment', () => {
   it('Ready waits for the gate; the rollout waits for Ready; removed Pods stop after their preStop', async (t) => {
     const { url } = await useSandbox(t, { workloads: true });
     await readyNode(url);
     const pods = async (): Promise<Obj[]> => ((await api(url, 'GET', PODS)).body.items as Obj[]) ?? [];
     const open = async (p: Obj) => {
-      // The gate's condition alone, merged by type: the kubelet's conditions stay.
-      const r = await api(
-        url,
-        'PATCH',
-        `${PODS}/${p.metadata.name}/status`,
-        { status: { conditions: [{ type: GATE, status: 'True', reason: 'MemberReady' }] } },
-        { 'Content-Type': 'application/strategic-merge-patch+json' },
-      );
-      assert.equal(r.status, 200);
-      assert.equal(cond(r.body as Obj, 'ContainersReady')?.status, 'True', 'the kubelet’s conditions kept');
+      const opened = await openGate(url, p);
+      assert.equal(cond(opened, 'ContainersReady')?.status, 'True', 'the kubelet’s conditions kept');
     };
     assert.equal((await api(url, 'POST', `${APPS}/deployments`, deployment('web:1'))).status, 201);
     await eventually(async () => (await pods()).length === 3, 5000, 'three Pods');
@@ -169,14 +188,7 @@ describe('the sandbox rolls a gated Deployment', () => {
     );
 
     // A new template: one surge Pod, and no old Pod goes while it is not Ready.
-    const r = await api(
-      url,
-      'PATCH',
-      `${APPS}/deployments/web`,
-      { spec: { template: { spec: { containers: [{ name: 'web', image: 'web:2' }] } } } },
-      { 'Content-Type': 'application/strategic-merge-patch+json' },
-    );
-    assert.equal(r.status, 200);
+    await setImage(url, 'web:2');
     const image = (p: Obj) => String(p.spec.containers[0].image);
     await eventually(async () => (await pods()).some((p) => image(p) === 'web:2'), 5000, 'a new Pod');
     await new Promise((res) => setTimeout(res, 500));
@@ -258,13 +270,7 @@ describe('the sandbox rolls a gated Deployment', () => {
     );
     // The gate opens: the rollout completes.
     const pod = ((await api(url, 'GET', PODS)).body.items as Obj[])[0]!;
-    await api(
-      url,
-      'PATCH',
-      `${PODS}/${pod.metadata.name}/status`,
-      { status: { conditions: [{ type: GATE, status: 'True' }] } },
-      { 'Content-Type': 'application/strategic-merge-patch+json' },
-    );
+    await openGate(url, pod);
     await eventually(
       async () => (await progressing())?.reason === 'NewReplicaSetAvailable',
       5000,
@@ -294,22 +300,9 @@ describe('the sandbox rolls a gated Deployment', () => {
     assert.equal((await api(url, 'POST', `${APPS}/deployments`, d)).status, 201);
     await eventually(async () => (await pods()).length === 1, 5000, 'one Pod');
     const first = (await pods())[0]!;
-    await api(
-      url,
-      'PATCH',
-      `${PODS}/${first.metadata.name}/status`,
-      { status: { conditions: [{ type: GATE, status: 'True' }] } },
-      { 'Content-Type': 'application/strategic-merge-patch+json' },
-    );
+    await openGate(url, first);
     const merge = { 'Content-Type': 'application/merge-patch+json' };
-    const patch = await api(
-      url,
-      'PATCH',
-      `${APPS}/deployments/web`,
-      { spec: { template: { spec: { containers: [{ name: 'web', image: 'web:2' }] } } } },
-      { 'Content-Type': 'application/strategic-merge-patch+json' },
-    );
-    assert.equal(patch.status, 200);
+    await setImage(url, 'web:2');
     const image = (p: Obj) => String(p.spec.containers[0].image);
     await eventually(async () => (await pods()).some((p) => image(p) === 'web:2'), 5000, 'the surge Pod');
     const surge = (await pods()).find((p) => image(p) === 'web:2')!;
