@@ -75,7 +75,7 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
   tlsTerminate: true,
   // TLS listeners of both modes on one port (Mixed): the port's frontend routes by the ClientHello,
   // passing some names through and sending the rest round a loop to a frontend that terminates
-  // them (tls-mixed.ts). Runtime transport only (below).
+  // them (tls-mixed.ts; Data Plane: the loop's backend and frontend as objects, tls-loop.ts).
   tlsMixed: true,
   certificates: true,
   // `option httpchk GET <path>` with the probe's timings on the servers (both transports).
@@ -111,11 +111,7 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
 /**
  * The Data Plane API transport: the same, through the API's objects. A check's headers and
  * statuses are the backend's http_checks, SourceIP persistence its stick_table and stick_rules, a
- * route's timeout a frontend set-var and the backend's set-timeout rule (layout.ts). No Mixed mode.
+ * route's timeout a frontend set-var and the backend's set-timeout rule (layout.ts), Mixed mode's
+ * loop a backend and a frontend of their own (tls-loop.ts).
  */
-export const DATAPLANE_CAPABILITIES: Capabilities = {
-  ...HAPROXY_CAPABILITIES,
-  // Its layout maps a virtual service to one frontend, without the loop Mixed mode needs: such a
-  // port's listeners are refused (ProtocolConflict), as on the vendors that do not serve it.
-  tlsMixed: false,
-};
+export const DATAPLANE_CAPABILITIES: Capabilities = HAPROXY_CAPABILITIES;

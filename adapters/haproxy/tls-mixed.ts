@@ -24,13 +24,14 @@ export const PART_OF = /# npl-lb part-of=(\S+)/;
 
 /**
  * The loop's socket: abstract (nothing on disk, handed to a reloaded worker with the other
- * listeners), its name unique to this HAProxy (its admin socket) and the virtual service, so two
- * HAProxy instances on one host never share one. It has no permissions: a process in HAProxy's
+ * listeners), its name unique to this HAProxy (`instance`: its admin socket on the runtime
+ * transport, its Data Plane API's address on that one) and the virtual service, so two HAProxy
+ * instances on one host never share one. It has no permissions: a process in HAProxy's
  * network namespace could connect to it and reach the terminated names without the port's client
  * filter (on the first frontend); such a process reaches the members directly anyway.
  */
-export function loopSocket(vs: string, adminSocket: string): string {
-  const tag = createHash('sha256').update(adminSocket).digest('hex').slice(0, 12);
+export function loopSocket(vs: string, instance: string): string {
+  const tag = createHash('sha256').update(instance).digest('hex').slice(0, 12);
   return `abns@npl-${tag}-${vs}`;
 }
 

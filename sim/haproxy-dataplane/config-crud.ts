@@ -75,12 +75,13 @@ const STICK_RULE = ['type', 'pattern', 'table', 'cond', 'cond_test'];
 /** The http_check fields this simulator renders (send: method, uri, version, headers; expect). */
 const HTTP_CHECK = ['type', 'method', 'uri', 'version', 'headers', 'match', 'pattern', 'exclamation_mark'];
 /** The server fields we take (the server_params model; check-ssl is spelled with a hyphen there). */
-/** bind_params: where it listens, TLS with its crt-list and ALPN, client certificates asked. */
+/** bind_params: where it listens, a PROXY header taken, TLS with its crt-list and ALPN, client certificates asked. */
 const BIND_FIELDS = [
   'name',
   'address',
   'port',
   'transparent',
+  'accept_proxy',
   'ssl',
   'crt_list',
   'alpn',
@@ -108,6 +109,7 @@ const SERVER_FIELDS = [
   'sni',
   'verifyhost',
   'check-sni',
+  'send-proxy-v2',
   'maintenance',
   'weight',
 ];

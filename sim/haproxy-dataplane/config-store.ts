@@ -88,6 +88,8 @@ function serverLine(s: DpServer): string {
   if (s.sni !== undefined) words.push(`sni ${s.sni}`);
   if (s.verifyhost !== undefined) words.push(`verifyhost ${s.verifyhost}`);
   if (s['check-sni'] !== undefined) words.push(`check-sni ${s['check-sni']}`);
+  // server_params: send-proxy-v2, a PROXY v2 header before the stream.
+  if (s['send-proxy-v2'] === 'enabled') words.push('send-proxy-v2');
   if (s.maintenance === 'enabled') words.push('disabled');
   if (s.weight !== undefined) words.push(`weight ${s.weight}`);
   if (s.metadata) words.push(`# metadata ${JSON.stringify(s.metadata)}`);
@@ -188,7 +190,7 @@ export function renderConfig(c: DpConfig, p: RenderPaths): string {
     if (f.client_timeout !== undefined) lines.push(`    timeout client ${f.client_timeout}`);
     for (const b of binds) {
       lines.push(
-        `    bind ${addr(b.address ?? '', b.port)} name ${b.name}${b.transparent ? ' transparent' : ''}${b.ssl ? ` ssl${b.crt_list ? ` crt-list ${b.crt_list}` : ''}${b.alpn ? ` alpn ${b.alpn}` : ''}${clientWords(b)}` : ''}`,
+        `    bind ${addr(b.address ?? '', b.port)} name ${b.name}${b.transparent ? ' transparent' : ''}${b.accept_proxy ? ' accept-proxy' : ''}${b.ssl ? ` ssl${b.crt_list ? ` crt-list ${b.crt_list}` : ''}${b.alpn ? ` alpn ${b.alpn}` : ''}${clientWords(b)}` : ''}`,
       );
     }
     for (const a of acls) lines.push(`    acl ${a.acl_name} ${a.criterion}${a.value ? ` ${a.value}` : ''}`);

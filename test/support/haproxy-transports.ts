@@ -9,6 +9,7 @@ import type { LoadBalancerAdapter } from '../../src/adapter/contract.ts';
 import { startDataplaneSim } from './dataplane.ts';
 import { startHaproxy } from './haproxy.ts';
 import { configPath } from '../../adapters/haproxy/process.ts';
+import { DataplaneClient } from '../../adapters/haproxy/dataplane/client.ts';
 
 export interface TransportRig {
   adapter: LoadBalancerAdapter;
@@ -21,6 +22,8 @@ export interface TransportRig {
   filesDir: string;
   /** The haproxy.cfg the runtime transport writes (undefined for the Data Plane API's). */
   configFile?: string;
+  /** A client of the Data Plane API, for edits made by hand (undefined for the runtime transport). */
+  client?: DataplaneClient;
 }
 
 export interface Transport {
@@ -65,7 +68,15 @@ export const TRANSPORTS: Transport[] = [
     start: async (t, slots = 4, opts = {}) => {
       const rig = await startDataplaneSim(t, opts.haproxyBin ? { haproxyBin: opts.haproxyBin } : {});
       const adapter = rig.adapter('e2e', v, { slots, ...(opts.healthChecks ? { healthChecks: true } : {}) });
+      const client = new DataplaneClient({
+        url: rig.url,
+        apiVersion: v,
+        username: 'admin',
+        password: 'admin',
+      });
+      t.after(() => client.close());
       return {
+        client,
         adapter,
         reloads: () => rig.sim.stats.reloads,
         reload: () => rig.sim.proc.reload(),

@@ -33,6 +33,8 @@ import { awaitReload, DataplaneClient, type DataplaneClientOptions, DataplaneErr
 import { type DeviceBackend, type LayoutOptions, ownerOf, readPoolExact } from './layout.ts';
 import { type DeviceFrontend, readVirtualService } from './frontend-layout.ts';
 import { membersHealth } from './member-health.ts';
+import type { DpBind, DpFrontend } from './models.ts';
+import { attachLoops, loopOf } from './tls-loop.ts';
 
 export interface HaproxyDataplaneOptions extends DataplaneClientOptions {
   owner: string;
@@ -74,6 +76,7 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
       caPath: (ca) => this.cas.path(ca),
       certPath: (name) => this.certs.certPath(name),
       owner: opts.owner,
+      instance: opts.url,
       apiVersion: opts.apiVersion,
       slots: opts.slots,
       healthChecks: opts.healthChecks,
@@ -109,26 +112,39 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
     const q = new PQueue({ concurrency: 8 });
     const ownBackends = new Map<string, DeviceBackend>();
     const ownFrontends = new Map<string, DeviceFrontend>();
+    // Mixed mode's loop sections, by the virtual service they are part of (tls-loop.ts).
+    const loopBackends = new Map<string, DeviceBackend>();
+    const loopFrontends = new Map<string, { frontend: DpFrontend; binds: DpBind[] }>();
     const reads: Promise<unknown>[] = [];
     for (const b of backends) {
       const owner = ownerOf(b);
+      const partOf = loopOf(b.description);
       if (owner !== this.owner) foreign.push({ kind: 'pool', name: b.name, owner });
       else
         reads.push(
-          q.add(
-            async () =>
-              void ownBackends.set(b.name, {
-                backend: b,
-                servers: await this.client.servers(b.name),
-                // What we applied is remembered across re-reads (v2 servers carry no metadata).
-                ...(this.backends.get(b.name)?.known ? { known: this.backends.get(b.name)!.known! } : {}),
-              }),
-          ),
+          q.add(async () => {
+            const servers = await this.client.servers(b.name);
+            if (partOf !== undefined) return void loopBackends.set(partOf, { backend: b, servers });
+            ownBackends.set(b.name, {
+              backend: b,
+              servers,
+              // What we applied is remembered across re-reads (v2 servers carry no metadata).
+              ...(this.backends.get(b.name)?.known ? { known: this.backends.get(b.name)!.known! } : {}),
+            });
+          }),
         );
     }
     for (const f of frontends) {
       const owner = ownerOf(f);
+      const partOf = loopOf(f.description);
       if (owner !== this.owner) foreign.push({ kind: 'virtualService', name: f.name, owner });
+      else if (partOf !== undefined)
+        reads.push(
+          q.add(
+            async () =>
+              void loopFrontends.set(partOf, { frontend: f, binds: await this.client.binds(f.name) }),
+          ),
+        );
       else
         reads.push(
           q.add(async () => {
@@ -145,6 +161,7 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
         );
     }
     await Promise.all(reads);
+    attachLoops(ownBackends, ownFrontends, loopBackends, loopFrontends);
     await this.cas.observe();
     this.backends = ownBackends;
     this.frontends = ownFrontends;

@@ -25,6 +25,8 @@ import { gatewayObjects, sniTcpRules, switchToDp } from './route-layout.ts';
 import { L4_SRC_ACL, readFrontend, srcAclValues } from '../policy-lines.ts';
 import { FILE_PREFIX } from '../policy-read.ts';
 import { hostList } from '../config-parse.ts';
+import { isMixed, outerBackend } from '../tls-mixed.ts';
+import { type DeviceLoop, type LoopLayout, loopLayout, loopTerminates } from './tls-loop.ts';
 
 /**
  * A class's frontend settings (LoadBalancerParameters `haproxy.frontend`) as the frontend's own
@@ -49,9 +51,12 @@ export interface DeviceFrontend {
   certificates?: string[];
   /** Hosts its crt-list asks client certificates for, each CA as the file named (`file:<path>`). */
   hostClientValidation?: HostClientValidation[];
+  /** Mixed mode: the loop's backend and frontend (tls-loop.ts). */
+  loop?: DeviceLoop;
 }
 
-export interface FrontendLayout extends DeviceFrontend {
+export interface FrontendLayout extends Omit<DeviceFrontend, 'loop'> {
+  loop?: LoopLayout;
   acls: DpAcl[];
   rules: DpRule[];
   httpRequest: DpHttpRule[];
@@ -115,11 +120,20 @@ const unjson = <T>(w: string | undefined): T | undefined =>
 
 const routeWord = (r: HttpRoute) => [r.host, r.path, r.pathType, r.source, r.pool].map(enc).join(':');
 
-/** An L4 virtual service as a frontend: a pool, or SNI routes (passthrough, or terminated with the crt-list). */
+/**
+ * An L4 virtual service as a frontend: a pool, or SNI routes (passthrough, or terminated with the
+ * crt-list; in Mixed mode both, the terminated names round the loop of tls-loop.ts).
+ */
 function l4Frontend(v: L4VirtualService, o: LayoutOptions, crtList: string | undefined): FrontendLayout {
-  // Terminate mode: `ssl` with the crt-list on the bind, SNI routes on the session's name.
+  // Terminate mode: `ssl` with the crt-list on the bind, SNI routes on the session's name. Mixed:
+  // this bind passes TLS through, routing by the ClientHello, and the loop terminates.
   const terminate = v.certificates !== undefined;
-  const sni = v.sni ? sniRules(v.sni, terminate) : undefined;
+  const mixed = isMixed(v);
+  const sni = v.sni
+    ? mixed
+      ? sniRules(v.sni, false, outerBackend(v))
+      : sniRules(v.sni, terminate)
+    : undefined;
   const words = [
     'npl-lb l4',
     `owner=${enc(o.owner)}`,
@@ -158,14 +172,24 @@ function l4Frontend(v: L4VirtualService, o: LayoutOptions, crtList: string | und
         v.vip,
         v.port,
         o,
-        terminate ? { crtList: crtList ?? '', h2: false, client: undefined } : undefined,
+        terminate && !mixed ? { crtList: crtList ?? '', h2: false, client: undefined } : undefined,
       ),
     ],
     ...(terminate ? { certificates: v.certificates ?? [] } : {}),
     ...noRules,
     acls: filterAcls,
     ...(sni ? { rules: sni.switching.map(switchToDp) } : {}),
-    tcpRequest: [...filter, ...(sni && !terminate ? sniTcpRules(sni) : [])],
+    tcpRequest: [...filter, ...(sni && (!terminate || mixed) ? sniTcpRules(sni) : [])],
+    ...(mixed
+      ? {
+          loop: loopLayout(
+            v,
+            { owner: o.owner, instance: o.instance ?? '' },
+            crtList ?? '',
+            settingsOf(v).fields,
+          ),
+        }
+      : {}),
   };
 }
 
@@ -249,8 +273,11 @@ export function readVirtualService(d: DeviceFrontend): VirtualService {
       vs.pool = '';
       vs.sni = sni;
     }
-    // Terminate mode, from the bind's own `ssl` and crt-list (without them TLS passes through).
-    if (meta.tls === 'terminate' && bind?.ssl && bind.crt_list) vs.certificates = d.certificates ?? [];
+    // Terminate mode, from the bind's own `ssl` and crt-list (without them TLS passes through); in
+    // Mixed mode from the loop's, the port's own bind passing TLS through.
+    const mixed = sni?.some((r) => r.passthrough) === true;
+    const terminating = mixed ? !bind?.ssl && loopTerminates(d.loop) : !!bind?.ssl && !!bind.crt_list;
+    if (meta.tls === 'terminate' && terminating) vs.certificates = d.certificates ?? [];
     return vs;
   }
   const routes: HttpRoute[] =

@@ -8,9 +8,13 @@ import type { MemberHealth } from '../../../src/adapter/contract.ts';
 import { checkStatusName } from '../server-state.ts';
 import type { DataplaneClient } from './client.ts';
 import { ownerOf } from './layout.ts';
+import { loopOf } from './tls-loop.ts';
 
 export async function membersHealth(client: DataplaneClient, owner: string): Promise<MemberHealth[]> {
-  const backends = (await client.backends()).filter((b) => ownerOf(b) === owner);
+  // A Mixed port's loop (tls-loop.ts) is no pool: its one server is HAProxy's own socket.
+  const backends = (await client.backends()).filter(
+    (b) => ownerOf(b) === owner && loopOf(b.description) === undefined,
+  );
   const q = new PQueue({ concurrency: 8 });
   const lists = await Promise.all(
     backends.map((b) => q.add(async () => ({ pool: b.name, servers: await client.runtimeServers(b.name) }))),

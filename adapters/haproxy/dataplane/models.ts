@@ -37,6 +37,8 @@ export const dpServerSchema = z
     sni: word.optional(),
     verifyhost: z.string().optional(),
     'check-sni': word.optional(),
+    // A PROXY v2 header before the stream (Mixed mode's loop server: the client's address carried).
+    'send-proxy-v2': toggle.optional(),
     maintenance: toggle.optional(),
     weight: z.number().int().min(0).max(256).optional(),
     metadata: metadata.optional(),
@@ -146,6 +148,8 @@ export const dpBindSchema = z
     address: word.optional(),
     port: z.number().int().min(1).max(65535).optional(),
     transparent: z.boolean().optional(),
+    /** A PROXY header expected first (Mixed mode's loop bind). */
+    accept_proxy: z.boolean().optional(),
     ssl: z.boolean().optional(),
     /** The crt-list file (a path the storage endpoints gave). */
     crt_list: z.string().optional(),

@@ -17,6 +17,9 @@ import { dependencyProblem } from '../../../src/adapter/preflight.ts';
 import type { DpCertificates } from './certificates.ts';
 import type { DataplaneClient } from './client.ts';
 import { type DeviceFrontend, frontendFor, readVirtualService } from './frontend-layout.ts';
+import type { DpBind } from './models.ts';
+import type { DeviceLoop, LoopLayout } from './tls-loop.ts';
+import { isMixed, loopName } from '../tls-mixed.ts';
 import {
   assignSlots,
   backendChanged,
@@ -169,8 +172,89 @@ function backendOps(
 }
 
 /**
+ * Mixed mode's loop (tls-loop.ts) where a frontend's is written or goes: its backend, with the
+ * backends, before the port's frontend names it; its frontend after; both gone once the port
+ * stops being Mixed (after the port's frontend no longer names them).
+ */
+function loopOps(
+  ctx: BuildContext,
+  index: number,
+  was: DeviceLoop | undefined,
+  wanted: LoopLayout | undefined,
+  ops: Ops,
+): void {
+  if (!wanted) {
+    const f = was?.frontend;
+    const b = was?.backend;
+    if (f) ops.frontendDeletes.push({ index, run: (tx) => ctx.client.deleteFrontend(tx, f.name) });
+    if (b) ops.backendDeletes.push({ index, run: (tx) => ctx.client.deleteBackend(tx, b.name) });
+    return;
+  }
+  const name = wanted.backend.name;
+  ops.backends.push({
+    index,
+    run: async (tx) => {
+      await ctx.client.putBackend(tx, wanted.backend, was?.backend !== undefined);
+      const servers = new Set((was?.servers ?? []).map((s) => s.name));
+      for (const s of wanted.servers) await ctx.client.putServer(tx, name, s, servers.has(s.name));
+      for (const stale of servers) {
+        if (!wanted.servers.some((s) => s.name === stale)) await ctx.client.deleteServer(tx, name, stale);
+      }
+    },
+  });
+}
+
+/**
+ * Loop sections of a virtual service left without it (its frontend deleted by hand), read as owned
+ * sections of their own (tls-loop.ts attachLoops): taken over when the virtual service is written.
+ */
+function strayLoop(ctx: BuildContext, vs: string): DeviceLoop | undefined {
+  const b = ctx.backends.get(loopName(vs));
+  const f = ctx.frontends.get(loopName(vs));
+  if (!b && !f) return undefined;
+  return {
+    ...(b ? { backend: b.backend } : {}),
+    servers: b?.servers ?? [],
+    ...(f ? { frontend: f.frontend } : {}),
+    binds: f?.binds ?? [],
+  };
+}
+
+/** The loop's frontend, its bind and switching rules (after the port's frontend, in its operation). */
+async function putLoopFrontend(
+  ctx: BuildContext,
+  tx: string,
+  was: DeviceLoop | undefined,
+  loop: LoopLayout,
+): Promise<void> {
+  const name = loop.frontend.name;
+  await ctx.client.putFrontend(tx, loop.frontend, was?.frontend !== undefined);
+  await putBinds(ctx, tx, name, was?.binds ?? [], loop.binds);
+  if (was?.frontend || loop.rules.length > 0)
+    await ctx.client.setList('backend_switching_rules', tx, name, loop.rules);
+}
+
+/** A frontend's binds as wanted: each written where it differs, the others deleted. */
+async function putBinds(
+  ctx: BuildContext,
+  tx: string,
+  frontend: string,
+  current: DpBind[],
+  wanted: DpBind[],
+): Promise<void> {
+  const binds = new Map(current.map((b) => [b.name, b]));
+  for (const b of wanted) {
+    const was = binds.get(b.name);
+    if (!was || JSON.stringify(was) !== JSON.stringify(b)) await ctx.client.putBind(tx, frontend, b, !!was);
+    binds.delete(b.name);
+  }
+  for (const stale of binds.keys()) await ctx.client.deleteBind(tx, frontend, stale);
+}
+
+/**
  * One frontend: deleted, its crt-list changed alone (only certificates past its default moved),
- * or written with its binds and rule lists, its crt-list written first and removed after.
+ * or written with its binds and rule lists (and Mixed mode's loop), its crt-list written first
+ * and removed after.
  */
 function frontendOps(
   ctx: BuildContext,
@@ -184,6 +268,7 @@ function frontendOps(
   const wasHttps = cur?.certificates !== undefined;
   if (!v) {
     if (cur) ops.frontendDeletes.push({ index, run: (tx) => ctx.client.deleteFrontend(tx, name) });
+    loopOps(ctx, index, cur?.loop, undefined, ops);
     if (wasHttps) out.post.push({ index: -1, run: () => ctx.certs.removeCrtList(name) });
     out.frontends.set(name, undefined);
     return;
@@ -210,18 +295,15 @@ function frontendOps(
       run: async () => void (crtList = await ctx.certs.writeCrtList(v, (ca) => ctx.layout.caPath?.(ca))),
     });
   if (wasHttps && !https) out.post.push({ index: -1, run: () => ctx.certs.removeCrtList(name) });
+  // The loop's backend does not depend on the crt-list: laid out now, written with the backends.
+  const wasLoop = cur?.loop ?? strayLoop(ctx, name);
+  loopOps(ctx, index, wasLoop, frontendFor(v, ctx.layout, '').loop, ops);
   ops.frontends.push({
     index,
     run: async (tx) => {
       const f = frontendFor(v, ctx.layout, crtList);
       await ctx.client.putFrontend(tx, f.frontend, cur !== undefined);
-      const binds = new Map((cur?.binds ?? []).map((b) => [b.name, b]));
-      for (const b of f.binds) {
-        const was = binds.get(b.name);
-        if (!was || JSON.stringify(was) !== JSON.stringify(b)) await ctx.client.putBind(tx, name, b, !!was);
-        binds.delete(b.name);
-      }
-      for (const stale of binds.keys()) await ctx.client.deleteBind(tx, name, stale);
+      await putBinds(ctx, tx, name, cur?.binds ?? [], f.binds);
       const lists = [
         ['acls', f.acls],
         ['backend_switching_rules', f.rules],
@@ -232,10 +314,21 @@ function frontendOps(
       for (const [kind, items] of lists) {
         if (cur || items.length > 0) await ctx.client.setList(kind, tx, name, items);
       }
+      if (f.loop) await putLoopFrontend(ctx, tx, wasLoop, f.loop);
       out.frontends.set(name, {
         frontend: f.frontend,
         binds: f.binds,
         ...(https ? { certificates } : {}),
+        ...(f.loop
+          ? {
+              loop: {
+                backend: f.loop.backend,
+                servers: f.loop.servers,
+                frontend: f.loop.frontend,
+                binds: f.loop.binds,
+              },
+            }
+          : {}),
         ...(v.kind === 'l7' && v.hostClientValidation
           ? {
               hostClientValidation: v.hostClientValidation.map((h) => ({
@@ -259,9 +352,23 @@ export function buildOps(ctx: BuildContext, changes: Change[], failed: Map<numbe
   const out: Built = { pre: [], ops: [], post: [], backends: new Map(), frontends: new Map() };
   const touched = new Set([...poolChange.keys(), ...[...http].filter((p) => !before.has(p))]);
   for (const p of before) if (!http.has(p)) touched.add(p);
-  for (const name of touched)
+  // Stray loop sections a Mixed virtual service takes over are not deleted as sections of their own.
+  const loops = new Set(
+    [...vss.values()].filter((v) => v.kind === 'l4' && isMixed(v)).map((v) => loopName(v.name)),
+  );
+  const takenOver = (name: string, kind: 'backends' | 'frontends'): boolean => {
+    if (!loops.has(name)) return false;
+    out[kind].set(name, undefined);
+    return true;
+  };
+  for (const name of touched) {
+    if (!pools.has(name) && takenOver(name, 'backends')) continue;
     backendOps(ctx, name, poolChange.get(name) ?? -1, pools.get(name), http.has(name), ops, out);
-  for (const [name, index] of vsChange) frontendOps(ctx, name, index, vss.get(name), ops, out);
+  }
+  for (const [name, index] of vsChange) {
+    if (!vss.has(name) && takenOver(name, 'frontends')) continue;
+    frontendOps(ctx, name, index, vss.get(name), ops, out);
+  }
   out.ops = [...ops.frontendDeletes, ...ops.backends, ...ops.frontends, ...ops.backendDeletes];
   return out;
 }

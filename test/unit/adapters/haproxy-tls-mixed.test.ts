@@ -5,7 +5,8 @@
  * back as the one virtual service it was written from (the loop's sections are no objects of their
  * own). A loop without its `ssl` reads as no termination (written again); host names are quoted;
  * two HAProxy instances never share a loop socket; and the adapters that do not serve Mixed refuse
- * it by name before anything is written. test/e2e/haproxy-tls-mixed.test.ts runs it on a real HAProxy.
+ * it by name before anything is written (the Data Plane transport serves it: its loop is
+ * haproxy-dataplane-tls-loop.test.ts). test/e2e/haproxy-tls-mixed.test.ts runs it on a real HAProxy.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -105,11 +106,11 @@ describe('Mixed mode in haproxy.cfg', () => {
     assert.ok(loopSocket('x'.repeat(63), '/run/haproxy.sock').length < 107, 'within a socket address');
   });
 
-  it('refused by name, before anything is written, where Mixed mode is not served', () => {
+  it('served by both HAProxy transports; refused by name, before anything is written, where it is not', () => {
     const change = { op: 'create' as const, kind: 'virtualService' as const, name: 'x', desired: mixed() };
     assert.equal(capabilityProblem(change, HAPROXY_CAPABILITIES, 'haproxy'), undefined);
+    assert.equal(capabilityProblem(change, DATAPLANE_CAPABILITIES, 'haproxy'), undefined);
     for (const [name, caps] of [
-      ['haproxy-dataplane', DATAPLANE_CAPABILITIES],
       ['avi', aviCapabilities(false)],
       ['f5', F5_CAPABILITIES],
     ] as const) {

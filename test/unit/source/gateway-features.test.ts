@@ -48,10 +48,9 @@ describe('GatewayClass supportedFeatures', () => {
       ])
         assert.ok(!f.includes(name), name);
     }
-    // Mixed mode (both TLS modes on one port): the runtime transport's loop; the Data Plane
-    // transport has none.
+    // Mixed mode (both TLS modes on one port): each transport's loop (tls-mixed.ts, tls-loop.ts).
     assert.ok(of(HAPROXY_CAPABILITIES).includes('TLSRouteModeMixed'));
-    assert.ok(!of(DATAPLANE_CAPABILITIES).includes('TLSRouteModeMixed'));
+    assert.ok(of(DATAPLANE_CAPABILITIES).includes('TLSRouteModeMixed'));
   });
 
   it('route timeouts and GRPCRoute: claimed by both HAProxy transports (the Data Plane one writes the backend rule as an API object)', () => {
