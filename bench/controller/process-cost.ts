@@ -23,7 +23,9 @@
  *   node --import tsx bench/controller/process-cost.ts [--small 100] [--large 1000] [--changes 150]
  *     [--idle 20] [--rounds 1] [--segments 3: runs of changes, an idle stretch before and after each]
  *     [--health-interval 10: the controller's health reads, seconds; 0 off]
- *     [--log-dir DIR: the controller's debug log per size, for finding what a tail waits on]
+ *     [--log-dir DIR: the controller's debug log and stdout per size, when it started and each run's
+ *      span (run-<size>-<k>.txt: start and end, ms since the epoch, and its changes), for finding
+ *      what a tail waits on, or reading V8's traces against the runs]
  *     [--cpu-prof-dir DIR: the controller's V8 CPU profile per size, written when it stops]
  *     [--controller-node-options=FLAGS: node flags for the controller alone, after "=" (V8 heap sizes, say)]
  *
@@ -223,10 +225,15 @@ async function startController(
     ],
     {
       cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'pipe'],
+      // Its stdout is V8's (--controller-node-options=--trace-gc-nvp, say): kept with --log-dir.
+      stdio: ['ignore', values['log-dir'] ? 'pipe' : 'ignore', 'pipe'],
       env: { ...process.env, NPL_LB_AVI_USERNAME: 'admin', NPL_LB_AVI_PASSWORD: 'admin' },
     },
   );
+  if (values['log-dir']) {
+    writeFileSync(join(values['log-dir'], `spawned-${logName}.txt`), `${Date.now()}\n`);
+    proc.stdout!.pipe(createWriteStream(join(values['log-dir'], `controller-${logName}.stdout`)));
+  }
   const http = await new Promise<string>((resolve, reject) => {
     let out = '';
     const onData = (d: Buffer) => {
@@ -319,6 +326,11 @@ async function scale(services: number, changes: number, idleS: number): Promise<
         s: (performance.now() - r0) / 1000,
         n,
       });
+      if (values['log-dir'])
+        writeFileSync(
+          join(values['log-dir'], `run-${services}-${seg}.txt`),
+          `${Date.now() - (performance.now() - r0)} ${Date.now()} ${n}\n`,
+        );
       idles.push(await idleStretch(pid, http, idlePer, services, seg + 1));
     }
     // Per change, each run apart: its CPU less its whole passes and its background, by its changes.
