@@ -129,6 +129,7 @@ export class AviAdapter implements LoadBalancerAdapter {
 
   async observe(): Promise<Observed> {
     const { read, named } = await readAll(this.session, this.owner);
+    const observed = await observedModel(read, named, this.owner);
     for (const t of TYPES) {
       const byName = this.objects.cache.get(t)!;
       byName.clear();
@@ -136,7 +137,6 @@ export class AviAdapter implements LoadBalancerAdapter {
       this.objects.touch(t);
     }
     this.loaded = true;
-    const observed = observedModel(read, named, this.owner);
     this.applied.clear();
     for (const v of observed.owned.virtualServices) this.applied.set(v.name, v);
     this.drifted = new Set((observed.drifted ?? []).map((d) => d.name));

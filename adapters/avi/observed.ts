@@ -64,8 +64,24 @@ export async function readAll(
   return { read, named: [...hms, ...nps, ...persistence] };
 }
 
-/** `read`: the objects listed, by type; `named`: system objects known by name (monitors, profiles). */
-export function observedModel(read: ReadonlyMap<AviType, Raw[]>, named: Raw[], owner: string): Observed {
+/** Objects converted between two turns of the event loop (observedModel). */
+const SLICE = 100;
+const nextTurn = () => new Promise<void>((r) => setImmediate(r));
+
+/**
+ * `read`: the objects listed, by type; `named`: system objects known by name (monitors, profiles).
+ * Converted a slice at a time, the event loop turning in between: a whole read of thousands of
+ * objects (the sweep's, behind the passes) never holds a change's pass for its whole length.
+ */
+export async function observedModel(
+  read: ReadonlyMap<AviType, Raw[]>,
+  named: Raw[],
+  owner: string,
+): Promise<Observed> {
+  let done = 0;
+  const slice = async () => {
+    if (++done % SLICE === 0) await nextTurn();
+  };
   const lookup: Lookup = { byUuid: new Map(), names: new Map() };
   for (const list of read.values()) for (const o of list) lookup.byUuid.set(String(o.uuid), o);
   for (const o of named) lookup.names.set(String(o.uuid), String(o.name));
@@ -73,6 +89,7 @@ export function observedModel(read: ReadonlyMap<AviType, Raw[]>, named: Raw[], o
   const foreign = (kind: 'pool' | 'virtualService' | 'certificate', o: Raw) =>
     observed.foreign.push({ kind, name: String(o.name), owner: ownerOf(o.created_by) ?? 'unknown' });
   for (const p of read.get('pool') ?? []) {
+    await slice();
     if (ownedBy('pool', p, owner)) {
       observed.owned.pools.push(parsePool(p, lookup));
       if (balanceDrifted(p, lookup)) (observed.drifted ??= []).push({ kind: 'pool', name: String(p.name) });
@@ -91,6 +108,7 @@ export function observedModel(read: ReadonlyMap<AviType, Raw[]>, named: Raw[], o
     children.set(parent, [...(children.get(parent) ?? []), v]);
   }
   for (const v of vss) {
+    await slice();
     if (!ownedBy('virtualservice', v, owner)) foreign('virtualService', v);
     else if (!isSniChild(v))
       observed.owned.virtualServices.push(parseVirtualService(v, lookup, children.get(String(v.uuid)) ?? []));
