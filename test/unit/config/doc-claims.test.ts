@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { it } from 'node:test';
 import { parse } from 'yaml';
 import { z } from 'zod';
+import { DATAPLANE_CAPABILITIES, HAPROXY_CAPABILITIES } from '../../../adapters/haproxy/capabilities.ts';
 
 const read = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
 
@@ -159,4 +160,12 @@ it('the docs agree on which load balancer filters clients (loadBalancerSourceRan
   const readme = read('README.md').replace(/\s+/g, ' ');
   assert.match(readme, /BIG-IP: an iRule of the virtual server/);
   assert.match(readme, /a load balancer that cannot filter \(Avi/);
+});
+
+it('docs/adapters/haproxy-dataplane.md: the Data Plane transport serves what the runtime one does', () => {
+  assert.match(
+    read('docs/adapters/haproxy-dataplane.md'),
+    /`DATAPLANE_CAPABILITIES` is `HAPROXY_CAPABILITIES`/,
+  );
+  assert.deepEqual(DATAPLANE_CAPABILITIES, HAPROXY_CAPABILITIES);
 });
