@@ -39,15 +39,25 @@ export class EventRecorder implements EventSink {
   private readonly dedupeMs: number;
   private readonly now: () => number;
 
+  /** Events remembered for their dedupe interval (for tests). */
+  get remembered(): number {
+    return this.recent.size;
+  }
+
   async record(target: EventTarget, type: EventType, reason: string, message: string): Promise<void> {
     const key = `${target.uid}|${reason}|${message}`;
     const last = this.recent.get(key);
     const t = this.now();
     if (last !== undefined && t - last < this.dedupeMs) return;
+    // Kept in the order they were written (a key written again goes last), so what can no longer
+    // suppress anything is at the front: forgotten from there, up to the first that still can. Each
+    // key is forgotten once, so an Event costs the same however many objects the cluster has (a
+    // walk of every key on each Event, once there were more than 1,024, grew with the cluster).
+    this.recent.delete(key);
     this.recent.set(key, t);
-    // Forget what can no longer suppress anything, so a long-running process does not accumulate keys.
-    if (this.recent.size > 1024) {
-      for (const [k, at] of this.recent) if (t - at >= this.dedupeMs) this.recent.delete(k);
+    for (const [k, at] of this.recent) {
+      if (t - at < this.dedupeMs) break;
+      this.recent.delete(k);
     }
     const ts = new Date(t);
     try {
