@@ -11,6 +11,11 @@ export class PassLog {
   /** When each failed object (kind/name/code) was last warned about. */
   private readonly warned = new Map<string, number>();
 
+  /** Failures remembered for their minute (for tests). */
+  get remembered(): number {
+    return this.warned.size;
+  }
+
   /**
    * One info line per pass that changed something (per operation and kind, with its duration),
    * and one warn per failed object and code at most once a minute.
@@ -29,6 +34,9 @@ export class PassLog {
       if (r.ok || !r.error) continue;
       const key = `${r.change.kind}/${r.change.name}/${r.error.code}`;
       if (now - (this.warned.get(key) ?? -Infinity) < 60_000) continue;
+      // In the order they were warned about (a key warned again goes last): what no longer
+      // holds a warning back is at the front, forgotten below up to the first that still does.
+      this.warned.delete(key);
       this.warned.set(key, now);
       this.log.warn(
         {
@@ -41,7 +49,9 @@ export class PassLog {
         r.error.message,
       );
     }
-    if (this.warned.size > 1024)
-      for (const [k, at] of this.warned) if (now - at >= 60_000) this.warned.delete(k);
+    for (const [k, at] of this.warned) {
+      if (now - at < 60_000) break;
+      this.warned.delete(k);
+    }
   }
 }
