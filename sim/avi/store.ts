@@ -180,8 +180,27 @@ export class AviObjectStore {
     return out;
   }
 
+  /**
+   * Objects as answered without `#name`, by the stored object and its `_last_modified`: a list of
+   * thousands of objects, read page by page, costs the simulator a walk of each object once per
+   * version instead of once per read, so its event loop (and the writes waiting behind it) is not
+   * held for a walk of every object on every page.
+   * With `#name` the names of the objects referred to are read each time (they may change).
+   */
+  private readonly answered = new WeakMap<Json, { base: string; version: unknown; out: Json }>();
+
   /** Refs and urls as the controller shows them: absolute, with `#name` when asked (include_name). */
   externalize(stored: Json, named = false): Json {
+    const hit = named ? undefined : this.answered.get(stored);
+    // An object edited in place (a hand edit on the controller, in tests) has a new _last_modified,
+    // as a controller's UI gives it.
+    if (hit?.base === this.url && hit.version === stored._last_modified) return hit.out;
+    const out = this.externalized(stored, named);
+    if (!named) this.answered.set(stored, { base: this.url, version: stored._last_modified, out });
+    return out;
+  }
+
+  private externalized(stored: Json, named: boolean): Json {
     // A controller never gives a private key back.
     const o = String(stored.url).startsWith('/api/sslkeyandcertificate/')
       ? Object.fromEntries(Object.entries(stored).filter(([k]) => k !== 'key'))

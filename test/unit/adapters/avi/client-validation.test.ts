@@ -142,6 +142,8 @@ describe('Avi client certificates at an HTTPS virtual service', () => {
     ];
     for (const [what, edit] of edits) {
       edit();
+      // As the controller's UI does with every edit.
+      for (const o of [profile(), pki()]) if (o) o._last_modified = String(Date.now() * 1000 + 999);
       const r = await apply(want);
       assert.deepEqual(r, { failed: [], left: [] }, what);
       assert.equal(
