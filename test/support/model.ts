@@ -116,3 +116,27 @@ export const state = (
   virtualServices,
   ...(certificates ? { certificates } : {}),
 });
+
+/**
+ * A TLS port of both modes (Mixed): `through` passed through to the 8443 pool, tls.example.com
+ * terminated with one certificate and sent to the 3000 pool (a Gateway's TLS listeners on 8883).
+ */
+export const mixedTlsPort = (through = 'abc.example.com'): L4VirtualService => ({
+  kind: 'l4',
+  name: 'c1--gw-infra.mixed-TLS-8883',
+  vip: '198.51.100.7',
+  port: 8883,
+  protocol: 'TCP',
+  pool: '',
+  source: 'Gateway infra/mixed',
+  certificates: ['c1--infra.tls-terminate-checks-certificate'],
+  sni: [
+    {
+      host: through,
+      pool: 'c1--infra-tcp-backend-8443',
+      source: 'TLSRoute infra/through',
+      passthrough: true,
+    },
+    { host: 'tls.example.com', pool: 'c1--infra-tcp-backend-3000', source: 'TLSRoute infra/terminated' },
+  ],
+});

@@ -18,6 +18,7 @@ import {
 } from '../../../adapters/haproxy/dataplane/frontend-layout.ts';
 import type { DeviceBackend, LayoutOptions } from '../../../adapters/haproxy/dataplane/layout.ts';
 import { attachLoops, loopOf } from '../../../adapters/haproxy/dataplane/tls-loop.ts';
+import * as kit from '../../support/model.ts';
 import type { L4VirtualService } from '../../../src/model/types.ts';
 
 const LAYOUT: LayoutOptions = {
@@ -29,25 +30,7 @@ const LAYOUT: LayoutOptions = {
   instance: 'https://haproxy-a.example:5555',
 };
 const CRT_LIST = '/etc/haproxy/ssl/c1--gw-infra.mixed-TLS-8883.crtlist';
-const mixed = (through = 'abc.example.com'): L4VirtualService => ({
-  kind: 'l4',
-  name: 'c1--gw-infra.mixed-TLS-8883',
-  vip: '198.51.100.7',
-  port: 8883,
-  protocol: 'TCP',
-  pool: '',
-  source: 'Gateway infra/mixed',
-  certificates: ['c1--infra.tls-terminate-checks-certificate'],
-  sni: [
-    {
-      host: through,
-      pool: 'c1--infra-tcp-backend-8443',
-      source: 'TLSRoute infra/through',
-      passthrough: true,
-    },
-    { host: 'tls.example.com', pool: 'c1--infra-tcp-backend-3000', source: 'TLSRoute infra/terminated' },
-  ],
-});
+const mixed = kit.mixedTlsPort;
 
 /** What the device holds once the layout is written, as observe() reads it (crt-list certificates included). */
 function device(v: L4VirtualService, layout = LAYOUT): DeviceFrontend {

@@ -17,6 +17,7 @@ import { loopSocket } from '../../../adapters/haproxy/tls-mixed.ts';
 import { aviCapabilities } from '../../../adapters/avi/capabilities.ts';
 import { F5_CAPABILITIES } from '../../../adapters/f5/capabilities.ts';
 import { capabilityProblem } from '../../../src/adapter/preflight.ts';
+import * as kit from '../../support/model.ts';
 import type { L4VirtualService, Pool } from '../../../src/model/types.ts';
 
 const OPTS = { owner: 'c1', adminSocket: '/run/haproxy.sock', certDir: '/var/lib/npl-lb/certs' };
@@ -30,20 +31,7 @@ const pool = (name: string, port: number): Pool => ({
 });
 const plain = pool('c1--infra-tcp-backend-3000', 3000);
 const secure = pool('c1--infra-tcp-backend-8443', 8443);
-const mixed = (through = 'abc.example.com'): L4VirtualService => ({
-  kind: 'l4',
-  name: 'c1--gw-infra.mixed-TLS-8883',
-  vip: '198.51.100.7',
-  port: 8883,
-  protocol: 'TCP',
-  pool: '',
-  source: 'Gateway infra/mixed',
-  certificates: ['c1--infra.tls-terminate-checks-certificate'],
-  sni: [
-    { host: through, pool: secure.name, source: 'TLSRoute infra/through', passthrough: true },
-    { host: 'tls.example.com', pool: plain.name, source: 'TLSRoute infra/terminated' },
-  ],
-});
+const mixed = kit.mixedTlsPort;
 const section = (text: string, head: string) => {
   const at = text.indexOf(`${head}\n`);
   assert.ok(at >= 0, `${head} is written`);
