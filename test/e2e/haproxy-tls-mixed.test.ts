@@ -6,8 +6,8 @@
  * one gets the backend's own certificate end to end, any other name is closed), the loop's `ssl`
  * removed by hand on the device is seen and repaired by the next pass, and the port goes back to
  * Terminate alone with the loop gone. On the Data Plane API, a loop left without its port (the
- * port's frontend deleted by hand) is taken over when the port is written again, and deleted when
- * no port wants it.
+ * port's frontend deleted by hand) is taken over when the port is written again in Mixed mode, and
+ * deleted when the port comes back in Terminate mode alone or no port wants it.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -259,7 +259,15 @@ for (const tr of TRANSPORTS.filter((x) => x.name.startsWith('Data Plane')))
       await servesTerminated(cert);
       assert.equal(await hasLoop(rig), true);
 
-      // Left again, with no port wanting it: deleted.
+      // Left again, the port now wanted in Terminate mode alone: the stray loop goes, the port is
+      // written without one.
+      await dropPort();
+      await converge(state([mixedPort(cert, false)]));
+      assert.equal(await hasLoop(rig), false, 'the stray loop is deleted');
+      await servesTerminated(cert);
+
+      // Mixed again, then left with no port wanting it at all: deleted.
+      await converge(state([mixedPort(cert, true)]));
       await dropPort();
       await converge(state([]));
       assert.equal(await hasLoop(rig), false, 'the stray loop is deleted');

@@ -296,8 +296,10 @@ function frontendOps(
     });
   if (wasHttps && !https) out.post.push({ index: -1, run: () => ctx.certs.removeCrtList(name) });
   // The loop's backend does not depend on the crt-list: laid out now, written with the backends.
-  const wasLoop = cur?.loop ?? strayLoop(ctx, name);
-  loopOps(ctx, index, wasLoop, frontendFor(v, ctx.layout, '').loop, ops);
+  // A stray loop is taken over by a Mixed port only; otherwise it goes as sections of its own.
+  const mixed = v.kind === 'l4' && isMixed(v);
+  const wasLoop = cur?.loop ?? (mixed ? strayLoop(ctx, name) : undefined);
+  loopOps(ctx, index, wasLoop, mixed ? frontendFor(v, ctx.layout, '').loop : undefined, ops);
   ops.frontends.push({
     index,
     run: async (tx) => {
