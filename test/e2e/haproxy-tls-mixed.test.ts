@@ -214,7 +214,7 @@ for (const tr of TRANSPORTS)
 
 for (const tr of TRANSPORTS.filter((x) => x.name.startsWith('Data Plane')))
   describe(`TLS Mixed mode's loop left alone on the ${tr.name}`, { skip: haproxyMissing() }, () => {
-    it('is taken over when its port is written again, and deleted when no port wants it', async (t) => {
+    it('is taken over when its port is written again, and deleted when no Mixed port wants it', async (t) => {
       assertNoListeners('127.0.44.', [PORT]);
       await backends(t);
       const cert = await modelCertificate('e2e--gw.tls-terminate', ['tls.example.com']);
