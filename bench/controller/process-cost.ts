@@ -316,11 +316,14 @@ async function scale(services: number, changes: number, idleS: number): Promise<
       const n = Math.min(perSegment, changes - i);
       for (let k = 0; k < n; k++, i++) {
         await sleep(Math.max(0, r0 + (k * 1000) / RATE - performance.now()));
-        const change = { pool: `bench--default-svc-${(i * 7) % services}-http`, at: performance.now() };
+        const change: (typeof sent)[number] = {
+          pool: `bench--default-svc-${(i * 7) % services}-http`,
+          at: performance.now(),
+        };
         sent.push(change);
         // When the API server answered the PATCH (it has stored the Pod and told its watchers).
         void changePod(url, i, services).then(() => {
-          (change as (typeof sent)[number]).answered = performance.now();
+          change.answered = performance.now();
         });
       }
       // Until the last change has been applied (the device takes 100 ms a call), and to a whole

@@ -16,7 +16,12 @@ import { type Fail, httpPools } from '../validate.ts';
 import { dependencyProblem } from '../../../src/adapter/preflight.ts';
 import type { DpCertificates } from './certificates.ts';
 import type { DataplaneClient } from './client.ts';
-import { type DeviceFrontend, frontendFor, readVirtualService } from './frontend-layout.ts';
+import {
+  type DeviceFrontend,
+  type FrontendLayout,
+  frontendFor,
+  readVirtualService,
+} from './frontend-layout.ts';
 import { loopOps, putBinds, putLoopFrontend, strayLoop } from './loop-ops.ts';
 import { isMixed, loopName } from '../tls-mixed.ts';
 import {
@@ -171,6 +176,39 @@ function backendOps(
 }
 
 /**
+ * The device's frontend once one is written as laid out: its crt-list's certificates (a frontend
+ * terminating TLS), Mixed mode's loop without its rules (not read back), and the hosts asking
+ * client certificates with each CA as the stored file.
+ */
+function deviceView(
+  ctx: BuildContext,
+  f: FrontendLayout,
+  v: VirtualService,
+  certificates: string[] | undefined,
+): DeviceFrontend {
+  const loop = f.loop && {
+    backend: f.loop.backend,
+    servers: f.loop.servers,
+    frontend: f.loop.frontend,
+    binds: f.loop.binds,
+  };
+  return {
+    frontend: f.frontend,
+    binds: f.binds,
+    ...(certificates ? { certificates } : {}),
+    ...(loop ? { loop } : {}),
+    ...(v.kind === 'l7' && v.hostClientValidation
+      ? {
+          hostClientValidation: v.hostClientValidation.map((h) => ({
+            ...h,
+            ca: `${FILE_PREFIX}${ctx.layout.caPath?.(h.ca) ?? ''}`,
+          })),
+        }
+      : {}),
+  };
+}
+
+/**
  * One frontend: deleted, its crt-list changed alone (only certificates past its default moved),
  * or written with its binds and rule lists (and Mixed mode's loop), its crt-list written first
  * and removed after.
@@ -236,29 +274,7 @@ function frontendOps(
         if (cur || items.length > 0) await ctx.client.setList(kind, tx, name, items);
       }
       if (f.loop) await putLoopFrontend(ctx, tx, wasLoop, f.loop);
-      out.frontends.set(name, {
-        frontend: f.frontend,
-        binds: f.binds,
-        ...(https ? { certificates } : {}),
-        ...(f.loop
-          ? {
-              loop: {
-                backend: f.loop.backend,
-                servers: f.loop.servers,
-                frontend: f.loop.frontend,
-                binds: f.loop.binds,
-              },
-            }
-          : {}),
-        ...(v.kind === 'l7' && v.hostClientValidation
-          ? {
-              hostClientValidation: v.hostClientValidation.map((h) => ({
-                ...h,
-                ca: `${FILE_PREFIX}${ctx.layout.caPath?.(h.ca) ?? ''}`,
-              })),
-            }
-          : {}),
-      });
+      out.frontends.set(name, deviceView(ctx, f, v, https ? certificates : undefined));
     },
   });
 }
