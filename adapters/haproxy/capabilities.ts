@@ -7,6 +7,7 @@ import type { Capabilities } from '../../src/adapter/contract.ts';
 import { ALL_HTTP } from '../../src/adapter/http-capabilities.ts';
 import { HAPROXY_PARAMETERS } from './parameters.ts';
 import { FETCH_NAME } from './http-routes.ts';
+import { MAX_MIRRORS } from './mirrors.ts';
 
 export const HAPROXY_CAPABILITIES: Capabilities = {
   l4: { tcp: true, udp: false },
@@ -52,6 +53,9 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
     // origin not allowed), an allowed origin echoed on the member's answer (cors-rules.ts; both
     // transports: the Data Plane's return_hdrs).
     cors: true,
+    // Request mirrors: a Lua action of ours copies the request to a frontend on an abstract socket
+    // in front of the mirror's pool (mirrors.ts). Runtime transport only (below).
+    mirror: { maxPerRoute: MAX_MIRRORS },
     // A verified client's subject: `http-request del-header` then `set-header <name>
     // %[ssl_c_s_dn]` where `ssl_c_verify` is 0 (http-routes.ts).
     clientSubjectHeader: true,
@@ -112,6 +116,9 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
  * The Data Plane API transport: the same, through the API's objects. A check's headers and
  * statuses are the backend's http_checks, SourceIP persistence its stick_table and stick_rules, a
  * route's timeout a frontend set-var and the backend's set-timeout rule (layout.ts), Mixed mode's
- * loop a backend and a frontend of their own (tls-loop.ts).
+ * loop a backend and a frontend of their own (tls-loop.ts). Not request mirrors: they need the
+ * global's lua-load and a script in storage/general, which this transport does not write yet, so
+ * a route with a RequestMirror filter is refused by name there.
  */
-export const DATAPLANE_CAPABILITIES: Capabilities = HAPROXY_CAPABILITIES;
+const { mirror: _mirror, ...dataplaneHttp } = HAPROXY_CAPABILITIES.http!;
+export const DATAPLANE_CAPABILITIES: Capabilities = { ...HAPROXY_CAPABILITIES, http: dataplaneHttp };

@@ -188,6 +188,22 @@ function readL7(s: Section, body: string, readCa: CaReader): L7VirtualService {
   return vs;
 }
 
+/** A mirror's frontend (mirrors.ts): part of its virtual service, named by the pool it sends to. */
+const MIRROR_MARK = /# npl-lb part-of=\S+ mirror=/;
+
+/**
+ * A route's mirrors as the file serves them: one whose frontend is gone (deleted by hand) is not
+ * read back, so the next pass writes it again.
+ */
+function keepServedMirrors(vs: L7VirtualService, served: ReadonlySet<string>): void {
+  for (const r of vs.routes) {
+    if (!r.mirrors) continue;
+    const kept = r.mirrors.filter((m) => served.has(m.pool));
+    if (kept.length > 0) r.mirrors = kept;
+    else delete r.mirrors;
+  }
+}
+
 /** A JSON list of names as our note keeps it (listenerHosts), or undefined if it is not one. */
 export function hostList(text: string | undefined): string[] | undefined {
   if (text === undefined) return undefined;
@@ -232,6 +248,8 @@ export function parseConfig(
     foreignSections: [],
   };
   const loops = new Map<string, string>();
+  // The pools each virtual service's mirror frontends send to (mirrors.ts).
+  const mirrors = new Map<string, Set<string>>();
   const l4s: [Section, string, string][] = [];
   for (const s of parseSections(text)) {
     if (s.kind === 'global' || s.kind === 'defaults') continue;
@@ -253,7 +271,10 @@ export function parseConfig(
     // The sections of a virtual service's loop (Mixed mode) are read with it, below.
     const partOf = PART_OF.exec(body)?.[1];
     if (partOf !== undefined) {
-      if (s.kind === 'frontend') loops.set(partOf, body);
+      const mirrorTo = MIRROR_MARK.test(body) ? DEFAULT_BACKEND.exec(body)?.[1] : undefined;
+      if (s.kind === 'frontend' && mirrorTo !== undefined)
+        mirrors.set(partOf, new Set([...(mirrors.get(partOf) ?? []), mirrorTo]));
+      else if (s.kind === 'frontend') loops.set(partOf, body);
       continue;
     }
     if (s.kind === 'backend') {
@@ -268,5 +289,7 @@ export function parseConfig(
   }
   for (const [s, body, comment] of l4s)
     observed.owned.virtualServices.push(readL4(s, body, comment, loops.get(s.name)));
+  for (const vs of observed.owned.virtualServices)
+    if (vs.kind === 'l7') keepServedMirrors(vs, mirrors.get(vs.name) ?? new Set());
   return observed;
 }

@@ -25,6 +25,22 @@ import { needsRouteRules, renderGatewayRoutes, renderSniRoutes, ROUTE_TIMEOUT_VA
 import { httpPools } from './validate.ts';
 import type { Section } from './config-parse.ts';
 import { isMixed, loopSections, outerBackend } from './tls-mixed.ts';
+import { hasMirrors, MIRROR_LUA_FILE, mirrorFrontend, mirrorPools, mirrorSocket } from './mirrors.ts';
+
+/**
+ * A virtual service's mirror frontends (mirrors.ts): one per pool its routes copy requests to, on
+ * the socket the routes' action sends to, part of the virtual service when read back.
+ */
+function mirrorSections(v: L7VirtualService, instance: string): string[] {
+  return mirrorPools(v).flatMap((pool, k) => [
+    `frontend ${mirrorFrontend(v.name, k)}`,
+    `    # npl-lb part-of=${v.name} mirror=${enc(pool)}`,
+    '    mode http',
+    `    bind ${mirrorSocket(v.name, pool, instance)}`,
+    `    default_backend ${pool}`,
+    '',
+  ]);
+}
 
 export interface RenderOptions {
   owner: string;
@@ -253,7 +269,7 @@ function renderVirtualService(v: VirtualService, o: RenderOptions): string[] {
     // HTTP/2: with prior knowledge on a plain bind (told by its preface), by ALPN on HTTPS.
     `${bind(v.vip, v.port, o)}${https ? ` ssl crt-list ${join(o.certDir ?? '.', `${v.name}.crtlist`)}${v.http2 ? ' alpn h2,http/1.1' : ''}${clientWords(v, o.certDir ?? '.')}` : ''}`,
   ];
-  if (needsRouteRules(v)) lines.push(...renderGatewayRoutes(v));
+  if (needsRouteRules(v)) lines.push(...renderGatewayRoutes(v, o.adminSocket));
   else
     for (const m of routeMatchers(v.routes)) {
       const r = m.route;
@@ -264,7 +280,7 @@ function renderVirtualService(v: VirtualService, o: RenderOptions): string[] {
       );
     }
   if (v.defaultPool) lines.push(`    default_backend ${v.defaultPool}`);
-  lines.push('');
+  lines.push('', ...mirrorSections(v, o.adminSocket));
   return lines;
 }
 
@@ -288,6 +304,8 @@ export function renderConfig(
     // start, reload and check, about half of a small configuration's start; a server line's
     // `ca-file @system-ca` (BackendTLSPolicy's System CAs) still loads them where it is used.
     HTTPCLIENT_OFF,
+    // Request mirrors: the script whose action copies requests (mirrors.ts), only where a route mirrors.
+    ...(hasMirrors(vsList) ? [`    lua-load ${join(o.certDir ?? '.', MIRROR_LUA_FILE)}`] : []),
     ...(o.serverStateFile ? [`    server-state-file ${o.serverStateFile}`] : []),
     '',
     'defaults',

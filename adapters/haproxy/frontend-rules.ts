@@ -25,6 +25,10 @@ export type HttpAction =
   | { type: 'del-header'; header: string }
   | { type: 'redirect'; location: string; code: number }
   | { type: 'set-path'; fmt: string }
+  /** Wait for the request's body (mirrors.ts), at most `ms`. */
+  | { type: 'wait-for-body'; ms: number }
+  /** A Lua action of ours (mirrors.ts) with its one argument. */
+  | { type: 'lua'; name: string; params: string }
   /** `hdrs`: headers of the answer (quoted names, log-format values); with them it has an empty body. */
   | { type: 'return'; status: number; hdrs?: { name: string; fmt: string }[] };
 export interface HttpRule {

@@ -37,6 +37,7 @@ import {
 export type { Acl, GatewayRules, HttpAction, HttpRule, SwitchRule } from './frontend-rules.ts';
 import { srcAclValues } from './policy-lines.ts';
 import { corsRules } from './cors-rules.ts';
+import { mirrorRules } from './mirrors.ts';
 
 function actionText(a: HttpAction): string {
   switch (a.type) {
@@ -51,6 +52,10 @@ function actionText(a: HttpAction): string {
       return `redirect location ${a.location} code ${a.code}`;
     case 'set-path':
       return `set-path ${a.fmt}`;
+    case 'wait-for-body':
+      return `wait-for-body time ${a.ms}`;
+    case 'lua':
+      return `lua.${a.name} ${a.params}`;
     case 'return':
       // Headers need a body to go with (the Data Plane API's return_hdrs), so an empty one.
       return a.hdrs
@@ -228,7 +233,7 @@ function matchConds(
 }
 
 /** The routes' ACLs and rules, with the model's semantics (see the top of this file). */
-export function gatewayRules(v: L7VirtualService): GatewayRules {
+export function gatewayRules(v: L7VirtualService, instance = ''): GatewayRules {
   const routes = sortedRoutes(v);
   const hosts = [...new Set(routes.map((r) => r.host).filter(Boolean))];
   const hostName = (h: string) => `h${hosts.indexOf(h)}`;
@@ -268,10 +273,14 @@ export function gatewayRules(v: L7VirtualService): GatewayRules {
     tail.push(...modifierRules(r.requestHeaders, at), ...timeoutRules(r, at));
     out.response.push(...modifierRules(r.responseHeaders, at));
     if (r.redirect) {
+      // A redirected request is copied before it is answered.
+      tail.push(...mirrorRules(v, r, at, instance));
       tail.push(...redirectRules(r, p, v.protocol === 'HTTPS' ? 'https' : 'http'));
       return;
     }
     tail.push(...rewriteRules(r, p));
+    // Its copies, of the request as the route changed it (mirrors.ts).
+    tail.push(...mirrorRules(v, r, at, instance));
     if (r.backends) {
       const total = r.backends.reduce((s, b) => s + b.weight, 0);
       tail.push({ action: { type: 'set-var', name: 'txn.npl_pick', expr: `rand(${total})` }, cond: at });
@@ -307,8 +316,8 @@ function sortedRoutes(v: L7VirtualService): HttpRoute[] {
  * reads them back), then ACLs, http-request and http-response rules, and use_backend last (HAProxy
  * runs http-request rules before use_backend and warns when they come after).
  */
-export function renderGatewayRoutes(v: L7VirtualService): string[] {
-  const g = gatewayRules(v);
+export function renderGatewayRoutes(v: L7VirtualService, instance = ''): string[] {
+  const g = gatewayRules(v, instance);
   return [
     ...sortedRoutes(v).map((r, i) => `    # npl-lb groute ${i} json=${enc(JSON.stringify(r))}`),
     ...g.acls.map((a) => `    acl ${a.name} ${a.criterion} ${a.value}`),

@@ -20,6 +20,7 @@ import type {
 import type { Pool, VirtualService } from '../../src/model/types.ts';
 import type { Change as AnyChange, CoreChange as Change, Observed } from '../../src/adapter/changes.ts';
 import { renderConfig, type RenderOptions } from './config.ts';
+import { hasMirrors, writeMirrorScript } from './mirrors.ts';
 import { parseConfig, type Section } from './config-parse.ts';
 import { checkConfig, HaproxyError, masterCommand, socketCommand } from './process.ts';
 import { FailClosed } from './fail-closed.ts';
@@ -302,6 +303,8 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     const next = bundlesOf(pools.values(), vss.values());
     this.cas.write(next);
     this.cas.prune(next, bundlesOf(this.pools.values(), this.vss.values()));
+    // The mirrors' script (mirrors.ts), where a route mirrors: the file names it.
+    if (hasMirrors(vss.values())) writeMirrorScript(this.certs.dir);
     const text = renderConfig(pools.values(), vss.values(), this.foreignSections, this.renderOptions());
     const tmp = `${this.opts.configFile}.next`;
     writeFileSync(tmp, text);

@@ -203,6 +203,12 @@ export interface HttpCapabilities {
    */
   cors?: boolean;
   /**
+   * Request mirrors (HttpRoute.mirrors: an HTTPRoute's RequestMirror filter): each request, or a
+   * share of them, copied to other pools, their answers thrown away; `maxPerRoute`: how many one
+   * route may carry. Absent: a route with a RequestMirror filter is refused by name.
+   */
+  mirror?: { maxPerRoute: number };
+  /**
    * Route retries (an HTTPRoute rule's `retry`, Pool.retryStatuses): the statuses it can send a
    * request again on, and the most attempts it takes. Absent: a rule asking retries is refused by
    * name. A backoff between attempts, or retries bounded by a whole request's timeout, are refused

@@ -1,6 +1,6 @@
 /**
  * The filters of an HTTPRoute rule or backendRef (gRPC routes take a subset of them), as the
- * schema reads them: header modifiers, redirects, URL rewrites and CORS; fields past what npl-lb
+ * schema reads them: header modifiers, redirects, URL rewrites, CORS and request mirrors; fields past what npl-lb
  * reads are kept (`loose`) so that the source can refuse them by name. Values are checked at the
  * validation boundary (src/source/gateway/route-filters.ts), not here.
  */
@@ -50,6 +50,27 @@ export const httpRouteFilterSchema = z
         allowCredentials: z.boolean().default(false),
         // The CRD's default; an API server without defaulting may leave it out.
         maxAge: z.number().int().default(5),
+      })
+      .loose()
+      .optional(),
+    // A copy of each request to a second backend (its answer thrown away): all of them, or the
+    // share `percent` or `fraction` says.
+    requestMirror: z
+      .object({
+        backendRef: z
+          .object({
+            group: z.string().default(''),
+            kind: z.string().default('Service'),
+            name: z.string(),
+            namespace: z.string().optional(),
+            port: z.number().int().optional(),
+          })
+          .loose(),
+        percent: z.number().int().optional(),
+        fraction: z
+          .object({ numerator: z.number().int(), denominator: z.number().int().default(100) })
+          .loose()
+          .optional(),
       })
       .loose()
       .optional(),

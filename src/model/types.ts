@@ -250,6 +250,15 @@ export interface Rewrite {
  * allowed origin's other requests get `Access-Control-Allow-Origin` (echoed), the credentials and
  * exposed headers on the member's answer. Values passed the validation boundary (route-filters.ts).
  */
+/**
+ * A copy of a route's requests sent to a second pool, its answer thrown away (an HTTPRoute's
+ * RequestMirror filter): every request, or `numerator` in `denominator` of them, picked at random.
+ */
+export interface Mirror {
+  pool: string;
+  share?: { numerator: number; denominator: number };
+}
+
 export interface CorsPolicy {
   /**
    * `scheme://host[:port]`, the host's leftmost `*` covering one or more labels (`*` alone: any
@@ -297,6 +306,8 @@ export interface HttpRoute {
   redirect?: Redirect;
   rewrite?: Rewrite;
   cors?: CorsPolicy;
+  /** Pools each request (or a share of them) is copied to, after the route's header changes. */
+  mirrors?: Mirror[];
   /**
    * How long the backend may take to answer, in ms (an HTTPRoute rule's `timeouts`: the shorter of
    * `request` and `backendRequest`, which are one wait where there are no retries); 0: the route

@@ -50,5 +50,8 @@ export function routeLacks(r: HttpRoute, http: HttpCapabilities): string | undef
     return 'header modifiers on a backendRef';
   if (r.timeoutMs !== undefined && !http.timeouts) return 'request timeouts';
   if (r.cors && !http.cors) return 'CORS';
+  if (r.mirrors && !http.mirror) return 'request mirrors';
+  if (r.mirrors && http.mirror && r.mirrors.length > http.mirror.maxPerRoute)
+    return `more than ${http.mirror.maxPerRoute} request mirrors in one rule`;
   return undefined;
 }

@@ -211,6 +211,11 @@ export const dpHttpRuleSchema = z
     /** set-timeout: which timeout (`server`) and its value (a duration or an expression). */
     timeout_type: z.enum(['server', 'tunnel', 'client']).optional(),
     timeout: z.string().optional(),
+    /** wait-for-body: how long, in ms. */
+    wait_time: z.number().int().min(0).optional(),
+    /** lua: the action of a loaded script, and its arguments. */
+    lua_action: word.optional(),
+    lua_params: z.string().optional(),
     index: z.number().int().optional(),
   })
   .loose();

@@ -45,6 +45,11 @@ export function httpRuleToDp(r: HttpRule): DpHttpRule {
       };
     case 'set-path':
       return { ...base, path_fmt: a.fmt };
+    case 'wait-for-body':
+      return { ...base, wait_time: a.ms };
+    case 'lua':
+      // The spec's type is `lua`, the action's name its own field.
+      return { ...base, lua_action: a.name, lua_params: a.params };
     case 'return':
       return {
         ...base,

@@ -12,6 +12,24 @@ import { ROUTE_SEMANTICS } from './route-kinds.ts';
 /** The core features of the GATEWAY-HTTP profile. */
 const HTTP_CORE = ['Gateway', 'HTTPRoute', 'ReferenceGrant'] as const;
 
+/** What a route's filters and rule fields bring, where the load balancer applies them. */
+function filterClaims(http: HttpCapabilities): [string, boolean][] {
+  return [
+    ['HTTPRouteBackendRequestHeaderModification', http.backendHeaderModifiers === true],
+    // The CORS filter: preflights answered by the load balancer, allowed origins echoed.
+    ['HTTPRouteCORS', http.cors === true],
+    // Request mirrors: every request, several mirrors on one rule, a share of requests.
+    ['HTTPRouteRequestMirror', http.mirror !== undefined],
+    ['HTTPRouteRequestMultipleMirrors', (http.mirror?.maxPerRoute ?? 0) > 1],
+    ['HTTPRouteRequestPercentageMirror', http.mirror !== undefined],
+    // A rule's retry (the experimental channel's HTTPRoute): statuses and attempts. Not
+    // HTTPRouteRetryBackendTimeout (no load balancer of npl-lb bounds the attempts together by
+    // timeouts.request), nor HTTPRouteRetryConnectionError (a load balancer answering 502 once every
+    // attempt was reset fails its test, which wants 500 or 503: conformance/tests/retry.ts).
+    ['HTTPRouteRetry', http.retry !== undefined],
+  ];
+}
+
 export function supportedFeatures(support: ProtocolSupport, http: HttpCapabilities): string[] {
   // GATEWAY-TLS core: TLS listeners in Passthrough mode with TLSRoute; Terminate mode where the
   // load balancer terminates TLS listeners; Mixed (both modes on one port) where it serves that.
@@ -76,19 +94,12 @@ export function supportedFeatures(support: ProtocolSupport, http: HttpCapabiliti
     ['GatewayFrontendClientCertificateValidationInsecureFallback', support.clientCertificates === true],
     // A request whose TLS server name selects another HTTPS listener than its Host: 421.
     ['GatewayHTTPSListenerDetectMisdirectedRequests', support.HTTPS && http.misdirectedRequests === true],
-    ['HTTPRouteBackendRequestHeaderModification', http.backendHeaderModifiers === true],
-    // The CORS filter: preflights answered by the load balancer, allowed origins echoed.
-    ['HTTPRouteCORS', http.cors === true],
+    ...filterClaims(http),
     // ListenerSets merge into their Gateway's listeners before any device sees them (listener-sets.ts).
     ['ListenerSet', true],
     ['HTTPRouteNamedRouteRule', true],
     ['HTTPRouteParentRefPort', true],
     ['HTTPRouteDestinationPortMatching', true],
-    // A rule's retry (the experimental channel's HTTPRoute): statuses and attempts. Not
-    // HTTPRouteRetryBackendTimeout (no load balancer of npl-lb bounds the attempts together by
-    // timeouts.request), nor HTTPRouteRetryConnectionError (a load balancer answering 502 once every
-    // attempt was reset fails its test, which wants 500 or 503: conformance/tests/retry.ts).
-    ['HTTPRouteRetry', http.retry !== undefined],
   ];
   return [...new Set([...tls, ...claims.filter(([, yes]) => yes).map(([name]) => name)])].sort();
 }

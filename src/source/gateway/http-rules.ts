@@ -9,13 +9,21 @@
 import type { HttpCapabilities } from '../../adapter/contract.ts';
 import type { Service } from '../../kube/objects.ts';
 import {
+  type BackendRef,
   GATEWAY_GROUP,
   type HttpRouteMatch,
   type HttpRouteObject,
   type ReferenceGrant,
   type RouteKindName,
 } from '../../kube/gateway-objects.ts';
-import type { BackendTls, HttpRoute, RuleVariant, ValueMatch, WeightedBackend } from '../../model/types.ts';
+import type {
+  BackendTls,
+  HttpRoute,
+  Mirror,
+  RuleVariant,
+  ValueMatch,
+  WeightedBackend,
+} from '../../model/types.ts';
 import {
   headerNameProblem,
   headerValueProblem,
@@ -26,7 +34,7 @@ import {
 import type { TlsTarget } from './backend-tls.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 import { referencePermitted } from './reference-grants.ts';
-import { backendFilters, filtersOf, Refused } from './route-filters.ts';
+import { backendFilters, filtersOf, type MirrorAsk, Refused } from './route-filters.ts';
 import { durationMs } from './durations.ts';
 import { ruleRetry } from './rule-retry.ts';
 import { ruleSession } from './rule-session.ts';
@@ -243,77 +251,107 @@ function refuseMixedTls(
   for (const s of split) s.pool = null;
 }
 
+/** What a reference resolves to for its route: its pool, or null (its share answers 500). */
+interface RefPool {
+  pool: string | null;
+  /** The TLS its pool speaks (JSON), '' for clear text; absent when it did not resolve. */
+  tlsAsk?: string;
+}
+
+/** Where a route's references are: its namespace and kind, and what its backends speak. */
+export interface RefScope {
+  namespace: string;
+  kind: RouteKindName;
+  /** The protocol every backend of this kind speaks in HTTP/2 (gRPC); absent: by appProtocol. */
+  http2Protocol?: string;
+  /** The rule's retries and session cookie: its backends' pools are their variants for them. */
+  variant?: RuleVariant | undefined;
+}
+
+/**
+ * One Service reference (a backendRef, a mirror's) -> its pool, or null with the reason told to
+ * the sink: another kind (InvalidKind), another namespace without a ReferenceGrant
+ * (RefNotPermitted), no such Service or port (BackendNotFound), HTTP/2 or TLS the load balancer
+ * cannot speak to it (UnsupportedProtocol).
+ */
+export function refPool(
+  b: Pick<BackendRef, 'group' | 'kind' | 'name' | 'namespace' | 'port'>,
+  f: string,
+  at: RefScope,
+  ctx: RuleContext,
+  sink: RefSink,
+): RefPool {
+  const target = b.namespace ?? at.namespace;
+  if (b.group !== '' || b.kind !== 'Service') {
+    sink.refuse('InvalidKind', `${f}: ${b.group || 'core'}/${b.kind} is not a Service`);
+    return { pool: null };
+  }
+  if (
+    !referencePermitted(
+      ctx.grants,
+      { group: GATEWAY_GROUP, kind: at.kind, namespace: at.namespace },
+      { group: '', kind: 'Service', namespace: target, name: b.name },
+    )
+  ) {
+    sink.refuse(
+      'RefNotPermitted',
+      `${f}: Service ${target}/${b.name} is in another namespace and no ReferenceGrant allows it`,
+    );
+    return { pool: null };
+  }
+  const svc = ctx.services.get(`${target}/${b.name}`);
+  const sp = svc?.spec.ports.find((p) => p.port === b.port && p.protocol === 'TCP');
+  const h2 = at.http2Protocol !== undefined || sp?.appProtocol === H2C_APP_PROTOCOL;
+  const unresolved = !svc
+    ? `${f}: Service ${target}/${b.name} not found`
+    : !sp
+      ? `${f}: Service ${target}/${b.name} has no TCP port ${b.port ?? '(none given)'}`
+      : undefined;
+  if (unresolved || !svc || !sp) {
+    sink.refuse('BackendNotFound', unresolved ?? f);
+    return { pool: null };
+  }
+  if (h2 && !ctx.h2PoolFor) {
+    sink.refuse(
+      'UnsupportedProtocol',
+      `${f}: Service ${target}/${b.name} port ${b.port ?? ''} speaks HTTP/2 (${at.http2Protocol ?? H2C_APP_PROTOCOL}), and the ${ctx.device?.adapter ?? 'configured'} load balancer speaks HTTP/1.1 to members`,
+    );
+    return { pool: null };
+  }
+  // A port a BackendTLSPolicy targets is spoken to over TLS as it asks, or not at all (its
+  // share answers 500): never in clear text, never unverified.
+  const tls = ctx.backendTlsOf?.(target, b.name, sp.name ?? '');
+  for (const p of tls?.policies ?? []) sink.tlsPolicies.add(p);
+  const why = tls && tlsUnserved(tls, ctx, h2);
+  if (why) {
+    sink.refuse(
+      'UnsupportedProtocol',
+      `${f}: Service ${target}/${b.name} port ${b.port ?? ''}: ${why}; its share answers 500, never in clear text`,
+    );
+    return { pool: null };
+  }
+  const make = () => poolOf(ctx, svc, sp, tls?.tls, h2);
+  sink.backends.add(`${target}/${b.name}`);
+  return {
+    pool: at.variant ? ctx.variantPoolFor!(make, at.variant) : make(),
+    tlsAsk: tls?.tls ? JSON.stringify(tls.tls) : '',
+  };
+}
+
 export function ruleForwarding(
   refs: HttpRouteObject['spec']['rules'][number]['backendRefs'],
-  at: {
-    field: string;
-    namespace: string;
-    kind: RouteKindName;
-    redirects: boolean;
-    /** The protocol every backend of this kind speaks in HTTP/2 (gRPC); absent: by appProtocol. */
-    http2Protocol?: string;
-    /** The rule's retries and session cookie: its backends' pools are their variants for them. */
-    variant?: RuleVariant | undefined;
-  },
+  at: RefScope & { field: string; redirects: boolean },
   ctx: RuleContext,
   sink: RefSink,
 ): Pick<HttpRoute, 'pool' | 'backends'> {
   const split: WeightedBackend[] = [];
   // What each resolved share's pool speaks: its TLS ask, '' for clear text.
   const asks = new Set<string>();
-  const ns = at.namespace;
   refs.forEach((b, bi) => {
     const f = `${at.field}.backendRefs[${bi}]`;
     const requestHeaders = backendFilters(b.filters, `${f}.filters`, ctx.device);
-    const target = b.namespace ?? ns;
-    let pool: string | null = null;
-    if (b.group !== '' || b.kind !== 'Service') {
-      sink.refuse('InvalidKind', `${f}: ${b.group || 'core'}/${b.kind} is not a Service`);
-    } else if (
-      !referencePermitted(
-        ctx.grants,
-        { group: GATEWAY_GROUP, kind: at.kind, namespace: ns },
-        { group: '', kind: 'Service', namespace: target, name: b.name },
-      )
-    ) {
-      sink.refuse(
-        'RefNotPermitted',
-        `${f}: Service ${target}/${b.name} is in another namespace and no ReferenceGrant allows it`,
-      );
-    } else {
-      const svc = ctx.services.get(`${target}/${b.name}`);
-      const sp = svc?.spec.ports.find((p) => p.port === b.port && p.protocol === 'TCP');
-      const h2 = at.http2Protocol !== undefined || sp?.appProtocol === H2C_APP_PROTOCOL;
-      if (!svc) sink.refuse('BackendNotFound', `${f}: Service ${target}/${b.name} not found`);
-      else if (!sp)
-        sink.refuse(
-          'BackendNotFound',
-          `${f}: Service ${target}/${b.name} has no TCP port ${b.port ?? '(none given)'}`,
-        );
-      else if (h2 && !ctx.h2PoolFor)
-        sink.refuse(
-          'UnsupportedProtocol',
-          `${f}: Service ${target}/${b.name} port ${b.port ?? ''} speaks HTTP/2 (${at.http2Protocol ?? H2C_APP_PROTOCOL}), and the ${ctx.device?.adapter ?? 'configured'} load balancer speaks HTTP/1.1 to members`,
-        );
-      else {
-        // A port a BackendTLSPolicy targets is spoken to over TLS as it asks, or not at all (its
-        // share answers 500): never in clear text, never unverified.
-        const tls = ctx.backendTlsOf?.(target, b.name, sp.name ?? '');
-        for (const p of tls?.policies ?? []) sink.tlsPolicies.add(p);
-        const why = tls && tlsUnserved(tls, ctx, h2);
-        if (why)
-          sink.refuse(
-            'UnsupportedProtocol',
-            `${f}: Service ${target}/${b.name} port ${b.port ?? ''}: ${why}; its share answers 500, never in clear text`,
-          );
-        else {
-          const make = () => poolOf(ctx, svc, sp, tls?.tls, h2);
-          pool = at.variant ? ctx.variantPoolFor!(make, at.variant) : make();
-          if (b.weight > 0) asks.add(tls?.tls ? JSON.stringify(tls.tls) : '');
-          sink.backends.add(`${target}/${b.name}`);
-        }
-      }
-    }
+    const { pool, tlsAsk } = refPool(b, f, at, ctx, sink);
+    if (b.weight > 0 && tlsAsk !== undefined) asks.add(tlsAsk);
     if (b.weight > 0) split.push({ pool, weight: b.weight, ...(requestHeaders ? { requestHeaders } : {}) });
   });
   refuseMixedTls(split, asks, at.field, ctx, sink);
@@ -346,6 +384,28 @@ export function collectRules(each: (sink: RefSink, templates: RouteTemplate[]) =
   return { templates, resolvedRefs, unsupported: undefined, backends, tlsPolicies };
 }
 
+/**
+ * A rule's RequestMirror filters -> the pools its requests are copied to. A load balancer that does
+ * not mirror, or not that many, refuses the route by name (never served unmirrored); a mirror whose
+ * Service does not resolve is left out and said on ResolvedRefs, as the spec asks.
+ */
+function ruleMirrors(asks: MirrorAsk[], namespace: string, ctx: RuleContext, sink: RefSink): Mirror[] {
+  if (asks.length === 0) return [];
+  const can = ctx.device?.http.mirror;
+  if (!can)
+    throw new Refused(
+      `${asks[0]!.field}: filter type RequestMirror is not supported by the ${ctx.device?.adapter ?? 'configured'} load balancer`,
+    );
+  if (asks.length > can.maxPerRoute)
+    throw new Refused(
+      `${asks[can.maxPerRoute]!.field}: the ${ctx.device!.adapter} load balancer copies a request to at most ${can.maxPerRoute} backends`,
+    );
+  return asks.flatMap((a) => {
+    const { pool } = refPool(a.ref, `${a.field}.backendRef`, { namespace, kind: 'HTTPRoute' }, ctx, sink);
+    return pool === null ? [] : [{ pool, ...(a.share ? { share: a.share } : {}) }];
+  });
+}
+
 export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleResult {
   const ns = route.metadata.namespace;
   const source = `HTTPRoute ${ns}/${route.metadata.name}`;
@@ -356,7 +416,9 @@ export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleRes
       // the route, naming it: never accepted and silently dropped.
       const extra = Object.keys(rule).find((k) => !RULE_FIELDS.has(k));
       if (extra) throw new Refused(`${field}.${extra.slice(0, 64)}: not supported by npl-lb yet`);
-      const filters = filtersOf(rule.filters, `${field}.filters`);
+      const asks: MirrorAsk[] = [];
+      const filters = filtersOf(rule.filters, `${field}.filters`, asks);
+      const mirrors = ruleMirrors(asks, ns, ctx, sink);
       const {
         timeouts,
         retry: asked,
@@ -383,6 +445,7 @@ export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleRes
       const shared = {
         ...forwarding,
         ...filters,
+        ...(mirrors.length > 0 ? { mirrors } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         source,
         rule: ri,

@@ -1,7 +1,8 @@
 /**
  * The filters of an HTTPRoute rule and of its backendRefs, through the validation boundary: header
  * modifiers (names and values checked), redirects (status, scheme, hostname, port, path), URL
- * rewrites and CORS (origins, methods, header names, max age, each as the CRD allows it); a filter npl-lb does not implement, or a backendRef filter where the load balancer
+ * rewrites, CORS (origins, methods, header names, max age, each as the CRD allows it) and request
+ * mirrors (the share copied; where copies go is resolved by the caller); a filter npl-lb does not implement, or a backendRef filter where the load balancer
  * does not apply them, refuses the whole route by name (Refused). Pure.
  */
 import type { HttpRouteFilter } from '../../kube/gateway-objects.ts';
@@ -9,6 +10,7 @@ import type {
   CorsPolicy,
   HeaderModifier,
   HttpRoute,
+  Mirror,
   PathModifier,
   Redirect,
   Rewrite,
@@ -107,7 +109,46 @@ function corsPolicy(c: NonNullable<HttpRouteFilter['cors']>, field: string): Cor
   };
 }
 
-export function filtersOf(filters: HttpRouteFilter[], field: string) {
+/** A RequestMirror filter read: where its copies go and how many, and the field it stands at. */
+export interface MirrorAsk {
+  ref: NonNullable<HttpRouteFilter['requestMirror']>['backendRef'];
+  share?: Mirror['share'];
+  field: string;
+}
+
+/**
+ * A RequestMirror filter through the boundary: the Service its copies go to (resolved as a
+ * backendRef is: http-rules.ts refPool) and the share copied, `percent` or `fraction` (both at
+ * once, or a share outside 0 to 1, refused by name); all of them is no pick at all.
+ */
+function mirrorAsk(m: NonNullable<HttpRouteFilter['requestMirror']>, field: string): MirrorAsk {
+  if (m.percent !== undefined && m.fraction !== undefined)
+    throw new Refused(`${field}: percent and fraction are exclusive`);
+  if (m.percent !== undefined) {
+    if (m.percent < 0 || m.percent > 100) throw new Refused(`${field}.percent ${m.percent}: from 0 to 100`);
+    // 100 percent is every request: no pick at all.
+    return m.percent === 100
+      ? { ref: m.backendRef, field }
+      : { ref: m.backendRef, share: { numerator: m.percent, denominator: 100 }, field };
+  }
+  if (m.fraction !== undefined) {
+    const { numerator, denominator } = m.fraction;
+    if (denominator < 1 || denominator > 1_000_000 || numerator < 0 || numerator > denominator)
+      throw new Refused(
+        `${field}.fraction ${numerator}/${denominator}: a numerator from 0 to a denominator from 1 to 1000000`,
+      );
+    return numerator === denominator
+      ? { ref: m.backendRef, field }
+      : { ref: m.backendRef, share: { numerator, denominator }, field };
+  }
+  return { ref: m.backendRef, field };
+}
+
+/**
+ * A rule's filters into the model's; its RequestMirror filters go to `mirrors` (route-mirrors.ts),
+ * or, where the caller takes none (a route kind npl-lb does not mirror), refuse the route.
+ */
+export function filtersOf(filters: HttpRouteFilter[], field: string, mirrors?: MirrorAsk[]) {
   const out: Pick<HttpRoute, 'requestHeaders' | 'responseHeaders' | 'redirect' | 'rewrite' | 'cors'> = {};
   filters.forEach((f, i) => {
     const at = `${field}[${i}]`;
@@ -145,12 +186,10 @@ export function filtersOf(filters: HttpRouteFilter[], field: string) {
       out.rewrite = rw;
     } else if (f.type === 'CORS' && f.cors) {
       out.cors = corsPolicy(f.cors, `${at}.cors`);
+    } else if (f.type === 'RequestMirror' && f.requestMirror && mirrors) {
+      mirrors.push(mirrorAsk(f.requestMirror, `${at}.requestMirror`));
     } else if (f.type === 'RequestMirror') {
-      // Some devices copy requests only through an agent of their own, which npl-lb does not run;
-      // no adapter declares mirroring, so the route is refused rather than served unmirrored.
-      throw new Refused(
-        `${at}: filter type RequestMirror is not supported: no load balancer of npl-lb copies requests to a second backend yet`,
-      );
+      throw new Refused(`${at}: filter type RequestMirror is not supported on this route kind`);
     } else {
       throw new Refused(`${at}: filter type ${f.type} is not supported`);
     }

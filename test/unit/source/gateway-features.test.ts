@@ -41,12 +41,18 @@ describe('GatewayClass supportedFeatures', () => {
         assert.ok(f.includes(name), name);
       // Not claimed: what npl-lb does not do, or no harness test proves yet (HAProxy bounds each
       // attempt, not the attempts together by the request's timeout).
-      for (const name of [
-        'HTTPRouteRequestMirror',
-        'HTTPRouteRetryBackendTimeout',
-        'HTTPRouteRetryConnectionError',
-      ])
+      for (const name of ['HTTPRouteRetryBackendTimeout', 'HTTPRouteRetryConnectionError'])
         assert.ok(!f.includes(name), name);
+    }
+    // Request mirrors: the runtime transport's Lua action (mirrors.ts); not the Data Plane one yet.
+    const mirrors = [
+      'HTTPRouteRequestMirror',
+      'HTTPRouteRequestMultipleMirrors',
+      'HTTPRouteRequestPercentageMirror',
+    ];
+    for (const name of mirrors) {
+      assert.ok(of(HAPROXY_CAPABILITIES).includes(name), name);
+      assert.ok(!of(DATAPLANE_CAPABILITIES).includes(name), name);
     }
     // Mixed mode (both TLS modes on one port): each transport's loop (tls-mixed.ts, tls-loop.ts).
     assert.ok(of(HAPROXY_CAPABILITIES).includes('TLSRouteModeMixed'));

@@ -33,7 +33,7 @@ function build(fragments: Fragment[]) {
   for (const f of fragments) f.apply(d);
   const r = pass({
     routes: [route(INFRA, 'fields', d.spec)],
-    http: { ...ALL_HTTP, timeouts: true, cors: true },
+    http: { ...ALL_HTTP, timeouts: true, cors: true, mirror: { maxPerRoute: 4 } },
   });
   const parentStatus = r.routes.get(`HTTPRoute ${INFRA}/fields`)?.parents[0];
   const routes = (vsOf(r, `${INFRA}/same-namespace`)?.routes ?? []).filter(

@@ -240,14 +240,25 @@ export const FRAGMENTS: Fragment[] = [
     seen: (rs) => rs.some((r) => (r.backends ?? []).some((b) => b.weight === 3)),
     moot: ['redirect', 'redirect prefix'],
   },
-  // Refused, naming the field: npl-lb does not carry these yet.
+  // Carried where the load balancer mirrors (the tests' capabilities say it does).
   {
     id: 'mirror',
-    paths: mirrorPaths.map((p) => F + p),
+    paths: mirrorPaths.filter((p) => !p.endsWith('percent')).map((p) => F + p),
     apply: (d) => filter(d, { type: 'RequestMirror', requestMirror: mirror }),
-    expect: 'refused',
-    says: /filter type RequestMirror is not supported: no load balancer of npl-lb copies requests/,
+    expect: 'carried',
+    seen: (rs) =>
+      rs.some((r) => r.mirrors?.some((m) => m.share?.numerator === 1 && m.share.denominator === 2)),
   },
+  {
+    id: 'mirror percent',
+    paths: [F + 'requestMirror.percent'],
+    apply: (d) =>
+      filter(d, { type: 'RequestMirror', requestMirror: { backendRef: mirror.backendRef, percent: 30 } }),
+    expect: 'carried',
+    seen: (rs) =>
+      rs.some((r) => r.mirrors?.some((m) => m.share?.numerator === 30 && m.share.denominator === 100)),
+  },
+  // Refused, naming the field: npl-lb does not carry these yet.
   {
     id: 'extensionRef',
     paths: ['extensionRef.group', 'extensionRef.kind', 'extensionRef.name'].map((p) => F + p),
