@@ -15,7 +15,7 @@ import { preStopSeconds, withKubeletReady } from './kubelet.ts';
 import type { JsonObject } from './openapi.ts';
 import type { Registry, WriteOptions } from './registry.ts';
 import { PodAddresses } from './pod-addresses.ts';
-import { type ContainersState, PodProcesses, runnableContainers } from './pod-processes.ts';
+import { type ContainersState, type LogLine, PodProcesses, runnableContainers } from './pod-processes.ts';
 import { gone, meta, name, SIMULATED } from './workload-pods.ts';
 import { arr, obj } from './workload-status.ts';
 
@@ -215,6 +215,11 @@ export class SandboxKubelet {
     const dir = this.podDirs.get(uid);
     if (dir) rmSync(dir, { recursive: true, force: true });
     this.podDirs.delete(uid);
+  }
+
+  /** What a running Pod's container wrote (pod-processes.ts); undefined where it runs no process. */
+  logs(uid: string, container?: string): LogLine[] | undefined {
+    return this.processes.logs(uid, container);
   }
 
   stop(): void {

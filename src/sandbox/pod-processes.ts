@@ -9,6 +9,7 @@
  * exits by itself when the sandbox goes, however it goes.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { lagTolerantTimeout } from '../runtime/lag-tolerant-timeout.ts';
@@ -37,8 +38,20 @@ interface Probe {
   successThreshold: number;
 }
 
+/** A line a container wrote (stdout or stderr), when the kubelet read it. */
+export interface LogLine {
+  at: number;
+  text: string;
+}
+
+/** The most a container's log keeps (the newest lines), as the kubelet rotates a container's log. */
+const LOG_LINES = 10_000;
+const LOG_LINE_BYTES = 16 * 1024;
+
 interface Container extends ContainerSpec {
   child?: ChildProcess;
+  /** What it wrote, oldest first, across restarts (`kubectl logs`). */
+  log: LogLine[];
   /** The probes' verdict so far, and the results in a row that lead to it or away from it. */
   ready: boolean;
   fails: number;
@@ -214,8 +227,30 @@ export function probed(c: Pick<Container, 'child' | 'probe' | 'ready' | 'fails' 
   else if (!c.ready && c.oks >= c.probe.successThreshold) c.ready = true;
 }
 
+/** Reads a container's output into its log, line by line, the oldest dropped past LOG_LINES. */
+function keepLog(out: Readable, log: LogLine[]): void {
+  let partial = '';
+  out.setEncoding('utf8');
+  out.on('data', (chunk: string) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop()!.slice(0, LOG_LINE_BYTES);
+    const at = Date.now();
+    for (const text of lines) log.push({ at, text: text.slice(0, LOG_LINE_BYTES) });
+    if (log.length > LOG_LINES) log.splice(0, log.length - LOG_LINES);
+  });
+  // The pipe never holds the sandbox open.
+  (out as Readable & { unref?: () => void }).unref?.();
+}
+
 export class PodProcesses {
   private readonly pods = new Map<string, Entry>();
+
+  /** What a running Pod's container wrote (`name` absent: its only one), or undefined. */
+  logs(uid: string, name?: string): LogLine[] | undefined {
+    const cs = this.pods.get(uid)?.containers;
+    const c = name === undefined ? (cs?.length === 1 ? cs[0] : undefined) : cs?.find((x) => x.name === name);
+    return c ? [...c.log] : undefined;
+  }
 
   has(uid: string): boolean {
     return this.pods.has(uid);
@@ -256,6 +291,7 @@ export class PodProcesses {
         ready: false,
         fails: 0,
         oks: 0,
+        log: [],
       })),
       state: { ready: false, restartCount: 0, startedAt: nowText() },
       onChange,
@@ -288,10 +324,11 @@ export class PodProcesses {
     );
     const child = fork(c.script, [], {
       env: { PATH: process.env.PATH ?? '', ...c.env, NPL_LB_MOUNTS: JSON.stringify(mounts) },
-      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       execArgv: [],
     });
     c.child = child;
+    for (const out of [child.stdout, child.stderr]) if (out) keepLog(out, c.log);
     child.once('exit', () => {
       if (c.child === child) c.child = undefined;
       if (entry.stopping || this.pods.get(uid) !== entry) return;

@@ -1,7 +1,9 @@
 /**
  * The Pod subresources kubectl reaches through the API server to a kubelet: `log` answers the
- * container's output, which for a sandbox Pod (no process runs) is an empty log, after the API
- * server's own checks (the Pod exists; `container` names one of its containers, or it has one);
+ * container's output (what its process wrote, where the sandbox's kubelet runs one; an empty log
+ * for a simulated Pod), after the API server's own checks (the Pod exists; `container` names one
+ * of its containers, or it has one), with `sinceTime`, `sinceSeconds`, `tailLines` and
+ * `timestamps` as the kubelet reads them;
  * `exec`, `attach` and `portforward` need a kubelet's streaming endpoint, which the sandbox does
  * not run: refused with the API server's error for a kubelet it cannot reach.
  */
@@ -9,6 +11,7 @@ import type { ServerResponse } from 'node:http';
 import type { ResourceType } from './kinds.ts';
 import type { JsonObject } from './openapi.ts';
 import type { Registry } from './registry.ts';
+import type { LogLine } from './pod-processes.ts';
 import { ApiError, badRequest, methodNotAllowed } from './status.ts';
 
 const STREAMING = new Set(['exec', 'attach', 'portforward']);
@@ -23,8 +26,37 @@ export const isPodSubresource = (t: ResourceType, sub: string | undefined): bool
 const obj = (v: unknown): JsonObject =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as JsonObject) : {};
 
+/** The API server's way to a Pod: the registry, and its kubelet's record of what containers wrote. */
+export interface PodAccess {
+  registry: Registry;
+  logs: (uid: string, container: string | undefined) => LogLine[] | undefined;
+}
+
+/** A log's lines as the kubelet answers them: since a time, the last N, with timestamps. */
+function logText(lines: LogLine[], q: URLSearchParams): string {
+  const sinceTime = q.get('sinceTime');
+  const sinceSeconds = q.get('sinceSeconds');
+  const since =
+    sinceTime !== null
+      ? Date.parse(sinceTime)
+      : sinceSeconds !== null
+        ? Date.now() - Number(sinceSeconds) * 1000
+        : NaN;
+  if ((sinceTime !== null || sinceSeconds !== null) && !Number.isFinite(since))
+    throw badRequest(`invalid sinceTime or sinceSeconds`);
+  let kept = Number.isFinite(since) ? lines.filter((l) => l.at >= since) : lines;
+  const tail = q.get('tailLines');
+  if (tail !== null) {
+    const n = Number(tail);
+    if (!Number.isInteger(n) || n < 0) throw badRequest(`invalid tailLines ${tail}`);
+    kept = n === 0 ? [] : kept.slice(-n);
+  }
+  const stamp = q.get('timestamps') === 'true';
+  return kept.map((l) => `${stamp ? `${new Date(l.at).toISOString()} ` : ''}${l.text}\n`).join('');
+}
+
 export function servePodSubresource(
-  registry: Registry,
+  access: PodAccess,
   t: ResourceType,
   ns: string,
   name: string,
@@ -33,7 +65,7 @@ export function servePodSubresource(
   q: URLSearchParams,
   res: ServerResponse,
 ): void {
-  const pod = registry.get(t, ns, name).obj;
+  const pod = access.registry.get(t, ns, name).obj;
   const spec = obj(pod.spec);
   const containers = (Array.isArray(spec.containers) ? spec.containers : []).map((c) => String(obj(c).name));
   if (sub === 'log') {
@@ -45,8 +77,11 @@ export function servePodSubresource(
       );
     if (asked !== null && !containers.includes(asked))
       throw badRequest(`container ${asked} is not valid for pod ${name}`);
+    const uid = String(obj(pod.metadata).uid ?? '');
+    const lines = access.logs(uid, asked ?? undefined) ?? [];
+    const text = logText(lines, q);
     res.writeHead(200, { 'Content-Type': 'text/plain' });
-    res.end('');
+    res.end(text);
     return;
   }
   const node = spec.nodeName;

@@ -272,7 +272,16 @@ export class SandboxServer implements Sandbox {
     if (subresource === 'scale' && name !== undefined && hasScale(t))
       return serveScale(this.registry, t, route.namespace ?? '', name, method, q, req, res);
     if (name !== undefined && isPodSubresource(t, subresource))
-      return servePodSubresource(this.registry, t, route.namespace ?? '', name, subresource!, method, q, res);
+      return servePodSubresource(
+        { registry: this.registry, logs: (uid, c) => this.workloads?.logs(uid, c) },
+        t,
+        route.namespace ?? '',
+        name,
+        subresource!,
+        method,
+        q,
+        res,
+      );
     if (subresource !== undefined && (subresource !== 'status' || !t.hasStatus)) throw notFoundPath();
     const status = subresource === 'status' ? 'status' : undefined;
     const ns = route.namespace ?? '';

@@ -33,6 +33,7 @@ import {
 import type { Store } from './store.ts';
 import { availableAt, type RolloutSet, rolloutStep } from './rollout.ts';
 import { SandboxKubelet } from './kubelet-runner.ts';
+import type { LogLine } from './pod-processes.ts';
 import { currentAnnotations, HASH, newestRevision, newReplicaSet, REVISION } from './deployment-revisions.ts';
 import type { AdmissionWebhooks } from './admission-webhooks.ts';
 import { isReady, obj } from './workload-status.ts';
@@ -103,6 +104,11 @@ export class WorkloadController {
       else this.queue.add(...this.namespaces());
     });
     this.queue.add(...this.namespaces());
+  }
+
+  /** What a Pod's container wrote, where the kubelet runs it for real (kubelet-runner.ts). */
+  logs(uid: string, container?: string): LogLine[] | undefined {
+    return this.kubelet.logs(uid, container);
   }
 
   stop(): void {

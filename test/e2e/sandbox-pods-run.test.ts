@@ -9,7 +9,8 @@
  * Pod unready, so the rollout keeps the old Pods; a node whose Pod CIDR is not loopback, and an
  * image the catalogue has not, run simulated (no address, nothing started); the sandbox stopped
  * leaves no process behind; echo-basic gets the downward API and a Secret volume (a path out of it
- * refused); a Pod deleted again with a shorter grace period stops within it.
+ * refused) and its log holds a line per request (`kubectl logs`); a Pod deleted again with a
+ * shorter grace period stops within it.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -406,6 +407,28 @@ describe(
       });
       assert.match(served, /DNS:echo\.example/, 'the Secret’s certificate, verified against its CA');
       assert.ok(!existsSync(join(tmpdir(), 'npl-lb-escape')), 'a path out of the volume is written nowhere');
+
+      // Its log (`kubectl logs`): echo-basic's line per request, as the kubelet keeps it, with
+      // sinceTime, tailLines and timestamps; a bad tailLines is the API server's 400.
+      const log = async (q = '') => {
+        const r = await request(`${url}${PODS}/${p!.metadata.name}/log${q}`);
+        return { status: r.statusCode, text: await r.body.text() };
+      };
+      const mark = new Date().toISOString();
+      await (await request(`http://${ip}:3000/after?id=7`)).body.text();
+      await eventually(async () => (await log()).text.includes('/after?id=7'), 5000, 'the line logged');
+      const all = (await log()).text;
+      assert.match(all, /^Echoing back request made to \/hello to client \(127\.[0-9.]+:\d+\)$/m);
+      assert.match(all, /^Echoing back request made to \/after\?id=7 to client/m);
+      const since = (await log(`?sinceTime=${encodeURIComponent(mark)}`)).text;
+      assert.ok(!since.includes('/hello') && since.includes('/after?id=7'), since);
+      assert.equal((await log('?tailLines=1')).text.trim().split('\n').length, 1);
+      assert.match(
+        (await log('?tailLines=1&timestamps=true')).text,
+        /^\d{4}-\d\d-\d\dT[0-9:.]+Z Echoing back/,
+      );
+      assert.equal((await log('?tailLines=-1')).status, 400);
+      assert.equal((await log('?sinceTime=yesterday')).status, 400);
     });
 
     it('a sandbox stopped leaves no process behind', async () => {

@@ -7,7 +7,8 @@
  *   `TLS_SERVER_CERT`/`TLS_SERVER_PRIVKEY`, HTTPS on `HTTPS_PORT` (8443); `X-Echo-Set-Header:
  *   Name:Value,...` sets response headers, `?delay=<duration>` answers that much later (10 s at
  *   most); a WebSocket at `/ws` on `HTTP_PORT` sends each message back; `/retry/...?uuid=&succeedAfter=N`
- *   fails a request's first N attempts (its `responseCode`, else a reset connection);
+ *   fails a request's first N attempts (its `responseCode`, else a reset connection); each request
+ *   logged as echo-basic logs it (`Echoing back request made to <uri> to client (<addr>)`);
  * - `TCP_ECHO_SERVER`: a welcome line, then `PING` → `PONG`, `IS_TLS`, and `TEST` → the Pod's
  *   identity (and over TLS the server name asked for) as a JSON line; TLS on `TLS_PORT` (8443) with
  *   a certificate;
@@ -112,6 +113,10 @@ function retrySimulation(req, res) {
 }
 
 function httpHandler(req, res) {
+  // echo-basic's own log line, which the upstream mirror tests look for in the Pod's log.
+  console.log(
+    `Echoing back request made to ${req.url ?? ''} to client (${req.socket.remoteAddress}:${req.socket.remotePort})`,
+  );
   if ((req.url ?? '').startsWith('/retry/') && retrySimulation(req, res)) return;
   const headers = {};
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
