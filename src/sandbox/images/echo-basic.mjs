@@ -114,8 +114,8 @@ function retrySimulation(req, res) {
 
 function httpHandler(req, res) {
   // echo-basic's own log line, which the upstream mirror tests look for in the Pod's log.
-  console.log(
-    `Echoing back request made to ${req.url ?? ''} to client (${req.socket.remoteAddress}:${req.socket.remotePort})`,
+  process.stdout.write(
+    `Echoing back request made to ${req.url ?? ''} to client (${req.socket.remoteAddress}:${req.socket.remotePort})\n`,
   );
   if ((req.url ?? '').startsWith('/retry/') && retrySimulation(req, res)) return;
   const headers = {};
