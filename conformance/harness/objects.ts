@@ -129,6 +129,14 @@ export class Api {
     );
   }
 
+  /** A plain-text answer (a Pod's log). */
+  async text(path: string): Promise<string> {
+    const res = await fetch(this.server + path);
+    const text = await res.text();
+    if (res.status >= 300) throw new ApiError(res.status, `GET ${path}: ${res.status} ${text.slice(0, 300)}`);
+    return text;
+  }
+
   /** The object as stored, or undefined when there is none. */
   async get(path: string): Promise<Record<string, unknown> | undefined> {
     try {

@@ -18,6 +18,7 @@ import { listenerSetRouteTests } from './listener-set-routes.ts';
 import { backendClientCertificateTests } from './backend-client-certificates.ts';
 import { corsTests } from './cors.ts';
 import { retryTests } from './retry.ts';
+import { mirrorTests } from './mirrors.ts';
 
 export const ALL_TESTS: ConformanceTest[] = [
   ...gatewayTests,
@@ -28,6 +29,7 @@ export const ALL_TESTS: ConformanceTest[] = [
   ...extendedHttpTests,
   ...corsTests,
   ...retryTests,
+  ...mirrorTests,
   ...redirectTests,
   ...gatewayExtendedTests,
   ...tlsRouteTests,
