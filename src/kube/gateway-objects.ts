@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { objectMetaSchema } from './objects.ts';
-import { httpRouteFilterSchema } from './route-filter-objects.ts';
+import { httpRouteFilterSchema, objectRefSchema } from './route-filter-objects.ts';
 
 export const GATEWAY_GROUP = 'gateway.networking.k8s.io';
 
@@ -206,16 +206,7 @@ const parentRef = z
   .loose();
 export type ParentReference = z.infer<typeof parentRef>;
 
-const backendRef = z
-  .object({
-    group: z.string().default(''),
-    kind: z.string().default('Service'),
-    name: z.string(),
-    namespace: z.string().optional(),
-    port: z.number().int().optional(),
-    weight: z.number().int().default(1),
-  })
-  .loose();
+const backendRef = objectRefSchema.extend({ weight: z.number().int().default(1) });
 export type BackendRef = z.infer<typeof backendRef>;
 
 export { httpRouteFilterSchema, type HttpRouteFilter } from './route-filter-objects.ts';

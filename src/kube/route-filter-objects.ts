@@ -22,6 +22,17 @@ const pathModifier = z
   })
   .loose();
 
+/** A reference to a Service port (the Gateway API's BackendObjectReference): a backendRef's, a mirror's. */
+export const objectRefSchema = z
+  .object({
+    group: z.string().default(''),
+    kind: z.string().default('Service'),
+    name: z.string(),
+    namespace: z.string().optional(),
+    port: z.number().int().optional(),
+  })
+  .loose();
+
 export const httpRouteFilterSchema = z
   .object({
     type: z.string(),
@@ -57,15 +68,7 @@ export const httpRouteFilterSchema = z
     // share `percent` or `fraction` says.
     requestMirror: z
       .object({
-        backendRef: z
-          .object({
-            group: z.string().default(''),
-            kind: z.string().default('Service'),
-            name: z.string(),
-            namespace: z.string().optional(),
-            port: z.number().int().optional(),
-          })
-          .loose(),
+        backendRef: objectRefSchema,
         percent: z.number().int().optional(),
         fraction: z
           .object({ numerator: z.number().int(), denominator: z.number().int().default(100) })

@@ -15,7 +15,8 @@ import { preStopSeconds, withKubeletReady } from './kubelet.ts';
 import type { JsonObject } from './openapi.ts';
 import type { Registry, WriteOptions } from './registry.ts';
 import { PodAddresses } from './pod-addresses.ts';
-import { type ContainersState, type LogLine, PodProcesses, runnableContainers } from './pod-processes.ts';
+import { type ContainersState, PodProcesses, runnableContainers } from './pod-processes.ts';
+import type { LogLine } from './pod-logs.ts';
 import { gone, meta, name, SIMULATED } from './workload-pods.ts';
 import { arr, obj } from './workload-status.ts';
 

@@ -9,11 +9,11 @@
  * exits by itself when the sandbox goes, however it goes.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import type { Readable } from 'node:stream';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { lagTolerantTimeout } from '../runtime/lag-tolerant-timeout.ts';
 import { podImage } from './pod-images.ts';
+import { keepLog, type LogLine } from './pod-logs.ts';
 import type { JsonObject } from './openapi.ts';
 import { arr, obj } from './workload-status.ts';
 
@@ -37,16 +37,6 @@ interface Probe {
   /** Answers in a row before an unready container is ready again (default 1). */
   successThreshold: number;
 }
-
-/** A line a container wrote (stdout or stderr), when the kubelet read it. */
-export interface LogLine {
-  at: number;
-  text: string;
-}
-
-/** The most a container's log keeps (the newest lines), as the kubelet rotates a container's log. */
-const LOG_LINES = 10_000;
-const LOG_LINE_BYTES = 16 * 1024;
 
 interface Container extends ContainerSpec {
   child?: ChildProcess;
@@ -225,21 +215,6 @@ export function probed(c: Pick<Container, 'child' | 'probe' | 'ready' | 'fails' 
   c.oks = ok ? c.oks + 1 : 0;
   if (c.ready && c.fails >= c.probe.failureThreshold) c.ready = false;
   else if (!c.ready && c.oks >= c.probe.successThreshold) c.ready = true;
-}
-
-/** Reads a container's output into its log, line by line, the oldest dropped past LOG_LINES. */
-function keepLog(out: Readable, log: LogLine[]): void {
-  let partial = '';
-  out.setEncoding('utf8');
-  out.on('data', (chunk: string) => {
-    const lines = (partial + chunk).split('\n');
-    partial = lines.pop()!.slice(0, LOG_LINE_BYTES);
-    const at = Date.now();
-    for (const text of lines) log.push({ at, text: text.slice(0, LOG_LINE_BYTES) });
-    if (log.length > LOG_LINES) log.splice(0, log.length - LOG_LINES);
-  });
-  // The pipe never holds the sandbox open.
-  (out as Readable & { unref?: () => void }).unref?.();
 }
 
 export class PodProcesses {

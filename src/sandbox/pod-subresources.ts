@@ -11,7 +11,7 @@ import type { ServerResponse } from 'node:http';
 import type { ResourceType } from './kinds.ts';
 import type { JsonObject } from './openapi.ts';
 import type { Registry } from './registry.ts';
-import type { LogLine } from './pod-processes.ts';
+import { type LogLine, logText } from './pod-logs.ts';
 import { ApiError, badRequest, methodNotAllowed } from './status.ts';
 
 const STREAMING = new Set(['exec', 'attach', 'portforward']);
@@ -30,29 +30,6 @@ const obj = (v: unknown): JsonObject =>
 export interface PodAccess {
   registry: Registry;
   logs: (uid: string, container: string | undefined) => LogLine[] | undefined;
-}
-
-/** A log's lines as the kubelet answers them: since a time, the last N, with timestamps. */
-function logText(lines: LogLine[], q: URLSearchParams): string {
-  const sinceTime = q.get('sinceTime');
-  const sinceSeconds = q.get('sinceSeconds');
-  const since =
-    sinceTime !== null
-      ? Date.parse(sinceTime)
-      : sinceSeconds !== null
-        ? Date.now() - Number(sinceSeconds) * 1000
-        : NaN;
-  if ((sinceTime !== null || sinceSeconds !== null) && !Number.isFinite(since))
-    throw badRequest(`invalid sinceTime or sinceSeconds`);
-  let kept = Number.isFinite(since) ? lines.filter((l) => l.at >= since) : lines;
-  const tail = q.get('tailLines');
-  if (tail !== null) {
-    const n = Number(tail);
-    if (!Number.isInteger(n) || n < 0) throw badRequest(`invalid tailLines ${tail}`);
-    kept = n === 0 ? [] : kept.slice(-n);
-  }
-  const stamp = q.get('timestamps') === 'true';
-  return kept.map((l) => `${stamp ? `${new Date(l.at).toISOString()} ` : ''}${l.text}\n`).join('');
 }
 
 export function servePodSubresource(

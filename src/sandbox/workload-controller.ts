@@ -33,7 +33,7 @@ import {
 import type { Store } from './store.ts';
 import { availableAt, type RolloutSet, rolloutStep } from './rollout.ts';
 import { SandboxKubelet } from './kubelet-runner.ts';
-import type { LogLine } from './pod-processes.ts';
+import type { LogLine } from './pod-logs.ts';
 import { currentAnnotations, HASH, newestRevision, newReplicaSet, REVISION } from './deployment-revisions.ts';
 import type { AdmissionWebhooks } from './admission-webhooks.ts';
 import { isReady, obj } from './workload-status.ts';

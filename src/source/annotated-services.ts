@@ -5,6 +5,7 @@
  */
 import { type ControllerConfig, namespaceSelected } from '../config/controller-config.ts';
 import type { Ingress, IngressBackend, Service } from '../kube/objects.ts';
+import { z } from 'zod';
 import type { ClusterView } from './view.ts';
 import { ingressClassOf, ourIngressClasses, ourLoadBalancer } from './ours.ts';
 import {
@@ -12,6 +13,7 @@ import {
   GATEWAY_ROUTES,
   ROUTE_KEYS,
   type RouteKey,
+  httpRouteFilterSchema,
   type RouteObject,
 } from '../kube/gateway-objects.ts';
 import { servedGatewayView } from './gateway/from-view.ts';
@@ -38,6 +40,18 @@ export function ingressBackends(ing: Ingress): { service: string; port: number |
  * The Services (namespace/name) HTTPRoutes send to through a Gateway of ours (a Service in another
  * namespace only where a ReferenceGrant allows it).
  */
+const FILTERS = z.array(httpRouteFilterSchema);
+
+/** The Services a rule's RequestMirror filters copy requests to (HTTP route kinds). */
+function mirrorRefs(rule: RouteObject['spec']['rules'][number]) {
+  // The HTTP kinds' rules carry parsed filters; the L4 kinds' none (a stray field reads as none).
+  const parsed = FILTERS.safeParse('filters' in rule ? rule.filters : []);
+  const filters = parsed.success ? parsed.data : [];
+  return filters.flatMap((f) =>
+    f.type === 'RequestMirror' && f.requestMirror ? [f.requestMirror.backendRef] : [],
+  );
+}
+
 function gatewayBackendServices(
   view: Pick<ClusterView, GatewayInputs>,
   cfg: ControllerConfig,
@@ -62,7 +76,8 @@ function gatewayBackendServices(
       const ns = r.metadata.namespace;
       if (!r.spec.parentRefs.some((p) => ours(p, ns))) continue;
       for (const rule of r.spec.rules) {
-        for (const b of rule.backendRefs) {
+        // A rule's RequestMirror filters send to their Services as its backendRefs do.
+        for (const b of [...rule.backendRefs, ...mirrorRefs(rule)]) {
           if (b.group !== '' || b.kind !== 'Service') continue;
           const target = b.namespace ?? ns;
           const from = { group: GATEWAY_GROUP, kind, namespace: ns };

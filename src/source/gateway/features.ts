@@ -18,10 +18,11 @@ function filterClaims(http: HttpCapabilities): [string, boolean][] {
     ['HTTPRouteBackendRequestHeaderModification', http.backendHeaderModifiers === true],
     // The CORS filter: preflights answered by the load balancer, allowed origins echoed.
     ['HTTPRouteCORS', http.cors === true],
-    // Request mirrors (HttpCapabilities.mirror) are served where declared, but not claimed yet:
-    // the harness's transcription of their upstream tests (conformance/tests/mirrors.ts) reads
-    // echo-basic's log lines through the sandbox's Pod logs, which came back empty in the
-    // conformance rig though the mirrors answered (HAProxy's counters); claimed once they pass.
+    // Request mirrors: every request, several mirrors on one rule, a share of requests (their
+    // upstream tests read echo-basic's log lines through the sandbox's Pod logs: mirrors.ts).
+    ['HTTPRouteRequestMirror', http.mirror !== undefined],
+    ['HTTPRouteRequestMultipleMirrors', (http.mirror?.maxPerRoute ?? 0) > 1],
+    ['HTTPRouteRequestPercentageMirror', http.mirror !== undefined],
     // A rule's retry (the experimental channel's HTTPRoute): statuses and attempts. Not
     // HTTPRouteRetryBackendTimeout (no load balancer of npl-lb bounds the attempts together by
     // timeouts.request), nor HTTPRouteRetryConnectionError (a load balancer answering 502 once every

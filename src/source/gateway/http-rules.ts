@@ -1,29 +1,18 @@
 /**
  * The rules of one HTTPRoute -> model routes (one per match and host), through the validation
  * boundary: paths, header and query names and values, regular expressions, redirect targets and
- * rewrites are checked before they enter the model. backendRefs resolve to pools: a ref of another
- * kind (InvalidKind), to another namespace without a ReferenceGrant (RefNotPermitted), or to a
- * Service or port that does not exist (BackendNotFound) keeps its share of the traffic, answered
- * 500. Filters (route-filters.ts) npl-lb does not implement make the route UnsupportedValue. Pure.
+ * rewrites are checked before they enter the model. backendRefs and mirrors resolve to pools
+ * (backend-refs.ts: a ref that does not resolve keeps its share of the traffic, answered 500).
+ * Filters (route-filters.ts) npl-lb does not implement make the route UnsupportedValue. Pure.
  */
 import type { HttpCapabilities } from '../../adapter/contract.ts';
 import type { Service } from '../../kube/objects.ts';
 import {
-  type BackendRef,
-  GATEWAY_GROUP,
   type HttpRouteMatch,
   type HttpRouteObject,
   type ReferenceGrant,
-  type RouteKindName,
 } from '../../kube/gateway-objects.ts';
-import type {
-  BackendTls,
-  HttpRoute,
-  Mirror,
-  RuleVariant,
-  ValueMatch,
-  WeightedBackend,
-} from '../../model/types.ts';
+import type { BackendTls, HttpRoute, RuleVariant, ValueMatch } from '../../model/types.ts';
 import {
   headerNameProblem,
   headerValueProblem,
@@ -33,13 +22,14 @@ import {
 } from '../validate.ts';
 import type { TlsTarget } from './backend-tls.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
-import { referencePermitted } from './reference-grants.ts';
-import { backendFilters, filtersOf, type MirrorAsk, Refused } from './route-filters.ts';
+import { filtersOf, type MirrorAsk, Refused } from './route-filters.ts';
+import { type RefSink, ruleForwarding, ruleMirrors } from './backend-refs.ts';
 import { durationMs } from './durations.ts';
 import { ruleRetry } from './rule-retry.ts';
 import { ruleSession } from './rule-session.ts';
 
 export { filtersOf, Refused } from './route-filters.ts';
+export { ruleForwarding } from './backend-refs.ts';
 
 type ServicePort = Service['spec']['ports'][number];
 
@@ -185,183 +175,6 @@ function matchTemplate(
   return t;
 }
 
-/** What ruleForwarding reports to its route: a backend that does not resolve, a Service it sends to. */
-export interface RefSink {
-  refuse: (reason: string, message: string) => void;
-  backends: Set<string>;
-  /** The BackendTLSPolicies (namespace/name) over the Service ports refs send to. */
-  tlsPolicies: Set<string>;
-}
-
-/** `kubernetes.io/h2c`: a Service port that speaks HTTP/2 without TLS, with prior knowledge (GEP-1911). */
-export const H2C_APP_PROTOCOL = 'kubernetes.io/h2c';
-
-/** Why a port's BackendTLSPolicy cannot be spoken as it asks (its share then answers 500), if so. */
-function tlsUnserved(tls: TlsTarget, ctx: RuleContext, h2: boolean): string | undefined {
-  if (!tls.tls || !ctx.tlsPoolFor) return tls.problem ?? `BackendTLSPolicy ${tls.policies[0]}: not served`;
-  if (h2)
-    return `BackendTLSPolicy ${tls.policies[0]}: HTTP/2 over TLS to members is not served by the ${ctx.device?.adapter ?? 'configured'} load balancer`;
-  return undefined;
-}
-
-/**
- * A rule's backendRefs -> where its requests go: one pool, or a split by weight where a ref that
- * does not resolve keeps its share (answered 500). An HTTP/2 route kind's refs (gRPC), and a Service port whose
- * appProtocol is kubernetes.io/h2c, take the Service port's HTTP/2 pool (`h2PoolFor`); without one
- * (the load balancer speaks HTTP/1.1 to members only) such a ref does not resolve
- * (UnsupportedProtocol), never sent HTTP/1.1 it cannot read.
- */
-/**
- * The pool a backendRef's share goes to: over TLS as a policy asks (presenting the parent
- * Gateway's certificate, where it names one), HTTP/2, or plain HTTP/1.1.
- */
-function poolOf(
-  ctx: RuleContext,
-  svc: Service,
-  sp: ServicePort,
-  tls: BackendTls | undefined,
-  h2: boolean,
-): string {
-  if (tls)
-    return ctx.tlsPoolFor!(
-      svc,
-      sp,
-      ctx.clientCertificate ? { ...tls, clientCertificate: ctx.clientCertificate } : tls,
-    );
-  return h2 ? ctx.h2PoolFor!(svc, sp) : ctx.poolFor(svc, sp);
-}
-
-/**
- * A device that splits through one pool of all the shares' members speaks one TLS to them: a rule
- * whose shares differ (`asks`: each resolved share's TLS, '' for clear text) is refused, and every
- * share answers 500 (never clear text where TLS is asked).
- */
-function refuseMixedTls(
-  split: WeightedBackend[],
-  asks: ReadonlySet<string>,
-  field: string,
-  ctx: RuleContext,
-  sink: RefSink,
-): void {
-  if (asks.size <= 1 || !ctx.device?.http.backendTls?.oneTlsPerSplit) return;
-  sink.refuse(
-    'UnsupportedProtocol',
-    `${field}.backendRefs: its backends differ in TLS to members (a BackendTLSPolicy over some, not all, or other ones), and the ${ctx.device.adapter} load balancer speaks one TLS to a weighted rule's backends; the rule answers 500`,
-  );
-  for (const s of split) s.pool = null;
-}
-
-/** What a reference resolves to for its route: its pool, or null (its share answers 500). */
-interface RefPool {
-  pool: string | null;
-  /** The TLS its pool speaks (JSON), '' for clear text; absent when it did not resolve. */
-  tlsAsk?: string;
-}
-
-/** Where a route's references are: its namespace and kind, and what its backends speak. */
-export interface RefScope {
-  namespace: string;
-  kind: RouteKindName;
-  /** The protocol every backend of this kind speaks in HTTP/2 (gRPC); absent: by appProtocol. */
-  http2Protocol?: string;
-  /** The rule's retries and session cookie: its backends' pools are their variants for them. */
-  variant?: RuleVariant | undefined;
-}
-
-/**
- * One Service reference (a backendRef, a mirror's) -> its pool, or null with the reason told to
- * the sink: another kind (InvalidKind), another namespace without a ReferenceGrant
- * (RefNotPermitted), no such Service or port (BackendNotFound), HTTP/2 or TLS the load balancer
- * cannot speak to it (UnsupportedProtocol).
- */
-export function refPool(
-  b: Pick<BackendRef, 'group' | 'kind' | 'name' | 'namespace' | 'port'>,
-  f: string,
-  at: RefScope,
-  ctx: RuleContext,
-  sink: RefSink,
-): RefPool {
-  const target = b.namespace ?? at.namespace;
-  if (b.group !== '' || b.kind !== 'Service') {
-    sink.refuse('InvalidKind', `${f}: ${b.group || 'core'}/${b.kind} is not a Service`);
-    return { pool: null };
-  }
-  if (
-    !referencePermitted(
-      ctx.grants,
-      { group: GATEWAY_GROUP, kind: at.kind, namespace: at.namespace },
-      { group: '', kind: 'Service', namespace: target, name: b.name },
-    )
-  ) {
-    sink.refuse(
-      'RefNotPermitted',
-      `${f}: Service ${target}/${b.name} is in another namespace and no ReferenceGrant allows it`,
-    );
-    return { pool: null };
-  }
-  const svc = ctx.services.get(`${target}/${b.name}`);
-  const sp = svc?.spec.ports.find((p) => p.port === b.port && p.protocol === 'TCP');
-  const h2 = at.http2Protocol !== undefined || sp?.appProtocol === H2C_APP_PROTOCOL;
-  const unresolved = !svc
-    ? `${f}: Service ${target}/${b.name} not found`
-    : !sp
-      ? `${f}: Service ${target}/${b.name} has no TCP port ${b.port ?? '(none given)'}`
-      : undefined;
-  if (unresolved || !svc || !sp) {
-    sink.refuse('BackendNotFound', unresolved ?? f);
-    return { pool: null };
-  }
-  if (h2 && !ctx.h2PoolFor) {
-    sink.refuse(
-      'UnsupportedProtocol',
-      `${f}: Service ${target}/${b.name} port ${b.port ?? ''} speaks HTTP/2 (${at.http2Protocol ?? H2C_APP_PROTOCOL}), and the ${ctx.device?.adapter ?? 'configured'} load balancer speaks HTTP/1.1 to members`,
-    );
-    return { pool: null };
-  }
-  // A port a BackendTLSPolicy targets is spoken to over TLS as it asks, or not at all (its
-  // share answers 500): never in clear text, never unverified.
-  const tls = ctx.backendTlsOf?.(target, b.name, sp.name ?? '');
-  for (const p of tls?.policies ?? []) sink.tlsPolicies.add(p);
-  const why = tls && tlsUnserved(tls, ctx, h2);
-  if (why) {
-    sink.refuse(
-      'UnsupportedProtocol',
-      `${f}: Service ${target}/${b.name} port ${b.port ?? ''}: ${why}; its share answers 500, never in clear text`,
-    );
-    return { pool: null };
-  }
-  const make = () => poolOf(ctx, svc, sp, tls?.tls, h2);
-  sink.backends.add(`${target}/${b.name}`);
-  return {
-    pool: at.variant ? ctx.variantPoolFor!(make, at.variant) : make(),
-    tlsAsk: tls?.tls ? JSON.stringify(tls.tls) : '',
-  };
-}
-
-export function ruleForwarding(
-  refs: HttpRouteObject['spec']['rules'][number]['backendRefs'],
-  at: RefScope & { field: string; redirects: boolean },
-  ctx: RuleContext,
-  sink: RefSink,
-): Pick<HttpRoute, 'pool' | 'backends'> {
-  const split: WeightedBackend[] = [];
-  // What each resolved share's pool speaks: its TLS ask, '' for clear text.
-  const asks = new Set<string>();
-  refs.forEach((b, bi) => {
-    const f = `${at.field}.backendRefs[${bi}]`;
-    const requestHeaders = backendFilters(b.filters, `${f}.filters`, ctx.device);
-    const { pool, tlsAsk } = refPool(b, f, at, ctx, sink);
-    if (b.weight > 0 && tlsAsk !== undefined) asks.add(tlsAsk);
-    if (b.weight > 0) split.push({ pool, weight: b.weight, ...(requestHeaders ? { requestHeaders } : {}) });
-  });
-  refuseMixedTls(split, asks, at.field, ctx, sink);
-  return at.redirects
-    ? { pool: '' }
-    : split.length === 1 && split[0]!.pool !== null && !split[0]!.requestHeaders
-      ? { pool: split[0]!.pool }
-      : { pool: '', backends: split.length > 0 ? split : [{ pool: null, weight: 1 }] };
-}
-
 /**
  * A route's rules through `each` (which pushes templates and reports refs to the sink): one
  * ResolvedRefs for all of them, the first reference that does not resolve saying why, and a
@@ -382,28 +195,6 @@ export function collectRules(each: (sink: RefSink, templates: RouteTemplate[]) =
     return { templates: [], resolvedRefs, unsupported: err.message, backends, tlsPolicies };
   }
   return { templates, resolvedRefs, unsupported: undefined, backends, tlsPolicies };
-}
-
-/**
- * A rule's RequestMirror filters -> the pools its requests are copied to. A load balancer that does
- * not mirror, or not that many, refuses the route by name (never served unmirrored); a mirror whose
- * Service does not resolve is left out and said on ResolvedRefs, as the spec asks.
- */
-function ruleMirrors(asks: MirrorAsk[], namespace: string, ctx: RuleContext, sink: RefSink): Mirror[] {
-  if (asks.length === 0) return [];
-  const can = ctx.device?.http.mirror;
-  if (!can)
-    throw new Refused(
-      `${asks[0]!.field}: filter type RequestMirror is not supported by the ${ctx.device?.adapter ?? 'configured'} load balancer`,
-    );
-  if (asks.length > can.maxPerRoute)
-    throw new Refused(
-      `${asks[can.maxPerRoute]!.field}: the ${ctx.device!.adapter} load balancer copies a request to at most ${can.maxPerRoute} backends`,
-    );
-  return asks.flatMap((a) => {
-    const { pool } = refPool(a.ref, `${a.field}.backendRef`, { namespace, kind: 'HTTPRoute' }, ctx, sink);
-    return pool === null ? [] : [{ pool, ...(a.share ? { share: a.share } : {}) }];
-  });
 }
 
 export function httpRules(route: HttpRouteObject, ctx: RuleContext): HttpRuleResult {

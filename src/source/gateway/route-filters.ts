@@ -118,7 +118,7 @@ export interface MirrorAsk {
 
 /**
  * A RequestMirror filter through the boundary: the Service its copies go to (resolved as a
- * backendRef is: http-rules.ts refPool) and the share copied, `percent` or `fraction` (both at
+ * backendRef is: backend-refs.ts refPool) and the share copied, `percent` or `fraction` (both at
  * once, or a share outside 0 to 1, refused by name); all of them is no pick at all.
  */
 function mirrorAsk(m: NonNullable<HttpRouteFilter['requestMirror']>, field: string): MirrorAsk {

@@ -58,15 +58,37 @@ it("the README's conformance figures are the HAProxy report's", () => {
     total(profile(haproxy, 'GATEWAY-GRPC').core.statistics),
   );
   assert.equal(
-    claimed(/extended features each GatewayClass claims \((\d+) on HAProxy\)/),
+    claimed(/extended features each GatewayClass claims \((\d+) on HAProxy's runtime transport/),
     profile(haproxy, 'GATEWAY-HTTP').extended!.supportedFeatures.length,
   );
+  assert.equal(
+    claimed(/runtime transport, (\d+) on its Data Plane API, which does not mirror requests yet\)/),
+    profile(report('haproxy-dataplane-v3'), 'GATEWAY-HTTP').extended!.supportedFeatures.length,
+  );
   // Every HAProxy report (runtime, Data Plane v2 and v3) passes the same, as the README says, Mixed
-  // mode (both TLS modes on one port) included.
+  // mode (both TLS modes on one port) included, but the request mirrors the Data Plane transport
+  // does not serve yet: there they are not claimed, and their three tests not run.
   assert.match(readme, /Data Plane API v2 and v3, each also claiming GATEWAY-TLS's\s+`TLSRouteModeMixed`/);
   assert.ok(profile(haproxy, 'GATEWAY-TLS').extended!.supportedFeatures.includes('TLSRouteModeMixed'));
+  const mirrors = [
+    'HTTPRouteRequestMirror',
+    'HTTPRouteRequestMultipleMirrors',
+    'HTTPRouteRequestPercentageMirror',
+  ];
+  const withoutMirrors = haproxy.profiles.map((p) => {
+    const e = p.extended;
+    if (p.name !== 'GATEWAY-HTTP' || !e) return p;
+    return {
+      ...p,
+      extended: {
+        ...e,
+        statistics: { ...e.statistics, Passed: e.statistics.Passed - mirrors.length },
+        supportedFeatures: e.supportedFeatures.filter((f) => !mirrors.includes(f)),
+      },
+    };
+  });
   for (const adapter of ['haproxy-dataplane-v2', 'haproxy-dataplane-v3'])
-    assert.deepEqual(report(adapter).profiles, haproxy.profiles, adapter);
+    assert.deepEqual(report(adapter).profiles, withoutMirrors, adapter);
 });
 
 it("the README's feature table claims only features a report proves, for the adapters it names", () => {
@@ -77,7 +99,13 @@ it("the README's feature table claims only features a report proves, for the ada
   const claims: [RegExp, string, string[]][] = [
     [/rule `timeouts` and CORS \(HAProxy\)/, 'HTTPRouteRequestTimeout', ['haproxy-runtime']],
     [/rule `timeouts` and CORS \(HAProxy\)/, 'HTTPRouteCORS', ['haproxy-runtime']],
-    [/\(HAProxy\); WebSocket;/, 'HTTPRouteBackendProtocolWebSocket', ['haproxy-runtime', 'avi', 'f5']],
+    [/transport\); WebSocket;/, 'HTTPRouteBackendProtocolWebSocket', ['haproxy-runtime', 'avi', 'f5']],
+    [/request mirrors \(HAProxy's runtime transport\)/, 'HTTPRouteRequestMirror', ['haproxy-runtime']],
+    [
+      /request mirrors \(HAProxy's runtime transport\)/,
+      'HTTPRouteRequestPercentageMirror',
+      ['haproxy-runtime'],
+    ],
     [
       /rule `retry` \(HAProxy, Avi, BIG-IP; HTTPRoute's experimental CRD\)/,
       'HTTPRouteRetry',

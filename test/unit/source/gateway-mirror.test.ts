@@ -11,7 +11,25 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ALL_HTTP } from '../../../src/adapter/http-capabilities.ts';
-import { backend, grant, grpcRoute, INFRA, parent, pass, pool, route, vsOf, WEB } from './gateway-support.ts';
+import { parseControllerConfig } from '../../../src/config/controller-config.ts';
+import { servicesToAnnotate } from '../../../src/source/annotated-services.ts';
+import type { ClusterView } from '../../../src/source/desired.ts';
+import {
+  backend,
+  baseGateways,
+  baseNamespaces,
+  baseServices,
+  gatewayClass,
+  grant,
+  grpcRoute,
+  INFRA,
+  parent,
+  pass,
+  pool,
+  route,
+  vsOf,
+  WEB,
+} from './gateway-support.ts';
 
 const MIRRORING = { ...ALL_HTTP, mirror: { maxPerRoute: 2 } };
 
@@ -144,5 +162,40 @@ describe('the RequestMirror filter', () => {
       ?.parents[0]?.conditions.find((c) => c.type === 'Accepted');
     assert.equal(accepted?.status, false);
     assert.match(String(accepted?.message), /filter type RequestMirror is not supported/);
+  });
+
+  it("annotates the mirror's Service for NodePortLocal (its pool has members), a permitted one only", () => {
+    const view = (grants: boolean): ClusterView => ({
+      services: baseServices(),
+      ingresses: [],
+      ingressClasses: [],
+      pods: [],
+      nodes: [],
+      namespaces: baseNamespaces(),
+      gatewayClasses: [gatewayClass()],
+      gateways: baseGateways(),
+      httpRoutes: [
+        route(INFRA, 'mirror', {
+          parentRefs: [parent('same-namespace')],
+          rules: [
+            {
+              filters: [
+                { type: 'RequestMirror', requestMirror: to('infra-backend-v2') },
+                { type: 'RequestMirror', requestMirror: to('web-backend', { namespace: WEB }) },
+              ],
+              backendRefs: [backend('infra-backend-v1', 8080)],
+            },
+          ],
+        }),
+      ],
+      referenceGrants: grants ? [grant(WEB, 'HTTPRoute', INFRA, 'Service')] : [],
+    });
+    const cfg = parseControllerConfig('clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\n');
+    assert.deepEqual(
+      [...servicesToAnnotate(view(false), cfg)].sort(),
+      [`${INFRA}/infra-backend-v1`, `${INFRA}/infra-backend-v2`],
+      'another namespace without a ReferenceGrant is not annotated',
+    );
+    assert.ok(servicesToAnnotate(view(true), cfg).has(`${WEB}/web-backend`));
   });
 });
