@@ -54,7 +54,8 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
     // transports: the Data Plane's return_hdrs).
     cors: true,
     // Request mirrors: a Lua action of ours copies the request to a frontend on an abstract socket
-    // in front of the mirror's pool (mirrors.ts). Runtime transport only (below).
+    // in front of the mirror's pool (mirrors.ts; both transports: the Data Plane's `lua` rule,
+    // storage/general and global Lua loads, dataplane/mirror-layout.ts).
     mirror: { maxPerRoute: MAX_MIRRORS },
     // A verified client's subject: `http-request del-header` then `set-header <name>
     // %[ssl_c_s_dn]` where `ssl_c_verify` is 0 (http-routes.ts).
@@ -116,9 +117,8 @@ export const HAPROXY_CAPABILITIES: Capabilities = {
  * The Data Plane API transport: the same, through the API's objects. A check's headers and
  * statuses are the backend's http_checks, SourceIP persistence its stick_table and stick_rules, a
  * route's timeout a frontend set-var and the backend's set-timeout rule (layout.ts), Mixed mode's
- * loop a backend and a frontend of their own (tls-loop.ts). Not request mirrors: they need the
- * global's lua-load and a script in storage/general, which this transport does not write yet, so
- * a route with a RequestMirror filter is refused by name there.
+ * loop a backend and a frontend of their own (tls-loop.ts), request mirrors a `lua` rule, a
+ * frontend per mirrored pool, the script in storage/general and the global's Lua load
+ * (mirror-layout.ts).
  */
-const { mirror: _mirror, ...dataplaneHttp } = HAPROXY_CAPABILITIES.http!;
-export const DATAPLANE_CAPABILITIES: Capabilities = { ...HAPROXY_CAPABILITIES, http: dataplaneHttp };
+export const DATAPLANE_CAPABILITIES: Capabilities = HAPROXY_CAPABILITIES;

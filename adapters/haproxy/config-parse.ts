@@ -14,6 +14,7 @@ import type {
 } from '../../src/model/types.ts';
 import type { Observed } from '../../src/adapter/changes.ts';
 import { PART_OF } from './tls-mixed.ts';
+import { keepServedMirrors } from './mirrors.ts';
 import { readStoredCheck, storedPolicy } from '../../src/adapter/stored-check.ts';
 import { readFrontend, readSourceRanges } from './policy-lines.ts';
 import { parseGatewayRoutes, parseSniRoutes } from './http-routes.ts';
@@ -190,19 +191,6 @@ function readL7(s: Section, body: string, readCa: CaReader): L7VirtualService {
 
 /** A mirror's frontend (mirrors.ts): part of its virtual service, named by the pool it sends to. */
 const MIRROR_MARK = /# npl-lb part-of=\S+ mirror=/;
-
-/**
- * A route's mirrors as the file serves them: one whose frontend is gone (deleted by hand) is not
- * read back, so the next pass writes it again.
- */
-function keepServedMirrors(vs: L7VirtualService, served: ReadonlySet<string>): void {
-  for (const r of vs.routes) {
-    if (!r.mirrors) continue;
-    const kept = r.mirrors.filter((m) => served.has(m.pool));
-    if (kept.length > 0) r.mirrors = kept;
-    else delete r.mirrors;
-  }
-}
 
 /** A JSON list of names as our note keeps it (listenerHosts), or undefined if it is not one. */
 export function hostList(text: string | undefined): string[] | undefined {

@@ -89,6 +89,20 @@ export const mirrorPools = (v: L7VirtualService): string[] =>
 export const hasMirrors = (vss: Iterable<VirtualService>): boolean =>
   [...vss].some((v) => v.kind === 'l7' && v.routes.some((r) => (r.mirrors?.length ?? 0) > 0));
 
+/**
+ * A virtual service's routes' mirrors as the device serves them (`served`: the pools whose mirror
+ * frontend is there as written): one whose frontend is gone (deleted by hand) is not read back, so
+ * the next pass writes it again. In place.
+ */
+export function keepServedMirrors(vs: L7VirtualService, served: ReadonlySet<string>): void {
+  for (const r of vs.routes) {
+    if (!r.mirrors) continue;
+    const kept = r.mirrors.filter((m) => served.has(m.pool));
+    if (kept.length > 0) r.mirrors = kept;
+    else delete r.mirrors;
+  }
+}
+
 /** A mirror's frontend: the virtual service's name, `_m` and the pool's place ('_' is in no Kubernetes name). */
 export const mirrorFrontend = (vs: string, k: number): string => `${vs}_m${k}`;
 

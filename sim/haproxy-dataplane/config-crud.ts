@@ -68,6 +68,10 @@ const HTTP_RULE = [
   'return_hdrs',
   'timeout_type',
   'timeout',
+  'wait_time',
+  'wait_at_least',
+  'lua_action',
+  'lua_params',
 ];
 const TCP_RULE = ['type', 'action', 'cond', 'cond_test', 'timeout'];
 /** The stick_rule fields this simulator renders. */

@@ -4,6 +4,7 @@
  * the real API: a change that only moves a server (address, port, weight, maintenance; metadata,
  * which lives in a comment) is done through the runtime socket; anything else needs a reload.
  */
+import { globalLines } from './global-section.ts';
 import type {
   DpAcl,
   DpBackend,
@@ -50,9 +51,11 @@ export interface StoredFrontend {
 export interface DpConfig {
   backends: Map<string, StoredBackend>;
   frontends: Map<string, StoredFrontend>;
+  /** The global section's fields this simulator renders (global-section.ts); absent: none. */
+  global?: Record<string, unknown>;
 }
 
-export const emptyConfig = (): DpConfig => ({ backends: new Map(), frontends: new Map() });
+export const emptyConfig = (): DpConfig => ({ backends: new Map(), frontends: new Map(), global: {} });
 
 export function cloneConfig(c: DpConfig): DpConfig {
   return structuredClone(c);
@@ -160,6 +163,7 @@ export function renderConfig(c: DpConfig, p: RenderPaths): string {
     '    hard-stop-after 30s',
     // Nothing here uses HAProxy's own HTTP client: it need not load every system CA at each reload.
     '    httpclient.ssl.verify none',
+    ...globalLines(c.global ?? {}),
     `    server-state-file ${p.serverStateFile}`,
     '',
     'defaults',
@@ -256,6 +260,7 @@ export function serverMoves(from: DpConfig, to: DpConfig): string[] {
 export function runtimePlan(from: DpConfig, to: DpConfig): { reload: boolean; commands: string[] } {
   const commands = serverMoves(from, to);
   const reload = { reload: true, commands };
+  if (JSON.stringify(from.global ?? {}) !== JSON.stringify(to.global ?? {})) return reload;
   if (from.frontends.size !== to.frontends.size || from.backends.size !== to.backends.size) return reload;
   for (const [name, f] of to.frontends) {
     const g = from.frontends.get(name);

@@ -43,6 +43,11 @@ const HTTP_TYPES: Record<string, (o: RuleObject, t: string) => string> = {
     const code = o.redir_code === undefined ? '' : ` code ${str(o, 'redir_code', t)}`;
     return `${t} ${kind} ${str(o, 'redir_value', t)}${code}`;
   },
+  // wait-for-body: a time in ms, at least so many bytes; lua: the action of a loaded script, its arguments.
+  'wait-for-body': (o, t) =>
+    `${t} time ${str(o, 'wait_time', t)}${o.wait_at_least === undefined ? '' : ` at-least ${str(o, 'wait_at_least', t)}`}`,
+  lua: (o, t) =>
+    `lua.${str(o, 'lua_action', t)}${o.lua_params === undefined ? '' : ` ${str(o, 'lua_params', t)}`}`,
   'set-timeout': (o, t) => {
     const which = str(o, 'timeout_type', t);
     if (!['server', 'tunnel', 'client'].includes(which)) throw new RuleRefused(`${t}: timeout_type ${which}`);

@@ -20,7 +20,8 @@ import {
   HaproxyProcess,
   socketCommand,
 } from '../../adapters/haproxy/process.ts';
-import { DpError, readItems, resolveTarget, type Target, writeItems } from './config-crud.ts';
+import { DpError, readItems, resolveTarget, writeItems } from './config-crud.ts';
+import { readGlobal, writeGlobal } from './global-section.ts';
 import { runtimeServersRoute } from './runtime-servers.ts';
 import { ReloadAgent } from './reload-agent.ts';
 import { parseBody } from './request-body.ts';
@@ -227,8 +228,21 @@ export class DataplaneSimulator {
     if (seg[0] !== 'services' || seg[1] !== 'haproxy' || seg[2] !== 'configuration') {
       throw new DpError(404, `${path}: not found in this simulator`);
     }
+    if (seg[3] === 'global' && seg[4] === undefined) {
+      if (method !== 'GET' && method !== 'PUT') throw new DpError(405, `${method} not allowed`);
+      return this.configRoute(v, method, query, {
+        read: (c) => readGlobal(v, c.global ?? {}),
+        write: (c) => {
+          c.global = writeGlobal(v, body);
+          return readGlobal(v, c.global);
+        },
+      });
+    }
     const target = resolveTarget(v, seg.slice(3), query);
-    return this.configRoute(v, method, target, query, body);
+    return this.configRoute(v, method, query, {
+      read: (c) => readItems(v, c, target),
+      write: (c) => writeItems(v, c, method, target, body).body,
+    });
   }
 
   private transactionRoute(
@@ -341,9 +355,8 @@ export class DataplaneSimulator {
   private async configRoute(
     v: ApiVersion,
     method: string,
-    target: Target,
     query: Record<string, string>,
-    body: unknown,
+    op: { read: (c: DpConfig) => unknown; write: (c: DpConfig) => unknown },
   ): Promise<Reply> {
     const tx = query.transaction_id;
     const t = tx !== undefined ? this.transactions.get(tx) : undefined;
@@ -353,7 +366,7 @@ export class DataplaneSimulator {
     const config = t ? t.config : this.config;
     const vh = { 'configuration-version': String(t ? t.version : this.version) };
     if (method === 'GET') {
-      const data = readItems(v, config, target);
+      const data = op.read(config);
       return v === 'v2'
         ? { status: 200, body: { _version: t ? t.version : this.version, data }, headers: vh }
         : { status: 200, body: data, headers: vh };
@@ -368,7 +381,7 @@ export class DataplaneSimulator {
       }
     }
     const work = t ? config : cloneConfig(config);
-    const out = writeItems(v, work, method, target, body);
+    const out = { body: op.write(work) };
     if (t) return { status: 202, body: out.body };
     const applied = await this.install(work);
     const created = method === 'POST';

@@ -1,11 +1,13 @@
 /**
- * Request mirrors (an HTTPRoute's RequestMirror filter: HttpRoute.mirrors) on a real HAProxy
- * (the runtime transport: the Data Plane one declares no mirrors), with a member and a mirror that record what they see. A route's requests are
- * answered by its member and copied to the mirror as the route changed them (a header set, the
- * query kept, a POST's body whole); a share (1 in 2) is copied about half the time; a mirror that
- * is down or slow never touches the client's answer; the mirror's frontend deleted by hand is
- * read back as a route that no longer mirrors and written again by the next pass; taken off the
- * route, nothing more is copied. Each pass is observed back with nothing left to do.
+ * Request mirrors (an HTTPRoute's RequestMirror filter: HttpRoute.mirrors) on a real HAProxy, every
+ * transport (runtime; Data Plane API v2 and v3 on the simulator, held to the spec), with a member
+ * and a mirror that record what they see. A route's requests are answered by its member and copied
+ * to the mirror as the route changed them (a header set, the query kept, a POST's body whole); a
+ * share (1 in 2) is copied about half the time; the mirror's frontend deleted by hand, or (Data
+ * Plane) the stored script changed by hand, is read back as a route that no longer mirrors and
+ * written again by the next pass; through a reload of HAProxy it still copies; a mirror that hangs
+ * or is gone never touches the client's answer; taken off the route, nothing more is copied. Each
+ * pass is observed back with nothing left to do.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -116,8 +118,18 @@ async function until(ok: () => boolean, what: string): Promise<void> {
   }
 }
 
-/** The mirror's frontend deleted by hand from the runtime transport's file, and a reload. */
+/** The mirror's frontend deleted by hand: from the runtime file (and a reload), or through the API. */
 async function dropMirrorFrontend(rig: TransportRig): Promise<void> {
+  if (rig.client) {
+    const c = rig.client;
+    const name = (await c.frontends()).map((f) => f.name).find((n) => n.startsWith(`${VS}_m`));
+    assert.ok(name, "the mirror's frontend is on the device");
+    const tx = await c.startTransaction(await c.configVersion());
+    await c.deleteFrontend(tx, name);
+    await c.commit(tx);
+    await rig.idle();
+    return;
+  }
   const file = rig.configFile!;
   const text = readFileSync(file, 'utf8');
   const edited = text.replace(/frontend \S+_m0\n(?: {4}.*\n)+/, '');
@@ -126,8 +138,7 @@ async function dropMirrorFrontend(rig: TransportRig): Promise<void> {
   await rig.reload();
 }
 
-// The runtime transport mirrors; the Data Plane one refuses such routes by name (its capabilities).
-for (const tr of TRANSPORTS.filter((x) => x.name === 'runtime transport'))
+for (const tr of TRANSPORTS)
   describe(`request mirrors on a real HAProxy (${tr.name})`, { skip: haproxyMissing() }, () => {
     it('copies as the route changed them, a share of them, never waits for the mirror, is repaired', async (t) => {
       const m = await members(t);
@@ -164,6 +175,35 @@ for (const tr of TRANSPORTS.filter((x) => x.name === 'runtime transport'))
       const copied = m.seen.copy.filter((s) => s.url.startsWith('/half/p')).length;
       assert.ok(copied >= 30 && copied <= 90, `about half copied: ${copied} of 120`);
 
+      // The mirror's frontend deleted by hand: read back as not mirroring, written again.
+      await dropMirrorFrontend(rig);
+      const want = state({ all: [{ pool: COPY_POOL }] });
+      assert.notDeepEqual(plan(want, await rig.adapter.observe()).changes, [], 'the loss is seen');
+      await converge(rig.adapter, want);
+
+      // The Data Plane's stored script changed by hand: read as not mirroring, written again.
+      if (rig.client) {
+        const v3 = tr.name.endsWith('v3');
+        await rig.client.send(
+          'PUT',
+          '/services/haproxy/storage/general/npl-mirror.lua',
+          {},
+          v3
+            ? { form: { field: 'file_upload', filename: 'npl-mirror.lua', content: '-- emptied by hand\n' } }
+            : { text: '-- emptied by hand\n' },
+        );
+        assert.notDeepEqual(plan(want, await rig.adapter.observe()).changes, [], 'the script edit is seen');
+        await converge(rig.adapter, want);
+      }
+      assert.equal(await send('/all/again?id=2'), 'main');
+      await until(() => m.seen.copy.some((s) => s.url === '/all/again?id=2'), 'a copy once repaired');
+      // Through a reload of HAProxy (as a restart would): still copied, nothing left to do.
+      await rig.reload();
+      await rig.idle();
+      assert.equal(await send('/all/reloaded'), 'main');
+      await until(() => m.seen.copy.some((s) => s.url === '/all/reloaded'), 'a copy after a reload');
+      assert.deepEqual(plan(want, await rig.adapter.observe()).changes, [], 'nothing to do after a reload');
+
       // A mirror that never answers: the client's answers still come, each its own.
       m.hang(true);
       for (let i = 0; i < 10; i++) assert.equal(await send(`/all/hang?i=${i}`), 'main');
@@ -171,12 +211,6 @@ for (const tr of TRANSPORTS.filter((x) => x.name === 'runtime transport'))
       m.hang(false);
       m.stopCopy();
       for (let i = 0; i < 5; i++) assert.equal(await send(`/all/gone?i=${i}`), 'main');
-
-      // The mirror's frontend deleted by hand: read back as not mirroring, written again.
-      await dropMirrorFrontend(rig);
-      const want = state({ all: [{ pool: COPY_POOL }] });
-      assert.notDeepEqual(plan(want, await rig.adapter.observe()).changes, [], 'the loss is seen');
-      await converge(rig.adapter, want);
 
       // Taken off: the route no longer copies; the mirror's pool may go.
       const off = state({});

@@ -35,6 +35,8 @@ import { type DeviceFrontend, readVirtualService } from './frontend-layout.ts';
 import { membersHealth } from './member-health.ts';
 import type { DpBind, DpFrontend } from './models.ts';
 import { attachLoops, loopOf } from './tls-loop.ts';
+import { attachMirrors, luaLoads, mirrorOf, type MirrorSection } from './mirror-layout.ts';
+import { MIRROR_LUA, MIRROR_LUA_FILE } from '../mirrors.ts';
 
 export interface HaproxyDataplaneOptions extends DataplaneClientOptions {
   owner: string;
@@ -134,10 +136,16 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
           }),
         );
     }
+    // Request mirrors' frontends (mirror-layout.ts), attached to their virtual services below.
+    const mirrors: MirrorSection[] = [];
     for (const f of frontends) {
       const owner = ownerOf(f);
       const partOf = loopOf(f.description);
       if (owner !== this.owner) foreign.push({ kind: 'virtualService', name: f.name, owner });
+      else if (mirrorOf(f.description))
+        reads.push(
+          q.add(async () => void mirrors.push({ frontend: f, binds: await this.client.binds(f.name) })),
+        );
       else if (partOf !== undefined)
         reads.push(
           q.add(
@@ -162,6 +170,12 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
     }
     await Promise.all(reads);
     attachLoops(ownBackends, ownFrontends, loopBackends, loopFrontends);
+    attachMirrors(
+      ownFrontends,
+      mirrors,
+      this.layout.instance ?? '',
+      mirrors.length > 0 && (await this.mirrorScriptLoaded()),
+    );
     await this.cas.observe();
     this.backends = ownBackends;
     this.frontends = ownFrontends;
@@ -169,6 +183,13 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
     this.certificates = new Map(certs.owned.map((c) => [c.name, c]));
     this.loaded = true;
     return this.observed();
+  }
+
+  /** Whether the global section loads our mirrors' script, stored as we write it (mirrors.ts). */
+  private async mirrorScriptLoaded(): Promise<boolean> {
+    const path = this.certs.storedFiles().get(MIRROR_LUA_FILE);
+    if (path === undefined || !luaLoads(await this.client.global()).includes(path)) return false;
+    return (await this.certs.readGeneral(MIRROR_LUA_FILE)) === MIRROR_LUA;
   }
 
   private observed(): Observed {

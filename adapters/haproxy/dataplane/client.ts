@@ -17,6 +17,8 @@ import {
   dpErrorSchema,
   type DpFrontend,
   dpFrontendSchema,
+  type DpGlobal,
+  dpGlobalSchema,
   type DpReload,
   dpReloadSchema,
   type DpRuntimeServer,
@@ -234,6 +236,15 @@ export class DataplaneClient {
       ...c.query,
       transaction_id: tx,
     });
+  }
+
+  /** The global section (its fields as the API shows them: Lua loads for mirrors.ts). */
+  global(tx?: string): Promise<DpGlobal> {
+    return this.read(dpGlobalSchema, `${CONF}/global`, { transaction_id: tx });
+  }
+
+  async putGlobal(tx: string, g: DpGlobal): Promise<void> {
+    await this.call('PUT', `${CONF}/global`, { transaction_id: tx }, g);
   }
 
   async putBackend(tx: string, b: DpBackend, exists: boolean): Promise<void> {

@@ -5,6 +5,8 @@
  * of route-layout.ts. What HAProxy has no field for (the source, the routes themselves) is in the
  * frontend's `description`, as `k=v` words.
  */
+import { keepServedMirrors } from '../mirrors.ts';
+import { mirrorLayouts, type MirrorSection } from './mirror-layout.ts';
 import { frontendOf } from '../parameters.ts';
 import type {
   ClientValidation,
@@ -53,6 +55,9 @@ export interface DeviceFrontend {
   hostClientValidation?: HostClientValidation[];
   /** Mixed mode: the loop's backend and frontend (tls-loop.ts). */
   loop?: DeviceLoop;
+  /** Its mirrors' frontends (mirror-layout.ts), and the pools they serve as written. */
+  mirrors?: MirrorSection[];
+  servedMirrors?: ReadonlySet<string>;
 }
 
 export interface FrontendLayout extends Omit<DeviceFrontend, 'loop'> {
@@ -232,8 +237,17 @@ export function frontendFor(v: VirtualService, o: LayoutOptions, crtList?: strin
   ];
   const certificates = https ? { certificates: v.certificates ?? [] } : {};
   if (gateway) {
-    const g = gatewayObjects(gatewayRules(v));
-    return { frontend: frontend([`groutes=${json(v.routes)}`]), binds, ...certificates, ...noRules, ...g };
+    const instance = o.instance ?? '';
+    const g = gatewayObjects(gatewayRules(v, instance));
+    const mirrors = mirrorLayouts(v, { owner: o.owner, instance });
+    return {
+      frontend: frontend([`groutes=${json(v.routes)}`]),
+      binds,
+      ...certificates,
+      ...noRules,
+      ...g,
+      ...(mirrors.length > 0 ? { mirrors } : {}),
+    };
   }
   const matchers = routeMatchers(v.routes);
   return {
@@ -316,5 +330,6 @@ export function readVirtualService(d: DeviceFrontend): VirtualService {
     if (client) vs.clientValidation = { ...client, ...(header ? { subjectHeader: header } : {}) };
     if (d.hostClientValidation) vs.hostClientValidation = d.hostClientValidation;
   }
+  keepServedMirrors(vs, d.servedMirrors ?? new Set());
   return vs;
 }

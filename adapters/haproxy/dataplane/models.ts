@@ -233,6 +233,19 @@ export const dpTcpRuleSchema = z
   .loose();
 export type DpTcpRule = z.infer<typeof dpTcpRuleSchema>;
 
+/**
+ * The global section, as far as npl-lb reads it: the Lua scripts it loads (v2 `lua_loads`, v3
+ * `lua_options.loads`); its other fields are kept as they are (`loose`) and written back.
+ */
+const luaLoads = z.array(z.object({ file: z.string() }).loose());
+export const dpGlobalSchema = z
+  .object({
+    lua_loads: luaLoads.optional(),
+    lua_options: z.object({ loads: luaLoads.optional() }).loose().optional(),
+  })
+  .loose();
+export type DpGlobal = z.infer<typeof dpGlobalSchema>;
+
 /** A file in the storage (certificates, crt-lists, general files): where it is on the device. */
 export const dpStoredFileSchema = z
   .object({

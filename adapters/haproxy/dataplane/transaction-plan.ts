@@ -23,6 +23,8 @@ import {
   readVirtualService,
 } from './frontend-layout.ts';
 import { loopOps, putBinds, putLoopFrontend, strayLoop } from './loop-ops.ts';
+import { mirrorScriptOps, putMirrors } from './mirror-ops.ts';
+import { hasMirrors } from '../mirrors.ts';
 import { isMixed, loopName } from '../tls-mixed.ts';
 import {
   assignSlots,
@@ -197,6 +199,13 @@ function deviceView(
     binds: f.binds,
     ...(certificates ? { certificates } : {}),
     ...(loop ? { loop } : {}),
+    // Mirrors as written: served (the script and the global written in the same apply).
+    ...(f.mirrors
+      ? {
+          mirrors: f.mirrors,
+          servedMirrors: new Set(f.mirrors.map((m) => m.frontend.default_backend ?? '')),
+        }
+      : {}),
     ...(v.kind === 'l7' && v.hostClientValidation
       ? {
           hostClientValidation: v.hostClientValidation.map((h) => ({
@@ -225,6 +234,8 @@ function frontendOps(
   const wasHttps = cur?.certificates !== undefined;
   if (!v) {
     if (cur) ops.frontendDeletes.push({ index, run: (tx) => ctx.client.deleteFrontend(tx, name) });
+    for (const m of cur?.mirrors ?? [])
+      ops.frontendDeletes.push({ index, run: (tx) => ctx.client.deleteFrontend(tx, m.frontend.name) });
     loopOps(ctx, index, cur?.loop, undefined, ops);
     if (wasHttps) out.post.push({ index: -1, run: () => ctx.certs.removeCrtList(name) });
     out.frontends.set(name, undefined);
@@ -274,6 +285,7 @@ function frontendOps(
         if (cur || items.length > 0) await ctx.client.setList(kind, tx, name, items);
       }
       if (f.loop) await putLoopFrontend(ctx, tx, wasLoop, f.loop);
+      if (cur?.mirrors || f.mirrors) await putMirrors(ctx, tx, cur?.mirrors ?? [], f.mirrors ?? []);
       out.frontends.set(name, deviceView(ctx, f, v, https ? certificates : undefined));
     },
   });
@@ -306,6 +318,7 @@ export function buildOps(ctx: BuildContext, changes: Change[], failed: Map<numbe
     if (!vss.has(name) && takenOver(name, 'frontends')) continue;
     frontendOps(ctx, name, index, vss.get(name), ops, out);
   }
+  if (vsChange.size > 0 && hasMirrors(vss.values())) mirrorScriptOps(ctx, ops, out);
   out.ops = [...ops.frontendDeletes, ...ops.backends, ...ops.frontends, ...ops.backendDeletes];
   return out;
 }

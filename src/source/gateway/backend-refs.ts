@@ -7,20 +7,51 @@
  * split by weight (a share that does not resolve answered 500), its mirrors the pools it copies to.
  * Pure.
  */
+import type { HttpCapabilities } from '../../adapter/contract.ts';
 import type { Service } from '../../kube/objects.ts';
 import {
   type BackendRef,
   GATEWAY_GROUP,
   type HttpRouteObject,
+  type ReferenceGrant,
   type RouteKindName,
 } from '../../kube/gateway-objects.ts';
 import type { BackendTls, HttpRoute, Mirror, RuleVariant, WeightedBackend } from '../../model/types.ts';
 import type { TlsTarget } from './backend-tls.ts';
-import type { RuleContext } from './http-rules.ts';
 import { referencePermitted } from './reference-grants.ts';
 import { backendFilters, type MirrorAsk, Refused } from './route-filters.ts';
 
 type ServicePort = Service['spec']['ports'][number];
+
+/** What a route's rules are read against: the cluster's Services and grants, and the device. */
+export interface RuleContext {
+  /** Services by namespace/name (those of namespaces npl-lb serves). */
+  services: Pick<ReadonlyMap<string, Service>, 'get'>;
+  grants: readonly ReferenceGrant[];
+  poolFor: (svc: Service, port: ServicePort) => string;
+  /**
+   * The HTTP/2 (h2c) pool of a Service port, for the HTTP/2 route kinds (gRPC) and ports of appProtocol
+   * kubernetes.io/h2c; absent when the load balancer speaks HTTP/1.1 to members only.
+   */
+  h2PoolFor?: ((svc: Service, port: ServicePort) => string) | undefined;
+  /**
+   * What the load balancer can read (its dialect of regular expressions, the names it matches
+   * on), and its name for messages: a route it cannot read is refused alone, naming the field.
+   */
+  device?: { http: HttpCapabilities; adapter: string };
+  /** The BackendTLSPolicies over a Service port and the TLS they ask (backend-tls.ts); absent: none. */
+  backendTlsOf?:
+    ((namespace: string, service: string, portName: string) => TlsTarget | undefined) | undefined;
+  /** The pool of a Service port spoken to over TLS; absent when the load balancer cannot. */
+  tlsPoolFor?: ((svc: Service, port: ServicePort, tls: BackendTls) => string) | undefined;
+  /** The certificate (by name) the parent Gateway presents to members it speaks TLS to; absent: none. */
+  clientCertificate?: string | undefined;
+  /**
+   * A pool's variant for a rule's retries and session cookie (frontends.ts ruleVariant); absent
+   * when the load balancer does neither by route (such a rule is refused).
+   */
+  variantPoolFor?: ((make: () => string, variant: RuleVariant) => string) | undefined;
+}
 
 /** What ruleForwarding reports to its route: a backend that does not resolve, a Service it sends to. */
 export interface RefSink {

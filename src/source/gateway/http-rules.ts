@@ -5,14 +5,8 @@
  * (backend-refs.ts: a ref that does not resolve keeps its share of the traffic, answered 500).
  * Filters (route-filters.ts) npl-lb does not implement make the route UnsupportedValue. Pure.
  */
-import type { HttpCapabilities } from '../../adapter/contract.ts';
-import type { Service } from '../../kube/objects.ts';
-import {
-  type HttpRouteMatch,
-  type HttpRouteObject,
-  type ReferenceGrant,
-} from '../../kube/gateway-objects.ts';
-import type { BackendTls, HttpRoute, RuleVariant, ValueMatch } from '../../model/types.ts';
+import type { HttpRouteMatch, HttpRouteObject } from '../../kube/gateway-objects.ts';
+import type { HttpRoute, ValueMatch } from '../../model/types.ts';
 import {
   headerNameProblem,
   headerValueProblem,
@@ -20,47 +14,15 @@ import {
   pathProblem,
   regexProblem,
 } from '../validate.ts';
-import type { TlsTarget } from './backend-tls.ts';
 import { cond, type ConditionSpec } from './conditions.ts';
 import { filtersOf, type MirrorAsk, Refused } from './route-filters.ts';
-import { type RefSink, ruleForwarding, ruleMirrors } from './backend-refs.ts';
+import { type RefSink, type RuleContext, ruleForwarding, ruleMirrors } from './backend-refs.ts';
 import { durationMs } from './durations.ts';
 import { ruleRetry } from './rule-retry.ts';
 import { ruleSession } from './rule-session.ts';
 
 export { filtersOf, Refused } from './route-filters.ts';
-export { ruleForwarding } from './backend-refs.ts';
-
-type ServicePort = Service['spec']['ports'][number];
-
-export interface RuleContext {
-  /** Services by namespace/name (those of namespaces npl-lb serves). */
-  services: Pick<ReadonlyMap<string, Service>, 'get'>;
-  grants: readonly ReferenceGrant[];
-  poolFor: (svc: Service, port: ServicePort) => string;
-  /**
-   * The HTTP/2 (h2c) pool of a Service port, for the HTTP/2 route kinds (gRPC) and ports of appProtocol
-   * kubernetes.io/h2c; absent when the load balancer speaks HTTP/1.1 to members only.
-   */
-  h2PoolFor?: ((svc: Service, port: ServicePort) => string) | undefined;
-  /**
-   * What the load balancer can read (its dialect of regular expressions, the names it matches
-   * on), and its name for messages: a route it cannot read is refused alone, naming the field.
-   */
-  device?: { http: HttpCapabilities; adapter: string };
-  /** The BackendTLSPolicies over a Service port and the TLS they ask (backend-tls.ts); absent: none. */
-  backendTlsOf?:
-    ((namespace: string, service: string, portName: string) => TlsTarget | undefined) | undefined;
-  /** The pool of a Service port spoken to over TLS; absent when the load balancer cannot. */
-  tlsPoolFor?: ((svc: Service, port: ServicePort, tls: BackendTls) => string) | undefined;
-  /** The certificate (by name) the parent Gateway presents to members it speaks TLS to; absent: none. */
-  clientCertificate?: string | undefined;
-  /**
-   * A pool's variant for a rule's retries and session cookie (frontends.ts ruleVariant); absent
-   * when the load balancer does neither by route (such a rule is refused).
-   */
-  variantPoolFor?: ((make: () => string, variant: RuleVariant) => string) | undefined;
-}
+export { ruleForwarding, type RuleContext } from './backend-refs.ts';
 
 /** A route rule ready to be placed on hosts: everything but the host and the order. */
 export type RouteTemplate = Omit<HttpRoute, 'host' | 'order'> & { rule: number; match: number };

@@ -58,37 +58,15 @@ it("the README's conformance figures are the HAProxy report's", () => {
     total(profile(haproxy, 'GATEWAY-GRPC').core.statistics),
   );
   assert.equal(
-    claimed(/extended features each GatewayClass claims \((\d+) on HAProxy's runtime transport/),
+    claimed(/extended features each GatewayClass claims \((\d+) on HAProxy\)/),
     profile(haproxy, 'GATEWAY-HTTP').extended!.supportedFeatures.length,
   );
-  assert.equal(
-    claimed(/runtime transport, (\d+) on its Data Plane API, which does not mirror requests yet\)/),
-    profile(report('haproxy-dataplane-v3'), 'GATEWAY-HTTP').extended!.supportedFeatures.length,
-  );
   // Every HAProxy report (runtime, Data Plane v2 and v3) passes the same, as the README says, Mixed
-  // mode (both TLS modes on one port) included, but the request mirrors the Data Plane transport
-  // does not serve yet: there they are not claimed, and their three tests not run.
+  // mode (both TLS modes on one port) included.
   assert.match(readme, /Data Plane API v2 and v3, each also claiming GATEWAY-TLS's\s+`TLSRouteModeMixed`/);
   assert.ok(profile(haproxy, 'GATEWAY-TLS').extended!.supportedFeatures.includes('TLSRouteModeMixed'));
-  const mirrors = [
-    'HTTPRouteRequestMirror',
-    'HTTPRouteRequestMultipleMirrors',
-    'HTTPRouteRequestPercentageMirror',
-  ];
-  const withoutMirrors = haproxy.profiles.map((p) => {
-    const e = p.extended;
-    if (p.name !== 'GATEWAY-HTTP' || !e) return p;
-    return {
-      ...p,
-      extended: {
-        ...e,
-        statistics: { ...e.statistics, Passed: e.statistics.Passed - mirrors.length },
-        supportedFeatures: e.supportedFeatures.filter((f) => !mirrors.includes(f)),
-      },
-    };
-  });
   for (const adapter of ['haproxy-dataplane-v2', 'haproxy-dataplane-v3'])
-    assert.deepEqual(report(adapter).profiles, withoutMirrors, adapter);
+    assert.deepEqual(report(adapter).profiles, haproxy.profiles, adapter);
 });
 
 it("the README's feature table claims only features a report proves, for the adapters it names", () => {
@@ -99,18 +77,15 @@ it("the README's feature table claims only features a report proves, for the ada
   const claims: [RegExp, string, string[]][] = [
     [/rule `timeouts` and CORS \(HAProxy\)/, 'HTTPRouteRequestTimeout', ['haproxy-runtime']],
     [/rule `timeouts` and CORS \(HAProxy\)/, 'HTTPRouteCORS', ['haproxy-runtime']],
-    [/transport\); WebSocket;/, 'HTTPRouteBackendProtocolWebSocket', ['haproxy-runtime', 'avi', 'f5']],
-    [/request mirrors \(HAProxy's runtime transport\)/, 'HTTPRouteRequestMirror', ['haproxy-runtime']],
     [
-      /request mirrors \(HAProxy's runtime transport\)/,
-      'HTTPRouteRequestPercentageMirror',
-      ['haproxy-runtime'],
-    ],
-    [
-      /rule `retry` \(HAProxy, Avi, BIG-IP; HTTPRoute's experimental CRD\)/,
-      'HTTPRouteRetry',
+      /mirrors \(HAProxy\); WebSocket;/,
+      'HTTPRouteBackendProtocolWebSocket',
       ['haproxy-runtime', 'avi', 'f5'],
     ],
+    // Every HAProxy report is held equal to the runtime one's (above).
+    [/request mirrors \(HAProxy\)/, 'HTTPRouteRequestMirror', ['haproxy-runtime']],
+    [/request mirrors \(HAProxy\)/, 'HTTPRouteRequestMultipleMirrors', ['haproxy-runtime']],
+    [/request mirrors \(HAProxy\)/, 'HTTPRouteRequestPercentageMirror', ['haproxy-runtime']],
     [/named rules/, 'HTTPRouteNamedRouteRule', ['haproxy-runtime', 'avi', 'f5']],
     [/parentRef `port`/, 'HTTPRouteParentRefPort', ['haproxy-runtime', 'avi', 'f5']],
     [/parentRef `port`/, 'HTTPRouteDestinationPortMatching', ['haproxy-runtime', 'avi', 'f5']],
@@ -190,12 +165,10 @@ it('the docs agree on which load balancer filters clients (loadBalancerSourceRan
   assert.match(readme, /a load balancer that cannot filter \(Avi/);
 });
 
-it('docs/adapters/haproxy-dataplane.md: the Data Plane transport serves what the runtime one does but mirrors', () => {
+it('docs/adapters/haproxy-dataplane.md: the Data Plane transport serves what the runtime one does', () => {
   assert.match(
-    read('docs/adapters/haproxy-dataplane.md').replace(/\s+/g, ' '),
-    /`DATAPLANE_CAPABILITIES` is `HAPROXY_CAPABILITIES` without `mirror`/,
+    read('docs/adapters/haproxy-dataplane.md'),
+    /`DATAPLANE_CAPABILITIES` is `HAPROXY_CAPABILITIES`/,
   );
-  const { mirror, ...rest } = HAPROXY_CAPABILITIES.http!;
-  assert.ok(mirror, 'the runtime transport mirrors');
-  assert.deepEqual(DATAPLANE_CAPABILITIES, { ...HAPROXY_CAPABILITIES, http: rest });
+  assert.deepEqual(DATAPLANE_CAPABILITIES, HAPROXY_CAPABILITIES);
 });

@@ -133,6 +133,7 @@ describe('import rules', () => {
     const borrowed = new Set([
       'sim/haproxy-dataplane/config-crud.ts -> adapters/haproxy/dataplane/models.ts',
       'sim/haproxy-dataplane/config-store.ts -> adapters/haproxy/dataplane/models.ts',
+      'sim/haproxy-dataplane/global-section.ts -> adapters/haproxy/dataplane/models.ts',
       'sim/haproxy-dataplane/reload-agent.ts -> adapters/haproxy/dataplane/models.ts',
       'sim/haproxy-dataplane/reload-agent.ts -> adapters/haproxy/process.ts',
       'sim/haproxy-dataplane/runtime-servers.ts -> adapters/haproxy/dataplane/models.ts',

@@ -44,7 +44,7 @@ describe('GatewayClass supportedFeatures', () => {
       for (const name of ['HTTPRouteRetryBackendTimeout', 'HTTPRouteRetryConnectionError'])
         assert.ok(!f.includes(name), name);
     }
-    // Request mirrors: the runtime transport's Lua action (mirrors.ts); not the Data Plane one yet.
+    // Request mirrors: a Lua action of ours on each transport (mirrors.ts, dataplane/mirror-layout.ts).
     const mirrors = [
       'HTTPRouteRequestMirror',
       'HTTPRouteRequestMultipleMirrors',
@@ -52,7 +52,7 @@ describe('GatewayClass supportedFeatures', () => {
     ];
     for (const name of mirrors) {
       assert.ok(of(HAPROXY_CAPABILITIES).includes(name), name);
-      assert.ok(!of(DATAPLANE_CAPABILITIES).includes(name), name);
+      assert.ok(of(DATAPLANE_CAPABILITIES).includes(name), name);
     }
     // Mixed mode (both TLS modes on one port): each transport's loop (tls-mixed.ts, tls-loop.ts).
     assert.ok(of(HAPROXY_CAPABILITIES).includes('TLSRouteModeMixed'));

@@ -13,13 +13,9 @@ import { describe, it } from 'node:test';
 import { ALL_HTTP } from '../../../src/adapter/http-capabilities.ts';
 import { parseControllerConfig } from '../../../src/config/controller-config.ts';
 import { servicesToAnnotate } from '../../../src/source/annotated-services.ts';
-import type { ClusterView } from '../../../src/source/desired.ts';
 import {
   backend,
-  baseGateways,
-  baseNamespaces,
-  baseServices,
-  gatewayClass,
+  baseView,
   grant,
   grpcRoute,
   INFRA,
@@ -165,31 +161,24 @@ describe('the RequestMirror filter', () => {
   });
 
   it("annotates the mirror's Service for NodePortLocal (its pool has members), a permitted one only", () => {
-    const view = (grants: boolean): ClusterView => ({
-      services: baseServices(),
-      ingresses: [],
-      ingressClasses: [],
-      pods: [],
-      nodes: [],
-      namespaces: baseNamespaces(),
-      gatewayClasses: [gatewayClass()],
-      gateways: baseGateways(),
-      httpRoutes: [
-        route(INFRA, 'mirror', {
-          parentRefs: [parent('same-namespace')],
-          rules: [
-            {
-              filters: [
-                { type: 'RequestMirror', requestMirror: to('infra-backend-v2') },
-                { type: 'RequestMirror', requestMirror: to('web-backend', { namespace: WEB }) },
-              ],
-              backendRefs: [backend('infra-backend-v1', 8080)],
-            },
-          ],
-        }),
-      ],
-      referenceGrants: grants ? [grant(WEB, 'HTTPRoute', INFRA, 'Service')] : [],
-    });
+    const view = (grants: boolean) =>
+      baseView({
+        httpRoutes: [
+          route(INFRA, 'mirror', {
+            parentRefs: [parent('same-namespace')],
+            rules: [
+              {
+                filters: [
+                  { type: 'RequestMirror', requestMirror: to('infra-backend-v2') },
+                  { type: 'RequestMirror', requestMirror: to('web-backend', { namespace: WEB }) },
+                ],
+                backendRefs: [backend('infra-backend-v1', 8080)],
+              },
+            ],
+          }),
+        ],
+        referenceGrants: grants ? [grant(WEB, 'HTTPRoute', INFRA, 'Service')] : [],
+      });
     const cfg = parseControllerConfig('clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\n');
     assert.deepEqual(
       [...servicesToAnnotate(view(false), cfg)].sort(),

@@ -42,6 +42,7 @@ import {
 } from '../../../src/source/gateway/gateways.ts';
 import type { ProtocolSupport } from '../../../src/source/gateway/listeners.ts';
 import { secretCertificates } from '../../../src/source/secret-certificates.ts';
+import type { ClusterView } from '../../../src/source/desired.ts';
 import type { TestCertificate } from '../../support/certs.ts';
 import { tlsSecret } from '../../support/certs.ts';
 
@@ -77,6 +78,19 @@ export const baseNamespaces = () =>
 
 export const gatewayClass = (controllerName = CONTROLLER, name = 'npl-lb') =>
   gatewayClassSchema.parse({ metadata: { name, generation: 1 }, spec: { controllerName } });
+
+/** A cluster of the suite's base manifests (Services, namespaces, Gateways, our class), and `extra`. */
+export const baseView = (extra: Partial<ClusterView> = {}): ClusterView => ({
+  services: baseServices(),
+  ingresses: [],
+  ingressClasses: [],
+  pods: [],
+  nodes: [],
+  namespaces: baseNamespaces(),
+  gatewayClasses: [gatewayClass()],
+  gateways: baseGateways(),
+  ...extra,
+});
 
 let created = 0;
 /** An HTTPRoute as the suite's YAML gives it (defaults filled in by the schema, as the API server does). */

@@ -1,0 +1,50 @@
+/**
+ * Request mirrors (mirror-layout.ts) in a Data Plane transaction (transaction-plan.ts): the script
+ * stored before it (written again where it is missing or differs), the global section made to load
+ * it inside it, and a virtual service's mirror frontends written after its own frontend (their
+ * pools are written before), those it no longer wants deleted.
+ */
+import { MIRROR_LUA, MIRROR_LUA_FILE } from '../mirrors.ts';
+import { putBinds } from './loop-ops.ts';
+import { luaLoads, type MirrorSection, withLuaLoad } from './mirror-layout.ts';
+import type { BuildContext, Built, Ops } from './transaction-plan.ts';
+
+/** The script stored as we write it, before the transaction; the global loading it, inside it. */
+export function mirrorScriptOps(ctx: BuildContext, ops: Ops, out: Built): void {
+  out.pre.push({
+    index: -1,
+    run: async () => {
+      const stored = ctx.certs.storedFiles().has(MIRROR_LUA_FILE);
+      if (!stored || (await ctx.certs.readGeneral(MIRROR_LUA_FILE)) !== MIRROR_LUA)
+        await ctx.certs.writeGeneral(MIRROR_LUA_FILE, MIRROR_LUA);
+    },
+  });
+  ops.backends.unshift({
+    index: -1,
+    run: async (tx) => {
+      const path = ctx.certs.storedFiles().get(MIRROR_LUA_FILE);
+      if (path === undefined) throw new Error(`${MIRROR_LUA_FILE} is not in the storage`);
+      const g = await ctx.client.global(tx);
+      if (!luaLoads(g).includes(path))
+        await ctx.client.putGlobal(tx, withLuaLoad(g, ctx.layout.apiVersion, path));
+    },
+  });
+}
+
+/** A virtual service's mirror frontends as wanted (after its own frontend, in its operation). */
+export async function putMirrors(
+  ctx: BuildContext,
+  tx: string,
+  current: readonly MirrorSection[],
+  wanted: readonly MirrorSection[],
+): Promise<void> {
+  const was = new Map(current.map((s) => [s.frontend.name, s]));
+  for (const s of wanted) {
+    const cur = was.get(s.frontend.name);
+    if (!cur || JSON.stringify(cur.frontend) !== JSON.stringify(s.frontend))
+      await ctx.client.putFrontend(tx, s.frontend, cur !== undefined);
+    await putBinds(ctx, tx, s.frontend.name, cur?.binds ?? [], s.binds);
+    was.delete(s.frontend.name);
+  }
+  for (const stale of was.keys()) await ctx.client.deleteFrontend(tx, stale);
+}

@@ -1,0 +1,97 @@
+/**
+ * The simulated Data Plane API's global section (global-section.ts) and the rule types request
+ * mirrors use (rule-lines.ts), and the transport's side of them (mirror-layout.ts): the Lua loads
+ * in each version's field, rendered `lua-load`; a field the simulator would drop, or a load that is
+ * not an absolute path, refused (422); `wait-for-body` and `lua` rules written as HAProxy reads
+ * them, a missing field refused; a load added once, in the version's field; a mirror frontend
+ * served only as written and only where the script is loaded.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { globalLines, readGlobal, writeGlobal } from '../../../sim/haproxy-dataplane/global-section.ts';
+import { httpRuleLine, RuleRefused } from '../../../sim/haproxy-dataplane/rule-lines.ts';
+import { DpError } from '../../../sim/haproxy-dataplane/config-crud.ts';
+import {
+  luaLoads,
+  mirrorLayouts,
+  servedMirrorPools,
+  withLuaLoad,
+} from '../../../adapters/haproxy/dataplane/mirror-layout.ts';
+import type { L7VirtualService } from '../../../src/model/types.ts';
+
+const FILE = '/etc/haproxy/general/npl-mirror.lua';
+
+describe('the simulated global section', () => {
+  it('stores the Lua loads of either version and renders them', () => {
+    const v2 = writeGlobal('v2', { lua_loads: [{ file: FILE }] });
+    const v3 = writeGlobal('v3', { lua_options: { loads: [{ file: FILE }] } });
+    assert.deepEqual(v2, v3);
+    assert.deepEqual(globalLines(v3), [`    lua-load ${FILE}`]);
+    assert.deepEqual(readGlobal('v2', v3), { lua_loads: [{ file: FILE }] });
+    assert.deepEqual(readGlobal('v3', v3), { lua_options: { loads: [{ file: FILE }] } });
+    assert.deepEqual(writeGlobal('v3', {}), {});
+  });
+
+  it('refuses what it would drop, and a load that is not an absolute path', () => {
+    for (const [v, body] of [
+      ['v3', { maxconn: 10 }],
+      ['v2', { lua_options: { loads: [{ file: FILE }] } }],
+      ['v3', { lua_options: { loads: [{ file: 'x.lua' }] } }],
+      ['v3', { lua_options: { loads: [{ file: '/a b.lua' }] } }],
+    ] as const)
+      assert.throws(
+        () => writeGlobal(v, body),
+        (e: unknown) => e instanceof DpError && e.status === 422,
+      );
+  });
+
+  it('writes wait-for-body and lua rules as HAProxy reads them', () => {
+    assert.equal(
+      httpRuleLine('request', { type: 'wait-for-body', wait_time: 1000, cond: 'if', cond_test: 'is_r0' }),
+      'http-request wait-for-body time 1000 if is_r0',
+    );
+    assert.equal(
+      httpRuleLine('request', { type: 'lua', lua_action: 'npl_mirror', lua_params: 'abns@x' }),
+      'http-request lua.npl_mirror abns@x',
+    );
+    assert.throws(() => httpRuleLine('request', { type: 'lua' }), RuleRefused);
+    assert.throws(() => httpRuleLine('request', { type: 'wait-for-body' }), RuleRefused);
+  });
+});
+
+describe("the Data Plane transport's mirrors", () => {
+  const vs: L7VirtualService = {
+    kind: 'l7',
+    name: 'c1--gw',
+    vip: '192.0.2.1',
+    port: 80,
+    ingressClass: 'x',
+    defaultPool: undefined,
+    routes: [
+      {
+        host: '',
+        path: '/',
+        pathType: 'Prefix',
+        pool: 'c1--web',
+        source: 's',
+        mirrors: [{ pool: 'c1--shadow' }],
+      },
+    ],
+  };
+  it('adds the load once, in the version field', () => {
+    assert.deepEqual(withLuaLoad({}, 'v2', FILE), { lua_loads: [{ file: FILE }] });
+    const v3 = withLuaLoad({ lua_options: { loads: [{ file: '/other.lua' }] } }, 'v3', FILE);
+    assert.deepEqual(luaLoads(v3), ['/other.lua', FILE]);
+    assert.equal(withLuaLoad(v3, 'v3', FILE), v3);
+  });
+
+  it('serves a mirror only as written, and only where the script is loaded', () => {
+    const sections = mirrorLayouts(vs, { owner: 'c1', instance: 'http://dp' });
+    assert.equal(sections.length, 1);
+    assert.deepEqual([...servedMirrorPools('c1--gw', sections, 'http://dp', true)], ['c1--shadow']);
+    assert.deepEqual([...servedMirrorPools('c1--gw', sections, 'http://dp', false)], [], 'script not loaded');
+    assert.deepEqual([...servedMirrorPools('c1--gw', sections, 'http://other', true)], [], 'another socket');
+    const moved = [{ ...sections[0]!, frontend: { ...sections[0]!.frontend, default_backend: 'c1--web' } }];
+    assert.deepEqual([...servedMirrorPools('c1--gw', moved, 'http://dp', true)], [], 'another backend');
+  });
+});
