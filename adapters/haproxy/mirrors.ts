@@ -8,10 +8,11 @@
  * apply to the copies too, and their answers are thrown away. What is not copied: a method
  * HAProxy 2.6's HTTP client cannot send (GET, HEAD, POST, PUT and DELETE are), a body not whole
  * in the buffer after a 1 s wait, a chunked body, and any copy past 256 in flight (a mirror that
- * does not answer never holds HAProxy's memory). Pure but for writeMirrorScript.
+ * does not answer never holds HAProxy's memory). Pure but for writeMirrorScript and
+ * removeMirrorScript.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HttpRoute, L7VirtualService, VirtualService } from '../../src/model/types.ts';
 import type { HttpRule } from './frontend-rules.ts';
@@ -80,6 +81,11 @@ export function writeMirrorScript(dir: string): void {
   if (now === MIRROR_LUA) return;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   writeFileSync(file, MIRROR_LUA, { mode: 0o600 });
+}
+
+/** The script taken away once no route mirrors (after a configuration without it is running). */
+export function removeMirrorScript(dir: string): void {
+  rmSync(join(dir, MIRROR_LUA_FILE), { force: true });
 }
 
 /** The pools a virtual service's routes copy requests to, in a stable order. */

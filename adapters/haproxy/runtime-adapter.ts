@@ -20,7 +20,7 @@ import type {
 import type { Pool, VirtualService } from '../../src/model/types.ts';
 import type { Change as AnyChange, CoreChange as Change, Observed } from '../../src/adapter/changes.ts';
 import { renderConfig, type RenderOptions } from './config.ts';
-import { hasMirrors, writeMirrorScript } from './mirrors.ts';
+import { hasMirrors, removeMirrorScript, writeMirrorScript } from './mirrors.ts';
 import { parseConfig, type Section } from './config-parse.ts';
 import { checkConfig, HaproxyError, masterCommand, socketCommand } from './process.ts';
 import { FailClosed } from './fail-closed.ts';
@@ -331,6 +331,8 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
         this.drifted.clear();
         this.pools = pools;
         this.vss = vss;
+        // No route mirrors any more and the running configuration loads no script: it goes too.
+        if (!hasMirrors(vss.values())) removeMirrorScript(this.certs.dir);
         return;
       }
       await new Promise((r) => setTimeout(r, 50));

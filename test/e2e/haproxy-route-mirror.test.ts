@@ -4,13 +4,15 @@
  * and a mirror that record what they see. A route's requests are answered by its member and copied
  * to the mirror as the route changed them (a header set, the query kept, a POST's body whole); a
  * share (1 in 2) is copied about half the time; the mirror's frontend deleted by hand, or (Data
- * Plane) the stored script changed by hand, is read back as a route that no longer mirrors and
- * written again by the next pass; through a reload of HAProxy it still copies; a mirror that hangs
- * or is gone never touches the client's answer; taken off the route, nothing more is copied. Each
- * pass is observed back with nothing left to do.
+ * Plane) the stored script changed by hand and loaded by a reload, is read back as a route that no
+ * longer mirrors and written again by the next pass (the script with a reload of its own); through
+ * a reload of HAProxy it still copies; a mirror that hangs or is gone never touches the client's
+ * answer; taken off the route, nothing more is copied, and neither the script nor its load stays.
+ * Each pass is observed back with nothing left to do.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import { describe, it } from 'node:test';
 import { request } from 'undici';
@@ -181,19 +183,33 @@ for (const tr of TRANSPORTS)
       assert.notDeepEqual(plan(want, await rig.adapter.observe()).changes, [], 'the loss is seen');
       await converge(rig.adapter, want);
 
-      // The Data Plane's stored script changed by hand: read as not mirroring, written again.
+      // The Data Plane's stored script changed by hand to one that copies nothing, and HAProxy
+      // reloaded with it: read as not mirroring, written again with a reload of its own (the
+      // pass changes nothing else), so copies resume with no other reload.
       if (rig.client) {
         const v3 = tr.name.endsWith('v3');
+        const inert = "core.register_action('npl_mirror', { 'http-req' }, function(txn, dst) end, 1)\n";
         await rig.client.send(
           'PUT',
           '/services/haproxy/storage/general/npl-mirror.lua',
           {},
           v3
-            ? { form: { field: 'file_upload', filename: 'npl-mirror.lua', content: '-- emptied by hand\n' } }
-            : { text: '-- emptied by hand\n' },
+            ? { form: { field: 'file_upload', filename: 'npl-mirror.lua', content: inert } }
+            : { text: inert },
+        );
+        await rig.reload();
+        await rig.idle();
+        assert.equal(await send('/all/inert'), 'main');
+        await new Promise((r) => setTimeout(r, 500));
+        assert.ok(
+          !m.seen.copy.some((s) => s.url === '/all/inert'),
+          'the edited script runs and copies nothing',
         );
         assert.notDeepEqual(plan(want, await rig.adapter.observe()).changes, [], 'the script edit is seen');
+        const reloads = rig.reloads();
         await converge(rig.adapter, want);
+        await rig.idle();
+        assert.ok(rig.reloads() > reloads, 'the script written again is loaded');
       }
       assert.equal(await send('/all/again?id=2'), 'main');
       await until(() => m.seen.copy.some((s) => s.url === '/all/again?id=2'), 'a copy once repaired');
@@ -216,7 +232,21 @@ for (const tr of TRANSPORTS)
       const off = state({});
       off.pools = off.pools.filter((p) => p.name !== COPY_POOL);
       await converge(rig.adapter, off);
-      if (rig.configFile) assert.doesNotMatch(readFileSync(rig.configFile, 'utf8'), /lua\.npl_mirror|_m0/);
+      if (rig.configFile) {
+        assert.doesNotMatch(readFileSync(rig.configFile, 'utf8'), /lua\.npl_mirror|lua-load|_m0/);
+        assert.ok(!existsSync(join(rig.filesDir, 'npl-mirror.lua')), 'the script is taken away');
+      }
+      if (rig.client) {
+        // Neither the script nor the global section's load of it stays behind.
+        const files = (await rig.client.send('GET', '/services/haproxy/storage/general')).body;
+        assert.doesNotMatch(JSON.stringify(files), /npl-mirror/, 'the stored script is deleted');
+        assert.doesNotMatch(
+          JSON.stringify(await rig.client.global()),
+          /npl-mirror/,
+          'the global loads no script',
+        );
+        assert.deepEqual(plan(off, await rig.adapter.observe()).changes, [], 'nothing left to do');
+      }
       assert.deepEqual(rig.specProblems(), []);
     });
   });

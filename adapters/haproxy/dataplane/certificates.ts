@@ -128,9 +128,12 @@ export class DpCertificates {
     return this.contents('general', name);
   }
 
-  /** Creates or replaces a general file (no reload of its own); its path on the device. */
-  writeGeneral(name: string, content: string): Promise<string> {
-    return this.putGeneral(name, content, this.files.has(name), {});
+  /**
+   * Creates or replaces a general file (no reload of its own, but for a replacement asked to
+   * reload: `force_reload`); its path on the device.
+   */
+  writeGeneral(name: string, content: string, query: Query = {}): Promise<string> {
+    return this.putGeneral(name, content, this.files.has(name), this.files.has(name) ? query : {});
   }
 
   /** Deletes a general file, gone already or not. */

@@ -84,6 +84,15 @@ export function withLuaLoad(g: DpGlobal, v: ApiVersion, file: string): DpGlobal 
   return { ...g, lua_options: { ...g.lua_options, loads: [...(g.lua_options?.loads ?? []), { file }] } };
 }
 
+/** The global section without `file` among its scripts, in whichever field held it. */
+export function withoutLuaLoad(g: DpGlobal, file: string): DpGlobal {
+  const out = { ...g };
+  if (g.lua_loads) out.lua_loads = g.lua_loads.filter((l) => l.file !== file);
+  if (g.lua_options?.loads)
+    out.lua_options = { ...g.lua_options, loads: g.lua_options.loads.filter((l) => l.file !== file) };
+  return out;
+}
+
 /**
  * The mirror frontends read, attached to their virtual services' frontends with the pools they
  * serve as written; one whose virtual service is not there (left by hand) stays an owned frontend

@@ -6,17 +6,22 @@
  */
 import { MIRROR_LUA, MIRROR_LUA_FILE } from '../mirrors.ts';
 import { putBinds } from './loop-ops.ts';
-import { luaLoads, type MirrorSection, withLuaLoad } from './mirror-layout.ts';
+import { luaLoads, type MirrorSection, withLuaLoad, withoutLuaLoad } from './mirror-layout.ts';
 import type { BuildContext, Built, Ops } from './transaction-plan.ts';
 
-/** The script stored as we write it, before the transaction; the global loading it, inside it. */
+/**
+ * The script stored as we write it, before the transaction; the global loading it, inside it. A
+ * stored script that differs (changed by hand) is written again with a reload of its own: the
+ * running HAProxy may have loaded the changed one, and the transaction may change nothing else.
+ */
 export function mirrorScriptOps(ctx: BuildContext, ops: Ops, out: Built): void {
   out.pre.push({
     index: -1,
     run: async () => {
-      const stored = ctx.certs.storedFiles().has(MIRROR_LUA_FILE);
-      if (!stored || (await ctx.certs.readGeneral(MIRROR_LUA_FILE)) !== MIRROR_LUA)
+      if (!ctx.certs.storedFiles().has(MIRROR_LUA_FILE))
         await ctx.certs.writeGeneral(MIRROR_LUA_FILE, MIRROR_LUA);
+      else if ((await ctx.certs.readGeneral(MIRROR_LUA_FILE)) !== MIRROR_LUA)
+        await ctx.certs.writeGeneral(MIRROR_LUA_FILE, MIRROR_LUA, { force_reload: true });
     },
   });
   ops.backends.unshift({
@@ -29,6 +34,24 @@ export function mirrorScriptOps(ctx: BuildContext, ops: Ops, out: Built): void {
         await ctx.client.putGlobal(tx, withLuaLoad(g, ctx.layout.apiVersion, path));
     },
   });
+}
+
+/**
+ * No route mirrors any more, and our script is stored: the global section stops loading it inside
+ * the transaction, and the script is deleted after the commit (the reload it makes no longer
+ * loads it).
+ */
+export function mirrorScriptPrune(ctx: BuildContext, ops: Ops, out: Built): void {
+  ops.backends.unshift({
+    index: -1,
+    run: async (tx) => {
+      const path = ctx.certs.storedFiles().get(MIRROR_LUA_FILE);
+      const g = await ctx.client.global(tx);
+      if (path !== undefined && luaLoads(g).includes(path))
+        await ctx.client.putGlobal(tx, withoutLuaLoad(g, path));
+    },
+  });
+  out.post.push({ index: -1, run: () => ctx.certs.deleteGeneral(MIRROR_LUA_FILE) });
 }
 
 /** A virtual service's mirror frontends as wanted (after its own frontend, in its operation). */

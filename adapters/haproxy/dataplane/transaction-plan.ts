@@ -23,8 +23,8 @@ import {
   readVirtualService,
 } from './frontend-layout.ts';
 import { loopOps, putBinds, putLoopFrontend, strayLoop } from './loop-ops.ts';
-import { mirrorScriptOps, putMirrors } from './mirror-ops.ts';
-import { hasMirrors } from '../mirrors.ts';
+import { mirrorScriptOps, mirrorScriptPrune, putMirrors } from './mirror-ops.ts';
+import { hasMirrors, MIRROR_LUA_FILE } from '../mirrors.ts';
 import { isMixed, loopName } from '../tls-mixed.ts';
 import {
   assignSlots,
@@ -319,6 +319,8 @@ export function buildOps(ctx: BuildContext, changes: Change[], failed: Map<numbe
     frontendOps(ctx, name, index, vss.get(name), ops, out);
   }
   if (vsChange.size > 0 && hasMirrors(vss.values())) mirrorScriptOps(ctx, ops, out);
+  else if (vsChange.size > 0 && ctx.certs.storedFiles().has(MIRROR_LUA_FILE))
+    mirrorScriptPrune(ctx, ops, out);
   out.ops = [...ops.frontendDeletes, ...ops.backends, ...ops.frontends, ...ops.backendDeletes];
   return out;
 }

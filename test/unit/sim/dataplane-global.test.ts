@@ -16,6 +16,7 @@ import {
   mirrorLayouts,
   servedMirrorPools,
   withLuaLoad,
+  withoutLuaLoad,
 } from '../../../adapters/haproxy/dataplane/mirror-layout.ts';
 import type { L7VirtualService } from '../../../src/model/types.ts';
 
@@ -83,6 +84,16 @@ describe("the Data Plane transport's mirrors", () => {
     const v3 = withLuaLoad({ lua_options: { loads: [{ file: '/other.lua' }] } }, 'v3', FILE);
     assert.deepEqual(luaLoads(v3), ['/other.lua', FILE]);
     assert.equal(withLuaLoad(v3, 'v3', FILE), v3);
+  });
+
+  it('takes only our load away, from whichever field holds it, the others kept', () => {
+    assert.deepEqual(withoutLuaLoad({ lua_loads: [{ file: FILE }], daemon: true }, FILE), {
+      lua_loads: [],
+      daemon: true,
+    });
+    const v3 = { lua_options: { loads: [{ file: '/other.lua' }, { file: FILE }], tune: 1 } };
+    assert.deepEqual(withoutLuaLoad(v3, FILE), { lua_options: { loads: [{ file: '/other.lua' }], tune: 1 } });
+    assert.deepEqual(withoutLuaLoad({}, FILE), {});
   });
 
   it('serves a mirror only as written, and only where the script is loaded', () => {
