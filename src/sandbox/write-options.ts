@@ -1,6 +1,7 @@
 /**
  * What a write request asks beside its body: `dryRun`, `fieldValidation`, the writer
- * (`fieldManager`, else its User-Agent's program), and the Warning header it is answered with.
+ * (`fieldManager`, else its User-Agent's program), and the Warning header it is answered with;
+ * and the moment the write began, in a header of the sandbox's own.
  */
 import type { IncomingMessage } from 'node:http';
 import { fieldManagerOf } from './field-managers.ts';
@@ -29,4 +30,13 @@ export function writeOptions(q: URLSearchParams, req: IncomingMessage): WriteOpt
 export function warningHeaders(opts: WriteOptions): Record<string, string> {
   if (opts.warnings.length === 0) return {};
   return { Warning: opts.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ') };
+}
+
+/**
+ * The moment a write began (its body read, nothing stored yet), in ms since the epoch to the
+ * microsecond: `Npl-Write-Started`, a header of the sandbox's own (an API server has none). A
+ * benchmark measures a change's latency from it, the API server's own time to answer left out.
+ */
+export function writeStarted(): Record<string, string> {
+  return { 'Npl-Write-Started': (performance.timeOrigin + performance.now()).toFixed(3) };
 }

@@ -408,6 +408,23 @@ describe('sandbox API: bad input keeps the server serving', () => {
     );
   });
 
+  it('a PATCH or PUT is answered with when its write began (Npl-Write-Started), a bad one without it', async (t) => {
+    const { url } = await useSandbox(t);
+    await api(url, 'POST', PODS, POD('s'));
+    const before = performance.timeOrigin + performance.now();
+    const merge = { 'Content-Type': 'application/merge-patch+json' };
+    const r = await api(url, 'PATCH', `${PODS}/s`, { metadata: { labels: { a: '1' } } }, merge);
+    const after = performance.timeOrigin + performance.now();
+    assert.equal(r.status, 200);
+    const started = Number(r.headers.get('npl-write-started'));
+    assert.ok(started >= before - 1 && started <= after + 1, `${started} within ${before}..${after}`);
+    const put = await api(url, 'PUT', `${PODS}/s`, r.body);
+    assert.ok(Number(put.headers.get('npl-write-started')) >= started, 'a later write, a later stamp');
+    const bad = await api(url, 'PATCH', `${PODS}/s`, { spec: { nodeName: 'n9' } }, merge);
+    assert.equal(bad.status, 422);
+    assert.equal(bad.headers.get('npl-write-started'), null, 'a refused write has no stamp');
+  });
+
   it('unknown fields are dropped, with a Warning header by default', async (t) => {
     const { url } = await useSandbox(t);
     const r = await api(url, 'POST', PODS, { ...POD('w'), bogus: 1 });
