@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { parseControllerConfig } from '../../../src/config/controller-config.ts';
 import { gatewaySchema } from '../../../src/kube/gateway-objects.ts';
 import { buildDesired } from '../../../src/source/desired.ts';
-import { baseNamespaces, baseServices, gatewayClass, INFRA } from './gateway-support.ts';
+import { baseView, INFRA } from './gateway-support.ts';
 
 /** A Gateway of ours with one HTTP listener, asking these addresses. */
 const gw = (name: string, addresses: unknown[]) =>
@@ -25,17 +25,7 @@ const gw = (name: string, addresses: unknown[]) =>
 /** The Gateway API objects of a pass with these Gateways, and a config with these CIDRs. */
 const pass = (gateways: ReturnType<typeof gw>[], cidrs: string) =>
   buildDesired(
-    {
-      services: baseServices(),
-      ingresses: [],
-      ingressClasses: [],
-      pods: [],
-      nodes: [],
-      namespaces: baseNamespaces(),
-      gatewayClasses: [gatewayClass()],
-      gateways,
-      httpRoutes: [],
-    },
+    baseView({ gateways, httpRoutes: [] }),
     parseControllerConfig(`clusterName: c1\nvip: {cidrs: ${cidrs}}\n`),
   ).gateways!;
 

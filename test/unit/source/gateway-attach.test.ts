@@ -9,16 +9,14 @@ import { before, describe, it } from 'node:test';
 import { parseControllerConfig } from '../../../src/config/controller-config.ts';
 import { gatewaySchema } from '../../../src/kube/gateway-objects.ts';
 import { servicesToAnnotate } from '../../../src/source/annotated-services.ts';
-import { buildDesired, type ClusterView } from '../../../src/source/desired.ts';
+import { buildDesired } from '../../../src/source/desired.ts';
 import { resolveRequest } from '../../../src/model/http-match.ts';
 import { type TestCertificate, testCertificate } from '../../support/certs.ts';
 import {
   APP,
   backend,
   baseGateways,
-  baseNamespaces,
-  baseServices,
-  gatewayClass,
+  baseView,
   grant,
   INFRA,
   listenerConditions,
@@ -595,22 +593,14 @@ describe('Gateway API: the namespaces npl-lb serves', () => {
     const cfg = parseControllerConfig(
       `clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\nnamespaces: {exclude: [${WEB}]}\n`,
     );
-    const view: ClusterView = {
-      services: baseServices(),
-      ingresses: [],
-      ingressClasses: [],
-      pods: [],
-      nodes: [],
-      namespaces: baseNamespaces(),
-      gatewayClasses: [gatewayClass()],
-      gateways: baseGateways(),
+    const view = baseView({
       httpRoutes: [
         simple(WEB, 'from-excluded', 'all-namespaces'),
         simple(INFRA, 'to-excluded', 'same-namespace', backend('web-backend', 8080, { namespace: WEB })),
         simple(INFRA, 'served', 'same-namespace'),
       ],
       referenceGrants: [grant(WEB, 'HTTPRoute', INFRA, 'Service')],
-    };
+    });
     const r = buildDesired(view, cfg).gateways!;
     assert.equal(
       r.routes.has(`HTTPRoute ${WEB}/from-excluded`),

@@ -21,9 +21,7 @@ import { testCertificate } from '../../support/certs.ts';
 import { schemaLeaves } from './schema-leaves.ts';
 import {
   APP,
-  baseNamespaces,
-  baseServices,
-  gatewayClass,
+  baseView,
   grant,
   INFRA,
   listenerConditions,
@@ -561,24 +559,18 @@ describe('ListenerSet status, written', () => {
 describe('a route through a ListenerSet, end to end in the pass', () => {
   it('its backend is annotated for NodePortLocal and served on the Gateway’s VIP; a set of a Gateway not ours is not', () => {
     const cfg = parseControllerConfig('clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\n');
-    const view = (sets: ListenerSet[]): ClusterView => ({
-      services: baseServices(),
-      ingresses: [],
-      ingressClasses: [],
-      pods: [],
-      nodes: [],
-      namespaces: baseNamespaces(),
-      gatewayClasses: [gatewayClass()],
-      gateways: [gateway({ from: 'Same' })],
-      listenerSets: sets,
-      httpRoutes: [
-        route(INFRA, 'via-set', {
-          parentRefs: [toSet('team')],
-          rules: [{ backendRefs: [{ name: 'infra-backend-v2', port: 8080 }] }],
-        }),
-      ],
-      referenceGrants: [],
-    });
+    const view = (sets: ListenerSet[]): ClusterView =>
+      baseView({
+        gateways: [gateway({ from: 'Same' })],
+        listenerSets: sets,
+        httpRoutes: [
+          route(INFRA, 'via-set', {
+            parentRefs: [toSet('team')],
+            rules: [{ backendRefs: [{ name: 'infra-backend-v2', port: 8080 }] }],
+          }),
+        ],
+        referenceGrants: [],
+      });
     const ours = view([listenerSet(INFRA, 'team', [http('l', 'team.example.com')])]);
     assert.deepEqual([...servicesToAnnotate(ours, cfg)].sort(), [`${INFRA}/infra-backend-v2`]);
     const vs = buildDesired(ours, cfg).gateways?.virtualServices.find(

@@ -20,19 +20,7 @@ import { parseControllerConfig } from '../../../src/config/controller-config.ts'
 import { isIPv6Name, retryPoolName } from '../../../src/model/names.ts';
 import type { Pool } from '../../../src/model/types.ts';
 import { buildDesired, type ClusterView } from '../../../src/source/desired.ts';
-import {
-  backend,
-  baseGateways,
-  baseNamespaces,
-  baseServices,
-  gatewayClass,
-  INFRA,
-  parent,
-  pass,
-  pool,
-  route,
-  vsOf,
-} from './gateway-support.ts';
+import { backend, baseView, INFRA, parent, pass, pool, route, vsOf } from './gateway-support.ts';
 import { refusedRules, rulesRoute, runRules } from './rule-variants-harness.ts';
 
 const HAPROXY_HTTP = HAPROXY_CAPABILITIES.http!;
@@ -139,17 +127,10 @@ describe('HTTPRoute retry', () => {
   it('through the whole pass on HAProxy: the variant pool carries the statuses and attempts over the BackendPolicy count; removed, it goes', () => {
     const cfg = parseControllerConfig('clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\n');
     const lb = { name: 'haproxy', caps: HAPROXY_CAPABILITIES };
-    const view = (rules: Record<string, unknown>[]): ClusterView => ({
-      services: baseServices(),
-      ingresses: [],
-      ingressClasses: [],
-      pods: [],
-      nodes: [],
-      namespaces: baseNamespaces(),
-      gatewayClasses: [gatewayClass()],
-      gateways: baseGateways(),
-      httpRoutes: [rulesRoute(rules)],
-    });
+    const view = (rules: Record<string, unknown>[]): ClusterView =>
+      baseView({
+        httpRoutes: [rulesRoute(rules)],
+      });
     const plain = pool(INFRA, 'infra-backend-v1');
     const variant = retryPoolName(plain, { statuses: [503], attempts: 4 });
     const first = buildDesired(view([{ retry: { codes: [503], attempts: 4 } }, {}]), cfg, lb).state;

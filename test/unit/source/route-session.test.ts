@@ -22,19 +22,7 @@ import { isIPv6Name, retryPoolName, sessionPoolName } from '../../../src/model/n
 import { persistenceCookie } from '../../../src/model/persistence.ts';
 import type { Pool } from '../../../src/model/types.ts';
 import { buildDesired, type ClusterView } from '../../../src/source/desired.ts';
-import {
-  backend,
-  baseGateways,
-  baseNamespaces,
-  baseServices,
-  gatewayClass,
-  INFRA,
-  parent,
-  pass,
-  pool,
-  route,
-  vsOf,
-} from './gateway-support.ts';
+import { backend, baseView, INFRA, parent, pass, pool, route, vsOf } from './gateway-support.ts';
 import { refusedRules, rulesRoute, runRules } from './rule-variants-harness.ts';
 
 const HAPROXY_HTTP = HAPROXY_CAPABILITIES.http!;
@@ -203,17 +191,10 @@ describe('HTTPRoute sessionPersistence', () => {
   it('through the whole pass on HAProxy: the variant carries the cookie over the Service policy; removed, it goes', () => {
     const cfg = parseControllerConfig('clusterName: c1\nvip: {cidrs: [192.0.2.0/28]}\n');
     const lb = { name: 'haproxy', caps: HAPROXY_CAPABILITIES };
-    const view = (rules: Record<string, unknown>[]): ClusterView => ({
-      services: baseServices(),
-      ingresses: [],
-      ingressClasses: [],
-      pods: [],
-      nodes: [],
-      namespaces: baseNamespaces(),
-      gatewayClasses: [gatewayClass()],
-      gateways: baseGateways(),
-      httpRoutes: [rulesRoute(rules)],
-    });
+    const view = (rules: Record<string, unknown>[]): ClusterView =>
+      baseView({
+        httpRoutes: [rulesRoute(rules)],
+      });
     const plain = pool(INFRA, 'infra-backend-v1');
     const variant = sessionPoolName(plain, { name: 'sid' });
     const first = buildDesired(view([{ sessionPersistence: { sessionName: 'sid' } }, {}]), cfg, lb).state;
