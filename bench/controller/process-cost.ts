@@ -5,7 +5,7 @@
  * processes of their own, S LoadBalancer Services of 10 Pods each on 50 nodes. The process's CPU
  * (user + system from /proc, everything it does: informers, passes, status writes, health reads,
  * timers, logs) is read over idle stretches (its background work, per second) and runs of paced
- * single-Pod changes (each a new node port of one Pod, 10 a second, to different pools), in turn:
+ * single-Pod changes (each a new node port of one Pod, 10 a second, to different pools among the first 100 at both sizes), in turn:
  * idle, run, idle, run, ..., idle (`--segments` runs, the changes and the idle time shared among
  * them). The whole passes (the sweep: the device observed again, everything planned) are read
  * from the controller's metrics and counted apart. Per change: each run's CPU less its whole
@@ -28,6 +28,8 @@
  *      what a tail waits on, or reading V8's traces against the runs]
  *     [--cpu-prof-dir DIR: the controller's V8 CPU profile per size, written when it stops]
  *     [--controller-node-options=FLAGS: node flags for the controller alone, after "=" (V8 heap sizes, say)]
+ *     [--touched 100: the changes go to the first N Services at every size (each change to a
+ *      different one of them in turn), so that the sizes differ in the cluster alone]
  *
  * Loopback only; every phase is bounded in time, and every process it starts is stopped.
  */
@@ -64,6 +66,7 @@ const { values } = parseArgs({
     'log-dir': { type: 'string' },
     'cpu-prof-dir': { type: 'string' },
     'controller-node-options': { type: 'string' },
+    touched: { type: 'string', default: '100' },
   },
 });
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -183,8 +186,8 @@ async function idleStretch(
  * One Pod's new node port; resolves with when the API server began the write (the sandbox's
  * `Npl-Write-Started`, in this process's performance.now() clock), or undefined without it.
  */
-async function changePod(url: string, i: number, services: number): Promise<number | undefined> {
-  const svc = (i * 7) % services;
+async function changePod(url: string, i: number, touched: number): Promise<number | undefined> {
+  const svc = (i * 7) % touched;
   const res = await fetch(`${url}/api/v1/namespaces/default/pods/p-${svc}-0`, {
     method: 'PATCH',
     headers: { 'Content-Type': 'application/merge-patch+json' },
@@ -316,6 +319,9 @@ async function scale(services: number, changes: number, idleS: number): Promise<
     const idlePer =
       period > 0 ? Math.max(1, Math.round(idleS / (segments + 1) / period)) * period : idleS / (segments + 1);
     const perSegment = Math.ceil(changes / segments);
+    // The same Services change at both sizes (the first --touched of them), so each size does the
+    // same work per change (a pool changed again within 30 s has its Event folded into the last).
+    const touched = Math.min(services, Number(values.touched));
     const idles: Idle[] = [await idleStretch(pid, http, idlePer, services, 0)];
     const log0 = (await sim.writeLog()).length;
     const sent: { pool: string; at: number; answered?: number; written?: number }[] = [];
@@ -330,12 +336,12 @@ async function scale(services: number, changes: number, idleS: number): Promise<
       for (let k = 0; k < n; k++, i++) {
         await sleep(Math.max(0, r0 + (k * 1000) / RATE - performance.now()));
         const change: (typeof sent)[number] = {
-          pool: `bench--default-svc-${(i * 7) % services}-http`,
+          pool: `bench--default-svc-${(i * 7) % touched}-http`,
           at: performance.now(),
         };
         sent.push(change);
         // When the API server answered the PATCH (it has stored the Pod and told its watchers).
-        void changePod(url, i, services).then((written) => {
+        void changePod(url, i, touched).then((written) => {
           change.answered = performance.now();
           if (written !== undefined) change.written = written;
         });
