@@ -5,9 +5,9 @@
  * processes of their own, S LoadBalancer Services of 10 Pods each on 50 nodes. The process's CPU
  * (user + system from /proc, everything it does: informers, passes, status writes, health reads,
  * timers, logs) is read over idle stretches (its background work, per second) and runs of paced
- * single-Pod changes (each a new node port of one Pod, 10 a second, to different pools among the first 100 at both sizes), in turn:
- * idle, run, idle, run, ..., idle (`--segments` runs, the changes and the idle time shared among
- * them). The whole passes (the sweep: the device observed again, everything planned) are read
+ * single-Pod changes (each a new node port of one Pod, 10 a second, to different pools among the
+ * first 100 at both sizes), in turn: idle, run, idle, run, ..., idle (`--segments` runs, the
+ * changes and the idle time shared among them). The whole passes (the sweep: the device observed again, everything planned) are read
  * from the controller's metrics and counted apart. Per change: each run's CPU less its whole
  * passes and less the background beside it (the mean of the steady rate of the idle stretches
  * before and after it) times its length, by its changes; the median of the runs without a sweep
