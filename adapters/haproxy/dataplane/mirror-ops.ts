@@ -6,7 +6,8 @@
  */
 import { MIRROR_LUA, MIRROR_LUA_FILE } from '../mirrors.ts';
 import { putBinds } from './loop-ops.ts';
-import { luaLoads, type MirrorSection, withLuaLoad, withoutLuaLoad } from './mirror-layout.ts';
+import { ownerOf } from './layout.ts';
+import { luaLoads, mirrorOf, type MirrorSection, withLuaLoad, withoutLuaLoad } from './mirror-layout.ts';
 import type { BuildContext, Built, Ops } from './transaction-plan.ts';
 
 /**
@@ -37,21 +38,33 @@ export function mirrorScriptOps(ctx: BuildContext, ops: Ops, out: Built): void {
 }
 
 /**
- * No route mirrors any more, and our script is stored: the global section stops loading it inside
- * the transaction, and the script is deleted after the commit (the reload it makes no longer
- * loads it).
+ * None of our routes mirrors any more, and the script is stored: unless another owner's mirror
+ * frontend is on the device (two clusters share one HAProxy, and the script), the global section
+ * stops loading it inside the transaction, and the script is deleted after the commit (the reload
+ * it makes no longer loads it).
  */
 export function mirrorScriptPrune(ctx: BuildContext, ops: Ops, out: Built): void {
+  let pruned = false;
   ops.backends.unshift({
     index: -1,
     run: async (tx) => {
+      const others = (await ctx.client.frontends(tx)).some(
+        (f) => mirrorOf(f.description) !== undefined && ownerOf(f) !== ctx.layout.owner,
+      );
+      if (others) return;
       const path = ctx.certs.storedFiles().get(MIRROR_LUA_FILE);
       const g = await ctx.client.global(tx);
       if (path !== undefined && luaLoads(g).includes(path))
         await ctx.client.putGlobal(tx, withoutLuaLoad(g, path));
+      pruned = true;
     },
   });
-  out.post.push({ index: -1, run: () => ctx.certs.deleteGeneral(MIRROR_LUA_FILE) });
+  out.post.push({
+    index: -1,
+    run: async () => {
+      if (pruned) await ctx.certs.deleteGeneral(MIRROR_LUA_FILE);
+    },
+  });
 }
 
 /** A virtual service's mirror frontends as wanted (after its own frontend, in its operation). */

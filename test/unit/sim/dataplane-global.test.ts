@@ -3,8 +3,9 @@
  * mirrors use (rule-lines.ts), and the transport's side of them (mirror-layout.ts): the Lua loads
  * in each version's field, rendered `lua-load`; a field the simulator would drop, or a load that is
  * not an absolute path, refused (422); `wait-for-body` and `lua` rules written as HAProxy reads
- * them, a missing field refused; a load added once, in the version's field; a mirror frontend
- * served only as written and only where the script is loaded.
+ * them, a missing field refused; a load added once, in the version's field, and taken away alone;
+ * a mirror frontend served only as written and only where the script is loaded; the script taken
+ * away once no route mirrors, but never while another cluster's does on the same HAProxy.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -19,6 +20,9 @@ import {
   withoutLuaLoad,
 } from '../../../adapters/haproxy/dataplane/mirror-layout.ts';
 import type { L7VirtualService } from '../../../src/model/types.ts';
+import { mirrorScriptPrune } from '../../../adapters/haproxy/dataplane/mirror-ops.ts';
+import type { BuildContext, Built, Ops } from '../../../adapters/haproxy/dataplane/transaction-plan.ts';
+import type { DpGlobal } from '../../../adapters/haproxy/dataplane/models.ts';
 
 const FILE = '/etc/haproxy/general/npl-mirror.lua';
 
@@ -104,5 +108,47 @@ describe("the Data Plane transport's mirrors", () => {
     assert.deepEqual([...servedMirrorPools('c1--gw', sections, 'http://other', true)], [], 'another socket');
     const moved = [{ ...sections[0]!, frontend: { ...sections[0]!.frontend, default_backend: 'c1--web' } }];
     assert.deepEqual([...servedMirrorPools('c1--gw', moved, 'http://dp', true)], [], 'another backend');
+  });
+});
+
+describe('the mirrors’ script taken away (mirrorScriptPrune)', () => {
+  /** A device with our script loaded, and these frontends; what the prune wrote. */
+  async function prune(frontends: { name: string; description?: string }[]) {
+    const wrote = { global: [] as DpGlobal[], deleted: [] as string[] };
+    const ctx = {
+      layout: { owner: 'c1' },
+      client: {
+        frontends: async () => frontends,
+        global: async () => ({ lua_loads: [{ file: FILE }, { file: '/theirs.lua' }] }),
+        putGlobal: async (_tx: string, g: DpGlobal) => void wrote.global.push(g),
+      },
+      certs: {
+        storedFiles: () => new Map([['npl-mirror.lua', FILE]]),
+        deleteGeneral: async (name: string) => void wrote.deleted.push(name),
+      },
+    } as unknown as BuildContext;
+    const ops: Ops = { frontendDeletes: [], backends: [], frontends: [], backendDeletes: [] };
+    const out: Built = { pre: [], ops: [], post: [], backends: new Map(), frontends: new Map() };
+    mirrorScriptPrune(ctx, ops, out);
+    for (const op of ops.backends) await op.run('tx1');
+    for (const op of out.post) await op.run('');
+    return wrote;
+  }
+  const mirror = (owner: string) => ({
+    name: `${owner}--gw-shop.web-HTTP-80_m0`,
+    description: `npl-lb mirror partOf=${owner}--gw-shop.web-HTTP-80 pool=${owner}--shadow`,
+  });
+
+  it('stops loading it and deletes it when no frontend on the device mirrors, or only ours going away', async () => {
+    for (const frontends of [[], [mirror('c1')], [{ name: 'c2--web', description: 'npl-lb owner=c2' }]]) {
+      const wrote = await prune(frontends);
+      assert.deepEqual(wrote.global, [{ lua_loads: [{ file: '/theirs.lua' }] }], 'only our load goes');
+      assert.deepEqual(wrote.deleted, ['npl-mirror.lua']);
+    }
+  });
+
+  it('leaves both while another cluster’s route mirrors on the same HAProxy', async () => {
+    const wrote = await prune([mirror('c1'), mirror('c2')]);
+    assert.deepEqual(wrote, { global: [], deleted: [] });
   });
 });
