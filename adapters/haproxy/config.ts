@@ -25,7 +25,14 @@ import { needsRouteRules, renderGatewayRoutes, renderSniRoutes, ROUTE_TIMEOUT_VA
 import { httpPools } from './validate.ts';
 import type { Section } from './config-parse.ts';
 import { isMixed, loopSections, outerBackend } from './tls-mixed.ts';
-import { hasMirrors, MIRROR_LUA_FILE, mirrorFrontend, mirrorPools, mirrorSocket } from './mirrors.ts';
+import {
+  foreignMirrors,
+  hasMirrors,
+  MIRROR_LUA_FILE,
+  mirrorFrontend,
+  mirrorPools,
+  mirrorSocket,
+} from './mirrors.ts';
 
 /**
  * A virtual service's mirror frontends (mirrors.ts): one per pool its routes copy requests to, on
@@ -304,8 +311,11 @@ export function renderConfig(
     // start, reload and check, about half of a small configuration's start; a server line's
     // `ca-file @system-ca` (BackendTLSPolicy's System CAs) still loads them where it is used.
     HTTPCLIENT_OFF,
-    // Request mirrors: the script whose action copies requests (mirrors.ts), only where a route mirrors.
-    ...(hasMirrors(vsList) ? [`    lua-load ${join(o.certDir ?? '.', MIRROR_LUA_FILE)}`] : []),
+    // Request mirrors: the script whose action copies requests (mirrors.ts), only where a route
+    // mirrors (ours, or another cluster's in the sections kept as they were).
+    ...(hasMirrors(vsList) || foreignMirrors(foreign)
+      ? [`    lua-load ${join(o.certDir ?? '.', MIRROR_LUA_FILE)}`]
+      : []),
     ...(o.serverStateFile ? [`    server-state-file ${o.serverStateFile}`] : []),
     '',
     'defaults',

@@ -96,6 +96,13 @@ export const hasMirrors = (vss: Iterable<VirtualService>): boolean =>
   [...vss].some((v) => v.kind === 'l7' && v.routes.some((r) => (r.mirrors?.length ?? 0) > 0));
 
 /**
+ * Whether sections not ours (another cluster's on the same HAProxy) use the mirrors' action: the
+ * global then loads the script, and it stays, whether or not a route of ours mirrors.
+ */
+export const foreignMirrors = (sections: readonly { lines: readonly string[] }[]): boolean =>
+  sections.some((s) => s.lines.some((l) => l.includes(` lua.${MIRROR_ACTION} `)));
+
+/**
  * A virtual service's routes' mirrors as the device serves them (`served`: the pools whose mirror
  * frontend is there as written): one whose frontend is gone (deleted by hand) is not read back, so
  * the next pass writes it again. In place.

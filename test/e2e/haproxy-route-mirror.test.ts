@@ -8,7 +8,8 @@
  * longer mirrors and written again by the next pass (the script with a reload of its own); through
  * a reload of HAProxy it still copies; a mirror that hangs or is gone never touches the client's
  * answer; taken off the route, nothing more is copied, and neither the script nor its load stays.
- * Each pass is observed back with nothing left to do.
+ * Each pass is observed back with nothing left to do. Beside another cluster on one HAProxy
+ * (runtime transport), that cluster's passes keep our routes' script loaded.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -19,7 +20,8 @@ import { request } from 'undici';
 import type { HttpRoute, LbState, L7VirtualService, Mirror } from '../../src/model/types.ts';
 import { plan } from '../../src/plan/diff.ts';
 import { converge } from '../support/converge.ts';
-import { assertNoListeners, haproxyMissing } from '../support/haproxy.ts';
+import { assertNoListeners, haproxyMissing, startHaproxy } from '../support/haproxy.ts';
+import { configPath } from '../../adapters/haproxy/process.ts';
 import { TRANSPORTS, type TransportRig } from '../support/haproxy-transports.ts';
 import * as kit from '../support/model.ts';
 
@@ -250,3 +252,44 @@ for (const tr of TRANSPORTS)
       assert.deepEqual(rig.specProblems(), []);
     });
   });
+
+describe(
+  'request mirrors beside another cluster on one HAProxy (runtime transport)',
+  { skip: haproxyMissing() },
+  () => {
+    it("another cluster's passes keep the script loaded while a route of ours mirrors, and neither leaves it once none does", async (t) => {
+      const m = await members(t);
+      const rig = await startHaproxy(t);
+      const ours = rig.adapter('e2e', { healthChecks: false });
+      const theirs = rig.adapter('other', { healthChecks: false });
+      t.after(() => Promise.all([ours.close(), theirs.close()]).then(() => undefined));
+      t.after(() => assertNoListeners('127.0.68.', [PORT, PORT + 1]));
+      const file = configPath(rig.paths);
+      const script = join(ours.certDir, 'npl-mirror.lua');
+      await converge(ours, state({ all: [{ pool: COPY_POOL }] }));
+      // The other cluster, no mirror of its own: its config check passes with our routes' action in
+      // the file, its reload keeps the script loaded, and our copies go on.
+      const other = (port: number): LbState => ({
+        pools: [
+          kit.pool('other--web-80', [kit.member(MAIN.ip, MAIN.port)], {
+            service: 'web/web',
+            servicePort: '80',
+          }),
+        ],
+        virtualServices: [kit.l4('other--web-80', 'other--web-80', { vip: VIP, port })],
+        certificates: [],
+      });
+      await converge(theirs, other(PORT + 1));
+      assert.match(readFileSync(file, 'utf8'), /lua-load /);
+      assert.ok(existsSync(script), 'the script stays while our route mirrors');
+      assert.equal(await send('/all/beside?id=3'), 'main');
+      await until(() => m.seen.copy.some((s) => s.url === '/all/beside?id=3'), 'a copy after their reload');
+      // Ours taken off: neither the load nor the script stays, whoever reloads next.
+      const off = state({});
+      off.pools = off.pools.filter((p) => p.name !== COPY_POOL);
+      await converge(ours, off);
+      assert.doesNotMatch(readFileSync(file, 'utf8'), /lua-load|lua\.npl_mirror/);
+      assert.ok(!existsSync(script), 'the script is taken away');
+    });
+  },
+);
