@@ -25,14 +25,7 @@ import { needsRouteRules, renderGatewayRoutes, renderSniRoutes, ROUTE_TIMEOUT_VA
 import { httpPools } from './validate.ts';
 import type { Section } from './config-parse.ts';
 import { isMixed, loopSections, outerBackend } from './tls-mixed.ts';
-import {
-  foreignMirrors,
-  hasMirrors,
-  MIRROR_LUA_FILE,
-  mirrorFrontend,
-  mirrorPools,
-  mirrorSocket,
-} from './mirrors.ts';
+import { MIRROR_LUA_FILE, mirrorFrontend, mirrorPools, mirrorScriptWanted, mirrorSocket } from './mirrors.ts';
 
 /**
  * A virtual service's mirror frontends (mirrors.ts): one per pool its routes copy requests to, on
@@ -313,7 +306,7 @@ export function renderConfig(
     HTTPCLIENT_OFF,
     // Request mirrors: the script whose action copies requests (mirrors.ts), only where a route
     // mirrors (ours, or another cluster's in the sections kept as they were).
-    ...(hasMirrors(vsList) || foreignMirrors(foreign)
+    ...(mirrorScriptWanted(vsList, foreign)
       ? [`    lua-load ${join(o.certDir ?? '.', MIRROR_LUA_FILE)}`]
       : []),
     ...(o.serverStateFile ? [`    server-state-file ${o.serverStateFile}`] : []),

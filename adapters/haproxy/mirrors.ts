@@ -96,11 +96,14 @@ export const hasMirrors = (vss: Iterable<VirtualService>): boolean =>
   [...vss].some((v) => v.kind === 'l7' && v.routes.some((r) => (r.mirrors?.length ?? 0) > 0));
 
 /**
- * Whether sections not ours (another cluster's on the same HAProxy) use the mirrors' action: the
- * global then loads the script, and it stays, whether or not a route of ours mirrors.
+ * Whether the script is wanted in a configuration file: a route of ours mirrors, or sections not
+ * ours (another cluster's on the same HAProxy) use the mirrors' action.
  */
-export const foreignMirrors = (sections: readonly { lines: readonly string[] }[]): boolean =>
-  sections.some((s) => s.lines.some((l) => l.includes(` lua.${MIRROR_ACTION} `)));
+export const mirrorScriptWanted = (
+  vss: Iterable<VirtualService>,
+  foreign: readonly { lines: readonly string[] }[],
+): boolean =>
+  hasMirrors(vss) || foreign.some((s) => s.lines.some((l) => l.includes(` lua.${MIRROR_ACTION} `)));
 
 /**
  * A virtual service's routes' mirrors as the device serves them (`served`: the pools whose mirror

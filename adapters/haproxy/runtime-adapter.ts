@@ -20,7 +20,7 @@ import type {
 import type { Pool, VirtualService } from '../../src/model/types.ts';
 import type { Change as AnyChange, CoreChange as Change, Observed } from '../../src/adapter/changes.ts';
 import { renderConfig, type RenderOptions } from './config.ts';
-import { foreignMirrors, hasMirrors, removeMirrorScript, writeMirrorScript } from './mirrors.ts';
+import { mirrorScriptWanted, removeMirrorScript, writeMirrorScript } from './mirrors.ts';
 import { parseConfig, type Section } from './config-parse.ts';
 import { checkConfig, HaproxyError, masterCommand, socketCommand } from './process.ts';
 import { FailClosed } from './fail-closed.ts';
@@ -304,7 +304,7 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
     this.cas.write(next);
     this.cas.prune(next, bundlesOf(this.pools.values(), this.vss.values()));
     // The mirrors' script (mirrors.ts), where a route mirrors: the file names it.
-    if (this.mirrors(vss)) writeMirrorScript(this.certs.dir);
+    if (mirrorScriptWanted(vss.values(), this.foreignSections)) writeMirrorScript(this.certs.dir);
     const text = renderConfig(pools.values(), vss.values(), this.foreignSections, this.renderOptions());
     const tmp = `${this.opts.configFile}.next`;
     writeFileSync(tmp, text);
@@ -332,17 +332,12 @@ export class HaproxyRuntimeAdapter implements LoadBalancerAdapter {
         this.pools = pools;
         this.vss = vss;
         // No route mirrors any more and the running configuration loads no script: it goes too.
-        if (!this.mirrors(vss)) removeMirrorScript(this.certs.dir);
+        if (!mirrorScriptWanted(vss.values(), this.foreignSections)) removeMirrorScript(this.certs.dir);
         return;
       }
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new HaproxyError('ReloadFailed', 'no new HAProxy worker answered after the reload');
-  }
-
-  /** Whether a route mirrors: one of ours, or another cluster's in the same file. */
-  private mirrors(vss: Map<string, VirtualService>): boolean {
-    return hasMirrors(vss.values()) || foreignMirrors(this.foreignSections);
   }
 
   private async workerPid(): Promise<string | undefined> {

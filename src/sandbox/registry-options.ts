@@ -18,6 +18,8 @@ export interface WriteOptions {
   /** The writer (field-managers.ts), and the managed fields a server-side apply computed. */
   fieldManager?: string | undefined;
   managed?: Json;
+  /** When the write began (its body read), ms since the epoch: the `Npl-Write-Started` header. */
+  started?: number;
 }
 
 export interface DeleteOptions {

@@ -16,7 +16,7 @@ import { ErrorCodes, NplError } from '../runtime/errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { silentLogger } from '../runtime/logger.ts';
 import { decodeDeleteBody, decodeObjectBody, decodePatchBody, readBody } from './http-body.ts';
-import { warningHeaders, writeOptions, writeStarted } from './write-options.ts';
+import { writeHeaders, writeOptions } from './write-options.ts';
 import { EndpointSliceController } from './endpointslice-controller.ts';
 import { WorkloadController } from './workload-controller.ts';
 import { AdmissionWebhooks } from './admission-webhooks.ts';
@@ -244,7 +244,7 @@ export class SandboxServer implements Sandbox {
           user,
         });
       const created = this.registry.create(t, ns, body, opts);
-      return reply(201, this.registry.viewJson(t, created), warningHeaders(opts));
+      return reply(201, this.registry.viewJson(t, created), writeHeaders(opts));
     }
     if (method === 'DELETE') {
       await readBody(req);
@@ -298,14 +298,12 @@ export class SandboxServer implements Sandbox {
     if (method === 'PUT') {
       const body = await decodeObjectBody(req, await readBody(req), this.registry.openapi);
       const opts = writeOptions(q, req);
-      const started = writeStarted();
       const out = this.registry.update(t, ns, name, body, status, opts);
-      return reply(200, this.registry.viewJson(t, out), { ...warningHeaders(opts), ...started });
+      return reply(200, this.registry.viewJson(t, out), writeHeaders(opts));
     }
     if (method === 'PATCH') {
       const { type, patch } = await decodePatchBody(req, await readBody(req));
       const opts = writeOptions(q, req);
-      const started = writeStarted();
       const out =
         type === 'apply' && !status
           ? // An apply names its manager: the User-Agent does not stand in for it.
@@ -319,7 +317,7 @@ export class SandboxServer implements Sandbox {
               q.get('force') === 'true',
             )
           : this.registry.patch(t, ns, name, type, patch, status, opts);
-      return reply(200, this.registry.viewJson(t, out), { ...warningHeaders(opts), ...started });
+      return reply(200, this.registry.viewJson(t, out), writeHeaders(opts));
     }
     if (method === 'DELETE' && !status) {
       const raw = (await decodeDeleteBody(req, await readBody(req), this.registry.openapi)) as

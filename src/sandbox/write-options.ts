@@ -1,7 +1,6 @@
 /**
  * What a write request asks beside its body: `dryRun`, `fieldValidation`, the writer
- * (`fieldManager`, else its User-Agent's program), and the Warning header it is answered with;
- * and the moment the write began, in a header of the sandbox's own.
+ * (`fieldManager`, else its User-Agent's program), and the headers it is answered with.
  */
 import type { IncomingMessage } from 'node:http';
 import { fieldManagerOf } from './field-managers.ts';
@@ -24,19 +23,21 @@ export function writeOptions(q: URLSearchParams, req: IncomingMessage): WriteOpt
     fieldValidation: fieldValidation(q),
     warnings: [],
     fieldManager: fieldManagerOf(q, req),
+    started: performance.timeOrigin + performance.now(),
   };
 }
 
-export function warningHeaders(opts: WriteOptions): Record<string, string> {
-  if (opts.warnings.length === 0) return {};
-  return { Warning: opts.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ') };
-}
-
 /**
- * The moment a write began (its body read, nothing stored yet), in ms since the epoch to the
- * microsecond: `Npl-Write-Started`, a header of the sandbox's own (an API server has none). A
- * benchmark measures a change's latency from it, the API server's own time to answer left out.
+ * The headers a write is answered with: its warnings (`Warning`), and when it began
+ * (`Npl-Write-Started`: its body read, nothing stored yet, ms since the epoch to the microsecond;
+ * a header of the sandbox's own, which an API server has not). A benchmark measures a change's
+ * latency from it, the API server's own time to answer left out.
  */
-export function writeStarted(): Record<string, string> {
-  return { 'Npl-Write-Started': (performance.timeOrigin + performance.now()).toFixed(3) };
+export function writeHeaders(opts: WriteOptions): Record<string, string> {
+  return {
+    ...(opts.warnings.length > 0
+      ? { Warning: opts.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ') }
+      : {}),
+    ...(opts.started !== undefined ? { 'Npl-Write-Started': opts.started.toFixed(3) } : {}),
+  };
 }

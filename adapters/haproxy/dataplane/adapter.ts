@@ -35,8 +35,8 @@ import { type DeviceFrontend, readVirtualService } from './frontend-layout.ts';
 import { membersHealth } from './member-health.ts';
 import type { DpBind, DpFrontend } from './models.ts';
 import { attachLoops, loopOf } from './tls-loop.ts';
-import { attachMirrors, luaLoads, mirrorOf, type MirrorSection } from './mirror-layout.ts';
-import { MIRROR_LUA, MIRROR_LUA_FILE } from '../mirrors.ts';
+import { attachMirrors, mirrorOf, type MirrorSection } from './mirror-layout.ts';
+import { mirrorScriptLoaded } from './mirror-ops.ts';
 
 export interface HaproxyDataplaneOptions extends DataplaneClientOptions {
   owner: string;
@@ -174,7 +174,7 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
       ownFrontends,
       mirrors,
       this.layout.instance ?? '',
-      mirrors.length > 0 && (await this.mirrorScriptLoaded()),
+      mirrors.length > 0 && (await mirrorScriptLoaded(this.client, this.certs)),
     );
     await this.cas.observe();
     this.backends = ownBackends;
@@ -183,13 +183,6 @@ export class HaproxyDataplaneAdapter implements LoadBalancerAdapter {
     this.certificates = new Map(certs.owned.map((c) => [c.name, c]));
     this.loaded = true;
     return this.observed();
-  }
-
-  /** Whether the global section loads our mirrors' script, stored as we write it (mirrors.ts). */
-  private async mirrorScriptLoaded(): Promise<boolean> {
-    const path = this.certs.storedFiles().get(MIRROR_LUA_FILE);
-    if (path === undefined || !luaLoads(await this.client.global()).includes(path)) return false;
-    return (await this.certs.readGeneral(MIRROR_LUA_FILE)) === MIRROR_LUA;
   }
 
   private observed(): Observed {

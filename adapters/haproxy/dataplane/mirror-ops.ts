@@ -1,14 +1,24 @@
 /**
- * Request mirrors (mirror-layout.ts) in a Data Plane transaction (transaction-plan.ts): the script
- * stored before it (written again where it is missing or differs), the global section made to load
- * it inside it, and a virtual service's mirror frontends written after its own frontend (their
- * pools are written before), those it no longer wants deleted.
+ * Request mirrors (mirror-layout.ts) on the device: whether its script is loaded as we wrote it,
+ * and, in a Data Plane transaction (transaction-plan.ts), the script stored before it (written
+ * again where it is missing or differs), the global section made to load it inside it (or, once
+ * none of our routes mirrors, no longer), and a virtual service's mirror frontends written after
+ * its own frontend (their pools are written before), those it no longer wants deleted.
  */
 import { MIRROR_LUA, MIRROR_LUA_FILE } from '../mirrors.ts';
+import type { DpCertificates } from './certificates.ts';
+import type { DataplaneClient } from './client.ts';
 import { putBinds } from './loop-ops.ts';
 import { ownerOf } from './layout.ts';
 import { luaLoads, mirrorOf, type MirrorSection, withLuaLoad, withoutLuaLoad } from './mirror-layout.ts';
 import type { BuildContext, Built, Ops } from './transaction-plan.ts';
+
+/** Whether the global section loads our mirrors' script, stored as we write it (mirrors.ts). */
+export async function mirrorScriptLoaded(client: DataplaneClient, certs: DpCertificates): Promise<boolean> {
+  const path = certs.storedFiles().get(MIRROR_LUA_FILE);
+  if (path === undefined || !luaLoads(await client.global()).includes(path)) return false;
+  return (await certs.readGeneral(MIRROR_LUA_FILE)) === MIRROR_LUA;
+}
 
 /**
  * The script stored as we write it, before the transaction; the global loading it, inside it. A

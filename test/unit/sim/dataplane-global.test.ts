@@ -19,7 +19,7 @@ import {
   withLuaLoad,
   withoutLuaLoad,
 } from '../../../adapters/haproxy/dataplane/mirror-layout.ts';
-import type { L7VirtualService } from '../../../src/model/types.ts';
+import * as kit from '../../support/model.ts';
 import { mirrorScriptPrune } from '../../../adapters/haproxy/dataplane/mirror-ops.ts';
 import type { BuildContext, Built, Ops } from '../../../adapters/haproxy/dataplane/transaction-plan.ts';
 import type { DpGlobal } from '../../../adapters/haproxy/dataplane/models.ts';
@@ -65,24 +65,11 @@ describe('the simulated global section', () => {
 });
 
 describe("the Data Plane transport's mirrors", () => {
-  const vs: L7VirtualService = {
-    kind: 'l7',
-    name: 'c1--gw',
-    vip: '192.0.2.1',
-    port: 80,
-    ingressClass: 'x',
-    defaultPool: undefined,
-    routes: [
-      {
-        host: '',
-        path: '/',
-        pathType: 'Prefix',
-        pool: 'c1--web',
-        source: 's',
-        mirrors: [{ pool: 'c1--shadow' }],
-      },
-    ],
-  };
+  const vs = kit.l7(
+    'c1--gw',
+    [kit.route({ host: '', pool: 'c1--web', source: 's', mirrors: [{ pool: 'c1--shadow' }] })],
+    { vip: '192.0.2.1', ingressClass: 'x' },
+  );
   it('adds the load once, in the version field', () => {
     assert.deepEqual(withLuaLoad({}, 'v2', FILE), { lua_loads: [{ file: FILE }] });
     const v3 = withLuaLoad({ lua_options: { loads: [{ file: '/other.lua' }] } }, 'v3', FILE);
